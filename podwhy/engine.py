@@ -1,0 +1,110 @@
+"""The engine: find the pod, build the scheduler's view, run the profile, summarise."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.handle import Handle
+from podwhy.framework.profile import Profile, default_profile
+from podwhy.framework.runner import FilterOutcome, Framework, fit_error_message
+from podwhy.framework.types import PodInfo, pod_key
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+# Verdicts of the report, documented in the README.
+SCHEDULABLE = "Schedulable"
+UNSCHEDULABLE = "Unschedulable"
+GATED = "Gated"
+ALREADY_BOUND = "AlreadyBound"
+ERROR = "Error"
+
+
+@dataclass
+class Explanation:
+    pod: PodInfo
+    verdict: str
+    message: str
+    # False while the message lacks the PostFilter part kube-scheduler appends.
+    message_complete: bool
+    snapshot: Snapshot
+    outcome: FilterOutcome | None = None
+    gates: list[str] = field(default_factory=list)
+    bound_node: str = ""
+    warnings: list[str] = field(default_factory=list)
+    missing_plugins: list[str] = field(default_factory=list)
+
+
+def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
+    if "/" in ref:
+        ns, _, name = ref.partition("/")
+        if not ns or not name or "/" in name:
+            raise PodwhyError(f"invalid pod reference {ref!r}", hint="use NAME or NAMESPACE/NAME")
+        return ns, name
+    return namespace, ref
+
+
+def find_pod(snapshot: Snapshot, namespace: str, name: str) -> o.Pod:
+    for pod in snapshot.pods:
+        if pod.metadata.name == name and pod.metadata.namespace == namespace:
+            return pod
+    if not snapshot.pods:
+        raise PodwhyError(
+            f"pod {namespace}/{name} not found: the snapshot holds no pods",
+            hint="pass a dump that includes Pods, or the pod itself with -f pod.yaml",
+        )
+    keys = [pod_key(p) for p in snapshot.pods]
+    close = difflib.get_close_matches(f"{namespace}/{name}", keys, n=3, cutoff=0.5)
+    if not close:
+        same_name = [k for k in keys if k.endswith("/" + name)]
+        close = same_name[:3]
+    hint = f"closest: {', '.join(close)}" if close else f"the snapshot has {len(keys)} pods, e.g. {', '.join(keys[:3])}"
+    raise PodwhyError(f"pod {namespace}/{name} not found in the snapshot", hint=hint)
+
+
+def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> Explanation:
+    if not snapshot.nodes:
+        raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
+    profile = profile or default_profile()
+    target = PodInfo(pod)
+    if pod.spec.node_name:
+        return Explanation(
+            pod=target,
+            verdict=ALREADY_BOUND,
+            message="",
+            message_complete=True,
+            snapshot=snapshot,
+            bound_node=pod.spec.node_name,
+        )
+    handle = Handle(snapshot)
+    framework = Framework(handle, profile)
+    outcome = framework.run_filters(target)
+    gates = [g.name for g in pod.spec.scheduling_gates]
+    message = ""
+    complete = True
+    if outcome.error is not None:
+        verdict = ERROR
+        message = outcome.error
+    elif outcome.feasible:
+        verdict = SCHEDULABLE
+    else:
+        verdict = UNSCHEDULABLE
+        message = fit_error_message(outcome, len(handle.node_infos))
+        complete = False
+    if gates:
+        verdict = GATED
+    warnings = []
+    if framework.missing_plugins:
+        warnings.append("plugins podwhy does not simulate yet: " + ", ".join(framework.missing_plugins))
+    return Explanation(
+        pod=target,
+        verdict=verdict,
+        message=message,
+        message_complete=complete,
+        snapshot=snapshot,
+        outcome=outcome,
+        gates=gates,
+        warnings=warnings,
+        missing_plugins=framework.missing_plugins,
+    )

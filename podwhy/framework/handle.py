@@ -1,0 +1,88 @@
+"""The scheduler's view of a snapshot: NodeInfos, nominated pods and object listers."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+def normalized_image_name(name: str) -> str:
+    """Add ":latest" when an image reference has neither tag nor digest."""
+    if name.rfind(":") <= name.rfind("/"):
+        name = name + ":latest"
+    return name
+
+
+class Handle:
+    """Everything plugins read about the cluster, built once per snapshot."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.node_infos: list[NodeInfo] = []
+        self.node_info_by_name: dict[str, NodeInfo] = {}
+        for node in snapshot.nodes:
+            ni = NodeInfo.for_node(node)
+            self.node_infos.append(ni)
+            self.node_info_by_name[node.metadata.name] = ni
+        self.pod_infos: dict[str, PodInfo] = {}
+        self._nominated: dict[str, list[PodInfo]] = defaultdict(list)
+        for pod in snapshot.pods:
+            if pod.status.phase in TERMINAL_PHASES:
+                continue
+            pi = PodInfo(pod)
+            self.pod_infos[pod_key(pod)] = pi
+            if pod.spec.node_name:
+                bound = self.node_info_by_name.get(pod.spec.node_name)
+                if bound is not None:
+                    bound.add_pod_info(pi)
+            elif pod.status.nominated_node_name:
+                self._nominated[pod.status.nominated_node_name].append(pi)
+        self._build_image_states()
+        self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
+        self.have_pods_with_required_anti_affinity = [
+            ni for ni in self.node_infos if ni.pods_with_required_anti_affinity
+        ]
+
+    def _build_image_states(self) -> None:
+        sizes: dict[str, int] = {}
+        counts: dict[str, int] = defaultdict(int)
+        per_node: dict[str, set[str]] = {}
+        for ni in self.node_infos:
+            names: set[str] = set()
+            for image in ni.node.status.images:
+                for name in image.names:
+                    norm = normalized_image_name(name)
+                    sizes[norm] = image.size_bytes
+                    names.add(norm)
+            per_node[ni.name] = names
+            for name in names:
+                counts[name] += 1
+        for ni in self.node_infos:
+            ni.image_states = {
+                name: ImageStateSummary(sizes[name], counts[name]) for name in per_node[ni.name]
+            }
+
+    # ------------------------------------------------------------------ listers
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return self._nominated.get(node_name, [])
+
+    def namespace_labels(self, namespace: str) -> dict[str, str] | None:
+        ns = self.snapshot.namespaces.get(namespace)
+        return ns.metadata.labels if ns is not None else None
+
+    def pvc(self, namespace: str, name: str) -> o.PersistentVolumeClaim | None:
+        return self.snapshot.persistent_volume_claims.get(f"{namespace}/{name}")
+
+    def pv(self, name: str) -> o.PersistentVolume | None:
+        return self.snapshot.persistent_volumes.get(name)
+
+    def storage_class(self, name: str) -> o.StorageClass | None:
+        return self.snapshot.storage_classes.get(name)
+
+    def csi_node(self, name: str) -> o.CSINode | None:
+        return self.snapshot.csi_nodes.get(name)

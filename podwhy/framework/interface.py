@@ -1,0 +1,114 @@
+"""Plugin base class, cycle state and the handle plugins use to read the cluster."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from podwhy.framework.status import Status
+from podwhy.framework.types import NodeInfo, PodInfo
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+class CycleState:
+    """Per-pod scheduling state keyed by plugin; cloned for the nominated-pods pass."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, Any] = {}
+        self.skip_filter_plugins: set[str] = set()
+        self.skip_score_plugins: set[str] = set()
+
+    def write(self, key: str, value: Any) -> None:
+        self._data[key] = value
+
+    def read(self, key: str) -> Any:
+        """The value stored under key; KeyError when PreFilter did not store it."""
+        return self._data[key]
+
+    def get(self, key: str) -> Any:
+        return self._data.get(key)
+
+    def clone(self) -> CycleState:
+        out = CycleState()
+        for key, value in self._data.items():
+            clone = getattr(value, "clone", None)
+            out._data[key] = clone() if callable(clone) else copy.copy(value)
+        out.skip_filter_plugins = set(self.skip_filter_plugins)
+        out.skip_score_plugins = set(self.skip_score_plugins)
+        return out
+
+
+@dataclass
+class PreFilterResult:
+    """Node names a PreFilter plugin restricts the pod to; None means all nodes."""
+
+    node_names: set[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        if other is None or other.all_nodes():
+            return PreFilterResult(None if self.node_names is None else set(self.node_names))
+        if self.all_nodes():
+            return PreFilterResult(set(other.node_names or set()))
+        return PreFilterResult((self.node_names or set()) & (other.node_names or set()))
+
+
+class Plugin:
+    """A scheduler plugin. Subclasses override the extension points they implement."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        self.handle = handle
+        self.args = args or {}
+
+    # Kinds of objects the plugin must read for this pod; used to mark it
+    # "not evaluated" when the snapshot cannot vouch for them.
+    def required_kinds(self, pod: PodInfo) -> set[str]:
+        return set()
+
+    # --- extension points (overridden by subclasses) ---------------------
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        raise NotImplementedError
+
+    def add_pod(self, state: CycleState, pod: PodInfo, to_add: PodInfo, node_info: NodeInfo) -> Status:
+        raise NotImplementedError
+
+    def remove_pod(
+        self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        raise NotImplementedError
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        raise NotImplementedError
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        raise NotImplementedError
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        raise NotImplementedError
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        raise NotImplementedError
+
+    # --- which points a plugin has ----------------------------------------
+    @classmethod
+    def implements(cls, point: str) -> bool:
+        method: Callable[..., Any] | None = getattr(cls, point, None)
+        base: Callable[..., Any] | None = getattr(Plugin, point, None)
+        return method is not None and method is not base
+
+    @classmethod
+    def has_pre_filter_extensions(cls) -> bool:
+        return cls.implements("add_pod")

@@ -1,0 +1,261 @@
+"""Runs a profile's PreFilter and Filter plugins for one pod over every node.
+
+Unlike kube-scheduler, every Filter plugin runs on every node (no short-circuit);
+the node where the scheduler would have stopped is recorded as `first_failure`,
+computed with upstream's order and its two passes for nominated pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.profile import Profile
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.plugins.registry import plugin_class
+from podwhy.snapshot.cluster import PLURAL
+
+
+@dataclass
+class PreFilterRecord:
+    plugin: str
+    status: Status
+    node_names: set[str] | None = None
+
+
+@dataclass
+class NodeVerdict:
+    name: str
+    filters: dict[str, Status] = field(default_factory=dict)
+    first_failure: Status | None = None
+    feasible: bool = False
+    nominated_pods: list[PodInfo] = field(default_factory=list)
+
+
+@dataclass
+class FilterOutcome:
+    pre_filter: list[PreFilterRecord]
+    # Upstream's combined PreFilter status (None when PreFilter succeeded).
+    pre_filter_failure: Status | None
+    pre_filter_result: PreFilterResult | None
+    nodes: list[NodeVerdict]
+    feasible: list[str]
+    state: CycleState
+    plugins: dict[str, Plugin]
+    not_evaluated: dict[str, str]
+    error: str | None = None
+
+
+def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
+    missing = sorted(plugin.required_kinds(pod) & handle.snapshot.missing_kinds)
+    if not missing:
+        return ""
+    names = ", ".join(PLURAL.get(kind, kind + "s") for kind in missing)
+    return f"not evaluated: the snapshot has no {names}"
+
+
+class Framework:
+    """A profile instantiated over a snapshot."""
+
+    def __init__(self, handle: Handle, profile: Profile) -> None:
+        self.handle = handle
+        self.profile = profile
+        self.plugins: dict[str, Plugin] = {}
+        self.missing_plugins: list[str] = []
+        for name in dict.fromkeys([*profile.pre_filter, *profile.filter]):
+            cls = plugin_class(name)
+            if cls is None:
+                self.missing_plugins.append(name)
+                continue
+            self.plugins[name] = cls(handle, profile.plugin_args.get(name))
+
+    # ------------------------------------------------------------------ PreFilter
+    def _run_pre_filters(
+        self, state: CycleState, pod: PodInfo, not_evaluated: dict[str, str]
+    ) -> tuple[list[PreFilterRecord], Status | None, PreFilterResult | None, str | None]:
+        records: list[PreFilterRecord] = []
+        nodes = self.handle.node_infos
+        for name in self.profile.pre_filter:
+            plugin = self.plugins.get(name)
+            if plugin is None or not plugin.implements("pre_filter"):
+                continue
+            if name in not_evaluated:
+                records.append(PreFilterRecord(name, Status(Code.Success, not_evaluated=not_evaluated[name])))
+                continue
+            result, status = plugin.pre_filter(state, pod, nodes)
+            status.plugin = name
+            records.append(
+                PreFilterRecord(
+                    name, status, None if result is None or result.all_nodes() else set(result.node_names or ())
+                )
+            )
+            if status.is_skip():
+                state.skip_filter_plugins.add(name)
+        # Upstream's RunPreFilterPlugins outcome, from the per-plugin records.
+        merged: PreFilterResult | None = None
+        with_nodes: list[str] = []
+        failure: Status | None = None
+        for rec in records:
+            st = rec.status
+            if st.is_skip():
+                continue
+            if not st.is_success():
+                if st.code == Code.UnschedulableAndUnresolvable:
+                    return records, st, None, None
+                if st.code == Code.Unschedulable:
+                    failure = failure or st
+                    continue
+                return records, None, None, f'running PreFilter plugin "{rec.plugin}": {st.message()}'
+            if rec.node_names is not None:
+                with_nodes.append(rec.plugin)
+            merged = (merged or PreFilterResult()).merge(PreFilterResult(rec.node_names))
+            if merged.node_names is not None and not merged.node_names:
+                plugins = sorted(with_nodes)
+                if len(plugins) == 1:
+                    msg = f"node(s) didn't satisfy plugin {plugins[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
+                st = Status(Code.UnschedulableAndUnresolvable, [msg], plugin=plugins[0])
+                return records, st, merged, None
+        if failure is not None:
+            return records, failure, None, None
+        if merged is not None and merged.node_names is not None:
+            self._restricting_plugins = sorted(with_nodes)
+        return records, None, merged, None
+
+    # ------------------------------------------------------------------ Filter
+    def _filter_plugins(self) -> list[tuple[str, Plugin]]:
+        return [(n, self.plugins[n]) for n in self.profile.filter if n in self.plugins and self.plugins[n].implements("filter")]
+
+    def _add_nominated(
+        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo, list[PodInfo]]:
+        nominated = [
+            pi
+            for pi in self.handle.nominated_pods_for_node(node_info.name)
+            if pi.priority >= pod.priority and pi.uid != pod.uid
+        ]
+        if not nominated:
+            return False, state, node_info, []
+        node_out = node_info.snapshot()
+        state_out = state.clone()
+        for pi in nominated:
+            node_out.add_pod_info(pi)
+            node_out.added_pods.append(pi)
+            for name in self.profile.pre_filter:
+                plugin = self.plugins.get(name)
+                if plugin is None or name in state.skip_filter_plugins or not plugin.has_pre_filter_extensions():
+                    continue
+                plugin.add_pod(state_out, pod, pi, node_out)
+        return True, state_out, node_out, nominated
+
+    def filter_node(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        node_info: NodeInfo,
+        pre_filter_status: dict[str, Status],
+        not_evaluated: dict[str, str],
+    ) -> NodeVerdict:
+        verdict = NodeVerdict(node_info.name)
+        added, state1, node1, nominated = self._add_nominated(state, pod, node_info)
+        verdict.nominated_pods = nominated
+        pass1: dict[str, Status] = {}
+        pass2: dict[str, Status] = {}
+        for name, plugin in self._filter_plugins():
+            if name in not_evaluated:
+                verdict.filters[name] = Status(Code.Success, not_evaluated=not_evaluated[name])
+                continue
+            pre = pre_filter_status.get(name)
+            if pre is not None and pre.is_skip():
+                verdict.filters[name] = Status(Code.Skip, plugin=name)
+                continue
+            if pre is not None and not pre.is_success():
+                verdict.filters[name] = Status(pre.code, list(pre.reasons), name, list(pre.evidence))
+                continue
+            st = plugin.filter(state1, pod, node1)
+            st.plugin = name
+            pass1[name] = st
+            if added and st.is_success():
+                st = plugin.filter(state, pod, node_info)
+                st.plugin = name
+                pass2[name] = st
+            verdict.filters[name] = st
+        # Where kube-scheduler stops: first failure of pass 1, else of pass 2.
+        for passed in (pass1, pass2):
+            for name, st in passed.items():
+                if not st.is_success():
+                    if not st.is_rejected():
+                        st = Status(Code.Error, [f'running "{name}" filter plugin: {st.message()}'], name)
+                    verdict.first_failure = st
+                    return verdict
+        verdict.feasible = True
+        return verdict
+
+    # ------------------------------------------------------------------ all nodes
+    def run_filters(self, pod: PodInfo) -> FilterOutcome:
+        state = CycleState()
+        self._restricting_plugins: list[str] = []
+        not_evaluated = {
+            name: reason
+            for name, plugin in self.plugins.items()
+            if (reason := _not_evaluated_reason(plugin, pod, self.handle))
+        }
+        records, failure, result, error = self._run_pre_filters(state, pod, not_evaluated)
+        pre_status = {rec.plugin: rec.status for rec in records}
+        nodes: list[NodeVerdict] = []
+        feasible: list[str] = []
+        for ni in self.handle.node_infos:
+            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated)
+            if failure is not None:
+                verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
+                verdict.feasible = False
+            elif result is not None and result.node_names is not None and ni.name not in result.node_names:
+                plugins = self._restricting_plugins
+                verdict.first_failure = Status(
+                    Code.UnschedulableAndUnresolvable,
+                    [f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"],
+                    plugins[0] if plugins else "",
+                )
+                verdict.feasible = False
+            if verdict.feasible:
+                feasible.append(ni.name)
+            if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
+                error = verdict.first_failure.message()
+            nodes.append(verdict)
+        return FilterOutcome(
+            pre_filter=records,
+            pre_filter_failure=failure,
+            pre_filter_result=result,
+            nodes=nodes,
+            feasible=feasible,
+            state=state,
+            plugins=self.plugins,
+            not_evaluated=not_evaluated,
+            error=error,
+        )
+
+
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+
+
+def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
+    """FitError.Error() without the PostFilter part: "0/N nodes are available: ...".
+
+    Reasons are counted per node and sorted as strings, as upstream does.
+    """
+    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
+    if outcome.pre_filter_failure is not None:
+        return msg + f" {outcome.pre_filter_failure.message()}."
+    counts: dict[str, int] = {}
+    for verdict in outcome.nodes:
+        if verdict.first_failure is None:
+            continue
+        for reason in verdict.first_failure.reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
+    if histogram:
+        msg += f" {', '.join(histogram)}."
+    return msg

@@ -1,0 +1,81 @@
+"""Status codes and statuses, named as the scheduler framework names them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+
+class Code(IntEnum):
+    Success = 0
+    Error = 1
+    Unschedulable = 2
+    UnschedulableAndUnresolvable = 3
+    Wait = 4
+    Skip = 5
+    Pending = 6
+
+
+@dataclass
+class Evidence:
+    """Typed facts behind a verdict, shared by the table, `--node` and JSON.
+
+    `kind` names what was compared ("resource", "taint", "nodeAffinityTerm",
+    "topologySpread", "podAffinityTerm", ...); `data` holds its JSON-ready fields.
+    """
+
+    kind: str
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self.data}
+
+
+@dataclass
+class Status:
+    code: Code = Code.Success
+    reasons: list[str] = field(default_factory=list)
+    plugin: str = ""
+    evidence: list[Evidence] = field(default_factory=list)
+    # podwhy's own verdict for a plugin it could not run (kinds absent from the snapshot).
+    not_evaluated: str = ""
+
+    def is_success(self) -> bool:
+        return self.code == Code.Success
+
+    def is_skip(self) -> bool:
+        return self.code == Code.Skip
+
+    def is_rejected(self) -> bool:
+        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> Status:
+        self.plugin = plugin
+        return self
+
+
+SUCCESS_CODES = (Code.Success, Code.Skip)
+
+
+def success() -> Status:
+    return Status()
+
+
+def skip() -> Status:
+    return Status(Code.Skip)
+
+
+def unschedulable(*reasons: str, evidence: list[Evidence] | None = None) -> Status:
+    return Status(Code.Unschedulable, list(reasons), evidence=evidence or [])
+
+
+def unresolvable(*reasons: str, evidence: list[Evidence] | None = None) -> Status:
+    return Status(Code.UnschedulableAndUnresolvable, list(reasons), evidence=evidence or [])
+
+
+def error(message: str) -> Status:
+    return Status(Code.Error, [message])

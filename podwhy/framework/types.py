@@ -1,0 +1,288 @@
+"""PodInfo and NodeInfo: the scheduler's per-pod and per-node view (framework/types.go)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from podwhy.framework.resources import PodResource, Resource, calculate_pod_resource
+from podwhy.model import objects as o
+from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
+
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+
+def pod_priority(pod: o.Pod) -> int:
+    """corev1helpers.PodPriority: nil priority is 0."""
+    return pod.spec.priority if pod.spec.priority is not None else 0
+
+
+def pod_key(pod: o.Pod) -> str:
+    return f"{pod.metadata.namespace}/{pod.metadata.name}"
+
+
+@dataclass(frozen=True)
+class AffinityTerm:
+    """A processed PodAffinityTerm (fwk.AffinityTerm)."""
+
+    namespaces: frozenset[str]
+    selector: Selector
+    topology_key: str
+    namespace_selector: Selector
+    source: o.PodAffinityTerm
+
+    def matches(self, pod: o.Pod, ns_labels: dict[str, str] | None) -> bool:
+        if pod.metadata.namespace in self.namespaces or (
+            ns_labels is not None and self.namespace_selector.matches(ns_labels)
+        ):
+            return self.selector.matches(pod.metadata.labels)
+        return False
+
+
+@dataclass(frozen=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def new_affinity_term(pod: o.Pod, term: o.PodAffinityTerm) -> AffinityTerm:
+    if not term.namespaces and term.namespace_selector is None:
+        namespaces = frozenset({pod.metadata.namespace})
+    else:
+        namespaces = frozenset(term.namespaces)
+    return AffinityTerm(
+        namespaces=namespaces,
+        selector=label_selector_as_selector(term.label_selector),
+        topology_key=term.topology_key,
+        namespace_selector=label_selector_as_selector(term.namespace_selector),
+        source=term,
+    )
+
+
+def _terms(pod: o.Pod, terms: list[o.PodAffinityTerm]) -> list[AffinityTerm]:
+    try:
+        return [new_affinity_term(pod, t) for t in terms]
+    except SelectorError:
+        # Upstream drops all terms of a kind when one selector fails to parse.
+        return []
+
+
+def _weighted(pod: o.Pod, terms: list[o.WeightedPodAffinityTerm]) -> list[WeightedAffinityTerm]:
+    try:
+        return [WeightedAffinityTerm(new_affinity_term(pod, t.pod_affinity_term), t.weight) for t in terms]
+    except SelectorError:
+        return []
+
+
+class PodInfo:
+    """A pod with its parsed affinity terms and cached resource requests."""
+
+    __slots__ = ("pod", "__dict__")
+
+    def __init__(self, pod: o.Pod) -> None:
+        self.pod = pod
+
+    @property
+    def key(self) -> str:
+        return pod_key(self.pod)
+
+    @property
+    def uid(self) -> str:
+        return self.pod.metadata.uid or pod_key(self.pod)
+
+    @cached_property
+    def resource(self) -> PodResource:
+        return calculate_pod_resource(self.pod)
+
+    @cached_property
+    def required_affinity_terms(self) -> list[AffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_affinity is None:
+            return []
+        return _terms(self.pod, aff.pod_affinity.required_during_scheduling_ignored_during_execution)
+
+    @cached_property
+    def required_anti_affinity_terms(self) -> list[AffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_anti_affinity is None:
+            return []
+        return _terms(self.pod, aff.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
+
+    @cached_property
+    def preferred_affinity_terms(self) -> list[WeightedAffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_affinity is None:
+            return []
+        return _weighted(self.pod, aff.pod_affinity.preferred_during_scheduling_ignored_during_execution)
+
+    @cached_property
+    def preferred_anti_affinity_terms(self) -> list[WeightedAffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_anti_affinity is None:
+            return []
+        return _weighted(self.pod, aff.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution)
+
+    @property
+    def priority(self) -> int:
+        return pod_priority(self.pod)
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.key})"
+
+
+def pod_with_affinity(pod: o.Pod) -> bool:
+    aff = pod.spec.affinity
+    return aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None)
+
+
+def pod_with_required_anti_affinity(pod: o.Pod) -> bool:
+    aff = pod.spec.affinity
+    return (
+        aff is not None
+        and aff.pod_anti_affinity is not None
+        and bool(aff.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
+    )
+
+
+def host_ports(pod: o.Pod) -> list[o.ContainerPort]:
+    """schedutil.GetHostPorts: sidecar init containers and containers with a hostPort."""
+    ports = [
+        p
+        for c in pod.spec.init_containers
+        if c.restart_policy == "Always"
+        for p in c.ports
+        if p.host_port > 0
+    ]
+    ports.extend(p for c in pod.spec.containers for p in c.ports if p.host_port > 0)
+    return ports
+
+
+class HostPortInfo:
+    """ip -> {(protocol, port)} with the 0.0.0.0 wildcard semantics of fwk.HostPortInfo."""
+
+    def __init__(self) -> None:
+        self.ports: dict[str, set[tuple[str, int]]] = {}
+
+    @staticmethod
+    def _sanitize(ip: str, protocol: str) -> tuple[str, str]:
+        return ip or DEFAULT_BIND_ALL_HOST_IP, protocol or "TCP"
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        self.ports.setdefault(ip, set()).add((protocol, port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        entries = self.ports.get(ip)
+        if entries is not None:
+            entries.discard((protocol, port))
+            if not entries:
+                del self.ports[ip]
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        if port <= 0:
+            return False
+        ip, protocol = self._sanitize(ip, protocol)
+        pp = (protocol, port)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(pp in entries for entries in self.ports.values())
+        return any(pp in self.ports.get(key, ()) for key in (DEFAULT_BIND_ALL_HOST_IP, ip))
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.ports.values())
+
+    def clone(self) -> HostPortInfo:
+        out = HostPortInfo()
+        out.ports = {ip: set(v) for ip, v in self.ports.items()}
+        return out
+
+
+@dataclass
+class ImageStateSummary:
+    size: int
+    num_nodes: int
+
+
+@dataclass
+class NodeInfo:
+    """The scheduler's aggregated view of one node and the pods bound to it."""
+
+    node: o.Node
+    pods: list[PodInfo] = field(default_factory=list)
+    pods_with_affinity: list[PodInfo] = field(default_factory=list)
+    pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
+    used_ports: HostPortInfo = field(default_factory=HostPortInfo)
+    requested: Resource = field(default_factory=Resource)
+    non_zero_requested: Resource = field(default_factory=Resource)
+    allocatable: Resource = field(default_factory=Resource)
+    image_states: dict[str, ImageStateSummary] = field(default_factory=dict)
+    pvc_ref_counts: dict[str, int] = field(default_factory=dict)
+    # Pods added on top of the bound ones (nominated pods, preemption what-ifs).
+    added_pods: list[PodInfo] = field(default_factory=list)
+
+    @classmethod
+    def for_node(cls, node: o.Node) -> NodeInfo:
+        return cls(node=node, allocatable=Resource.from_list(node.status.allocatable))
+
+    @property
+    def name(self) -> str:
+        return self.node.metadata.name
+
+    def add_pod_info(self, pi: PodInfo) -> None:
+        self.pods.append(pi)
+        if pod_with_affinity(pi.pod):
+            self.pods_with_affinity.append(pi)
+        if pod_with_required_anti_affinity(pi.pod):
+            self.pods_with_required_anti_affinity.append(pi)
+        self._update(pi, 1)
+
+    def remove_pod(self, pi: PodInfo) -> None:
+        uid = pi.uid
+        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
+        self.pods_with_required_anti_affinity = [
+            p for p in self.pods_with_required_anti_affinity if p.uid != uid
+        ]
+        kept = [p for p in self.pods if p.uid != uid]
+        if len(kept) != len(self.pods):
+            self.pods = kept
+            self._update(pi, -1)
+
+    def _update(self, pi: PodInfo, sign: int) -> None:
+        res = pi.resource
+        self.requested.add(res.resource, sign)
+        self.non_zero_requested.milli_cpu += sign * res.non0_cpu
+        self.non_zero_requested.memory += sign * res.non0_mem
+        for port in host_ports(pi.pod):
+            if sign > 0:
+                self.used_ports.add(port.host_ip, port.protocol, port.host_port)
+            else:
+                self.used_ports.remove(port.host_ip, port.protocol, port.host_port)
+        for vol in pi.pod.spec.volumes:
+            if vol.persistent_volume_claim is None:
+                continue
+            key = f"{pi.pod.metadata.namespace}/{vol.persistent_volume_claim.claim_name}"
+            count = self.pvc_ref_counts.get(key, 0) + sign
+            if count <= 0:
+                self.pvc_ref_counts.pop(key, None)
+            else:
+                self.pvc_ref_counts[key] = count
+
+    def snapshot(self) -> NodeInfo:
+        """A copy that can take added/removed pods without touching this one."""
+        return NodeInfo(
+            node=self.node,
+            pods=list(self.pods),
+            pods_with_affinity=list(self.pods_with_affinity),
+            pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),
+            used_ports=self.used_ports.clone(),
+            requested=self.requested.clone(),
+            non_zero_requested=self.non_zero_requested.clone(),
+            allocatable=self.allocatable,
+            image_states=self.image_states,
+            pvc_ref_counts=dict(self.pvc_ref_counts),
+            added_pods=list(self.added_pods),
+        )

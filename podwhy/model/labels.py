@@ -1,0 +1,234 @@
+"""Label and node selectors with apimachinery's matching rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from podwhy.model import objects as o
+
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+class SelectorError(ValueError):
+    """A selector that apimachinery would refuse to build."""
+
+
+def is_valid_label_key(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if "/" in key:
+        if not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
+            return False
+    return 0 < len(name) <= 63 and bool(_NAME_PART.match(name))
+
+
+def is_valid_label_value(val: str) -> bool:
+    return len(val) <= 63 and bool(_LABEL_VALUE.match(val))
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str
+    operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt, Equals, NotEquals
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        op = self.operator
+        if op in ("In", "Equals"):
+            return self.key in labels and labels[self.key] in self.values
+        if op in ("NotIn", "NotEquals"):
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        if op in ("Gt", "Lt"):
+            if self.key not in labels:
+                return False
+            got = labels[self.key]
+            if not _INT.match(got):
+                return False
+            have, want = int(got), int(self.values[0])
+            return have > want if op == "Gt" else have < want
+        return False
+
+
+def new_requirement(key: str, operator: str, values: list[str]) -> Requirement:
+    """labels.NewRequirement: validate, then build."""
+    if not is_valid_label_key(key):
+        raise SelectorError(f"invalid label key {key!r}")
+    if operator in ("In", "NotIn"):
+        if not values:
+            raise SelectorError(f"{key}: for 'in', 'notin' operators, values set can't be empty")
+    elif operator in ("Equals", "NotEquals"):
+        if len(values) != 1:
+            raise SelectorError(f"{key}: exact-match compatibility requires one single value")
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            raise SelectorError(f"{key}: values set must be empty for exists and does not exist")
+    elif operator in ("Gt", "Lt"):
+        if len(values) != 1 or not _INT.match(values[0]):
+            raise SelectorError(f"{key}: for 'Gt', 'Lt' operators, exactly one integer value is required")
+    else:
+        raise SelectorError(f"{key}: operator {operator!r} is not recognized")
+    for val in values:
+        if not is_valid_label_value(val):
+            raise SelectorError(f"{key}: invalid label value {val!r}")
+    return Requirement(key, operator, tuple(values))
+
+
+@dataclass(frozen=True)
+class Selector:
+    """labels.Selector. `nothing` is labels.Nothing(); no requirements is Everything()."""
+
+    requirements: tuple[Requirement, ...] = ()
+    nothing: bool = False
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.nothing:
+            return False
+        return all(r.matches(labels) for r in self.requirements)
+
+    def is_empty(self) -> bool:
+        return not self.nothing and not self.requirements
+
+    def __str__(self) -> str:
+        if self.nothing:
+            return "<none>"
+        parts = []
+        for r in self.requirements:
+            if r.operator in ("Equals", "In") and len(r.values) == 1 and r.operator == "Equals":
+                parts.append(f"{r.key}={r.values[0]}")
+            elif r.operator == "NotEquals":
+                parts.append(f"{r.key}!={r.values[0]}")
+            elif r.operator == "Exists":
+                parts.append(r.key)
+            elif r.operator == "DoesNotExist":
+                parts.append(f"!{r.key}")
+            elif r.operator in ("Gt", "Lt"):
+                parts.append(f"{r.key}{'>' if r.operator == 'Gt' else '<'}{r.values[0]}")
+            else:
+                parts.append(f"{r.key} {r.operator.lower()} ({','.join(r.values)})")
+        return ",".join(parts)
+
+
+NOTHING = Selector(nothing=True)
+EVERYTHING = Selector()
+
+
+def selector_from_set(labels: Mapping[str, str]) -> Selector:
+    """labels.SelectorFromSet (validated)."""
+    return Selector(tuple(sorted((new_requirement(k, "Equals", [v]) for k, v in labels.items()), key=lambda r: r.key)))
+
+
+def label_selector_as_selector(selector: o.LabelSelector | None) -> Selector:
+    """metav1.LabelSelectorAsSelector: nil matches nothing, empty matches everything."""
+    if selector is None:
+        return NOTHING
+    if not selector.match_labels and not selector.match_expressions:
+        return EVERYTHING
+    reqs = [new_requirement(k, "Equals", [v]) for k, v in selector.match_labels.items()]
+    for expr in selector.match_expressions:
+        if expr.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            raise SelectorError(f"{expr.operator!r} is not a valid label selector operator")
+        reqs.append(new_requirement(expr.key, expr.operator, list(expr.values)))
+    return Selector(tuple(sorted(reqs, key=lambda r: r.key)))
+
+
+# ------------------------------------------------------------------ node selectors
+
+
+@dataclass(frozen=True)
+class NodeSelectorTermMatcher:
+    """One parsed NodeSelectorTerm (component-helpers nodeaffinity)."""
+
+    label_selector: Selector | None
+    field_requirements: tuple[Requirement, ...] | None
+    parse_errors: tuple[str, ...] = ()
+
+    def matches(self, node: o.Node) -> bool:
+        if self.parse_errors:
+            return False
+        if self.label_selector is not None and not self.label_selector.matches(node.metadata.labels):
+            return False
+        if self.field_requirements is not None and node.metadata.name:
+            fields = {"metadata.name": node.metadata.name}
+            if not all(r.matches(fields) for r in self.field_requirements):
+                return False
+        return True
+
+
+def is_empty_term(term: o.NodeSelectorTerm) -> bool:
+    return not term.match_expressions and not term.match_fields
+
+
+def parse_node_selector_term(term: o.NodeSelectorTerm) -> NodeSelectorTermMatcher:
+    errors: list[str] = []
+    label_sel: Selector | None = None
+    if term.match_expressions:
+        reqs = []
+        for expr in term.match_expressions:
+            try:
+                reqs.append(new_requirement(expr.key, expr.operator, list(expr.values)))
+            except SelectorError as exc:
+                errors.append(str(exc))
+        label_sel = Selector(tuple(reqs))
+    field_reqs: tuple[Requirement, ...] | None = None
+    if term.match_fields:
+        freqs = []
+        for expr in term.match_fields:
+            if expr.operator not in ("In", "NotIn"):
+                errors.append(f"matchFields: operator {expr.operator!r} not supported")
+            elif len(expr.values) != 1:
+                errors.append("matchFields: values must have one element")
+            else:
+                op = "Equals" if expr.operator == "In" else "NotEquals"
+                freqs.append(Requirement(expr.key, op, (expr.values[0],)))
+        field_reqs = tuple(freqs)
+    return NodeSelectorTermMatcher(label_sel, field_reqs, tuple(errors))
+
+
+@dataclass(frozen=True)
+class LazyNodeSelector:
+    """LazyErrorNodeSelector: terms are ORed; empty terms are dropped."""
+
+    terms: tuple[NodeSelectorTermMatcher, ...]
+
+    @classmethod
+    def parse(cls, selector: o.NodeSelector) -> LazyNodeSelector:
+        return cls(tuple(parse_node_selector_term(t) for t in selector.node_selector_terms if not is_empty_term(t)))
+
+    def matches(self, node: o.Node) -> bool:
+        return any(t.matches(node) for t in self.terms)
+
+
+@dataclass(frozen=True)
+class RequiredNodeAffinity:
+    """nodeaffinity.GetRequiredNodeAffinity: nodeSelector AND required node affinity."""
+
+    label_selector: Selector | None
+    node_selector: LazyNodeSelector | None
+
+    @classmethod
+    def of_pod(cls, pod: o.Pod) -> RequiredNodeAffinity:
+        sel = None
+        if pod.spec.node_selector:
+            sel = Selector(
+                tuple(Requirement(k, "Equals", (v,)) for k, v in sorted(pod.spec.node_selector.items()))
+            )
+        ns = None
+        aff = pod.spec.affinity
+        if aff and aff.node_affinity and aff.node_affinity.required_during_scheduling_ignored_during_execution:
+            ns = LazyNodeSelector.parse(aff.node_affinity.required_during_scheduling_ignored_during_execution)
+        return cls(sel, ns)
+
+    def matches(self, node: o.Node) -> bool:
+        if self.label_selector is not None and not self.label_selector.matches(node.metadata.labels):
+            return False
+        if self.node_selector is not None:
+            return self.node_selector.matches(node)
+        return True

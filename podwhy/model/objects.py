@@ -1,0 +1,588 @@
+"""Typed views of the Kubernetes objects podwhy reads.
+
+Only the fields the scheduler's plugins (and the report) use are declared; msgspec
+skips everything else while decoding, which keeps large dumps fast and small.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from podwhy.model.quantity import QuantityInput
+
+ResourceList = dict[str, QuantityInput]
+
+
+class _Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=True, gc=False):
+    pass
+
+
+# ---------------------------------------------------------------- metadata
+
+
+class OwnerReference(_Base):
+    kind: str = ""
+    name: str = ""
+    uid: str = ""
+    controller: bool | None = None
+    api_version: str = ""
+
+
+class ObjectMeta(_Base):
+    name: str = ""
+    namespace: str = ""
+    uid: str = ""
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+    deletion_timestamp: str | None = None
+    creation_timestamp: str | None = None
+    owner_references: list[OwnerReference] = []
+    generate_name: str = ""
+
+
+# ---------------------------------------------------------------- selectors
+
+
+class LabelSelectorRequirement(_Base):
+    key: str = ""
+    operator: str = ""
+    values: list[str] = []
+
+
+class LabelSelector(_Base):
+    match_labels: dict[str, str] = {}
+    match_expressions: list[LabelSelectorRequirement] = []
+
+
+class NodeSelectorRequirement(_Base):
+    key: str = ""
+    operator: str = ""
+    values: list[str] = []
+
+
+class NodeSelectorTerm(_Base):
+    match_expressions: list[NodeSelectorRequirement] = []
+    match_fields: list[NodeSelectorRequirement] = []
+
+
+class NodeSelector(_Base):
+    node_selector_terms: list[NodeSelectorTerm] = []
+
+
+class PreferredSchedulingTerm(_Base):
+    weight: int = 0
+    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
+
+
+class NodeAffinity(_Base):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = []
+
+
+class PodAffinityTerm(_Base):
+    label_selector: LabelSelector | None = None
+    namespaces: list[str] = []
+    topology_key: str = ""
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: list[str] = []
+    mismatch_label_keys: list[str] = []
+
+
+class WeightedPodAffinityTerm(_Base):
+    weight: int = 0
+    pod_affinity_term: PodAffinityTerm = msgspec.field(default_factory=PodAffinityTerm)
+
+
+class PodAffinity(_Base):
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] = []
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] = []
+
+
+class Affinity(_Base):
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+# ---------------------------------------------------------------- pods
+
+
+class Toleration(_Base):
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+class ContainerPort(_Base):
+    container_port: int = 0
+    host_port: int = 0
+    protocol: str = ""
+    host_ip: str = msgspec.field(default="", name="hostIP")
+    name: str = ""
+
+
+class ResourceClaimRef(_Base):
+    name: str = ""
+    request: str = ""
+
+
+class ResourceRequirements(_Base):
+    requests: ResourceList = {}
+    limits: ResourceList = {}
+    claims: list[ResourceClaimRef] = []
+
+
+class Container(_Base):
+    name: str = ""
+    image: str = ""
+    resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
+    ports: list[ContainerPort] = []
+    restart_policy: str | None = None
+
+
+class PVCVolumeSource(_Base):
+    claim_name: str = ""
+    read_only: bool = False
+
+
+class GCEPersistentDiskVolumeSource(_Base):
+    pd_name: str = ""
+    read_only: bool = False
+
+
+class AWSElasticBlockStoreVolumeSource(_Base):
+    volume_id: str = msgspec.field(default="", name="volumeID")
+    read_only: bool = False
+
+
+class RBDVolumeSource(_Base):
+    monitors: list[str] = []
+    image: str = ""
+    pool: str = ""
+    read_only: bool = False
+
+
+class ISCSIVolumeSource(_Base):
+    target_portal: str = ""
+    iqn: str = ""
+    lun: int = 0
+    read_only: bool = False
+
+
+class CSIVolumeSource(_Base):
+    driver: str = ""
+    read_only: bool = False
+
+
+class PersistentVolumeClaimTemplate(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PersistentVolumeClaimSpec | None = None
+
+
+class EphemeralVolumeSource(_Base):
+    volume_claim_template: PersistentVolumeClaimTemplate | None = None
+
+
+class Volume(_Base):
+    name: str = ""
+    persistent_volume_claim: PVCVolumeSource | None = None
+    ephemeral: EphemeralVolumeSource | None = None
+    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
+    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
+    rbd: RBDVolumeSource | None = None
+    iscsi: ISCSIVolumeSource | None = None
+    csi: CSIVolumeSource | None = None
+
+
+class TopologySpreadConstraint(_Base):
+    max_skew: int = 0
+    topology_key: str = ""
+    when_unsatisfiable: str = ""
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: list[str] = []
+
+
+class PodSchedulingGate(_Base):
+    name: str = ""
+
+
+class PodResourceClaim(_Base):
+    name: str = ""
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodSpec(_Base):
+    node_name: str = ""
+    node_selector: dict[str, str] = {}
+    affinity: Affinity | None = None
+    tolerations: list[Toleration] = []
+    containers: list[Container] = []
+    init_containers: list[Container] = []
+    overhead: ResourceList = {}
+    resources: ResourceRequirements | None = None
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None
+    scheduler_name: str = ""
+    volumes: list[Volume] = []
+    topology_spread_constraints: list[TopologySpreadConstraint] = []
+    scheduling_gates: list[PodSchedulingGate] = []
+    runtime_class_name: str | None = None
+    host_network: bool = False
+    resource_claims: list[PodResourceClaim] = []
+
+
+class ContainerStatusResources(_Base):
+    requests: ResourceList = {}
+    limits: ResourceList = {}
+
+
+class ContainerStatus(_Base):
+    name: str = ""
+    resources: ContainerStatusResources | None = None
+    allocated_resources: ResourceList = {}
+
+
+class PodCondition(_Base):
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+class PodResourceClaimStatus(_Base):
+    name: str = ""
+    resource_claim_name: str | None = None
+
+
+class PodStatus(_Base):
+    phase: str = ""
+    nominated_node_name: str = ""
+    conditions: list[PodCondition] = []
+    container_statuses: list[ContainerStatus] = []
+    init_container_statuses: list[ContainerStatus] = []
+    resource_claim_statuses: list[PodResourceClaimStatus] = []
+    resources: ContainerStatusResources | None = None
+
+
+class Pod(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+    status: PodStatus = msgspec.field(default_factory=PodStatus)
+
+
+# ---------------------------------------------------------------- nodes
+
+
+class Taint(_Base):
+    key: str = ""
+    value: str = ""
+    effect: str = ""
+    time_added: str | None = None
+
+
+class NodeSpec(_Base):
+    unschedulable: bool = False
+    taints: list[Taint] = []
+
+
+class ContainerImage(_Base):
+    names: list[str] = []
+    size_bytes: int = 0
+
+
+class NodeStatus(_Base):
+    allocatable: ResourceList = {}
+    capacity: ResourceList = {}
+    images: list[ContainerImage] = []
+
+
+class Node(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: NodeSpec = msgspec.field(default_factory=NodeSpec)
+    status: NodeStatus = msgspec.field(default_factory=NodeStatus)
+
+
+# ---------------------------------------------------------------- storage
+
+
+class ObjectReference(_Base):
+    kind: str = ""
+    namespace: str = ""
+    name: str = ""
+    uid: str = ""
+
+
+class VolumeNodeAffinity(_Base):
+    required: NodeSelector | None = None
+
+
+class LocalVolumeSource(_Base):
+    path: str = ""
+
+
+class HostPathVolumeSource(_Base):
+    path: str = ""
+
+
+class CSIPersistentVolumeSource(_Base):
+    driver: str = ""
+    volume_handle: str = ""
+    read_only: bool = False
+
+
+class PersistentVolumeSpec(_Base):
+    capacity: ResourceList = {}
+    access_modes: list[str] = []
+    storage_class_name: str = ""
+    claim_ref: ObjectReference | None = None
+    node_affinity: VolumeNodeAffinity | None = None
+    volume_mode: str | None = None
+    persistent_volume_reclaim_policy: str = ""
+    local: LocalVolumeSource | None = None
+    host_path: HostPathVolumeSource | None = None
+    csi: CSIPersistentVolumeSource | None = None
+    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
+    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
+    rbd: RBDVolumeSource | None = None
+    iscsi: ISCSIVolumeSource | None = None
+    volume_attributes_class_name: str | None = None
+
+
+class PersistentVolumeStatus(_Base):
+    phase: str = ""
+
+
+class PersistentVolume(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PersistentVolumeSpec = msgspec.field(default_factory=PersistentVolumeSpec)
+    status: PersistentVolumeStatus = msgspec.field(default_factory=PersistentVolumeStatus)
+
+
+class VolumeResourceRequirements(_Base):
+    requests: ResourceList = {}
+    limits: ResourceList = {}
+
+
+class PersistentVolumeClaimSpec(_Base):
+    access_modes: list[str] = []
+    storage_class_name: str | None = None
+    volume_name: str = ""
+    resources: VolumeResourceRequirements = msgspec.field(
+        default_factory=VolumeResourceRequirements
+    )
+    volume_mode: str | None = None
+    selector: LabelSelector | None = None
+    volume_attributes_class_name: str | None = None
+
+
+class PersistentVolumeClaimStatus(_Base):
+    phase: str = ""
+    capacity: ResourceList = {}
+    access_modes: list[str] = []
+
+
+class PersistentVolumeClaim(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PersistentVolumeClaimSpec = msgspec.field(default_factory=PersistentVolumeClaimSpec)
+    status: PersistentVolumeClaimStatus = msgspec.field(
+        default_factory=PersistentVolumeClaimStatus
+    )
+
+
+class TopologySelectorLabelRequirement(_Base):
+    key: str = ""
+    values: list[str] = []
+
+
+class TopologySelectorTerm(_Base):
+    match_label_expressions: list[TopologySelectorLabelRequirement] = []
+
+
+class StorageClass(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    provisioner: str = ""
+    volume_binding_mode: str | None = None
+    allowed_topologies: list[TopologySelectorTerm] = []
+    parameters: dict[str, str] = {}
+
+
+class VolumeNodeResources(_Base):
+    count: int | None = None
+
+
+class CSINodeDriver(_Base):
+    name: str = ""
+    node_id: str = msgspec.field(default="", name="nodeID")
+    topology_keys: list[str] = []
+    allocatable: VolumeNodeResources | None = None
+
+
+class CSINodeSpec(_Base):
+    drivers: list[CSINodeDriver] = []
+
+
+class CSINode(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CSINodeSpec = msgspec.field(default_factory=CSINodeSpec)
+
+
+class CSIDriverSpec(_Base):
+    attach_required: bool | None = None
+    storage_capacity: bool | None = None
+
+
+class CSIDriver(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
+
+
+class CSIStorageCapacity(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    storage_class_name: str = ""
+    node_topology: LabelSelector | None = None
+    capacity: QuantityInput | None = None
+    maximum_volume_size: QuantityInput | None = None
+
+
+# ---------------------------------------------------------------- cluster policy objects
+
+
+class Namespace(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+
+
+class PriorityClass(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    value: int = 0
+    global_default: bool = False
+    preemption_policy: str | None = None
+
+
+class RuntimeClassOverhead(_Base):
+    pod_fixed: ResourceList = {}
+
+
+class RuntimeClassScheduling(_Base):
+    node_selector: dict[str, str] = {}
+    tolerations: list[Toleration] = []
+
+
+class RuntimeClass(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    handler: str = ""
+    overhead: RuntimeClassOverhead | None = None
+    scheduling: RuntimeClassScheduling | None = None
+
+
+class PodDisruptionBudgetSpec(_Base):
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    selector: LabelSelector | None = None
+
+
+class PodDisruptionBudgetStatus(_Base):
+    disruptions_allowed: int = 0
+    current_healthy: int = 0
+    desired_healthy: int = 0
+    expected_pods: int = 0
+    disrupted_pods: dict[str, str] = {}
+
+
+class PodDisruptionBudget(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodDisruptionBudgetSpec = msgspec.field(default_factory=PodDisruptionBudgetSpec)
+    status: PodDisruptionBudgetStatus = msgspec.field(default_factory=PodDisruptionBudgetStatus)
+
+
+class EventSource(_Base):
+    component: str = ""
+
+
+class Event(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    reason: str = ""
+    message: str = ""
+    type: str = ""
+    count: int = 0
+    last_timestamp: str | None = None
+    source: EventSource | None = None
+
+
+# ---------------------------------------------------------------- workload owners (default spreading)
+
+
+class ServiceSpec(_Base):
+    selector: dict[str, str] = {}
+
+
+class Service(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ServiceSpec = msgspec.field(default_factory=ServiceSpec)
+
+
+class ReplicationControllerSpec(_Base):
+    selector: dict[str, str] = {}
+
+
+class ReplicationController(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ReplicationControllerSpec = msgspec.field(default_factory=ReplicationControllerSpec)
+
+
+class SelectorSpec(_Base):
+    selector: LabelSelector | None = None
+
+
+class ReplicaSet(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
+
+
+class StatefulSet(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
+
+
+# ---------------------------------------------------------------- dynamic resource allocation
+# The resource.k8s.io objects are kept as plain mappings until DRA support lands.
+
+
+class GenericObject(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: dict[str, Any] = {}
+    status: dict[str, Any] = {}
+
+
+KIND_TYPES: dict[str, type[msgspec.Struct]] = {
+    "Node": Node,
+    "Pod": Pod,
+    "PersistentVolume": PersistentVolume,
+    "PersistentVolumeClaim": PersistentVolumeClaim,
+    "StorageClass": StorageClass,
+    "CSINode": CSINode,
+    "CSIDriver": CSIDriver,
+    "CSIStorageCapacity": CSIStorageCapacity,
+    "Namespace": Namespace,
+    "PriorityClass": PriorityClass,
+    "RuntimeClass": RuntimeClass,
+    "PodDisruptionBudget": PodDisruptionBudget,
+    "Event": Event,
+    "Service": Service,
+    "ReplicationController": ReplicationController,
+    "ReplicaSet": ReplicaSet,
+    "StatefulSet": StatefulSet,
+    "DeviceClass": GenericObject,
+    "ResourceSlice": GenericObject,
+    "ResourceClaim": GenericObject,
+    "ResourceClaimTemplate": GenericObject,
+}

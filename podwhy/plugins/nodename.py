@@ -1,0 +1,25 @@
+"""NodeName: a pod with spec.nodeName fits only that node."""
+
+from __future__ import annotations
+
+from podwhy.framework.interface import CycleState, Plugin
+from podwhy.framework.status import Evidence, Status, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+def fits(pod: PodInfo, node_info: NodeInfo) -> bool:
+    return not pod.pod.spec.node_name or pod.pod.spec.node_name == node_info.name
+
+
+class NodeName(Plugin):
+    name = "NodeName"
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        if fits(pod, node_info):
+            return success()
+        return unresolvable(
+            ERR_REASON,
+            evidence=[Evidence("nodeName", {"requested": pod.pod.spec.node_name, "node": node_info.name})],
+        )

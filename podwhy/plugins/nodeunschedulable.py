@@ -1,0 +1,30 @@
+"""NodeUnschedulable: cordoned nodes (spec.unschedulable) reject pods that don't tolerate it."""
+
+from __future__ import annotations
+
+from podwhy.framework.interface import CycleState, Plugin
+from podwhy.framework.status import Evidence, Status, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.helper.taints import tolerations_tolerate_taint
+
+ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+
+
+class NodeUnschedulable(Plugin):
+    name = "NodeUnschedulable"
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        if not node_info.node.spec.unschedulable:
+            return success()
+        # A pod that tolerates the unschedulable taint also tolerates spec.unschedulable.
+        taint = o.Taint(key=TAINT_NODE_UNSCHEDULABLE, effect="NoSchedule")
+        if tolerations_tolerate_taint(pod.pod.spec.tolerations, taint):
+            return success()
+        return unresolvable(
+            ERR_REASON_UNSCHEDULABLE,
+            evidence=[Evidence("unschedulable", {"node": node_info.name, "spec.unschedulable": True})],
+        )

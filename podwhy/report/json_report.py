@@ -1,0 +1,99 @@
+"""The stable JSON/YAML report (apiVersion podwhy/v1, kind Explanation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podwhy.engine import Explanation
+from podwhy.framework.status import Code, Status
+from podwhy.model.quantity import milli_value, value
+
+API_VERSION = "podwhy/v1"
+KIND = "Explanation"
+NOT_EVALUATED = "NotEvaluated"
+
+
+def status_name(status: Status) -> str:
+    return NOT_EVALUATED if status.not_evaluated else Code(status.code).name
+
+
+def _reasons(status: Status) -> list[str]:
+    return [status.not_evaluated] if status.not_evaluated else list(status.reasons)
+
+
+def _status_json(plugin: str, status: Status, with_evidence: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"plugin": plugin, "status": status_name(status), "reasons": _reasons(status)}
+    if with_evidence and status.evidence:
+        out["evidence"] = [e.to_json() for e in status.evidence]
+    return out
+
+
+def _requests(exp: Explanation) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, amount in sorted(exp.pod.resource.requests.items()):
+        if name == "cpu":
+            out[name] = f"{milli_value(amount)}m"
+        else:
+            out[name] = str(value(amount))
+    return out
+
+
+def build_report(exp: Explanation) -> dict[str, Any]:
+    pod = exp.pod.pod
+    report: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "pod": {
+            "namespace": pod.metadata.namespace,
+            "name": pod.metadata.name,
+            "uid": pod.metadata.uid,
+            "phase": pod.status.phase,
+            "priority": exp.pod.priority,
+            "schedulerName": pod.spec.scheduler_name or "default-scheduler",
+            "nodeName": pod.spec.node_name or None,
+            "nominatedNodeName": pod.status.nominated_node_name or None,
+            "schedulingGates": list(exp.gates),
+            "requests": _requests(exp),
+        },
+        "verdict": exp.verdict,
+        "message": exp.message,
+        "messageComplete": exp.message_complete,
+        "preFilter": [],
+        "nodes": [],
+        "feasibleNodes": [],
+        "bestNodes": [],
+        "preemption": None,
+        "snapshot": {
+            "sources": list(exp.snapshot.sources),
+            "nodes": len(exp.snapshot.nodes),
+            "pods": len(exp.snapshot.pods),
+            "missingKinds": sorted(exp.snapshot.missing_kinds),
+            "ignoredKinds": dict(sorted(exp.snapshot.ignored_kinds.items())),
+        },
+        "warnings": list(exp.warnings),
+    }
+    outcome = exp.outcome
+    if outcome is None:
+        return report
+    report["preFilter"] = [
+        {
+            **_status_json(rec.plugin, rec.status),
+            "nodeNames": sorted(rec.node_names) if rec.node_names is not None else None,
+        }
+        for rec in outcome.pre_filter
+    ]
+    for verdict in outcome.nodes:
+        ff = verdict.first_failure
+        report["nodes"].append(
+            {
+                "name": verdict.name,
+                "feasible": verdict.feasible,
+                "filters": [_status_json(name, st) for name, st in verdict.filters.items()],
+                "firstFailure": _status_json(ff.plugin, ff, with_evidence=False) if ff is not None else None,
+                "nominatedPods": [pi.key for pi in verdict.nominated_pods],
+                "scores": [],
+                "totalScore": None,
+            }
+        )
+    report["feasibleNodes"] = list(outcome.feasible)
+    return report

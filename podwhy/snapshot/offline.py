@@ -1,0 +1,224 @@
+"""Offline loading: `kubectl get -o yaml|json` files, folders, cluster-info dumps, stdin.
+
+JSON is decoded straight into the typed model by msgspec (only declared fields are
+materialised); YAML goes through libyaml's C loader when present. The garbage
+collector is paused while loading: the object graph is acyclic and large.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from podwhy.errors import PodwhyError
+from podwhy.model.objects import KIND_TYPES
+from podwhy.snapshot.cluster import Snapshot
+
+_SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+    """SafeLoader without the timestamp resolver: keep timestamps as strings, as in JSON."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
+
+_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+class _Envelope(msgspec.Struct):
+    kind: str = ""
+    apiVersion: str = ""  # noqa: N815 - wire name
+    items: list[msgspec.Raw] | None = None
+
+
+class _KindPeek(msgspec.Struct):
+    kind: str = ""
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _describe_path(path: str | list[str | int] | None) -> str:
+    return "" if not path else f" at {path}"
+
+
+class _Decoder:
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self._json_decoders: dict[str, msgspec.json.Decoder[Any]] = {
+            kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()
+        }
+        self._envelope = msgspec.json.Decoder(_Envelope)
+        self._peek = msgspec.json.Decoder(_KindPeek)
+
+    # -- JSON -------------------------------------------------------------
+    def load_json(self, data: bytes, source: str) -> None:
+        try:
+            env = self._envelope.decode(data)
+        except msgspec.DecodeError as exc:
+            raise PodwhyError(f"{source}: malformed JSON: {exc}") from None
+        if env.items is None:
+            self._add_json(env.kind, data, source, "the object")
+            return
+        item_kind = env.kind[: -len("List")] if env.kind.endswith("List") else ""
+        if item_kind and item_kind != "":
+            self._mark_seen(item_kind)
+        for index, raw in enumerate(env.items):
+            kind = item_kind
+            if not kind:
+                kind = self._peek.decode(raw).kind
+            self._add_json(kind, raw, source, f"items[{index}]")
+
+    def _add_json(self, kind: str, data: bytes | msgspec.Raw, source: str, where: str) -> None:
+        decoder = self._json_decoders.get(kind)
+        if decoder is None:
+            self.snapshot.ignored_kinds[kind or "<no kind>"] += 1
+            return
+        try:
+            obj = decoder.decode(data)
+        except msgspec.ValidationError as exc:
+            raise PodwhyError(f"{source}: {where} ({kind}) is invalid: {exc}") from None
+        self._check(kind, obj, source, where)
+        self.snapshot.add(kind, obj)
+
+    # -- YAML / already-parsed documents ----------------------------------
+    def load_documents(self, docs: Iterable[Any], source: str) -> None:
+        for doc_index, doc in enumerate(docs):
+            if doc is None:
+                continue
+            if not isinstance(doc, dict):
+                raise PodwhyError(f"{source}: document {doc_index + 1} is not a Kubernetes object")
+            kind = str(doc.get("kind", ""))
+            items = doc.get("items")
+            if isinstance(items, list):
+                item_kind = kind[: -len("List")] if kind.endswith("List") and kind != "List" else ""
+                if item_kind:
+                    self._mark_seen(item_kind)
+                for index, item in enumerate(items):
+                    if not isinstance(item, dict):
+                        raise PodwhyError(f"{source}: items[{index}] is not a Kubernetes object")
+                    self._add_doc(item_kind or str(item.get("kind", "")), item, source, f"items[{index}]")
+            else:
+                self._add_doc(kind, doc, source, f"document {doc_index + 1}")
+
+    def _add_doc(self, kind: str, doc: dict[str, Any], source: str, where: str) -> None:
+        tp = KIND_TYPES.get(kind)
+        if tp is None:
+            self.snapshot.ignored_kinds[kind or "<no kind>"] += 1
+            return
+        try:
+            obj = msgspec.convert(doc, tp)
+        except msgspec.ValidationError as exc:
+            name = doc.get("metadata", {}).get("name", "") if isinstance(doc.get("metadata"), dict) else ""
+            label = f"{kind} {name!r}" if name else kind
+            raise PodwhyError(f"{source}: {where} ({label}) is invalid: {exc}") from None
+        self._check(kind, obj, source, where)
+        self.snapshot.add(kind, obj)
+
+    # -- shared -----------------------------------------------------------
+    def _mark_seen(self, kind: str) -> None:
+        if kind in KIND_TYPES:
+            self.snapshot.kinds_seen.add(kind)
+
+    @staticmethod
+    def _check(kind: str, obj: Any, source: str, where: str) -> None:
+        if not obj.metadata.name:
+            raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
+        if kind == "Pod" and not obj.metadata.namespace:
+            obj.metadata.namespace = "default"
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PodwhyError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise PodwhyError(f"{path}: corrupt gzip data: {exc}") from None
+    return data
+
+
+def _load_bytes(decoder: _Decoder, data: bytes, source: str) -> None:
+    stripped = data.lstrip()
+    if not stripped:
+        return
+    if stripped[:1] in (b"{", b"["):
+        if stripped[:1] == b"[":
+            raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
+        decoder.load_json(data, source)
+        return
+    try:
+        docs = list(yaml.load_all(data, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PodwhyError(f"{source}: malformed YAML{where}: {problem}") from None
+    decoder.load_documents(docs, source)
+
+
+def _is_cluster_info_dump(root: Path) -> bool:
+    if not (root / "nodes.json").is_file():
+        return False
+    return any((child / "pods.json").is_file() for child in root.iterdir() if child.is_dir())
+
+
+def _object_files(root: Path) -> list[Path]:
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            base = name[:-3] if name.endswith(".gz") else name
+            if base.endswith(_SUFFIXES):
+                files.append(Path(dirpath) / name)
+    return files
+
+
+def load_offline(paths: Iterable[str]) -> Snapshot:
+    """Load every PATH (file, folder, cluster-info dump or '-') into one snapshot."""
+    snapshot = Snapshot()
+    decoder = _Decoder(snapshot)
+    with _gc_paused():
+        for raw_path in paths:
+            snapshot.sources.append(raw_path)
+            if raw_path == "-":
+                _load_bytes(decoder, sys.stdin.buffer.read(), "<stdin>")
+                continue
+            path = Path(raw_path)
+            if path.is_dir():
+                if _is_cluster_info_dump(path):
+                    snapshot.from_cluster_info_dump = True
+                files = _object_files(path)
+                if not files:
+                    raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
+                for file in files:
+                    _load_bytes(decoder, _read_bytes(file), str(file))
+            else:
+                _load_bytes(decoder, _read_bytes(path), str(path))
+    return snapshot

@@ -1,0 +1,128 @@
+"""Compare podwhy's report with kube-scheduler recordings in fixtures/golden/.
+
+Run as a script for a readable list of mismatches:
+    python -m tests.conformance [--plugin NAME] [CASE ...]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden"
+
+
+def case_dirs() -> list[Path]:
+    return sorted(p for p in GOLDEN.iterdir() if (p / "expected.json").is_file())
+
+
+def cluster_file(case: Path) -> Path:
+    plain = case / "cluster.yaml"
+    return plain if plain.exists() else case / "cluster.yaml.gz"
+
+
+def run_case(case: Path) -> dict[str, Any]:
+    """podwhy's JSON report for a case, through the same path as the CLI."""
+    from podwhy.report.json_report import build_report
+    from podwhy.run import ExplainRequest, run_explain
+
+    meta = json.loads((case / "case.json").read_text())
+    config = case / meta["config"] if "config" in meta else None
+    exp = run_explain(
+        ExplainRequest(pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config)
+    )
+    return build_report(exp)
+
+
+def compare(case: Path, report: dict[str, Any], plugin: str | None = None) -> list[str]:
+    """Every difference between podwhy's report and the recording (empty when equal)."""
+    exp = json.loads((case / "expected.json").read_text())
+    diffs: list[str] = []
+    if exp.get("bound"):
+        if report["verdict"] != "AlreadyBound":
+            diffs.append(f"verdict {report['verdict']} != AlreadyBound")
+        return diffs
+    if exp.get("gated") and report["verdict"] != "Gated":
+        diffs.append(f"verdict {report['verdict']} != Gated")
+    got_pre = {p["plugin"]: p for p in report["preFilter"]}
+    for name, want in exp["preFilter"].items():
+        if plugin and name != plugin:
+            continue
+        got = got_pre.get(name)
+        if got is None:
+            diffs.append(f"preFilter {name}: missing")
+            continue
+        for key in ("status", "reasons", "nodeNames"):
+            if got[key] != want[key]:
+                diffs.append(f"preFilter {name}.{key}: {got[key]!r} != {want[key]!r}")
+    if plugin is None and set(got_pre) - set(exp["preFilter"]):
+        diffs.append(f"preFilter: extra plugins {sorted(set(got_pre) - set(exp['preFilter']))}")
+    nodes = {n["name"]: n for n in report["nodes"]}
+    if set(nodes) != set(exp["filters"]):
+        diffs.append(f"nodes differ: {sorted(set(nodes) ^ set(exp['filters']))}")
+    for node, plugins in exp["filters"].items():
+        got_node = nodes.get(node)
+        if got_node is None:
+            continue
+        got_filters = {f["plugin"]: f for f in got_node["filters"]}
+        for name, want in plugins.items():
+            if plugin and name != plugin:
+                continue
+            got = got_filters.get(name)
+            if got is None:
+                diffs.append(f"{node} {name}: missing")
+                continue
+            if got["status"] != want["status"] or got["reasons"] != want["reasons"]:
+                diffs.append(f"{node} {name}: {got['status']} {got['reasons']} != {want['status']} {want['reasons']}")
+        if plugin is None and set(got_filters) - set(plugins):
+            diffs.append(f"{node}: extra filter plugins {sorted(set(got_filters) - set(plugins))}")
+    if plugin is None:
+        for node in exp["filters"]:
+            got_node = nodes.get(node)
+            if got_node is None:
+                continue
+            want_ff = exp["firstFailure"].get(node)
+            got_ff = got_node["firstFailure"]
+            if want_ff != got_ff:
+                diffs.append(f"{node} firstFailure: {got_ff} != {want_ff}")
+        if sorted(report["feasibleNodes"]) != sorted(exp["feasibleNodes"]):
+            diffs.append(f"feasibleNodes: {sorted(report['feasibleNodes'])} != {sorted(exp['feasibleNodes'])}")
+        msg, want_msg = report["message"], exp["message"]
+        if report.get("messageComplete", True):
+            if msg != want_msg:
+                diffs.append(f"message: {msg!r} != {want_msg!r}")
+        elif not (want_msg.startswith(msg) and (len(want_msg) == len(msg) or want_msg[len(msg)] == " ")):
+            diffs.append(f"message (filter part): {msg!r} is not the start of {want_msg!r}")
+    return diffs
+
+
+def main(argv: list[str]) -> int:
+    plugin = None
+    if "--plugin" in argv:
+        i = argv.index("--plugin")
+        plugin = argv[i + 1]
+        del argv[i : i + 2]
+    cases = [GOLDEN / a for a in argv] if argv else case_dirs()
+    failed = 0
+    for case in cases:
+        try:
+            report = run_case(case)
+            diffs = compare(case, report, plugin)
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            diffs = [f"crashed: {type(exc).__name__}: {exc}"]
+        if diffs:
+            failed += 1
+            desc = json.loads((case / "case.json").read_text()).get("description", "")
+            print(f"--- {case.name}: {desc}")
+            for d in diffs[:12]:
+                print("   ", d)
+            if len(diffs) > 12:
+                print(f"    ... {len(diffs) - 12} more")
+    print(f"{len(cases) - failed}/{len(cases)} cases match")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
