@@ -1,0 +1,121 @@
+"""A pod manifest from -f, with what admission would have set before the scheduler saw it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from podwhy.errors import PodwhyError
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_TOLERATION_SECONDS = 300
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+
+
+def _tolerates(pod: o.Pod, key: str) -> bool:
+    """DefaultTolerationSeconds skips a taint the pod already tolerates for NoExecute."""
+    for tol in pod.spec.tolerations:
+        if tol.effect not in ("", "NoExecute"):
+            continue
+        if (tol.operator == "Exists" and not tol.key) or tol.key == key:
+            return True
+    return False
+
+
+def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
+    """Apply Priority, RuntimeClass and DefaultTolerationSeconds admission, as the API server would."""
+    if not pod.metadata.namespace:
+        pod.metadata.namespace = namespace
+    if not pod.spec.scheduler_name:
+        pod.spec.scheduler_name = DEFAULT_SCHEDULER_NAME
+    if pod.spec.priority is None:
+        pclass = None
+        if pod.spec.priority_class_name:
+            pclass = snapshot.priority_classes.get(pod.spec.priority_class_name)
+            if pclass is None and pod.spec.priority_class_name not in ("system-cluster-critical", "system-node-critical"):
+                if "PriorityClass" in snapshot.kinds_seen:
+                    raise PodwhyError(
+                        f"pod {pod.metadata.name}: no PriorityClass with name {pod.spec.priority_class_name} was found",
+                        hint="the API server would reject this pod",
+                    )
+            elif pclass is None:
+                pod.spec.priority = 2000000000 if pod.spec.priority_class_name == "system-cluster-critical" else 2000001000
+        else:
+            pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
+        if pclass is not None:
+            pod.spec.priority = pclass.value
+            if pod.spec.preemption_policy is None:
+                pod.spec.preemption_policy = pclass.preemption_policy or "PreemptLowerPriority"
+        elif pod.spec.priority is None:
+            pod.spec.priority = 0
+    if pod.spec.preemption_policy is None:
+        pod.spec.preemption_policy = "PreemptLowerPriority"
+    if pod.spec.runtime_class_name:
+        rclass = snapshot.runtime_classes.get(pod.spec.runtime_class_name)
+        if rclass is None:
+            if "RuntimeClass" in snapshot.kinds_seen:
+                raise PodwhyError(
+                    f"pod {pod.metadata.name}: RuntimeClass {pod.spec.runtime_class_name!r} not found",
+                    hint="the API server would reject this pod",
+                )
+        else:
+            if rclass.overhead is not None and not pod.spec.overhead:
+                pod.spec.overhead = dict(rclass.overhead.pod_fixed)
+            if rclass.scheduling is not None:
+                for key, val in rclass.scheduling.node_selector.items():
+                    if key in pod.spec.node_selector and pod.spec.node_selector[key] != val:
+                        raise PodwhyError(
+                            f"pod {pod.metadata.name}: nodeSelector {key} conflicts with RuntimeClass "
+                            f"{rclass.metadata.name}",
+                            hint="the API server would reject this pod",
+                        )
+                    pod.spec.node_selector[key] = val
+                pod.spec.tolerations.extend(rclass.scheduling.tolerations)
+    for key in (NOT_READY_TAINT, UNREACHABLE_TAINT):
+        if not _tolerates(pod, key):
+            pod.spec.tolerations.append(
+                o.Toleration(
+                    key=key,
+                    operator="Exists",
+                    effect="NoExecute",
+                    toleration_seconds=DEFAULT_TOLERATION_SECONDS,
+                )
+            )
+    if not pod.status.phase:
+        pod.status.phase = "Pending"
+    return pod
+
+
+def load_pod_manifest(path: Path, snapshot: Snapshot, namespace: str) -> o.Pod:
+    """Read a single Pod manifest (YAML or JSON), admit it, and put it in the snapshot."""
+    try:
+        text = path.read_text() if str(path) != "-" else __import__("sys").stdin.read()
+    except OSError as exc:
+        raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        raise PodwhyError(f"{path}: malformed YAML: {str(exc).splitlines()[0]}") from None
+    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != "Pod":
+        raise PodwhyError(f"{path}: expected exactly one Pod object")
+    raw: dict[str, Any] = docs[0]
+    try:
+        pod = msgspec.convert(raw, o.Pod)
+    except msgspec.ValidationError as exc:
+        raise PodwhyError(f"{path}: the Pod is invalid: {exc}") from None
+    if not pod.metadata.name:
+        if pod.metadata.generate_name:
+            pod.metadata.name = pod.metadata.generate_name + "podwhy"
+        else:
+            raise PodwhyError(f"{path}: the Pod has no metadata.name")
+    pod = admit(pod, snapshot, namespace)
+    key = (pod.metadata.namespace, pod.metadata.name)
+    snapshot.pods = [p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) != key]
+    snapshot.pods.append(pod)
+    return pod
