@@ -21,6 +21,11 @@ class ExplainRequest:
 
 def run_explain(request: ExplainRequest) -> Explanation:
     snapshot = load_offline(request.sources)
+    if not snapshot.nodes and not snapshot.pods:
+        raise PodwhyError(
+            f"the snapshot holds no nodes and no pods ({', '.join(request.sources)})",
+            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+        )
     if request.pod_file is not None:
         from podwhy.snapshot.admission import load_pod_manifest
 

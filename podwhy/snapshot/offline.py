@@ -21,6 +21,7 @@ import yaml
 
 from podwhy.errors import PodwhyError
 from podwhy.model.objects import KIND_TYPES
+from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot.cluster import Snapshot
 
 _SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -147,6 +148,27 @@ class _Decoder:
             raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
         if kind == "Pod" and not obj.metadata.namespace:
             obj.metadata.namespace = "default"
+        try:
+            for resources in _resource_lists(kind, obj):
+                for raw in resources.values():
+                    parse_quantity(raw)
+        except QuantityError as exc:
+            raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
+
+
+def _resource_lists(kind: str, obj: Any) -> Iterator[dict[str, Any]]:
+    """The quantity maps of an object, checked once at load so errors can name the object."""
+    if kind == "Pod":
+        spec = obj.spec
+        for container in (*spec.containers, *spec.init_containers):
+            yield container.resources.requests
+            yield container.resources.limits
+        yield spec.overhead
+        if spec.resources is not None:
+            yield spec.resources.requests
+    elif kind == "Node":
+        yield obj.status.allocatable
+        yield obj.status.capacity
 
 
 def _read_bytes(path: Path) -> bytes:

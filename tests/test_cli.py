@@ -1,0 +1,133 @@
+"""The command line: exit codes, outputs, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+POD = "shop/checkout-7c9d8b6f5-m4x2q"
+
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+"""
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["explain", *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_example_json_is_valid_and_pure(report_schema_validator: object) -> None:
+    code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "json")
+    report = json.loads(out)  # stdout holds nothing but the report
+    report_schema_validator.validate(report)  # type: ignore[attr-defined]
+    assert report["pod"]["name"] == "checkout-7c9d8b6f5-m4x2q"
+    assert code == (0 if report["verdict"] == "Schedulable" else 1)
+
+
+def test_yaml_output() -> None:
+    import yaml
+
+    code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "yaml")
+    assert yaml.safe_load(out)["kind"] == "Explanation"
+
+
+def test_namespace_flag_equals_slash_form() -> None:
+    _, a, _ = run(POD, "--from", str(EXAMPLE), "-o", "json")
+    _, b, _ = run(POD.split("/")[1], "-n", "shop", "--from", str(EXAMPLE), "-o", "json")
+    assert json.loads(a)["nodes"] == json.loads(b)["nodes"]
+
+
+def test_stdin_source() -> None:
+    code, out, _ = run(POD, "--from", "-", "-o", "json", input=EXAMPLE.read_text())
+    assert json.loads(out)["pod"]["namespace"] == "shop"
+
+
+def test_pod_manifest_gets_admission_defaults(tmp_path: Path) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '64'}}}]}\n"
+    )
+    code, out, _ = run("-f", str(manifest), "--from", str(EXAMPLE), "-o", "json")
+    report = json.loads(out)
+    assert report["pod"]["schedulerName"] == "default-scheduler"
+    assert report["pod"]["priority"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["x"], "no snapshot given"),
+        (["--from", str(EXAMPLE)], "no pod given"),
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], needle: str) -> None:
+    code, _, err = run(*args)
+    assert code == 2
+    assert needle in err
+
+
+def test_unknown_pod_names_closest(tmp_path: Path) -> None:
+    code, out, err = run("shop/checkout-7c9d8b6f5-m4x2x", "--from", str(EXAMPLE))
+    assert code == 3
+    assert out == ""
+    assert "not found" in err and POD in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("items: [\n  - {", "malformed YAML"),
+        ('{"kind": "List", "items": [', "malformed JSON"),
+        ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{resources: {requests: {cpu: 1x}}}]}\n" + "---" + NODE,
+         "unparsable quantity"),
+        ("kind: Node\nmetadata: {labels: {a: b}}\n", "has no metadata.name"),
+        ("kind: Node\nmetadata: {name: n}\nspec: {taints: 5}\n", "is invalid"),
+        ("kind: ConfigMap\nmetadata: {name: c}\n", "holds no nodes and no pods"),
+    ],
+)
+def test_bad_input_is_one_line_exit_3(tmp_path: Path, content: str, needle: str) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(content)
+    code, out, err = run("p", "--from", str(dump))
+    assert code == 3, err
+    assert needle in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert out == ""
+
+
+def test_missing_file_exit_3(tmp_path: Path) -> None:
+    code, _, err = run("p", "--from", str(tmp_path / "nope.yaml"))
+    assert code == 3
+    assert "no such file" in err
+
+
+def test_gzip_and_json_dumps(tmp_path: Path) -> None:
+    import gzip
+
+    import yaml
+
+    doc = {"kind": "List", "items": list(yaml.safe_load_all(EXAMPLE.read_text()))[0]["items"]}
+    path = tmp_path / "dump.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    code, out, _ = run(POD, "--from", str(path), "-o", "json")
+    assert json.loads(out)["snapshot"]["nodes"] == 4
+
+
+def test_node_view_unknown_node() -> None:
+    code, _, err = run(POD, "--from", str(EXAMPLE), "--node", "nope")
+    assert code == 3
+    assert "nope" in err

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from podwhy.model.quantity import QuantityError, milli_value, parse_quantity, quantity_milli_value, quantity_value
+
+
+@pytest.mark.parametrize(
+    ("raw", "exact"),
+    [
+        ("0", Fraction(0)),
+        ("100m", Fraction(1, 10)),
+        ("1.5", Fraction(3, 2)),
+        ("2Ki", Fraction(2048)),
+        ("1Gi", Fraction(2**30)),
+        ("1G", Fraction(10**9)),
+        ("128974848e-3", Fraction(128974848, 1000)),
+        ("1e3", Fraction(1000)),
+        (".5", Fraction(1, 2)),
+        ("-1", Fraction(-1)),
+        (3, Fraction(3)),
+        (0.25, Fraction(1, 4)),
+        # ParseQuantity rounds up to nano units.
+        ("0.1n", Fraction(1, 10**9)),
+    ],
+)
+def test_parse(raw: str | int | float, exact: Fraction) -> None:
+    assert parse_quantity(raw) == exact
+
+
+@pytest.mark.parametrize(
+    ("raw", "value", "milli"),
+    [("100m", 1, 100), ("1500m", 2, 1500), ("1", 1, 1000), ("0.0001", 1, 1), ("1Mi", 1048576, 1048576000)],
+)
+def test_rounding_is_upwards(raw: str, value: int, milli: int) -> None:
+    assert quantity_value(raw) == value
+    assert quantity_milli_value(raw) == milli
+
+
+def test_milli_value_of_sum() -> None:
+    # Sums are exact; rounding happens once on the aggregate.
+    assert milli_value(parse_quantity("0.0004") + parse_quantity("0.0004")) == 1
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "1.2.3", "5Qi", "--1", "1 Gi"])
+def test_invalid(raw: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(raw)
