@@ -1,4 +1,8 @@
-"""Human output: the message, then nodes x plugins, grouped by identical verdicts."""
+"""Human output: the scheduler's message, then nodes x plugins grouped by identical verdicts.
+
+The only module that imports rich. Every cluster-sourced string is escaped before rich
+renders it, so a label like "[bold]" prints as itself.
+"""
 
 from __future__ import annotations
 
@@ -10,123 +14,162 @@ from rich.markup import escape
 from rich.table import Table
 
 from podwhy.engine import Explanation
+from podwhy.errors import PodwhyError
 from podwhy.framework.runner import NodeVerdict
 from podwhy.framework.status import Code, Status
 from podwhy.report.json_report import status_name
 
-_MARK = {
-    Code.Success: "✓",
-    Code.Skip: "–",
-    Code.Unschedulable: "✗",
-    Code.UnschedulableAndUnresolvable: "✗",
-    Code.Error: "!",
+SHORT_NAMES = {
+    "NodeUnschedulable": "Unsched",
+    "NodeName": "Name",
+    "TaintToleration": "Taints",
+    "NodeAffinity": "Affinity",
+    "NodePorts": "Ports",
+    "NodeResourcesFit": "Fit",
+    "VolumeRestrictions": "VolRestr",
+    "NodeVolumeLimits": "VolLimits",
+    "VolumeBinding": "VolBind",
+    "VolumeZone": "VolZone",
+    "PodTopologySpread": "Spread",
+    "InterPodAffinity": "PodAff",
+    "DynamicResources": "DRA",
 }
+
+LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
+MAX_NAMES_IN_GROUP = 3
 
 
 def make_console(width: int | None = None) -> Console:
+    """A console for stdout; fixed width and no colour when `width` is given (tests)."""
     no_color = "NO_COLOR" in os.environ or width is not None
-    return Console(width=width, no_color=no_color, highlight=False, soft_wrap=False)
+    return Console(width=width, no_color=no_color, highlight=False)
 
 
-def _cell(status: Status) -> str:
+def _mark(status: Status) -> str:
     if status.not_evaluated:
-        return "? not evaluated"
-    mark = _MARK.get(status.code, "?")
-    if status.reasons and not status.is_success():
-        return f"{mark} " + escape("; ".join(status.reasons))
-    return mark
+        return "?"
+    if status.code == Code.Skip:
+        return "–"
+    if status.code == Code.Success:
+        return "✓"
+    if status.is_rejected():
+        return "✗"
+    return "!"
 
 
 def _signature(verdict: NodeVerdict) -> tuple[object, ...]:
     ff = verdict.first_failure
     return (
-        verdict.feasible,
         tuple((name, status_name(st), tuple(st.reasons)) for name, st in verdict.filters.items()),
         (ff.plugin, tuple(ff.reasons)) if ff is not None else None,
     )
 
 
-def _summary_line(verdict: NodeVerdict) -> str:
+def _why(verdict: NodeVerdict) -> str:
+    """Reasons of every rejecting plugin; the one where the scheduler stops comes first."""
     ff = verdict.first_failure
-    if ff is None:
-        return "feasible"
-    return f"{ff.plugin}: {'; '.join(ff.reasons)}"
+    parts: list[str] = []
+    if ff is not None:
+        parts.append(f"{ff.plugin}: {'; '.join(ff.reasons)}")
+    for name, st in verdict.filters.items():
+        if st.is_success() or st.is_skip() or (ff is not None and name == ff.plugin):
+            continue
+        parts.append(f"{name}: {'; '.join(st.reasons)}")
+    return "\n".join(parts) if parts else "fits"
 
 
-def render_table(exp: Explanation, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
+def _group_label(members: list[NodeVerdict]) -> str:
+    if len(members) == 1:
+        return members[0].name
+    names = ", ".join(m.name for m in members[:MAX_NAMES_IN_GROUP])
+    more = ", …" if len(members) > MAX_NAMES_IN_GROUP else ""
+    return f"{len(members):,} nodes\n({names}{more})"
+
+
+def render_table(
+    exp: Explanation, wide: bool = False, node: str | None = None, console: Console | None = None
+) -> None:
     console = console or make_console()
     pod = exp.pod.pod
     console.print(
-        f"[bold]Pod[/bold] {escape(pod.metadata.namespace)}/{escape(pod.metadata.name)}  "
-        f"priority {exp.pod.priority}  verdict [bold]{exp.verdict}[/bold]"
+        f"[bold]Pod[/bold] {escape(pod.metadata.namespace)}/{escape(pod.metadata.name)}"
+        f" · priority {exp.pod.priority} · [bold]{exp.verdict}[/bold]"
     )
     if exp.bound_node:
-        console.print(f"The pod is already bound to node {escape(exp.bound_node)}; the scheduler no longer handles it.")
+        console.print(
+            f"The pod is already bound to node {escape(exp.bound_node)}: kube-scheduler no longer handles it."
+        )
         return
     if exp.gates:
         console.print(
-            "The pod has scheduling gates "
+            "Scheduling gates "
             + escape("[" + " ".join(exp.gates) + "]")
-            + ": kube-scheduler will not try it until they are removed. What the plugins say without them:"
+            + " keep kube-scheduler from trying this pod. Once they are removed:"
         )
-    if exp.message:
-        console.print(escape(exp.message))
-    elif exp.verdict == "Schedulable":
-        console.print(f"{len(exp.outcome.feasible) if exp.outcome else 0} node(s) fit the pod.")
     outcome = exp.outcome
     if outcome is None:
         return
+    if exp.message:
+        console.print(escape(exp.message))
+    else:
+        console.print(f"{len(outcome.feasible)} of {len(outcome.nodes)} node(s) fit the pod.")
     for rec in outcome.pre_filter:
         if not rec.status.is_success() and not rec.status.is_skip():
-            console.print(f"PreFilter {rec.plugin}: {escape(rec.status.message())}")
+            console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(rec.status.message())}")
         elif rec.node_names is not None:
-            console.print(f"PreFilter {rec.plugin} restricts the pod to: {escape(', '.join(sorted(rec.node_names)))}")
-    if outcome.not_evaluated:
-        for plugin, reason in sorted(outcome.not_evaluated.items()):
-            console.print(f"[yellow]{plugin}: {escape(reason)}[/yellow]")
+            names = ", ".join(sorted(rec.node_names)) or "no node"
+            console.print(f"PreFilter {rec.plugin} restricts the pod to: {escape(names)}")
+    for plugin, reason in sorted(outcome.not_evaluated.items()):
+        console.print(f"[yellow]{plugin}: {escape(reason)} — add them with another --from[/yellow]")
     if node is not None:
-        _render_node(console, exp, node)
+        render_node(console, exp, node)
         return
-    plugins = [name for name in (outcome.nodes[0].filters if outcome.nodes else {})]
-    table = Table(show_lines=False)
-    table.add_column("nodes")
-    table.add_column("first failure")
+    plugins = list(outcome.nodes[0].filters) if outcome.nodes else []
+    table = Table(show_lines=True, caption=LEGEND)
+    table.add_column("Nodes", overflow="fold")
     for name in plugins:
-        table.add_column(name, overflow="fold")
-    if wide:
-        groups: OrderedDict[object, list[NodeVerdict]] = OrderedDict((v.name, [v]) for v in outcome.nodes)
-    else:
-        groups = OrderedDict()
-        for verdict in outcome.nodes:
-            groups.setdefault(_signature(verdict), []).append(verdict)
-    for members in groups.values():
+        table.add_column(SHORT_NAMES.get(name, name), justify="center")
+    table.add_column("Why not (scheduler stops at the first)", overflow="fold")
+    groups: OrderedDict[object, list[NodeVerdict]] = OrderedDict()
+    for verdict in outcome.nodes:
+        key: object = verdict.name if wide else _signature(verdict)
+        groups.setdefault(key, []).append(verdict)
+    # Feasible groups first, then the largest groups.
+    ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))
+    for members in ordered:
         first = members[0]
-        label = first.name if len(members) == 1 else f"{len(members):,} nodes (e.g. {first.name})"
         table.add_row(
-            escape(label),
-            escape(_summary_line(first)),
-            *[_cell(first.filters[name]) for name in plugins],
+            escape(_group_label(members)),
+            *[_mark(first.filters[name]) for name in plugins],
+            escape(_why(first)),
         )
     console.print(table)
 
 
-def _render_node(console: Console, exp: Explanation, node: str) -> None:
-    from podwhy.errors import PodwhyError
-
+def render_node(console: Console, exp: Explanation, node: str) -> None:
+    """One node, with the facts behind every verdict."""
     assert exp.outcome is not None
     verdict = next((v for v in exp.outcome.nodes if v.name == node), None)
     if verdict is None:
-        raise PodwhyError(f"node {node!r} is not in the snapshot")
-    console.print(f"[bold]Node[/bold] {escape(node)}: {'feasible' if verdict.feasible else 'not feasible'}")
+        raise PodwhyError(f"node {node!r} is not in the snapshot", hint=f"it has {len(exp.outcome.nodes)} nodes")
+    console.print(f"[bold]Node[/bold] {escape(node)}: {'fits' if verdict.feasible else 'does not fit'}")
     if verdict.first_failure is not None:
-        console.print(f"kube-scheduler stops at {verdict.first_failure.plugin}: {escape(verdict.first_failure.message())}")
-    if verdict.nominated_pods:
         console.print(
-            "Nominated pods reserving room here: "
-            + escape(", ".join(f"{pi.key} (priority {pi.priority})" for pi in verdict.nominated_pods))
+            f"kube-scheduler stops at {verdict.first_failure.plugin}: {escape(verdict.first_failure.message())}"
         )
+    if verdict.nominated_pods:
+        console.print("Nominated pods of equal or higher priority reserving room here:")
+        for pi in verdict.nominated_pods:
+            console.print(f"  {escape(pi.key)} (priority {pi.priority})")
+    table = Table(show_lines=True)
+    table.add_column("Plugin")
+    table.add_column("", justify="center")
+    table.add_column("Status")
+    table.add_column("Details", overflow="fold")
     for name, st in verdict.filters.items():
-        console.print(f"  {name}: {escape(_cell(st))}")
+        details = [st.not_evaluated] if st.not_evaluated else list(st.reasons)
         for ev in st.evidence:
-            details = ", ".join(f"{k}={v}" for k, v in ev.data.items())
-            console.print(f"      {escape(ev.kind)}: {escape(details)}")
+            facts = ", ".join(f"{k}={v}" for k, v in ev.data.items())
+            details.append(f"{ev.kind}: {facts}")
+        table.add_row(name, _mark(st), status_name(st), escape("\n".join(details)))
+    console.print(table)

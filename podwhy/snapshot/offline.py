@@ -206,9 +206,14 @@ def _load_bytes(decoder: _Decoder, data: bytes, source: str) -> None:
 
 
 def _is_cluster_info_dump(root: Path) -> bool:
-    if not (root / "nodes.json").is_file():
+    """The layout `kubectl cluster-info dump --output-directory` writes (files may be gzipped)."""
+
+    def has(folder: Path, name: str) -> bool:
+        return (folder / name).is_file() or (folder / (name + ".gz")).is_file()
+
+    if not has(root, "nodes.json"):
         return False
-    return any((child / "pods.json").is_file() for child in root.iterdir() if child.is_dir())
+    return any(has(child, "pods.json") for child in root.iterdir() if child.is_dir())
 
 
 def _object_files(root: Path) -> list[Path]:
