@@ -32,9 +32,8 @@ class AffinityTerm:
     source: o.PodAffinityTerm
 
     def matches(self, pod: o.Pod, ns_labels: dict[str, str] | None) -> bool:
-        if pod.metadata.namespace in self.namespaces or (
-            ns_labels is not None and self.namespace_selector.matches(ns_labels)
-        ):
+        # A nil labels.Set is an empty set: Everything() and "!key"-style selectors still match it.
+        if pod.metadata.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
             return self.selector.matches(pod.metadata.labels)
         return False
 
