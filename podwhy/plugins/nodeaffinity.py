@@ -1,0 +1,225 @@
+"""NodeAffinity: the pod's nodeSelector, its required node affinity and the scheduler-enforced
+addedAffinity must all match the node."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.model.labels import (
+    NODE_SELECTOR_OPERATORS,
+    LazyNodeSelector,
+    RequiredNodeAffinity,
+    SelectorError,
+    is_empty_term,
+    new_requirement,
+    parse_node_selector_term,
+)
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
+
+PRE_FILTER_STATE_KEY = "PreFilterNodeAffinity"
+
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+OBJECT_NAME_FIELD = "metadata.name"
+
+
+@dataclass(frozen=True)
+class _PreFilterState:
+    required: RequiredNodeAffinity
+
+    def clone(self) -> _PreFilterState:
+        # Not affected by adding or removing pods: share it.
+        return self
+
+
+def required_node_selector(pod: o.Pod) -> o.NodeSelector | None:
+    """spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, or None."""
+    aff = pod.spec.affinity
+    if aff is None or aff.node_affinity is None:
+        return None
+    return aff.node_affinity.required_during_scheduling_ignored_during_execution
+
+
+def _parse_added_affinity(args: dict[str, Any]) -> o.NodeAffinity | None:
+    raw = args.get("addedAffinity")
+    if raw is None:
+        return None
+    try:
+        return msgspec.convert(raw, o.NodeAffinity)
+    except msgspec.ValidationError as exc:
+        raise PodwhyError(f"NodeAffinity args: invalid addedAffinity: {exc}") from None
+
+
+def _validate_added_affinity(added: o.NodeAffinity) -> None:
+    """The checks kube-scheduler runs on addedAffinity before it starts (it refuses to start otherwise)."""
+    errors: list[str] = []
+    required = added.required_during_scheduling_ignored_during_execution
+    if required is not None:
+        for i, term in enumerate(required.node_selector_terms):
+            if is_empty_term(term):
+                continue
+            errors.extend(
+                f"requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]: {err}"
+                for err in parse_node_selector_term(term).parse_errors
+            )
+    for i, pref in enumerate(added.preferred_during_scheduling_ignored_during_execution):
+        if pref.weight == 0 or is_empty_term(pref.preference):
+            continue
+        errors.extend(
+            f"preferredDuringSchedulingIgnoredDuringExecution[{i}]: {err}"
+            for err in parse_node_selector_term(pref.preference).parse_errors
+        )
+    if errors:
+        raise PodwhyError("NodeAffinity args: invalid addedAffinity: " + "; ".join(errors))
+
+
+# ------------------------------------------------------------------ evidence
+
+
+def _describe(req: o.NodeSelectorRequirement) -> str:
+    if req.operator in ("Exists", "DoesNotExist"):
+        return f"{req.key} {req.operator}"
+    return f"{req.key} {req.operator} [{', '.join(req.values)}]"
+
+
+def _expression_failure(req: o.NodeSelectorRequirement, labels: dict[str, str]) -> str | None:
+    """Why one matchExpressions entry rejects these labels, None when it matches."""
+    if req.operator not in NODE_SELECTOR_OPERATORS:
+        return f"{_describe(req)}: operator not supported (matches no node)"
+    try:
+        parsed = new_requirement(req.key, req.operator, list(req.values))
+    except SelectorError as exc:
+        return f"{_describe(req)}: invalid ({exc}; matches no node)"
+    return None if parsed.matches(labels) else _describe(req)
+
+
+def _field_failure(req: o.NodeSelectorRequirement, node_name: str) -> str | None:
+    """Why one matchFields entry rejects the node, None when it matches."""
+    if req.operator not in ("In", "NotIn"):
+        return f"{_describe(req)}: operator not supported in matchFields (matches no node)"
+    if len(req.values) != 1:
+        return f"{_describe(req)}: matchFields needs exactly one value (matches no node)"
+    if not node_name:
+        return None
+    got = node_name if req.key == OBJECT_NAME_FIELD else ""
+    return None if (got == req.values[0]) == (req.operator == "In") else _describe(req)
+
+
+def _term_evidence(selector: o.NodeSelector, node: o.Node, source: str) -> list[Evidence]:
+    """One item per nodeSelectorTerm (they are ORed), naming what in it rejects the node."""
+    labels = node.metadata.labels
+    out: list[Evidence] = []
+    for i, term in enumerate(selector.node_selector_terms):
+        if is_empty_term(term):
+            out.append(Evidence("nodeAffinityTerm", {"source": source, "term": i, "unmatched": ["empty term"]}))
+            continue
+        parsed = parse_node_selector_term(term)
+        # A term with any invalid requirement matches nothing; list every requirement's verdict then.
+        failures = [f for r in term.match_expressions if (f := _expression_failure(r, labels)) is not None]
+        failures += [f for r in term.match_fields if (f := _field_failure(r, node.metadata.name)) is not None]
+        if not failures and not parsed.parse_errors:
+            continue
+        keys = sorted({r.key for r in term.match_expressions})
+        out.append(
+            Evidence(
+                "nodeAffinityTerm",
+                {
+                    "source": source,
+                    "term": i,
+                    "unmatched": failures or list(parsed.parse_errors),
+                    "nodeLabels": {k: labels.get(k) for k in keys},
+                    **({"nodeName": node.metadata.name} if term.match_fields else {}),
+                },
+            )
+        )
+    if not selector.node_selector_terms:
+        out.append(Evidence("nodeAffinityTerm", {"source": source, "term": None, "unmatched": ["no terms"]}))
+    return out
+
+
+def _pod_evidence(pod: o.Pod, node: o.Node) -> list[Evidence]:
+    labels = node.metadata.labels
+    out = [
+        Evidence("nodeSelector", {"key": key, "required": want, "nodeValue": labels.get(key)})
+        for key, want in sorted(pod.spec.node_selector.items())
+        if labels.get(key) != want
+    ]
+    required = required_node_selector(pod)
+    if required is not None and not LazyNodeSelector.parse(required).matches(node):
+        out.extend(_term_evidence(required, node, "pod"))
+    return out
+
+
+# ------------------------------------------------------------------ plugin
+
+
+class NodeAffinity(Plugin):
+    name = "NodeAffinity"
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        super().__init__(handle, args)
+        self.added_affinity = _parse_added_affinity(self.args)
+        self.added_required: o.NodeSelector | None = None
+        self.added_node_selector: LazyNodeSelector | None = None
+        if self.added_affinity is not None:
+            _validate_added_affinity(self.added_affinity)
+            self.added_required = self.added_affinity.required_during_scheduling_ignored_during_execution
+            if self.added_required is not None:
+                self.added_node_selector = LazyNodeSelector.parse(self.added_required)
+
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        required = required_node_selector(pod.pod)
+        # An empty nodeSelector map never reaches the scheduler as non-nil (the API drops it).
+        if required is None and self.added_node_selector is None and not pod.pod.spec.node_selector:
+            return None, skip()
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity.of_pod(pod.pod)))
+        if required is None or not required.node_selector_terms:
+            return None, success()
+
+        # Terms are ORed: the pod is limited to named nodes only when every term names some.
+        node_names: set[str] = set()
+        per_term: list[list[str]] = []
+        for term in required.node_selector_terms:
+            term_names: set[str] | None = None
+            for req in term.match_fields:
+                if req.key == OBJECT_NAME_FIELD and req.operator == "In":
+                    # Requirements within a term are ANDed.
+                    term_names = set(req.values) if term_names is None else term_names & set(req.values)
+            if term_names is None:
+                return None, success()
+            per_term.append(sorted(term_names))
+            node_names |= term_names
+        if not node_names:
+            return None, unresolvable(
+                ERR_REASON_CONFLICT,
+                evidence=[Evidence("nodeAffinityTerm", {"source": "pod", "nodeNamesPerTerm": per_term})],
+            )
+        return PreFilterResult(node_names), success()
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if self.added_node_selector is not None and not self.added_node_selector.matches(node):
+            assert self.added_required is not None
+            return unresolvable(
+                ERR_REASON_ENFORCED, evidence=_term_evidence(self.added_required, node, "addedAffinity")
+            )
+        st = state.get(PRE_FILTER_STATE_KEY)
+        # Without PreFilter (disabled in the profile) upstream computes the same thing here.
+        required = st.required if isinstance(st, _PreFilterState) else RequiredNodeAffinity.of_pod(pod.pod)
+        if not required.matches(node):
+            return unresolvable(ERR_REASON_POD, evidence=_pod_evidence(pod.pod, node))
+        return success()

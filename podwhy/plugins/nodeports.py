@@ -1,0 +1,77 @@
+"""NodePorts: the pod's host ports must be free on the node."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Evidence, Status, error, skip, success, unschedulable
+from podwhy.framework.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo, PodInfo, host_ports
+from podwhy.model import objects as o
+
+PRE_FILTER_STATE_KEY = "PreFilterNodePorts"
+
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+
+@dataclass(frozen=True)
+class _PreFilterState:
+    ports: tuple[o.ContainerPort, ...]
+
+    def clone(self) -> _PreFilterState:
+        # Not affected by adding or removing pods: share it.
+        return self
+
+
+def fits_ports(wanted: tuple[o.ContainerPort, ...] | list[o.ContainerPort], used: HostPortInfo) -> bool:
+    return not any(used.check_conflict(p.host_ip, p.protocol, p.host_port) for p in wanted)
+
+
+def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]:
+    """Pods on the node whose host ports collide with `port`, by the same rule as the check."""
+    wanted = HostPortInfo()
+    wanted.add(port.host_ip, port.protocol, port.host_port)
+    out = []
+    for pi in node_info.pods:
+        for used in host_ports(pi.pod):
+            if wanted.check_conflict(used.host_ip, used.protocol, used.host_port):
+                out.append({"pod": pi.key, "hostIP": used.host_ip or DEFAULT_BIND_ALL_HOST_IP})
+    return out
+
+
+class NodePorts(Plugin):
+    name = "NodePorts"
+
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        ports = host_ports(pod.pod)
+        if not ports:
+            return None, skip()
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(tuple(ports)))
+        return None, success()
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        st = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(st, _PreFilterState):
+            # Upstream has no fallback: Filter without its PreFilter is an error.
+            return error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        used = node_info.used_ports
+        conflicts = [p for p in st.ports if used.check_conflict(p.host_ip, p.protocol, p.host_port)]
+        if not conflicts:
+            return success()
+        return unschedulable(
+            ERR_REASON,
+            evidence=[
+                Evidence(
+                    "hostPort",
+                    {
+                        "hostIP": p.host_ip or DEFAULT_BIND_ALL_HOST_IP,
+                        "protocol": p.protocol or "TCP",
+                        "hostPort": p.host_port,
+                        "usedBy": _holders(p, node_info),
+                    },
+                )
+                for p in conflicts
+            ],
+        )
