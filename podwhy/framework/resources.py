@@ -124,9 +124,13 @@ def _is_sidecar(container: o.Container) -> bool:
     return container.restart_policy == "Always"
 
 
-def aggregate_container_requests(pod: o.Pod, non_missing: Quantities | None = None) -> Quantities:
-    statuses = {cs.name: cs for cs in pod.status.container_statuses}
-    statuses.update({cs.name: cs for cs in pod.status.init_container_statuses})
+def aggregate_container_requests(
+    pod: o.Pod, non_missing: Quantities | None = None, *, use_status_resources: bool = True
+) -> Quantities:
+    statuses: dict[str, o.ContainerStatus] = {}
+    if use_status_resources:
+        statuses = {cs.name: cs for cs in pod.status.container_statuses}
+        statuses.update({cs.name: cs for cs in pod.status.init_container_statuses})
     reqs: Quantities = {}
     for container in pod.spec.containers:
         creqs = _effective(pod, to_quantities(container.resources.requests), statuses.get(container.name))
@@ -168,9 +172,15 @@ def is_pod_level_requests_set(pod: o.Pod) -> bool:
     return any(is_supported_pod_level_resource(n) for n in res.requests)
 
 
-def pod_requests(pod: o.Pod, non_missing: Quantities | None = None) -> Quantities:
-    """PodRequests with the v1.35 defaults: status resources, pod-level resources, overhead."""
-    reqs = aggregate_container_requests(pod, non_missing)
+def pod_requests(
+    pod: o.Pod, non_missing: Quantities | None = None, *, use_status_resources: bool = True
+) -> Quantities:
+    """PodRequests with the v1.35 defaults: status resources, pod-level resources, overhead.
+
+    use_status_resources=False is the incoming pod's view (NodeResourcesFit PreFilter):
+    an unscheduled pod has no in-place resize state to honour.
+    """
+    reqs = aggregate_container_requests(pod, non_missing, use_status_resources=use_status_resources)
     if is_pod_level_requests_set(pod):
         assert pod.spec.resources is not None
         for name, raw in pod.spec.resources.requests.items():

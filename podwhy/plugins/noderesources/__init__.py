@@ -1,0 +1,1 @@
+"""Node resources plugins: NodeResourcesFit (and, later, its scoring strategies)."""

@@ -1,0 +1,300 @@
+"""NodeResourcesFit: the node must have room for the pod's requests (PreFilter + Filter).
+
+PreFilter computes the pod's request vector once; Filter compares it with what the
+node has left (allocatable minus the requests of the pods already counted on it).
+Scoring strategies plug in through `FitArgs.scoring_strategy` later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    Resource,
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    pod_requests,
+)
+from podwhy.framework.status import Evidence, Status, error, success, unresolvable, unschedulable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.model.quantity import milli_value, value
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+REASON_TOO_MANY_PODS = "Too many pods"
+REASON_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
+
+# Scoring strategy names (config.ScoringStrategyType).
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+def insufficient_reason(resource_name: str) -> str:
+    return f"Insufficient {resource_name}"
+
+
+# --------------------------------------------------------------------------- args
+
+
+@dataclass(frozen=True)
+class ResourceWeight:
+    """One entry of scoringStrategy.resources."""
+
+    name: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class UtilizationShapePoint:
+    utilization: int
+    score: int
+
+
+DEFAULT_RESOURCE_WEIGHTS = (ResourceWeight(CPU, 1), ResourceWeight(MEMORY, 1))
+
+
+@dataclass(frozen=True)
+class ScoringStrategy:
+    type: str = LEAST_ALLOCATED
+    resources: tuple[ResourceWeight, ...] = DEFAULT_RESOURCE_WEIGHTS
+    shape: tuple[UtilizationShapePoint, ...] = ()
+
+
+@dataclass(frozen=True)
+class FitArgs:
+    """NodeResourcesFitArgs with kube-scheduler's v1 defaults applied."""
+
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    scoring_strategy: ScoringStrategy = field(default_factory=ScoringStrategy)
+
+    @classmethod
+    def from_dict(cls, args: dict[str, Any]) -> FitArgs:
+        """Parse the camelCase pluginConfig args; missing fields take the v1 defaults."""
+        raw_strategy = args.get("scoringStrategy") or {}
+        if not isinstance(raw_strategy, dict):
+            raise PodwhyError("NodeResourcesFit args: scoringStrategy must be a mapping")
+        strategy_type = raw_strategy.get("type") or LEAST_ALLOCATED
+        if strategy_type not in SCORING_STRATEGY_TYPES:
+            raise PodwhyError(
+                f"NodeResourcesFit args: scoring strategy {strategy_type} is not supported",
+                hint=f"supported types: {', '.join(SCORING_STRATEGY_TYPES)}",
+            )
+        # Defaulting: no resources means cpu and memory; a zero weight means 1.
+        resources = (
+            tuple(
+                ResourceWeight(str(r.get("name", "")), int(r.get("weight") or 1))
+                for r in raw_strategy.get("resources") or []
+            )
+            or DEFAULT_RESOURCE_WEIGHTS
+        )
+        ratio = raw_strategy.get("requestedToCapacityRatio") or {}
+        shape = tuple(
+            UtilizationShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0)))
+            for p in ratio.get("shape") or []
+        )
+        return cls(
+            ignored_resources=frozenset(args.get("ignoredResources") or []),
+            ignored_resource_groups=frozenset(args.get("ignoredResourceGroups") or []),
+            scoring_strategy=ScoringStrategy(strategy_type, resources, shape),
+        )
+
+
+# ------------------------------------------------------------------ pod request
+
+
+@dataclass(frozen=True)
+class PreFilterState:
+    """The pod's request vector, computed once per scheduling cycle."""
+
+    request: Resource
+
+    def clone(self) -> PreFilterState:
+        # Never mutated after PreFilter, so sharing is safe (as upstream does).
+        return self
+
+
+def compute_pod_resource_request(pod: o.Pod) -> Resource:
+    """The pod's requests as NodeResourcesFit sees them (computePodResourceRequest).
+
+    The incoming pod is unscheduled, so in-place resize status is not consulted; the
+    request vector is built with SetMaxResource semantics (never below zero, and the
+    pod count is not part of it).
+    """
+    request = Resource()
+    for name, amount in pod_requests(pod, use_status_resources=False).items():
+        if name == CPU:
+            request.milli_cpu = max(request.milli_cpu, milli_value(amount))
+        elif name == MEMORY:
+            request.memory = max(request.memory, value(amount))
+        elif name == EPHEMERAL_STORAGE:
+            request.ephemeral_storage = max(request.ephemeral_storage, value(amount))
+        elif is_scalar_resource_name(name):
+            request.scalar_resources[name] = max(request.scalar_resources.get(name, 0), value(amount))
+    return request
+
+
+def has_restartable_init_container(pod: o.Pod) -> bool:
+    return any(c.restart_policy == "Always" for c in pod.spec.init_containers)
+
+
+# ------------------------------------------------------------------------ fitting
+
+
+UNITS = {CPU: "millicores", MEMORY: "bytes", EPHEMERAL_STORAGE: "bytes", PODS: "pods"}
+
+
+@dataclass(frozen=True)
+class InsufficientResource:
+    """One resource the node lacks for the pod, with the numbers behind it."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    # The request exceeds the node's whole allocatable: evicting pods cannot help.
+    unresolvable: bool = False
+
+    def evidence(self) -> Evidence:
+        return Evidence(
+            "resource",
+            {
+                "resource": self.resource_name,
+                "unit": UNITS.get(self.resource_name, "units"),
+                "requested": self.requested,
+                "used": self.used,
+                "allocatable": self.capacity,
+                "free": self.capacity - self.used,
+                "exceedsAllocatable": self.unresolvable,
+            },
+        )
+
+
+def _is_ignored(resource_name: str, ignored_resources: frozenset[str], ignored_groups: frozenset[str]) -> bool:
+    """ignoredResources / ignoredResourceGroups apply to extended resources only."""
+    if not is_extended_resource_name(resource_name):
+        return False
+    group = resource_name.split("/")[0] if ignored_groups else ""
+    return resource_name in ignored_resources or group in ignored_groups
+
+
+def fits_request(
+    request: Resource,
+    node_info: NodeInfo,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
+) -> list[InsufficientResource]:
+    """Every resource the node is short of, in upstream's order (fitsRequest).
+
+    Pods, cpu, memory, ephemeral-storage, then scalar resources. Upstream visits the
+    scalar resources in random map order; they are sorted by name here, as the
+    recordings are.
+    """
+    insufficient: list[InsufficientResource] = []
+    allocatable = node_info.allocatable
+    requested = node_info.requested
+
+    pod_count = len(node_info.pods)
+    if pod_count + 1 > allocatable.allowed_pod_number:
+        insufficient.append(
+            InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, allocatable.allowed_pod_number)
+        )
+
+    if (
+        request.milli_cpu == 0
+        and request.memory == 0
+        and request.ephemeral_storage == 0
+        and not request.scalar_resources
+    ):
+        return insufficient
+
+    for resource_name, wanted, used, capacity in (
+        (CPU, request.milli_cpu, requested.milli_cpu, allocatable.milli_cpu),
+        (MEMORY, request.memory, requested.memory, allocatable.memory),
+        (EPHEMERAL_STORAGE, request.ephemeral_storage, requested.ephemeral_storage, allocatable.ephemeral_storage),
+    ):
+        if wanted > 0 and wanted > capacity - used:
+            insufficient.append(
+                InsufficientResource(
+                    resource_name, insufficient_reason(resource_name), wanted, used, capacity, wanted > capacity
+                )
+            )
+
+    for resource_name in sorted(request.scalar_resources):
+        wanted = request.scalar_resources[resource_name]
+        if wanted == 0:
+            continue
+        if _is_ignored(resource_name, ignored_resources, ignored_groups):
+            continue
+        # DRAExtendedResource (delegating unadvertised extended resources to DRA) is
+        # off by default in v1.35, so every scalar resource is checked here.
+        capacity = allocatable.scalar_resources.get(resource_name, 0)
+        used = requested.scalar_resources.get(resource_name, 0)
+        if wanted > capacity - used:
+            insufficient.append(
+                InsufficientResource(
+                    resource_name, insufficient_reason(resource_name), wanted, used, capacity, wanted > capacity
+                )
+            )
+    return insufficient
+
+
+def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """Whether the pod fits the node with no ignored resources (upstream Fits)."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+# ------------------------------------------------------------------------- plugin
+
+
+class Fit(Plugin):
+    name = NAME
+
+    # Feature gates as kube-scheduler v1.35 sets them by default.
+    enable_sidecar_containers = True
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        super().__init__(handle, args)
+        self.fit_args = FitArgs.from_dict(self.args)
+
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not self.enable_sidecar_containers and has_restartable_init_container(pod.pod):
+            return None, unresolvable(REASON_SIDECARS_DISABLED)
+        # Never Skip: even a pod requesting nothing is checked against the node's pod count.
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(compute_pod_resource_request(pod.pod)))
+        return None, success()
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        insufficient = fits_request(
+            pre.request,
+            node_info,
+            self.fit_args.ignored_resources,
+            self.fit_args.ignored_resource_groups,
+        )
+        if not insufficient:
+            return success()
+        reasons = [r.reason for r in insufficient]
+        evidence = [r.evidence() for r in insufficient]
+        if any(r.unresolvable for r in insufficient):
+            return unresolvable(*reasons, evidence=evidence)
+        return unschedulable(*reasons, evidence=evidence)
