@@ -9,6 +9,7 @@ from podwhy.errors import PodwhyError
 from podwhy.framework.handle import Handle
 from podwhy.framework.profile import Profile, default_profile
 from podwhy.framework.runner import FilterOutcome, Framework, fit_error_message
+from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -34,6 +35,9 @@ class Explanation:
     bound_node: str = ""
     warnings: list[str] = field(default_factory=list)
     missing_plugins: list[str] = field(default_factory=list)
+    scores: ScoreOutcome | None = None
+    # Set when the pod's nominated node passes every filter: the scheduler takes it unscored.
+    nominated_node_fits: bool = False
 
 
 def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
@@ -83,9 +87,20 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     gates = [g.name for g in pod.spec.scheduling_gates]
     message = ""
     complete = True
+    scores: ScoreOutcome | None = None
+    nominated = pod.status.nominated_node_name
+    nominated_fits = bool(nominated) and nominated in outcome.feasible
+    if outcome.error is None and outcome.feasible:
+        feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
+        scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos)
+        if nominated_fits:
+            scores.best_nodes = [nominated]
     if outcome.error is not None:
         verdict = ERROR
         message = outcome.error
+    elif scores is not None and scores.error is not None:
+        verdict = ERROR
+        message = scores.error
     elif outcome.feasible:
         verdict = SCHEDULABLE
     else:
@@ -107,4 +122,6 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         gates=gates,
         warnings=warnings,
         missing_plugins=framework.missing_plugins,
+        scores=scores,
+        nominated_node_fits=nominated_fits,
     )

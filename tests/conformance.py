@@ -1,7 +1,8 @@
 """Compare podwhy's report with kube-scheduler recordings in fixtures/golden/.
 
 Run as a script for a readable list of mismatches:
-    python -m tests.conformance [--plugin NAME] [CASE ...]
+    python -m tests.conformance [--plugin NAME] [--scores] [CASE ...]
+(--scores compares scores, totals and best nodes instead of filter verdicts.)
 """
 
 from __future__ import annotations
@@ -34,6 +35,40 @@ def run_case(case: Path) -> dict[str, Any]:
         ExplainRequest(pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config)
     )
     return build_report(exp)
+
+
+def compare_scores(case: Path, report: dict[str, Any], plugin: str | None = None) -> list[str]:
+    """Differences in scores, totals, best nodes and scoringSkipped."""
+    exp = json.loads((case / "expected.json").read_text())
+    if exp.get("bound"):
+        return []
+    diffs: list[str] = []
+    nodes = {n["name"]: n for n in report["nodes"]}
+    for node, plugins in exp["scores"].items():
+        got_node = nodes.get(node)
+        got = {s["plugin"]: s for s in got_node["scores"]} if got_node else {}
+        for name, want in plugins.items():
+            if plugin and name != plugin:
+                continue
+            have = got.get(name)
+            if have is None:
+                diffs.append(f"{node} score {name}: missing")
+                continue
+            have_cmp = {k: have.get(k) for k in ("raw", "normalized", "weight", "weighted")}
+            want_cmp = {k: want.get(k) for k in ("raw", "normalized", "weight", "weighted")}
+            if have_cmp != want_cmp or bool(have.get("skipped")) != bool(want.get("skipped")):
+                diffs.append(f"{node} score {name}: {have_cmp} skipped={have.get('skipped')} != {want}")
+        if plugin is None and set(got) - set(plugins):
+            diffs.append(f"{node}: extra score plugins {sorted(set(got) - set(plugins))}")
+    if plugin is None:
+        totals = {n["name"]: n["totalScore"] for n in report["nodes"] if n["name"] in exp["totalScores"]}
+        if totals != exp["totalScores"]:
+            diffs.append(f"totalScores: {totals} != {exp['totalScores']}")
+        if sorted(report["bestNodes"]) != sorted(exp["bestNodes"]):
+            diffs.append(f"bestNodes: {sorted(report['bestNodes'])} != {sorted(exp['bestNodes'])}")
+        if report.get("scoringSkipped", False) != exp["scoringSkipped"]:
+            diffs.append(f"scoringSkipped: {report.get('scoringSkipped')} != {exp['scoringSkipped']}")
+    return diffs
 
 
 def compare(case: Path, report: dict[str, Any], plugin: str | None = None) -> list[str]:
@@ -100,6 +135,9 @@ def compare(case: Path, report: dict[str, Any], plugin: str | None = None) -> li
 
 def main(argv: list[str]) -> int:
     plugin = None
+    with_scores = "--scores" in argv
+    if with_scores:
+        argv.remove("--scores")
     if "--plugin" in argv:
         i = argv.index("--plugin")
         plugin = argv[i + 1]
@@ -109,7 +147,7 @@ def main(argv: list[str]) -> int:
     for case in cases:
         try:
             report = run_case(case)
-            diffs = compare(case, report, plugin)
+            diffs = compare_scores(case, report, plugin) if with_scores else compare(case, report, plugin)
         except Exception as exc:  # noqa: BLE001 - report and go on
             diffs = [f"crashed: {type(exc).__name__}: {exc}"]
         if diffs:

@@ -64,7 +64,8 @@ class Framework:
         self.profile = profile
         self.plugins: dict[str, Plugin] = {}
         self.missing_plugins: list[str] = []
-        for name in dict.fromkeys([*profile.pre_filter, *profile.filter]):
+        names = [*profile.pre_filter, *profile.filter, *profile.post_filter, *profile.pre_score, *profile.score]
+        for name in dict.fromkeys(names):
             cls = plugin_class(name)
             if cls is None:
                 self.missing_plugins.append(name)

@@ -21,6 +21,9 @@ _PLUGINS: dict[str, tuple[str, str]] = {
     "PodTopologySpread": ("podtopologyspread", "PodTopologySpread"),
     "InterPodAffinity": ("interpodaffinity", "InterPodAffinity"),
     "DynamicResources": ("dynamicresources", "DynamicResources"),
+    "NodeResourcesBalancedAllocation": ("noderesources.balanced_allocation", "BalancedAllocation"),
+    "ImageLocality": ("imagelocality", "ImageLocality"),
+    "DefaultPreemption": ("defaultpreemption", "DefaultPreemption"),
 }
 
 

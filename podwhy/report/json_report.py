@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from podwhy.engine import Explanation
+from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.model.quantity import milli_value, value
 
@@ -82,8 +83,10 @@ def build_report(exp: Explanation) -> dict[str, Any]:
         }
         for rec in outcome.pre_filter
     ]
+    scores = exp.scores
     for verdict in outcome.nodes:
         ff = verdict.first_failure
+        node_scores = scores.scores.get(verdict.name, []) if scores is not None else []
         report["nodes"].append(
             {
                 "name": verdict.name,
@@ -91,9 +94,28 @@ def build_report(exp: Explanation) -> dict[str, Any]:
                 "filters": [_status_json(name, st) for name, st in verdict.filters.items()],
                 "firstFailure": _status_json(ff.plugin, ff, with_evidence=False) if ff is not None else None,
                 "nominatedPods": [pi.key for pi in verdict.nominated_pods],
-                "scores": [],
-                "totalScore": None,
+                "scores": [_score_json(ps) for ps in node_scores],
+                "totalScore": scores.totals.get(verdict.name) if scores is not None else None,
             }
         )
     report["feasibleNodes"] = list(outcome.feasible)
+    if scores is not None:
+        report["bestNodes"] = list(scores.best_nodes)
+        report["scoringSkipped"] = scores.scoring_skipped
+        report["nominatedNodeFits"] = exp.nominated_node_fits
     return report
+
+
+def _score_json(ps: PluginScore) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "plugin": ps.plugin,
+        "raw": ps.raw,
+        "normalized": ps.normalized,
+        "weight": ps.weight,
+        "weighted": ps.weighted,
+    }
+    if ps.skipped:
+        out["skipped"] = True
+    if ps.evidence:
+        out["evidence"] = [e.to_json() for e in ps.evidence]
+    return out

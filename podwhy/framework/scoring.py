@@ -1,0 +1,118 @@
+"""PreScore, Score, NormalizeScore and weights over the feasible nodes (prioritizeNodes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.profile import Profile
+from podwhy.framework.status import Evidence
+from podwhy.framework.types import NodeInfo, PodInfo
+
+
+@dataclass
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+    skipped: bool = False
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+@dataclass
+class ScoreOutcome:
+    scores: dict[str, list[PluginScore]]
+    totals: dict[str, int]
+    best_nodes: list[str]
+    # kube-scheduler does not score when only one node is feasible.
+    scoring_skipped: bool
+    error: str | None = None
+    not_simulated: list[str] = field(default_factory=list)
+
+
+def run_scores(
+    profile: Profile,
+    plugins: dict[str, Plugin],
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+) -> ScoreOutcome:
+    """Score every feasible node with every Score plugin of the profile."""
+    names = [n for n in nodes]
+    not_simulated = [name for name in profile.score if name not in plugins]
+    for name in profile.pre_score:
+        plugin = plugins.get(name)
+        if plugin is None or not plugin.implements("pre_score"):
+            continue
+        status = plugin.pre_score(state, pod, nodes)
+        if status.is_skip():
+            state.skip_score_plugins.add(name)
+        elif not status.is_success():
+            return ScoreOutcome({}, {}, [], False, f'running PreScore plugin "{name}": {status.message()}', not_simulated)
+    per_plugin: dict[str, dict[str, int]] = {}
+    raw_scores: dict[str, dict[str, int]] = {}
+    evidence: dict[tuple[str, str], list[Evidence]] = {}
+    for name in profile.score:
+        plugin = plugins.get(name)
+        if plugin is None or name in state.skip_score_plugins:
+            continue
+        scores: dict[str, int] = {}
+        for ni in names:
+            value, status = plugin.score(state, pod, ni)
+            if not status.is_success():
+                return ScoreOutcome(
+                    {}, {}, [], False, f'plugin "{name}" failed with: {status.message()}', not_simulated
+                )
+            scores[ni.name] = value
+            if status.evidence:
+                evidence[(name, ni.name)] = status.evidence
+        raw_scores[name] = dict(scores)
+        if plugin.implements("normalize_score"):
+            status = plugin.normalize_score(state, pod, scores)
+            if not status.is_success():
+                return ScoreOutcome(
+                    {}, {}, [], False, f'plugin "{name}" failed with: {status.message()}', not_simulated
+                )
+        for node_name, value in scores.items():
+            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                return ScoreOutcome(
+                    {},
+                    {},
+                    [],
+                    False,
+                    f'plugin "{name}" returns an invalid score {value}, it should in the range of '
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                    not_simulated,
+                )
+        per_plugin[name] = scores
+    out: dict[str, list[PluginScore]] = {}
+    totals: dict[str, int] = {}
+    for ni in names:
+        row: list[PluginScore] = []
+        total = 0
+        for name, weight in profile.score.items():
+            if name not in plugins:
+                continue
+            if name not in per_plugin:
+                row.append(PluginScore(name, 0, 0, weight, 0, skipped=True))
+                continue
+            normalized = per_plugin[name][ni.name]
+            weighted = normalized * weight
+            total += weighted
+            row.append(
+                PluginScore(
+                    name,
+                    raw_scores[name][ni.name],
+                    normalized,
+                    weight,
+                    weighted,
+                    evidence=evidence.get((name, ni.name), []),
+                )
+            )
+        out[ni.name] = row
+        totals[ni.name] = total
+    top = max(totals.values(), default=0)
+    best = [n for n, t in totals.items() if t == top]
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated)
