@@ -255,7 +255,7 @@ def fits_request(
 
 
 def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
-    """Whether the pod fits the node with no ignored resources (upstream Fits)."""
+    """What the node lacks for the pod, with nothing ignored (upstream Fits); empty when it fits."""
     return fits_request(compute_pod_resource_request(pod), node_info)
 
 
