@@ -1,0 +1,270 @@
+"""NodeAffinity PreFilter + Filter, after the cases of upstream's node_affinity_test.go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState
+from podwhy.framework.status import Code
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.nodeaffinity import (
+    ERR_REASON_CONFLICT,
+    ERR_REASON_ENFORCED,
+    ERR_REASON_POD,
+    NodeAffinity,
+)
+from podwhy.snapshot.cluster import Snapshot
+
+Json = dict[str, Any]
+NAME = "metadata.name"
+
+
+def expr(key: str, op: str, *values: str) -> Json:
+    out: Json = {"key": key, "operator": op}
+    if values:
+        out["values"] = list(values)
+    return out
+
+
+def term(expressions: list[Json] | None = None, fields: list[Json] | None = None) -> Json:
+    out: Json = {}
+    if expressions is not None:
+        out["matchExpressions"] = expressions
+    if fields is not None:
+        out["matchFields"] = fields
+    return out
+
+
+def required(*terms: Json) -> Json:
+    return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}
+
+
+def make_pod(node_selector: dict[str, str] | None = None, node_affinity: Json | None = None) -> PodInfo:
+    spec: Json = {"containers": [{"name": "c"}]}
+    if node_selector is not None:
+        spec["nodeSelector"] = node_selector
+    if node_affinity is not None:
+        spec["affinity"] = {"nodeAffinity": node_affinity}
+    return PodInfo(msgspec.convert({"metadata": {"name": "p", "namespace": "default"}, "spec": spec}, o.Pod))
+
+
+def make_node(name: str = "node1", labels: dict[str, str] | None = None) -> o.Node:
+    return msgspec.convert({"metadata": {"name": name, "labels": labels or {}}}, o.Node)
+
+
+def make_plugin(node: o.Node, args: Json | None = None) -> tuple[NodeAffinity, NodeInfo]:
+    handle = Handle(Snapshot(nodes=[node]))
+    return NodeAffinity(handle, args), handle.node_infos[0]
+
+
+# (name, pod, node labels, node name, want PreFilter code, want PreFilter names, want Filter code, reason, args)
+CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code, str, Json | None]] = [
+    ("missing labels", make_pod({"foo": "bar"}), {}, "node1", Code.Success, None,
+     Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("same labels", make_pod({"foo": "bar"}), {"foo": "bar"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("node labels are superset", make_pod({"foo": "bar"}), {"foo": "bar", "baz": "blah"}, "node1",
+     Code.Success, None, Code.Success, "", None),
+    ("node labels are subset", make_pod({"foo": "bar", "baz": "blah"}), {"foo": "bar"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("In matches", make_pod(node_affinity=required(term([expr("foo", "In", "bar", "value2")]))), {"foo": "bar"},
+     "node1", Code.Success, None, Code.Success, "", None),
+    ("Gt matches", make_pod(node_affinity=required(term([expr("kernel-version", "Gt", "0204")]))),
+     {"kernel-version": "0206"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("NotIn matches", make_pod(node_affinity=required(term([expr("mem-type", "NotIn", "DDR", "DDR2")]))),
+     {"mem-type": "DDR3"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("Exists matches", make_pod(node_affinity=required(term([expr("GPU", "Exists")]))), {"GPU": "NVIDIA-GRID-K1"},
+     "node1", Code.Success, None, Code.Success, "", None),
+    ("In does not match", make_pod(node_affinity=required(term([expr("foo", "In", "value1", "value2")]))),
+     {"foo": "bar"}, "node1", Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("empty matchExpressions matches nothing", make_pod(node_affinity=required(term([]))), {"foo": "bar"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("no affinity skips", make_pod(), {"foo": "bar"}, "node1", Code.Skip, None, Code.Success, "", None),
+    ("nodeAffinity without required skips", make_pod(node_affinity={}), {"foo": "bar"}, "node1", Code.Skip, None,
+     Code.Success, "", None),
+    ("ANDed expressions match",
+     make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
+     {"GPU": "NVIDIA-GRID-K1"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("ANDed expressions do not match",
+     make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "In", "AMD", "INTER")]))),
+     {"GPU": "NVIDIA-GRID-K1"}, "node1", Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("ORed terms, one matches",
+     make_pod(node_affinity=required(term([expr("foo", "In", "bar", "value2")]),
+                                     term([expr("diffkey", "In", "wrong", "value2")]))),
+     {"foo": "bar"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("nodeSelector and affinity both satisfied",
+     make_pod({"foo": "bar"}, required(term([expr("foo", "Exists")]))), {"foo": "bar"}, "node1",
+     Code.Success, None, Code.Success, "", None),
+    ("affinity satisfied, nodeSelector not",
+     make_pod({"foo": "bar"}, required(term([expr("foo", "Exists")]))), {"foo": "barrrrrr"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("invalid value matches nothing",
+     make_pod(node_affinity=required(term([expr("foo", "NotIn", "invalid value: ___@#$%^")]))), {"foo": "bar"},
+     "node1", Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("matchFields In matches", make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))), {},
+     "node1", Code.Success, {"node1"}, Code.Success, "", None),
+    ("matchFields In does not match", make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))),
+     {}, "node2", Code.Success, {"node1"}, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("two terms: fields miss, expressions match",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1"), expr(NAME, "In", "node2")]),
+                                     term([expr("foo", "In", "bar")]))),
+     {"foo": "bar"}, "node2", Code.Success, None, Code.Success, "", None),
+    ("one term: fields miss, expressions match",
+     make_pod(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
+     {"foo": "bar"}, "node2", Code.Success, {"node1"}, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("one term: both match",
+     make_pod(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
+     {"foo": "bar"}, "node1", Code.Success, {"node1"}, Code.Success, "", None),
+    ("two terms: neither matches",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]),
+                                     term([expr("foo", "In", "not-match-to-bar")]))),
+     {"foo": "bar"}, "node2", Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("two terms of node name affinity",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]),
+                                     term(fields=[expr(NAME, "In", "node2")]))),
+     {}, "node2", Code.Success, {"node1", "node2"}, Code.Success, "", None),
+    ("two conflicting match field requirements",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1"), expr(NAME, "In", "node2")]))),
+     {"foo": "bar"}, "node2", Code.UnschedulableAndUnresolvable, None, Code.UnschedulableAndUnresolvable,
+     ERR_REASON_POD, None),
+    ("matches added affinity and pod's", make_pod(node_affinity=required(term([expr("zone", "In", "foo")]))),
+     {"zone": "foo"}, "node2", Code.Success, None, Code.Success, "",
+     {"addedAffinity": required(term(fields=[expr(NAME, "In", "node2")]))}),
+    ("matches added affinity but not pod's", make_pod(node_affinity=required(term([expr("zone", "In", "bar")]))),
+     {"zone": "foo"}, "node2", Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD,
+     {"addedAffinity": required(term(fields=[expr(NAME, "In", "node2")]))}),
+    ("doesn't match added affinity", make_pod(), {"zone": "foo"}, "node2", Code.Success, None,
+     Code.UnschedulableAndUnresolvable, ERR_REASON_ENFORCED,
+     {"addedAffinity": required(term([expr("zone", "In", "bar")]))}),
+    ("added preferred affinity alone still skips", make_pod(), {}, "node1", Code.Skip, None, Code.Success, "",
+     {"addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+         {"weight": 2, "preference": term([expr("foo", "In", "bar")])}]}}),
+    # Edge cases beyond upstream's table.
+    ("Lt with a non-integer value matches nothing",
+     make_pod(node_affinity=required(term([expr("num", "Lt", "abc")]))), {"num": "1"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("Gt with an int64 overflow node label does not match",
+     make_pod(node_affinity=required(term([expr("num", "Gt", "1")]))), {"num": "99999999999999999999"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("matchFields NotIn with two values is invalid",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "NotIn", "a", "b")]))), {}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("matchFields NotIn other node matches",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "NotIn", "node2")]))), {}, "node1",
+     Code.Success, None, Code.Success, "", None),
+    ("matchFields names a node that does not exist",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "ghost")]))), {}, "node1",
+     Code.Success, {"ghost"}, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("a term without matchFields lifts the node-name restriction",
+     make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]), term([]))), {}, "node2",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("an unknown matchExpressions operator matches nothing",
+     make_pod(node_affinity=required(term([expr("foo", "Equals", "bar")]))), {"foo": "bar"}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+    ("required with no terms matches nothing", make_pod(node_affinity=required()), {}, "node1",
+     Code.Success, None, Code.UnschedulableAndUnresolvable, ERR_REASON_POD, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("pod", "labels", "node_name", "want_pre", "want_names", "want_code", "want_reason", "args"),
+    [pytest.param(*case[1:], id=case[0]) for case in CASES],
+)
+def test_node_affinity(
+    pod: PodInfo,
+    labels: dict[str, str],
+    node_name: str,
+    want_pre: Code,
+    want_names: set[str] | None,
+    want_code: Code,
+    want_reason: str,
+    args: Json | None,
+) -> None:
+    plugin, node_info = make_plugin(make_node(node_name, labels), args)
+    state = CycleState()
+    result, status = plugin.pre_filter(state, pod, [node_info])
+    assert status.code == want_pre
+    assert (None if result is None else result.node_names) == want_names
+    if want_pre == Code.UnschedulableAndUnresolvable:
+        assert status.reasons == [ERR_REASON_CONFLICT]
+    got = plugin.filter(state, pod, node_info)
+    assert got.code == want_code
+    assert got.reasons == ([want_reason] if want_reason else [])
+    if got.is_rejected():
+        assert got.evidence
+
+
+@pytest.mark.parametrize(
+    ("pod", "labels", "want_code"),
+    [
+        pytest.param(make_pod({"foo": "bar"}), {"foo": "bar", "baz": "blah"}, Code.Success, id="node selector"),
+        pytest.param(
+            make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
+            {"GPU": "NVIDIA-GRID-K1"},
+            Code.Success,
+            id="node affinity",
+        ),
+        pytest.param(make_pod({"foo": "bar"}), {"foo": "baz"}, Code.UnschedulableAndUnresolvable, id="mismatch"),
+    ],
+)
+def test_filter_without_pre_filter(pod: PodInfo, labels: dict[str, str], want_code: Code) -> None:
+    plugin, node_info = make_plugin(make_node("node1", labels))
+    assert plugin.filter(CycleState(), pod, node_info).code == want_code
+
+
+def test_evidence_names_failing_selector_and_term() -> None:
+    pod = make_pod({"disk": "ssd"}, required(term([expr("zone", "In", "a", "b"), expr("gpu", "Exists")])))
+    plugin, node_info = make_plugin(make_node("node1", {"disk": "hdd", "gpu": "x", "zone": "c"}))
+    state = CycleState()
+    plugin.pre_filter(state, pod, [node_info])
+    got = plugin.filter(state, pod, node_info)
+    assert [e.to_json() for e in got.evidence] == [
+        {"kind": "nodeSelector", "key": "disk", "required": "ssd", "nodeValue": "hdd"},
+        {
+            "kind": "nodeAffinityTerm",
+            "source": "pod",
+            "term": 0,
+            "unmatched": ["zone In [a, b]"],
+            "nodeLabels": {"gpu": "x", "zone": "c"},
+        },
+    ]
+
+
+def test_enforced_evidence_names_added_affinity() -> None:
+    args = {"addedAffinity": required(term(fields=[expr(NAME, "In", "node2")]))}
+    plugin, node_info = make_plugin(make_node("node1"), args)
+    got = plugin.filter(CycleState(), make_pod(), node_info)
+    assert got.reasons == [ERR_REASON_ENFORCED]
+    assert got.evidence[0].data["source"] == "addedAffinity"
+    assert got.evidence[0].data["unmatched"] == ["metadata.name In [node2]"]
+
+
+def test_pre_filter_state_survives_clone() -> None:
+    plugin, node_info = make_plugin(make_node("node1", {"foo": "bar"}))
+    pod = make_pod({"foo": "bar"})
+    state = CycleState()
+    plugin.pre_filter(state, pod, [node_info])
+    assert plugin.filter(state.clone(), pod, node_info).code == Code.Success
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param({"addedAffinity": required(term([expr("foo", "Bogus", "bar")]))}, id="bad operator"),
+        pytest.param({"addedAffinity": required(term(fields=[expr(NAME, "In", "a", "b")]))}, id="two field values"),
+        pytest.param(
+            {"addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "preference": term([expr("foo", "In")])}]}},
+            id="preferred term without values",
+        ),
+        pytest.param({"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": 5}}, id="wrong shape"),
+    ],
+)
+def test_invalid_added_affinity_is_refused(args: Json) -> None:
+    with pytest.raises(PodwhyError):
+        make_plugin(make_node(), args)
