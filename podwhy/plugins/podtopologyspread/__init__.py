@@ -1,0 +1,5 @@
+"""PodTopologySpread: spread pods evenly across topology domains."""
+
+from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
+
+__all__ = ["PodTopologySpread"]

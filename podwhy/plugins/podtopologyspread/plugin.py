@@ -1,0 +1,107 @@
+"""The PodTopologySpread plugin: constraints of the pod (or the configured defaults) and its extension points."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Status, error, skip, success
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.model.labels import SelectorError
+from podwhy.plugins.podtopologyspread.common import (
+    DEFAULTING_SYSTEM,
+    DO_NOT_SCHEDULE,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    SpreadConstraint,
+    build_default_constraints,
+    filter_topology_spread_constraints,
+    owner_kinds_needed,
+)
+from podwhy.plugins.podtopologyspread.filtering import (
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+    calculate_pre_filter_state,
+    filter_node,
+    update_with_pod,
+)
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
+
+
+class ConstraintsError(Exception):
+    """A constraint whose label selector does not parse."""
+
+
+class PodTopologySpread(Plugin):
+    name = "PodTopologySpread"
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        super().__init__(handle, args)
+        defaulting = self.args.get("defaultingType") or DEFAULTING_SYSTEM
+        self.system_defaulted = defaulting == DEFAULTING_SYSTEM
+        self.default_constraints: list[o.TopologySpreadConstraint]
+        if self.system_defaulted:
+            self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
+        else:
+            raw = self.args.get("defaultConstraints") or []
+            self.default_constraints = msgspec.convert(raw, list[o.TopologySpreadConstraint])
+
+    # ------------------------------------------------------------------ constraints
+    def constraints_for(self, pod: o.Pod, action: str) -> list[SpreadConstraint]:
+        """The pod's own constraints for `action`, or the default ones when it declares none."""
+        if pod.spec.topology_spread_constraints:
+            try:
+                return filter_topology_spread_constraints(
+                    pod.spec.topology_spread_constraints, pod.metadata.labels, action
+                )
+            except SelectorError as exc:
+                raise ConstraintsError(f"obtaining pod's hard topology spread constraints: {exc}") from exc
+        try:
+            return build_default_constraints(pod, self.default_constraints, self.handle.snapshot, action)
+        except SelectorError as exc:
+            raise ConstraintsError(f"setting default hard topology spread constraints: {exc}") from exc
+
+    def required_kinds(self, pod: PodInfo) -> set[str]:
+        # Owners and Services only matter when default DoNotSchedule constraints apply.
+        if pod.pod.spec.topology_spread_constraints:
+            return set()
+        if not any(c.when_unsatisfiable == DO_NOT_SCHEDULE for c in self.default_constraints):
+            return set()
+        return owner_kinds_needed(pod.pod)
+
+    # ------------------------------------------------------------------ PreFilter
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        try:
+            constraints = self.constraints_for(pod.pod, DO_NOT_SCHEDULE)
+        except ConstraintsError as exc:
+            return None, error(f"get constraints from pod: {exc}")
+        if not constraints:
+            return None, skip()
+        state.write(PRE_FILTER_STATE_KEY, calculate_pre_filter_state(pod.pod, constraints, nodes))
+        return None, success()
+
+    def add_pod(self, state: CycleState, pod: PodInfo, to_add: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update(state, pod, to_add, node_info, 1)
+
+    def remove_pod(self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update(state, pod, to_remove, node_info, -1)
+
+    def _update(self, state: CycleState, pod: PodInfo, changed: PodInfo, node_info: NodeInfo, delta: int) -> Status:
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        update_with_pod(pre, changed.pod, pod.pod, node_info.node, delta)
+        return success()
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        return filter_node(pre, pod.pod, node_info)
