@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from podwhy.framework.resources import PodResource, Resource, calculate_pod_resource
+from podwhy.framework.resources import PodResource, Resource, cached_pod_resource
 from podwhy.model import objects as o
 from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
 
@@ -91,7 +91,7 @@ class PodInfo:
 
     @cached_property
     def resource(self) -> PodResource:
-        return calculate_pod_resource(self.pod)
+        return cached_pod_resource(self.pod)
 
     @cached_property
     def required_affinity_terms(self) -> list[AffinityTerm]:
