@@ -110,6 +110,8 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     if gates:
         verdict = GATED
     warnings = []
+    if scores is not None and scores.not_simulated:
+        warnings.append("score plugins podwhy does not simulate yet: " + ", ".join(scores.not_simulated))
     if framework.missing_plugins:
         warnings.append("plugins podwhy does not simulate yet: " + ", ".join(framework.missing_plugins))
     return Explanation(

@@ -41,7 +41,9 @@ def run_scores(
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile."""
     names = [n for n in nodes]
-    not_simulated = [name for name in profile.score if name not in plugins]
+    # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
+    scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
+    not_simulated = [name for name in profile.score if name not in scorers]
     for name in profile.pre_score:
         plugin = plugins.get(name)
         if plugin is None or not plugin.implements("pre_score"):
@@ -55,7 +57,7 @@ def run_scores(
     raw_scores: dict[str, dict[str, int]] = {}
     evidence: dict[tuple[str, str], list[Evidence]] = {}
     for name in profile.score:
-        plugin = plugins.get(name)
+        plugin = scorers.get(name)
         if plugin is None or name in state.skip_score_plugins:
             continue
         scores: dict[str, int] = {}
@@ -93,7 +95,7 @@ def run_scores(
         row: list[PluginScore] = []
         total = 0
         for name, weight in profile.score.items():
-            if name not in plugins:
+            if name not in scorers:
                 continue
             if name not in per_plugin:
                 row.append(PluginScore(name, 0, 0, weight, 0, skipped=True))

@@ -12,6 +12,17 @@ _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _INT = re.compile(r"^[+-]?[0-9]+$")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# Operators a NodeSelectorRequirement may use in matchExpressions.
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def parse_int64(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64), None where Go returns an error (syntax or range)."""
+    if not _INT.fullmatch(text):
+        return None
+    val = int(text)
+    return val if _INT64_MIN <= val <= _INT64_MAX else None
 
 
 class SelectorError(ValueError):
@@ -49,10 +60,9 @@ class Requirement:
         if op in ("Gt", "Lt"):
             if self.key not in labels:
                 return False
-            got = labels[self.key]
-            if not _INT.match(got):
+            have, want = parse_int64(labels[self.key]), parse_int64(self.values[0])
+            if have is None or want is None:
                 return False
-            have, want = int(got), int(self.values[0])
             return have > want if op == "Gt" else have < want
         return False
 
@@ -71,7 +81,7 @@ def new_requirement(key: str, operator: str, values: list[str]) -> Requirement:
         if values:
             raise SelectorError(f"{key}: values set must be empty for exists and does not exist")
     elif operator in ("Gt", "Lt"):
-        if len(values) != 1 or not _INT.match(values[0]):
+        if len(values) != 1 or parse_int64(values[0]) is None:
             raise SelectorError(f"{key}: for 'Gt', 'Lt' operators, exactly one integer value is required")
     else:
         raise SelectorError(f"{key}: operator {operator!r} is not recognized")
@@ -156,9 +166,12 @@ class NodeSelectorTermMatcher:
         if self.label_selector is not None and not self.label_selector.matches(node.metadata.labels):
             return False
         if self.field_requirements is not None and node.metadata.name:
+            # fields.Set.Get: an unknown field reads as "".
             fields = {"metadata.name": node.metadata.name}
-            if not all(r.matches(fields) for r in self.field_requirements):
-                return False
+            for req in self.field_requirements:
+                got = fields.get(req.key, "")
+                if (got == req.values[0]) != (req.operator == "Equals"):
+                    return False
         return True
 
 
@@ -172,6 +185,9 @@ def parse_node_selector_term(term: o.NodeSelectorTerm) -> NodeSelectorTermMatche
     if term.match_expressions:
         reqs = []
         for expr in term.match_expressions:
+            if expr.operator not in NODE_SELECTOR_OPERATORS:
+                errors.append(f"matchExpressions: operator {expr.operator!r} not supported")
+                continue
             try:
                 reqs.append(new_requirement(expr.key, expr.operator, list(expr.values)))
             except SelectorError as exc:
