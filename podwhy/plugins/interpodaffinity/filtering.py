@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from podwhy.framework.interface import CycleState, PreFilterResult
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable, unschedulable
-from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo, new_affinity_term
+from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
 from podwhy.model import objects as o
-from podwhy.model.labels import SelectorError
+from podwhy.plugins.interpodaffinity.parse_errors import pod_affinity_parse_error
 
 if TYPE_CHECKING:
     from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
@@ -168,42 +168,10 @@ def incoming_affinity_anti_affinity_counts(
 # ---------------------------------------------------------------------- extension points
 
 
-def pod_parse_error(pod: o.Pod) -> str | None:
-    """NewPodInfo's aggregated parse error over all four kinds of affinity terms, or None."""
-    aff = pod.spec.affinity
-    if aff is None:
-        return None
-    kinds: list[tuple[str, list[o.PodAffinityTerm]]] = []
-    if aff.pod_affinity is not None:
-        kinds.append(("requiredAffinityTerms", aff.pod_affinity.required_during_scheduling_ignored_during_execution))
-    if aff.pod_anti_affinity is not None:
-        kinds.append(
-            ("requiredAntiAffinityTerms", aff.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
-        )
-    if aff.pod_affinity is not None:
-        preferred = aff.pod_affinity.preferred_during_scheduling_ignored_during_execution
-        kinds.append(("preferredAffinityTerms", [w.pod_affinity_term for w in preferred]))
-    if aff.pod_anti_affinity is not None:
-        preferred = aff.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution
-        kinds.append(("preferredAntiAffinityTerms", [w.pod_affinity_term for w in preferred]))
-    errors: list[str] = []
-    for kind, terms in kinds:
-        for term in terms:
-            try:
-                new_affinity_term(pod, term)
-            except SelectorError as exc:
-                errors.append(f"{kind}: {exc}")
-                break
-    if not errors:
-        return None
-    # utilerrors.NewAggregate: a lone error prints as itself, several as "[a, b]".
-    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-
-
 def pre_filter(
     plugin: InterPodAffinity, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
 ) -> tuple[PreFilterResult | None, Status]:
-    parse_error = pod_parse_error(pod.pod)
+    parse_error = pod_affinity_parse_error(pod.pod)
     if parse_error is not None:
         return None, unresolvable(f"parsing pod: {parse_error}")
     affinity_terms = [plugin.merge_affinity_term_namespaces(t) for t in pod.required_affinity_terms]
@@ -315,9 +283,7 @@ def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
         key = term.topology_key
         value = node.metadata.labels.get(key)
         # Domains (of this key) holding pods that match all the affinity terms.
-        domains = {
-            pair[1]: _pod_keys(pods) for pair, pods in sorted(s.affinity_counts.pods.items()) if pair[0] == key
-        }
+        domains = {pair[1]: _pod_keys(pods) for pair, pods in sorted(s.affinity_counts.pods.items()) if pair[0] == key}
         if value is None:
             problem = "node has no label for the topology key"
         elif s.affinity_counts.get((key, value)) <= 0:

@@ -79,4 +79,3 @@ class InterPodAffinity(Plugin):
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         return filtering.filter_node(state, node_info)
-
