@@ -89,7 +89,7 @@ def explain(
         if verbose:
             _print_loaded(exp)
         code = EXIT_SCHEDULABLE if exp.verdict == "Schedulable" else EXIT_UNSCHEDULABLE
-        if exp.verdict == "Error":
+        if exp.verdict in ("Error", "Inconclusive"):
             code = EXIT_INPUT
         _render(exp, output, node)
     except PodwhyError as exc:

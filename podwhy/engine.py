@@ -20,6 +20,9 @@ UNSCHEDULABLE = "Unschedulable"
 GATED = "Gated"
 ALREADY_BOUND = "AlreadyBound"
 ERROR = "Error"
+# Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
+# lacks was not evaluated: the scheduler might still reject those nodes.
+INCONCLUSIVE = "Inconclusive"
 
 
 @dataclass
@@ -102,7 +105,7 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         verdict = ERROR
         message = scores.error
     elif outcome.feasible:
-        verdict = SCHEDULABLE
+        verdict = INCONCLUSIVE if outcome.not_evaluated else SCHEDULABLE
     else:
         verdict = UNSCHEDULABLE
         message = fit_error_message(outcome, len(handle.node_infos))

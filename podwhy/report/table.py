@@ -124,12 +124,17 @@ def render_table(
     if node is not None:
         render_node(console, exp, node)
         return
-    plugins = list(outcome.nodes[0].filters) if outcome.nodes else []
+    all_plugins = list(outcome.nodes[0].filters) if outcome.nodes else []
+    # Plugins that skip this pod on every node get no column, only a mention.
+    skipped = [n for n in all_plugins if all(v.filters[n].is_skip() for v in outcome.nodes)]
+    plugins = [n for n in all_plugins if n not in skipped]
+    if skipped:
+        console.print(f"Not needed for this pod (Skip): {', '.join(skipped)}")
     table = Table(show_lines=True, caption=LEGEND)
-    table.add_column("Nodes", overflow="fold")
+    table.add_column("Nodes", overflow="fold", min_width=12)
     for name in plugins:
-        table.add_column(SHORT_NAMES.get(name, name), justify="center")
-    table.add_column("Why not (scheduler stops at the first)", overflow="fold")
+        table.add_column(SHORT_NAMES.get(name, name), justify="center", no_wrap=True)
+    table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=30, ratio=1)
     groups: OrderedDict[object, list[NodeVerdict]] = OrderedDict()
     for verdict in outcome.nodes:
         key: object = verdict.name if wide else _signature(verdict)
@@ -144,6 +149,19 @@ def render_table(
             escape(_why(first)),
         )
     console.print(table)
+
+
+def describe_evidence(kind: str, data: dict[str, object]) -> str:
+    """One line of facts; resource comparisons read as arithmetic."""
+    if kind == "resource" and {"resource", "requested", "used", "allocatable"} <= data.keys():
+        unit = "m" if data.get("unit") == "millicores" else ""
+        name = data["resource"]
+        return (
+            f"{name}: this pod {data['requested']}{unit} + already requested {data['used']}{unit}"
+            f" vs allocatable {data['allocatable']}{unit}"
+        )
+    facts = ", ".join(f"{k}={v}" for k, v in data.items())
+    return f"{kind}: {facts}"
 
 
 def render_node(console: Console, exp: Explanation, node: str) -> None:
@@ -168,8 +186,6 @@ def render_node(console: Console, exp: Explanation, node: str) -> None:
     table.add_column("Details", overflow="fold")
     for name, st in verdict.filters.items():
         details = [st.not_evaluated] if st.not_evaluated else list(st.reasons)
-        for ev in st.evidence:
-            facts = ", ".join(f"{k}={v}" for k, v in ev.data.items())
-            details.append(f"{ev.kind}: {facts}")
+        details.extend(describe_evidence(ev.kind, ev.data) for ev in st.evidence)
         table.add_row(name, _mark(st), status_name(st), escape("\n".join(details)))
     console.print(table)
