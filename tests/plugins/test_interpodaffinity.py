@@ -516,7 +516,7 @@ def test_affinity_evidence_names_term_and_domains() -> None:
     assert data["topologyKey"] == "zone"
     assert data["selector"] == "foo=bar"
     assert data["nodeTopologyValue"] == "az2"
-    assert data["matchingPodsByDomain"] == {"az1": ["default/db"]}
+    assert data["matchingDomains"] == [{"value": "az1", "count": 1, "pods": ["default/db"]}]
     on_c = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[2])
     assert on_c.evidence[0].data["nodeTopologyValue"] is None
 

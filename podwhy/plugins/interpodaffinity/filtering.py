@@ -273,8 +273,13 @@ def _term_data(term: AffinityTerm) -> dict[str, Any]:
     }
 
 
+# Evidence lists are capped so reports on large clusters stay readable.
+MAX_LISTED_PODS = 10
+MAX_LISTED_DOMAINS = 10
+
+
 def _pod_keys(pods: Iterable[PodInfo]) -> list[str]:
-    return sorted({pi.key for pi in pods})
+    return sorted({pi.key for pi in pods})[:MAX_LISTED_PODS]
 
 
 def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
@@ -282,14 +287,18 @@ def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
     for term in s.affinity_terms:
         key = term.topology_key
         value = node.metadata.labels.get(key)
-        # Domains (of this key) holding pods that match all the affinity terms.
-        domains = {pair[1]: _pod_keys(pods) for pair, pods in sorted(s.affinity_counts.pods.items()) if pair[0] == key}
         if value is None:
             problem = "node has no label for the topology key"
         elif s.affinity_counts.get((key, value)) <= 0:
             problem = "no pod matching all affinity terms in the node's topology domain"
         else:
             continue
+        # Domains (of this key) holding pods that match all the affinity terms.
+        domains = [
+            {"value": pair[1], "count": s.affinity_counts.get(pair), "pods": _pod_keys(pods)}
+            for pair, pods in sorted(s.affinity_counts.pods.items())
+            if pair[0] == key
+        ]
         out.append(
             Evidence(
                 "podAffinityTerm",
@@ -298,7 +307,8 @@ def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
                     **_term_data(term),
                     "nodeTopologyValue": value,
                     "problem": problem,
-                    "matchingPodsByDomain": domains,
+                    "matchingDomainCount": len(domains),
+                    "matchingDomains": domains[:MAX_LISTED_DOMAINS],
                     "anyMatchingPod": len(s.affinity_counts) > 0,
                     "podMatchesOwnTerms": pod_matches_all_affinity_terms(s.affinity_terms, s.pod_info.pod),
                 },
@@ -324,6 +334,7 @@ def anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
                     "rule": "antiAffinity",
                     **_term_data(term),
                     "nodeTopologyValue": value,
+                    "conflictingPodCount": len({pi.uid for pi in conflicting}),
                     "conflictingPods": _pod_keys(conflicting),
                 },
             )
