@@ -178,6 +178,36 @@ class CSIVolumeSource(_Base):
     read_only: bool = False
 
 
+# In-tree sources that CSI migration can translate; NodeVolumeLimits and VolumeBinding read them.
+class AzureDiskVolumeSource(_Base):
+    disk_name: str = ""
+    disk_uri: str = msgspec.field(default="", name="diskURI")
+    caching_mode: str | None = None
+    fs_type: str | None = None
+    read_only: bool | None = None
+    kind: str | None = None
+
+
+class AzureFileVolumeSource(_Base):
+    secret_name: str = ""
+    share_name: str = ""
+    read_only: bool = False
+
+
+class CinderVolumeSource(_Base):
+    volume_id: str = msgspec.field(default="", name="volumeID")
+    read_only: bool = False
+
+
+class VsphereVirtualDiskVolumeSource(_Base):
+    volume_path: str = ""
+
+
+class PortworxVolumeSource(_Base):
+    volume_id: str = msgspec.field(default="", name="volumeID")
+    read_only: bool = False
+
+
 class PersistentVolumeClaimTemplate(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: PersistentVolumeClaimSpec | None = None
@@ -196,6 +226,11 @@ class Volume(_Base):
     rbd: RBDVolumeSource | None = None
     iscsi: ISCSIVolumeSource | None = None
     csi: CSIVolumeSource | None = None
+    azure_disk: AzureDiskVolumeSource | None = None
+    azure_file: AzureFileVolumeSource | None = None
+    cinder: CinderVolumeSource | None = None
+    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
+    portworx_volume: PortworxVolumeSource | None = None
 
 
 class TopologySpreadConstraint(_Base):
@@ -354,6 +389,11 @@ class PersistentVolumeSpec(_Base):
     aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
     rbd: RBDVolumeSource | None = None
     iscsi: ISCSIVolumeSource | None = None
+    azure_disk: AzureDiskVolumeSource | None = None
+    azure_file: AzureFileVolumeSource | None = None
+    cinder: CinderVolumeSource | None = None
+    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
+    portworx_volume: PortworxVolumeSource | None = None
     volume_attributes_class_name: str | None = None
 
 

@@ -1,0 +1,121 @@
+"""VolumeBinding: the pod's claims must be bound, or bindable/provisionable, on the node."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.helper.volumes import pod_claim_name, pvc_not_found, volume_is_for_pod
+from podwhy.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, claim_key
+
+STATE_KEY = "VolumeBinding"
+
+ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+
+@dataclass
+class StateData:
+    """Shared across nodes and the nominated-pods pass, as upstream shares its pointer."""
+
+    claims: PodVolumeClaims | None = None
+    pod_volumes_by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    has_static_bindings: bool = False
+
+    def clone(self) -> StateData:
+        return self
+
+
+class VolumeBinding(Plugin):
+    name = "VolumeBinding"
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        super().__init__(handle, args)
+        self.binder = VolumeBinder(handle)
+
+    def required_kinds(self, pod: PodInfo) -> set[str]:
+        if any(pod_claim_name(pod.pod, vol) is not None for vol in pod.pod.spec.volumes):
+            return {
+                "PersistentVolumeClaim",
+                "PersistentVolume",
+                "StorageClass",
+                "CSINode",
+                "CSIDriver",
+                "CSIStorageCapacity",
+            }
+        return set()
+
+    def _pod_has_pvcs(self, pod: o.Pod) -> tuple[bool, str]:
+        """(pod uses claims, why it cannot be scheduled yet or "")."""
+        has_pvc = False
+        for vol in pod.spec.volumes:
+            claim = pod_claim_name(pod, vol)
+            if claim is None:
+                continue
+            claim_name, is_ephemeral = claim
+            has_pvc = True
+            pvc = self.handle.pvc(pod.metadata.namespace, claim_name)
+            if pvc is None:
+                if is_ephemeral:
+                    return True, (
+                        f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim_name}"'
+                    )
+                return True, pvc_not_found(claim_name)
+            if pvc.status.phase == "Lost":
+                return True, (
+                    f'persistentvolumeclaim "{pvc.metadata.name}" bound to non-existent persistentvolume '
+                    f'"{pvc.spec.volume_name}"'
+                )
+            if pvc.metadata.deletion_timestamp is not None:
+                return True, f'persistentvolumeclaim "{pvc.metadata.name}" is being deleted'
+            if is_ephemeral:
+                problem = volume_is_for_pod(pod, pvc)
+                if problem is not None:
+                    return True, problem
+        return has_pvc, ""
+
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        has_pvc, problem = self._pod_has_pvcs(pod.pod)
+        if problem:
+            return None, unresolvable(problem)
+        if not has_pvc:
+            state.write(STATE_KEY, StateData())
+            return None, skip()
+        try:
+            claims = self.binder.get_pod_volume_claims(pod.pod)
+        except BinderError as exc:
+            return None, error(str(exc))
+        if claims.unbound_immediate:
+            return None, unresolvable(
+                ERR_REASON_UNBOUND_IMMEDIATE,
+                evidence=[
+                    Evidence(
+                        "unboundImmediateClaims",
+                        {"persistentVolumeClaims": [claim_key(pvc) for pvc in claims.unbound_immediate]},
+                    )
+                ],
+            )
+        state.write(STATE_KEY, StateData(claims=claims))
+        return None, success()
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        st: StateData | None = state.get(STATE_KEY)
+        if st is None:
+            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+        if st.claims is None:
+            return success()
+        try:
+            check = self.binder.find_pod_volumes(pod.pod, st.claims, node_info.node)
+        except BinderError as exc:
+            return error(str(exc))
+        if check.reasons:
+            return unresolvable(*check.reasons, evidence=[Evidence("volumeBinding", dict(check.details))])
+        st.pod_volumes_by_node[node_info.name] = check.pod_volumes
+        st.has_static_bindings = st.has_static_bindings or bool(check.pod_volumes.static_bindings)
+        return success()

@@ -1,0 +1,155 @@
+"""VolumeZone: the zone/region labels of the pod's bound PVs must match the node's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.helper.volumes import (
+    LABEL_BETA_REGION,
+    LABEL_BETA_ZONE,
+    LABEL_MULTI_ZONE_DELIMITER,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+    claim_class,
+    pv_not_found,
+    pvc_not_found,
+    storage_class_not_found,
+)
+
+ERR_REASON_CONFLICT = "node(s) had no available volume zone"
+
+STATE_KEY = "PreFilterVolumeZone"
+
+# Checked in this order, as upstream does.
+TOPOLOGY_LABELS = (LABEL_BETA_ZONE, LABEL_BETA_REGION, LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION)
+
+_TO_GA = {LABEL_BETA_ZONE: LABEL_TOPOLOGY_ZONE, LABEL_BETA_REGION: LABEL_TOPOLOGY_REGION}
+
+
+@dataclass(frozen=True)
+class PVTopology:
+    pv_name: str
+    key: str
+    values: frozenset[str]
+
+
+@dataclass
+class _State:
+    topologies: list[PVTopology]
+
+    def clone(self) -> _State:
+        return self
+
+
+def label_zones_to_set(value: str) -> frozenset[str] | None:
+    """A PV zone label's zones ("a__b"); None when one of them is empty (the label is ignored)."""
+    zones = [zone.strip() for zone in value.split(LABEL_MULTI_ZONE_DELIMITER)]
+    if any(not zone for zone in zones):
+        return None
+    return frozenset(zones)
+
+
+def pv_topologies(pv: o.PersistentVolume) -> list[PVTopology]:
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.metadata.labels.get(key)
+        if value is None:
+            continue
+        zones = label_zones_to_set(value)
+        if zones is not None:
+            out.append(PVTopology(pv.metadata.name, key, zones))
+    return out
+
+
+class VolumeZone(Plugin):
+    name = "VolumeZone"
+
+    def required_kinds(self, pod: PodInfo) -> set[str]:
+        if any(vol.persistent_volume_claim is not None for vol in pod.pod.spec.volumes):
+            return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"}
+        return set()
+
+    def _topologies(self, pod: o.Pod) -> tuple[list[PVTopology], Status]:
+        out: list[PVTopology] = []
+        for vol in pod.spec.volumes:
+            if vol.persistent_volume_claim is None:
+                continue
+            claim_name = vol.persistent_volume_claim.claim_name
+            if not claim_name:
+                return [], unresolvable("PersistentVolumeClaim had no name")
+            pvc = self.handle.pvc(pod.metadata.namespace, claim_name)
+            if pvc is None:
+                return [], unresolvable(pvc_not_found(claim_name))
+            pv_name = pvc.spec.volume_name
+            if not pv_name:
+                sc_name = claim_class(pvc)
+                if not sc_name:
+                    return [], unresolvable("PersistentVolumeClaim had no pv name and storageClass name")
+                sc = self.handle.storage_class(sc_name)
+                if sc is None:
+                    return [], unresolvable(storage_class_not_found(sc_name))
+                if sc.volume_binding_mode is None:
+                    return [], unresolvable(f'VolumeBindingMode not set for StorageClass "{sc_name}"')
+                if sc.volume_binding_mode == "WaitForFirstConsumer":
+                    # Not bound yet: VolumeBinding picks a node-compatible volume.
+                    continue
+                return [], unresolvable("PersistentVolume had no name")
+            pv = self.handle.pv(pv_name)
+            if pv is None:
+                return [], unresolvable(pv_not_found(pv_name))
+            out.extend(pv_topologies(pv))
+        return out, success()
+
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        topologies, status = self._topologies(pod.pod)
+        if not status.is_success():
+            return None, status
+        if not topologies:
+            return None, skip()
+        state.write(STATE_KEY, _State(topologies))
+        return None, success()
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        if not pod.pod.spec.volumes:
+            return success()
+        st: _State | None = state.get(STATE_KEY)
+        if st is None:
+            topologies, status = self._topologies(pod.pod)
+            if not status.is_success():
+                return status
+        else:
+            topologies = st.topologies
+        labels = node_info.node.metadata.labels
+        if not any(key in labels for key in TOPOLOGY_LABELS):
+            # A node without topology labels (single-zone cluster) accepts any volume.
+            return success()
+        for topo in topologies:
+            value = labels.get(topo.key)
+            key = topo.key
+            if value is None:
+                key = _TO_GA.get(topo.key, topo.key)
+                value = labels.get(key)
+            if value is None or value not in topo.values:
+                return unresolvable(
+                    ERR_REASON_CONFLICT,
+                    evidence=[
+                        Evidence(
+                            "volumeZone",
+                            {
+                                "persistentVolume": topo.pv_name,
+                                "label": topo.key,
+                                "volumeValues": sorted(topo.values),
+                                "nodeLabel": key,
+                                "nodeValue": value,
+                            },
+                        )
+                    ],
+                )
+        return success()
+
