@@ -53,17 +53,18 @@ class PodTopologySpread(Plugin):
     # ------------------------------------------------------------------ constraints
     def constraints_for(self, pod: o.Pod, action: str) -> list[SpreadConstraint]:
         """The pod's own constraints for `action`, or the default ones when it declares none."""
+        kind = "hard" if action == DO_NOT_SCHEDULE else "soft"
         if pod.spec.topology_spread_constraints:
             try:
                 return filter_topology_spread_constraints(
                     pod.spec.topology_spread_constraints, pod.metadata.labels, action
                 )
             except SelectorError as exc:
-                raise ConstraintsError(f"obtaining pod's hard topology spread constraints: {exc}") from exc
+                raise ConstraintsError(f"obtaining pod's {kind} topology spread constraints: {exc}") from exc
         try:
             return build_default_constraints(pod, self.default_constraints, self.handle.snapshot, action)
         except SelectorError as exc:
-            raise ConstraintsError(f"setting default hard topology spread constraints: {exc}") from exc
+            raise ConstraintsError(f"setting default {kind} topology spread constraints: {exc}") from exc
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         # Owners and Services only matter when default DoNotSchedule constraints apply.
