@@ -25,6 +25,7 @@ CLUSTER_INFO_DUMP_LACKS = frozenset(
         "ResourceSlice",
         "ResourceClaim",
         "ResourceClaimTemplate",
+        "StatefulSet",
     }
 )
 
@@ -43,6 +44,7 @@ PLURAL = {
     "ResourceSlice": "ResourceSlices",
     "ResourceClaim": "ResourceClaims",
     "ResourceClaimTemplate": "ResourceClaimTemplates",
+    "StatefulSet": "StatefulSets",
 }
 
 
