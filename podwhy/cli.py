@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -26,7 +26,7 @@ EXIT_USAGE = 2
 EXIT_INPUT = 3
 
 
-class Output(str, Enum):
+class Output(StrEnum):
     table = "table"
     wide = "wide"
     json = "json"
@@ -55,7 +55,8 @@ def explain(
         list[str] | None,
         typer.Option(
             "--from",
-            help="Snapshot to read: a kubectl -o yaml|json file, a folder, a cluster-info dump, or - for stdin. Repeatable.",
+            help="Snapshot to read: a kubectl -o yaml|json file, a folder, a cluster-info dump, or - for stdin."
+            " Repeatable.",
         ),
     ] = None,
     namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace of POD.")] = "default",
@@ -63,7 +64,7 @@ def explain(
         Path | None, typer.Option("--file", "-f", help="Explain this pod manifest instead of one in the snapshot.")
     ] = None,
     output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
-    node: Annotated[str | None, typer.Option("--node", help="Show the arithmetic behind every verdict on one node.")] = None,
+    node: Annotated[str | None, typer.Option("--node", help="Show the facts behind every verdict on one node.")] = None,
     scheduler_config: Annotated[
         Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
     ] = None,
@@ -94,7 +95,7 @@ def explain(
         _render(exp, output, node)
     except PodwhyError as exc:
         _fail(exc, debug)
-    except Exception as exc:  # noqa: BLE001 - last resort: one line, never a traceback
+    except Exception as exc:  # last resort: one line, never a traceback
         if debug:
             traceback.print_exc(file=sys.stderr)
         print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)

@@ -32,7 +32,9 @@ def run_case(case: Path) -> dict[str, Any]:
     meta = json.loads((case / "case.json").read_text())
     config = case / meta["config"] if "config" in meta else None
     exp = run_explain(
-        ExplainRequest(pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config)
+        ExplainRequest(
+            pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config
+        )
     )
     return build_report(exp)
 
@@ -148,7 +150,7 @@ def main(argv: list[str]) -> int:
         try:
             report = run_case(case)
             diffs = compare_scores(case, report, plugin) if with_scores else compare(case, report, plugin)
-        except Exception as exc:  # noqa: BLE001 - report and go on
+        except Exception as exc:  # report and go on
             diffs = [f"crashed: {type(exc).__name__}: {exc}"]
         if diffs:
             failed += 1

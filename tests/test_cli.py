@@ -37,7 +37,7 @@ def test_example_json_is_valid_and_pure(report_schema_validator: object) -> None
 def test_yaml_output() -> None:
     import yaml
 
-    code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "yaml")
+    _code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "yaml")
     assert yaml.safe_load(out)["kind"] == "Explanation"
 
 
@@ -48,7 +48,7 @@ def test_namespace_flag_equals_slash_form() -> None:
 
 
 def test_stdin_source() -> None:
-    code, out, _ = run(POD, "--from", "-", "-o", "json", input=EXAMPLE.read_text())
+    _code, out, _ = run(POD, "--from", "-", "-o", "json", input=EXAMPLE.read_text())
     assert json.loads(out)["pod"]["namespace"] == "shop"
 
 
@@ -58,7 +58,7 @@ def test_pod_manifest_gets_admission_defaults(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\n"
         "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '64'}}}]}\n"
     )
-    code, out, _ = run("-f", str(manifest), "--from", str(EXAMPLE), "-o", "json")
+    _code, out, _ = run("-f", str(manifest), "--from", str(EXAMPLE), "-o", "json")
     report = json.loads(out)
     assert report["pod"]["schedulerName"] == "default-scheduler"
     assert report["pod"]["priority"] == 0
@@ -91,8 +91,10 @@ def test_unknown_pod_names_closest(tmp_path: Path) -> None:
     [
         ("items: [\n  - {", "malformed YAML"),
         ('{"kind": "List", "items": [', "malformed JSON"),
-        ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{resources: {requests: {cpu: 1x}}}]}\n" + "---" + NODE,
-         "unparsable quantity"),
+        (
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{resources: {requests: {cpu: 1x}}}]}\n" + "---" + NODE,
+            "unparsable quantity",
+        ),
         ("kind: Node\nmetadata: {labels: {a: b}}\n", "has no metadata.name"),
         ("kind: Node\nmetadata: {name: n}\nspec: {taints: 5}\n", "is invalid"),
         ("kind: ConfigMap\nmetadata: {name: c}\n", "holds no nodes and no pods"),
@@ -120,10 +122,10 @@ def test_gzip_and_json_dumps(tmp_path: Path) -> None:
 
     import yaml
 
-    doc = {"kind": "List", "items": list(yaml.safe_load_all(EXAMPLE.read_text()))[0]["items"]}
+    doc = {"kind": "List", "items": next(iter(yaml.safe_load_all(EXAMPLE.read_text())))["items"]}
     path = tmp_path / "dump.json.gz"
     path.write_bytes(gzip.compress(json.dumps(doc).encode()))
-    code, out, _ = run(POD, "--from", str(path), "-o", "json")
+    _code, out, _ = run(POD, "--from", str(path), "-o", "json")
     assert json.loads(out)["snapshot"]["nodes"] == 4
 
 

@@ -25,7 +25,6 @@ def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_valida
     """The sample dump is the cluster of g0492: every filter verdict and the filter message must agree."""
     from podwhy.report.json_report import build_report
     from podwhy.run import ExplainRequest, run_explain
-
     from tests.conformance import GOLDEN
 
     exp = run_explain(ExplainRequest("prod/ledger-fg8cf9ffd9-rwzqg", "default", [str(SAMPLE_DUMP)]))

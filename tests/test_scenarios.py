@@ -33,7 +33,7 @@ def test_table(name: str, snapshot: SnapshotAssertion) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_json(name: str, snapshot: SnapshotAssertion, report_schema_validator: object) -> None:
-    code, out, _ = _invoke(name, "-o", "json")
+    _code, out, _ = _invoke(name, "-o", "json")
     report = json.loads(out)
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     report["snapshot"]["sources"] = [Path(s).name for s in report["snapshot"]["sources"]]

@@ -58,9 +58,7 @@ EXTENSION_POINTS: dict[str, frozenset[str]] = {
     "VolumeZone": frozenset({"preFilter", "filter"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
     "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
-    "DynamicResources": frozenset(
-        {"preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"}
-    ),
+    "DynamicResources": frozenset({"preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"}),
     "DefaultPreemption": frozenset({"postFilter"}),
     "NodeResourcesBalancedAllocation": frozenset({"preScore", "score"}),
     "ImageLocality": frozenset({"score"}),
@@ -271,7 +269,9 @@ def _validate_args(args: dict[str, dict[str, Any]], path: str) -> None:
             for j, point in enumerate(shape):
                 util, score = point.get("utilization", 0), point.get("score", 0)
                 if not 0 <= util <= 100:
-                    raise _invalid(f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].utilization", "not in range [0, 100]")
+                    raise _invalid(
+                        f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].utilization", "not in range [0, 100]"
+                    )
                 if util <= last:
                     raise _invalid(
                         f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].utilization",

@@ -63,9 +63,7 @@ class Handle:
             for name in names:
                 counts[name] += 1
         for ni in self.node_infos:
-            ni.image_states = {
-                name: ImageStateSummary(sizes[name], counts[name]) for name in per_node[ni.name]
-            }
+            ni.image_states = {name: ImageStateSummary(sizes[name], counts[name]) for name in per_node[ni.name]}
 
     # ------------------------------------------------------------------ listers
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:

@@ -85,9 +85,7 @@ class Plugin:
     def add_pod(self, state: CycleState, pod: PodInfo, to_add: PodInfo, node_info: NodeInfo) -> Status:
         raise NotImplementedError
 
-    def remove_pod(
-        self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo
-    ) -> Status:
+    def remove_pod(self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo) -> Status:
         raise NotImplementedError
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:

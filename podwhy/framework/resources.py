@@ -28,9 +28,7 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 Quantities = dict[str, Fraction]
 
 _QUALIFIED_NAME_PART = __import__("re").compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = __import__("re").compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
+_DNS1123_SUBDOMAIN = __import__("re").compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _is_qualified_name(name: str) -> bool:
@@ -174,9 +172,7 @@ def is_pod_level_requests_set(pod: o.Pod) -> bool:
     return any(is_supported_pod_level_resource(n) for n in res.requests)
 
 
-def pod_requests(
-    pod: o.Pod, non_missing: Quantities | None = None, *, use_status_resources: bool = True
-) -> Quantities:
+def pod_requests(pod: o.Pod, non_missing: Quantities | None = None, *, use_status_resources: bool = True) -> Quantities:
     """PodRequests with the v1.35 defaults: status resources, pod-level resources, overhead.
 
     use_status_resources=False is the incoming pod's view (NodeResourcesFit PreFilter):

@@ -64,6 +64,8 @@ class Framework:
         self.profile = profile
         self.plugins: dict[str, Plugin] = {}
         self.missing_plugins: list[str] = []
+        # Plugins whose PreFilterResult restricted the nodes (for the absent-nodes reason).
+        self._restricting_plugins: list[str] = []
         names = [*profile.pre_filter, *profile.filter, *profile.post_filter, *profile.pre_score, *profile.score]
         for name in dict.fromkeys(names):
             cls = plugin_class(name)
@@ -128,7 +130,11 @@ class Framework:
 
     # ------------------------------------------------------------------ Filter
     def _filter_plugins(self) -> list[tuple[str, Plugin]]:
-        return [(n, self.plugins[n]) for n in self.profile.filter if n in self.plugins and self.plugins[n].implements("filter")]
+        return [
+            (n, self.plugins[n])
+            for n in self.profile.filter
+            if n in self.plugins and self.plugins[n].implements("filter")
+        ]
 
     def _add_nominated(
         self, state: CycleState, pod: PodInfo, node_info: NodeInfo
@@ -198,7 +204,7 @@ class Framework:
     # ------------------------------------------------------------------ all nodes
     def run_filters(self, pod: PodInfo) -> FilterOutcome:
         state = CycleState()
-        self._restricting_plugins: list[str] = []
+        self._restricting_plugins = []
         not_evaluated = {
             name: reason
             for name, plugin in self.plugins.items()

@@ -52,7 +52,9 @@ def run_scores(
         if status.is_skip():
             state.skip_score_plugins.add(name)
         elif not status.is_success():
-            return ScoreOutcome({}, {}, [], False, f'running PreScore plugin "{name}": {status.message()}', not_simulated)
+            return ScoreOutcome(
+                {}, {}, [], False, f'running PreScore plugin "{name}": {status.message()}', not_simulated
+            )
     per_plugin: dict[str, dict[str, int]] = {}
     raw_scores: dict[str, dict[str, int]] = {}
     evidence: dict[tuple[str, str], list[Evidence]] = {}
@@ -77,7 +79,7 @@ def run_scores(
                 return ScoreOutcome(
                     {}, {}, [], False, f'plugin "{name}" failed with: {status.message()}', not_simulated
                 )
-        for node_name, value in scores.items():
+        for value in scores.values():
             if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
                 return ScoreOutcome(
                     {},

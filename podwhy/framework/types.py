@@ -76,7 +76,7 @@ def _weighted(pod: o.Pod, terms: list[o.WeightedPodAffinityTerm]) -> list[Weight
 class PodInfo:
     """A pod with its parsed affinity terms and cached resource requests."""
 
-    __slots__ = ("pod", "__dict__")
+    __slots__ = ("__dict__", "pod")
 
     def __init__(self, pod: o.Pod) -> None:
         self.pod = pod
@@ -145,13 +145,7 @@ def pod_with_required_anti_affinity(pod: o.Pod) -> bool:
 
 def host_ports(pod: o.Pod) -> list[o.ContainerPort]:
     """schedutil.GetHostPorts: sidecar init containers and containers with a hostPort."""
-    ports = [
-        p
-        for c in pod.spec.init_containers
-        if c.restart_policy == "Always"
-        for p in c.ports
-        if p.host_port > 0
-    ]
+    ports = [p for c in pod.spec.init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0]
     ports.extend(p for c in pod.spec.containers for p in c.ports if p.host_port > 0)
     return ports
 
@@ -242,9 +236,7 @@ class NodeInfo:
     def remove_pod(self, pi: PodInfo) -> None:
         uid = pi.uid
         self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
-        self.pods_with_required_anti_affinity = [
-            p for p in self.pods_with_required_anti_affinity if p.uid != uid
-        ]
+        self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.uid != uid]
         kept = [p for p in self.pods if p.uid != uid]
         if len(kept) != len(self.pods):
             self.pods = kept

@@ -233,9 +233,7 @@ class RequiredNodeAffinity:
     def of_pod(cls, pod: o.Pod) -> RequiredNodeAffinity:
         sel = None
         if pod.spec.node_selector:
-            sel = Selector(
-                tuple(Requirement(k, "Equals", (v,)) for k, v in sorted(pod.spec.node_selector.items()))
-            )
+            sel = Selector(tuple(Requirement(k, "Equals", (v,)) for k, v in sorted(pod.spec.node_selector.items())))
         ns = None
         aff = pod.spec.affinity
         if aff and aff.node_affinity and aff.node_affinity.required_during_scheduling_ignored_during_execution:

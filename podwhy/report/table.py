@@ -86,9 +86,7 @@ def _group_label(members: list[NodeVerdict]) -> str:
     return f"{len(members):,} nodes\n({names}{more})"
 
 
-def render_table(
-    exp: Explanation, wide: bool = False, node: str | None = None, console: Console | None = None
-) -> None:
+def render_table(exp: Explanation, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
     console = console or make_console()
     pod = exp.pod.pod
     console.print(

@@ -28,6 +28,31 @@ def _tolerates(pod: o.Pod, key: str) -> bool:
     return False
 
 
+SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+
+
+def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
+    """Priority admission: the named class, the built-in system classes, or the global default."""
+    name = pod.spec.priority_class_name
+    pclass = snapshot.priority_classes.get(name) if name else None
+    if pclass is None and name in SYSTEM_PRIORITY_CLASSES:
+        pod.spec.priority = SYSTEM_PRIORITY_CLASSES[name]
+        return
+    if pclass is None and name and "PriorityClass" in snapshot.kinds_seen:
+        raise PodwhyError(
+            f"pod {pod.metadata.name}: no PriorityClass with name {name} was found",
+            hint="the API server would reject this pod",
+        )
+    if pclass is None and not name:
+        pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
+    if pclass is None:
+        pod.spec.priority = 0
+        return
+    pod.spec.priority = pclass.value
+    if pod.spec.preemption_policy is None:
+        pod.spec.preemption_policy = pclass.preemption_policy or "PreemptLowerPriority"
+
+
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     """Apply Priority, RuntimeClass and DefaultTolerationSeconds admission, as the API server would."""
     if not pod.metadata.namespace:
@@ -35,25 +60,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     if not pod.spec.scheduler_name:
         pod.spec.scheduler_name = DEFAULT_SCHEDULER_NAME
     if pod.spec.priority is None:
-        pclass = None
-        if pod.spec.priority_class_name:
-            pclass = snapshot.priority_classes.get(pod.spec.priority_class_name)
-            if pclass is None and pod.spec.priority_class_name not in ("system-cluster-critical", "system-node-critical"):
-                if "PriorityClass" in snapshot.kinds_seen:
-                    raise PodwhyError(
-                        f"pod {pod.metadata.name}: no PriorityClass with name {pod.spec.priority_class_name} was found",
-                        hint="the API server would reject this pod",
-                    )
-            elif pclass is None:
-                pod.spec.priority = 2000000000 if pod.spec.priority_class_name == "system-cluster-critical" else 2000001000
-        else:
-            pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
-        if pclass is not None:
-            pod.spec.priority = pclass.value
-            if pod.spec.preemption_policy is None:
-                pod.spec.preemption_policy = pclass.preemption_policy or "PreemptLowerPriority"
-        elif pod.spec.priority is None:
-            pod.spec.priority = 0
+        _admit_priority(pod, snapshot)
     if pod.spec.preemption_policy is None:
         pod.spec.preemption_policy = "PreemptLowerPriority"
     if pod.spec.runtime_class_name:

@@ -27,7 +27,7 @@ from podwhy.snapshot.cluster import Snapshot
 _SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+class _Loader(_SafeLoader):  # type: ignore[misc]
     """SafeLoader without the timestamp resolver: keep timestamps as strings, as in JSON."""
 
 
