@@ -1,0 +1,210 @@
+"""DynamicResources: a pod's ResourceClaims must exist and be allocatable on the node.
+
+PreFilter looks the claims up (missing, not yet generated, being deleted, not owned by
+the pod) and checks the device classes of the claims still to be allocated. Filter
+rejects a node outside an allocated claim's node selector and runs the structured
+allocator for the unallocated claims against the node's ResourceSlices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.model.labels import LazyNodeSelector
+from podwhy.plugins.dynamicresources.allocator import (
+    AllocationError,
+    Allocator,
+    ClaimAllocation,
+    DeviceID,
+    NodeAllocationError,
+    claim_key,
+    describe_requests,
+)
+from podwhy.plugins.dynamicresources.cel import SelectorCache
+from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims, typed
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
+
+__all__ = ["DynamicResources", "DynamicResourcesState"]
+
+STATE_KEY = "DynamicResources"
+
+ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
+ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
+
+DRA_KINDS = frozenset({"ResourceClaim", "DeviceClass", "ResourceSlice", "ResourceClaimTemplate"})
+
+
+@dataclass
+class DynamicResourcesState:
+    """What PreFilter learned; Filter adds to it, PostFilter and Score read it."""
+
+    # The pod's claims in spec order; empty until PreFilter got through all its checks.
+    claims: list[o.ResourceClaim] = field(default_factory=list)
+    # Per claim: the allocation's node selector (None: unallocated, or allocated for every node).
+    available_on_nodes: list[LazyNodeSelector | None] = field(default_factory=list)
+    allocator: Allocator | None = None
+    # Indices of allocated claims that some node could not use (for PostFilter's deallocation).
+    unavailable_claims: set[int] = field(default_factory=set)
+    # Node name -> one allocation per unallocated claim (for Score).
+    node_allocations: dict[str, list[ClaimAllocation]] = field(default_factory=dict)
+
+    def clone(self) -> DynamicResourcesState:
+        # Shared between the nominated-pods passes, as upstream's Clone returns the same pointer.
+        return self
+
+    def claims_to_allocate(self) -> list[o.ResourceClaim]:
+        return [claim for claim in self.claims if claim.status.allocation is None]
+
+
+class DynamicResources(Plugin):
+    name = "DynamicResources"
+
+    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+        super().__init__(handle, args)
+        self._selector_cache = SelectorCache()
+        self._device_classes: dict[str, o.DeviceClass] | None = None
+
+    def required_kinds(self, pod: PodInfo) -> set[str]:
+        return set(DRA_KINDS) if pod.pod.spec.resource_claims else set()
+
+    # ------------------------------------------------------------------ cluster objects
+    def device_classes(self) -> dict[str, o.DeviceClass]:
+        if self._device_classes is None:
+            self._device_classes = {
+                name: typed(obj, o.DeviceClass) for name, obj in self.handle.snapshot.device_classes.items()
+            }
+        return self._device_classes
+
+    def _allocated_devices(self) -> set[DeviceID]:
+        """Devices of every allocated claim (admin-access results do not hold a device)."""
+        devices: set[DeviceID] = set()
+        for obj in self.handle.snapshot.resource_claims.values():
+            claim = typed(obj, o.ResourceClaim)
+            allocation = claim.status.allocation
+            if allocation is None:
+                continue
+            for result in allocation.devices.results:
+                if result.admin_access:
+                    continue
+                devices.add((result.driver, result.pool, result.device))
+        return devices
+
+    # ------------------------------------------------------------------ PreFilter
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        data = DynamicResourcesState()
+        state.write(STATE_KEY, data)
+        try:
+            claims = pod_resource_claims(pod.pod, self.handle.snapshot.resource_claims)
+        except ClaimLookupError as exc:
+            return None, unresolvable(exc.message, evidence=[Evidence("resourceClaim", {"problem": exc.message})])
+        if not claims:
+            return None, skip()
+
+        available_on_nodes: list[LazyNodeSelector | None] = []
+        to_allocate = 0
+        for claim in claims:
+            allocation = claim.status.allocation
+            if allocation is not None:
+                selector = None
+                if allocation.node_selector is not None:
+                    selector = LazyNodeSelector.parse(allocation.node_selector)
+                    problems = [p for term in selector.terms for p in term.parse_errors]
+                    if problems:
+                        return None, error("; ".join(problems))
+                available_on_nodes.append(selector)
+                continue
+            available_on_nodes.append(None)
+            to_allocate += 1
+            for request in claim.spec.devices.requests:
+                if request.exactly is not None:
+                    status = self._check_device_class(claim, request.exactly.device_class_name, request.name)
+                    if status is not None:
+                        return None, status
+                elif request.first_available:
+                    for sub in request.first_available:
+                        status = self._check_device_class(
+                            claim, sub.device_class_name, f"{request.name}/{sub.name}"
+                        )
+                        if status is not None:
+                            return None, status
+                else:
+                    return None, unresolvable(
+                        f"resource claim {claim_key(claim)}, request {request.name}: unknown request type"
+                    )
+
+        data.available_on_nodes = available_on_nodes
+        if to_allocate > 0:
+            slices = [typed(obj, o.ResourceSlice) for obj in self.handle.snapshot.resource_slices]
+            data.allocator = Allocator(self._allocated_devices(), self.device_classes(), slices, self._selector_cache)
+        data.claims = claims
+        return None, success()
+
+    def _check_device_class(self, claim: o.ResourceClaim, class_name: str, request_name: str) -> Status | None:
+        if not class_name:
+            return error(f"request {request_name}: unsupported request type")
+        if class_name not in self.device_classes():
+            return unresolvable(
+                f"request {request_name}: device class {class_name} does not exist",
+                evidence=[
+                    Evidence(
+                        "deviceClass", {"claim": claim_key(claim), "request": request_name, "deviceClass": class_name}
+                    )
+                ],
+            )
+        return None
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        data = state.get(STATE_KEY)
+        if not isinstance(data, DynamicResourcesState):
+            return error("not found")
+        if not data.claims:
+            return success()
+        node = node_info.node
+
+        unavailable = [
+            index
+            for index, selector in enumerate(data.available_on_nodes)
+            if selector is not None and not selector.matches(node)
+        ]
+
+        allocations: list[ClaimAllocation] | None = None
+        if data.allocator is not None:
+            to_allocate = data.claims_to_allocate()
+            try:
+                allocations = data.allocator.allocate(node, to_allocate)
+            except NodeAllocationError as exc:
+                return unresolvable(exc.message)
+            except AllocationError as exc:
+                return Status(Code.Error, [exc.message])
+            if allocations is None or len(allocations) != len(to_allocate):
+                return unresolvable(
+                    ERR_CANNOT_ALLOCATE,
+                    evidence=[
+                        Evidence("deviceRequest", entry)
+                        for entry in describe_requests(data.allocator, node, to_allocate)
+                    ],
+                )
+
+        if unavailable:
+            data.unavailable_claims.update(unavailable)
+            return unresolvable(
+                ERR_NOT_AVAILABLE,
+                evidence=[
+                    Evidence("allocatedClaim", {"claim": claim_key(data.claims[index]), "node": node_info.name})
+                    for index in unavailable
+                ],
+            )
+
+        if allocations is not None:
+            data.node_allocations[node_info.name] = allocations
+        return success()
