@@ -603,6 +603,166 @@ class GenericObject(_Base):
     status: dict[str, Any] = {}
 
 
+class CELDeviceSelector(_Base):
+    expression: str = ""
+
+
+class DeviceSelector(_Base):
+    cel: CELDeviceSelector | None = None
+
+
+class DeviceClassSpec(_Base):
+    selectors: list[DeviceSelector] = []
+    config: list[Any] = []
+    extended_resource_name: str | None = None
+
+
+class DeviceClass(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: DeviceClassSpec = msgspec.field(default_factory=DeviceClassSpec)
+
+
+class DeviceAttribute(_Base):
+    # Exactly one is set; the wire names are Go's (int, bool, string, version).
+    int_value: int | None = msgspec.field(default=None, name="int")
+    bool_value: bool | None = msgspec.field(default=None, name="bool")
+    string_value: str | None = msgspec.field(default=None, name="string")
+    version_value: str | None = msgspec.field(default=None, name="version")
+
+
+class DeviceCapacity(_Base):
+    value: QuantityInput = 0
+    request_policy: Any = None
+
+
+class ResourcePool(_Base):
+    name: str = ""
+    generation: int = 0
+    resource_slice_count: int = 0
+
+
+class Device(_Base):
+    name: str = ""
+    attributes: dict[str, DeviceAttribute] = {}
+    capacity: dict[str, DeviceCapacity] = {}
+    consumes_counters: list[Any] = []
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    taints: list[Any] = []
+    binds_to_node: bool | None = None
+    binding_conditions: list[str] = []
+    binding_failure_conditions: list[str] = []
+    allow_multiple_allocations: bool | None = None
+
+
+class ResourceSliceSpec(_Base):
+    driver: str = ""
+    pool: ResourcePool = msgspec.field(default_factory=ResourcePool)
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    devices: list[Device] = []
+    per_device_node_selection: bool | None = None
+    shared_counters: list[Any] = []
+
+
+class ResourceSlice(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceSliceSpec = msgspec.field(default_factory=ResourceSliceSpec)
+
+
+class ExactDeviceRequest(_Base):
+    device_class_name: str = ""
+    selectors: list[DeviceSelector] = []
+    allocation_mode: str = ""
+    count: int | None = None
+    admin_access: bool | None = None
+    tolerations: list[Any] = []
+    capacity: Any = None
+
+
+class DeviceSubRequest(_Base):
+    name: str = ""
+    device_class_name: str = ""
+    selectors: list[DeviceSelector] = []
+    allocation_mode: str = ""
+    count: int | None = None
+    tolerations: list[Any] = []
+    capacity: Any = None
+
+
+class DeviceRequest(_Base):
+    name: str = ""
+    exactly: ExactDeviceRequest | None = None
+    first_available: list[DeviceSubRequest] = []
+
+
+class DeviceConstraint(_Base):
+    requests: list[str] = []
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None
+
+
+class DeviceClaim(_Base):
+    requests: list[DeviceRequest] = []
+    constraints: list[DeviceConstraint] = []
+    config: list[Any] = []
+
+
+class ResourceClaimSpec(_Base):
+    devices: DeviceClaim = msgspec.field(default_factory=DeviceClaim)
+
+
+class DeviceRequestAllocationResult(_Base):
+    request: str = ""
+    driver: str = ""
+    pool: str = ""
+    device: str = ""
+    admin_access: bool | None = None
+    share_id: str | None = msgspec.field(default=None, name="shareID")
+
+
+class DeviceAllocationResult(_Base):
+    results: list[DeviceRequestAllocationResult] = []
+    config: list[Any] = []
+
+
+class AllocationResult(_Base):
+    devices: DeviceAllocationResult = msgspec.field(default_factory=DeviceAllocationResult)
+    node_selector: NodeSelector | None = None
+    allocation_timestamp: str | None = None
+
+
+class ResourceClaimConsumerReference(_Base):
+    api_group: str = ""
+    resource: str = ""
+    name: str = ""
+    uid: str = ""
+
+
+class ResourceClaimStatus(_Base):
+    allocation: AllocationResult | None = None
+    reserved_for: list[ResourceClaimConsumerReference] = []
+    devices: list[Any] = []
+
+
+class ResourceClaim(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
+    status: ResourceClaimStatus = msgspec.field(default_factory=ResourceClaimStatus)
+
+
+class ResourceClaimTemplateSpec(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
+
+
+class ResourceClaimTemplate(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceClaimTemplateSpec = msgspec.field(default_factory=ResourceClaimTemplateSpec)
+
+
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {
     "Node": Node,
     "Pod": Pod,
@@ -621,8 +781,8 @@ KIND_TYPES: dict[str, type[msgspec.Struct]] = {
     "ReplicationController": ReplicationController,
     "ReplicaSet": ReplicaSet,
     "StatefulSet": StatefulSet,
-    "DeviceClass": GenericObject,
-    "ResourceSlice": GenericObject,
-    "ResourceClaim": GenericObject,
-    "ResourceClaimTemplate": GenericObject,
+    "DeviceClass": DeviceClass,
+    "ResourceSlice": ResourceSlice,
+    "ResourceClaim": ResourceClaim,
+    "ResourceClaimTemplate": ResourceClaimTemplate,
 }
