@@ -130,9 +130,7 @@ class NodeVolumeLimits(Plugin):
             return "", ""
         return translated.spec.csi.driver, translated.spec.csi.volume_handle
 
-    def _csi_driver_info_from_class(
-        self, csi_node: o.CSINode | None, pvc: o.PersistentVolumeClaim
-    ) -> tuple[str, str]:
+    def _csi_driver_info_from_class(self, csi_node: o.CSINode | None, pvc: o.PersistentVolumeClaim) -> tuple[str, str]:
         sc_name = claim_class(pvc)
         if not sc_name:
             return "", ""

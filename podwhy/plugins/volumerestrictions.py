@@ -144,9 +144,7 @@ class VolumeRestrictions(Plugin):
             st.holders.append(f"{to_add.key} (nominated to {node_info.name}) uses a ReadWriteOncePod claim")
         return success()
 
-    def remove_pod(
-        self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo
-    ) -> Status:
+    def remove_pod(self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo) -> Status:
         st: _State = state.read(STATE_KEY)
         st.conflicting_ref_count -= st.refs_by(to_remove.pod)
         st.holders = [h for h in st.holders if not h.startswith(f"{to_remove.key} ")]

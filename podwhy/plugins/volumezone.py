@@ -152,4 +152,3 @@ class VolumeZone(Plugin):
                     ],
                 )
         return success()
-

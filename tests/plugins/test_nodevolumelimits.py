@@ -1,0 +1,380 @@
+"""NodeVolumeLimits PreFilter + Filter, after the cases of upstream's csi_test.go (TestCSILimits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
+from podwhy.snapshot.cluster import Snapshot
+
+Json = dict[str, Any]
+
+NODE = "node-for-max-pd-test-1"
+EBS = "ebs.csi.aws.com"
+GCE = "pd.csi.storage.gke.io"
+EBS_IN_TREE = "kubernetes.io/aws-ebs"
+HOSTPATH_IN_TREE = "kubernetes.io/hostpath"
+SC_NAME = "csi-sc"
+NS = "default"
+
+
+def pvc_vol(claim: str) -> Json:
+    return {"name": claim, "persistentVolumeClaim": {"claimName": claim}}
+
+
+def make_pod(*volumes: Json, name: str = "pod", uid: str = "", node_name: str = "") -> o.Pod:
+    spec: Json = {"volumes": list(volumes)}
+    if node_name:
+        spec["nodeName"] = node_name
+    meta = {"name": name, "namespace": NS, "uid": uid or name}
+    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
+
+
+def pvc_pod(*claims: str, name: str = "pod") -> o.Pod:
+    return make_pod(*(pvc_vol(c) for c in claims), name=name)
+
+
+def fake_storage(drivers: list[str]) -> list[tuple[str, Json]]:
+    """PVs csi-<driver>-<n> and their bound PVCs, plus csi-4 (unbound, csi-sc), csi-5 (no class)
+    and csi-6 (PV missing); in-tree drivers get in-tree PVs, as upstream's fakes do."""
+    items: list[tuple[str, Json]] = []
+    for driver in drivers:
+        for j in range(4):
+            name = f"csi-{driver}-{j}"
+            source: Json
+            if driver == EBS_IN_TREE:
+                source = {"awsElasticBlockStore": {"volumeID": name}}
+            elif driver == HOSTPATH_IN_TREE:
+                source = {"hostPath": {"path": "/tmp"}}
+            else:
+                source = {"csi": {"driver": driver, "volumeHandle": name}}
+            items.append(("PersistentVolume", {"metadata": {"name": name}, "spec": source}))
+            items.append(
+                ("PersistentVolumeClaim", {"metadata": {"name": name, "namespace": NS}, "spec": {"volumeName": name}})
+            )
+    unbound: Json = {"metadata": {"name": "csi-4", "namespace": NS}, "spec": {"storageClassName": SC_NAME}}
+    items.append(("PersistentVolumeClaim", unbound))
+    items.append(("PersistentVolumeClaim", {"metadata": {"name": "csi-5", "namespace": NS}, "spec": {}}))
+    items.append(
+        (
+            "PersistentVolumeClaim",
+            {
+                "metadata": {"name": "csi-6", "namespace": NS},
+                "spec": {"storageClassName": SC_NAME, "volumeName": "missing-in-action"},
+            },
+        )
+    )
+    items.append(("StorageClass", {"metadata": {"name": SC_NAME}, "provisioner": drivers[0]}))
+    return items
+
+
+def run(
+    pod: o.Pod,
+    existing: list[o.Pod],
+    drivers: list[str],
+    limit: int | None,
+    csi_node: bool = True,
+    migrated: bool = False,
+    extra: list[tuple[str, Json]] | None = None,
+) -> tuple[Status, Status | None]:
+    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
+    for p in existing:
+        p.spec.node_name = NODE
+    snap = Snapshot(nodes=[node], pods=existing)
+    for kind, data in [*fake_storage(drivers), *(extra or [])]:
+        snap.add(kind, msgspec.convert(data, o.KIND_TYPES[kind]))
+    if csi_node:
+        entries = []
+        for d in drivers:
+            entry: Json = {"name": d, "nodeID": NODE}
+            if limit is not None:
+                entry["allocatable"] = {"count": limit}
+            entries.append(entry)
+        meta: Json = {"name": NODE}
+        if migrated:
+            meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": EBS_IN_TREE}
+        snap.add("CSINode", msgspec.convert({"metadata": meta, "spec": {"drivers": entries}}, o.CSINode))
+    handle = Handle(snap)
+    plugin = NodeVolumeLimits(handle)
+    state = CycleState()
+    pi = PodInfo(pod)
+    _, pre = plugin.pre_filter(state, pi, handle.node_infos)
+    if pre.is_skip():
+        return pre, None
+    return pre, plugin.filter(state, pi, handle.node_infos[0])
+
+
+def running_pod() -> o.Pod:
+    return pvc_pod(f"csi-{EBS}-3", name="running")
+
+
+def csi_ebs_two() -> o.Pod:
+    return pvc_pod(f"csi-{EBS}-1", f"csi-{EBS}-2", name="ebs-two")
+
+
+def in_tree_two() -> o.Pod:
+    return pvc_pod(f"csi-{EBS_IN_TREE}-1", f"csi-{EBS_IN_TREE}-2", name="in-tree-two")
+
+
+EBS_ONE = pvc_pod(f"csi-{EBS}-0")
+IN_TREE_ONE = pvc_pod(f"csi-{EBS_IN_TREE}-0")
+INLINE_EBS = make_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": "aws-inline1"}})
+INLINE_SAME_ID = make_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": f"csi-{EBS}-1"}})
+
+UNSCHED = Code.Unschedulable
+
+# (test, new pod, existing pods factory, drivers, limit, migrated, want Filter code)
+CASES: list[tuple[str, o.Pod, list[o.Pod], list[str], int | None, bool, Code]] = [
+    (
+        "fits when node volume limit >= new pods CSI volume",
+        EBS_ONE,
+        [running_pod(), csi_ebs_two()],
+        [EBS],
+        4,
+        False,
+        Code.Success,
+    ),
+    (
+        "doesn't when node volume limit <= pods CSI volume",
+        EBS_ONE,
+        [running_pod(), csi_ebs_two()],
+        [EBS],
+        2,
+        False,
+        UNSCHED,
+    ),
+    (
+        "should when driver does not support volume limits",
+        EBS_ONE,
+        [running_pod(), csi_ebs_two()],
+        [EBS],
+        None,
+        False,
+        Code.Success,
+    ),
+    (
+        "count pending PVCs towards volume limit",
+        EBS_ONE,
+        [pvc_pod("csi-4", name="pending"), csi_ebs_two()],
+        [EBS],
+        2,
+        False,
+        UNSCHED,
+    ),
+    (
+        "count multiple pending pvcs once",
+        EBS_ONE,
+        [pvc_pod("csi-4", name="pending"), pvc_pod("csi-4", name="pending2"), csi_ebs_two()],
+        [EBS],
+        4,
+        False,
+        Code.Success,
+    ),
+    (
+        "should count PVCs with invalid PV name but valid SC",
+        EBS_ONE,
+        [pvc_pod("csi-6", name="missing-pv"), csi_ebs_two()],
+        [EBS],
+        2,
+        False,
+        UNSCHED,
+    ),
+    (
+        "don't count pvcs with missing SC",
+        EBS_ONE,
+        [running_pod(), pvc_pod("csi-5", name="no-sc")],
+        [EBS],
+        2,
+        False,
+        Code.Success,
+    ),
+    (
+        "count pvcs with the same type towards volume limit",
+        EBS_ONE,
+        [pvc_pod(f"csi-{GCE}-1", f"csi-{GCE}-2", name="gce-two"), csi_ebs_two()],
+        [EBS, GCE],
+        2,
+        False,
+        UNSCHED,
+    ),
+    (
+        "don't count pvcs with different type",
+        pvc_pod(f"csi-{GCE}-1", f"csi-{GCE}-2"),
+        [csi_ebs_two(), running_pod()],
+        [EBS, GCE],
+        2,
+        False,
+        Code.Success,
+    ),
+    (
+        "should count in-tree volumes if migration is enabled",
+        IN_TREE_ONE,
+        [in_tree_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        True,
+        UNSCHED,
+    ),
+    (
+        "in-tree volumes are not counted without migration",
+        IN_TREE_ONE,
+        [in_tree_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        False,
+        Code.Success,
+    ),
+    (
+        "should count unbound in-tree volumes if migration is enabled",
+        pvc_pod("csi-4"),
+        [in_tree_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        True,
+        UNSCHED,
+    ),
+    (
+        "should not count non-migratable in-tree volumes",
+        pvc_pod(f"csi-{HOSTPATH_IN_TREE}-0"),
+        [csi_ebs_two()],
+        [HOSTPATH_IN_TREE, EBS],
+        2,
+        True,
+        Code.Success,
+    ),
+    (
+        "should count in-tree inline volumes if migration is enabled",
+        INLINE_EBS,
+        [in_tree_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        True,
+        UNSCHED,
+    ),
+    (
+        "should count in-tree and csi volumes (scheduling in-tree)",
+        IN_TREE_ONE,
+        [csi_ebs_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        True,
+        UNSCHED,
+    ),
+    (
+        "should count in-tree, inline and csi volumes",
+        INLINE_EBS,
+        [csi_ebs_two(), pvc_pod(f"csi-{EBS_IN_TREE}-0")],
+        [EBS_IN_TREE, EBS],
+        3,
+        True,
+        UNSCHED,
+    ),
+    (
+        "inline volume with the same CSI handle is not counted twice",
+        INLINE_SAME_ID,
+        [csi_ebs_two(), pvc_pod(f"csi-{EBS_IN_TREE}-0")],
+        [EBS_IN_TREE, EBS],
+        3,
+        True,
+        Code.Success,
+    ),
+    (
+        "should count in-tree and csi volumes (scheduling csi)",
+        EBS_ONE,
+        [in_tree_two()],
+        [EBS_IN_TREE, EBS],
+        2,
+        True,
+        UNSCHED,
+    ),
+]
+
+
+@pytest.mark.parametrize(("test", "pod", "existing", "drivers", "limit", "migrated", "want"), CASES)
+def test_csi_limits(
+    test: str, pod: o.Pod, existing: list[o.Pod], drivers: list[str], limit: int | None, migrated: bool, want: Code
+) -> None:
+    pre, got = run(pod, existing, drivers, limit, migrated=migrated)
+    assert pre.code == Code.Success
+    assert got is not None and got.code == want
+    if want == UNSCHED:
+        assert got.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
+        assert got.evidence[0].data["limit"] == limit
+
+
+def test_nil_csi_node() -> None:
+    _, got = run(INLINE_EBS, [in_tree_two()], [EBS_IN_TREE, EBS], None, csi_node=False, migrated=True)
+    assert got is not None and got.code == Code.Success
+
+
+def test_shared_volume_does_not_count_twice() -> None:
+    # The pod's only volume is already attached for another pod: the node is at its limit, yet it fits.
+    _, got = run(pvc_pod(f"csi-{EBS}-1"), [csi_ebs_two()], [EBS], 2)
+    assert got is not None and got.code == Code.Success
+
+
+EPHEMERAL_POD = make_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
+
+
+def ephemeral_claim(owner_uid: str | None) -> tuple[str, Json]:
+    meta: Json = {"name": "abc-xyz", "namespace": NS}
+    if owner_uid is not None:
+        meta["ownerReferences"] = [{"kind": "Pod", "name": "abc", "uid": owner_uid, "controller": True}]
+    return "PersistentVolumeClaim", {"metadata": meta, "spec": {"storageClassName": SC_NAME}}
+
+
+def test_ephemeral_volume_missing() -> None:
+    _, got = run(EPHEMERAL_POD, [], [EBS], None)
+    assert got is not None and got.code == Code.UnschedulableAndUnresolvable
+    assert got.reasons == ['looking up PVC default/abc-xyz: persistentvolumeclaim "abc-xyz" not found']
+
+
+def test_ephemeral_volume_not_owned() -> None:
+    _, got = run(EPHEMERAL_POD, [], [EBS], None, extra=[ephemeral_claim(None)])
+    assert got is not None and got.code == Code.Error
+    assert got.reasons == ["PVC default/abc-xyz was not created for pod default/abc (pod is not owner)"]
+
+
+def test_ephemeral_volume_unbound_fits_without_limit() -> None:
+    _, got = run(EPHEMERAL_POD, [], [EBS], None, extra=[ephemeral_claim("12345")])
+    assert got is not None and got.code == Code.Success
+
+
+def test_ephemeral_volume_counts() -> None:
+    _, got = run(EPHEMERAL_POD, [running_pod(), csi_ebs_two()], [EBS], 2, extra=[ephemeral_claim("12345")])
+    assert got is not None and got.code == UNSCHED
+
+
+def test_existing_ephemeral_volume_counts() -> None:
+    existing = make_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
+    _, got = run(EBS_ONE, [running_pod(), existing, csi_ebs_two()], [EBS], 3, extra=[ephemeral_claim("12345")])
+    assert got is not None and got.code == UNSCHED
+    _, got = run(EBS_ONE, [running_pod(), existing, csi_ebs_two()], [EBS], 5, extra=[ephemeral_claim("12345")])
+    assert got is not None and got.code == Code.Success
+
+
+@pytest.mark.parametrize(
+    ("pod", "want"),
+    [
+        (make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "s", "secret": {"secretName": "y"}}), Code.Skip),
+        (make_pod({"name": "cm", "configMap": {"name": "x"}}, pvc_vol(f"csi-{EBS}-0")), Code.Success),
+        (make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "e", "ephemeral": {}}), Code.Success),
+        (
+            make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "g", "gcePersistentDisk": {"pdName": "d"}}),
+            Code.Success,
+        ),
+    ],
+)
+def test_pre_filter_skip(pod: o.Pod, want: Code) -> None:
+    plugin = NodeVolumeLimits(Handle(Snapshot()))
+    _, pre = plugin.pre_filter(CycleState(), PodInfo(pod), [])
+    assert pre.code == want
+    assert bool(plugin.required_kinds(PodInfo(pod))) == (want == Code.Success)

@@ -1,0 +1,165 @@
+"""VolumeRestrictions PreFilter + Filter, after the cases of upstream's volume_restrictions_test.go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.volumerestrictions import (
+    ERR_REASON_DISK_CONFLICT,
+    ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
+    VolumeRestrictions,
+)
+from podwhy.snapshot.cluster import Snapshot
+
+Json = dict[str, Any]
+
+NODE = "node-1"
+
+
+def make_pod(*volumes: Json, name: str = "pod", node_name: str = "", priority: int | None = None) -> o.Pod:
+    spec: Json = {"containers": [{"name": "c"}], "volumes": list(volumes)}
+    if node_name:
+        spec["nodeName"] = node_name
+    if priority is not None:
+        spec["priority"] = priority
+    return msgspec.convert({"metadata": {"name": name, "namespace": "default", "uid": name}, "spec": spec}, o.Pod)
+
+
+def pvc_volume(claim: str) -> Json:
+    return {"name": claim, "persistentVolumeClaim": {"claimName": claim}}
+
+
+def make_pvc(name: str, *modes: str) -> o.PersistentVolumeClaim:
+    return msgspec.convert(
+        {"metadata": {"name": name, "namespace": "default"}, "spec": {"accessModes": list(modes)}},
+        o.PersistentVolumeClaim,
+    )
+
+
+GCE_FOO: Json = {"name": "v", "gcePersistentDisk": {"pdName": "foo"}}
+GCE_FOO_RO: Json = {"name": "v", "gcePersistentDisk": {"pdName": "foo", "readOnly": True}}
+GCE_BAR: Json = {"name": "v", "gcePersistentDisk": {"pdName": "bar"}}
+EBS_FOO: Json = {"name": "v", "awsElasticBlockStore": {"volumeID": "foo"}}
+EBS_BAR: Json = {"name": "v", "awsElasticBlockStore": {"volumeID": "bar"}}
+RBD_AB: Json = {"name": "v", "rbd": {"monitors": ["a", "b"], "pool": "foo", "image": "bar"}}
+RBD_CD: Json = {"name": "v", "rbd": {"monitors": ["c", "d"], "pool": "foo", "image": "bar"}}
+RBD_BX: Json = {"name": "v", "rbd": {"monitors": ["x", "b"], "pool": "foo", "image": "bar"}}
+IQN_16 = "iqn.2016-12.server:storage.target01"
+IQN_17 = "iqn.2017-12.server:storage.target01"
+ISCSI_16: Json = {"name": "v", "iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": IQN_16}}
+ISCSI_17: Json = {"name": "v", "iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": IQN_17}}
+ISCSI_16_RO: Json = {"name": "v", "iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": IQN_16, "readOnly": True}}
+
+
+def run(
+    pod: o.Pod, existing: list[o.Pod], pvcs: list[o.PersistentVolumeClaim] | None = None
+) -> tuple[Status, Status | None]:
+    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
+    snap = Snapshot(nodes=[node], pods=existing)
+    for pvc in pvcs or []:
+        snap.add("PersistentVolumeClaim", pvc)
+    handle = Handle(snap)
+    plugin = VolumeRestrictions(handle)
+    state = CycleState()
+    pi = PodInfo(pod)
+    _, pre = plugin.pre_filter(state, pi, handle.node_infos)
+    if not pre.is_success():
+        return pre, None
+    return pre, plugin.filter(state, pi, handle.node_infos[0])
+
+
+# (name, incoming volume, volume of the pod on the node or None, want PreFilter code, want Filter code)
+DISK_CASES: list[tuple[str, Json | None, Json | None, Code, Code | None]] = [
+    ("nothing", None, None, Code.Skip, None),
+    ("gce one state", None, GCE_FOO, Code.Skip, None),
+    ("gce same state", GCE_FOO, GCE_FOO, Code.Success, Code.Unschedulable),
+    ("gce different state", GCE_BAR, GCE_FOO, Code.Success, Code.Success),
+    ("gce both read-only", GCE_FOO_RO, GCE_FOO_RO, Code.Success, Code.Success),
+    ("gce one read-only", GCE_FOO_RO, GCE_FOO, Code.Success, Code.Unschedulable),
+    ("aws same state", EBS_FOO, EBS_FOO, Code.Success, Code.Unschedulable),
+    ("aws different state", EBS_BAR, EBS_FOO, Code.Success, Code.Success),
+    ("rbd same state", RBD_AB, RBD_AB, Code.Success, Code.Unschedulable),
+    ("rbd different monitors", RBD_CD, RBD_AB, Code.Success, Code.Success),
+    ("rbd one shared monitor", RBD_BX, RBD_AB, Code.Success, Code.Unschedulable),
+    ("iscsi same state", ISCSI_16, ISCSI_16, Code.Success, Code.Unschedulable),
+    ("iscsi different state", ISCSI_17, ISCSI_16, Code.Success, Code.Success),
+    ("iscsi both read-only", ISCSI_16_RO, ISCSI_16_RO, Code.Success, Code.Success),
+]
+
+
+@pytest.mark.parametrize(("name", "incoming", "on_node", "want_pre", "want_filter"), DISK_CASES)
+def test_disk_conflicts(
+    name: str, incoming: Json | None, on_node: Json | None, want_pre: Code, want_filter: Code | None
+) -> None:
+    pod = make_pod(*([incoming] if incoming else []))
+    existing = [make_pod(*([on_node] if on_node else []), name="existing", node_name=NODE)]
+    pre, got = run(pod, existing)
+    assert pre.code == want_pre
+    if want_filter is None:
+        assert got is None
+        return
+    assert got is not None and got.code == want_filter
+    if want_filter == Code.Unschedulable:
+        assert got.reasons == [ERR_REASON_DISK_CONFLICT]
+        assert got.evidence[0].data["conflictingPod"] == "default/existing"
+
+
+RWOP = make_pvc("claim-with-rwop", "ReadWriteOncePod")
+RWX = make_pvc("claim-with-rwx", "ReadWriteMany")
+
+
+def test_rwop_claim_not_found() -> None:
+    pre, _ = run(make_pod(pvc_volume("claim-with-rwop")), [])
+    assert pre.code == Code.UnschedulableAndUnresolvable
+    assert pre.reasons == ['persistentvolumeclaim "claim-with-rwop" not found']
+
+
+def test_rwop_no_conflict_skips() -> None:
+    existing = [make_pod(pvc_volume("claim-with-rwx"), name="other", node_name=NODE)]
+    pre, _ = run(make_pod(pvc_volume("claim-with-rwop")), existing, [RWOP, RWX])
+    assert pre.code == Code.Skip
+
+
+def test_rwop_conflict_is_reported_at_filter() -> None:
+    existing = [
+        make_pod(pvc_volume("claim-with-rwop"), name="holder", node_name=NODE),
+        make_pod(pvc_volume("claim-with-rwx"), name="other", node_name=NODE),
+    ]
+    pre, got = run(make_pod(pvc_volume("claim-with-rwop")), existing, [RWOP, RWX])
+    assert pre.code == Code.Success
+    assert got is not None and got.code == Code.Unschedulable
+    assert got.reasons == [ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT]
+    assert got.evidence[0].data["claims"] == ["claim-with-rwop"]
+
+
+def test_rwop_holder_removed_by_preemption_frees_the_claim() -> None:
+    holder = make_pod(pvc_volume("claim-with-rwop"), name="holder", node_name=NODE)
+    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
+    snap = Snapshot(nodes=[node], pods=[holder])
+    snap.add("PersistentVolumeClaim", RWOP)
+    handle = Handle(snap)
+    plugin = VolumeRestrictions(handle)
+    state = CycleState()
+    pod = PodInfo(make_pod(pvc_volume("claim-with-rwop")))
+    _, pre = plugin.pre_filter(state, pod, handle.node_infos)
+    assert pre.is_success()
+    ni = handle.node_infos[0].snapshot()
+    ni.remove_pod(handle.pod_infos["default/holder"])
+    plugin.remove_pod(state, pod, handle.pod_infos["default/holder"], ni)
+    assert plugin.filter(state, pod, ni).code == Code.Success
+    plugin.add_pod(state, pod, handle.pod_infos["default/holder"], ni)
+    assert plugin.filter(state, pod, ni).code == Code.Unschedulable
+
+
+def test_required_kinds() -> None:
+    plugin = VolumeRestrictions(Handle(Snapshot()))
+    assert plugin.required_kinds(PodInfo(make_pod(GCE_FOO))) == set()
+    assert plugin.required_kinds(PodInfo(make_pod(pvc_volume("c")))) == {"PersistentVolumeClaim"}
