@@ -2,7 +2,8 @@
 
 PreFilter computes the pod's request vector once; Filter compares it with what the
 node has left (allocatable minus the requests of the pods already counted on it).
-Scoring strategies plug in through `FitArgs.scoring_strategy` later.
+PreScore/Score rate each feasible node with the configured scoring strategy
+(LeastAllocated by default, MostAllocated or RequestedToCapacityRatio).
 """
 
 from __future__ import annotations
@@ -26,12 +27,22 @@ from podwhy.framework.status import Evidence, Status, error, success, unresolvab
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
+from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
+from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from podwhy.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCE_WEIGHTS,
+    ResourceAllocationScorer,
+    ResourceWeight,
+    Scorer,
+)
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
 NAME = "NodeResourcesFit"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 REASON_TOO_MANY_PODS = "Too many pods"
 REASON_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
@@ -51,20 +62,9 @@ def insufficient_reason(resource_name: str) -> str:
 
 
 @dataclass(frozen=True)
-class ResourceWeight:
-    """One entry of scoringStrategy.resources."""
-
-    name: str
-    weight: int
-
-
-@dataclass(frozen=True)
 class UtilizationShapePoint:
     utilization: int
     score: int
-
-
-DEFAULT_RESOURCE_WEIGHTS = (ResourceWeight(CPU, 1), ResourceWeight(MEMORY, 1))
 
 
 @dataclass(frozen=True)
@@ -259,6 +259,44 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     return fits_request(compute_pod_resource_request(pod), node_info)
 
 
+# ------------------------------------------------------------------------ scoring
+
+
+def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
+    """The scorer for a scoring strategy (nodeResourceStrategyTypeMap).
+
+    Upstream builds these scorers without the plugin's feature flags, so the pod's
+    request for scoring is taken from its containers only: no in-place resize status
+    and no pod-level resources (overhead still counts). Missing cpu/memory requests
+    are replaced by the non-zero defaults, on the pod and on the node alike.
+    """
+    scorer: Scorer
+    if strategy.type == MOST_ALLOCATED:
+        scorer = most_allocated_scorer
+    elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        scorer = requested_to_capacity_ratio_scorer((p.utilization, p.score) for p in strategy.shape)
+    else:
+        scorer = least_allocated_scorer
+    return ResourceAllocationScorer(
+        strategy=strategy.type,
+        resources=strategy.resources,
+        scorer=scorer,
+        use_requested=False,
+        use_status_resources=False,
+        use_pod_level_resources=False,
+    )
+
+
+@dataclass(frozen=True)
+class PreScoreState:
+    """The pod's scoring request per configured resource, in `resources` order."""
+
+    pod_requests: tuple[int, ...]
+
+    def clone(self) -> PreScoreState:
+        return self
+
+
 # ------------------------------------------------------------------------- plugin
 
 
@@ -271,6 +309,7 @@ class Fit(Plugin):
     def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
         super().__init__(handle, args)
         self.fit_args = FitArgs.from_dict(self.args)
+        self.scorer = build_scorer(self.fit_args.scoring_strategy)
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
@@ -298,3 +337,13 @@ class Fit(Plugin):
         if any(r.unresolvable for r in insufficient):
             return unresolvable(*reasons, evidence=evidence)
         return unschedulable(*reasons, evidence=evidence)
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        # Never Skip: a pod requesting nothing still scores with the non-zero defaults.
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(self.scorer.pod_requests(pod.pod))))
+        return success()
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        pre = state.get(PRE_SCORE_STATE_KEY)
+        pod_requests = pre.pod_requests if isinstance(pre, PreScoreState) else self.scorer.pod_requests(pod.pod)
+        return self.scorer.score(node_info, pod_requests)

@@ -1,0 +1,214 @@
+"""Scoring shared by NodeResourcesFit and NodeResourcesBalancedAllocation (resourceAllocationScorer).
+
+For every configured resource it pairs what the node would have requested with this
+pod on it against the node's allocatable, then hands the pairs to a strategy's scorer
+(least/most allocated, requested-to-capacity ratio, balanced). All arithmetic follows
+upstream's int64/float64 steps so scores match kube-scheduler exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    Quantities,
+    aggregate_container_requests,
+    is_scalar_resource_name,
+    pod_requests,
+    to_quantities,
+)
+from podwhy.framework.status import Evidence, Status, error
+from podwhy.framework.types import NodeInfo
+from podwhy.model import objects as o
+from podwhy.model.quantity import milli_value, value
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+
+def wrap_int64(number: int) -> int:
+    """Two's-complement wrap-around, as an int64 overflow does in Go."""
+    return (number - INT64_MIN) % (1 << 64) + INT64_MIN
+
+
+@dataclass(frozen=True)
+class ResourceWeight:
+    """One entry of a scoring `resources` list (config.ResourceSpec)."""
+
+    name: str
+    weight: int
+
+
+DEFAULT_RESOURCE_WEIGHTS = (ResourceWeight(CPU, 1), ResourceWeight(MEMORY, 1))
+
+
+def parse_resource_weights(raw: Any, what: str) -> tuple[ResourceWeight, ...]:
+    """A camelCase `resources` list with v1 defaulting: none means cpu+memory, weight 0 means 1."""
+    if raw is None:
+        return DEFAULT_RESOURCE_WEIGHTS
+    if not isinstance(raw, list):
+        raise PodwhyError(f"{what}: resources must be a list")
+    weights = tuple(ResourceWeight(str(r.get("name", "")), int(r.get("weight") or 1)) for r in raw)
+    return weights or DEFAULT_RESOURCE_WEIGHTS
+
+
+# ----------------------------------------------------------------- pod requests
+
+# Stand-ins for missing container requests when scoring with non-zero requests.
+NON_ZERO_DEFAULTS: Quantities = {
+    CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+
+def scoring_pod_requests(
+    pod: o.Pod, *, use_requested: bool, use_status_resources: bool, use_pod_level_resources: bool
+) -> Quantities:
+    """The pod's requests as a scorer sees them (PodRequests with the scorer's options), overhead included."""
+    non_missing = None if use_requested else NON_ZERO_DEFAULTS
+    if use_pod_level_resources:
+        return pod_requests(pod, non_missing, use_status_resources=use_status_resources)
+    requests = aggregate_container_requests(pod, non_missing, use_status_resources=use_status_resources)
+    if pod.spec.overhead:
+        for name, amount in to_quantities(pod.spec.overhead).items():
+            requests[name] = requests.get(name, Fraction(0)) + amount
+    return requests
+
+
+def request_amount(requests: Quantities, resource_name: str) -> int:
+    """One resource's integer request: millicores for cpu, Value() (rounded up) otherwise; 0 if absent."""
+    amount = requests.get(resource_name, Fraction(0))
+    return milli_value(amount) if resource_name == CPU else value(amount)
+
+
+# ---------------------------------------------------------------- node figures
+
+
+@dataclass
+class ResourceLine:
+    """One configured resource on one node: the figures a scorer works with."""
+
+    resource: str
+    weight: int
+    pod_request: int
+    # Requests on the node including this pod's; both 0 when the resource is not scored.
+    requested: int = 0
+    allocatable: int = 0
+    # Why the resource is left out of the score, when it is.
+    omitted: str = ""
+    # Filled in by the scorer: the resource's own score, fraction, utilization...
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scored(self) -> bool:
+        return self.allocatable != 0
+
+    def evidence(self) -> Evidence:
+        data: dict[str, Any] = {
+            "resource": self.resource,
+            "weight": self.weight,
+            "podRequest": self.pod_request,
+            "requested": self.requested,
+            "allocatable": self.allocatable,
+        }
+        if self.omitted:
+            data["omitted"] = self.omitted
+        data.update(self.detail)
+        return Evidence("resourceScore", data)
+
+
+@dataclass
+class ScorerResult:
+    score: int
+    # How the per-resource scores became the node score, for the evidence.
+    summary: dict[str, Any]
+
+
+Scorer = Callable[[Sequence[ResourceLine]], ScorerResult]
+
+
+def allocatable_and_requested(
+    node_info: NodeInfo, resource_name: str, pod_request: int, use_requested: bool
+) -> tuple[int, int, str]:
+    """(allocatable, requested including the pod, why omitted) for one resource.
+
+    Mirrors calculateResourceAllocatableRequest: allocatable 0 means the resource is not scored.
+    """
+    requested = node_info.requested if use_requested else node_info.non_zero_requested
+    if pod_request == 0 and is_scalar_resource_name(resource_name):
+        return 0, 0, "pod does not request it"
+    allocatable = node_info.allocatable
+    if resource_name == CPU:
+        return allocatable.milli_cpu, requested.milli_cpu + pod_request, ""
+    if resource_name == MEMORY:
+        return allocatable.memory, requested.memory + pod_request, ""
+    if resource_name == EPHEMERAL_STORAGE:
+        return allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request, ""
+    # DRAExtendedResource (DRA-backed extended resources) is off by default in v1.35.
+    if resource_name in allocatable.scalar_resources:
+        return (
+            allocatable.scalar_resources[resource_name],
+            node_info.requested.scalar_resources.get(resource_name, 0) + pod_request,
+            "",
+        )
+    return 0, 0, "node does not have it"
+
+
+@dataclass(frozen=True)
+class ResourceAllocationScorer:
+    """Scores a node for a pod over the configured resources with one strategy's scorer."""
+
+    strategy: str
+    resources: tuple[ResourceWeight, ...]
+    scorer: Scorer
+    # Score with the pod's and node's actual requests (True) or with the non-zero
+    # stand-ins for missing cpu/memory requests (False).
+    use_requested: bool
+    use_status_resources: bool = False
+    use_pod_level_resources: bool = False
+
+    def pod_requests(self, pod: o.Pod) -> list[int]:
+        """The pod's request per configured resource, in `resources` order (calculatePodResourceRequestList)."""
+        requests = scoring_pod_requests(
+            pod,
+            use_requested=self.use_requested,
+            use_status_resources=self.use_status_resources,
+            use_pod_level_resources=self.use_pod_level_resources,
+        )
+        return [request_amount(requests, r.name) for r in self.resources]
+
+    def lines(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[ResourceLine]:
+        out: list[ResourceLine] = []
+        for spec, pod_request in zip(self.resources, pod_requests, strict=True):
+            line = ResourceLine(spec.name, spec.weight, pod_request)
+            allocatable, requested, omitted = allocatable_and_requested(
+                node_info, spec.name, pod_request, self.use_requested
+            )
+            if allocatable == 0:
+                line.omitted = omitted or "node allocatable is 0"
+            else:
+                line.allocatable = allocatable
+                line.requested = requested
+            out.append(line)
+        return out
+
+    def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status]:
+        if not self.resources:
+            return 0, error("resources not found")
+        lines = self.lines(node_info, pod_requests)
+        result = self.scorer(lines)
+        summary = Evidence("nodeScore", {"strategy": self.strategy, "score": result.score, **result.summary})
+        return result.score, Status(evidence=[*(line.evidence() for line in lines), summary])
+
+
+def is_best_effort(pod_requests: Sequence[int]) -> bool:
+    return all(request == 0 for request in pod_requests)
