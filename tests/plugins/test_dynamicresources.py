@@ -373,3 +373,24 @@ def test_cannot_allocate_evidence() -> None:
     assert evidence.kind == "deviceRequest"
     assert evidence.data["matchingDevices"] == 1
     assert evidence.data["count"] == 2
+
+
+def test_untyped_objects_are_accepted() -> None:
+    # Snapshots built by hand may still carry the resource.k8s.io kinds as GenericObject.
+    def generic(obj: msgspec.Struct) -> o.GenericObject:
+        return msgspec.convert(msgspec.to_builtins(obj), o.GenericObject)
+
+    claim, device_class, rs = make_claim(), make_class(), make_slice(device("dev-1"))
+    snapshot = Snapshot(
+        nodes=[make_node(NODE1)],
+        device_classes={CLASS_A: generic(device_class)},
+        resource_slices=[generic(rs)],
+        resource_claims={f"{NS}/{CLAIM}": generic(claim)},
+    )
+    handle = Handle(snapshot)
+    plugin = DynamicResources(handle)
+    state = CycleState()
+    pod = PodInfo(make_pod(by_name()))
+    _, pre = plugin.pre_filter(state, pod, handle.node_infos)
+    assert verdict(pre) == OK
+    assert verdict(plugin.filter(state, pod, handle.node_infos[0])) == OK
