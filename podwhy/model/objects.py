@@ -301,6 +301,8 @@ class PodResourceClaimStatus(_Base):
 class PodStatus(_Base):
     phase: str = ""
     nominated_node_name: str = ""
+    # Preemption orders victims by it (util.GetPodStartTime).
+    start_time: str | None = None
     conditions: list[PodCondition] = []
     container_statuses: list[ContainerStatus] = []
     init_container_statuses: list[ContainerStatus] = []
@@ -416,9 +418,7 @@ class PersistentVolumeClaimSpec(_Base):
     access_modes: list[str] = []
     storage_class_name: str | None = None
     volume_name: str = ""
-    resources: VolumeResourceRequirements = msgspec.field(
-        default_factory=VolumeResourceRequirements
-    )
+    resources: VolumeResourceRequirements = msgspec.field(default_factory=VolumeResourceRequirements)
     volume_mode: str | None = None
     selector: LabelSelector | None = None
     volume_attributes_class_name: str | None = None
@@ -433,9 +433,7 @@ class PersistentVolumeClaimStatus(_Base):
 class PersistentVolumeClaim(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: PersistentVolumeClaimSpec = msgspec.field(default_factory=PersistentVolumeClaimSpec)
-    status: PersistentVolumeClaimStatus = msgspec.field(
-        default_factory=PersistentVolumeClaimStatus
-    )
+    status: PersistentVolumeClaimStatus = msgspec.field(default_factory=PersistentVolumeClaimStatus)
 
 
 class TopologySelectorLabelRequirement(_Base):

@@ -71,10 +71,10 @@ class Snapshot:
     replication_controllers: list[o.ReplicationController] = field(default_factory=list)
     replica_sets: list[o.ReplicaSet] = field(default_factory=list)
     stateful_sets: list[o.StatefulSet] = field(default_factory=list)
-    device_classes: dict[str, o.GenericObject] = field(default_factory=dict)
-    resource_slices: list[o.GenericObject] = field(default_factory=list)
-    resource_claims: dict[str, o.GenericObject] = field(default_factory=dict)
-    resource_claim_templates: dict[str, o.GenericObject] = field(default_factory=dict)
+    device_classes: dict[str, o.DeviceClass] = field(default_factory=dict)
+    resource_slices: list[o.ResourceSlice] = field(default_factory=list)
+    resource_claims: dict[str, o.ResourceClaim] = field(default_factory=dict)
+    resource_claim_templates: dict[str, o.ResourceClaimTemplate] = field(default_factory=dict)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)
