@@ -14,6 +14,7 @@ from podwhy.model.labels import SelectorError
 from podwhy.plugins.podtopologyspread.common import (
     DEFAULTING_SYSTEM,
     DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
     SpreadConstraint,
     build_default_constraints,
@@ -26,6 +27,14 @@ from podwhy.plugins.podtopologyspread.filtering import (
     calculate_pre_filter_state,
     filter_node,
     update_with_pod,
+)
+from podwhy.plugins.podtopologyspread.scoring import (
+    PRE_SCORE_STATE_KEY,
+    PreScoreState,
+    count_domains,
+    init_pre_score_state,
+    normalize_scores,
+    score_node,
 )
 
 if TYPE_CHECKING:
@@ -106,3 +115,39 @@ class PodTopologySpread(Plugin):
         if not isinstance(pre, PreFilterState):
             return error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         return filter_node(pre, pod.pod, node_info)
+
+    # ------------------------------------------------------------------ PreScore / Score
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        all_nodes = self.handle.node_infos
+        if not all_nodes:
+            return skip()
+        # Nodes without every topology key still get hostname spreading under the system defaults.
+        require_all_topologies = bool(pod.pod.spec.topology_spread_constraints) or not self.system_defaulted
+        try:
+            constraints = self.constraints_for(pod.pod, SCHEDULE_ANYWAY)
+        except ConstraintsError as exc:
+            return error(f"calculating preScoreState: {exc}")
+        if not constraints:
+            return skip()
+        pre = init_pre_score_state(constraints, nodes, require_all_topologies)
+        count_domains(pre, pod.pod, all_nodes, require_all_topologies)
+        state.write(PRE_SCORE_STATE_KEY, pre)
+        return success()
+
+    def _pre_score_state(self, state: CycleState) -> PreScoreState | Status:
+        pre = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(pre, PreScoreState):
+            return error(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return pre
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        pre = self._pre_score_state(state)
+        if isinstance(pre, Status):
+            return 0, pre
+        return score_node(pre, pod.pod, node_info)
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        pre = self._pre_score_state(state)
+        if isinstance(pre, Status):
+            return pre
+        return normalize_scores(pre, scores)
