@@ -105,7 +105,8 @@ class VolumeRestrictions(Plugin):
             claim_name = vol.persistent_volume_claim.claim_name
             pvc = self.handle.pvc(namespace, claim_name)
             if pvc is None:
-                return None, unresolvable(pvc_not_found(claim_name))
+                claim = {"persistentVolumeClaim": f"{namespace}/{claim_name}", "volume": vol.name}
+                return None, unresolvable(pvc_not_found(claim_name), evidence=[Evidence("volumeClaim", claim)])
             if READ_WRITE_ONCE_POD in pvc.spec.access_modes:
                 rwop.add(pvc.metadata.name)
         conflicts = 0

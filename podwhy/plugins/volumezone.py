@@ -79,30 +79,38 @@ class VolumeZone(Plugin):
             if vol.persistent_volume_claim is None:
                 continue
             claim_name = vol.persistent_volume_claim.claim_name
-            if not claim_name:
-                return [], unresolvable("PersistentVolumeClaim had no name")
-            pvc = self.handle.pvc(pod.metadata.namespace, claim_name)
-            if pvc is None:
-                return [], unresolvable(pvc_not_found(claim_name))
-            pv_name = pvc.spec.volume_name
-            if not pv_name:
-                sc_name = claim_class(pvc)
-                if not sc_name:
-                    return [], unresolvable("PersistentVolumeClaim had no pv name and storageClass name")
-                sc = self.handle.storage_class(sc_name)
-                if sc is None:
-                    return [], unresolvable(storage_class_not_found(sc_name))
-                if sc.volume_binding_mode is None:
-                    return [], unresolvable(f'VolumeBindingMode not set for StorageClass "{sc_name}"')
-                if sc.volume_binding_mode == "WaitForFirstConsumer":
-                    # Not bound yet: VolumeBinding picks a node-compatible volume.
-                    continue
-                return [], unresolvable("PersistentVolume had no name")
-            pv = self.handle.pv(pv_name)
-            if pv is None:
-                return [], unresolvable(pv_not_found(pv_name))
-            out.extend(pv_topologies(pv))
+            problem = self._claim_topologies(pod.metadata.namespace, claim_name, out)
+            if problem:
+                claim = {"persistentVolumeClaim": f"{pod.metadata.namespace}/{claim_name}", "volume": vol.name}
+                return [], unresolvable(problem, evidence=[Evidence("volumeClaim", claim)])
         return out, success()
+
+    def _claim_topologies(self, namespace: str, claim_name: str, out: list[PVTopology]) -> str:
+        """Add the topologies of the claim's PV to out; why the pod cannot be scheduled, or ""."""
+        if not claim_name:
+            return "PersistentVolumeClaim had no name"
+        pvc = self.handle.pvc(namespace, claim_name)
+        if pvc is None:
+            return pvc_not_found(claim_name)
+        pv_name = pvc.spec.volume_name
+        if not pv_name:
+            sc_name = claim_class(pvc)
+            if not sc_name:
+                return "PersistentVolumeClaim had no pv name and storageClass name"
+            sc = self.handle.storage_class(sc_name)
+            if sc is None:
+                return storage_class_not_found(sc_name)
+            if sc.volume_binding_mode is None:
+                return f'VolumeBindingMode not set for StorageClass "{sc_name}"'
+            if sc.volume_binding_mode == "WaitForFirstConsumer":
+                # Not bound yet: VolumeBinding picks a node-compatible volume.
+                return ""
+            return "PersistentVolume had no name"
+        pv = self.handle.pv(pv_name)
+        if pv is None:
+            return pv_not_found(pv_name)
+        out.extend(pv_topologies(pv))
+        return ""
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]

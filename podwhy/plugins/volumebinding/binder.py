@@ -270,7 +270,11 @@ class VolumeBinder:
             unbound_ok, unmatched = self._find_matching_volumes(to_match, claims, node, check)
             to_provision.extend(unmatched)
         if to_provision:
-            return self._check_volume_provisions(to_provision, node, check)
+            provisionable, sufficient = self._check_volume_provisions(to_provision, node, check)
+            if provisionable and sufficient:
+                # The claims without a matching PV get provisioned instead.
+                check.details.pop("claimsWithoutMatchingVolume", None)
+            return provisionable, sufficient
         return unbound_ok, True
 
     def _find_matching_volumes(

@@ -49,41 +49,44 @@ class VolumeBinding(Plugin):
             }
         return set()
 
-    def _pod_has_pvcs(self, pod: o.Pod) -> tuple[bool, str]:
-        """(pod uses claims, why it cannot be scheduled yet or "")."""
+    def _pod_has_pvcs(self, pod: o.Pod) -> tuple[bool, Status | None]:
+        """(pod uses claims, why it cannot be scheduled yet)."""
         has_pvc = False
         for vol in pod.spec.volumes:
             claim = pod_claim_name(pod, vol)
             if claim is None:
                 continue
-            claim_name, is_ephemeral = claim
             has_pvc = True
-            pvc = self.handle.pvc(pod.metadata.namespace, claim_name)
-            if pvc is None:
-                if is_ephemeral:
-                    return True, (
-                        f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim_name}"'
-                    )
-                return True, pvc_not_found(claim_name)
-            if pvc.status.phase == "Lost":
-                return True, (
-                    f'persistentvolumeclaim "{pvc.metadata.name}" bound to non-existent persistentvolume '
-                    f'"{pvc.spec.volume_name}"'
-                )
-            if pvc.metadata.deletion_timestamp is not None:
-                return True, f'persistentvolumeclaim "{pvc.metadata.name}" is being deleted'
+            problem = self._claim_problem(pod, *claim)
+            if problem:
+                facts = {"persistentVolumeClaim": f"{pod.metadata.namespace}/{claim[0]}", "volume": vol.name}
+                return True, unresolvable(problem, evidence=[Evidence("volumeClaim", facts)])
+        return has_pvc, None
+
+    def _claim_problem(self, pod: o.Pod, claim_name: str, is_ephemeral: bool) -> str:
+        """Why the claim keeps the pod from being scheduled at all, or ""."""
+        pvc = self.handle.pvc(pod.metadata.namespace, claim_name)
+        if pvc is None:
             if is_ephemeral:
-                problem = volume_is_for_pod(pod, pvc)
-                if problem is not None:
-                    return True, problem
-        return has_pvc, ""
+                return f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim_name}"'
+            return pvc_not_found(claim_name)
+        if pvc.status.phase == "Lost":
+            return (
+                f'persistentvolumeclaim "{pvc.metadata.name}" bound to non-existent persistentvolume '
+                f'"{pvc.spec.volume_name}"'
+            )
+        if pvc.metadata.deletion_timestamp is not None:
+            return f'persistentvolumeclaim "{pvc.metadata.name}" is being deleted'
+        if is_ephemeral:
+            return volume_is_for_pod(pod, pvc) or ""
+        return ""
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         has_pvc, problem = self._pod_has_pvcs(pod.pod)
-        if problem:
-            return None, unresolvable(problem)
+        if problem is not None:
+            return None, problem
         if not has_pvc:
             state.write(STATE_KEY, StateData())
             return None, skip()
