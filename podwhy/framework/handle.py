@@ -12,7 +12,7 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
 def normalized_image_name(name: str) -> str:
-    """Add ":latest" when an image reference has neither tag nor digest."""
+    """A pod's image reference as ImageLocality looks it up: ":latest" added when it has no tag or digest."""
     if name.rfind(":") <= name.rfind("/"):
         name = name + ":latest"
     return name
@@ -49,21 +49,20 @@ class Handle:
         ]
 
     def _build_image_states(self) -> None:
-        sizes: dict[str, int] = {}
+        # Keyed by the names exactly as nodes report them: the scheduler normalizes only the pod's
+        # image references. Each node keeps its own size for a name (cache.NewSnapshot).
+        per_node: dict[str, dict[str, int]] = {}
         counts: dict[str, int] = defaultdict(int)
-        per_node: dict[str, set[str]] = {}
         for ni in self.node_infos:
-            names: set[str] = set()
+            sizes: dict[str, int] = {}
             for image in ni.node.status.images:
                 for name in image.names:
-                    norm = normalized_image_name(name)
-                    sizes[norm] = image.size_bytes
-                    names.add(norm)
-            per_node[ni.name] = names
-            for name in names:
+                    sizes[name] = image.size_bytes
+            per_node[ni.name] = sizes
+            for name in sizes:
                 counts[name] += 1
         for ni in self.node_infos:
-            ni.image_states = {name: ImageStateSummary(sizes[name], counts[name]) for name in per_node[ni.name]}
+            ni.image_states = {name: ImageStateSummary(size, counts[name]) for name, size in per_node[ni.name].items()}
 
     # ------------------------------------------------------------------ listers
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:

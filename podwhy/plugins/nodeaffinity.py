@@ -1,32 +1,39 @@
 """NodeAffinity: the pod's nodeSelector, its required node affinity and the scheduler-enforced
-addedAffinity must all match the node."""
+addedAffinity must all match the node; matching preferred terms (the pod's and addedAffinity's)
+add their weights to the node's score."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
-from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
+from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PreFilterResult
+from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import (
     NODE_SELECTOR_OPERATORS,
     LazyNodeSelector,
+    NodeSelectorTermMatcher,
     RequiredNodeAffinity,
     SelectorError,
     is_empty_term,
     new_requirement,
+    parse_int64,
     parse_node_selector_term,
 )
+from podwhy.plugins.helper.normalize_score import default_normalize_score
+from podwhy.plugins.interpodaffinity.parse_errors import aggregate, label_key_errors, label_value_errors
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeAffinity"
+PRE_SCORE_STATE_KEY = "PreScoreNodeAffinity"
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -42,6 +49,116 @@ class _PreFilterState:
     def clone(self) -> _PreFilterState:
         # Not affected by adding or removing pods: share it.
         return self
+
+
+def _go_quote(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _go_json_values(values: list[str]) -> str:
+    """json.Marshal of a []string; an empty list arrives as nil."""
+    out = json.dumps(values or None, ensure_ascii=False, separators=(",", ":"))
+    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _requirement_errors(req: o.NodeSelectorRequirement, path: str) -> list[str]:
+    """labels.NewRequirement's field errors for one matchExpressions entry (operator already known)."""
+    errs: list[str] = []
+    key_errs = label_key_errors(req.key)
+    if key_errs:
+        errs.append(f"{path}.key: Invalid value: {_go_quote(req.key)}: {'; '.join(key_errs)}")
+    values = list(req.values)
+    invalid_values = f"{path}.values: Invalid value: {_go_json_values(values)}"
+    if req.operator in ("In", "NotIn") and not values:
+        errs.append(f"{invalid_values}: for 'in', 'notin' operators, values set can't be empty")
+    elif req.operator in ("Exists", "DoesNotExist") and values:
+        errs.append(f"{invalid_values}: values set must be empty for exists and does not exist")
+    elif req.operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            errs.append(f"{invalid_values}: for 'Gt', 'Lt' operators, exactly one value is required")
+        errs.extend(
+            f"{path}.values[{i}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be an integer"
+            for i, v in enumerate(values)
+            if parse_int64(v) is None
+        )
+    for i, v in enumerate(values):
+        value_errs = label_value_errors(v)
+        if value_errs:
+            errs.append(f"{path}.values[{i}][{req.key}]: Invalid value: {_go_quote(v)}: {'; '.join(value_errs)}")
+    return errs
+
+
+def node_selector_term_errors(term: o.NodeSelectorTerm, path: str) -> list[str]:
+    """The parse errors of one NodeSelectorTerm, worded and located as component-helpers reports them."""
+    errs: list[str] = []
+    for j, req in enumerate(term.match_expressions):
+        req_path = f"{path}.matchExpressions[{j}]"
+        if req.operator not in NODE_SELECTOR_OPERATORS:
+            supported = ", ".join(f'"{op}"' for op in NODE_SELECTOR_OPERATORS)
+            errs.append(
+                f"{req_path}.operator: Unsupported value: {_go_quote(req.operator)}: supported values: {supported}"
+            )
+            continue
+        errs.extend(_requirement_errors(req, req_path))
+    for j, req in enumerate(term.match_fields):
+        req_path = f"{path}.matchFields[{j}]"
+        if req.operator not in ("In", "NotIn"):
+            errs.append(
+                f'{req_path}.operator: Unsupported value: {_go_quote(req.operator)}: supported values: "In", "NotIn"'
+            )
+        elif len(req.values) != 1:
+            errs.append(f"{req_path}.values: Invalid value: {_go_json_values(list(req.values))}: must have one element")
+    return errs
+
+
+@dataclass(frozen=True)
+class _PreferredTerm:
+    index: int
+    weight: int
+    matcher: NodeSelectorTermMatcher
+
+
+@dataclass(frozen=True)
+class _PreScoreState:
+    preferred: tuple[_PreferredTerm, ...] | None
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def preferred_terms(terms: list[o.PreferredSchedulingTerm]) -> tuple[_PreferredTerm, ...] | str:
+    """NewPreferredSchedulingTerms: the terms that count (non-zero weight, non-empty), or the parse error text."""
+    parsed: list[_PreferredTerm] = []
+    errors: list[str] = []
+    for i, term in enumerate(terms):
+        if term.weight == 0 or is_empty_term(term.preference):
+            continue
+        term_errors = node_selector_term_errors(term.preference, f"[{i}]")
+        if term_errors:
+            errors.extend(term_errors)
+        else:
+            parsed.append(_PreferredTerm(i, term.weight, parse_node_selector_term(term.preference)))
+    if errors:
+        return aggregate(errors)
+    return tuple(parsed)
+
+
+def pod_preferred_terms(pod: o.Pod) -> tuple[_PreferredTerm, ...] | str | None:
+    """The pod's parsed preferred node affinity; None when it has none, the error text when it does not parse."""
+    aff = pod.spec.affinity
+    terms = aff.node_affinity.preferred_during_scheduling_ignored_during_execution if aff and aff.node_affinity else []
+    # An empty list never reaches the scheduler as non-nil (the API drops it).
+    return preferred_terms(terms) if terms else None
+
+
+def _score_terms(terms: tuple[_PreferredTerm, ...], node: o.Node, source: str, matched: list[dict[str, Any]]) -> int:
+    """Sum of the weights of the terms matching the node; the matches are appended to `matched`."""
+    total = 0
+    for term in terms:
+        if term.matcher.matches(node):
+            total += term.weight
+            matched.append({"source": source, "term": term.index, "weight": term.weight})
+    return total
 
 
 def required_node_selector(pod: o.Pod) -> o.NodeSelector | None:
@@ -173,11 +290,18 @@ class NodeAffinity(Plugin):
         self.added_affinity = _parse_added_affinity(self.args)
         self.added_required: o.NodeSelector | None = None
         self.added_node_selector: LazyNodeSelector | None = None
+        self.added_preferred: tuple[_PreferredTerm, ...] | None = None
         if self.added_affinity is not None:
             _validate_added_affinity(self.added_affinity)
             self.added_required = self.added_affinity.required_during_scheduling_ignored_during_execution
             if self.added_required is not None:
                 self.added_node_selector = LazyNodeSelector.parse(self.added_required)
+            added_terms = self.added_affinity.preferred_during_scheduling_ignored_during_execution
+            if added_terms:
+                parsed = preferred_terms(added_terms)
+                # _validate_added_affinity has refused terms that do not parse.
+                assert not isinstance(parsed, str)
+                self.added_preferred = parsed
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
@@ -222,4 +346,38 @@ class NodeAffinity(Plugin):
         required = st.required if isinstance(st, _PreFilterState) else RequiredNodeAffinity.of_pod(pod.pod)
         if not required.matches(node):
             return unresolvable(ERR_REASON_POD, evidence=_pod_evidence(pod.pod, node))
+        return success()
+
+    # -------------------------------------------------------------- scoring
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        terms = pod_preferred_terms(pod.pod)
+        if isinstance(terms, str):
+            return error(terms)
+        if terms is None and self.added_preferred is None:
+            return skip()
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(terms))
+        return success()
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        node = node_info.node
+        matched: list[dict[str, Any]] = []
+        total = 0
+        if self.added_preferred is not None:
+            total += _score_terms(self.added_preferred, node, "addedAffinity", matched)
+        st = state.get(PRE_SCORE_STATE_KEY)
+        if isinstance(st, _PreScoreState):
+            terms = st.preferred
+        else:
+            # Without PreScore (disabled in the profile) upstream parses the pod's terms here.
+            parsed = pod_preferred_terms(pod.pod)
+            if isinstance(parsed, str):
+                return 0, error(parsed)
+            terms = parsed
+        if terms is not None:
+            total += _score_terms(terms, node, "pod", matched)
+        return total, Status(evidence=[Evidence("preferredNodeAffinity", {"matchedTerms": matched, "sum": total})])
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
         return success()

@@ -1,18 +1,48 @@
-"""TaintToleration: NoSchedule/NoExecute taints the pod doesn't tolerate reject the node."""
+"""TaintToleration: NoSchedule/NoExecute taints the pod doesn't tolerate reject the node; untolerated
+PreferNoSchedule taints lower its score."""
 
 from __future__ import annotations
 
-from podwhy.framework.interface import CycleState, Plugin
-from podwhy.framework.status import Evidence, Status, success, unresolvable
+from dataclasses import dataclass
+
+from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.status import Evidence, Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.helper.normalize_score import default_normalize_score
 from podwhy.plugins.helper.taints import (
     do_not_schedule_taints,
     find_matching_untolerated_taint,
     taint_to_string,
+    tolerations_tolerate_taint,
 )
 
 ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+PRE_SCORE_STATE_KEY = "PreScoreTaintToleration"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+
+
+@dataclass(frozen=True)
+class _PreScoreState:
+    # Tolerations that can tolerate a PreferNoSchedule taint: that effect or no effect (all effects).
+    tolerations_prefer_no_schedule: tuple[o.Toleration, ...]
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def _prefer_no_schedule_tolerations(pod: o.Pod) -> tuple[o.Toleration, ...]:
+    return tuple(t for t in pod.spec.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+
+
+def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.Toleration, ...]) -> list[o.Taint]:
+    return [
+        taint
+        for taint in taints
+        if taint.effect == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint)
+    ]
 
 
 class TaintToleration(Plugin):
@@ -33,3 +63,28 @@ class TaintToleration(Plugin):
                 )
             ],
         )
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(_prefer_no_schedule_tolerations(pod.pod)))
+        return success()
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        st = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(st, _PreScoreState):
+            return 0, error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        untolerated = _untolerated_prefer_no_schedule(node_info.node.spec.taints, st.tolerations_prefer_no_schedule)
+        evidence = Evidence(
+            "intolerableTaints",
+            {
+                "effect": PREFER_NO_SCHEDULE,
+                "count": len(untolerated),
+                "taints": [taint_to_string(t) for t in untolerated],
+                # Fewer untolerated PreferNoSchedule taints score higher after reverse normalization.
+                "normalization": "reverse",
+            },
+        )
+        return len(untolerated), Status(evidence=[evidence])
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return success()

@@ -1,0 +1,83 @@
+"""ImageLocality: favour nodes that already hold the pod's container images, weighted by image
+size and by how widely each image has spread over the cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podwhy.framework.handle import normalized_image_name
+from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.status import Evidence, Status
+from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.helper.normalize_score import go_div
+
+MB = 1024 * 1024
+# Bounds of the summed image sizes that map onto the score range (typical compressed image sizes).
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _float_to_int64(value: float) -> int:
+    """Go's int64(float64) conversion: truncate; out-of-range values saturate (amd64 gives MinInt64)."""
+    if value != value or not _INT64_MIN <= value < 2.0**63:
+        return _INT64_MIN
+    return int(value)
+
+
+def scaled_image_score(image: ImageStateSummary, total_num_nodes: int) -> int:
+    """The image size scaled by the fraction of all nodes that have it (limits node heating)."""
+    spread = image.num_nodes / total_num_nodes
+    return _float_to_int64(float(image.size) * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    clamped = MIN_THRESHOLD if sum_scores < MIN_THRESHOLD else min(sum_scores, max_threshold)
+    return go_div(MAX_NODE_SCORE * (clamped - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+def _pod_images(pod: o.Pod) -> list[tuple[str, str]]:
+    """(container name, image) for init containers, then containers, as the plugin walks them."""
+    return [(c.name, c.image) for c in pod.spec.init_containers] + [(c.name, c.image) for c in pod.spec.containers]
+
+
+class ImageLocality(Plugin):
+    name = "ImageLocality"
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        total_num_nodes = len(self.handle.node_infos)
+        images = _pod_images(pod.pod)
+        found: list[dict[str, Any]] = []
+        total = 0
+        for container, image in images:
+            name = normalized_image_name(image)
+            summary = node_info.image_states.get(name)
+            if summary is None:
+                continue
+            scaled = scaled_image_score(summary, total_num_nodes)
+            total += scaled
+            found.append(
+                {
+                    "container": container,
+                    "image": name,
+                    "sizeBytes": summary.size,
+                    "numNodes": summary.num_nodes,
+                    "scaledScore": scaled,
+                }
+            )
+        value = calculate_priority(total, len(images))
+        evidence = Evidence(
+            "imageLocality",
+            {
+                "imagesOnNode": found,
+                "sumScores": total,
+                "totalNumNodes": total_num_nodes,
+                "numContainers": len(images),
+                "minThresholdBytes": MIN_THRESHOLD,
+                "maxThresholdBytes": MAX_CONTAINER_THRESHOLD * len(images),
+            },
+        )
+        return value, Status(evidence=[evidence])
