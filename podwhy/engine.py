@@ -7,9 +7,19 @@ from dataclasses import dataclass, field
 
 from podwhy.errors import PodwhyError
 from podwhy.framework.handle import Handle
+from podwhy.framework.interface import PostFilterResult
+from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.profile import Profile, default_profile
-from podwhy.framework.runner import FilterOutcome, Framework, fit_error_message
+from podwhy.framework.runner import (
+    PRE_FILTER_REACHED_KEY,
+    FilterOutcome,
+    Framework,
+    PreFilterReached,
+    fit_error_message,
+    pre_filter_reached,
+)
 from podwhy.framework.scoring import ScoreOutcome, run_scores
+from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -41,6 +51,32 @@ class Explanation:
     scores: ScoreOutcome | None = None
     # Set when the pod's nominated node passes every filter: the scheduler takes it unscored.
     nominated_node_fits: bool = False
+    # What the PostFilter plugins did when no node fits (None: they did not run).
+    post_filter: PostFilterOutcome | None = None
+
+
+@dataclass
+class PostFilterOutcome:
+    """RunPostFilterPlugins: each plugin's status, the combined one and the nomination."""
+
+    statuses: list[Status]
+    status: Status
+    result: PostFilterResult | None
+    preemption: PreemptionOutcome | None
+    # False when a PostFilter plugin could not be evaluated, so the message lacks its part.
+    complete: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+    def message(self) -> str:
+        return self.status.message()
+
+    @property
+    def preemption_message(self) -> str:
+        """DefaultPreemption's own message; if it never ran, that of the plugin that stopped the run."""
+        if self.preemption is not None:
+            return self.preemption.message
+        stopped_early = not self.status.is_success() and self.status.code != Code.Unschedulable
+        return self.status.message() if stopped_early else ""
 
 
 def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
@@ -91,11 +127,14 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     message = ""
     complete = True
     scores: ScoreOutcome | None = None
+    post_filter: PostFilterOutcome | None = None
     nominated = pod.status.nominated_node_name
     nominated_fits = bool(nominated) and nominated in outcome.feasible
     if outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos)
+        scores = run_scores(
+            profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds
+        )
         if nominated_fits:
             scores.best_nodes = [nominated]
     if outcome.error is not None:
@@ -109,14 +148,24 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     else:
         verdict = UNSCHEDULABLE
         message = fit_error_message(outcome, len(handle.node_infos))
-        complete = False
+        post_filter = run_post_filters(framework, outcome, target)
+        if post_filter.message():
+            message += " " + post_filter.message()
+        complete = post_filter.complete
     if gates:
         verdict = GATED
     warnings = []
+    if scores is not None and scores.not_evaluated:
+        warnings.append(
+            "scores not evaluated (the snapshot lacks kinds they read), counted as 0: "
+            + ", ".join(scores.not_evaluated)
+        )
     if scores is not None and scores.not_simulated:
         warnings.append("score plugins podwhy does not simulate yet: " + ", ".join(scores.not_simulated))
     if framework.missing_plugins:
         warnings.append("plugins podwhy does not simulate yet: " + ", ".join(framework.missing_plugins))
+    if post_filter is not None:
+        warnings.extend(post_filter.warnings)
     return Explanation(
         pod=target,
         verdict=verdict,
@@ -129,4 +178,63 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         missing_plugins=framework.missing_plugins,
         scores=scores,
         nominated_node_fits=nominated_fits,
+        post_filter=post_filter,
     )
+
+
+# ---------------------------------------------------------------------- PostFilter
+DRA_PLUGIN = "DynamicResources"
+
+
+def run_post_filters(framework: Framework, outcome: FilterOutcome, pod: PodInfo) -> PostFilterOutcome:
+    """RunPostFilterPlugins after a FitError: stop at the first Success, Error or unresolvable status,
+    otherwise join every plugin's reasons into one Unschedulable status."""
+    from podwhy.plugins.defaultpreemption import preemption_outcome
+    from podwhy.plugins.dynamicresources import postfilter as dra_post_filter
+
+    state = outcome.state
+    state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(pre_filter_reached(framework.profile, outcome.pre_filter)))
+    node_statuses = {v.name: v.first_failure for v in outcome.nodes if v.first_failure is not None}
+    statuses: list[Status] = []
+    reasons: list[str] = []
+    rejector = ""
+    result: PostFilterResult | None = None
+    complete = True
+    warnings: list[str] = []
+    final: Status | None = None
+    for name in framework.profile.post_filter:
+        plugin = framework.plugins.get(name)
+        if name in outcome.not_evaluated:
+            # Its verdict depends on objects the snapshot lacks: the message cannot be completed.
+            complete = False
+            warnings.append(f"PostFilter {name} {outcome.not_evaluated[name]}")
+            continue
+        if plugin is not None and plugin.implements("post_filter"):
+            r, st = plugin.post_filter(state, pod, node_statuses)
+        elif name == DRA_PLUGIN:
+            r, st = dra_post_filter.fallback_post_filter(framework.handle, state, pod, node_statuses)
+        else:
+            complete = False
+            continue
+        st.plugin = name
+        statuses.append(st)
+        if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
+            final, result = st, r
+            break
+        if not st.is_rejected():
+            final, result = Status(Code.Error, list(st.reasons), name), None
+            break
+        if r is not None and r.nominated_node_name is not None:
+            result = r
+        reasons.extend(st.reasons)
+        rejector = rejector or name
+    if final is None:
+        final = Status(Code.Unschedulable, reasons, rejector)
+    preemption = preemption_outcome(state)
+    pdbs_unknown = "PodDisruptionBudget" in framework.handle.snapshot.missing_kinds
+    if preemption is not None and preemption.dry_run and pdbs_unknown:
+        warnings.append(
+            "the snapshot has no PodDisruptionBudgets: the preemption dry run assumed none, "
+            "so it may pick victims whose eviction a budget would forbid"
+        )
+    return PostFilterOutcome(statuses, final, result, preemption, complete, warnings)

@@ -132,6 +132,25 @@ def compare(case: Path, report: dict[str, Any], plugin: str | None = None) -> li
                 diffs.append(f"message: {msg!r} != {want_msg!r}")
         elif not (want_msg.startswith(msg) and (len(want_msg) == len(msg) or want_msg[len(msg)] == " ")):
             diffs.append(f"message (filter part): {msg!r} is not the start of {want_msg!r}")
+    if plugin in (None, "DefaultPreemption"):
+        diffs.extend(compare_preemption(exp, report))
+    return diffs
+
+
+def compare_preemption(exp: dict[str, Any], report: dict[str, Any]) -> list[str]:
+    """The PostFilter outcome: nominated node, victims (in order) and DefaultPreemption's message."""
+    want = exp.get("preemption")
+    if want is None:
+        return []
+    got = report.get("preemption") or {"nominatedNode": None, "victims": [], "message": ""}
+    diffs = []
+    keys = ["nominatedNode", "victims", "message"]
+    if "PodDisruptionBudget" in report["snapshot"]["missingKinds"]:
+        # Budgets decide which victims are reprieved first; podwhy warns it assumed none.
+        keys = ["message"]
+    for key in keys:
+        if got.get(key) != want.get(key):
+            diffs.append(f"preemption.{key}: {got.get(key)!r} != {want.get(key)!r}")
     return diffs
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -62,6 +62,29 @@ class PreFilterResult:
         return PreFilterResult((self.node_names or set()) & (other.node_names or set()))
 
 
+@dataclass
+class PostFilterResult:
+    """fwk.PostFilterResult: the node to nominate ("" clears a nomination); None leaves it as is."""
+
+    nominated_node_name: str | None = None
+
+
+class FilterRunner(Protocol):
+    """The framework calls a PostFilter plugin needs to dry-run filters (fwk.Handle's part of the framework)."""
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: PodInfo, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
+
+
 class Plugin:
     """A scheduler plugin. Subclasses override the extension points they implement."""
 
@@ -70,11 +93,17 @@ class Plugin:
     def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
         self.handle = handle
         self.args = args or {}
+        # Set by the Framework that runs the plugin (PostFilter plugins re-run filters through it).
+        self.framework: FilterRunner | None = None
 
     # Kinds of objects the plugin must read for this pod; used to mark it
     # "not evaluated" when the snapshot cannot vouch for them.
     def required_kinds(self, pod: PodInfo) -> set[str]:
         return set()
+
+    # The same for scoring, where a plugin may read more than its Filter does.
+    def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
+        return self.required_kinds(pod)
 
     # --- extension points (overridden by subclasses) ---------------------
     def pre_filter(
@@ -89,6 +118,12 @@ class Plugin:
         raise NotImplementedError
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        raise NotImplementedError
+
+    def post_filter(
+        self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Runs when no node fits; node_statuses holds each rejected node's status (absent: unresolvable)."""
         raise NotImplementedError
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:

@@ -73,6 +73,8 @@ class Framework:
                 self.missing_plugins.append(name)
                 continue
             self.plugins[name] = cls(handle, profile.plugin_args.get(name))
+        for plugin in self.plugins.values():
+            plugin.framework = self
 
     # ------------------------------------------------------------------ PreFilter
     def _run_pre_filters(
@@ -201,6 +203,84 @@ class Framework:
         verdict.feasible = True
         return verdict
 
+    # ------------------------------------------------------------------ dry runs (preemption)
+    # Upstream's short-circuiting RunFilterPlugins / RunFilterPluginsWithNominatedPods and the
+    # PreFilterExtensions runners, for PostFilter plugins that re-run filters on changed nodes.
+    def _dry_run_skips(self, state: CycleState, pod: PodInfo) -> set[str]:
+        skipped = set(state.skip_filter_plugins)
+        skipped.update(name for name, plugin in self.plugins.items() if _not_evaluated_reason(plugin, pod, self.handle))
+        return skipped
+
+    def _run_extension(
+        self, state: CycleState, pod: PodInfo, changed: PodInfo, node_info: NodeInfo, add: bool
+    ) -> Status:
+        skipped = self._dry_run_skips(state, pod)
+        for name in self.profile.pre_filter:
+            plugin = self.plugins.get(name)
+            if plugin is None or name in skipped or not plugin.has_pre_filter_extensions():
+                continue
+            try:
+                if add:
+                    st = plugin.add_pod(state, pod, changed, node_info)
+                else:
+                    st = plugin.remove_pod(state, pod, changed, node_info)
+            except KeyError as exc:  # the plugin's PreFilter wrote no state: upstream's "not found"
+                st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
+            if not st.is_success():
+                op = "AddPod" if add else "RemovePod"
+                return Status(Code.Error, [f'running {op} on PreFilter plugin "{name}": {st.message()}'], name)
+        return Status()
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: PodInfo, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        return self._run_extension(state, pod, to_add, node_info, add=True)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        return self._run_extension(state, pod, to_remove, node_info, add=False)
+
+    def run_filter_plugins(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        """RunFilterPlugins: the first plugin that does not pass decides (plugins podwhy cannot run pass)."""
+        skipped = self._dry_run_skips(state, pod)
+        for name, plugin in self._filter_plugins():
+            if name in skipped:
+                continue
+            try:
+                st = plugin.filter(state, pod, node_info)
+            except KeyError as exc:
+                st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
+            if st.is_success():
+                continue
+            if not st.is_rejected():
+                return Status(Code.Error, [f'running "{name}" filter plugin: {st.message()}'], name, list(st.evidence))
+            st.plugin = name
+            return st
+        return Status()
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        """Pass 1 with equal-or-higher-priority nominated pods added, pass 2 without them if pass 1 passed."""
+        nominated = [
+            pi
+            for pi in self.handle.nominated_pods_for_node(node_info.name)
+            if pi.priority >= pod.priority and pi.uid != pod.uid
+        ]
+        state1, node1 = state, node_info
+        if nominated:
+            node1 = node_info.snapshot()
+            state1 = state.clone()
+            for pi in nominated:
+                node1.add_pod_info(pi)
+                node1.added_pods.append(pi)
+                st = self.run_pre_filter_extension_add_pod(state1, pod, pi, node1)
+                if not st.is_success():
+                    return st
+        status = self.run_filter_plugins(state1, pod, node1)
+        if nominated and status.is_success():
+            status = self.run_filter_plugins(state, pod, node_info)
+        return status
+
     # ------------------------------------------------------------------ all nodes
     def run_filters(self, pod: PodInfo) -> FilterOutcome:
         state = CycleState()
@@ -266,3 +346,42 @@ def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
     if histogram:
         msg += f" {', '.join(histogram)}."
     return msg
+
+
+# ---------------------------------------------------------------------- PostFilter support
+PRE_FILTER_REACHED_KEY = "podwhy/preFilterReached"
+
+
+@dataclass(frozen=True)
+class PreFilterReached:
+    """The PreFilter plugins kube-scheduler ran before it stopped (it stops at UnschedulableAndUnresolvable).
+
+    podwhy runs every PreFilter; a PostFilter plugin reading its own state checks this first,
+    because upstream finds no state for a plugin it never reached ("not found").
+    """
+
+    plugins: frozenset[str]
+
+    def clone(self) -> PreFilterReached:
+        return self
+
+
+def pre_filter_reached(profile: Profile, records: list[PreFilterRecord]) -> frozenset[str]:
+    """Names in the profile's PreFilter order up to the plugin where RunPreFilterPlugins returned early."""
+    by_name = {rec.plugin: rec for rec in records}
+    reached: list[str] = []
+    merged: PreFilterResult | None = None
+    for name in profile.pre_filter:
+        reached.append(name)
+        rec = by_name.get(name)
+        if rec is None or rec.status.not_evaluated or rec.status.is_skip():
+            continue
+        st = rec.status
+        if not st.is_success():
+            if st.code == Code.Unschedulable:
+                continue
+            break
+        merged = (merged or PreFilterResult()).merge(PreFilterResult(rec.node_names))
+        if merged.node_names is not None and not merged.node_names:
+            break
+    return frozenset(reached)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from podwhy.engine import Explanation
+from podwhy.engine import Explanation, PostFilterOutcome
 from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.model.quantity import milli_value, value
@@ -99,6 +99,8 @@ def build_report(exp: Explanation) -> dict[str, Any]:
             }
         )
     report["feasibleNodes"] = list(outcome.feasible)
+    if exp.post_filter is not None:
+        report["preemption"] = _preemption_json(exp.post_filter)
     if scores is not None:
         report["bestNodes"] = list(scores.best_nodes)
         report["scoringSkipped"] = scores.scoring_skipped
@@ -116,6 +118,37 @@ def _score_json(ps: PluginScore) -> dict[str, Any]:
     }
     if ps.skipped:
         out["skipped"] = True
+    if ps.not_evaluated:
+        out["notEvaluated"] = ps.not_evaluated
     if ps.evidence:
         out["evidence"] = [e.to_json() for e in ps.evidence]
+    return out
+
+
+def _preemption_json(post_filter: PostFilterOutcome) -> dict[str, Any]:
+    pre = post_filter.preemption
+    out: dict[str, Any] = {
+        "nominatedNode": pre.nominated_node if pre is not None else None,
+        "victims": [v.key for v in pre.victims] if pre is not None else [],
+        "pdbViolations": list(pre.violated_pdbs) if pre is not None else [],
+        "candidates": [],
+        "message": post_filter.preemption_message,
+        "dryRun": [],
+        "postFilter": [_status_json(st.plugin, st, with_evidence=False) for st in post_filter.statuses],
+    }
+    if pre is None:
+        return out
+    out["candidates"] = [
+        {
+            "node": c.node,
+            "victims": [{"pod": v.key, "priority": v.priority} for v in c.victims],
+            "numPDBViolations": c.num_pdb_violations,
+            "pdbViolations": c.pdbs(),
+        }
+        for c in pre.candidates
+    ]
+    out["dryRun"] = [
+        {"node": node, "status": status_name(st), "plugin": st.plugin, "reasons": list(st.reasons)}
+        for node, st in pre.node_statuses.items()
+    ]
     return out

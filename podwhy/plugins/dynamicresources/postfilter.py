@@ -1,0 +1,177 @@
+"""DynamicResources PostFilter: may deallocating one of the pod's claims help the next attempt?
+
+Kept apart from the plugin's PreFilter/Filter: the DynamicResources class delegates its
+`post_filter` here, and the engine calls `fallback_post_filter` when the class (or its
+PostFilter) is not available.
+
+Upstream's Filter remembers the allocated claims a node could not use; kube-scheduler stops
+at a node's first failing filter, so only nodes whose recorded first failure is this plugin's
+"resourceclaim not available on the node" count (podwhy runs every filter on every node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState, PostFilterResult
+from podwhy.framework.runner import PRE_FILTER_REACHED_KEY, PreFilterReached
+from podwhy.framework.status import Code, Evidence, Status
+from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
+from podwhy.model.labels import LazyNodeSelector
+
+PLUGIN = "DynamicResources"
+# The key the DynamicResources PreFilter writes its state under (an object with `.claims`).
+STATE_KEY = "DynamicResources"
+
+ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
+MSG_NO_CLAIMS = "no new claims to deallocate"
+MSG_DEALLOCATED = "deallocation of ResourceClaim completed"
+MSG_STILL_NOT_SCHEDULABLE = "still not schedulable"
+ERR_STATE_NOT_FOUND = "not found"
+
+# resourceclaim.ResourceClaimReservedForMaxSize: a claim with this many consumers cannot take another.
+RESERVED_FOR_MAX_SIZE = 256
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """The parts of a ResourceClaim the PostFilter reads, from a typed claim or a GenericObject."""
+
+    key: str
+    allocated: bool
+    node_selector: LazyNodeSelector | None
+    reserved_for: tuple[str, ...]
+
+    @classmethod
+    def of(cls, claim: object) -> ClaimView:
+        raw = msgspec.to_builtins(claim)
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        meta = data.get("metadata") or {}
+        status = data.get("status") or {}
+        allocation = status.get("allocation")
+        selector: LazyNodeSelector | None = None
+        if allocation and allocation.get("nodeSelector") is not None:
+            selector = LazyNodeSelector.parse(msgspec.convert(allocation["nodeSelector"], o.NodeSelector))
+        reserved = tuple(str(ref.get("uid", "")) for ref in status.get("reservedFor") or [])
+        return cls(f"{meta.get('namespace', '')}/{meta.get('name', '')}", bool(allocation), selector, reserved)
+
+
+def _not_found() -> tuple[PostFilterResult | None, Status]:
+    return None, Status(Code.Error, [ERR_STATE_NOT_FOUND], PLUGIN)
+
+
+def _reached(state: CycleState) -> bool:
+    """False when kube-scheduler stopped its PreFilter run before reaching this plugin."""
+    reached = state.get(PRE_FILTER_REACHED_KEY)
+    return not isinstance(reached, PreFilterReached) or PLUGIN in reached.plugins
+
+
+def unavailable_claims(claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status]) -> list[int]:
+    """Indices of allocated claims that a node where the scheduler reached this Filter could not use."""
+    out: set[int] = set()
+    for node_name, status in node_statuses.items():
+        if status.plugin != PLUGIN or ERR_NOT_AVAILABLE not in status.reasons:
+            continue
+        node_info = handle.node_info_by_name.get(node_name)
+        if node_info is None:
+            continue
+        for index, claim in enumerate(claims):
+            if claim.node_selector is not None and not claim.node_selector.matches(node_info.node):
+                out.add(index)
+    return sorted(out)
+
+
+def decide(
+    pod: PodInfo, claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status]
+) -> tuple[PostFilterResult | None, Status]:
+    """The PostFilter verdict for the claims the PreFilter recorded (none: it did not get that far)."""
+    if not claims:
+        return None, Status(Code.Unschedulable, [MSG_NO_CLAIMS], PLUGIN)
+    for index in unavailable_claims(claims, handle, node_statuses):
+        claim = claims[index]
+        # Only a claim no other pod uses may be deallocated (upstream picks one at random).
+        if not claim.reserved_for or claim.reserved_for == (pod.uid,):
+            evidence = [Evidence("resourceClaim", {"claim": claim.key, "action": "deallocate"})]
+            return None, Status(Code.Unschedulable, [MSG_DEALLOCATED], PLUGIN, evidence)
+    return None, Status(Code.Unschedulable, [MSG_STILL_NOT_SCHEDULABLE], PLUGIN)
+
+
+def post_filter(
+    handle: Handle, state: CycleState, pod: PodInfo, node_statuses: Mapping[str, Status]
+) -> tuple[PostFilterResult | None, Status]:
+    """PostFilter from the plugin's own cycle state (what the DynamicResources class delegates to)."""
+    data = state.get(STATE_KEY)
+    if not _reached(state) or data is None:
+        return _not_found()
+    claims = [ClaimView.of(claim) for claim in getattr(data, "claims", None) or []]
+    return decide(pod, claims, handle, node_statuses)
+
+
+def fallback_post_filter(
+    handle: Handle, state: CycleState, pod: PodInfo, node_statuses: Mapping[str, Status]
+) -> tuple[PostFilterResult | None, Status]:
+    """PostFilter without the plugin's state: look the pod's claims up as its PreFilter would."""
+    if not _reached(state):
+        return _not_found()
+    if state.get(STATE_KEY) is not None:
+        return post_filter(handle, state, pod, node_statuses)
+    return decide(pod, recorded_claims(handle, pod), handle, node_statuses)
+
+
+def recorded_claims(handle: Handle, pod: PodInfo) -> list[ClaimView]:
+    """The claims the PreFilter would record: none when a lookup or check of it would fail."""
+    p = pod.pod
+    snapshot = handle.snapshot
+    views: list[ClaimView] = []
+    for entry in p.spec.resource_claims:
+        name = entry.resource_claim_name
+        owned = False
+        if name is None and entry.resource_claim_template_name is not None:
+            statuses = [s for s in p.status.resource_claim_statuses if s.name == entry.name]
+            if not statuses:
+                return []
+            name = statuses[0].resource_claim_name
+            owned = True
+            if name is None:
+                continue
+        if name is None:
+            return []
+        obj = snapshot.resource_claims.get(f"{p.metadata.namespace}/{name}")
+        if obj is None or obj.metadata.deletion_timestamp is not None:
+            return []
+        if owned and not _controlled_by(obj.metadata.owner_references, p.metadata.uid):
+            return []
+        view = ClaimView.of(obj)
+        if view.allocated:
+            in_use = len(view.reserved_for) >= RESERVED_FOR_MAX_SIZE and pod.uid not in view.reserved_for
+            if in_use:
+                return []
+        elif not _device_classes_exist(obj, snapshot.device_classes):
+            return []
+        views.append(view)
+    return views
+
+
+def _controlled_by(refs: Sequence[o.OwnerReference], uid: str) -> bool:
+    for ref in refs:
+        if ref.controller:
+            return ref.uid == uid
+    return False
+
+
+def _device_classes_exist(claim: object, device_classes: Mapping[str, object]) -> bool:
+    raw = msgspec.to_builtins(claim)
+    spec = (raw.get("spec") if isinstance(raw, dict) else None) or {}
+    for request in (spec.get("devices") or {}).get("requests") or []:
+        exactly = request.get("exactly")
+        names = [exactly.get("deviceClassName")] if exactly else []
+        names += [sub.get("deviceClassName") for sub in request.get("firstAvailable") or []]
+        if not names or any(not n or n not in device_classes for n in names):
+            return False
+    return True
