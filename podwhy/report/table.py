@@ -111,6 +111,9 @@ def render_table(exp: Explanation, wide: bool = False, node: str | None = None, 
         console.print(escape(exp.message))
     else:
         console.print(f"{len(outcome.feasible)} of {len(outcome.nodes)} node(s) fit the pod.")
+    preemption_line = preemption_sentence(exp)
+    if preemption_line:
+        console.print(escape(preemption_line))
     for rec in outcome.pre_filter:
         if not rec.status.is_success() and not rec.status.is_skip():
             console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(rec.status.message())}")
@@ -187,3 +190,17 @@ def render_node(console: Console, exp: Explanation, node: str) -> None:
         details.extend(describe_evidence(ev.kind, ev.data) for ev in st.evidence)
         table.add_row(name, _mark(st), status_name(st), escape("\n".join(details)))
     console.print(table)
+
+
+def preemption_sentence(exp: Explanation) -> str:
+    """One line on what DefaultPreemption's dry run would do, when it nominates a node."""
+    pre = exp.post_filter.preemption if exp.post_filter is not None else None
+    if pre is None or pre.nominated_node is None or not pre.victims:
+        return ""
+    count = len(pre.victims)
+    victims = ", ".join(f"{v.key} (priority {v.priority})" for v in pre.victims)
+    pods = f"{count} pod{'s' if count != 1 else ''}"
+    line = f"Preemption (dry run): would preempt {pods} on {pre.nominated_node}: {victims}"
+    if pre.violated_pdbs:
+        line += f"; violates PDB {', '.join(pre.violated_pdbs)}"
+    return line
