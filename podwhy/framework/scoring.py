@@ -19,6 +19,8 @@ class PluginScore:
     weighted: int
     skipped: bool = False
     evidence: list[Evidence] = field(default_factory=list)
+    # Set when the snapshot lacks kinds this plugin reads: the score is unknown, counted as 0.
+    not_evaluated: str = ""
 
 
 @dataclass
@@ -30,6 +32,7 @@ class ScoreOutcome:
     scoring_skipped: bool
     error: str | None = None
     not_simulated: list[str] = field(default_factory=list)
+    not_evaluated: list[str] = field(default_factory=list)
 
 
 def run_scores(
@@ -38,15 +41,21 @@ def run_scores(
     state: CycleState,
     pod: PodInfo,
     nodes: list[NodeInfo],
+    missing_kinds: frozenset[str] = frozenset(),
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile."""
     names = [n for n in nodes]
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
+    not_evaluated = {
+        name: "not evaluated: the snapshot has no " + ", ".join(sorted(missing))
+        for name, pl in scorers.items()
+        if (missing := pl.required_kinds_for_score(pod) & missing_kinds)
+    }
     for name in profile.pre_score:
         plugin = plugins.get(name)
-        if plugin is None or not plugin.implements("pre_score"):
+        if plugin is None or not plugin.implements("pre_score") or name in not_evaluated:
             continue
         status = plugin.pre_score(state, pod, nodes)
         if status.is_skip():
@@ -60,7 +69,7 @@ def run_scores(
     evidence: dict[tuple[str, str], list[Evidence]] = {}
     for name in profile.score:
         plugin = scorers.get(name)
-        if plugin is None or name in state.skip_score_plugins:
+        if plugin is None or name in state.skip_score_plugins or name in not_evaluated:
             continue
         scores: dict[str, int] = {}
         for ni in names:
@@ -99,6 +108,9 @@ def run_scores(
         for name, weight in profile.score.items():
             if name not in scorers:
                 continue
+            if name in not_evaluated:
+                row.append(PluginScore(name, 0, 0, weight, 0, not_evaluated=not_evaluated[name]))
+                continue
             if name not in per_plugin:
                 row.append(PluginScore(name, 0, 0, weight, 0, skipped=True))
                 continue
@@ -119,4 +131,4 @@ def run_scores(
         totals[ni.name] = total
     top = max(totals.values(), default=0)
     best = [n for n, t in totals.items() if t == top]
-    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated)
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))

@@ -83,6 +83,12 @@ class PodTopologySpread(Plugin):
             return set()
         return owner_kinds_needed(pod.pod)
 
+    def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
+        # Scoring uses the (ScheduleAnyway) defaults too, built from the pod's owners.
+        if pod.pod.spec.topology_spread_constraints or not self.default_constraints:
+            return set()
+        return owner_kinds_needed(pod.pod)
+
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
