@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.interface import CycleState, Plugin, PostFilterResult, PreFilterResult
 from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -27,6 +27,7 @@ from podwhy.plugins.dynamicresources.allocator import (
 )
 from podwhy.plugins.dynamicresources.cel import SelectorCache
 from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims, typed
+from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -208,3 +209,10 @@ class DynamicResources(Plugin):
         if allocations is not None:
             data.node_allocations[node_info.name] = allocations
         return success()
+
+    # ------------------------------------------------------------------ PostFilter
+    # The deallocation decision lives in postfilter.py; the plugin only delegates to it.
+    def post_filter(
+        self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
+        return claims_post_filter(self.handle, state, pod, node_statuses)
