@@ -4,11 +4,13 @@ balanced_allocation_test.go."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 import pytest
 
+from podwhy.errors import PodwhyError
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Code
@@ -690,3 +692,55 @@ def test_balanced_allocation_evidence() -> None:
     cpu, memory, summary = _evidence(BalancedAllocation, {}, pod, node)
     assert (cpu["fraction"], memory["fraction"]) == (0.25, 0.5)
     assert (summary["std"], summary["score"]) == (0.125, 87)
+
+
+@pytest.mark.parametrize(
+    ("plugin_cls", "args", "message"),
+    [
+        pytest.param(
+            Fit,
+            fit_args("LeastAllocated", [("memory", -1), ("cpu", 1)]),
+            "scoringStrategy.resources[0].weight: Invalid value: -1",
+            id="negative weight",
+        ),
+        pytest.param(
+            Fit,
+            fit_args("MostAllocated", [("memory", 1), ("cpu", 101)]),
+            "resource weight of cpu not in valid range (0, 100]",
+            id="weight above 100",
+        ),
+        pytest.param(
+            Fit,
+            fit_args("RequestedToCapacityRatio", None, []),
+            "at least one point must be specified",
+            id="ratio without shape",
+        ),
+        pytest.param(
+            Fit,
+            fit_args("RequestedToCapacityRatio", None, [(50, 1), (50, 2)]),
+            "values must be sorted in increasing order",
+            id="shape not increasing",
+        ),
+        pytest.param(
+            Fit,
+            fit_args("RequestedToCapacityRatio", None, [(0, 0), (101, 11)]),
+            "scoringStrategy.shape[1].score: Invalid value: 11",
+            id="shape out of range",
+        ),
+        pytest.param(
+            BalancedAllocation,
+            {"resources": [{"name": "cpu", "weight": 2}]},
+            "resources[0].weight: Invalid value: 2: must be 1",
+            id="balanced weight not 1",
+        ),
+        pytest.param(
+            BalancedAllocation,
+            {"resources": [{"name": "cpu"}, {"name": "cpu"}]},
+            "resources[1].name: Duplicate value",
+            id="balanced duplicate resource",
+        ),
+    ],
+)
+def test_invalid_scoring_args(plugin_cls: type[Plugin], args: dict[str, Any], message: str) -> None:
+    with pytest.raises(PodwhyError, match=re.escape(message)):
+        plugin_cls(Handle(Snapshot()), args)

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from podwhy.errors import PodwhyError
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.status import Status, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceLine,
+    ResourceWeight,
     ScorerResult,
     is_best_effort,
     parse_resource_weights,
@@ -55,6 +57,19 @@ def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
     return ScorerResult(score, {"std": std, "formula": "int((1 - std) * 100)"})
 
 
+def validate_balanced_allocation_resources(resources: Sequence[ResourceWeight]) -> list[str]:
+    """Names must be unique and every weight 1 (ValidateNodeResourcesBalancedAllocationArgs)."""
+    errors: list[str] = []
+    seen: set[str] = set()
+    for i, resource in enumerate(resources):
+        if resource.name in seen:
+            errors.append(f"resources[{i}].name: Duplicate value: {resource.name!r}")
+        seen.add(resource.name)
+        if resource.weight != 1:
+            errors.append(f"resources[{i}].weight: Invalid value: {resource.weight}: must be 1")
+    return errors
+
+
 @dataclass(frozen=True)
 class PreScoreState:
     """The pod's request per configured resource."""
@@ -70,11 +85,15 @@ class BalancedAllocation(Plugin):
 
     def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
         super().__init__(handle, args)
+        resources = parse_resource_weights(self.args.get("resources"), f"{NAME} args")
+        errors = validate_balanced_allocation_resources(resources)
+        if errors:
+            raise PodwhyError(f"{NAME} args: {'; '.join(errors)}", hint="kube-scheduler refuses this configuration")
         # Feature gates as in v1.35: InPlacePodVerticalScaling (status resources) and
         # PodLevelResources are on.
         self.scorer = ResourceAllocationScorer(
             strategy="BalancedAllocation",
-            resources=parse_resource_weights(self.args.get("resources"), f"{NAME} args"),
+            resources=resources,
             scorer=balanced_resource_scorer,
             use_requested=True,
             use_status_resources=True,

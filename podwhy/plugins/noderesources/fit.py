@@ -29,12 +29,13 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
-from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer, validate_shape
 from podwhy.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCE_WEIGHTS,
     ResourceAllocationScorer,
     ResourceWeight,
     Scorer,
+    validate_resource_weights,
 )
 
 if TYPE_CHECKING:
@@ -270,11 +271,17 @@ def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     and no pod-level resources (overhead still counts). Missing cpu/memory requests
     are replaced by the non-zero defaults, on the pod and on the node alike.
     """
+    shape = [(p.utilization, p.score) for p in strategy.shape]
+    errors = validate_resource_weights(strategy.resources, "scoringStrategy.resources")
+    if strategy.type == REQUESTED_TO_CAPACITY_RATIO or shape:
+        errors += validate_shape(shape, "scoringStrategy.shape")
+    if errors:
+        raise PodwhyError(f"{NAME} args: {'; '.join(errors)}", hint="kube-scheduler refuses this configuration")
     scorer: Scorer
     if strategy.type == MOST_ALLOCATED:
         scorer = most_allocated_scorer
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        scorer = requested_to_capacity_ratio_scorer((p.utilization, p.score) for p in strategy.shape)
+        scorer = requested_to_capacity_ratio_scorer(shape)
     else:
         scorer = least_allocated_scorer
     return ResourceAllocationScorer(

@@ -15,6 +15,27 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 SHAPE_SCORE_SCALE = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
 
 
+def validate_shape(shape: Sequence[tuple[int, int]], path: str) -> list[str]:
+    """At least one point, utilizations strictly increasing in [0, 100], scores in [0, 10] (validateFunctionShape)."""
+    if not shape:
+        return [f"{path}: Required value: at least one point must be specified"]
+    errors: list[str] = []
+    for i in range(1, len(shape)):
+        if shape[i - 1][0] >= shape[i][0]:
+            errors.append(
+                f"{path}[{i}].utilization: Invalid value: {shape[i][0]}: values must be sorted in increasing order"
+            )
+            break
+    for i, (used, score) in enumerate(shape):
+        if not 0 <= used <= MAX_UTILIZATION:
+            errors.append(f"{path}[{i}].utilization: Invalid value: {used}: not in valid range [0, {MAX_UTILIZATION}]")
+        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
+            errors.append(
+                f"{path}[{i}].score: Invalid value: {score}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"
+            )
+    return errors
+
+
 def go_round(number: float) -> int:
     """math.Round: half away from zero."""
     whole = math.trunc(number)

@@ -61,6 +61,15 @@ def parse_resource_weights(raw: Any, what: str) -> tuple[ResourceWeight, ...]:
     return weights or DEFAULT_RESOURCE_WEIGHTS
 
 
+def validate_resource_weights(resources: Sequence[ResourceWeight], path: str) -> list[str]:
+    """Weights must lie in (0, 100] (validateResources)."""
+    return [
+        f"{path}[{i}].weight: Invalid value: {r.weight}: resource weight of {r.name} not in valid range (0, 100]"
+        for i, r in enumerate(resources)
+        if not 0 < r.weight <= 100
+    ]
+
+
 # ----------------------------------------------------------------- pod requests
 
 # Stand-ins for missing container requests when scoring with non-zero requests.
