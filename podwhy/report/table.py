@@ -7,6 +7,7 @@ renders it, so a label like "[bold]" prints as itself.
 from __future__ import annotations
 
 import os
+import sys
 from collections import OrderedDict
 
 from rich.console import Console
@@ -39,9 +40,18 @@ LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not 
 MAX_NAMES_IN_GROUP = 3
 
 
+PIPE_WIDTH = 120
+
+
 def make_console(width: int | None = None) -> Console:
-    """A console for stdout; fixed width and no colour when `width` is given (tests)."""
+    """A console for stdout; fixed width and no colour when `width` is given (tests).
+
+    Output to a pipe or file (CI logs) gets 120 columns unless COLUMNS says otherwise,
+    rather than rich's 80, which would squeeze a wide verdict table.
+    """
     no_color = "NO_COLOR" in os.environ or width is not None
+    if width is None and not sys.stdout.isatty() and "COLUMNS" not in os.environ:
+        width = PIPE_WIDTH
     return Console(width=width, no_color=no_color, highlight=False)
 
 
@@ -135,7 +145,7 @@ def render_table(exp: Explanation, wide: bool = False, node: str | None = None, 
     table.add_column("Nodes", overflow="fold", min_width=12)
     for name in plugins:
         table.add_column(SHORT_NAMES.get(name, name), justify="center", no_wrap=True)
-    table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=30, ratio=1)
+    table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=24, ratio=1)
     groups: OrderedDict[object, list[NodeVerdict]] = OrderedDict()
     for verdict in outcome.nodes:
         key: object = verdict.name if wide else _signature(verdict)
