@@ -252,7 +252,8 @@ def _validate_args(args: dict[str, dict[str, Any]], path: str) -> None:
         if kind not in ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"):
             raise _invalid(f"{path}.pluginConfig.NodeResourcesFit.scoringStrategy.type", f'Unsupported value: "{kind}"')
         for j, res in enumerate(strategy.get("resources") or []):
-            weight = res.get("weight", 0)
+            # v1 defaulting turns a missing or zero weight into 1 before validation.
+            weight = res.get("weight") or 1
             if not isinstance(weight, int) or not 1 <= weight <= 100:
                 raise _invalid(
                     f"{path}.pluginConfig.NodeResourcesFit.scoringStrategy.resources[{j}].weight",
