@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.status import Status
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
-from podwhy.plugins.interpodaffinity import filtering
+from podwhy.plugins.interpodaffinity import filtering, scoring
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -27,8 +27,9 @@ class InterPodAffinity(Plugin):
 
     def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
         super().__init__(handle, args)
-        # Scoring-only args, kept for when Score is implemented.
-        self.hard_pod_affinity_weight = int(self.args.get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT))
+        # Scoring-only args; a null value takes the default, as the v1 config defaulting does.
+        hard_weight = self.args.get("hardPodAffinityWeight")
+        self.hard_pod_affinity_weight = DEFAULT_HARD_POD_AFFINITY_WEIGHT if hard_weight is None else int(hard_weight)
         self.ignore_preferred_terms_of_existing_pods = bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
@@ -79,3 +80,12 @@ class InterPodAffinity(Plugin):
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         return filtering.filter_node(state, node_info)
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        return scoring.pre_score(self, state, pod, nodes)
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        return scoring.score(state, node_info)
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        return scoring.normalize_score(state, scores)
