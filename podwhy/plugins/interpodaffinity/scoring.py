@@ -89,6 +89,8 @@ class PreScoreState:
     topology_score: dict[str, dict[str, int]] = field(default_factory=dict)
     contributions: dict[TopologyPair, dict[tuple[str, str, int], Contribution]] = field(default_factory=dict)
     hard_pod_affinity_weight: int = 0
+    # Evidence description of each term by id(); every term outlives PreScore (held by PodInfos or the caller).
+    _term_cache: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     def clone(self) -> PreScoreState:
         # Never changed after PreScore, as upstream's Clone assumes.
@@ -101,8 +103,12 @@ class PreScoreState:
         per_key = self.topology_score.setdefault(term.topology_key, {})
         # An entry is created even when the weights cancel out: it keeps PreScore from skipping.
         per_key[value] = per_key.get(value, 0) + weight
-        term_data = _term_data(term)
-        group = (rule, json.dumps(term_data, sort_keys=True), weight)
+        cached = self._term_cache.get(id(term))
+        if cached is None:
+            data = _term_data(term)
+            cached = self._term_cache[id(term)] = (json.dumps(data, sort_keys=True), data)
+        term_json, term_data = cached
+        group = (rule, term_json, weight)
         by_term = self.contributions.setdefault((term.topology_key, value), {})
         contribution = by_term.get(group)
         if contribution is None:
