@@ -1,0 +1,197 @@
+"""DynamicResources PostFilter: the deallocation decision, after upstream's dynamicresources_test.go
+(the "PostFilter" expectations) and the golden README's rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState
+from podwhy.framework.runner import PRE_FILTER_REACHED_KEY, PreFilterReached
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.dynamicresources.postfilter import (
+    ERR_NOT_AVAILABLE,
+    MSG_DEALLOCATED,
+    MSG_NO_CLAIMS,
+    MSG_STILL_NOT_SCHEDULABLE,
+    STATE_KEY,
+    fallback_post_filter,
+    post_filter,
+)
+from podwhy.snapshot.cluster import Snapshot
+
+Json = dict[str, Any]
+POD_UID = "pod-uid"
+NODE1, NODE2 = "node-1", "node-2"
+
+
+def make_pod(claims: list[Json] | None = None, statuses: list[Json] | None = None) -> o.Pod:
+    return msgspec.convert(
+        {
+            "metadata": {"name": "my-pod", "namespace": "default", "uid": POD_UID},
+            "spec": {"containers": [{"name": "c"}], "resourceClaims": claims or []},
+            "status": {"resourceClaimStatuses": statuses or []},
+        },
+        o.Pod,
+    )
+
+
+def make_claim(name: str = "claim", on_node: str | None = None, reserved_for: tuple[str, ...] = ()) -> o.ResourceClaim:
+    status: Json = {}
+    if on_node is not None:
+        status["allocation"] = {
+            "devices": {"results": [{"request": "req-0", "driver": "d", "pool": on_node, "device": "dev"}]},
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [on_node]}]}
+                ]
+            },
+        }
+        status["reservedFor"] = [{"resource": "pods", "name": uid, "uid": uid} for uid in reserved_for]
+    spec = {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "class-a"}}]}}
+    return msgspec.convert(
+        {"metadata": {"name": name, "namespace": "default"}, "spec": spec, "status": status}, o.ResourceClaim
+    )
+
+
+def make_node(name: str) -> o.Node:
+    return msgspec.convert({"metadata": {"name": name}}, o.Node)
+
+
+@dataclass
+class FakeState:
+    """What the DynamicResources PreFilter records (only `claims` is read)."""
+
+    claims: list[o.ResourceClaim] = field(default_factory=list)
+
+    def clone(self) -> FakeState:
+        return self
+
+
+def not_available() -> Status:
+    return Status(Code.UnschedulableAndUnresolvable, [ERR_NOT_AVAILABLE], "DynamicResources")
+
+
+def other_plugin_failure() -> Status:
+    return Status(Code.Unschedulable, ["Insufficient cpu"], "NodeResourcesFit")
+
+
+CASES = [
+    pytest.param([], {NODE1: not_available()}, Code.Unschedulable, MSG_NO_CLAIMS, id="no claims"),
+    pytest.param(
+        [make_claim(on_node=NODE2)],
+        {NODE1: not_available()},
+        Code.Unschedulable,
+        MSG_DEALLOCATED,
+        id="claim allocated for another node, not reserved: deallocate",
+    ),
+    pytest.param(
+        [make_claim(on_node=NODE2, reserved_for=(POD_UID,))],
+        {NODE1: not_available()},
+        Code.Unschedulable,
+        MSG_DEALLOCATED,
+        id="claim reserved only for this pod: deallocate",
+    ),
+    pytest.param(
+        [make_claim(on_node=NODE2, reserved_for=("other",))],
+        {NODE1: not_available()},
+        Code.Unschedulable,
+        MSG_STILL_NOT_SCHEDULABLE,
+        id="claim in use by another pod",
+    ),
+    pytest.param(
+        [make_claim(on_node=NODE2)],
+        {NODE1: other_plugin_failure()},
+        Code.Unschedulable,
+        MSG_STILL_NOT_SCHEDULABLE,
+        id="the scheduler stopped before this Filter on every node",
+    ),
+    pytest.param(
+        [make_claim()],
+        {NODE1: Status(Code.UnschedulableAndUnresolvable, ["cannot allocate all claims"], "DynamicResources")},
+        Code.Unschedulable,
+        MSG_STILL_NOT_SCHEDULABLE,
+        id="unallocated claim",
+    ),
+    pytest.param(
+        [make_claim("usable", on_node=NODE1), make_claim("elsewhere", on_node=NODE2, reserved_for=("other",))],
+        {NODE1: not_available(), NODE2: not_available()},
+        Code.Unschedulable,
+        MSG_DEALLOCATED,
+        id="one of two claims can go",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claims", "statuses", "want_code", "want_reason"), CASES)
+def test_post_filter(
+    claims: list[o.ResourceClaim], statuses: dict[str, Status], want_code: Code, want_reason: str
+) -> None:
+    handle = Handle(Snapshot(nodes=[make_node(NODE1), make_node(NODE2)]))
+    state = CycleState()
+    state.write(STATE_KEY, FakeState(claims))
+    result, status = post_filter(handle, state, PodInfo(make_pod()), statuses)
+    assert result is None
+    assert (status.code, status.reasons) == (want_code, [want_reason])
+
+
+def test_no_state_is_not_found() -> None:
+    handle = Handle(Snapshot(nodes=[make_node(NODE1)]))
+    _, status = post_filter(handle, CycleState(), PodInfo(make_pod()), {})
+    assert (status.code, status.reasons) == (Code.Error, ["not found"])
+
+
+def test_pre_filter_stopped_before_the_plugin_is_not_found() -> None:
+    # podwhy ran the PreFilter anyway; kube-scheduler stopped at an earlier unresolvable plugin.
+    handle = Handle(Snapshot(nodes=[make_node(NODE1)]))
+    state = CycleState()
+    state.write(STATE_KEY, FakeState())
+    state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"NodeAffinity", "VolumeBinding"})))
+    _, status = post_filter(handle, state, PodInfo(make_pod()), {})
+    assert (status.code, status.reasons) == (Code.Error, ["not found"])
+    _, status = fallback_post_filter(handle, state, PodInfo(make_pod()), {})
+    assert (status.code, status.reasons) == (Code.Error, ["not found"])
+
+
+FALLBACK_CASES = [
+    pytest.param([], [], [], MSG_NO_CLAIMS, id="no claims"),
+    pytest.param(
+        [{"name": "gpu", "resourceClaimTemplateName": "tpl"}], [], [], MSG_NO_CLAIMS, id="claim not created yet"
+    ),
+    pytest.param(
+        [{"name": "gpu", "resourceClaimName": "missing"}], [], [], MSG_NO_CLAIMS, id="claim missing"
+    ),
+    pytest.param(
+        [{"name": "gpu", "resourceClaimName": "claim"}],
+        [make_claim()],
+        [],
+        MSG_NO_CLAIMS,
+        id="device class missing",
+    ),
+    pytest.param(
+        [{"name": "gpu", "resourceClaimName": "claim"}],
+        [make_claim()],
+        ["class-a"],
+        MSG_STILL_NOT_SCHEDULABLE,
+        id="unallocated claim with its class",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod_claims", "claims", "classes", "want"), FALLBACK_CASES)
+def test_fallback_without_plugin_state(
+    pod_claims: list[Json], claims: list[o.ResourceClaim], classes: list[str], want: str
+) -> None:
+    snapshot = Snapshot(nodes=[make_node(NODE1)])
+    for claim in claims:
+        snapshot.add("ResourceClaim", claim)
+    for name in classes:
+        snapshot.add("DeviceClass", msgspec.convert({"metadata": {"name": name}}, o.DeviceClass))
+    _, status = fallback_post_filter(Handle(snapshot), CycleState(), PodInfo(make_pod(pod_claims)), {})
+    assert status.reasons == [want]
