@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from podwhy.framework.interface import CycleState, Plugin, PostFilterResult, PreFilterResult
+from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
 from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -28,6 +28,8 @@ from podwhy.plugins.dynamicresources.allocator import (
 from podwhy.plugins.dynamicresources.cel import SelectorCache
 from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims, typed
 from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
+from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
+from podwhy.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -216,3 +218,24 @@ class DynamicResources(Plugin):
         self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
         return claims_post_filter(self.handle, state, pod, node_statuses)
+
+    # ------------------------------------------------------------------ Score
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        data = state.get(STATE_KEY)
+        if not isinstance(data, DynamicResourcesState):
+            return 0, error("not found")
+        if not data.claims:
+            return 0, success()
+        allocations = data.node_allocations.get(node_info.name)
+        if allocations is None:
+            # Every claim was allocated already: nothing was chosen for this node.
+            return 0, success()
+        try:
+            value, evidence = prioritized_list_score(data.claims, allocations)
+        except ScoreError as exc:
+            return 0, error(str(exc))
+        return value, Status(Code.Success, evidence=[evidence])
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return success()

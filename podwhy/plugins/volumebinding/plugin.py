@@ -17,6 +17,11 @@ STATE_KEY = "VolumeBinding"
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
+# The StorageCapacityScoring feature gate (alpha, off in v1.35). Without it upstream builds no
+# capacity scorer, rejects a `shape` in VolumeBindingArgs, skips Score at PreScore and, should
+# Score run anyway (PreScore disabled in the profile), scores every node 0.
+STORAGE_CAPACITY_SCORING = False
+
 
 @dataclass
 class StateData:
@@ -122,3 +127,17 @@ class VolumeBinding(Plugin):
         st.pod_volumes_by_node[node_info.name] = check.pod_volumes
         st.has_static_bindings = st.has_static_bindings or bool(check.pod_volumes.static_bindings)
         return success()
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        # No scorer exists while StorageCapacityScoring is off, whatever the pod's volumes.
+        return skip()
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
+        return 0, Status(
+            evidence=[
+                Evidence(
+                    "volumeCapacityScoring",
+                    {"featureGate": "StorageCapacityScoring", "enabled": STORAGE_CAPACITY_SCORING, "score": 0},
+                )
+            ]
+        )
