@@ -149,9 +149,10 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         verdict = UNSCHEDULABLE
         message = fit_error_message(outcome, len(handle.node_infos))
         post_filter = run_post_filters(framework, outcome, target)
-        if post_filter.message():
-            message += " " + post_filter.message()
         complete = post_filter.complete
+        # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
+        if complete and post_filter.message():
+            message += " " + post_filter.message()
     if gates:
         verdict = GATED
     warnings = []

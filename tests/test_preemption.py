@@ -780,3 +780,21 @@ def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
     snapshot.kinds_seen = {"Node", "Pod"}
     exp = explain(snapshot, make_pod("p", priority=HIGH, req=("1", "1")))
     assert any("PodDisruptionBudgets" in w for w in exp.warnings)
+
+
+def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_run() -> None:
+    # A cluster-info dump has no ResourceClaims: the DynamicResources part of the message is unknown.
+    snapshot = Snapshot(
+        nodes=[make_node("node1", ("1", "1Gi"))],
+        pods=[make_pod("v", "node1", LOW, ("1", "1"))],
+        from_cluster_info_dump=True,
+    )
+    snapshot.kinds_seen = {"Node", "Pod"}
+    pod = make_pod("p", priority=LOW, req=("1", "1"))
+    pod.spec.resource_claims = [o.PodResourceClaim(name="gpu", resource_claim_name="gpu-claim")]
+    exp = explain(snapshot, pod)
+    assert not exp.message_complete
+    assert exp.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert any(w.startswith("PostFilter DynamicResources not evaluated") for w in exp.warnings)
+    assert exp.post_filter is not None and exp.post_filter.preemption is not None
+    assert exp.post_filter.preemption.message.endswith("1 No preemption victims found for incoming pod.")
