@@ -384,7 +384,9 @@ class Evaluator:
         outcome.candidates = candidates
         outcome.node_statuses = statuses
         if errors and not candidates:
-            msg = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+            # utilerrors.Aggregate's message: one error as is, several deduplicated in brackets.
+            unique = list(dict.fromkeys(errors))
+            msg = unique[0] if len(errors) == 1 or len(unique) == 1 else "[" + ", ".join(unique) + "]"
             outcome.message = msg
             return None, Status(Code.Error, [msg]), outcome
         if not candidates:
