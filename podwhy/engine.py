@@ -23,6 +23,7 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.offline import gc_paused
 
 # Verdicts of the report, documented in the README.
 SCHEDULABLE = "Schedulable"
@@ -120,7 +121,8 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
             snapshot=snapshot,
             bound_node=pod.spec.node_name,
         )
-    handle = Handle(snapshot)
+    with gc_paused():
+        handle = Handle(snapshot)
     framework = Framework(handle, profile)
     outcome = framework.run_filters(target)
     gates = [g.name for g in pod.spec.scheduling_gates]
