@@ -295,6 +295,8 @@ class Evaluator:
         if not status.is_success():
             return [], 0, status, {}
 
+        # Python's sort is stable, like Go's sort.Slice on up to 12 elements (insertion sort); on
+        # longer lists Go may order equally important pods (same priority and start) differently.
         potential.sort(key=importance_key)
         violating, non_violating, broken = filter_pods_with_pdb_violation(potential, self.budgets)
         victims: list[PodInfo] = []
