@@ -134,15 +134,15 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     nominated_fits = bool(nominated) and nominated in outcome.feasible
     if outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        scores = run_scores(
-            profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds
-        )
+        scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds)
         if nominated_fits:
             scores.best_nodes = [nominated]
     if outcome.error is not None:
         verdict = ERROR
         message = outcome.error
-    elif scores is not None and scores.error is not None:
+    elif scores is not None and scores.error is not None and not scores.scoring_skipped and not nominated_fits:
+        # Only when the scheduler really scores: with one feasible node (or a fitting
+        # nominated node) it never runs Score, so a Score error cannot stop it.
         verdict = ERROR
         message = scores.error
     elif outcome.feasible:
@@ -158,6 +158,9 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
     if gates:
         verdict = GATED
     warnings = []
+    if scores is not None and scores.error is not None and verdict != ERROR:
+        scores.best_nodes = [nominated] if nominated_fits else list(outcome.feasible)
+        warnings.append(f"scoring failed ({scores.error}); the scheduler does not score here, so it is not an error")
     if scores is not None and scores.not_evaluated:
         warnings.append(
             "scores not evaluated (the snapshot lacks kinds they read), counted as 0: "

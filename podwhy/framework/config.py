@@ -281,6 +281,12 @@ def _validate_args(args: dict[str, dict[str, Any]], path: str) -> None:
                 last = util
                 if not 0 <= score <= 10:
                     raise _invalid(f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].score", "not in range [0, 10]")
+    if "shape" in args.get("VolumeBinding", {}):
+        # StorageCapacityScoring is off by default in v1.35.
+        raise _invalid(
+            f"{path}.pluginConfig.VolumeBinding.args.shape",
+            "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring",
+        )
     spread = args.get("PodTopologySpread", {})
     defaulting = spread.get("defaultingType", "System")
     if defaulting not in ("System", "List"):

@@ -44,7 +44,7 @@ def run_scores(
     missing_kinds: frozenset[str] = frozenset(),
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile."""
-    names = [n for n in nodes]
+    names = nodes
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
@@ -53,6 +53,10 @@ def run_scores(
         for name, pl in scorers.items()
         if (missing := pl.required_kinds_for_score(pod) & missing_kinds)
     }
+
+    def failed(message: str) -> ScoreOutcome:
+        return ScoreOutcome({}, {}, [], len(nodes) == 1, message, not_simulated)
+
     for name in profile.pre_score:
         plugin = plugins.get(name)
         if plugin is None or not plugin.implements("pre_score") or name in not_evaluated:
@@ -61,9 +65,7 @@ def run_scores(
         if status.is_skip():
             state.skip_score_plugins.add(name)
         elif not status.is_success():
-            return ScoreOutcome(
-                {}, {}, [], False, f'running PreScore plugin "{name}": {status.message()}', not_simulated
-            )
+            return failed(f'running PreScore plugin "{name}": {status.message()}')
     per_plugin: dict[str, dict[str, int]] = {}
     raw_scores: dict[str, dict[str, int]] = {}
     evidence: dict[tuple[str, str], list[Evidence]] = {}
@@ -75,9 +77,7 @@ def run_scores(
         for ni in names:
             value, status = plugin.score(state, pod, ni)
             if not status.is_success():
-                return ScoreOutcome(
-                    {}, {}, [], False, f'plugin "{name}" failed with: {status.message()}', not_simulated
-                )
+                return failed(f'plugin "{name}" failed with: {status.message()}')
             scores[ni.name] = value
             if status.evidence:
                 evidence[(name, ni.name)] = status.evidence
@@ -85,19 +85,12 @@ def run_scores(
         if plugin.implements("normalize_score"):
             status = plugin.normalize_score(state, pod, scores)
             if not status.is_success():
-                return ScoreOutcome(
-                    {}, {}, [], False, f'plugin "{name}" failed with: {status.message()}', not_simulated
-                )
+                return failed(f'plugin "{name}" failed with: {status.message()}')
         for value in scores.values():
             if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                return ScoreOutcome(
-                    {},
-                    {},
-                    [],
-                    False,
+                return failed(
                     f'plugin "{name}" returns an invalid score {value}, it should in the range of '
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                    not_simulated,
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
                 )
         per_plugin[name] = scores
     out: dict[str, list[PluginScore]] = {}
