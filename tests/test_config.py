@@ -48,9 +48,7 @@ def test_multipoint_reweight_keeps_position() -> None:
 
 
 def test_score_point_override_goes_first_and_takes_its_weight() -> None:
-    cfg = _config(
-        HEADER + "profiles:\n- plugins:\n    score:\n      enabled: [{name: ImageLocality, weight: 5}]\n"
-    )
+    cfg = _config(HEADER + "profiles:\n- plugins:\n    score:\n      enabled: [{name: ImageLocality, weight: 5}]\n")
     prof = cfg.profiles[0]
     assert next(iter(prof.score)) == "ImageLocality"
     assert prof.score["ImageLocality"] == 5

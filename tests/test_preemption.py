@@ -721,9 +721,7 @@ ELIGIBLE_CASES = [
 
 
 @pytest.mark.parametrize(("pod", "pods", "statuses", "want"), ELIGIBLE_CASES)
-def test_pod_eligible_to_preempt_others(
-    pod: o.Pod, pods: list[o.Pod], statuses: dict[str, Code], want: str
-) -> None:
+def test_pod_eligible_to_preempt_others(pod: o.Pod, pods: list[o.Pod], statuses: dict[str, Code], want: str) -> None:
     big = make_pod(pod.metadata.name, priority=pod.spec.priority, req=("3", "1"), nominated="node1")
     run = run_post_filter(big, pods, [make_node("node1", ("2", "1Gi"))], statuses)
     assert run.status.reasons == [want]

@@ -372,9 +372,7 @@ class Evaluator:
             outcome.message = ERR_NO_NODES
             return None, Status(Code.Error, [ERR_NO_NODES]), outcome
         # Nodes whose failure removing pods could fix; unresolvable ones are not tried.
-        potential = [
-            ni for ni in self.node_infos if node_status(node_statuses, ni.name).code == Code.Unschedulable
-        ]
+        potential = [ni for ni in self.node_infos if node_status(node_statuses, ni.name).code == Code.Unschedulable]
         outcome.potential_nodes = [ni.name for ni in potential]
         candidates: list[Candidate] = []
         statuses: dict[str, Status] = {}

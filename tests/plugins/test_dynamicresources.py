@@ -52,8 +52,14 @@ def by_template() -> list[Json]:
     return [{"name": "my-resource", "resourceClaimTemplateName": "my-template"}]
 
 
-def exact(name: str = "req-0", device_class: str = CLASS_A, count: int | None = 1, mode: str = "ExactCount",
-          selectors: list[str] | None = None, admin: bool | None = None) -> Json:
+def exact(
+    name: str = "req-0",
+    device_class: str = CLASS_A,
+    count: int | None = 1,
+    mode: str = "ExactCount",
+    selectors: list[str] | None = None,
+    admin: bool | None = None,
+) -> Json:
     spec: Json = {"deviceClassName": device_class, "allocationMode": mode}
     if count is not None and mode == "ExactCount":
         spec["count"] = count
@@ -68,8 +74,9 @@ def first_available(name: str, *subs: Json) -> Json:
     return {"name": name, "firstAvailable": list(subs)}
 
 
-def sub(name: str, device_class: str = CLASS_A, count: int = 1, mode: str = "ExactCount",
-        selectors: list[str] | None = None) -> Json:
+def sub(
+    name: str, device_class: str = CLASS_A, count: int = 1, mode: str = "ExactCount", selectors: list[str] | None = None
+) -> Json:
     spec: Json = {"name": name, "deviceClassName": device_class, "allocationMode": mode}
     if mode == "ExactCount":
         spec["count"] = count
@@ -78,9 +85,16 @@ def sub(name: str, device_class: str = CLASS_A, count: int = 1, mode: str = "Exa
     return spec
 
 
-def make_claim(*requests: Json, name: str = CLAIM, allocated: list[tuple[str, str, str]] | None = None,
-               on_node: str | None = None, deleting: bool = False, owner_uid: str | None = None,
-               constraints: list[Json] | None = None, admin_results: bool = False) -> o.ResourceClaim:
+def make_claim(
+    *requests: Json,
+    name: str = CLAIM,
+    allocated: list[tuple[str, str, str]] | None = None,
+    on_node: str | None = None,
+    deleting: bool = False,
+    owner_uid: str | None = None,
+    constraints: list[Json] | None = None,
+    admin_results: bool = False,
+) -> o.ResourceClaim:
     meta: Json = {"name": name, "namespace": NS, "uid": f"uid-{name}"}
     if deleting:
         meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
@@ -131,9 +145,17 @@ def device(name: str, memory: str | None = None, **attributes: Any) -> Json:
     return out
 
 
-def make_slice(*devices: Json, node: str | None = NODE1, pool: str | None = None, driver: str = DRIVER_A,
-               name: str | None = None, generation: int = 1, count: int = 1, all_nodes: bool = False,
-               node_selector: Json | None = None) -> o.ResourceSlice:
+def make_slice(
+    *devices: Json,
+    node: str | None = NODE1,
+    pool: str | None = None,
+    driver: str = DRIVER_A,
+    name: str | None = None,
+    generation: int = 1,
+    count: int = 1,
+    all_nodes: bool = False,
+    node_selector: Json | None = None,
+) -> o.ResourceSlice:
     spec: Json = {
         "driver": driver,
         "pool": {"name": pool or node or "pool", "generation": generation, "resourceSliceCount": count},
@@ -153,9 +175,13 @@ def make_node(name: str, **labels: str) -> o.Node:
     return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Node)
 
 
-def run(pod: o.Pod, claims: list[o.ResourceClaim] = (), classes: list[o.DeviceClass] = (),  # type: ignore[assignment]
-        slices: list[o.ResourceSlice] = (), nodes: list[o.Node] | None = None  # type: ignore[assignment]
-        ) -> tuple[Status, dict[str, Status], DynamicResourcesState]:
+def run(
+    pod: o.Pod,
+    claims: list[o.ResourceClaim] = (),
+    classes: list[o.DeviceClass] = (),  # type: ignore[assignment]
+    slices: list[o.ResourceSlice] = (),
+    nodes: list[o.Node] | None = None,  # type: ignore[assignment]
+) -> tuple[Status, dict[str, Status], DynamicResourcesState]:
     snapshot = Snapshot(
         nodes=nodes if nodes is not None else [make_node(NODE1), make_node(NODE2)],
         pods=[pod],
@@ -187,40 +213,96 @@ OK: tuple[Code, list[str]] = (Code.Success, [])
 
 PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.ResourceClaim], list[o.DeviceClass], tuple[Code, list[str]]]] = [
     ("no claims", make_pod(), [], [], (Code.Skip, [])),
-    ("claim reference, allocated", make_pod(by_name()),
-     [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)], [], OK),
-    ("missing claim", make_pod(by_name()), [],
-     [], (Code.UnschedulableAndUnresolvable, [f'could not find ResourceClaim "{NS}/{CLAIM}"'])),
-    ("template, claim not created yet", make_pod(by_template()), [make_claim()], [make_class()],
-     (Code.UnschedulableAndUnresolvable, [f'pod "{NS}/{POD}": ResourceClaim not created yet'])),
+    (
+        "claim reference, allocated",
+        make_pod(by_name()),
+        [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
+        [],
+        OK,
+    ),
+    (
+        "missing claim",
+        make_pod(by_name()),
+        [],
+        [],
+        (Code.UnschedulableAndUnresolvable, [f'could not find ResourceClaim "{NS}/{CLAIM}"']),
+    ),
+    (
+        "template, claim not created yet",
+        make_pod(by_template()),
+        [make_claim()],
+        [make_class()],
+        (Code.UnschedulableAndUnresolvable, [f'pod "{NS}/{POD}": ResourceClaim not created yet']),
+    ),
     ("template, no claim needed", make_pod(by_template(), [{"name": "my-resource"}]), [], [], (Code.Skip, [])),
-    ("template, claim generated", make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
-     [make_claim(owner_uid=POD_UID)], [make_class()], OK),
-    ("template, claim of another pod", make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
-     [make_claim(owner_uid=POD_UID + "123")], [make_class()],
-     (Code.UnschedulableAndUnresolvable,
-      [f"ResourceClaim {NS}/{CLAIM} was not created for pod {NS}/{POD} (pod is not owner)"])),
-    ("deleted claim", make_pod(by_name()), [make_claim(deleting=True)], [make_class()],
-     (Code.UnschedulableAndUnresolvable, [f'resourceclaim "{CLAIM}" is being deleted'])),
-    ("missing class", make_pod(by_name()), [make_claim()], [],
-     (Code.UnschedulableAndUnresolvable, [f"request req-0: device class {CLASS_A} does not exist"])),
-    ("missing class of a subrequest", make_pod(by_name()),
-     [make_claim(first_available("req-0", sub("sub-0"), sub("sub-1", device_class="class-b")))], [make_class()],
-     (Code.UnschedulableAndUnresolvable, ["request req-0/sub-1: device class class-b does not exist"])),
-    ("empty class name", make_pod(by_name()), [make_claim(exact(device_class=""))], [make_class()],
-     (Code.Error, ["request req-0: unsupported request type"])),
-    ("unknown request type", make_pod(by_name()), [make_claim({"name": "req-0"})], [make_class()],
-     (Code.UnschedulableAndUnresolvable, [f"resource claim {NS}/{CLAIM}, request req-0: unknown request type"])),
-    ("allocated claim needs no class", make_pod(by_name()),
-     [make_claim(exact(device_class="gone"), allocated=[(DRIVER_A, NODE1, "dev-1")])], [], OK),
+    (
+        "template, claim generated",
+        make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
+        [make_claim(owner_uid=POD_UID)],
+        [make_class()],
+        OK,
+    ),
+    (
+        "template, claim of another pod",
+        make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
+        [make_claim(owner_uid=POD_UID + "123")],
+        [make_class()],
+        (
+            Code.UnschedulableAndUnresolvable,
+            [f"ResourceClaim {NS}/{CLAIM} was not created for pod {NS}/{POD} (pod is not owner)"],
+        ),
+    ),
+    (
+        "deleted claim",
+        make_pod(by_name()),
+        [make_claim(deleting=True)],
+        [make_class()],
+        (Code.UnschedulableAndUnresolvable, [f'resourceclaim "{CLAIM}" is being deleted']),
+    ),
+    (
+        "missing class",
+        make_pod(by_name()),
+        [make_claim()],
+        [],
+        (Code.UnschedulableAndUnresolvable, [f"request req-0: device class {CLASS_A} does not exist"]),
+    ),
+    (
+        "missing class of a subrequest",
+        make_pod(by_name()),
+        [make_claim(first_available("req-0", sub("sub-0"), sub("sub-1", device_class="class-b")))],
+        [make_class()],
+        (Code.UnschedulableAndUnresolvable, ["request req-0/sub-1: device class class-b does not exist"]),
+    ),
+    (
+        "empty class name",
+        make_pod(by_name()),
+        [make_claim(exact(device_class=""))],
+        [make_class()],
+        (Code.Error, ["request req-0: unsupported request type"]),
+    ),
+    (
+        "unknown request type",
+        make_pod(by_name()),
+        [make_claim({"name": "req-0"})],
+        [make_class()],
+        (Code.UnschedulableAndUnresolvable, [f"resource claim {NS}/{CLAIM}, request req-0: unknown request type"]),
+    ),
+    (
+        "allocated claim needs no class",
+        make_pod(by_name()),
+        [make_claim(exact(device_class="gone"), allocated=[(DRIVER_A, NODE1, "dev-1")])],
+        [],
+        OK,
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     "pod,claims,classes,want", [c[1:] for c in PRE_FILTER_CASES], ids=[c[0] for c in PRE_FILTER_CASES]
 )
-def test_pre_filter(pod: o.Pod, claims: list[o.ResourceClaim], classes: list[o.DeviceClass],
-                    want: tuple[Code, list[str]]) -> None:
+def test_pre_filter(
+    pod: o.Pod, claims: list[o.ResourceClaim], classes: list[o.DeviceClass], want: tuple[Code, list[str]]
+) -> None:
     pre, _, state = run(pod, claims, classes)
     assert verdict(pre) == want
     # Claims are recorded only once PreFilter got through all its checks (PostFilter relies on it).
@@ -231,7 +313,10 @@ def test_required_kinds() -> None:
     plugin = DynamicResources(Handle(Snapshot()))
     assert plugin.required_kinds(PodInfo(make_pod())) == set()
     assert plugin.required_kinds(PodInfo(make_pod(by_name()))) == {
-        "ResourceClaim", "DeviceClass", "ResourceSlice", "ResourceClaimTemplate"
+        "ResourceClaim",
+        "DeviceClass",
+        "ResourceSlice",
+        "ResourceClaimTemplate",
     }
 
 
@@ -240,89 +325,218 @@ def test_required_kinds() -> None:
 GPU_SELECTOR = f'device.attributes["{DRIVER_A}"].model == "big"'
 
 # (name, claims (first one is the pod's), classes, slices, want per node)
-FILTER_CASES: list[tuple[str, list[o.ResourceClaim], list[o.DeviceClass], list[o.ResourceSlice],
-                         dict[str, tuple[Code, list[str]]]]] = [
-    ("simple", [make_claim()], [make_class()], [make_slice(device("dev-1"))],
-     {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("other driver", [make_claim()], [make_class()], [make_slice(device("dev-1"), driver=DRIVER_B)],
-     {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("allocated on this node", [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)], [], [],
-     {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [NOT_AVAILABLE])}),
-    ("allocated without node selector", [make_claim(allocated=[(DRIVER_A, "pool", "dev-1")])], [], [],
-     {NODE1: OK, NODE2: OK}),
-    ("device in use by another claim",
-     [make_claim(), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
-     [make_class()], [make_slice(device("dev-1"))], {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("admin access result does not hold the device",
-     [make_claim(), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")], admin_results=True)],
-     [make_class()], [make_slice(device("dev-1"))], {NODE1: OK}),
-    ("admin access request may share a device",
-     [make_claim(exact(admin=True)), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")])],
-     [make_class()], [make_slice(device("dev-1"))], {NODE1: OK}),
-    ("request selector", [make_claim(exact(selectors=[GPU_SELECTOR]))], [make_class()],
-     [make_slice(device("dev-1", model="small")), make_slice(device("dev-1", model="big"), node=NODE2)],
-     {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]), NODE2: OK}),
-    ("class selects by capacity", [make_claim(exact(device_class="big", count=2))],
-     [make_class("big", DRIVER_A, f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("80Gi")) >= 0')],
-     [make_slice(device("dev-1", "80Gi"), device("dev-2", "24Gi")),
-      make_slice(device("dev-1", "80Gi"), device("dev-2", "96Gi"), node=NODE2)],
-     {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]), NODE2: OK}),
-    ("not enough devices", [make_claim(exact(count=3))], [make_class()],
-     [make_slice(device("dev-1"), device("dev-2"))], {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("small and large, backtrack requests",
-     [make_claim(exact("req-0", selectors=[f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("1Gi")) >= 0']),
-                 exact("req-1", selectors=[f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("2Gi")) >= 0']))],
-     [make_class()], [make_slice(device("dev-2", "2Gi"), device("dev-1", "1Gi"))], {NODE1: OK}),
-    ("all devices", [make_claim(exact(mode="All", count=None))], [make_class()],
-     [make_slice(device("dev-1"), device("dev-2"))], {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable,
-                                                                         [CANNOT_ALLOCATE])}),
-    ("all devices, one in use",
-     [make_claim(exact(mode="All", count=None)), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-2")])],
-     [make_class()], [make_slice(device("dev-1"), device("dev-2"))],
-     {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("all devices of an incomplete pool", [make_claim(exact(mode="All", count=None))], [make_class()],
-     [make_slice(device("dev-1"), count=2)],
-     {NODE1: (Code.Error, [f"claim {NS}/{CLAIM}, request req-0: asks for all devices, but resource pool "
-                           f"{DRIVER_A}/{NODE1} is currently being updated"]),
-      NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("first available falls back", [make_claim(first_available("req-0", sub("two", count=2), sub("one")))],
-     [make_class()], [make_slice(device("dev-1"))], {NODE1: OK}),
-    ("match attribute", [make_claim(exact(count=2), constraints=[{"matchAttribute": f"{DRIVER_A}/numa"}])],
-     [make_class()], [make_slice(device("dev-1", numa=0), device("dev-2", numa=1), device("dev-3", numa=1)),
-                      make_slice(device("dev-1", numa=0), device("dev-2", numa=1), node=NODE2)],
-     {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("duplicate device names make the pool invalid", [make_claim()], [make_class()],
-     [make_slice(device("dev-1"), name="a", count=2), make_slice(device("dev-1"), name="b", count=2)],
-     {NODE1: (Code.UnschedulableAndUnresolvable, ["invalid resource pools were encountered"]),
-      NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("obsolete slice generation is ignored", [make_claim()], [make_class()],
-     [make_slice(device("dev-1"), name="old", count=2), make_slice(device("dev-2"), name="new", generation=2, count=2)],
-     {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("CEL runtime error", [make_claim(exact(selectors=[f'device.attributes["{DRIVER_A}"].missing == 1']))],
-     [make_class()], [make_slice(device("dev-1"))],
-     {NODE1: (Code.Error, [f"claim {NS}/{CLAIM}: selector #0: CEL runtime error: no such key: missing"]),
-      NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("too many devices", [make_claim(exact(count=33))], [make_class()], [make_slice(device("dev-1"))],
-     {NODE1: (Code.Error, [f"claim {NS}/{CLAIM}: number of requested devices 33 exceeds the claim limit of 32"])}),
-    ("network-attached slice with node selector", [make_claim()], [make_class()],
-     [make_slice(device("dev-1"), node=None, pool="net",
-                 node_selector={"nodeSelectorTerms": [{"matchExpressions": [
-                     {"key": "zone", "operator": "In", "values": ["a"]}]}]})],
-     {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])}),
-    ("slice for all nodes", [make_claim(exact(count=2))], [make_class()],
-     [make_slice(device("dev-1"), device("dev-2"), node=None, pool="shared", all_nodes=True)],
-     {NODE1: OK, NODE2: OK}),
-    ("allocated elsewhere and nothing to allocate here",
-     [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)], [make_class()],
-     [make_slice(device("dev-1"))], {NODE2: (Code.UnschedulableAndUnresolvable, [NOT_AVAILABLE])}),
+FILTER_CASES: list[
+    tuple[str, list[o.ResourceClaim], list[o.DeviceClass], list[o.ResourceSlice], dict[str, tuple[Code, list[str]]]]
+] = [
+    (
+        "simple",
+        [make_claim()],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "other driver",
+        [make_claim()],
+        [make_class()],
+        [make_slice(device("dev-1"), driver=DRIVER_B)],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "allocated on this node",
+        [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
+        [],
+        [],
+        {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [NOT_AVAILABLE])},
+    ),
+    (
+        "allocated without node selector",
+        [make_claim(allocated=[(DRIVER_A, "pool", "dev-1")])],
+        [],
+        [],
+        {NODE1: OK, NODE2: OK},
+    ),
+    (
+        "device in use by another claim",
+        [make_claim(), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "admin access result does not hold the device",
+        [make_claim(), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")], admin_results=True)],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: OK},
+    ),
+    (
+        "admin access request may share a device",
+        [make_claim(exact(admin=True)), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-1")])],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: OK},
+    ),
+    (
+        "request selector",
+        [make_claim(exact(selectors=[GPU_SELECTOR]))],
+        [make_class()],
+        [make_slice(device("dev-1", model="small")), make_slice(device("dev-1", model="big"), node=NODE2)],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]), NODE2: OK},
+    ),
+    (
+        "class selects by capacity",
+        [make_claim(exact(device_class="big", count=2))],
+        [make_class("big", DRIVER_A, f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("80Gi")) >= 0')],
+        [
+            make_slice(device("dev-1", "80Gi"), device("dev-2", "24Gi")),
+            make_slice(device("dev-1", "80Gi"), device("dev-2", "96Gi"), node=NODE2),
+        ],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]), NODE2: OK},
+    ),
+    (
+        "not enough devices",
+        [make_claim(exact(count=3))],
+        [make_class()],
+        [make_slice(device("dev-1"), device("dev-2"))],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "small and large, backtrack requests",
+        [
+            make_claim(
+                exact("req-0", selectors=[f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("1Gi")) >= 0']),
+                exact("req-1", selectors=[f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("2Gi")) >= 0']),
+            )
+        ],
+        [make_class()],
+        [make_slice(device("dev-2", "2Gi"), device("dev-1", "1Gi"))],
+        {NODE1: OK},
+    ),
+    (
+        "all devices",
+        [make_claim(exact(mode="All", count=None))],
+        [make_class()],
+        [make_slice(device("dev-1"), device("dev-2"))],
+        {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "all devices, one in use",
+        [make_claim(exact(mode="All", count=None)), make_claim(name="other", allocated=[(DRIVER_A, NODE1, "dev-2")])],
+        [make_class()],
+        [make_slice(device("dev-1"), device("dev-2"))],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "all devices of an incomplete pool",
+        [make_claim(exact(mode="All", count=None))],
+        [make_class()],
+        [make_slice(device("dev-1"), count=2)],
+        {
+            NODE1: (
+                Code.Error,
+                [
+                    f"claim {NS}/{CLAIM}, request req-0: asks for all devices, but resource pool "
+                    f"{DRIVER_A}/{NODE1} is currently being updated"
+                ],
+            ),
+            NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]),
+        },
+    ),
+    (
+        "first available falls back",
+        [make_claim(first_available("req-0", sub("two", count=2), sub("one")))],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: OK},
+    ),
+    (
+        "match attribute",
+        [make_claim(exact(count=2), constraints=[{"matchAttribute": f"{DRIVER_A}/numa"}])],
+        [make_class()],
+        [
+            make_slice(device("dev-1", numa=0), device("dev-2", numa=1), device("dev-3", numa=1)),
+            make_slice(device("dev-1", numa=0), device("dev-2", numa=1), node=NODE2),
+        ],
+        {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "duplicate device names make the pool invalid",
+        [make_claim()],
+        [make_class()],
+        [make_slice(device("dev-1"), name="a", count=2), make_slice(device("dev-1"), name="b", count=2)],
+        {
+            NODE1: (Code.UnschedulableAndUnresolvable, ["invalid resource pools were encountered"]),
+            NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]),
+        },
+    ),
+    (
+        "obsolete slice generation is ignored",
+        [make_claim()],
+        [make_class()],
+        [
+            make_slice(device("dev-1"), name="old", count=2),
+            make_slice(device("dev-2"), name="new", generation=2, count=2),
+        ],
+        {NODE1: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "CEL runtime error",
+        [make_claim(exact(selectors=[f'device.attributes["{DRIVER_A}"].missing == 1']))],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {
+            NODE1: (Code.Error, [f"claim {NS}/{CLAIM}: selector #0: CEL runtime error: no such key: missing"]),
+            NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE]),
+        },
+    ),
+    (
+        "too many devices",
+        [make_claim(exact(count=33))],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE1: (Code.Error, [f"claim {NS}/{CLAIM}: number of requested devices 33 exceeds the claim limit of 32"])},
+    ),
+    (
+        "network-attached slice with node selector",
+        [make_claim()],
+        [make_class()],
+        [
+            make_slice(
+                device("dev-1"),
+                node=None,
+                pool="net",
+                node_selector={
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]
+                },
+            )
+        ],
+        {NODE1: OK, NODE2: (Code.UnschedulableAndUnresolvable, [CANNOT_ALLOCATE])},
+    ),
+    (
+        "slice for all nodes",
+        [make_claim(exact(count=2))],
+        [make_class()],
+        [make_slice(device("dev-1"), device("dev-2"), node=None, pool="shared", all_nodes=True)],
+        {NODE1: OK, NODE2: OK},
+    ),
+    (
+        "allocated elsewhere and nothing to allocate here",
+        [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
+        [make_class()],
+        [make_slice(device("dev-1"))],
+        {NODE2: (Code.UnschedulableAndUnresolvable, [NOT_AVAILABLE])},
+    ),
 ]
 
 
-@pytest.mark.parametrize(
-    "claims,classes,slices,want", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES]
-)
-def test_filter(claims: list[o.ResourceClaim], classes: list[o.DeviceClass], slices: list[o.ResourceSlice],
-                want: dict[str, tuple[Code, list[str]]]) -> None:
+@pytest.mark.parametrize("claims,classes,slices,want", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES])
+def test_filter(
+    claims: list[o.ResourceClaim],
+    classes: list[o.DeviceClass],
+    slices: list[o.ResourceSlice],
+    want: dict[str, tuple[Code, list[str]]],
+) -> None:
     nodes = [make_node(NODE1, zone="a"), make_node(NODE2, zone="b")]
     pre, verdicts, _ = run(make_pod(by_name()), claims, classes, slices, nodes)
     assert verdict(pre) == OK
@@ -357,8 +571,9 @@ def test_state_for_post_filter_and_score() -> None:
     (allocation,) = state.node_allocations[NODE1]
     assert [(r.request, r.device) for r in allocation] == [("req-0/two", "dev-1"), ("req-0/two", "dev-2")]
 
-    _, verdicts, state = run(pod, claims, [make_class()], [make_slice(device("dev-2")),
-                                                          make_slice(device("dev-9"), node=NODE2)])
+    _, verdicts, state = run(
+        pod, claims, [make_class()], [make_slice(device("dev-2")), make_slice(device("dev-9"), node=NODE2)]
+    )
     assert verdict(verdicts[NODE1]) == OK
     assert verdict(verdicts[NODE2]) == (Code.UnschedulableAndUnresolvable, [NOT_AVAILABLE])
     assert state.unavailable_claims == {0}
@@ -367,8 +582,12 @@ def test_state_for_post_filter_and_score() -> None:
 
 def test_cannot_allocate_evidence() -> None:
     claims = [make_claim(exact(count=2, selectors=[GPU_SELECTOR]))]
-    _, verdicts, _ = run(make_pod(by_name()), claims, [make_class()],
-                         [make_slice(device("dev-1", model="big"), device("dev-2", model="small"))])
+    _, verdicts, _ = run(
+        make_pod(by_name()),
+        claims,
+        [make_class()],
+        [make_slice(device("dev-1", model="big"), device("dev-2", model="small"))],
+    )
     (evidence,) = verdicts[NODE1].evidence
     assert evidence.kind == "deviceRequest"
     assert evidence.data["matchingDevices"] == 1

@@ -57,8 +57,11 @@ CASES: list[tuple[str, Any]] = [
     (f'device.attributes["{DRIVER}"].driverVersion.isGreaterThan(semver("12.1.0"))', True),
     (f'device.attributes["{DRIVER}"].driverVersion == semver("12.8.0")', True),
     (f'device.attributes["{DRIVER}"].driverVersion.compareTo(semver("12.8.0-rc.1")) > 0', True),
-    (f'device.attributes["{DRIVER}"].productName.startsWith("NVIDIA") && '
-     f'device.attributes["{DRIVER}"].productName.contains("H100")', True),
+    (
+        f'device.attributes["{DRIVER}"].productName.startsWith("NVIDIA") && '
+        f'device.attributes["{DRIVER}"].productName.contains("H100")',
+        True,
+    ),
     (f'device.attributes["{DRIVER}"].productName.matches("^NVIDIA (A|H)100")', True),
     (f'device.attributes["{DRIVER}"].index in [1, 3, 5]', True),
     (f'"productName" in device.attributes["{DRIVER}"]', True),

@@ -164,9 +164,7 @@ FALLBACK_CASES = [
     pytest.param(
         [{"name": "gpu", "resourceClaimTemplateName": "tpl"}], [], [], MSG_NO_CLAIMS, id="claim not created yet"
     ),
-    pytest.param(
-        [{"name": "gpu", "resourceClaimName": "missing"}], [], [], MSG_NO_CLAIMS, id="claim missing"
-    ),
+    pytest.param([{"name": "gpu", "resourceClaimName": "missing"}], [], [], MSG_NO_CLAIMS, id="claim missing"),
     pytest.param(
         [{"name": "gpu", "resourceClaimName": "claim"}],
         [make_claim()],

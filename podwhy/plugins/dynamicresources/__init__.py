@@ -134,9 +134,7 @@ class DynamicResources(Plugin):
                         return None, status
                 elif request.first_available:
                     for sub in request.first_available:
-                        status = self._check_device_class(
-                            claim, sub.device_class_name, f"{request.name}/{sub.name}"
-                        )
+                        status = self._check_device_class(claim, sub.device_class_name, f"{request.name}/{sub.name}")
                         if status is not None:
                             return None, status
                 else:

@@ -545,9 +545,7 @@ class _Run:
             if undo is None:
                 continue
             try:
-                done = self._allocate_one(
-                    claim_index, request_index, sub_index, device_index + 1, in_sub, position + 1
-                )
+                done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1, in_sub, position + 1)
             except BaseException:
                 undo()
                 raise

@@ -126,17 +126,51 @@ class DefaultingMap(dict[str, Any]):
 
 # ------------------------------------------------------------------ lexer
 
-_PUNCT = ("==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/", "%", "?", ":", ".", ",", "(", ")",
-          "[", "]", "{", "}")
+_PUNCT = (
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "<",
+    ">",
+    "!",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "?",
+    ":",
+    ".",
+    ",",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+)
 _RESERVED = frozenset(
     "as break const continue else for function if import let loop package namespace return var void while".split()
 )
-_NUMBER_RE = re.compile(
-    r"0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?[uU]?|\d+[eE][+-]?\d+"
-)
+_NUMBER_RE = re.compile(r"0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?[uU]?|\d+[eE][+-]?\d+")
 _IDENT_RE = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
-            '"': '"', "`": "`", "?": "?"}
+_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "?": "?",
+}
 
 
 @dataclass(frozen=True)

@@ -253,4 +253,3 @@ def owner_kinds_needed(pod: o.Pod) -> set[str]:
     if owner is not None and owner.kind in ("ReplicationController", "ReplicaSet", "StatefulSet"):
         kinds.add(owner.kind)
     return kinds
-
