@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from podwhy.errors import PodwhyError
+from podwhy.framework.config import Extender, SchedulerConfig
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import PostFilterResult
 from podwhy.framework.preemption import PreemptionOutcome
-from podwhy.framework.profile import Profile, default_profile
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile, default_profile
 from podwhy.framework.runner import (
     PRE_FILTER_REACHED_KEY,
     FilterOutcome,
@@ -34,6 +36,37 @@ ERROR = "Error"
 # Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
 # lacks was not evaluated: the scheduler might still reject those nodes.
 INCONCLUSIVE = "Inconclusive"
+# No profile of the configuration has the pod's schedulerName: this scheduler ignores the pod.
+NO_PROFILE = "NoProfile"
+
+# numFeasibleNodesToFind's constants (schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+@dataclass
+class Sampling:
+    """How many feasible nodes kube-scheduler looks for before it stops filtering."""
+
+    percentage_of_nodes_to_score: int | None
+    num_nodes: int
+    num_feasible_nodes_to_find: int
+
+    @property
+    def adaptive_percentage(self) -> int:
+        if self.percentage_of_nodes_to_score:
+            return self.percentage_of_nodes_to_score
+        return max(50 - self.num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_nodes: int, scores: bool) -> int:
+    """numFeasibleNodesToFind, plus the one-node shortcut when nothing scores."""
+    if not scores:
+        return 1
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_nodes
+    pct = percentage or max(50 - num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
 @dataclass
@@ -54,6 +87,9 @@ class Explanation:
     nominated_node_fits: bool = False
     # What the PostFilter plugins did when no node fits (None: they did not run).
     post_filter: PostFilterOutcome | None = None
+    sampling: Sampling | None = None
+    # Scheduler extenders of the configuration: podwhy cannot call them.
+    extenders: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -107,7 +143,30 @@ def find_pod(snapshot: Snapshot, namespace: str, name: str) -> o.Pod:
     raise PodwhyError(f"pod {namespace}/{name} not found in the snapshot", hint=hint)
 
 
-def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> Explanation:
+def no_profile(snapshot: Snapshot, pod: o.Pod, config: SchedulerConfig) -> Explanation:
+    """The pod names a scheduler that no profile of the configuration provides."""
+    name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
+    names = ", ".join(p.scheduler_name for p in config.profiles)
+    message = (
+        f"no profile of {config.source} has schedulerName {name!r} (profiles: {names}): this scheduler ignores the pod"
+    )
+    hint = (
+        ""
+        if config.source != "the default configuration"
+        else " (for a scheduler of its own, pass its configuration with --scheduler-config)"
+    )
+    return Explanation(
+        pod=PodInfo(pod),
+        verdict=NO_PROFILE,
+        message=message + hint,
+        message_complete=True,
+        snapshot=snapshot,
+    )
+
+
+def explain(
+    snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None, extenders: Sequence[Extender] = ()
+) -> Explanation:
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     profile = profile or default_profile()
@@ -172,6 +231,32 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         warnings.append("plugins podwhy does not simulate yet: " + ", ".join(framework.missing_plugins))
     if post_filter is not None:
         warnings.extend(post_filter.warnings)
+    considered = len(handle.node_infos)
+    if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
+        considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
+    has_scoring = bool(profile.score) or any(e.prioritize_verb for e in extenders)
+    has_extender_filters = any(e.filter_verb for e in extenders)
+    sampling = Sampling(
+        profile.percentage_of_nodes_to_score,
+        considered,
+        num_feasible_nodes_to_find(
+            profile.percentage_of_nodes_to_score, considered, has_scoring or has_extender_filters
+        ),
+    )
+    if len(outcome.feasible) > sampling.num_feasible_nodes_to_find and not nominated_fits:
+        warnings.append(
+            f"kube-scheduler stops filtering after {sampling.num_feasible_nodes_to_find} feasible node(s) "
+            f"(percentageOfNodesToScore {sampling.adaptive_percentage}% of {considered}), starting where its "
+            f"previous cycle stopped: it scores a sample of the {len(outcome.feasible)} feasible nodes listed "
+            "here, so it may pick another node than bestNodes"
+        )
+    extender_names = [e.url_prefix for e in extenders]
+    if extender_names:
+        warnings.append(
+            "scheduler extenders are not simulated: "
+            + ", ".join(extender_names)
+            + " can reject nodes podwhy accepts (a pod that looks schedulable may stay Pending) and change scores"
+        )
     return Explanation(
         pod=target,
         verdict=verdict,
@@ -185,6 +270,8 @@ def explain(snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None) -> E
         scores=scores,
         nominated_node_fits=nominated_fits,
         post_filter=post_filter,
+        sampling=sampling,
+        extenders=extender_names,
     )
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from podwhy.engine import Explanation, explain, find_pod, split_pod_ref
+from podwhy.engine import Explanation, explain, find_pod, no_profile, split_pod_ref
 from podwhy.errors import PodwhyError
+from podwhy.framework.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.snapshot.offline import load_offline
 
 
@@ -34,12 +35,10 @@ def run_explain(request: ExplainRequest) -> Explanation:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name)
-    profile = None
-    if request.scheduler_config is not None:
-        from podwhy.framework.config import load_scheduler_config, profile_for_pod
-
-        config = load_scheduler_config(request.scheduler_config)
-        profile = profile_for_pod(config, pod)
+    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
-    return explain(snapshot, pod, profile)
+    profile = profile_for_pod(config, pod)
+    if profile is None:
+        return no_profile(snapshot, pod, config)
+    return explain(snapshot, pod, profile, extenders=config.extenders)

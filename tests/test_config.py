@@ -107,3 +107,40 @@ def test_invalid_configs_are_usage_errors(body: str, needle: str) -> None:
 def test_wrong_kind() -> None:
     with pytest.raises(UsageError):
         parse_scheduler_config({"apiVersion": "v1", "kind": "ConfigMap"}, "x")
+
+
+def test_profile_percentage_overrides_global() -> None:
+    cfg = _config(
+        HEADER + "percentageOfNodesToScore: 30\nprofiles:\n- schedulerName: a\n  percentageOfNodesToScore: 70\n"
+        "- schedulerName: b\n"
+    )
+    assert [p.percentage_of_nodes_to_score for p in cfg.profiles] == [70, 30]
+
+
+def test_extenders_are_kept() -> None:
+    cfg = _config(HEADER + "extenders:\n- urlPrefix: http://gpu-extender:8888\n  filterVerb: filter\n")
+    assert cfg.extenders[0].url_prefix == "http://gpu-extender:8888"
+    assert cfg.extenders[0].filter_verb == "filter"
+
+
+def test_volume_binding_shape_needs_the_feature_gate() -> None:
+    with pytest.raises(UsageError, match="StorageCapacityScoring"):
+        _config(HEADER + "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: []}\n")
+
+
+@pytest.mark.parametrize(
+    ("percentage", "nodes", "scores", "want"),
+    [
+        (None, 50, True, 50),  # fewer than 100 nodes: all of them
+        (None, 1000, True, 420),  # adaptive: 50 - 1000/125 = 42 %
+        (None, 5000, True, 500),  # adaptive floor of 10 % ... 50 - 40 = 10 %
+        (None, 10000, True, 500),  # ... then 5 %
+        (100, 5000, True, 5000),
+        (1, 5000, True, 100),  # never fewer than 100
+        (None, 5000, False, 1),  # nothing scores: the first feasible node
+    ],
+)
+def test_num_feasible_nodes_to_find(percentage: int | None, nodes: int, scores: bool, want: int) -> None:
+    from podwhy.engine import num_feasible_nodes_to_find
+
+    assert num_feasible_nodes_to_find(percentage, nodes, scores) == want

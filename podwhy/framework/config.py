@@ -329,8 +329,15 @@ def parse_scheduler_config(raw: Any, source: str = "") -> SchedulerConfig:
     pct = raw.get("percentageOfNodesToScore")
     if pct is not None and (not isinstance(pct, int) or not 0 <= pct <= 100):
         raise _invalid("percentageOfNodesToScore", f"Invalid value: {pct}: not in valid range [0-100]")
-    for prof in profiles:
-        prof.percentage_of_nodes_to_score = pct
+    for prof, raw_prof in zip(profiles, raw_profiles, strict=True):
+        own = (raw_prof or {}).get("percentageOfNodesToScore")
+        if own is not None and (not isinstance(own, int) or not 0 <= own <= 100):
+            raise _invalid(
+                f"profiles[{profiles.index(prof)}].percentageOfNodesToScore",
+                f"Invalid value: {own}: not in valid range [0-100]",
+            )
+        # A profile's own value wins over the global one (numFeasibleNodesToFind).
+        prof.percentage_of_nodes_to_score = own if own is not None else pct
     extenders = [
         Extender(
             url_prefix=str(e.get("urlPrefix", "")),
@@ -356,14 +363,12 @@ def load_scheduler_config(path: Path) -> SchedulerConfig:
     return parse_scheduler_config(raw, str(path))
 
 
-def profile_for_pod(config: SchedulerConfig, pod: o.Pod) -> Profile:
+def default_config() -> SchedulerConfig:
+    """What kube-scheduler runs without a configuration file."""
+    return SchedulerConfig([Profile()], None, [], "the default configuration")
+
+
+def profile_for_pod(config: SchedulerConfig, pod: o.Pod) -> Profile | None:
+    """The profile whose schedulerName the pod asks for; None when no profile handles it."""
     name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
-    for prof in config.profiles:
-        if prof.scheduler_name == name:
-            return prof
-    names = ", ".join(p.scheduler_name for p in config.profiles)
-    raise PodwhyError(
-        f"pod {pod.metadata.namespace}/{pod.metadata.name} asks for scheduler {name!r}, "
-        f"which has no profile in {config.source}",
-        hint=f"profiles: {names}",
-    )
+    return next((prof for prof in config.profiles if prof.scheduler_name == name), None)

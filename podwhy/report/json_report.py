@@ -72,7 +72,16 @@ def build_report(exp: Explanation) -> dict[str, Any]:
             "ignoredKinds": dict(sorted(exp.snapshot.ignored_kinds.items())),
         },
         "warnings": list(exp.warnings),
+        "extenders": list(exp.extenders),
+        "sampling": None,
     }
+    if exp.sampling is not None:
+        report["sampling"] = {
+            "percentageOfNodesToScore": exp.sampling.percentage_of_nodes_to_score,
+            "effectivePercentage": exp.sampling.adaptive_percentage,
+            "nodesConsidered": exp.sampling.num_nodes,
+            "numFeasibleNodesToFind": exp.sampling.num_feasible_nodes_to_find,
+        }
     outcome = exp.outcome
     if outcome is None:
         return report

@@ -17,6 +17,7 @@ from rich.table import Table
 from podwhy.engine import Explanation
 from podwhy.errors import PodwhyError
 from podwhy.framework.runner import NodeVerdict
+from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.report.json_report import status_name
 
@@ -34,6 +35,8 @@ SHORT_NAMES = {
     "PodTopologySpread": "Spread",
     "InterPodAffinity": "PodAff",
     "DynamicResources": "DRA",
+    "NodeResourcesBalancedAllocation": "Balanced",
+    "ImageLocality": "Images",
 }
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
@@ -116,6 +119,8 @@ def render_table(exp: Explanation, wide: bool = False, node: str | None = None, 
         )
     outcome = exp.outcome
     if outcome is None:
+        if exp.message:
+            console.print(escape(exp.message))
         return
     if exp.message:
         console.print(escape(exp.message))
@@ -160,6 +165,57 @@ def render_table(exp: Explanation, wide: bool = False, node: str | None = None, 
             escape(_why(first)),
         )
     console.print(table)
+    render_ranking(console, exp, wide)
+
+
+RANKING_ROWS = 10
+
+
+def render_ranking(console: Console, exp: Explanation, wide: bool) -> None:
+    """Feasible nodes by total score, a column per Score plugin (weighted points)."""
+    scores = exp.scores
+    if scores is None or not scores.scores:
+        return
+    rows = sorted(scores.totals.items(), key=lambda item: (-item[1], item[0]))
+    first_row = next(iter(scores.scores.values()))
+    skipped = [ps.plugin for ps in first_row if all(ps.skipped for ps in _column(scores.scores, ps.plugin))]
+    plugins = [ps.plugin for ps in first_row if ps.plugin not in skipped]
+    title = "Scores (weighted; ★ = best, the scheduler picks one of them at random)"
+    if scores.scoring_skipped:
+        title = "Scores (only one node fits: kube-scheduler takes it without scoring)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("Node", overflow="fold")
+    for name in plugins:
+        table.add_column(SHORT_NAMES.get(name, name) + f" ×{profile_weight(exp, name)}", justify="right")
+    table.add_column("Total", justify="right")
+    shown = rows if wide else rows[:RANKING_ROWS]
+    best = set(scores.best_nodes)
+    for node_name, total in shown:
+        cells = []
+        for ps in scores.scores[node_name]:
+            if ps.plugin in skipped:
+                continue
+            cells.append("?" if ps.not_evaluated else "–" if ps.skipped else str(ps.weighted))
+        star = " ★" if node_name in best else ""
+        table.add_row(escape(node_name) + star, *cells, str(total))
+    console.print(table)
+    if len(rows) > len(shown):
+        console.print(f"… and {len(rows) - len(shown)} more feasible node(s) (-o wide shows all)")
+    if skipped:
+        console.print(f"Nothing to score for this pod (PreScore Skip): {', '.join(skipped)}")
+
+
+def _column(rows: dict[str, list[PluginScore]], plugin: str) -> list[PluginScore]:
+    return [ps for row in rows.values() for ps in row if ps.plugin == plugin]
+
+
+def profile_weight(exp: Explanation, plugin: str) -> int:
+    assert exp.scores is not None
+    for row in exp.scores.scores.values():
+        for ps in row:
+            if ps.plugin == plugin:
+                return ps.weight
+    return 0
 
 
 def describe_evidence(kind: str, data: dict[str, object]) -> str:
@@ -200,6 +256,22 @@ def render_node(console: Console, exp: Explanation, node: str) -> None:
         details.extend(describe_evidence(ev.kind, ev.data) for ev in st.evidence)
         table.add_row(name, _mark(st), status_name(st), escape("\n".join(details)))
     console.print(table)
+    node_scores = exp.scores.scores.get(node) if exp.scores is not None else None
+    if not node_scores:
+        return
+    assert exp.scores is not None
+    score_table = Table(title=f"Scores on {escape(node)} (total {exp.scores.totals[node]})", title_justify="left")
+    for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
+        score_table.add_column(column, overflow="fold", justify="left" if column in ("Plugin", "How") else "right")
+    for ps in node_scores:
+        if ps.not_evaluated:
+            how = ps.not_evaluated
+        elif ps.skipped:
+            how = "PreScore returned Skip: nothing to score for this pod"
+        else:
+            how = "\n".join(describe_evidence(ev.kind, ev.data) for ev in ps.evidence)
+        score_table.add_row(ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(how))
+    console.print(score_table)
 
 
 def preemption_sentence(exp: Explanation) -> str:
