@@ -8,6 +8,7 @@ computed with upstream's order and its two passes for nominated pods.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
@@ -15,7 +16,7 @@ from podwhy.framework.profile import Profile
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.registry import plugin_class
-from podwhy.snapshot.cluster import PLURAL
+from podwhy.snapshot.cluster import not_evaluated_reason
 
 
 @dataclass
@@ -49,11 +50,7 @@ class FilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    missing = sorted(plugin.required_kinds(pod) & handle.snapshot.missing_kinds)
-    if not missing:
-        return ""
-    names = ", ".join(PLURAL.get(kind, kind + "s") for kind in missing)
-    return f"not evaluated: the snapshot has no {names}"
+    return not_evaluated_reason(plugin.required_kinds(pod) & handle.snapshot.missing_kinds)
 
 
 class Framework:
@@ -131,6 +128,7 @@ class Framework:
         return records, None, merged, None
 
     # ------------------------------------------------------------------ Filter
+    @cached_property
     def _filter_plugins(self) -> list[tuple[str, Plugin]]:
         return [
             (n, self.plugins[n])
@@ -173,7 +171,7 @@ class Framework:
         verdict.nominated_pods = nominated
         pass1: dict[str, Status] = {}
         pass2: dict[str, Status] = {}
-        for name, plugin in self._filter_plugins():
+        for name, plugin in self._filter_plugins:
             if name in not_evaluated:
                 verdict.filters[name] = Status(Code.Success, not_evaluated=not_evaluated[name])
                 continue
@@ -244,7 +242,7 @@ class Framework:
     def run_filter_plugins(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         """RunFilterPlugins: the first plugin that does not pass decides (plugins podwhy cannot run pass)."""
         skipped = self._dry_run_skips(state, pod)
-        for name, plugin in self._filter_plugins():
+        for name, plugin in self._filter_plugins:
             if name in skipped:
                 continue
             try:

@@ -8,6 +8,7 @@ from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleStat
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Evidence
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.snapshot.cluster import not_evaluated_reason
 
 
 @dataclass
@@ -49,9 +50,9 @@ def run_scores(
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
     not_evaluated = {
-        name: "not evaluated: the snapshot has no " + ", ".join(sorted(missing))
+        name: reason
         for name, pl in scorers.items()
-        if (missing := pl.required_kinds_for_score(pod) & missing_kinds)
+        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod) & missing_kinds))
     }
 
     def failed(message: str) -> ScoreOutcome:

@@ -48,6 +48,13 @@ PLURAL = {
 }
 
 
+def not_evaluated_reason(kinds: set[str] | frozenset[str]) -> str:
+    """The verdict of a plugin that needs kinds the snapshot cannot vouch for ("" if none)."""
+    if not kinds:
+        return ""
+    return "not evaluated: the snapshot has no " + ", ".join(PLURAL.get(k, k + "s") for k in sorted(kinds))
+
+
 def ns_name(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
