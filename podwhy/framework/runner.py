@@ -63,6 +63,8 @@ class Framework:
         self.missing_plugins: list[str] = []
         # Plugins whose PreFilterResult restricted the nodes (for the absent-nodes reason).
         self._restricting_plugins: list[str] = []
+        # Plugins the current pod needs kinds for that the snapshot lacks.
+        self._not_evaluated: dict[str, str] = {}
         names = [*profile.pre_filter, *profile.filter, *profile.post_filter, *profile.pre_score, *profile.score]
         for name in dict.fromkeys(names):
             cls = plugin_class(name)
@@ -136,27 +138,30 @@ class Framework:
             if n in self.plugins and self.plugins[n].implements("filter")
         ]
 
-    def _add_nominated(
-        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
-    ) -> tuple[bool, CycleState, NodeInfo, list[PodInfo]]:
-        nominated = [
+    def _nominated_for(self, pod: PodInfo, node_info: NodeInfo) -> list[PodInfo]:
+        """Pods nominated to the node with the pod's priority or higher (addGENominatedPods)."""
+        return [
             pi
             for pi in self.handle.nominated_pods_for_node(node_info.name)
             if pi.priority >= pod.priority and pi.uid != pod.uid
         ]
+
+    def _add_nominated(
+        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
+    ) -> tuple[CycleState, NodeInfo, list[PodInfo], Status]:
+        """The node and cycle state with the nominated pods added, for the first filter pass."""
+        nominated = self._nominated_for(pod, node_info)
         if not nominated:
-            return False, state, node_info, []
+            return state, node_info, [], Status()
         node_out = node_info.snapshot()
         state_out = state.clone()
         for pi in nominated:
             node_out.add_pod_info(pi)
             node_out.added_pods.append(pi)
-            for name in self.profile.pre_filter:
-                plugin = self.plugins.get(name)
-                if plugin is None or name in state.skip_filter_plugins or not plugin.has_pre_filter_extensions():
-                    continue
-                plugin.add_pod(state_out, pod, pi, node_out)
-        return True, state_out, node_out, nominated
+            status = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_out)
+            if not status.is_success():
+                return state, node_info, nominated, status
+        return state_out, node_out, nominated, Status()
 
     def filter_node(
         self,
@@ -167,8 +172,12 @@ class Framework:
         not_evaluated: dict[str, str],
     ) -> NodeVerdict:
         verdict = NodeVerdict(node_info.name)
-        added, state1, node1, nominated = self._add_nominated(state, pod, node_info)
+        state1, node1, nominated, added_status = self._add_nominated(state, pod, node_info)
         verdict.nominated_pods = nominated
+        added = bool(nominated)
+        if not added_status.is_success():
+            verdict.first_failure = added_status
+            return verdict
         pass1: dict[str, Status] = {}
         pass2: dict[str, Status] = {}
         for name, plugin in self._filter_plugins:
@@ -204,15 +213,13 @@ class Framework:
     # ------------------------------------------------------------------ dry runs (preemption)
     # Upstream's short-circuiting RunFilterPlugins / RunFilterPluginsWithNominatedPods and the
     # PreFilterExtensions runners, for PostFilter plugins that re-run filters on changed nodes.
-    def _dry_run_skips(self, state: CycleState, pod: PodInfo) -> set[str]:
-        skipped = set(state.skip_filter_plugins)
-        skipped.update(name for name, plugin in self.plugins.items() if _not_evaluated_reason(plugin, pod, self.handle))
-        return skipped
+    def _dry_run_skips(self, state: CycleState) -> set[str]:
+        return state.skip_filter_plugins | self._not_evaluated.keys()
 
     def _run_extension(
         self, state: CycleState, pod: PodInfo, changed: PodInfo, node_info: NodeInfo, add: bool
     ) -> Status:
-        skipped = self._dry_run_skips(state, pod)
+        skipped = self._dry_run_skips(state)
         for name in self.profile.pre_filter:
             plugin = self.plugins.get(name)
             if plugin is None or name in skipped or not plugin.has_pre_filter_extensions():
@@ -241,7 +248,7 @@ class Framework:
 
     def run_filter_plugins(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         """RunFilterPlugins: the first plugin that does not pass decides (plugins podwhy cannot run pass)."""
-        skipped = self._dry_run_skips(state, pod)
+        skipped = self._dry_run_skips(state)
         for name, plugin in self._filter_plugins:
             if name in skipped:
                 continue
@@ -259,11 +266,7 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         """Pass 1 with equal-or-higher-priority nominated pods added, pass 2 without them if pass 1 passed."""
-        nominated = [
-            pi
-            for pi in self.handle.nominated_pods_for_node(node_info.name)
-            if pi.priority >= pod.priority and pi.uid != pod.uid
-        ]
+        nominated = self._nominated_for(pod, node_info)
         state1, node1 = state, node_info
         if nominated:
             node1 = node_info.snapshot()
@@ -288,6 +291,7 @@ class Framework:
             for name, plugin in self.plugins.items()
             if (reason := _not_evaluated_reason(plugin, pod, self.handle))
         }
+        self._not_evaluated = not_evaluated
         records, failure, result, error = self._run_pre_filters(state, pod, not_evaluated)
         pre_status = {rec.plugin: rec.status for rec in records}
         nodes: list[NodeVerdict] = []
