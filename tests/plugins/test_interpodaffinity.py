@@ -5,10 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -27,7 +25,7 @@ from podwhy.plugins.interpodaffinity.filtering import (
     PRE_FILTER_STATE_KEY,
     PreFilterState,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 OK, U, UAU, SKIP = Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Skip
 Term = dict[str, Any]
@@ -58,7 +56,7 @@ def term(
     return out
 
 
-def make_pod(
+def new_pod(
     labels: dict[str, str] | None = None,
     *,
     affinity: list[Term] | None = None,
@@ -68,32 +66,27 @@ def make_pod(
     name: str = "",
     preferred_anti: list[Term] | None = None,
 ) -> o.Pod:
-    name = name or f"p{next(_names)}"
-    aff: dict[str, Any] = {}
-    if affinity is not None:
-        aff["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": affinity}
-    if anti is not None or preferred_anti is not None:
-        aff["podAntiAffinity"] = {
-            "requiredDuringSchedulingIgnoredDuringExecution": anti or [],
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 1, "podAffinityTerm": t} for t in preferred_anti or []
-            ],
-        }
-    spec: dict[str, Any] = {"containers": [{"name": "c"}]}
-    if aff:
-        spec["affinity"] = aff
+    """make_pod() named p0, p1, ... unless named, with required pod (anti-)affinity terms."""
+    builder = make_pod(name or f"p{next(_names)}", namespace).labels(labels or {})
     if node:
-        spec["nodeName"] = node
-    meta = {"name": name, "namespace": namespace, "uid": f"{namespace}/{name}", "labels": labels or {}}
-    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
-
-
-def make_node(name: str, labels: dict[str, str]) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Node)
+        builder.node(node)
+    if affinity is not None:
+        builder.affinity({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": affinity}})
+    if anti is not None or preferred_anti is not None:
+        preferred = [{"weight": 1, "podAffinityTerm": t} for t in preferred_anti or []]
+        builder.affinity(
+            {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": anti or [],
+                    "preferredDuringSchedulingIgnoredDuringExecution": preferred,
+                }
+            }
+        )
+    return builder.obj()
 
 
 def make_namespace(name: str, labels: dict[str, str]) -> o.Namespace:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Namespace)
+    return from_raw(o.Namespace, {"metadata": {"name": name, "labels": labels}})
 
 
 # Upstream's test namespaces.
@@ -106,10 +99,7 @@ NAMESPACES = [
 
 class Setup:
     def __init__(self, pods: list[o.Pod], nodes: list[o.Node], namespaces: list[o.Namespace] | None = None) -> None:
-        snapshot = Snapshot(nodes=nodes, pods=pods)
-        for ns in NAMESPACES if namespaces is None else namespaces:
-            snapshot.add("Namespace", ns)
-        self.handle = Handle(snapshot)
+        self.handle = make_handle(*nodes, *pods, *(NAMESPACES if namespaces is None else namespaces))
         self.plugin = InterPodAffinity(self.handle, {})
         self.state = CycleState()
 
@@ -134,7 +124,7 @@ class Setup:
 
 SERVICE = {"service": "securityscan"}
 SECURITY = {"security": "S1"}
-NODE1 = make_node("node1", {"region": "r1", "zone": "z11"})
+NODE1 = make_node("node1").labels(region="r1", zone="z11").obj()
 
 
 def single(pod: o.Pod, existing: list[o.Pod], node: o.Node = NODE1) -> Verdict:
@@ -142,42 +132,42 @@ def single(pod: o.Pod, existing: list[o.Pod], node: o.Node = NODE1) -> Verdict:
     return pre if pre[0] != OK else filters[0]
 
 
-ON_NODE1 = make_pod(SERVICE, node="node1")
+ON_NODE1 = new_pod(SERVICE, node="node1")
 
 
 @pytest.mark.parametrize(
     ("pod", "existing", "want"),
     [
-        pytest.param(make_pod(), [], (SKIP, []), id="no required rules and no existing pods: Skip"),
+        pytest.param(new_pod(), [], (SKIP, []), id="no required rules and no existing pods: Skip"),
         pytest.param(
-            make_pod(SECURITY, affinity=[term("region", expr("service", "In", "securityscan", "value2"))]),
+            new_pod(SECURITY, affinity=[term("region", expr("service", "In", "securityscan", "value2"))]),
             [ON_NODE1],
             (OK, []),
             id="affinity In matches the existing pod",
         ),
         pytest.param(
-            make_pod(SECURITY, affinity=[term("region", expr("service", "NotIn", "securityscan3", "value3"))]),
+            new_pod(SECURITY, affinity=[term("region", expr("service", "NotIn", "securityscan3", "value3"))]),
             [ON_NODE1],
             (OK, []),
             id="affinity NotIn matches the existing pod",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[term("", expr("service", "In", "securityscan", "value2"), namespaces=["DiffNameSpace"])],
             ),
-            [make_pod(SERVICE, node="node1", namespace="ns")],
+            [new_pod(SERVICE, node="node1", namespace="ns")],
             (UAU, [AFFINITY]),
             id="affinity fails: existing pod in another namespace",
         ),
         pytest.param(
-            make_pod(SERVICE, affinity=[term("", expr("service", "In", "antivirusscan", "value2"))]),
+            new_pod(SERVICE, affinity=[term("", expr("service", "In", "antivirusscan", "value2"))]),
             [ON_NODE1],
             (UAU, [AFFINITY]),
             id="affinity fails: selector does not match (empty topology key is missing on the node)",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[
                     term("region", expr("service", "Exists"), expr("wrongkey", "DoesNotExist")),
@@ -189,7 +179,7 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
             id="requirements of a term are ANDed",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[term("region", expr("service", "In", "securityscan", "value2"))],
                 anti=[term("zone", expr("service", "In", "securityscan", "value2"))],
@@ -199,45 +189,45 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
             id="affinity satisfied, anti-affinity not",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SERVICE,
                 affinity=[term("region", expr("service", "In", "securityscan", "value2"))],
                 anti=[term("node", expr("service", "In", "antivirusscan", "value2"))],
             ),
-            [make_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "In", "securityscan", "value2"))])],
+            [new_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "In", "securityscan", "value2"))])],
             (U, [EXISTING]),
             id="existing pod's anti-affinity (symmetry) rejects",
         ),
         pytest.param(
-            make_pod(SERVICE, affinity=[term("region", expr("service", "NotIn", "securityscan", "value2"))]),
-            [make_pod(SERVICE, node="node2")],
+            new_pod(SERVICE, affinity=[term("region", expr("service", "NotIn", "securityscan", "value2"))]),
+            [new_pod(SERVICE, node="node2")],
             (UAU, [AFFINITY]),
             id="pod does not match its own terms: no first-pod exemption",
         ),
         pytest.param(
-            make_pod(SERVICE),
-            [make_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "In", "securityscan", "value2"))])],
+            new_pod(SERVICE),
+            [new_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "In", "securityscan", "value2"))])],
             (U, [EXISTING]),
             id="pod without rules rejected by an existing pod's anti-affinity",
         ),
         pytest.param(
-            make_pod(SERVICE),
-            [make_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "NotIn", "securityscan", "v2"))])],
+            new_pod(SERVICE),
+            [new_pod(SERVICE, node="node1", anti=[term("zone", expr("service", "NotIn", "securityscan", "v2"))])],
             (SKIP, []),
             id="existing anti-affinity that does not match the pod: Skip",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SERVICE, anti=[term("region", expr("service", "Exists")), term("region", expr("security", "Exists"))]
             ),
-            [make_pod(SECURITY, node="node1", anti=[term("zone", expr("security", "Exists"))])],
+            [new_pod(SECURITY, node="node1", anti=[term("zone", expr("security", "Exists"))])],
             (U, [ANTI]),
             id="incoming anti-affinity is checked before the existing pods' anti-affinity",
         ),
         pytest.param(
-            make_pod(SECURITY, anti=[term("zone", expr("security", "Exists"))]),
+            new_pod(SECURITY, anti=[term("zone", expr("security", "Exists"))]),
             [
-                make_pod(
+                new_pod(
                     SERVICE,
                     node="node1",
                     anti=[term("zone", expr("service", "Exists")), term("zone", expr("security", "Exists"))],
@@ -247,7 +237,7 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
             id="any existing anti-affinity term that matches rejects",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[
                     term(
@@ -257,12 +247,12 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
                     )
                 ],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam1.team1")],
+            [new_pod(SERVICE, node="node1", namespace="subteam1.team1")],
             (OK, []),
             id="affinity with a matching namespaceSelector",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[
                     term(
@@ -272,12 +262,12 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
                     )
                 ],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam1.team2")],
+            [new_pod(SERVICE, node="node1", namespace="subteam1.team2")],
             (UAU, [AFFINITY]),
             id="affinity with a non-matching namespaceSelector",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 namespace="subteam1.team1",
                 anti=[
@@ -288,22 +278,22 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
                     )
                 ],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam2.team1")],
+            [new_pod(SERVICE, node="node1", namespace="subteam2.team1")],
             (U, [ANTI]),
             id="anti-affinity with a matching namespaceSelector",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 namespace="subteam1.team1",
                 anti=[term("zone", expr("service", "In", "securityscan", "value2"), namespace_selector={})],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam2.team1")],
+            [new_pod(SERVICE, node="node1", namespace="subteam2.team1")],
             (U, [ANTI]),
             id="anti-affinity with an empty namespaceSelector matches all namespaces",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 namespace="subteam1.team1",
                 anti=[
@@ -314,12 +304,12 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
                     )
                 ],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam1.team2")],
+            [new_pod(SERVICE, node="node1", namespace="subteam1.team2")],
             (OK, []),
             id="anti-affinity with a non-matching namespaceSelector",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SECURITY,
                 affinity=[
                     term(
@@ -329,14 +319,14 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
                     )
                 ],
             ),
-            [make_pod(SERVICE, node="node1", namespace="subteam1.team2")],
+            [new_pod(SERVICE, node="node1", namespace="subteam1.team2")],
             (OK, []),
             id="quirk: the incoming pod's namespaceSelector is also matched against empty labels",
         ),
         pytest.param(
-            make_pod(SECURITY),
+            new_pod(SECURITY),
             [
-                make_pod(
+                new_pod(
                     SERVICE,
                     node="node1",
                     namespace="subteam1.team1",
@@ -353,7 +343,7 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
             id="existing pod's namespaceSelector against the labels of an unknown namespace (empty set)",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 SERVICE,
                 affinity=[
                     term("region", expr("service", "In", "{{.bad-value.}}")),
@@ -373,7 +363,7 @@ ON_NODE1 = make_pod(SERVICE, node="node1")
             id="invalid affinity label value fails PreFilter",
         ),
         pytest.param(
-            make_pod(SERVICE, preferred_anti=[term("zone", expr("service", "Bogus"))]),
+            new_pod(SERVICE, preferred_anti=[term("zone", expr("service", "Bogus"))]),
             [],
             (UAU, ['parsing pod: preferredAntiAffinityTerms: "Bogus" is not a valid label selector operator']),
             id="an unparsable preferred term fails PreFilter too",
@@ -394,104 +384,119 @@ FOO_BAR = {"foo": "bar"}
     ("pod", "existing", "nodes", "want"),
     [
         pytest.param(
-            make_pod(affinity=[term("region", expr("foo", "In", "bar"))]),
-            [make_pod(FOO_BAR, node="node1")],
-            [make_node("node1", CHINA), make_node("node2", CHINA_AZ1), make_node("node3", INDIA)],
+            new_pod(affinity=[term("region", expr("foo", "In", "bar"))]),
+            [new_pod(FOO_BAR, node="node1")],
+            [
+                make_node("node1").labels(CHINA).obj(),
+                make_node("node2").labels(CHINA_AZ1).obj(),
+                make_node("node3").labels(INDIA).obj(),
+            ],
             [(OK, []), (OK, []), (UAU, [AFFINITY])],
             id="same topology value as a matching pod fits",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 {"foo": "bar", "service": "securityscan"},
                 affinity=[term("zone", expr("foo", "In", "bar")), term("zone", expr("service", "In", "securityscan"))],
             ),
-            [make_pod(FOO_BAR, node="nodeA")],
+            [new_pod(FOO_BAR, node="nodeA")],
             [
-                make_node("nodeA", {"zone": "az1", "hostname": "h1"}),
-                make_node("nodeB", {"zone": "az2", "hostname": "h2"}),
+                make_node("nodeA").labels(zone="az1", hostname="h1").obj(),
+                make_node("nodeB").labels(zone="az2", hostname="h2").obj(),
             ],
             [(OK, []), (OK, [])],
             id="first pod of a self-affine group fits anywhere",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 {"foo": "bar", "service": "securityscan"},
                 affinity=[term("zone", expr("foo", "In", "bar")), term("zone", expr("service", "In", "securityscan"))],
             ),
-            [make_pod(FOO_BAR, node="nodeA")],
-            [make_node("nodeA", {"zoneLabel": "az1"}), make_node("nodeB", {"zoneLabel": "az2"})],
+            [new_pod(FOO_BAR, node="nodeA")],
+            [make_node("nodeA").labels(zoneLabel="az1").obj(), make_node("nodeB").labels(zoneLabel="az2").obj()],
             [(UAU, [AFFINITY]), (UAU, [AFFINITY])],
             id="first pod still needs the topology keys on the node",
         ),
         pytest.param(
-            make_pod({"foo": "bar"}, affinity=[term("zone", expr("foo", "In", "bar"))]),
-            [make_pod(FOO_BAR, node="nodeA")],
-            [make_node("nodeA", {"hostname": "h1"}), make_node("nodeB", {"zone": "az2"})],
+            new_pod({"foo": "bar"}, affinity=[term("zone", expr("foo", "In", "bar"))]),
+            [new_pod(FOO_BAR, node="nodeA")],
+            [make_node("nodeA").labels(hostname="h1").obj(), make_node("nodeB").labels(zone="az2").obj()],
             [(UAU, [AFFINITY]), (OK, [])],
             id="a match on a node without the key counts nowhere, so the first-pod rule applies",
         ),
         pytest.param(
-            make_pod({"foo": "bar"}, affinity=[term("zone", expr("foo", "In", "bar"))]),
-            [make_pod(FOO_BAR, node="nodeA")],
-            [make_node("nodeA", {"zone": "az1"}), make_node("nodeB", {"zone": "az2"})],
+            new_pod({"foo": "bar"}, affinity=[term("zone", expr("foo", "In", "bar"))]),
+            [new_pod(FOO_BAR, node="nodeA")],
+            [make_node("nodeA").labels(zone="az1").obj(), make_node("nodeB").labels(zone="az2").obj()],
             [(OK, []), (UAU, [AFFINITY])],
             id="once a matching pod exists the first-pod rule no longer applies",
         ),
         pytest.param(
-            make_pod(
+            new_pod(
                 {"foo": "bar"},
                 affinity=[term("zone", expr("foo", "In", "bar"), namespaces=["other"])],
             ),
             [],
-            [make_node("nodeA", {"zone": "az1"})],
+            [make_node("nodeA").labels(zone="az1").obj()],
             [(UAU, [AFFINITY])],
             id="self-affine pod outside its own namespace list cannot use the first-pod rule",
         ),
         pytest.param(
-            make_pod(anti=[term("region", expr("foo", "In", "abc"))]),
-            [make_pod({"foo": "abc"}, node="nodeA")],
-            [make_node("nodeA", {"region": "r1"}), make_node("nodeB", {"region": "r1"})],
+            new_pod(anti=[term("region", expr("foo", "In", "abc"))]),
+            [new_pod({"foo": "abc"}, node="nodeA")],
+            [make_node("nodeA").labels(region="r1").obj(), make_node("nodeB").labels(region="r1").obj()],
             [(U, [ANTI]), (U, [ANTI])],
             id="anti-affinity blocks the whole topology domain",
         ),
         pytest.param(
-            make_pod(anti=[term("region", expr("foo", "In", "abc"))]),
-            [make_pod({"foo": "abc"}, node="nodeA")],
-            [make_node("nodeA", CHINA), make_node("nodeB", CHINA_AZ1), make_node("nodeC", INDIA)],
+            new_pod(anti=[term("region", expr("foo", "In", "abc"))]),
+            [new_pod({"foo": "abc"}, node="nodeA")],
+            [
+                make_node("nodeA").labels(CHINA).obj(),
+                make_node("nodeB").labels(CHINA_AZ1).obj(),
+                make_node("nodeC").labels(INDIA).obj(),
+            ],
             [(U, [ANTI]), (U, [ANTI]), (OK, [])],
             id="anti-affinity leaves other domains free",
         ),
         pytest.param(
-            make_pod({"foo": "123"}, namespace="NS1", anti=[term("region", expr("foo", "In", "bar"))]),
+            new_pod({"foo": "123"}, namespace="NS1", anti=[term("region", expr("foo", "In", "bar"))]),
             [
-                make_pod(FOO_BAR, node="nodeA", namespace="NS1"),
-                make_pod(node="nodeC", namespace="NS2", anti=[term("region", expr("foo", "In", "123"))]),
+                new_pod(FOO_BAR, node="nodeA", namespace="NS1"),
+                new_pod(node="nodeC", namespace="NS2", anti=[term("region", expr("foo", "In", "123"))]),
             ],
-            [make_node("nodeA", CHINA), make_node("nodeB", CHINA_AZ1), make_node("nodeC", INDIA)],
+            [
+                make_node("nodeA").labels(CHINA).obj(),
+                make_node("nodeB").labels(CHINA_AZ1).obj(),
+                make_node("nodeC").labels(INDIA).obj(),
+            ],
             [(U, [ANTI]), (U, [ANTI]), (OK, [])],
             id="existing anti-affinity only applies to the term's namespaces",
         ),
         pytest.param(
-            make_pod({"foo": ""}),
-            [make_pod(node="nodeA", anti=[term("invalid-node-label", expr("foo", "Exists"))])],
-            [make_node("nodeA", {"region": "r1"}), make_node("nodeB", {"region": "r1"})],
+            new_pod({"foo": ""}),
+            [new_pod(node="nodeA", anti=[term("invalid-node-label", expr("foo", "Exists"))])],
+            [make_node("nodeA").labels(region="r1").obj(), make_node("nodeB").labels(region="r1").obj()],
             (SKIP, []),
             id="existing anti-affinity on a key no node has: Skip",
         ),
         pytest.param(
-            make_pod(node="nodeA", anti=[term("invalid-node-label", expr("foo", "Exists"))]),
-            [make_pod({"foo": ""}, node="nodeA")],
-            [make_node("nodeA", {"region": "r1"}), make_node("nodeB", {"region": "r1"})],
+            new_pod(node="nodeA", anti=[term("invalid-node-label", expr("foo", "Exists"))]),
+            [new_pod({"foo": ""}, node="nodeA")],
+            [make_node("nodeA").labels(region="r1").obj(), make_node("nodeB").labels(region="r1").obj()],
             [(OK, []), (OK, [])],
             id="incoming anti-affinity on a key no node has never rejects",
         ),
         pytest.param(
-            make_pod({"foo": "", "bar": ""}),
+            new_pod({"foo": "", "bar": ""}),
             [
-                make_pod(node="nodeA", anti=[term("zone", expr("foo", "Exists"))]),
-                make_pod(node="nodeA", anti=[term("region", expr("bar", "Exists"))]),
+                new_pod(node="nodeA", anti=[term("zone", expr("foo", "Exists"))]),
+                new_pod(node="nodeA", anti=[term("region", expr("bar", "Exists"))]),
             ],
-            [make_node("nodeA", {"region": "r1", "zone": "z1"}), make_node("nodeB", {"region": "r1", "zone": "z2"})],
+            [
+                make_node("nodeA").labels(region="r1", zone="z1").obj(),
+                make_node("nodeB").labels(region="r1", zone="z2").obj(),
+            ],
             [(U, [EXISTING]), (U, [EXISTING])],
             id="existing anti-affinity by any of the node's labels",
         ),
@@ -506,10 +511,14 @@ def test_required_affinity_multiple_nodes(
 
 def test_affinity_evidence_names_term_and_domains() -> None:
     setup = Setup(
-        [make_pod(FOO_BAR, node="nodeA", name="db")],
-        [make_node("nodeA", {"zone": "az1"}), make_node("nodeB", {"zone": "az2"}), make_node("nodeC", {})],
+        [new_pod(FOO_BAR, node="nodeA", name="db")],
+        [
+            make_node("nodeA").labels(zone="az1").obj(),
+            make_node("nodeB").labels(zone="az2").obj(),
+            make_node("nodeC").obj(),
+        ],
     )
-    pi, _ = setup.pre_filter(make_pod(affinity=[term("zone", match_labels={"foo": "bar"})]))
+    pi, _ = setup.pre_filter(new_pod(affinity=[term("zone", match_labels={"foo": "bar"})]))
     on_b = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[1])
     data = on_b.evidence[0].to_json()
     assert data["kind"] == "podAffinityTerm"
@@ -524,17 +533,17 @@ def test_affinity_evidence_names_term_and_domains() -> None:
 def test_anti_affinity_evidence_names_conflicting_pods() -> None:
     setup = Setup(
         [
-            make_pod({"app": "web"}, node="nodeA", name="web-1"),
-            make_pod(FOO_BAR, node="nodeA", name="guard", anti=[term("zone", expr("app", "Exists"))]),
+            new_pod({"app": "web"}, node="nodeA", name="web-1"),
+            new_pod(FOO_BAR, node="nodeA", name="guard", anti=[term("zone", expr("app", "Exists"))]),
         ],
-        [make_node("nodeA", {"zone": "az1"})],
+        [make_node("nodeA").labels(zone="az1").obj()],
     )
-    pi, _ = setup.pre_filter(make_pod({"app": "x"}, anti=[term("zone", match_labels={"app": "web"})]))
+    pi, _ = setup.pre_filter(new_pod({"app": "x"}, anti=[term("zone", match_labels={"app": "web"})]))
     st = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[0])
     assert (st.code, st.reasons) == (U, [ANTI])
     assert st.evidence[0].data["conflictingPods"] == ["default/web-1"]
 
-    pi, _ = setup.pre_filter(make_pod({"app": "x"}))
+    pi, _ = setup.pre_filter(new_pod({"app": "x"}))
     st = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[0])
     assert (st.code, st.reasons) == (U, [EXISTING])
     assert [e.data["pod"] for e in st.evidence] == ["default/guard"]
@@ -548,9 +557,12 @@ def _state(setup: Setup) -> PreFilterState:
 
 
 def test_add_and_remove_pod_update_all_three_counters() -> None:
-    nodes = [make_node("nodeA", {"zone": "z1", "region": "r1"}), make_node("nodeB", {"zone": "z2", "region": "r1"})]
+    nodes = [
+        make_node("nodeA").labels(zone="z1", region="r1").obj(),
+        make_node("nodeB").labels(zone="z2", region="r1").obj(),
+    ]
     setup = Setup([], nodes)
-    pod = make_pod(
+    pod = new_pod(
         {"app": "x"},
         affinity=[term("region", expr("app", "In", "db"))],
         anti=[term("zone", expr("app", "In", "web"))],
@@ -560,9 +572,9 @@ def test_add_and_remove_pod_update_all_three_counters() -> None:
     node_a, node_b = setup.handle.node_infos
     assert [setup.plugin.filter(setup.state, pi, n).code for n in (node_a, node_b)] == [UAU, UAU]
 
-    db = PodInfo(make_pod({"app": "db"}, node="nodeA"))
-    web = PodInfo(make_pod({"app": "web"}, node="nodeB"))
-    guard = PodInfo(make_pod(node="nodeA", anti=[term("zone", expr("app", "In", "x"))]))
+    db = PodInfo(new_pod({"app": "db"}, node="nodeA"))
+    web = PodInfo(new_pod({"app": "web"}, node="nodeB"))
+    guard = PodInfo(new_pod(node="nodeA", anti=[term("zone", expr("app", "In", "x"))]))
     base = setup.state
     cloned = base.clone()
     for added, node in ((db, node_a), (web, node_b), (guard, node_a)):
@@ -586,10 +598,10 @@ def test_add_and_remove_pod_update_all_three_counters() -> None:
 
 
 def test_remove_of_a_bound_pod_drops_its_counts() -> None:
-    nodes = [make_node("nodeA", {"zone": "z1"})]
-    web = make_pod({"app": "web"}, node="nodeA")
+    nodes = [make_node("nodeA").labels(zone="z1").obj()]
+    web = new_pod({"app": "web"}, node="nodeA")
     setup = Setup([web], nodes)
-    pi, _ = setup.pre_filter(make_pod(anti=[term("zone", expr("app", "In", "web"))]))
+    pi, _ = setup.pre_filter(new_pod(anti=[term("zone", expr("app", "In", "web"))]))
     node_a = setup.handle.node_infos[0]
     assert setup.plugin.filter(setup.state, pi, node_a).code == U
     setup.plugin.remove_pod(setup.state, pi, node_a.pods[0], node_a)
@@ -598,20 +610,20 @@ def test_remove_of_a_bound_pod_drops_its_counts() -> None:
 
 def test_filter_without_pre_filter_state_is_an_error() -> None:
     setup = Setup([], [NODE1])
-    st = setup.plugin.filter(setup.state, PodInfo(make_pod()), setup.handle.node_infos[0])
+    st = setup.plugin.filter(setup.state, PodInfo(new_pod()), setup.handle.node_infos[0])
     assert st.code == Code.Error
     assert st.reasons == ['error reading "PreFilterInterPodAffinity" from cycleState: not found']
 
 
 def test_required_kinds_ask_for_namespaces_only_when_a_selector_reads_them() -> None:
     setup = Setup([], [NODE1])
-    plain = PodInfo(make_pod(affinity=[term("zone", expr("a", "Exists"), namespace_selector={})]))
+    plain = PodInfo(new_pod(affinity=[term("zone", expr("a", "Exists"), namespace_selector={})]))
     picky = PodInfo(
-        make_pod(affinity=[term("zone", expr("a", "Exists"), namespace_selector={"matchLabels": {"t": "1"}})])
+        new_pod(affinity=[term("zone", expr("a", "Exists"), namespace_selector={"matchLabels": {"t": "1"}})])
     )
     assert setup.plugin.required_kinds(plain) == set()
     assert setup.plugin.required_kinds(picky) == {"Namespace"}
-    existing = make_pod(
+    existing = new_pod(
         node="node1", anti=[term("zone", expr("a", "Exists"), namespace_selector={"matchLabels": {"t": "1"}})]
     )
     assert Setup([existing], [NODE1]).plugin.required_kinds(plain) == {"Namespace"}

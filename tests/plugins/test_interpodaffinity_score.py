@@ -6,16 +6,14 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.interpodaffinity import InterPodAffinity
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 Term = dict[str, Any]
 MAX = MAX_NODE_SCORE
@@ -72,29 +70,24 @@ class Aff:
         return out
 
 
-def make_pod(
+def new_pod(
     labels: dict[str, str] | None = None,
     *,
     affinity: Aff | None = None,
     node: str = "",
     namespace: str = "default",
 ) -> o.Pod:
-    name = f"p{next(_names)}"
-    spec: dict[str, Any] = {"containers": [{"name": "c"}]}
+    """make_pod() named p0, p1, ..., with this inter-pod (anti-)affinity."""
+    builder = make_pod(f"p{next(_names)}", namespace).labels(labels or {})
     if affinity is not None:
-        spec["affinity"] = affinity.to_dict()
+        builder.affinity(affinity.to_dict())
     if node:
-        spec["nodeName"] = node
-    meta = {"name": name, "namespace": namespace, "uid": f"{namespace}/{name}", "labels": labels or {}}
-    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
-
-
-def make_node(name: str, labels: dict[str, str]) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Node)
+        builder.node(node)
+    return builder.obj()
 
 
 def make_namespace(name: str, labels: dict[str, str]) -> o.Namespace:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Namespace)
+    return from_raw(o.Namespace, {"metadata": {"name": name, "labels": labels}})
 
 
 # Upstream's test namespaces.
@@ -122,10 +115,7 @@ def run(
     args: dict[str, Any] | None = None,
     feasible: list[str] | None = None,
 ) -> Result:
-    snapshot = Snapshot(nodes=nodes, pods=pods)
-    for ns in NAMESPACES:
-        snapshot.add("Namespace", ns)
-    handle = Handle(snapshot)
+    handle = make_handle(*nodes, *pods, *NAMESPACES)
     plugin = InterPodAffinity(handle, args if args is not None else {})
     state = CycleState()
     pi = PodInfo(pod)
@@ -188,7 +178,7 @@ ANTI_AFFINITY_NS_SELECTOR = Aff(preferred_anti=AFFINITY_NS_SELECTOR.preferred)
 
 
 def nodes3(a: dict[str, str], b: dict[str, str], c: dict[str, str]) -> list[o.Node]:
-    return [make_node("node1", a), make_node("node2", b), make_node("node3", c)]
+    return [make_node("node1").labels(a).obj(), make_node("node2").labels(b).obj(), make_node("node3").labels(c).obj()]
 
 
 @dataclass
@@ -204,205 +194,210 @@ class Case:
 PREFERRED_CASES = [
     Case(
         "affinity matches topology key and pods",
-        make_pod(S1, affinity=STAY_WITH_S1_IN_REGION),
-        [make_pod(S1, node="node1"), make_pod(S2, node="node2"), make_pod(S1, node="node3")],
+        new_pod(S1, affinity=STAY_WITH_S1_IN_REGION),
+        [new_pod(S1, node="node1"), new_pod(S2, node="node2"), new_pod(S1, node="node3")],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [MAX, 0, 0],
     ),
     Case(
         "nodes sharing a topology value share the score",
-        make_pod(affinity=STAY_WITH_S1_IN_REGION),
-        [make_pod(S1, node="node1")],
+        new_pod(affinity=STAY_WITH_S1_IN_REGION),
+        [new_pod(S1, node="node1")],
         nodes3(RG_CHINA, RG_CHINA_AZ1, RG_INDIA),
         [MAX, MAX, 0],
     ),
     Case(
         "region with more matching pods scores higher",
-        make_pod(S1, affinity=STAY_WITH_S2_IN_REGION),
-        [make_pod(S2, node=n) for n in ("node1", "node1", "node2", "node3", "node4", "node5")],
+        new_pod(S1, affinity=STAY_WITH_S2_IN_REGION),
+        [new_pod(S2, node=n) for n in ("node1", "node1", "node2", "node3", "node4", "node5")],
         [
-            make_node("node1", RG_CHINA),
-            make_node("node2", RG_INDIA),
-            make_node("node3", RG_CHINA),
-            make_node("node4", RG_CHINA),
-            make_node("node5", RG_INDIA),
+            make_node("node1").labels(RG_CHINA).obj(),
+            make_node("node2").labels(RG_INDIA).obj(),
+            make_node("node3").labels(RG_CHINA).obj(),
+            make_node("node4").labels(RG_CHINA).obj(),
+            make_node("node5").labels(RG_INDIA).obj(),
         ],
         [MAX, 0, MAX, MAX, 0],
     ),
     Case(
         "label operators with some match failures",
-        make_pod(S1, affinity=AFFINITY3),
-        [make_pod(S1, node="node1"), make_pod(S2, node="node2"), make_pod(S1, node="node3")],
+        new_pod(S1, affinity=AFFINITY3),
+        [new_pod(S1, node="node1"), new_pod(S2, node="node2"), new_pod(S1, node="node3")],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [20, MAX, 0],
     ),
     Case(
         "symmetry: existing pods' preferred affinity",
-        make_pod(S2),
+        new_pod(S2),
         [
-            make_pod(S1, affinity=STAY_WITH_S1_IN_REGION, node="node1"),
-            make_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
+            new_pod(S1, affinity=STAY_WITH_S1_IN_REGION, node="node1"),
+            new_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
         ],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [0, MAX, 0],
     ),
     Case(
         "symmetry with namespace selector",
-        make_pod(S1, namespace="subteam1.team1"),
+        new_pod(S1, namespace="subteam1.team1"),
         [
-            make_pod(S1, affinity=AFFINITY_NS_SELECTOR, node="node1"),
-            make_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
+            new_pod(S1, affinity=AFFINITY_NS_SELECTOR, node="node1"),
+            new_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
         ],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [MAX, 0, 0],
     ),
     Case(
         "anti-affinity symmetry with namespace selector",
-        make_pod(S1, namespace="subteam1.team1"),
+        new_pod(S1, namespace="subteam1.team1"),
         [
-            make_pod(S1, affinity=ANTI_AFFINITY_NS_SELECTOR, node="node1"),
-            make_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
+            new_pod(S1, affinity=ANTI_AFFINITY_NS_SELECTOR, node="node1"),
+            new_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
         ],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [0, MAX, MAX],
     ),
     Case(
         "symmetry: existing pods' required affinity",
-        make_pod(S1),
-        [make_pod(S1, affinity=HARD_AFFINITY, node="node1"), make_pod(S2, affinity=HARD_AFFINITY, node="node2")],
+        new_pod(S1),
+        [new_pod(S1, affinity=HARD_AFFINITY, node="node1"), new_pod(S2, affinity=HARD_AFFINITY, node="node2")],
         nodes3(RG_CHINA, RG_INDIA, AZ1),
         [MAX, MAX, 0],
     ),
     Case(
         "anti-affinity: node with matching pod scores low",
-        make_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
-        [make_pod(S1, node="node1"), make_pod(S2, node="node2")],
-        [make_node("node1", AZ1), make_node("node2", RG_CHINA)],
+        new_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [new_pod(S1, node="node1"), new_pod(S2, node="node2")],
+        [make_node("node1").labels(AZ1).obj(), make_node("node2").labels(RG_CHINA).obj()],
         [0, MAX],
     ),
     Case(
         "anti-affinity: node without the topology key scores high",
-        make_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
-        [make_pod(S1, node="node1"), make_pod(S1, node="node2")],
-        [make_node("node1", AZ1), make_node("node2", RG_CHINA)],
+        new_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [new_pod(S1, node="node1"), new_pod(S1, node="node2")],
+        [make_node("node1").labels(AZ1).obj(), make_node("node2").labels(RG_CHINA).obj()],
         [0, MAX],
     ),
     Case(
         "anti-affinity: more matching pods, lower score",
-        make_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
-        [make_pod(S1, node="node1"), make_pod(S1, node="node1"), make_pod(S2, node="node2")],
-        [make_node("node1", AZ1), make_node("node2", RG_INDIA)],
+        new_pod(S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [new_pod(S1, node="node1"), new_pod(S1, node="node1"), new_pod(S2, node="node2")],
+        [make_node("node1").labels(AZ1).obj(), make_node("node2").labels(RG_INDIA).obj()],
         [0, MAX],
     ),
     Case(
         "anti-affinity symmetry",
-        make_pod(S2),
+        new_pod(S2),
         [
-            make_pod(S1, affinity=AWAY_FROM_S2_IN_AZ, node="node1"),
-            make_pod(S2, affinity=AWAY_FROM_S1_IN_AZ, node="node2"),
+            new_pod(S1, affinity=AWAY_FROM_S2_IN_AZ, node="node1"),
+            new_pod(S2, affinity=AWAY_FROM_S1_IN_AZ, node="node2"),
         ],
-        [make_node("node1", AZ1), make_node("node2", AZ2)],
+        [make_node("node1").labels(AZ1).obj(), make_node("node2").labels(AZ2).obj()],
         [0, MAX],
     ),
     Case(
         "affinity and anti-affinity",
-        make_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
-        [make_pod(S1, node="node1"), make_pod(S1, node="node2")],
-        [make_node("node1", RG_CHINA), make_node("node2", AZ1)],
+        new_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        [new_pod(S1, node="node1"), new_pod(S1, node="node2")],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(AZ1).obj()],
         [MAX, 0],
     ),
     Case(
         "affinity and anti-affinity with same-labelled pods",
-        make_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
-        [make_pod(S1, node=n) for n in ("node1", "node1", "node2", "node3", "node3", "node4", "node5")],
+        new_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        [new_pod(S1, node=n) for n in ("node1", "node1", "node2", "node3", "node3", "node4", "node5")],
         [
-            make_node("node1", RG_CHINA_AZ1),
-            make_node("node2", RG_INDIA),
-            make_node("node3", RG_CHINA),
-            make_node("node4", RG_CHINA),
-            make_node("node5", RG_INDIA),
+            make_node("node1").labels(RG_CHINA_AZ1).obj(),
+            make_node("node2").labels(RG_INDIA).obj(),
+            make_node("node3").labels(RG_CHINA).obj(),
+            make_node("node4").labels(RG_CHINA).obj(),
+            make_node("node5").labels(RG_INDIA).obj(),
         ],
         [MAX, 0, MAX, MAX, 0],
     ),
     Case(
         "affinity, anti-affinity and symmetry together",
-        make_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        new_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
         [
-            make_pod(S1, node="node1"),
-            make_pod(S2, node="node2"),
-            make_pod(affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node3"),
-            make_pod(affinity=AWAY_FROM_S1_IN_AZ, node="node4"),
+            new_pod(S1, node="node1"),
+            new_pod(S2, node="node2"),
+            new_pod(affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node3"),
+            new_pod(affinity=AWAY_FROM_S1_IN_AZ, node="node4"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", AZ1), make_node("node3", RG_INDIA), make_node("node4", AZ2)],
+        [
+            make_node("node1").labels(RG_CHINA).obj(),
+            make_node("node2").labels(AZ1).obj(),
+            make_node("node3").labels(RG_INDIA).obj(),
+            make_node("node4").labels(AZ2).obj(),
+        ],
         [MAX, 0, MAX, 0],
     ),
     Case(
         "partial nodes in a topology without pods with affinity",
-        make_pod(S1),
-        [make_pod(S1, node="node1"), make_pod(affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node2")],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_CHINA)],
+        new_pod(S1),
+        [new_pod(S1, node="node1"), new_pod(affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node2")],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_CHINA).obj()],
         [0, 0],
     ),
     Case(
         "affinity with pods matching the namespaceSelector",
-        make_pod(S1, affinity=AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
+        new_pod(S1, affinity=AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
         [
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam1.team2"),
-            make_pod(S1, node="node2", namespace="subteam2.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team2"),
+            new_pod(S1, node="node2", namespace="subteam2.team1"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_INDIA)],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_INDIA).obj()],
         [MAX, 0],
     ),
     Case(
         "affinity with pods matching namespaceSelector and namespaces",
-        make_pod(S1, affinity=AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
+        new_pod(S1, affinity=AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
         [
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam2.team2"),
-            make_pod(S1, node="node2", namespace="subteam2.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam2.team2"),
+            new_pod(S1, node="node2", namespace="subteam2.team1"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_INDIA)],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_INDIA).obj()],
         [MAX, 0],
     ),
     Case(
         "anti-affinity with pods matching the namespaceSelector",
-        make_pod(S1, affinity=ANTI_AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
+        new_pod(S1, affinity=ANTI_AFFINITY_NS_SELECTOR, namespace="subteam1.team1"),
         [
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam1.team1"),
-            make_pod(S1, node="node1", namespace="subteam1.team2"),
-            make_pod(S1, node="node2", namespace="subteam2.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team1"),
+            new_pod(S1, node="node1", namespace="subteam1.team2"),
+            new_pod(S1, node="node2", namespace="subteam2.team1"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_INDIA)],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_INDIA).obj()],
         [0, MAX],
     ),
     Case(
         "preferred terms of existing pods ignored: skip",
-        make_pod(S2),
+        new_pod(S2),
         [
-            make_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node1"),
-            make_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
+            new_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node1"),
+            new_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_INDIA)],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_INDIA).obj()],
         None,
         {"ignorePreferredTermsOfExistingPods": True},
     ),
     Case(
         "preferred terms of existing pods not ignored",
-        make_pod(S2),
+        new_pod(S2),
         [
-            make_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node1"),
-            make_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
+            new_pod(S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ, node="node1"),
+            new_pod(S2, affinity=STAY_WITH_S2_IN_REGION, node="node2"),
         ],
-        [make_node("node1", RG_CHINA), make_node("node2", RG_INDIA)],
+        [make_node("node1").labels(RG_CHINA).obj(), make_node("node2").labels(RG_INDIA).obj()],
         [0, MAX],
         {"ignorePreferredTermsOfExistingPods": False},
     ),
-    Case("no affinity anywhere: skip", make_pod(S1), [], nodes3(RG_CHINA, RG_INDIA, AZ1), None),
-    Case("no nodes: skip", make_pod(S2), [], [], None),
+    Case("no affinity anywhere: skip", new_pod(S1), [], nodes3(RG_CHINA, RG_INDIA, AZ1), None),
+    Case("no nodes: skip", new_pod(S2), [], [], None),
 ]
 
 
@@ -441,8 +436,8 @@ HARD_POD_AFFINITY = Aff(
 )
 def test_hard_pod_affinity_weight(namespace: str, weight: int, want: list[int] | None) -> None:
     # As upstream, the existing pods and the first rows' incoming pod have no namespace ("").
-    pods = [make_pod(affinity=HARD_POD_AFFINITY, node=n, namespace="") for n in ("node1", "node2")]
-    pod = make_pod(SERVICE_S1, namespace=namespace)
+    pods = [new_pod(affinity=HARD_POD_AFFINITY, node=n, namespace="") for n in ("node1", "node2")]
+    pod = new_pod(SERVICE_S1, namespace=namespace)
     result = run(pod, pods, nodes3(RG_CHINA, RG_INDIA, AZ1), {"hardPodAffinityWeight": weight})
     if want is None:
         assert result.pre_score.code == Code.Skip
@@ -452,15 +447,15 @@ def test_hard_pod_affinity_weight(namespace: str, weight: int, want: list[int] |
 
 
 def test_hard_pod_affinity_weight_scales_raw_score() -> None:
-    existing = make_pod(affinity=Aff(required=[term("region", expr("service", "In", "S1"))]), node="node1")
-    result = run(make_pod(SERVICE_S1), [existing], nodes3(RG_CHINA, RG_INDIA, AZ1), {"hardPodAffinityWeight": 7})
+    existing = new_pod(affinity=Aff(required=[term("region", expr("service", "In", "S1"))]), node="node1")
+    result = run(new_pod(SERVICE_S1), [existing], nodes3(RG_CHINA, RG_INDIA, AZ1), {"hardPodAffinityWeight": 7})
     assert result.raw == [7, 0, 0]
     assert result.scores == [MAX, 0, 0]
 
 
 def test_hard_pod_affinity_weight_defaults_to_one_when_null() -> None:
-    existing = make_pod(affinity=Aff(required=[term("region", expr("service", "In", "S1"))]), node="node1")
-    result = run(make_pod(SERVICE_S1), [existing], nodes3(RG_CHINA, RG_INDIA, AZ1), {"hardPodAffinityWeight": None})
+    existing = new_pod(affinity=Aff(required=[term("region", expr("service", "In", "S1"))]), node="node1")
+    result = run(new_pod(SERVICE_S1), [existing], nodes3(RG_CHINA, RG_INDIA, AZ1), {"hardPodAffinityWeight": None})
     assert result.raw == [1, 0, 0]
 
 
@@ -470,22 +465,23 @@ HOST = "kubernetes.io/hostname"
 
 
 def host_nodes(*names: str) -> list[o.Node]:
-    return [make_node(n, {HOST: n}) for n in names]
+    """Nodes labelled only with their kubernetes.io/hostname, as make_node() labels them."""
+    return [make_node(n).obj() for n in names]
 
 
 def test_normalize_divides_before_scaling() -> None:
     # 100 * (29 / 100) is 28.999999999999996 in float64: upstream truncates it to 28, not 29.
-    pod = make_pod(affinity=Aff(preferred=[weighted(1, term(HOST, expr("app", "In", "x")))]))
-    pods = [make_pod({"app": "x"}, node="n1") for _ in range(100)]
-    pods += [make_pod({"app": "x"}, node="n2") for _ in range(29)]
+    pod = new_pod(affinity=Aff(preferred=[weighted(1, term(HOST, expr("app", "In", "x")))]))
+    pods = [new_pod({"app": "x"}, node="n1") for _ in range(100)]
+    pods += [new_pod({"app": "x"}, node="n2") for _ in range(29)]
     result = run(pod, pods, host_nodes("n1", "n2", "n3"))
     assert result.raw == [100, 29, 0]
     assert result.scores == [MAX, 28, 0]
 
 
 def test_normalize_negative_scores() -> None:
-    pod = make_pod(affinity=Aff(preferred_anti=[weighted(10, term(HOST, expr("app", "In", "x")))]))
-    pods = [make_pod({"app": "x"}, node="n1"), make_pod({"app": "x"}, node="n1"), make_pod({"app": "x"}, node="n2")]
+    pod = new_pod(affinity=Aff(preferred_anti=[weighted(10, term(HOST, expr("app", "In", "x")))]))
+    pods = [new_pod({"app": "x"}, node="n1"), new_pod({"app": "x"}, node="n1"), new_pod({"app": "x"}, node="n2")]
     result = run(pod, pods, host_nodes("n1", "n2", "n3"))
     assert result.raw == [-20, -10, 0]
     assert result.scores == [0, 50, MAX]
@@ -494,50 +490,54 @@ def test_normalize_negative_scores() -> None:
 def test_cancelling_weights_still_score_all_zero() -> None:
     # The pair entry exists (so no Skip) but sums to 0: every node gets 0 after normalizing.
     t = term(HOST, expr("app", "In", "x"))
-    pod = make_pod(affinity=Aff(preferred=[weighted(5, t)], preferred_anti=[weighted(5, t)]))
-    result = run(pod, [make_pod({"app": "x"}, node="n1")], host_nodes("n1", "n2"))
+    pod = new_pod(affinity=Aff(preferred=[weighted(5, t)], preferred_anti=[weighted(5, t)]))
+    result = run(pod, [new_pod({"app": "x"}, node="n1")], host_nodes("n1", "n2"))
     assert result.pre_score.is_success()
     assert result.raw == [0, 0]
     assert result.scores == [0, 0]
 
 
 def test_all_equal_scores_normalize_to_zero() -> None:
-    pod = make_pod(affinity=Aff(preferred=[weighted(3, term("zone", expr("app", "In", "x")))]))
-    nodes = [make_node("n1", {"zone": "a"}), make_node("n2", {"zone": "a"})]
-    result = run(pod, [make_pod({"app": "x"}, node="n1")], nodes)
+    pod = new_pod(affinity=Aff(preferred=[weighted(3, term("zone", expr("app", "In", "x")))]))
+    nodes = [make_node("n1").labels(zone="a").obj(), make_node("n2").labels(zone="a").obj()]
+    result = run(pod, [new_pod({"app": "x"}, node="n1")], nodes)
     assert result.raw == [3, 3]
     assert result.scores == [0, 0]
 
 
 def test_pods_on_infeasible_nodes_count() -> None:
     # PreScore lists every node of the snapshot, not just the feasible ones it is handed.
-    pod = make_pod(affinity=Aff(preferred=[weighted(4, term("zone", expr("app", "In", "x")))]))
-    nodes = [make_node("n1", {"zone": "a"}), make_node("n2", {"zone": "a"}), make_node("n3", {"zone": "b"})]
-    result = run(pod, [make_pod({"app": "x"}, node="n1")], nodes, feasible=["n2", "n3"])
+    pod = new_pod(affinity=Aff(preferred=[weighted(4, term("zone", expr("app", "In", "x")))]))
+    nodes = [
+        make_node("n1").labels(zone="a").obj(),
+        make_node("n2").labels(zone="a").obj(),
+        make_node("n3").labels(zone="b").obj(),
+    ]
+    result = run(pod, [new_pod({"app": "x"}, node="n1")], nodes, feasible=["n2", "n3"])
     assert result.raw == [4, 0]
     assert result.scores == [MAX, 0]
 
 
 def test_existing_pod_on_node_without_labels_is_ignored() -> None:
-    pod = make_pod(S1, affinity=STAY_WITH_S1_IN_REGION)
-    nodes = [make_node("n1", {}), make_node("n2", RG_CHINA)]
-    result = run(pod, [make_pod(S1, node="n1")], nodes)
+    pod = new_pod(S1, affinity=STAY_WITH_S1_IN_REGION)
+    nodes = [make_node("n1").obj(), make_node("n2").labels(RG_CHINA).obj()]
+    result = run(pod, [new_pod(S1, node="n1")], nodes)
     assert result.pre_score.code == Code.Skip
 
 
 def test_ignore_existing_preferred_terms_only_when_pod_has_none() -> None:
     # With preferred terms of its own, the pod still sees existing pods' preferred terms.
-    existing = make_pod(affinity=Aff(preferred=[weighted(7, term("region", expr("security", "In", "S2")))]), node="n1")
-    pod = make_pod(S2, affinity=AWAY_FROM_S1_IN_AZ)
-    nodes = [make_node("n1", RG_CHINA), make_node("n2", RG_INDIA)]
+    existing = new_pod(affinity=Aff(preferred=[weighted(7, term("region", expr("security", "In", "S2")))]), node="n1")
+    pod = new_pod(S2, affinity=AWAY_FROM_S1_IN_AZ)
+    nodes = [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()]
     result = run(pod, [existing], nodes, {"ignorePreferredTermsOfExistingPods": True})
     assert result.raw == [7, 0]
 
 
 def test_ignore_existing_preferred_terms_skips_required_too() -> None:
-    existing = make_pod(affinity=Aff(required=[term("region", expr("security", "In", "S2"))]), node="n1")
-    nodes = [make_node("n1", RG_CHINA), make_node("n2", RG_INDIA)]
-    result = run(make_pod(S2), [existing], nodes, {"ignorePreferredTermsOfExistingPods": True})
+    existing = new_pod(affinity=Aff(required=[term("region", expr("security", "In", "S2"))]), node="n1")
+    nodes = [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()]
+    result = run(new_pod(S2), [existing], nodes, {"ignorePreferredTermsOfExistingPods": True})
     assert result.pre_score.code == Code.Skip
 
 
@@ -546,49 +546,51 @@ def test_incoming_namespace_selector_kept_against_empty_labels() -> None:
     # a NotIn selector therefore matches pods of every namespace, even unknown ones.
     not_team1 = {"matchExpressions": [expr("team", "NotIn", "team1")]}
     t = term("region", expr("security", "In", "S1"), namespace_selector=not_team1)
-    pod = make_pod(affinity=Aff(preferred=[weighted(2, t)]), namespace="subteam1.team1")
-    pods = [make_pod(S1, node="n1", namespace="subteam1.team1"), make_pod(S1, node="n1", namespace="ghost")]
-    result = run(pod, pods, [make_node("n1", RG_CHINA), make_node("n2", RG_INDIA)])
+    pod = new_pod(affinity=Aff(preferred=[weighted(2, t)]), namespace="subteam1.team1")
+    pods = [new_pod(S1, node="n1", namespace="subteam1.team1"), new_pod(S1, node="n1", namespace="ghost")]
+    result = run(pod, pods, [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()])
     assert result.raw == [4, 0]
 
 
 def test_existing_pod_namespace_selector_uses_incoming_namespace_labels() -> None:
     t = term("region", expr("security", "In", "S1"), namespace_selector=TEAM1)
-    existing = make_pod(affinity=Aff(preferred=[weighted(9, t)]), node="n1", namespace="subteam1.team2")
-    nodes = [make_node("n1", RG_CHINA), make_node("n2", RG_INDIA)]
-    assert run(make_pod(S1, namespace="subteam2.team1"), [existing], nodes).raw == [9, 0]
-    assert run(make_pod(S1, namespace="subteam2.team2"), [existing], nodes).pre_score.code == Code.Skip
+    existing = new_pod(affinity=Aff(preferred=[weighted(9, t)]), node="n1", namespace="subteam1.team2")
+    nodes = [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()]
+    assert run(new_pod(S1, namespace="subteam2.team1"), [existing], nodes).raw == [9, 0]
+    assert run(new_pod(S1, namespace="subteam2.team2"), [existing], nodes).pre_score.code == Code.Skip
 
 
 @pytest.mark.parametrize("kind", ["preferred", "preferred_anti"])
 def test_invalid_preferred_selector_fails_pre_score(kind: str) -> None:
     bad = weighted(8, term("region", expr("security", "In", "{{.bad-value.}}")))
     aff = Aff(preferred=[bad]) if kind == "preferred" else Aff(preferred_anti=[bad])
-    result = run(make_pod(affinity=aff), [], [make_node("n1", RG_CHINA), make_node("n2", RG_CHINA)])
+    result = run(
+        new_pod(affinity=aff), [], [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_CHINA).obj()]
+    )
     assert result.pre_score.code == Code.Error
     assert result.pre_score.message().startswith("failed to parse pod: ")
     assert 'Invalid value: "{{.bad-value.}}"' in result.pre_score.message()
 
 
 def test_score_without_pre_score_state_is_an_error() -> None:
-    handle = Handle(Snapshot(nodes=host_nodes("n1")))
+    handle = make_handle(*host_nodes("n1"))
     plugin = InterPodAffinity(handle, {})
-    value, status = plugin.score(CycleState(), PodInfo(make_pod()), handle.node_infos[0])
+    value, status = plugin.score(CycleState(), PodInfo(new_pod()), handle.node_infos[0])
     assert value == 0
     assert status.code == Code.Error
     assert status.message() == 'failed to read "PreScoreInterPodAffinity" from cycleState: not found'
 
 
 def test_evidence_names_terms_and_pods() -> None:
-    pod = make_pod(
+    pod = new_pod(
         S1,
         affinity=Aff(
             preferred=[weighted(5, term("region", expr("security", "In", "S1")))],
             preferred_anti=[weighted(3, term("region", expr("security", "In", "S1")))],
         ),
     )
-    holder = make_pod(S1, node="n1", affinity=HARD_AFFINITY)
-    result = run(pod, [holder], [make_node("n1", RG_CHINA), make_node("n2", RG_INDIA)])
+    holder = new_pod(S1, node="n1", affinity=HARD_AFFINITY)
+    result = run(pod, [holder], [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()])
     assert result.raw == [5 - 3 + 2, 0]
     (ev,) = result.evidence["n1"]
     assert ev["kind"] == "podAffinityScore"

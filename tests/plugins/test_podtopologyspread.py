@@ -21,83 +21,30 @@ from podwhy.plugins.podtopologyspread.filtering import (
     CriticalPaths,
     PreFilterState,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 S, U, UU = Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable
 
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
 BAR = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
-NO_SELECTOR = "nil"
-UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
-TOLERATE_UNSCHEDULABLE = {"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 
 
 # ------------------------------------------------------------------ builders
 
 
-def spread(
-    max_skew: int,
-    key: str,
-    selector: dict[str, Any] | str | None,
-    when: str = "DoNotSchedule",
-    min_domains: int | None = None,
-    affinity_policy: str | None = None,
-    taints_policy: str | None = None,
-    match_label_keys: list[str] | None = None,
-) -> dict[str, Any]:
-    c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
-    if selector != NO_SELECTOR:
-        c["labelSelector"] = selector
-    if min_domains is not None:
-        c["minDomains"] = min_domains
-    if affinity_policy is not None:
-        c["nodeAffinityPolicy"] = affinity_policy
-    if taints_policy is not None:
-        c["nodeTaintsPolicy"] = taints_policy
-    if match_label_keys:
-        c["matchLabelKeys"] = match_label_keys
-    return c
-
-
-def make_pod(
-    name: str,
-    *,
-    node: str = "",
-    namespace: str = "default",
-    labels: dict[str, str] | None = None,
-    constraints: list[dict[str, Any]] | None = None,
-    node_selector: dict[str, str] | None = None,
-    affinity: dict[str, Any] | None = None,
-    tolerations: list[dict[str, Any]] | None = None,
-    terminating: bool = False,
-    owner: dict[str, Any] | None = None,
-) -> o.Pod:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace, "uid": f"{namespace}/{name}", "labels": labels or {}}
-    if terminating:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    if owner is not None:
-        meta["ownerReferences"] = [owner]
-    spec: dict[str, Any] = {"nodeName": node, "topologySpreadConstraints": constraints or []}
-    if node_selector:
-        spec["nodeSelector"] = node_selector
-    if affinity:
-        spec["affinity"] = affinity
-    if tolerations:
-        spec["tolerations"] = tolerations
-    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
-
-
-def make_node(name: str, labels: dict[str, str], taints: list[dict[str, Any]] | None = None) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}, "spec": {"taints": taints or []}}, o.Node)
+def keyed_node(name: str, **labels: str) -> o.Node:
+    """A node whose "node" label, the per-node topology key of these tables, is its name."""
+    return make_node(name).labels(labels, node=name).obj()
 
 
 def zone_node(name: str, zone: str, **extra: str) -> o.Node:
-    return make_node(name, {"zone": zone, "node": name, **extra})
+    return keyed_node(name, zone=zone, **extra)
 
 
-def foo_pod(name: str, node: str, **kw: Any) -> o.Pod:
-    labels = kw.pop("labels", {"foo": ""})
-    return make_pod(name, node=node, labels=labels, **kw)
+def foo_pod(name: str, node: str, labels: dict[str, str] | None = None, namespace: str = "default") -> o.Pod:
+    """An existing pod on `node`, labelled foo="" unless told otherwise."""
+    return make_pod(name, namespace).labels({"foo": ""} if labels is None else labels).node(node).obj()
 
 
 FOUR_NODES = [
@@ -113,13 +60,17 @@ def node_affinity(key: str, operator: str, values: list[str]) -> dict[str, Any]:
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
 
 
+def service(selector: dict[str, str], namespace: str = "default") -> o.Service:
+    return from_raw(o.Service, {"metadata": {"name": "svc", "namespace": namespace}, "spec": {"selector": selector}})
+
+
 def setup(
     nodes: list[o.Node],
     existing: list[o.Pod],
+    *objects: msgspec.Struct,
     args: dict[str, Any] | None = None,
-    **objects: Any,
 ) -> tuple[PodTopologySpread, Handle]:
-    handle = Handle(Snapshot(nodes=nodes, pods=existing, **objects))
+    handle = make_handle(*nodes, *existing, *objects)
     return PodTopologySpread(handle, args if args is not None else {"defaultingType": "List"}), handle
 
 
@@ -140,14 +91,14 @@ def counts_and_min(state: CycleState) -> tuple[list[dict[str, int]], list[int]]:
 PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[str, int]]]] = [
     (
         "clean cluster with one spreadConstraint",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(5, "zone", {"matchLabels": {"foo": "bar"}})]),
+        make_pod("p").labels(foo="").spread(5, "zone", selector={"matchLabels": {"foo": "bar"}}).obj(),
         FOUR_NODES,
         [],
         [{"zone1": 0, "zone2": 0}],
     ),
     (
         "normal case with one spreadConstraint",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -160,14 +111,14 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "normal case with null label selector",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", NO_SELECTOR)]),
+        make_pod("p").labels(foo="").spread(1, "zone").obj(),
         FOUR_NODES,
         [foo_pod("p-a1", "node-a"), foo_pod("p-y1", "node-y")],
         [{"zone1": 0, "zone2": 0}],
     ),
     (
         "namespace mismatch doesn't count",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -180,16 +131,13 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "soft spreadConstraints should be bypassed",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            constraints=[
-                spread(1, "zone", FOO, "ScheduleAnyway"),
-                spread(1, "zone", FOO),
-                spread(1, "node", FOO, "ScheduleAnyway"),
-                spread(1, "node", FOO),
-            ],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .spread(1, "zone", "ScheduleAnyway", FOO)
+        .spread(1, "zone", selector=FOO)
+        .spread(1, "node", "ScheduleAnyway", FOO)
+        .spread(1, "node", selector=FOO)
+        .obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1"), zone_node("node-y", "zone2")],
         [
             foo_pod("p-a1", "node-a"),
@@ -204,12 +152,12 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "two spreadConstraints, and with podAffinity excluding node-x",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            affinity=node_affinity("node", "NotIn", ["node-x"]),
-            constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .affinity(node_affinity("node", "NotIn", ["node-x"]))
+        .spread(1, "zone", selector=FOO)
+        .spread(1, "node", selector=FOO)
+        .obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -224,16 +172,15 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "NodeAffinityPolicy ignored with labelSelectors",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            node_selector={"foo": ""},
-            constraints=[spread(1, "node", BAR, affinity_policy="Ignore")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .node_selector(foo="")
+        .spread(1, "node", selector=BAR, nodeAffinityPolicy="Ignore")
+        .obj(),
         [
-            make_node("node-a", {"node": "node-a", "foo": ""}),
-            make_node("node-b", {"node": "node-b", "foo": ""}),
-            make_node("node-c", {"node": "node-c", "bar": ""}),
+            keyed_node("node-a", foo=""),
+            keyed_node("node-b", foo=""),
+            keyed_node("node-c", bar=""),
         ],
         [
             foo_pod("p-a", "node-a", labels={"bar": ""}),
@@ -245,11 +192,11 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "NodeAffinityPolicy honored (default) with nodeSelector",
-        make_pod("p", labels={"foo": ""}, node_selector={"foo": ""}, constraints=[spread(1, "node", BAR)]),
+        make_pod("p").labels(foo="").node_selector(foo="").spread(1, "node", selector=BAR).obj(),
         [
-            make_node("node-a", {"node": "node-a", "foo": ""}),
-            make_node("node-b", {"node": "node-b", "foo": ""}),
-            make_node("node-c", {"node": "node-c", "bar": ""}),
+            keyed_node("node-a", foo=""),
+            keyed_node("node-b", foo=""),
+            keyed_node("node-c", bar=""),
         ],
         [
             foo_pod("p-a", "node-a", labels={"bar": ""}),
@@ -261,11 +208,11 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "NodeTaintsPolicy ignored (default)",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", BAR)]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=BAR).obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-c", {"node": "node-c", "bar": ""}, [UNSCHEDULABLE_TAINT]),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            make_node("node-c").labels(node="node-c", bar="").taint(UNSCHEDULABLE).obj(),
         ],
         [
             foo_pod("p-a", "node-a", labels={"bar": ""}),
@@ -277,11 +224,11 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "NodeTaintsPolicy honored",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", BAR, taints_policy="Honor")]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=BAR, nodeTaintsPolicy="Honor").obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-c", {"node": "node-c", "bar": ""}, [UNSCHEDULABLE_TAINT]),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            make_node("node-c").labels(node="node-c", bar="").taint(UNSCHEDULABLE).obj(),
         ],
         [
             foo_pod("p-a", "node-a", labels={"bar": ""}),
@@ -293,16 +240,15 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "NodeTaintsPolicy honored with tolerated taints",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            tolerations=[TOLERATE_UNSCHEDULABLE],
-            constraints=[spread(1, "node", BAR, taints_policy="Honor")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .toleration(UNSCHEDULABLE, "Exists")
+        .spread(1, "node", selector=BAR, nodeTaintsPolicy="Honor")
+        .obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-c", {"node": "node-c", "bar": ""}, [UNSCHEDULABLE_TAINT]),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            make_node("node-c").labels(node="node-c", bar="").taint(UNSCHEDULABLE).obj(),
         ],
         [
             foo_pod("p-a", "node-a", labels={"bar": ""}),
@@ -314,19 +260,19 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "two node inclusion constraints: a node skipped by one constraint still counts for the other",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            node_selector={"foo": ""},
-            constraints=[spread(1, "zone", FOO), spread(1, "node", FOO, affinity_policy="Ignore")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .node_selector(foo="")
+        .spread(1, "zone", selector=FOO)
+        .spread(1, "node", selector=FOO, nodeAffinityPolicy="Ignore")
+        .obj(),
         [zone_node("node-a", "zone1", foo=""), zone_node("node-b", "zone1"), zone_node("node-x", "zone2", foo="")],
         [foo_pod("p-b1", "node-b"), foo_pod("p-b2", "node-b"), foo_pod("p-x1", "node-x")],
         [{"zone1": 0, "zone2": 1}, {"node-a": 0, "node-b": 2, "node-x": 1}],
     ),
     (
         "matchLabelKeys ANDed with a non-empty labelSelector",
-        make_pod("p", labels={"foo": "", "bar": "a"}, constraints=[spread(1, "zone", FOO, match_label_keys=["bar"])]),
+        make_pod("p").labels(foo="", bar="a").spread(1, "zone", selector=FOO, matchLabelKeys=["bar"]).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -339,7 +285,7 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "matchLabelKeys ANDed with an empty labelSelector",
-        make_pod("p", labels={"foo": "a"}, constraints=[spread(1, "zone", {}, match_label_keys=["foo"])]),
+        make_pod("p").labels(foo="a").spread(1, "zone", selector={}, matchLabelKeys=["foo"]).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a", labels={"foo": "a"}),
@@ -352,14 +298,14 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "matchLabelKeys is ignored when labelSelector is nil",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", NO_SELECTOR, match_label_keys=["foo"])]),
+        make_pod("p").labels(foo="").spread(1, "zone", matchLabelKeys=["foo"]).obj(),
         FOUR_NODES,
         [foo_pod("p-a1", "node-a"), foo_pod("p-y1", "node-y")],
         [{"zone1": 0, "zone2": 0}],
     ),
     (
         "a matchLabelKeys key missing from the pod's labels is ignored",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO, match_label_keys=["bar"])]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO, matchLabelKeys=["bar"]).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a", labels={"foo": "a"}),
@@ -370,22 +316,22 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], list[dict[st
     ),
     (
         "an empty labelSelector counts no existing pod",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", {})]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector={}).obj(),
         FOUR_NODES,
         [foo_pod("p-a1", "node-a"), foo_pod("p-y1", "node-y")],
         [{"zone1": 0, "zone2": 0}],
     ),
     (
         "terminating pods are not counted",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
-        [make_node("node-a", {"node": "node-a"}), make_node("node-b", {"node": "node-b"})],
-        [foo_pod("p-a", "node-a", terminating=True), foo_pod("p-b", "node-b")],
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
+        [keyed_node("node-a"), keyed_node("node-b")],
+        [make_pod("p-a").labels(foo="").node("node-a").terminating().obj(), foo_pod("p-b", "node-b")],
         [{"node-a": 0, "node-b": 1}],
     ),
     (
         "nodes missing one of the topology keys are left out of every constraint",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)]),
-        [zone_node("node-a", "zone1"), make_node("node-x", {"zone": "zone2"}), zone_node("node-y", "zone2")],
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).spread(1, "node", selector=FOO).obj(),
+        [zone_node("node-a", "zone1"), make_node("node-x").labels(zone="zone2").obj(), zone_node("node-y", "zone2")],
         [foo_pod("p-a1", "node-a"), foo_pod("p-x1", "node-x"), foo_pod("p-y1", "node-y")],
         [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-y": 1}],
     ),
@@ -410,9 +356,7 @@ def test_pre_filter_state(
 
 # ------------------------------------------------------------------ PreFilter Skip and default constraints
 
-SERVICE_FOO_BAR = msgspec.convert(
-    {"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": {"foo": "bar"}}}, o.Service
-)
+SERVICE_FOO_BAR = service({"foo": "bar"})
 DEFAULT_LIST = {
     "defaultingType": "List",
     "defaultConstraints": [
@@ -425,30 +369,30 @@ DEFAULT_LIST = {
 
 def test_skip_without_constraints() -> None:
     plugin, handle = setup(FOUR_NODES, [])
-    _, code = run_pre_filter(plugin, handle, make_pod("p", labels={"foo": ""}))
+    _, code = run_pre_filter(plugin, handle, make_pod("p").labels(foo="").obj())
     assert code == Code.Skip
 
 
 def test_skip_with_only_schedule_anyway_constraints() -> None:
-    plugin, handle = setup(FOUR_NODES, [], services=[SERVICE_FOO_BAR])
-    pod = make_pod("p", labels={"foo": "bar"}, constraints=[spread(1, "zone", FOO, "ScheduleAnyway")])
+    plugin, handle = setup(FOUR_NODES, [], SERVICE_FOO_BAR)
+    pod = make_pod("p").labels(foo="bar").spread(1, "zone", "ScheduleAnyway", FOO).obj()
     _, code = run_pre_filter(plugin, handle, pod)
     assert code == Code.Skip
 
 
 @pytest.mark.parametrize("args", [{}, {"defaultingType": "System"}], ids=["no args", "System"])
 def test_system_defaults_are_schedule_anyway_so_skip(args: dict[str, Any]) -> None:
-    plugin, handle = setup(FOUR_NODES, [], args=args, services=[SERVICE_FOO_BAR])
-    _, code = run_pre_filter(plugin, handle, make_pod("p", labels={"foo": "bar"}))
+    plugin, handle = setup(FOUR_NODES, [], SERVICE_FOO_BAR, args=args)
+    _, code = run_pre_filter(plugin, handle, make_pod("p").labels(foo="bar").obj())
     assert plugin.system_defaulted
     assert code == Code.Skip
 
 
 def test_default_constraints_and_a_service() -> None:
-    nodes = [make_node("n1", {"node": "n1", "rack": "r1"}), make_node("n2", {"node": "n2", "rack": "r1"})]
-    existing = [make_pod("e1", node="n1", labels={"foo": "bar"}), make_pod("e2", node="n2", labels={"foo": "baz"})]
-    plugin, handle = setup(nodes, existing, args=DEFAULT_LIST, services=[SERVICE_FOO_BAR])
-    state, code = run_pre_filter(plugin, handle, make_pod("p", labels={"foo": "bar", "baz": "kar"}))
+    nodes = [keyed_node("n1", rack="r1"), keyed_node("n2", rack="r1")]
+    existing = [make_pod("e1").labels(foo="bar").node("n1").obj(), make_pod("e2").labels(foo="baz").node("n2").obj()]
+    plugin, handle = setup(nodes, existing, SERVICE_FOO_BAR, args=DEFAULT_LIST)
+    state, code = run_pre_filter(plugin, handle, make_pod("p").labels(foo="bar", baz="kar").obj())
     assert code == Code.Success
     pre: PreFilterState = state.read(PRE_FILTER_STATE_KEY)
     assert [(c.topology_key, c.max_skew, str(c.selector)) for c in pre.constraints] == [
@@ -459,32 +403,25 @@ def test_default_constraints_and_a_service() -> None:
 
 
 def test_default_constraints_and_a_service_that_does_not_match() -> None:
-    other = msgspec.convert(
-        {"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": {"baz": "kep"}}}, o.Service
-    )
-    plugin, handle = setup(FOUR_NODES, [], args=DEFAULT_LIST, services=[other])
-    _, code = run_pre_filter(plugin, handle, make_pod("p", labels={"foo": "bar"}))
+    plugin, handle = setup(FOUR_NODES, [], service({"baz": "kep"}), args=DEFAULT_LIST)
+    _, code = run_pre_filter(plugin, handle, make_pod("p").labels(foo="bar").obj())
     assert code == Code.Skip
 
 
 def test_default_constraints_ignore_services_of_other_namespaces() -> None:
-    other_ns = msgspec.convert(
-        {"metadata": {"name": "svc", "namespace": "other"}, "spec": {"selector": {"foo": "bar"}}}, o.Service
-    )
-    plugin, handle = setup(FOUR_NODES, [], args=DEFAULT_LIST, services=[other_ns])
-    _, code = run_pre_filter(plugin, handle, make_pod("p", labels={"foo": "bar"}))
+    plugin, handle = setup(FOUR_NODES, [], service({"foo": "bar"}, namespace="other"), args=DEFAULT_LIST)
+    _, code = run_pre_filter(plugin, handle, make_pod("p").labels(foo="bar").obj())
     assert code == Code.Skip
 
 
 def test_pod_constraints_win_over_default_constraints() -> None:
-    plugin, handle = setup(FOUR_NODES, [], args=DEFAULT_LIST, services=[SERVICE_FOO_BAR])
-    pod = make_pod(
-        "p",
-        labels={"foo": "bar", "baz": "tar"},
-        constraints=[
-            spread(1, "zone", {"matchLabels": {"baz": "tar"}}),
-            spread(2, "planet", {"matchLabels": {"fot": "rok"}}, "ScheduleAnyway"),
-        ],
+    plugin, handle = setup(FOUR_NODES, [], SERVICE_FOO_BAR, args=DEFAULT_LIST)
+    pod = (
+        make_pod("p")
+        .labels(foo="bar", baz="tar")
+        .spread(1, "zone", selector={"matchLabels": {"baz": "tar"}})
+        .spread(2, "planet", "ScheduleAnyway", {"matchLabels": {"fot": "rok"}})
+        .obj()
     )
     state, code = run_pre_filter(plugin, handle, pod)
     assert code == Code.Success
@@ -493,37 +430,32 @@ def test_pod_constraints_win_over_default_constraints() -> None:
 
 
 @pytest.mark.parametrize(
-    ("owner", "want_selector"),
+    ("api_version", "kind", "name", "controller", "want_selector"),
     [
-        ({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "controller": True}, "app=web,foo=bar"),
-        ({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "ss", "controller": True}, "app=db,foo=bar"),
-        ({"apiVersion": "v1", "kind": "ReplicationController", "name": "rc", "controller": True}, "foo=bar,tier=x"),
-        ({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs"}, "foo=bar"),  # not the controller
-        ({"apiVersion": "extensions/v1beta1", "kind": "ReplicaSet", "name": "rs", "controller": True}, "foo=bar"),
+        ("apps/v1", "ReplicaSet", "rs", True, "app=web,foo=bar"),
+        ("apps/v1", "StatefulSet", "ss", True, "app=db,foo=bar"),
+        ("v1", "ReplicationController", "rc", True, "foo=bar,tier=x"),
+        ("apps/v1", "ReplicaSet", "rs", False, "foo=bar"),  # not the controller
+        ("extensions/v1beta1", "ReplicaSet", "rs", True, "foo=bar"),
     ],
     ids=["replicaset", "statefulset", "replicationcontroller", "not controller", "other group"],
 )
-def test_default_selector_from_owner(owner: dict[str, Any], want_selector: str) -> None:
+def test_default_selector_from_owner(
+    api_version: str, kind: str, name: str, controller: bool, want_selector: str
+) -> None:
     meta = {"namespace": "default"}
-    rs = msgspec.convert(
-        {"metadata": {**meta, "name": "rs"}, "spec": {"selector": {"matchLabels": {"app": "web"}}}}, o.ReplicaSet
+    rs = from_raw(
+        o.ReplicaSet, {"metadata": {**meta, "name": "rs"}, "spec": {"selector": {"matchLabels": {"app": "web"}}}}
     )
-    ss = msgspec.convert(
-        {"metadata": {**meta, "name": "ss"}, "spec": {"selector": {"matchLabels": {"app": "db"}}}}, o.StatefulSet
+    ss = from_raw(
+        o.StatefulSet, {"metadata": {**meta, "name": "ss"}, "spec": {"selector": {"matchLabels": {"app": "db"}}}}
     )
-    rc = msgspec.convert(
-        {"metadata": {**meta, "name": "rc"}, "spec": {"selector": {"tier": "x"}}}, o.ReplicationController
-    )
-    plugin, handle = setup(
-        FOUR_NODES,
-        [],
-        args=DEFAULT_LIST,
-        services=[SERVICE_FOO_BAR],
-        replica_sets=[rs],
-        stateful_sets=[ss],
-        replication_controllers=[rc],
-    )
-    pod = make_pod("p", labels={"foo": "bar", "app": "web", "tier": "x"}, owner=owner)
+    rc = from_raw(o.ReplicationController, {"metadata": {**meta, "name": "rc"}, "spec": {"selector": {"tier": "x"}}})
+    plugin, handle = setup(FOUR_NODES, [], SERVICE_FOO_BAR, rs, ss, rc, args=DEFAULT_LIST)
+    builder = make_pod("p").labels(foo="bar", app="web", tier="x").owner(kind, name, controller)
+    # owner() leaves out apiVersion, which the default selector matches on.
+    builder.raw["metadata"]["ownerReferences"][-1]["apiVersion"] = api_version
+    pod = builder.obj()
     state, code = run_pre_filter(plugin, handle, pod)
     assert code == Code.Success
     pre: PreFilterState = state.read(PRE_FILTER_STATE_KEY)
@@ -535,14 +467,14 @@ def test_default_selector_from_owner(owner: dict[str, Any], want_selector: str) 
 FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]] = [
     (
         "no existing pods",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         FOUR_NODES,
         [],
         {"node-a": S, "node-b": S, "node-x": S, "node-y": S},
     ),
     (
         "existing pods in a different namespace do not count",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a", namespace="ns1"),
@@ -554,17 +486,17 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "existing pods do not match null selector",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", NO_SELECTOR)]),
+        make_pod("p").labels(foo="").spread(1, "zone").obj(),
         FOUR_NODES,
         [foo_pod("p-x1", "node-x"), foo_pod("p-y1", "node-y")],
         {"node-a": S, "node-b": S, "node-x": S, "node-y": S},
     ),
     (
         "pods spread across zones as 1/2 due to absence of label 'zone' on node-b",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         [
             zone_node("node-a", "zone1"),
-            make_node("node-b", {"zon": "zone1", "node": "node-b"}),
+            make_node("node-b").labels(zon="zone1", node="node-b").obj(),
             zone_node("node-x", "zone2"),
             zone_node("node-y", "zone2"),
         ],
@@ -573,14 +505,14 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "pod cannot be scheduled as all nodes don't have label 'rack'",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "rack", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "rack", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-x", "zone2")],
         [],
         {"node-a": UU, "node-x": UU},
     ),
     (
         "pods spread across nodes as 2/1/0/3, only node-x fits",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -594,7 +526,7 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "pods spread across nodes as 2/1/0/3, but pod doesn't match itself",
-        make_pod("p", labels={"bar": ""}, constraints=[spread(1, "node", FOO)]),
+        make_pod("p").labels(bar="").spread(1, "node", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -608,12 +540,7 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "incoming pod has nodeAffinity, pods spread as 2/~1~/~0~/3, hence node-a fits",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            affinity=node_affinity("node", "In", ["node-a", "node-y"]),
-            constraints=[spread(1, "node", FOO)],
-        ),
+        make_pod("p").labels(foo="").node_affinity_in("node", "node-a", "node-y").spread(1, "node", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -627,18 +554,18 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "terminating pods should be excluded",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
-        [make_node("node-a", {"node": "node-a"}), make_node("node-b", {"node": "node-b"})],
-        [foo_pod("p-a", "node-a", terminating=True), foo_pod("p-b", "node-b")],
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
+        [keyed_node("node-a"), keyed_node("node-b")],
+        [make_pod("p-a").labels(foo="").node("node-a").terminating().obj(), foo_pod("p-b", "node-b")],
         {"node-a": S, "node-b": U},
     ),
     (
         "2/2/1 with maxSkew 2 and fewer domains than minDomains: only the third node fits",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(2, "node", FOO, min_domains=4)]),
+        make_pod("p").labels(foo="").spread(2, "node", selector=FOO, minDomains=4).obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-c", {"node": "node-c"}),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            keyed_node("node-c"),
         ],
         [
             foo_pod("p-a1", "node-a"),
@@ -651,11 +578,11 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "2/2/1 with maxSkew 2 and more domains than minDomains: all nodes fit",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(2, "node", FOO, min_domains=2)]),
+        make_pod("p").labels(foo="").spread(2, "node", selector=FOO, minDomains=2).obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-c", {"node": "node-c"}),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            keyed_node("node-c"),
         ],
         [
             foo_pod("p-a1", "node-a"),
@@ -668,43 +595,42 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "zones 2/1 with maxSkew 2 and fewer domains than minDomains",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(2, "zone", FOO, min_domains=3)]),
+        make_pod("p").labels(foo="").spread(2, "zone", selector=FOO, minDomains=3).obj(),
         FOUR_NODES,
         [foo_pod("p-b1", "node-a"), foo_pod("p-b2", "node-b"), foo_pod("p-y1", "node-y")],
         {"node-a": U, "node-b": U, "node-x": S, "node-y": S},
     ),
     (
         "NodeAffinityPolicy ignored: node-y outside the nodeSelector counts",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            node_selector={"foo": ""},
-            constraints=[spread(1, "node", FOO, affinity_policy="Ignore")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .node_selector(foo="")
+        .spread(1, "node", selector=FOO, nodeAffinityPolicy="Ignore")
+        .obj(),
         [
-            make_node("node-a", {"node": "node-a", "foo": ""}),
-            make_node("node-b", {"node": "node-b", "foo": ""}),
-            make_node("node-x", {"node": "node-x", "foo": ""}),
-            make_node("node-y", {"node": "node-y"}),
+            keyed_node("node-a", foo=""),
+            keyed_node("node-b", foo=""),
+            keyed_node("node-x", foo=""),
+            keyed_node("node-y"),
         ],
         [foo_pod("p-b1", "node-a"), foo_pod("p-b2", "node-b"), foo_pod("p-y1", "node-y")],
         {"node-a": U, "node-b": U, "node-x": S, "node-y": U},
     ),
     (
         "NodeTaintsPolicy honored: tainted node-y is left out of the domains",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO, taints_policy="Honor")]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO, nodeTaintsPolicy="Honor").obj(),
         [
-            make_node("node-a", {"node": "node-a"}),
-            make_node("node-b", {"node": "node-b"}),
-            make_node("node-x", {"node": "node-x"}),
-            make_node("node-y", {"node": "node-y"}, [UNSCHEDULABLE_TAINT]),
+            keyed_node("node-a"),
+            keyed_node("node-b"),
+            keyed_node("node-x"),
+            make_node("node-y").labels(node="node-y").taint(UNSCHEDULABLE).obj(),
         ],
         [foo_pod("p-b1", "node-a"), foo_pod("p-b2", "node-b"), foo_pod("p-y1", "node-y")],
         {"node-a": U, "node-b": U, "node-x": S, "node-y": S},
     ),
     (
         "two constraints on zone and node, spreads = [3/4, 2/1/0/4]",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).spread(1, "node", selector=FOO).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -719,11 +645,11 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "two constraints on zone and node, absence of label 'node' on node-x",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).spread(1, "node", selector=FOO).obj(),
         [
             zone_node("node-a", "zone1"),
             zone_node("node-b", "zone1"),
-            make_node("node-x", {"zone": "zone2"}),
+            make_node("node-x").labels(zone="zone2").obj(),
             zone_node("node-y", "zone2"),
         ],
         [foo_pod("p-a1", "node-a"), foo_pod("p-y3", "node-y")],
@@ -731,7 +657,7 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "constraints hold different labelSelectors, spreads = [2/3, 1/0/0/1]",
-        make_pod("p", labels={"foo": "", "bar": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", BAR)]),
+        make_pod("p").labels(foo="", bar="").spread(1, "zone", selector=FOO).spread(1, "node", selector=BAR).obj(),
         FOUR_NODES,
         [
             foo_pod("p-a1", "node-a"),
@@ -744,7 +670,7 @@ FILTER_CASES: list[tuple[str, o.Pod, list[o.Node], list[o.Pod], dict[str, Code]]
     ),
     (
         "an empty labelSelector: existing pods not counted, the pod itself is",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", {})]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector={}).obj(),
         FOUR_NODES,
         [foo_pod("p-a1", "node-a"), foo_pod("p-a2", "node-a"), foo_pod("p-a3", "node-a")],
         {"node-a": S, "node-b": S, "node-x": S, "node-y": S},
@@ -766,8 +692,8 @@ def test_filter(pod: o.Pod, nodes: list[o.Node], existing: list[o.Pod], want: di
 
 
 def test_filter_reasons_and_evidence() -> None:
-    pod = make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)])
-    nodes = [zone_node("node-a", "zone1"), zone_node("node-x", "zone2"), make_node("node-z", {"node": "node-z"})]
+    pod = make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj()
+    nodes = [zone_node("node-a", "zone1"), zone_node("node-x", "zone2"), keyed_node("node-z")]
     plugin, handle = setup(nodes, [foo_pod("p-a1", "node-a")])
     state, _ = run_pre_filter(plugin, handle, pod)
     by_name = {ni.name: plugin.filter(state, PodInfo(pod), ni) for ni in handle.node_infos}
@@ -792,7 +718,7 @@ def test_filter_reasons_and_evidence() -> None:
 
 def test_filter_without_pre_filter_state_is_an_error() -> None:
     plugin, handle = setup(FOUR_NODES, [])
-    status = plugin.filter(CycleState(), PodInfo(make_pod("p")), handle.node_infos[0])
+    status = plugin.filter(CycleState(), PodInfo(make_pod("p").obj()), handle.node_infos[0])
     assert status.code == Code.Error
     assert status.reasons == ['reading "PreFilterPodTopologySpread" from cycleState: not found']
 
@@ -800,7 +726,7 @@ def test_filter_without_pre_filter_state_is_an_error() -> None:
 def test_invalid_selector_is_a_pre_filter_error() -> None:
     bad = {"matchExpressions": [{"key": "foo", "operator": "Exists", "values": ["x"]}]}
     plugin, handle = setup(FOUR_NODES, [])
-    pod = make_pod("p", constraints=[spread(1, "zone", bad)])
+    pod = make_pod("p").spread(1, "zone", selector=bad).obj()
     _, status = plugin.pre_filter(CycleState(), PodInfo(pod), handle.node_infos)
     assert status.code == Code.Error
     assert status.reasons[0].startswith("get constraints from pod: obtaining pod's hard topology spread constraints: ")
@@ -812,7 +738,7 @@ AddRemoveCase = tuple[str, o.Pod, list[o.Node], list[o.Pod], o.Pod, int, int, li
 ADD_REMOVE_CASES: list[AddRemoveCase] = [
     (
         "add: node a and b both impact current min match",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1")],
         [],
         foo_pod("p-a1", "node-a"),
@@ -823,7 +749,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: only node a impacts current min match",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1")],
         [foo_pod("p-b1", "node-b")],
         foo_pod("p-a1", "node-a"),
@@ -834,7 +760,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: a pod in a different namespace changes nothing",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1")],
         [foo_pod("p-b1", "node-b")],
         foo_pod("p-a1", "node-a", namespace="ns1"),
@@ -845,7 +771,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: node a and x both impact zone and node",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).spread(1, "node", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-x", "zone2")],
         [],
         foo_pod("p-a1", "node-a"),
@@ -856,7 +782,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: constraints hold different labelSelectors",
-        make_pod("p", labels={"foo": "", "bar": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", BAR)]),
+        make_pod("p").labels(foo="", bar="").spread(1, "zone", selector=FOO).spread(1, "node", selector=BAR).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1"), zone_node("node-x", "zone2")],
         [
             foo_pod("p-b1", "node-b", labels={"foo": "", "bar": ""}),
@@ -871,12 +797,11 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: on a node outside the preemptor's node affinity",
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            affinity=node_affinity("foo", "NotIn", ["bar"]),
-            constraints=[spread(1, "zone", FOO)],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .affinity(node_affinity("foo", "NotIn", ["bar"]))
+        .spread(1, "zone", selector=FOO)
+        .obj(),
         [zone_node("node-a", "zone1", foo="bar"), zone_node("node-b", "zone2", foo="")],
         [foo_pod("p-a2", "node-a"), foo_pod("p-b1", "node-b")],
         foo_pod("p-a1", "node-a"),
@@ -887,10 +812,10 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "add: a pod the selector does not match",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone2")],
         [foo_pod("p-a1", "node-a"), foo_pod("p-b2", "node-b")],
-        make_pod("p-b1", node="node-b", labels={"zone": "zone2"}),
+        make_pod("p-b1").labels(zone="zone2").node("node-b").obj(),
         1,
         1,
         [{"zone1": 1, "zone2": 1}],
@@ -898,7 +823,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "remove: one spreadConstraint on zone, minimum unchanged",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1"), zone_node("node-x", "zone2")],
         [foo_pod("p-a1", "node-a"), foo_pod("p-b1", "node-b"), foo_pod("p-x1", "node-x")],
         foo_pod("p-a1", "node-a"),
@@ -909,16 +834,16 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "remove: an irrelevant pod changes nothing",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         FOUR_NODES,
         [
-            make_pod("p-a0", node="node-a", labels={"bar": ""}),
+            make_pod("p-a0").labels(bar="").node("node-a").obj(),
             foo_pod("p-a1", "node-a"),
             foo_pod("p-b1", "node-b"),
             foo_pod("p-x1", "node-x"),
             foo_pod("p-y1", "node-y"),
         ],
-        make_pod("p-a0", node="node-a", labels={"bar": ""}),
+        make_pod("p-a0").labels(bar="").node("node-a").obj(),
         0,
         -1,
         [{"zone1": 2, "zone2": 2}],
@@ -926,7 +851,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "remove: two spreadConstraints",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO), spread(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).spread(1, "node", selector=FOO).obj(),
         [zone_node("node-a", "zone1"), zone_node("node-b", "zone1"), zone_node("node-x", "zone2")],
         [
             foo_pod("p-a1", "node-a"),
@@ -943,7 +868,7 @@ ADD_REMOVE_CASES: list[AddRemoveCase] = [
     ),
     (
         "remove: the last matching pod of a domain",
-        make_pod("p", labels={"foo": ""}, constraints=[spread(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", selector=FOO).obj(),
         [zone_node("node-a", "zone1", foo="bar"), zone_node("node-b", "zone2", foo="")],
         [foo_pod("p-a1", "node-a"), foo_pod("p-b2", "node-b")],
         foo_pod("p-b1", "node-b"),
@@ -985,7 +910,7 @@ def test_add_remove_pod(
 
 
 def test_add_pod_on_a_clone_leaves_the_original_alone() -> None:
-    pod = make_pod("p", labels={"foo": ""}, constraints=[spread(1, "node", FOO)])
+    pod = make_pod("p").labels(foo="").spread(1, "node", selector=FOO).obj()
     plugin, handle = setup([zone_node("node-a", "zone1"), zone_node("node-b", "zone1")], [])
     state, _ = run_pre_filter(plugin, handle, pod)
     clone = state.clone()

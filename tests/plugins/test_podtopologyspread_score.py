@@ -6,10 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
@@ -22,101 +20,66 @@ from podwhy.plugins.podtopologyspread.scoring import (
     go_round,
     topology_normalizing_weight,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod, node_info
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
 BAR = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
-NO_SELECTOR = "nil"
-UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+SOFT = "ScheduleAnyway"
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 LIST = {"defaultingType": "List"}
-RS_OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs1", "uid": "rs1", "controller": True}
 
 
 # ------------------------------------------------------------------ builders
 
 
-def soft(
-    max_skew: int,
-    key: str,
-    selector: dict[str, Any] | str | None,
-    min_domains: int | None = None,
-    affinity_policy: str | None = None,
-    taints_policy: str | None = None,
-    match_label_keys: list[str] | None = None,
-    when: str = "ScheduleAnyway",
-) -> dict[str, Any]:
-    c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
-    if selector != NO_SELECTOR:
-        c["labelSelector"] = selector
-    if min_domains is not None:
-        c["minDomains"] = min_domains
-    if affinity_policy is not None:
-        c["nodeAffinityPolicy"] = affinity_policy
-    if taints_policy is not None:
-        c["nodeTaintsPolicy"] = taints_policy
-    if match_label_keys:
-        c["matchLabelKeys"] = match_label_keys
-    return c
-
-
-def make_pod(
-    name: str,
-    *,
-    node: str = "",
-    namespace: str = "default",
-    labels: dict[str, str] | None = None,
-    constraints: list[dict[str, Any]] | None = None,
-    node_selector: dict[str, str] | None = None,
-    affinity: dict[str, Any] | None = None,
-    terminating: bool = False,
-    owner: dict[str, Any] | None = None,
-) -> o.Pod:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace, "uid": f"{namespace}/{name}", "labels": labels or {}}
-    if terminating:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    if owner is not None:
-        meta["ownerReferences"] = [owner]
-    spec: dict[str, Any] = {"nodeName": node, "topologySpreadConstraints": constraints or []}
-    if node_selector:
-        spec["nodeSelector"] = node_selector
-    if affinity:
-        spec["affinity"] = affinity
-    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
-
-
-def make_node(name: str, labels: dict[str, str], taints: list[dict[str, Any]] | None = None) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}, "spec": {"taints": taints or []}}, o.Node)
+def default_constraint(max_skew: int, key: str, when: str = SOFT) -> dict[str, Any]:
+    """A defaultConstraints entry of the plugin args (no label selector)."""
+    return {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
 
 
 def host(name: str, **labels: str) -> o.Node:
-    return make_node(name, {HOSTNAME: name, **labels})
+    """A node with make_node()'s kubernetes.io/hostname label and these."""
+    return make_node(name).labels(labels).obj()
 
 
-def pods_on(node: str, count: int, labels: dict[str, str] | None = None, **kw: Any) -> list[o.Pod]:
+def keyed_node(name: str) -> o.Node:
+    """A node whose "node" label, the per-node topology key of some tables, is its name."""
+    return make_node(name).labels(node=name).obj()
+
+
+def hostless_node(name: str, **labels: str) -> o.Node:
+    """A node without the kubernetes.io/hostname label make_node() always sets."""
+    builder = make_node(name)
+    del builder.raw["metadata"]["labels"][HOSTNAME]
+    return builder.labels(labels).obj()
+
+
+def rs_pod(labels: dict[str, str], rs: str = "rs1") -> PodBuilder:
+    """A pod controlled by apps/v1 ReplicaSet `rs` (owner() leaves out the apiVersion default selectors match on)."""
+    builder = make_pod("p").labels(labels).owner("ReplicaSet", rs)
+    builder.raw["metadata"]["ownerReferences"][-1]["apiVersion"] = "apps/v1"
+    return builder
+
+
+def pods_on(
+    node: str, count: int, labels: dict[str, str] | None = None, namespace: str = "default", terminating: bool = False
+) -> list[o.Pod]:
     """`count` pods on `node` labelled foo="" unless told otherwise."""
-    return [
-        make_pod(f"p-{node}-{i}", node=node, labels=dict(labels if labels is not None else {"foo": ""}), **kw)
-        for i in range(count)
-    ]
-
-
-def node_affinity_in(key: str, values: list[str]) -> dict[str, Any]:
-    term = {"matchExpressions": [{"key": key, "operator": "In", "values": values}]}
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+    pods = []
+    for i in range(count):
+        builder = make_pod(f"p-{node}-{i}", namespace).labels({"foo": ""} if labels is None else labels).node(node)
+        pods.append((builder.terminating() if terminating else builder).obj())
+    return pods
 
 
 def replica_set(name: str, selector: dict[str, Any]) -> o.ReplicaSet:
-    return msgspec.convert(
-        {"metadata": {"name": name, "namespace": "default"}, "spec": {"selector": selector}}, o.ReplicaSet
-    )
+    return from_raw(o.ReplicaSet, {"metadata": {"name": name, "namespace": "default"}, "spec": {"selector": selector}})
 
 
 def service(selector: dict[str, str]) -> o.Service:
-    return msgspec.convert(
-        {"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": selector}}, o.Service
-    )
+    return from_raw(o.Service, {"metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": selector}})
 
 
 @dataclass
@@ -129,18 +92,13 @@ class Setup:
     replica_sets: list[o.ReplicaSet] = field(default_factory=list)
 
     def plugin(self) -> PodTopologySpread:
-        snapshot = Snapshot(
-            nodes=[*self.nodes, *self.failed_nodes],
-            pods=list(self.existing),
-            services=list(self.services),
-            replica_sets=list(self.replica_sets),
-        )
-        return PodTopologySpread(Handle(snapshot), self.args)
+        handle = make_handle(*self.nodes, *self.failed_nodes, *self.existing, *self.services, *self.replica_sets)
+        return PodTopologySpread(handle, self.args)
 
     def pre_score(self, pod: o.Pod) -> tuple[PodTopologySpread, CycleState, Code]:
         plugin = self.plugin()
         state = CycleState()
-        feasible = [plugin.handle.node_info_by_name[n.metadata.name] for n in self.nodes]
+        feasible = [node_info(plugin.handle, n.metadata.name) for n in self.nodes]
         status = plugin.pre_score(state, PodInfo(pod), feasible)
         return plugin, state, status.code
 
@@ -150,7 +108,7 @@ class Setup:
         pi = PodInfo(pod)
         scores: dict[str, int] = {}
         for node in self.nodes:
-            value, status = plugin.score(state, pi, plugin.handle.node_info_by_name[node.metadata.name])
+            value, status = plugin.score(state, pi, node_info(plugin.handle, node.metadata.name))
             assert status.is_success()
             scores[node.metadata.name] = value
         assert plugin.normalize_score(state, pi, scores).is_success()
@@ -182,39 +140,39 @@ SKIP_CASES: list[tuple[str, Setup, o.Pod]] = [
     (
         "the pod doesn't have soft topology spread constraints",
         Setup([host("node-a"), host("node-b")], args=LIST),
-        make_pod("p"),
+        make_pod("p").obj(),
     ),
     (
         "only hard constraints",
         Setup([host("node-a")]),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, HOSTNAME, FOO, when="DoNotSchedule")]),
+        make_pod("p").labels(foo="").spread(1, HOSTNAME, selector=FOO).obj(),
     ),
     (
         "default constraints and a replicaset that doesn't match",
         Setup(
-            [make_node("node-a", {"planet": "mars"})],
+            [make_node("node-a").labels(planet="mars").obj()],
             args={
                 "defaultingType": "List",
-                "defaultConstraints": [soft(2, "planet", NO_SELECTOR)],
+                "defaultConstraints": [default_constraint(2, "planet")],
             },
             replica_sets=[replica_set("rs1", {"matchExpressions": [{"key": "tar", "operator": "Exists"}]})],
         ),
-        make_pod("p", labels={"foo": "bar", "baz": "sup"}, owner={**RS_OWNER, "name": "rs2", "uid": "rs2"}),
+        rs_pod({"foo": "bar", "baz": "sup"}, "rs2").obj(),
     ),
     (
         "system defaults and a pod no Service or controller selects: empty selector",
         Setup([host("node-a", **{ZONE: "z1"}), host("node-b", **{ZONE: "z2"})]),
-        make_pod("p", labels={"foo": ""}),
+        make_pod("p").labels(foo="").obj(),
     ),
     (
         "system defaults and a Service selecting other pods",
         Setup([host("node-a")], services=[service({"app": "other"})]),
-        make_pod("p", labels={"foo": ""}),
+        make_pod("p").labels(foo="").obj(),
     ),
     (
         "no nodes at all",
         Setup([]),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, HOSTNAME, FOO)]),
+        make_pod("p").labels(foo="").spread(1, HOSTNAME, SOFT, FOO).obj(),
     ),
 ]
 
@@ -228,14 +186,14 @@ def test_pre_score_skip(setup: Setup, pod: o.Pod) -> None:
 
 def test_pre_score_bad_soft_selector_is_an_error() -> None:
     bad = {"matchExpressions": [{"key": "foo", "operator": "In"}]}
-    _, _, code = Setup([host("node-a")]).pre_score(make_pod("p", constraints=[soft(1, HOSTNAME, bad)]))
+    _, _, code = Setup([host("node-a")]).pre_score(make_pod("p").spread(1, HOSTNAME, SOFT, bad).obj())
     assert code == Code.Error
 
 
 def test_score_without_pre_score_state_is_an_error() -> None:
     setup = Setup([host("node-a")])
     plugin = setup.plugin()
-    value, status = plugin.score(CycleState(), PodInfo(make_pod("p")), plugin.handle.node_infos[0])
+    value, status = plugin.score(CycleState(), PodInfo(make_pod("p").obj()), plugin.handle.node_infos[0])
     assert (value, status.code) == (0, Code.Error)
 
 
@@ -257,7 +215,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "normal case",
         Setup(ZONED, args=LIST),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, FOO).obj(),
         set(),
         [{"zone1": 0, "zone2": 0}, {}],
         [2, 3],
@@ -265,7 +223,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "null selector",
         Setup(ZONED, args=LIST),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", NO_SELECTOR)]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT).obj(),
         set(),
         [{"zone1": 0, "zone2": 0}],
         [2],
@@ -273,7 +231,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "node-x doesn't have label zone",
         Setup([host("node-a", zone="zone1"), host("node-b", zone="zone1"), host("node-x")], args=LIST),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, BAR)]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, BAR).obj(),
         {"node-x"},
         [{"zone1": 0}, {}],
         [1, 2],
@@ -284,7 +242,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
             [host("node-a", **{ZONE: "mars"}), host("node-b", **{ZONE: "mars"}), host("node-c"), host("node-d")],
             replica_sets=[replica_set("rs1", FOO)],
         ),
-        make_pod("p", labels={"foo": "tar", "baz": "sup"}, owner=RS_OWNER),
+        rs_pod({"foo": "tar", "baz": "sup"}).obj(),
         set(),
         [{}, {"mars": 0, "": 0}],
         [4, 2],
@@ -292,18 +250,18 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "default constraints and a replicaset",
         Setup(
-            [make_node("node-a", {"rack": "rack1", HOSTNAME: "node-a", "planet": "mars"})],
+            [make_node("node-a").labels(rack="rack1", planet="mars").obj()],
             args={
                 "defaultingType": "List",
                 "defaultConstraints": [
-                    soft(1, HOSTNAME, NO_SELECTOR),
-                    soft(2, "rack", NO_SELECTOR, when="DoNotSchedule"),
-                    soft(2, "planet", NO_SELECTOR),
+                    default_constraint(1, HOSTNAME),
+                    default_constraint(2, "rack", "DoNotSchedule"),
+                    default_constraint(2, "planet"),
                 ],
             },
             replica_sets=[replica_set("rs1", FOO)],
         ),
-        make_pod("p", labels={"foo": "tar", "baz": "sup"}, owner=RS_OWNER),
+        rs_pod({"foo": "tar", "baz": "sup"}).obj(),
         set(),
         [{}, {"mars": 0}],
         [1, 1],
@@ -311,19 +269,14 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "default constraints and a replicaset, but pod has constraints",
         Setup(
-            [make_node("node-a", {"planet": "mars", "galaxy": "andromeda"})],
-            args={"defaultingType": "List", "defaultConstraints": [soft(2, "galaxy", NO_SELECTOR)]},
+            [make_node("node-a").labels(planet="mars", galaxy="andromeda").obj()],
+            args={"defaultingType": "List", "defaultConstraints": [default_constraint(2, "galaxy")]},
             replica_sets=[replica_set("rs1", FOO)],
         ),
-        make_pod(
-            "p",
-            labels={"foo": "bar", "baz": "sup"},
-            owner=RS_OWNER,
-            constraints=[
-                soft(1, "zone", BAR, when="DoNotSchedule"),
-                soft(2, "planet", {"matchLabels": {"baz": "sup"}}),
-            ],
-        ),
+        rs_pod({"foo": "bar", "baz": "sup"})
+        .spread(1, "zone", selector=BAR)
+        .spread(2, "planet", SOFT, {"matchLabels": {"baz": "sup"}})
+        .obj(),
         set(),
         [{"mars": 0}],
         [1],
@@ -331,7 +284,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "NodeAffinityPolicy honored with labelSelectors: domains still come from the feasible nodes",
         Setup(ZONED_FOO, args=LIST),
-        make_pod("p", labels={"foo": ""}, node_selector={"foo": ""}, constraints=[soft(1, "zone", BAR)]),
+        make_pod("p").labels(foo="").node_selector(foo="").spread(1, "zone", SOFT, BAR).obj(),
         set(),
         [{"zone1": 0, "zone2": 0}],
         [2],
@@ -339,7 +292,7 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
     (
         "NodeAffinityPolicy honored with nodeAffinity",
         Setup(ZONED_FOO, args=LIST),
-        make_pod("p", labels={"foo": ""}, affinity=node_affinity_in("foo", [""]), constraints=[soft(1, "zone", BAR)]),
+        make_pod("p").labels(foo="").node_affinity_in("foo", "").spread(1, "zone", SOFT, BAR).obj(),
         set(),
         [{"zone1": 0, "zone2": 0}],
         [2],
@@ -350,11 +303,11 @@ STATE_CASES: list[tuple[str, Setup, o.Pod, set[str], list[dict[str, int]], list[
             [
                 host("node-a", zone="zone1"),
                 host("node-b", zone="zone1"),
-                make_node("node-x", {"zone": "zone2", HOSTNAME: "node-x"}, [UNSCHEDULABLE_TAINT]),
+                make_node("node-x").labels(zone="zone2").taint(UNSCHEDULABLE).obj(),
             ],
             args=LIST,
         ),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", BAR, taints_policy="Honor")]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT, BAR, nodeTaintsPolicy="Honor").obj(),
         set(),
         [{"zone1": 0, "zone2": 0}],
         [2],
@@ -383,7 +336,7 @@ def test_pre_score_state_keeps_constraint_details() -> None:
         [host("node-a", **{ZONE: "mars"})],
         replica_sets=[replica_set("rs1", FOO)],
     )
-    _, state, _ = setup.pre_score(make_pod("p", labels={"foo": "tar"}, owner=RS_OWNER))
+    _, state, _ = setup.pre_score(rs_pod({"foo": "tar"}).obj())
     pre = state.get(PRE_SCORE_STATE_KEY)
     assert isinstance(pre, PreScoreState)
     assert [(c.topology_key, c.max_skew, c.min_domains) for c in pre.constraints] == [(HOSTNAME, 3, 1), (ZONE, 5, 1)]
@@ -402,18 +355,18 @@ FOUR_ZONED = [
 SPREAD_4_3_2_1 = [*pods_on("node-a", 4), *pods_on("node-b", 3), *pods_on("node-c", 2), *pods_on("node-d", 1)]
 SPREAD_2_1_0_3 = [*pods_on("node-a", 2), *pods_on("node-b", 1), *pods_on("node-d", 3)]
 SPREAD_4_2_1_3 = [*pods_on("node-a", 4), *pods_on("node-b", 2), *pods_on("node-x", 1), *pods_on("node-y", 3)]
-FOO_POD = make_pod("p", labels={"foo": ""}, constraints=[soft(1, HOSTNAME, FOO)])
+FOO_POD = make_pod("p").labels(foo="").spread(1, HOSTNAME, SOFT, FOO).obj()
 FOO_BAR = {"foo": "", "bar": ""}
 NODE_KEY_NODES = [
-    make_node("node-a", {"node": "node-a", "foo": ""}),
-    make_node("node-b", {"node": "node-b", "foo": ""}),
-    make_node("node-c", {"node": "node-c"}),
+    make_node("node-a").labels(node="node-a", foo="").obj(),
+    make_node("node-b").labels(node="node-b", foo="").obj(),
+    keyed_node("node-c"),
 ]
 NODE_KEY_PODS = [*pods_on("node-a", 2), *pods_on("node-b", 1), *pods_on("node-c", 1)]
 TAINTED_NODE_KEY_NODES = [
-    make_node("node-a", {"node": "node-a"}),
-    make_node("node-b", {"node": "node-b"}),
-    make_node("node-c", {"node": "node-c"}, [UNSCHEDULABLE_TAINT]),
+    keyed_node("node-a"),
+    keyed_node("node-b"),
+    make_node("node-c").labels(node="node-c").taint(UNSCHEDULABLE).obj(),
 ]
 MATCH_LABEL_KEYS_NODES = [
     host("node-a", zone="zone1"),
@@ -450,25 +403,25 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
     (
         "one constraint on node, null selector",
         Setup(FOUR_HOSTS, existing=SPREAD_2_1_0_3),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, HOSTNAME, NO_SELECTOR)]),
+        make_pod("p").labels(foo="").spread(1, HOSTNAME, SOFT).obj(),
         {"node-a": 100, "node-b": 100, "node-c": 100, "node-d": 100},
     ),
     (
         "one constraint on node, all 4 nodes are candidates, maxSkew=2",
         Setup(FOUR_HOSTS, existing=SPREAD_2_1_0_3),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(2, HOSTNAME, FOO)]),
+        make_pod("p").labels(foo="").spread(2, HOSTNAME, SOFT, FOO).obj(),
         {"node-a": 33, "node-b": 66, "node-c": 100, "node-d": 16},
     ),
     (
         "one constraint on node, all 4 nodes are candidates, maxSkew=3",
         Setup(FOUR_HOSTS, existing=SPREAD_4_3_2_1),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(3, HOSTNAME, FOO)]),
+        make_pod("p").labels(foo="").spread(3, HOSTNAME, SOFT, FOO).obj(),
         {"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100},
     ),
     (
         "system defaulting, nodes don't have zone, pods match service",
         Setup(FOUR_HOSTS, existing=SPREAD_4_3_2_1, services=[service({"foo": ""})]),
-        make_pod("p", labels={"foo": ""}),
+        make_pod("p").labels(foo="").obj(),
         {"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100},
     ),
     (
@@ -479,14 +432,14 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
     ),
     (
         "one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
-        Setup([host("node-a"), make_node("node-b", {"n": "node-b"}), host("node-x")], [host("node-y")], SPREAD_4_2_1_3),
+        Setup([host("node-a"), hostless_node("node-b", n="node-b"), host("node-x")], [host("node-y")], SPREAD_4_2_1_3),
         FOO_POD,
         {"node-a": 16, "node-b": 0, "node-x": 100},
     ),
     (
         "one constraint on zone, 3 out of 4 nodes are candidates",
         Setup(FOUR_ZONED[:3], FOUR_ZONED[3:], SPREAD_4_2_1_3),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT, FOO).obj(),
         {"node-a": 75, "node-b": 75, "node-x": 100},
     ),
     (
@@ -496,14 +449,14 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
             [FOUR_ZONED[1], FOUR_ZONED[3]],
             [*pods_on("node-a", 2), *pods_on("node-b", 1), *pods_on("node-x", 2), *pods_on("node-y", 4)],
         ),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, FOO)]),
+        make_pod("p").labels(foo="").spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, FOO).obj(),
         {"node-a": 100, "node-x": 63},
     ),
     (
         "two constraints on zone, 2 out of 4 nodes are candidates",
         Setup(
-            [make_node("node-a", {"zone": "zone1"}), make_node("node-x", {"zone": "zone2"})],
-            [make_node("node-b", {"zone": "zone1"}), make_node("node-y", {"zone": "zone2"})],
+            [make_node("node-a").labels(zone="zone1").obj(), make_node("node-x").labels(zone="zone2").obj()],
+            [make_node("node-b").labels(zone="zone1").obj(), make_node("node-y").labels(zone="zone2").obj()],
             [
                 *pods_on("node-a", 1, FOO_BAR),
                 *pods_on("node-a", 1),
@@ -512,7 +465,7 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
                 *pods_on("node-y", 1, FOO_BAR),
             ],
         ),
-        make_pod("p", labels=FOO_BAR, constraints=[soft(1, "zone", FOO), soft(1, "zone", BAR)]),
+        make_pod("p").labels(FOO_BAR).spread(1, "zone", SOFT, FOO).spread(1, "zone", SOFT, BAR).obj(),
         {"node-a": 85, "node-x": 100},
     ),
     (
@@ -526,7 +479,7 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
                 *pods_on("node-y", 1, {"bar": ""}),
             ],
         ),
-        make_pod("p", labels=FOO_BAR, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, BAR)]),
+        make_pod("p").labels(FOO_BAR).spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, BAR).obj(),
         {"node-a": 60, "node-b": 20, "node-x": 100, "node-y": 60},
     ),
     (
@@ -535,7 +488,7 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
             FOUR_ZONED,
             existing=[*pods_on("node-b", 1, {"bar": ""}), *pods_on("node-x", 1), *pods_on("node-y", 1, FOO_BAR)],
         ),
-        make_pod("p", labels=FOO_BAR, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, BAR)]),
+        make_pod("p").labels(FOO_BAR).spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, BAR).obj(),
         {"node-a": 100, "node-b": 60, "node-x": 40, "node-y": 0},
     ),
     (
@@ -550,7 +503,7 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
                 *pods_on("node-y", 1, {"bar": ""}),
             ],
         ),
-        make_pod("p", labels=FOO_BAR, constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, BAR)]),
+        make_pod("p").labels(FOO_BAR).spread(1, "zone", SOFT, FOO).spread(1, HOSTNAME, SOFT, BAR).obj(),
         {"node-a": 50, "node-b": 25, "node-x": 100},
     ),
     (
@@ -574,65 +527,63 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
     (
         "minDomains has no effect when ScheduleAnyway",
         Setup(
-            [make_node(n, {"node": n}) for n in ("node-a", "node-b", "node-c")],
+            [keyed_node(n) for n in ("node-a", "node-b", "node-c")],
             existing=[*pods_on("node-a", 2), *pods_on("node-b", 2), *pods_on("node-c", 1)],
         ),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(2, "node", FOO, min_domains=10)]),
+        make_pod("p").labels(foo="").spread(2, "node", SOFT, FOO, minDomains=10).obj(),
         {"node-a": 75, "node-b": 75, "node-c": 100},
     ),
     (
         "NodeAffinityPolicy honored with labelSelectors",
         Setup(NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod("p", labels={"foo": ""}, node_selector={"foo": ""}, constraints=[soft(1, "node", FOO)]),
+        make_pod("p").labels(foo="").node_selector(foo="").spread(1, "node", SOFT, FOO).obj(),
         {"node-a": 0, "node-b": 33, "node-c": 100},
     ),
     (
         "NodeAffinityPolicy ignored with labelSelectors",
         Setup(NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            node_selector={"foo": ""},
-            constraints=[soft(1, "node", FOO, affinity_policy="Ignore")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .node_selector(foo="")
+        .spread(1, "node", SOFT, FOO, nodeAffinityPolicy="Ignore")
+        .obj(),
         {"node-a": 66, "node-b": 100, "node-c": 100},
     ),
     (
         "NodeAffinityPolicy honored with nodeAffinity",
         Setup(NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod("p", labels={"foo": ""}, affinity=node_affinity_in("foo", [""]), constraints=[soft(1, "node", FOO)]),
+        make_pod("p").labels(foo="").node_affinity_in("foo", "").spread(1, "node", SOFT, FOO).obj(),
         {"node-a": 0, "node-b": 33, "node-c": 100},
     ),
     (
         "NodeAffinityPolicy ignored with nodeAffinity",
         Setup(NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod(
-            "p",
-            labels={"foo": ""},
-            affinity=node_affinity_in("foo", [""]),
-            constraints=[soft(1, "node", FOO, affinity_policy="Ignore")],
-        ),
+        make_pod("p")
+        .labels(foo="")
+        .node_affinity_in("foo", "")
+        .spread(1, "node", SOFT, FOO, nodeAffinityPolicy="Ignore")
+        .obj(),
         {"node-a": 66, "node-b": 100, "node-c": 100},
     ),
     (
         "NodeTaintsPolicy honored",
         Setup(TAINTED_NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "node", FOO, taints_policy="Honor")]),
+        make_pod("p").labels(foo="").spread(1, "node", SOFT, FOO, nodeTaintsPolicy="Honor").obj(),
         {"node-a": 0, "node-b": 33, "node-c": 100},
     ),
     (
         "NodeTaintsPolicy ignored",
         Setup(TAINTED_NODE_KEY_NODES, existing=NODE_KEY_PODS),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, "node", FOO)]),
+        make_pod("p").labels(foo="").spread(1, "node", SOFT, FOO).obj(),
         {"node-a": 66, "node-b": 100, "node-c": 100},
     ),
     (
         "NodeTaintsPolicy honored does not apply to hostname counts, made per node in Score",
         Setup(
-            [host("node-a"), host("node-b"), make_node("node-c", {HOSTNAME: "node-c"}, [UNSCHEDULABLE_TAINT])],
+            [host("node-a"), host("node-b"), make_node("node-c").taint(UNSCHEDULABLE).obj()],
             existing=[*pods_on("node-a", 2), *pods_on("node-b", 1), *pods_on("node-c", 1)],
         ),
-        make_pod("p", labels={"foo": ""}, constraints=[soft(1, HOSTNAME, FOO, taints_policy="Honor")]),
+        make_pod("p").labels(foo="").spread(1, HOSTNAME, SOFT, FOO, nodeTaintsPolicy="Honor").obj(),
         {"node-a": 66, "node-b": 100, "node-c": 100},
     ),
     (
@@ -646,14 +597,11 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
                 *pods_on("node-c", 1, {"bar": ""}),
             ],
         ),
-        make_pod(
-            "p",
-            labels=FOO_BAR,
-            constraints=[
-                soft(1, "zone", {}, match_label_keys=["foo"]),
-                soft(1, HOSTNAME, {}, match_label_keys=["bar"]),
-            ],
-        ),
+        make_pod("p")
+        .labels(FOO_BAR)
+        .spread(1, "zone", SOFT, {}, matchLabelKeys=["foo"])
+        .spread(1, HOSTNAME, SOFT, {}, matchLabelKeys=["bar"])
+        .obj(),
         {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100},
     ),
     (
@@ -668,11 +616,11 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
                 *pods_on("node-c", 1, {"bar": "", "baz": ""}),
             ],
         ),
-        make_pod(
-            "p",
-            labels={"foo": "", "bar": "", "baz": ""},
-            constraints=[soft(1, "zone", FOO), soft(1, HOSTNAME, BAR, match_label_keys=["baz"])],
-        ),
+        make_pod("p")
+        .labels(foo="", bar="", baz="")
+        .spread(1, "zone", SOFT, FOO)
+        .spread(1, HOSTNAME, SOFT, BAR, matchLabelKeys=["baz"])
+        .obj(),
         {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100},
     ),
     (
@@ -683,12 +631,12 @@ SCORE_CASES: list[tuple[str, Setup, o.Pod, dict[str, int]]] = [
             existing=[*pods_on("node-a", 2), *pods_on("node-b", 1)],
             replica_sets=[replica_set("rs1", FOO)],
         ),
-        make_pod("p", labels={"foo": "tar"}, owner=RS_OWNER),
+        rs_pod({"foo": "tar"}).obj(),
         {"node-a": 15, "node-b": 23, "node-c": 100},
     ),
     (
         "every feasible node ignored: all scores 0",
-        Setup([make_node("node-a", {"x": "1"}), make_node("node-b", {"x": "2"})], args=LIST),
+        Setup([hostless_node("node-a", x="1"), hostless_node("node-b", x="2")], args=LIST),
         FOO_POD,
         {"node-a": 0, "node-b": 0},
     ),
@@ -707,12 +655,12 @@ def test_raw_scores_and_evidence() -> None:
         existing=[*pods_on("node-a", 2), *pods_on("node-b", 1)],
         replica_sets=[replica_set("rs1", FOO)],
     )
-    pod = make_pod("p", labels={"foo": "tar"}, owner=RS_OWNER)
+    pod = rs_pod({"foo": "tar"}).obj()
     plugin, state, _ = setup.pre_score(pod)
     host_weight, zone_weight = go_log(5.0), go_log(4.0)
     raw = {}
     for name in ("node-a", "node-b", "node-c"):
-        value, status = plugin.score(state, PodInfo(pod), plugin.handle.node_info_by_name[name])
+        value, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, name))
         raw[name] = value
         assert status.evidence[-1].kind == "topologySpreadScoreTotal"
         assert status.evidence[-1].data["raw"] == value
@@ -722,16 +670,16 @@ def test_raw_scores_and_evidence() -> None:
         # No zone label: only hostname spreading contributes.
         "node-c": go_round(0 * host_weight + 2),
     }
-    _, status = plugin.score(state, PodInfo(pod), plugin.handle.node_info_by_name["node-c"])
+    _, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, "node-c"))
     zone_evidence = status.evidence[1]
     assert zone_evidence.data["topologyKey"] == ZONE
     assert zone_evidence.data["missingLabel"] == ZONE
 
 
 def test_ignored_node_evidence_names_missing_key() -> None:
-    setup = Setup([host("node-a"), make_node("node-b", {"n": "node-b"})])
+    setup = Setup([host("node-a"), hostless_node("node-b", n="node-b")])
     pod = FOO_POD
     plugin, state, _ = setup.pre_score(pod)
-    value, status = plugin.score(state, PodInfo(pod), plugin.handle.node_info_by_name["node-b"])
+    value, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, "node-b"))
     assert value == 0
     assert status.evidence[0].data == {"ignored": True, "missingLabels": [HOSTNAME]}
