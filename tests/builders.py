@@ -45,9 +45,11 @@ class PodBuilder:
         _set_default(self.raw, "metadata", "labels").update({**(labels or {}), **more})
         return self
 
-    def owner(self, kind: str, name: str, controller: bool = True) -> Self:
+    def owner(self, kind: str, name: str, controller: bool = True, api_version: str = "apps/v1") -> Self:
         refs = self.raw["metadata"].setdefault("ownerReferences", [])
-        refs.append({"kind": kind, "name": name, "uid": f"uid-{name}", "controller": controller})
+        refs.append(
+            {"apiVersion": api_version, "kind": kind, "name": name, "uid": f"uid-{name}", "controller": controller}
+        )
         return self
 
     def terminating(self, at: str = "2026-01-01T00:00:00Z") -> Self:
@@ -219,9 +221,10 @@ class PodBuilder:
 
 
 class NodeBuilder:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, hostname_label: bool) -> None:
+        labels = {"kubernetes.io/hostname": name} if hostname_label else {}
         self.raw: Json = {
-            "metadata": {"name": name, "uid": f"uid-{name}", "labels": {"kubernetes.io/hostname": name}},
+            "metadata": {"name": name, "uid": f"uid-{name}", "labels": labels},
             "spec": {},
             "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}},
         }
@@ -264,8 +267,9 @@ def make_pod(name: str = "pod", namespace: str = "default") -> PodBuilder:
     return PodBuilder(name, namespace)
 
 
-def make_node(name: str = "node1") -> NodeBuilder:
-    return NodeBuilder(name)
+def make_node(name: str = "node1", hostname_label: bool = True) -> NodeBuilder:
+    """A node with 4 CPUs, 16Gi and 110 pods, labelled kubernetes.io/hostname unless told not to."""
+    return NodeBuilder(name, hostname_label)
 
 
 T = TypeVar("T", bound=msgspec.Struct)

@@ -452,10 +452,7 @@ def test_default_selector_from_owner(
     )
     rc = from_raw(o.ReplicationController, {"metadata": {**meta, "name": "rc"}, "spec": {"selector": {"tier": "x"}}})
     plugin, handle = setup(FOUR_NODES, [], SERVICE_FOO_BAR, rs, ss, rc, args=DEFAULT_LIST)
-    builder = make_pod("p").labels(foo="bar", app="web", tier="x").owner(kind, name, controller)
-    # owner() leaves out apiVersion, which the default selector matches on.
-    builder.raw["metadata"]["ownerReferences"][-1]["apiVersion"] = api_version
-    pod = builder.obj()
+    pod = make_pod("p").labels(foo="bar", app="web", tier="x").owner(kind, name, controller, api_version).obj()
     state, code = run_pre_filter(plugin, handle, pod)
     assert code == Code.Success
     pre: PreFilterState = state.read(PRE_FILTER_STATE_KEY)

@@ -51,16 +51,12 @@ def keyed_node(name: str) -> o.Node:
 
 def hostless_node(name: str, **labels: str) -> o.Node:
     """A node without the kubernetes.io/hostname label make_node() always sets."""
-    builder = make_node(name)
-    del builder.raw["metadata"]["labels"][HOSTNAME]
-    return builder.labels(labels).obj()
+    return make_node(name, hostname_label=False).labels(labels).obj()
 
 
 def rs_pod(labels: dict[str, str], rs: str = "rs1") -> PodBuilder:
-    """A pod controlled by apps/v1 ReplicaSet `rs` (owner() leaves out the apiVersion default selectors match on)."""
-    builder = make_pod("p").labels(labels).owner("ReplicaSet", rs)
-    builder.raw["metadata"]["ownerReferences"][-1]["apiVersion"] = "apps/v1"
-    return builder
+    """A pod controlled by apps/v1 ReplicaSet `rs`."""
+    return make_pod("p").labels(labels).owner("ReplicaSet", rs)
 
 
 def pods_on(
