@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.engine import explain
@@ -31,6 +30,7 @@ from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.defaultpreemption import DefaultPreemption, preemption_outcome
 from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 SMALL = ("100m", "100")
@@ -44,7 +44,7 @@ def epoch(seconds: int) -> str:
     return f"1970-01-01T00:00:{seconds:02d}Z"
 
 
-def make_pod(
+def prio_pod(
     name: str,
     node: str = "",
     priority: int | None = None,
@@ -55,42 +55,36 @@ def make_pod(
     nominated: str = "",
     deleting: bool = False,
     conditions: list[dict[str, str]] | None = None,
-    spread: list[dict[str, Any]] | None = None,
 ) -> o.Pod:
-    container: dict[str, Any] = {"name": "c"}
-    if req is not None:
-        container["resources"] = {"requests": {"cpu": req[0], "memory": req[1]}}
-    meta: dict[str, Any] = {"name": name, "namespace": "default", "uid": name, "labels": labels or {}}
-    if deleting:
-        meta["deletionTimestamp"] = epoch(59)
-    spec: dict[str, Any] = {"containers": [container]}
+    """A pod Running on `node` (Pending without one), requesting `req` = (cpu, memory)."""
+    builder = make_pod(name).phase("Running" if node else "Pending")
     if node:
-        spec["nodeName"] = node
+        builder.node(node)
     if priority is not None:
-        spec["priority"] = priority
-    if preemption_policy:
-        spec["preemptionPolicy"] = preemption_policy
-    if spread:
-        spec["topologySpreadConstraints"] = spread
-    status: dict[str, Any] = {"phase": "Running" if node else "Pending"}
+        builder.priority(priority)
+    if req is not None:
+        builder.req(cpu=req[0], memory=req[1])
+    if labels:
+        builder.labels(labels)
     if start:
-        status["startTime"] = start
+        builder.start_time(start)
+    if preemption_policy:
+        builder.preemption_policy(preemption_policy)
     if nominated:
-        status["nominatedNodeName"] = nominated
+        builder.nominated(nominated)
+    if deleting:
+        builder.terminating(epoch(59))
     if conditions:
-        status["conditions"] = conditions
-    return msgspec.convert({"metadata": meta, "spec": spec, "status": status}, o.Pod)
+        builder.status(conditions=conditions)
+    return builder.obj()
 
 
-def make_node(
+def sized_node(
     name: str, capacity: tuple[str, str] | dict[str, str] = VERY_LARGE, labels: dict[str, str] | None = None
 ) -> o.Node:
+    """A node with allocatable (cpu, memory), or these resources; 110 pods unless given."""
     alloc = {"cpu": capacity[0], "memory": capacity[1]} if isinstance(capacity, tuple) else dict(capacity)
-    alloc.setdefault("pods", "110")
-    return msgspec.convert(
-        {"metadata": {"name": name, "labels": labels or {}}, "status": {"allocatable": alloc, "capacity": alloc}},
-        o.Node,
-    )
+    return make_node(name).alloc(alloc).labels(labels).obj()
 
 
 def make_pdb(
@@ -99,13 +93,13 @@ def make_pdb(
     spec: dict[str, Any] = {}
     if match is not None:
         spec["selector"] = {"matchLabels": match}
-    return msgspec.convert(
+    return from_raw(
+        o.PodDisruptionBudget,
         {
             "metadata": {"name": name, "namespace": "default"},
             "spec": spec,
             "status": {"disruptionsAllowed": allowed, "disruptedPods": {p: epoch(0) for p in disrupted}},
         },
-        o.PodDisruptionBudget,
     )
 
 
@@ -151,7 +145,7 @@ def run_post_filter(
 ) -> Run:
     """PreFilter the pod, then DefaultPreemption.PostFilter with the given node statuses
     (None: every node Unschedulable)."""
-    snapshot = Snapshot(nodes=nodes, pods=[*pods, pod], pod_disruption_budgets=pdbs or [])
+    snapshot = make_snapshot(*nodes, *pods, pod, *(pdbs or []))
     profile = Profile(
         pre_filter=list(plugins),
         filter=list(plugins),
@@ -189,63 +183,63 @@ U, UR = Code.Unschedulable, Code.UnschedulableAndUnresolvable
 
 POST_FILTER_CASES = [
     pytest.param(
-        make_pod("p", priority=HIGH),
-        [make_pod("p1", "node1")],
-        [make_node("node1", ONE_POD)],
+        prio_pod("p", priority=HIGH),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", ONE_POD)],
         {"node1": U},
         "node1",
         Status(Code.Success),
         id="pod with higher priority can be made schedulable",
     ),
     pytest.param(
-        make_pod("p"),
-        [make_pod("p1", "node1")],
-        [make_node("node1", ONE_POD)],
+        prio_pod("p"),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", ONE_POD)],
         {"node1": U},
         "",
         Status(U, ["preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."]),
         id="pod with tied priority is still unschedulable",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH),
-        [make_pod("p1", "node1")],
-        [make_node("node1", ONE_POD)],
+        prio_pod("p", priority=HIGH),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", ONE_POD)],
         {"node1": UR},
         "",
         Status(U, ["preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."]),
         id="preemption should respect filteredNodesStatuses",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH),
-        [make_pod("p1", "node1")],
-        [make_node("node1", ONE_POD)],
+        prio_pod("p", priority=HIGH),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", ONE_POD)],
         {},
         "",
         Status(U, ["preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."]),
         id="an absent node status means UnschedulableAndUnresolvable",
     ),
     pytest.param(
-        make_pod("p", priority=MID),
-        [make_pod("p1", "node1", HIGH), make_pod("p2", "node2", LOW)],
-        [make_node("node1", ONE_POD), make_node("node2", ONE_POD)],
+        prio_pod("p", priority=MID),
+        [prio_pod("p1", "node1", HIGH), prio_pod("p2", "node2", LOW)],
+        [sized_node("node1", ONE_POD), sized_node("node2", ONE_POD)],
         None,
         "node2",
         Status(Code.Success),
         id="pod can be made schedulable on one node",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1"), make_pod("p2", "node2")],
-        [make_node("node1", ("200m", "400")), make_node("node2", ("200m", "400"))],
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1"), prio_pod("p2", "node2")],
+        [sized_node("node1", ("200m", "400")), sized_node("node2", ("200m", "400"))],
         None,
         "",
         Status(U, ["preemption: 0/2 nodes are available: 2 Insufficient cpu."]),
         id="no candidate nodes found, no enough resource after removing low priority pods",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1", HIGH), make_pod("p2", "node2"), make_pod("p3", "node3", HIGH)],
-        [make_node("node1", ONE_POD), make_node("node2", ("200m", "400")), make_node("node3", ONE_POD)],
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1", HIGH), prio_pod("p2", "node2"), prio_pod("p3", "node3", HIGH)],
+        [sized_node("node1", ONE_POD), sized_node("node2", ("200m", "400")), sized_node("node3", ONE_POD)],
         None,
         "",
         Status(
@@ -258,9 +252,9 @@ POST_FILTER_CASES = [
         id="no candidate nodes found with mixed reasons",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1"), make_pod("p2", "node2")],
-        [make_node(f"node{i}", ("200m", "400")) for i in range(1, 5)],
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1"), prio_pod("p2", "node2")],
+        [sized_node(f"node{i}", ("200m", "400")) for i in range(1, 5)],
         {"node1": U, "node2": U, "node4": UR},
         "",
         Status(
@@ -269,9 +263,9 @@ POST_FILTER_CASES = [
         id="no candidate with 2 unresolvable nodes and 2 nodes short of cpu",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, preemption_policy="Never"),
-        [make_pod("p1", "node1")],
-        [make_node("node1", ONE_POD)],
+        prio_pod("p", priority=HIGH, preemption_policy="Never"),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", ONE_POD)],
         None,
         None,
         Status(U, ["preemption: not eligible due to preemptionPolicy=Never."]),
@@ -296,10 +290,10 @@ def test_post_filter(
 
 def test_post_filter_error_from_remove_pod_on_the_only_node() -> None:
     run = run_post_filter(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1")],
-        [make_node("node1", LARGE, labels={"error": "true"})],
-        extra=ErrorOnLabelPlugin(Handle(Snapshot())),
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1")],
+        [sized_node("node1", LARGE, labels={"error": "true"})],
+        extra=ErrorOnLabelPlugin(make_handle()),
     )
     assert run.result_node is None
     assert run.status.code == Code.Error
@@ -310,10 +304,10 @@ def test_post_filter_error_from_remove_pod_on_the_only_node() -> None:
 
 def test_post_filter_one_node_errors_the_other_is_nominated() -> None:
     run = run_post_filter(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1"), make_pod("p2", "node2", req=MEDIUM)],
-        [make_node("node1", LARGE, labels={"error": "true"}), make_node("node2", LARGE)],
-        extra=ErrorOnLabelPlugin(Handle(Snapshot())),
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1"), prio_pod("p2", "node2", req=MEDIUM)],
+        [sized_node("node1", LARGE, labels={"error": "true"}), sized_node("node2", LARGE)],
+        extra=ErrorOnLabelPlugin(make_handle()),
     )
     assert run.result_node == "node2"
     assert run.status.is_success()
@@ -322,13 +316,13 @@ def test_post_filter_one_node_errors_the_other_is_nominated() -> None:
 def test_post_filter_picks_min_highest_priority_node_with_pdbs() -> None:
     key = "test.kubernetes.io/is-violating-pdb"
     run = run_post_filter(
-        make_pod("p", priority=VERY_HIGH),
+        prio_pod("p", priority=VERY_HIGH),
         [
-            make_pod("p1", "node1", HIGH, labels={key: "non-violating"}),
-            make_pod("p2", "node1", LOW, labels={key: "violating"}),
-            make_pod("p3", "node2", MID, labels={key: "violating"}),
+            prio_pod("p1", "node1", HIGH, labels={key: "non-violating"}),
+            prio_pod("p2", "node1", LOW, labels={key: "violating"}),
+            prio_pod("p3", "node2", MID, labels={key: "violating"}),
         ],
-        [make_node("node1", ONE_POD), make_node("node2", ONE_POD)],
+        [sized_node("node1", ONE_POD), sized_node("node2", ONE_POD)],
         pdbs=[
             make_pdb("violating-pdb", {key: "violating"}, 0),
             make_pdb("non-violating-pdb", {key: "non-violating"}, 2**31 - 1),
@@ -343,8 +337,8 @@ FIT = ("NodeResourcesFit",)
 
 DRY_RUN_CASES = [
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
-        [make_pod("p1", "node1", MID, LARGE), make_pod("p2", "node2", MID, LARGE)],
+        prio_pod("p", priority=HIGH, req=LARGE),
+        [prio_pod("p1", "node1", MID, LARGE), prio_pod("p2", "node2", MID, LARGE)],
         ["node1", "node2"],
         [],
         {"node1": ["p1"], "node2": ["p2"]},
@@ -352,8 +346,8 @@ DRY_RUN_CASES = [
         id="a pod that fits on both nodes when lower priority pods are preempted",
     ),
     pytest.param(
-        make_pod("p", priority=LOW, req=LARGE),
-        [make_pod("p1", "node1", MID, LARGE), make_pod("p2", "node2", MID, LARGE)],
+        prio_pod("p", priority=LOW, req=LARGE),
+        [prio_pod("p1", "node1", MID, LARGE), prio_pod("p2", "node2", MID, LARGE)],
         ["node1", "node2"],
         [],
         {},
@@ -361,11 +355,11 @@ DRY_RUN_CASES = [
         id="other pods running are higher priority, no preemption would happen",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
+        prio_pod("p", priority=HIGH, req=LARGE),
         [
-            make_pod("p1.1", "node1", LOW, SMALL),
-            make_pod("p1.2", "node1", MID, LARGE),
-            make_pod("p2", "node2", MID, LARGE),
+            prio_pod("p1.1", "node1", LOW, SMALL),
+            prio_pod("p1.2", "node1", MID, LARGE),
+            prio_pod("p2", "node2", MID, LARGE),
         ],
         ["node1", "node2"],
         [],
@@ -374,13 +368,13 @@ DRY_RUN_CASES = [
         id="medium priority pod is preempted, but lower priority one stays as it is small",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
+        prio_pod("p", priority=HIGH, req=LARGE),
         [
-            make_pod("p1.1", "node1", MID, SMALL),
-            make_pod("p1.2", "node1", LOW, SMALL),
-            make_pod("p1.3", "node1", MID, MEDIUM),
-            make_pod("p1.4", "node1", HIGH, SMALL),
-            make_pod("p2", "node2", HIGH, LARGE),
+            prio_pod("p1.1", "node1", MID, SMALL),
+            prio_pod("p1.2", "node1", LOW, SMALL),
+            prio_pod("p1.3", "node1", MID, MEDIUM),
+            prio_pod("p1.4", "node1", HIGH, SMALL),
+            prio_pod("p2", "node2", HIGH, LARGE),
         ],
         ["node1", "node2"],
         [],
@@ -389,13 +383,13 @@ DRY_RUN_CASES = [
         id="mixed priority pods are preempted",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=LARGE),
+        prio_pod("p", priority=HIGH, req=LARGE),
         [
-            make_pod("p1.1", "node1", LOW, SMALL, start=epoch(5)),
-            make_pod("p1.2", "node1", LOW, SMALL, start=epoch(4)),
-            make_pod("p1.3", "node1", MID, MEDIUM, start=epoch(3)),
-            make_pod("p1.4", "node1", HIGH, SMALL, start=epoch(2)),
-            make_pod("p2", "node2", HIGH, LARGE, start=epoch(1)),
+            prio_pod("p1.1", "node1", LOW, SMALL, start=epoch(5)),
+            prio_pod("p1.2", "node1", LOW, SMALL, start=epoch(4)),
+            prio_pod("p1.3", "node1", MID, MEDIUM, start=epoch(3)),
+            prio_pod("p1.4", "node1", HIGH, SMALL, start=epoch(2)),
+            prio_pod("p2", "node2", HIGH, LARGE, start=epoch(1)),
         ],
         ["node1", "node2"],
         [],
@@ -404,10 +398,10 @@ DRY_RUN_CASES = [
         id="mixed priority pods are preempted, pick later StartTime one when priorities are equal",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=VERY_LARGE),
+        prio_pod("p", priority=HIGH, req=VERY_LARGE),
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
         ],
         ["node1"],
         [make_pdb("pdb", {"app": "foo"}, 1)],
@@ -416,10 +410,10 @@ DRY_RUN_CASES = [
         id="preemption with violation of same pdb",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=VERY_LARGE),
+        prio_pod("p", priority=HIGH, req=VERY_LARGE),
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
         ],
         ["node1"],
         [make_pdb("pdb", {"app": "foo"}, 1, disrupted=("p2",))],
@@ -428,10 +422,10 @@ DRY_RUN_CASES = [
         id="pdb violation, the victim does not belong to DisruptedPods",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=VERY_LARGE),
+        prio_pod("p", priority=HIGH, req=VERY_LARGE),
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
         ],
         ["node1"],
         [make_pdb("pdb", {"app": "foo"}, 1, disrupted=("p1.2",))],
@@ -440,11 +434,11 @@ DRY_RUN_CASES = [
         id="pdb violation, the victim belongs to DisruptedPods",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=VERY_LARGE),
+        prio_pod("p", priority=HIGH, req=VERY_LARGE),
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.3", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.3", "node1", MID, MEDIUM, labels={"app": "foo"}),
         ],
         ["node1"],
         [make_pdb("pdb", {"app": "foo"}, 1, disrupted=("p1.3",))],
@@ -453,10 +447,10 @@ DRY_RUN_CASES = [
         id="the victim in DisruptedPods is treated as non-violating",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, req=VERY_LARGE),
+        prio_pod("p", priority=HIGH, req=VERY_LARGE),
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
-            make_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.1", "node1", MID, MEDIUM, labels={"app": "foo"}),
+            prio_pod("p1.2", "node1", MID, MEDIUM, labels={"app": "foo"}),
         ],
         ["node1"],
         [make_pdb("pdb-nil-selector", None, 0), make_pdb("pdb-empty-selector", {}, 0)],
@@ -476,41 +470,44 @@ def test_dry_run_preemption(
     want: dict[str, list[str]],
     want_violations: dict[str, int],
 ) -> None:
-    run = run_post_filter(pod, pods, [make_node(n) for n in node_names], pdbs=pdbs)
+    run = run_post_filter(pod, pods, [sized_node(n) for n in node_names], pdbs=pdbs)
     assert run.candidates == want
     assert run.violations == want_violations
 
 
 def test_dry_run_resolves_pod_topology_spread_failure() -> None:
-    foo = {"labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}}
-    spread = [
-        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", **foo},
-        {"maxSkew": 1, "topologyKey": "hostname", "whenUnsatisfiable": "DoNotSchedule", **foo},
-    ]
+    foo = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
     nodes = [
-        make_node(name, labels={"hostname": name, "zone": zone})
+        sized_node(name, labels={"hostname": name, "zone": zone})
         for name, zone in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"))
     ]
     pods = [
-        make_pod("pod-a1", "node-a", MID, labels={"foo": ""}),
-        make_pod("pod-a2", "node-a", LOW, labels={"foo": ""}),
-        make_pod("pod-b1", "node-b", LOW, labels={"foo": ""}),
-        make_pod("pod-x1", "node-x", HIGH, labels={"foo": ""}),
-        make_pod("pod-x2", "node-x", HIGH, labels={"foo": ""}),
+        prio_pod("pod-a1", "node-a", MID, labels={"foo": ""}),
+        prio_pod("pod-a2", "node-a", LOW, labels={"foo": ""}),
+        prio_pod("pod-b1", "node-b", LOW, labels={"foo": ""}),
+        prio_pod("pod-x1", "node-x", HIGH, labels={"foo": ""}),
+        prio_pod("pod-x2", "node-x", HIGH, labels={"foo": ""}),
     ]
-    run = run_post_filter(
-        make_pod("p", priority=HIGH, labels={"foo": ""}, spread=spread), pods, nodes, plugins=("PodTopologySpread",)
+    pod = (
+        make_pod("p")
+        .phase("Pending")
+        .priority(HIGH)
+        .labels(foo="")
+        .spread(1, "zone", "DoNotSchedule", foo)
+        .spread(1, "hostname", "DoNotSchedule", foo)
+        .obj()
     )
+    run = run_post_filter(pod, pods, nodes, plugins=("PodTopologySpread",))
     assert run.candidates == {"node-a": ["pod-a2"], "node-b": ["pod-b1"]}
 
 
 def test_dry_run_stops_at_the_candidate_limit() -> None:
     # MinCandidateNodesPercentage 40 of 5 nodes: 2 candidates, taken from the first node on.
-    pods = [make_pod(f"p{i}", f"node{i}", MID, LARGE) for i in range(1, 6)]
+    pods = [prio_pod(f"p{i}", f"node{i}", MID, LARGE) for i in range(1, 6)]
     run = run_post_filter(
-        make_pod("p", priority=HIGH, req=LARGE),
+        prio_pod("p", priority=HIGH, req=LARGE),
         pods,
-        [make_node(f"node{i}") for i in range(1, 6)],
+        [sized_node(f"node{i}") for i in range(1, 6)],
         args={"minCandidateNodesPercentage": 40, "minCandidateNodesAbsolute": 1},
     )
     assert run.candidates == {"node1": ["p1"], "node2": ["p2"]}
@@ -536,12 +533,12 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, start=epoch(0)),
-            make_pod("p1.2", "node1", MID, LARGE, start=epoch(0)),
-            make_pod("p2.1", "node2", MID, MEDIUM, start=epoch(0)),
-            make_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(0)),
-            make_pod("p3.1", "node3", LOW, MEDIUM, start=epoch(0)),
-            make_pod("p3.2", "node3", LOW, MEDIUM, start=epoch(0)),
+            prio_pod("p1.1", "node1", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p1.2", "node1", MID, LARGE, start=epoch(0)),
+            prio_pod("p2.1", "node2", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(0)),
+            prio_pod("p3.1", "node3", LOW, MEDIUM, start=epoch(0)),
+            prio_pod("p3.2", "node3", LOW, MEDIUM, start=epoch(0)),
         ],
         "node3",
         id="node with min highest priority pod is picked",
@@ -549,12 +546,12 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, start=epoch(0)),
-            make_pod("p1.2", "node1", MID, LARGE, start=epoch(0)),
-            make_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
-            make_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(0)),
-            make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
-            make_pod("p3.2", "node3", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p1.1", "node1", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p1.2", "node1", MID, LARGE, start=epoch(0)),
+            prio_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
+            prio_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(0)),
+            prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p3.2", "node3", MID, MEDIUM, start=epoch(0)),
         ],
         "node2",
         id="when highest priorities are the same, minimum sum of priorities is picked",
@@ -562,15 +559,15 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
-            make_pod("p1.2", "node1", NEG, SMALL, start=epoch(0)),
-            make_pod("p1.3", "node1", MID, SMALL, start=epoch(0)),
-            make_pod("p1.4", "node1", NEG, SMALL, start=epoch(0)),
-            make_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
-            make_pod("p2.2", "node2", NEG, MEDIUM, start=epoch(0)),
-            make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
-            make_pod("p3.2", "node3", NEG, SMALL, start=epoch(0)),
-            make_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
+            prio_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
+            prio_pod("p1.2", "node1", NEG, SMALL, start=epoch(0)),
+            prio_pod("p1.3", "node1", MID, SMALL, start=epoch(0)),
+            prio_pod("p1.4", "node1", NEG, SMALL, start=epoch(0)),
+            prio_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
+            prio_pod("p2.2", "node2", NEG, MEDIUM, start=epoch(0)),
+            prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p3.2", "node3", NEG, SMALL, start=epoch(0)),
+            prio_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
         ],
         "node2",
         id="when highest priority and sum are the same, minimum number of pods is picked",
@@ -578,14 +575,14 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
-            make_pod("p1.2", "node1", NEG, SMALL, start=epoch(0)),
-            make_pod("p1.3", "node1", NEG, SMALL, start=epoch(0)),
-            make_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
-            make_pod("p2.2", "node2", NEG, MEDIUM, start=epoch(0)),
-            make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
-            make_pod("p3.2", "node3", NEG, SMALL, start=epoch(0)),
-            make_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
+            prio_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
+            prio_pod("p1.2", "node1", NEG, SMALL, start=epoch(0)),
+            prio_pod("p1.3", "node1", NEG, SMALL, start=epoch(0)),
+            prio_pod("p2.1", "node2", MID, LARGE, start=epoch(0)),
+            prio_pod("p2.2", "node2", NEG, MEDIUM, start=epoch(0)),
+            prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
+            prio_pod("p3.2", "node3", NEG, SMALL, start=epoch(0)),
+            prio_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
         ],
         "node2",
         id="sum of adjusted priorities is considered",
@@ -593,12 +590,12 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, start=epoch(2)),
-            make_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
-            make_pod("p2.1", "node2", MID, MEDIUM, start=epoch(3)),
-            make_pod("p2.2", "node2", MID, MEDIUM, start=epoch(3)),
-            make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(1)),
-            make_pod("p3.2", "node3", MID, MEDIUM, start=epoch(1)),
+            prio_pod("p1.1", "node1", MID, MEDIUM, start=epoch(2)),
+            prio_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
+            prio_pod("p2.1", "node2", MID, MEDIUM, start=epoch(3)),
+            prio_pod("p2.2", "node2", MID, MEDIUM, start=epoch(3)),
+            prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(1)),
+            prio_pod("p3.2", "node3", MID, MEDIUM, start=epoch(1)),
         ],
         "node2",
         id="same priority, same number of victims, different start time for each node's pod",
@@ -606,12 +603,12 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", MID, MEDIUM, start=epoch(4)),
-            make_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
-            make_pod("p2.1", "node2", MID, MEDIUM, start=epoch(5)),
-            make_pod("p2.2", "node2", MID, MEDIUM, start=epoch(1)),
-            make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(3)),
-            make_pod("p3.2", "node3", MID, MEDIUM, start=epoch(6)),
+            prio_pod("p1.1", "node1", MID, MEDIUM, start=epoch(4)),
+            prio_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
+            prio_pod("p2.1", "node2", MID, MEDIUM, start=epoch(5)),
+            prio_pod("p2.2", "node2", MID, MEDIUM, start=epoch(1)),
+            prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(3)),
+            prio_pod("p3.2", "node3", MID, MEDIUM, start=epoch(6)),
         ],
         "node3",
         id="same priority, same number of victims, different start time for all pods",
@@ -619,12 +616,12 @@ SELECT_CASES = [
     pytest.param(
         ["node1", "node2", "node3"],
         [
-            make_pod("p1.1", "node1", LOW, MEDIUM, start=epoch(4)),
-            make_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
-            make_pod("p2.1", "node2", MID, MEDIUM, start=epoch(6)),
-            make_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(1)),
-            make_pod("p3.1", "node3", LOW, MEDIUM, start=epoch(3)),
-            make_pod("p3.2", "node3", MID, MEDIUM, start=epoch(5)),
+            prio_pod("p1.1", "node1", LOW, MEDIUM, start=epoch(4)),
+            prio_pod("p1.2", "node1", MID, MEDIUM, start=epoch(2)),
+            prio_pod("p2.1", "node2", MID, MEDIUM, start=epoch(6)),
+            prio_pod("p2.2", "node2", LOW, MEDIUM, start=epoch(1)),
+            prio_pod("p3.1", "node3", LOW, MEDIUM, start=epoch(3)),
+            prio_pod("p3.2", "node3", MID, MEDIUM, start=epoch(5)),
         ],
         "node2",
         id="different priority, same number of victims, different start time for all pods",
@@ -634,27 +631,27 @@ SELECT_CASES = [
 
 @pytest.mark.parametrize(("node_names", "pods", "want"), SELECT_CASES)
 def test_select_best_candidate(node_names: list[str], pods: list[o.Pod], want: str) -> None:
-    run = run_post_filter(make_pod("p", priority=HIGH, req=VERY_LARGE), pods, [make_node(n) for n in node_names])
+    run = run_post_filter(prio_pod("p", priority=HIGH, req=VERY_LARGE), pods, [sized_node(n) for n in node_names])
     assert run.result_node == want
 
 
 def test_non_overlapping_criteria_pick_lowest_highest_priority() -> None:
     pods = [
-        make_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
-        make_pod("p1.2", "node1", LOW, SMALL, start=epoch(0)),
-        make_pod("p1.3", "node1", LOW, SMALL, start=epoch(0)),
-        make_pod("p2.1", "node2", HIGH, LARGE, start=epoch(0)),
-        make_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
-        make_pod("p3.2", "node3", LOW, SMALL, start=epoch(0)),
-        make_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
-        make_pod("p3.4", "node3", LOW, MEDIUM, start=epoch(0)),
-        make_pod("p4.1", "node4", MID, MEDIUM, start=epoch(0)),
-        make_pod("p4.2", "node4", MID, SMALL, start=epoch(0)),
-        make_pod("p4.3", "node4", MID, SMALL, start=epoch(0)),
-        make_pod("p4.4", "node4", NEG, SMALL, start=epoch(0)),
+        prio_pod("p1.1", "node1", MID, SMALL, start=epoch(0)),
+        prio_pod("p1.2", "node1", LOW, SMALL, start=epoch(0)),
+        prio_pod("p1.3", "node1", LOW, SMALL, start=epoch(0)),
+        prio_pod("p2.1", "node2", HIGH, LARGE, start=epoch(0)),
+        prio_pod("p3.1", "node3", MID, MEDIUM, start=epoch(0)),
+        prio_pod("p3.2", "node3", LOW, SMALL, start=epoch(0)),
+        prio_pod("p3.3", "node3", LOW, SMALL, start=epoch(0)),
+        prio_pod("p3.4", "node3", LOW, MEDIUM, start=epoch(0)),
+        prio_pod("p4.1", "node4", MID, MEDIUM, start=epoch(0)),
+        prio_pod("p4.2", "node4", MID, SMALL, start=epoch(0)),
+        prio_pod("p4.3", "node4", MID, SMALL, start=epoch(0)),
+        prio_pod("p4.4", "node4", NEG, SMALL, start=epoch(0)),
     ]
     run = run_post_filter(
-        make_pod("p", priority=VERY_HIGH, req=VERY_LARGE), pods, [make_node(f"node{i}") for i in range(1, 5)]
+        prio_pod("p", priority=VERY_HIGH, req=VERY_LARGE), pods, [sized_node(f"node{i}") for i in range(1, 5)]
     )
     assert run.result_node == "node1"
 
@@ -662,24 +659,24 @@ def test_non_overlapping_criteria_pick_lowest_highest_priority() -> None:
 def test_tied_candidates_go_to_the_first_node() -> None:
     # Upstream breaks the final tie by Go map order; podwhy takes the snapshot's node order.
     pods = [
-        make_pod("p1", "node1", MID, LARGE, start=epoch(0)),
-        make_pod("p2", "node2", MID, LARGE, start=epoch(0)),
+        prio_pod("p1", "node1", MID, LARGE, start=epoch(0)),
+        prio_pod("p2", "node2", MID, LARGE, start=epoch(0)),
     ]
-    run = run_post_filter(make_pod("p", priority=HIGH, req=LARGE), pods, [make_node("node1"), make_node("node2")])
+    run = run_post_filter(prio_pod("p", priority=HIGH, req=LARGE), pods, [sized_node("node1"), sized_node("node2")])
     assert run.result_node == "node1"
     assert run.victims == ["p1"]
 
 
 def test_pick_one_node_prefers_fewest_pdb_violations() -> None:
-    low = PodInfo(make_pod("low", "a", LOW))
-    mid = PodInfo(make_pod("mid", "b", MID))
+    low = PodInfo(prio_pod("low", "a", LOW))
+    mid = PodInfo(prio_pod("mid", "b", MID))
     candidates = [Candidate("a", [low], 1), Candidate("b", [mid], 0)]
     assert pick_one_node_for_preemption(candidates) == "b"
 
 
 def test_victims_without_start_time_count_as_newest() -> None:
-    started = PodInfo(make_pod("started", "a", MID, start=epoch(5)))
-    unstarted = PodInfo(make_pod("unstarted", "b", MID))
+    started = PodInfo(prio_pod("started", "a", MID, start=epoch(5)))
+    unstarted = PodInfo(prio_pod("unstarted", "b", MID))
     candidates = [Candidate("a", [started], 0), Candidate("b", [unstarted], 0)]
     assert pick_one_node_for_preemption(candidates) == "b"
 
@@ -690,29 +687,29 @@ TERMINATING = [{"type": "DisruptionTarget", "status": "True", "reason": "Preempt
 
 ELIGIBLE_CASES = [
     pytest.param(
-        make_pod("p", priority=HIGH, nominated="node1"),
-        [make_pod("p1", "node1", LOW, deleting=True, conditions=TERMINATING)],
+        prio_pod("p", priority=HIGH, nominated="node1"),
+        [prio_pod("p1", "node1", LOW, deleting=True, conditions=TERMINATING)],
         {"node1": U},
         "preemption: not eligible due to a terminating pod on the nominated node.",
         id="a terminating lower-priority victim on the nominated node",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, nominated="node1"),
-        [make_pod("p1", "node1", LOW, deleting=True, conditions=TERMINATING)],
+        prio_pod("p", priority=HIGH, nominated="node1"),
+        [prio_pod("p1", "node1", LOW, deleting=True, conditions=TERMINATING)],
         {"node1": UR},
         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
         id="the nominated node is unresolvable: try again elsewhere",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, nominated="node1"),
-        [make_pod("p1", "node1", LOW, deleting=True)],
+        prio_pod("p", priority=HIGH, nominated="node1"),
+        [prio_pod("p1", "node1", LOW, deleting=True)],
         {"node1": U},
         "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
         id="terminating without the scheduler's DisruptionTarget condition",
     ),
     pytest.param(
-        make_pod("p", priority=HIGH, nominated="node1"),
-        [make_pod("p1", "node1", VERY_HIGH, deleting=True, conditions=TERMINATING)],
+        prio_pod("p", priority=HIGH, nominated="node1"),
+        [prio_pod("p1", "node1", VERY_HIGH, deleting=True, conditions=TERMINATING)],
         {"node1": U},
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
         id="a terminating pod of higher priority does not count",
@@ -722,8 +719,8 @@ ELIGIBLE_CASES = [
 
 @pytest.mark.parametrize(("pod", "pods", "statuses", "want"), ELIGIBLE_CASES)
 def test_pod_eligible_to_preempt_others(pod: o.Pod, pods: list[o.Pod], statuses: dict[str, Code], want: str) -> None:
-    big = make_pod(pod.metadata.name, priority=pod.spec.priority, req=("3", "1"), nominated="node1")
-    run = run_post_filter(big, pods, [make_node("node1", ("2", "1Gi"))], statuses)
+    big = prio_pod(pod.metadata.name, priority=pod.spec.priority, req=("3", "1"), nominated="node1")
+    run = run_post_filter(big, pods, [sized_node("node1", ("2", "1Gi"))], statuses)
     assert run.status.reasons == [want]
 
 
@@ -731,7 +728,7 @@ def test_pod_eligible_to_preempt_others(pod: o.Pod, pods: list[o.Pod], statuses:
 
 
 def test_filter_pods_with_pdb_violation_keeps_order_and_names_budgets() -> None:
-    pods = [PodInfo(make_pod(n, "node1", LOW, labels={"app": "web"})) for n in ("a", "b", "c")]
+    pods = [PodInfo(prio_pod(n, "node1", LOW, labels={"app": "web"})) for n in ("a", "b", "c")]
     other_ns = make_pdb("elsewhere", {"app": "web"}, 0)
     other_ns.metadata.namespace = "other"
     violating, non_violating, broken = filter_pods_with_pdb_violation(
@@ -751,18 +748,15 @@ def test_fit_error_text_counts_absent_nodes() -> None:
 
 
 def test_engine_joins_post_filter_messages() -> None:
-    snapshot = Snapshot(
-        nodes=[make_node("node1", ("1", "1Gi"))],
-        pods=[make_pod("v", "node1", LOW, ("1", "1"), start=epoch(1))],
-    )
-    exp = explain(snapshot, make_pod("p", priority=HIGH, req=("1", "1")))
+    snapshot = make_snapshot(sized_node("node1", ("1", "1Gi")), prio_pod("v", "node1", LOW, ("1", "1"), start=epoch(1)))
+    exp = explain(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
     assert exp.message_complete
     assert exp.message == "0/1 nodes are available: 1 Insufficient cpu."
     assert exp.post_filter is not None and exp.post_filter.preemption is not None
     assert exp.post_filter.preemption.nominated_node == "node1"
     assert [v.key for v in exp.post_filter.preemption.victims] == ["default/v"]
 
-    exp = explain(snapshot, make_pod("p", priority=LOW, req=("1", "1")))
+    exp = explain(snapshot, prio_pod("p", priority=LOW, req=("1", "1")))
     assert exp.message == (
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
@@ -771,24 +765,24 @@ def test_engine_joins_post_filter_messages() -> None:
 
 def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
     snapshot = Snapshot(
-        nodes=[make_node("node1", ("1", "1Gi"))],
-        pods=[make_pod("v", "node1", LOW, ("1", "1"))],
+        nodes=[sized_node("node1", ("1", "1Gi"))],
+        pods=[prio_pod("v", "node1", LOW, ("1", "1"))],
         from_cluster_info_dump=True,
     )
     snapshot.kinds_seen = {"Node", "Pod"}
-    exp = explain(snapshot, make_pod("p", priority=HIGH, req=("1", "1")))
+    exp = explain(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
     assert any("PodDisruptionBudgets" in w for w in exp.warnings)
 
 
 def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_run() -> None:
     # A cluster-info dump has no ResourceClaims: the DynamicResources part of the message is unknown.
     snapshot = Snapshot(
-        nodes=[make_node("node1", ("1", "1Gi"))],
-        pods=[make_pod("v", "node1", LOW, ("1", "1"))],
+        nodes=[sized_node("node1", ("1", "1Gi"))],
+        pods=[prio_pod("v", "node1", LOW, ("1", "1"))],
         from_cluster_info_dump=True,
     )
     snapshot.kinds_seen = {"Node", "Pod"}
-    pod = make_pod("p", priority=LOW, req=("1", "1"))
+    pod = prio_pod("p", priority=LOW, req=("1", "1"))
     pod.spec.resource_claims = [o.PodResourceClaim(name="gpu", resource_claim_name="gpu-claim")]
     exp = explain(snapshot, pod)
     assert not exp.message_complete

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -19,7 +17,7 @@ from podwhy.plugins.nodeaffinity import (
     ERR_REASON_POD,
     NodeAffinity,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import make_handle, make_node, make_pod, node_info
 
 Json = dict[str, Any]
 NAME = "metadata.name"
@@ -45,29 +43,25 @@ def required(*terms: Json) -> Json:
     return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}
 
 
-def make_pod(node_selector: dict[str, str] | None = None, node_affinity: Json | None = None) -> PodInfo:
-    spec: Json = {"containers": [{"name": "c"}]}
+def pod_info(node_selector: dict[str, str] | None = None, node_affinity: Json | None = None) -> PodInfo:
+    builder = make_pod("p")
     if node_selector is not None:
-        spec["nodeSelector"] = node_selector
+        builder.node_selector(node_selector)
     if node_affinity is not None:
-        spec["affinity"] = {"nodeAffinity": node_affinity}
-    return PodInfo(msgspec.convert({"metadata": {"name": "p", "namespace": "default"}, "spec": spec}, o.Pod))
-
-
-def make_node(name: str = "node1", labels: dict[str, str] | None = None) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels or {}}}, o.Node)
+        builder.affinity({"nodeAffinity": node_affinity})
+    return builder.info()
 
 
 def make_plugin(node: o.Node, args: Json | None = None) -> tuple[NodeAffinity, NodeInfo]:
-    handle = Handle(Snapshot(nodes=[node]))
-    return NodeAffinity(handle, args), handle.node_infos[0]
+    handle = make_handle(node)
+    return NodeAffinity(handle, args), node_info(handle, node.metadata.name)
 
 
 # (name, pod, node labels, node name, want PreFilter code, want PreFilter names, want Filter code, reason, args)
 CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code, str, Json | None]] = [
     (
         "missing labels",
-        make_pod({"foo": "bar"}),
+        pod_info({"foo": "bar"}),
         {},
         "node1",
         Code.Success,
@@ -76,10 +70,10 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
         ERR_REASON_POD,
         None,
     ),
-    ("same labels", make_pod({"foo": "bar"}), {"foo": "bar"}, "node1", Code.Success, None, Code.Success, "", None),
+    ("same labels", pod_info({"foo": "bar"}), {"foo": "bar"}, "node1", Code.Success, None, Code.Success, "", None),
     (
         "node labels are superset",
-        make_pod({"foo": "bar"}),
+        pod_info({"foo": "bar"}),
         {"foo": "bar", "baz": "blah"},
         "node1",
         Code.Success,
@@ -90,7 +84,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "node labels are subset",
-        make_pod({"foo": "bar", "baz": "blah"}),
+        pod_info({"foo": "bar", "baz": "blah"}),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -101,7 +95,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "In matches",
-        make_pod(node_affinity=required(term([expr("foo", "In", "bar", "value2")]))),
+        pod_info(node_affinity=required(term([expr("foo", "In", "bar", "value2")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -112,7 +106,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "Gt matches",
-        make_pod(node_affinity=required(term([expr("kernel-version", "Gt", "0204")]))),
+        pod_info(node_affinity=required(term([expr("kernel-version", "Gt", "0204")]))),
         {"kernel-version": "0206"},
         "node1",
         Code.Success,
@@ -123,7 +117,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "NotIn matches",
-        make_pod(node_affinity=required(term([expr("mem-type", "NotIn", "DDR", "DDR2")]))),
+        pod_info(node_affinity=required(term([expr("mem-type", "NotIn", "DDR", "DDR2")]))),
         {"mem-type": "DDR3"},
         "node1",
         Code.Success,
@@ -134,7 +128,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "Exists matches",
-        make_pod(node_affinity=required(term([expr("GPU", "Exists")]))),
+        pod_info(node_affinity=required(term([expr("GPU", "Exists")]))),
         {"GPU": "NVIDIA-GRID-K1"},
         "node1",
         Code.Success,
@@ -145,7 +139,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "In does not match",
-        make_pod(node_affinity=required(term([expr("foo", "In", "value1", "value2")]))),
+        pod_info(node_affinity=required(term([expr("foo", "In", "value1", "value2")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -156,7 +150,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "empty matchExpressions matches nothing",
-        make_pod(node_affinity=required(term([]))),
+        pod_info(node_affinity=required(term([]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -165,10 +159,10 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
         ERR_REASON_POD,
         None,
     ),
-    ("no affinity skips", make_pod(), {"foo": "bar"}, "node1", Code.Skip, None, Code.Success, "", None),
+    ("no affinity skips", pod_info(), {"foo": "bar"}, "node1", Code.Skip, None, Code.Success, "", None),
     (
         "nodeAffinity without required skips",
-        make_pod(node_affinity={}),
+        pod_info(node_affinity={}),
         {"foo": "bar"},
         "node1",
         Code.Skip,
@@ -179,7 +173,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "ANDed expressions match",
-        make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
+        pod_info(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
         {"GPU": "NVIDIA-GRID-K1"},
         "node1",
         Code.Success,
@@ -190,7 +184,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "ANDed expressions do not match",
-        make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "In", "AMD", "INTER")]))),
+        pod_info(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "In", "AMD", "INTER")]))),
         {"GPU": "NVIDIA-GRID-K1"},
         "node1",
         Code.Success,
@@ -201,7 +195,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "ORed terms, one matches",
-        make_pod(
+        pod_info(
             node_affinity=required(
                 term([expr("foo", "In", "bar", "value2")]), term([expr("diffkey", "In", "wrong", "value2")])
             )
@@ -216,7 +210,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "nodeSelector and affinity both satisfied",
-        make_pod({"foo": "bar"}, required(term([expr("foo", "Exists")]))),
+        pod_info({"foo": "bar"}, required(term([expr("foo", "Exists")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -227,7 +221,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "affinity satisfied, nodeSelector not",
-        make_pod({"foo": "bar"}, required(term([expr("foo", "Exists")]))),
+        pod_info({"foo": "bar"}, required(term([expr("foo", "Exists")]))),
         {"foo": "barrrrrr"},
         "node1",
         Code.Success,
@@ -238,7 +232,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "invalid value matches nothing",
-        make_pod(node_affinity=required(term([expr("foo", "NotIn", "invalid value: ___@#$%^")]))),
+        pod_info(node_affinity=required(term([expr("foo", "NotIn", "invalid value: ___@#$%^")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -249,7 +243,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matchFields In matches",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))),
         {},
         "node1",
         Code.Success,
@@ -260,7 +254,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matchFields In does not match",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]))),
         {},
         "node2",
         Code.Success,
@@ -271,7 +265,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "two terms: fields miss, expressions match",
-        make_pod(
+        pod_info(
             node_affinity=required(
                 term(fields=[expr(NAME, "In", "node1"), expr(NAME, "In", "node2")]), term([expr("foo", "In", "bar")])
             )
@@ -286,7 +280,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "one term: fields miss, expressions match",
-        make_pod(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
+        pod_info(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
         {"foo": "bar"},
         "node2",
         Code.Success,
@@ -297,7 +291,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "one term: both match",
-        make_pod(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
+        pod_info(node_affinity=required(term([expr("foo", "In", "bar")], [expr(NAME, "In", "node1")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -308,7 +302,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "two terms: neither matches",
-        make_pod(
+        pod_info(
             node_affinity=required(
                 term(fields=[expr(NAME, "In", "node1")]), term([expr("foo", "In", "not-match-to-bar")])
             )
@@ -323,7 +317,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "two terms of node name affinity",
-        make_pod(
+        pod_info(
             node_affinity=required(term(fields=[expr(NAME, "In", "node1")]), term(fields=[expr(NAME, "In", "node2")]))
         ),
         {},
@@ -336,7 +330,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "two conflicting match field requirements",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1"), expr(NAME, "In", "node2")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "In", "node1"), expr(NAME, "In", "node2")]))),
         {"foo": "bar"},
         "node2",
         Code.UnschedulableAndUnresolvable,
@@ -347,7 +341,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matches added affinity and pod's",
-        make_pod(node_affinity=required(term([expr("zone", "In", "foo")]))),
+        pod_info(node_affinity=required(term([expr("zone", "In", "foo")]))),
         {"zone": "foo"},
         "node2",
         Code.Success,
@@ -358,7 +352,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matches added affinity but not pod's",
-        make_pod(node_affinity=required(term([expr("zone", "In", "bar")]))),
+        pod_info(node_affinity=required(term([expr("zone", "In", "bar")]))),
         {"zone": "foo"},
         "node2",
         Code.Success,
@@ -369,7 +363,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "doesn't match added affinity",
-        make_pod(),
+        pod_info(),
         {"zone": "foo"},
         "node2",
         Code.Success,
@@ -380,7 +374,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "added preferred affinity alone still skips",
-        make_pod(),
+        pod_info(),
         {},
         "node1",
         Code.Skip,
@@ -398,7 +392,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     # Edge cases beyond upstream's table.
     (
         "Lt with a non-integer value matches nothing",
-        make_pod(node_affinity=required(term([expr("num", "Lt", "abc")]))),
+        pod_info(node_affinity=required(term([expr("num", "Lt", "abc")]))),
         {"num": "1"},
         "node1",
         Code.Success,
@@ -409,7 +403,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "Gt with an int64 overflow node label does not match",
-        make_pod(node_affinity=required(term([expr("num", "Gt", "1")]))),
+        pod_info(node_affinity=required(term([expr("num", "Gt", "1")]))),
         {"num": "99999999999999999999"},
         "node1",
         Code.Success,
@@ -420,7 +414,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matchFields NotIn with two values is invalid",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "NotIn", "a", "b")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "NotIn", "a", "b")]))),
         {},
         "node1",
         Code.Success,
@@ -431,7 +425,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matchFields NotIn other node matches",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "NotIn", "node2")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "NotIn", "node2")]))),
         {},
         "node1",
         Code.Success,
@@ -442,7 +436,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "matchFields names a node that does not exist",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "ghost")]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "In", "ghost")]))),
         {},
         "node1",
         Code.Success,
@@ -453,7 +447,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "a term without matchFields lifts the node-name restriction",
-        make_pod(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]), term([]))),
+        pod_info(node_affinity=required(term(fields=[expr(NAME, "In", "node1")]), term([]))),
         {},
         "node2",
         Code.Success,
@@ -464,7 +458,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "an unknown matchExpressions operator matches nothing",
-        make_pod(node_affinity=required(term([expr("foo", "Equals", "bar")]))),
+        pod_info(node_affinity=required(term([expr("foo", "Equals", "bar")]))),
         {"foo": "bar"},
         "node1",
         Code.Success,
@@ -475,7 +469,7 @@ CASES: list[tuple[str, PodInfo, dict[str, str], str, Code, set[str] | None, Code
     ),
     (
         "required with no terms matches nothing",
-        make_pod(node_affinity=required()),
+        pod_info(node_affinity=required()),
         {},
         "node1",
         Code.Success,
@@ -501,7 +495,7 @@ def test_node_affinity(
     want_reason: str,
     args: Json | None,
 ) -> None:
-    plugin, node_info = make_plugin(make_node(node_name, labels), args)
+    plugin, node_info = make_plugin(make_node(node_name).labels(labels).obj(), args)
     state = CycleState()
     result, status = plugin.pre_filter(state, pod, [node_info])
     assert status.code == want_pre
@@ -518,24 +512,24 @@ def test_node_affinity(
 @pytest.mark.parametrize(
     ("pod", "labels", "want_code"),
     [
-        pytest.param(make_pod({"foo": "bar"}), {"foo": "bar", "baz": "blah"}, Code.Success, id="node selector"),
+        pytest.param(pod_info({"foo": "bar"}), {"foo": "bar", "baz": "blah"}, Code.Success, id="node selector"),
         pytest.param(
-            make_pod(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
+            pod_info(node_affinity=required(term([expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")]))),
             {"GPU": "NVIDIA-GRID-K1"},
             Code.Success,
             id="node affinity",
         ),
-        pytest.param(make_pod({"foo": "bar"}), {"foo": "baz"}, Code.UnschedulableAndUnresolvable, id="mismatch"),
+        pytest.param(pod_info({"foo": "bar"}), {"foo": "baz"}, Code.UnschedulableAndUnresolvable, id="mismatch"),
     ],
 )
 def test_filter_without_pre_filter(pod: PodInfo, labels: dict[str, str], want_code: Code) -> None:
-    plugin, node_info = make_plugin(make_node("node1", labels))
+    plugin, node_info = make_plugin(make_node("node1").labels(labels).obj())
     assert plugin.filter(CycleState(), pod, node_info).code == want_code
 
 
 def test_evidence_names_failing_selector_and_term() -> None:
-    pod = make_pod({"disk": "ssd"}, required(term([expr("zone", "In", "a", "b"), expr("gpu", "Exists")])))
-    plugin, node_info = make_plugin(make_node("node1", {"disk": "hdd", "gpu": "x", "zone": "c"}))
+    pod = pod_info({"disk": "ssd"}, required(term([expr("zone", "In", "a", "b"), expr("gpu", "Exists")])))
+    plugin, node_info = make_plugin(make_node("node1").labels(disk="hdd", gpu="x", zone="c").obj())
     state = CycleState()
     plugin.pre_filter(state, pod, [node_info])
     got = plugin.filter(state, pod, node_info)
@@ -553,16 +547,16 @@ def test_evidence_names_failing_selector_and_term() -> None:
 
 def test_enforced_evidence_names_added_affinity() -> None:
     args = {"addedAffinity": required(term(fields=[expr(NAME, "In", "node2")]))}
-    plugin, node_info = make_plugin(make_node("node1"), args)
-    got = plugin.filter(CycleState(), make_pod(), node_info)
+    plugin, node_info = make_plugin(make_node("node1").obj(), args)
+    got = plugin.filter(CycleState(), pod_info(), node_info)
     assert got.reasons == [ERR_REASON_ENFORCED]
     assert got.evidence[0].data["source"] == "addedAffinity"
     assert got.evidence[0].data["unmatched"] == ["metadata.name In [node2]"]
 
 
 def test_pre_filter_state_survives_clone() -> None:
-    plugin, node_info = make_plugin(make_node("node1", {"foo": "bar"}))
-    pod = make_pod({"foo": "bar"})
+    plugin, node_info = make_plugin(make_node("node1").labels(foo="bar").obj())
+    pod = pod_info({"foo": "bar"})
     state = CycleState()
     plugin.pre_filter(state, pod, [node_info])
     assert plugin.filter(state.clone(), pod, node_info).code == Code.Success
@@ -588,4 +582,4 @@ def test_pre_filter_state_survives_clone() -> None:
 )
 def test_invalid_added_affinity_is_refused(args: Json) -> None:
     with pytest.raises(PodwhyError):
-        make_plugin(make_node(), args)
+        make_plugin(make_node().obj(), args)

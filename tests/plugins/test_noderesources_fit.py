@@ -8,7 +8,6 @@ import msgspec
 import pytest
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.resources import calculate_pod_resource, pod_requests
 from podwhy.framework.status import Code, Status
@@ -20,7 +19,7 @@ from podwhy.plugins.noderesources.fit import (
     FitArgs,
     compute_pod_resource_request,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import make_handle, make_node, make_pod, node_info
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"
@@ -43,48 +42,32 @@ def res(cpu: int = 0, mem: int = 0, **scalars: int) -> Res:
     return out
 
 
-def container(name: str, requests: Res, restart_policy: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "resources": {"requests": requests}}
-    if restart_policy:
-        out["restartPolicy"] = restart_policy
-    return out
-
-
-def make_pod(
+def pod_of(
     *containers: Res,
     init: list[Res] | None = None,
     sidecars: set[int] | None = None,
     overhead: Res | None = None,
     pod_level: Res | None = None,
-    name: str = "pod",
-    node_name: str = "",
     status: dict[str, Any] | None = None,
 ) -> o.Pod:
-    spec: dict[str, Any] = {
-        "containers": [container(f"c{i}", r) for i, r in enumerate(containers)],
-        "initContainers": [
-            container(f"i{i}", r, "Always" if i in (sidecars or set()) else None) for i, r in enumerate(init or [])
-        ],
-    }
+    """Containers c0, c1, ... with these requests; init containers (sidecars by index) likewise."""
+    builder = make_pod()
+    for requests in containers:
+        builder.req(requests)
+    for i, requests in enumerate(init or []):
+        builder.init_req(requests, sidecar=i in (sidecars or set()))
     if overhead:
-        spec["overhead"] = overhead
+        builder.overhead(**overhead)
     if pod_level is not None:
-        spec["resources"] = {"requests": pod_level}
-    if node_name:
-        spec["nodeName"] = node_name
-    return msgspec.convert(
-        {
-            "metadata": {"name": name, "namespace": "default", "uid": name},
-            "spec": spec,
-            "status": status or {},
-        },
-        o.Pod,
-    )
+        builder.pod_requests(**pod_level)
+    if status:
+        builder.status(**status)
+    return builder.obj()
 
 
 # Upstream's test node: cpu 10m, memory 20, 32 pods, 5 of example.com/aaa, 20 of
 # ephemeral storage, 5 hugepages-2Mi.
-def make_node(
+def fit_node(
     cpu: int = 10, mem: int = 20, pods: int = 32, ext_a: int = 5, storage: int = 20, hugepages: int = 5
 ) -> o.Node:
     allocatable = {
@@ -95,24 +78,24 @@ def make_node(
         "ephemeral-storage": str(storage),
         HUGEPAGES: str(hugepages),
     }
-    return msgspec.convert({"metadata": {"name": "node"}, "status": {"allocatable": allocatable}}, o.Node)
+    return make_node("node").alloc(allocatable).obj()
 
 
 def run(pod: o.Pod, existing: list[o.Pod], node: o.Node | None = None, args: dict[str, Any] | None = None) -> Status:
-    node = node or make_node()
+    node = node or fit_node()
     bound = [msgspec.structs.replace(p, spec=msgspec.structs.replace(p.spec, node_name="node")) for p in existing]
     bound = [
         msgspec.structs.replace(p, metadata=msgspec.structs.replace(p.metadata, name=f"e{i}", uid=f"e{i}"))
         for i, p in enumerate(bound)
     ]
-    handle = Handle(Snapshot(nodes=[node], pods=bound))
+    handle = make_handle(node, *bound)
     plugin = Fit(handle, args)
     state = CycleState()
     pi = PodInfo(pod)
     result, pre = plugin.pre_filter(state, pi, handle.node_infos)
     assert result is None
     assert pre.code == Code.Success
-    return plugin.filter(state, pi, handle.node_infos[0])
+    return plugin.filter(state, pi, node_info(handle, "node"))
 
 
 def reasons_of(status: Status) -> tuple[Code, list[str]]:
@@ -125,86 +108,84 @@ U, UAU, OK = Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Success
 @pytest.mark.parametrize(
     ("pod", "existing", "want"),
     [
-        pytest.param(make_pod(), [make_pod(res(10, 20))], (OK, []), id="no resources requested always fits"),
+        pytest.param(pod_of(), [pod_of(res(10, 20))], (OK, []), id="no resources requested always fits"),
         pytest.param(
-            make_pod(res(1, 1)),
-            [make_pod(res(10, 20))],
+            pod_of(res(1, 1)),
+            [pod_of(res(10, 20))],
             (U, ["Insufficient cpu", "Insufficient memory"]),
             id="too many resources fails",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(3, 1), res(2, 1)]),
-            [make_pod(res(8, 19))],
+            pod_of(res(1, 1), init=[res(3, 1), res(2, 1)]),
+            [pod_of(res(8, 19))],
             (U, ["Insufficient cpu"]),
             id="highest init container cpu",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(1, 3), res(1, 2)]),
-            [make_pod(res(9, 19))],
+            pod_of(res(1, 1), init=[res(1, 3), res(1, 2)]),
+            [pod_of(res(9, 19))],
             (U, ["Insufficient memory"]),
             id="highest init container memory",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(1, 1), res(1, 1)]),
-            [make_pod(res(9, 19))],
+            pod_of(res(1, 1), init=[res(1, 1), res(1, 1)]),
+            [pod_of(res(9, 19))],
             (OK, []),
             id="init containers count as max not sum",
         ),
-        pytest.param(make_pod(res(5, 1)), [make_pod(res(5, 19))], (OK, []), id="equal edge case"),
+        pytest.param(pod_of(res(5, 1)), [pod_of(res(5, 19))], (OK, []), id="equal edge case"),
+        pytest.param(pod_of(res(4, 1), init=[res(5, 1)]), [pod_of(res(5, 19))], (OK, []), id="equal edge case init"),
         pytest.param(
-            make_pod(res(4, 1), init=[res(5, 1)]), [make_pod(res(5, 19))], (OK, []), id="equal edge case init"
-        ),
-        pytest.param(
-            make_pod(res(1, 1, **{EXT_A: 10})),
-            [make_pod()],
+            pod_of(res(1, 1, **{EXT_A: 10})),
+            [pod_of()],
             (UAU, ["Insufficient example.com/aaa"]),
             id="extended resource capacity enforced",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{EXT_A: 1})),
-            [make_pod(res(**{EXT_A: 5}))],
+            pod_of(res(1, 1, **{EXT_A: 1})),
+            [pod_of(res(**{EXT_A: 5}))],
             (U, ["Insufficient example.com/aaa"]),
             id="extended resource allocatable enforced",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{EXT_A: 3}), res(1, 1, **{EXT_A: 3})),
-            [make_pod(res(**{EXT_A: 2}))],
+            pod_of(res(1, 1, **{EXT_A: 3}), res(1, 1, **{EXT_A: 3})),
+            [pod_of(res(**{EXT_A: 2}))],
             (UAU, ["Insufficient example.com/aaa"]),
             id="extended resource summed over containers",
         ),
         pytest.param(
-            make_pod(res(), init=[res(1, 1, **{EXT_A: 3}), res(1, 1, **{EXT_A: 3})]),
-            [make_pod(res(**{EXT_A: 2}))],
+            pod_of(res(), init=[res(1, 1, **{EXT_A: 3}), res(1, 1, **{EXT_A: 3})]),
+            [pod_of(res(**{EXT_A: 2}))],
             (OK, []),
             id="extended resource admits multiple init containers",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{EXT_B: 1})),
-            [make_pod()],
+            pod_of(res(1, 1, **{EXT_B: 1})),
+            [pod_of()],
             (UAU, ["Insufficient example.com/bbb"]),
             id="unknown extended resource",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{K8S_IO_A: 1})),
-            [make_pod()],
+            pod_of(res(1, 1, **{K8S_IO_A: 1})),
+            [pod_of()],
             (UAU, ["Insufficient kubernetes.io/something"]),
             id="kubernetes.io resource capacity enforced",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{HUGEPAGES: 10})),
-            [make_pod()],
+            pod_of(res(1, 1, **{HUGEPAGES: 10})),
+            [pod_of()],
             (UAU, ["Insufficient hugepages-2Mi"]),
             id="hugepages capacity enforced",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{HUGEPAGES: 3})),
-            [make_pod(res(**{HUGEPAGES: 3}))],
+            pod_of(res(1, 1, **{HUGEPAGES: 3})),
+            [pod_of(res(**{HUGEPAGES: 3}))],
             (U, ["Insufficient hugepages-2Mi"]),
             id="hugepages allocatable enforced",
         ),
         pytest.param(
-            make_pod(res(11, 1, **{"example.com/zzz": 1, EXT_B: 1, HUGEPAGES: 1})),
-            [make_pod(res(**{HUGEPAGES: 5}))],
+            pod_of(res(11, 1, **{"example.com/zzz": 1, EXT_B: 1, HUGEPAGES: 1})),
+            [pod_of(res(**{HUGEPAGES: 5}))],
             (
                 UAU,
                 [
@@ -217,38 +198,38 @@ U, UAU, OK = Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Success
             id="scalar reasons sorted by name after cpu",
         ),
         pytest.param(
-            make_pod(res(2, 1), overhead={"cpu": "4m"}),
-            [make_pod(res(5, 1))],
+            pod_of(res(2, 1), overhead={"cpu": "4m"}),
+            [pod_of(res(5, 1))],
             (U, ["Insufficient cpu"]),
             id="overhead counts",
         ),
         pytest.param(
-            make_pod(res(1, 1), pod_level={"cpu": "6m"}),
-            [make_pod(res(5, 1))],
+            pod_of(res(1, 1), pod_level={"cpu": "6m"}),
+            [pod_of(res(5, 1))],
             (U, ["Insufficient cpu"]),
             id="pod-level requests override the container sum",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(3, 1), res(2, 1)], sidecars={1}),
-            [make_pod(res(7, 1))],
+            pod_of(res(1, 1), init=[res(3, 1), res(2, 1)], sidecars={1}),
+            [pod_of(res(7, 1))],
             (OK, []),
             id="sidecar after regular init: peak max(3, 2+1)",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(2, 1), res(3, 1)], sidecars={0}),
-            [make_pod(res(6, 1))],
+            pod_of(res(1, 1), init=[res(2, 1), res(3, 1)], sidecars={0}),
+            [pod_of(res(6, 1))],
             (U, ["Insufficient cpu"]),
             id="regular init after sidecar: peak 2+3",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{"ephemeral-storage": 25})),
-            [make_pod()],
+            pod_of(res(1, 1, **{"ephemeral-storage": 25})),
+            [pod_of()],
             (UAU, ["Insufficient ephemeral-storage"]),
             id="ephemeral storage exceeds allocatable",
         ),
         pytest.param(
-            make_pod(res(1, 1), init=[res(**{"ephemeral-storage": 10})]),
-            [make_pod(res(**{"ephemeral-storage": 10}))],
+            pod_of(res(1, 1), init=[res(**{"ephemeral-storage": 10})]),
+            [pod_of(res(**{"ephemeral-storage": 10}))],
             (OK, []),
             id="ephemeral storage of an init container counts as its max",
         ),
@@ -261,23 +242,23 @@ def test_filter(pod: o.Pod, existing: list[o.Pod], want: tuple[Code, list[str]])
 @pytest.mark.parametrize(
     ("pod", "existing", "want"),
     [
-        pytest.param(make_pod(), [make_pod()], (U, ["Too many pods"]), id="no space for an additional pod"),
+        pytest.param(pod_of(), [pod_of()], (U, ["Too many pods"]), id="no space for an additional pod"),
         pytest.param(
-            make_pod(res(1, 1)),
-            [make_pod(res(10, 20))],
+            pod_of(res(1, 1)),
+            [pod_of(res(10, 20))],
             (U, ["Too many pods", "Insufficient cpu", "Insufficient memory"]),
             id="too many pods comes first",
         ),
         pytest.param(
-            make_pod(res(1, 1, **{EXT_A: 10})),
-            [make_pod()],
+            pod_of(res(1, 1, **{EXT_A: 10})),
+            [pod_of()],
             (UAU, ["Too many pods", "Insufficient example.com/aaa"]),
             id="too many pods with an unresolvable shortage",
         ),
     ],
 )
 def test_too_many_pods(pod: o.Pod, existing: list[o.Pod], want: tuple[Code, list[str]]) -> None:
-    assert reasons_of(run(pod, existing, make_node(pods=1))) == want
+    assert reasons_of(run(pod, existing, fit_node(pods=1))) == want
 
 
 @pytest.mark.parametrize(
@@ -290,8 +271,8 @@ def test_too_many_pods(pod: o.Pod, existing: list[o.Pod], want: tuple[Code, list
     ],
 )
 def test_ignored_extended_resources(args: dict[str, Any], want: tuple[Code, list[str]]) -> None:
-    pod = make_pod(res(1, 1, **{EXT_B: 1}))
-    assert reasons_of(run(pod, [make_pod()], args=args)) == want
+    pod = pod_of(res(1, 1, **{EXT_B: 1}))
+    assert reasons_of(run(pod, [pod_of()], args=args)) == want
 
 
 @pytest.mark.parametrize(
@@ -299,36 +280,36 @@ def test_ignored_extended_resources(args: dict[str, Any], want: tuple[Code, list
     [{"ignoredResources": [HUGEPAGES]}, {"ignoredResources": [K8S_IO_A]}, {"ignoredResourceGroups": ["kubernetes.io"]}],
 )
 def test_ignores_apply_only_to_extended_resources(args: dict[str, Any]) -> None:
-    pod = make_pod(res(1, 1, **{HUGEPAGES: 10, K8S_IO_A: 1}))
-    got = run(pod, [make_pod()], args=args)
+    pod = pod_of(res(1, 1, **{HUGEPAGES: 10, K8S_IO_A: 1}))
+    got = run(pod, [pod_of()], args=args)
     assert reasons_of(got) == (UAU, ["Insufficient hugepages-2Mi", "Insufficient kubernetes.io/something"])
 
 
 def test_subdomain_kubernetes_io_is_native_not_ignorable() -> None:
-    pod = make_pod(res(1, 1, **{K8S_IO_B: 2}))
-    got = run(pod, [make_pod()], args={"ignoredResourceGroups": ["subdomain.kubernetes.io"]})
+    pod = pod_of(res(1, 1, **{K8S_IO_B: 2}))
+    got = run(pod, [pod_of()], args={"ignoredResourceGroups": ["subdomain.kubernetes.io"]})
     assert reasons_of(got) == (UAU, [f"Insufficient {K8S_IO_B}"])
 
 
 def test_zero_request_pod_is_not_skipped_and_fits() -> None:
-    handle = Handle(Snapshot(nodes=[make_node()]))
+    handle = make_handle(fit_node())
     plugin = Fit(handle, None)
     state = CycleState()
-    _, status = plugin.pre_filter(state, PodInfo(make_pod()), handle.node_infos)
+    _, status = plugin.pre_filter(state, PodInfo(pod_of()), handle.node_infos)
     assert status.code == Code.Success
     assert state.get(PRE_FILTER_STATE_KEY) is not None
-    assert plugin.filter(state, PodInfo(make_pod()), handle.node_infos[0]).code == Code.Success
+    assert plugin.filter(state, PodInfo(pod_of()), node_info(handle, "node")).code == Code.Success
 
 
 def test_filter_without_pre_filter_is_an_error() -> None:
-    handle = Handle(Snapshot(nodes=[make_node()]))
-    status = Fit(handle, None).filter(CycleState(), PodInfo(make_pod()), handle.node_infos[0])
+    handle = make_handle(fit_node())
+    status = Fit(handle, None).filter(CycleState(), PodInfo(pod_of()), node_info(handle, "node"))
     assert status.code == Code.Error
     assert status.reasons == ['error reading "PreFilterNodeResourcesFit" from cycleState: not found']
 
 
 def test_evidence_shows_the_arithmetic() -> None:
-    status = run(make_pod(res(3, 1)), [make_pod(res(8, 1))])
+    status = run(pod_of(res(3, 1)), [pod_of(res(8, 1))])
     assert [e.to_json() for e in status.evidence] == [
         {
             "kind": "resource",
@@ -352,7 +333,7 @@ RESIZED_STATUS = {
 
 
 def test_incoming_pod_ignores_status_resources() -> None:
-    pod = make_pod(res(2, 1), status=RESIZED_STATUS)
+    pod = pod_of(res(2, 1), status=RESIZED_STATUS)
     assert compute_pod_resource_request(pod).milli_cpu == 2
 
 
@@ -367,10 +348,10 @@ def test_incoming_pod_ignores_status_resources() -> None:
 )
 def test_bound_pod_uses_status_resources(conditions: list[dict[str, str]], want_cpu: int) -> None:
     status = dict(RESIZED_STATUS, conditions=conditions)
-    bound = make_pod(res(2, 1), status=status)
+    bound = pod_of(res(2, 1), status=status)
     assert calculate_pod_resource(bound).resource.milli_cpu == want_cpu
     # Spec 2m + actuated 6m on the node leaves 4m; the incoming pod asks 5m.
-    assert reasons_of(run(make_pod(res(5, 1)), [bound])) == (U, ["Insufficient cpu"])
+    assert reasons_of(run(pod_of(res(5, 1)), [bound])) == (U, ["Insufficient cpu"])
 
 
 def test_infeasible_resize_drops_the_spec() -> None:
@@ -380,13 +361,13 @@ def test_infeasible_resize_drops_the_spec() -> None:
             {"name": "c0", "resources": {"requests": {"cpu": "2m"}}, "allocatedResources": {"cpu": "3m"}},
         ],
     }
-    bound = make_pod(res(9, 1), status=status)
+    bound = pod_of(res(9, 1), status=status)
     assert pod_requests(bound)["cpu"] * 1000 == 3
     assert pod_requests(bound, use_status_resources=False)["cpu"] * 1000 == 9
 
 
 def test_pod_level_hugepages_and_overhead() -> None:
-    pod = make_pod(res(1, 1), pod_level={"cpu": "4m", HUGEPAGES: "2"}, overhead={"cpu": "1m", "memory": "2"})
+    pod = pod_of(res(1, 1), pod_level={"cpu": "4m", HUGEPAGES: "2"}, overhead={"cpu": "1m", "memory": "2"})
     request = compute_pod_resource_request(pod)
     assert (request.milli_cpu, request.memory, request.scalar_resources) == (5, 3, {HUGEPAGES: 2})
 

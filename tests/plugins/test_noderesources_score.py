@@ -7,11 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
@@ -26,7 +24,7 @@ from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import go_round
 from podwhy.plugins.noderesources.resource_allocation import ResourceWeight, parse_resource_weights, wrap_int64
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import make_handle, make_node, make_pod
 
 GPU = "nvidia.com/gpu"
 FOO = "intel.com/foo"
@@ -48,31 +46,32 @@ def res(cpu: int | None = None, mem: int | None = None, **scalars: int) -> Res:
     return out
 
 
-def make_pod(
+def pod_of(
     *containers: Res,
     name: str = "pod",
     node_name: str = "",
     overhead: Res | None = None,
     pod_level: Res | None = None,
 ) -> o.Pod:
-    spec: dict[str, Any] = {
-        "containers": [{"name": f"c{i}", "resources": {"requests": r}} for i, r in enumerate(containers)],
-    }
+    """Containers c0, c1, ... with these requests; with none given the pod has no containers at all
+    (no non-zero stand-ins), unlike the builder's default container."""
+    builder = make_pod(name)
+    for requests in containers:
+        builder.req(requests)
     if node_name:
-        spec["nodeName"] = node_name
+        builder.node(node_name)
     if overhead:
-        spec["overhead"] = overhead
+        builder.overhead(**overhead)
     if pod_level:
-        spec["resources"] = {"requests": pod_level}
-    raw = {"metadata": {"name": name, "namespace": "default", "uid": name}, "spec": spec}
-    return msgspec.convert(raw, o.Pod)
+        builder.pod_requests(**pod_level)
+    pod = builder.obj()
+    if not containers:
+        pod.spec.containers = []
+    return pod
 
 
-def make_node(name: str, milli_cpu: int, memory: int, **scalars: int) -> o.Node:
-    allocatable: Res = {"cpu": f"{milli_cpu}m", "memory": str(memory), "pods": "110"}
-    allocatable.update(res(**scalars))
-    raw = {"metadata": {"name": name}, "status": {"allocatable": allocatable, "capacity": allocatable}}
-    return msgspec.convert(raw, o.Node)
+def sized_node(name: str, milli_cpu: int, memory: int, **scalars: int) -> o.Node:
+    return make_node(name).alloc({"cpu": f"{milli_cpu}m", "memory": str(memory), **res(**scalars)}).obj()
 
 
 def run_scores(
@@ -84,7 +83,7 @@ def run_scores(
     pre_score: bool = True,
 ) -> tuple[Code, list[int]]:
     """PreScore (optionally) then Score on every node; the PreScore code and the scores in node order."""
-    handle = Handle(Snapshot(nodes=nodes, pods=pods or []))
+    handle = make_handle(*nodes, *(pods or []))
     plugin = plugin_cls(handle, args)
     state = CycleState()
     pod_info = PodInfo(pod)
@@ -122,85 +121,85 @@ TWO_CONTAINERS = (res(1000 * CORES, 2000), res(2000 * CORES, 3000))
 
 LEAST_CASES = [
     pytest.param(
-        make_pod(),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 4000 * CORES, 10000)],
+        pod_of(),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 4000 * CORES, 10000)],
         [],
         None,
         [100, 100],
         id="nothing scheduled, nothing requested (no containers: no non-zero stand-ins)",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)],
         [],
         None,
         [37, 50],
         id="resources requested, differently sized nodes",
     ),
     pytest.param(
-        make_pod(),
-        [make_node("n1", 10000 * CORES, 20000), make_node("n2", 10000 * CORES, 20000)],
+        pod_of(),
+        [sized_node("n1", 10000 * CORES, 20000), sized_node("n2", 10000 * CORES, 20000)],
         [
-            make_pod(res(3000 * CORES, 0), name="a", node_name="n1"),
-            make_pod(res(3000 * CORES, 0), name="b", node_name="n1"),
-            make_pod(res(3000 * CORES, 0), name="c", node_name="n2"),
-            make_pod(res(3000 * CORES, 5000), name="d", node_name="n2"),
+            pod_of(res(3000 * CORES, 0), name="a", node_name="n1"),
+            pod_of(res(3000 * CORES, 0), name="b", node_name="n1"),
+            pod_of(res(3000 * CORES, 0), name="c", node_name="n2"),
+            pod_of(res(3000 * CORES, 5000), name="d", node_name="n2"),
         ],
         None,
         [70, 57],
         id="no resources requested, pods scheduled with resources (explicit zero memory stays zero)",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 10000 * CORES, 20000), make_node("n2", 10000 * CORES, 50000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 10000 * CORES, 20000), sized_node("n2", 10000 * CORES, 50000)],
         [
-            make_pod(res(3000 * CORES, 0), name="a", node_name="n1"),
-            make_pod(res(3000 * CORES, 5000), name="b", node_name="n2"),
+            pod_of(res(3000 * CORES, 0), name="a", node_name="n1"),
+            pod_of(res(3000 * CORES, 5000), name="b", node_name="n2"),
         ],
         None,
         [57, 60],
         id="resources requested, pods scheduled, differently sized nodes",
     ),
     pytest.param(
-        make_pod(res(3000 * CORES, 0)),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 4000 * CORES, 10000)],
+        pod_of(res(3000 * CORES, 0)),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 4000 * CORES, 10000)],
         [
-            make_pod(res(3000 * CORES, 0), name="a", node_name="n1"),
-            make_pod(res(3000 * CORES, 5000), name="b", node_name="n2"),
+            pod_of(res(3000 * CORES, 0), name="a", node_name="n1"),
+            pod_of(res(3000 * CORES, 5000), name="b", node_name="n2"),
         ],
         None,
         [50, 25],
         id="requested resources exceed node capacity",
     ),
     pytest.param(
-        make_pod(),
-        [make_node("n1", 0, 0), make_node("n2", 0, 0)],
-        [make_pod(res(3000 * CORES, 5000), name="a", node_name="n1")],
+        pod_of(),
+        [sized_node("n1", 0, 0), sized_node("n2", 0, 0)],
+        [pod_of(res(3000 * CORES, 5000), name="a", node_name="n1")],
         None,
         [0, 0],
         id="zero node resources",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)],
         [],
         [("memory", 2), ("cpu", 1)],
         [41, 50],
         id="different weights on cpu and memory",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 6000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000, intel_com__foo=4)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 6000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000, intel_com__foo=4)],
         [],
         [("cpu", 1), ("memory", 1), (FOO, 1)],
         [50, 50],
         id="extended resource bypassed when the pod does not request it",
     ),
     pytest.param(
-        make_pod(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
+        pod_of(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
         [
-            make_node("n1", 6000 * CORES, 10000, intel_com__foo=4),
-            make_node("n2", 6000 * CORES, 10000, intel_com__foo=10),
+            sized_node("n1", 6000 * CORES, 10000, intel_com__foo=4),
+            sized_node("n2", 6000 * CORES, 10000, intel_com__foo=10),
         ],
         [],
         [("cpu", 1), ("memory", 1), (FOO, 1)],
@@ -208,17 +207,17 @@ LEAST_CASES = [
         id="extended resource honoured when the pod requests it",
     ),
     pytest.param(
-        make_pod(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
-        [make_node("n1", 6000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000, intel_com__foo=10)],
+        pod_of(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
+        [sized_node("n1", 6000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000, intel_com__foo=10)],
         [],
         [("cpu", 1), ("memory", 1), (FOO, 1)],
         [50, 60],
         id="extended resource omitted on a node that does not have it",
     ),
     pytest.param(
-        make_pod(res()),
-        [make_node("n1", 4000, 16 * GI), make_node("n2", 4000, 16 * GI)],
-        [make_pod(res(), name="a", node_name="n1")],
+        pod_of(res()),
+        [sized_node("n1", 4000, 16 * GI), sized_node("n2", 4000, 16 * GI)],
+        [pod_of(res(), name="a", node_name="n1")],
         None,
         # n1: cpu (4000-200)*100/4000 = 95, memory (16Gi-400Mi)*100/16Gi = 97 -> 96
         # n2: cpu 97, memory 98 -> 97
@@ -226,8 +225,8 @@ LEAST_CASES = [
         id="non-zero stand-ins for missing requests, on the pod and on the node",
     ),
     pytest.param(
-        make_pod(res(), pod_level={"cpu": "2"}),
-        [make_node("n1", 4000, 16 * GI)],
+        pod_of(res(), pod_level={"cpu": "2"}),
+        [sized_node("n1", 4000, 16 * GI)],
         [],
         None,
         # Pod-level requests are not used by the scoring strategies: cpu 97, memory 98.
@@ -235,8 +234,8 @@ LEAST_CASES = [
         id="pod-level resources ignored by the Fit scorer",
     ),
     pytest.param(
-        make_pod(res(), overhead={"cpu": "1"}),
-        [make_node("n1", 4000, 16 * GI)],
+        pod_of(res(), overhead={"cpu": "1"}),
+        [sized_node("n1", 4000, 16 * GI)],
         [],
         None,
         # cpu (4000-1100)*100/4000 = 72, memory 98 -> 85
@@ -256,14 +255,14 @@ def test_least_allocated(
 
 
 def test_default_strategy_is_least_allocated() -> None:
-    pod = make_pod(*TWO_CONTAINERS)
-    nodes = [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)]
+    pod = pod_of(*TWO_CONTAINERS)
+    nodes = [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)]
     assert run_scores(Fit, {}, pod, nodes) == (Code.Success, [37, 50])
 
 
 def test_fit_score_without_pre_score_recomputes_the_request() -> None:
-    pod = make_pod(*TWO_CONTAINERS)
-    nodes = [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)]
+    pod = pod_of(*TWO_CONTAINERS)
+    nodes = [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)]
     assert run_scores(Fit, {}, pod, nodes, pre_score=False)[1] == [37, 50]
 
 
@@ -271,16 +270,16 @@ def test_fit_score_without_pre_score_recomputes_the_request() -> None:
 
 MOST_CASES = [
     pytest.param(
-        make_pod(),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 4000 * CORES, 10000)],
+        pod_of(),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 4000 * CORES, 10000)],
         [],
         None,
         [0, 0],
         id="nothing scheduled, nothing requested",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)],
         [],
         None,
         # n1: cpu 75, memory 50 -> 62; n2: 50, 50 -> 50
@@ -288,11 +287,11 @@ MOST_CASES = [
         id="resources requested, differently sized nodes",
     ),
     pytest.param(
-        make_pod(res(3000 * CORES, 0)),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 4000 * CORES, 10000)],
+        pod_of(res(3000 * CORES, 0)),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 4000 * CORES, 10000)],
         [
-            make_pod(res(3000 * CORES, 0), name="a", node_name="n1"),
-            make_pod(res(3000 * CORES, 5000), name="b", node_name="n2"),
+            pod_of(res(3000 * CORES, 0), name="a", node_name="n1"),
+            pod_of(res(3000 * CORES, 5000), name="b", node_name="n2"),
         ],
         None,
         # requested cpu 6000 > 4000 counts as full: n1 (100 + 0) / 2, n2 (100 + 50) / 2
@@ -300,8 +299,8 @@ MOST_CASES = [
         id="requested resources exceed node capacity",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)],
         [],
         [("memory", 2), ("cpu", 1)],
         # n1: (50*2 + 75) / 3 = 58; n2: 50
@@ -309,10 +308,10 @@ MOST_CASES = [
         id="different weights on cpu and memory",
     ),
     pytest.param(
-        make_pod(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
+        pod_of(res(1000 * CORES, 2000), res(2000 * CORES, 3000, intel_com__foo=2)),
         [
-            make_node("n1", 6000 * CORES, 10000, intel_com__foo=4),
-            make_node("n2", 6000 * CORES, 10000, intel_com__foo=10),
+            sized_node("n1", 6000 * CORES, 10000, intel_com__foo=4),
+            sized_node("n2", 6000 * CORES, 10000, intel_com__foo=10),
         ],
         [],
         [("cpu", 1), ("memory", 1), (FOO, 1)],
@@ -336,17 +335,17 @@ DESCENDING = [(0, 10), (100, 0)]
 
 RATIO_CASES = [
     pytest.param(
-        make_pod(),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 4000 * CORES, 10000)],
-        [make_pod(name="a", node_name="n1"), make_pod(name="b", node_name="n1")],
+        pod_of(),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 4000 * CORES, 10000)],
+        [pod_of(name="a", node_name="n1"), pod_of(name="b", node_name="n1")],
         None,
         DESCENDING,
         [100, 100],
         id="nothing requested: least requested nodes first",
     ),
     pytest.param(
-        make_pod(*TWO_CONTAINERS),
-        [make_node("n1", 4000 * CORES, 10000), make_node("n2", 6000 * CORES, 10000)],
+        pod_of(*TWO_CONTAINERS),
+        [sized_node("n1", 4000 * CORES, 10000), sized_node("n2", 6000 * CORES, 10000)],
         [],
         None,
         DESCENDING,
@@ -355,8 +354,8 @@ RATIO_CASES = [
         id="differently sized nodes, mean rounded half away from zero",
     ),
     pytest.param(
-        make_pod(),
-        [make_node("n1", 4000, 10 * GI, intel_com__foo=8), make_node("n2", 4000, 10 * GI, intel_com__foo=4)],
+        pod_of(),
+        [sized_node("n1", 4000, 10 * GI, intel_com__foo=8), sized_node("n2", 4000, 10 * GI, intel_com__foo=4)],
         [],
         [(FOO, 1)],
         [(0, 0), (100, 1)],
@@ -364,8 +363,8 @@ RATIO_CASES = [
         id="single extended resource, nothing requested",
     ),
     pytest.param(
-        make_pod(res(intel_com__foo=2)),
-        [make_node("n1", 4000, 10 * GI, intel_com__foo=8), make_node("n2", 4000, 10 * GI, intel_com__foo=4)],
+        pod_of(res(intel_com__foo=2)),
+        [sized_node("n1", 4000, 10 * GI, intel_com__foo=8), sized_node("n2", 4000, 10 * GI, intel_com__foo=4)],
         [],
         [(FOO, 1)],
         [(0, 0), (100, 1)],
@@ -374,9 +373,9 @@ RATIO_CASES = [
         id="single extended resource requested",
     ),
     pytest.param(
-        make_pod(res(intel_com__foo=2)),
-        [make_node("n1", 4000, 10 * GI, intel_com__foo=8), make_node("n2", 4000, 10 * GI, intel_com__foo=4)],
-        [make_pod(res(intel_com__foo=4), name="a", node_name="n2")],
+        pod_of(res(intel_com__foo=2)),
+        [sized_node("n1", 4000, 10 * GI, intel_com__foo=8), sized_node("n2", 4000, 10 * GI, intel_com__foo=4)],
+        [pod_of(res(intel_com__foo=4), name="a", node_name="n2")],
         [(FOO, 1)],
         [(0, 0), (100, 1)],
         # n2: 6 of 4 is over capacity -> utilization 100 -> 10
@@ -384,10 +383,10 @@ RATIO_CASES = [
         id="single extended resource over capacity",
     ),
     pytest.param(
-        make_pod(res(intel_com__foo=2, intel_com__bar=2)),
+        pod_of(res(intel_com__foo=2, intel_com__bar=2)),
         [
-            make_node("n1", 4000, 10 * GI, intel_com__foo=8, intel_com__bar=4),
-            make_node("n2", 4000, 10 * GI, intel_com__foo=4, intel_com__bar=8),
+            sized_node("n1", 4000, 10 * GI, intel_com__foo=8, intel_com__bar=4),
+            sized_node("n2", 4000, 10 * GI, intel_com__foo=4, intel_com__bar=8),
         ],
         [],
         [(FOO, 3), ("intel.com/bar", 5)],
@@ -397,8 +396,8 @@ RATIO_CASES = [
         id="two extended resources with weights",
     ),
     pytest.param(
-        make_pod(res(0, 5000)),
-        [make_node("n1", 4000, 10000)],
+        pod_of(res(0, 5000)),
+        [sized_node("n1", 4000, 10000)],
         [],
         None,
         [(0, 0), (100, 10)],
@@ -505,57 +504,57 @@ WITH_GPU = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weig
 
 BALANCED_CASES = [
     pytest.param(
-        make_pod(*CPU_AND_MEMORY),
-        [make_node("n1", 4000, 10000), make_node("n2", 6000, 10000)],
+        pod_of(*CPU_AND_MEMORY),
+        [sized_node("n1", 4000, 10000), sized_node("n2", 6000, 10000)],
         [],
         {},
         [87, 100],
         id="nothing scheduled, resources requested, differently sized nodes",
     ),
     pytest.param(
-        make_pod(*CPU_AND_MEMORY),
-        [make_node("n1", 10000, 20000), make_node("n2", 10000, 20000)],
-        [make_pod(*CPU_ONLY, name="a", node_name="n1"), make_pod(*CPU_AND_MEMORY, name="b", node_name="n2")],
+        pod_of(*CPU_AND_MEMORY),
+        [sized_node("n1", 10000, 20000), sized_node("n2", 10000, 20000)],
+        [pod_of(*CPU_ONLY, name="a", node_name="n1"), pod_of(*CPU_AND_MEMORY, name="b", node_name="n2")],
         {},
         [82, 95],
         id="resources requested, pods scheduled with resources",
     ),
     pytest.param(
-        make_pod(*CPU_AND_MEMORY),
-        [make_node("n1", 10000, 20000), make_node("n2", 10000, 50000)],
-        [make_pod(*CPU_ONLY, name="a", node_name="n1"), make_pod(*CPU_AND_MEMORY, name="b", node_name="n2")],
+        pod_of(*CPU_AND_MEMORY),
+        [sized_node("n1", 10000, 20000), sized_node("n2", 10000, 50000)],
+        [pod_of(*CPU_ONLY, name="a", node_name="n1"), pod_of(*CPU_AND_MEMORY, name="b", node_name="n2")],
         {},
         [82, 80],
         id="pods scheduled with resources, differently sized nodes",
     ),
     pytest.param(
-        make_pod(*CPU_ONLY),
-        [make_node("n1", 6000, 10000), make_node("n2", 6000, 10000)],
-        [make_pod(*CPU_ONLY, name="a", node_name="n1"), make_pod(*CPU_AND_MEMORY, name="b", node_name="n2")],
+        pod_of(*CPU_ONLY),
+        [sized_node("n1", 6000, 10000), sized_node("n2", 6000, 10000)],
+        [pod_of(*CPU_ONLY, name="a", node_name="n1"), pod_of(*CPU_AND_MEMORY, name="b", node_name="n2")],
         {},
         [50, 75],
         id="requested resources at node capacity",
     ),
     pytest.param(
-        make_pod(res(mem=0, nvidia_com__gpu=1)),
-        [make_node("n1", 3500, 40000, nvidia_com__gpu=8), make_node("n2", 3500, 40000, nvidia_com__gpu=8)],
-        [make_pod(*CPU_MEMORY_GPU, name="a", node_name="n1"), make_pod(*CPU_AND_MEMORY, name="b", node_name="n2")],
+        pod_of(res(mem=0, nvidia_com__gpu=1)),
+        [sized_node("n1", 3500, 40000, nvidia_com__gpu=8), sized_node("n2", 3500, 40000, nvidia_com__gpu=8)],
+        [pod_of(*CPU_MEMORY_GPU, name="a", node_name="n1"), pod_of(*CPU_AND_MEMORY, name="b", node_name="n2")],
         WITH_GPU,
         # three fractions: population standard deviation
         [70, 65],
         id="scalar resource included",
     ),
     pytest.param(
-        make_pod(*CPU_AND_MEMORY),
-        [make_node("n1", 3500, 40000, nvidia_com__gpu=8), make_node("n2", 3500, 40000)],
+        pod_of(*CPU_AND_MEMORY),
+        [sized_node("n1", 3500, 40000, nvidia_com__gpu=8), sized_node("n2", 3500, 40000)],
         [],
         WITH_GPU,
         [63, 63],
         id="scalar resource the pod does not request is skipped",
     ),
     pytest.param(
-        make_pod(res(2000, 0)),
-        [make_node("n1", 1000, 10000)],
+        pod_of(res(2000, 0)),
+        [sized_node("n1", 1000, 10000)],
         [],
         {},
         # cpu fraction 2 is capped at 1: std 0.5
@@ -563,8 +562,8 @@ BALANCED_CASES = [
         id="fraction capped at one",
     ),
     pytest.param(
-        make_pod(res(), pod_level={"cpu": "2", "memory": str(4 * GI)}),
-        [make_node("n1", 4000, 8 * GI), make_node("n2", 8000, 8 * GI)],
+        pod_of(res(), pod_level={"cpu": "2", "memory": str(4 * GI)}),
+        [sized_node("n1", 4000, 8 * GI), sized_node("n2", 8000, 8 * GI)],
         [],
         {},
         # pod-level requests count here (unlike the Fit scorer); n2: fractions 0.25 and 0.5
@@ -582,33 +581,33 @@ def test_balanced_allocation(
 
 
 def test_balanced_allocation_without_pre_score() -> None:
-    nodes = [make_node("n1", 10000, 20000), make_node("n2", 10000, 20000)]
-    pods = [make_pod(*CPU_ONLY, name="a", node_name="n1"), make_pod(*CPU_AND_MEMORY, name="b", node_name="n2")]
-    assert run_scores(BalancedAllocation, {}, make_pod(*CPU_AND_MEMORY), nodes, pods, pre_score=False)[1] == [82, 95]
+    nodes = [sized_node("n1", 10000, 20000), sized_node("n2", 10000, 20000)]
+    pods = [pod_of(*CPU_ONLY, name="a", node_name="n1"), pod_of(*CPU_AND_MEMORY, name="b", node_name="n2")]
+    assert run_scores(BalancedAllocation, {}, pod_of(*CPU_AND_MEMORY), nodes, pods, pre_score=False)[1] == [82, 95]
 
 
 @pytest.mark.parametrize(
     ("pod", "want"),
     [
-        pytest.param(make_pod(), Code.Skip, id="no containers"),
-        pytest.param(make_pod(res()), Code.Skip, id="best-effort container: no non-zero stand-ins here"),
-        pytest.param(make_pod(res(mem=0, nvidia_com__gpu=1)), Code.Skip, id="requests only unconfigured resources"),
-        pytest.param(make_pod(res(), overhead={"cpu": "250m"}), Code.Success, id="overhead is a request"),
-        pytest.param(make_pod(res(cpu=1)), Code.Success, id="any configured request"),
+        pytest.param(pod_of(), Code.Skip, id="no containers"),
+        pytest.param(pod_of(res()), Code.Skip, id="best-effort container: no non-zero stand-ins here"),
+        pytest.param(pod_of(res(mem=0, nvidia_com__gpu=1)), Code.Skip, id="requests only unconfigured resources"),
+        pytest.param(pod_of(res(), overhead={"cpu": "250m"}), Code.Success, id="overhead is a request"),
+        pytest.param(pod_of(res(cpu=1)), Code.Success, id="any configured request"),
     ],
 )
 def test_balanced_allocation_pre_score_skip(pod: o.Pod, want: Code) -> None:
-    code, _ = run_scores(BalancedAllocation, {}, pod, [make_node("n1", 4000, 10000)])
+    code, _ = run_scores(BalancedAllocation, {}, pod, [sized_node("n1", 4000, 10000)])
     assert code == want
 
 
 def test_balanced_allocation_without_pre_score_best_effort_scores_zero() -> None:
-    _, scores = run_scores(BalancedAllocation, {}, make_pod(res()), [make_node("n1", 4000, 10000)], pre_score=False)
+    _, scores = run_scores(BalancedAllocation, {}, pod_of(res()), [sized_node("n1", 4000, 10000)], pre_score=False)
     assert scores == [0]
 
 
 def test_fit_pre_score_never_skips() -> None:
-    code, scores = run_scores(Fit, {}, make_pod(), [make_node("n1", 4000, 10000)])
+    code, scores = run_scores(Fit, {}, pod_of(), [sized_node("n1", 4000, 10000)])
     assert (code, scores) == (Code.Success, [100])
 
 
@@ -635,7 +634,7 @@ def test_parse_resource_weights(raw: Any, want: list[tuple[str, int]]) -> None:
 
 
 def _evidence(plugin_cls: type[Plugin], args: dict[str, Any], pod: o.Pod, node: o.Node) -> list[dict[str, Any]]:
-    handle = Handle(Snapshot(nodes=[node], pods=[]))
+    handle = make_handle(node)
     plugin = plugin_cls(handle, args)
     state = CycleState()
     plugin.pre_score(state, PodInfo(pod), handle.node_infos)
@@ -644,8 +643,8 @@ def _evidence(plugin_cls: type[Plugin], args: dict[str, Any], pod: o.Pod, node: 
 
 
 def test_least_allocated_evidence() -> None:
-    pod = make_pod(res(1000, 2 * GI))
-    node = make_node("n1", 4000, 8 * GI)
+    pod = pod_of(res(1000, 2 * GI))
+    node = sized_node("n1", 4000, 8 * GI)
     evidence = _evidence(Fit, fit_args("LeastAllocated", [("cpu", 1), ("memory", 1), (GPU, 2)]), pod, node)
     cpu, memory, gpu, summary = evidence
     assert cpu["kind"] == "resourceScore"
@@ -670,8 +669,8 @@ def test_least_allocated_evidence() -> None:
 
 
 def test_requested_to_capacity_ratio_evidence() -> None:
-    pod = make_pod(res(3000, 0))
-    node = make_node("n1", 4000, 8 * GI)
+    pod = pod_of(res(3000, 0))
+    node = sized_node("n1", 4000, 8 * GI)
     evidence = _evidence(Fit, fit_args("RequestedToCapacityRatio", None, [(0, 0), (50, 8), (100, 10)]), pod, node)
     cpu, memory, summary = evidence
     # 75% lies between (50, 80) and (100, 100): 80 + 20*25/50 = 90
@@ -687,8 +686,8 @@ def test_requested_to_capacity_ratio_evidence() -> None:
 
 
 def test_balanced_allocation_evidence() -> None:
-    pod = make_pod(res(1000, 2 * GI))
-    node = make_node("n1", 4000, 4 * GI)
+    pod = pod_of(res(1000, 2 * GI))
+    node = sized_node("n1", 4000, 4 * GI)
     cpu, memory, summary = _evidence(BalancedAllocation, {}, pod, node)
     assert (cpu["fraction"], memory["fraction"]) == (0.25, 0.5)
     assert (summary["std"], summary["score"]) == (0.125, 87)
@@ -743,4 +742,4 @@ def test_balanced_allocation_evidence() -> None:
 )
 def test_invalid_scoring_args(plugin_cls: type[Plugin], args: dict[str, Any], message: str) -> None:
     with pytest.raises(PodwhyError, match=re.escape(message)):
-        plugin_cls(Handle(Snapshot()), args)
+        plugin_cls(make_handle(), args)

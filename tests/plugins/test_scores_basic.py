@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.handle import Handle, normalized_image_name
+from podwhy.framework.handle import normalized_image_name
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
@@ -19,36 +18,29 @@ from podwhy.plugins.helper.normalize_score import default_normalize_score
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodeaffinity import NodeAffinity
 from podwhy.plugins.tainttoleration import TaintToleration
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import make_handle, make_node, make_pod, node_info
 
 Json = dict[str, Any]
 MB = 1024 * 1024
 
 
-def make_pod(spec: Json | None = None) -> PodInfo:
-    full: Json = {"containers": [{"name": "c"}], **(spec or {})}
-    return PodInfo(msgspec.convert({"metadata": {"name": "p", "namespace": "default"}, "spec": full}, o.Pod))
-
-
-def make_node(
-    name: str,
-    labels: dict[str, str] | None = None,
-    taints: list[Json] | None = None,
-    images: list[tuple[list[str], int]] | None = None,
+def scored_node(
+    name: str, taints: list[Json] | None = None, images: list[tuple[list[str], int]] | None = None
 ) -> o.Node:
-    raw: Json = {
-        "metadata": {"name": name, "labels": labels or {}},
-        "spec": {"taints": taints or []},
-        "status": {"images": [{"names": names, "sizeBytes": size} for names, size in images or []]},
-    }
-    return msgspec.convert(raw, o.Node)
+    """A node with these taints (as `taint()` gives them) and images (names, size in bytes)."""
+    builder = make_node(name)
+    for t in taints or []:
+        builder.taint(**t)
+    for names, size in images or []:
+        builder.image(size, *names)
+    return builder.obj()
 
 
 def run_scores(
     plugin_cls: type[Plugin], pod: PodInfo, nodes: list[o.Node], args: Json | None = None, pre_score: bool = True
 ) -> tuple[Code, dict[str, int], dict[str, int]]:
     """PreScore (optional), Score on every node, NormalizeScore: (PreScore code, raw, normalized)."""
-    handle = Handle(Snapshot(nodes=nodes))
+    handle = make_handle(*nodes)
     plugin = plugin_cls(handle, args)
     state = CycleState()
     code = Code.Success
@@ -164,27 +156,30 @@ PREFER = "PreferNoSchedule"
     ],
 )
 def test_taint_toleration_score(tolerations: list[Json], node_taints: list[list[Json]], expected: list[int]) -> None:
-    nodes = [make_node(f"node{i}", taints=t) for i, t in enumerate(node_taints)]
-    code, _, normalized = run_scores(TaintToleration, make_pod({"tolerations": tolerations}), nodes)
+    nodes = [scored_node(f"node{i}", taints=t) for i, t in enumerate(node_taints)]
+    pod = make_pod("p")
+    for t in tolerations:
+        pod.toleration(**t)
+    code, _, normalized = run_scores(TaintToleration, pod.info(), nodes)
     assert code == Code.Success
     assert list(normalized.values()) == expected
 
 
 def test_taint_toleration_score_counts_and_evidence() -> None:
-    nodes = [make_node("a", taints=[taint("x", "1", PREFER), taint("y", "", PREFER), taint("z", "1", "NoSchedule")])]
-    handle = Handle(Snapshot(nodes=nodes))
+    nodes = [scored_node("a", taints=[taint("x", "1", PREFER), taint("y", "", PREFER), taint("z", "1", "NoSchedule")])]
+    handle = make_handle(*nodes)
     plugin = TaintToleration(handle)
     state = CycleState()
-    pod = make_pod({"tolerations": [toleration("x", "1", PREFER)]})
+    pod = make_pod("p").toleration("x", "Equal", "1", PREFER).info()
     assert plugin.pre_score(state, pod, handle.node_infos).is_success()
-    value, status = plugin.score(state, pod, handle.node_infos[0])
+    value, status = plugin.score(state, pod, node_info(handle, "a"))
     assert value == 1
     assert status.evidence[0].data["taints"] == ["y:PreferNoSchedule"]
 
 
 def test_taint_toleration_score_without_pre_score_fails() -> None:
-    handle = Handle(Snapshot(nodes=[make_node("a")]))
-    _, status = TaintToleration(handle).score(CycleState(), make_pod(), handle.node_infos[0])
+    handle = make_handle(make_node("a").obj())
+    _, status = TaintToleration(handle).score(CycleState(), make_pod("p").info(), node_info(handle, "a"))
     assert status.code == Code.Error
     assert status.message() == 'failed to read "PreScoreTaintToleration" from cycleState: not found'
 
@@ -265,10 +260,12 @@ AFFINITY2 = preferred(
 def test_node_affinity_score(
     affinity: Json | None, labels: list[dict[str, str]], args: Json | None, expected: list[int]
 ) -> None:
-    nodes = [make_node(f"node{i}", labels=lab) for i, lab in enumerate(labels)]
-    spec = {"affinity": {"nodeAffinity": affinity}} if affinity is not None else {}
+    nodes = [make_node(f"node{i}").labels(lab).obj() for i, lab in enumerate(labels)]
+    pod = make_pod("p")
+    if affinity is not None:
+        pod.affinity({"nodeAffinity": affinity})
     for run_pre_score in (True, False):
-        code, _, normalized = run_scores(NodeAffinity, make_pod(spec), nodes, args, pre_score=run_pre_score)
+        code, _, normalized = run_scores(NodeAffinity, pod.info(), nodes, args, pre_score=run_pre_score)
         assert code == Code.Success
         assert list(normalized.values()) == expected
 
@@ -284,13 +281,17 @@ def test_node_affinity_score(
     ],
 )
 def test_node_affinity_pre_score_skips_without_preferred_terms(affinity: Json | None) -> None:
-    spec = {"affinity": {"nodeAffinity": affinity}} if affinity is not None else {}
-    code, _, _ = run_scores(NodeAffinity, make_pod(spec), [make_node("n1")])
+    pod = make_pod("p")
+    if affinity is not None:
+        pod.affinity({"nodeAffinity": affinity})
+    code, _, _ = run_scores(NodeAffinity, pod.info(), [make_node("n1").obj()])
     assert code == Code.Skip
 
 
 def test_node_affinity_pre_score_runs_for_added_preferred_terms() -> None:
-    code, raw, _ = run_scores(NodeAffinity, make_pod(), [make_node("n1", LABEL1)], {"addedAffinity": AFFINITY1})
+    code, raw, _ = run_scores(
+        NodeAffinity, make_pod("p").info(), [make_node("n1").labels(LABEL1).obj()], {"addedAffinity": AFFINITY1}
+    )
     assert code == Code.Success
     assert raw == {"n1": 2}
 
@@ -320,9 +321,9 @@ def test_node_affinity_pre_score_runs_for_added_preferred_terms() -> None:
     ],
 )
 def test_node_affinity_pre_score_error_for_unparsable_pod_terms(term: Json, message: str) -> None:
-    handle = Handle(Snapshot(nodes=[make_node("n1")]))
+    handle = make_handle(make_node("n1").obj())
     plugin = NodeAffinity(handle)
-    pod = make_pod({"affinity": {"nodeAffinity": preferred(term)}})
+    pod = make_pod("p").affinity({"nodeAffinity": preferred(term)}).info()
     status = plugin.pre_score(CycleState(), pod, handle.node_infos)
     assert status.code == Code.Error
     assert status.message() == message
@@ -330,7 +331,7 @@ def test_node_affinity_pre_score_error_for_unparsable_pod_terms(term: Json, mess
 
 def test_node_affinity_rejects_unparsable_added_preferred_terms() -> None:
     with pytest.raises(PodwhyError):
-        NodeAffinity(Handle(Snapshot()), {"addedAffinity": preferred(pref(1, expr("foo", "Bogus")))})
+        NodeAffinity(make_handle(), {"addedAffinity": preferred(pref(1, expr("foo", "Bogus")))})
 
 
 # ------------------------------------------------------------------ ImageLocality
@@ -343,66 +344,74 @@ NODE_40_300_2000 = [
 NODE_250_10 = [(["gcr.io/250:latest"], 250 * MB), (["gcr.io/10:latest", "gcr.io/10:v1"], 10 * MB)]
 
 
-def containers(*images: str) -> list[Json]:
-    return [{"name": f"c{i}", "image": image} for i, image in enumerate(images)]
+def pod_with_images(*images: str, init: tuple[str, ...] = ()) -> PodInfo:
+    """Containers c0, c1, ... running these images; init containers running `init`."""
+    builder = make_pod("p")
+    for image in images:
+        builder.container(image=image)
+    if init:
+        builder.spec(initContainers=[{"name": f"init{i}", "image": image} for i, image in enumerate(init)])
+    return builder.info()
 
 
 @pytest.mark.parametrize(
-    ("spec", "node_images", "expected"),
+    ("pod", "node_images", "expected"),
     [
         pytest.param(
-            {"containers": containers("gcr.io/40", "gcr.io/250")},
+            pod_with_images("gcr.io/40", "gcr.io/250"),
             [NODE_40_300_2000, NODE_250_10],
             [0, 5],
             id="two images spread on two nodes, prefer the larger image one",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/40", "gcr.io/300")},
+            pod_with_images("gcr.io/40", "gcr.io/300"),
             [NODE_40_300_2000, NODE_250_10],
             [7, 0],
             id="two images on one node, prefer this node",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/10", "gcr.io/2000")},
+            pod_with_images("gcr.io/10", "gcr.io/2000"),
             [NODE_40_300_2000, NODE_250_10],
             [49, 0],
             id="if exceed limit, use limit",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/10", "gcr.io/2000")},
+            pod_with_images("gcr.io/10", "gcr.io/2000"),
             [NODE_40_300_2000, NODE_250_10, []],
             [32, 0, 0],
             id="node without images lowers the spread",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/300:v1"), "initContainers": containers("gcr.io/2000")},
+            pod_with_images("gcr.io/300:v1", init=("gcr.io/2000",)),
             [NODE_40_300_2000, NODE_250_10],
             [57, 0],
             id="init container images count",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/300", "gcr.io/300")},
+            pod_with_images("gcr.io/300", "gcr.io/300"),
             [NODE_40_300_2000, NODE_250_10],
             [14, 0],
             id="the same image in two containers counts twice",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/300")},
+            pod_with_images("gcr.io/300"),
             [[(["gcr.io/300"], 300 * MB)], [(["gcr.io/300:latest"], 300 * MB)]],
             [0, 12],
             id="node image names are not normalized",
         ),
         pytest.param(
-            {"containers": containers("gcr.io/300:latest")},
+            pod_with_images("gcr.io/300:latest"),
             [[(["gcr.io/300:latest"], 300 * MB)], [(["gcr.io/300:latest"], 600 * MB)]],
             [28, 59],
             id="each node keeps its own image size",
         ),
     ],
 )
-def test_image_locality_score(spec: Json, node_images: list[list[tuple[list[str], int]]], expected: list[int]) -> None:
-    nodes = [make_node(f"node{i}", images=images) for i, images in enumerate(node_images)]
-    code, raw, normalized = run_scores(ImageLocality, make_pod(spec), nodes)
+def test_image_locality_score(
+    pod: PodInfo, node_images: list[list[tuple[list[str], int]]], expected: list[int]
+) -> None:
+    nodes = [scored_node(f"node{i}", images=images) for i, images in enumerate(node_images)]
+    code, raw, normalized = run_scores(ImageLocality, pod, nodes)
     assert code == Code.Success
     assert list(raw.values()) == expected
     assert normalized == raw
@@ -424,10 +433,10 @@ def test_normalized_image_name(image: str, expected: str) -> None:
 
 
 def test_image_locality_evidence() -> None:
-    nodes = [make_node("a", images=NODE_40_300_2000), make_node("b")]
-    handle = Handle(Snapshot(nodes=nodes))
-    pod = make_pod({"containers": containers("gcr.io/300", "gcr.io/missing")})
-    value, status = ImageLocality(handle).score(CycleState(), pod, handle.node_infos[0])
+    nodes = [scored_node("a", images=NODE_40_300_2000), make_node("b").obj()]
+    handle = make_handle(*nodes)
+    pod = pod_with_images("gcr.io/300", "gcr.io/missing")
+    value, status = ImageLocality(handle).score(CycleState(), pod, node_info(handle, "a"))
     data = status.evidence[0].data
     assert data["sumScores"] == 150 * MB
     assert data["totalNumNodes"] == 2
