@@ -592,13 +592,6 @@ class StatefulSet(_Base):
 
 
 # ---------------------------------------------------------------- dynamic resource allocation
-# The resource.k8s.io objects are kept as plain mappings until DRA support lands.
-
-
-class GenericObject(_Base):
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: dict[str, Any] = {}
-    status: dict[str, Any] = {}
 
 
 class CELDeviceSelector(_Base):

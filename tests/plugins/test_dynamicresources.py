@@ -3,6 +3,7 @@ shared structured-allocator cases (allocatortesting/allocator_testing.go)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -14,7 +15,8 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources import STATE_KEY, DynamicResources, DynamicResourcesState
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.offline import load_offline
+from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 
@@ -35,21 +37,27 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 # ------------------------------------------------------------------ builders
 
 
-def make_pod(claims: list[Json] | None = None, statuses: list[Json] | None = None) -> o.Pod:
-    pod: Json = {
-        "metadata": {"name": POD, "namespace": NS, "uid": POD_UID},
-        "spec": {"containers": [{"name": "c"}], "resourceClaims": claims or []},
-        "status": {"resourceClaimStatuses": statuses or []},
-    }
-    return msgspec.convert(pod, o.Pod)
+def my_pod() -> PodBuilder:
+    return make_pod(POD, NS).uid(POD_UID)
 
 
-def by_name(name: str = CLAIM) -> list[Json]:
-    return [{"name": "my-resource", "resourceClaimName": name}]
+def by_name() -> o.Pod:
+    """The pod with its one claim referenced by name."""
+    return my_pod().resource_claim("my-resource", claim=CLAIM).obj()
 
 
-def by_template() -> list[Json]:
-    return [{"name": "my-resource", "resourceClaimTemplateName": "my-template"}]
+def by_template(*statuses: Json) -> o.Pod:
+    """The pod with its one claim from a template, and these resourceClaimStatuses."""
+    return (
+        my_pod()
+        .resource_claim("my-resource", template="my-template")
+        .status(resourceClaimStatuses=list(statuses))
+        .obj()
+    )
+
+
+def two_claims() -> o.Pod:
+    return my_pod().resource_claim("my-resource", claim=CLAIM).resource_claim("second", claim="second").obj()
 
 
 def exact(
@@ -117,13 +125,13 @@ def make_claim(
             field = {"key": "metadata.name", "operator": "In", "values": [on_node]}
             allocation["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [field]}]}
         claim["status"] = {"allocation": allocation}
-    return msgspec.convert(claim, o.ResourceClaim)
+    return from_raw(o.ResourceClaim, claim)
 
 
 def make_class(name: str = CLASS_A, driver: str = DRIVER_A, *extra: str) -> o.DeviceClass:
     selectors = [{"cel": {"expression": f'device.driver == "{driver}"'}}]
     selectors += [{"cel": {"expression": e}} for e in extra]
-    return msgspec.convert({"metadata": {"name": name}, "spec": {"selectors": selectors}}, o.DeviceClass)
+    return from_raw(o.DeviceClass, {"metadata": {"name": name}, "spec": {"selectors": selectors}})
 
 
 def device(name: str, memory: str | None = None, **attributes: Any) -> Json:
@@ -168,28 +176,19 @@ def make_slice(
     if node_selector is not None:
         spec["nodeSelector"] = node_selector
     slice_name = name or f"{spec['pool']['name']}-{driver}"
-    return msgspec.convert({"metadata": {"name": slice_name}, "spec": spec}, o.ResourceSlice)
-
-
-def make_node(name: str, **labels: str) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": labels}}, o.Node)
+    return from_raw(o.ResourceSlice, {"metadata": {"name": slice_name}, "spec": spec})
 
 
 def run(
     pod: o.Pod,
-    claims: list[o.ResourceClaim] = (),
-    classes: list[o.DeviceClass] = (),  # type: ignore[assignment]
-    slices: list[o.ResourceSlice] = (),
-    nodes: list[o.Node] | None = None,  # type: ignore[assignment]
+    claims: list[o.ResourceClaim] | None = None,
+    classes: list[o.DeviceClass] | None = None,
+    slices: list[o.ResourceSlice] | None = None,
+    nodes: list[o.Node] | None = None,
 ) -> tuple[Status, dict[str, Status], DynamicResourcesState]:
-    snapshot = Snapshot(
-        nodes=nodes if nodes is not None else [make_node(NODE1), make_node(NODE2)],
-        pods=[pod],
-        device_classes={c.metadata.name: c for c in classes},  # type: ignore[misc]
-        resource_slices=list(slices),  # type: ignore[arg-type]
-        resource_claims={f"{c.metadata.namespace}/{c.metadata.name}": c for c in claims},  # type: ignore[misc]
-    )
-    handle = Handle(snapshot)
+    if nodes is None:
+        nodes = [make_node(NODE1).obj(), make_node(NODE2).obj()]
+    handle = make_handle(*nodes, pod, *(classes or []), *(slices or []), *(claims or []))
     plugin = DynamicResources(handle)
     state = CycleState()
     info = PodInfo(pod)
@@ -212,39 +211,39 @@ OK: tuple[Code, list[str]] = (Code.Success, [])
 
 
 PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.ResourceClaim], list[o.DeviceClass], tuple[Code, list[str]]]] = [
-    ("no claims", make_pod(), [], [], (Code.Skip, [])),
+    ("no claims", my_pod().obj(), [], [], (Code.Skip, [])),
     (
         "claim reference, allocated",
-        make_pod(by_name()),
+        by_name(),
         [make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1)],
         [],
         OK,
     ),
     (
         "missing claim",
-        make_pod(by_name()),
+        by_name(),
         [],
         [],
         (Code.UnschedulableAndUnresolvable, [f'could not find ResourceClaim "{NS}/{CLAIM}"']),
     ),
     (
         "template, claim not created yet",
-        make_pod(by_template()),
+        by_template(),
         [make_claim()],
         [make_class()],
         (Code.UnschedulableAndUnresolvable, [f'pod "{NS}/{POD}": ResourceClaim not created yet']),
     ),
-    ("template, no claim needed", make_pod(by_template(), [{"name": "my-resource"}]), [], [], (Code.Skip, [])),
+    ("template, no claim needed", by_template({"name": "my-resource"}), [], [], (Code.Skip, [])),
     (
         "template, claim generated",
-        make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
+        by_template({"name": "my-resource", "resourceClaimName": CLAIM}),
         [make_claim(owner_uid=POD_UID)],
         [make_class()],
         OK,
     ),
     (
         "template, claim of another pod",
-        make_pod(by_template(), [{"name": "my-resource", "resourceClaimName": CLAIM}]),
+        by_template({"name": "my-resource", "resourceClaimName": CLAIM}),
         [make_claim(owner_uid=POD_UID + "123")],
         [make_class()],
         (
@@ -254,42 +253,42 @@ PRE_FILTER_CASES: list[tuple[str, o.Pod, list[o.ResourceClaim], list[o.DeviceCla
     ),
     (
         "deleted claim",
-        make_pod(by_name()),
+        by_name(),
         [make_claim(deleting=True)],
         [make_class()],
         (Code.UnschedulableAndUnresolvable, [f'resourceclaim "{CLAIM}" is being deleted']),
     ),
     (
         "missing class",
-        make_pod(by_name()),
+        by_name(),
         [make_claim()],
         [],
         (Code.UnschedulableAndUnresolvable, [f"request req-0: device class {CLASS_A} does not exist"]),
     ),
     (
         "missing class of a subrequest",
-        make_pod(by_name()),
+        by_name(),
         [make_claim(first_available("req-0", sub("sub-0"), sub("sub-1", device_class="class-b")))],
         [make_class()],
         (Code.UnschedulableAndUnresolvable, ["request req-0/sub-1: device class class-b does not exist"]),
     ),
     (
         "empty class name",
-        make_pod(by_name()),
+        by_name(),
         [make_claim(exact(device_class=""))],
         [make_class()],
         (Code.Error, ["request req-0: unsupported request type"]),
     ),
     (
         "unknown request type",
-        make_pod(by_name()),
+        by_name(),
         [make_claim({"name": "req-0"})],
         [make_class()],
         (Code.UnschedulableAndUnresolvable, [f"resource claim {NS}/{CLAIM}, request req-0: unknown request type"]),
     ),
     (
         "allocated claim needs no class",
-        make_pod(by_name()),
+        by_name(),
         [make_claim(exact(device_class="gone"), allocated=[(DRIVER_A, NODE1, "dev-1")])],
         [],
         OK,
@@ -310,9 +309,9 @@ def test_pre_filter(
 
 
 def test_required_kinds() -> None:
-    plugin = DynamicResources(Handle(Snapshot()))
-    assert plugin.required_kinds(PodInfo(make_pod())) == set()
-    assert plugin.required_kinds(PodInfo(make_pod(by_name()))) == {
+    plugin = DynamicResources(make_handle())
+    assert plugin.required_kinds(PodInfo(my_pod().obj())) == set()
+    assert plugin.required_kinds(PodInfo(by_name())) == {
         "ResourceClaim",
         "DeviceClass",
         "ResourceSlice",
@@ -537,8 +536,8 @@ def test_filter(
     slices: list[o.ResourceSlice],
     want: dict[str, tuple[Code, list[str]]],
 ) -> None:
-    nodes = [make_node(NODE1, zone="a"), make_node(NODE2, zone="b")]
-    pre, verdicts, _ = run(make_pod(by_name()), claims, classes, slices, nodes)
+    nodes = [make_node(NODE1).labels(zone="a").obj(), make_node(NODE2).labels(zone="b").obj()]
+    pre, verdicts, _ = run(by_name(), claims, classes, slices, nodes)
     assert verdict(pre) == OK
     for node, expected in want.items():
         assert verdict(verdicts[node]) == expected, node
@@ -546,7 +545,7 @@ def test_filter(
 
 def test_two_claims_one_unallocatable_reports_allocation_first() -> None:
     # The allocator runs before the allocated claims' node selectors are reported.
-    pod = make_pod([*by_name(), {"name": "second", "resourceClaimName": "second"}])
+    pod = two_claims()
     claims = [
         make_claim(allocated=[(DRIVER_A, NODE1, "dev-1")], on_node=NODE1),
         make_claim(exact(count=5), name="second"),
@@ -559,7 +558,7 @@ def test_two_claims_one_unallocatable_reports_allocation_first() -> None:
 
 
 def test_state_for_post_filter_and_score() -> None:
-    pod = make_pod([*by_name(), {"name": "second", "resourceClaimName": "second"}])
+    pod = two_claims()
     claims = [
         make_claim(allocated=[(DRIVER_A, NODE1, "dev-0")], on_node=NODE1),
         make_claim(first_available("req-0", sub("two", count=2), sub("one")), name="second"),
@@ -583,7 +582,7 @@ def test_state_for_post_filter_and_score() -> None:
 def test_cannot_allocate_evidence() -> None:
     claims = [make_claim(exact(count=2, selectors=[GPU_SELECTOR]))]
     _, verdicts, _ = run(
-        make_pod(by_name()),
+        by_name(),
         claims,
         [make_class()],
         [make_slice(device("dev-1", model="big"), device("dev-2", model="small"))],
@@ -594,22 +593,24 @@ def test_cannot_allocate_evidence() -> None:
     assert evidence.data["count"] == 2
 
 
-def test_untyped_objects_are_accepted() -> None:
-    # Snapshots built by hand may still carry the resource.k8s.io kinds as GenericObject.
-    def generic(obj: msgspec.Struct) -> o.GenericObject:
-        return msgspec.convert(msgspec.to_builtins(obj), o.GenericObject)
-
+def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:
+    # The loader decodes the resource.k8s.io kinds into their Structs, losing nothing the plugin reads.
     claim, device_class, rs = make_claim(), make_class(), make_slice(device("dev-1"))
-    snapshot = Snapshot(
-        nodes=[make_node(NODE1)],
-        device_classes={CLASS_A: generic(device_class)},
-        resource_slices=[generic(rs)],
-        resource_claims={f"{NS}/{CLAIM}": generic(claim)},
-    )
+    objects = [("Node", make_node(NODE1).obj()), ("DeviceClass", device_class), ("ResourceSlice", rs)]
+    items: list[Json] = [
+        {"kind": kind, **msgspec.to_builtins(obj)} for kind, obj in [*objects, ("ResourceClaim", claim)]
+    ]
+    dump = tmp_path / "cluster.json"
+    dump.write_bytes(msgspec.json.encode({"kind": "List", "items": items}))
+    snapshot = load_offline([str(dump)])
+    assert snapshot.device_classes == {CLASS_A: device_class}
+    assert snapshot.resource_slices == [rs]
+    assert snapshot.resource_claims == {f"{NS}/{CLAIM}": claim}
+    assert all(type(c) is o.ResourceClaim for c in snapshot.resource_claims.values())
     handle = Handle(snapshot)
     plugin = DynamicResources(handle)
     state = CycleState()
-    pod = PodInfo(make_pod(by_name()))
-    _, pre = plugin.pre_filter(state, pod, handle.node_infos)
+    info = PodInfo(by_name())
+    _, pre = plugin.pre_filter(state, info, handle.node_infos)
     assert verdict(pre) == OK
-    assert verdict(plugin.filter(state, pod, handle.node_infos[0])) == OK
+    assert verdict(plugin.filter(state, info, handle.node_infos[0])) == OK

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.model import objects as o
@@ -17,10 +16,12 @@ from podwhy.plugins.dynamicresources.cel import (
     Semver,
     evaluate_selector,
 )
+from tests.builders import from_raw
 
 DRIVER = "gpu.example.com"
 
-DEVICE = msgspec.convert(
+DEVICE = from_raw(
+    o.Device,
     {
         "name": "gpu-0",
         "attributes": {
@@ -32,7 +33,6 @@ DEVICE = msgspec.convert(
         },
         "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 16}},
     },
-    o.Device,
 )
 
 
@@ -142,6 +142,6 @@ def test_semver_order(a: str, b: str, want: int) -> None:
 
 
 def test_bad_version_attribute_is_an_error() -> None:
-    bad = msgspec.convert({"name": "d", "attributes": {"v": {"version": "1.02"}}}, o.Device)
+    bad = from_raw(o.Device, {"name": "d", "attributes": {"v": {"version": "1.02"}}})
     with pytest.raises(CelError):
         cel_device(bad, DRIVER)

@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.runner import PRE_FILTER_REACHED_KEY, PreFilterReached
 from podwhy.framework.status import Code, Status
@@ -24,22 +22,15 @@ from podwhy.plugins.dynamicresources.postfilter import (
     fallback_post_filter,
     post_filter,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 POD_UID = "pod-uid"
 NODE1, NODE2 = "node-1", "node-2"
 
 
-def make_pod(claims: list[Json] | None = None, statuses: list[Json] | None = None) -> o.Pod:
-    return msgspec.convert(
-        {
-            "metadata": {"name": "my-pod", "namespace": "default", "uid": POD_UID},
-            "spec": {"containers": [{"name": "c"}], "resourceClaims": claims or []},
-            "status": {"resourceClaimStatuses": statuses or []},
-        },
-        o.Pod,
-    )
+def my_pod() -> PodBuilder:
+    return make_pod("my-pod").uid(POD_UID)
 
 
 def make_claim(name: str = "claim", on_node: str | None = None, reserved_for: tuple[str, ...] = ()) -> o.ResourceClaim:
@@ -55,13 +46,13 @@ def make_claim(name: str = "claim", on_node: str | None = None, reserved_for: tu
         }
         status["reservedFor"] = [{"resource": "pods", "name": uid, "uid": uid} for uid in reserved_for]
     spec = {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "class-a"}}]}}
-    return msgspec.convert(
-        {"metadata": {"name": name, "namespace": "default"}, "spec": spec, "status": status}, o.ResourceClaim
+    return from_raw(
+        o.ResourceClaim, {"metadata": {"name": name, "namespace": "default"}, "spec": spec, "status": status}
     )
 
 
-def make_node(name: str) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name}}, o.Node)
+def nodes(*names: str) -> list[o.Node]:
+    return [make_node(name).obj() for name in names]
 
 
 @dataclass
@@ -133,47 +124,47 @@ CASES = [
 def test_post_filter(
     claims: list[o.ResourceClaim], statuses: dict[str, Status], want_code: Code, want_reason: str
 ) -> None:
-    handle = Handle(Snapshot(nodes=[make_node(NODE1), make_node(NODE2)]))
+    handle = make_handle(*nodes(NODE1, NODE2))
     state = CycleState()
     state.write(STATE_KEY, FakeState(claims))
-    result, status = post_filter(handle, state, PodInfo(make_pod()), statuses)
+    result, status = post_filter(handle, state, my_pod().info(), statuses)
     assert result is None
     assert (status.code, status.reasons) == (want_code, [want_reason])
 
 
 def test_no_state_is_not_found() -> None:
-    handle = Handle(Snapshot(nodes=[make_node(NODE1)]))
-    _, status = post_filter(handle, CycleState(), PodInfo(make_pod()), {})
+    handle = make_handle(*nodes(NODE1))
+    _, status = post_filter(handle, CycleState(), my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
 
 
 def test_pre_filter_stopped_before_the_plugin_is_not_found() -> None:
     # podwhy ran the PreFilter anyway; kube-scheduler stopped at an earlier unresolvable plugin.
-    handle = Handle(Snapshot(nodes=[make_node(NODE1)]))
+    handle = make_handle(*nodes(NODE1))
     state = CycleState()
     state.write(STATE_KEY, FakeState())
     state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"NodeAffinity", "VolumeBinding"})))
-    _, status = post_filter(handle, state, PodInfo(make_pod()), {})
+    _, status = post_filter(handle, state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
-    _, status = fallback_post_filter(handle, state, PodInfo(make_pod()), {})
+    _, status = fallback_post_filter(handle, state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
 
 
 FALLBACK_CASES = [
-    pytest.param([], [], [], MSG_NO_CLAIMS, id="no claims"),
+    pytest.param(my_pod().obj(), [], [], MSG_NO_CLAIMS, id="no claims"),
     pytest.param(
-        [{"name": "gpu", "resourceClaimTemplateName": "tpl"}], [], [], MSG_NO_CLAIMS, id="claim not created yet"
+        my_pod().resource_claim("gpu", template="tpl").obj(), [], [], MSG_NO_CLAIMS, id="claim not created yet"
     ),
-    pytest.param([{"name": "gpu", "resourceClaimName": "missing"}], [], [], MSG_NO_CLAIMS, id="claim missing"),
+    pytest.param(my_pod().resource_claim("gpu", claim="missing").obj(), [], [], MSG_NO_CLAIMS, id="claim missing"),
     pytest.param(
-        [{"name": "gpu", "resourceClaimName": "claim"}],
+        my_pod().resource_claim("gpu", claim="claim").obj(),
         [make_claim()],
         [],
         MSG_NO_CLAIMS,
         id="device class missing",
     ),
     pytest.param(
-        [{"name": "gpu", "resourceClaimName": "claim"}],
+        my_pod().resource_claim("gpu", claim="claim").obj(),
         [make_claim()],
         ["class-a"],
         MSG_STILL_NOT_SCHEDULABLE,
@@ -182,14 +173,11 @@ FALLBACK_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("pod_claims", "claims", "classes", "want"), FALLBACK_CASES)
+@pytest.mark.parametrize(("pod", "claims", "classes", "want"), FALLBACK_CASES)
 def test_fallback_without_plugin_state(
-    pod_claims: list[Json], claims: list[o.ResourceClaim], classes: list[str], want: str
+    pod: o.Pod, claims: list[o.ResourceClaim], classes: list[str], want: str
 ) -> None:
-    snapshot = Snapshot(nodes=[make_node(NODE1)])
-    for claim in claims:
-        snapshot.add("ResourceClaim", claim)
-    for name in classes:
-        snapshot.add("DeviceClass", msgspec.convert({"metadata": {"name": name}}, o.DeviceClass))
-    _, status = fallback_post_filter(Handle(snapshot), CycleState(), PodInfo(make_pod(pod_claims)), {})
+    device_classes = [from_raw(o.DeviceClass, {"metadata": {"name": name}}) for name in classes]
+    handle = make_handle(*nodes(NODE1), *claims, *device_classes)
+    _, status = fallback_post_filter(handle, CycleState(), PodInfo(pod), {})
     assert status.reasons == [want]

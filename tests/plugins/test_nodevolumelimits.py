@@ -7,13 +7,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 
@@ -26,26 +25,30 @@ SC_NAME = "csi-sc"
 NS = "default"
 
 
-def pvc_vol(claim: str) -> Json:
-    return {"name": claim, "persistentVolumeClaim": {"claimName": claim}}
-
-
-def make_pod(*volumes: Json, name: str = "pod", uid: str = "", node_name: str = "") -> o.Pod:
-    spec: Json = {"volumes": list(volumes)}
-    if node_name:
-        spec["nodeName"] = node_name
-    meta = {"name": name, "namespace": NS, "uid": uid or name}
-    return msgspec.convert({"metadata": meta, "spec": spec}, o.Pod)
+def vol_pod(*volumes: Json, name: str = "pod", uid: str = "") -> o.Pod:
+    pod = make_pod(name, NS)
+    if uid:
+        pod.uid(uid)
+    for volume in volumes:
+        pod.volume(volume)
+    return pod.obj()
 
 
 def pvc_pod(*claims: str, name: str = "pod") -> o.Pod:
-    return make_pod(*(pvc_vol(c) for c in claims), name=name)
+    pod = make_pod(name, NS)
+    for claim in claims:
+        pod.pvc(claim)
+    return pod.obj()
 
 
-def fake_storage(drivers: list[str]) -> list[tuple[str, Json]]:
+def pvc(name: str, **spec: str) -> o.PersistentVolumeClaim:
+    return from_raw(o.PersistentVolumeClaim, {"metadata": {"name": name, "namespace": NS}, "spec": spec})
+
+
+def fake_storage(drivers: list[str]) -> list[msgspec.Struct]:
     """PVs csi-<driver>-<n> and their bound PVCs, plus csi-4 (unbound, csi-sc), csi-5 (no class)
     and csi-6 (PV missing); in-tree drivers get in-tree PVs, as upstream's fakes do."""
-    items: list[tuple[str, Json]] = []
+    items: list[msgspec.Struct] = []
     for driver in drivers:
         for j in range(4):
             name = f"csi-{driver}-{j}"
@@ -56,23 +59,12 @@ def fake_storage(drivers: list[str]) -> list[tuple[str, Json]]:
                 source = {"hostPath": {"path": "/tmp"}}
             else:
                 source = {"csi": {"driver": driver, "volumeHandle": name}}
-            items.append(("PersistentVolume", {"metadata": {"name": name}, "spec": source}))
-            items.append(
-                ("PersistentVolumeClaim", {"metadata": {"name": name, "namespace": NS}, "spec": {"volumeName": name}})
-            )
-    unbound: Json = {"metadata": {"name": "csi-4", "namespace": NS}, "spec": {"storageClassName": SC_NAME}}
-    items.append(("PersistentVolumeClaim", unbound))
-    items.append(("PersistentVolumeClaim", {"metadata": {"name": "csi-5", "namespace": NS}, "spec": {}}))
-    items.append(
-        (
-            "PersistentVolumeClaim",
-            {
-                "metadata": {"name": "csi-6", "namespace": NS},
-                "spec": {"storageClassName": SC_NAME, "volumeName": "missing-in-action"},
-            },
-        )
-    )
-    items.append(("StorageClass", {"metadata": {"name": SC_NAME}, "provisioner": drivers[0]}))
+            items.append(from_raw(o.PersistentVolume, {"metadata": {"name": name}, "spec": source}))
+            items.append(pvc(name, volumeName=name))
+    items.append(pvc("csi-4", storageClassName=SC_NAME))
+    items.append(pvc("csi-5"))
+    items.append(pvc("csi-6", storageClassName=SC_NAME, volumeName="missing-in-action"))
+    items.append(from_raw(o.StorageClass, {"metadata": {"name": SC_NAME}, "provisioner": drivers[0]}))
     return items
 
 
@@ -83,14 +75,11 @@ def run(
     limit: int | None,
     csi_node: bool = True,
     migrated: bool = False,
-    extra: list[tuple[str, Json]] | None = None,
+    extra: list[msgspec.Struct] | None = None,
 ) -> tuple[Status, Status | None]:
-    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
     for p in existing:
         p.spec.node_name = NODE
-    snap = Snapshot(nodes=[node], pods=existing)
-    for kind, data in [*fake_storage(drivers), *(extra or [])]:
-        snap.add(kind, msgspec.convert(data, o.KIND_TYPES[kind]))
+    objects: list[msgspec.Struct] = [make_node(NODE).obj(), *existing, *fake_storage(drivers), *(extra or [])]
     if csi_node:
         entries = []
         for d in drivers:
@@ -101,8 +90,8 @@ def run(
         meta: Json = {"name": NODE}
         if migrated:
             meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": EBS_IN_TREE}
-        snap.add("CSINode", msgspec.convert({"metadata": meta, "spec": {"drivers": entries}}, o.CSINode))
-    handle = Handle(snap)
+        objects.append(from_raw(o.CSINode, {"metadata": meta, "spec": {"drivers": entries}}))
+    handle = make_handle(*objects)
     plugin = NodeVolumeLimits(handle)
     state = CycleState()
     pi = PodInfo(pod)
@@ -126,8 +115,8 @@ def in_tree_two() -> o.Pod:
 
 EBS_ONE = pvc_pod(f"csi-{EBS}-0")
 IN_TREE_ONE = pvc_pod(f"csi-{EBS_IN_TREE}-0")
-INLINE_EBS = make_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": "aws-inline1"}})
-INLINE_SAME_ID = make_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": f"csi-{EBS}-1"}})
+INLINE_EBS = vol_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": "aws-inline1"}})
+INLINE_SAME_ID = vol_pod({"name": "inline", "awsElasticBlockStore": {"volumeID": f"csi-{EBS}-1"}})
 
 UNSCHED = Code.Unschedulable
 
@@ -321,14 +310,14 @@ def test_shared_volume_does_not_count_twice() -> None:
     assert got is not None and got.code == Code.Success
 
 
-EPHEMERAL_POD = make_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
+EPHEMERAL_POD = vol_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
 
 
-def ephemeral_claim(owner_uid: str | None) -> tuple[str, Json]:
+def ephemeral_claim(owner_uid: str | None) -> o.PersistentVolumeClaim:
     meta: Json = {"name": "abc-xyz", "namespace": NS}
     if owner_uid is not None:
         meta["ownerReferences"] = [{"kind": "Pod", "name": "abc", "uid": owner_uid, "controller": True}]
-    return "PersistentVolumeClaim", {"metadata": meta, "spec": {"storageClassName": SC_NAME}}
+    return from_raw(o.PersistentVolumeClaim, {"metadata": meta, "spec": {"storageClassName": SC_NAME}})
 
 
 def test_ephemeral_volume_missing() -> None:
@@ -354,27 +343,27 @@ def test_ephemeral_volume_counts() -> None:
 
 
 def test_existing_ephemeral_volume_counts() -> None:
-    existing = make_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
+    existing = vol_pod({"name": "xyz", "ephemeral": {}}, name="abc", uid="12345")
     _, got = run(EBS_ONE, [running_pod(), existing, csi_ebs_two()], [EBS], 3, extra=[ephemeral_claim("12345")])
     assert got is not None and got.code == UNSCHED
     _, got = run(EBS_ONE, [running_pod(), existing, csi_ebs_two()], [EBS], 5, extra=[ephemeral_claim("12345")])
     assert got is not None and got.code == Code.Success
 
 
+CONFIG_MAP: Json = {"name": "cm", "configMap": {"name": "x"}}
+
+
 @pytest.mark.parametrize(
     ("pod", "want"),
     [
-        (make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "s", "secret": {"secretName": "y"}}), Code.Skip),
-        (make_pod({"name": "cm", "configMap": {"name": "x"}}, pvc_vol(f"csi-{EBS}-0")), Code.Success),
-        (make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "e", "ephemeral": {}}), Code.Success),
-        (
-            make_pod({"name": "cm", "configMap": {"name": "x"}}, {"name": "g", "gcePersistentDisk": {"pdName": "d"}}),
-            Code.Success,
-        ),
+        (make_pod().volume(CONFIG_MAP).volume({"name": "s", "secret": {"secretName": "y"}}).obj(), Code.Skip),
+        (make_pod().volume(CONFIG_MAP).pvc(f"csi-{EBS}-0").obj(), Code.Success),
+        (make_pod().volume(CONFIG_MAP).volume({"name": "e", "ephemeral": {}}).obj(), Code.Success),
+        (make_pod().volume(CONFIG_MAP).volume({"name": "g", "gcePersistentDisk": {"pdName": "d"}}).obj(), Code.Success),
     ],
 )
 def test_pre_filter_skip(pod: o.Pod, want: Code) -> None:
-    plugin = NodeVolumeLimits(Handle(Snapshot()))
+    plugin = NodeVolumeLimits(make_handle())
     _, pre = plugin.pre_filter(CycleState(), PodInfo(pod), [])
     assert pre.code == want
     assert bool(plugin.required_kinds(PodInfo(pod))) == (want == Code.Success)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.framework.handle import Handle
@@ -24,7 +23,7 @@ from podwhy.plugins.dynamicresources.scoring import (
     prioritized_list_score,
 )
 from podwhy.plugins.volumebinding import VolumeBinding
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 
@@ -39,12 +38,10 @@ NODES = ("node-1", "node-2", "node-3")
 
 
 def dra_pod(*claim_names: str) -> o.Pod:
-    claims = [{"name": f"res-{i}", "resourceClaimName": name} for i, name in enumerate(claim_names)]
-    raw: Json = {
-        "metadata": {"name": "my-pod", "namespace": NS, "uid": POD_UID},
-        "spec": {"containers": [{"name": "c"}], "resourceClaims": claims},
-    }
-    return msgspec.convert(raw, o.Pod)
+    pod = make_pod("my-pod", NS).uid(POD_UID)
+    for i, name in enumerate(claim_names):
+        pod.resource_claim(f"res-{i}", claim=name)
+    return pod.obj()
 
 
 def model_is(model: str) -> list[Json]:
@@ -92,7 +89,7 @@ def claim(name: str, *requests: Json, allocated_on: str | None = None) -> o.Reso
                 "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [field]}]},
             }
         }
-    return msgspec.convert(raw, o.ResourceClaim)
+    return from_raw(o.ResourceClaim, raw)
 
 
 def gpu_class() -> o.DeviceClass:
@@ -100,7 +97,7 @@ def gpu_class() -> o.DeviceClass:
         "metadata": {"name": GPU_CLASS},
         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
     }
-    return msgspec.convert(raw, o.DeviceClass)
+    return from_raw(o.DeviceClass, raw)
 
 
 def node_slice(node: str, *models: str) -> o.ResourceSlice:
@@ -114,11 +111,11 @@ def node_slice(node: str, *models: str) -> o.ResourceSlice:
             "devices": devices,
         },
     }
-    return msgspec.convert(raw, o.ResourceSlice)
+    return from_raw(o.ResourceSlice, raw)
 
 
-def make_node(name: str) -> o.Node:
-    return msgspec.convert({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}}, o.Node)
+def nodes(*names: str) -> list[o.Node]:
+    return [make_node(name).obj() for name in names]
 
 
 def dra_scores(
@@ -128,14 +125,8 @@ def dra_scores(
 
     Returns (filter code per node, raw, normalized, score error message or "").
     """
-    snapshot = Snapshot(
-        nodes=[make_node(n) for n in NODES],
-        pods=[pod],
-        device_classes={GPU_CLASS: gpu_class()},
-        resource_slices=[node_slice(node, *models) for node, models in devices.items()],
-        resource_claims={f"{NS}/{c.metadata.name}": c for c in claims},
-    )
-    handle = Handle(snapshot)
+    slices = [node_slice(node, *models) for node, models in devices.items()]
+    handle = make_handle(*nodes(*NODES), pod, gpu_class(), *slices, *claims)
     plugin = DynamicResources(handle)
     state = CycleState()
     info = PodInfo(pod)
@@ -285,21 +276,14 @@ def test_dynamic_resources_score_allocated_and_unallocated_claims_fail() -> None
 
 
 def test_dynamic_resources_score_without_state_is_an_error() -> None:
-    handle = Handle(Snapshot(nodes=[make_node("node-1")]))
+    handle = make_handle(*nodes("node-1"))
     value, status = DynamicResources(handle).score(CycleState(), PodInfo(dra_pod("c1")), handle.node_infos[0])
     assert (value, status.code, status.reasons) == (0, Code.Error, ["not found"])
 
 
 def test_dynamic_resources_score_evidence() -> None:
     pod = dra_pod("c1")
-    snapshot = Snapshot(
-        nodes=[make_node("node-1")],
-        pods=[pod],
-        device_classes={GPU_CLASS: gpu_class()},
-        resource_slices=[node_slice("node-1", "small")],
-        resource_claims={f"{NS}/c1": claim("c1", BIG_SMALL_TINY)},
-    )
-    handle = Handle(snapshot)
+    handle = make_handle(*nodes("node-1"), pod, gpu_class(), node_slice("node-1", "small"), claim("c1", BIG_SMALL_TINY))
     plugin = DynamicResources(handle)
     state = CycleState()
     info = PodInfo(pod)
@@ -455,19 +439,14 @@ STORAGE: list[tuple[str, Json]] = [
 
 
 def volume_pod(*claims: str) -> o.Pod:
-    volumes = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
-    raw: Json = {
-        "metadata": {"name": "pod-a", "namespace": NS, "uid": POD_UID},
-        "spec": {"containers": [{"name": "c"}], "volumes": volumes},
-    }
-    return msgspec.convert(raw, o.Pod)
+    pod = make_pod("pod-a", NS).uid(POD_UID)
+    for c in claims:
+        pod.pvc(c)
+    return pod.obj()
 
 
 def volume_handle() -> Handle:
-    snapshot = Snapshot(nodes=[make_node("node-1"), make_node("node-2")])
-    for kind, data in STORAGE:
-        snapshot.add(kind, msgspec.convert(data, o.KIND_TYPES[kind]))
-    return Handle(snapshot)
+    return make_handle(*nodes("node-1", "node-2"), *(from_raw(o.KIND_TYPES[kind], data) for kind, data in STORAGE))
 
 
 @pytest.mark.parametrize(
@@ -507,14 +486,14 @@ def test_volume_binding_score_without_pre_score_is_zero() -> None:
 
 def test_run_scores_marks_volume_binding_skipped_and_weights_dynamic_resources() -> None:
     pod = dra_pod("c1")
-    snapshot = Snapshot(
-        nodes=[make_node("node-1"), make_node("node-2")],
-        pods=[pod],
-        device_classes={GPU_CLASS: gpu_class()},
-        resource_slices=[node_slice("node-1", "big"), node_slice("node-2", "small")],
-        resource_claims={f"{NS}/c1": claim("c1", BIG_SMALL_TINY)},
+    handle = make_handle(
+        *nodes("node-1", "node-2"),
+        pod,
+        gpu_class(),
+        node_slice("node-1", "big"),
+        node_slice("node-2", "small"),
+        claim("c1", BIG_SMALL_TINY),
     )
-    handle = Handle(snapshot)
     plugins = {"DynamicResources": DynamicResources(handle), "VolumeBinding": VolumeBinding(handle)}
     state = CycleState()
     info = PodInfo(pod)

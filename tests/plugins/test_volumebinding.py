@@ -7,7 +7,6 @@ from typing import Any
 import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -19,7 +18,7 @@ from podwhy.plugins.volumebinding.binder import (
     ERR_REASON_NOT_ENOUGH_SPACE,
     ERR_REASON_PV_NOT_EXIST,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 
@@ -31,21 +30,28 @@ PROVISIONED = "wait-provisioned-sc"
 CAPACITY_CLASS = "capacity-sc"
 CSI_PROVISIONER = "csi.example.com"
 
-CLASSES: list[Json] = [
-    {
-        "metadata": {"name": WAIT},
-        "provisioner": "kubernetes.io/no-provisioner",
-        "volumeBindingMode": "WaitForFirstConsumer",
-    },
-    {"metadata": {"name": IMMEDIATE}, "provisioner": "p", "volumeBindingMode": "Immediate"},
-    {
-        "metadata": {"name": PROVISIONED},
-        "provisioner": "test-provisioner",
-        "volumeBindingMode": "WaitForFirstConsumer",
-        "allowedTopologies": [{"matchLabelExpressions": [{"key": HOSTNAME, "values": ["node-a", "reference"]}]}],
-    },
-    {"metadata": {"name": CAPACITY_CLASS}, "provisioner": CSI_PROVISIONER, "volumeBindingMode": "WaitForFirstConsumer"},
-    {"metadata": {"name": "no-mode-sc"}, "provisioner": "p"},
+CLASSES: list[o.StorageClass] = [
+    from_raw(o.StorageClass, sc)
+    for sc in [
+        {
+            "metadata": {"name": WAIT},
+            "provisioner": "kubernetes.io/no-provisioner",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        },
+        {"metadata": {"name": IMMEDIATE}, "provisioner": "p", "volumeBindingMode": "Immediate"},
+        {
+            "metadata": {"name": PROVISIONED},
+            "provisioner": "test-provisioner",
+            "volumeBindingMode": "WaitForFirstConsumer",
+            "allowedTopologies": [{"matchLabelExpressions": [{"key": HOSTNAME, "values": ["node-a", "reference"]}]}],
+        },
+        {
+            "metadata": {"name": CAPACITY_CLASS},
+            "provisioner": CSI_PROVISIONER,
+            "volumeBindingMode": "WaitForFirstConsumer",
+        },
+        {"metadata": {"name": "no-mode-sc"}, "provisioner": "p"},
+    ]
 ]
 
 
@@ -58,7 +64,7 @@ def pvc(
     size: str = "",
     annotations: dict[str, str] | None = None,
     **extra: Any,
-) -> Json:
+) -> o.PersistentVolumeClaim:
     meta: Json = {"name": name, "namespace": NS, "uid": f"uid-{name}", "annotations": dict(annotations or {})}
     if bound:
         meta["annotations"]["pv.kubernetes.io/bind-completed"] = "yes"
@@ -70,7 +76,7 @@ def pvc(
         spec["volumeName"] = volume
     if size:
         spec["resources"] = {"requests": {"storage": size}}
-    return {"metadata": meta, "spec": spec, "status": extra.pop("status", {})}
+    return from_raw(o.PersistentVolumeClaim, {"metadata": meta, "spec": spec, "status": extra.pop("status", {})})
 
 
 def pv(
@@ -83,7 +89,7 @@ def pv(
     labels: dict[str, str] | None = None,
     source: Json | None = None,
     phase: str = "Available",
-) -> Json:
+) -> o.PersistentVolume:
     spec: Json = {"storageClassName": sc, "capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"]}
     if node is not None:
         spec["nodeAffinity"] = {
@@ -94,39 +100,31 @@ def pv(
     if claim is not None:
         spec["claimRef"] = {"name": claim, "namespace": NS}
     spec.update(source or {})
-    return {"metadata": {"name": name, "labels": labels or {}}, "spec": spec, "status": {"phase": phase}}
+    raw = {"metadata": {"name": name, "labels": labels or {}}, "spec": spec, "status": {"phase": phase}}
+    return from_raw(o.PersistentVolume, raw)
 
 
-def node(name: str, **labels: str) -> Json:
-    return {"metadata": {"name": name, "labels": {HOSTNAME: name, **labels}}}
+def node(name: str, **labels: str) -> o.Node:
+    return make_node(name).labels(labels).obj()
 
 
-def make_pod(*claims: str, ephemeral: str = "") -> o.Pod:
-    volumes: list[Json] = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
+def volume_pod(*claims: str, ephemeral: str = "") -> o.Pod:
+    pod = make_pod("pod-a", NS).uid("pod-uid")
+    for c in claims:
+        pod.pvc(c)
     if ephemeral:
-        volumes.append({"name": ephemeral, "ephemeral": {}})
-    return msgspec.convert(
-        {"metadata": {"name": "pod-a", "namespace": NS, "uid": "pod-uid"}, "spec": {"volumes": volumes}}, o.Pod
-    )
+        pod.volume({"name": ephemeral, "ephemeral": {}})
+    return pod.obj()
 
 
 def run(
     pod: o.Pod,
-    nodes: list[Json],
-    pvcs: list[Json] | None = None,
-    pvs: list[Json] | None = None,
-    extra: list[tuple[str, Json]] | None = None,
+    nodes: list[o.Node],
+    pvcs: list[o.PersistentVolumeClaim] | None = None,
+    pvs: list[o.PersistentVolume] | None = None,
+    extra: list[msgspec.Struct] | None = None,
 ) -> tuple[Status, dict[str, Status]]:
-    snap = Snapshot(nodes=[msgspec.convert(n, o.Node) for n in nodes])
-    items = [
-        *(("StorageClass", sc) for sc in CLASSES),
-        *(("PersistentVolumeClaim", c) for c in pvcs or []),
-        *(("PersistentVolume", v) for v in pvs or []),
-        *(extra or []),
-    ]
-    for kind, data in items:
-        snap.add(kind, msgspec.convert(data, o.KIND_TYPES[kind]))
-    handle = Handle(snap)
+    handle = make_handle(*nodes, *CLASSES, *(pvcs or []), *(pvs or []), *(extra or []))
     plugin = VolumeBinding(handle)
     state = CycleState()
     pi = PodInfo(pod)
@@ -140,13 +138,13 @@ UNRESOLVABLE = Code.UnschedulableAndUnresolvable
 
 
 def test_pod_without_pvcs_skips() -> None:
-    pre, _ = run(make_pod(), [node("node-a")])
+    pre, _ = run(volume_pod(), [node("node-a")])
     assert pre.code == Code.Skip
 
 
 def test_all_bound() -> None:
     pre, got = run(
-        make_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, volume="pv-a", bound=True)], [pv("pv-a", WAIT)]
+        volume_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, volume="pv-a", bound=True)], [pv("pv-a", WAIT)]
     )
     assert pre.code == Code.Success
     assert got["node-a"].code == Code.Success
@@ -155,46 +153,46 @@ def test_all_bound() -> None:
 @pytest.mark.parametrize(
     ("pod", "pvcs", "reason"),
     [
-        (make_pod("pvc-a"), [], 'persistentvolumeclaim "pvc-a" not found'),
+        (volume_pod("pvc-a"), [], 'persistentvolumeclaim "pvc-a" not found'),
         (
-            make_pod("pvc-a", "pvc-b"),
+            volume_pod("pvc-a", "pvc-b"),
             [pvc("pvc-a", WAIT, volume="pv-a", bound=True)],
             'persistentvolumeclaim "pvc-b" not found',
         ),
-        (make_pod("pvc-a"), [pvc("pvc-a", IMMEDIATE)], "pod has unbound immediate PersistentVolumeClaims"),
-        (make_pod("pvc-a"), [pvc("pvc-a", WAIT, volume="pv-a")], "pod has unbound immediate PersistentVolumeClaims"),
-        (make_pod("pvc-a"), [pvc("pvc-a", None)], "pod has unbound immediate PersistentVolumeClaims"),
-        (make_pod("pvc-a"), [pvc("pvc-a", "no-such-sc")], "pod has unbound immediate PersistentVolumeClaims"),
+        (volume_pod("pvc-a"), [pvc("pvc-a", IMMEDIATE)], "pod has unbound immediate PersistentVolumeClaims"),
+        (volume_pod("pvc-a"), [pvc("pvc-a", WAIT, volume="pv-a")], "pod has unbound immediate PersistentVolumeClaims"),
+        (volume_pod("pvc-a"), [pvc("pvc-a", None)], "pod has unbound immediate PersistentVolumeClaims"),
+        (volume_pod("pvc-a"), [pvc("pvc-a", "no-such-sc")], "pod has unbound immediate PersistentVolumeClaims"),
         (
-            make_pod("pvc-a"),
+            volume_pod("pvc-a"),
             [pvc("pvc-a", WAIT, volume="pv-a", bound=True, status={"phase": "Lost"})],
             'persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"',
         ),
         (
-            make_pod("old"),
+            volume_pod("old"),
             [pvc("old", WAIT, metadata={"deletionTimestamp": "2026-01-01T00:00:00Z"})],
             'persistentvolumeclaim "old" is being deleted',
         ),
         (
-            make_pod(ephemeral="vol"),
+            volume_pod(ephemeral="vol"),
             [],
             'waiting for ephemeral volume controller to create the persistentvolumeclaim "pod-a-vol"',
         ),
         (
-            make_pod(ephemeral="vol"),
+            volume_pod(ephemeral="vol"),
             [pvc("pod-a-vol", WAIT)],
             "PVC default/pod-a-vol was not created for pod default/pod-a (pod is not owner)",
         ),
     ],
 )
-def test_pre_filter_rejections(pod: o.Pod, pvcs: list[Json], reason: str) -> None:
+def test_pre_filter_rejections(pod: o.Pod, pvcs: list[o.PersistentVolumeClaim], reason: str) -> None:
     pre, _ = run(pod, [node("node-a")], pvcs)
     assert pre.code == UNRESOLVABLE
     assert pre.reasons == [reason]
 
 
 def test_class_without_binding_mode_is_an_error() -> None:
-    pre, _ = run(make_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", "no-mode-sc")])
+    pre, _ = run(volume_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", "no-mode-sc")])
     assert pre.code == Code.Error
     assert pre.reasons == ['VolumeBindingMode not set for StorageClass "no-mode-sc"']
 
@@ -208,21 +206,21 @@ def test_owned_ephemeral_claim_is_used() -> None:
         metadata={"ownerReferences": [{"kind": "Pod", "name": "pod-a", "uid": "pod-uid", "controller": True}]},
     )
     volume = pv("pv-a", WAIT, node="node-a")
-    pre, got = run(make_pod(ephemeral="vol"), [node("node-a"), node("node-b")], [owned], [volume])
+    pre, got = run(volume_pod(ephemeral="vol"), [node("node-a"), node("node-b")], [owned], [volume])
     assert pre.code == Code.Success
     assert got["node-a"].code == Code.Success
     assert got["node-b"].reasons == [ERR_REASON_NODE_CONFLICT]
 
 
 def test_unbound_claims_no_matches() -> None:
-    _, got = run(make_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT)])
+    _, got = run(volume_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT)])
     assert got["node-a"].code == UNRESOLVABLE
     assert got["node-a"].reasons == [ERR_REASON_BIND_CONFLICT]
 
 
 def test_bound_and_unbound_unsatisfied() -> None:
     _, got = run(
-        make_pod("pvc-a", "pvc-b"),
+        volume_pod("pvc-a", "pvc-b"),
         [node("node-b")],
         [pvc("pvc-a", WAIT, volume="pv-a", bound=True), pvc("pvc-b", WAIT)],
         [pv("pv-a", WAIT, node="node-a")],
@@ -231,7 +229,7 @@ def test_bound_and_unbound_unsatisfied() -> None:
 
 
 def test_pv_not_found() -> None:
-    _, got = run(make_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, volume="pv-a", bound=True)])
+    _, got = run(volume_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, volume="pv-a", bound=True)])
     assert got["node-a"].reasons == [ERR_REASON_PV_NOT_EXIST]
 
 
@@ -242,7 +240,7 @@ def test_local_volumes_match_per_node() -> None:
         pv("pv-c-0", WAIT, node="node-c", size="10Gi"),
     ]
     _, got = run(
-        make_pod("pvc-a"), [node("node-a"), node("node-b"), node("node-c")], [pvc("pvc-a", WAIT, size="50Gi")], pvs
+        volume_pod("pvc-a"), [node("node-a"), node("node-b"), node("node-c")], [pvc("pvc-a", WAIT, size="50Gi")], pvs
     )
     assert [got[n].code for n in ("node-a", "node-b", "node-c")] == [Code.Success, Code.Success, UNRESOLVABLE]
 
@@ -250,7 +248,7 @@ def test_local_volumes_match_per_node() -> None:
 def test_two_claims_cannot_share_one_pv() -> None:
     pvs = [pv("pv-a-0", WAIT, node="node-a", size="10Gi")]
     _, got = run(
-        make_pod("pvc-0", "pvc-1"),
+        volume_pod("pvc-0", "pvc-1"),
         [node("node-a")],
         [pvc("pvc-0", WAIT, size="1Gi"), pvc("pvc-1", WAIT, size="1Gi")],
         pvs,
@@ -272,26 +270,26 @@ def test_two_claims_cannot_share_one_pv() -> None:
         (pv("pv", WAIT), Code.Success),  # no node affinity at all
     ],
 )
-def test_find_matching_volume(volume: Json, want: Code) -> None:
-    _, got = run(make_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, size="1Gi")], [volume])
+def test_find_matching_volume(volume: o.PersistentVolume, want: Code) -> None:
+    _, got = run(volume_pod("pvc-a"), [node("node-a")], [pvc("pvc-a", WAIT, size="1Gi")], [volume])
     assert got["node-a"].code == want
 
 
 def test_dynamic_provisioning_topology() -> None:
-    _, got = run(make_pod("pvc-a"), [node("node-a"), node("node-b")], [pvc("pvc-a", PROVISIONED, size="1Gi")])
+    _, got = run(volume_pod("pvc-a"), [node("node-a"), node("node-b")], [pvc("pvc-a", PROVISIONED, size="1Gi")])
     assert got["node-a"].code == Code.Success
     assert got["node-b"].reasons == [ERR_REASON_BIND_CONFLICT]
 
 
 def test_selected_node_annotation() -> None:
     claim = pvc("pvc-a", PROVISIONED, size="1Gi", annotations={"volume.kubernetes.io/selected-node": "node-b"})
-    _, got = run(make_pod("pvc-a"), [node("node-a"), node("node-b")], [claim])
+    _, got = run(volume_pod("pvc-a"), [node("node-a"), node("node-b")], [claim])
     assert got["node-a"].reasons == [ERR_REASON_BIND_CONFLICT]
     # node-b is selected, but still outside the class's allowed topologies.
     assert got["node-b"].reasons == [ERR_REASON_BIND_CONFLICT]
 
 
-def capacity(name: str, zone: str, size: str, max_size: str | None = None) -> tuple[str, Json]:
+def capacity(name: str, zone: str, size: str, max_size: str | None = None) -> o.CSIStorageCapacity:
     data: Json = {
         "metadata": {"name": name, "namespace": "kube-system"},
         "storageClassName": CAPACITY_CLASS,
@@ -300,10 +298,14 @@ def capacity(name: str, zone: str, size: str, max_size: str | None = None) -> tu
     }
     if max_size is not None:
         data["maximumVolumeSize"] = max_size
-    return "CSIStorageCapacity", data
+    return from_raw(o.CSIStorageCapacity, data)
 
 
-DRIVER_WITH_CAPACITY = ("CSIDriver", {"metadata": {"name": CSI_PROVISIONER}, "spec": {"storageCapacity": True}})
+def csi_driver(storage_capacity: bool) -> o.CSIDriver:
+    return from_raw(o.CSIDriver, {"metadata": {"name": CSI_PROVISIONER}, "spec": {"storageCapacity": storage_capacity}})
+
+
+DRIVER_WITH_CAPACITY = csi_driver(True)
 
 
 def test_storage_capacity() -> None:
@@ -314,16 +316,16 @@ def test_storage_capacity() -> None:
         capacity("c", "c", "1Ti", max_size="10Gi"),
     ]
     nodes = [node("node-a", zone="a"), node("node-b", zone="b"), node("node-c", zone="c"), node("node-d", zone="d")]
-    _, got = run(make_pod("pvc-a"), nodes, [pvc("pvc-a", CAPACITY_CLASS, size="50Gi")], extra=extra)
+    _, got = run(volume_pod("pvc-a"), nodes, [pvc("pvc-a", CAPACITY_CLASS, size="50Gi")], extra=extra)
     assert got["node-a"].code == Code.Success
     for name in ("node-b", "node-c", "node-d"):
         assert got[name].reasons == [ERR_REASON_NOT_ENOUGH_SPACE]
 
 
 def test_storage_capacity_ignored_without_driver_opt_in() -> None:
-    driver = ("CSIDriver", {"metadata": {"name": CSI_PROVISIONER}, "spec": {"storageCapacity": False}})
+    driver = csi_driver(False)
     _, got = run(
-        make_pod("pvc-a"),
+        volume_pod("pvc-a"),
         [node("node-b", zone="b")],
         [pvc("pvc-a", CAPACITY_CLASS, size="50Gi")],
         extra=[driver, capacity("b", "b", "10Gi")],
@@ -338,11 +340,14 @@ ZONE1_LABELS = {
 }
 
 
-def csi_node(migrated: str) -> tuple[str, Json]:
-    return "CSINode", {
-        "metadata": {"name": "node1", "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": migrated}},
-        "spec": {"drivers": []},
-    }
+def csi_node(migrated: str) -> o.CSINode:
+    return from_raw(
+        o.CSINode,
+        {
+            "metadata": {"name": "node1", "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": migrated}},
+            "spec": {"drivers": []},
+        },
+    )
 
 
 @pytest.mark.parametrize(
@@ -356,7 +361,7 @@ def csi_node(migrated: str) -> tuple[str, Json]:
 def test_csi_migration_rewrites_pv_topology(node_zone: str, migrated: str, want: Code) -> None:
     volume = pv("pv-migration-bound", WAIT, claim="pvc-a", labels=ZONE1_LABELS, source=GCE_PD_SOURCE)
     _, got = run(
-        make_pod("pvc-a"),
+        volume_pod("pvc-a"),
         [node("node1", **{"topology.gke.io/zone": node_zone})],
         [pvc("pvc-a", WAIT, volume="pv-migration-bound", bound=True)],
         [volume],
@@ -366,6 +371,6 @@ def test_csi_migration_rewrites_pv_topology(node_zone: str, migrated: str, want:
 
 
 def test_required_kinds() -> None:
-    plugin = VolumeBinding(Handle(Snapshot()))
-    assert plugin.required_kinds(PodInfo(make_pod())) == set()
-    assert "PersistentVolumeClaim" in plugin.required_kinds(PodInfo(make_pod(ephemeral="v")))
+    plugin = VolumeBinding(make_handle())
+    assert plugin.required_kinds(PodInfo(volume_pod())) == set()
+    assert "PersistentVolumeClaim" in plugin.required_kinds(PodInfo(volume_pod(ephemeral="v")))

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
-from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -17,30 +15,33 @@ from podwhy.plugins.volumerestrictions import (
     ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
     VolumeRestrictions,
 )
-from podwhy.snapshot.cluster import Snapshot
+from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
 
 NODE = "node-1"
 
 
-def make_pod(*volumes: Json, name: str = "pod", node_name: str = "", priority: int | None = None) -> o.Pod:
-    spec: Json = {"containers": [{"name": "c"}], "volumes": list(volumes)}
-    if node_name:
-        spec["nodeName"] = node_name
-    if priority is not None:
-        spec["priority"] = priority
-    return msgspec.convert({"metadata": {"name": name, "namespace": "default", "uid": name}, "spec": spec}, o.Pod)
+def pod_on(node_name: str, name: str) -> PodBuilder:
+    pod = make_pod(name)
+    return pod.node(node_name) if node_name else pod
 
 
-def pvc_volume(claim: str) -> Json:
-    return {"name": claim, "persistentVolumeClaim": {"claimName": claim}}
+def vol_pod(*volumes: Json, name: str = "pod", node_name: str = "") -> o.Pod:
+    pod = pod_on(node_name, name)
+    for volume in volumes:
+        pod.volume(volume)
+    return pod.obj()
+
+
+def pvc_pod(claim: str, name: str = "pod", node_name: str = "") -> o.Pod:
+    return pod_on(node_name, name).pvc(claim).obj()
 
 
 def make_pvc(name: str, *modes: str) -> o.PersistentVolumeClaim:
-    return msgspec.convert(
-        {"metadata": {"name": name, "namespace": "default"}, "spec": {"accessModes": list(modes)}},
+    return from_raw(
         o.PersistentVolumeClaim,
+        {"metadata": {"name": name, "namespace": "default"}, "spec": {"accessModes": list(modes)}},
     )
 
 
@@ -62,11 +63,7 @@ ISCSI_16_RO: Json = {"name": "v", "iscsi": {"targetPortal": "127.0.0.1:3260", "i
 def run(
     pod: o.Pod, existing: list[o.Pod], pvcs: list[o.PersistentVolumeClaim] | None = None
 ) -> tuple[Status, Status | None]:
-    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
-    snap = Snapshot(nodes=[node], pods=existing)
-    for pvc in pvcs or []:
-        snap.add("PersistentVolumeClaim", pvc)
-    handle = Handle(snap)
+    handle = make_handle(make_node(NODE).obj(), *existing, *(pvcs or []))
     plugin = VolumeRestrictions(handle)
     state = CycleState()
     pi = PodInfo(pod)
@@ -99,8 +96,8 @@ DISK_CASES: list[tuple[str, Json | None, Json | None, Code, Code | None]] = [
 def test_disk_conflicts(
     name: str, incoming: Json | None, on_node: Json | None, want_pre: Code, want_filter: Code | None
 ) -> None:
-    pod = make_pod(*([incoming] if incoming else []))
-    existing = [make_pod(*([on_node] if on_node else []), name="existing", node_name=NODE)]
+    pod = vol_pod(*([incoming] if incoming else []))
+    existing = [vol_pod(*([on_node] if on_node else []), name="existing", node_name=NODE)]
     pre, got = run(pod, existing)
     assert pre.code == want_pre
     if want_filter is None:
@@ -117,23 +114,23 @@ RWX = make_pvc("claim-with-rwx", "ReadWriteMany")
 
 
 def test_rwop_claim_not_found() -> None:
-    pre, _ = run(make_pod(pvc_volume("claim-with-rwop")), [])
+    pre, _ = run(pvc_pod("claim-with-rwop"), [])
     assert pre.code == Code.UnschedulableAndUnresolvable
     assert pre.reasons == ['persistentvolumeclaim "claim-with-rwop" not found']
 
 
 def test_rwop_no_conflict_skips() -> None:
-    existing = [make_pod(pvc_volume("claim-with-rwx"), name="other", node_name=NODE)]
-    pre, _ = run(make_pod(pvc_volume("claim-with-rwop")), existing, [RWOP, RWX])
+    existing = [pvc_pod("claim-with-rwx", name="other", node_name=NODE)]
+    pre, _ = run(pvc_pod("claim-with-rwop"), existing, [RWOP, RWX])
     assert pre.code == Code.Skip
 
 
 def test_rwop_conflict_is_reported_at_filter() -> None:
     existing = [
-        make_pod(pvc_volume("claim-with-rwop"), name="holder", node_name=NODE),
-        make_pod(pvc_volume("claim-with-rwx"), name="other", node_name=NODE),
+        pvc_pod("claim-with-rwop", name="holder", node_name=NODE),
+        pvc_pod("claim-with-rwx", name="other", node_name=NODE),
     ]
-    pre, got = run(make_pod(pvc_volume("claim-with-rwop")), existing, [RWOP, RWX])
+    pre, got = run(pvc_pod("claim-with-rwop"), existing, [RWOP, RWX])
     assert pre.code == Code.Success
     assert got is not None and got.code == Code.Unschedulable
     assert got.reasons == [ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT]
@@ -141,14 +138,11 @@ def test_rwop_conflict_is_reported_at_filter() -> None:
 
 
 def test_rwop_holder_removed_by_preemption_frees_the_claim() -> None:
-    holder = make_pod(pvc_volume("claim-with-rwop"), name="holder", node_name=NODE)
-    node = msgspec.convert({"metadata": {"name": NODE}}, o.Node)
-    snap = Snapshot(nodes=[node], pods=[holder])
-    snap.add("PersistentVolumeClaim", RWOP)
-    handle = Handle(snap)
+    holder = pvc_pod("claim-with-rwop", name="holder", node_name=NODE)
+    handle = make_handle(make_node(NODE).obj(), holder, RWOP)
     plugin = VolumeRestrictions(handle)
     state = CycleState()
-    pod = PodInfo(make_pod(pvc_volume("claim-with-rwop")))
+    pod = PodInfo(pvc_pod("claim-with-rwop"))
     _, pre = plugin.pre_filter(state, pod, handle.node_infos)
     assert pre.is_success()
     ni = handle.node_infos[0].snapshot()
@@ -160,6 +154,6 @@ def test_rwop_holder_removed_by_preemption_frees_the_claim() -> None:
 
 
 def test_required_kinds() -> None:
-    plugin = VolumeRestrictions(Handle(Snapshot()))
-    assert plugin.required_kinds(PodInfo(make_pod(GCE_FOO))) == set()
-    assert plugin.required_kinds(PodInfo(make_pod(pvc_volume("c")))) == {"PersistentVolumeClaim"}
+    plugin = VolumeRestrictions(make_handle())
+    assert plugin.required_kinds(PodInfo(vol_pod(GCE_FOO))) == set()
+    assert plugin.required_kinds(PodInfo(pvc_pod("c"))) == {"PersistentVolumeClaim"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from podwhy.framework.handle import Handle
@@ -14,6 +13,7 @@ from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 from podwhy.snapshot.cluster import Snapshot
+from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
 
 Json = dict[str, Any]
 
@@ -51,25 +51,30 @@ CLASSES: dict[str, str | None] = {
 }
 
 
+def storage_class(name: str, mode: str | None) -> o.StorageClass:
+    sc: Json = {"metadata": {"name": name}, "provisioner": "p"}
+    if mode is not None:
+        sc["volumeBindingMode"] = mode
+    return from_raw(o.StorageClass, sc)
+
+
 def snapshot(node_labels: dict[str, str]) -> Snapshot:
-    snap = Snapshot(nodes=[msgspec.convert({"metadata": {"name": "host1", "labels": node_labels}}, o.Node)])
-    for name, labels in PVS.items():
-        pv = {"metadata": {"name": name, "labels": labels}}
-        snap.add("PersistentVolume", msgspec.convert(pv, o.PersistentVolume))
-    for name, spec in PVCS.items():
-        pvc = {"metadata": {"name": name, "namespace": "default"}, "spec": spec}
-        snap.add("PersistentVolumeClaim", msgspec.convert(pvc, o.PersistentVolumeClaim))
-    for name, mode in CLASSES.items():
-        sc: Json = {"metadata": {"name": name}, "provisioner": "p"}
-        if mode is not None:
-            sc["volumeBindingMode"] = mode
-        snap.add("StorageClass", msgspec.convert(sc, o.StorageClass))
-    return snap
+    return make_snapshot(
+        make_node("host1").labels(node_labels).obj(),
+        *(from_raw(o.PersistentVolume, {"metadata": {"name": name, "labels": labels}}) for name, labels in PVS.items()),
+        *(
+            from_raw(o.PersistentVolumeClaim, {"metadata": {"name": name, "namespace": "default"}, "spec": spec})
+            for name, spec in PVCS.items()
+        ),
+        *(storage_class(name, mode) for name, mode in CLASSES.items()),
+    )
 
 
-def make_pod(*claims: str) -> o.Pod:
-    volumes = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
-    return msgspec.convert({"metadata": {"name": "pod_1", "namespace": "default"}, "spec": {"volumes": volumes}}, o.Pod)
+def pvc_pod(*claims: str) -> o.Pod:
+    pod = make_pod("pod_1")
+    for c in claims:
+        pod.pvc(c)
+    return pod.obj()
 
 
 def run(pod: o.Pod, node_labels: dict[str, str]) -> tuple[Status, Status | None]:
@@ -131,7 +136,7 @@ CASES: list[tuple[str, str | None, dict[str, str], Code, Code | None]] = [
 def test_volume_zone(
     name: str, claim: str | None, node_labels: dict[str, str], want_pre: Code, want_filter: Code | None
 ) -> None:
-    pre, got = run(make_pod(*([claim] if claim else [])), node_labels)
+    pre, got = run(pvc_pod(*([claim] if claim else [])), node_labels)
     assert pre.code == want_pre
     if want_filter is None:
         assert got is None
@@ -154,20 +159,20 @@ def test_volume_zone(
     ],
 )
 def test_pre_filter_errors(claim: str, reason: str) -> None:
-    pre, _ = run(make_pod(claim), {ZONE: "us-west1-a"})
+    pre, _ = run(pvc_pod(claim), {ZONE: "us-west1-a"})
     assert pre.code == UNRESOLVABLE
     assert pre.reasons == [reason]
 
 
 def test_all_volumes_are_checked() -> None:
-    pre, got = run(make_pod("PVC_Vol_Stable_1", "PVC_WaitSC", "PVC_Vol_Stable_2"), {ZONE: "us-west1-a"})
+    pre, got = run(pvc_pod("PVC_Vol_Stable_1", "PVC_WaitSC", "PVC_Vol_Stable_2"), {ZONE: "us-west1-a"})
     assert pre.code == Code.Success
     assert got is not None and got.code == UNRESOLVABLE
     assert got.evidence[0].data["persistentVolume"] == "Vol_Stable_2"
 
 
 def test_required_kinds() -> None:
-    plugin = VolumeZone(Handle(Snapshot()))
-    assert plugin.required_kinds(PodInfo(make_pod())) == set()
+    plugin = VolumeZone(make_handle())
+    assert plugin.required_kinds(PodInfo(pvc_pod())) == set()
     want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"}
-    assert plugin.required_kinds(PodInfo(make_pod("c"))) == want
+    assert plugin.required_kinds(PodInfo(pvc_pod("c"))) == want

@@ -26,7 +26,7 @@ from podwhy.plugins.dynamicresources.allocator import (
     describe_requests,
 )
 from podwhy.plugins.dynamicresources.cel import SelectorCache
-from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims, typed
+from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
 from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
 from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
 from podwhy.plugins.helper.normalize_score import default_normalize_score
@@ -72,24 +72,18 @@ class DynamicResources(Plugin):
     def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
         super().__init__(handle, args)
         self._selector_cache = SelectorCache()
-        self._device_classes: dict[str, o.DeviceClass] | None = None
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         return set(DRA_KINDS) if pod.pod.spec.resource_claims else set()
 
     # ------------------------------------------------------------------ cluster objects
     def device_classes(self) -> dict[str, o.DeviceClass]:
-        if self._device_classes is None:
-            self._device_classes = {
-                name: typed(obj, o.DeviceClass) for name, obj in self.handle.snapshot.device_classes.items()
-            }
-        return self._device_classes
+        return self.handle.snapshot.device_classes
 
     def _allocated_devices(self) -> set[DeviceID]:
         """Devices of every allocated claim (admin-access results do not hold a device)."""
         devices: set[DeviceID] = set()
-        for obj in self.handle.snapshot.resource_claims.values():
-            claim = typed(obj, o.ResourceClaim)
+        for claim in self.handle.snapshot.resource_claims.values():
             allocation = claim.status.allocation
             if allocation is None:
                 continue
@@ -144,8 +138,12 @@ class DynamicResources(Plugin):
 
         data.available_on_nodes = available_on_nodes
         if to_allocate > 0:
-            slices = [typed(obj, o.ResourceSlice) for obj in self.handle.snapshot.resource_slices]
-            data.allocator = Allocator(self._allocated_devices(), self.device_classes(), slices, self._selector_cache)
+            data.allocator = Allocator(
+                self._allocated_devices(),
+                self.device_classes(),
+                self.handle.snapshot.resource_slices,
+                self._selector_cache,
+            )
         data.claims = claims
         return None, success()
 

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeVar
-
-import msgspec
 
 from podwhy.model import objects as o
-
-T = TypeVar("T", bound=msgspec.Struct)
 
 
 class ClaimLookupError(Exception):
@@ -18,13 +13,6 @@ class ClaimLookupError(Exception):
     @property
     def message(self) -> str:
         return str(self.args[0])
-
-
-def typed(obj: object, cls: type[T]) -> T:
-    """A resource.k8s.io object as its Struct, whether loaded typed or as a GenericObject."""
-    if isinstance(obj, cls):
-        return obj
-    return msgspec.convert(msgspec.to_builtins(obj), cls)
 
 
 def claim_name(pod: o.Pod, pod_claim: o.PodResourceClaim) -> tuple[str | None, bool]:
@@ -49,7 +37,7 @@ def is_controlled_by(claim: o.ResourceClaim, pod: o.Pod) -> bool:
     return False
 
 
-def pod_resource_claims(pod: o.Pod, claims: Mapping[str, object]) -> list[o.ResourceClaim]:
+def pod_resource_claims(pod: o.Pod, claims: Mapping[str, o.ResourceClaim]) -> list[o.ResourceClaim]:
     """The pod's claims in spec order; raises ClaimLookupError with the scheduler's reason."""
     out: list[o.ResourceClaim] = []
     namespace = pod.metadata.namespace
@@ -57,10 +45,9 @@ def pod_resource_claims(pod: o.Pod, claims: Mapping[str, object]) -> list[o.Reso
         name, must_check_owner = claim_name(pod, pod_claim)
         if name is None:
             continue
-        raw = claims.get(f"{namespace}/{name}")
-        if raw is None:
+        claim = claims.get(f"{namespace}/{name}")
+        if claim is None:
             raise ClaimLookupError(f'could not find ResourceClaim "{namespace}/{name}"')
-        claim = typed(raw, o.ResourceClaim)
         if claim.metadata.deletion_timestamp is not None:
             raise ClaimLookupError(f'resourceclaim "{claim.metadata.name}" is being deleted')
         if must_check_owner and (claim.metadata.namespace != namespace or not is_controlled_by(claim, pod)):

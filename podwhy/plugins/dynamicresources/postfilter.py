@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import msgspec
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, PostFilterResult
@@ -41,7 +38,7 @@ RESERVED_FOR_MAX_SIZE = 256
 
 @dataclass(frozen=True)
 class ClaimView:
-    """The parts of a ResourceClaim the PostFilter reads, from a typed claim or a GenericObject."""
+    """The parts of a ResourceClaim the PostFilter reads."""
 
     key: str
     allocated: bool
@@ -49,17 +46,14 @@ class ClaimView:
     reserved_for: tuple[str, ...]
 
     @classmethod
-    def of(cls, claim: object) -> ClaimView:
-        raw = msgspec.to_builtins(claim)
-        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        meta = data.get("metadata") or {}
-        status = data.get("status") or {}
-        allocation = status.get("allocation")
+    def of(cls, claim: o.ResourceClaim) -> ClaimView:
+        allocation = claim.status.allocation
         selector: LazyNodeSelector | None = None
-        if allocation and allocation.get("nodeSelector") is not None:
-            selector = LazyNodeSelector.parse(msgspec.convert(allocation["nodeSelector"], o.NodeSelector))
-        reserved = tuple(str(ref.get("uid", "")) for ref in status.get("reservedFor") or [])
-        return cls(f"{meta.get('namespace', '')}/{meta.get('name', '')}", bool(allocation), selector, reserved)
+        if allocation is not None and allocation.node_selector is not None:
+            selector = LazyNodeSelector.parse(allocation.node_selector)
+        reserved = tuple(ref.uid for ref in claim.status.reserved_for)
+        key = f"{claim.metadata.namespace}/{claim.metadata.name}"
+        return cls(key, allocation is not None, selector, reserved)
 
 
 def _not_found() -> tuple[PostFilterResult | None, Status]:
@@ -165,13 +159,10 @@ def _controlled_by(refs: Sequence[o.OwnerReference], uid: str) -> bool:
     return False
 
 
-def _device_classes_exist(claim: object, device_classes: Mapping[str, object]) -> bool:
-    raw = msgspec.to_builtins(claim)
-    spec = (raw.get("spec") if isinstance(raw, dict) else None) or {}
-    for request in (spec.get("devices") or {}).get("requests") or []:
-        exactly = request.get("exactly")
-        names = [exactly.get("deviceClassName")] if exactly else []
-        names += [sub.get("deviceClassName") for sub in request.get("firstAvailable") or []]
+def _device_classes_exist(claim: o.ResourceClaim, device_classes: Mapping[str, o.DeviceClass]) -> bool:
+    for request in claim.spec.devices.requests:
+        names = [request.exactly.device_class_name] if request.exactly is not None else []
+        names += [sub.device_class_name for sub in request.first_available]
         if not names or any(not n or n not in device_classes for n in names):
             return False
     return True
