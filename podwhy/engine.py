@@ -276,14 +276,12 @@ def explain(
 
 
 # ---------------------------------------------------------------------- PostFilter
-DRA_PLUGIN = "DynamicResources"
 
 
 def run_post_filters(framework: Framework, outcome: FilterOutcome, pod: PodInfo) -> PostFilterOutcome:
     """RunPostFilterPlugins after a FitError: stop at the first Success, Error or unresolvable status,
     otherwise join every plugin's reasons into one Unschedulable status."""
     from podwhy.plugins.defaultpreemption import preemption_outcome
-    from podwhy.plugins.dynamicresources import postfilter as dra_post_filter
 
     state = outcome.state
     state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(pre_filter_reached(framework.profile, outcome.pre_filter)))
@@ -302,13 +300,10 @@ def run_post_filters(framework: Framework, outcome: FilterOutcome, pod: PodInfo)
             complete = False
             warnings.append(f"PostFilter {name} {outcome.not_evaluated[name]}")
             continue
-        if plugin is not None and plugin.implements("post_filter"):
-            r, st = plugin.post_filter(state, pod, node_statuses)
-        elif name == DRA_PLUGIN:
-            r, st = dra_post_filter.fallback_post_filter(framework.handle, state, pod, node_statuses)
-        else:
+        if plugin is None or not plugin.implements("post_filter"):
             complete = False
             continue
+        r, st = plugin.post_filter(state, pod, node_statuses)
         st.plugin = name
         statuses.append(st)
         if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:

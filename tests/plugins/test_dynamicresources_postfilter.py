@@ -13,13 +13,13 @@ from podwhy.framework.runner import PRE_FILTER_REACHED_KEY, PreFilterReached
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.dynamicresources.postfilter import (
     ERR_NOT_AVAILABLE,
     MSG_DEALLOCATED,
     MSG_NO_CLAIMS,
     MSG_STILL_NOT_SCHEDULABLE,
     STATE_KEY,
-    fallback_post_filter,
     post_filter,
 )
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
@@ -146,11 +146,11 @@ def test_pre_filter_stopped_before_the_plugin_is_not_found() -> None:
     state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"NodeAffinity", "VolumeBinding"})))
     _, status = post_filter(handle, state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
-    _, status = fallback_post_filter(handle, state, my_pod().info(), {})
+    _, status = DynamicResources(handle).post_filter(state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
 
 
-FALLBACK_CASES = [
+PRE_FILTER_CASES = [
     pytest.param(my_pod().obj(), [], [], MSG_NO_CLAIMS, id="no claims"),
     pytest.param(
         my_pod().resource_claim("gpu", template="tpl").obj(), [], [], MSG_NO_CLAIMS, id="claim not created yet"
@@ -173,11 +173,16 @@ FALLBACK_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("pod", "claims", "classes", "want"), FALLBACK_CASES)
-def test_fallback_without_plugin_state(
+@pytest.mark.parametrize(("pod", "claims", "classes", "want"), PRE_FILTER_CASES)
+def test_post_filter_after_the_plugins_own_pre_filter(
     pod: o.Pod, claims: list[o.ResourceClaim], classes: list[str], want: str
 ) -> None:
+    """The claims PostFilter weighs are those the plugin's PreFilter recorded: none when it failed."""
     device_classes = [from_raw(o.DeviceClass, {"metadata": {"name": name}}) for name in classes]
     handle = make_handle(*nodes(NODE1), *claims, *device_classes)
-    _, status = fallback_post_filter(handle, CycleState(), PodInfo(pod), {})
+    plugin = DynamicResources(handle)
+    state = CycleState()
+    plugin.pre_filter(state, PodInfo(pod), handle.node_infos)
+    state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"DynamicResources"})))
+    _, status = plugin.post_filter(state, PodInfo(pod), {})
     assert status.reasons == [want]

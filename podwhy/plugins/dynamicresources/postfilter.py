@@ -1,8 +1,7 @@
 """DynamicResources PostFilter: may deallocating one of the pod's claims help the next attempt?
 
 Kept apart from the plugin's PreFilter/Filter: the DynamicResources class delegates its
-`post_filter` here, and the engine calls `fallback_post_filter` when the class (or its
-PostFilter) is not available.
+`post_filter` here.
 
 Upstream's Filter remembers the allocated claims a node could not use; kube-scheduler stops
 at a node's first failing filter, so only nodes whose recorded first failure is this plugin's
@@ -105,64 +104,3 @@ def post_filter(
         return _not_found()
     claims = [ClaimView.of(claim) for claim in getattr(data, "claims", None) or []]
     return decide(pod, claims, handle, node_statuses)
-
-
-def fallback_post_filter(
-    handle: Handle, state: CycleState, pod: PodInfo, node_statuses: Mapping[str, Status]
-) -> tuple[PostFilterResult | None, Status]:
-    """PostFilter without the plugin's state: look the pod's claims up as its PreFilter would."""
-    if not _reached(state):
-        return _not_found()
-    if state.get(STATE_KEY) is not None:
-        return post_filter(handle, state, pod, node_statuses)
-    return decide(pod, recorded_claims(handle, pod), handle, node_statuses)
-
-
-def recorded_claims(handle: Handle, pod: PodInfo) -> list[ClaimView]:
-    """The claims the PreFilter would record: none when a lookup or check of it would fail."""
-    p = pod.pod
-    snapshot = handle.snapshot
-    views: list[ClaimView] = []
-    for entry in p.spec.resource_claims:
-        name = entry.resource_claim_name
-        owned = False
-        if name is None and entry.resource_claim_template_name is not None:
-            statuses = [s for s in p.status.resource_claim_statuses if s.name == entry.name]
-            if not statuses:
-                return []
-            name = statuses[0].resource_claim_name
-            owned = True
-            if name is None:
-                continue
-        if name is None:
-            return []
-        obj = snapshot.resource_claims.get(f"{p.metadata.namespace}/{name}")
-        if obj is None or obj.metadata.deletion_timestamp is not None:
-            return []
-        if owned and not _controlled_by(obj.metadata.owner_references, p.metadata.uid):
-            return []
-        view = ClaimView.of(obj)
-        if view.allocated:
-            in_use = len(view.reserved_for) >= RESERVED_FOR_MAX_SIZE and pod.uid not in view.reserved_for
-            if in_use:
-                return []
-        elif not _device_classes_exist(obj, snapshot.device_classes):
-            return []
-        views.append(view)
-    return views
-
-
-def _controlled_by(refs: Sequence[o.OwnerReference], uid: str) -> bool:
-    for ref in refs:
-        if ref.controller:
-            return ref.uid == uid
-    return False
-
-
-def _device_classes_exist(claim: o.ResourceClaim, device_classes: Mapping[str, o.DeviceClass]) -> bool:
-    for request in claim.spec.devices.requests:
-        names = [request.exactly.device_class_name] if request.exactly is not None else []
-        names += [sub.device_class_name for sub in request.first_available]
-        if not names or any(not n or n not in device_classes for n in names):
-            return False
-    return True
