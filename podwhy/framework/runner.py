@@ -266,17 +266,9 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         """Pass 1 with equal-or-higher-priority nominated pods added, pass 2 without them if pass 1 passed."""
-        nominated = self._nominated_for(pod, node_info)
-        state1, node1 = state, node_info
-        if nominated:
-            node1 = node_info.snapshot()
-            state1 = state.clone()
-            for pi in nominated:
-                node1.add_pod_info(pi)
-                node1.added_pods.append(pi)
-                st = self.run_pre_filter_extension_add_pod(state1, pod, pi, node1)
-                if not st.is_success():
-                    return st
+        state1, node1, nominated, added = self._add_nominated(state, pod, node_info)
+        if not added.is_success():
+            return added
         status = self.run_filter_plugins(state1, pod, node1)
         if nominated and status.is_success():
             status = self.run_filter_plugins(state, pod, node_info)
