@@ -165,8 +165,14 @@ def no_profile(snapshot: Snapshot, pod: o.Pod, config: SchedulerConfig) -> Expla
 
 
 def explain(
-    snapshot: Snapshot, pod: o.Pod, profile: Profile | None = None, extenders: Sequence[Extender] = ()
+    snapshot: Snapshot,
+    pod: o.Pod,
+    profile: Profile | None = None,
+    extenders: Sequence[Extender] = (),
+    scheduler_names: frozenset[str] | None = None,
 ) -> Explanation:
+    """Explain `pod` under `profile` (default: the default profile). `scheduler_names` are all
+    profiles of the scheduler (default: this profile's): whose nominated pods it knows."""
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     profile = profile or default_profile()
@@ -181,7 +187,7 @@ def explain(
             bound_node=pod.spec.node_name,
         )
     with gc_paused():
-        handle = Handle(snapshot)
+        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
     framework = Framework(handle, profile)
     outcome = framework.run_filters(target)
     gates = [g.name for g in pod.spec.scheduling_gates]

@@ -41,4 +41,5 @@ def run_explain(request: ExplainRequest) -> Explanation:
     profile = profile_for_pod(config, pod)
     if profile is None:
         return no_profile(snapshot, pod, config)
-    return explain(snapshot, pod, profile, extenders=config.extenders)
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    return explain(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -21,7 +22,9 @@ def normalized_image_name(name: str) -> str:
 class Handle:
     """Everything plugins read about the cluster, built once per snapshot."""
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, scheduler_names: frozenset[str] | None = None) -> None:
+        """`scheduler_names`: the profiles of this scheduler. Only pods it is responsible for sit
+        in its queue, so only those count as nominated (None: every unbound nominated pod)."""
         self.snapshot = snapshot
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
@@ -40,7 +43,9 @@ class Handle:
                 bound = self.node_info_by_name.get(pod.spec.node_name)
                 if bound is not None:
                     bound.add_pod_info(pi)
-            elif pod.status.nominated_node_name:
+            elif pod.status.nominated_node_name and (
+                scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
+            ):
                 self._nominated[pod.status.nominated_node_name].append(pi)
         self._build_image_states()
         self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
