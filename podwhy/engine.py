@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.config import Extender, SchedulerConfig
+from podwhy.framework.config import Extender, SchedulerConfig, default_profile
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import PostFilterResult
 from podwhy.framework.preemption import PreemptionOutcome
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile, default_profile
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.runner import (
     PRE_FILTER_REACHED_KEY,
     FilterOutcome,

@@ -9,7 +9,41 @@ import yaml
 
 from podwhy.errors import UsageError
 from podwhy.framework.config import parse_scheduler_config
-from podwhy.framework.profile import FILTER_ORDER, PRE_FILTER_ORDER, SCORE_WEIGHTS
+
+# The default v1.35.4 profile as recorded (shared/golden/README.md).
+PRE_FILTER_ORDER = [
+    "NodeAffinity",
+    "NodePorts",
+    "NodeResourcesFit",
+    "VolumeRestrictions",
+    "NodeVolumeLimits",
+    "VolumeBinding",
+    "VolumeZone",
+    "PodTopologySpread",
+    "InterPodAffinity",
+    "DynamicResources",
+]
+FILTER_ORDER = ["NodeUnschedulable", "NodeName", "TaintToleration", *PRE_FILTER_ORDER]
+PRE_SCORE_ORDER = [
+    "TaintToleration",
+    "NodeAffinity",
+    "NodeResourcesFit",
+    "VolumeBinding",
+    "PodTopologySpread",
+    "InterPodAffinity",
+    "NodeResourcesBalancedAllocation",
+]
+SCORE_WEIGHTS = {
+    "TaintToleration": 3,
+    "NodeAffinity": 2,
+    "NodeResourcesFit": 1,
+    "VolumeBinding": 1,
+    "PodTopologySpread": 2,
+    "InterPodAffinity": 2,
+    "DynamicResources": 2,
+    "NodeResourcesBalancedAllocation": 1,
+    "ImageLocality": 1,
+}
 
 
 def _config(text: str) -> Any:
@@ -28,6 +62,7 @@ def test_empty_config_is_the_default_profile() -> None:
     assert prof.score == SCORE_WEIGHTS
     assert list(prof.score) == list(SCORE_WEIGHTS)
     assert prof.post_filter == ["DynamicResources", "DefaultPreemption"]
+    assert prof.pre_score == PRE_SCORE_ORDER
 
 
 def test_multipoint_disable_removes_everywhere() -> None:

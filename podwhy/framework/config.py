@@ -363,9 +363,14 @@ def load_scheduler_config(path: Path) -> SchedulerConfig:
     return parse_scheduler_config(raw, str(path))
 
 
+def default_profile() -> Profile:
+    """The default v1.35 profile: an empty profile after upstream's defaulting and expansion."""
+    return _profile({}, 0, single=True)
+
+
 def default_config() -> SchedulerConfig:
     """What kube-scheduler runs without a configuration file."""
-    return SchedulerConfig([Profile()], None, [], "the default configuration")
+    return SchedulerConfig([default_profile()], None, [], "the default configuration")
 
 
 def profile_for_pod(config: SchedulerConfig, pod: o.Pod) -> Profile | None:
