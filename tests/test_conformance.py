@@ -8,31 +8,7 @@ import pytest
 
 from tests.conformance import case_dirs, compare, compare_scores, run_case
 
-# Recordings whose cluster.yaml does not hold what the recorded scheduler saw. They come from
-# upstream unit tests that hand the plugin state no real cluster can produce; no rule of the
-# scheduler reproduces them from the objects. Kept visible, strictly expected to differ, so
-# that a change which suddenly "matches" them is noticed and examined.
-RECORDING_ARTIFACTS = {
-    # TestPostFilter feeds a NodeToStatus map without node2 ("absent means
-    # UnschedulableAndUnresolvable"); the recording drops node2 from the snapshot ("0/1 nodes")
-    # although cluster.yaml holds it, tainted x=y:NoSchedule, so the real scheduler says 0/2.
-    "u0261": "node2 is in cluster.yaml but absent from the recorded scheduler's snapshot",
-    # TestPreferredAffinity: bound pod e1 (required affinity, no requests) on node1 is absent from
-    # the recorded run: NodeResourcesFit scores node1 as empty (97, not 96 with e1's default
-    # 100m/200Mi) and InterPodAffinity skips although e1's hard affinity matches the pod.
-    "u0240": "bound pod e1 is in cluster.yaml but absent from the recorded scheduler's snapshot",
-}
-
-CASES = [
-    pytest.param(
-        case,
-        id=case.name,
-        marks=[pytest.mark.xfail(strict=True, reason=RECORDING_ARTIFACTS[case.name])]
-        if case.name in RECORDING_ARTIFACTS
-        else [],
-    )
-    for case in case_dirs()
-]
+CASES = [pytest.param(case, id=case.name) for case in case_dirs()]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -57,3 +33,29 @@ def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_valida
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     assert report["snapshot"]["missingKinds"], "a cluster-info dump cannot vouch for PVCs, PDBs, ..."
     assert compare(GOLDEN / "g0492", report) == []
+
+
+SHARED_GOLDEN = Path(__file__).resolve().parent.parent.parent / "shared" / "golden"
+
+
+@pytest.mark.skipif(not SHARED_GOLDEN.is_dir(), reason="../shared/golden is not beside this clone")
+def test_fixtures_hold_the_shared_recordings() -> None:
+    """fixtures/golden is a copy of ../shared/golden: same cases, same files, same contents."""
+    import gzip
+
+    from tests.conformance import GOLDEN, cluster_file
+
+    def text(path: Path) -> bytes:
+        data = path.read_bytes()
+        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+    shared = sorted(p.name for p in SHARED_GOLDEN.iterdir() if (p / "expected.json").is_file())
+    assert shared == [p.name for p in case_dirs()]
+    stale = []
+    for name in shared:
+        want, have = SHARED_GOLDEN / name, GOLDEN / name
+        for file in sorted(want.iterdir()):
+            got = cluster_file(have) if file.name.startswith("cluster.yaml") else have / file.name
+            if not got.is_file() or text(got) != text(file):
+                stale.append(f"{name}/{file.name}")
+    assert stale == []
