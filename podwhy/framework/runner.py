@@ -147,21 +147,31 @@ class Framework:
         ]
 
     def _add_nominated(
-        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
-    ) -> tuple[CycleState, NodeInfo, list[PodInfo], Status]:
-        """The node and cycle state with the nominated pods added, for the first filter pass."""
+        self, state: CycleState, pod: PodInfo, node_info: NodeInfo, skipped: set[str] | frozenset[str]
+    ) -> tuple[CycleState, NodeInfo, list[PodInfo], dict[str, Status]]:
+        """addGENominatedPods: the node and cycle state with the nominated pods added.
+
+        Returns each plugin's AddPod failure, in the order upstream meets them (pod by pod,
+        plugin by plugin). Each plugin's AddPod only touches its own state, so one that fails
+        stops receiving pods while the others go on: every plugin's row reads as if the plugin
+        had run alone, and the first failure is the one upstream's combined run returns.
+        """
         nominated = self._nominated_for(pod, node_info)
         if not nominated:
-            return state, node_info, [], Status()
+            return state, node_info, [], {}
         node_out = node_info.snapshot()
         state_out = state.clone()
+        failures: dict[str, Status] = {}
         for pi in nominated:
             node_out.add_pod_info(pi)
             node_out.added_pods.append(pi)
-            status = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_out)
-            if not status.is_success():
-                return state, node_info, nominated, status
-        return state_out, node_out, nominated, Status()
+            for name, plugin in self._extension_plugins:
+                if name in skipped or name in failures:
+                    continue
+                st = self._add_or_remove(name, plugin, state_out, pod, pi, node_out, add=True)
+                if not st.is_success():
+                    failures[name] = st
+        return state_out, node_out, nominated, failures
 
     def filter_node(
         self,
@@ -172,12 +182,14 @@ class Framework:
         not_evaluated: dict[str, str],
     ) -> NodeVerdict:
         verdict = NodeVerdict(node_info.name)
-        state1, node1, nominated, added_status = self._add_nominated(state, pod, node_info)
+        # Plugins without PreFilter state of their own (skipped, rejected at PreFilter or not
+        # evaluated) never receive nominated pods: their row is their PreFilter verdict.
+        stateless = {
+            name for name, st in pre_filter_status.items() if not st.is_success() or st.not_evaluated
+        } | not_evaluated.keys()
+        state1, node1, nominated, add_failures = self._add_nominated(state, pod, node_info, stateless)
         verdict.nominated_pods = nominated
         added = bool(nominated)
-        if not added_status.is_success():
-            verdict.first_failure = added_status
-            return verdict
         pass1: dict[str, Status] = {}
         pass2: dict[str, Status] = {}
         for name, plugin in self._filter_plugins:
@@ -191,6 +203,9 @@ class Framework:
             if pre is not None and not pre.is_success():
                 verdict.filters[name] = Status(pre.code, list(pre.reasons), name, list(pre.evidence))
                 continue
+            if name in add_failures:
+                verdict.filters[name] = add_failures[name]
+                continue
             st = plugin.filter(state1, pod, node1)
             st.plugin = name
             pass1[name] = st
@@ -199,6 +214,10 @@ class Framework:
                 st.plugin = name
                 pass2[name] = st
             verdict.filters[name] = st
+        if add_failures:
+            # addGENominatedPods returns the first AddPod error: no filter runs on this node.
+            verdict.first_failure = next(iter(add_failures.values()))
+            return verdict
         # Where kube-scheduler stops: first failure of pass 1, else of pass 2.
         for passed in (pass1, pass2):
             for name, st in passed.items():
@@ -216,24 +235,41 @@ class Framework:
     def _dry_run_skips(self, state: CycleState) -> set[str]:
         return state.skip_filter_plugins | self._not_evaluated.keys()
 
+    @cached_property
+    def _extension_plugins(self) -> list[tuple[str, Plugin]]:
+        """PreFilter plugins with PreFilterExtensions (AddPod/RemovePod), in PreFilter order."""
+        return [
+            (n, self.plugins[n])
+            for n in self.profile.pre_filter
+            if n in self.plugins and self.plugins[n].has_pre_filter_extensions()
+        ]
+
+    @staticmethod
+    def _add_or_remove(
+        name: str, plugin: Plugin, state: CycleState, pod: PodInfo, changed: PodInfo, node_info: NodeInfo, add: bool
+    ) -> Status:
+        try:
+            if add:
+                st = plugin.add_pod(state, pod, changed, node_info)
+            else:
+                st = plugin.remove_pod(state, pod, changed, node_info)
+        except KeyError as exc:  # the plugin's PreFilter wrote no state: upstream's "not found"
+            st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
+        if st.is_success():
+            return st
+        op = "AddPod" if add else "RemovePod"
+        return Status(Code.Error, [f'running {op} on PreFilter plugin "{name}": {st.message()}'], name)
+
     def _run_extension(
         self, state: CycleState, pod: PodInfo, changed: PodInfo, node_info: NodeInfo, add: bool
     ) -> Status:
         skipped = self._dry_run_skips(state)
-        for name in self.profile.pre_filter:
-            plugin = self.plugins.get(name)
-            if plugin is None or name in skipped or not plugin.has_pre_filter_extensions():
+        for name, plugin in self._extension_plugins:
+            if name in skipped:
                 continue
-            try:
-                if add:
-                    st = plugin.add_pod(state, pod, changed, node_info)
-                else:
-                    st = plugin.remove_pod(state, pod, changed, node_info)
-            except KeyError as exc:  # the plugin's PreFilter wrote no state: upstream's "not found"
-                st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
+            st = self._add_or_remove(name, plugin, state, pod, changed, node_info, add)
             if not st.is_success():
-                op = "AddPod" if add else "RemovePod"
-                return Status(Code.Error, [f'running {op} on PreFilter plugin "{name}": {st.message()}'], name)
+                return st
         return Status()
 
     def run_pre_filter_extension_add_pod(
@@ -266,9 +302,9 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         """Pass 1 with equal-or-higher-priority nominated pods added, pass 2 without them if pass 1 passed."""
-        state1, node1, nominated, added = self._add_nominated(state, pod, node_info)
-        if not added.is_success():
-            return added
+        state1, node1, nominated, failures = self._add_nominated(state, pod, node_info, self._dry_run_skips(state))
+        if failures:
+            return next(iter(failures.values()))
         status = self.run_filter_plugins(state1, pod, node1)
         if nominated and status.is_success():
             status = self.run_filter_plugins(state, pod, node_info)
