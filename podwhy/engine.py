@@ -12,7 +12,10 @@ from podwhy.framework.handle import Handle
 from podwhy.framework.interface import PostFilterResult
 from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
-from podwhy.framework.runner import (
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import PodInfo, pod_key
+from podwhy.model import objects as o
+from podwhy.runtime.framework import (
     PRE_FILTER_REACHED_KEY,
     FilterOutcome,
     Framework,
@@ -20,10 +23,7 @@ from podwhy.framework.runner import (
     fit_error_message,
     pre_filter_reached,
 )
-from podwhy.framework.scoring import ScoreOutcome, run_scores
-from podwhy.framework.status import Code, Status
-from podwhy.framework.types import PodInfo, pod_key
-from podwhy.model import objects as o
+from podwhy.runtime.scoring import ScoreOutcome, run_scores
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.offline import gc_paused
 

@@ -24,11 +24,11 @@ from podwhy.framework.preemption import (
     pick_one_node_for_preemption,
 )
 from podwhy.framework.profile import Profile
-from podwhy.framework.runner import Framework
 from podwhy.framework.status import Code, Status, error, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.defaultpreemption import DefaultPreemption, preemption_outcome
+from podwhy.runtime.framework import Framework
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
 

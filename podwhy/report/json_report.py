@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from podwhy.engine import Explanation, PostFilterOutcome
-from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.model.quantity import milli_value, value
+from podwhy.runtime.scoring import PluginScore
 
 API_VERSION = "podwhy/v1"
 KIND = "Explanation"

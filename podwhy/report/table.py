@@ -16,10 +16,10 @@ from rich.table import Table
 
 from podwhy.engine import Explanation
 from podwhy.errors import PodwhyError
-from podwhy.framework.runner import NodeVerdict
-from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.report.json_report import status_name
+from podwhy.runtime.framework import NodeVerdict
+from podwhy.runtime.scoring import PluginScore
 
 SHORT_NAMES = {
     "NodeUnschedulable": "Unsched",

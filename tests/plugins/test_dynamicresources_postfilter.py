@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from podwhy.framework.interface import CycleState
-from podwhy.framework.runner import PRE_FILTER_REACHED_KEY, PreFilterReached
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
@@ -22,6 +21,7 @@ from podwhy.plugins.dynamicresources.postfilter import (
     STATE_KEY,
     post_filter,
 )
+from podwhy.runtime.framework import PRE_FILTER_REACHED_KEY, PreFilterReached
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
