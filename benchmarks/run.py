@@ -218,11 +218,13 @@ CHILD = """
 import gc, json, resource, sys, time
 t0 = time.perf_counter()
 from podwhy.snapshot.offline import load_offline
-from podwhy.engine import explain, find_pod
+from podwhy.engine import find_pod
+from podwhy.report.build import build_report
+from podwhy.runtime.cycle import run_cycle
 t1 = time.perf_counter()
 snap = load_offline([sys.argv[1]])
 t2 = time.perf_counter()
-exp = explain(snap, find_pod(snap, "default", "target"))
+exp = build_report(run_cycle(snap, find_pod(snap, "default", "target")), snap)
 t3 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "explain_s": t3 - t2,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from podwhy.errors import PodwhyError, UsageError
+
+if TYPE_CHECKING:
+    from podwhy.report.model import Report
 
 app = typer.Typer(
     add_completion=False,
@@ -20,9 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_SCHEDULABLE = 0
-EXIT_UNSCHEDULABLE = 1
-EXIT_USAGE = 2
+# Exit codes for verdicts come with the verdict (Verdict.exit_code); errors carry their own.
 EXIT_INPUT = 3
 
 
@@ -72,27 +72,27 @@ def explain(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
-    from podwhy.run import ExplainRequest, run_explain
+    from podwhy.engine import ExplainRequest
+    from podwhy.engine import explain as run_explain
 
     try:
         if not from_:
             raise UsageError("no snapshot given", hint="pass --from PATH (a dump file, a folder, or - for stdin)")
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
-        request = ExplainRequest(
-            pod_ref=pod,
-            namespace=namespace,
-            sources=list(from_),
-            pod_file=pod_file,
-            scheduler_config=scheduler_config,
+        report = run_explain(
+            ExplainRequest(
+                pod_ref=pod,
+                namespace=namespace,
+                sources=list(from_),
+                pod_file=pod_file,
+                scheduler_config=scheduler_config,
+                node=node,
+            )
         )
-        exp = run_explain(request)
         if verbose:
-            _print_loaded(exp)
-        code = EXIT_SCHEDULABLE if exp.verdict == "Schedulable" else EXIT_UNSCHEDULABLE
-        if exp.verdict in ("Error", "Inconclusive"):
-            code = EXIT_INPUT
-        _render(exp, output, node)
+            _print_loaded(report)
+        _render(report, output, node)
     except PodwhyError as exc:
         _fail(exc, debug)
     except Exception as exc:  # last resort: one line, never a traceback
@@ -100,38 +100,35 @@ def explain(
             traceback.print_exc(file=sys.stderr)
         print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
         raise typer.Exit(EXIT_INPUT) from None
-    raise typer.Exit(code)
+    raise typer.Exit(report.verdict.exit_code)
 
 
-def _print_loaded(exp: Any) -> None:
-    snap = exp.snapshot
-    print(
-        f"loaded {len(snap.nodes)} nodes, {len(snap.pods)} pods from {', '.join(snap.sources)}",
-        file=sys.stderr,
-    )
-    if snap.ignored_kinds:
-        ignored = ", ".join(f"{count} {kind}" for kind, count in sorted(snap.ignored_kinds.items()))
+def _print_loaded(report: Report) -> None:
+    snap = report.snapshot
+    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {', '.join(snap.sources)}", file=sys.stderr)
+    if snap.ignoredKinds:
+        ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
         print(f"ignored: {ignored}", file=sys.stderr)
-    if snap.missing_kinds:
-        print(f"the snapshot cannot vouch for: {', '.join(sorted(snap.missing_kinds))}", file=sys.stderr)
+    if snap.missingKinds:
+        print(f"the snapshot cannot vouch for: {', '.join(snap.missingKinds)}", file=sys.stderr)
 
 
-def _render(exp: Any, output: Output, node: str | None) -> None:
-    from podwhy.report.json_report import build_report
+def _render(report: Report, output: Output, node: str | None) -> None:
+    from podwhy.report import model
 
-    if output in (Output.json, Output.yaml):
-        report = build_report(exp)
-        if output == Output.json:
-            sys.stdout.write(json.dumps(report, indent=2) + "\n")
-        else:
-            import yaml
+    if output == Output.json:
+        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
+        sys.stdout.flush()
+        return
+    if output == Output.yaml:
+        import yaml
 
-            sys.stdout.write(yaml.safe_dump(report, sort_keys=False, allow_unicode=True))
+        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
         return
     from podwhy.report.table import render_table
 
-    render_table(exp, wide=output == Output.wide, node=node)
-    for warning in exp.warnings:
+    render_table(report, wide=output == Output.wide, node=node)
+    for warning in report.warnings:
         print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 

@@ -26,17 +26,17 @@ def cluster_file(case: Path) -> Path:
 
 def run_case(case: Path) -> dict[str, Any]:
     """podwhy's JSON report for a case, through the same path as the CLI."""
-    from podwhy.report.json_report import build_report
-    from podwhy.run import ExplainRequest, run_explain
+    from podwhy.engine import ExplainRequest, explain
+    from podwhy.report.model import to_builtins
 
     meta = json.loads((case / "case.json").read_text())
     config = case / meta["config"] if "config" in meta else None
-    exp = run_explain(
+    report = explain(
         ExplainRequest(
             pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config
         )
     )
-    return build_report(exp)
+    return to_builtins(report)
 
 
 def compare_scores(case: Path, report: dict[str, Any], plugin: str | None = None) -> list[str]:

@@ -129,7 +129,13 @@ def test_gzip_and_json_dumps(tmp_path: Path) -> None:
     assert json.loads(out)["snapshot"]["nodes"] == 4
 
 
-def test_node_view_unknown_node() -> None:
-    code, _, err = run(POD, "--from", str(EXAMPLE), "--node", "nope")
-    assert code == 3
-    assert "nope" in err
+def test_node_view_unknown_node_is_a_usage_error_before_any_output() -> None:
+    code, out, err = run(POD, "--from", str(EXAMPLE), "--node", "worker-a9")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "'worker-a9'" in err and "closest: worker-a1" in err
+
+
+def test_committed_schema_is_generated_from_the_report_model() -> None:
+    from podwhy.report.schema import SCHEMA_PATH, schema_text
+
+    assert SCHEMA_PATH.read_text() == schema_text(), "run: python -m podwhy.report.schema"

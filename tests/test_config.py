@@ -176,6 +176,6 @@ def test_volume_binding_shape_needs_the_feature_gate() -> None:
     ],
 )
 def test_num_feasible_nodes_to_find(percentage: int | None, nodes: int, scores: bool, want: int) -> None:
-    from podwhy.engine import num_feasible_nodes_to_find
+    from podwhy.runtime.cycle import num_feasible_nodes_to_find
 
     assert num_feasible_nodes_to_find(percentage, nodes, scores) == want

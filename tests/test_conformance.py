@@ -24,12 +24,11 @@ SAMPLE_DUMP = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / 
 
 def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_validator: object) -> None:
     """The sample dump is the cluster of g0492: every filter verdict and the filter message must agree."""
-    from podwhy.report.json_report import build_report
-    from podwhy.run import ExplainRequest, run_explain
+    from podwhy.engine import ExplainRequest, explain
+    from podwhy.report.model import to_builtins
     from tests.conformance import GOLDEN
 
-    exp = run_explain(ExplainRequest("prod/ledger-fg8cf9ffd9-rwzqg", "default", [str(SAMPLE_DUMP)]))
-    report = build_report(exp)
+    report = to_builtins(explain(ExplainRequest("prod/ledger-fg8cf9ffd9-rwzqg", "default", [str(SAMPLE_DUMP)])))
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     assert report["snapshot"]["missingKinds"], "a cluster-info dump cannot vouch for PVCs, PDBs, ..."
     assert compare(GOLDEN / "g0492", report) == []

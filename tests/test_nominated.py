@@ -7,8 +7,8 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from podwhy.engine import explain
 from podwhy.model import objects as o
+from podwhy.runtime.cycle import run_cycle
 from tests.builders import PodBuilder, from_raw, make_node, make_pod, make_snapshot
 
 
@@ -37,7 +37,7 @@ def _cluster(nominated_scheduler: str, nominated_priority: int) -> tuple[o.Node,
 )
 def test_nominated_pods_reserve_room(scheduler: str, priority: int, fits: bool) -> None:
     snapshot = make_snapshot(*_cluster(scheduler, priority))
-    exp = explain(snapshot, make_pod("p").req(cpu="2").obj())
+    exp = run_cycle(snapshot, make_pod("p").req(cpu="2").obj())
     assert exp.verdict == ("Schedulable" if fits else "Unschedulable")
     if not fits:
         assert exp.message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
@@ -57,7 +57,7 @@ def test_second_pass_without_nominated_pods_can_fail() -> None:
         }
     }
     pod = make_pod("p").affinity(affinity).obj()
-    exp = explain(make_snapshot(node, friend), pod)
+    exp = run_cycle(make_snapshot(node, friend), pod)
     assert exp.verdict == "Unschedulable"
     assert exp.outcome is not None
     assert exp.outcome.nodes[0].first_failure is not None
@@ -109,7 +109,7 @@ def test_pre_filter_rejection_keeps_every_plugin_row_on_nominated_nodes(
     if anti_affinity:
         term = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
         pod = pod.affinity({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
-    exp = explain(make_snapshot(with_nominated, without, nominated.obj(), *extra), pod.obj())
+    exp = run_cycle(make_snapshot(with_nominated, without, nominated.obj(), *extra), pod.obj())
     assert exp.verdict == "Unschedulable"
     assert exp.outcome is not None
     rows = {v.name: {name: (st.code.name, st.reasons) for name, st in v.filters.items()} for v in exp.outcome.nodes}

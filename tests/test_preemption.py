@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from podwhy.engine import explain
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.preemption import (
@@ -28,6 +27,8 @@ from podwhy.framework.status import Code, Status, error, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.defaultpreemption import DefaultPreemption, preemption_outcome
+from podwhy.report.build import build_report
+from podwhy.runtime.cycle import run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
@@ -749,14 +750,14 @@ def test_fit_error_text_counts_absent_nodes() -> None:
 
 def test_engine_joins_post_filter_messages() -> None:
     snapshot = make_snapshot(sized_node("node1", ("1", "1Gi")), prio_pod("v", "node1", LOW, ("1", "1"), start=epoch(1)))
-    exp = explain(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
+    exp = run_cycle(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
     assert exp.message_complete
     assert exp.message == "0/1 nodes are available: 1 Insufficient cpu."
     assert exp.post_filter is not None and exp.post_filter.preemption is not None
     assert exp.post_filter.preemption.nominated_node == "node1"
     assert [v.key for v in exp.post_filter.preemption.victims] == ["default/v"]
 
-    exp = explain(snapshot, prio_pod("p", priority=LOW, req=("1", "1")))
+    exp = run_cycle(snapshot, prio_pod("p", priority=LOW, req=("1", "1")))
     assert exp.message == (
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
@@ -770,8 +771,9 @@ def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
         from_cluster_info_dump=True,
     )
     snapshot.kinds_seen = {"Node", "Pod"}
-    exp = explain(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
-    assert any("PodDisruptionBudgets" in w for w in exp.warnings)
+    exp = run_cycle(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
+    assert exp.post_filter is not None and exp.post_filter.pdbs_assumed_none
+    assert any("PodDisruptionBudgets" in w for w in build_report(exp, snapshot).warnings)
 
 
 def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_run() -> None:
@@ -784,9 +786,9 @@ def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_r
     snapshot.kinds_seen = {"Node", "Pod"}
     pod = prio_pod("p", priority=LOW, req=("1", "1"))
     pod.spec.resource_claims = [o.PodResourceClaim(name="gpu", resource_claim_name="gpu-claim")]
-    exp = explain(snapshot, pod)
+    exp = run_cycle(snapshot, pod)
     assert not exp.message_complete
     assert exp.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert any(w.startswith("PostFilter DynamicResources not evaluated") for w in exp.warnings)
+    assert any(w.startswith("PostFilter DynamicResources not evaluated") for w in build_report(exp, snapshot).warnings)
     assert exp.post_filter is not None and exp.post_filter.preemption is not None
     assert exp.post_filter.preemption.message.endswith("1 No preemption victims found for incoming pod.")

@@ -69,6 +69,23 @@ class PostFilterResult:
     nominated_node_name: str | None = None
 
 
+PRE_FILTER_REACHED_KEY = "podwhy/preFilterReached"
+
+
+@dataclass(frozen=True)
+class PreFilterReached:
+    """The PreFilter plugins kube-scheduler ran before it stopped (it stops at UnschedulableAndUnresolvable).
+
+    podwhy runs every PreFilter; a PostFilter plugin reading its own state checks this first,
+    because upstream finds no state for a plugin it never reached ("not found").
+    """
+
+    plugins: frozenset[str]
+
+    def clone(self) -> PreFilterReached:
+        return self
+
+
 class FilterRunner(Protocol):
     """The framework calls a PostFilter plugin needs to dry-run filters (fwk.Handle's part of the framework)."""
 

@@ -1,7 +1,8 @@
 """Human output: the scheduler's message, then nodes x plugins grouped by identical verdicts.
 
-The only module that imports rich. Every cluster-sourced string is escaped before rich
-renders it, so a label like "[bold]" prints as itself.
+Renders the report model and nothing else. The only module that imports rich. Every
+cluster-sourced string is escaped before rich renders it, so a label like "[bold]" prints
+as itself.
 """
 
 from __future__ import annotations
@@ -14,12 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from podwhy.engine import Explanation
-from podwhy.errors import PodwhyError
-from podwhy.framework.status import Code, Status
-from podwhy.report.json_report import status_name
-from podwhy.runtime.framework import NodeVerdict
-from podwhy.runtime.scoring import PluginScore
+from podwhy.report.model import NodeReport, PluginStatus, Report, ScoreEntry, StatusName
+from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
     "NodeUnschedulable": "Unsched",
@@ -41,57 +38,59 @@ SHORT_NAMES = {
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
 MAX_NAMES_IN_GROUP = 3
-
-
+RANKING_ROWS = 10
+# Output to a pipe or file (CI logs) gets this many columns unless COLUMNS says otherwise,
+# rather than rich's 80, which would squeeze a wide verdict table.
 PIPE_WIDTH = 120
 
 
-def make_console(width: int | None = None) -> Console:
-    """A console for stdout; fixed width and no colour when `width` is given (tests).
-
-    Output to a pipe or file (CI logs) gets 120 columns unless COLUMNS says otherwise,
-    rather than rich's 80, which would squeeze a wide verdict table.
-    """
-    no_color = "NO_COLOR" in os.environ or width is not None
-    if width is None and not sys.stdout.isatty() and "COLUMNS" not in os.environ:
+def make_console() -> Console:
+    """A console for stdout. rich honours NO_COLOR and COLUMNS itself; only the width of a
+    pipe or file (CI logs) differs from rich's default."""
+    width = None
+    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         width = PIPE_WIDTH
-    return Console(width=width, no_color=no_color, highlight=False)
+    return Console(width=width, highlight=False)
 
 
-def _mark(status: Status) -> str:
-    if status.not_evaluated:
+def _mark(status: PluginStatus) -> str:
+    if status.status == StatusName.NOT_EVALUATED:
         return "?"
-    if status.code == Code.Skip:
+    if status.status == StatusName.SKIP:
         return "–"
-    if status.code == Code.Success:
+    if status.status == StatusName.SUCCESS:
         return "✓"
-    if status.is_rejected():
+    if status.status.rejects:
         return "✗"
     return "!"
 
 
-def _signature(verdict: NodeVerdict) -> tuple[object, ...]:
-    ff = verdict.first_failure
+def _passes_or_unknown(status: PluginStatus) -> bool:
+    return status.status in (StatusName.SUCCESS, StatusName.SKIP, StatusName.NOT_EVALUATED)
+
+
+def _signature(node: NodeReport) -> tuple[object, ...]:
+    ff = node.firstFailure
     return (
-        tuple((name, status_name(st), tuple(st.reasons)) for name, st in verdict.filters.items()),
+        tuple((st.plugin, st.status, tuple(st.reasons)) for st in node.filters),
         (ff.plugin, tuple(ff.reasons)) if ff is not None else None,
     )
 
 
-def _why(verdict: NodeVerdict) -> str:
+def _why(node: NodeReport) -> str:
     """Reasons of every rejecting plugin; the one where the scheduler stops comes first."""
-    ff = verdict.first_failure
+    ff = node.firstFailure
     parts: list[str] = []
     if ff is not None:
         parts.append(f"{ff.plugin}: {'; '.join(ff.reasons)}")
-    for name, st in verdict.filters.items():
-        if st.is_success() or st.is_skip() or (ff is not None and name == ff.plugin):
+    for st in node.filters:
+        if _passes_or_unknown(st) or (ff is not None and st.plugin == ff.plugin):
             continue
-        parts.append(f"{name}: {'; '.join(st.reasons)}")
+        parts.append(f"{st.plugin}: {'; '.join(st.reasons)}")
     return "\n".join(parts) if parts else "fits"
 
 
-def _group_label(members: list[NodeVerdict]) -> str:
+def _group_label(members: list[NodeReport]) -> str:
     if len(members) == 1:
         return members[0].name
     names = ", ".join(m.name for m in members[:MAX_NAMES_IN_GROUP])
@@ -99,60 +98,71 @@ def _group_label(members: list[NodeVerdict]) -> str:
     return f"{len(members):,} nodes\n({names}{more})"
 
 
-def render_table(exp: Explanation, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
+def not_evaluated(report: Report) -> dict[str, str]:
+    """Plugins podwhy could not evaluate for this pod, with the reason."""
+    out: dict[str, str] = {}
+    statuses = [*report.preFilter, *(report.nodes[0].filters if report.nodes else [])]
+    for st in statuses:
+        if st.status == StatusName.NOT_EVALUATED and st.reasons:
+            out.setdefault(st.plugin, st.reasons[0])
+    return dict(sorted(out.items()))
+
+
+def render_table(report: Report, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
     console = console or make_console()
-    pod = exp.pod.pod
+    pod = report.pod
     console.print(
-        f"[bold]Pod[/bold] {escape(pod.metadata.namespace)}/{escape(pod.metadata.name)}"
-        f" · priority {exp.pod.priority} · [bold]{exp.verdict}[/bold]"
+        f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
+        f" · priority {pod.priority} · [bold]{report.verdict}[/bold]"
     )
-    if exp.bound_node:
+    if report.verdict == Verdict.ALREADY_BOUND:
         console.print(
-            f"The pod is already bound to node {escape(exp.bound_node)}: kube-scheduler no longer handles it."
+            f"The pod is already bound to node {escape(pod.nodeName or '')}: kube-scheduler no longer handles it."
         )
         return
-    if exp.gates:
+    if pod.schedulingGates:
         console.print(
             "Scheduling gates "
-            + escape("[" + " ".join(exp.gates) + "]")
+            + escape("[" + " ".join(pod.schedulingGates) + "]")
             + " keep kube-scheduler from trying this pod. Once they are removed:"
         )
-    outcome = exp.outcome
-    if outcome is None:
-        if exp.message:
-            console.print(escape(exp.message))
+    if report.verdict == Verdict.NO_PROFILE:
+        if report.message:
+            console.print(escape(report.message))
         return
-    if exp.message:
-        console.print(escape(exp.message))
+    if report.message:
+        console.print(escape(report.message))
     else:
-        console.print(f"{len(outcome.feasible)} of {len(outcome.nodes)} node(s) fit the pod.")
-    preemption_line = preemption_sentence(exp)
+        console.print(f"{len(report.feasibleNodes)} of {len(report.nodes)} node(s) fit the pod.")
+    preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
-    for rec in outcome.pre_filter:
-        if not rec.status.is_success() and not rec.status.is_skip():
-            console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(rec.status.message())}")
-        elif rec.node_names is not None:
-            names = ", ".join(sorted(rec.node_names)) or "no node"
+    for rec in report.preFilter:
+        if not _passes_or_unknown(rec):
+            console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(', '.join(rec.reasons))}")
+        elif rec.nodeNames is not None:
+            names = ", ".join(rec.nodeNames) or "no node"
             console.print(f"PreFilter {rec.plugin} restricts the pod to: {escape(names)}")
-    for plugin, reason in sorted(outcome.not_evaluated.items()):
+    for plugin, reason in not_evaluated(report).items():
         console.print(f"[yellow]{plugin}: {escape(reason)} — add them with another --from[/yellow]")
     if node is not None:
-        render_node(console, exp, node)
+        render_node(console, report, node)
         return
-    all_plugins = list(outcome.nodes[0].filters) if outcome.nodes else []
+    all_plugins = [st.plugin for st in report.nodes[0].filters] if report.nodes else []
     # Plugins that skip this pod on every node get no column, only a mention.
-    skipped = [n for n in all_plugins if all(v.filters[n].is_skip() for v in outcome.nodes)]
-    plugins = [n for n in all_plugins if n not in skipped]
+    skipped = [
+        name for i, name in enumerate(all_plugins) if all(n.filters[i].status == StatusName.SKIP for n in report.nodes)
+    ]
+    columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
     if skipped:
         console.print(f"Not needed for this pod (Skip): {', '.join(skipped)}")
     table = Table(show_lines=True, caption=LEGEND)
     table.add_column("Nodes", overflow="fold", min_width=12)
-    for name in plugins:
+    for _, name in columns:
         table.add_column(SHORT_NAMES.get(name, name), justify="center", no_wrap=True)
     table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=24, ratio=1)
-    groups: OrderedDict[object, list[NodeVerdict]] = OrderedDict()
-    for verdict in outcome.nodes:
+    groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
+    for verdict in report.nodes:
         key: object = verdict.name if wide else _signature(verdict)
         groups.setdefault(key, []).append(verdict)
     # Feasible groups first, then the largest groups.
@@ -161,43 +171,40 @@ def render_table(exp: Explanation, wide: bool = False, node: str | None = None, 
         first = members[0]
         table.add_row(
             escape(_group_label(members)),
-            *[_mark(first.filters[name]) for name in plugins],
+            *[_mark(first.filters[i]) for i, _ in columns],
             escape(_why(first)),
         )
     console.print(table)
-    render_ranking(console, exp, wide)
+    render_ranking(console, report, wide)
 
 
-RANKING_ROWS = 10
+def _scored_nodes(report: Report) -> list[NodeReport]:
+    return [n for n in report.nodes if n.totalScore is not None]
 
 
-def render_ranking(console: Console, exp: Explanation, wide: bool) -> None:
+def render_ranking(console: Console, report: Report, wide: bool) -> None:
     """Feasible nodes by total score, a column per Score plugin (weighted points)."""
-    scores = exp.scores
-    if scores is None or not scores.scores:
+    scored = _scored_nodes(report)
+    if not scored:
         return
-    rows = sorted(scores.totals.items(), key=lambda item: (-item[1], item[0]))
-    first_row = next(iter(scores.scores.values()))
-    skipped = [ps.plugin for ps in first_row if all(ps.skipped for ps in _column(scores.scores, ps.plugin))]
-    plugins = [ps.plugin for ps in first_row if ps.plugin not in skipped]
+    rows = sorted(scored, key=lambda n: (-(n.totalScore or 0), n.name))
+    first_row = scored[0].scores
+    skipped = [ps.plugin for i, ps in enumerate(first_row) if all(n.scores[i].skipped is True for n in scored)]
+    columns = [(i, ps) for i, ps in enumerate(first_row) if ps.plugin not in skipped]
     title = "Scores (weighted; ★ = best, the scheduler picks one of them at random)"
-    if scores.scoring_skipped:
+    if report.scoringSkipped is True:
         title = "Scores (only one node fits: kube-scheduler takes it without scoring)"
     table = Table(title=title, title_justify="left")
     table.add_column("Node", overflow="fold")
-    for name in plugins:
-        table.add_column(SHORT_NAMES.get(name, name) + f" ×{profile_weight(exp, name)}", justify="right")
+    for _, ps in columns:
+        table.add_column(SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}", justify="right")
     table.add_column("Total", justify="right")
     shown = rows if wide else rows[:RANKING_ROWS]
-    best = set(scores.best_nodes)
-    for node_name, total in shown:
-        cells = []
-        for ps in scores.scores[node_name]:
-            if ps.plugin in skipped:
-                continue
-            cells.append("?" if ps.not_evaluated else "–" if ps.skipped else str(ps.weighted))
-        star = " ★" if node_name in best else ""
-        table.add_row(escape(node_name) + star, *cells, str(total))
+    best = set(report.bestNodes)
+    for row in shown:
+        cells = [_score_cell(row.scores[i]) for i, _ in columns]
+        star = " ★" if row.name in best else ""
+        table.add_row(escape(row.name) + star, *cells, str(row.totalScore))
     console.print(table)
     if len(rows) > len(shown):
         console.print(f"… and {len(rows) - len(shown)} more feasible node(s) (-o wide shows all)")
@@ -205,21 +212,15 @@ def render_ranking(console: Console, exp: Explanation, wide: bool) -> None:
         console.print(f"Nothing to score for this pod (PreScore Skip): {', '.join(skipped)}")
 
 
-def _column(rows: dict[str, list[PluginScore]], plugin: str) -> list[PluginScore]:
-    return [ps for row in rows.values() for ps in row if ps.plugin == plugin]
+def _score_cell(ps: ScoreEntry) -> str:
+    if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
+        return "?"
+    return "–" if ps.skipped is True else str(ps.weighted)
 
 
-def profile_weight(exp: Explanation, plugin: str) -> int:
-    assert exp.scores is not None
-    for row in exp.scores.scores.values():
-        for ps in row:
-            if ps.plugin == plugin:
-                return ps.weight
-    return 0
-
-
-def describe_evidence(kind: str, data: dict[str, object]) -> str:
+def describe_evidence(data: dict[str, object]) -> str:
     """One line of facts; resource comparisons read as arithmetic."""
+    kind = data.get("kind")
     if kind == "resource" and {"resource", "requested", "used", "allocatable"} <= data.keys():
         unit = "m" if data.get("unit") == "millicores" else ""
         name = data["resource"]
@@ -227,62 +228,62 @@ def describe_evidence(kind: str, data: dict[str, object]) -> str:
             f"{name}: this pod {data['requested']}{unit} + already requested {data['used']}{unit}"
             f" vs allocatable {data['allocatable']}{unit}"
         )
-    facts = ", ".join(f"{k}={v}" for k, v in data.items())
+    facts = ", ".join(f"{k}={v}" for k, v in data.items() if k != "kind")
     return f"{kind}: {facts}"
 
 
-def render_node(console: Console, exp: Explanation, node: str) -> None:
+def _evidence(items: object) -> list[str]:
+    return [describe_evidence(e) for e in items] if isinstance(items, list) else []
+
+
+def render_node(console: Console, report: Report, name: str) -> None:
     """One node, with the facts behind every verdict."""
-    assert exp.outcome is not None
-    verdict = next((v for v in exp.outcome.nodes if v.name == node), None)
-    if verdict is None:
-        raise PodwhyError(f"node {node!r} is not in the snapshot", hint=f"it has {len(exp.outcome.nodes)} nodes")
-    console.print(f"[bold]Node[/bold] {escape(node)}: {'fits' if verdict.feasible else 'does not fit'}")
-    if verdict.first_failure is not None:
-        console.print(
-            f"kube-scheduler stops at {verdict.first_failure.plugin}: {escape(verdict.first_failure.message())}"
-        )
-    if verdict.nominated_pods:
+    verdict = report.node(name)
+    if verdict is None:  # the command line checks --node before anything is printed
+        return
+    console.print(f"[bold]Node[/bold] {escape(name)}: {'fits' if verdict.feasible else 'does not fit'}")
+    ff = verdict.firstFailure
+    if ff is not None:
+        console.print(f"kube-scheduler stops at {ff.plugin}: {escape(', '.join(ff.reasons))}")
+    if verdict.nominatedPods:
         console.print("Nominated pods of equal or higher priority reserving room here:")
-        for pi in verdict.nominated_pods:
-            console.print(f"  {escape(pi.key)} (priority {pi.priority})")
+        for pi in verdict.nominatedPods:
+            console.print(f"  {escape(pi.pod)} (priority {pi.priority})")
     table = Table(show_lines=True)
     table.add_column("Plugin")
     table.add_column("", justify="center")
     table.add_column("Status")
     table.add_column("Details", overflow="fold")
-    for name, st in verdict.filters.items():
-        details = [st.not_evaluated] if st.not_evaluated else list(st.reasons)
-        details.extend(describe_evidence(ev.kind, ev.data) for ev in st.evidence)
-        table.add_row(name, _mark(st), status_name(st), escape("\n".join(details)))
+    for st in verdict.filters:
+        details = [*st.reasons, *_evidence(st.evidence)]
+        table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
     console.print(table)
-    node_scores = exp.scores.scores.get(node) if exp.scores is not None else None
-    if not node_scores:
+    if not verdict.scores:
         return
-    assert exp.scores is not None
-    score_table = Table(title=f"Scores on {escape(node)} (total {exp.scores.totals[node]})", title_justify="left")
+    score_table = Table(title=f"Scores on {escape(name)} (total {verdict.totalScore})", title_justify="left")
     for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
         score_table.add_column(column, overflow="fold", justify="left" if column in ("Plugin", "How") else "right")
-    for ps in node_scores:
-        if ps.not_evaluated:
-            how = ps.not_evaluated
-        elif ps.skipped:
+    for ps in verdict.scores:
+        if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
+            how = ps.notEvaluated
+        elif ps.skipped is True:
             how = "PreScore returned Skip: nothing to score for this pod"
         else:
-            how = "\n".join(describe_evidence(ev.kind, ev.data) for ev in ps.evidence)
+            how = "\n".join(_evidence(ps.evidence))
         score_table.add_row(ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(how))
     console.print(score_table)
 
 
-def preemption_sentence(exp: Explanation) -> str:
+def preemption_sentence(report: Report) -> str:
     """One line on what DefaultPreemption's dry run would do, when it nominates a node."""
-    pre = exp.post_filter.preemption if exp.post_filter is not None else None
-    if pre is None or pre.nominated_node is None or not pre.victims:
+    pre = report.preemption
+    if pre is None or pre.nominatedNode is None or not pre.victims:
         return ""
+    priorities = {v.pod: v.priority for c in pre.candidates if c.node == pre.nominatedNode for v in c.victims}
     count = len(pre.victims)
-    victims = ", ".join(f"{v.key} (priority {v.priority})" for v in pre.victims)
+    victims = ", ".join(f"{v} (priority {priorities.get(v, '?')})" for v in pre.victims)
     pods = f"{count} pod{'s' if count != 1 else ''}"
-    line = f"Preemption (dry run): would preempt {pods} on {pre.nominated_node}: {victims}"
-    if pre.violated_pdbs:
-        line += f"; violates PDB {', '.join(pre.violated_pdbs)}"
+    line = f"Preemption (dry run): would preempt {pods} on {pre.nominatedNode}: {victims}"
+    if pre.pdbViolations:
+        line += f"; violates PDB {', '.join(pre.pdbViolations)}"
     return line

@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.interface import (
+    PRE_FILTER_REACHED_KEY,
+    CycleState,
+    Plugin,
+    PostFilterResult,
+    PreFilterReached,
+    PreFilterResult,
+)
+from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -47,6 +55,37 @@ class FilterOutcome:
     plugins: dict[str, Plugin]
     not_evaluated: dict[str, str]
     error: str | None = None
+
+
+@dataclass
+class PostFilterOutcome:
+    """RunPostFilterPlugins: each plugin's status, the combined one and the nomination."""
+
+    statuses: list[Status]
+    status: Status
+    result: PostFilterResult | None
+    preemption: PreemptionOutcome | None
+    # PostFilter plugins that could not be evaluated (kinds the snapshot lacks): the message lacks their part.
+    not_evaluated: dict[str, str] = field(default_factory=dict)
+    # Plugins of the profile podwhy does not implement: the message lacks their part too.
+    not_simulated: list[str] = field(default_factory=list)
+    # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them.
+    pdbs_assumed_none: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.not_evaluated and not self.not_simulated
+
+    def message(self) -> str:
+        return self.status.message()
+
+    @property
+    def preemption_message(self) -> str:
+        """DefaultPreemption's own message; if it never ran, that of the plugin that stopped the run."""
+        if self.preemption is not None:
+            return self.preemption.message
+        stopped_early = not self.status.is_success() and self.status.code != Code.Unschedulable
+        return self.status.message() if stopped_early else ""
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
@@ -354,6 +393,57 @@ class Framework:
             error=error,
         )
 
+    # ------------------------------------------------------------------ PostFilter
+    def run_post_filter_plugins(self, outcome: FilterOutcome, pod: PodInfo) -> PostFilterOutcome:
+        """RunPostFilterPlugins after a FitError: stop at the first Success, Error or unresolvable status,
+        otherwise join every plugin's reasons into one Unschedulable status."""
+        from podwhy.plugins.defaultpreemption import preemption_outcome
+
+        state = outcome.state
+        state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(pre_filter_reached(self.profile, outcome.pre_filter)))
+        node_statuses = {v.name: v.first_failure for v in outcome.nodes if v.first_failure is not None}
+        statuses: list[Status] = []
+        reasons: list[str] = []
+        rejector = ""
+        result: PostFilterResult | None = None
+        not_evaluated: dict[str, str] = {}
+        not_simulated: list[str] = []
+        final: Status | None = None
+        for name in self.profile.post_filter:
+            plugin = self.plugins.get(name)
+            if name in outcome.not_evaluated:
+                not_evaluated[name] = outcome.not_evaluated[name]
+                continue
+            if plugin is None or not plugin.implements("post_filter"):
+                not_simulated.append(name)
+                continue
+            r, st = plugin.post_filter(state, pod, node_statuses)
+            st.plugin = name
+            statuses.append(st)
+            if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
+                final, result = st, r
+                break
+            if not st.is_rejected():
+                final, result = Status(Code.Error, list(st.reasons), name), None
+                break
+            if r is not None and r.nominated_node_name is not None:
+                result = r
+            reasons.extend(st.reasons)
+            rejector = rejector or name
+        if final is None:
+            final = Status(Code.Unschedulable, reasons, rejector)
+        preemption = preemption_outcome(state)
+        pdbs_unknown = "PodDisruptionBudget" in self.handle.snapshot.missing_kinds
+        return PostFilterOutcome(
+            statuses,
+            final,
+            result,
+            preemption,
+            not_evaluated,
+            not_simulated,
+            pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
+        )
+
 
 NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 
@@ -379,23 +469,6 @@ def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
 
 
 # ---------------------------------------------------------------------- PostFilter support
-PRE_FILTER_REACHED_KEY = "podwhy/preFilterReached"
-
-
-@dataclass(frozen=True)
-class PreFilterReached:
-    """The PreFilter plugins kube-scheduler ran before it stopped (it stops at UnschedulableAndUnresolvable).
-
-    podwhy runs every PreFilter; a PostFilter plugin reading its own state checks this first,
-    because upstream finds no state for a plugin it never reached ("not found").
-    """
-
-    plugins: frozenset[str]
-
-    def clone(self) -> PreFilterReached:
-        return self
-
-
 def pre_filter_reached(profile: Profile, records: list[PreFilterRecord]) -> frozenset[str]:
     """Names in the profile's PreFilter order up to the plugin where RunPreFilterPlugins returned early."""
     by_name = {rec.plugin: rec for rec in records}

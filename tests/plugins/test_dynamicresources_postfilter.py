@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from podwhy.framework.interface import CycleState
+from podwhy.framework.interface import PRE_FILTER_REACHED_KEY, CycleState, PreFilterReached
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
@@ -21,7 +21,6 @@ from podwhy.plugins.dynamicresources.postfilter import (
     STATE_KEY,
     post_filter,
 )
-from podwhy.runtime.framework import PRE_FILTER_REACHED_KEY, PreFilterReached
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]

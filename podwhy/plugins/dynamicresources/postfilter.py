@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.interface import CycleState, PostFilterResult
+from podwhy.framework.interface import PRE_FILTER_REACHED_KEY, CycleState, PostFilterResult, PreFilterReached
 from podwhy.framework.status import Code, Evidence, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
-from podwhy.runtime.framework import PRE_FILTER_REACHED_KEY, PreFilterReached
 
 PLUGIN = "DynamicResources"
 # The key the DynamicResources PreFilter writes its state under (an object with `.claims`).

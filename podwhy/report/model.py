@@ -1,0 +1,205 @@
+"""The report (apiVersion podwhy/v1, kind Explanation) as typed structs.
+
+Built once from the scheduling cycle's outcome; JSON, YAML, the table and `--node` all
+render this model and nothing else, and `schema.json` is generated from it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from podwhy.runtime.cycle import Verdict
+
+API_VERSION = "podwhy/v1"
+KIND = "Explanation"
+
+
+class StatusName(StrEnum):
+    """A plugin's status: upstream's code names, plus podwhy's own NotEvaluated."""
+
+    SUCCESS = "Success"
+    ERROR = "Error"
+    UNSCHEDULABLE = "Unschedulable"
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
+    WAIT = "Wait"
+    SKIP = "Skip"
+    PENDING = "Pending"
+    NOT_EVALUATED = "NotEvaluated"
+
+    @property
+    def rejects(self) -> bool:
+        return self in (StatusName.UNSCHEDULABLE, StatusName.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+
+class _Struct(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+# Evidence: the facts behind a verdict, {"kind": what was compared, ...its fields}.
+Evidence = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description='Facts behind a verdict: "kind" names what was compared, the other keys its values',
+        extra_json_schema={"required": ["kind"], "properties": {"kind": {"type": "string"}}},
+    ),
+]
+
+
+class PodSummary(_Struct):
+    namespace: str
+    name: str
+    uid: str
+    phase: str
+    priority: int
+    schedulerName: str  # noqa: N815 - wire names are the report's camelCase
+    nodeName: str | None = None  # noqa: N815
+    nominatedNodeName: str | None = None  # noqa: N815
+    schedulingGates: list[str] = []  # noqa: N815
+    requests: dict[str, str] = {}
+
+
+class PluginStatus(_Struct):
+    plugin: str
+    status: StatusName
+    reasons: list[str]
+    evidence: list[Evidence] | UnsetType = UNSET
+
+    @property
+    def passes(self) -> bool:
+        return self.status in (StatusName.SUCCESS, StatusName.SKIP)
+
+
+class PreFilterEntry(PluginStatus):
+    # The nodes the plugin restricts the pod to; null for all nodes.
+    nodeNames: list[str] | None = None  # noqa: N815
+
+
+class ScoreEntry(_Struct):
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+    # PreScore returned Skip for this pod: scores are zero.
+    skipped: bool | UnsetType = UNSET
+    # Why the score could not be computed (the snapshot lacks kinds the plugin reads); counted as 0.
+    notEvaluated: str | UnsetType = UNSET  # noqa: N815
+    evidence: list[Evidence] | UnsetType = UNSET
+
+
+class NominatedPod(_Struct):
+    pod: str
+    priority: int
+    requests: dict[str, str]
+
+
+class NodeReport(_Struct):
+    name: str
+    feasible: bool
+    filters: list[PluginStatus]
+    # Where kube-scheduler itself stopped on this node.
+    firstFailure: PluginStatus | None  # noqa: N815
+    # Pods nominated to this node with the pod's priority or higher, reserving room here.
+    nominatedPods: list[NominatedPod]  # noqa: N815
+    scores: list[ScoreEntry]
+    totalScore: int | None  # noqa: N815
+
+    def filter(self, plugin: str) -> PluginStatus | None:
+        return next((st for st in self.filters if st.plugin == plugin), None)
+
+
+class Victim(_Struct):
+    pod: str
+    priority: int
+
+
+class Candidate(_Struct):
+    node: str
+    victims: list[Victim]
+    numPDBViolations: int  # noqa: N815
+    pdbViolations: list[str]  # noqa: N815
+
+
+class DryRunStatus(_Struct):
+    node: str
+    status: StatusName
+    plugin: str
+    reasons: list[str]
+
+
+class Preemption(_Struct):
+    nominatedNode: str | None  # noqa: N815
+    victims: list[str]
+    pdbViolations: list[str] = []  # noqa: N815
+    candidates: list[Candidate] = []
+    message: str = ""
+    dryRun: list[DryRunStatus] = []  # noqa: N815
+    postFilter: list[PluginStatus] = []  # noqa: N815
+
+
+class SnapshotSummary(_Struct):
+    sources: list[str]
+    nodes: int
+    pods: int
+    missingKinds: list[str]  # noqa: N815
+    ignoredKinds: dict[str, int]  # noqa: N815
+
+
+class SamplingReport(_Struct):
+    percentageOfNodesToScore: int | None  # noqa: N815
+    effectivePercentage: int  # noqa: N815
+    nodesConsidered: int  # noqa: N815
+    numFeasibleNodesToFind: int  # noqa: N815
+
+
+class Report(_Struct, kw_only=True):
+    apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
+    kind: Literal["Explanation"] = "Explanation"
+    pod: PodSummary
+    verdict: Verdict
+    message: str
+    # False while the message lacks the PostFilter part kube-scheduler appends.
+    messageComplete: bool = True  # noqa: N815
+    preFilter: list[PreFilterEntry] = []  # noqa: N815
+    nodes: list[NodeReport] = []
+    feasibleNodes: list[str] = []  # noqa: N815
+    bestNodes: list[str] = []  # noqa: N815
+    preemption: Preemption | None = None
+    snapshot: SnapshotSummary
+    warnings: list[str] = []
+    extenders: list[str] = []
+    sampling: SamplingReport | None = None
+    # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
+    scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
+    nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815
+
+    def node(self, name: str) -> NodeReport | None:
+        return next((n for n in self.nodes if n.name == name), None)
+
+    @property
+    def scored(self) -> bool:
+        return any(n.scores for n in self.nodes)
+
+
+def encode_json(report: Report) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=2)
+
+
+def to_builtins(report: Report) -> dict[str, Any]:
+    out: dict[str, Any] = msgspec.to_builtins(report)
+    return out
+
+
+def json_schema() -> dict[str, Any]:
+    """The report's JSON Schema, generated from the model."""
+    schema: dict[str, Any] = msgspec.json.schema(Report)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://podwhy.dev/schema/explanation-v1.json",
+        "title": "podwhy Explanation (podwhy/v1)",
+        **schema,
+    }

@@ -1,0 +1,186 @@
+"""One scheduling cycle for one pod, as schedule_one.go runs it, returning a typed outcome.
+
+Filters (every plugin on every node, with upstream's first failure), then either the Score
+plugins over the feasible nodes or the PostFilter plugins when none is feasible. The outcome
+holds facts only; the report words them for people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from podwhy.framework.config import Extender, SchedulerConfig, default_profile
+from podwhy.framework.handle import Handle
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.types import PodInfo
+from podwhy.heap import gc_paused
+from podwhy.model import objects as o
+from podwhy.runtime.framework import FilterOutcome, Framework, PostFilterOutcome, fit_error_message
+from podwhy.runtime.scoring import ScoreOutcome, run_scores
+from podwhy.snapshot.cluster import Snapshot
+
+# numFeasibleNodesToFind's constants (schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+class Verdict(StrEnum):
+    """What happens to the pod, with the exit code the command line returns for it."""
+
+    SCHEDULABLE = "Schedulable"
+    UNSCHEDULABLE = "Unschedulable"
+    GATED = "Gated"
+    ALREADY_BOUND = "AlreadyBound"
+    # No profile of the configuration has the pod's schedulerName: this scheduler ignores the pod.
+    NO_PROFILE = "NoProfile"
+    # Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
+    # lacks was not evaluated: the scheduler might still reject those nodes.
+    INCONCLUSIVE = "Inconclusive"
+    ERROR = "Error"
+
+    @property
+    def exit_code(self) -> int:
+        if self is Verdict.SCHEDULABLE:
+            return 0
+        if self in (Verdict.INCONCLUSIVE, Verdict.ERROR):
+            return 3
+        return 1
+
+
+@dataclass
+class Sampling:
+    """How many feasible nodes kube-scheduler looks for before it stops filtering."""
+
+    percentage_of_nodes_to_score: int | None
+    num_nodes: int
+    num_feasible_nodes_to_find: int
+
+    @property
+    def adaptive_percentage(self) -> int:
+        if self.percentage_of_nodes_to_score:
+            return self.percentage_of_nodes_to_score
+        return max(50 - self.num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_nodes: int, scores: bool) -> int:
+    """numFeasibleNodesToFind, plus the one-node shortcut when nothing scores."""
+    if not scores:
+        return 1
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_nodes
+    pct = percentage or max(50 - num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class CycleOutcome:
+    pod: PodInfo
+    verdict: Verdict
+    # The scheduler's FailedScheduling message ("" when the pod fits), or the error.
+    message: str
+    # False while the message lacks the PostFilter part kube-scheduler appends.
+    message_complete: bool = True
+    outcome: FilterOutcome | None = None
+    gates: list[str] = field(default_factory=list)
+    bound_node: str = ""
+    # Plugins of the profile podwhy does not implement.
+    missing_plugins: list[str] = field(default_factory=list)
+    scores: ScoreOutcome | None = None
+    # A Score plugin failed where the scheduler does not score (one feasible node, or the nominated node fits).
+    ignored_score_error: str | None = None
+    # Set when the pod's nominated node passes every filter: the scheduler takes it unscored.
+    nominated_node_fits: bool = False
+    # What the PostFilter plugins did when no node fits (None: they did not run).
+    post_filter: PostFilterOutcome | None = None
+    sampling: Sampling | None = None
+    # Scheduler extenders of the configuration: podwhy cannot call them.
+    extenders: list[str] = field(default_factory=list)
+    # For NoProfile: the schedulerName asked for, the profiles there are, and where they come from.
+    scheduler_name: str = ""
+    profiles: list[str] = field(default_factory=list)
+    config_source: str = ""
+
+
+def run_cycle(
+    snapshot: Snapshot,
+    pod: o.Pod,
+    profile: Profile | None = None,
+    extenders: Sequence[Extender] = (),
+    scheduler_names: frozenset[str] | None = None,
+) -> CycleOutcome:
+    """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
+    profiles of the scheduler (default: this profile's): whose nominated pods it knows."""
+    profile = profile or default_profile()
+    target = PodInfo(pod)
+    if pod.spec.node_name:
+        return CycleOutcome(target, Verdict.ALREADY_BOUND, "", bound_node=pod.spec.node_name)
+    with gc_paused():
+        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
+    framework = Framework(handle, profile)
+    outcome = framework.run_filters(target)
+    out = CycleOutcome(
+        target,
+        Verdict.UNSCHEDULABLE,
+        "",
+        outcome=outcome,
+        gates=[g.name for g in pod.spec.scheduling_gates],
+        missing_plugins=framework.missing_plugins,
+        extenders=[e.url_prefix for e in extenders],
+    )
+    nominated = pod.status.nominated_node_name
+    out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
+    if outcome.error is None and outcome.feasible:
+        feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
+        out.scores = run_scores(
+            profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds
+        )
+        if out.nominated_node_fits:
+            out.scores.best_nodes = [nominated]
+    scores = out.scores
+    if outcome.error is not None:
+        out.verdict, out.message = Verdict.ERROR, outcome.error
+    elif scores is not None and scores.error is not None and not scores.scoring_skipped and not out.nominated_node_fits:
+        # Only when the scheduler really scores: with one feasible node (or a fitting
+        # nominated node) it never runs Score, so a Score error cannot stop it.
+        out.verdict, out.message = Verdict.ERROR, scores.error
+    elif outcome.feasible:
+        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated else Verdict.SCHEDULABLE
+    else:
+        out.message = fit_error_message(outcome, len(handle.node_infos))
+        out.post_filter = framework.run_post_filter_plugins(outcome, target)
+        out.message_complete = out.post_filter.complete
+        # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
+        if out.message_complete and out.post_filter.message():
+            out.message += " " + out.post_filter.message()
+    if out.gates:
+        out.verdict = Verdict.GATED
+    if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
+        scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
+        out.ignored_score_error = scores.error
+    considered = len(handle.node_infos)
+    if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
+        considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
+    has_scoring = bool(profile.score) or any(e.prioritize_verb for e in extenders)
+    has_extender_filters = any(e.filter_verb for e in extenders)
+    out.sampling = Sampling(
+        profile.percentage_of_nodes_to_score,
+        considered,
+        num_feasible_nodes_to_find(
+            profile.percentage_of_nodes_to_score, considered, has_scoring or has_extender_filters
+        ),
+    )
+    return out
+
+
+def no_profile(pod: o.Pod, config: SchedulerConfig) -> CycleOutcome:
+    """The pod names a scheduler that no profile of the configuration provides."""
+    return CycleOutcome(
+        PodInfo(pod),
+        Verdict.NO_PROFILE,
+        "",
+        scheduler_name=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+        profiles=[p.scheduler_name for p in config.profiles],
+        config_source=config.source,
+    )
