@@ -56,10 +56,13 @@ def explain(
         typer.Option(
             "--from",
             help="Snapshot to read: a kubectl -o yaml|json file, a folder, a cluster-info dump, or - for stdin."
-            " Repeatable.",
+            " Repeatable. Without it, podwhy reads the cluster of the current kubeconfig context (GET only).",
         ),
     ] = None,
-    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace of POD.")] = "default",
+    namespace: Annotated[
+        str | None,
+        typer.Option("--namespace", "-n", help="Namespace of POD (default: the context's namespace, else default)."),
+    ] = None,
     pod_file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Explain this pod manifest instead of one in the snapshot.")
     ] = None,
@@ -68,28 +71,51 @@ def explain(
     scheduler_config: Annotated[
         Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
     ] = None,
+    kubeconfig: Annotated[
+        str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).")
+    ] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
+    request_timeout: Annotated[
+        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what was loaded and skipped.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
-    from podwhy.engine import ExplainRequest
+    from podwhy.engine import ExplainRequest, split_pod_ref
     from podwhy.engine import explain as run_explain
+    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.source import FileSource, SnapshotSource
 
     try:
-        if not from_:
-            raise UsageError("no snapshot given", hint="pass --from PATH (a dump file, a folder, or - for stdin)")
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
-        report = run_explain(
-            ExplainRequest(
-                pod_ref=pod,
-                namespace=namespace,
-                sources=list(from_),
-                pod_file=pod_file,
-                scheduler_config=scheduler_config,
-                node=node,
+        live_options = kubeconfig is not None or context is not None or request_timeout is not None
+        if from_ and live_options:
+            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        from podwhy.report.progress import fetch_progress
+
+        with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
+            source: SnapshotSource
+            if from_:
+                source = FileSource(list(from_))
+            else:
+                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                namespace = namespace or live.connect()
+                if pod is not None:
+                    live.events_for = split_pod_ref(pod, namespace)
+                source = live
+            report = run_explain(
+                ExplainRequest(
+                    pod_ref=pod,
+                    namespace=namespace or "default",
+                    source=source,
+                    pod_file=pod_file,
+                    scheduler_config=scheduler_config,
+                    node=node,
+                )
             )
-        )
         if verbose:
             _print_loaded(report)
         _render(report, output, node)

@@ -15,14 +15,14 @@ from podwhy.report.build import build_report
 from podwhy.report.model import Report
 from podwhy.runtime.cycle import no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.offline import load_offline
+from podwhy.snapshot.source import SnapshotSource
 
 
 @dataclass
 class ExplainRequest:
     pod_ref: str | None
     namespace: str
-    sources: list[str]
+    source: SnapshotSource
     pod_file: Path | None = None
     scheduler_config: Path | None = None
     # --node: checked against the snapshot before anything runs or prints.
@@ -70,10 +70,10 @@ def check_node(snapshot: Snapshot, node: str) -> None:
 
 
 def explain(request: ExplainRequest) -> Report:
-    snapshot = load_offline(request.sources)
+    snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no nodes and no pods ({', '.join(request.sources)})",
+            f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     if request.pod_file is not None:

@@ -28,12 +28,16 @@ def run_case(case: Path) -> dict[str, Any]:
     """podwhy's JSON report for a case, through the same path as the CLI."""
     from podwhy.engine import ExplainRequest, explain
     from podwhy.report.model import to_builtins
+    from podwhy.snapshot.source import FileSource
 
     meta = json.loads((case / "case.json").read_text())
     config = case / meta["config"] if "config" in meta else None
     report = explain(
         ExplainRequest(
-            pod_ref=meta["pod"], namespace="default", sources=[str(cluster_file(case))], scheduler_config=config
+            pod_ref=meta["pod"],
+            namespace="default",
+            source=FileSource([str(cluster_file(case))]),
+            scheduler_config=config,
         )
     )
     return to_builtins(report)

@@ -26,9 +26,12 @@ def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_valida
     """The sample dump is the cluster of g0492: every filter verdict and the filter message must agree."""
     from podwhy.engine import ExplainRequest, explain
     from podwhy.report.model import to_builtins
+    from podwhy.snapshot.source import FileSource
     from tests.conformance import GOLDEN
 
-    report = to_builtins(explain(ExplainRequest("prod/ledger-fg8cf9ffd9-rwzqg", "default", [str(SAMPLE_DUMP)])))
+    report = to_builtins(
+        explain(ExplainRequest("prod/ledger-fg8cf9ffd9-rwzqg", "default", FileSource([str(SAMPLE_DUMP)])))
+    )
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     assert report["snapshot"]["missingKinds"], "a cluster-info dump cannot vouch for PVCs, PDBs, ..."
     assert compare(GOLDEN / "g0492", report) == []

@@ -89,7 +89,7 @@ class PostFilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.required_kinds(pod) & handle.snapshot.missing_kinds)
+    return not_evaluated_reason(plugin.required_kinds(pod) & handle.snapshot.missing_kinds, handle.snapshot.missing)
 
 
 class Framework:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
@@ -43,6 +44,7 @@ def run_scores(
     pod: PodInfo,
     nodes: list[NodeInfo],
     missing_kinds: frozenset[str] = frozenset(),
+    missing: Mapping[str, str] | None = None,
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile."""
     names = nodes
@@ -52,7 +54,7 @@ def run_scores(
     not_evaluated = {
         name: reason
         for name, pl in scorers.items()
-        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod) & missing_kinds))
+        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod) & missing_kinds, missing))
     }
 
     def failed(message: str) -> ScoreOutcome:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from podwhy.model import objects as o
@@ -48,11 +49,18 @@ PLURAL = {
 }
 
 
-def not_evaluated_reason(kinds: set[str] | frozenset[str]) -> str:
-    """The verdict of a plugin that needs kinds the snapshot cannot vouch for ("" if none)."""
+def not_evaluated_reason(kinds: set[str] | frozenset[str], missing: Mapping[str, str] | None = None) -> str:
+    """The verdict of a plugin that needs kinds the snapshot cannot vouch for ("" if none).
+
+    Kinds a source gave a cause for (`missing`) are listed with it; the others are absent.
+    """
     if not kinds:
         return ""
-    return "not evaluated: the snapshot has no " + ", ".join(PLURAL.get(k, k + "s") for k in sorted(kinds))
+    causes = missing or {}
+    absent = [k for k in sorted(kinds) if not causes.get(k)]
+    parts = ["the snapshot has no " + ", ".join(PLURAL.get(k, k + "s") for k in absent)] if absent else []
+    parts.extend(dict.fromkeys(causes[k] for k in sorted(kinds) if causes.get(k)))
+    return "not evaluated: " + "; ".join(parts)
 
 
 def ns_name(namespace: str, name: str) -> str:
@@ -88,6 +96,8 @@ class Snapshot:
     ignored_kinds: Counter[str] = field(default_factory=Counter)
     sources: list[str] = field(default_factory=list)
     from_cluster_info_dump: bool = False
+    # Kinds a source could not provide, with why (e.g. "cannot list persistentvolumeclaims: forbidden").
+    missing: dict[str, str] = field(default_factory=dict)
 
     def add(self, kind: str, obj: object) -> None:
         """File one decoded object under its kind."""
@@ -141,6 +151,5 @@ class Snapshot:
     @property
     def missing_kinds(self) -> frozenset[str]:
         """Kinds this snapshot cannot vouch for (absent from a cluster-info dump)."""
-        if not self.from_cluster_info_dump:
-            return frozenset()
-        return CLUSTER_INFO_DUMP_LACKS - self.kinds_seen
+        lacking = CLUSTER_INFO_DUMP_LACKS - self.kinds_seen if self.from_cluster_info_dump else frozenset()
+        return frozenset(lacking | self.missing.keys())

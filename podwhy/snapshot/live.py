@@ -1,0 +1,364 @@
+"""The API server as a snapshot source: paged, concurrent, read-only lists decoded straight
+into the typed model.
+
+The official `kubernetes` client connects (kubeconfig with its multi-path merge, contexts,
+exec and auth-provider credentials, TLS, in-cluster service accounts); podwhy reads the raw
+JSON bytes of each page and decodes them with the same typed decoder as dumps, so large
+clusters never exist as Python dicts. Only GET requests are ever sent.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+
+from podwhy.errors import PodwhyError, UsageError
+from podwhy.heap import gc_paused
+from podwhy.model.objects import KIND_TYPES
+from podwhy.snapshot.cluster import Snapshot
+
+PAGE_SIZE = 500
+# Lists fetched at once; the client's connection pool is sized to match.
+CONCURRENCY = 6
+# 5xx and 429 answers are retried this many times, with a short backoff.
+RETRIES = 3
+RETRY_BACKOFF_S = 0.2
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One listable resource: where it is served and what kind its items are."""
+
+    kind: str
+    group_version: str  # "v1" for the core group
+    plural: str
+
+    @property
+    def group(self) -> str:
+        return self.group_version.rpartition("/")[0]
+
+    def path(self, namespace: str | None = None) -> str:
+        base = "/api/v1" if self.group_version == "v1" else f"/apis/{self.group_version}"
+        if namespace is not None:
+            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    @property
+    def display(self) -> str:
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+# Everything the plugins read, and nothing else (never Secrets or ConfigMaps).
+RESOURCES: tuple[Resource, ...] = (
+    Resource("Node", "v1", "nodes"),
+    Resource("Pod", "v1", "pods"),
+    Resource("PersistentVolume", "v1", "persistentvolumes"),
+    Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims"),
+    Resource("Namespace", "v1", "namespaces"),
+    Resource("Service", "v1", "services"),
+    Resource("ReplicationController", "v1", "replicationcontrollers"),
+    Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
+    Resource("CSINode", "storage.k8s.io/v1", "csinodes"),
+    Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
+    Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities"),
+    Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
+    Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses"),
+    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
+    Resource("ReplicaSet", "apps/v1", "replicasets"),
+    Resource("StatefulSet", "apps/v1", "statefulsets"),
+    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
+    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
+    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
+    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
+)
+EVENTS = Resource("Event", "v1", "events")
+# Without these two nothing can be explained: failing to list them is an error, not a missing kind.
+ESSENTIAL = frozenset({"Node", "Pod"})
+
+
+class _ListMeta(msgspec.Struct):
+    resourceVersion: str = ""  # noqa: N815 - wire names
+    # "continue" is a Python keyword.
+    continue_: str = msgspec.field(default="", name="continue")
+
+
+class _ListPage(msgspec.Struct):
+    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
+    items: list[msgspec.Raw] = []
+
+
+class _Status(msgspec.Struct):
+    message: str = ""
+    reason: str = ""
+
+
+_PAGE = msgspec.json.Decoder(_ListPage)
+_STATUS = msgspec.json.Decoder(_Status)
+
+
+@dataclass
+class Progress:
+    """What has been fetched so far; the command line renders it."""
+
+    kinds_done: int = 0
+    kinds_total: int = 0
+    objects: int = 0
+    pages: int = 0
+    requests: int = 0
+    current: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
+@dataclass
+class LiveSource:
+    """Lists every kind the plugins read from the API server of a kubeconfig context."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: float | None = None
+    # The pod whose events to fetch (namespace, name); None for no events.
+    events_for: tuple[str, str] | None = None
+    progress: ProgressCallback | None = None
+    resources: tuple[Resource, ...] = RESOURCES
+    _api: Any = field(default=None, init=False, repr=False)
+    _namespace: str = field(default="default", init=False)
+    _state: Progress = field(default_factory=Progress, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    # ------------------------------------------------------------------ connecting
+    def connect(self) -> str:
+        """Load credentials as kubectl does; returns the context's namespace (default "default")."""
+        if self._api is not None:
+            return self._namespace
+        from kubernetes import client, config  # imported only in live mode: `podwhy --help` stays fast
+        from kubernetes.config.config_exception import ConfigException
+
+        configuration = client.Configuration()
+        in_cluster = self.kubeconfig is None and not os.environ.get("KUBECONFIG") and _in_cluster()
+        try:
+            if in_cluster and not os.path.exists(os.path.expanduser("~/.kube/config")):
+                config.load_incluster_config(client_configuration=configuration)
+                self._namespace = _in_cluster_namespace()
+            else:
+                self._namespace = _context_namespace(self.kubeconfig, self.context)
+                config.load_kube_config(
+                    config_file=self.kubeconfig, context=self.context, client_configuration=configuration
+                )
+        except ConfigException as exc:
+            raise PodwhyError(f"cannot load the Kubernetes configuration: {_first_line(exc)}") from None
+        except FileNotFoundError as exc:
+            raise PodwhyError(f"cannot load the Kubernetes configuration: {exc}") from None
+        configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize or 0, CONCURRENCY)
+        # The client would retry connection errors three times over; say what happened at once.
+        configuration.retries = 0
+        self._api = client.ApiClient(configuration)
+        return self._namespace
+
+    @property
+    def host(self) -> str:
+        return str(self._api.configuration.host) if self._api is not None else ""
+
+    # ------------------------------------------------------------------ requests (GET only)
+    def get(self, path: str, query: Iterable[tuple[str, str]] = ()) -> bytes:
+        """The body of a GET, retrying 5xx and 429 answers; _HttpError for any other failure."""
+        from urllib3.exceptions import HTTPError as Urllib3Error
+
+        self.connect()
+        api = self._api
+        query_list = list(query)
+        method, url, headers, _body, _post = api.param_serialize(
+            "GET",
+            path,
+            query_params=query_list,
+            auth_settings=["BearerToken"],
+            header_params={"Accept": "application/json"},
+        )
+        attempt = 0
+        while True:
+            attempt += 1
+            with self._lock:
+                self._state.requests += 1
+            try:
+                response = api.call_api(method, url, header_params=headers, _request_timeout=self.request_timeout)
+                data: bytes = response.read() or b""
+                status: int = response.status
+            except Urllib3Error as exc:
+                raise PodwhyError(_connection_message(self.host, exc)) from None
+            if 200 <= status < 300:
+                return data
+            if (status >= 500 or status == 429) and attempt <= RETRIES:
+                time.sleep(RETRY_BACKOFF_S * attempt)
+                continue
+            parsed = _decode_status(data)
+            raise _HttpError(status, parsed.reason, parsed.message or f"HTTP {status}")
+
+    def _list(self, resource: Resource, namespace: str | None = None, field_selector: str = "") -> list[bytes]:
+        """Every page of a list; restarts the list when its continue token has expired (410 Gone)."""
+        pages: list[bytes] = []
+        token = ""
+        restarts = 0
+        while True:
+            query = [("limit", str(PAGE_SIZE))]
+            if token:
+                query.append(("continue", token))
+            if field_selector:
+                query.append(("fieldSelector", field_selector))
+            try:
+                data = self.get(resource.path(namespace), query)
+            except _HttpError as exc:
+                if exc.status == 410 and token and restarts < RETRIES:
+                    pages, token = [], ""
+                    restarts += 1
+                    continue
+                raise
+            page = _PAGE.decode(data)
+            pages.append(data)
+            with self._lock:
+                self._state.pages += 1
+                self._state.objects += len(page.items)
+            self._report()
+            token = page.metadata.continue_
+            if not token:
+                return pages
+
+    @property
+    def requests_sent(self) -> int:
+        return self._state.requests
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            with self._lock:
+                self.progress(self._state)
+
+    # ------------------------------------------------------------------ the snapshot
+    def load(self) -> Snapshot:
+        self.connect()
+        snapshot = Snapshot()
+        snapshot.sources.append(f"live: {self.host}" + (f" (context {self.context})" if self.context else ""))
+        self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
+        jobs: list[tuple[Resource, str | None, str]] = [(r, None, "") for r in self.resources]
+        if self.events_for is not None:
+            namespace, name = self.events_for
+            jobs.append((EVENTS, namespace, f"involvedObject.name={name}"))
+        with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+            futures = [(job[0], pool.submit(self._fetch, *job)) for job in jobs]
+            results = [(resource, future.result()) for resource, future in futures]
+        with gc_paused():
+            for resource, outcome in results:
+                if isinstance(outcome, str):
+                    snapshot.missing[resource.kind] = outcome
+                    continue
+                decoder = msgspec.json.Decoder(KIND_TYPES[resource.kind])
+                snapshot.kinds_seen.add(resource.kind)
+                for data in outcome:
+                    for raw in _PAGE.decode(data).items:
+                        try:
+                            obj = decoder.decode(raw)
+                        except msgspec.ValidationError as exc:
+                            raise PodwhyError(f"{resource.display} from {self.host}: invalid object: {exc}") from None
+                        snapshot.add(resource.kind, obj)
+        return snapshot
+
+    def _fetch(self, resource: Resource, namespace: str | None, field_selector: str) -> list[bytes] | str:
+        """The pages of one list, or why the kind is missing (a string)."""
+        self._state.current = resource.display
+        try:
+            pages = self._list(resource, namespace, field_selector)
+        except _HttpError as exc:
+            why = _missing_reason(resource, exc)
+            if resource.kind in ESSENTIAL or why is None:
+                raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
+            return why
+        finally:
+            with self._lock:
+                self._state.kinds_done += 1
+            self._report()
+        return pages
+
+
+def _missing_reason(resource: Resource, exc: _HttpError) -> str | None:
+    """Why a kind is absent from a live snapshot, or None when the failure is an error."""
+    if exc.status == 403:
+        return f"cannot list {resource.display}: forbidden"
+    if exc.status == 404:
+        return f"the server does not serve {resource.group_version} {resource.plural}"
+    return None
+
+
+def _decode_status(data: bytes) -> _Status:
+    try:
+        return _STATUS.decode(data)
+    except msgspec.MsgspecError:
+        return _Status(message=data[:200].decode("utf-8", "replace").strip())
+
+
+def _connection_message(host: str, exc: Exception) -> str:
+    text = str(exc)
+    if "CERTIFICATE_VERIFY_FAILED" in text or "SSLError" in type(exc).__name__ or "SSL" in text:
+        return f"TLS handshake with {host} failed: {_ssl_detail(text)}"
+    if "timed out" in text.lower() or "Timeout" in type(exc).__name__:
+        return f"{host} did not answer in time (request timeout)"
+    return f"cannot reach the API server at {host}: {_reason(text)}"
+
+
+def _ssl_detail(text: str) -> str:
+    marker = "certificate verify failed"
+    i = text.find(marker)
+    return text[i : text.find(")", i)] if i >= 0 else "the server's certificate is not trusted"
+
+
+def _reason(text: str) -> str:
+    for hint in ("Connection refused", "Name or service not known", "No route to host", "Connection reset"):
+        if hint in text:
+            return hint.lower()
+    return text.splitlines()[0][:200]
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _in_cluster() -> bool:
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(
+        "/var/run/secrets/kubernetes.io/serviceaccount/token"
+    )
+
+
+def _in_cluster_namespace() -> str:
+    try:
+        with open("/var/run/secrets/kubernetes.io/serviceaccount/namespace") as f:
+            return f.read().strip() or "default"
+    except OSError:
+        return "default"
+
+
+def _context_namespace(kubeconfig: str | None, context: str | None) -> str:
+    from kubernetes import config
+
+    contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
+    chosen = active
+    if context is not None:
+        chosen = next((c for c in contexts if c.get("name") == context), None)
+        if chosen is None:
+            names = ", ".join(sorted(str(c.get("name")) for c in contexts))
+            raise UsageError(f"no context {context!r} in the kubeconfig", hint=f"contexts: {names}")
+    namespace = (chosen or {}).get("context", {}).get("namespace")
+    return str(namespace) if namespace else "default"

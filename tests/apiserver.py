@@ -1,0 +1,309 @@
+"""A local HTTP server speaking the Kubernetes REST API from fixture objects, for live-mode tests.
+
+It serves discovery, paged lists (limit/continue), single objects and events, and can be told
+to answer 403 for chosen resources, 404 for unserved groups, 410 for a continue token, and
+500 once. Every request is recorded, so tests can assert that podwhy sends only GETs.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+# Where each kind is served: (group/version, resource, namespaced). Facts of the Kubernetes API.
+SERVED: dict[str, tuple[str, str, bool]] = {
+    "Node": ("v1", "nodes", False),
+    "Pod": ("v1", "pods", True),
+    "PersistentVolume": ("v1", "persistentvolumes", False),
+    "PersistentVolumeClaim": ("v1", "persistentvolumeclaims", True),
+    "Namespace": ("v1", "namespaces", False),
+    "Service": ("v1", "services", True),
+    "ReplicationController": ("v1", "replicationcontrollers", True),
+    "Event": ("v1", "events", True),
+    "ConfigMap": ("v1", "configmaps", True),
+    "Secret": ("v1", "secrets", True),
+    "StorageClass": ("storage.k8s.io/v1", "storageclasses", False),
+    "CSINode": ("storage.k8s.io/v1", "csinodes", False),
+    "CSIDriver": ("storage.k8s.io/v1", "csidrivers", False),
+    "CSIStorageCapacity": ("storage.k8s.io/v1", "csistoragecapacities", True),
+    "PriorityClass": ("scheduling.k8s.io/v1", "priorityclasses", False),
+    "RuntimeClass": ("node.k8s.io/v1", "runtimeclasses", False),
+    "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets", True),
+    "ReplicaSet": ("apps/v1", "replicasets", True),
+    "StatefulSet": ("apps/v1", "statefulsets", True),
+    "Deployment": ("apps/v1", "deployments", True),
+    "DaemonSet": ("apps/v1", "daemonsets", True),
+    "DeviceClass": ("resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": ("resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": ("resource.k8s.io/v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", "resourceclaimtemplates", True),
+}
+
+
+_SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc]
+    """Timestamps stay strings, as the API server writes them."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def load_objects(path: Path) -> list[dict[str, Any]]:
+    """The objects of a dump file (a List, single objects or multi-document YAML; .gz too)."""
+    import gzip
+
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    out: list[dict[str, Any]] = []
+    for doc in yaml.load_all(data, Loader=_Loader):
+        if not isinstance(doc, dict):
+            continue
+        items = doc.get("items")
+        if isinstance(items, list):
+            item_kind = doc.get("kind", "")[: -len("List")] if doc.get("kind", "") != "List" else ""
+            for item in items:
+                if item_kind and "kind" not in item:
+                    item = {**item, "kind": item_kind}
+                out.append(item)
+        else:
+            out.append(doc)
+    return out
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+
+
+@dataclass
+class FakeApiServer:
+    objects: list[dict[str, Any]]
+    page_size_cap: int | None = None
+    forbidden: set[str] = field(default_factory=set)  # resource names, e.g. "persistentvolumeclaims"
+    unserved_groups: set[str] = field(default_factory=set)  # group/versions, e.g. "resource.k8s.io/v1"
+    expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
+    fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
+    token: str = "test-token"
+    requests: list[Recorded] = field(default_factory=list)
+    _index: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    _server: ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        index: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for obj in self.objects:
+            served = SERVED.get(str(obj.get("kind", "")))
+            if served is not None:
+                index[served[1]].append(obj)
+        self._index = dict(index)
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> FakeApiServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                server._handle(self, "GET")
+
+            def _refuse(self) -> None:
+                server._handle(self, self.command)
+
+            do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def kubeconfig(self, path: Path, namespace: str | None = None, context: str = "test") -> Path:
+        ctx: dict[str, Any] = {"cluster": "test", "user": "test"}
+        if namespace:
+            ctx["namespace"] = namespace
+        doc = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "test", "cluster": {"server": self.url}}],
+            "users": [{"name": "test", "user": {"token": self.token}}],
+            "contexts": [{"name": context, "context": ctx}],
+            "current-context": context,
+        }
+        path.write_text(yaml.safe_dump(doc))
+        return path
+
+    @property
+    def methods(self) -> set[str]:
+        return {r.method for r in self.requests}
+
+    # ------------------------------------------------------------------ serving
+    def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        parts = urlsplit(handler.path)
+        query = parse_qs(parts.query)
+        with self._lock:
+            self.requests.append(Recorded(method, parts.path, query))
+        if method != "GET":
+            self._send(handler, 405, _status(405, "MethodNotAllowed", f"{method} is not allowed here"))
+            return
+        if handler.headers.get("Authorization") != f"Bearer {self.token}":
+            self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
+            return
+        code, body = self._answer(parts.path, query)
+        self._send(handler, code, body)
+
+    def _answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
+        if path == "/version":
+            return 200, {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
+        if path == "/api":
+            return 200, {"kind": "APIVersions", "versions": ["v1"]}
+        if path == "/apis":
+            groups = sorted({gv for gv, _, _ in SERVED.values() if gv != "v1" and gv not in self.unserved_groups})
+            return 200, {
+                "kind": "APIGroupList",
+                "groups": [
+                    {"name": gv.split("/")[0], "versions": [{"groupVersion": gv, "version": gv.split("/")[1]}]}
+                    for gv in groups
+                ],
+            }
+        route = _route(path)
+        if route is None:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        group_version, namespace, resource, name = route
+        served = {(gv, res) for gv, res, _ in SERVED.values()}
+        if group_version in self.unserved_groups or (group_version, resource) not in served:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        if resource in self.forbidden:
+            return 403, _status(
+                403,
+                "Forbidden",
+                f'{resource} is forbidden: User "system:serviceaccount:default:podwhy" cannot list resource '
+                f'"{resource}" in API group "{group_version.rpartition("/")[0]}" at the cluster scope',
+            )
+        with self._lock:
+            if resource in self.fail_once:
+                self.fail_once.discard(resource)
+                return 500, _status(500, "InternalError", "etcdserver: leader changed")
+        items = [o for o in self._index.get(resource, []) if _in_namespace(o, namespace)]
+        if name is not None:
+            found = next((o for o in items if o.get("metadata", {}).get("name") == name), None)
+            if found is None:
+                return 404, _status(404, "NotFound", f'{resource} "{name}" not found')
+            return 200, found
+        for selector in query.get("fieldSelector", []):
+            items = [o for o in items if _matches_fields(o, selector)]
+        return self._page(resource, group_version, items, query)
+
+    def _page(
+        self, resource: str, group_version: str, items: list[dict[str, Any]], query: dict[str, list[str]]
+    ) -> tuple[int, dict[str, Any]]:
+        start = 0
+        token = (query.get("continue") or [""])[0]
+        if token:
+            with self._lock:
+                if resource in self.expire_continue_once:
+                    self.expire_continue_once.discard(resource)
+                    return 410, _status(
+                        410,
+                        "Expired",
+                        "The provided continue parameter is too old to display a consistent list result.",
+                    )
+            start = int(base64.urlsafe_b64decode(token.encode()).decode())
+        limit = int((query.get("limit") or ["0"])[0] or 0)
+        if self.page_size_cap is not None:
+            limit = min(limit or self.page_size_cap, self.page_size_cap)
+        end = len(items) if not limit else min(len(items), start + limit)
+        metadata: dict[str, Any] = {"resourceVersion": "12345"}
+        if end < len(items):
+            metadata["continue"] = base64.urlsafe_b64encode(str(end).encode()).decode()
+            metadata["remainingItemCount"] = len(items) - end
+        page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
+        kind = next(k for k, (gv, res, _) in SERVED.items() if res == resource and gv == group_version)
+        api_version = group_version
+        return 200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": metadata, "items": page_items}
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        handler.send_response(code)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
+def _status(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+
+
+def _route(path: str) -> tuple[str, str | None, str, str | None] | None:
+    """(group/version, namespace, resource, name) of an API path."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:2] == ["api", "v1"]:
+        group_version, rest = "v1", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 3:
+        group_version, rest = f"{parts[1]}/{parts[2]}", parts[3:]
+    else:
+        return None
+    namespace = None
+    if len(rest) >= 3 and rest[0] == "namespaces":
+        namespace, rest = rest[1], rest[2:]
+    if len(rest) == 1:
+        return group_version, namespace, rest[0], None
+    if len(rest) == 2:
+        return group_version, namespace, rest[0], rest[1]
+    return None
+
+
+def _in_namespace(obj: dict[str, Any], namespace: str | None) -> bool:
+    return namespace is None or obj.get("metadata", {}).get("namespace", "default") == namespace
+
+
+def _matches_fields(obj: dict[str, Any], selector: str) -> bool:
+    for term in selector.split(","):
+        key, _, want = term.partition("=")
+        value: Any = obj
+        for part in key.split("."):
+            value = value.get(part, {}) if isinstance(value, dict) else {}
+        if str(value) != want:
+            return False
+    return True
+
+
+def served_kinds(objects: Iterable[dict[str, Any]]) -> set[str]:
+    return {str(o.get("kind")) for o in objects if o.get("kind") in SERVED}

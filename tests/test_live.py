@@ -1,0 +1,179 @@
+"""Live mode: the real kubernetes client against a local API server the tests start."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.errors import PodwhyError, UsageError
+from podwhy.snapshot.live import LiveSource
+from podwhy.snapshot.source import FileSource
+from tests.apiserver import FakeApiServer, load_objects
+from tests.conformance import case_dirs, cluster_file
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+POD = "shop/checkout-7c9d8b6f5-m4x2q"
+
+
+@pytest.fixture
+def shop() -> Iterator[FakeApiServer]:
+    with FakeApiServer(load_objects(EXAMPLE), page_size_cap=3) as server:
+        yield server
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["explain", *args], env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _same_snapshot(a: Any, b: Any) -> None:
+    def keys(snapshot: Any) -> dict[str, Any]:
+        return {
+            "nodes": [n.metadata.name for n in snapshot.nodes],
+            "pods": sorted(f"{p.metadata.namespace}/{p.metadata.name}" for p in snapshot.pods),
+            "pvcs": sorted(snapshot.persistent_volume_claims),
+            "pvs": sorted(snapshot.persistent_volumes),
+            "classes": sorted(snapshot.priority_classes),
+        }
+
+    assert keys(a) == keys(b)
+
+
+def test_live_snapshot_equals_the_dump_and_sends_only_gets(shop: FakeApiServer, tmp_path: Path) -> None:
+    source = LiveSource(kubeconfig=str(shop.kubeconfig(tmp_path / "config")))
+    live = source.load()
+    _same_snapshot(live, FileSource([str(EXAMPLE)]).load())
+    assert shop.methods == {"GET"}
+    # Lists are paged: the pods of the example take several pages of 3.
+    pod_lists = [r for r in shop.requests if r.path == "/api/v1/pods"]
+    assert len(pod_lists) > 1 and all(r.query["limit"] for r in pod_lists)
+    assert not any("secrets" in r.path or "configmaps" in r.path for r in shop.requests)
+    assert source.requests_sent == len(shop.requests)
+
+
+def test_forbidden_and_unserved_kinds_are_recorded_as_missing(tmp_path: Path) -> None:
+    objects = load_objects(EXAMPLE)
+    with FakeApiServer(objects, forbidden={"persistentvolumeclaims"}, unserved_groups={"resource.k8s.io/v1"}) as s:
+        snapshot = LiveSource(kubeconfig=str(s.kubeconfig(tmp_path / "config"))).load()
+    assert snapshot.missing["PersistentVolumeClaim"] == "cannot list persistentvolumeclaims: forbidden"
+    assert snapshot.missing["ResourceClaim"] == "the server does not serve resource.k8s.io/v1 resourceclaims"
+    assert "Node" not in snapshot.missing and snapshot.nodes
+
+
+def test_expired_continue_token_restarts_the_list_and_500_is_retried(tmp_path: Path) -> None:
+    objects = load_objects(EXAMPLE)
+    with FakeApiServer(objects, page_size_cap=2, expire_continue_once={"pods"}, fail_once={"nodes"}) as s:
+        snapshot = LiveSource(kubeconfig=str(s.kubeconfig(tmp_path / "config"))).load()
+        statuses = [r.path for r in s.requests if r.path == "/api/v1/nodes"]
+    _same_snapshot(snapshot, FileSource([str(EXAMPLE)]).load())
+    assert len(statuses) >= 2  # the 500, then success
+
+
+def test_cannot_list_pods_is_an_error(tmp_path: Path) -> None:
+    with FakeApiServer(load_objects(EXAMPLE), forbidden={"pods"}) as s:
+        with pytest.raises(PodwhyError, match=r"cannot list pods on http://127\.0\.0\.1:[0-9]+: pods is forbidden"):
+            LiveSource(kubeconfig=str(s.kubeconfig(tmp_path / "config"))).load()
+
+
+def test_unknown_context_is_a_usage_error(shop: FakeApiServer, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no context 'prod' in the kubeconfig"):
+        LiveSource(kubeconfig=str(shop.kubeconfig(tmp_path / "config")), context="prod").connect()
+
+
+def test_context_namespace_is_the_default_namespace(shop: FakeApiServer, tmp_path: Path) -> None:
+    config = shop.kubeconfig(tmp_path / "config", namespace="shop")
+    code, out, err = _cli("checkout-7c9d8b6f5-m4x2q", "--kubeconfig", str(config), "-o", "json")
+    assert code == 1, err
+    assert json.loads(out)["pod"]["namespace"] == "shop"
+
+
+def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Path) -> None:
+    config = shop.kubeconfig(tmp_path / "config")
+    code_live, live, err = _cli(POD, "--kubeconfig", str(config), "-o", "json")
+    code_file, offline, _ = _cli(POD, "--from", str(EXAMPLE), "-o", "json")
+    assert (code_live, err) == (code_file, "")
+    a, b = json.loads(live), json.loads(offline)
+    assert a["snapshot"].pop("sources") != b["snapshot"].pop("sources")
+    assert a == b
+    assert shop.methods == {"GET"}
+
+
+@pytest.mark.parametrize(
+    ("make_config", "message"),
+    [
+        (lambda tmp: tmp / "absent", "cannot load the Kubernetes configuration"),
+        (lambda tmp: _config_for(tmp, "http://127.0.0.1:9"), "cannot reach the API server at http://127.0.0.1:9"),
+    ],
+)
+def test_connection_errors_are_one_line(tmp_path: Path, make_config: Any, message: str) -> None:
+    code, out, err = _cli(POD, "--kubeconfig", str(make_config(tmp_path)))
+    assert (code, out) == (3, "")
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_wrong_token_is_one_line(shop: FakeApiServer, tmp_path: Path) -> None:
+    config = shop.kubeconfig(tmp_path / "config")
+    config.write_text(config.read_text().replace(shop.token, "expired"))
+    code, out, err = _cli(POD, "--kubeconfig", str(config))
+    assert (code, out) == (3, "")
+    assert err.count("\n") == 1 and "Unauthorized" in err
+
+
+def test_unknown_pod_names_the_closest(shop: FakeApiServer, tmp_path: Path) -> None:
+    code, out, err = _cli("shop/checkout-7c9d8b6f5-m4x2x", "--kubeconfig", str(shop.kubeconfig(tmp_path / "c")))
+    assert (code, out) == (3, "")
+    assert "closest: shop/checkout-7c9d8b6f5-m4x2q" in err
+
+
+def test_from_and_live_options_do_not_mix(tmp_path: Path) -> None:
+    code, out, err = _cli(POD, "--from", str(EXAMPLE), "--context", "x")
+    assert (code, out) == (2, "")
+    assert "live mode" in err
+
+
+def _config_for(tmp: Path, server: str) -> Path:
+    path = tmp / "config"
+    path.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": server}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "c",
+            }
+        )
+    )
+    return path
+
+
+# Every sixth recording by default; PODWHY_LIVE_ALL=1 serves every golden cluster (a few minutes).
+LIVE_CASES = case_dirs() if os.environ.get("PODWHY_LIVE_ALL") else case_dirs()[::6]
+
+
+@pytest.mark.parametrize("case", LIVE_CASES, ids=lambda c: c.name)
+def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> None:
+    """The same objects served by an API server or read from the dump give the same report."""
+    from podwhy.engine import ExplainRequest, explain
+    from podwhy.report.model import to_builtins
+
+    meta = json.loads((case / "case.json").read_text())
+    config = case / meta["config"] if "config" in meta else None
+    with FakeApiServer(load_objects(cluster_file(case))) as server:
+        live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
+        reports = [
+            to_builtins(explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config)))
+            for source in (live, FileSource([str(cluster_file(case))]))
+        ]
+        assert server.methods == {"GET"}
+    for report in reports:
+        report["snapshot"].pop("sources")
+    assert reports[0] == reports[1]
