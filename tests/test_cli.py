@@ -67,7 +67,8 @@ def test_pod_manifest_gets_admission_defaults(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["x"], "no snapshot given"),
+        (["x", "--from", str(EXAMPLE), "--kubeconfig", "k"], "for live mode"),
+        ([POD, "--from", str(EXAMPLE), "--node", "no-such-node"], "no such node"),
         (["--from", str(EXAMPLE)], "no pod given"),
     ],
 )
