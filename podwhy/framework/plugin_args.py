@@ -467,6 +467,7 @@ def _decode_error(exc: msgspec.ValidationError, raw: Any, path: str) -> str:
     expected = _EXPECTED.fullmatch(message)
     if expected:
         want, got, constraint = expected.groups()
+        want = want.removesuffix(" | null")  # nulls never reach the decoder
         wanted = _TYPE_WORDS.get(want, want) + constraint
         found = f", not {_TYPE_WORDS.get(got, got)}" if got else ""
         return f"{field_path}: Invalid value: {go_value(_value_at(raw, json_path))}: must be {wanted}{found}"
