@@ -31,7 +31,6 @@ PREEMPT_NEVER = "Never"
 DISRUPTION_TARGET = "DisruptionTarget"
 REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
-
 # A pod without status.startTime counts as starting now: later than any recorded time.
 _NOW = math.inf
 # MaxInt32 + 1: keeps sums of negative priorities ordered like their counts (pickOneNodeForPreemption).
