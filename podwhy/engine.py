@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.framework.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build import build_report
 from podwhy.report.model import Report
+from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import SnapshotSource

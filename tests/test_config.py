@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from podwhy.errors import UsageError
-from podwhy.framework.config import parse_scheduler_config
+from podwhy.runtime.config import parse_scheduler_config
 
 # The default v1.35.4 profile as recorded (shared/golden/README.md).
 PRE_FILTER_ORDER = [
@@ -127,9 +127,13 @@ def test_two_profiles() -> None:
         (
             "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultingType: System\n"
             "      defaultConstraints: [{maxSkew: 1, topologyKey: k, whenUnsatisfiable: DoNotSchedule}]\n",
-            "defaultConstraints must be empty",
+            'profiles[0].pluginConfig[0].args.defaultingType: Invalid value: "System": '
+            "when .defaultConstraints are not empty",
         ),
-        ("profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 101}\n", "0-100"),
+        (
+            "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 101}\n",
+            "profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]",
+        ),
     ],
 )
 def test_invalid_configs_are_usage_errors(body: str, needle: str) -> None:

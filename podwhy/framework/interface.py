@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
@@ -15,6 +16,34 @@ if TYPE_CHECKING:
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
+
+# Upstream's extension points, in the order of config.Plugins.
+EXTENSION_POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
+
+# The extension point each method podwhy runs belongs to (AddPod/RemovePod extend PreFilter,
+# NormalizeScore extends Score).
+_POINT_OF_METHOD = {
+    "pre_enqueue": "preEnqueue",
+    "less": "queueSort",
+    "pre_filter": "preFilter",
+    "filter": "filter",
+    "post_filter": "postFilter",
+    "pre_score": "preScore",
+    "score": "score",
+}
 
 
 class CycleState:
@@ -102,14 +131,30 @@ class FilterRunner(Protocol):
     ) -> Status: ...
 
 
+@dataclass(frozen=True)
+class QueuedPodInfo:
+    """A pod waiting in the scheduling queue, with the time it was added (seconds)."""
+
+    pod_info: PodInfo
+    timestamp: float
+
+
 class Plugin:
-    """A scheduler plugin. Subclasses override the extension points they implement."""
+    """A scheduler plugin. Subclasses override the extension points they implement.
 
-    name: ClassVar[str] = ""
+    NAME is the plugin's upstream name, written nowhere else. ARGS is the args kind a
+    plugin takes (None: it takes none). UNSIMULATED_POINTS are the extension points the
+    plugin has upstream that podwhy never runs (binding, reserving, ...); the others
+    follow from the methods a plugin overrides.
+    """
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    NAME: ClassVar[str] = ""
+    ARGS: ClassVar[type[PluginArgs] | None] = None
+    UNSIMULATED_POINTS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         self.handle = handle
-        self.args = args or {}
+        self.args = args
         # Set by the Framework that runs the plugin (PostFilter plugins re-run filters through it).
         self.framework: FilterRunner | None = None
 
@@ -123,6 +168,14 @@ class Plugin:
         return self.required_kinds(pod)
 
     # --- extension points (overridden by subclasses) ---------------------
+    def pre_enqueue(self, pod: PodInfo) -> Status:
+        """Whether the pod may enter the active queue at all."""
+        raise NotImplementedError
+
+    def less(self, first: QueuedPodInfo, second: QueuedPodInfo) -> bool:
+        """QueueSort: whether `first` is popped from the queue before `second`."""
+        raise NotImplementedError
+
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
@@ -158,6 +211,12 @@ class Plugin:
         method: Callable[..., Any] | None = getattr(cls, point, None)
         base: Callable[..., Any] | None = getattr(Plugin, point, None)
         return method is not None and method is not base
+
+    @classmethod
+    def extension_points(cls) -> frozenset[str]:
+        """The extension points the plugin extends: those of its methods, and the unsimulated ones."""
+        simulated = {point for method, point in _POINT_OF_METHOD.items() if cls.implements(method)}
+        return frozenset(simulated) | cls.UNSIMULATED_POINTS
 
     @classmethod
     def has_pre_filter_extensions(cls) -> bool:

@@ -11,9 +11,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from podwhy.framework.interface import CycleState, FilterRunner, PostFilterResult
+from podwhy.framework.plugin_args import DefaultPreemptionArgs
 from podwhy.framework.status import Code, Status, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -31,36 +31,17 @@ PREEMPT_NEVER = "Never"
 DISRUPTION_TARGET = "DisruptionTarget"
 REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
-DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
-DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
-
 # A pod without status.startTime counts as starting now: later than any recorded time.
 _NOW = math.inf
 # MaxInt32 + 1: keeps sums of negative priorities ordered like their counts (pickOneNodeForPreemption).
 _PRIORITY_OFFSET = 2**31
 
 
-@dataclass(frozen=True)
-class PreemptionArgs:
-    """DefaultPreemptionArgs with upstream's defaults."""
-
-    min_candidate_nodes_percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
-    min_candidate_nodes_absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
-
-    @classmethod
-    def from_args(cls, args: Mapping[str, Any]) -> PreemptionArgs:
-        pct = args.get("minCandidateNodesPercentage")
-        absolute = args.get("minCandidateNodesAbsolute")
-        return cls(
-            DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else int(pct),
-            DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else int(absolute),
-        )
-
-    def num_candidates(self, num_nodes: int) -> int:
-        """calculateNumCandidates: a percentage of the nodes, at least the absolute, at most all."""
-        n = num_nodes * self.min_candidate_nodes_percentage // 100
-        n = max(n, self.min_candidate_nodes_absolute)
-        return min(n, num_nodes)
+def calculate_num_candidates(args: DefaultPreemptionArgs, num_nodes: int) -> int:
+    """calculateNumCandidates: a percentage of the nodes, at least the absolute, at most all."""
+    n = num_nodes * args.min_candidate_nodes_percentage // 100
+    n = max(n, args.min_candidate_nodes_absolute)
+    return min(n, num_nodes)
 
 
 # ---------------------------------------------------------------------- pod ordering
@@ -223,14 +204,14 @@ class Evaluator:
         framework: FilterRunner,
         node_infos: Sequence[NodeInfo],
         pdbs: Sequence[o.PodDisruptionBudget],
-        args: PreemptionArgs | None = None,
+        args: DefaultPreemptionArgs | None = None,
         is_eligible_pod: EligiblePodFunc = _always_eligible,
     ) -> None:
         self.framework = framework
         self.node_infos = list(node_infos)
         self.node_info_by_name = {ni.name: ni for ni in self.node_infos}
         self.budgets = [Budget.of(pdb) for pdb in pdbs]
-        self.args = args or PreemptionArgs()
+        self.args = args or DefaultPreemptionArgs.default()
         self.is_eligible_pod = is_eligible_pod
 
     # -------------------------------------------------------------- eligibility
@@ -379,7 +360,7 @@ class Evaluator:
         errors: list[str] = []
         if potential:
             outcome.dry_run = True
-            num_candidates = self.args.num_candidates(len(potential))
+            num_candidates = calculate_num_candidates(self.args, len(potential))
             candidates, statuses, errors = self.dry_run_preemption(state, pod, potential, num_candidates)
         outcome.candidates = candidates
         outcome.node_statuses = statuses

@@ -6,10 +6,16 @@ the victims it would evict, and evicts nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from podwhy.framework.interface import CycleState, Plugin, PostFilterResult
-from podwhy.framework.preemption import Evaluator, PreemptionArgs, PreemptionOutcome
+from podwhy.framework.plugin_args import DefaultPreemptionArgs, PluginArgs, args_of
+from podwhy.framework.preemption import Evaluator, PreemptionOutcome
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
 
 # Where the plugin leaves its full outcome for the report.
 PREEMPTION_STATE_KEY = "podwhy/preemption"
@@ -17,7 +23,14 @@ MESSAGE_PREFIX = "preemption: "
 
 
 class DefaultPreemption(Plugin):
-    name = "DefaultPreemption"
+    NAME = "DefaultPreemption"
+    ARGS = DefaultPreemptionArgs
+    # Its PreEnqueue holds back pods whose own preemption is still evicting victims.
+    UNSIMULATED_POINTS = frozenset({"preEnqueue"})
+
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
+        super().__init__(handle, args)
+        self.preemption_args = args_of(DefaultPreemptionArgs, args)
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
@@ -28,13 +41,13 @@ class DefaultPreemption(Plugin):
             self.framework,
             self.handle.node_infos,
             self.handle.snapshot.pod_disruption_budgets,
-            PreemptionArgs.from_args(self.args),
+            self.preemption_args,
         )
         result, status, outcome = evaluator.preempt(state, pod, node_statuses)
         state.write(PREEMPTION_STATE_KEY, outcome)
         msg = status.message()
         if msg:
-            return result, Status(status.code, [MESSAGE_PREFIX + msg], self.name)
+            return result, Status(status.code, [MESSAGE_PREFIX + msg], self.NAME)
         return result, status
 
 

@@ -45,7 +45,7 @@ def _pod_images(pod: o.Pod) -> list[tuple[str, str]]:
 
 
 class ImageLocality(Plugin):
-    name = "ImageLocality"
+    NAME = "ImageLocality"
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         total_num_nodes = len(self.handle.node_infos)

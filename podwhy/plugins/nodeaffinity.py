@@ -4,16 +4,14 @@ add their weights to the node's score."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from podwhy.errors import PodwhyError
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import NodeAffinityArgs, PluginArgs, args_of
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.validation import aggregate, node_selector_term_errors
 from podwhy.model import objects as o
 from podwhy.model.labels import (
     NODE_SELECTOR_OPERATORS,
@@ -23,11 +21,9 @@ from podwhy.model.labels import (
     SelectorError,
     is_empty_term,
     new_requirement,
-    parse_int64,
     parse_node_selector_term,
 )
 from podwhy.plugins.helper.normalize_score import default_normalize_score
-from podwhy.plugins.interpodaffinity.parse_errors import aggregate, label_key_errors, label_value_errors
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -49,66 +45,6 @@ class _PreFilterState:
     def clone(self) -> _PreFilterState:
         # Not affected by adding or removing pods: share it.
         return self
-
-
-def _go_quote(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _go_json_values(values: list[str]) -> str:
-    """json.Marshal of a []string; an empty list arrives as nil."""
-    out = json.dumps(values or None, ensure_ascii=False, separators=(",", ":"))
-    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _requirement_errors(req: o.NodeSelectorRequirement, path: str) -> list[str]:
-    """labels.NewRequirement's field errors for one matchExpressions entry (operator already known)."""
-    errs: list[str] = []
-    key_errs = label_key_errors(req.key)
-    if key_errs:
-        errs.append(f"{path}.key: Invalid value: {_go_quote(req.key)}: {'; '.join(key_errs)}")
-    values = list(req.values)
-    invalid_values = f"{path}.values: Invalid value: {_go_json_values(values)}"
-    if req.operator in ("In", "NotIn") and not values:
-        errs.append(f"{invalid_values}: for 'in', 'notin' operators, values set can't be empty")
-    elif req.operator in ("Exists", "DoesNotExist") and values:
-        errs.append(f"{invalid_values}: values set must be empty for exists and does not exist")
-    elif req.operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            errs.append(f"{invalid_values}: for 'Gt', 'Lt' operators, exactly one value is required")
-        errs.extend(
-            f"{path}.values[{i}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be an integer"
-            for i, v in enumerate(values)
-            if parse_int64(v) is None
-        )
-    for i, v in enumerate(values):
-        value_errs = label_value_errors(v)
-        if value_errs:
-            errs.append(f"{path}.values[{i}][{req.key}]: Invalid value: {_go_quote(v)}: {'; '.join(value_errs)}")
-    return errs
-
-
-def node_selector_term_errors(term: o.NodeSelectorTerm, path: str) -> list[str]:
-    """The parse errors of one NodeSelectorTerm, worded and located as component-helpers reports them."""
-    errs: list[str] = []
-    for j, req in enumerate(term.match_expressions):
-        req_path = f"{path}.matchExpressions[{j}]"
-        if req.operator not in NODE_SELECTOR_OPERATORS:
-            supported = ", ".join(f'"{op}"' for op in NODE_SELECTOR_OPERATORS)
-            errs.append(
-                f"{req_path}.operator: Unsupported value: {_go_quote(req.operator)}: supported values: {supported}"
-            )
-            continue
-        errs.extend(_requirement_errors(req, req_path))
-    for j, req in enumerate(term.match_fields):
-        req_path = f"{path}.matchFields[{j}]"
-        if req.operator not in ("In", "NotIn"):
-            errs.append(
-                f'{req_path}.operator: Unsupported value: {_go_quote(req.operator)}: supported values: "In", "NotIn"'
-            )
-        elif len(req.values) != 1:
-            errs.append(f"{req_path}.values: Invalid value: {_go_json_values(list(req.values))}: must have one element")
-    return errs
 
 
 @dataclass(frozen=True)
@@ -167,39 +103,6 @@ def required_node_selector(pod: o.Pod) -> o.NodeSelector | None:
     if aff is None or aff.node_affinity is None:
         return None
     return aff.node_affinity.required_during_scheduling_ignored_during_execution
-
-
-def _parse_added_affinity(args: dict[str, Any]) -> o.NodeAffinity | None:
-    raw = args.get("addedAffinity")
-    if raw is None:
-        return None
-    try:
-        return msgspec.convert(raw, o.NodeAffinity)
-    except msgspec.ValidationError as exc:
-        raise PodwhyError(f"NodeAffinity args: invalid addedAffinity: {exc}") from None
-
-
-def _validate_added_affinity(added: o.NodeAffinity) -> None:
-    """The checks kube-scheduler runs on addedAffinity before it starts (it refuses to start otherwise)."""
-    errors: list[str] = []
-    required = added.required_during_scheduling_ignored_during_execution
-    if required is not None:
-        for i, term in enumerate(required.node_selector_terms):
-            if is_empty_term(term):
-                continue
-            errors.extend(
-                f"requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]: {err}"
-                for err in parse_node_selector_term(term).parse_errors
-            )
-    for i, pref in enumerate(added.preferred_during_scheduling_ignored_during_execution):
-        if pref.weight == 0 or is_empty_term(pref.preference):
-            continue
-        errors.extend(
-            f"preferredDuringSchedulingIgnoredDuringExecution[{i}]: {err}"
-            for err in parse_node_selector_term(pref.preference).parse_errors
-        )
-    if errors:
-        raise PodwhyError("NodeAffinity args: invalid addedAffinity: " + "; ".join(errors))
 
 
 # ------------------------------------------------------------------ evidence
@@ -283,23 +186,23 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[Evidence]:
 
 
 class NodeAffinity(Plugin):
-    name = "NodeAffinity"
+    NAME = "NodeAffinity"
+    ARGS = NodeAffinityArgs
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
-        self.added_affinity = _parse_added_affinity(self.args)
+        self.added_affinity = args_of(NodeAffinityArgs, args).added_affinity
         self.added_required: o.NodeSelector | None = None
         self.added_node_selector: LazyNodeSelector | None = None
         self.added_preferred: tuple[_PreferredTerm, ...] | None = None
         if self.added_affinity is not None:
-            _validate_added_affinity(self.added_affinity)
             self.added_required = self.added_affinity.required_during_scheduling_ignored_during_execution
             if self.added_required is not None:
                 self.added_node_selector = LazyNodeSelector.parse(self.added_required)
             added_terms = self.added_affinity.preferred_during_scheduling_ignored_during_execution
             if added_terms:
                 parsed = preferred_terms(added_terms)
-                # _validate_added_affinity has refused terms that do not parse.
+                # Decoding the args has refused terms that do not parse.
                 assert not isinstance(parsed, str)
                 self.added_preferred = parsed
 

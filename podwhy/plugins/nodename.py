@@ -14,7 +14,7 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> bool:
 
 
 class NodeName(Plugin):
-    name = "NodeName"
+    NAME = "NodeName"
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if fits(pod, node_info):

@@ -40,7 +40,7 @@ def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]
 
 
 class NodePorts(Plugin):
-    name = "NodePorts"
+    NAME = "NodePorts"
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]

@@ -15,7 +15,7 @@ TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 
 
 class NodeUnschedulable(Plugin):
-    name = "NodeUnschedulable"
+    NAME = "NodeUnschedulable"
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if not node_info.node.spec.unschedulable:

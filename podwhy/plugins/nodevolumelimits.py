@@ -52,7 +52,7 @@ def volume_limits(csi_node: o.CSINode | None) -> dict[str, int]:
 
 
 class NodeVolumeLimits(Plugin):
-    name = "NodeVolumeLimits"
+    NAME = "NodeVolumeLimits"
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         if any(self._counted_kind(vol) for vol in pod.pod.spec.volumes):

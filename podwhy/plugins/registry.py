@@ -1,42 +1,53 @@
-"""Plugin name -> class, for every plugin podwhy implements."""
+"""Upstream plugin name -> class, for every in-tree plugin of kube-scheduler v1.35 that podwhy knows."""
 
 from __future__ import annotations
 
-import importlib
-
 from podwhy.framework.interface import Plugin
+from podwhy.plugins.defaultbinder import DefaultBinder
+from podwhy.plugins.defaultpreemption import DefaultPreemption
+from podwhy.plugins.dynamicresources import DynamicResources
+from podwhy.plugins.imagelocality import ImageLocality
+from podwhy.plugins.interpodaffinity import InterPodAffinity
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodename import NodeName
+from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.nodeunschedulable import NodeUnschedulable
+from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
+from podwhy.plugins.podtopologyspread import PodTopologySpread
+from podwhy.plugins.queuesort import PrioritySort
+from podwhy.plugins.schedulinggates import SchedulingGates
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.plugins.volumebinding import VolumeBinding
+from podwhy.plugins.volumerestrictions import VolumeRestrictions
+from podwhy.plugins.volumezone import VolumeZone
 
-# Module (under podwhy.plugins) and class for each upstream plugin name.
-_PLUGINS: dict[str, tuple[str, str]] = {
-    "NodeUnschedulable": ("nodeunschedulable", "NodeUnschedulable"),
-    "NodeName": ("nodename", "NodeName"),
-    "TaintToleration": ("tainttoleration", "TaintToleration"),
-    "NodeAffinity": ("nodeaffinity", "NodeAffinity"),
-    "NodePorts": ("nodeports", "NodePorts"),
-    "NodeResourcesFit": ("noderesources.fit", "Fit"),
-    "VolumeRestrictions": ("volumerestrictions", "VolumeRestrictions"),
-    "NodeVolumeLimits": ("nodevolumelimits", "NodeVolumeLimits"),
-    "VolumeBinding": ("volumebinding", "VolumeBinding"),
-    "VolumeZone": ("volumezone", "VolumeZone"),
-    "PodTopologySpread": ("podtopologyspread", "PodTopologySpread"),
-    "InterPodAffinity": ("interpodaffinity", "InterPodAffinity"),
-    "DynamicResources": ("dynamicresources", "DynamicResources"),
-    "NodeResourcesBalancedAllocation": ("noderesources.balanced_allocation", "BalancedAllocation"),
-    "ImageLocality": ("imagelocality", "ImageLocality"),
-    "DefaultPreemption": ("defaultpreemption", "DefaultPreemption"),
-}
+_CLASSES: tuple[type[Plugin], ...] = (
+    SchedulingGates,
+    PrioritySort,
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    Fit,
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
+    PodTopologySpread,
+    InterPodAffinity,
+    DynamicResources,
+    DefaultPreemption,
+    BalancedAllocation,
+    ImageLocality,
+    DefaultBinder,
+)
+
+PLUGINS: dict[str, type[Plugin]] = {cls.NAME: cls for cls in _CLASSES}
 
 
 def plugin_class(name: str) -> type[Plugin] | None:
-    """The class implementing an upstream plugin, or None if podwhy lacks it."""
-    spec = _PLUGINS.get(name)
-    if spec is None:
-        return None
-    try:
-        module = importlib.import_module(f"podwhy.plugins.{spec[0]}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("podwhy.plugins"):
-            return None
-        raise
-    cls = getattr(module, spec[1], None)
-    return cls if isinstance(cls, type) and issubclass(cls, Plugin) else None
+    """The class implementing an upstream plugin, or None if podwhy does not know it."""
+    return PLUGINS.get(name)

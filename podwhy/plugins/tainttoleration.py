@@ -46,7 +46,7 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
 
 
 class TaintToleration(Plugin):
-    name = "TaintToleration"
+    NAME = "TaintToleration"
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         taint = find_matching_untolerated_taint(

@@ -86,7 +86,7 @@ def _disk_name(volume: o.Volume) -> str:
 
 
 class VolumeRestrictions(Plugin):
-    name = "VolumeRestrictions"
+    NAME = "VolumeRestrictions"
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         if any(vol.persistent_volume_claim is not None for vol in pod.pod.spec.volumes):

@@ -66,7 +66,7 @@ def pv_topologies(pv: o.PersistentVolume) -> list[PVTopology]:
 
 
 class VolumeZone(Plugin):
-    name = "VolumeZone"
+    NAME = "VolumeZone"
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         if any(vol.persistent_volume_claim is not None for vol in pod.pod.spec.volumes):

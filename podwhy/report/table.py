@@ -15,25 +15,40 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from podwhy.plugins.dynamicresources import DynamicResources
+from podwhy.plugins.imagelocality import ImageLocality
+from podwhy.plugins.interpodaffinity import InterPodAffinity
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodename import NodeName
+from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.nodeunschedulable import NodeUnschedulable
+from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
+from podwhy.plugins.podtopologyspread import PodTopologySpread
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.plugins.volumebinding import VolumeBinding
+from podwhy.plugins.volumerestrictions import VolumeRestrictions
+from podwhy.plugins.volumezone import VolumeZone
 from podwhy.report.model import NodeReport, PluginStatus, Report, ScoreEntry, StatusName
 from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
-    "NodeUnschedulable": "Unsched",
-    "NodeName": "Name",
-    "TaintToleration": "Taints",
-    "NodeAffinity": "Affinity",
-    "NodePorts": "Ports",
-    "NodeResourcesFit": "Fit",
-    "VolumeRestrictions": "VolRestr",
-    "NodeVolumeLimits": "VolLimits",
-    "VolumeBinding": "VolBind",
-    "VolumeZone": "VolZone",
-    "PodTopologySpread": "Spread",
-    "InterPodAffinity": "PodAff",
-    "DynamicResources": "DRA",
-    "NodeResourcesBalancedAllocation": "Balanced",
-    "ImageLocality": "Images",
+    NodeUnschedulable.NAME: "Unsched",
+    NodeName.NAME: "Name",
+    TaintToleration.NAME: "Taints",
+    NodeAffinity.NAME: "Affinity",
+    NodePorts.NAME: "Ports",
+    Fit.NAME: "Fit",
+    VolumeRestrictions.NAME: "VolRestr",
+    NodeVolumeLimits.NAME: "VolLimits",
+    VolumeBinding.NAME: "VolBind",
+    VolumeZone.NAME: "VolZone",
+    PodTopologySpread.NAME: "Spread",
+    InterPodAffinity.NAME: "PodAff",
+    DynamicResources.NAME: "DRA",
+    BalancedAllocation.NAME: "Balanced",
+    ImageLocality.NAME: "Images",
 }
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from podwhy.framework.config import Extender, SchedulerConfig, default_profile
 from podwhy.framework.handle import Handle
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
+from podwhy.runtime.config import Extender, SchedulerConfig, default_profile
 from podwhy.runtime.framework import FilterOutcome, Framework, PostFilterOutcome, fit_error_message
 from podwhy.runtime.scoring import ScoreOutcome, run_scores
 from podwhy.snapshot.cluster import Snapshot

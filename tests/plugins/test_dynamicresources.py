@@ -14,7 +14,7 @@ from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources import STATE_KEY, DynamicResources, DynamicResourcesState
+from podwhy.plugins.dynamicresources import DynamicResources, DynamicResourcesState
 from podwhy.snapshot.offline import load_offline
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
@@ -197,7 +197,7 @@ def run(
     if pre.is_success():
         for ni in handle.node_infos:
             verdicts[ni.name] = plugin.filter(state, info, ni)
-    return pre, verdicts, state.read(STATE_KEY)
+    return pre, verdicts, state.read(DynamicResources.NAME)
 
 
 def verdict(status: Status) -> tuple[Code, list[str]]:

@@ -18,7 +18,6 @@ from podwhy.plugins.dynamicresources.postfilter import (
     MSG_DEALLOCATED,
     MSG_NO_CLAIMS,
     MSG_STILL_NOT_SCHEDULABLE,
-    STATE_KEY,
     post_filter,
 )
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
@@ -125,15 +124,15 @@ def test_post_filter(
 ) -> None:
     handle = make_handle(*nodes(NODE1, NODE2))
     state = CycleState()
-    state.write(STATE_KEY, FakeState(claims))
-    result, status = post_filter(handle, state, my_pod().info(), statuses)
+    state.write(DynamicResources.NAME, FakeState(claims))
+    result, status = post_filter(handle, state, my_pod().info(), statuses, DynamicResources.NAME)
     assert result is None
     assert (status.code, status.reasons) == (want_code, [want_reason])
 
 
 def test_no_state_is_not_found() -> None:
     handle = make_handle(*nodes(NODE1))
-    _, status = post_filter(handle, CycleState(), my_pod().info(), {})
+    _, status = post_filter(handle, CycleState(), my_pod().info(), {}, DynamicResources.NAME)
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
 
 
@@ -141,9 +140,9 @@ def test_pre_filter_stopped_before_the_plugin_is_not_found() -> None:
     # podwhy ran the PreFilter anyway; kube-scheduler stopped at an earlier unresolvable plugin.
     handle = make_handle(*nodes(NODE1))
     state = CycleState()
-    state.write(STATE_KEY, FakeState())
+    state.write(DynamicResources.NAME, FakeState())
     state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"NodeAffinity", "VolumeBinding"})))
-    _, status = post_filter(handle, state, my_pod().info(), {})
+    _, status = post_filter(handle, state, my_pod().info(), {}, DynamicResources.NAME)
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
     _, status = DynamicResources(handle).post_filter(state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])

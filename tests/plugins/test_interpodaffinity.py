@@ -100,7 +100,7 @@ NAMESPACES = [
 class Setup:
     def __init__(self, pods: list[o.Pod], nodes: list[o.Node], namespaces: list[o.Namespace] | None = None) -> None:
         self.handle = make_handle(*nodes, *pods, *(NAMESPACES if namespaces is None else namespaces))
-        self.plugin = InterPodAffinity(self.handle, {})
+        self.plugin = InterPodAffinity(self.handle)
         self.state = CycleState()
 
     def pre_filter(self, pod: o.Pod) -> tuple[PodInfo, Status]:

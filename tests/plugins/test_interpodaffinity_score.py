@@ -14,6 +14,7 @@ from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.interpodaffinity import InterPodAffinity
 from tests.builders import from_raw, make_handle, make_node, make_pod
+from tests.plugin_args import with_args
 
 Term = dict[str, Any]
 MAX = MAX_NODE_SCORE
@@ -116,7 +117,7 @@ def run(
     feasible: list[str] | None = None,
 ) -> Result:
     handle = make_handle(*nodes, *pods, *NAMESPACES)
-    plugin = InterPodAffinity(handle, args if args is not None else {})
+    plugin = with_args(InterPodAffinity, handle, args if args is not None else {})
     state = CycleState()
     pi = PodInfo(pod)
     node_infos = [ni for ni in handle.node_infos if feasible is None or ni.name in feasible]
@@ -574,7 +575,7 @@ def test_invalid_preferred_selector_fails_pre_score(kind: str) -> None:
 
 def test_score_without_pre_score_state_is_an_error() -> None:
     handle = make_handle(*host_nodes("n1"))
-    plugin = InterPodAffinity(handle, {})
+    plugin = InterPodAffinity(handle)
     value, status = plugin.score(CycleState(), PodInfo(new_pod()), handle.node_infos[0])
     assert value == 0
     assert status.code == Code.Error

@@ -18,6 +18,7 @@ from podwhy.plugins.nodeaffinity import (
     NodeAffinity,
 )
 from tests.builders import make_handle, make_node, make_pod, node_info
+from tests.plugin_args import with_args
 
 Json = dict[str, Any]
 NAME = "metadata.name"
@@ -54,7 +55,7 @@ def pod_info(node_selector: dict[str, str] | None = None, node_affinity: Json | 
 
 def make_plugin(node: o.Node, args: Json | None = None) -> tuple[NodeAffinity, NodeInfo]:
     handle = make_handle(node)
-    return NodeAffinity(handle, args), node_info(handle, node.metadata.name)
+    return with_args(NodeAffinity, handle, args), node_info(handle, node.metadata.name)
 
 
 # (name, pod, node labels, node name, want PreFilter code, want PreFilter names, want Filter code, reason, args)

@@ -9,6 +9,7 @@ import pytest
 
 from podwhy.errors import PodwhyError
 from podwhy.framework.interface import CycleState
+from podwhy.framework.plugin_args import NodeResourcesFitArgs, decode_plugin_args
 from podwhy.framework.resources import calculate_pod_resource, pod_requests
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -16,10 +17,10 @@ from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import (
     PRE_FILTER_STATE_KEY,
     Fit,
-    FitArgs,
     compute_pod_resource_request,
 )
 from tests.builders import make_handle, make_node, make_pod, node_info
+from tests.plugin_args import with_args
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"
@@ -89,7 +90,7 @@ def run(pod: o.Pod, existing: list[o.Pod], node: o.Node | None = None, args: dic
         for i, p in enumerate(bound)
     ]
     handle = make_handle(node, *bound)
-    plugin = Fit(handle, args)
+    plugin = with_args(Fit, handle, args)
     state = CycleState()
     pi = PodInfo(pod)
     result, pre = plugin.pre_filter(state, pi, handle.node_infos)
@@ -293,7 +294,7 @@ def test_subdomain_kubernetes_io_is_native_not_ignorable() -> None:
 
 def test_zero_request_pod_is_not_skipped_and_fits() -> None:
     handle = make_handle(fit_node())
-    plugin = Fit(handle, None)
+    plugin = Fit(handle)
     state = CycleState()
     _, status = plugin.pre_filter(state, PodInfo(pod_of()), handle.node_infos)
     assert status.code == Code.Success
@@ -303,7 +304,7 @@ def test_zero_request_pod_is_not_skipped_and_fits() -> None:
 
 def test_filter_without_pre_filter_is_an_error() -> None:
     handle = make_handle(fit_node())
-    status = Fit(handle, None).filter(CycleState(), PodInfo(pod_of()), node_info(handle, "node"))
+    status = Fit(handle).filter(CycleState(), PodInfo(pod_of()), node_info(handle, "node"))
     assert status.code == Code.Error
     assert status.reasons == ['error reading "PreFilterNodeResourcesFit" from cycleState: not found']
 
@@ -373,13 +374,14 @@ def test_pod_level_hugepages_and_overhead() -> None:
 
 
 def test_args_defaults() -> None:
-    args = FitArgs.from_dict({})
-    assert args.ignored_resources == frozenset()
+    args = decode_plugin_args(NodeResourcesFitArgs, {})
+    assert args.ignored_resources == []
     assert args.scoring_strategy.type == "LeastAllocated"
     assert [(r.name, r.weight) for r in args.scoring_strategy.resources] == [("cpu", 1), ("memory", 1)]
-    custom = FitArgs.from_dict(
-        {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "nvidia.com/gpu", "weight": 0}]}}
+    custom = decode_plugin_args(
+        NodeResourcesFitArgs,
+        {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "nvidia.com/gpu", "weight": 0}]}},
     )
     assert [(r.name, r.weight) for r in custom.scoring_strategy.resources] == [("nvidia.com/gpu", 1)]
     with pytest.raises(PodwhyError):
-        FitArgs.from_dict({"scoringStrategy": {"type": "Nope"}})
+        decode_plugin_args(NodeResourcesFitArgs, {"scoringStrategy": {"type": "Nope"}})

@@ -11,6 +11,7 @@ import pytest
 
 from podwhy.errors import PodwhyError
 from podwhy.framework.interface import CycleState, Plugin
+from podwhy.framework.plugin_args import NodeResourcesFitArgs, decode_plugin_args
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
@@ -23,8 +24,9 @@ from podwhy.plugins.helper.shape_score import (
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import go_round
-from podwhy.plugins.noderesources.resource_allocation import ResourceWeight, parse_resource_weights, wrap_int64
+from podwhy.plugins.noderesources.resource_allocation import wrap_int64
 from tests.builders import make_handle, make_node, make_pod
+from tests.plugin_args import with_args
 
 GPU = "nvidia.com/gpu"
 FOO = "intel.com/foo"
@@ -84,7 +86,7 @@ def run_scores(
 ) -> tuple[Code, list[int]]:
     """PreScore (optionally) then Score on every node; the PreScore code and the scores in node order."""
     handle = make_handle(*nodes, *(pods or []))
-    plugin = plugin_cls(handle, args)
+    plugin = with_args(plugin_cls, handle, args)
     state = CycleState()
     pod_info = PodInfo(pod)
     code = Code.Success
@@ -626,8 +628,9 @@ def test_fit_pre_score_never_skips() -> None:
         ),
     ],
 )
-def test_parse_resource_weights(raw: Any, want: list[tuple[str, int]]) -> None:
-    assert parse_resource_weights(raw, "args") == tuple(ResourceWeight(n, w) for n, w in want)
+def test_scoring_resources_defaulting(raw: Any, want: list[tuple[str, int]]) -> None:
+    args = decode_plugin_args(NodeResourcesFitArgs, {"scoringStrategy": {"type": "LeastAllocated", "resources": raw}})
+    assert [(r.name, r.weight) for r in args.scoring_strategy.resources] == want
 
 
 # --------------------------------------------------------------------- evidence
@@ -635,7 +638,7 @@ def test_parse_resource_weights(raw: Any, want: list[tuple[str, int]]) -> None:
 
 def _evidence(plugin_cls: type[Plugin], args: dict[str, Any], pod: o.Pod, node: o.Node) -> list[dict[str, Any]]:
     handle = make_handle(node)
-    plugin = plugin_cls(handle, args)
+    plugin = with_args(plugin_cls, handle, args)
     state = CycleState()
     plugin.pre_score(state, PodInfo(pod), handle.node_infos)
     _, status = plugin.score(state, PodInfo(pod), handle.node_infos[0])
@@ -742,4 +745,4 @@ def test_balanced_allocation_evidence() -> None:
 )
 def test_invalid_scoring_args(plugin_cls: type[Plugin], args: dict[str, Any], message: str) -> None:
     with pytest.raises(PodwhyError, match=re.escape(message)):
-        plugin_cls(make_handle(), args)
+        with_args(plugin_cls, make_handle(), args)

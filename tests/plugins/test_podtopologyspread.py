@@ -22,6 +22,7 @@ from podwhy.plugins.podtopologyspread.filtering import (
     PreFilterState,
 )
 from tests.builders import from_raw, make_handle, make_node, make_pod
+from tests.plugin_args import with_args
 
 S, U, UU = Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable
 
@@ -71,7 +72,7 @@ def setup(
     args: dict[str, Any] | None = None,
 ) -> tuple[PodTopologySpread, Handle]:
     handle = make_handle(*nodes, *existing, *objects)
-    return PodTopologySpread(handle, args if args is not None else {"defaultingType": "List"}), handle
+    return with_args(PodTopologySpread, handle, args if args is not None else {"defaultingType": "List"}), handle
 
 
 def run_pre_filter(plugin: PodTopologySpread, handle: Handle, pod: o.Pod) -> tuple[CycleState, Code]:

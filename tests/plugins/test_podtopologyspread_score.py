@@ -21,6 +21,7 @@ from podwhy.plugins.podtopologyspread.scoring import (
     topology_normalizing_weight,
 )
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod, node_info
+from tests.plugin_args import with_args
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -89,7 +90,7 @@ class Setup:
 
     def plugin(self) -> PodTopologySpread:
         handle = make_handle(*self.nodes, *self.failed_nodes, *self.existing, *self.services, *self.replica_sets)
-        return PodTopologySpread(handle, self.args)
+        return with_args(PodTopologySpread, handle, self.args)
 
     def pre_score(self, pod: o.Pod) -> tuple[PodTopologySpread, CycleState, Code]:
         plugin = self.plugin()

@@ -19,6 +19,7 @@ from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodeaffinity import NodeAffinity
 from podwhy.plugins.tainttoleration import TaintToleration
 from tests.builders import make_handle, make_node, make_pod, node_info
+from tests.plugin_args import with_args
 
 Json = dict[str, Any]
 MB = 1024 * 1024
@@ -41,7 +42,7 @@ def run_scores(
 ) -> tuple[Code, dict[str, int], dict[str, int]]:
     """PreScore (optional), Score on every node, NormalizeScore: (PreScore code, raw, normalized)."""
     handle = make_handle(*nodes)
-    plugin = plugin_cls(handle, args)
+    plugin = with_args(plugin_cls, handle, args)
     state = CycleState()
     code = Code.Success
     if pre_score and plugin.implements("pre_score"):
@@ -331,7 +332,7 @@ def test_node_affinity_pre_score_error_for_unparsable_pod_terms(term: Json, mess
 
 def test_node_affinity_rejects_unparsable_added_preferred_terms() -> None:
     with pytest.raises(PodwhyError):
-        NodeAffinity(make_handle(), {"addedAffinity": preferred(pref(1, expr("foo", "Bogus")))})
+        with_args(NodeAffinity, make_handle(), {"addedAffinity": preferred(pref(1, expr("foo", "Bogus")))})
 
 
 # ------------------------------------------------------------------ ImageLocality

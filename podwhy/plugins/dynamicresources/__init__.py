@@ -9,9 +9,10 @@ allocator for the unallocated claims against the node's ResourceSlices.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
+from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
 __all__ = ["DynamicResources", "DynamicResourcesState"]
-
-STATE_KEY = "DynamicResources"
 
 ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
@@ -67,9 +66,12 @@ class DynamicResourcesState:
 
 
 class DynamicResources(Plugin):
-    name = "DynamicResources"
+    NAME = "DynamicResources"
+    # Its args (filterTimeout, bindingTimeout) bound the scheduler's own work; the verdicts do not depend on them.
+    ARGS = DynamicResourcesArgs
+    UNSIMULATED_POINTS = frozenset({"preEnqueue", "reserve", "preBind"})
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
         self._selector_cache = SelectorCache()
 
@@ -98,7 +100,7 @@ class DynamicResources(Plugin):
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         data = DynamicResourcesState()
-        state.write(STATE_KEY, data)
+        state.write(self.NAME, data)
         try:
             claims = pod_resource_claims(pod.pod, self.handle.snapshot.resource_claims)
         except ClaimLookupError as exc:
@@ -163,7 +165,7 @@ class DynamicResources(Plugin):
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
-        data = state.get(STATE_KEY)
+        data = state.get(self.NAME)
         if not isinstance(data, DynamicResourcesState):
             return error("not found")
         if not data.claims:
@@ -213,11 +215,11 @@ class DynamicResources(Plugin):
     def post_filter(
         self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
-        return claims_post_filter(self.handle, state, pod, node_statuses)
+        return claims_post_filter(self.handle, state, pod, node_statuses, self.NAME)
 
     # ------------------------------------------------------------------ Score
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
-        data = state.get(STATE_KEY)
+        data = state.get(self.NAME)
         if not isinstance(data, DynamicResourcesState):
             return 0, error("not found")
         if not data.claims:

@@ -1,7 +1,7 @@
 """DynamicResources PostFilter: may deallocating one of the pod's claims help the next attempt?
 
 Kept apart from the plugin's PreFilter/Filter: the DynamicResources class delegates its
-`post_filter` here.
+`post_filter` here, with its name (which is also the key of its cycle state).
 
 Upstream's Filter remembers the allocated claims a node could not use; kube-scheduler stops
 at a node's first failing filter, so only nodes whose recorded first failure is this plugin's
@@ -19,10 +19,6 @@ from podwhy.framework.status import Code, Evidence, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
-
-PLUGIN = "DynamicResources"
-# The key the DynamicResources PreFilter writes its state under (an object with `.claims`).
-STATE_KEY = "DynamicResources"
 
 ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_NO_CLAIMS = "no new claims to deallocate"
@@ -54,21 +50,19 @@ class ClaimView:
         return cls(key, allocation is not None, selector, reserved)
 
 
-def _not_found() -> tuple[PostFilterResult | None, Status]:
-    return None, Status(Code.Error, [ERR_STATE_NOT_FOUND], PLUGIN)
-
-
-def _reached(state: CycleState) -> bool:
+def _reached(state: CycleState, plugin: str) -> bool:
     """False when kube-scheduler stopped its PreFilter run before reaching this plugin."""
     reached = state.get(PRE_FILTER_REACHED_KEY)
-    return not isinstance(reached, PreFilterReached) or PLUGIN in reached.plugins
+    return not isinstance(reached, PreFilterReached) or plugin in reached.plugins
 
 
-def unavailable_claims(claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status]) -> list[int]:
+def unavailable_claims(
+    claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status], plugin: str
+) -> list[int]:
     """Indices of allocated claims that a node where the scheduler reached this Filter could not use."""
     out: set[int] = set()
     for node_name, status in node_statuses.items():
-        if status.plugin != PLUGIN or ERR_NOT_AVAILABLE not in status.reasons:
+        if status.plugin != plugin or ERR_NOT_AVAILABLE not in status.reasons:
             continue
         node_info = handle.node_info_by_name.get(node_name)
         if node_info is None:
@@ -80,26 +74,26 @@ def unavailable_claims(claims: Sequence[ClaimView], handle: Handle, node_statuse
 
 
 def decide(
-    pod: PodInfo, claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status]
+    pod: PodInfo, claims: Sequence[ClaimView], handle: Handle, node_statuses: Mapping[str, Status], plugin: str
 ) -> tuple[PostFilterResult | None, Status]:
     """The PostFilter verdict for the claims the PreFilter recorded (none: it did not get that far)."""
     if not claims:
-        return None, Status(Code.Unschedulable, [MSG_NO_CLAIMS], PLUGIN)
-    for index in unavailable_claims(claims, handle, node_statuses):
+        return None, Status(Code.Unschedulable, [MSG_NO_CLAIMS], plugin)
+    for index in unavailable_claims(claims, handle, node_statuses, plugin):
         claim = claims[index]
         # Only a claim no other pod uses may be deallocated (upstream picks one at random).
         if not claim.reserved_for or claim.reserved_for == (pod.uid,):
             evidence = [Evidence("resourceClaim", {"claim": claim.key, "action": "deallocate"})]
-            return None, Status(Code.Unschedulable, [MSG_DEALLOCATED], PLUGIN, evidence)
-    return None, Status(Code.Unschedulable, [MSG_STILL_NOT_SCHEDULABLE], PLUGIN)
+            return None, Status(Code.Unschedulable, [MSG_DEALLOCATED], plugin, evidence)
+    return None, Status(Code.Unschedulable, [MSG_STILL_NOT_SCHEDULABLE], plugin)
 
 
 def post_filter(
-    handle: Handle, state: CycleState, pod: PodInfo, node_statuses: Mapping[str, Status]
+    handle: Handle, state: CycleState, pod: PodInfo, node_statuses: Mapping[str, Status], plugin: str
 ) -> tuple[PostFilterResult | None, Status]:
-    """PostFilter from the plugin's own cycle state (what the DynamicResources class delegates to)."""
-    data = state.get(STATE_KEY)
-    if not _reached(state) or data is None:
-        return _not_found()
+    """PostFilter from the cycle state `plugin` (DynamicResources) left under its name."""
+    data = state.get(plugin)
+    if not _reached(state, plugin) or data is None:
+        return None, Status(Code.Error, [ERR_STATE_NOT_FOUND], plugin)
     claims = [ClaimView.of(claim) for claim in getattr(data, "claims", None) or []]
-    return decide(pod, claims, handle, node_statuses)
+    return decide(pod, claims, handle, node_statuses, plugin)

@@ -1,5 +1,3 @@
 """InterPodAffinity: required pod affinity / anti-affinity between the pod and bound pods."""
 
-from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
-
-__all__ = ["InterPodAffinity"]
+from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity as InterPodAffinity

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import InterPodAffinityArgs, PluginArgs, args_of
 from podwhy.framework.status import Status
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
 from podwhy.plugins.interpodaffinity import filtering, scoring
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
-
-NAME = "InterPodAffinity"
-DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
 
 def _needs_namespace_labels(term: AffinityTerm) -> bool:
@@ -23,14 +21,15 @@ def _needs_namespace_labels(term: AffinityTerm) -> bool:
 
 
 class InterPodAffinity(Plugin):
-    name = NAME
+    NAME = "InterPodAffinity"
+    ARGS = InterPodAffinityArgs
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
-        # Scoring-only args; a null value takes the default, as the v1 config defaulting does.
-        hard_weight = self.args.get("hardPodAffinityWeight")
-        self.hard_pod_affinity_weight = DEFAULT_HARD_POD_AFFINITY_WEIGHT if hard_weight is None else int(hard_weight)
-        self.ignore_preferred_terms_of_existing_pods = bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
+        # Scoring-only args.
+        affinity_args = args_of(InterPodAffinityArgs, args)
+        self.hard_pod_affinity_weight = affinity_args.hard_pod_affinity_weight
+        self.ignore_preferred_terms_of_existing_pods = affinity_args.ignore_preferred_terms_of_existing_pods
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         terms = [*pod.required_affinity_terms, *pod.required_anti_affinity_terms]

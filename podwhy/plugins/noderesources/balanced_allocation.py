@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from podwhy.errors import PodwhyError
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.plugin_args import NodeResourcesBalancedAllocationArgs, PluginArgs, args_of
 from podwhy.framework.status import Status, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.noderesources.resource_allocation import (
@@ -22,14 +22,12 @@ from podwhy.plugins.noderesources.resource_allocation import (
     ResourceWeight,
     ScorerResult,
     is_best_effort,
-    parse_resource_weights,
 )
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
-NAME = "NodeResourcesBalancedAllocation"
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
 
 def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
@@ -57,19 +55,6 @@ def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
     return ScorerResult(score, {"std": std, "formula": "int((1 - std) * 100)"})
 
 
-def validate_balanced_allocation_resources(resources: Sequence[ResourceWeight]) -> list[str]:
-    """Names must be unique and every weight 1 (ValidateNodeResourcesBalancedAllocationArgs)."""
-    errors: list[str] = []
-    seen: set[str] = set()
-    for i, resource in enumerate(resources):
-        if resource.name in seen:
-            errors.append(f"resources[{i}].name: Duplicate value: {resource.name!r}")
-        seen.add(resource.name)
-        if resource.weight != 1:
-            errors.append(f"resources[{i}].weight: Invalid value: {resource.weight}: must be 1")
-    return errors
-
-
 @dataclass(frozen=True)
 class PreScoreState:
     """The pod's request per configured resource."""
@@ -81,14 +66,13 @@ class PreScoreState:
 
 
 class BalancedAllocation(Plugin):
-    name = NAME
+    NAME = "NodeResourcesBalancedAllocation"
+    ARGS = NodeResourcesBalancedAllocationArgs
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
-        resources = parse_resource_weights(self.args.get("resources"), f"{NAME} args")
-        errors = validate_balanced_allocation_resources(resources)
-        if errors:
-            raise PodwhyError(f"{NAME} args: {'; '.join(errors)}", hint="kube-scheduler refuses this configuration")
+        balanced_args = args_of(NodeResourcesBalancedAllocationArgs, args)
+        resources = tuple(ResourceWeight(r.name, r.weight) for r in balanced_args.resources)
         # Feature gates as in v1.35: InPlacePodVerticalScaling (status resources) and
         # PodLevelResources are on.
         self.scorer = ResourceAllocationScorer(

@@ -8,11 +8,18 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from podwhy.errors import PodwhyError
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import (
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    NodeResourcesFitArgs,
+    PluginArgs,
+    ScoringStrategy,
+    args_of,
+)
 from podwhy.framework.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -29,90 +36,21 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
-from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer, validate_shape
-from podwhy.plugins.noderesources.resource_allocation import (
-    DEFAULT_RESOURCE_WEIGHTS,
-    ResourceAllocationScorer,
-    ResourceWeight,
-    Scorer,
-    validate_resource_weights,
-)
+from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from podwhy.plugins.noderesources.resource_allocation import ResourceAllocationScorer, ResourceWeight, Scorer
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
-NAME = "NodeResourcesFit"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
+PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesFit"
 
 REASON_TOO_MANY_PODS = "Too many pods"
 REASON_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
 
-# Scoring strategy names (config.ScoringStrategyType).
-LEAST_ALLOCATED = "LeastAllocated"
-MOST_ALLOCATED = "MostAllocated"
-REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
-SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
-
 
 def insufficient_reason(resource_name: str) -> str:
     return f"Insufficient {resource_name}"
-
-
-# --------------------------------------------------------------------------- args
-
-
-@dataclass(frozen=True)
-class UtilizationShapePoint:
-    utilization: int
-    score: int
-
-
-@dataclass(frozen=True)
-class ScoringStrategy:
-    type: str = LEAST_ALLOCATED
-    resources: tuple[ResourceWeight, ...] = DEFAULT_RESOURCE_WEIGHTS
-    shape: tuple[UtilizationShapePoint, ...] = ()
-
-
-@dataclass(frozen=True)
-class FitArgs:
-    """NodeResourcesFitArgs with kube-scheduler's v1 defaults applied."""
-
-    ignored_resources: frozenset[str] = frozenset()
-    ignored_resource_groups: frozenset[str] = frozenset()
-    scoring_strategy: ScoringStrategy = field(default_factory=ScoringStrategy)
-
-    @classmethod
-    def from_dict(cls, args: dict[str, Any]) -> FitArgs:
-        """Parse the camelCase pluginConfig args; missing fields take the v1 defaults."""
-        raw_strategy = args.get("scoringStrategy") or {}
-        if not isinstance(raw_strategy, dict):
-            raise PodwhyError("NodeResourcesFit args: scoringStrategy must be a mapping")
-        strategy_type = raw_strategy.get("type") or LEAST_ALLOCATED
-        if strategy_type not in SCORING_STRATEGY_TYPES:
-            raise PodwhyError(
-                f"NodeResourcesFit args: scoring strategy {strategy_type} is not supported",
-                hint=f"supported types: {', '.join(SCORING_STRATEGY_TYPES)}",
-            )
-        # Defaulting: no resources means cpu and memory; a zero weight means 1.
-        resources = (
-            tuple(
-                ResourceWeight(str(r.get("name", "")), int(r.get("weight") or 1))
-                for r in raw_strategy.get("resources") or []
-            )
-            or DEFAULT_RESOURCE_WEIGHTS
-        )
-        ratio = raw_strategy.get("requestedToCapacityRatio") or {}
-        shape = tuple(
-            UtilizationShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0)))
-            for p in ratio.get("shape") or []
-        )
-        return cls(
-            ignored_resources=frozenset(args.get("ignoredResources") or []),
-            ignored_resource_groups=frozenset(args.get("ignoredResourceGroups") or []),
-            scoring_strategy=ScoringStrategy(strategy_type, resources, shape),
-        )
 
 
 # ------------------------------------------------------------------ pod request
@@ -264,29 +202,26 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 
 
 def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
-    """The scorer for a scoring strategy (nodeResourceStrategyTypeMap).
+    """The scorer for a validated scoring strategy (nodeResourceStrategyTypeMap).
 
     Upstream builds these scorers without the plugin's feature flags, so the pod's
     request for scoring is taken from its containers only: no in-place resize status
     and no pod-level resources (overhead still counts). Missing cpu/memory requests
     are replaced by the non-zero defaults, on the pod and on the node alike.
     """
-    shape = [(p.utilization, p.score) for p in strategy.shape]
-    errors = validate_resource_weights(strategy.resources, "scoringStrategy.resources")
-    if strategy.type == REQUESTED_TO_CAPACITY_RATIO or shape:
-        errors += validate_shape(shape, "scoringStrategy.shape")
-    if errors:
-        raise PodwhyError(f"{NAME} args: {'; '.join(errors)}", hint="kube-scheduler refuses this configuration")
+    resources = tuple(ResourceWeight(r.name, r.weight) for r in strategy.resources)
     scorer: Scorer
     if strategy.type == MOST_ALLOCATED:
         scorer = most_allocated_scorer
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        ratio = strategy.requested_to_capacity_ratio
+        shape = [(p.utilization, p.score) for p in ratio.shape] if ratio is not None else []
         scorer = requested_to_capacity_ratio_scorer(shape)
     else:
         scorer = least_allocated_scorer
     return ResourceAllocationScorer(
         strategy=strategy.type,
-        resources=strategy.resources,
+        resources=resources,
         scorer=scorer,
         use_requested=False,
         use_status_resources=False,
@@ -308,15 +243,18 @@ class PreScoreState:
 
 
 class Fit(Plugin):
-    name = NAME
+    NAME = "NodeResourcesFit"
+    ARGS = NodeResourcesFitArgs
 
     # Feature gates as kube-scheduler v1.35 sets them by default.
     enable_sidecar_containers = True
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
-        self.fit_args = FitArgs.from_dict(self.args)
-        self.scorer = build_scorer(self.fit_args.scoring_strategy)
+        fit_args = args_of(NodeResourcesFitArgs, args)
+        self.ignored_resources = frozenset(fit_args.ignored_resources)
+        self.ignored_resource_groups = frozenset(fit_args.ignored_resource_groups)
+        self.scorer = build_scorer(fit_args.scoring_strategy)
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
@@ -334,8 +272,8 @@ class Fit(Plugin):
         insufficient = fits_request(
             pre.request,
             node_info,
-            self.fit_args.ignored_resources,
-            self.fit_args.ignored_resource_groups,
+            self.ignored_resources,
+            self.ignored_resource_groups,
         )
         if not insufficient:
             return success()

@@ -6,34 +6,12 @@ import math
 from collections.abc import Iterable, Sequence
 
 from podwhy.framework.interface import MAX_NODE_SCORE
+from podwhy.framework.plugin_args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
 from podwhy.plugins.helper.shape_score import FunctionShapePoint, evaluate_broken_linear, trunc_div
 from podwhy.plugins.noderesources.resource_allocation import ResourceLine, Scorer, ScorerResult, wrap_int64
 
-MAX_UTILIZATION = 100
 # Shape scores are given on 0..MaxCustomPriorityScore and scaled to the node score range.
-MAX_CUSTOM_PRIORITY_SCORE = 10
 SHAPE_SCORE_SCALE = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-
-
-def validate_shape(shape: Sequence[tuple[int, int]], path: str) -> list[str]:
-    """At least one point, utilizations strictly increasing in [0, 100], scores in [0, 10] (validateFunctionShape)."""
-    if not shape:
-        return [f"{path}: Required value: at least one point must be specified"]
-    errors: list[str] = []
-    for i in range(1, len(shape)):
-        if shape[i - 1][0] >= shape[i][0]:
-            errors.append(
-                f"{path}[{i}].utilization: Invalid value: {shape[i][0]}: values must be sorted in increasing order"
-            )
-            break
-    for i, (used, score) in enumerate(shape):
-        if not 0 <= used <= MAX_UTILIZATION:
-            errors.append(f"{path}[{i}].utilization: Invalid value: {used}: not in valid range [0, {MAX_UTILIZATION}]")
-        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
-            errors.append(
-                f"{path}[{i}].score: Invalid value: {score}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"
-            )
-    return errors
 
 
 def go_round(number: float) -> int:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from podwhy.errors import PodwhyError
 from podwhy.framework.resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -46,28 +45,6 @@ class ResourceWeight:
 
     name: str
     weight: int
-
-
-DEFAULT_RESOURCE_WEIGHTS = (ResourceWeight(CPU, 1), ResourceWeight(MEMORY, 1))
-
-
-def parse_resource_weights(raw: Any, what: str) -> tuple[ResourceWeight, ...]:
-    """A camelCase `resources` list with v1 defaulting: none means cpu+memory, weight 0 means 1."""
-    if raw is None:
-        return DEFAULT_RESOURCE_WEIGHTS
-    if not isinstance(raw, list):
-        raise PodwhyError(f"{what}: resources must be a list")
-    weights = tuple(ResourceWeight(str(r.get("name", "")), int(r.get("weight") or 1)) for r in raw)
-    return weights or DEFAULT_RESOURCE_WEIGHTS
-
-
-def validate_resource_weights(resources: Sequence[ResourceWeight], path: str) -> list[str]:
-    """Weights must lie in (0, 100] (validateResources)."""
-    return [
-        f"{path}[{i}].weight: Invalid value: {r.weight}: resource weight of {r.name} not in valid range (0, 100]"
-        for i, r in enumerate(resources)
-        if not 0 < r.weight <= 100
-    ]
 
 
 # ----------------------------------------------------------------- pod requests

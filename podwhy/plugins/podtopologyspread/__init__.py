@@ -1,5 +1,3 @@
 """PodTopologySpread: spread pods evenly across topology domains."""
 
-from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
-
-__all__ = ["PodTopologySpread"]
+from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread as PodTopologySpread

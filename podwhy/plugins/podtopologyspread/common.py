@@ -27,9 +27,6 @@ POLICY_IGNORE = "Ignore"
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
-DEFAULTING_SYSTEM = "System"
-DEFAULTING_LIST = "List"
-
 # Used when the plugin args say defaultingType System (the default).
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[o.TopologySpreadConstraint, ...] = (
     o.TopologySpreadConstraint(topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY, max_skew=3),

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs, args_of
 from podwhy.framework.status import Status, error, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import SelectorError
 from podwhy.plugins.podtopologyspread.common import (
-    DEFAULTING_SYSTEM,
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -46,18 +44,18 @@ class ConstraintsError(Exception):
 
 
 class PodTopologySpread(Plugin):
-    name = "PodTopologySpread"
+    NAME = "PodTopologySpread"
+    ARGS = PodTopologySpreadArgs
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
-        defaulting = self.args.get("defaultingType") or DEFAULTING_SYSTEM
-        self.system_defaulted = defaulting == DEFAULTING_SYSTEM
+        spread_args = args_of(PodTopologySpreadArgs, args)
+        self.system_defaulted = spread_args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints: list[o.TopologySpreadConstraint]
         if self.system_defaulted:
             self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
         else:
-            raw = self.args.get("defaultConstraints") or []
-            self.default_constraints = msgspec.convert(raw, list[o.TopologySpreadConstraint])
+            self.default_constraints = list(spread_args.default_constraints)
 
     # ------------------------------------------------------------------ constraints
     def constraints_for(self, pod: o.Pod, action: str) -> list[SpreadConstraint]:

@@ -1,5 +1,3 @@
 """VolumeBinding plugin: PreFilter and Filter over the scheduler's volume binder."""
 
-from podwhy.plugins.volumebinding.plugin import VolumeBinding
-
-__all__ = ["VolumeBinding"]
+from podwhy.plugins.volumebinding.plugin import VolumeBinding as VolumeBinding

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.helper.volumes import pod_claim_name, pvc_not_found, volume_is_for_pod
 from podwhy.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, claim_key
-
-STATE_KEY = "VolumeBinding"
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
@@ -36,9 +34,12 @@ class StateData:
 
 
 class VolumeBinding(Plugin):
-    name = "VolumeBinding"
+    NAME = "VolumeBinding"
+    # Its args (bindTimeoutSeconds) only matter for binding, which podwhy never does.
+    ARGS = VolumeBindingArgs
+    UNSIMULATED_POINTS = frozenset({"reserve", "preBind"})
 
-    def __init__(self, handle: Handle, args: dict[str, Any] | None = None) -> None:
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
         self.binder = VolumeBinder(handle)
 
@@ -93,7 +94,7 @@ class VolumeBinding(Plugin):
         if problem is not None:
             return None, problem
         if not has_pvc:
-            state.write(STATE_KEY, StateData())
+            state.write(self.NAME, StateData())
             return None, skip()
         try:
             claims = self.binder.get_pod_volume_claims(pod.pod)
@@ -109,13 +110,13 @@ class VolumeBinding(Plugin):
                     )
                 ],
             )
-        state.write(STATE_KEY, StateData(claims=claims))
+        state.write(self.NAME, StateData(claims=claims))
         return None, success()
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
-        st: StateData | None = state.get(STATE_KEY)
+        st: StateData | None = state.get(self.NAME)
         if st is None:
-            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return error(f'reading "{self.NAME}" from cycleState: not found')
         if st.claims is None:
             return success()
         try:

@@ -1,7 +1,10 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with upstream's defaulting.
 
 Mirrors v1 defaulting (default plugins merged with the file's plugin sets) and the
-framework's MultiPoint expansion, so each extension point gets upstream's order.
+framework's MultiPoint expansion, so each extension point gets upstream's order. Plugin
+names are looked up in the registry; the extension points a plugin may run at are those
+its class implements. Each pluginConfig entry's args are decoded into the plugin's args
+kind once, with upstream's defaults and validation.
 """
 
 from __future__ import annotations
@@ -13,72 +16,57 @@ from typing import Any
 import yaml
 
 from podwhy.errors import PodwhyError, UsageError
+from podwhy.framework.interface import EXTENSION_POINTS
+from podwhy.framework.plugin_args import API_VERSION, PluginArgs, PluginArgsError, decode_plugin_args
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.model import objects as o
-
-API_VERSION = "kubescheduler.config.k8s.io/v1"
+from podwhy.plugins.defaultbinder import DefaultBinder
+from podwhy.plugins.defaultpreemption import DefaultPreemption
+from podwhy.plugins.dynamicresources import DynamicResources
+from podwhy.plugins.imagelocality import ImageLocality
+from podwhy.plugins.interpodaffinity import InterPodAffinity
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodename import NodeName
+from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.nodeunschedulable import NodeUnschedulable
+from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
+from podwhy.plugins.podtopologyspread import PodTopologySpread
+from podwhy.plugins.queuesort import PrioritySort
+from podwhy.plugins.registry import PLUGINS
+from podwhy.plugins.schedulinggates import SchedulingGates
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.plugins.volumebinding import VolumeBinding
+from podwhy.plugins.volumerestrictions import VolumeRestrictions
+from podwhy.plugins.volumezone import VolumeZone
 
 # Default MultiPoint plugins of v1.35 (DynamicResources inserted before
 # DefaultPreemption because DynamicResourceAllocation is on) with their weights.
 DEFAULT_MULTI_POINT: list[tuple[str, int | None]] = [
-    ("SchedulingGates", None),
-    ("PrioritySort", None),
-    ("NodeUnschedulable", None),
-    ("NodeName", None),
-    ("TaintToleration", 3),
-    ("NodeAffinity", 2),
-    ("NodePorts", None),
-    ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", None),
-    ("NodeVolumeLimits", None),
-    ("VolumeBinding", None),
-    ("VolumeZone", None),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2),
-    ("DynamicResources", 2),
-    ("DefaultPreemption", None),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("DefaultBinder", None),
+    (SchedulingGates.NAME, None),
+    (PrioritySort.NAME, None),
+    (NodeUnschedulable.NAME, None),
+    (NodeName.NAME, None),
+    (TaintToleration.NAME, 3),
+    (NodeAffinity.NAME, 2),
+    (NodePorts.NAME, None),
+    (Fit.NAME, 1),
+    (VolumeRestrictions.NAME, None),
+    (NodeVolumeLimits.NAME, None),
+    (VolumeBinding.NAME, None),
+    (VolumeZone.NAME, None),
+    (PodTopologySpread.NAME, 2),
+    (InterPodAffinity.NAME, 2),
+    (DynamicResources.NAME, 2),
+    (DefaultPreemption.NAME, None),
+    (BalancedAllocation.NAME, 1),
+    (ImageLocality.NAME, 1),
+    (DefaultBinder.NAME, None),
 ]
 
-# Extension points each in-tree plugin implements.
-EXTENSION_POINTS: dict[str, frozenset[str]] = {
-    "SchedulingGates": frozenset({"preEnqueue"}),
-    "PrioritySort": frozenset({"queueSort"}),
-    "NodeUnschedulable": frozenset({"filter"}),
-    "NodeName": frozenset({"filter"}),
-    "TaintToleration": frozenset({"filter", "preScore", "score"}),
-    "NodeAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
-    "NodePorts": frozenset({"preFilter", "filter"}),
-    "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
-    "VolumeRestrictions": frozenset({"preFilter", "filter"}),
-    "NodeVolumeLimits": frozenset({"preFilter", "filter"}),
-    "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind", "preScore", "score"}),
-    "VolumeZone": frozenset({"preFilter", "filter"}),
-    "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
-    "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
-    "DynamicResources": frozenset({"preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"}),
-    "DefaultPreemption": frozenset({"postFilter"}),
-    "NodeResourcesBalancedAllocation": frozenset({"preScore", "score"}),
-    "ImageLocality": frozenset({"score"}),
-    "DefaultBinder": frozenset({"bind"}),
-}
-
-POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+# The extension points each known plugin extends, from the methods its class implements.
+PLUGIN_EXTENSION_POINTS: dict[str, frozenset[str]] = {name: cls.extension_points() for name, cls in PLUGINS.items()}
 
 MAX_NODE_SCORE = 100
 MAX_TOTAL_SCORE = 2**63 - 1
@@ -115,6 +103,13 @@ class SchedulerConfig:
 
 def _invalid(path: str, why: str) -> UsageError:
     return UsageError(f"invalid scheduler configuration: {path}: {why}")
+
+
+def _unknown_plugin(path: str, name: str) -> UsageError:
+    return UsageError(
+        f'invalid scheduler configuration: {path}: plugin "{name}" does not exist',
+        hint="known plugins: " + ", ".join(sorted(PLUGIN_EXTENSION_POINTS)),
+    )
 
 
 def _plugin_set(raw: Any, path: str) -> PluginSet:
@@ -160,11 +155,11 @@ def _merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
 def _expand(point: str, plugins: dict[str, PluginSet], path: str) -> list[str]:
     """expandMultiPointPlugins for one extension point."""
     specific = plugins.get(point, PluginSet())
-    enabled = [p.name for p in specific.enabled if point in EXTENSION_POINTS.get(p.name, frozenset())]
+    enabled = [p.name for p in specific.enabled if point in PLUGIN_EXTENSION_POINTS.get(p.name, frozenset())]
     for p in specific.enabled:
-        if p.name not in EXTENSION_POINTS:
-            raise _invalid(f"{path}.plugins.{point}", f'plugin "{p.name}" does not exist')
-        if point not in EXTENSION_POINTS[p.name]:
+        if p.name not in PLUGIN_EXTENSION_POINTS:
+            raise _unknown_plugin(f"{path}.plugins.{point}", p.name)
+        if point not in PLUGIN_EXTENSION_POINTS[p.name]:
             raise _invalid(f"{path}.plugins.{point}", f'plugin "{p.name}" does not extend {point} plugin')
     disabled = {p.name for p in specific.disabled}
     if "*" in disabled:
@@ -172,9 +167,9 @@ def _expand(point: str, plugins: dict[str, PluginSet], path: str) -> list[str]:
     multi_point: list[str] = []
     overrides: list[str] = []
     for p in plugins["multiPoint"].enabled:
-        if p.name not in EXTENSION_POINTS:
-            raise _invalid(f"{path}.plugins.multiPoint", f'plugin "{p.name}" does not exist')
-        if point not in EXTENSION_POINTS[p.name] or p.name in disabled:
+        if p.name not in PLUGIN_EXTENSION_POINTS:
+            raise _unknown_plugin(f"{path}.plugins.multiPoint", p.name)
+        if point not in PLUGIN_EXTENSION_POINTS[p.name] or p.name in disabled:
             continue
         if p.name in enabled:
             overrides.append(p.name)
@@ -209,29 +204,16 @@ def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
     raw_plugins = raw.get("plugins") or {}
     if not isinstance(raw_plugins, dict):
         raise _invalid(f"{path}.plugins", "must be a mapping")
-    unknown = set(raw_plugins) - {"multiPoint", *POINTS}
+    unknown = set(raw_plugins) - {"multiPoint", *EXTENSION_POINTS}
     if unknown:
         raise _invalid(f"{path}.plugins", f"unknown extension point(s): {', '.join(sorted(unknown))}")
     defaults = {"multiPoint": PluginSet([PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT])}
     plugins: dict[str, PluginSet] = {}
-    for point in ("multiPoint", *POINTS):
+    for point in ("multiPoint", *EXTENSION_POINTS):
         custom = _plugin_set(raw_plugins.get(point), f"{path}.plugins.{point}")
         plugins[point] = _merge_plugin_set(defaults.get(point, PluginSet()), custom)
-    args: dict[str, dict[str, Any]] = {}
-    for i, entry in enumerate(raw.get("pluginConfig") or []):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            raise _invalid(f"{path}.pluginConfig[{i}].name", "Required value")
-        pname = entry["name"]
-        if pname in args:
-            raise _invalid(f"{path}.pluginConfig[{i}]", f'Duplicate value: "{pname}"')
-        if pname not in EXTENSION_POINTS:
-            raise _invalid(f"{path}.pluginConfig[{i}].name", f'plugin "{pname}" does not exist')
-        plugin_args = entry.get("args") or {}
-        if not isinstance(plugin_args, dict):
-            raise _invalid(f"{path}.pluginConfig[{i}].args", "has to match plugin args")
-        args[pname] = plugin_args
-    _validate_args(args, path)
-    expanded = {point: _expand(point, plugins, path) for point in POINTS}
+    args = _plugin_args(raw.get("pluginConfig"), path)
+    expanded = {point: _expand(point, plugins, path) for point in EXTENSION_POINTS}
     return Profile(
         scheduler_name=name,
         pre_filter=expanded["preFilter"],
@@ -243,71 +225,32 @@ def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
     )
 
 
-def _validate_args(args: dict[str, dict[str, Any]], path: str) -> None:
-    """The parts of upstream's plugin-args validation that change verdicts if ignored."""
-    fit = args.get("NodeResourcesFit", {})
-    strategy = fit.get("scoringStrategy")
-    if strategy is not None:
-        kind = strategy.get("type", "LeastAllocated")
-        if kind not in ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"):
-            raise _invalid(f"{path}.pluginConfig.NodeResourcesFit.scoringStrategy.type", f'Unsupported value: "{kind}"')
-        for j, res in enumerate(strategy.get("resources") or []):
-            # v1 defaulting turns a missing or zero weight into 1 before validation.
-            weight = res.get("weight") or 1
-            if not isinstance(weight, int) or not 1 <= weight <= 100:
-                raise _invalid(
-                    f"{path}.pluginConfig.NodeResourcesFit.scoringStrategy.resources[{j}].weight",
-                    f"Invalid value: {weight}: resource weight of {res.get('name')} should be in the range [1, 100]",
-                )
-        if kind == "RequestedToCapacityRatio":
-            shape = (strategy.get("requestedToCapacityRatio") or {}).get("shape") or []
-            if not shape:
-                raise _invalid(
-                    f"{path}.pluginConfig.NodeResourcesFit.scoringStrategy.requestedToCapacityRatio.shape",
-                    "Required value: at least one point must be specified",
-                )
-            last = -1
-            for j, point in enumerate(shape):
-                util, score = point.get("utilization", 0), point.get("score", 0)
-                if not 0 <= util <= 100:
-                    raise _invalid(
-                        f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].utilization", "not in range [0, 100]"
-                    )
-                if util <= last:
-                    raise _invalid(
-                        f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].utilization",
-                        "utilization values must be sorted in increasing order",
-                    )
-                last = util
-                if not 0 <= score <= 10:
-                    raise _invalid(f"{path}.pluginConfig.NodeResourcesFit...shape[{j}].score", "not in range [0, 10]")
-    if "shape" in args.get("VolumeBinding", {}):
-        # StorageCapacityScoring is off by default in v1.35.
-        raise _invalid(
-            f"{path}.pluginConfig.VolumeBinding.args.shape",
-            "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring",
-        )
-    spread = args.get("PodTopologySpread", {})
-    defaulting = spread.get("defaultingType", "System")
-    if defaulting not in ("System", "List"):
-        raise _invalid(f"{path}.pluginConfig.PodTopologySpread.defaultingType", f'Unsupported value: "{defaulting}"')
-    if defaulting == "System" and spread.get("defaultConstraints"):
-        raise _invalid(
-            f"{path}.pluginConfig.PodTopologySpread.defaultConstraints",
-            'Invalid value: when .defaultingType is "System", .defaultConstraints must be empty',
-        )
-    ipa = args.get("InterPodAffinity", {})
-    hard = ipa.get("hardPodAffinityWeight", 1)
-    if not isinstance(hard, int) or not 0 <= hard <= 100:
-        raise _invalid(f"{path}.pluginConfig.InterPodAffinity.hardPodAffinityWeight", "not in valid range [0-100]")
-    added = args.get("NodeAffinity", {}).get("addedAffinity")
-    if added is not None:
-        import msgspec
-
+def _plugin_args(raw_config: Any, path: str) -> dict[str, PluginArgs]:
+    """Each pluginConfig entry's args, decoded into its plugin's args kind (plugins without one ignore theirs)."""
+    if raw_config is None:
+        return {}
+    if not isinstance(raw_config, list):
+        raise _invalid(f"{path}.pluginConfig", "must be a list")
+    seen: set[str] = set()
+    args: dict[str, PluginArgs] = {}
+    for i, entry in enumerate(raw_config):
+        entry_path = f"{path}.pluginConfig[{i}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise _invalid(f"{entry_path}.name", "Required value")
+        name = entry["name"]
+        if name in seen:
+            raise _invalid(entry_path, f'Duplicate value: "{name}"')
+        seen.add(name)
+        cls = PLUGINS.get(name)
+        if cls is None:
+            raise _unknown_plugin(f"{entry_path}.name", name)
+        if cls.ARGS is None:
+            continue
         try:
-            msgspec.convert(added, o.NodeAffinity)
-        except msgspec.ValidationError as exc:
-            raise _invalid(f"{path}.pluginConfig.NodeAffinity.addedAffinity", str(exc)) from None
+            args[name] = decode_plugin_args(cls.ARGS, entry.get("args"), f"{entry_path}.args")
+        except PluginArgsError as exc:
+            raise UsageError(f"invalid scheduler configuration: {exc.message}") from None
+    return args
 
 
 def parse_scheduler_config(raw: Any, source: str = "") -> SchedulerConfig:

@@ -1,0 +1,159 @@
+"""One registry: each plugin's upstream name is written once, its extension points follow from its class."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podwhy.errors import UsageError
+from podwhy.framework.interface import EXTENSION_POINTS, Plugin, QueuedPodInfo
+from podwhy.plugins.queuesort import PrioritySort
+from podwhy.plugins.registry import PLUGINS, plugin_class
+from podwhy.plugins.schedulinggates import SchedulingGates
+from podwhy.runtime.config import DEFAULT_MULTI_POINT, parse_scheduler_config
+from tests.builders import make_handle, make_pod
+
+PODWHY = Path(__file__).resolve().parent.parent / "podwhy"
+
+# The extension points of each in-tree plugin of kube-scheduler v1.35, read off the methods of
+# upstream's plugin types (pkg/scheduler/framework/plugins/...): PreEnqueue, Less (queueSort),
+# PreFilter, Filter, PostFilter, PreScore, Score, Reserve, Permit, PreBind, Bind.
+UPSTREAM_EXTENSION_POINTS = {
+    "SchedulingGates": {"preEnqueue"},
+    "PrioritySort": {"queueSort"},
+    "NodeUnschedulable": {"filter"},
+    "NodeName": {"filter"},
+    "TaintToleration": {"filter", "preScore", "score"},
+    "NodeAffinity": {"preFilter", "filter", "preScore", "score"},
+    "NodePorts": {"preFilter", "filter"},
+    "NodeResourcesFit": {"preFilter", "filter", "preScore", "score"},
+    "VolumeRestrictions": {"preFilter", "filter"},
+    "NodeVolumeLimits": {"preFilter", "filter"},
+    "VolumeBinding": {"preFilter", "filter", "preScore", "score", "reserve", "preBind"},
+    "VolumeZone": {"preFilter", "filter"},
+    "PodTopologySpread": {"preFilter", "filter", "preScore", "score"},
+    "InterPodAffinity": {"preFilter", "filter", "preScore", "score"},
+    "DynamicResources": {"preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"},
+    "DefaultPreemption": {"preEnqueue", "postFilter"},
+    "NodeResourcesBalancedAllocation": {"preScore", "score"},
+    "ImageLocality": {"score"},
+    "DefaultBinder": {"bind"},
+}
+
+
+def test_registry_holds_every_in_tree_plugin() -> None:
+    assert set(PLUGINS) == set(UPSTREAM_EXTENSION_POINTS)
+    assert [name for name, _ in DEFAULT_MULTI_POINT] == list(UPSTREAM_EXTENSION_POINTS)
+    for name, cls in PLUGINS.items():
+        assert cls.NAME == name
+        assert plugin_class(name) is cls
+    assert plugin_class("Coscheduling") is None
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM_EXTENSION_POINTS))
+def test_extension_points_follow_from_the_class(name: str) -> None:
+    cls = PLUGINS[name]
+    assert cls.extension_points() == UPSTREAM_EXTENSION_POINTS[name]
+    # Points podwhy never runs are declared, not faked with methods that do nothing.
+    simulated = cls.extension_points() - cls.UNSIMULATED_POINTS
+    assert not cls.UNSIMULATED_POINTS & simulated
+    assert cls.UNSIMULATED_POINTS <= set(EXTENSION_POINTS)
+
+
+def _string_constants(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_each_plugin_name_is_written_in_one_file() -> None:
+    constants = {path: _string_constants(path) for path in PODWHY.rglob("*.py")}
+    for name, cls in PLUGINS.items():
+        files = sorted(path for path, strings in constants.items() if name in strings)
+        assert files == [Path(inspect.getfile(cls))], name
+
+
+def _configuration(profile: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [profile],
+    }
+
+
+@pytest.mark.parametrize(
+    ("profile", "path"),
+    [
+        ({"plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}}}, "profiles[0].plugins.multiPoint"),
+        ({"plugins": {"filter": {"enabled": [{"name": "Coscheduling"}]}}}, "profiles[0].plugins.filter"),
+        ({"plugins": {"bind": {"enabled": [{"name": "Coscheduling"}]}}}, "profiles[0].plugins.bind"),
+        ({"pluginConfig": [{"name": "Coscheduling", "args": {}}]}, "profiles[0].pluginConfig[0].name"),
+    ],
+)
+def test_unknown_plugin_names_list_the_known_ones(profile: dict[str, Any], path: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_scheduler_config(_configuration(profile), "test.yaml")
+    assert info.value.message == f'invalid scheduler configuration: {path}: plugin "Coscheduling" does not exist'
+    assert info.value.hint == "known plugins: " + ", ".join(sorted(UPSTREAM_EXTENSION_POINTS))
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("point", "plugin", "ok"),
+    [
+        ("bind", "DefaultBinder", True),
+        ("reserve", "VolumeBinding", True),
+        ("preEnqueue", "DefaultPreemption", True),
+        ("preEnqueue", "SchedulingGates", True),
+        ("queueSort", "PrioritySort", True),
+        ("filter", "ImageLocality", False),
+        ("postFilter", "NodeResourcesFit", False),
+        ("bind", "VolumeBinding", False),
+    ],
+)
+def test_a_plugin_is_enabled_only_at_its_points(point: str, plugin: str, ok: bool) -> None:
+    config = _configuration({"plugins": {point: {"enabled": [{"name": plugin}]}}})
+    if ok:
+        parse_scheduler_config(config, "test.yaml")
+        return
+    with pytest.raises(UsageError, match=f'plugin "{plugin}" does not extend {point} plugin'):
+        parse_scheduler_config(config, "test.yaml")
+
+
+@pytest.mark.parametrize(
+    ("gates", "want"),
+    [
+        ([], (0, [])),
+        (["example.com/a"], (3, ["waiting for scheduling gates: [example.com/a]"])),
+        (["a", "b"], (3, ["waiting for scheduling gates: [a b]"])),
+    ],
+)
+def test_scheduling_gates_pre_enqueue(gates: list[str], want: tuple[int, list[str]]) -> None:
+    pod = make_pod("p").spec(schedulingGates=[{"name": g} for g in gates]).info()
+    status = SchedulingGates(make_handle()).pre_enqueue(pod)
+    assert (status.code, status.reasons) == want
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "want"),
+    [
+        ((10, 5.0), (5, 1.0), True),  # higher priority first, whenever it came
+        ((5, 1.0), (10, 5.0), False),
+        ((5, 1.0), (5, 2.0), True),  # same priority: earlier first
+        ((5, 2.0), (5, 1.0), False),
+        ((5, 1.0), (5, 1.0), False),
+        ((None, 1.0), (-1, 2.0), True),  # no priority counts as 0
+    ],
+)
+def test_priority_sort_less(first: tuple[int | None, float], second: tuple[int | None, float], want: bool) -> None:
+    def queued(priority: int | None, timestamp: float) -> QueuedPodInfo:
+        builder = make_pod(f"p{priority}-{timestamp}")
+        if priority is not None:
+            builder.spec(priority=priority)
+        return QueuedPodInfo(builder.info(), timestamp)
+
+    plugin: Plugin = PrioritySort(make_handle())
+    assert plugin.less(queued(*first), queued(*second)) is want
