@@ -22,6 +22,7 @@ class Profile:
     """
 
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    pre_enqueue: list[str] = field(default_factory=list)
     pre_filter: list[str] = field(default_factory=list)
     filter: list[str] = field(default_factory=list)
     post_filter: list[str] = field(default_factory=list)

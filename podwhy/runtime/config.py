@@ -216,6 +216,7 @@ def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
     expanded = {point: _expand(point, plugins, path) for point in EXTENSION_POINTS}
     return Profile(
         scheduler_name=name,
+        pre_enqueue=expanded["preEnqueue"],
         pre_filter=expanded["preFilter"],
         filter=expanded["filter"],
         post_filter=expanded["postFilter"],

@@ -119,6 +119,9 @@ def run_cycle(
     with gc_paused():
         handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
     framework = Framework(handle, profile)
+    # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
+    # plugins' verdicts still show what happens once it is let in.
+    enqueue = framework.run_pre_enqueue_plugins(target)
     outcome = framework.run_filters(target)
     out = CycleOutcome(
         target,
@@ -154,7 +157,7 @@ def run_cycle(
         # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
         if out.message_complete and out.post_filter.message():
             out.message += " " + out.post_filter.message()
-    if out.gates:
+    if not enqueue.is_success():
         out.verdict = Verdict.GATED
     if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
         scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)

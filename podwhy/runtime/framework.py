@@ -104,7 +104,14 @@ class Framework:
         self._restricting_plugins: list[str] = []
         # Plugins the current pod needs kinds for that the snapshot lacks.
         self._not_evaluated: dict[str, str] = {}
-        names = [*profile.pre_filter, *profile.filter, *profile.post_filter, *profile.pre_score, *profile.score]
+        names = [
+            *profile.pre_enqueue,
+            *profile.pre_filter,
+            *profile.filter,
+            *profile.post_filter,
+            *profile.pre_score,
+            *profile.score,
+        ]
         for name in dict.fromkeys(names):
             cls = plugin_class(name)
             if cls is None:
@@ -113,6 +120,19 @@ class Framework:
             self.plugins[name] = cls(handle, profile.plugin_args.get(name))
         for plugin in self.plugins.values():
             plugin.framework = self
+
+    # ------------------------------------------------------------------ PreEnqueue
+    def run_pre_enqueue_plugins(self, pod: PodInfo) -> Status:
+        """RunPreEnqueuePlugins: the first plugin that keeps the pod out of the active queue."""
+        for name in self.profile.pre_enqueue:
+            plugin = self.plugins.get(name)
+            if plugin is None or not plugin.implements("pre_enqueue"):
+                continue
+            status = plugin.pre_enqueue(pod)
+            if not status.is_success():
+                status.plugin = name
+                return status
+        return Status()
 
     # ------------------------------------------------------------------ PreFilter
     def _run_pre_filters(
