@@ -34,6 +34,8 @@ def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_valida
     )
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     assert report["snapshot"]["missingKinds"], "a cluster-info dump cannot vouch for PVCs, PDBs, ..."
+    # Its FailedScheduling event holds the recorded filter summary: podwhy's word and the scheduler's agree.
+    assert report["scheduler"]["event"]["count"] == 7 and report["scheduler"]["agrees"] is True
     assert compare(GOLDEN / "g0492", report) == []
 
 

@@ -291,6 +291,7 @@ class PodCondition(_Base):
     status: str = ""
     reason: str = ""
     message: str = ""
+    last_transition_time: str | None = None
 
 
 class PodResourceClaimStatus(_Base):
@@ -545,6 +546,11 @@ class EventSource(_Base):
     component: str = ""
 
 
+class EventSeries(_Base):
+    count: int = 0
+    last_observed_time: str | None = None
+
+
 class Event(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
@@ -552,7 +558,12 @@ class Event(_Base):
     message: str = ""
     type: str = ""
     count: int = 0
+    first_timestamp: str | None = None
     last_timestamp: str | None = None
+    # events.k8s.io recorders (the scheduler's) set these instead of count/lastTimestamp.
+    event_time: str | None = None
+    series: EventSeries | None = None
+    reporting_component: str = ""
     source: EventSource | None = None
 
 

@@ -6,6 +6,7 @@ from msgspec import UNSET
 
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.report.model import (
     Candidate,
@@ -18,6 +19,8 @@ from podwhy.report.model import (
     PreFilterEntry,
     Report,
     SamplingReport,
+    SchedulerWord,
+    SchedulingEvent,
     ScoreEntry,
     SnapshotSummary,
     StatusName,
@@ -156,6 +159,75 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     return warnings
 
 
+# Upstream cuts event messages to this many bytes (the FailedScheduling note); conditions keep the full text.
+EVENT_MESSAGE_LIMIT = 1024
+DISAGREEMENT_CAUSES = [
+    "the scheduler's message is older than the state of the snapshot (objects changed since it tried)",
+    "a scheduler extender rejected nodes (podwhy cannot call extenders)",
+    "the scheduler runs a non-default configuration (pass it with --scheduler-config) or is another scheduler",
+    "a nominated pod's reservation has moved or gone since the scheduler tried",
+]
+
+
+def _event_time(event: o.Event) -> str:
+    series = event.series.last_observed_time if event.series is not None else None
+    return series or event.last_timestamp or event.event_time or event.metadata.creation_timestamp or ""
+
+
+def _scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
+    meta = pod.metadata
+    events = [
+        e
+        for e in snapshot.events
+        if e.reason == "FailedScheduling"
+        and e.involved_object.kind in ("Pod", "")
+        and e.involved_object.name == meta.name
+        and (e.involved_object.namespace or e.metadata.namespace) == meta.namespace
+        and (not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid)
+    ]
+    if not events:
+        return None
+    latest = max(events, key=_event_time)
+    count = latest.series.count if latest.series is not None and latest.series.count else latest.count
+    component = latest.reporting_component or (latest.source.component if latest.source is not None else "")
+    return SchedulingEvent(
+        message=latest.message, count=count or 1, lastSeen=_event_time(latest) or None, reportingComponent=component
+    )
+
+
+def _says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bool:
+    if cut and len(theirs.encode()) >= EVENT_MESSAGE_LIMIT - 3:
+        # A cut message ends with "..." or mid-word: compare what is left of it.
+        return ours.startswith(theirs.removesuffix("...").rstrip())
+    if not ours_complete:
+        # podwhy could not word the PostFilter part: the filter summary must still agree.
+        return theirs.startswith(ours)
+    return theirs == ours
+
+
+def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerWord | None:
+    condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
+    event = _scheduling_event(pod, snapshot)
+    if condition is None and event is None:
+        return None
+    # The condition holds the latest full text, the event the aggregated one (cut at 1 KiB); either
+    # agreeing is agreement, since a placeholder or a stale copy may sit in the other.
+    agrees: bool | None = None
+    if report.verdict in (Verdict.UNSCHEDULABLE, Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE):
+        said = [(condition.message, False)] if condition is not None and condition.message else []
+        said += [(event.message, True)] if event is not None and event.message else []
+        if said:
+            agrees = any(_says_the_same(text, report.message, report.messageComplete, cut) for text, cut in said)
+    return SchedulerWord(
+        condition=condition.message if condition is not None else None,
+        conditionReason=condition.reason if condition is not None else None,
+        conditionSince=condition.last_transition_time if condition is not None else None,
+        event=event,
+        agrees=agrees,
+        causes=DISAGREEMENT_CAUSES if agrees is False else [],
+    )
+
+
 def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
     pod = cycle.pod.pod
     report = Report(
@@ -184,6 +256,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
         warnings=_warnings(cycle, snapshot),
         extenders=list(cycle.extenders),
     )
+    report.scheduler = scheduler_word(pod, snapshot, report)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,

@@ -156,6 +156,30 @@ class SamplingReport(_Struct):
     numFeasibleNodesToFind: int  # noqa: N815
 
 
+class SchedulingEvent(_Struct):
+    """The latest FailedScheduling event of the pod (its message is cut at 1,024 characters)."""
+
+    message: str
+    count: int
+    # When it was last seen (lastTimestamp, series.lastObservedTime or eventTime).
+    lastSeen: str | None  # noqa: N815
+    reportingComponent: str  # noqa: N815
+
+
+class SchedulerWord(_Struct):
+    """What kube-scheduler itself last said about the pod, beside podwhy's verdict."""
+
+    # The PodScheduled condition's message: the full text.
+    condition: str | None
+    conditionReason: str | None  # noqa: N815
+    conditionSince: str | None  # noqa: N815
+    event: SchedulingEvent | None
+    # Whether the scheduler's text equals podwhy's message (null when there is nothing to compare).
+    agrees: bool | None
+    # When they differ: the usual causes.
+    causes: list[str] = []
+
+
 class Report(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["Explanation"] = "Explanation"
@@ -173,6 +197,8 @@ class Report(_Struct, kw_only=True):
     warnings: list[str] = []
     extenders: list[str] = []
     sampling: SamplingReport | None = None
+    # The pod's PodScheduled condition and latest FailedScheduling event, when the snapshot has them.
+    scheduler: SchedulerWord | None = None
     # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
     scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
     nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
+from datetime import UTC, datetime
 
 from rich.console import Console
 from rich.markup import escape
@@ -152,6 +153,7 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
+    render_scheduler_word(console, report)
     for rec in report.preFilter:
         if not _passes_or_unknown(rec):
             console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(', '.join(rec.reasons))}")
@@ -191,6 +193,46 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
         )
     console.print(table)
     render_ranking(console, report, wide)
+
+
+def age(timestamp: str | None, now: datetime | None = None) -> str:
+    """'3m ago' for an RFC 3339 timestamp; '' when there is none or it cannot be read."""
+    if not timestamp:
+        return ""
+    try:
+        then = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
+    if seconds < 0:
+        return ""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
+
+
+def render_scheduler_word(console: Console, report: Report) -> None:
+    """What kube-scheduler itself said (PodScheduled condition, FailedScheduling event), beside podwhy."""
+    word = report.scheduler
+    if word is None:
+        return
+    event = word.event
+    if event is not None:
+        when = ", ".join(x for x in (f"last {event.lastSeen}" if event.lastSeen else "", age(event.lastSeen)) if x)
+        console.print(
+            f"Last FailedScheduling event: {event.count} time{'s' if event.count != 1 else ''}"
+            + (f" ({escape(when)})" if when else "")
+        )
+    if word.agrees is True:
+        console.print("kube-scheduler's own message agrees with podwhy's.")
+        return
+    if word.agrees is False:
+        if word.condition is not None:
+            console.print(f"[bold]kube-scheduler said otherwise[/bold] (PodScheduled): {escape(word.condition)}")
+        if event is not None and event.message != word.condition:
+            console.print(f"[bold]kube-scheduler said otherwise[/bold] (event): {escape(event.message)}")
+        console.print("Usual causes: " + escape("; ".join(word.causes)) + ".")
 
 
 def _scored_nodes(report: Report) -> list[NodeReport]:
