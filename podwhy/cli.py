@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -33,14 +35,25 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
-def _fail(exc: PodwhyError, debug: bool) -> NoReturn:
-    if debug:
-        traceback.print_exc(file=sys.stderr)
-    line = f"podwhy: error: {exc.message}"
-    if exc.hint:
-        line += f" ({exc.hint})"
-    print(line, file=sys.stderr)
-    raise typer.Exit(exc.exit_code)
+@contextmanager
+def _one_line_errors(debug: bool) -> Iterator[None]:
+    """The one error handler: a PodwhyError is one line and its exit code; anything else is one
+    line too, never a traceback (--debug shows it)."""
+    try:
+        yield
+    except PodwhyError as exc:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        line = f"podwhy: error: {exc.message}"
+        if exc.hint:
+            line += f" ({exc.hint})"
+        print(line, file=sys.stderr)
+        raise typer.Exit(exc.exit_code) from None
+    except Exception as exc:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT) from None
 
 
 @app.callback()
@@ -88,7 +101,7 @@ def explain(
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
-    try:
+    with _one_line_errors(debug):
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
         live_options = kubeconfig is not None or context is not None or request_timeout is not None
@@ -119,13 +132,6 @@ def explain(
         if verbose:
             _print_loaded(report)
         _render(report, output, node)
-    except PodwhyError as exc:
-        _fail(exc, debug)
-    except Exception as exc:  # last resort: one line, never a traceback
-        if debug:
-            traceback.print_exc(file=sys.stderr)
-        print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
     raise typer.Exit(report.verdict.exit_code)
 
 
@@ -156,6 +162,52 @@ def _render(report: Report, output: Output, node: str | None) -> None:
     render_table(report, wide=output == Output.wide, node=node)
     for warning in report.warnings:
         print(f"podwhy: warning: {warning}", file=sys.stderr)
+
+
+@app.command()
+def snapshot(
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write (a JSON List; .gz compresses it).")],
+    namespace: Annotated[
+        str | None,
+        typer.Option("--namespace", "-n", help="Namespace whose events to include (default: the context's)."),
+    ] = None,
+    all_namespaces: Annotated[
+        bool, typer.Option("--all-namespaces", "-A", help="Include the events of every namespace.")
+    ] = False,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Replace env values, command lines and annotations plugins do not read.")
+    ] = False,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s).")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    request_timeout: Annotated[
+        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    """Write everything podwhy reads from the cluster to a file that --from reads back to the same report.
+
+    Nodes, pods and every other kind the plugins read are fetched cluster-wide (the scheduler sees
+    them all); -n/-A choose whose events come along. Secrets and ConfigMaps are never read.
+    """
+    from podwhy.report.progress import fetch_progress
+    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.writer import write_dump
+
+    with _one_line_errors(debug):
+        if namespace is not None and all_namespaces:
+            raise UsageError("-n and -A do not go together")
+        with fetch_progress(not quiet) as progress:
+            live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+            events_namespace = "" if all_namespaces else namespace or live.connect()
+            live.events_for = (events_namespace, "")
+            fetched = live.fetch(raw=True)
+        items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
+        missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
+        count = write_dump(output, items, missing, redact_text=redact)
+    print(f"wrote {count:,} objects to {output}", file=sys.stderr)
+    if missing:
+        print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

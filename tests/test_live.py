@@ -177,3 +177,52 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
     for report in reports:
         report["snapshot"].pop("sources")
     assert reports[0] == reports[1]
+
+
+def _snapshot_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["snapshot", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_snapshot_reads_back_to_the_live_report(tmp_path: Path, redact: bool) -> None:
+    objects = load_objects(EXAMPLE)
+    for obj in objects:  # free text that --redact must not let through
+        if obj.get("kind") == "Pod":
+            obj["spec"]["containers"][0]["env"] = [{"name": "PASSWORD", "value": "hunter2"}]
+            obj["spec"]["containers"][0]["command"] = ["run", "--token=hunter2"]
+            obj["metadata"].setdefault("annotations", {})["secret-note"] = "hunter2"
+    with FakeApiServer(objects, forbidden={"poddisruptionbudgets"}, page_size_cap=4) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        dump = tmp_path / "snap.json.gz"
+        code, out, err = _snapshot_cli("-o", str(dump), "-A", "--kubeconfig", config, *(["--redact"] if redact else []))
+        assert (code, out) == (0, ""), err
+        assert "cannot list poddisruptionbudgets.policy: forbidden" in err
+        _, live, _ = _cli(POD, "--kubeconfig", config, "-o", "json")
+        assert server.methods == {"GET"}
+    _, offline, _ = _cli(POD, "--from", str(dump), "-o", "json")
+    a, b = json.loads(live), json.loads(offline)
+    a["snapshot"].pop("sources")
+    b["snapshot"].pop("sources")
+    assert a == b
+    assert a["snapshot"]["missingKinds"] == ["PodDisruptionBudget"]
+    import gzip
+
+    text = gzip.decompress(dump.read_bytes()).decode()
+    assert ("hunter2" in text) is not redact
+
+
+@pytest.mark.parametrize("case", LIVE_CASES[::4], ids=lambda c: c.name)
+def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> None:
+    meta = json.loads((case / "case.json").read_text())
+    args = ["--scheduler-config", str(case / meta["config"])] if "config" in meta else []
+    with FakeApiServer(load_objects(cluster_file(case))) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        dump = tmp_path / "snap.json"
+        assert _snapshot_cli("-o", str(dump), "--kubeconfig", config, "--redact", "-n", "default")[0] == 0
+    _, redacted, _ = _cli(meta["pod"], "--from", str(dump), "-o", "json", *args)
+    _, original, _ = _cli(meta["pod"], "--from", str(cluster_file(case)), "-o", "json", *args)
+    a, b = json.loads(redacted), json.loads(original)
+    for report in (a, b):
+        report["snapshot"].pop("sources")
+    assert a == b

@@ -210,9 +210,11 @@ class LiveSource:
             parsed = _decode_status(data)
             raise _HttpError(status, parsed.reason, parsed.message or f"HTTP {status}")
 
-    def _list(self, resource: Resource, namespace: str | None = None, field_selector: str = "") -> list[bytes]:
-        """Every page of a list; restarts the list when its continue token has expired (410 Gone)."""
-        pages: list[bytes] = []
+    def _list(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any]:
+        """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
+        JSON of each item with `raw`); restarts the list when its continue token expired (410 Gone)."""
+        decoder = msgspec.json.Decoder(KIND_TYPES[resource.kind])
+        items: list[Any] = []
         token = ""
         restarts = 0
         while True:
@@ -225,19 +227,27 @@ class LiveSource:
                 data = self.get(resource.path(namespace), query)
             except _HttpError as exc:
                 if exc.status == 410 and token and restarts < RETRIES:
-                    pages, token = [], ""
+                    items, token = [], ""
                     restarts += 1
                     continue
                 raise
             page = _PAGE.decode(data)
-            pages.append(data)
+            del data  # at most one page of raw JSON is held at a time
+            if raw:
+                items.extend(page.items)
+            else:
+                for item in page.items:
+                    try:
+                        items.append(decoder.decode(item))
+                    except msgspec.ValidationError as exc:
+                        raise PodwhyError(f"{resource.display} from {self.host}: invalid object: {exc}") from None
             with self._lock:
                 self._state.pages += 1
                 self._state.objects += len(page.items)
             self._report()
             token = page.metadata.continue_
             if not token:
-                return pages
+                return items
 
     @property
     def requests_sent(self) -> int:
@@ -249,39 +259,42 @@ class LiveSource:
                 self.progress(self._state)
 
     # ------------------------------------------------------------------ the snapshot
-    def load(self) -> Snapshot:
+    def fetch(self, raw: bool = False) -> dict[Resource, list[Any] | str]:
+        """Every resource's items (typed, or raw JSON with `raw`), or why the kind is missing."""
         self.connect()
-        snapshot = Snapshot()
-        snapshot.sources.append(f"live: {self.host}" + (f" (context {self.context})" if self.context else ""))
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
         jobs: list[tuple[Resource, str | None, str]] = [(r, None, "") for r in self.resources]
         if self.events_for is not None:
             namespace, name = self.events_for
-            jobs.append((EVENTS, namespace, f"involvedObject.name={name}"))
-        with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
-            futures = [(job[0], pool.submit(self._fetch, *job)) for job in jobs]
-            results = [(resource, future.result()) for resource, future in futures]
+            selector = f"involvedObject.name={name}" if name else ""
+            jobs.append((EVENTS, namespace or None, selector))
+        with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+            futures = [(job[0], pool.submit(self._fetch, *job, raw)) for job in jobs]
+            return {resource: future.result() for resource, future in futures}
+
+    @property
+    def description(self) -> str:
+        return f"live: {self.host}" + (f" (context {self.context})" if self.context else "")
+
+    def load(self) -> Snapshot:
+        snapshot = Snapshot()
+        fetched = self.fetch()
+        snapshot.sources.append(self.description)
         with gc_paused():
-            for resource, outcome in results:
+            for resource, outcome in fetched.items():
                 if isinstance(outcome, str):
                     snapshot.missing[resource.kind] = outcome
                     continue
-                decoder = msgspec.json.Decoder(KIND_TYPES[resource.kind])
                 snapshot.kinds_seen.add(resource.kind)
-                for data in outcome:
-                    for raw in _PAGE.decode(data).items:
-                        try:
-                            obj = decoder.decode(raw)
-                        except msgspec.ValidationError as exc:
-                            raise PodwhyError(f"{resource.display} from {self.host}: invalid object: {exc}") from None
-                        snapshot.add(resource.kind, obj)
+                for obj in outcome:
+                    snapshot.add(resource.kind, obj)
         return snapshot
 
-    def _fetch(self, resource: Resource, namespace: str | None, field_selector: str) -> list[bytes] | str:
-        """The pages of one list, or why the kind is missing (a string)."""
+    def _fetch(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any] | str:
+        """The items of one list, or why the kind is missing (a string)."""
         self._state.current = resource.display
         try:
-            pages = self._list(resource, namespace, field_selector)
+            return self._list(resource, namespace, field_selector, raw)
         except _HttpError as exc:
             why = _missing_reason(resource, exc)
             if resource.kind in ESSENTIAL or why is None:
@@ -291,7 +304,11 @@ class LiveSource:
             with self._lock:
                 self._state.kinds_done += 1
             self._report()
-        return pages
+
+    def pod_names(self, namespace: str) -> list[str]:
+        """Names of the pods of a namespace (for shell completion)."""
+        pods = self._list(Resource("Pod", "v1", "pods"), namespace, "", raw=False)
+        return [p.metadata.name for p in pods]
 
 
 def _missing_reason(resource: Resource, exc: _HttpError) -> str | None:

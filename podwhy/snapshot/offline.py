@@ -38,12 +38,19 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 _SUFFIXES = (".json", ".yaml", ".yml")
+# On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch.
+MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
+
+
+class _ListMetadata(msgspec.Struct):
+    annotations: dict[str, str] = {}
 
 
 class _Envelope(msgspec.Struct):
     kind: str = ""
     apiVersion: str = ""  # noqa: N815 - wire name
     items: list[msgspec.Raw] | None = None
+    metadata: _ListMetadata | None = None
 
 
 class _KindPeek(msgspec.Struct):
@@ -76,6 +83,7 @@ class _Decoder:
         self._pending: list[tuple[str, Any]] = []
         self._pending_seen: set[str] = set()
         self._pending_ignored: Counter[str] = Counter()
+        self._pending_missing: dict[str, str] = {}
         self._json_decoders: dict[str, msgspec.json.Decoder[Any]] = {
             kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()
         }
@@ -94,6 +102,9 @@ class _Decoder:
         item_kind = env.kind[: -len("List")] if env.kind.endswith("List") else ""
         if item_kind and item_kind != "":
             self._mark_seen(item_kind)
+        missing = env.metadata.annotations.get(MISSING_KINDS_ANNOTATION) if env.metadata is not None else None
+        if missing is not None:
+            self._pending_missing.update(_missing_kinds(missing, source))
         for index, raw in enumerate(env.items):
             kind = item_kind
             if not kind:
@@ -156,12 +167,14 @@ class _Decoder:
             self.snapshot.add(kind, obj)
         self.snapshot.kinds_seen |= self._pending_seen
         self.snapshot.ignored_kinds.update(self._pending_ignored)
+        self.snapshot.missing.update(self._pending_missing)
         self.discard()
 
     def discard(self) -> None:
         self._pending = []
         self._pending_seen = set()
         self._pending_ignored = Counter()
+        self._pending_missing = {}
 
     @staticmethod
     def _check(kind: str, obj: Any, source: str, where: str) -> None:
@@ -175,6 +188,15 @@ class _Decoder:
                     parse_quantity(raw)
         except QuantityError as exc:
             raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
+
+
+def _missing_kinds(text: str, source: str) -> dict[str, str]:
+    """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""
+    try:
+        value = msgspec.json.decode(text.encode(), type=dict[str, str])
+    except msgspec.MsgspecError as exc:
+        raise PodwhyError(f"{source}: annotation {MISSING_KINDS_ANNOTATION} is not a JSON object: {exc}") from None
+    return value
 
 
 def _resource_lists(kind: str, obj: Any) -> Iterator[dict[str, Any]]:
