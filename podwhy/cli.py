@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from podwhy.report.model import Report
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler v1.35 decides.",
     pretty_exceptions_enable=False,
@@ -56,6 +56,25 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
         raise typer.Exit(EXIT_INPUT) from None
 
 
+def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Pod names for shell completion: of the dump given with --from, else of the context's namespace."""
+    params = ctx.params
+    try:
+        if params.get("from_"):
+            from podwhy.snapshot.source import FileSource
+
+            pods = FileSource(list(params["from_"])).load().pods
+            names = [f"{p.metadata.namespace}/{p.metadata.name}" for p in pods]
+        else:
+            from podwhy.snapshot.live import LiveSource
+
+            live = LiveSource(params.get("kubeconfig"), params.get("context"), request_timeout=5)
+            names = live.pod_names(params.get("namespace") or live.connect())
+    except Exception:  # completion never fails loudly
+        return []
+    return sorted(n for n in names if n.startswith(incomplete))
+
+
 @app.callback()
 def main() -> None:
     """podwhy: why is my pod Pending?"""
@@ -63,7 +82,10 @@ def main() -> None:
 
 @app.command()
 def explain(
-    pod: Annotated[str | None, typer.Argument(help="NAME or NAMESPACE/NAME of the pod to explain.")] = None,
+    pod: Annotated[
+        str | None,
+        typer.Argument(help="NAME or NAMESPACE/NAME of the pod to explain.", autocompletion=_complete_pod),
+    ] = None,
     from_: Annotated[
         list[str] | None,
         typer.Option(

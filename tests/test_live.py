@@ -226,3 +226,28 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
     for report in (a, b):
         report["snapshot"].pop("sources")
     assert a == b
+
+
+def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_path: Path) -> None:
+    import yaml
+
+    from podwhy.snapshot.live import EVENTS, RESOURCES
+
+    role = yaml.safe_load((Path(__file__).resolve().parent.parent / "deploy" / "rbac.yaml").read_text())
+    granted = {(group, res) for rule in role["rules"] for group in rule["apiGroups"] for res in rule["resources"]}
+    assert all(rule["verbs"] == ["get", "list"] for rule in role["rules"])
+    assert granted == {(r.group, r.plural) for r in (*RESOURCES, EVENTS)}
+    _cli(POD, "--kubeconfig", str(shop.kubeconfig(tmp_path / "config")))
+    for request in shop.requests:
+        parts = request.path.strip("/").split("/")
+        group = "" if parts[0] == "api" else parts[1]
+        assert (group, parts[-1]) in granted, request.path
+
+
+def test_pod_names_complete_from_a_dump() -> None:
+    from podwhy.cli import _complete_pod
+
+    from types import SimpleNamespace
+
+    ctx = SimpleNamespace(params={"from_": [str(EXAMPLE)]})
+    assert _complete_pod(ctx, "shop/checkout") == [POD]  # type: ignore[arg-type]
