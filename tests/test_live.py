@@ -245,9 +245,9 @@ def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_
 
 
 def test_pod_names_complete_from_a_dump() -> None:
-    from podwhy.cli import _complete_pod
-
     from types import SimpleNamespace
+
+    from podwhy.cli import _complete_pod
 
     ctx = SimpleNamespace(params={"from_": [str(EXAMPLE)]})
     assert _complete_pod(ctx, "shop/checkout") == [POD]  # type: ignore[arg-type]
