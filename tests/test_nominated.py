@@ -126,3 +126,36 @@ def test_pre_filter_rejection_keeps_every_plugin_row_on_nominated_nodes(
     for verdict in exp.outcome.nodes:
         assert verdict.first_failure is not None and verdict.first_failure.plugin in rejecting
     assert [pi.key for pi in exp.outcome.nodes[0].nominated_pods] == (["default/waiting"] if reserved else [])
+
+
+@pytest.mark.parametrize(
+    ("pod_cpu", "nominated_priority", "want"),
+    [
+        ("2", 10, True),  # only the reservation stands in the way
+        ("5", 10, False),  # too big even for the empty node
+        ("2", -1, None),  # a lower-priority nomination is not counted
+        ("1", 10, True),  # fits with the reservation too
+    ],
+)
+def test_feasible_without_nominated(pod_cpu: str, nominated_priority: int, want: bool | None) -> None:
+    snapshot = make_snapshot(*_cluster("default-scheduler", nominated_priority))
+    exp = run_cycle(snapshot, make_pod("p").req(cpu=pod_cpu).obj())
+    assert exp.outcome is not None
+    assert exp.outcome.nodes[0].feasible_without_nominated is want
+
+
+def test_table_says_which_nodes_fail_only_because_of_reservations() -> None:
+    from rich.console import Console
+
+    from podwhy.report.build import build_report
+    from podwhy.report.table import render_table
+
+    snapshot = make_snapshot(*_cluster("default-scheduler", 10))
+    report = build_report(run_cycle(snapshot, make_pod("p").req(cpu="2").obj()), snapshot)
+    console = Console(width=200, no_color=True, record=True)
+    render_table(report, console=console)
+    assert "1 node fails only because of room reserved by nominated pods (n1)" in console.export_text()
+    render_table(report, node="n1", console=console)
+    text = console.export_text()
+    assert "default/waiting (priority 10; requests cpu 3000m" in text
+    assert "Without that reserved room the pod would fit here." in text

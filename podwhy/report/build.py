@@ -281,6 +281,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
                     NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi))
                     for pi in verdict.nominated_pods
                 ],
+                feasibleWithoutNominated=verdict.feasible_without_nominated,
                 scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
                 totalScore=scores.totals.get(verdict.name) if scores is not None else None,
             )

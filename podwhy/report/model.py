@@ -105,6 +105,8 @@ class NodeReport(_Struct):
     firstFailure: PluginStatus | None  # noqa: N815
     # Pods nominated to this node with the pod's priority or higher, reserving room here.
     nominatedPods: list[NominatedPod]  # noqa: N815
+    # Whether the node would fit without the room those nominated pods reserve (null: none counted).
+    feasibleWithoutNominated: bool | None  # noqa: N815
     scores: list[ScoreEntry]
     totalScore: int | None  # noqa: N815
 

@@ -192,6 +192,14 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
             escape(_why(first)),
         )
     console.print(table)
+    reserved_only = [n.name for n in report.nodes if not n.feasible and n.feasibleWithoutNominated]
+    if reserved_only:
+        count = len(reserved_only)
+        console.print(
+            f"{count} node{'s' if count != 1 else ''} fail{'' if count != 1 else 's'} only because of room reserved by "
+            f"nominated pods ({escape(', '.join(reserved_only[:MAX_NAMES_IN_GROUP]))}"
+            f"{', …' if count > MAX_NAMES_IN_GROUP else ''}): --node NAME shows them"
+        )
     render_ranking(console, report, wide)
 
 
@@ -305,7 +313,10 @@ def render_node(console: Console, report: Report, name: str) -> None:
     if verdict.nominatedPods:
         console.print("Nominated pods of equal or higher priority reserving room here:")
         for pi in verdict.nominatedPods:
-            console.print(f"  {escape(pi.pod)} (priority {pi.priority})")
+            requests = ", ".join(f"{k} {v}" for k, v in pi.requests.items())
+            console.print(f"  {escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})")
+        if verdict.feasibleWithoutNominated and not verdict.feasible:
+            console.print("Without that reserved room the pod would fit here.")
     table = Table(show_lines=True)
     table.add_column("Plugin")
     table.add_column("", justify="center")

@@ -41,6 +41,9 @@ class NodeVerdict:
     first_failure: Status | None = None
     feasible: bool = False
     nominated_pods: list[PodInfo] = field(default_factory=list)
+    # Whether the node would pass every filter without the room nominated pods reserve on it
+    # (None when no nominated pod is counted here).
+    feasible_without_nominated: bool | None = None
 
 
 @dataclass
@@ -273,6 +276,17 @@ class Framework:
                 st.plugin = name
                 pass2[name] = st
             verdict.filters[name] = st
+        if added:
+            ran = pass1.keys() | add_failures.keys()
+            verdict.feasible_without_nominated = all(
+                st.is_success() or st.is_skip() or bool(st.not_evaluated)
+                for name, st in verdict.filters.items()
+                if name not in ran
+            ) and all(
+                (pass2.get(name) or plugin.filter(state, pod, node_info)).is_success()
+                for name, plugin in self._filter_plugins
+                if name in ran
+            )
         if add_failures:
             # addGENominatedPods returns the first AddPod error: no filter runs on this node.
             verdict.first_failure = next(iter(add_failures.values()))
@@ -388,6 +402,8 @@ class Framework:
             if failure is not None:
                 verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
                 verdict.feasible = False
+                if verdict.feasible_without_nominated:
+                    verdict.feasible_without_nominated = False
             elif result is not None and result.node_names is not None and ni.name not in result.node_names:
                 plugins = self._restricting_plugins
                 verdict.first_failure = Status(
@@ -396,6 +412,8 @@ class Framework:
                     plugins[0] if plugins else "",
                 )
                 verdict.feasible = False
+                if verdict.feasible_without_nominated:
+                    verdict.feasible_without_nominated = False
             if verdict.feasible:
                 feasible.append(ni.name)
             if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
