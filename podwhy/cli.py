@@ -15,7 +15,7 @@ import typer
 from podwhy.errors import PodwhyError, UsageError
 
 if TYPE_CHECKING:
-    from podwhy.report.model import Report
+    from podwhy.report.model import PendingReport, Report
 
 app = typer.Typer(
     add_completion=True,
@@ -184,6 +184,71 @@ def _render(report: Report, output: Output, node: str | None) -> None:
     render_table(report, wide=output == Output.wide, node=node)
     for warning in report.warnings:
         print(f"podwhy: warning: {warning}", file=sys.stderr)
+
+
+@app.command()
+def pending(
+    from_: Annotated[
+        list[str] | None,
+        typer.Option("--from", help="Snapshot to read (as for explain); without it, the live cluster."),
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="Only this namespace's pods (default: the context's).")
+    ] = None,
+    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Pods of every namespace.")] = False,
+    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
+    scheduler_config: Annotated[
+        Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
+    ] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
+    request_timeout: Annotated[
+        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    """Every Pending pod, grouped by cause and owner, largest group first. Exit 0 when none is stuck."""
+    from podwhy.engine import PendingRequest
+    from podwhy.engine import pending as run_pending
+    from podwhy.report.progress import fetch_progress
+    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.source import FileSource, SnapshotSource
+
+    with _one_line_errors(debug):
+        if namespace is not None and all_namespaces:
+            raise UsageError("-n and -A do not go together")
+        if from_ and (kubeconfig is not None or context is not None or request_timeout is not None):
+            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
+            source: SnapshotSource
+            if from_:
+                source = FileSource(list(from_))
+                scope = None if all_namespaces or namespace is None else namespace
+            else:
+                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                scope = None if all_namespaces else namespace or live.connect()
+                live.events_for = (scope or "", "")
+                source = live
+            report = run_pending(PendingRequest(source, scope, scheduler_config))
+        _render_any(report, output)
+    raise typer.Exit(report.exit_code)
+
+
+def _render_any(report: PendingReport, output: Output) -> None:
+    from podwhy.report import model
+
+    if output == Output.json:
+        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
+        sys.stdout.flush()
+    elif output == Output.yaml:
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+    else:
+        from podwhy.report.table import render_pending
+
+        render_pending(report, wide=output == Output.wide)
 
 
 @app.command()

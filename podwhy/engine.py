@@ -10,10 +10,11 @@ from pathlib import Path
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
-from podwhy.report.build import build_report
-from podwhy.report.model import Report
+from podwhy.report.build import build_pending_report, build_report
+from podwhy.report.model import PendingReport, Report
 from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import no_profile, run_cycle
+from podwhy.runtime.pending import classify_pending
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import SnapshotSource
 
@@ -95,3 +96,23 @@ def explain(request: ExplainRequest) -> Report:
     names = frozenset(p.scheduler_name for p in config.profiles)
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
     return build_report(cycle, snapshot)
+
+
+@dataclass
+class PendingRequest:
+    source: SnapshotSource
+    # None: every namespace.
+    namespace: str | None
+    scheduler_config: Path | None = None
+
+
+def pending(request: PendingRequest) -> PendingReport:
+    """Every Pending pod of the snapshot, grouped by cause and owner."""
+    snapshot = request.source.load()
+    if not snapshot.pods:
+        raise PodwhyError(
+            f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
+            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+        )
+    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
+    return build_pending_report(classify_pending(snapshot, config, request.namespace), snapshot)

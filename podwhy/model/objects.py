@@ -264,6 +264,8 @@ class PodSpec(_Base):
     overhead: ResourceList = {}
     resources: ResourceRequirements | None = None
     priority: int | None = None
+    # How long victims of preemption may take to go.
+    termination_grace_period_seconds: int | None = None
     priority_class_name: str = ""
     preemption_policy: str | None = None
     scheduler_name: str = ""
@@ -280,10 +282,29 @@ class ContainerStatusResources(_Base):
     limits: ResourceList = {}
 
 
+class ContainerStateWaiting(_Base):
+    reason: str = ""
+    message: str = ""
+
+
+class ContainerStateTerminated(_Base):
+    reason: str = ""
+    exit_code: int = 0
+
+
+class ContainerState(_Base):
+    waiting: ContainerStateWaiting | None = None
+    terminated: ContainerStateTerminated | None = None
+
+
 class ContainerStatus(_Base):
     name: str = ""
     resources: ContainerStatusResources | None = None
     allocated_resources: ResourceList = {}
+    # Why a bound pod is not running yet.
+    image: str = ""
+    ready: bool = False
+    state: ContainerState | None = None
 
 
 class PodCondition(_Base):
@@ -337,10 +358,16 @@ class ContainerImage(_Base):
     size_bytes: int = 0
 
 
+class NodeCondition(_Base):
+    type: str = ""
+    status: str = ""
+
+
 class NodeStatus(_Base):
     allocatable: ResourceList = {}
     capacity: ResourceList = {}
     images: list[ContainerImage] = []
+    conditions: list[NodeCondition] = []
 
 
 class Node(_Base):

@@ -13,6 +13,8 @@ from podwhy.report.model import (
     DryRunStatus,
     NodeReport,
     NominatedPod,
+    PendingGroup,
+    PendingReport,
     PluginStatus,
     PodSummary,
     Preemption,
@@ -28,6 +30,7 @@ from podwhy.report.model import (
 )
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
+from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.scoring import PluginScore
 from podwhy.snapshot.cluster import Snapshot
 
@@ -228,6 +231,35 @@ def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerW
     )
 
 
+def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
+    return SnapshotSummary(
+        sources=list(snapshot.sources),
+        nodes=len(snapshot.nodes),
+        pods=len(snapshot.pods),
+        missingKinds=sorted(snapshot.missing_kinds),
+        ignoredKinds=dict(sorted(snapshot.ignored_kinds.items())),
+    )
+
+
+def build_pending_report(pending: list[PendingPod], snapshot: Snapshot) -> PendingReport:
+    """Group pending pods by verdict, cause and owner; largest group first."""
+    groups: dict[tuple[str, str, str | None], PendingGroup] = {}
+    for item in pending:
+        owner = str(item.owner) if item.owner is not None else None
+        key = (str(item.verdict), item.cause, owner)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = PendingGroup(
+                verdict=item.verdict, cause=item.cause, owner=owner, count=0, pods=[], details=[]
+            )
+        group.count += 1
+        group.pods.append(item.key)
+        group.details.extend(d for d in item.details if d not in group.details)
+    ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
+    stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
+    return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
+
+
 def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
     pod = cycle.pod.pod
     report = Report(
@@ -246,13 +278,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
         verdict=cycle.verdict,
         message=_no_profile_message(cycle) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
-        snapshot=SnapshotSummary(
-            sources=list(snapshot.sources),
-            nodes=len(snapshot.nodes),
-            pods=len(snapshot.pods),
-            missingKinds=sorted(snapshot.missing_kinds),
-            ignoredKinds=dict(sorted(snapshot.ignored_kinds.items())),
-        ),
+        snapshot=snapshot_summary(snapshot),
         warnings=_warnings(cycle, snapshot),
         extenders=list(cycle.extenders),
     )

@@ -213,11 +213,40 @@ class Report(_Struct, kw_only=True):
         return any(n.scores for n in self.nodes)
 
 
-def encode_json(report: Report) -> bytes:
+class PendingGroup(_Struct):
+    """Pending pods with one cause and one owner."""
+
+    verdict: Verdict
+    cause: str
+    # The controller (Deployment, StatefulSet, Job, ...), as "namespace/name (Kind)"; null for bare pods.
+    owner: str | None
+    count: int
+    pods: list[str]
+    details: list[str] = []
+
+
+class PendingReport(_Struct, kw_only=True):
+    """podwhy pending: every Pending pod, grouped by cause and owner, largest group first."""
+
+    apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
+    kind: Literal["PendingReport"] = "PendingReport"
+    total: int
+    # Pending pods that will not start as things stand (all but those that fit now).
+    stuck: int
+    groups: list[PendingGroup]
+    snapshot: SnapshotSummary
+    warnings: list[str] = []
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.stuck else 0
+
+
+def encode_json(report: Report | PendingReport) -> bytes:
     return msgspec.json.format(msgspec.json.encode(report), indent=2)
 
 
-def to_builtins(report: Report) -> dict[str, Any]:
+def to_builtins(report: Report | PendingReport) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(report)
     return out
 

@@ -31,7 +31,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
-from podwhy.report.model import NodeReport, PluginStatus, Report, ScoreEntry, StatusName
+from podwhy.report.model import NodeReport, PendingReport, PluginStatus, Report, ScoreEntry, StatusName
 from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
@@ -355,3 +355,27 @@ def preemption_sentence(report: Report) -> str:
     if pre.pdbViolations:
         line += f"; violates PDB {', '.join(pre.pdbViolations)}"
     return line
+
+
+def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
+    """Pending pods grouped by cause and owner, largest group first."""
+    console = console or make_console()
+    if not report.total:
+        console.print("No Pending pods.")
+        return
+    console.print(
+        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold], {report.stuck} stuck, "
+        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+    )
+    table = Table(show_lines=True)
+    table.add_column("Pods", overflow="fold", min_width=14)
+    table.add_column("Verdict", no_wrap=True)
+    table.add_column("Why", overflow="fold", ratio=1)
+    for group in report.groups:
+        shown = group.pods if wide else group.pods[:MAX_NAMES_IN_GROUP]
+        more = f"\n… {group.count - len(shown)} more" if len(shown) < group.count else ""
+        who = f"{group.count} pod{'s' if group.count != 1 else ''}" + (f" of {group.owner}" if group.owner else "")
+        why = group.cause + "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
+        table.add_row(escape(who + "\n" + "\n".join(shown) + more), str(group.verdict), escape(why))
+    console.print(table)
+    console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")

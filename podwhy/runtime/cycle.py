@@ -39,6 +39,10 @@ class Verdict(StrEnum):
     # lacks was not evaluated: the scheduler might still reject those nodes.
     INCONCLUSIVE = "Inconclusive"
     ERROR = "Error"
+    # podwhy pending: a pod with status.nominatedNodeName, waiting for its victims to go.
+    NOMINATED = "Nominated"
+    # podwhy pending: bound to a node, but its containers do not run yet.
+    BOUND_NOT_RUNNING = "BoundNotRunning"
 
     @property
     def exit_code(self) -> int:
@@ -103,22 +107,30 @@ class CycleOutcome:
     config_source: str = ""
 
 
+def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
+    """The profile over the snapshot, its indexes built once; it can schedule many pods in turn."""
+    with gc_paused():
+        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
+    return Framework(handle, profile)
+
+
 def run_cycle(
     snapshot: Snapshot,
     pod: o.Pod,
     profile: Profile | None = None,
     extenders: Sequence[Extender] = (),
     scheduler_names: frozenset[str] | None = None,
+    framework: Framework | None = None,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
-    profiles of the scheduler (default: this profile's): whose nominated pods it knows."""
-    profile = profile or default_profile()
+    profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
+    `framework` from make_framework is reused instead of indexing the snapshot again."""
+    profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
         return CycleOutcome(target, Verdict.ALREADY_BOUND, "", bound_node=pod.spec.node_name)
-    with gc_paused():
-        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
-    framework = Framework(handle, profile)
+    framework = framework or make_framework(snapshot, profile, scheduler_names)
+    handle = framework.handle
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)

@@ -1,0 +1,134 @@
+"""podwhy pending: every Pending pod classified, grouped by cause and owner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.model import objects as o
+from podwhy.report.build import build_pending_report
+from podwhy.runtime import pending as pending_module
+from podwhy.runtime.config import default_config
+from podwhy.runtime.cycle import Verdict, run_cycle
+from podwhy.runtime.pending import classify_pending
+from podwhy.snapshot.source import FileSource
+from tests.builders import make_node, make_pod, make_snapshot
+from tests.conformance import GOLDEN, cluster_file
+
+
+def _replica(i: int, cpu: str = "8") -> o.Pod:
+    return make_pod(f"web-abc-{i}", "shop").owner("ReplicaSet", "web-abc").labels(app="web").req(cpu=cpu).obj()
+
+
+def _classify(*objects: Any) -> list[pending_module.PendingPod]:
+    return classify_pending(make_snapshot(*objects), default_config())
+
+
+def test_identical_replicas_are_evaluated_once_and_grouped(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = pending_module.run_cycle
+
+    def counting(snapshot: Any, pod: o.Pod, **kwargs: Any) -> Any:
+        calls.append(pod.metadata.name)
+        return real(snapshot, pod, **kwargs)
+
+    monkeypatch.setattr(pending_module, "run_cycle", counting)
+    node = make_node("n1").alloc(cpu="4", memory="8Gi").obj()
+    snapshot = make_snapshot(node, *(_replica(i) for i in range(3)), make_pod("other", "shop").req(cpu="8").obj())
+    report = build_pending_report(classify_pending(snapshot, default_config()), snapshot)
+    assert calls == ["web-abc-0", "other"]
+    assert [(g.count, g.owner, g.verdict) for g in report.groups] == [
+        (3, "shop/web-abc (ReplicaSet)", Verdict.UNSCHEDULABLE),
+        (1, None, Verdict.UNSCHEDULABLE),
+    ]
+    assert report.groups[0].cause.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert report.stuck == 4 and report.exit_code == 1
+
+
+def test_every_cause_of_pending() -> None:
+    node = make_node("n1").alloc(cpu="4", memory="8Gi").obj()
+    image = (
+        make_pod("img")
+        .node("n1")
+        .phase("Pending")
+        .status(
+            containerStatuses=[
+                {"name": "c", "image": "reg/app:v9", "state": {"waiting": {"reason": "ImagePullBackOff"}}}
+            ]
+        )
+        .obj()
+    )
+    config_error = (
+        make_pod("cfg")
+        .node("n1")
+        .phase("Pending")
+        .status(
+            containerStatuses=[
+                {
+                    "name": "c",
+                    "state": {
+                        "waiting": {
+                            "reason": "CreateContainerConfigError",
+                            "message": "couldn't find key token in Secret default/api",
+                        }
+                    },
+                }
+            ]
+        )
+        .obj()
+    )
+    gone = make_pod("orphan").node("lost-node").phase("Pending").obj()
+    gated = make_pod("gated").gate("example.com/quota").obj()
+    stale = make_pod("stale").nominated("lost-node").phase("Pending").obj()
+    other = make_pod("mine").scheduler("my-scheduler").obj()
+    fits = make_pod("fits").req(cpu="1").obj()
+    running = make_pod("running").node("n1").phase("Running").obj()
+    pending = {p.key: p for p in _classify(node, image, config_error, gone, gated, stale, other, fits, running)}
+    assert "default/running" not in pending
+    assert pending["default/img"].verdict == Verdict.BOUND_NOT_RUNNING
+    assert pending["default/img"].cause == "bound, not running: ImagePullBackOff (image reg/app:v9)"
+    assert pending["default/cfg"].cause == (
+        "bound, not running: CreateContainerConfigError: couldn't find key token in Secret default/api"
+    )
+    assert pending["default/orphan"].cause == "bound to node lost-node, which no longer exists"
+    assert (pending["default/gated"].verdict, pending["default/gated"].cause) == (
+        Verdict.GATED,
+        "scheduling gates [example.com/quota]",
+    )
+    assert pending["default/stale"].verdict == Verdict.NOMINATED
+    assert "stale nomination" in pending["default/stale"].cause
+    assert pending["default/mine"].verdict == Verdict.NO_PROFILE
+    assert pending["default/fits"].verdict == Verdict.SCHEDULABLE
+
+
+def test_pending_cli_exit_codes(tmp_path: Path) -> None:
+    dump = tmp_path / "c.yaml"
+    dump.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '4', pods: '10'}}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default},"
+        " spec: {nodeName: n1, containers: [{name: c, image: x}]}, status: {phase: Running}}\n"
+    )
+    result = CliRunner().invoke(app, ["pending", "--from", str(dump), "-o", "json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["total"] == 0
+    example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+    result = CliRunner().invoke(app, ["pending", "--from", str(example), "-A"], env={"COLUMNS": "160"})
+    assert result.exit_code == 1
+    assert "shop/checkout-7c9d8b6f5-m4x2q" in result.stdout
+
+
+@pytest.mark.parametrize("case", ["g0489", "g0492", "g0495", "g0498"])
+def test_one_framework_for_all_pods_gives_each_pods_own_verdict(case: str) -> None:
+    """Reusing the snapshot's indexes across pods changes no verdict or message."""
+    snapshot = FileSource([str(cluster_file(GOLDEN / case))]).load()
+    for item in classify_pending(snapshot, default_config()):
+        if item.cycle is None or item.pod.status.nominated_node_name or item.pod.spec.scheduling_gates:
+            continue
+        alone = run_cycle(snapshot, item.pod)
+        assert (alone.verdict, alone.message) == (item.cycle.verdict, item.cycle.message), item.key
