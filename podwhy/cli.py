@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from podwhy.errors import PodwhyError, UsageError
+from podwhy.model.errors import ModelError
 
 app = typer.Typer(
     add_completion=False,
@@ -95,6 +96,8 @@ def explain(
         _render(exp, output, node)
     except PodwhyError as exc:
         _fail(exc, debug)
+    except ModelError as exc:
+        _fail(PodwhyError(exc.message, exc.hint), debug)
     except Exception as exc:  # last resort: one line, never a traceback
         if debug:
             traceback.print_exc(file=sys.stderr)

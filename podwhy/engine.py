@@ -23,9 +23,9 @@ from podwhy.framework.runner import (
 from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo, pod_key
+from podwhy.heap import gc_paused
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.offline import gc_paused
 
 # Verdicts of the report, documented in the README.
 SCHEDULABLE = "Schedulable"
@@ -199,7 +199,7 @@ def explain(
     nominated_fits = bool(nominated) and nominated in outcome.feasible
     if outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds)
+        scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing)
         if nominated_fits:
             scores.best_nodes = [nominated]
     if outcome.error is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from podwhy.engine import Explanation, explain, find_pod, no_profile, split_pod_ref
 from podwhy.errors import PodwhyError
 from podwhy.framework.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.snapshot.offline import load_offline
+from podwhy.snapshot.source import FileSource
 
 
 @dataclass
@@ -21,7 +21,7 @@ class ExplainRequest:
 
 
 def run_explain(request: ExplainRequest) -> Explanation:
-    snapshot = load_offline(request.sources)
+    snapshot = FileSource(request.sources).load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({', '.join(request.sources)})",

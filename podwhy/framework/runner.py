@@ -12,11 +12,11 @@ from functools import cached_property
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.registry import plugin_class
-from podwhy.snapshot.cluster import not_evaluated_reason
 
 
 @dataclass
@@ -50,7 +50,7 @@ class FilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.required_kinds(pod) & handle.snapshot.missing_kinds)
+    return not_evaluated_reason(plugin.required_kinds(pod), handle.snapshot.missing)
 
 
 class Framework:

@@ -26,8 +26,9 @@ from podwhy.model.labels import (
     parse_int64,
     parse_node_selector_term,
 )
+from podwhy.model.validation import label_key_errors, label_value_errors
 from podwhy.plugins.helper.normalize_score import default_normalize_score
-from podwhy.plugins.interpodaffinity.parse_errors import aggregate, label_key_errors, label_value_errors
+from podwhy.plugins.interpodaffinity.parse_errors import aggregate
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
