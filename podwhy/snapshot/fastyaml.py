@@ -105,13 +105,29 @@ def _has_content(data: bytes, end: int) -> bool:
     return False
 
 
+def _after_directive(data: bytes, at: int) -> bool:
+    """Whether the document marker at AT follows a directive (%YAML, %TAG), past comments and blank lines."""
+    end = at
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        line = data[start:end].strip()
+        if line.startswith(b"%"):
+            return True
+        if line and not line.startswith(b"#"):
+            return False
+        end = start
+    return False
+
+
 def split_documents(data: bytes) -> list[tuple[int, int]] | None:
-    """(start, end) of each document of the stream, numbered as PyYAML does; None if it cannot tell."""
-    if any(_marker_at(data, at, b"...") for at in _line_starts_with(data, b"...")) or any(
-        data.startswith((b"%YAML", b"%TAG"), at) for at in _line_starts_with(data, b"%")
-    ):
-        return None  # document end markers or directives: leave the stream whole
+    """(start, end) of each document of the stream, numbered as PyYAML does; None if it cannot tell.
+
+    A `...` end marker needs no cut of its own: rapidyaml then finds two documents in one
+    part, which goes to the reference reader whole.
+    """
     starts = [at for at in _line_starts_with(data, b"---") if _marker_at(data, at, b"---")]
+    if data.startswith(b"%") or any(_after_directive(data, at) for at in starts):
+        return None  # directives belong to the document after them: leave the stream whole
     # Text before the first marker is a document of its own only if it holds something.
     if not starts or (starts[0] != 0 and _has_content(data, starts[0])):
         starts.insert(0, 0)
@@ -232,9 +248,14 @@ class _Reader:
         return tree, root
 
     @staticmethod
-    def _emit(tree: Any, node: int) -> bytes:
-        buf = bytearray(ryml.compute_json_length(tree, node))
-        ryml.emit_json_in_place(tree, buf, node)
+    def _emit(tree: Any, node: int, size_hint: int) -> bytes:
+        # JSON of block YAML runs about 1.5 times its size; measuring first would cost a second emit.
+        buf = bytearray(2 * size_hint + 4096)
+        failed, size = ryml.emit_json_to_substr(tree, node, buf)
+        if failed:
+            buf = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, node, buf)
+        del buf[size:]
         return quote_exponent_strings(bytes(buf))
 
     def whole(self, text: bytes) -> bytes | None:
@@ -244,7 +265,7 @@ class _Reader:
             return None
         if root < 0:
             return b"null"
-        js = self._emit(tree, root)
+        js = self._emit(tree, root, len(text))
         return None if plain_specials(text, js) else js
 
     def items(self, text: bytes, starts: list[int], end: int) -> Iterator[Item]:
@@ -260,7 +281,7 @@ class _Reader:
             tree, root = self._parse(batch)
             if root < 0 or not tree.is_seq(root) or tree.num_children(root) != len(offsets):
                 raise FastPathError("the items were cut wrongly")
-            js = self._emit(tree, root)
+            js = self._emit(tree, root, len(batch))
             view = memoryview(batch)
             bounds = [*offsets[1:], len(batch)]
             raws: list[msgspec.Raw | None]
@@ -296,43 +317,31 @@ def _children(tree: Any, node: int) -> Iterator[int]:
 
 # ------------------------------------------------------------------ repairs and checks
 
-# The shadow text maps every digit to 0 (and E to e), so one literal search finds exponents.
+# The shadow text maps every digit to 0 (and E to e), so that one literal search finds the
+# numbers with an exponent that end a line of JSON, which are whole values.
 _SHADOW = bytes.maketrans(b"123456789E", b"000000000e")
-_SHADOW_EXPONENT = re.compile(rb"0e[-+]?0")
-# Number tokens rapidyaml emits as written: no leading or trailing dot, no leading zero.
+_SHADOW_LINE_END_EXPONENT = re.compile(rb"0e[-+]?0+,?(?:\n|\Z)")
+# Numbers rapidyaml emits as written: no leading or trailing dot, no leading zero.
 _VERBATIM_EXPONENT = re.compile(rb"-?[1-9][0-9]*(?:\.[0-9]+)?[eE][-+]?[0-9]+")
-_MANTISSA = frozenset(b"0123456789.-")
+_YAML11_FLOAT_EXPONENT = re.compile(rb"[^.]*\.[^eE]*[eE][-+][0-9]+")
 
 
 def quote_exponent_strings(js: bytes) -> bytes:
     """Quote the bare numbers of JS that YAML 1.1 reads as strings (5678e76978, 1e3, 1.5e3).
 
-    Only a number that ends its line is a whole value whose text rapidyaml kept; YAML 1.1
-    reads an exponent as a float only with a dot and a signed exponent (1.5e+3).
+    YAML 1.1 reads an exponent as a float only with a dot and a signed exponent (1.5e+3).
+    Numbers inside flow collections are left to typed decoding.
     """
     quotes: list[tuple[int, int]] = []
-    done = -1
-    for match in _SHADOW_EXPONENT.finditer(js.translate(_SHADOW)):
-        start = match.start()
-        if start < done:
+    for match in _SHADOW_LINE_END_EXPONENT.finditer(js.translate(_SHADOW)):
+        end = match.end() - 1 if js[match.end() - 1 : match.end()] == b"\n" else match.end()
+        if js[end - 1 : end] == b",":
+            end -= 1
+        start = js.rfind(b" ", 0, match.start()) + 1
+        if start == 0 or _VERBATIM_EXPONENT.fullmatch(js, start, end) is None:
             continue
-        while start > 0 and js[start - 1] in _MANTISSA:
-            start -= 1
-        end = match.end()
-        while end < len(js) and 48 <= js[end] <= 57:
-            end += 1
-        done = end
-        if start == 0 or js[start - 1] != 32:  # preceded by ": " or indentation
-            continue
-        after = end + 1 if js[end : end + 1] == b"," else end
-        if js[after : after + 1] not in (b"\n", b""):
-            continue  # inside a flow collection or a string: left to typed decoding
-        if _VERBATIM_EXPONENT.fullmatch(js, start, end) is None:
-            continue
-        token = js[start:end]
-        if b"." in token and (b"e+" in token or b"e-" in token or b"E+" in token or b"E-" in token):
-            continue  # a float in YAML 1.1 too
-        quotes.append((start, end))
+        if _YAML11_FLOAT_EXPONENT.fullmatch(js, start, end) is None:
+            quotes.append((start, end))
     if not quotes:
         return js
     pieces: list[bytes] = []
@@ -392,12 +401,55 @@ def _never(value: Any) -> bool:
     return False
 
 
+def _reads_otherwise(text: str) -> bool:
+    doubt = _READS_OTHERWISE.get(text)
+    if doubt is None:
+        if len(_READS_OTHERWISE) > 65536:
+            _READS_OTHERWISE.clear()
+        doubt = _READS_OTHERWISE[text] = yaml11.reads_otherwise(text)
+    return doubt
+
+
 def _doubtful_scalar(value: Any) -> bool:
-    return isinstance(value, float) or (isinstance(value, str) and yaml11.reads_otherwise(value))
+    kind = type(value)
+    return kind is float or (kind is str and _reads_otherwise(value))
+
+
+def _any_doubtful_scalar(values: dict[str, Any]) -> bool:
+    """_doubtful_scalar over a dict's values, inlined: quantity maps are checked on every pod."""
+    for value in values.values():
+        kind = type(value)
+        if kind is float or (kind is str and _reads_otherwise(value)):
+            return True
+    return False
+
+
+# The strings seen in such fields are few (quantities): remembered, as they are checked per object.
+_READS_OTHERWISE: dict[str, bool] = {}
 
 
 def _set(value: Any) -> bool:
     return value is not None
+
+
+def _any_item(check: _Check) -> _Check:
+    def items(value: Any) -> bool:
+        for item in value:
+            if check(item):
+                return True
+        return False
+
+    return items
+
+
+def _any_value(check: _Check) -> _Check:
+    def values(value: Any) -> bool:
+        for item in value.values():
+            if check(item):
+                return True
+        return False
+
+    return values
 
 
 class _Doubts:
@@ -413,10 +465,12 @@ class _Doubts:
             return self._struct(t)
         if isinstance(t, mi.ListType):
             item = self.build(t.item_type)
-            return None if item is None else (lambda v: any(item(x) for x in v))
+            return None if item is None else _any_item(item)
         if isinstance(t, mi.DictType):
             value = self.build(t.value_type)
-            return None if value is None else (lambda v: any(value(x) for x in v.values()))
+            if value is _doubtful_scalar:
+                return _any_doubtful_scalar
+            return None if value is None else _any_value(value)
         if isinstance(t, mi.UnionType):
             return self._union(t)
         return None
@@ -431,7 +485,10 @@ class _Doubts:
             return None
 
         def struct(value: Any) -> bool:
-            return any(check(getattr(value, name)) for name, check in checks)
+            for name, check in checks:
+                if check(getattr(value, name)):
+                    return True
+            return False
 
         self._structs[t.cls] = struct
         return struct
@@ -440,14 +497,17 @@ class _Doubts:
         kinds = {type(m) for m in t.types}
         scalar = mi.StrType in kinds and (mi.IntType in kinds or mi.FloatType in kinds)
         nested = [c for m in t.types if not isinstance(m, mi.NoneType) if (c := self.build(m)) is not None]
-        if not scalar and not nested:
-            return None
+        if not nested:
+            return _doubtful_scalar if scalar else None
 
         def union(value: Any) -> bool:
             if value is None:
                 return False
             if scalar and isinstance(value, str | int | float):
                 return _doubtful_scalar(value)
-            return any(check(value) for check in nested)
+            for check in nested:
+                if check(value):
+                    return True
+            return False
 
         return union
