@@ -1,18 +1,23 @@
 """Load-and-explain benchmark on a synthetic cluster dump, as kubectl writes it.
 
-    python -m benchmarks.run [--nodes 5000] [--pods 150000] [--format json|yaml] [--keep PATH]
+    python -m benchmarks.run [--nodes 5000] [--pods 150000] [--format json|yaml] [--compare] [--keep PATH]
 
 Generates a `kubectl get nodes,pods -A -o json`-shaped List (full-size objects with the
 fields kubectl prints: managedFields, status conditions, volumes, ...), then times podwhy
 loading it and explaining one Pending pod, in a child process so peak RSS is its own.
 Prints the dump size, load time, explain time and peak memory.
+
+String values that look like other types (`pod-template-hash: 5678e76978`, "0755", "1e3",
+"true", "~") are in labels and annotations, as in real dumps; the YAML is written by a
+YAML 1.1 writer (PyYAML), which leaves plain the ones YAML 1.1 reads as strings.
+`--compare` runs the JSON and the YAML dump of the same cluster in one run and prints
+both, the YAML/JSON time ratio and whether the verdicts are identical.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,6 +40,7 @@ def _node(i: int) -> dict[str, Any]:
             "resourceVersion": str(1000 + i),
             "creationTimestamp": "2026-01-01T00:00:00Z",
             "labels": {
+                "podwhy.example/generation": "1e3",
                 "kubernetes.io/hostname": name,
                 "kubernetes.io/os": "linux",
                 "kubernetes.io/arch": "amd64",
@@ -79,8 +85,16 @@ def _node(i: int) -> dict[str, Any]:
     }
 
 
+def _template_hash(app_index: int) -> str:
+    """A ReplicaSet's pod-template-hash; half of them read as numbers to a YAML 1.2 reader."""
+    if app_index % 2 == 0:
+        return f"{5678 + app_index}e{76978 + app_index}"
+    return f"{app_index:04x}d9f8c6b"
+
+
 def _pod(i: int, node: str | None) -> dict[str, Any]:
     app = f"svc-{i % 400}"
+    template_hash = _template_hash(i % 400)
     spec: dict[str, Any] = {
         "containers": [
             {
@@ -125,7 +139,7 @@ def _pod(i: int, node: str | None) -> dict[str, Any]:
                 "maxSkew": 1,
                 "topologyKey": "topology.kubernetes.io/zone",
                 "whenUnsatisfiable": "ScheduleAnyway",
-                "labelSelector": {"matchLabels": {"app": app}},
+                "labelSelector": {"matchLabels": {"app": app, "pod-template-hash": template_hash}},
             }
         ],
         "volumes": [
@@ -149,17 +163,23 @@ def _pod(i: int, node: str | None) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": f"{app}-7d9f8c6b5-{i:06d}",
+            "name": f"{app}-{template_hash}-{i:06d}",
             "namespace": f"team-{i % 40}",
             "uid": f"0000-pod-{i:08d}",
             "resourceVersion": str(100000 + i),
             "creationTimestamp": "2026-01-01T01:00:00Z",
-            "labels": {"app": app, "pod-template-hash": "7d9f8c6b5"},
+            "labels": {"app": app, "pod-template-hash": template_hash},
+            "annotations": {
+                "podwhy.example/mode": "0755",
+                "podwhy.example/scale": "1e3",
+                "podwhy.example/enabled": "true",
+                "podwhy.example/unset": "~",
+            },
             "ownerReferences": [
                 {
                     "apiVersion": "apps/v1",
                     "kind": "ReplicaSet",
-                    "name": f"{app}-7d9f8c6b5",
+                    "name": f"{app}-{template_hash}",
                     "uid": f"rs-{i % 400}",
                     "controller": True,
                     "blockOwnerDeletion": True,
@@ -193,19 +213,22 @@ def _pod(i: int, node: str | None) -> dict[str, Any]:
     }
 
 
-def generate(path: Path, nodes: int, pods: int, fmt: str) -> None:
+def build(nodes: int, pods: int) -> dict[str, Any]:
     node_objs = [_node(i) for i in range(nodes)]
     names = [n["metadata"]["name"] for n in node_objs]
+    items: list[Any] = list(node_objs)
+    for i in range(pods - 1):
+        items.append(_pod(i, names[i % nodes]))
+    target = _pod(pods - 1, None)
+    target["metadata"]["name"] = "target"
+    target["metadata"]["namespace"] = "default"
+    target["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "14"
+    items.append(target)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+
+
+def write(doc: dict[str, Any], path: Path, fmt: str) -> None:
     with path.open("w") as out:
-        items: list[Any] = list(node_objs)
-        for i in range(pods - 1):
-            items.append(_pod(i, names[i % nodes]))
-        target = _pod(pods - 1, None)
-        target["metadata"]["name"] = "target"
-        target["metadata"]["namespace"] = "default"
-        target["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "14"
-        items.append(target)
-        doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
         if fmt == "json":
             json.dump(doc, out, indent=4)
         else:
@@ -215,21 +238,41 @@ def generate(path: Path, nodes: int, pods: int, fmt: str) -> None:
 
 
 CHILD = """
-import gc, json, resource, sys, time
+import json, resource, sys, time
 t0 = time.perf_counter()
-from podwhy.snapshot.offline import load_offline
+from podwhy.snapshot.source import FileSource
 from podwhy.engine import find_pod
 from podwhy.report.build import build_report
 from podwhy.runtime.cycle import run_cycle
 t1 = time.perf_counter()
-snap = load_offline([sys.argv[1]])
+snap = FileSource([sys.argv[1]]).load()
 t2 = time.perf_counter()
 exp = build_report(run_cycle(snap, find_pod(snap, "default", "target")), snap)
 t3 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "explain_s": t3 - t2,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "nodes": len(snap.nodes), "pods": len(snap.pods), "verdict": exp.verdict}))
+                  "nodes": len(snap.nodes), "pods": len(snap.pods), "verdict": exp.verdict,
+                  "message": exp.message}))
 """
+
+
+def measure(path: Path) -> dict[str, Any] | None:
+    """Load and explain the dump at PATH in a child process; its figures, or None if it failed."""
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        print(out.stderr, file=sys.stderr)
+        return None
+    figures: dict[str, Any] = json.loads(out.stdout)
+    return figures
+
+
+def report(fmt: str, path: Path, figures: dict[str, Any]) -> None:
+    size_mib = path.stat().st_size / 2**20
+    print(f"dump:        {size_mib:,.0f} MiB {fmt} ({figures['nodes']} nodes, {figures['pods']} pods)")
+    print(f"load:        {figures['load_s']:.2f} s")
+    print(f"explain:     {figures['explain_s']:.2f} s (verdict {figures['verdict']})")
+    print(f"total:       {figures['load_s'] + figures['explain_s']:.2f} s")
+    print(f"peak memory: {figures['peak_rss_mib']:,.0f} MiB")
 
 
 def main() -> int:
@@ -237,33 +280,50 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150000)
     parser.add_argument("--format", choices=("json", "yaml"), default="json")
-    parser.add_argument("--keep", type=Path, help="write the dump here and keep it")
+    parser.add_argument("--compare", action="store_true", help="run the JSON and the YAML dump and compare them")
+    parser.add_argument(
+        "--keep", type=Path, help="write the dump here and keep it (with --compare: PATH.json, PATH.yaml)"
+    )
     args = parser.parse_args()
-    tmp = None
-    path = args.keep
-    if path is None:
-        tmp = tempfile.NamedTemporaryFile(suffix=f".{args.format}", delete=False)
-        path = Path(tmp.name)
-        tmp.close()
-    try:
-        if tmp is not None or not path.exists():
+    formats = ("json", "yaml") if args.compare else (args.format,)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths: dict[str, Path] = {}
+        for fmt in formats:
+            if args.keep is None:
+                paths[fmt] = Path(tmp) / f"dump.{fmt}"
+            else:
+                paths[fmt] = args.keep.with_suffix(f".{fmt}") if args.compare else args.keep
+        doc: dict[str, Any] | None = None
+        for fmt, path in paths.items():
+            if path.exists():
+                continue
             t = time.perf_counter()
-            generate(path, args.nodes, args.pods, args.format)
-            print(f"generated {args.nodes} nodes / {args.pods} pods in {time.perf_counter() - t:.1f}s", file=sys.stderr)
-        size_mib = path.stat().st_size / 2**20
-        out = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False)
-        if out.returncode != 0:
-            print(out.stderr, file=sys.stderr)
+            if doc is None:
+                doc = build(args.nodes, args.pods)
+            write(doc, path, fmt)
+            print(
+                f"generated {args.nodes} nodes / {args.pods} pods ({fmt}) in {time.perf_counter() - t:.1f}s",
+                file=sys.stderr,
+            )
+        doc = None
+        results: dict[str, dict[str, Any]] = {}
+        for fmt, path in paths.items():
+            figures = measure(path)
+            if figures is None:
+                return 1
+            results[fmt] = figures
+            report(fmt, path, figures)
+    if args.compare:
+        json_total = results["json"]["load_s"] + results["json"]["explain_s"]
+        yaml_total = results["yaml"]["load_s"] + results["yaml"]["explain_s"]
+        same = all(results["json"][k] == results["yaml"][k] for k in ("verdict", "message", "nodes", "pods"))
+        load_ratio = results["yaml"]["load_s"] / results["json"]["load_s"]
+        print(f"yaml/json:   {yaml_total / json_total:.2f}x total time, {load_ratio:.2f}x load time")
+        peaks = results["yaml"]["peak_rss_mib"], results["json"]["peak_rss_mib"]
+        print(f"peak memory: {peaks[0]:,.0f} MiB yaml, {peaks[1]:,.0f} MiB json")
+        print(f"verdicts:    {'identical' if same else 'DIFFERENT'}")
+        if not same:
             return 1
-        figures = json.loads(out.stdout)
-        print(f"dump:        {size_mib:,.0f} MiB {args.format} ({figures['nodes']} nodes, {figures['pods']} pods)")
-        print(f"load:        {figures['load_s']:.2f} s")
-        print(f"explain:     {figures['explain_s']:.2f} s (verdict {figures['verdict']})")
-        print(f"total:       {figures['load_s'] + figures['explain_s']:.2f} s")
-        print(f"peak memory: {figures['peak_rss_mib']:,.0f} MiB")
-    finally:
-        if tmp is not None:
-            os.unlink(path)
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from podwhy.errors import PodwhyError, UsageError
+from podwhy.model.errors import ModelError
 
 if TYPE_CHECKING:
     from podwhy.report.model import PendingReport, Report
@@ -49,6 +50,11 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
             line += f" ({exc.hint})"
         print(line, file=sys.stderr)
         raise typer.Exit(exc.exit_code) from None
+    except ModelError as exc:  # a value the API would refuse, that no loader put in context: bad input
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        print(f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)

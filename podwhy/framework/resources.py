@@ -13,6 +13,7 @@ import msgspec
 
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, parse_quantity, value
+from podwhy.model.validation import is_qualified_name
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -27,22 +28,6 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 Quantities = dict[str, Fraction]
 
-_QUALIFIED_NAME_PART = __import__("re").compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = __import__("re").compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def _is_qualified_name(name: str) -> bool:
-    parts = name.split("/")
-    if len(parts) == 1:
-        prefix, local = "", parts[0]
-    elif len(parts) == 2:
-        prefix, local = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return False
-    else:
-        return False
-    return 0 < len(local) <= 63 and bool(_QUALIFIED_NAME_PART.match(local))
-
 
 def is_prefixed_native_resource(name: str) -> bool:
     return "kubernetes.io/" in name
@@ -55,7 +40,7 @@ def is_native_resource(name: str) -> bool:
 def is_extended_resource_name(name: str) -> bool:
     if is_native_resource(name) or name.startswith("requests."):
         return False
-    return _is_qualified_name("requests." + name)
+    return is_qualified_name("requests." + name)
 
 
 def is_hugepages(name: str) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import NODE_SELECTOR_OPERATORS, parse_int64
+from podwhy.model.validation import label_key_errors, label_value_errors
 
 # ------------------------------------------------------------------ field paths
 
@@ -94,82 +95,7 @@ def aggregate(messages: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
-# ------------------------------------------------------------------ label keys and values (content package)
-
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
-_LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_KEY_RE = re.compile(f"^{_LABEL_KEY_FMT}$")
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len_error(length: int) -> str:
-    return f"must be no more than {length} bytes"
-
-
-def _full(pattern: re.Pattern[str], value: str) -> bool:
-    return pattern.fullmatch(value) is not None
-
-
-def label_key_errors(label_key: str) -> list[str]:
-    """content.IsLabelKey (also IsQualifiedName)."""
-    errs: list[str] = []
-    parts = label_key.split("/")
-    if len(parts) > 2:
-        return [
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            prefix_errs = []
-            if len(prefix.encode()) > 253:
-                prefix_errs.append(_max_len_error(253))
-            if not _full(_DNS1123_SUBDOMAIN_RE, prefix):
-                prefix_errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-            errs.extend("prefix part " + m for m in prefix_errs)
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _full(_LABEL_KEY_RE, name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """content.IsLabelValue."""
-    errs: list[str] = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len_error(63))
-    if not _full(_LABEL_VALUE_RE, value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+# Label keys and values are validated by the model (content.IsLabelKey / IsLabelValue).
 
 
 def validate_label_name(name: str, path: str) -> list[str]:

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from podwhy.model import objects as o
+from podwhy.model.errors import ModelError
+from podwhy.model.validation import is_valid_label_key, is_valid_label_value
 
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _INT = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # Operators a NodeSelectorRequirement may use in matchExpressions.
@@ -25,20 +24,8 @@ def parse_int64(text: str) -> int | None:
     return val if _INT64_MIN <= val <= _INT64_MAX else None
 
 
-class SelectorError(ValueError):
+class SelectorError(ModelError):
     """A selector that apimachinery would refuse to build."""
-
-
-def is_valid_label_key(key: str) -> bool:
-    prefix, _, name = key.rpartition("/")
-    if "/" in key:
-        if not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
-            return False
-    return 0 < len(name) <= 63 and bool(_NAME_PART.match(name))
-
-
-def is_valid_label_value(val: str) -> bool:
-    return len(val) <= 63 and bool(_LABEL_VALUE.match(val))
 
 
 @dataclass(frozen=True)

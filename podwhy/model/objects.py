@@ -6,6 +6,9 @@ skips everything else while decoding, which keeps large dumps fast and small.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import msgspec
@@ -792,26 +795,74 @@ class ResourceClaimTemplate(_Base):
     spec: ResourceClaimTemplateSpec = msgspec.field(default_factory=ResourceClaimTemplateSpec)
 
 
-KIND_TYPES: dict[str, type[msgspec.Struct]] = {
-    "Node": Node,
-    "Pod": Pod,
-    "PersistentVolume": PersistentVolume,
-    "PersistentVolumeClaim": PersistentVolumeClaim,
-    "StorageClass": StorageClass,
-    "CSINode": CSINode,
-    "CSIDriver": CSIDriver,
-    "CSIStorageCapacity": CSIStorageCapacity,
-    "Namespace": Namespace,
-    "PriorityClass": PriorityClass,
-    "RuntimeClass": RuntimeClass,
-    "PodDisruptionBudget": PodDisruptionBudget,
-    "Event": Event,
-    "Service": Service,
-    "ReplicationController": ReplicationController,
-    "ReplicaSet": ReplicaSet,
-    "StatefulSet": StatefulSet,
-    "DeviceClass": DeviceClass,
-    "ResourceSlice": ResourceSlice,
-    "ResourceClaim": ResourceClaim,
-    "ResourceClaimTemplate": ResourceClaimTemplate,
+# ---------------------------------------------------------------- the kinds podwhy reads
+
+
+class Indexing(Enum):
+    """How a snapshot files the objects of a kind."""
+
+    LIST = "list"
+    BY_NAME = "by name"
+    BY_NAMESPACED_NAME = "by namespace/name"
+
+
+def _pod_quantities(pod: Pod) -> Iterator[ResourceList]:
+    spec = pod.spec
+    for container in (*spec.containers, *spec.init_containers):
+        yield container.resources.requests
+        yield container.resources.limits
+    yield spec.overhead
+    if spec.resources is not None:
+        yield spec.resources.requests
+
+
+def _node_quantities(node: Node) -> Iterator[ResourceList]:
+    yield node.status.allocatable
+    yield node.status.capacity
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """One kind: its typed struct, plural, the snapshot field that holds it and how it is indexed."""
+
+    type: type[msgspec.Struct]
+    plural: str
+    snapshot_field: str
+    indexing: Indexing
+    # Quantity maps checked when the object is loaded, so an error can name the object.
+    quantities: Callable[[Any], Iterator[ResourceList]] | None = None
+
+
+_L, _N, _NS = Indexing.LIST, Indexing.BY_NAME, Indexing.BY_NAMESPACED_NAME
+
+KINDS: dict[str, KindInfo] = {
+    "Node": KindInfo(Node, "Nodes", "nodes", _L, _node_quantities),
+    "Pod": KindInfo(Pod, "Pods", "pods", _L, _pod_quantities),
+    "PersistentVolume": KindInfo(PersistentVolume, "PersistentVolumes", "persistent_volumes", _N),
+    "PersistentVolumeClaim": KindInfo(PersistentVolumeClaim, "PersistentVolumeClaims", "persistent_volume_claims", _NS),
+    "StorageClass": KindInfo(StorageClass, "StorageClasses", "storage_classes", _N),
+    "CSINode": KindInfo(CSINode, "CSINodes", "csi_nodes", _N),
+    "CSIDriver": KindInfo(CSIDriver, "CSIDrivers", "csi_drivers", _N),
+    "CSIStorageCapacity": KindInfo(CSIStorageCapacity, "CSIStorageCapacities", "csi_storage_capacities", _L),
+    "Namespace": KindInfo(Namespace, "Namespaces", "namespaces", _N),
+    "PriorityClass": KindInfo(PriorityClass, "PriorityClasses", "priority_classes", _N),
+    "RuntimeClass": KindInfo(RuntimeClass, "RuntimeClasses", "runtime_classes", _N),
+    "PodDisruptionBudget": KindInfo(PodDisruptionBudget, "PodDisruptionBudgets", "pod_disruption_budgets", _L),
+    "Event": KindInfo(Event, "Events", "events", _L),
+    "Service": KindInfo(Service, "Services", "services", _L),
+    "ReplicationController": KindInfo(ReplicationController, "ReplicationControllers", "replication_controllers", _L),
+    "ReplicaSet": KindInfo(ReplicaSet, "ReplicaSets", "replica_sets", _L),
+    "StatefulSet": KindInfo(StatefulSet, "StatefulSets", "stateful_sets", _L),
+    "DeviceClass": KindInfo(DeviceClass, "DeviceClasses", "device_classes", _N),
+    "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L),
+    "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS),
+    "ResourceClaimTemplate": KindInfo(ResourceClaimTemplate, "ResourceClaimTemplates", "resource_claim_templates", _NS),
 }
+
+KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
+
+
+def plural(kind: str) -> str:
+    """The kind's plural as the API names it (Kinds podwhy does not read get an "s")."""
+    info = KINDS.get(kind)
+    return info.plural if info is not None else kind + "s"

@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from podwhy.errors import PodwhyError
+from podwhy.model.errors import ModelError
 
 _QUANTITY_RE = re.compile(
     r"^(?P<sign>[+-]?)(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
@@ -27,7 +27,7 @@ _MAX_BINARY = Fraction(2**63 - 1)
 QuantityInput = str | int | float
 
 
-class QuantityError(PodwhyError):
+class QuantityError(ModelError):
     """A string that is not a valid Kubernetes quantity."""
 
 

@@ -148,9 +148,7 @@ def run_cycle(
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        out.scores = run_scores(
-            profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing_kinds, snapshot.missing
-        )
+        out.scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing)
         if out.nominated_node_fits:
             out.scores.best_nodes = [nominated]
     scores = out.scores

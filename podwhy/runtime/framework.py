@@ -19,12 +19,12 @@ from podwhy.framework.interface import (
     PreFilterReached,
     PreFilterResult,
 )
+from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.registry import plugin_class
-from podwhy.snapshot.cluster import not_evaluated_reason
 
 
 @dataclass
@@ -92,7 +92,7 @@ class PostFilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.required_kinds(pod) & handle.snapshot.missing_kinds, handle.snapshot.missing)
+    return not_evaluated_reason(plugin.required_kinds(pod), handle.snapshot.missing)
 
 
 class Framework:

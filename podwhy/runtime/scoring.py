@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Evidence
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.snapshot.cluster import not_evaluated_reason
 
 
 @dataclass
@@ -43,7 +43,6 @@ def run_scores(
     state: CycleState,
     pod: PodInfo,
     nodes: list[NodeInfo],
-    missing_kinds: frozenset[str] = frozenset(),
     missing: Mapping[str, str] | None = None,
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile."""
@@ -54,7 +53,7 @@ def run_scores(
     not_evaluated = {
         name: reason
         for name, pl in scorers.items()
-        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod) & missing_kinds, missing))
+        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod), missing or {}))
     }
 
     def failed(message: str) -> ScoreOutcome:

@@ -3,64 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from podwhy.model import objects as o
-
-# Kinds that `kubectl cluster-info dump` never writes: a plugin that needs one of them
-# for the pod at hand cannot be evaluated from such a dump.
-CLUSTER_INFO_DUMP_LACKS = frozenset(
-    {
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-        "CSIStorageCapacity",
-        "PriorityClass",
-        "PodDisruptionBudget",
-        "Namespace",
-        "RuntimeClass",
-        "DeviceClass",
-        "ResourceSlice",
-        "ResourceClaim",
-        "ResourceClaimTemplate",
-        "StatefulSet",
-    }
-)
-
-PLURAL = {
-    "PersistentVolume": "PersistentVolumes",
-    "PersistentVolumeClaim": "PersistentVolumeClaims",
-    "StorageClass": "StorageClasses",
-    "CSINode": "CSINodes",
-    "CSIDriver": "CSIDrivers",
-    "CSIStorageCapacity": "CSIStorageCapacities",
-    "PriorityClass": "PriorityClasses",
-    "PodDisruptionBudget": "PodDisruptionBudgets",
-    "Namespace": "Namespaces",
-    "RuntimeClass": "RuntimeClasses",
-    "DeviceClass": "DeviceClasses",
-    "ResourceSlice": "ResourceSlices",
-    "ResourceClaim": "ResourceClaims",
-    "ResourceClaimTemplate": "ResourceClaimTemplates",
-    "StatefulSet": "StatefulSets",
-}
-
-
-def not_evaluated_reason(kinds: set[str] | frozenset[str], missing: Mapping[str, str] | None = None) -> str:
-    """The verdict of a plugin that needs kinds the snapshot cannot vouch for ("" if none).
-
-    Kinds a source gave a cause for (`missing`) are listed with it; the others are absent.
-    """
-    if not kinds:
-        return ""
-    causes = missing or {}
-    absent = [k for k in sorted(kinds) if not causes.get(k)]
-    parts = ["the snapshot has no " + ", ".join(PLURAL.get(k, k + "s") for k in absent)] if absent else []
-    parts.extend(dict.fromkeys(causes[k] for k in sorted(kinds) if causes.get(k)))
-    return "not evaluated: " + "; ".join(parts)
 
 
 def ns_name(namespace: str, name: str) -> str:
@@ -96,60 +42,26 @@ class Snapshot:
     ignored_kinds: Counter[str] = field(default_factory=Counter)
     sources: list[str] = field(default_factory=list)
     from_cluster_info_dump: bool = False
-    # Kinds a source could not provide, with why (e.g. "cannot list persistentvolumeclaims: forbidden").
+    # Kinds the sources could not vouch for, each with its cause ("" when a source simply
+    # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)
 
-    def add(self, kind: str, obj: object) -> None:
-        """File one decoded object under its kind."""
-        self.kinds_seen.add(kind)
-        meta: o.ObjectMeta = obj.metadata  # type: ignore[attr-defined]
-        if kind == "Node":
-            self.nodes.append(obj)  # type: ignore[arg-type]
-        elif kind == "Pod":
-            self.pods.append(obj)  # type: ignore[arg-type]
-        elif kind == "PersistentVolume":
-            self.persistent_volumes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "PersistentVolumeClaim":
-            self.persistent_volume_claims[ns_name(meta.namespace, meta.name)] = obj  # type: ignore[assignment]
-        elif kind == "StorageClass":
-            self.storage_classes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "CSINode":
-            self.csi_nodes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "CSIDriver":
-            self.csi_drivers[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "CSIStorageCapacity":
-            self.csi_storage_capacities.append(obj)  # type: ignore[arg-type]
-        elif kind == "Namespace":
-            self.namespaces[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "PriorityClass":
-            self.priority_classes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "RuntimeClass":
-            self.runtime_classes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "PodDisruptionBudget":
-            self.pod_disruption_budgets.append(obj)  # type: ignore[arg-type]
-        elif kind == "Event":
-            self.events.append(obj)  # type: ignore[arg-type]
-        elif kind == "Service":
-            self.services.append(obj)  # type: ignore[arg-type]
-        elif kind == "ReplicationController":
-            self.replication_controllers.append(obj)  # type: ignore[arg-type]
-        elif kind == "ReplicaSet":
-            self.replica_sets.append(obj)  # type: ignore[arg-type]
-        elif kind == "StatefulSet":
-            self.stateful_sets.append(obj)  # type: ignore[arg-type]
-        elif kind == "DeviceClass":
-            self.device_classes[meta.name] = obj  # type: ignore[assignment]
-        elif kind == "ResourceSlice":
-            self.resource_slices.append(obj)  # type: ignore[arg-type]
-        elif kind == "ResourceClaim":
-            self.resource_claims[ns_name(meta.namespace, meta.name)] = obj  # type: ignore[assignment]
-        elif kind == "ResourceClaimTemplate":
-            self.resource_claim_templates[ns_name(meta.namespace, meta.name)] = obj  # type: ignore[assignment]
-        else:  # pragma: no cover - callers only pass known kinds
+    def add(self, kind: str, obj: Any) -> None:
+        """File one decoded object under its kind, as the model's kind table says."""
+        info = o.KINDS.get(kind)
+        if info is None:
             self.ignored_kinds[kind] += 1
+            return
+        self.kinds_seen.add(kind)
+        store = getattr(self, info.snapshot_field)
+        if info.indexing is o.Indexing.LIST:
+            store.append(obj)
+        elif info.indexing is o.Indexing.BY_NAME:
+            store[obj.metadata.name] = obj
+        else:
+            store[ns_name(obj.metadata.namespace, obj.metadata.name)] = obj
 
     @property
     def missing_kinds(self) -> frozenset[str]:
-        """Kinds this snapshot cannot vouch for (absent from a cluster-info dump)."""
-        lacking = CLUSTER_INFO_DUMP_LACKS - self.kinds_seen if self.from_cluster_info_dump else frozenset()
-        return frozenset(lacking | self.missing.keys())
+        """Kinds this snapshot cannot vouch for."""
+        return frozenset(self.missing)

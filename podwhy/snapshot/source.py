@@ -1,28 +1,130 @@
-"""Snapshot sources: where a cluster snapshot comes from, behind one protocol."""
+"""Where snapshots come from: the protocol every source implements, and the files source.
+
+A source returns a Snapshot whose `missing` names the kinds it could not provide, each with
+its cause ("" when the source simply lacks the kind, as a cluster-info dump lacks
+PersistentVolumeClaims). Every source decodes with snapshot.decode.decode.
+"""
 
 from __future__ import annotations
 
+import gzip
+import os
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import BinaryIO, Protocol
 
+from podwhy.errors import PodwhyError
+from podwhy.heap import gc_paused
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.decode import decode
+
+# Kinds that `kubectl cluster-info dump` never writes: a plugin that needs one of them
+# for the pod at hand cannot be evaluated from such a dump.
+CLUSTER_INFO_DUMP_LACKS = frozenset(
+    {
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+        "CSIStorageCapacity",
+        "PriorityClass",
+        "PodDisruptionBudget",
+        "Namespace",
+        "RuntimeClass",
+        "DeviceClass",
+        "ResourceSlice",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "StatefulSet",
+    }
+)
+
+_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 class SnapshotSource(Protocol):
-    """Files, folders and stdin; the API server; manifests. Each records what it could not provide
-    in `Snapshot.missing`."""
-
-    def load(self) -> Snapshot: ...
-
-
-@dataclass
-class FileSource:
-    """`kubectl get -o yaml|json` files, folders, cluster-info dumps, or '-' for stdin."""
-
-    paths: Sequence[str]
+    """Anything that can produce a snapshot of a cluster."""
 
     def load(self) -> Snapshot:
-        from podwhy.snapshot.offline import load_offline
+        """The snapshot, with `missing` holding the kinds this source could not provide."""
+        ...
 
-        return load_offline(self.paths)
+
+class FileSource:
+    """`kubectl get -o yaml|json` files (gzipped or not), folders of them, cluster-info dumps, or '-' for stdin."""
+
+    def __init__(self, paths: Sequence[str], stdin: BinaryIO | None = None) -> None:
+        self.paths = list(paths)
+        self.stdin = stdin
+        # YAML documents or List items the fast YAML reader left to the reference reader.
+        self.reference_reads = 0
+
+    def load(self) -> Snapshot:
+        """Load every path into one snapshot; a file is added only once all of it decoded."""
+        snapshot = Snapshot()
+        with gc_paused():
+            for raw_path in self.paths:
+                snapshot.sources.append(raw_path)
+                if raw_path == "-":
+                    stream = self.stdin if self.stdin is not None else sys.stdin.buffer
+                    self._add(snapshot, stream.read(), "<stdin>")
+                    continue
+                path = Path(raw_path)
+                if path.is_dir():
+                    if _is_cluster_info_dump(path):
+                        snapshot.from_cluster_info_dump = True
+                    files = _object_files(path)
+                    if not files:
+                        raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
+                    for file in files:
+                        self._add(snapshot, _read_bytes(file), str(file))
+                else:
+                    self._add(snapshot, _read_bytes(path), str(path))
+        if snapshot.from_cluster_info_dump:
+            for kind in sorted(CLUSTER_INFO_DUMP_LACKS - snapshot.kinds_seen):
+                snapshot.missing.setdefault(kind, "")
+        return snapshot
+
+    def _add(self, snapshot: Snapshot, data: bytes, source: str) -> None:
+        decoded = decode(data, source)
+        self.reference_reads += decoded.reference_reads
+        decoded.add_to(snapshot)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PodwhyError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise PodwhyError(f"{path}: corrupt gzip data: {exc}") from None
+    return data
+
+
+def _is_cluster_info_dump(root: Path) -> bool:
+    """The layout `kubectl cluster-info dump --output-directory` writes (files may be gzipped)."""
+
+    def has(folder: Path, name: str) -> bool:
+        return (folder / name).is_file() or (folder / (name + ".gz")).is_file()
+
+    if not has(root, "nodes.json"):
+        return False
+    return any(has(child, "pods.json") for child in root.iterdir() if child.is_dir())
+
+
+def _object_files(root: Path) -> list[Path]:
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            base = name[:-3] if name.endswith(".gz") else name
+            if base.endswith(_SUFFIXES):
+                files.append(Path(dirpath) / name)
+    return files

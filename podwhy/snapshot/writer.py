@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.snapshot.offline import MISSING_KINDS_ANNOTATION
+from podwhy.snapshot.decode import MISSING_KINDS_ANNOTATION
 
 REDACTED = "<redacted>"
 # Annotations plugins read (volume binding, CSI migration, DRA claims): kept by --redact.

@@ -15,7 +15,7 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources import DynamicResources, DynamicResourcesState
-from podwhy.snapshot.offline import load_offline
+from podwhy.snapshot.source import FileSource
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]
@@ -602,7 +602,7 @@ def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:
     ]
     dump = tmp_path / "cluster.json"
     dump.write_bytes(msgspec.json.encode({"kind": "List", "items": items}))
-    snapshot = load_offline([str(dump)])
+    snapshot = FileSource([str(dump)]).load()
     assert snapshot.device_classes == {CLASS_A: device_class}
     assert snapshot.resource_slices == [rs]
     assert snapshot.resource_claims == {f"{NS}/{CLAIM}": claim}

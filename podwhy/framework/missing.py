@@ -1,0 +1,25 @@
+"""The verdict wording for plugins that need kinds the snapshot cannot vouch for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from podwhy.model.objects import plural
+
+
+def not_evaluated_reason(kinds: Iterable[str], missing: Mapping[str, str]) -> str:
+    """Why a plugin needing KINDS was not evaluated, or "" when the snapshot has all of them.
+
+    MISSING maps a kind to its cause: "" when the source simply lacks it ("the snapshot has
+    no PersistentVolumeClaims"), otherwise the source's own words ("cannot list
+    persistentvolumeclaims: forbidden").
+    """
+    absent = sorted(kind for kind in set(kinds) if kind in missing)
+    if not absent:
+        return ""
+    parts: list[str] = []
+    lacking = [kind for kind in absent if not missing[kind]]
+    if lacking:
+        parts.append("the snapshot has no " + ", ".join(plural(kind) for kind in lacking))
+    parts.extend(dict.fromkeys(missing[kind] for kind in absent if missing[kind]))
+    return "not evaluated: " + "; ".join(parts)

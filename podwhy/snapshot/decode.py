@@ -1,0 +1,354 @@
+"""The typed decoder every snapshot source uses: bytes of an object, a List or a YAML stream
+in, objects of the typed model (model/objects.py) out, by kind.
+
+JSON is decoded by msgspec straight into the typed structs (only declared fields are
+materialised). YAML is read by the fast reader (rapidyaml, then the same msgspec decoding);
+a document or List item it cannot take is read by the reference reader (PyYAML, YAML 1.1),
+which also words the errors of malformed YAML. Either way a string field reads a scalar as
+it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field unset.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import yaml
+
+from podwhy.errors import PodwhyError
+from podwhy.model.objects import KIND_TYPES, KINDS
+from podwhy.model.quantity import QuantityError, parse_quantity
+from podwhy.snapshot import fastyaml, yaml11
+
+if TYPE_CHECKING:
+    from podwhy.snapshot.cluster import Snapshot
+
+
+class ListMeta(msgspec.Struct, kw_only=True):
+    """A List's metadata: where the next page starts and the version it was read at."""
+
+    resource_version: str = msgspec.field(default="", name="resourceVersion")
+    continue_: str = msgspec.field(default="", name="continue")
+    annotations: dict[str, str] = {}
+
+
+# On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch.
+MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
+
+
+@dataclass
+class Decoded:
+    """What one input held."""
+
+    objects: dict[str, list[Any]] = field(default_factory=dict)  # kind -> objects, in input order
+    list_kinds: set[str] = field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
+    ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
+    list_meta: ListMeta | None = None  # the metadata of the (last) List read
+    reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
+
+    def merge(self, other: Decoded) -> None:
+        for kind, objs in other.objects.items():
+            self.objects.setdefault(kind, []).extend(objs)
+        self.list_kinds |= other.list_kinds
+        self.ignored.update(other.ignored)
+        if other.list_meta is not None:
+            self.list_meta = other.list_meta
+        self.reference_reads += other.reference_reads
+
+    def add_to(self, snapshot: Snapshot) -> None:
+        for kind, objs in self.objects.items():
+            for obj in objs:
+                snapshot.add(kind, obj)
+        snapshot.kinds_seen |= self.list_kinds
+        snapshot.ignored_kinds.update(self.ignored)
+        if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
+            snapshot.missing.update(self.missing_kinds())
+
+    def missing_kinds(self) -> dict[str, str]:
+        """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""
+        assert self.list_meta is not None
+        text = self.list_meta.annotations[MISSING_KINDS_ANNOTATION]
+        try:
+            return msgspec.json.decode(text.encode(), type=dict[str, str])
+        except msgspec.MsgspecError as exc:
+            raise PodwhyError(f"annotation {MISSING_KINDS_ANNOTATION} is not a JSON object of strings: {exc}") from None
+
+
+def decode(data: bytes, source: str) -> Decoded:
+    """Decode DATA (JSON or YAML: an object, a List, or a YAML stream); SOURCE names it in errors."""
+    stripped = data.lstrip()
+    if not stripped:
+        return Decoded()
+    if stripped[:1] == b"[":
+        raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
+    if stripped[:1] == b"{":
+        return _JsonReader(source).read(data)
+    return _YamlReader(source, data).read()
+
+
+class _Envelope(msgspec.Struct):
+    kind: str = ""
+    apiVersion: str = ""  # noqa: N815 - wire name
+    metadata: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)  # empty when absent
+    items: list[msgspec.Raw] | None = None
+
+
+class _KindPeek(msgspec.Struct):
+    kind: str = ""
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+_PEEK = msgspec.json.Decoder(_KindPeek)
+_LIST_META = msgspec.json.Decoder(ListMeta)
+_TYPED = {kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()}
+
+
+def _item_kind(list_kind: str) -> str:
+    """The kind of a typed List's items (PodList: Pod); "" for a plain List."""
+    return list_kind[: -len("List")] if list_kind.endswith("List") else ""
+
+
+def check(kind: str, obj: Any, source: str, where: str) -> None:
+    """What the API server guarantees of every object, checked once so an error names the object."""
+    if not obj.metadata.name:
+        raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
+    if kind == "Pod" and not obj.metadata.namespace:
+        obj.metadata.namespace = "default"
+    quantities = KINDS[kind].quantities
+    if quantities is None:
+        return
+    try:
+        for resources in quantities(obj):
+            for raw in resources.values():
+                parse_quantity(raw)
+    except QuantityError as exc:
+        raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
+
+
+class _JsonReader:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.out = Decoded()
+
+    def read(self, data: bytes) -> Decoded:
+        try:
+            env = _ENVELOPE.decode(data)
+        except msgspec.DecodeError as exc:
+            raise PodwhyError(f"{self.source}: malformed JSON: {exc}") from None
+        if env.items is None:
+            self._add(env.kind, data, "the object")
+            return self.out
+        item_kind = _item_kind(env.kind)
+        if item_kind in KINDS:
+            self.out.list_kinds.add(item_kind)
+        if env.metadata:
+            try:
+                self.out.list_meta = _LIST_META.decode(env.metadata)
+            except msgspec.DecodeError as exc:
+                raise PodwhyError(f"{self.source}: the List's metadata is invalid: {exc}") from None
+        for index, raw in enumerate(env.items):
+            kind = item_kind
+            if not kind:
+                try:
+                    kind = _PEEK.decode(raw).kind
+                except msgspec.DecodeError:
+                    raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object") from None
+            self._add(kind, raw, f"items[{index}]")
+        return self.out
+
+    def _add(self, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
+        decoder = _TYPED.get(kind)
+        if decoder is None:
+            self.out.ignored[kind or "<no kind>"] += 1
+            return
+        try:
+            obj = decoder.decode(data)
+        except msgspec.ValidationError as exc:
+            raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
+        check(kind, obj, self.source, where)
+        self.out.objects.setdefault(kind, []).append(obj)
+
+
+class _ReferenceNeededError(Exception):
+    """The fast reader cannot vouch for this document: read it with the reference reader."""
+
+
+class _YamlReader:
+    def __init__(self, source: str, data: bytes) -> None:
+        self.source = source
+        self.data = data
+
+    def read(self) -> Decoded:
+        out = Decoded()
+        for doc in fastyaml.documents(self.data):
+            out.merge(self._document(doc))
+        return out
+
+    def _document(self, doc: fastyaml.Document) -> Decoded:
+        if doc.items is not None:
+            try:
+                return self._split_list(doc)
+            except (fastyaml.FastPathError, _ReferenceNeededError):
+                doc.json = fastyaml.whole_document_json(doc.text)
+        if doc.json is not None:
+            try:
+                return self._fast_document(doc, doc.json)
+            except _ReferenceNeededError:
+                pass
+        out = self._reference_documents(doc)
+        out.reference_reads += 1
+        return out
+
+    # -- the fast reader --------------------------------------------------
+    def _fast_document(self, doc: fastyaml.Document, js: bytes) -> Decoded:
+        """A document read whole by the fast reader; _ReferenceNeededError if any part is doubtful."""
+        out = Decoded()
+        if js == b"null":
+            return out
+        try:
+            env = _ENVELOPE.decode(js)
+        except msgspec.DecodeError:
+            raise _ReferenceNeededError from None
+        if env.items is None:
+            self._fast_object(out, env.kind, js, f"document {doc.number}")
+            return out
+        item_kind = _item_kind(env.kind)
+        if env.kind.endswith("List") and env.kind != "List" and item_kind in KINDS:
+            out.list_kinds.add(item_kind)
+        out.list_meta = self._fast_list_meta(env.metadata)
+        for index, raw in enumerate(env.items):
+            kind = item_kind or self._fast_peek(raw)
+            self._fast_object(out, kind, raw, f"items[{index}]")
+        return out
+
+    def _split_list(self, doc: fastyaml.Document) -> Decoded:
+        """A List cut into batches: the envelope by the reference reader, each item by the fast
+        reader unless it is doubtful."""
+        assert doc.envelope is not None and doc.items is not None
+        out = Decoded()
+        envelope = self._reference_load(doc.envelope, doc.offset, doc.number)
+        if len(envelope) != 1 or not isinstance(envelope[0], dict) or envelope[0].get("items") != []:
+            raise _ReferenceNeededError
+        list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
+        item_kind = _item_kind(list_kind) if list_kind != "List" else ""
+        if item_kind in KINDS:
+            out.list_kinds.add(item_kind)
+        metadata = envelope[0].get("metadata")
+        if isinstance(metadata, dict):
+            try:
+                out.list_meta = yaml11.convert(metadata, ListMeta)
+            except msgspec.ValidationError:
+                raise _ReferenceNeededError from None
+        for item in doc.items:
+            where = f"items[{item.index}]"
+            if item.json is not None:
+                try:
+                    kind = item_kind or self._fast_peek(item.json)
+                    self._fast_object(out, kind, item.json, where)
+                    continue
+                except _ReferenceNeededError:
+                    pass
+            out.reference_reads += 1
+            loaded = self._reference_load(bytes(item.text), item.offset + doc.offset, doc.number)
+            if len(loaded) != 1 or not isinstance(loaded[0], list) or len(loaded[0]) != 1:
+                raise _ReferenceNeededError  # not the one item it was cut as
+            self._reference_item(out, item_kind, loaded[0][0], item.index)
+        return out
+
+    @staticmethod
+    def _fast_peek(raw: msgspec.Raw) -> str:
+        try:
+            return _PEEK.decode(raw).kind
+        except msgspec.DecodeError:
+            raise _ReferenceNeededError from None
+
+    @staticmethod
+    def _fast_list_meta(raw: msgspec.Raw) -> ListMeta | None:
+        if not raw:
+            return None
+        try:
+            meta = _LIST_META.decode(raw)
+        except msgspec.DecodeError:
+            raise _ReferenceNeededError from None
+        return meta
+
+    def _fast_object(self, out: Decoded, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
+        decoder = _TYPED.get(kind)
+        if decoder is None:
+            out.ignored[kind or "<no kind>"] += 1
+            return
+        try:
+            obj = decoder.decode(data)
+            if _DOUBTFUL[kind](obj):
+                raise _ReferenceNeededError
+            check(kind, obj, self.source, where)
+        except (msgspec.ValidationError, PodwhyError):
+            # The reference reader reads it again, and words the error if there is one.
+            raise _ReferenceNeededError from None
+        out.objects.setdefault(kind, []).append(obj)
+
+    # -- the reference reader ---------------------------------------------
+    def _reference_load(self, text: bytes, offset: int, number: int) -> list[Any]:
+        try:
+            return yaml11.load_all(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = ""
+            if mark is not None:
+                line = self.data.count(b"\n", 0, offset) + mark.line
+                where = f" (line {line + 1}, column {mark.column + 1})"
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise PodwhyError(f"{self.source}: malformed YAML{where}: {problem}") from None
+
+    def _reference_documents(self, doc: fastyaml.Document) -> Decoded:
+        out = Decoded()
+        for index, loaded in enumerate(self._reference_load(doc.text, doc.offset, doc.number)):
+            number = doc.number + index
+            if yaml11.is_null(loaded):
+                continue
+            if not isinstance(loaded, dict):
+                raise PodwhyError(f"{self.source}: document {number} is not a Kubernetes object")
+            kind = str(yaml11.key_text(loaded.get("kind", "")))
+            items = loaded.get("items")
+            if not isinstance(items, list):
+                self._reference_object(out, kind, loaded, f"document {number}")
+                continue
+            item_kind = _item_kind(kind) if kind != "List" else ""
+            if item_kind in KINDS:
+                out.list_kinds.add(item_kind)
+            metadata = loaded.get("metadata")
+            if isinstance(metadata, dict):
+                try:
+                    out.list_meta = yaml11.convert(metadata, ListMeta)
+                except msgspec.ValidationError as exc:
+                    raise PodwhyError(f"{self.source}: the List's metadata is invalid: {exc}") from None
+            for index_in_list, item in enumerate(items):
+                self._reference_item(out, item_kind, item, index_in_list)
+        return out
+
+    def _reference_item(self, out: Decoded, item_kind: str, item: Any, index: int) -> None:
+        if not isinstance(item, dict):
+            raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object")
+        kind = item_kind or str(yaml11.key_text(item.get("kind", "")))
+        self._reference_object(out, kind, item, f"items[{index}]")
+
+    def _reference_object(self, out: Decoded, kind: str, doc: dict[Any, Any], where: str) -> None:
+        tp = KIND_TYPES.get(kind)
+        if tp is None:
+            out.ignored[kind or "<no kind>"] += 1
+            return
+        try:
+            obj = yaml11.convert(doc, tp)
+        except msgspec.ValidationError as exc:
+            metadata = doc.get("metadata")
+            name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
+            label = f"{kind} {name!r}" if name else kind
+            raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
+        check(kind, obj, self.source, where)
+        out.objects.setdefault(kind, []).append(obj)
+
+
+_DOUBTFUL: dict[str, Callable[[Any], bool]] = {kind: fastyaml.doubtful(tp) for kind, tp in KIND_TYPES.items()}
