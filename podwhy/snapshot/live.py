@@ -22,8 +22,8 @@ import msgspec
 
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.heap import gc_paused
-from podwhy.model.objects import KIND_TYPES
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.decode import ListMeta, decode
 
 PAGE_SIZE = 500
 # Lists fetched at once; the client's connection pool is sized to match.
@@ -84,14 +84,10 @@ EVENTS = Resource("Event", "v1", "events")
 ESSENTIAL = frozenset({"Node", "Pod"})
 
 
-class _ListMeta(msgspec.Struct):
-    resourceVersion: str = ""  # noqa: N815 - wire names
-    # "continue" is a Python keyword.
-    continue_: str = msgspec.field(default="", name="continue")
-
-
 class _ListPage(msgspec.Struct):
-    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
+    """A list page with its items left as raw JSON (for `podwhy snapshot`, which copies them)."""
+
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     items: list[msgspec.Raw] = []
 
 
@@ -213,7 +209,6 @@ class LiveSource:
     def _list(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any]:
         """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
         JSON of each item with `raw`); restarts the list when its continue token expired (410 Gone)."""
-        decoder = msgspec.json.Decoder(KIND_TYPES[resource.kind])
         items: list[Any] = []
         token = ""
         restarts = 0
@@ -231,21 +226,22 @@ class LiveSource:
                     restarts += 1
                     continue
                 raise
-            page = _PAGE.decode(data)
-            del data  # at most one page of raw JSON is held at a time
             if raw:
+                page = _PAGE.decode(data)
                 items.extend(page.items)
+                count, token = len(page.items), page.metadata.continue_
             else:
-                for item in page.items:
-                    try:
-                        items.append(decoder.decode(item))
-                    except msgspec.ValidationError as exc:
-                        raise PodwhyError(f"{resource.display} from {self.host}: invalid object: {exc}") from None
+                # The same typed decoder as dumps: each item straight into the model.
+                decoded = decode(data, f"{resource.display} from {self.host}")
+                objects = decoded.objects.get(resource.kind, [])
+                items.extend(objects)
+                count = len(objects)
+                token = decoded.list_meta.continue_ if decoded.list_meta is not None else ""
+            del data  # at most one page of raw JSON is held at a time
             with self._lock:
                 self._state.pages += 1
-                self._state.objects += len(page.items)
+                self._state.objects += count
             self._report()
-            token = page.metadata.continue_
             if not token:
                 return items
 
