@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from benchmarks.run import generate
+from benchmarks.run import build, write
 
 PATHS = {"Node": "/api/v1/nodes", "Pod": "/api/v1/pods"}
 
@@ -110,7 +110,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         dump, port_file, config = Path(tmp) / "dump.json", Path(tmp) / "port", Path(tmp) / "kubeconfig"
-        generate(dump, args.nodes, args.pods, "json")
+        write(build(args.nodes, args.pods), dump, "json")
         server = subprocess.Popen(
             [
                 sys.executable,

@@ -121,6 +121,7 @@ def run_cycle(
     extenders: Sequence[Extender] = (),
     scheduler_names: frozenset[str] | None = None,
     framework: Framework | None = None,
+    scoring: bool = True,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
@@ -146,7 +147,7 @@ def run_cycle(
     )
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
-    if outcome.error is None and outcome.feasible:
+    if scoring and outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
         out.scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing)
         if out.nominated_node_fits:

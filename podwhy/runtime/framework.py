@@ -235,6 +235,15 @@ class Framework:
                     failures[name] = st
         return state_out, node_out, nominated, failures
 
+    @staticmethod
+    def _stateless(pre_filter_status: dict[str, Status], not_evaluated: dict[str, str]) -> frozenset[str]:
+        """Plugins without PreFilter state of their own (skipped, rejected at PreFilter or not
+        evaluated): they never receive nominated pods, their row is their PreFilter verdict."""
+        return frozenset(
+            {name for name, st in pre_filter_status.items() if not st.is_success() or st.not_evaluated}
+            | not_evaluated.keys()
+        )
+
     def filter_node(
         self,
         state: CycleState,
@@ -242,13 +251,11 @@ class Framework:
         node_info: NodeInfo,
         pre_filter_status: dict[str, Status],
         not_evaluated: dict[str, str],
+        stateless: frozenset[str] | None = None,
     ) -> NodeVerdict:
         verdict = NodeVerdict(node_info.name)
-        # Plugins without PreFilter state of their own (skipped, rejected at PreFilter or not
-        # evaluated) never receive nominated pods: their row is their PreFilter verdict.
-        stateless = {
-            name for name, st in pre_filter_status.items() if not st.is_success() or st.not_evaluated
-        } | not_evaluated.keys()
+        if stateless is None:
+            stateless = self._stateless(pre_filter_status, not_evaluated)
         state1, node1, nominated, add_failures = self._add_nominated(state, pod, node_info, stateless)
         verdict.nominated_pods = nominated
         added = bool(nominated)
@@ -395,10 +402,11 @@ class Framework:
         self._not_evaluated = not_evaluated
         records, failure, result, error = self._run_pre_filters(state, pod, not_evaluated)
         pre_status = {rec.plugin: rec.status for rec in records}
+        stateless = self._stateless(pre_status, not_evaluated)
         nodes: list[NodeVerdict] = []
         feasible: list[str] = []
         for ni in self.handle.node_infos:
-            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated)
+            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless)
             if failure is not None:
                 verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
                 verdict.feasible = False

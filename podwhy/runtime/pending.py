@@ -144,9 +144,23 @@ def _grace_period(pod: o.Pod) -> int:
     return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
 
 
+def _has_source(volume: o.Volume) -> bool:
+    return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
+
+
 def _signature(pod: o.Pod) -> bytes:
-    """What makes two pods of one owner the same to the scheduler: spec, labels, priority, nomination."""
-    return msgspec.json.encode((pod.metadata.namespace, pod.metadata.labels, pod.spec, pod.status.nominated_node_name))
+    """What makes two pods of one owner the same to the scheduler: spec, labels, nomination.
+
+    Names of volumes the scheduler does not read (the per-pod kube-api-access-xxxxx token volume)
+    are left out. Pods with generic ephemeral volumes or resource claims refer to objects of their
+    own (PVCs, claims named after the pod): they are never taken for one another.
+    """
+    spec = pod.spec
+    if spec.resource_claims or any(v.ephemeral is not None for v in spec.volumes):
+        return msgspec.json.encode((pod.metadata.namespace, pod.metadata.name))
+    volumes = [v if _has_source(v) else msgspec.structs.replace(v, name="") for v in spec.volumes]
+    spec = msgspec.structs.replace(spec, volumes=volumes)
+    return msgspec.json.encode((pod.metadata.namespace, pod.metadata.labels, spec, pod.status.nominated_node_name))
 
 
 def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str | None = None) -> list[PendingPod]:
@@ -175,7 +189,10 @@ def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str
         key = (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, _signature(pod))
         cycle = evaluated.get(key)
         if cycle is None:
-            cycle = run_cycle(snapshot, pod, framework=frameworks[profile.scheduler_name], extenders=config.extenders)
+            # Scores are not needed to say why a pod is Pending.
+            cycle = run_cycle(
+                snapshot, pod, framework=frameworks[profile.scheduler_name], extenders=config.extenders, scoring=False
+            )
             evaluated[key] = cycle
         out.append(_from_cycle(pod, owner, cycle, nodes, snapshot))
     return out

@@ -1,0 +1,107 @@
+"""`podwhy pending` benchmark: many Pending pods explained from one loaded snapshot.
+
+    python -m benchmarks.pending [--nodes 5000] [--pods 100000] [--pending 1000] [--owners 40]
+
+Generates the synthetic cluster of `benchmarks.run` plus PENDING pods of OWNERS ReplicaSets
+(one owner in eight gives every replica its own requests, so not all pods of an owner are
+identical; the rest are identical replicas), then times loading and `pending` in a child process.
+Targets: >= 100 pending pods per second after loading; 1,000 pending pods in <= 20 s end to end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.run import _pod, build, write
+
+
+def pending_pods(count: int, owners: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(count):
+        owner = i % owners
+        # Replicas of one owner share its template (the seed), as a ReplicaSet's pods do.
+        pod = _pod(owner * 400, None)
+        pod["metadata"]["name"] = f"pending-{owner}-{i}"
+        pod["metadata"]["namespace"] = f"team-{owner % 8}"
+        pod["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": f"batch-{owner}",
+                "uid": f"rs-{owner}",
+                "controller": True,
+            }
+        ]
+        pod["metadata"]["labels"] = {"app": f"batch-{owner}"}
+        requests = pod["spec"]["containers"][0]["resources"]["requests"]
+        # Owners alternate between pods that cannot fit anywhere and pods that fit.
+        requests["cpu"] = "64" if owner % 2 else "500m"
+        if owner % 8 == 7:
+            requests["memory"] = f"{256 + i % 97}Mi"  # replicas that differ: each is evaluated
+        pod["status"] = {"phase": "Pending"}
+        out.append(pod)
+    return out
+
+
+CHILD = """
+import json, resource, sys, time
+from podwhy.engine import PendingRequest, pending
+from podwhy.snapshot.source import FileSource
+t = time.perf_counter()
+snapshot = FileSource(sys.argv[1:]).load()
+t_load = time.perf_counter() - t
+
+class Loaded:
+    def load(self):
+        return snapshot
+
+t = time.perf_counter()
+report = pending(PendingRequest(Loaded(), None))
+t_pending = time.perf_counter() - t
+print(json.dumps({"load_s": t_load, "pending_s": t_pending, "total": report.total, "groups": len(report.groups),
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=100000)
+    parser.add_argument("--pending", type=int, default=1000)
+    parser.add_argument("--owners", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base, extra = Path(tmp) / "cluster.json", Path(tmp) / "pending.json"
+        t = time.perf_counter()
+        write(build(args.nodes, args.pods), base, "json")
+        items = pending_pods(args.pending, args.owners)
+        extra.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        print(f"generated in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+        t = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(base), str(extra)], capture_output=True, text=True, check=False
+        )
+        wall = time.perf_counter() - t
+    if out.returncode != 0:
+        print(out.stderr, file=sys.stderr)
+        return 1
+    figures = json.loads(out.stdout)
+    rate = figures["total"] / figures["pending_s"] if figures["pending_s"] else float("inf")
+    print(f"cluster:      {args.nodes} nodes, {args.pods} pods + {args.pending} pending of {args.owners} owners")
+    print(f"load:         {figures['load_s']:.2f} s")
+    print(f"pending:      {figures['pending_s']:.2f} s for {figures['total']} pods ({rate:,.0f} pods/s after loading)")
+    print(f"groups:       {figures['groups']}")
+    print(f"end to end:   {wall:.2f} s (child process: import, load, classify)")
+    print(f"peak memory:  {figures['peak_rss_mib']:,.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
