@@ -19,8 +19,11 @@ batch's tree and JSON at a time, and the reference reader can take a single item
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,8 +234,9 @@ class _Reader:
         tree.clear()
         tree.clear_arena()
         try:
-            ryml.parse_in_arena(text, tree)
-            tree.resolve()
+            with _stderr_silenced():
+                ryml.parse_in_arena(text, tree)
+                tree.resolve()
         except Exception as exc:  # parse errors, unknown aliases: the reference reader words them
             raise FastPathError(str(exc)) from None
         root = tree.root_id()
@@ -306,6 +310,26 @@ class _Reader:
         except msgspec.DecodeError:
             return None
         return raws[0] if len(raws) == 1 else None
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml prints its errors to the process's stderr before raising them; podwhy's own
+    one-line error (worded by the reference reader) is the only one the user should see."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _children(tree: Any, node: int) -> Iterator[int]:
