@@ -476,6 +476,25 @@ def _any_value(check: _Check) -> _Check:
     return values
 
 
+def _fields_check(checks: list[tuple[str, _Check]]) -> _Check:
+    """Any of CHECKS on its field; unrolled for one or two fields, the common cases (objects are checked by the
+    hundred thousand)."""
+    if len(checks) == 1:
+        ((name, check),) = checks
+        return lambda v: check(getattr(v, name))
+    if len(checks) == 2:
+        (first, check_first), (second, check_second) = checks
+        return lambda v: check_first(getattr(v, first)) or check_second(getattr(v, second))
+
+    def struct(value: Any) -> bool:
+        for name, check in checks:
+            if check(getattr(value, name)):
+                return True
+        return False
+
+    return struct
+
+
 class _Doubts:
     """Compiles a msgspec type into a check; None for types whose values are never doubtful."""
 
@@ -507,13 +526,7 @@ class _Doubts:
         checks = [(f.name, c) for f in t.fields if (c := self.build(f.type)) is not None]
         if not checks:
             return None
-
-        def struct(value: Any) -> bool:
-            for name, check in checks:
-                if check(getattr(value, name)):
-                    return True
-            return False
-
+        struct = _fields_check(checks)
         self._structs[t.cls] = struct
         return struct
 
@@ -523,6 +536,9 @@ class _Doubts:
         nested = [c for m in t.types if not isinstance(m, mi.NoneType) if (c := self.build(m)) is not None]
         if not nested:
             return _doubtful_scalar if scalar else None
+        if not scalar and len(nested) == 1:
+            only = nested[0]
+            return lambda v: v is not None and only(v)
 
         def union(value: Any) -> bool:
             if value is None:
