@@ -3,7 +3,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from typer.testing import CliRunner
 
+from podwhy.cli import app
+from podwhy.errors import PodwhyError
+from podwhy.model.errors import ModelError
 from podwhy.model.quantity import QuantityError, milli_value, parse_quantity, quantity_milli_value, quantity_value
 
 
@@ -48,3 +52,26 @@ def test_milli_value_of_sum() -> None:
 def test_invalid(raw: str) -> None:
     with pytest.raises(QuantityError):
         parse_quantity(raw)
+
+
+def test_quantity_errors_are_model_errors_with_a_hint() -> None:
+    with pytest.raises(QuantityError) as info:
+        parse_quantity("1x")
+    assert isinstance(info.value, ModelError)
+    assert not isinstance(info.value, PodwhyError)
+    assert info.value.message == "unparsable quantity '1x'"
+    assert info.value.hint == "quantities look like 500m, 2, 1.5Gi or 128974848e-3"
+
+
+def test_the_command_line_reports_a_model_error_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import podwhy.engine
+
+    def explain_bad_quantity(request: object) -> object:
+        return parse_quantity("5Qi")
+
+    monkeypatch.setattr(podwhy.engine, "explain", explain_bad_quantity)
+    result = CliRunner().invoke(app, ["explain", "p", "--from", "x.yaml"])
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "podwhy: error: unparsable quantity '5Qi' (quantities look like 500m, 2, 1.5Gi or 128974848e-3)\n"
+    )

@@ -19,8 +19,11 @@ batch's tree and JSON at a time, and the reference reader can take a single item
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,8 +234,9 @@ class _Reader:
         tree.clear()
         tree.clear_arena()
         try:
-            ryml.parse_in_arena(text, tree)
-            tree.resolve()
+            with _stderr_silenced():
+                ryml.parse_in_arena(text, tree)
+                tree.resolve()
         except Exception as exc:  # parse errors, unknown aliases: the reference reader words them
             raise FastPathError(str(exc)) from None
         root = tree.root_id()
@@ -306,6 +310,26 @@ class _Reader:
         except msgspec.DecodeError:
             return None
         return raws[0] if len(raws) == 1 else None
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml prints its errors to the process's stderr before raising them; podwhy's own
+    one-line error (worded by the reference reader) is the only one the user should see."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _children(tree: Any, node: int) -> Iterator[int]:
@@ -452,6 +476,25 @@ def _any_value(check: _Check) -> _Check:
     return values
 
 
+def _fields_check(checks: list[tuple[str, _Check]]) -> _Check:
+    """Any of CHECKS on its field; unrolled for one or two fields, the common cases (objects are checked by the
+    hundred thousand)."""
+    if len(checks) == 1:
+        ((name, check),) = checks
+        return lambda v: check(getattr(v, name))
+    if len(checks) == 2:
+        (first, check_first), (second, check_second) = checks
+        return lambda v: check_first(getattr(v, first)) or check_second(getattr(v, second))
+
+    def struct(value: Any) -> bool:
+        for name, check in checks:
+            if check(getattr(value, name)):
+                return True
+        return False
+
+    return struct
+
+
 class _Doubts:
     """Compiles a msgspec type into a check; None for types whose values are never doubtful."""
 
@@ -483,13 +526,7 @@ class _Doubts:
         checks = [(f.name, c) for f in t.fields if (c := self.build(f.type)) is not None]
         if not checks:
             return None
-
-        def struct(value: Any) -> bool:
-            for name, check in checks:
-                if check(getattr(value, name)):
-                    return True
-            return False
-
+        struct = _fields_check(checks)
         self._structs[t.cls] = struct
         return struct
 
@@ -499,6 +536,9 @@ class _Doubts:
         nested = [c for m in t.types if not isinstance(m, mi.NoneType) if (c := self.build(m)) is not None]
         if not nested:
             return _doubtful_scalar if scalar else None
+        if not scalar and len(nested) == 1:
+            only = nested[0]
+            return lambda v: v is not None and only(v)
 
         def union(value: Any) -> bool:
             if value is None:
