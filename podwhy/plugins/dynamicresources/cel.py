@@ -16,8 +16,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 from typing import Any
+
+import re2
 
 from podwhy.model.quantity import QuantityError, parse_quantity
 
@@ -38,6 +40,10 @@ class CelError(Exception):
 
 class CelCompileError(Exception):
     """The expression does not parse (or uses something this evaluator lacks)."""
+
+
+class CelProgramError(CelCompileError):
+    """The expression compiles but cel-go cannot plan it (a constant regex that does not compile)."""
 
 
 # ------------------------------------------------------------------ value types
@@ -180,15 +186,17 @@ class Token:
     pos: int
 
 
-def _unescape(body: str, raw: bool, pos: int) -> str:
+def _unescape(body: str, raw: bool, pos: int, as_bytes: bool) -> str | bytes:
+    """A literal's value. In a bytes literal, characters are UTF-8 encoded and hex or octal
+    escapes are single bytes; in a string, those escapes are code points."""
     if raw:
-        return body
-    out: list[str] = []
+        return body.encode("utf-8") if as_bytes else body
+    out = bytearray()
     i = 0
     while i < len(body):
         ch = body[i]
         if ch != "\\":
-            out.append(ch)
+            out += ch.encode("utf-8", "surrogatepass")
             i += 1
             continue
         i += 1
@@ -196,23 +204,35 @@ def _unescape(body: str, raw: bool, pos: int) -> str:
             raise CelCompileError(f"invalid escape at {pos}")
         esc = body[i]
         if esc in _ESCAPES:
-            out.append(_ESCAPES[esc])
+            out += _ESCAPES[esc].encode("utf-8")
             i += 1
-        elif esc in "xX":
-            out.append(chr(int(body[i + 1 : i + 3], 16)))
-            i += 3
-        elif esc == "u":
-            out.append(chr(int(body[i + 1 : i + 5], 16)))
-            i += 5
-        elif esc == "U":
-            out.append(chr(int(body[i + 1 : i + 9], 16)))
-            i += 9
+            continue
+        if esc in "xX":
+            digits, base = body[i + 1 : i + 3], 16
+        elif esc in "uU" and not as_bytes:
+            digits, base = body[i + 1 : i + (5 if esc == "u" else 9)], 16
         elif esc in "0123":
-            out.append(chr(int(body[i : i + 3], 8)))
-            i += 3
+            digits, base = body[i : i + 3], 8
+            i -= 1
         else:
             raise CelCompileError(f"invalid escape sequence \\{esc} at {pos}")
-    return "".join(out)
+        try:
+            code = int(digits, base)
+        except ValueError:
+            raise CelCompileError(f"invalid escape sequence at {pos}") from None
+        i += 1 + len(digits)
+        if as_bytes:
+            out.append(code)
+        elif 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise CelCompileError(f"invalid unicode code point at {pos}")
+        else:
+            out += chr(code).encode("utf-8")
+    if as_bytes:
+        return bytes(out)
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CelCompileError(f"invalid string literal at {pos}") from None
 
 
 def tokenize(text: str) -> list[Token]:
@@ -246,11 +266,8 @@ def tokenize(text: str) -> list[Token]:
                 if len(quote) == 1 and text[k] == "\n":
                     raise CelCompileError(f"unterminated string literal at {i}")
                 k += 1
-            body = _unescape(text[j + len(quote) : k], "r" in prefix, i)
-            if "b" in prefix:
-                tokens.append(Token("bytes", body.encode("latin-1", errors="replace"), i))
-            else:
-                tokens.append(Token("str", body, i))
+            body = _unescape(text[j + len(quote) : k], "r" in prefix, i, "b" in prefix)
+            tokens.append(Token("bytes" if "b" in prefix else "str", body, i))
             i = k + len(quote)
             continue
         if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
@@ -390,8 +407,12 @@ class Bind(Node):
 
 class _Parser:
     def __init__(self, text: str) -> None:
+        self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        # Found while parsing, reported once the whole expression has parsed.
+        self.validation_issues: list[str] = []
+        self.program_error: str | None = None
 
     def peek(self) -> Token:
         return self.tokens[self.i]
@@ -414,7 +435,29 @@ class _Parser:
         node = self.expr()
         if self.peek().kind != "eof":
             raise CelCompileError(f"Syntax error: unexpected input at {self.peek().pos}")
+        if self.validation_issues:
+            raise CelCompileError("\n".join(self.validation_issues))
+        if self.program_error is not None:
+            raise CelProgramError(self.program_error)
         return node
+
+    def check_regex_literals(self, member: bool, name: str, args: tuple[Node, ...], positions: list[int]) -> None:
+        """What cel-go and the k8s libraries check before evaluation: the environment's regex
+        validator compiles a literal first argument of matches(); the planner compiles a constant
+        pattern of matches(), find() and findAll() (the argument after the receiver string)."""
+        if name == "matches" and args and _string_literal(args[0]) is not None:
+            try:
+                compile_regex(_string_literal(args[0]) or "")
+            except RegexSyntaxError:
+                self.validation_issues.append(_display_error(self.text, positions[0], "invalid matches argument"))
+        pattern_index = 0 if member else 1
+        if name == "matches" or (member and name in ("find", "findAll")):
+            pattern = _string_literal(args[pattern_index]) if len(args) > pattern_index else None
+            if pattern is not None and self.program_error is None:
+                try:
+                    compile_regex(pattern)
+                except RegexSyntaxError as exc:
+                    self.program_error = str(exc)
 
     def expr(self) -> Node:
         cond = self.logical("||")
@@ -492,7 +535,8 @@ class _Parser:
                 if tok.kind != "ident":
                     raise CelCompileError(f"Syntax error: expected identifier at {tok.pos}")
                 if self.at("("):
-                    args = self.call_args()
+                    args, positions = self.call_args()
+                    self.check_regex_literals(True, tok.value, args, positions)
                     node = self.method(node, tok.value, args)
                 else:
                     node = Select(node, tok.value)
@@ -504,16 +548,20 @@ class _Parser:
             else:
                 return node
 
-    def call_args(self) -> tuple[Node, ...]:
+    def call_args(self) -> tuple[tuple[Node, ...], list[int]]:
+        """The arguments, and where each starts in the text."""
         self.expect("(")
         args: list[Node] = []
+        positions: list[int] = []
         if not self.at(")"):
+            positions.append(self.peek().pos)
             args.append(self.expr())
             while self.at(","):
                 self.take()
+                positions.append(self.peek().pos)
                 args.append(self.expr())
         self.expect(")")
-        return tuple(args)
+        return tuple(args), positions
 
     def method(self, target: Node, name: str, args: tuple[Node, ...]) -> Node:
         if name in ("all", "exists", "exists_one", "map", "filter") and args and isinstance(args[0], Ident):
@@ -547,7 +595,8 @@ class _Parser:
             if name in _RESERVED or name == "in":
                 raise CelCompileError(f"Syntax error: reserved identifier: {name}")
             if self.at("("):
-                args = self.call_args()
+                args, positions = self.call_args()
+                self.check_regex_literals(False, name, args, positions)
                 if name == "has":
                     if len(args) != 1 or not isinstance(args[0], Select):
                         raise CelCompileError("invalid argument to has() macro")
@@ -590,6 +639,23 @@ class _Parser:
 
 def parse(expression: str) -> Node:
     return _Parser(expression).parse()
+
+
+def _string_literal(node: Node) -> str | None:
+    return node.value if isinstance(node, Lit) and isinstance(node.value, str) else None
+
+
+def _display_error(text: str, pos: int, message: str) -> str:
+    """A compile issue as cel-go displays it: location (1-based column), the source line, a caret."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    line_end = text.find("\n", pos)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    line_no = text.count("\n", 0, pos) + 1
+    column = pos - line_start
+    snippet = line.replace("\t", " ")
+    marker = "".join("\uff0e" if len(c.encode("utf-8")) > 1 else "." for c in snippet[:column])
+    caret = "\uff3e" if column < len(snippet) and len(snippet[column].encode("utf-8")) > 1 else "^"
+    return f"ERROR: <input>:{line_no}:{column + 1}: {message}\n | {snippet}\n | {marker}{caret}"
 
 
 # ------------------------------------------------------------------ evaluation helpers
@@ -644,7 +710,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
         if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
             return False
-        return Fraction(a) == Fraction(b)
+        return _compare_numbers(a, b) == 0
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (Quantity, Semver)) or isinstance(b, (Quantity, Semver)):
@@ -671,12 +737,31 @@ def cel_equal(a: Any, b: Any) -> bool:
 def _compare(a: Any, b: Any) -> int:
     if _is_number(a) and _is_number(b):
         if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
-            raise CelError(NO_SUCH_OVERLOAD)
-        fa, fb = Fraction(a), Fraction(b)
-        return (fa > fb) - (fa < fb)
+            raise CelError("NaN values cannot be ordered")
+        return _compare_numbers(a, b)
     if type(a) is not type(b) or not isinstance(a, (bool, str, bytes)):
         raise CelError(NO_SUCH_OVERLOAD)
     return int(a > b) - int(a < b)
+
+
+def _compare_numbers(a: int | float, b: int | float) -> int:
+    """cel-go's cross-type numeric order: ints and uints compare exactly; against a double, an
+    int or uint in the double's range is converted to double (so 2**63-1 == 2.0**63)."""
+    if isinstance(a, float) and not isinstance(b, float):
+        return _compare_double_integer(a, b)
+    if isinstance(b, float) and not isinstance(a, float):
+        return -_compare_double_integer(b, a)
+    return (a > b) - (a < b)
+
+
+def _compare_double_integer(d: float, i: int) -> int:
+    low, high = (0.0, float(UINT64_MAX)) if isinstance(i, UInt) else (float(INT64_MIN), float(INT64_MAX))
+    if d < low:
+        return -1
+    if d > high:
+        return 1
+    converted = float(i)
+    return (d > converted) - (d < converted)
 
 
 _MISSING = object()
@@ -757,6 +842,10 @@ def _normalize_semver(text: str) -> str:
     return ".".join(str(int(p)) if p.isdigit() else p for p in parts) + rest
 
 
+def _conversion_error(value: Any, target: str) -> CelError:
+    return CelError(f"type conversion error from '{type_name(value)}' to '{target}'")
+
+
 def _to_string(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -765,10 +854,45 @@ def _to_string(value: Any) -> str:
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return repr(value) if not value.is_integer() else str(int(value)) if abs(value) < 1e21 else repr(value)
+        return format_double(value)
     if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CelError("invalid UTF-8 in bytes, cannot convert to string") from None
     raise CelError(NO_SUCH_OVERLOAD)
+
+
+def format_double(value: float) -> str:
+    """Go's %g with the shortest precision: exponent form below 1e-4 and from 1e6 on."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign = "-" if value < 0 else ""
+    # repr gives the shortest digits that round-trip, as Go's shortest formatting does.
+    mantissa, _, exp_text = repr(abs(value)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + int(exp_text or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    exponent = point - 1
+    if exponent < -4 or exponent >= 6:
+        tail = f".{digits[1:]}" if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{tail}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{sign}{digits}{'0' * (point - len(digits))}"
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+# strconv.ParseInt/ParseUint (base 10) and ParseFloat: no spaces or underscores, unlike int()/float().
+_GO_INT_RE = re.compile(r"[+-]?[0-9]+")
+_GO_UINT_RE = re.compile(r"[0-9]+")
+_GO_FLOAT_RE = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 
 
 def _to_int(value: Any) -> int:
@@ -777,14 +901,62 @@ def _to_int(value: Any) -> int:
     if isinstance(value, int):
         return _check_int(int(value))
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value) or not (INT64_MIN <= value < 2.0**63):
+        if math.isnan(value) or math.isinf(value) or not (INT64_MIN < value < 2.0**63):
             raise CelError("integer overflow")
         return int(value)
     if isinstance(value, str):
-        try:
-            return _check_int(int(value, 10))
-        except ValueError:
-            raise CelError(f"cannot convert string {value!r} to int") from None
+        if _GO_INT_RE.fullmatch(value) is None or not INT64_MIN <= int(value) <= INT64_MAX:
+            raise _conversion_error(value, "int")
+        return int(value)
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_uint(value: Any) -> UInt:
+    if isinstance(value, bool):
+        raise CelError(NO_SUCH_OVERLOAD)
+    if isinstance(value, int):
+        return _check_uint(int(value))
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value) or not (0 <= value < 2.0**64):
+            raise CelError("unsigned integer overflow")
+        return UInt(int(value))
+    if isinstance(value, str):
+        if _GO_UINT_RE.fullmatch(value) is None or int(value) > UINT64_MAX:
+            raise _conversion_error(value, "uint")
+        return UInt(int(value))
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_double(value: Any) -> float:
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        if _GO_FLOAT_RE.fullmatch(value) is None:
+            raise _conversion_error(value, "double")
+        parsed = float(value)
+        if math.isinf(parsed) and "inf" not in value.lower():
+            raise _conversion_error(value, "double")  # out of range for ParseFloat
+        return parsed
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value in _TRUE_STRINGS:
+            return True
+        if value in _FALSE_STRINGS:
+            return False
+        raise _conversion_error(value, "bool")
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
     raise CelError(NO_SUCH_OVERLOAD)
 
 
@@ -840,69 +1012,177 @@ def _semver_method(name: str, v: Semver, args: list[Any]) -> Any:
     raise CelError(NO_SUCH_OVERLOAD)
 
 
+# strings.TrimSpace trims what unicode.IsSpace calls space (Python's strip() also trims U+001C..U+001F).
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
 def _string_method(name: str, s: str, args: list[Any]) -> Any:
-    if name == "contains":
+    """Standard string functions and cel-go's ext.Strings (version 2, as Kubernetes enables it)."""
+    arity = len(args)
+    if name == "contains" and arity == 1:
         return _need(args[0], str) in s
-    if name == "startsWith":
+    if name == "startsWith" and arity == 1:
         return s.startswith(_need(args[0], str))
-    if name == "endsWith":
+    if name == "endsWith" and arity == 1:
         return s.endswith(_need(args[0], str))
-    if name == "matches":
-        return _regex(_need(args[0], str)).search(s) is not None
-    if name == "size" and not args:
+    if name == "matches" and arity == 1:
+        return _matches(s, _need(args[0], str))
+    if name == "size" and arity == 0:
         return len(s)
-    if name == "lowerAscii" and not args:
+    if name == "lowerAscii" and arity == 0:
         return "".join(c.lower() if c.isascii() else c for c in s)
-    if name == "upperAscii" and not args:
+    if name == "upperAscii" and arity == 0:
         return "".join(c.upper() if c.isascii() else c for c in s)
-    if name == "trim" and not args:
-        return s.strip()
-    if name == "split":
-        sep = _need(args[0], str)
-        parts = s.split(sep) if sep else list(s)
-        if len(args) > 1:
-            limit = _need(args[1], int)
-            if limit == 0:
-                return []
-            if limit > 0 and sep:
-                parts = s.split(sep, limit - 1)
-        return parts
-    if name == "indexOf":
-        return s.find(_need(args[0], str), _need(args[1], int) if len(args) > 1 else 0)
-    if name == "lastIndexOf":
-        return s.rfind(_need(args[0], str))
-    if name == "charAt":
+    if name == "trim" and arity == 0:
+        return s.strip(_GO_SPACE)
+    if name == "split" and arity in (1, 2):
+        return _split(s, _need(args[0], str), _need(args[1], int) if arity == 2 else -1)
+    if name == "indexOf" and arity in (1, 2):
+        return _index_of(s, _need(args[0], str), _need(args[1], int) if arity == 2 else 0)
+    if name == "lastIndexOf" and arity in (1, 2):
+        sub = _need(args[0], str)
+        if arity == 2:
+            return _last_index_of(s, sub, _need(args[1], int))
+        if not sub:
+            return len(s)
+        if len(s.encode("utf-8")) < len(sub.encode("utf-8")):
+            return -1
+        return _last_index_of(s, sub, len(s) - 1)
+    if name == "charAt" and arity == 1:
         idx = _need(args[0], int)
         if idx < 0 or idx > len(s):
             raise CelError(f"index out of range: {idx}")
         return s[idx : idx + 1]
-    if name == "substring":
+    if name == "substring" and arity in (1, 2):
         start = _need(args[0], int)
-        end = _need(args[1], int) if len(args) > 1 else len(s)
-        if start < 0 or end > len(s) or start > end:
-            raise CelError(f"index out of range: {start if start < 0 or start > len(s) else end}")
+        end = _need(args[1], int) if arity == 2 else len(s)
+        if arity == 2 and start > end:
+            raise CelError(f"invalid substring range. start: {start}, end: {end}")
+        for bound in (start, end):
+            if bound < 0 or bound > len(s):
+                raise CelError(f"index out of range: {bound}")
         return s[start:end]
-    if name == "replace":
-        count = _need(args[2], int) if len(args) > 2 else -1
+    if name == "replace" and arity in (2, 3):
+        count = _need(args[2], int) if arity == 3 else -1
         return s.replace(_need(args[0], str), _need(args[1], str), count)
-    if name == "find":
-        match = _regex(_need(args[0], str)).search(s)
+    if name == "find" and arity == 1:
+        match = _find_regex(_need(args[0], str)).search(s)
         return match.group(0) if match else ""
-    if name == "findAll":
-        found = [m.group(0) for m in _regex(_need(args[0], str)).finditer(s)]
-        if len(args) > 1:
-            limit = _need(args[1], int)
-            if limit >= 0:
-                found = found[:limit]
-        return found
+    if name == "findAll" and arity in (1, 2):
+        regex = _find_regex(_need(args[0], str))
+        return _find_all(regex, s, _need(args[1], int) if arity == 2 else -1)
     raise CelError(NO_SUCH_OVERLOAD)
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
+def _split(s: str, sep: str, limit: int) -> list[str]:
+    """strings.SplitN: limit 0 gives no parts, a negative limit all of them; an empty
+    separator splits after each character."""
+    if limit == 0:
+        return []
+    if sep:
+        return s.split(sep, limit - 1 if limit > 0 else -1)
+    chars = list(s)
+    if 0 < limit < len(chars):
+        return [*chars[: limit - 1], "".join(chars[limit - 1 :])]
+    return chars
+
+
+def _index_of(s: str, sub: str, offset: int) -> int:
+    if not sub:
+        return offset
+    if offset < 0:
+        raise CelError(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    return s.find(sub, offset)
+
+
+def _last_index_of(s: str, sub: str, offset: int) -> int:
+    if not sub:
+        return offset
+    if offset < 0:
+        raise CelError(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    # The match may start at offset at the latest.
+    return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if len(sub) <= len(s) else -1
+
+
+# cel-go matches with Go's regexp package, which implements RE2 syntax and semantics (no
+# backreferences or lookaround; `$` matches only at the very end of the text). RE2 proper
+# accepts the same language; its error codes are reworded as Go words them.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+_GO_REGEX_ERRORS = {
+    "missing )": "missing closing )",
+    "missing ]": "missing closing ]",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "pattern too large - compile failed": "expression too large",
+    "pattern too large - reverse compile failed": "expression too large",
+}
+
+
+class RegexSyntaxError(Exception):
+    """A pattern Go's regexp package rejects; the message is Go's `error parsing regexp: ...`."""
+
+
+@lru_cache(maxsize=1024)
+def compile_regex(pattern: str) -> Any:
+    """Compile an RE2 pattern, raising RegexSyntaxError with Go's wording."""
     try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise CelError(f"invalid regex: {exc}") from None
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else b""
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        if text.startswith("trailing \\"):
+            raise RegexSyntaxError("error parsing regexp: trailing backslash at end of expression: ``") from None
+        code, _, expr = text.partition(": ")
+        raise RegexSyntaxError(f"error parsing regexp: {_GO_REGEX_ERRORS.get(code, code)}: `{expr}`") from None
+
+
+def _matches(s: str, pattern: str) -> bool:
+    try:
+        regex = compile_regex(pattern)
+    except RegexSyntaxError as exc:
+        raise CelError(str(exc)) from None
+    return regex.search(s) is not None
+
+
+def _find_regex(pattern: str) -> Any:
+    """The k8s regex library (find, findAll) words a bad pattern as "Illegal regex: ..."."""
+    try:
+        return compile_regex(pattern)
+    except RegexSyntaxError as exc:
+        raise CelError(f"Illegal regex: {exc}") from None
+
+
+def _find_all(regex: Any, s: str, limit: int) -> list[str]:
+    """Go's FindAllString: successive non-overlapping matches; an empty match right after the
+    previous match is dropped (Python's finditer keeps it)."""
+    found: list[str] = []
+    if limit < 0:
+        limit = len(s) + 1
+    pos = 0
+    prev_end = -1
+    while len(found) < limit and pos <= len(s):
+        match = regex.search(s, pos)
+        if match is None:
+            break
+        start, end = match.span()
+        accept = True
+        if end == start:
+            accept = start != prev_end
+            pos = end + 1
+        else:
+            pos = end
+        prev_end = end
+        if accept:
+            found.append(match.group(0))
+    return found
 
 
 def _arith(op: str, a: Any, b: Any) -> Any:
@@ -1083,15 +1363,21 @@ def _safe_equal(a: Any, b: Any) -> bool:
         return False
 
 
-_TRUE_STRINGS = ("true", "True", "TRUE", "t", "1")
-_FALSE_STRINGS = ("false", "False", "FALSE", "f", "0")
+# strconv.ParseBool
+_TRUE_STRINGS = ("1", "t", "T", "true", "TRUE", "True")
+_FALSE_STRINGS = ("0", "f", "F", "false", "FALSE", "False")
 
 _GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
     "semver": _semver,
     "size": _size,
     "int": _to_int,
+    "uint": _to_uint,
+    "double": _to_double,
+    "bool": _to_bool,
+    "bytes": _to_bytes,
     "string": _to_string,
+    "matches": lambda s, pattern: _matches(_need(s, str), _need(pattern, str)),
     "dyn": lambda value: value,
 }
 
@@ -1111,31 +1397,6 @@ def _eval_call(node: Call, env: dict[str, Any]) -> Any:
             except CelError:
                 return False
             return True
-        if node.function == "double" and len(args) == 1:
-            value = args[0]
-            if _is_number(value):
-                return float(value)
-            if isinstance(value, str):
-                try:
-                    return float(value)
-                except ValueError:
-                    raise CelError(f"cannot convert string {value!r} to double") from None
-            raise CelError(NO_SUCH_OVERLOAD)
-        if node.function == "bool" and len(args) == 1:
-            value = args[0]
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value in _TRUE_STRINGS + _FALSE_STRINGS:
-                return value in _TRUE_STRINGS
-            raise CelError(NO_SUCH_OVERLOAD)
-        if node.function == "uint" and len(args) == 1:
-            value = args[0]
-            if isinstance(value, bool) or not (_is_number(value) or isinstance(value, str)):
-                raise CelError(NO_SUCH_OVERLOAD)
-            try:
-                return _check_uint(int(value))
-            except ValueError:
-                raise CelError(f"cannot convert string {value!r} to uint") from None
         fn = _GLOBAL_FUNCTIONS.get(node.function)
         if fn is None:
             raise CelError(f"no such overload: {node.function}")
@@ -1247,6 +1508,8 @@ class SelectorCache:
         if compiled is None:
             try:
                 compiled = CompiledSelector(expression, Program(expression))
+            except CelProgramError as exc:
+                compiled = CompiledSelector(expression, None, f"program instantiation failed: {exc}")
             except CelCompileError as exc:
                 compiled = CompiledSelector(expression, None, f"compilation failed: {exc}")
             self._compiled[expression] = compiled
