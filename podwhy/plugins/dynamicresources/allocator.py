@@ -19,7 +19,6 @@ from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
-from podwhy.model.quantity import parse_quantity
 from podwhy.plugins.dynamicresources.cel import (
     CelError,
     DefaultingMap,
@@ -314,7 +313,7 @@ def cel_device(device: o.Device, driver: str) -> dict[str, Any]:
     capacity: dict[str, dict[str, Any]] = {}
     for name, cap in device.capacity.items():
         domain, ident = _split_qualified(name, driver)
-        capacity.setdefault(domain, {})[ident] = Quantity(parse_quantity(cap.value))
+        capacity.setdefault(domain, {})[ident] = Quantity.from_object(cap.value)
     return {
         "driver": driver,
         "attributes": DefaultingMap(attributes),

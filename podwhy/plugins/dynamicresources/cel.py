@@ -15,11 +15,13 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from functools import total_ordering
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
-from podwhy.model.quantity import QuantityError, parse_quantity
+import re2
+
+from podwhy.model.quantity import QuantityError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -40,6 +42,10 @@ class CelCompileError(Exception):
     """The expression does not parse (or uses something this evaluator lacks)."""
 
 
+class CelProgramError(CelCompileError):
+    """The expression compiles but cel-go cannot plan it (a constant regex that does not compile)."""
+
+
 # ------------------------------------------------------------------ value types
 
 
@@ -47,26 +53,256 @@ class UInt(int):
     """CEL uint: kept apart from int for typing; arithmetic results are re-wrapped."""
 
 
-@total_ordering
 class Quantity:
-    """A Kubernetes resource.Quantity as the CEL quantity library sees it."""
+    """A Kubernetes resource.Quantity as the CEL quantity library sees it.
 
-    __slots__ = ("amount",)
+    The value is `coefficient * 10**exponent`. Upstream holds a quantity either as an int64 with
+    a decimal scale (`int64_form`) or as an arbitrary-precision decimal; isInteger()/asInteger()
+    and asApproximateFloat() depend on which, so the form is kept as ParseQuantity and
+    Add/Sub leave it. `boxed` marks the results of add()/sub(), which the library returns as
+    pointers: cel-go's equality then refuses them as the right-hand operand.
+    """
 
-    def __init__(self, amount: Fraction) -> None:
-        self.amount = amount
+    __slots__ = ("boxed", "coefficient", "exponent", "int64_form")
+
+    def __init__(self, coefficient: int, exponent: int, int64_form: bool, boxed: bool = False) -> None:
+        self.coefficient = coefficient
+        self.exponent = exponent
+        self.int64_form = int64_form
+        self.boxed = boxed
+
+    @classmethod
+    def parse(cls, text: str) -> Quantity:
+        """resource.ParseQuantity; raises QuantityParseError with its error text."""
+        return _parse_k8s_quantity(text)
+
+    @classmethod
+    def from_object(cls, raw: str | int | float) -> Quantity:
+        """A quantity field of a decoded object: JSON decoding trims spaces before parsing."""
+        text = raw if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
+        try:
+            return _parse_k8s_quantity(text.strip(_GO_SPACE))
+        except QuantityParseError as exc:
+            raise QuantityError(f"unparsable quantity {raw!r}: {exc}") from None
+
+    @property
+    def value(self) -> Decimal:
+        """The exact value (Decimal comparison is exact whatever the context precision)."""
+        return Decimal(f"{self.coefficient}e{self.exponent}")
+
+    def as_int64(self) -> int | None:
+        """Quantity.AsInt64: only an int64-form value with a non-negative scale that fits."""
+        if not self.int64_form or self.exponent < 0:
+            return None
+        if self.exponent == 0 or self.coefficient == 0:
+            return self.coefficient
+        if self.coefficient == INT64_MIN or self.exponent > 18:
+            return None
+        scaled = self.coefficient * 10**self.exponent
+        return scaled if INT64_MIN <= scaled <= INT64_MAX else None
+
+    def approximate_float(self) -> float:
+        """Quantity.AsApproximateFloat64: float(coefficient) * math.Pow10(exponent), as Go computes it."""
+        try:
+            base = float(self.coefficient)
+        except OverflowError:
+            base = math.copysign(math.inf, self.coefficient)
+        if self.exponent == 0:
+            return base
+        return base * _go_pow10(self.exponent)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and self.amount == other.amount
-
-    def __lt__(self, other: Quantity) -> bool:
-        return self.amount < other.amount
+        return isinstance(other, Quantity) and self.value == other.value
 
     def __hash__(self) -> int:
-        return hash(self.amount)
+        return hash(self.value)
 
     def __repr__(self) -> str:
-        return f"Quantity({self.amount})"
+        form = "int64" if self.int64_form else "dec"
+        return f"Quantity({self.coefficient}e{self.exponent}, {form})"
+
+
+class QuantityParseError(ValueError):
+    """What resource.ParseQuantity rejects, worded as it words it."""
+
+
+_QUANTITY_SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+QUANTITY_FORMAT_ERROR = f"quantities must match the regular expression '{_QUANTITY_SPLIT_RE}'"
+QUANTITY_NUMERIC_ERROR = "unable to parse numeric part of quantity"
+QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix"
+_DIGITS = "0123456789"
+_SUFFIX_CHARS = "eEinumkKMGTP"
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_INT64_DIGITS = 18  # decimal digits an int64 always holds
+_NANO_EXPONENT = -9
+# Beyond this many digits a value is far outside float range; its decimal is not padded to nanos.
+_MAX_PADDED_DIGITS = 10000
+
+
+def _scan_quantity(text: str) -> tuple[bool, str, str, str, str]:
+    """Split a quantity into sign, numeric text (as written), integer digits without leading
+    zeros, fraction digits and suffix, as apimachinery's scanner does."""
+    positive = True
+    pos = 0
+    end = len(text)
+    if text[:1] in ("+", "-"):
+        positive = text[0] == "+"
+        pos = 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    start = pos
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos >= end:
+        return positive, text, text[start:], "", ""
+    num = text[start:pos] or "0"
+    denom = ""
+    if text[pos] == ".":
+        pos += 1
+        denom_start = pos
+        while pos < end and text[pos] in _DIGITS:
+            pos += 1
+        denom = text[denom_start:pos]
+        if pos >= end:
+            return positive, text, num, denom, ""
+    value = text[:pos]
+    suffix_start = pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos < end:
+        raise QuantityParseError(QUANTITY_FORMAT_ERROR)
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _interpret_suffix(suffix: str) -> tuple[int, int, bool]:
+    """(base, exponent, exponent-notation) of a suffix."""
+    if suffix in _DECIMAL_SUFFIXES:
+        return 10, _DECIMAL_SUFFIXES[suffix], False
+    if suffix in _BINARY_SUFFIXES:
+        return 2, _BINARY_SUFFIXES[suffix], False
+    if len(suffix) > 1 and suffix[0] in "eE" and _GO_INT_RE.fullmatch(suffix[1:]):
+        exponent = int(suffix[1:])
+        if INT64_MIN <= exponent <= INT64_MAX:
+            # Parsed as int64, then narrowed to int32 (wrapping).
+            return 10, (exponent + 2**31) % 2**32 - 2**31, True
+    raise QuantityParseError(QUANTITY_SUFFIX_ERROR)
+
+
+def _parse_k8s_quantity(text: str) -> Quantity:
+    if not text:
+        raise QuantityParseError(QUANTITY_FORMAT_ERROR)
+    if text == "0":
+        return Quantity(0, 0, True)
+    positive, value, num, denom, suffix = _scan_quantity(text)
+    base, exponent, _ = _interpret_suffix(suffix)
+
+    # Fast path: an int64 mantissa with a decimal scale no finer than nano.
+    if base == 10:
+        scale = exponent
+        precision = _INT64_DIGITS - len(num) - len(denom)
+        multiplier = 1
+    elif exponent >= 0 and not denom:
+        scale = 0
+        multiplier = 1 << exponent
+        precision = 15 - len(num) - exponent * 3 // 10 - 1
+    else:
+        scale, multiplier, precision = 0, 1, -1
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= _NANO_EXPONENT:
+            mantissa = int(num + denom) * multiplier
+            if mantissa <= INT64_MAX:
+                return Quantity(mantissa if positive else -mantissa, scale, True)
+
+    # Slow path: an arbitrary-precision decimal, rounded up (away from zero) to nanos.
+    try:
+        sign, digits, dec_exponent = Decimal(value).as_tuple()
+    except InvalidOperation:
+        raise QuantityParseError(QUANTITY_NUMERIC_ERROR) from None
+    if not isinstance(dec_exponent, int):  # pragma: no cover - the scanner admits digits only
+        raise QuantityParseError(QUANTITY_NUMERIC_ERROR)
+    magnitude = int("".join(map(str, digits)) or "0")
+    if base == 10:
+        dec_exponent += exponent
+    else:
+        magnitude <<= exponent
+    if magnitude:
+        if dec_exponent < _NANO_EXPONENT:
+            shift = 10 ** (_NANO_EXPONENT - dec_exponent)
+            magnitude = -(-magnitude // shift)
+            dec_exponent = _NANO_EXPONENT
+        elif len(str(magnitude)) + dec_exponent - _NANO_EXPONENT <= _MAX_PADDED_DIGITS:
+            magnitude *= 10 ** (dec_exponent - _NANO_EXPONENT)
+            dec_exponent = _NANO_EXPONENT
+        if base == 2 and Decimal(f"{magnitude}e{dec_exponent}") > INT64_MAX:
+            magnitude, dec_exponent = INT64_MAX, 0  # binary quantities are capped at 2^63-1
+    return Quantity(-magnitude if sign else magnitude, dec_exponent, False)
+
+
+def _go_pow10(n: int) -> float:
+    """math.Pow10 as Go computes it: a product (or quotient) of two table powers, not always
+    the correctly rounded power."""
+    if 0 <= n <= 308:
+        return float(f"1e{32 * (n // 32)}") * float(f"1e{n % 32}")
+    if -323 <= n < 0:
+        return float(f"1e-{32 * (-n // 32)}") / float(f"1e{-n % 32}")
+    return math.inf if n > 0 else 0.0
+
+
+def _int64_scaled(value: int, scale: int) -> int | None:
+    """value * 10**scale (scale > 0), or None when that leaves int64."""
+    if value == 0:
+        return 0
+    if value == INT64_MIN or scale > 18:
+        return None
+    scaled = value * 10**scale
+    return scaled if INT64_MIN <= scaled <= INT64_MAX else None
+
+
+def _int64_add(a: Quantity, b_value: int, b_scale: int) -> Quantity | None:
+    """int64Amount.Add: the sum at the finer scale, or None on overflow."""
+    if b_value == 0:
+        return Quantity(a.coefficient, a.exponent, True, boxed=True)
+    if a.coefficient == 0:
+        return Quantity(b_value, b_scale, True, boxed=True)
+    a_value, a_scale = a.coefficient, a.exponent
+    if a_scale > b_scale:
+        scaled = _int64_scaled(a_value, a_scale - b_scale)
+        if scaled is None:
+            return None
+        a_value, a_scale = scaled, b_scale
+    elif a_scale < b_scale:
+        scaled = _int64_scaled(b_value, b_scale - a_scale)
+        if scaled is None:
+            return None
+        b_value = scaled
+    total = a_value + b_value
+    if not INT64_MIN <= total <= INT64_MAX:
+        return None
+    return Quantity(total, a_scale, True, boxed=True)
+
+
+def quantity_add(q: Quantity, other: Quantity, subtract: bool) -> Quantity:
+    """Quantity.Add / Quantity.Sub: exact; int64 form while both are and nothing overflows."""
+    if q.int64_form and other.int64_form:
+        b_value = other.coefficient
+        if subtract:
+            # int64 negation wraps: -(-2^63) stays -2^63.
+            b_value = -b_value if b_value != INT64_MIN else INT64_MIN
+        result = _int64_add(q, b_value, other.exponent)
+        if result is not None:
+            return result
+    exponent = min(q.exponent, other.exponent)
+    a = q.coefficient * 10 ** (q.exponent - exponent)
+    b = other.coefficient * 10 ** (other.exponent - exponent)
+    return Quantity(a - b if subtract else a + b, exponent, False, boxed=True)
 
 
 _SEMVER_RE = re.compile(
@@ -180,15 +416,17 @@ class Token:
     pos: int
 
 
-def _unescape(body: str, raw: bool, pos: int) -> str:
+def _unescape(body: str, raw: bool, pos: int, as_bytes: bool) -> str | bytes:
+    """A literal's value. In a bytes literal, characters are UTF-8 encoded and hex or octal
+    escapes are single bytes; in a string, those escapes are code points."""
     if raw:
-        return body
-    out: list[str] = []
+        return body.encode("utf-8") if as_bytes else body
+    out = bytearray()
     i = 0
     while i < len(body):
         ch = body[i]
         if ch != "\\":
-            out.append(ch)
+            out += ch.encode("utf-8", "surrogatepass")
             i += 1
             continue
         i += 1
@@ -196,23 +434,35 @@ def _unescape(body: str, raw: bool, pos: int) -> str:
             raise CelCompileError(f"invalid escape at {pos}")
         esc = body[i]
         if esc in _ESCAPES:
-            out.append(_ESCAPES[esc])
+            out += _ESCAPES[esc].encode("utf-8")
             i += 1
-        elif esc in "xX":
-            out.append(chr(int(body[i + 1 : i + 3], 16)))
-            i += 3
-        elif esc == "u":
-            out.append(chr(int(body[i + 1 : i + 5], 16)))
-            i += 5
-        elif esc == "U":
-            out.append(chr(int(body[i + 1 : i + 9], 16)))
-            i += 9
+            continue
+        if esc in "xX":
+            digits, base = body[i + 1 : i + 3], 16
+        elif esc in "uU" and not as_bytes:
+            digits, base = body[i + 1 : i + (5 if esc == "u" else 9)], 16
         elif esc in "0123":
-            out.append(chr(int(body[i : i + 3], 8)))
-            i += 3
+            digits, base = body[i : i + 3], 8
+            i -= 1
         else:
             raise CelCompileError(f"invalid escape sequence \\{esc} at {pos}")
-    return "".join(out)
+        try:
+            code = int(digits, base)
+        except ValueError:
+            raise CelCompileError(f"invalid escape sequence at {pos}") from None
+        i += 1 + len(digits)
+        if as_bytes:
+            out.append(code)
+        elif 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise CelCompileError(f"invalid unicode code point at {pos}")
+        else:
+            out += chr(code).encode("utf-8")
+    if as_bytes:
+        return bytes(out)
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CelCompileError(f"invalid string literal at {pos}") from None
 
 
 def tokenize(text: str) -> list[Token]:
@@ -246,11 +496,8 @@ def tokenize(text: str) -> list[Token]:
                 if len(quote) == 1 and text[k] == "\n":
                     raise CelCompileError(f"unterminated string literal at {i}")
                 k += 1
-            body = _unescape(text[j + len(quote) : k], "r" in prefix, i)
-            if "b" in prefix:
-                tokens.append(Token("bytes", body.encode("latin-1", errors="replace"), i))
-            else:
-                tokens.append(Token("str", body, i))
+            body = _unescape(text[j + len(quote) : k], "r" in prefix, i, "b" in prefix)
+            tokens.append(Token("bytes" if "b" in prefix else "str", body, i))
             i = k + len(quote)
             continue
         if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
@@ -390,8 +637,12 @@ class Bind(Node):
 
 class _Parser:
     def __init__(self, text: str) -> None:
+        self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        # Found while parsing, reported once the whole expression has parsed.
+        self.validation_issues: list[str] = []
+        self.program_error: str | None = None
 
     def peek(self) -> Token:
         return self.tokens[self.i]
@@ -414,7 +665,29 @@ class _Parser:
         node = self.expr()
         if self.peek().kind != "eof":
             raise CelCompileError(f"Syntax error: unexpected input at {self.peek().pos}")
+        if self.validation_issues:
+            raise CelCompileError("\n".join(self.validation_issues))
+        if self.program_error is not None:
+            raise CelProgramError(self.program_error)
         return node
+
+    def check_regex_literals(self, member: bool, name: str, args: tuple[Node, ...], positions: list[int]) -> None:
+        """What cel-go and the k8s libraries check before evaluation: the environment's regex
+        validator compiles a literal first argument of matches(); the planner compiles a constant
+        pattern of matches(), find() and findAll() (the argument after the receiver string)."""
+        if name == "matches" and args and _string_literal(args[0]) is not None:
+            try:
+                compile_regex(_string_literal(args[0]) or "")
+            except RegexSyntaxError:
+                self.validation_issues.append(_display_error(self.text, positions[0], "invalid matches argument"))
+        pattern_index = 0 if member else 1
+        if name == "matches" or (member and name in ("find", "findAll")):
+            pattern = _string_literal(args[pattern_index]) if len(args) > pattern_index else None
+            if pattern is not None and self.program_error is None:
+                try:
+                    compile_regex(pattern)
+                except RegexSyntaxError as exc:
+                    self.program_error = str(exc)
 
     def expr(self) -> Node:
         cond = self.logical("||")
@@ -492,7 +765,8 @@ class _Parser:
                 if tok.kind != "ident":
                     raise CelCompileError(f"Syntax error: expected identifier at {tok.pos}")
                 if self.at("("):
-                    args = self.call_args()
+                    args, positions = self.call_args()
+                    self.check_regex_literals(True, tok.value, args, positions)
                     node = self.method(node, tok.value, args)
                 else:
                     node = Select(node, tok.value)
@@ -504,16 +778,20 @@ class _Parser:
             else:
                 return node
 
-    def call_args(self) -> tuple[Node, ...]:
+    def call_args(self) -> tuple[tuple[Node, ...], list[int]]:
+        """The arguments, and where each starts in the text."""
         self.expect("(")
         args: list[Node] = []
+        positions: list[int] = []
         if not self.at(")"):
+            positions.append(self.peek().pos)
             args.append(self.expr())
             while self.at(","):
                 self.take()
+                positions.append(self.peek().pos)
                 args.append(self.expr())
         self.expect(")")
-        return tuple(args)
+        return tuple(args), positions
 
     def method(self, target: Node, name: str, args: tuple[Node, ...]) -> Node:
         if name in ("all", "exists", "exists_one", "map", "filter") and args and isinstance(args[0], Ident):
@@ -547,7 +825,8 @@ class _Parser:
             if name in _RESERVED or name == "in":
                 raise CelCompileError(f"Syntax error: reserved identifier: {name}")
             if self.at("("):
-                args = self.call_args()
+                args, positions = self.call_args()
+                self.check_regex_literals(False, name, args, positions)
                 if name == "has":
                     if len(args) != 1 or not isinstance(args[0], Select):
                         raise CelCompileError("invalid argument to has() macro")
@@ -590,6 +869,23 @@ class _Parser:
 
 def parse(expression: str) -> Node:
     return _Parser(expression).parse()
+
+
+def _string_literal(node: Node) -> str | None:
+    return node.value if isinstance(node, Lit) and isinstance(node.value, str) else None
+
+
+def _display_error(text: str, pos: int, message: str) -> str:
+    """A compile issue as cel-go displays it: location (1-based column), the source line, a caret."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    line_end = text.find("\n", pos)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    line_no = text.count("\n", 0, pos) + 1
+    column = pos - line_start
+    snippet = line.replace("\t", " ")
+    marker = "".join("\uff0e" if len(c.encode("utf-8")) > 1 else "." for c in snippet[:column])
+    caret = "\uff3e" if column < len(snippet) and len(snippet[column].encode("utf-8")) > 1 else "^"
+    return f"ERROR: <input>:{line_no}:{column + 1}: {message}\n | {snippet}\n | {marker}{caret}"
 
 
 # ------------------------------------------------------------------ evaluation helpers
@@ -638,29 +934,45 @@ def _check_uint(value: int) -> UInt:
 
 
 def cel_equal(a: Any, b: Any) -> bool:
-    """CEL heterogeneous equality: numbers compare by value, other kinds must match."""
+    """CEL `==`: an error value (a Kubernetes type compared with another type) raises."""
+    result = _equal(a, b)
+    if result is None:
+        raise CelError(NO_SUCH_OVERLOAD)
+    return result
+
+
+def _equal(a: Any, b: Any) -> bool | None:
+    """cel-go's heterogeneous equality, called on the left operand; None is an error value.
+
+    Numbers compare by value across int, uint and double; other kinds must match. The
+    Kubernetes types give an error for any other right operand (and a Quantity for one that
+    add() or sub() returned, which is a pointer to cel-go). Lists and maps are unequal only
+    when some element compares false: an element error does not make them unequal.
+    """
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(a, Quantity):
+        if not isinstance(b, Quantity) or b.boxed:
+            return None
+        return a.value == b.value
+    if isinstance(a, Semver):
+        return a.compare(b) == 0 if isinstance(b, Semver) else None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
     if _is_number(a) and _is_number(b):
         if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
             return False
-        return Fraction(a) == Fraction(b)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (Quantity, Semver)) or isinstance(b, (Quantity, Semver)):
-        if type(a) is not type(b):
-            raise CelError(NO_SUCH_OVERLOAD)
-        if isinstance(a, Semver):
-            return a.compare(b) == 0
-        return bool(a == b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        if len(a) != len(b):
+        return _compare_numbers(a, b) == 0
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return all(_equal(x, y) is not False for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
             return False
         for key, val in a.items():
             other = _map_find(b, key)
-            if other is _MISSING or not cel_equal(val, other):
+            if other is _MISSING or _equal(val, other) is False:
                 return False
         return True
     if type(a) is not type(b):
@@ -671,12 +983,31 @@ def cel_equal(a: Any, b: Any) -> bool:
 def _compare(a: Any, b: Any) -> int:
     if _is_number(a) and _is_number(b):
         if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
-            raise CelError(NO_SUCH_OVERLOAD)
-        fa, fb = Fraction(a), Fraction(b)
-        return (fa > fb) - (fa < fb)
+            raise CelError("NaN values cannot be ordered")
+        return _compare_numbers(a, b)
     if type(a) is not type(b) or not isinstance(a, (bool, str, bytes)):
         raise CelError(NO_SUCH_OVERLOAD)
     return int(a > b) - int(a < b)
+
+
+def _compare_numbers(a: int | float, b: int | float) -> int:
+    """cel-go's cross-type numeric order: ints and uints compare exactly; against a double, an
+    int or uint in the double's range is converted to double (so 2**63-1 == 2.0**63)."""
+    if isinstance(a, float) and not isinstance(b, float):
+        return _compare_double_integer(a, b)
+    if isinstance(b, float) and not isinstance(a, float):
+        return -_compare_double_integer(b, a)
+    return (a > b) - (a < b)
+
+
+def _compare_double_integer(d: float, i: int) -> int:
+    low, high = (0.0, float(UINT64_MAX)) if isinstance(i, UInt) else (float(INT64_MIN), float(INT64_MAX))
+    if d < low:
+        return -1
+    if d > high:
+        return 1
+    converted = float(i)
+    return (d > converted) - (d < converted)
 
 
 _MISSING = object()
@@ -728,9 +1059,26 @@ def _quantity(value: Any) -> Quantity:
     if not isinstance(value, str):
         raise CelError(NO_SUCH_OVERLOAD)
     try:
-        return Quantity(parse_quantity(value))
-    except QuantityError as exc:
+        return Quantity.parse(value)
+    except QuantityParseError as exc:
         raise CelError(str(exc)) from None
+
+
+def _is_quantity(value: Any) -> bool:
+    """isQuantity(): ParseQuantity on the string as it is (no trimming)."""
+    if not isinstance(value, str):
+        raise CelError(NO_SUCH_OVERLOAD)
+    try:
+        Quantity.parse(value)
+    except QuantityParseError:
+        return False
+    return True
+
+
+def _quantity_sign(value: Any) -> int:
+    """sign() is declared as a global function only: sign(q), not q.sign()."""
+    coefficient: int = _need(value, Quantity).coefficient
+    return (coefficient > 0) - (coefficient < 0)
 
 
 def _semver(value: Any, normalize: bool = False) -> Semver:
@@ -757,6 +1105,10 @@ def _normalize_semver(text: str) -> str:
     return ".".join(str(int(p)) if p.isdigit() else p for p in parts) + rest
 
 
+def _conversion_error(value: Any, target: str) -> CelError:
+    return CelError(f"type conversion error from '{type_name(value)}' to '{target}'")
+
+
 def _to_string(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -765,10 +1117,45 @@ def _to_string(value: Any) -> str:
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return repr(value) if not value.is_integer() else str(int(value)) if abs(value) < 1e21 else repr(value)
+        return format_double(value)
     if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CelError("invalid UTF-8 in bytes, cannot convert to string") from None
     raise CelError(NO_SUCH_OVERLOAD)
+
+
+def format_double(value: float) -> str:
+    """Go's %g with the shortest precision: exponent form below 1e-4 and from 1e6 on."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign = "-" if value < 0 else ""
+    # repr gives the shortest digits that round-trip, as Go's shortest formatting does.
+    mantissa, _, exp_text = repr(abs(value)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + int(exp_text or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    exponent = point - 1
+    if exponent < -4 or exponent >= 6:
+        tail = f".{digits[1:]}" if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{tail}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{sign}{digits}{'0' * (point - len(digits))}"
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+# strconv.ParseInt/ParseUint (base 10) and ParseFloat: no spaces or underscores, unlike int()/float().
+_GO_INT_RE = re.compile(r"[+-]?[0-9]+")
+_GO_UINT_RE = re.compile(r"[0-9]+")
+_GO_FLOAT_RE = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 
 
 def _to_int(value: Any) -> int:
@@ -777,14 +1164,62 @@ def _to_int(value: Any) -> int:
     if isinstance(value, int):
         return _check_int(int(value))
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value) or not (INT64_MIN <= value < 2.0**63):
+        if math.isnan(value) or math.isinf(value) or not (INT64_MIN < value < 2.0**63):
             raise CelError("integer overflow")
         return int(value)
     if isinstance(value, str):
-        try:
-            return _check_int(int(value, 10))
-        except ValueError:
-            raise CelError(f"cannot convert string {value!r} to int") from None
+        if _GO_INT_RE.fullmatch(value) is None or not INT64_MIN <= int(value) <= INT64_MAX:
+            raise _conversion_error(value, "int")
+        return int(value)
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_uint(value: Any) -> UInt:
+    if isinstance(value, bool):
+        raise CelError(NO_SUCH_OVERLOAD)
+    if isinstance(value, int):
+        return _check_uint(int(value))
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value) or not (0 <= value < 2.0**64):
+            raise CelError("unsigned integer overflow")
+        return UInt(int(value))
+    if isinstance(value, str):
+        if _GO_UINT_RE.fullmatch(value) is None or int(value) > UINT64_MAX:
+            raise _conversion_error(value, "uint")
+        return UInt(int(value))
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_double(value: Any) -> float:
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        if _GO_FLOAT_RE.fullmatch(value) is None:
+            raise _conversion_error(value, "double")
+        parsed = float(value)
+        if math.isinf(parsed) and "inf" not in value.lower():
+            raise _conversion_error(value, "double")  # out of range for ParseFloat
+        return parsed
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value in _TRUE_STRINGS:
+            return True
+        if value in _FALSE_STRINGS:
+            return False
+        raise _conversion_error(value, "bool")
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _to_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
     raise CelError(NO_SUCH_OVERLOAD)
 
 
@@ -803,29 +1238,27 @@ def _need(value: Any, kind: type | tuple[type, ...]) -> Any:
 
 
 def _quantity_method(name: str, q: Quantity, args: list[Any]) -> Any:
-    if name in ("isGreaterThan", "isLessThan", "compareTo"):
-        other = _need(args[0], Quantity) if len(args) == 1 else None
-        if other is None:
-            raise CelError(NO_SUCH_OVERLOAD)
-        cmp = (q.amount > other.amount) - (q.amount < other.amount)
+    if name in ("isGreaterThan", "isLessThan", "compareTo") and len(args) == 1:
+        other = _need(args[0], Quantity)
+        cmp = (q.value > other.value) - (q.value < other.value)
         if name == "compareTo":
             return cmp
         return cmp > 0 if name == "isGreaterThan" else cmp < 0
     if name in ("add", "sub") and len(args) == 1:
         arg = args[0]
-        amount = arg.amount if isinstance(arg, Quantity) else Fraction(_need(arg, int))
-        return Quantity(q.amount + amount if name == "add" else q.amount - amount)
+        # An int operand is resource.NewQuantity(n): an int64 at scale 0.
+        other = arg if isinstance(arg, Quantity) else Quantity(_need(arg, int), 0, True)
+        return quantity_add(q, other, subtract=name == "sub")
     if not args:
         if name == "isInteger":
-            return q.amount.denominator == 1 and INT64_MIN <= q.amount <= INT64_MAX
+            return q.as_int64() is not None
         if name == "asInteger":
-            if q.amount.denominator != 1 or not INT64_MIN <= q.amount <= INT64_MAX:
+            value = q.as_int64()
+            if value is None:
                 raise CelError("cannot convert value to integer")
-            return int(q.amount)
+            return value
         if name == "asApproximateFloat":
-            return float(q.amount)
-        if name == "sign":
-            return (q.amount > 0) - (q.amount < 0)
+            return q.approximate_float()
     raise CelError(NO_SUCH_OVERLOAD)
 
 
@@ -840,69 +1273,177 @@ def _semver_method(name: str, v: Semver, args: list[Any]) -> Any:
     raise CelError(NO_SUCH_OVERLOAD)
 
 
+# strings.TrimSpace trims what unicode.IsSpace calls space (Python's strip() also trims U+001C..U+001F).
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
 def _string_method(name: str, s: str, args: list[Any]) -> Any:
-    if name == "contains":
+    """Standard string functions and cel-go's ext.Strings (version 2, as Kubernetes enables it)."""
+    arity = len(args)
+    if name == "contains" and arity == 1:
         return _need(args[0], str) in s
-    if name == "startsWith":
+    if name == "startsWith" and arity == 1:
         return s.startswith(_need(args[0], str))
-    if name == "endsWith":
+    if name == "endsWith" and arity == 1:
         return s.endswith(_need(args[0], str))
-    if name == "matches":
-        return _regex(_need(args[0], str)).search(s) is not None
-    if name == "size" and not args:
+    if name == "matches" and arity == 1:
+        return _matches(s, _need(args[0], str))
+    if name == "size" and arity == 0:
         return len(s)
-    if name == "lowerAscii" and not args:
+    if name == "lowerAscii" and arity == 0:
         return "".join(c.lower() if c.isascii() else c for c in s)
-    if name == "upperAscii" and not args:
+    if name == "upperAscii" and arity == 0:
         return "".join(c.upper() if c.isascii() else c for c in s)
-    if name == "trim" and not args:
-        return s.strip()
-    if name == "split":
-        sep = _need(args[0], str)
-        parts = s.split(sep) if sep else list(s)
-        if len(args) > 1:
-            limit = _need(args[1], int)
-            if limit == 0:
-                return []
-            if limit > 0 and sep:
-                parts = s.split(sep, limit - 1)
-        return parts
-    if name == "indexOf":
-        return s.find(_need(args[0], str), _need(args[1], int) if len(args) > 1 else 0)
-    if name == "lastIndexOf":
-        return s.rfind(_need(args[0], str))
-    if name == "charAt":
+    if name == "trim" and arity == 0:
+        return s.strip(_GO_SPACE)
+    if name == "split" and arity in (1, 2):
+        return _split(s, _need(args[0], str), _need(args[1], int) if arity == 2 else -1)
+    if name == "indexOf" and arity in (1, 2):
+        return _index_of(s, _need(args[0], str), _need(args[1], int) if arity == 2 else 0)
+    if name == "lastIndexOf" and arity in (1, 2):
+        sub = _need(args[0], str)
+        if arity == 2:
+            return _last_index_of(s, sub, _need(args[1], int))
+        if not sub:
+            return len(s)
+        if len(s.encode("utf-8")) < len(sub.encode("utf-8")):
+            return -1
+        return _last_index_of(s, sub, len(s) - 1)
+    if name == "charAt" and arity == 1:
         idx = _need(args[0], int)
         if idx < 0 or idx > len(s):
             raise CelError(f"index out of range: {idx}")
         return s[idx : idx + 1]
-    if name == "substring":
+    if name == "substring" and arity in (1, 2):
         start = _need(args[0], int)
-        end = _need(args[1], int) if len(args) > 1 else len(s)
-        if start < 0 or end > len(s) or start > end:
-            raise CelError(f"index out of range: {start if start < 0 or start > len(s) else end}")
+        end = _need(args[1], int) if arity == 2 else len(s)
+        if arity == 2 and start > end:
+            raise CelError(f"invalid substring range. start: {start}, end: {end}")
+        for bound in (start, end):
+            if bound < 0 or bound > len(s):
+                raise CelError(f"index out of range: {bound}")
         return s[start:end]
-    if name == "replace":
-        count = _need(args[2], int) if len(args) > 2 else -1
+    if name == "replace" and arity in (2, 3):
+        count = _need(args[2], int) if arity == 3 else -1
         return s.replace(_need(args[0], str), _need(args[1], str), count)
-    if name == "find":
-        match = _regex(_need(args[0], str)).search(s)
+    if name == "find" and arity == 1:
+        match = _find_regex(_need(args[0], str)).search(s)
         return match.group(0) if match else ""
-    if name == "findAll":
-        found = [m.group(0) for m in _regex(_need(args[0], str)).finditer(s)]
-        if len(args) > 1:
-            limit = _need(args[1], int)
-            if limit >= 0:
-                found = found[:limit]
-        return found
+    if name == "findAll" and arity in (1, 2):
+        regex = _find_regex(_need(args[0], str))
+        return _find_all(regex, s, _need(args[1], int) if arity == 2 else -1)
     raise CelError(NO_SUCH_OVERLOAD)
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
+def _split(s: str, sep: str, limit: int) -> list[str]:
+    """strings.SplitN: limit 0 gives no parts, a negative limit all of them; an empty
+    separator splits after each character."""
+    if limit == 0:
+        return []
+    if sep:
+        return s.split(sep, limit - 1 if limit > 0 else -1)
+    chars = list(s)
+    if 0 < limit < len(chars):
+        return [*chars[: limit - 1], "".join(chars[limit - 1 :])]
+    return chars
+
+
+def _index_of(s: str, sub: str, offset: int) -> int:
+    if not sub:
+        return offset
+    if offset < 0:
+        raise CelError(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    return s.find(sub, offset)
+
+
+def _last_index_of(s: str, sub: str, offset: int) -> int:
+    if not sub:
+        return offset
+    if offset < 0:
+        raise CelError(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    # The match may start at offset at the latest.
+    return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if len(sub) <= len(s) else -1
+
+
+# cel-go matches with Go's regexp package, which implements RE2 syntax and semantics (no
+# backreferences or lookaround; `$` matches only at the very end of the text). RE2 proper
+# accepts the same language; its error codes are reworded as Go words them.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+_GO_REGEX_ERRORS = {
+    "missing )": "missing closing )",
+    "missing ]": "missing closing ]",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "pattern too large - compile failed": "expression too large",
+    "pattern too large - reverse compile failed": "expression too large",
+}
+
+
+class RegexSyntaxError(Exception):
+    """A pattern Go's regexp package rejects; the message is Go's `error parsing regexp: ...`."""
+
+
+@lru_cache(maxsize=1024)
+def compile_regex(pattern: str) -> Any:
+    """Compile an RE2 pattern, raising RegexSyntaxError with Go's wording."""
     try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise CelError(f"invalid regex: {exc}") from None
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else b""
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        if text.startswith("trailing \\"):
+            raise RegexSyntaxError("error parsing regexp: trailing backslash at end of expression: ``") from None
+        code, _, expr = text.partition(": ")
+        raise RegexSyntaxError(f"error parsing regexp: {_GO_REGEX_ERRORS.get(code, code)}: `{expr}`") from None
+
+
+def _matches(s: str, pattern: str) -> bool:
+    try:
+        regex = compile_regex(pattern)
+    except RegexSyntaxError as exc:
+        raise CelError(str(exc)) from None
+    return regex.search(s) is not None
+
+
+def _find_regex(pattern: str) -> Any:
+    """The k8s regex library (find, findAll) words a bad pattern as "Illegal regex: ..."."""
+    try:
+        return compile_regex(pattern)
+    except RegexSyntaxError as exc:
+        raise CelError(f"Illegal regex: {exc}") from None
+
+
+def _find_all(regex: Any, s: str, limit: int) -> list[str]:
+    """Go's FindAllString: successive non-overlapping matches; an empty match right after the
+    previous match is dropped (Python's finditer keeps it)."""
+    found: list[str] = []
+    if limit < 0:
+        limit = len(s) + 1
+    pos = 0
+    prev_end = -1
+    while len(found) < limit and pos <= len(s):
+        match = regex.search(s, pos)
+        if match is None:
+            break
+        start, end = match.span()
+        accept = True
+        if end == start:
+            accept = start != prev_end
+            pos = end + 1
+        else:
+            pos = end
+        prev_end = end
+        if accept:
+            found.append(match.group(0))
+    return found
 
 
 def _arith(op: str, a: Any, b: Any) -> Any:
@@ -1063,35 +1604,37 @@ def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
     if op == "==":
         return cel_equal(left, right)
     if op == "!=":
-        return not cel_equal(left, right)
+        # cel-go's `!=` is "equality is not true": an error value from the equality reads as true.
+        return _equal(left, right) is not True
     if op in ("<", "<=", ">", ">="):
         cmp = _compare(left, right)
         return {"<": cmp < 0, "<=": cmp <= 0, ">": cmp > 0, ">=": cmp >= 0}[op]
     if op == "in":
         if isinstance(right, list):
-            return any(_safe_equal(left, item) for item in right)
+            return any(_equal(left, item) is True for item in right)
         if isinstance(right, dict):
             return _map_find(right, left) is not _MISSING
         raise CelError(NO_SUCH_OVERLOAD)
     return _arith(op, left, right)
 
 
-def _safe_equal(a: Any, b: Any) -> bool:
-    try:
-        return cel_equal(a, b)
-    except CelError:
-        return False
-
-
-_TRUE_STRINGS = ("true", "True", "TRUE", "t", "1")
-_FALSE_STRINGS = ("false", "False", "FALSE", "f", "0")
+# strconv.ParseBool
+_TRUE_STRINGS = ("1", "t", "T", "true", "TRUE", "True")
+_FALSE_STRINGS = ("0", "f", "F", "false", "FALSE", "False")
 
 _GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
+    "isQuantity": _is_quantity,
+    "sign": _quantity_sign,
     "semver": _semver,
     "size": _size,
     "int": _to_int,
+    "uint": _to_uint,
+    "double": _to_double,
+    "bool": _to_bool,
+    "bytes": _to_bytes,
     "string": _to_string,
+    "matches": lambda s, pattern: _matches(_need(s, str), _need(pattern, str)),
     "dyn": lambda value: value,
 }
 
@@ -1099,43 +1642,12 @@ _GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
 def _eval_call(node: Call, env: dict[str, Any]) -> Any:
     if node.target is None:
         args = [_eval(arg, env) for arg in node.args]
-        if node.function == "isQuantity" and len(args) == 1:
-            try:
-                _quantity(args[0])
-            except CelError:
-                return False
-            return True
         if node.function == "isSemver" and len(args) in (1, 2):
             try:
                 _semver(args[0], bool(args[1]) if len(args) == 2 else False)
             except CelError:
                 return False
             return True
-        if node.function == "double" and len(args) == 1:
-            value = args[0]
-            if _is_number(value):
-                return float(value)
-            if isinstance(value, str):
-                try:
-                    return float(value)
-                except ValueError:
-                    raise CelError(f"cannot convert string {value!r} to double") from None
-            raise CelError(NO_SUCH_OVERLOAD)
-        if node.function == "bool" and len(args) == 1:
-            value = args[0]
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value in _TRUE_STRINGS + _FALSE_STRINGS:
-                return value in _TRUE_STRINGS
-            raise CelError(NO_SUCH_OVERLOAD)
-        if node.function == "uint" and len(args) == 1:
-            value = args[0]
-            if isinstance(value, bool) or not (_is_number(value) or isinstance(value, str)):
-                raise CelError(NO_SUCH_OVERLOAD)
-            try:
-                return _check_uint(int(value))
-            except ValueError:
-                raise CelError(f"cannot convert string {value!r} to uint") from None
         fn = _GLOBAL_FUNCTIONS.get(node.function)
         if fn is None:
             raise CelError(f"no such overload: {node.function}")
@@ -1247,6 +1759,8 @@ class SelectorCache:
         if compiled is None:
             try:
                 compiled = CompiledSelector(expression, Program(expression))
+            except CelProgramError as exc:
+                compiled = CompiledSelector(expression, None, f"program instantiation failed: {exc}")
             except CelCompileError as exc:
                 compiled = CompiledSelector(expression, None, f"compilation failed: {exc}")
             self._compiled[expression] = compiled
