@@ -122,6 +122,7 @@ def run_cycle(
     scheduler_names: frozenset[str] | None = None,
     framework: Framework | None = None,
     scoring: bool = True,
+    every_plugin: bool = True,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
@@ -135,7 +136,7 @@ def run_cycle(
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)
-    outcome = framework.run_filters(target)
+    outcome = framework.run_filters(target, every_plugin)
     out = CycleOutcome(
         target,
         Verdict.UNSCHEDULABLE,

@@ -252,7 +252,10 @@ class Framework:
         pre_filter_status: dict[str, Status],
         not_evaluated: dict[str, str],
         stateless: frozenset[str] | None = None,
+        every_plugin: bool = True,
     ) -> NodeVerdict:
+        """Each filter plugin's verdict on the node, and where kube-scheduler stops. With
+        `every_plugin` off, plugins after the first pass-1 rejection are not run (as upstream)."""
         verdict = NodeVerdict(node_info.name)
         if stateless is None:
             stateless = self._stateless(pre_filter_status, not_evaluated)
@@ -278,12 +281,15 @@ class Framework:
             st = plugin.filter(state1, pod, node1)
             st.plugin = name
             pass1[name] = st
+            if not every_plugin and not st.is_success():
+                verdict.filters[name] = st
+                break
             if added and st.is_success():
                 st = plugin.filter(state, pod, node_info)
                 st.plugin = name
                 pass2[name] = st
             verdict.filters[name] = st
-        if added:
+        if added and every_plugin:
             ran = pass1.keys() | add_failures.keys()
             verdict.feasible_without_nominated = all(
                 st.is_success() or st.is_skip() or bool(st.not_evaluated)
@@ -391,7 +397,7 @@ class Framework:
         return status
 
     # ------------------------------------------------------------------ all nodes
-    def run_filters(self, pod: PodInfo) -> FilterOutcome:
+    def run_filters(self, pod: PodInfo, every_plugin: bool = True) -> FilterOutcome:
         state = CycleState()
         self._restricting_plugins = []
         not_evaluated = {
@@ -406,7 +412,7 @@ class Framework:
         nodes: list[NodeVerdict] = []
         feasible: list[str] = []
         for ni in self.handle.node_infos:
-            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless)
+            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin)
             if failure is not None:
                 verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
                 verdict.feasible = False
