@@ -266,6 +266,20 @@ def test_aliases_across_batches_read_the_list_whole(tmp_path: Path, monkeypatch:
     assert reference_reads == 0
 
 
+def test_an_item_read_again_may_use_an_anchor_of_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "kind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n    labels: &l\n      zone: z1\n"
+        "- kind: Node\n  metadata:\n    name: b\n    labels: *l\n  spec:\n    unschedulable: yes\n"
+    )
+    fast_snapshot, reference, reference_reads = read_both(tmp_path, text, monkeypatch)
+    assert fast_snapshot == reference
+    assert [(n.metadata.labels, n.spec.unschedulable) for n in fast_snapshot.nodes] == [
+        ({"zone": "z1"}, False),
+        ({"zone": "z1"}, True),
+    ]
+    assert reference_reads == 1  # the document, whole
+
+
 def test_indented_items_are_cut_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fastyaml, "BATCH_BYTES", 1)
     text = (

@@ -95,7 +95,7 @@ def _item_kind(list_kind: str) -> str:
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
 
 
-def check(kind: str, obj: Any, source: str, where: str) -> None:
+def check_object(kind: str, obj: Any, source: str, where: str) -> None:
     """What the API server guarantees of every object, checked once so an error names the object."""
     if not obj.metadata.name:
         raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
@@ -152,7 +152,7 @@ class _JsonReader:
             obj = decoder.decode(data)
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
-        check(kind, obj, self.source, where)
+        check_object(kind, obj, self.source, where)
         self.out.objects.setdefault(kind, []).append(obj)
 
 
@@ -213,7 +213,10 @@ class _YamlReader:
         reader unless it is doubtful."""
         assert doc.envelope is not None and doc.items is not None
         out = Decoded()
-        envelope = self._reference_load(doc.envelope, doc.offset, doc.number)
+        try:
+            envelope = yaml11.load_all(doc.envelope)
+        except yaml.YAMLError:
+            raise _ReferenceNeededError from None
         if len(envelope) != 1 or not isinstance(envelope[0], dict) or envelope[0].get("items") != []:
             raise _ReferenceNeededError
         list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
@@ -236,7 +239,10 @@ class _YamlReader:
                 except _ReferenceNeededError:
                     pass
             out.reference_reads += 1
-            loaded = self._reference_load(bytes(item.text), item.offset + doc.offset, doc.number)
+            try:
+                loaded = yaml11.load_all(bytes(item.text))
+            except yaml.YAMLError:
+                raise _ReferenceNeededError from None  # an alias to another item: read the document whole
             if len(loaded) != 1 or not isinstance(loaded[0], list) or len(loaded[0]) != 1:
                 raise _ReferenceNeededError  # not the one item it was cut as
             self._reference_item(out, item_kind, loaded[0][0], item.index)
@@ -268,14 +274,14 @@ class _YamlReader:
             obj = decoder.decode(data)
             if _DOUBTFUL[kind](obj):
                 raise _ReferenceNeededError
-            check(kind, obj, self.source, where)
+            check_object(kind, obj, self.source, where)
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
             raise _ReferenceNeededError from None
         out.objects.setdefault(kind, []).append(obj)
 
     # -- the reference reader ---------------------------------------------
-    def _reference_load(self, text: bytes, offset: int, number: int) -> list[Any]:
+    def _reference_load(self, text: bytes, offset: int) -> list[Any]:
         try:
             return yaml11.load_all(text)
         except yaml.YAMLError as exc:
@@ -289,7 +295,7 @@ class _YamlReader:
 
     def _reference_documents(self, doc: fastyaml.Document) -> Decoded:
         out = Decoded()
-        for index, loaded in enumerate(self._reference_load(doc.text, doc.offset, doc.number)):
+        for index, loaded in enumerate(self._reference_load(doc.text, doc.offset)):
             number = doc.number + index
             if yaml11.is_null(loaded):
                 continue
@@ -331,7 +337,7 @@ class _YamlReader:
             name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
-        check(kind, obj, self.source, where)
+        check_object(kind, obj, self.source, where)
         out.objects.setdefault(kind, []).append(obj)
 
 
