@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,6 +91,19 @@ _LIST_META = msgspec.json.Decoder(ListMeta)
 _TYPED = {kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()}
 
 
+# kubectl writes an object's kind first or right after its apiVersion: read there, the kind
+# costs no pass over the whole object.
+_LEADING_KIND = re.compile(rb'\s*\{\s*(?:"apiVersion"\s*:\s*"[^"\\]*"\s*,\s*)?"kind"\s*:\s*"([^"\\]*)"')
+
+
+def peek_kind(raw: bytes | msgspec.Raw) -> str:
+    """The kind of the JSON object RAW (msgspec.DecodeError if RAW is no object)."""
+    leading = _LEADING_KIND.match(raw)
+    if leading is not None:
+        return leading.group(1).decode()
+    return _PEEK.decode(raw).kind
+
+
 def _item_kind(list_kind: str) -> str:
     """The kind of a typed List's items (PodList: Pod); "" for a plain List."""
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
@@ -137,7 +151,7 @@ class _JsonReader:
             kind = item_kind
             if not kind:
                 try:
-                    kind = _PEEK.decode(raw).kind
+                    kind = peek_kind(raw)
                 except msgspec.DecodeError:
                     raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object") from None
             self._add(kind, raw, f"items[{index}]")
@@ -251,7 +265,7 @@ class _YamlReader:
     @staticmethod
     def _fast_peek(raw: msgspec.Raw) -> str:
         try:
-            return _PEEK.decode(raw).kind
+            return peek_kind(raw)
         except msgspec.DecodeError:
             raise _ReferenceNeededError from None
 
