@@ -16,7 +16,7 @@ from podwhy.errors import PodwhyError
 from podwhy.model.objects import KINDS, Indexing, plural
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import ListMeta, decode
+from podwhy.snapshot.decode import ListMeta, decode, peek_kind
 from podwhy.snapshot.source import CLUSTER_INFO_DUMP_LACKS, FileSource
 from tests.conformance import case_dirs, cluster_file
 
@@ -266,6 +266,20 @@ def test_aliases_across_batches_read_the_list_whole(tmp_path: Path, monkeypatch:
     assert reference_reads == 0
 
 
+def test_an_item_read_again_may_use_an_anchor_of_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "kind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n    labels: &l\n      zone: z1\n"
+        "- kind: Node\n  metadata:\n    name: b\n    labels: *l\n  spec:\n    unschedulable: yes\n"
+    )
+    fast_snapshot, reference, reference_reads = read_both(tmp_path, text, monkeypatch)
+    assert fast_snapshot == reference
+    assert [(n.metadata.labels, n.spec.unschedulable) for n in fast_snapshot.nodes] == [
+        ({"zone": "z1"}, False),
+        ({"zone": "z1"}, True),
+    ]
+    assert reference_reads == 1  # the document, whole
+
+
 def test_indented_items_are_cut_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fastyaml, "BATCH_BYTES", 1)
     text = (
@@ -411,3 +425,19 @@ def test_quantity_errors_name_the_object(tmp_path: Path) -> None:
     path.write_text("kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n  status: {allocatable: {cpu: 1x}}\n")
     with pytest.raises(PodwhyError, match=r"n\.yaml: items\[0\] \(Node 'a'\): unparsable quantity '1x'$"):
         load([str(path)])
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b'{"kind": "Pod"}', "Pod"),
+        (b'{\n  "apiVersion": "v1",\n  "kind": "Node",\n  "metadata": {}\n}', "Node"),
+        # Anywhere else, or written with escapes, the kind is found by decoding the object.
+        (b'{"metadata": {"ownerReferences": [{"kind": "ReplicaSet"}]}, "kind": "Pod"}', "Pod"),
+        (b'{"apiVersion": "a\\"b", "kind": "Pod"}', "Pod"),
+        (b'{"kind": "Po\\u0064"}', "Pod"),
+        (b'{"spec": {}}', ""),
+    ],
+)
+def test_peek_kind(raw: bytes, kind: str) -> None:
+    assert peek_kind(raw) == kind

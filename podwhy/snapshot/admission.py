@@ -10,6 +10,7 @@ import yaml
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
+from podwhy.snapshot import yaml11
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -106,14 +107,14 @@ def load_pod_manifest(path: Path, snapshot: Snapshot, namespace: str) -> o.Pod:
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        docs = [d for d in yaml11.load_all(text) if not yaml11.is_null(d)]
     except yaml.YAMLError as exc:
         raise PodwhyError(f"{path}: malformed YAML: {str(exc).splitlines()[0]}") from None
-    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != "Pod":
+    if len(docs) != 1 or not isinstance(docs[0], dict) or yaml11.key_text(docs[0].get("kind")) != "Pod":
         raise PodwhyError(f"{path}: expected exactly one Pod object")
     raw: dict[str, Any] = docs[0]
     try:
-        pod = msgspec.convert(raw, o.Pod)
+        pod = yaml11.convert(raw, o.Pod)
     except msgspec.ValidationError as exc:
         raise PodwhyError(f"{path}: the Pod is invalid: {exc}") from None
     if not pod.metadata.name:

@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -106,12 +107,25 @@ _LIST_META = msgspec.json.Decoder(ListMeta)
 _TYPED = {kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()}
 
 
+# kubectl writes an object's kind first or right after its apiVersion: read there, the kind
+# costs no pass over the whole object.
+_LEADING_KIND = re.compile(rb'\s*\{\s*(?:"apiVersion"\s*:\s*"[^"\\]*"\s*,\s*)?"kind"\s*:\s*"([^"\\]*)"')
+
+
+def peek_kind(raw: bytes | msgspec.Raw) -> str:
+    """The kind of the JSON object RAW (msgspec.DecodeError if RAW is no object)."""
+    leading = _LEADING_KIND.match(raw)
+    if leading is not None:
+        return leading.group(1).decode()
+    return _PEEK.decode(raw).kind
+
+
 def _item_kind(list_kind: str) -> str:
     """The kind of a typed List's items (PodList: Pod); "" for a plain List."""
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
 
 
-def check(kind: str, obj: Any, source: str, where: str) -> None:
+def check_object(kind: str, obj: Any, source: str, where: str) -> None:
     """What the API server guarantees of every object, checked once so an error names the object."""
     if not obj.metadata.name:
         raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
@@ -153,7 +167,7 @@ class _JsonReader:
             kind = item_kind
             if not kind:
                 try:
-                    kind = _PEEK.decode(raw).kind
+                    kind = peek_kind(raw)
                 except msgspec.DecodeError:
                     raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object") from None
             self._add(kind, raw, f"items[{index}]")
@@ -168,7 +182,7 @@ class _JsonReader:
             obj = decoder.decode(data)
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
-        check(kind, obj, self.source, where)
+        check_object(kind, obj, self.source, where)
         self.out.objects.setdefault(kind, []).append(obj)
 
 
@@ -229,7 +243,10 @@ class _YamlReader:
         reader unless it is doubtful."""
         assert doc.envelope is not None and doc.items is not None
         out = Decoded()
-        envelope = self._reference_load(doc.envelope, doc.offset, doc.number)
+        try:
+            envelope = yaml11.load_all(doc.envelope)
+        except yaml.YAMLError:
+            raise _ReferenceNeededError from None
         if len(envelope) != 1 or not isinstance(envelope[0], dict) or envelope[0].get("items") != []:
             raise _ReferenceNeededError
         list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
@@ -252,7 +269,10 @@ class _YamlReader:
                 except _ReferenceNeededError:
                     pass
             out.reference_reads += 1
-            loaded = self._reference_load(bytes(item.text), item.offset + doc.offset, doc.number)
+            try:
+                loaded = yaml11.load_all(bytes(item.text))
+            except yaml.YAMLError:
+                raise _ReferenceNeededError from None  # an alias to another item: read the document whole
             if len(loaded) != 1 or not isinstance(loaded[0], list) or len(loaded[0]) != 1:
                 raise _ReferenceNeededError  # not the one item it was cut as
             self._reference_item(out, item_kind, loaded[0][0], item.index)
@@ -261,7 +281,7 @@ class _YamlReader:
     @staticmethod
     def _fast_peek(raw: msgspec.Raw) -> str:
         try:
-            return _PEEK.decode(raw).kind
+            return peek_kind(raw)
         except msgspec.DecodeError:
             raise _ReferenceNeededError from None
 
@@ -284,14 +304,14 @@ class _YamlReader:
             obj = decoder.decode(data)
             if _DOUBTFUL[kind](obj):
                 raise _ReferenceNeededError
-            check(kind, obj, self.source, where)
+            check_object(kind, obj, self.source, where)
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
             raise _ReferenceNeededError from None
         out.objects.setdefault(kind, []).append(obj)
 
     # -- the reference reader ---------------------------------------------
-    def _reference_load(self, text: bytes, offset: int, number: int) -> list[Any]:
+    def _reference_load(self, text: bytes, offset: int) -> list[Any]:
         try:
             return yaml11.load_all(text)
         except yaml.YAMLError as exc:
@@ -305,7 +325,7 @@ class _YamlReader:
 
     def _reference_documents(self, doc: fastyaml.Document) -> Decoded:
         out = Decoded()
-        for index, loaded in enumerate(self._reference_load(doc.text, doc.offset, doc.number)):
+        for index, loaded in enumerate(self._reference_load(doc.text, doc.offset)):
             number = doc.number + index
             if yaml11.is_null(loaded):
                 continue
@@ -347,7 +367,7 @@ class _YamlReader:
             name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
-        check(kind, obj, self.source, where)
+        check_object(kind, obj, self.source, where)
         out.objects.setdefault(kind, []).append(obj)
 
 

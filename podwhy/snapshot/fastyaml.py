@@ -1,7 +1,7 @@
 """The fast YAML reader: rapidyaml turns YAML into JSON text that msgspec decodes into the model.
 
 rapidyaml parses and emits in C++ what PyYAML would turn into a Python dict of every field
-(for a 300 MB dump: about a minute and 14 GB). It reads plain scalars as YAML 1.2 does,
+(gigabytes, and minutes, for a large dump). It reads plain scalars as YAML 1.2 does,
 while podwhy reads them as YAML 1.1 does, as kubectl's and PyYAML's writers assume. Where
 the readings differ, the JSON is repaired or the item goes to the reference reader (yaml11):
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
 import yaml
 
+_StructT = TypeVar("_StructT", bound=msgspec.Struct)
 _SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _NULL_TAG = "tag:yaml.org,2002:null"
@@ -249,6 +250,6 @@ class _Builder:
         return coerce_union
 
 
-def convert(value: Any, tp: type[msgspec.Struct]) -> Any:
+def convert(value: Any, tp: type[_StructT]) -> _StructT:
     """coerce, then msgspec.convert (msgspec.ValidationError if it still does not fit)."""
     return msgspec.convert(coerce(value, tp), tp)
