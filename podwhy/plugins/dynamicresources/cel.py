@@ -2,8 +2,9 @@
 
 Covers the CEL subset device selectors use: literals, lists and maps, the usual operators
 with CEL's error-absorbing `&&`/`||`, member access and indexing, `in`, the ternary,
-the `has()`, `all`/`exists`/`exists_one`/`map`/`filter` and `cel.bind` macros, string
-functions, and the Kubernetes `quantity()` and `semver()` libraries.
+the `has()`, `all`/`exists`/`exists_one`/`map`/`filter` and `cel.bind` macros and their
+two-variable forms, string functions (regular expressions with RE2, as Go's regexp), and the
+Kubernetes `quantity()` and `semver()` libraries.
 
 Runtime errors are raised as CelError with cel-go's wording ("no such key: x", ...),
 because the allocator surfaces them verbatim in the Filter status.
