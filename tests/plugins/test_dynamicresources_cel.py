@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 
 from podwhy.model import objects as o
+from podwhy.model.quantity import QuantityError
 from podwhy.plugins.dynamicresources.allocator import cel_device
 from podwhy.plugins.dynamicresources.cel import (
     CelCompileError,
     CelError,
     Program,
+    Quantity,
     SelectorCache,
     Semver,
     evaluate_selector,
@@ -145,3 +147,255 @@ def test_bad_version_attribute_is_an_error() -> None:
     bad = from_raw(o.Device, {"name": "d", "attributes": {"v": {"version": "1.02"}}})
     with pytest.raises(CelError):
         cel_device(bad, DRIVER)
+
+
+# ------------------------------------------------------------------ regular expressions (RE2, as Go's regexp)
+
+REGEX_CASES: list[tuple[str, Any]] = [
+    # `$` matches only at the very end of the text (Python's re also matches before a final newline).
+    ("'a\\n'.matches('a$')", False),
+    ("'a\\n'.matches('(?m)a$')", True),
+    ("'a'.matches('a$')", True),
+    ("'ab\\ncd'.matches('^cd')", False),
+    ("'ab\\ncd'.matches('(?m)^cd')", True),
+    ("'a\\nb'.matches('a.b')", False),
+    ("'a\\nb'.matches('(?s)a.b')", True),
+    # \s is [\t\n\f\r ]: no vertical tab, no Unicode spaces; \d and \w are ASCII.
+    ("'\\v'.matches('\\\\s')", False),
+    ("'\\u00a0'.matches('\\\\s')", False),
+    ("'٣'.matches('\\\\d')", False),
+    ("'é'.matches('\\\\w')", False),
+    ("'é'.matches('\\\\pL')", True),
+    ("'ÉTÉ'.matches('(?i)^été$')", True),
+    ("'abc'.matches('')", True),
+    ("matches('abc', 'b')", True),
+    ("'x1y22'.find('[0-9]+')", "1"),
+    ("'xyz'.find('[0-9]+')", ""),
+    ("'x1y22z333'.findAll('[0-9]+')", ["1", "22", "333"]),
+    ("'x1y22z333'.findAll('[0-9]+', 2)", ["1", "22"]),
+    ("'x1y22z333'.findAll('[0-9]+', 0)", []),
+    # Go drops an empty match right after a match (Python's finditer keeps it).
+    ("'baaab'.findAll('a*')", ["", "aaa", ""]),
+    ("'héllo'.findAll('')", ["", "", "", "", "", ""]),
+]
+
+
+@pytest.mark.parametrize("expression,want", REGEX_CASES)
+def test_regex_semantics(expression: str, want: Any) -> None:
+    assert Program(expression).evaluate({}) == want
+
+
+REGEX_RUNTIME_ERRORS: list[tuple[str, str]] = [
+    ("x.matches(y)", "error parsing regexp: missing closing ): `a(b`"),
+    ("x.find(y)", "Illegal regex: error parsing regexp: missing closing ): `a(b`"),
+    ("x.findAll(y)", "Illegal regex: error parsing regexp: missing closing ): `a(b`"),
+]
+
+
+@pytest.mark.parametrize("expression,message", REGEX_RUNTIME_ERRORS)
+def test_regex_errors_at_evaluation(expression: str, message: str) -> None:
+    """A pattern that is not a literal is compiled when evaluated."""
+    with pytest.raises(CelError) as exc:
+        Program(expression).evaluate({"x": "a", "y": "a(b"})
+    assert exc.value.message == message
+
+
+@pytest.mark.parametrize(
+    "pattern,message",
+    [
+        ("a(b", "missing closing ): `a(b`"),
+        ("a)", "unexpected ): `a)`"),
+        ("[a", "missing closing ]: `[a`"),
+        ("[z-a]", "invalid character class range: `z-a`"),
+        ("a**", "invalid nested repetition operator: `**`"),
+        ("*", "missing argument to repetition operator: `*`"),
+        ("x{1001}", "invalid repeat count: `{1001}`"),
+        ("(a)\\\\1", "invalid escape sequence: `\\1`"),
+        ("a(?=b)", "invalid or unsupported Perl syntax: `(?=`"),
+        ("a\\\\", "trailing backslash at end of expression: ``"),
+    ],
+)
+def test_regex_error_texts_are_go_s(pattern: str, message: str) -> None:
+    with pytest.raises(CelError) as exc:
+        Program("x.matches(y)").evaluate({"x": "a", "y": pattern.replace("\\\\", "\\")})
+    assert exc.value.message == f"error parsing regexp: {message}"
+
+
+def test_literal_matches_pattern_is_checked_at_compile_time() -> None:
+    """The Kubernetes environment validates regex literals of matches() while compiling."""
+    compiled = SelectorCache().get('device.driver.matches("gpu(")')
+    assert compiled.program is None
+    assert compiled.error == (
+        "compilation failed: ERROR: <input>:1:23: invalid matches argument\n"
+        ' | device.driver.matches("gpu(")\n'
+        " | ......................^"
+    )
+
+
+@pytest.mark.parametrize(
+    "expression", ["'a'.find('(')", "'a'.findAll('(')", "matches(device.driver, '(')", "'a'.findAll('(', 1)"]
+)
+def test_constant_patterns_fail_program_planning(expression: str) -> None:
+    compiled = SelectorCache().get(expression)
+    assert compiled.program is None
+    assert compiled.error == "program instantiation failed: error parsing regexp: missing closing ): `(`"
+
+
+# ------------------------------------------------------------------ quantities (apimachinery's ParseQuantity)
+
+FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+SUFFIX_ERROR = "unable to parse quantity's suffix"
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", FORMAT_ERROR),
+        (" 1", FORMAT_ERROR),
+        ("1 ", FORMAT_ERROR),
+        ("1.2.3", FORMAT_ERROR),
+        ("0x10", FORMAT_ERROR),
+        ("10Mo", FORMAT_ERROR),
+        ("1e", SUFFIX_ERROR),
+        ("1K", SUFFIX_ERROR),
+        ("10Mm", SUFFIX_ERROR),
+        ("1ee3", SUFFIX_ERROR),
+    ],
+)
+def test_quantity_parse_errors(text: str, message: str) -> None:
+    with pytest.raises(CelError) as exc:
+        Program(f"quantity('{text}')").evaluate({})
+    assert exc.value.message == message
+    assert Program(f"isQuantity('{text}')").evaluate({}) is False
+
+
+QUANTITY_CASES: list[tuple[str, Any]] = [
+    # isInteger/asInteger need an int64 mantissa with a non-negative decimal scale (AsInt64):
+    # "1.0" is held as 10 at scale -1, "1.5Ki" as an arbitrary-precision decimal.
+    ("quantity('1k').asInteger()", 1000),
+    ("quantity('1.5k').asInteger()", 1500),
+    ("quantity('80Gi').asInteger()", 80 * 2**30),
+    ("quantity('1.0').isInteger()", False),
+    ("quantity('1000m').isInteger()", False),
+    ("quantity('1.5Ki').isInteger()", False),
+    ("quantity('1536').isInteger()", True),
+    # Up to 18 digits parse to an int64; more go to the decimal form, even when they would fit.
+    ("quantity('999999999999999999').isInteger()", True),
+    ("quantity('1000000000000000000').isInteger()", False),
+    ("quantity('9223372036854775k').isInteger()", True),
+    ("quantity('9223372036854776k').isInteger()", False),
+    # add() keeps the finer scale: 1 + 500m - 500m is 1000m, not an int64 at scale 0.
+    ("quantity('1').add(quantity('500m')).sub(quantity('500m')).isInteger()", False),
+    ("quantity('1').add(quantity('500m')).sub(quantity('500m')) == quantity('1')", True),
+    ("quantity('1.5Ki').add(1).isInteger()", False),
+    ("quantity('1Ki').add(1).asInteger()", 1025),
+    # Values: ParseQuantity rounds up to nanos (away from zero), caps binary quantities at 2^63-1.
+    ("quantity('0.1n') == quantity('1n')", True),
+    ("quantity('-0.1n') == quantity('-1n')", True),
+    ("quantity('1Ei').isLessThan(quantity('8Ei'))", True),
+    ("quantity('8Ei') == quantity('9223372036854775807')", True),
+    ("quantity('.') == quantity('0') && quantity('+') == quantity('0') && quantity('1.') == quantity('1')", True),
+    (
+        "quantity('1e3') == quantity('1k') && quantity('1E3') == quantity('1k') && quantity('1E') == quantity('1e18')",
+        True,
+    ),
+    ("quantity('0.1').asApproximateFloat()", 0.1),
+    ("quantity('1e400').asApproximateFloat()", float("inf")),
+    ("sign(quantity('-1m')) == -1 && sign(quantity('0')) == 0 && sign(quantity('2Ki')) == 1", True),
+    # A quantity compared with another type is an error value; `!=` reads it as "not equal".
+    ("quantity('1') != 1", True),
+    ("1 == quantity('1')", False),
+    ("quantity('1') == null", False),
+    # add()/sub() return a pointer in cel-go: a Quantity's equality refuses it on the right...
+    ("quantity('2') != quantity('1').add(1)", True),
+    # ...but accepts it on the left.
+    ("quantity('1').add(1) == quantity('2')", True),
+    # An element comparison error does not make lists unequal (only a false one does).
+    ("[quantity('1'), 2] == [1, 2]", True),
+    ("[quantity('1'), 2] == [1, 3]", False),
+]
+
+
+@pytest.mark.parametrize("expression,want", QUANTITY_CASES)
+def test_quantity_library(expression: str, want: Any) -> None:
+    assert Program(expression).evaluate({}) == want
+
+
+@pytest.mark.parametrize(
+    "expression,message",
+    [
+        ("quantity('1.0').asInteger()", "cannot convert value to integer"),
+        ("quantity('1') == 1", "no such overload"),
+        ("quantity('2') == quantity('1').add(1)", "no such overload"),
+        ("quantity('1').sign()", "no such overload"),
+        ("isQuantity(1)", "no such overload"),
+        ("quantity(1)", "no such overload"),
+    ],
+)
+def test_quantity_library_errors(expression: str, message: str) -> None:
+    with pytest.raises(CelError) as exc:
+        Program(expression).evaluate({})
+    assert exc.value.message == message
+
+
+def test_capacity_quantities_are_trimmed_as_json_decoding_does() -> None:
+    assert Quantity.from_object(" 16 ") == Quantity.parse("16")
+    assert Quantity.from_object(16).as_int64() == 16
+    assert Quantity.from_object(1.5) == Quantity.parse("1.5")
+    with pytest.raises(QuantityError):
+        Quantity.from_object("16 cores")
+
+
+# ------------------------------------------------------------------ conversions and strings as cel-go has them
+
+CONVERSION_CASES: list[tuple[str, Any]] = [
+    ("string(1234567.0)", "1.234567e+06"),
+    ("string(123456.0)", "123456"),
+    ("string(0.0001)", "0.0001"),
+    ("string(0.00001)", "1e-05"),
+    ("string(-2.5)", "-2.5"),
+    ("string(1e21)", "1e+21"),
+    ("int('+5')", 5),
+    ("bool('T') && !bool('F')", True),
+    ("double('1e3')", 1000.0),
+    ("bytes('ÿ') == b'\\303\\277' && b'ÿ' == b'\\xc3\\xbf'", True),
+    ("9223372036854775807 == 9223372036854775808.0", True),
+    ("18446744073709551615u == 18446744073709551616.0", True),
+    ("' \\u00a0\\u3000x\\t'.trim()", "x"),
+    ("'\\u001cx'.trim()", "\u001cx"),
+    ("'abc'.split('', 2)", ["a", "bc"]),
+    ("'tacocat'.indexOf('a', 30)", -1),
+    ("'tacocat'.lastIndexOf('a', 3)", 1),
+    ("[1, 2].transformList(i, v, i * v)", [0, 2]),
+    ("{'a': 1}.transformMap(k, v, v + 1)", {"a": 2}),
+    ("[1, 2].transformMapEntry(i, v, {string(v): i})", {"1": 0, "2": 1}),
+]
+
+
+@pytest.mark.parametrize("expression,want", CONVERSION_CASES)
+def test_conversions_and_strings(expression: str, want: Any) -> None:
+    assert Program(expression).evaluate({}) == want
+
+
+@pytest.mark.parametrize(
+    "expression,message",
+    [
+        ("int(' 5')", "type conversion error from 'string' to 'int'"),
+        ("int('1_000')", "type conversion error from 'string' to 'int'"),
+        ("uint('+5')", "type conversion error from 'string' to 'uint'"),
+        ("double('1e400')", "type conversion error from 'string' to 'double'"),
+        ("bool('yes')", "type conversion error from 'string' to 'bool'"),
+        ("int(-9223372036854775808.0)", "integer overflow"),
+        ("uint(-0.5)", "unsigned integer overflow"),
+        ("string(b'\\xff')", "invalid UTF-8 in bytes, cannot convert to string"),
+        ("1.0 < double('NaN')", "NaN values cannot be ordered"),
+        ("'tacocat'.indexOf('a', -1)", "index out of range: -1"),
+        ("'tacocat'.substring(4, 2)", "invalid substring range. start: 4, end: 2"),
+        ("'ab'.contains('a', 'b')", "no such overload"),
+        ("[1, 1].transformMapEntry(i, v, {v: i})", "insert failed: key 1 already exists"),
+    ],
+)
+def test_conversion_and_string_errors(expression: str, message: str) -> None:
+    with pytest.raises(CelError) as exc:
+        Program(expression).evaluate({})
+    assert exc.value.message == message

@@ -2,8 +2,9 @@
 
 Covers the CEL subset device selectors use: literals, lists and maps, the usual operators
 with CEL's error-absorbing `&&`/`||`, member access and indexing, `in`, the ternary,
-the `has()`, `all`/`exists`/`exists_one`/`map`/`filter` and `cel.bind` macros, string
-functions, and the Kubernetes `quantity()` and `semver()` libraries.
+the `has()`, `all`/`exists`/`exists_one`/`map`/`filter` and `cel.bind` macros and their
+two-variable forms, string functions (regular expressions with RE2, as Go's regexp), and the
+Kubernetes `quantity()` and `semver()` libraries.
 
 Runtime errors are raised as CelError with cel-go's wording ("no such key: x", ...),
 because the allocator surfaces them verbatim in the Filter status.
@@ -618,11 +619,13 @@ class Cond(Node):
 
 @dataclass(frozen=True)
 class Comprehension(Node):
-    macro: str  # all, exists, exists_one, map, filter
+    macro: str  # all, exists, exists_one, map, filter, transformMap, transformMapEntry
     target: Node
     var: str
     filter: Node | None
     body: Node
+    # The second variable of ext.TwoVarComprehensions (index or key first, then the value).
+    var2: str | None = None
 
 
 @dataclass(frozen=True)
@@ -794,6 +797,14 @@ class _Parser:
         return tuple(args), positions
 
     def method(self, target: Node, name: str, args: tuple[Node, ...]) -> Node:
+        two_var = _TWO_VAR_MACROS.get(name)
+        if two_var is not None and len(args) in two_var[1] and isinstance(args[0], Ident):
+            if not isinstance(args[1], Ident):
+                raise CelCompileError("argument must be a simple name")
+            if args[0].name == args[1].name:
+                raise CelCompileError(f"duplicate variable name: {args[0].name}")
+            filter_node = args[2] if len(args) == 4 else None
+            return Comprehension(two_var[0], target, args[0].name, filter_node, args[-1], var2=args[1].name)
         if name in ("all", "exists", "exists_one", "map", "filter") and args and isinstance(args[0], Ident):
             var = args[0].name
             if name == "map" and len(args) == 3:
@@ -865,6 +876,18 @@ class _Parser:
                     raise CelCompileError(f"Syntax error: expected identifier at {ident.pos}")
                 return Ident(ident.value)
         raise CelCompileError(f"Syntax error: mismatched input at {tok.pos}")
+
+
+# ext.TwoVarComprehensions: macro name -> (evaluation, argument counts).
+_TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "all": ("all", (3,)),
+    "exists": ("exists", (3,)),
+    "existsOne": ("exists_one", (3,)),
+    "exists_one": ("exists_one", (3,)),
+    "transformList": ("map", (3, 4)),
+    "transformMap": ("transformMap", (3, 4)),
+    "transformMapEntry": ("transformMapEntry", (3, 4)),
+}
 
 
 def parse(expression: str) -> Node:
@@ -1679,17 +1702,25 @@ def _eval_call(node: Call, env: dict[str, Any]) -> Any:
 
 def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
     target = _eval(node.target, env)
+    # Each item binds the first variable; with two variables, (index or key, value).
+    items: list[Any]
     if isinstance(target, dict):
-        items = list(target.keys())
+        items = list(target.items()) if node.var2 is not None else list(target.keys())
     elif isinstance(target, list):
-        items = list(target)
+        items = list(enumerate(target)) if node.var2 is not None else list(target)
     else:
         raise CelError(NO_SUCH_OVERLOAD)
     scope = dict(env)
 
     def run(expr: Node, item: Any) -> Any:
-        scope[node.var] = item
+        if node.var2 is None:
+            scope[node.var] = item
+        else:
+            scope[node.var], scope[node.var2] = item
         return _eval(expr, scope)
+
+    if node.macro in ("transformMap", "transformMapEntry"):
+        return _transform_map(node, items, run)
 
     if node.macro in ("all", "exists"):
         # Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value.
@@ -1736,6 +1767,30 @@ def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
                 continue
         mapped.append(run(node.body, item))
     return mapped
+
+
+def _transform_map(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> dict[Any, Any]:
+    """transformMap inserts key -> transform (the key is the list index for a list);
+    transformMapEntry merges the single-entry maps the transform returns."""
+    out: dict[Any, Any] = {}
+    for item in items:
+        if node.filter is not None:
+            keep = run(node.filter, item)
+            if not isinstance(keep, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            if not keep:
+                continue
+        result = run(node.body, item)
+        entries = [(item[0], result)] if node.macro == "transformMap" else None
+        if entries is None:
+            if not isinstance(result, dict):
+                raise CelError(NO_SUCH_OVERLOAD)
+            entries = list(result.items())
+        for key, value in entries:
+            if _map_find(out, key) is not _MISSING:
+                raise CelError(f"insert failed: key {_format_key(key)} already exists")
+            out[key] = value
+    return out
 
 
 # ------------------------------------------------------------------ DRA device selectors
