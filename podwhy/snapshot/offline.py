@@ -86,7 +86,7 @@ class _Decoder:
     def load_json(self, data: bytes, source: str) -> None:
         try:
             env = self._envelope.decode(data)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
             raise PodwhyError(f"{source}: malformed JSON: {exc}") from None
         if env.items is None:
             self._add_json(env.kind, data, source, "the object")
@@ -97,7 +97,10 @@ class _Decoder:
         for index, raw in enumerate(env.items):
             kind = item_kind
             if not kind:
-                kind = self._peek.decode(raw).kind
+                try:
+                    kind = self._peek.decode(raw).kind
+                except (msgspec.ValidationError, UnicodeDecodeError) as exc:
+                    raise PodwhyError(f"{source}: items[{index}] is not a Kubernetes object: {exc}") from None
             self._add_json(kind, raw, source, f"items[{index}]")
 
     def _add_json(self, kind: str, data: bytes | msgspec.Raw, source: str, where: str) -> None:
@@ -107,7 +110,8 @@ class _Decoder:
             return
         try:
             obj = decoder.decode(data)
-        except msgspec.ValidationError as exc:
+        # msgspec checks UTF-8 only in the strings it decodes, so bad bytes surface per object.
+        except (msgspec.ValidationError, UnicodeDecodeError) as exc:
             raise PodwhyError(f"{source}: {where} ({kind}) is invalid: {exc}") from None
         self._check(kind, obj, source, where)
         self._pending.append((kind, obj))
@@ -119,7 +123,7 @@ class _Decoder:
                 continue
             if not isinstance(doc, dict):
                 raise PodwhyError(f"{source}: document {doc_index + 1} is not a Kubernetes object")
-            kind = str(doc.get("kind", ""))
+            kind = _kind(doc, source, f"document {doc_index + 1}")
             items = doc.get("items")
             if isinstance(items, list):
                 item_kind = kind[: -len("List")] if kind.endswith("List") and kind != "List" else ""
@@ -128,7 +132,8 @@ class _Decoder:
                 for index, item in enumerate(items):
                     if not isinstance(item, dict):
                         raise PodwhyError(f"{source}: items[{index}] is not a Kubernetes object")
-                    self._add_doc(item_kind or str(item.get("kind", "")), item, source, f"items[{index}]")
+                    where = f"items[{index}]"
+                    self._add_doc(item_kind or _kind(item, source, where), item, source, where)
             else:
                 self._add_doc(kind, doc, source, f"document {doc_index + 1}")
 
@@ -174,7 +179,16 @@ class _Decoder:
                 for raw in resources.values():
                     parse_quantity(raw)
         except QuantityError as exc:
-            raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
+            raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}", exc.hint) from None
+
+
+def _kind(doc: dict[str, Any], source: str, where: str) -> str:
+    """An object's kind, which must be a string when present (as the JSON decoder demands)."""
+    kind = doc.get("kind", "")
+    if not isinstance(kind, str):
+        got = "null" if kind is None else type(kind).__name__
+        raise PodwhyError(f"{source}: {where} is not a Kubernetes object: its kind is {got}, not a string")
+    return kind
 
 
 def _resource_lists(kind: str, obj: Any) -> Iterator[dict[str, Any]]:
@@ -207,7 +221,25 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
-def _ryml_json_documents(data: bytes) -> list[str] | None:
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null: rapidyaml's C++ error handler prints some parse
+    errors there before raising, while podwhy reports malformed YAML in one line of its own."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to protect
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _ryml_json_documents(data: bytes) -> list[bytes] | None:
     """YAML to JSON text, one string per document, with rapidyaml (C++); None if unavailable.
 
     PyYAML builds a Python dict of every field before msgspec sees it (13 s and 1.8 GB for a
@@ -221,19 +253,21 @@ def _ryml_json_documents(data: bytes) -> list[str] | None:
     except ImportError:
         return None
     try:
-        tree = ryml.parse_in_arena(data)
-        tree.resolve()
+        with _stderr_silenced():
+            tree = ryml.parse_in_arena(data)
+            tree.resolve()
         root = tree.root_id()
         if not tree.is_stream(root):
-            return [ryml.emit_json_malloc(tree, root)]
-        docs: list[str] = []
+            return [ryml.emit_json_malloc(tree, root).encode()]
+        docs: list[bytes] = []
         child = tree.first_child(root)
         while child != ryml.NONE:
             if tree.has_children(child) or tree.has_val(child):
-                docs.append(ryml.emit_json_malloc(tree, child))
+                docs.append(ryml.emit_json_malloc(tree, child).encode())
             child = tree.next_sibling(child)
         return docs
-    except Exception:  # any parse/emit problem: let PyYAML read it and word the error
+    # Any parse/emit problem (also bytes that are not UTF-8): let PyYAML read it and word the error.
+    except Exception:
         return None
 
 
@@ -259,7 +293,7 @@ def _decode_bytes(decoder: _Decoder, data: bytes, source: str) -> None:
     if json_docs is not None:
         try:
             for doc in json_docs:
-                decoder.load_json(doc.encode(), source)
+                decoder.load_json(doc, source)
             return
         except PodwhyError:
             decoder.discard()
