@@ -75,3 +75,27 @@ def test_the_command_line_reports_a_model_error_in_one_line(monkeypatch: pytest.
     assert result.stderr == (
         "podwhy: error: unparsable quantity '5Qi' (quantities look like 500m, 2, 1.5Gi or 128974848e-3)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["1e999", "1e19", "9223372036854775808", "-1e30", "1e999999999999", "1" * 30, 10**30, -(2**63), 1e308, "2" * 65],
+)
+def test_out_of_range_or_too_long(raw: str | int | float) -> None:
+    # Quantity.Value() is an int64 upstream; such input cannot be read as kube-scheduler reads it.
+    with pytest.raises(QuantityError):
+        parse_quantity(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "exact"),
+    [
+        ("9223372036854775807", Fraction(2**63 - 1)),
+        ("99999999999999999999Ei", Fraction(2**63 - 1)),  # binary quantities are capped, not refused
+        ("1e-999", Fraction(1, 10**9)),  # rounded up to 1n
+        ("0e999999999999", Fraction(0)),
+        ("1E", Fraction(10**18)),
+    ],
+)
+def test_extremes_within_range(raw: str, exact: Fraction) -> None:
+    assert parse_quantity(raw) == exact

@@ -23,6 +23,13 @@ _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _NANO = Fraction(1, 10**9)
 _MAX_BINARY = Fraction(2**63 - 1)
+# Quantity.Value() is an int64: beyond it upstream's arithmetic wraps, so such input is refused.
+_MAX_VALUE = 2**63 - 1
+# Bounds that keep the exact arithmetic small. Canonical quantities (what an API server stores)
+# are far shorter; a number of at most _MAX_LENGTH digits times 10**_MAX_EXPONENT is beyond
+# _MAX_VALUE, and divided by it is below a nano unit.
+_MAX_LENGTH = 64
+_MAX_EXPONENT = 100
 
 QuantityInput = str | int | float
 
@@ -33,6 +40,8 @@ class QuantityError(ModelError):
 
 @lru_cache(maxsize=65536)
 def _parse_str(text: str) -> Fraction:
+    if len(text) > _MAX_LENGTH:
+        raise QuantityError(f"quantity {text[:24]!r}... is too long ({len(text)} characters)")
     match = _QUANTITY_RE.match(text.strip())
     if match is None:
         raise QuantityError(
@@ -47,14 +56,31 @@ def _parse_str(text: str) -> Fraction:
         binary = True
     elif suffix in _DECIMAL:
         amount *= Fraction(10) ** _DECIMAL[suffix]
-    else:
-        amount *= Fraction(10) ** int(suffix[1:])
+    elif amount:
+        exponent = int(suffix[1:])
+        if exponent > _MAX_EXPONENT:
+            raise _out_of_range(text)
+        # Far below a nano unit: ParseQuantity's rounding makes it 1n, without the arithmetic.
+        amount = _NANO if exponent < -_MAX_EXPONENT else amount * Fraction(10) ** exponent
     # ParseQuantity rounds any non-zero value up (away from zero) to nano units.
     if amount.denominator != 1:
         amount = Fraction(math.ceil(amount / _NANO)) * _NANO
     if binary and amount > _MAX_BINARY:
         amount = _MAX_BINARY
+    _check_range(amount, text)
     return -amount if match["sign"] == "-" else amount
+
+
+def _out_of_range(raw: object) -> QuantityError:
+    return QuantityError(
+        f"quantity {raw!r} is out of range",
+        hint=f"kube-scheduler reads quantities as 64-bit integers, at most {_MAX_VALUE}",
+    )
+
+
+def _check_range(magnitude: Fraction, raw: object) -> None:
+    if magnitude > _MAX_VALUE:
+        raise _out_of_range(raw)
 
 
 def parse_quantity(raw: QuantityInput) -> Fraction:
@@ -62,6 +88,7 @@ def parse_quantity(raw: QuantityInput) -> Fraction:
     if isinstance(raw, bool):
         raise QuantityError(f"unparsable quantity {raw!r}")
     if isinstance(raw, int):
+        _check_range(Fraction(abs(raw)), raw)
         return Fraction(raw)
     if isinstance(raw, float):
         return _parse_str(repr(raw))

@@ -86,8 +86,25 @@ def decode(data: bytes, source: str) -> Decoded:
     if stripped[:1] == b"[":
         raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
     if stripped[:1] == b"{":
-        return _JsonReader(source).read(data)
-    return _YamlReader(source, data).read()
+        try:
+            return _JsonReader(source).read(data)
+        except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
+            raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
+    try:
+        return _YamlReader(source, data).read()
+    except UnicodeDecodeError as exc:
+        raise PodwhyError(f"{source}: malformed YAML: not UTF-8 text: {exc}") from None
+
+
+def _yaml_kind(doc: dict[Any, Any], source: str, where: str) -> str:
+    """An object's kind, which must be a scalar when present (as the JSON decoder demands)."""
+    if "kind" not in doc:
+        return ""
+    value = doc["kind"]
+    if yaml11.is_null(value) or isinstance(value, (list, dict)):
+        got = "null" if yaml11.is_null(value) else type(value).__name__
+        raise PodwhyError(f"{source}: {where} is not a Kubernetes object: its kind is {got}, not a string")
+    return str(yaml11.key_text(value))
 
 
 class _Envelope(msgspec.Struct):
@@ -331,7 +348,7 @@ class _YamlReader:
                 continue
             if not isinstance(loaded, dict):
                 raise PodwhyError(f"{self.source}: document {number} is not a Kubernetes object")
-            kind = str(yaml11.key_text(loaded.get("kind", "")))
+            kind = _yaml_kind(loaded, self.source, f"document {number}")
             items = loaded.get("items")
             if not isinstance(items, list):
                 self._reference_object(out, kind, loaded, f"document {number}")
@@ -352,7 +369,7 @@ class _YamlReader:
     def _reference_item(self, out: Decoded, item_kind: str, item: Any, index: int) -> None:
         if not isinstance(item, dict):
             raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object")
-        kind = item_kind or str(yaml11.key_text(item.get("kind", "")))
+        kind = item_kind or _yaml_kind(item, self.source, f"items[{index}]")
         self._reference_object(out, kind, item, f"items[{index}]")
 
     def _reference_object(self, out: Decoded, kind: str, doc: dict[Any, Any], where: str) -> None:
