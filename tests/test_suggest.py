@@ -326,3 +326,15 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
     # The proof must prove something: the golden cases hold many unschedulable pods.
     assert checked >= 50, checked
     assert time.monotonic() - started < 600
+
+
+def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import podwhy.runtime.suggest as suggest_module
+
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
+    snapshot = _snap([node], [make_pod("busy").node("n1").req(cpu="3").obj()])
+    pod = make_pod("p").req(cpu="2").obj()
+    assert {s.kind for s in _suggestions(snapshot, pod)} == {"lowerRequest", "addNode"}
+    # Above the size limit, node copies (which re-index the snapshot) are not tried.
+    monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
+    assert {s.kind for s in _suggestions(snapshot, pod)} == {"lowerRequest"}
