@@ -15,6 +15,7 @@ from podwhy.report.model import PendingReport, Report
 from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import no_profile, run_cycle
 from podwhy.runtime.pending import classify_pending
+from podwhy.runtime.suggest import suggest
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import SnapshotSource
 
@@ -95,7 +96,7 @@ def explain(request: ExplainRequest) -> Report:
         return build_report(no_profile(pod, config), snapshot)
     names = frozenset(p.scheduler_name for p in config.profiles)
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
-    return build_report(cycle, snapshot)
+    return build_report(cycle, snapshot, suggest(snapshot, cycle, profile, names))
 
 
 @dataclass

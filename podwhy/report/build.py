@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from msgspec import UNSET
 
 from podwhy.framework.status import Code, Status
@@ -26,12 +28,14 @@ from podwhy.report.model import (
     ScoreEntry,
     SnapshotSummary,
     StatusName,
+    Suggestion,
     Victim,
 )
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.scoring import PluginScore
+from podwhy.runtime.suggest import Suggestion as SuggestedChange
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -260,7 +264,7 @@ def build_pending_report(pending: list[PendingPod], snapshot: Snapshot) -> Pendi
     return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
 
 
-def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
+def build_report(cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[SuggestedChange] = ()) -> Report:
     pod = cycle.pod.pod
     report = Report(
         pod=PodSummary(
@@ -281,6 +285,10 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot) -> Report:
         snapshot=snapshot_summary(snapshot),
         warnings=_warnings(cycle, snapshot),
         extenders=list(cycle.extenders),
+        suggestions=[
+            Suggestion(kind=s.kind, summary=s.summary, nodes=list(s.nodes), patches=list(s.patches), command=s.command)
+            for s in suggestions
+        ],
     )
     report.scheduler = scheduler_word(pod, snapshot, report)
     if cycle.sampling is not None:

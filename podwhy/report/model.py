@@ -182,6 +182,32 @@ class SchedulerWord(_Struct):
     causes: list[str] = []
 
 
+# A change as an RFC 7386 JSON merge patch against an object of the snapshot
+# ({kind, namespace, name, patch}; a null patch removes the object), or a new object ({kind, object}).
+ObjectPatch = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="An RFC 7386 JSON merge patch {kind, namespace, name, patch} against an object of the "
+        "snapshot (a null patch removes it), or {kind, object} for a new object",
+        extra_json_schema={"required": ["kind"], "properties": {"kind": {"type": "string"}}},
+    ),
+]
+
+
+class Suggestion(_Struct):
+    """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
+
+    # lowerRequest, addToleration, labelNode, addNode, evictPods, relaxTopologySpread, dropAntiAffinity
+    kind: str
+    summary: str
+    # The nodes the pod fits on once the change is made.
+    nodes: list[str]
+    # Applied together, they make podwhy's verdict Schedulable.
+    patches: list[ObjectPatch]
+    # What a user would run (on the owning workload's template rather than the pod).
+    command: str
+
+
 class Report(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["Explanation"] = "Explanation"
@@ -204,6 +230,8 @@ class Report(_Struct, kw_only=True):
     # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
     scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
     nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815
+    # When the pod is Unschedulable: changes that make it fit, each verified by re-running the plugins.
+    suggestions: list[Suggestion] = []
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)

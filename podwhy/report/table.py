@@ -201,6 +201,16 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
             f"{', …' if count > MAX_NAMES_IN_GROUP else ''}): --node NAME shows them"
         )
     render_ranking(console, report, wide)
+    render_suggestions(console, report)
+
+
+def render_suggestions(console: Console, report: Report) -> None:
+    if not report.suggestions:
+        return
+    console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
+    for s in report.suggestions:
+        console.print(f"  • {escape(s.summary)}")
+        console.print(f"    {escape(s.command)}", soft_wrap=True)
 
 
 def age(timestamp: str | None, now: datetime | None = None) -> str:
