@@ -272,9 +272,10 @@ def check(
         typer.Option("--from", help="Snapshot to place them onto (as for explain); without it, the live cluster."),
     ] = None,
     namespace: Annotated[
-        str, typer.Option("--namespace", "-n", help="Namespace of manifests that name none.")
-    ] = "default",
-    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = (Output.table),
+        str | None,
+        typer.Option("--namespace", "-n", help="Namespace of manifests that name none (default: the context's)."),
+    ] = None,
+    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
     ] = None,
@@ -305,15 +306,15 @@ def check(
             raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
-        manifests = ManifestSource(files, namespace)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
                 source = FileSource(list(from_))
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
-                live.connect()
+                namespace = namespace or live.connect()
                 source = live
+            manifests = ManifestSource(files, namespace or "default")
             report = run_check(CheckRequest(manifests, source, scheduler_config))
         if junit is not None:
             from podwhy.report.check import write_junit
