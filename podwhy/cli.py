@@ -258,6 +258,87 @@ def _render_any(report: PendingReport, output: Output) -> None:
 
 
 @app.command()
+def check(
+    files: Annotated[
+        list[str],
+        typer.Option(
+            "--file",
+            "-f",
+            help="Manifests: a file, a folder, multi-document YAML, or - for stdin (e.g. helm template). Repeatable.",
+        ),
+    ],
+    from_: Annotated[
+        list[str] | None,
+        typer.Option("--from", help="Snapshot to place them onto (as for explain); without it, the live cluster."),
+    ] = None,
+    namespace: Annotated[
+        str | None,
+        typer.Option("--namespace", "-n", help="Namespace of manifests that name none (default: the context's)."),
+    ] = None,
+    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
+    ] = None,
+    scheduler_config: Annotated[
+        Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
+    ] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
+    request_timeout: Annotated[
+        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    """Place the replicas of manifests onto the cluster one after another, as the scheduler would.
+
+    Exit 0 when every replica fits, 1 when one would stay Pending.
+    """
+    from podwhy.engine import CheckRequest
+    from podwhy.engine import check as run_check
+    from podwhy.report.progress import fetch_progress
+    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.manifests import ManifestSource
+    from podwhy.snapshot.source import FileSource, SnapshotSource
+
+    with _one_line_errors(debug):
+        if from_ and (kubeconfig is not None or context is not None or request_timeout is not None):
+            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        if "-" in files and from_ and "-" in from_:
+            raise UsageError("-f - and --from - cannot both read stdin")
+        with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
+            source: SnapshotSource
+            if from_:
+                source = FileSource(list(from_))
+            else:
+                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                namespace = namespace or live.connect()
+                source = live
+            manifests = ManifestSource(files, namespace or "default")
+            report = run_check(CheckRequest(manifests, source, scheduler_config))
+        if junit is not None:
+            from podwhy.report.check import write_junit
+
+            write_junit(report, junit)
+        from podwhy.report import model
+
+        if output == Output.json:
+            sys.stdout.buffer.write(model.encode_json(report) + b"\n")
+            sys.stdout.flush()
+        elif output == Output.yaml:
+            import yaml
+
+            sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+        else:
+            from podwhy.report.table import render_check
+
+            render_check(report, wide=output == Output.wide)
+        for warning in report.warnings:
+            print(f"podwhy: warning: {warning}", file=sys.stderr)
+    raise typer.Exit(report.exit_code)
+
+
+@app.command()
 def snapshot(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write (a JSON List; .gz compresses it).")],
     namespace: Annotated[

@@ -11,12 +11,13 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
-from podwhy.report.model import PendingReport, Report
+from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import no_profile, run_cycle
 from podwhy.runtime.pending import classify_pending
 from podwhy.runtime.suggest import suggest
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
 
 
@@ -117,3 +118,27 @@ def pending(request: PendingRequest) -> PendingReport:
         )
     config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
     return build_pending_report(classify_pending(snapshot, config, request.namespace), snapshot)
+
+
+@dataclass
+class CheckRequest:
+    manifests: ManifestSource
+    source: SnapshotSource
+    scheduler_config: Path | None = None
+
+
+def check(request: CheckRequest) -> CheckReport:
+    """Place the manifests' replicas onto the snapshot one after another."""
+    from podwhy.report.check import build_check_report
+    from podwhy.runtime.placement import place
+
+    request.manifests.read()  # bad manifests fail before the snapshot is fetched
+    snapshot = request.source.load()
+    if not snapshot.nodes:
+        raise PodwhyError(
+            f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
+            hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
+        )
+    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
+    workloads = request.manifests.load_into(snapshot)
+    return build_check_report(place(snapshot, workloads, config), snapshot)

@@ -53,6 +53,19 @@ class Handle:
             ni for ni in self.node_infos if ni.pods_with_required_anti_affinity
         ]
 
+    def add_bound_pod(self, pod: o.Pod) -> PodInfo:
+        """Count a pod just bound to its node (spec.nodeName), as the scheduler's cache assumes
+        it: later pods see its resources, ports and affinity terms without a rebuild."""
+        pi = PodInfo(pod)
+        self.pod_infos[pod_key(pod)] = pi
+        ni = self.node_info_by_name[pod.spec.node_name]
+        ni.add_pod_info(pi)
+        if ni.pods_with_affinity and all(n is not ni for n in self.have_pods_with_affinity):
+            self.have_pods_with_affinity.append(ni)
+        if ni.pods_with_required_anti_affinity and all(n is not ni for n in self.have_pods_with_required_anti_affinity):
+            self.have_pods_with_required_anti_affinity.append(ni)
+        return pi
+
     def _build_image_states(self) -> None:
         # Keyed by the names exactly as nodes report them: the scheduler normalizes only the pod's
         # image references. Each node keeps its own size for a name (cache.NewSnapshot).

@@ -632,6 +632,52 @@ class StatefulSet(_Base):
     spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
 
 
+# ---------------------------------------------------------------- workload templates (podwhy check)
+
+
+class PodTemplateSpec(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+
+
+class WorkloadSpec(_Base):
+    """The fields of Deployment, StatefulSet, DaemonSet, ReplicaSet and Job specs that make pods."""
+
+    replicas: int | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    # StatefulSet: OrderedReady (default) creates the next ordinal once the previous one runs.
+    pod_management_policy: str = ""
+    # Job: how many pods run at once, and how many must finish.
+    parallelism: int | None = None
+    completions: int | None = None
+
+
+class Workload(_Base):
+    """A pod controller read from a manifest (not part of snapshots)."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class JobTemplateSpec(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+
+
+class CronJobSpec(_Base):
+    job_template: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
+
+
+class CronJob(_Base):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CronJobSpec = msgspec.field(default_factory=CronJobSpec)
+
+
 # ---------------------------------------------------------------- dynamic resource allocation
 
 

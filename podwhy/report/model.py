@@ -270,11 +270,76 @@ class PendingReport(_Struct, kw_only=True):
         return 1 if self.stuck else 0
 
 
-def encode_json(report: Report | PendingReport) -> bytes:
+class ReplicaReport(_Struct):
+    """One replica of a checked workload: where it was placed, or why it stays Pending."""
+
+    name: str
+    verdict: Verdict
+    # The node it was bound to; null while it stays Pending.
+    node: str | None
+    # The scheduler's message when it stays Pending (or why the controller would not create it).
+    message: str = ""
+    # Every node sharing the top score when several did: podwhy took the first by name.
+    tiedNodes: list[str] = []  # noqa: N815
+    # False for a StatefulSet ordinal its controller would not create yet (OrderedReady).
+    created: bool = True
+
+
+class WorkloadReport(_Struct):
+    kind: str
+    namespace: str
+    name: str
+    source: str
+    placed: int
+    pending: int
+    replicas: list[ReplicaReport]
+    # DaemonSet: nodes its controller would not run it on, with why.
+    ineligibleNodes: dict[str, str] = {}  # noqa: N815
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name} ({self.kind})"
+
+
+class CheckSummary(_Struct):
+    workloads: int
+    replicas: int
+    placed: int
+    pending: int
+    # Workloads with at least one replica Pending.
+    failingWorkloads: int  # noqa: N815
+    # Replicas placed although a plugin needing kinds the snapshot lacks was not evaluated.
+    inconclusive: int
+
+
+# How podwhy picks among nodes sharing the top score (kube-scheduler picks one at random).
+TIE_BREAK = "among nodes sharing the top score, kube-scheduler picks one at random; podwhy takes the first by name"
+
+
+class CheckReport(_Struct, kw_only=True):
+    """podwhy check: the replicas of manifests placed one after another onto a snapshot."""
+
+    apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
+    kind: Literal["CheckReport"] = "CheckReport"
+    summary: CheckSummary
+    workloads: list[WorkloadReport]
+    tieBreak: str = TIE_BREAK  # noqa: N815
+    snapshot: SnapshotSummary
+    warnings: list[str] = []
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every replica fits, 1 when one stays Pending, 3 when a placement was inconclusive."""
+        if self.summary.pending:
+            return 1
+        return 3 if self.summary.inconclusive else 0
+
+
+def encode_json(report: Report | PendingReport | CheckReport) -> bytes:
     return msgspec.json.format(msgspec.json.encode(report), indent=2)
 
 
-def to_builtins(report: Report | PendingReport) -> dict[str, Any]:
+def to_builtins(report: Report | PendingReport | CheckReport) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(report)
     return out
 

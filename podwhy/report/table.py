@@ -31,7 +31,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
-from podwhy.report.model import NodeReport, PendingReport, PluginStatus, Report, ScoreEntry, StatusName
+from podwhy.report.model import CheckReport, NodeReport, PendingReport, PluginStatus, Report, ScoreEntry, StatusName
 from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
@@ -389,3 +389,36 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         table.add_row(escape(who + "\n" + "\n".join(shown) + more), str(group.verdict), escape(why))
     console.print(table)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")
+
+
+def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
+    """Per workload, per replica: the node it was placed on, or Pending and why."""
+    console = console or make_console()
+    summary = report.summary
+    table = Table(show_lines=True)
+    table.add_column("Workload", overflow="fold", min_width=14)
+    table.add_column("Replica", overflow="fold", no_wrap=True)
+    table.add_column("Node", overflow="fold", no_wrap=True)
+    table.add_column("Why Pending", overflow="fold", ratio=1)
+    for workload in report.workloads:
+        who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
+        if not workload.replicas:
+            table.add_row(escape(who), "", "", "no replicas")
+            continue
+        for index, replica in enumerate(workload.replicas):
+            node = replica.node or "Pending"
+            if replica.node is not None and replica.tiedNodes:
+                node += f" (tied with {len(replica.tiedNodes) - 1})"
+            table.add_row(
+                escape(who) if index == 0 else "", escape(replica.name), escape(node), escape(replica.message)
+            )
+        if wide:
+            for node_name, why in workload.ineligibleNodes.items():
+                table.add_row("", "", escape(node_name), escape(f"not run here by its controller: {why}"))
+    console.print(table)
+    verdict = "everything fits" if not summary.pending else f"{summary.pending} replica(s) stay Pending"
+    console.print(
+        f"[bold]{summary.placed}/{summary.replicas} replicas placed[/bold] in {summary.workloads} workload(s): "
+        f"{verdict}."
+    )
+    console.print(f"Placed one after another; {report.tieBreak}.")

@@ -1,0 +1,103 @@
+"""The CheckReport of `podwhy check`, built from the placements, and its JUnit XML rendering."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from podwhy.errors import PodwhyError
+from podwhy.report.build import snapshot_summary
+from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
+from podwhy.runtime.cycle import Verdict
+from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
+from podwhy.snapshot.cluster import Snapshot
+
+
+def _replica(replica: ReplicaPlacement) -> ReplicaReport:
+    return ReplicaReport(
+        name=replica.pod.metadata.name,
+        verdict=replica.verdict,
+        node=replica.node or None,
+        message=replica.message,
+        tiedNodes=list(replica.tied),
+        created=replica.created,
+    )
+
+
+def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) -> CheckReport:
+    workloads: list[WorkloadReport] = []
+    for placement in placements:
+        wl = placement.workload
+        replicas = [_replica(r) for r in placement.replicas]
+        placed = sum(1 for r in placement.replicas if r.placed)
+        workloads.append(
+            WorkloadReport(
+                kind=wl.kind,
+                namespace=wl.namespace,
+                name=wl.name,
+                source=wl.source,
+                placed=placed,
+                pending=len(replicas) - placed,
+                replicas=replicas,
+                ineligibleNodes=dict(placement.ineligible_nodes),
+            )
+        )
+    all_replicas = [r for w in workloads for r in w.replicas]
+    summary = CheckSummary(
+        workloads=len(workloads),
+        replicas=len(all_replicas),
+        placed=sum(w.placed for w in workloads),
+        pending=sum(w.pending for w in workloads),
+        failingWorkloads=sum(1 for w in workloads if w.pending),
+        inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
+    )
+    warnings = [
+        f"{w.key}: its controller runs it on no node"
+        for w, p in zip(workloads, placements, strict=True)
+        if p.workload.daemon_template is not None and not w.replicas
+    ]
+    return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
+
+
+def junit_xml(report: CheckReport) -> bytes:
+    """One testcase per workload; a failure (with every Pending replica's message) when any stays Pending."""
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": "podwhy check",
+            "tests": str(report.summary.workloads),
+            "failures": str(report.summary.failingWorkloads),
+            "errors": "0",
+        },
+    )
+    for workload in report.workloads:
+        case = ET.SubElement(
+            suite, "testcase", {"classname": f"{workload.namespace}.{workload.kind}", "name": workload.name}
+        )
+        pending = [r for r in workload.replicas if r.node is None]
+        if pending:
+            summary = f"{len(pending)} of {len(workload.replicas)} replicas stay Pending"
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {
+                    "type": "Pending",
+                    "message": f"{summary}: {pending[0].message}",
+                },
+            )
+            failure.text = "\n".join(f"{r.name}: {r.message}" for r in pending)
+        placed = [f"{r.name} -> {r.node}" for r in workload.replicas if r.node is not None]
+        if placed:
+            ET.SubElement(case, "system-out").text = "\n".join(placed)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
+
+
+def write_junit(report: CheckReport, path: Path) -> None:
+    try:
+        path.write_bytes(junit_xml(report) + b"\n")
+    except OSError as exc:
+        raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None

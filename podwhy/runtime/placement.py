@@ -1,0 +1,162 @@
+"""Place the replicas of manifests onto a snapshot, one after another, as the scheduler would.
+
+Each replica runs one scheduling cycle; a replica that fits is bound to the best-scoring node
+(kube-scheduler picks one of the tied top nodes at random: podwhy takes the first by name, so
+the outcome is deterministic) and counted on that node, so the next replica sees its
+resources, host ports, labels for spreading and affinity terms. The snapshot is indexed once
+per profile; bound replicas are added to those indexes incrementally.
+
+A DaemonSet gets one pod per node its controller would run it on (the template's required
+node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
+each pinned to its node with the controller's `metadata.name` node affinity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podwhy.framework.status import Status
+from podwhy.framework.types import PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.runtime.config import SchedulerConfig, profile_for_pod
+from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
+from podwhy.runtime.framework import Framework
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
+
+# Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
+DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
+
+
+@dataclass
+class ReplicaPlacement:
+    pod: o.Pod
+    verdict: Verdict
+    # The node it was bound to; "" while it stays Pending.
+    node: str = ""
+    # Why it stays Pending: the scheduler's message, or why it is not even created.
+    message: str = ""
+    # Every node sharing the top score when more than one did (the tie was broken by name).
+    tied: list[str] = field(default_factory=list)
+    # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
+    created: bool = True
+    cycle: CycleOutcome | None = None
+
+    @property
+    def placed(self) -> bool:
+        return bool(self.node)
+
+
+@dataclass
+class WorkloadPlacement:
+    workload: ManifestWorkload
+    replicas: list[ReplicaPlacement] = field(default_factory=list)
+    # DaemonSet: nodes its controller would not run it on, with why.
+    ineligible_nodes: dict[str, str] = field(default_factory=dict)
+
+
+class Placer:
+    """Schedules pods in turn over one snapshot, binding each one that fits."""
+
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.names = frozenset(p.scheduler_name for p in config.profiles)
+        self.frameworks: dict[str, Framework] = {}
+
+    def _framework(self, pod: o.Pod) -> Framework | None:
+        profile = profile_for_pod(self.config, pod)
+        if profile is None:
+            return None
+        framework = self.frameworks.get(profile.scheduler_name)
+        if framework is None:
+            framework = make_framework(self.snapshot, profile, self.names)
+            self.frameworks[profile.scheduler_name] = framework
+        return framework
+
+    def schedule(self, pod: o.Pod) -> ReplicaPlacement:
+        """One scheduling cycle; when a node fits, bind the pod to the best one."""
+        framework = self._framework(pod)
+        if framework is None:
+            cycle = no_profile(pod, self.config)
+            wanted = cycle.scheduler_name
+            return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
+        cycle = run_cycle(self.snapshot, pod, framework=framework, extenders=self.config.extenders)
+        if cycle.verdict == Verdict.GATED:
+            gates = " ".join(cycle.gates)
+            return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
+        if cycle.verdict not in (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE) or cycle.outcome is None:
+            return ReplicaPlacement(pod, cycle.verdict, message=cycle.message, cycle=cycle)
+        best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
+        node = best[0]
+        self.bind(pod, node)
+        message = "" if cycle.verdict == Verdict.SCHEDULABLE else _not_evaluated_message(cycle)
+        return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
+
+    def bind(self, pod: o.Pod, node: str) -> None:
+        """spec.nodeName set and counted on the node by every profile's view of the cluster."""
+        pod.spec.node_name = node
+        self.snapshot.pods.append(pod)
+        for framework in self.frameworks.values():
+            framework.handle.add_bound_pod(pod)
+
+    def daemon_nodes(self, template: o.Pod) -> tuple[list[str], dict[str, str]]:
+        """The nodes the DaemonSet controller would create a pod for, and the others with why not."""
+        framework = self._framework(template)
+        names = sorted(n.metadata.name for n in self.snapshot.nodes)
+        if framework is None:
+            return names, {}
+        outcome = framework.run_filters(PodInfo(template))
+        eligible: list[str] = []
+        ineligible: dict[str, str] = {}
+        for verdict in sorted(outcome.nodes, key=lambda v: v.name):
+            failed = [
+                st for name in DAEMON_PREDICATES if (st := verdict.filters.get(name)) is not None and st.is_rejected()
+            ]
+            if failed:
+                ineligible[verdict.name] = "; ".join(_reason(st) for st in failed)
+            else:
+                eligible.append(verdict.name)
+        return eligible, ineligible
+
+
+def _reason(status: Status) -> str:
+    return f"{status.plugin}: {status.message()}"
+
+
+def _not_evaluated_message(cycle: CycleOutcome) -> str:
+    assert cycle.outcome is not None
+    plugins = ", ".join(sorted(cycle.outcome.not_evaluated))
+    reasons = "; ".join(sorted(set(cycle.outcome.not_evaluated.values())))
+    return f"placed, but not evaluated: {plugins} ({reasons})"
+
+
+def place(snapshot: Snapshot, workloads: list[ManifestWorkload], config: SchedulerConfig) -> list[WorkloadPlacement]:
+    """Every workload's replicas in turn (workloads in input order), each seeing those placed before it."""
+    placer = Placer(snapshot, config)
+    out: list[WorkloadPlacement] = []
+    for workload in workloads:
+        result = WorkloadPlacement(workload)
+        if workload.daemon_template is not None:
+            eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+            for node in eligible:
+                result.replicas.append(placer.schedule(daemon_pod_for_node(workload.daemon_template, node)))
+            out.append(result)
+            continue
+        waiting_for = ""
+        for pod in workload.pods:
+            if waiting_for:
+                message = (
+                    f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"
+                    " and Ready (podManagementPolicy OrderedReady)"
+                )
+                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+                continue
+            replica = placer.schedule(pod)
+            result.replicas.append(replica)
+            if workload.ordered and not replica.placed:
+                waiting_for = pod.metadata.name
+        out.append(result)
+    return out

@@ -1,0 +1,461 @@
+"""podwhy check: manifests turned into replicas and placed one after another onto a snapshot."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.errors import PodwhyError
+from podwhy.model import objects as o
+from podwhy.report.check import build_check_report, junit_xml
+from podwhy.report.model import CheckReport, WorkloadReport
+from podwhy.runtime.config import default_config
+from podwhy.runtime.cycle import Verdict, run_cycle
+from podwhy.runtime.placement import place
+from podwhy.snapshot.manifests import ManifestSource
+from tests.builders import make_node, make_pod, make_snapshot
+
+Json = dict[str, Any]
+
+
+def deployment(name: str, replicas: int, spec: Json, kind: str = "Deployment", **extra: Any) -> Json:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": spec},
+            **extra,
+        },
+    }
+
+
+def container(cpu: str = "100m", host_port: int | None = None) -> Json:
+    out: Json = {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}
+    if host_port is not None:
+        out["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
+    return out
+
+
+def stream(*docs: Json) -> bytes:
+    return yaml.safe_dump_all(docs).encode()
+
+
+def check(objects: list[msgspec.Struct], *docs: Json) -> CheckReport:
+    snapshot = make_snapshot(*objects)
+    workloads = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs))).load_into(snapshot)
+    return build_check_report(place(snapshot, workloads, default_config()), snapshot)
+
+
+def nodes_of(workload: WorkloadReport) -> list[str | None]:
+    return [r.node for r in workload.replicas]
+
+
+ANTI_AFFINITY = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
+        ]
+    }
+}
+ZONE_SPREAD = [
+    {
+        "maxSkew": 1,
+        "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "web"}},
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "nodes", "replicas", "spec", "placed", "reason"),
+    [
+        (
+            "anti-affinity on hostname: 3 replicas, 2 nodes",
+            [make_node("n1"), make_node("n2")],
+            3,
+            {"affinity": ANTI_AFFINITY, "containers": [container()]},
+            2,
+            "2 node(s) didn't match pod anti-affinity rules",
+        ),
+        (
+            "host ports: one replica per node",
+            [make_node("n1"), make_node("n2")],
+            3,
+            {"containers": [container(host_port=8080)]},
+            2,
+            "2 node(s) didn't have free ports for the requested pod ports",
+        ),
+        (
+            "resources: 3 CPUs each on two 4-CPU nodes",
+            [make_node("n1"), make_node("n2")],
+            3,
+            {"containers": [container(cpu="3")]},
+            2,
+            "2 Insufficient cpu",
+        ),
+        (
+            # Zone a holds one pod at most: once zone b has two, a fourth replica would skew b by 2.
+            "topology spread DoNotSchedule maxSkew 1 over zones",
+            [make_node("a1").zone("a").alloc(cpu="1"), make_node("b1").zone("b"), make_node("b2").zone("b")],
+            4,
+            {"topologySpreadConstraints": ZONE_SPREAD, "containers": [container(cpu="1")]},
+            3,
+            "didn't match pod topology spread constraints",
+        ),
+        (
+            "everything fits",
+            [make_node("n1"), make_node("n2")],
+            4,
+            {"containers": [container(cpu="1")]},
+            4,
+            "",
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_later_replicas_see_the_earlier_ones(
+    case: str, nodes: list[Any], replicas: int, spec: Json, placed: int, reason: str
+) -> None:
+    report = check([n.obj() for n in nodes], deployment("web", replicas, spec))
+    (workload,) = report.workloads
+    assert workload.placed == placed, case
+    assert [r.node is not None for r in workload.replicas] == [True] * placed + [False] * (replicas - placed)
+    for replica in workload.replicas[placed:]:
+        assert replica.message.startswith(f"0/{len(nodes)} nodes are available:")
+        assert reason in replica.message
+    assert report.summary.pending == replicas - placed
+    assert report.exit_code == (0 if placed == replicas else 1)
+
+
+def test_anti_affinity_replicas_land_on_distinct_nodes() -> None:
+    report = check([make_node("n1").obj(), make_node("n2").obj()], deployment("web", 2, {"affinity": ANTI_AFFINITY}))
+    assert sorted(n for n in nodes_of(report.workloads[0]) if n) == ["n1", "n2"]
+
+
+def test_pods_already_in_the_cluster_count() -> None:
+    busy = make_pod("old").labels(app="web").node("n1").req(cpu="3").obj()
+    report = check(
+        [make_node("n1").obj(), make_node("n2").obj(), busy],
+        deployment("web", 2, {"containers": [container(cpu="3")]}),
+    )
+    assert nodes_of(report.workloads[0]) == ["n2", None]
+
+
+def test_ties_are_broken_by_node_name_and_said() -> None:
+    report = check([make_node("zeta").obj(), make_node("alpha").obj()], deployment("web", 1, {"containers": []}))
+    (replica,) = report.workloads[0].replicas
+    assert replica.node == "alpha"
+    assert replica.tiedNodes == ["alpha", "zeta"]
+    assert "first by name" in report.tieBreak
+
+
+def test_workloads_see_each_other_in_input_order() -> None:
+    report = check(
+        [make_node("n1").obj()],
+        deployment("first", 1, {"containers": [container(host_port=80)]}),
+        deployment("second", 1, {"containers": [container(host_port=80)]}),
+    )
+    assert [w.placed for w in report.workloads] == [1, 0]
+    assert report.summary.failingWorkloads == 1
+
+
+DAEMON_SPEC: Json = {"containers": [container()]}
+
+
+@pytest.mark.parametrize(
+    ("tolerations", "expected_nodes", "ineligible"),
+    [
+        ([], ["n1", "n3"], ["n2"]),
+        ([{"key": "dedicated", "operator": "Exists"}], ["n1", "n2", "n3"], []),
+    ],
+)
+def test_daemon_set_runs_on_eligible_nodes(
+    tolerations: list[Json], expected_nodes: list[str], ineligible: list[str]
+) -> None:
+    nodes = [make_node("n1").obj(), make_node("n2").taint("dedicated", "gpu").obj(), make_node("n3").obj()]
+    ds = deployment("agent", 0, {**DAEMON_SPEC, "tolerations": tolerations}, kind="DaemonSet")
+    report = check(nodes, ds)
+    (workload,) = report.workloads
+    assert nodes_of(workload) == expected_nodes
+    assert [r.name for r in workload.replicas] == [f"agent-{n}" for n in expected_nodes]
+    assert sorted(workload.ineligibleNodes) == ineligible
+    for node in ineligible:
+        assert "TaintToleration" in workload.ineligibleNodes[node]
+
+
+def test_daemon_pods_get_the_controllers_node_affinity_and_tolerations() -> None:
+    snapshot = make_snapshot(make_node("n1").obj(), make_node("n2").unschedulable().obj())
+    ds = deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet")
+    workloads = ManifestSource(["-"], stdin=io.BytesIO(stream(ds))).load_into(snapshot)
+    placements = place(snapshot, workloads, default_config())
+    # The DaemonSet controller tolerates node.kubernetes.io/unschedulable: both nodes run it.
+    assert [r.node for r in placements[0].replicas] == ["n1", "n2"]
+    pod = placements[0].replicas[1].pod
+    assert pod.spec.affinity is not None and pod.spec.affinity.node_affinity is not None
+    required = pod.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
+    assert required is not None
+    assert required.node_selector_terms == [
+        o.NodeSelectorTerm(match_fields=[o.NodeSelectorRequirement(key="metadata.name", operator="In", values=["n2"])])
+    ]
+
+
+def test_daemon_pods_that_do_not_fit_stay_pending() -> None:
+    busy = make_pod("big").node("n1").req(cpu="4").obj()
+    report = check(
+        [make_node("n1").obj(), make_node("n2").obj(), busy], deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet")
+    )
+    (workload,) = report.workloads
+    assert nodes_of(workload) == [None, "n2"]
+    assert "Insufficient cpu" in workload.replicas[0].message
+
+
+def test_stateful_set_ordered_ready_stops_at_the_first_pending_ordinal() -> None:
+    spec = {"containers": [container(cpu="3")]}
+    report = check([make_node("n1").obj()], deployment("db", 3, spec, kind="StatefulSet"))
+    replicas = report.workloads[0].replicas
+    assert [r.name for r in replicas] == ["db-0", "db-1", "db-2"]
+    assert [(r.node, r.created) for r in replicas] == [("n1", True), (None, True), (None, False)]
+    assert "once db-1 is Running and Ready" in replicas[2].message
+
+
+def test_stateful_set_parallel_tries_every_ordinal() -> None:
+    spec = {"containers": [container(cpu="3")]}
+    report = check(
+        [make_node("n1").obj()], deployment("db", 3, spec, kind="StatefulSet", podManagementPolicy="Parallel")
+    )
+    assert [r.created for r in report.workloads[0].replicas] == [True, True, True]
+    assert all("Insufficient cpu" in r.message for r in report.workloads[0].replicas[1:])
+
+
+@pytest.mark.parametrize(
+    ("doc", "count"),
+    [
+        ({"kind": "Job", "spec": {"parallelism": 3, "completions": 2}}, 2),
+        ({"kind": "Job", "spec": {"parallelism": 3}}, 3),
+        ({"kind": "Job", "spec": {}}, 1),
+        ({"kind": "ReplicaSet", "spec": {"replicas": 2}}, 2),
+        ({"kind": "Deployment", "spec": {"replicas": 0}}, 0),
+        ({"kind": "Deployment", "spec": {}}, 1),
+        ({"kind": "CronJob", "spec": {"jobTemplate": {"spec": {"parallelism": 2, "template": None}}}}, 2),
+        ({"kind": "Pod", "spec": {"containers": []}}, 1),
+    ],
+)
+def test_replica_counts(doc: Json, count: int) -> None:
+    raw: Json = {"apiVersion": "apps/v1", "metadata": {"name": "w"}, **doc}
+    spec = raw["spec"]
+    if raw["kind"] == "CronJob":
+        spec["jobTemplate"]["spec"]["template"] = {"spec": {"containers": []}}
+    elif raw["kind"] != "Pod":
+        spec["template"] = {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": []}}
+    snapshot = make_snapshot(make_node("n1").obj())
+    (workload,) = ManifestSource(["-"], stdin=io.BytesIO(stream(raw))).load_into(snapshot)
+    assert len(workload.pods) == count
+    for pod in workload.pods:
+        # Admission ran: default tolerations and scheduler name are set.
+        assert pod.spec.scheduler_name == "default-scheduler"
+        assert any(t.key == "node.kubernetes.io/not-ready" for t in pod.spec.tolerations)
+
+
+def test_deployment_pods_belong_to_a_replica_set_in_the_snapshot() -> None:
+    snapshot = make_snapshot(make_node("n1").obj())
+    doc = deployment("web", 2, {"containers": []})
+    (workload,) = ManifestSource(["-"], namespace="shop", stdin=io.BytesIO(stream(doc))).load_into(snapshot)
+    (rs,) = snapshot.replica_sets
+    assert rs.metadata.namespace == "shop" and rs.metadata.owner_references[0].kind == "Deployment"
+    for index, pod in enumerate(workload.pods):
+        assert pod.metadata.name == f"web-{index}"
+        assert pod.metadata.owner_references[0].kind == "ReplicaSet"
+        assert pod.metadata.owner_references[0].name == rs.metadata.name
+        assert pod.metadata.labels["app"] == "web"
+
+
+def test_chart_services_and_priority_classes_are_applied() -> None:
+    pclass = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 1000,
+    }
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}}}
+    doc = deployment("web", 1, {"priorityClassName": "high", "containers": []})
+    snapshot = make_snapshot(make_node("n1").obj())
+    (workload,) = ManifestSource(["-"], stdin=io.BytesIO(stream(pclass, svc, doc))).load_into(snapshot)
+    assert workload.pods[0].spec.priority == 1000
+    assert [s.metadata.namespace for s in snapshot.services] == ["default"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=8))
+def test_host_port_replicas_fill_each_node_once(node_count: int, replicas: int) -> None:
+    nodes = [make_node(f"n{i}").obj() for i in range(node_count)]
+    report = check(nodes, deployment("web", replicas, {"containers": [container(host_port=9000)]}))
+    placed = [n for n in nodes_of(report.workloads[0]) if n is not None]
+    assert len(placed) == min(node_count, replicas)
+    assert len(set(placed)) == len(placed)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"kind: Deployment\nmetadata: {name: [\n", "malformed YAML"),
+        (b"kind: ConfigMap\nmetadata: {name: x}\n", "no Pods or workloads"),
+        (b"kind: Deployment\nmetadata: {}\nspec: {}\n", "has no metadata.name"),
+        (b"kind: Deployment\nmetadata: {name: x}\nspec: {replicas: many}\n", "is invalid"),
+        (b"- 1\n", "is not a Kubernetes object"),
+    ],
+)
+def test_bad_manifests_are_input_errors(data: bytes, error: str) -> None:
+    with pytest.raises(PodwhyError) as info:
+        ManifestSource(["-"], stdin=io.BytesIO(data)).load_into(make_snapshot(make_node("n1").obj()))
+    assert error in info.value.message
+    assert info.value.exit_code == 3
+
+
+# ---------------------------------------------------------------------- command line
+CLUSTER = textwrap.dedent(
+    """
+    apiVersion: v1
+    kind: List
+    items:
+    - kind: Node
+      metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+      status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    - kind: Node
+      metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+      status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    """
+)
+
+
+def invoke(*args: str, input: bytes | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["check", *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Path:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER)
+    return path
+
+
+def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) -> None:
+    helm = b"---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: cfg}\n" + stream(
+        deployment("web", 3, {"affinity": ANTI_AFFINITY, "containers": [container()]}),
+        deployment("api", 2, {"containers": [container()]}),
+    )
+    junit = tmp_path / "report.xml"
+    code, out, _ = invoke("-f", "-", "--from", str(cluster), "-o", "json", "--junit", str(junit), input=helm)
+    assert code == 1
+    report = json.loads(out)
+    assert report["kind"] == "CheckReport"
+    assert report["summary"] == {
+        "workloads": 2,
+        "replicas": 5,
+        "placed": 4,
+        "pending": 1,
+        "failingWorkloads": 1,
+        "inconclusive": 0,
+    }
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    failure = cases["web"].find("failure")
+    assert failure is not None and "didn't match pod anti-affinity rules" in (failure.get("message") or "")
+    assert failure.text is not None and failure.text.startswith("web-2: 0/2 nodes are available")
+    assert cases["api"].find("failure") is None
+
+
+def test_cli_everything_fits_exits_0_with_table_and_yaml(cluster: Path, tmp_path: Path) -> None:
+    manifest = tmp_path / "manifests"
+    manifest.mkdir()
+    (manifest / "web.yaml").write_bytes(stream(deployment("web", 2, {"containers": [container()]})))
+    code, out, _ = invoke("-f", str(manifest), "--from", str(cluster))
+    assert code == 0
+    assert "2/2 replicas placed" in out and "podwhy takes the first" in out
+    code, out, _ = invoke("-f", str(manifest), "--from", str(cluster), "-o", "yaml")
+    assert code == 0
+    assert yaml.safe_load(out)["summary"]["pending"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        ((), 2, "Missing option"),
+        (("-f", "-", "--from", "-"), 2, "cannot both read stdin"),
+        (("-f", "x.yaml", "--from", "c.yaml", "--context", "prod"), 2, "live mode"),
+        (("-f", "does-not-exist.yaml", "--from", "CLUSTER"), 3, "no such file or directory"),
+        (("-f", "-", "--from", "CLUSTER", "-o", "xml"), 2, "Invalid value"),
+    ],
+)
+def test_cli_usage_and_input_errors(args: tuple[str, ...], code: int, message: str, cluster: Path) -> None:
+    argv = [str(cluster) if a == "CLUSTER" else a for a in args]
+    exit_code, out, err = invoke(*argv, input=b"")
+    assert exit_code == code
+    assert message in err
+    assert out == ""
+    if code == 3:
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_junit_escapes_and_counts() -> None:
+    report = check([make_node("n1").obj()], deployment("a<b", 2, {"containers": [container(host_port=1)]}))
+    root = ET.fromstring(junit_xml(report))
+    (case,) = root.iter("testcase")
+    assert case.get("name") == "a<b"
+    assert case.find("failure") is not None
+
+
+def test_incremental_binding_matches_a_rebuilt_framework() -> None:
+    """Adding each bound replica to the indexes gives what indexing the grown snapshot afresh gives."""
+    nodes = [make_node(f"n{i}").zone("ab"[i % 2]).alloc(cpu="2") for i in range(4)]
+    preferred = {
+        "podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 100,
+                    "podAffinityTerm": {
+                        "labelSelector": {"matchLabels": {"app": "web"}},
+                        "topologyKey": "kubernetes.io/hostname",
+                    },
+                }
+            ]
+        }
+    }
+    spec = {"affinity": preferred, "topologySpreadConstraints": ZONE_SPREAD, "containers": [container(cpu="700m")]}
+    docs = stream(deployment("web", 9, spec))
+    snapshot = make_snapshot(*(n.obj() for n in nodes))
+    workloads = ManifestSource(["-"], stdin=io.BytesIO(docs)).load_into(snapshot)
+    incremental = [r.node for r in place(snapshot, workloads, default_config())[0].replicas]
+
+    fresh = make_snapshot(*(n.obj() for n in nodes))
+    (workload,) = ManifestSource(["-"], stdin=io.BytesIO(docs)).load_into(fresh)
+    rebuilt: list[str] = []
+    for pod in workload.pods:
+        cycle = run_cycle(fresh, pod)  # indexes the snapshot again every time
+        best = sorted(cycle.scores.best_nodes) if cycle.scores is not None else []
+        if cycle.verdict != Verdict.SCHEDULABLE:
+            rebuilt.append("")
+            continue
+        pod.spec.node_name = best[0]
+        fresh.pods.append(pod)
+        rebuilt.append(best[0])
+    assert [n or "" for n in incremental] == rebuilt
+    assert "" in rebuilt and rebuilt.count("") < len(rebuilt)
