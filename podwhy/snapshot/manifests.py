@@ -26,7 +26,7 @@ from podwhy.model import objects as o
 from podwhy.snapshot import yaml11
 from podwhy.snapshot.admission import admit
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import check
+from podwhy.snapshot.decode import check_object
 from podwhy.snapshot.source import _object_files, _read_bytes
 
 # Kinds that make pods, and the kinds that own those pods.
@@ -158,7 +158,7 @@ class ManifestSource:
         pod.metadata.uid = pod.metadata.uid or _uid(namespace, "Pod", pod.metadata.name)
         pod.spec.node_name = ""
         pod.status = o.PodStatus()
-        check("Pod", pod, doc.source, doc.where)
+        check_object("Pod", pod, doc.source, doc.where)
         admit(pod, snapshot, namespace)
         return ManifestWorkload("Pod", namespace, pod.metadata.name, doc.source, pods=[pod])
 
@@ -259,7 +259,7 @@ class ManifestSource:
             ),
             spec=spec,
         )
-        check("Pod", pod, doc.source, doc.where)
+        check_object("Pod", pod, doc.source, doc.where)
         return pod
 
 
