@@ -82,7 +82,7 @@ Json = dict[str, Any]
 # A path into an object: field names, LIST (some element) and MAP (some value).
 LIST = "[]"
 MAP = "{}"
-Path_ = tuple[str, ...]
+FieldPath = tuple[str, ...]
 
 
 # ---------------------------------------------------------------------- the model's fields
@@ -90,7 +90,7 @@ Path_ = tuple[str, ...]
 
 @dataclass(frozen=True)
 class Leaf:
-    path: Path_
+    path: FieldPath
     kind: str  # str, int, bool, float, quantity, struct, list, map, any
 
 
@@ -115,7 +115,7 @@ def _classify(tp: msgspec.inspect.Type) -> tuple[str, msgspec.inspect.Type]:
     }.get(type(tp), "any"), tp
 
 
-def _walk(tp: msgspec.inspect.Type, path: Path_, depth: int) -> Iterator[Leaf]:
+def _walk(tp: msgspec.inspect.Type, path: FieldPath, depth: int) -> Iterator[Leaf]:
     kind, tp = _classify(tp)
     if path:
         yield Leaf(path, kind)
@@ -139,7 +139,7 @@ def model_leaves(kind: str) -> tuple[Leaf, ...]:
 # ---------------------------------------------------------------------- editing documents
 
 
-def set_path(obj: Any, path: Path_, value: Any, rng: random.Random) -> None:
+def set_path(obj: Any, path: FieldPath, value: Any, rng: random.Random) -> None:
     """Set `path` in `obj` to `value`, creating (or replacing) the containers on the way."""
     cur = obj
     for i, step in enumerate(path):
@@ -191,7 +191,7 @@ def pick_object(doc: Json, rng: random.Random, target: str, kinds: tuple[str, ..
     return rng.choice(objects)
 
 
-def _leaves(obj: Json, rng: random.Random, wanted: tuple[str, ...]) -> list[Leaf]:
+def _leaves(obj: Json, wanted: tuple[str, ...]) -> list[Leaf]:
     kind = obj.get("kind")
     if not isinstance(kind, str) or kind not in KIND_TYPES:
         return []
@@ -299,7 +299,7 @@ def _wrong_type(doc: Json, rng: random.Random, target: str) -> str:
     obj = pick_object(doc, rng, target, tuple(KIND_TYPES))
     if obj is None:
         return "no object"
-    leaves = _leaves(obj, rng, tuple(WRONG_VALUES))
+    leaves = _leaves(obj, tuple(WRONG_VALUES))
     if rng.random() < 0.05 or not leaves:
         key = rng.choice(("metadata", "spec", "status", "kind", "apiVersion"))
         obj[key] = rng.choice(WRONG_VALUES["struct"] + WRONG_VALUES["str"])
@@ -313,7 +313,7 @@ def _weird_string(doc: Json, rng: random.Random, target: str) -> str:
     obj = pick_object(doc, rng, target, tuple(KIND_TYPES))
     if obj is None:
         return "no object"
-    leaves = _leaves(obj, rng, ("str",))
+    leaves = _leaves(obj, ("str",))
     if not leaves:
         return "no string"
     leaf = rng.choice(leaves)
@@ -330,7 +330,7 @@ def _huge_number(doc: Json, rng: random.Random, target: str) -> str:
     obj = pick_object(doc, rng, target, _number_kinds(rng))
     if obj is None:
         return "no object"
-    leaves = _leaves(obj, rng, ("int", "float", "quantity"))
+    leaves = _leaves(obj, ("int", "float", "quantity"))
     if not leaves:
         return "no number"
     leaf = rng.choice(leaves)
@@ -343,7 +343,7 @@ def _invalid_quantity(doc: Json, rng: random.Random, target: str) -> str:
     obj = pick_object(doc, rng, target, _number_kinds(rng))
     if obj is None:
         return "no object"
-    leaves = _leaves(obj, rng, ("quantity",))
+    leaves = _leaves(obj, ("quantity",))
     if not leaves:
         return "no quantity"
     leaf = rng.choice(leaves)
@@ -384,7 +384,7 @@ def _duplicate(doc: Json, rng: random.Random, target: str) -> str:
 
 
 # Fields that name other objects, per kind: (path, what it names).
-REFERENCES: dict[str, tuple[Path_, ...]] = {
+REFERENCES: dict[str, tuple[FieldPath, ...]] = {
     "Pod": (
         ("spec", "nodeName"),
         ("status", "nominatedNodeName"),
