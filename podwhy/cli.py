@@ -16,7 +16,7 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.model.errors import ModelError
 
 if TYPE_CHECKING:
-    from podwhy.report.model import PendingReport, Report
+    from podwhy.report.model import CheckReport, PendingReport, Report
 
 app = typer.Typer(
     add_completion=True,
@@ -34,6 +34,43 @@ class Output(StrEnum):
     wide = "wide"
     json = "json"
     yaml = "yaml"
+
+
+# Options several commands share, declared once.
+KubeconfigOption = Annotated[
+    str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).")
+]
+ContextOption = Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")]
+RequestTimeoutOption = Annotated[
+    float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")]
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")]
+OutputOption = Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")]
+SchedulerConfigOption = Annotated[
+    Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
+]
+
+
+def _check_live_options(from_: list[str] | None, *live: object) -> None:
+    if from_ and any(option is not None for option in live):
+        raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+
+
+def _write_structured(report: Report | PendingReport | CheckReport, output: Output) -> bool:
+    """Write -o json|yaml to stdout; False for the table outputs."""
+    from podwhy.report import model
+
+    if output == Output.json:
+        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
+        sys.stdout.flush()
+        return True
+    if output == Output.yaml:
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+        return True
+    return False
 
 
 @contextmanager
@@ -107,21 +144,15 @@ def explain(
     pod_file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Explain this pod manifest instead of one in the snapshot.")
     ] = None,
-    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
+    output: OutputOption = Output.table,
     node: Annotated[str | None, typer.Option("--node", help="Show the facts behind every verdict on one node.")] = None,
-    scheduler_config: Annotated[
-        Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
-    ] = None,
-    kubeconfig: Annotated[
-        str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).")
-    ] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
-    request_timeout: Annotated[
-        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
+    scheduler_config: SchedulerConfigOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: RequestTimeoutOption = None,
+    quiet: QuietOption = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what was loaded and skipped.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
     from podwhy.engine import ExplainRequest, split_pod_ref
@@ -132,9 +163,7 @@ def explain(
     with _one_line_errors(debug):
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
-        live_options = kubeconfig is not None or context is not None or request_timeout is not None
-        if from_ and live_options:
-            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        _check_live_options(from_, kubeconfig, context, request_timeout)
         from podwhy.report.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
@@ -174,16 +203,7 @@ def _print_loaded(report: Report) -> None:
 
 
 def _render(report: Report, output: Output, node: str | None) -> None:
-    from podwhy.report import model
-
-    if output == Output.json:
-        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
-        sys.stdout.flush()
-        return
-    if output == Output.yaml:
-        import yaml
-
-        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+    if _write_structured(report, output):
         return
     from podwhy.report.table import render_table
 
@@ -202,17 +222,13 @@ def pending(
         str | None, typer.Option("--namespace", "-n", help="Only this namespace's pods (default: the context's).")
     ] = None,
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Pods of every namespace.")] = False,
-    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
-    scheduler_config: Annotated[
-        Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
-    ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
-    request_timeout: Annotated[
-        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+    output: OutputOption = Output.table,
+    scheduler_config: SchedulerConfigOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: RequestTimeoutOption = None,
+    quiet: QuietOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Every Pending pod, grouped by cause and owner, largest group first. Exit 0 when none is stuck."""
     from podwhy.engine import PendingRequest
@@ -224,8 +240,7 @@ def pending(
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        if from_ and (kubeconfig is not None or context is not None or request_timeout is not None):
-            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        _check_live_options(from_, kubeconfig, context, request_timeout)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
@@ -242,16 +257,7 @@ def pending(
 
 
 def _render_any(report: PendingReport, output: Output) -> None:
-    from podwhy.report import model
-
-    if output == Output.json:
-        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
-        sys.stdout.flush()
-    elif output == Output.yaml:
-        import yaml
-
-        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
-    else:
+    if not _write_structured(report, output):
         from podwhy.report.table import render_pending
 
         render_pending(report, wide=output == Output.wide)
@@ -275,20 +281,16 @@ def check(
         str | None,
         typer.Option("--namespace", "-n", help="Namespace of manifests that name none (default: the context's)."),
     ] = None,
-    output: Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")] = Output.table,
+    output: OutputOption = Output.table,
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
     ] = None,
-    scheduler_config: Annotated[
-        Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
-    ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")] = None,
-    request_timeout: Annotated[
-        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+    scheduler_config: SchedulerConfigOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: RequestTimeoutOption = None,
+    quiet: QuietOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Place the replicas of manifests onto the cluster one after another, as the scheduler would.
 
@@ -302,8 +304,7 @@ def check(
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):
-        if from_ and (kubeconfig is not None or context is not None or request_timeout is not None):
-            raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+        _check_live_options(from_, kubeconfig, context, request_timeout)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
@@ -320,16 +321,7 @@ def check(
             from podwhy.report.check import write_junit
 
             write_junit(report, junit)
-        from podwhy.report import model
-
-        if output == Output.json:
-            sys.stdout.buffer.write(model.encode_json(report) + b"\n")
-            sys.stdout.flush()
-        elif output == Output.yaml:
-            import yaml
-
-            sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
-        else:
+        if not _write_structured(report, output):
             from podwhy.report.table import render_check
 
             render_check(report, wide=output == Output.wide)
@@ -351,13 +343,11 @@ def snapshot(
     redact: Annotated[
         bool, typer.Option("--redact", help="Replace env values, command lines and annotations plugins do not read.")
     ] = False,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s).")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
-    request_timeout: Annotated[
-        float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    request_timeout: RequestTimeoutOption = None,
+    quiet: QuietOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Write everything podwhy reads from the cluster to a file that --from reads back to the same report.
 
