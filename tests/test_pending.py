@@ -132,3 +132,18 @@ def test_one_framework_for_all_pods_gives_each_pods_own_verdict(case: str) -> No
             continue
         alone = run_cycle(snapshot, item.pod)
         assert (alone.verdict, alone.message) == (item.cycle.verdict, item.cycle.message), item.key
+
+
+SAMPLE_DUMP = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "cluster-info-dump"
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+
+
+@pytest.mark.parametrize("source", [EXAMPLE, SAMPLE_DUMP], ids=["example", "cluster-info-dump"])
+def test_grouped_output(source: Path, snapshot: Any) -> None:
+    """The grouped table and JSON of `podwhy pending -A`, fixed width and colourless."""
+    env = {"COLUMNS": "140", "NO_COLOR": "1"}
+    table = CliRunner().invoke(app, ["pending", "--from", str(source), "-A"], env=env)
+    report = CliRunner().invoke(app, ["pending", "--from", str(source), "-A", "-o", "json"], env=env)
+    doc = json.loads(report.stdout)
+    doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]
+    assert (table.exit_code, table.stdout, doc) == snapshot
