@@ -3,8 +3,8 @@
     python -m benchmarks.pending [--nodes 5000] [--pods 100000] [--pending 1000] [--owners 40]
 
 Generates the synthetic cluster of `benchmarks.run` plus PENDING pods of OWNERS ReplicaSets
-(one owner in eight gives every replica its own requests, so not all pods of an owner are
-identical; the rest are identical replicas), then times loading and `pending` in a child process.
+(identical replicas, as a ReplicaSet's are; `--varying N` makes the replicas of N owners all
+differ, so each of them is evaluated on its own), then times loading and `pending` in a child process.
 Targets: >= 100 pending pods per second after loading; 1,000 pending pods in <= 20 s end to end.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 from benchmarks.run import _pod, build, write
 
 
-def pending_pods(count: int, owners: int) -> list[dict[str, Any]]:
+def pending_pods(count: int, owners: int, varying: int = 0) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(count):
         owner = i % owners
@@ -43,7 +43,7 @@ def pending_pods(count: int, owners: int) -> list[dict[str, Any]]:
         requests = pod["spec"]["containers"][0]["resources"]["requests"]
         # Owners alternate between pods that cannot fit anywhere and pods that fit.
         requests["cpu"] = "64" if owner % 2 else "500m"
-        if owner % 8 == 7:
+        if owner < varying:
             requests["memory"] = f"{256 + i % 97}Mi"  # replicas that differ: each is evaluated
         pod["status"] = {"phase": "Pending"}
         out.append(pod)
@@ -76,12 +76,15 @@ def main() -> int:
     parser.add_argument("--pods", type=int, default=100000)
     parser.add_argument("--pending", type=int, default=1000)
     parser.add_argument("--owners", type=int, default=40)
+    parser.add_argument(
+        "--varying", type=int, default=0, help="owners whose replicas all differ (each one evaluated on its own)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base, extra = Path(tmp) / "cluster.json", Path(tmp) / "pending.json"
         t = time.perf_counter()
         write(build(args.nodes, args.pods), base, "json")
-        items = pending_pods(args.pending, args.owners)
+        items = pending_pods(args.pending, args.owners, args.varying)
         extra.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
         print(f"generated in {time.perf_counter() - t:.1f}s", file=sys.stderr)
         t = time.perf_counter()
@@ -94,7 +97,10 @@ def main() -> int:
         return 1
     figures = json.loads(out.stdout)
     rate = figures["total"] / figures["pending_s"] if figures["pending_s"] else float("inf")
-    print(f"cluster:      {args.nodes} nodes, {args.pods} pods + {args.pending} pending of {args.owners} owners")
+    print(
+        f"cluster:      {args.nodes} nodes, {args.pods} pods + {args.pending} pending of {args.owners} owners"
+        f" ({args.varying} with replicas that all differ)"
+    )
     print(f"load:         {figures['load_s']:.2f} s")
     print(f"pending:      {figures['pending_s']:.2f} s for {figures['total']} pods ({rate:,.0f} pods/s after loading)")
     print(f"groups:       {figures['groups']}")

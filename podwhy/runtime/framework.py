@@ -244,6 +244,24 @@ class Framework:
             | not_evaluated.keys()
         )
 
+    def _rows(
+        self, pre_filter_status: dict[str, Status], not_evaluated: dict[str, str]
+    ) -> list[tuple[str, Plugin, Status | None]]:
+        """Each Filter plugin with the row it has on every node when PreFilter settled it (not
+        evaluated, Skip, or a PreFilter rejection); None where its Filter must run per node."""
+        out: list[tuple[str, Plugin, Status | None]] = []
+        for name, plugin in self._filter_plugins:
+            pre = pre_filter_status.get(name)
+            fixed: Status | None = None
+            if name in not_evaluated:
+                fixed = Status(Code.Success, not_evaluated=not_evaluated[name])
+            elif pre is not None and pre.is_skip():
+                fixed = Status(Code.Skip, plugin=name)
+            elif pre is not None and not pre.is_success():
+                fixed = Status(pre.code, list(pre.reasons), name, list(pre.evidence))
+            out.append((name, plugin, fixed))
+        return out
+
     def filter_node(
         self,
         state: CycleState,
@@ -253,6 +271,7 @@ class Framework:
         not_evaluated: dict[str, str],
         stateless: frozenset[str] | None = None,
         every_plugin: bool = True,
+        rows: list[tuple[str, Plugin, Status | None]] | None = None,
     ) -> NodeVerdict:
         """Each filter plugin's verdict on the node, and where kube-scheduler stops. With
         `every_plugin` off, plugins after the first pass-1 rejection are not run (as upstream)."""
@@ -264,16 +283,9 @@ class Framework:
         added = bool(nominated)
         pass1: dict[str, Status] = {}
         pass2: dict[str, Status] = {}
-        for name, plugin in self._filter_plugins:
-            if name in not_evaluated:
-                verdict.filters[name] = Status(Code.Success, not_evaluated=not_evaluated[name])
-                continue
-            pre = pre_filter_status.get(name)
-            if pre is not None and pre.is_skip():
-                verdict.filters[name] = Status(Code.Skip, plugin=name)
-                continue
-            if pre is not None and not pre.is_success():
-                verdict.filters[name] = Status(pre.code, list(pre.reasons), name, list(pre.evidence))
+        for name, plugin, fixed in rows if rows is not None else self._rows(pre_filter_status, not_evaluated):
+            if fixed is not None:
+                verdict.filters[name] = fixed
                 continue
             if name in add_failures:
                 verdict.filters[name] = add_failures[name]
@@ -409,10 +421,11 @@ class Framework:
         records, failure, result, error = self._run_pre_filters(state, pod, not_evaluated)
         pre_status = {rec.plugin: rec.status for rec in records}
         stateless = self._stateless(pre_status, not_evaluated)
+        rows = self._rows(pre_status, not_evaluated)
         nodes: list[NodeVerdict] = []
         feasible: list[str] = []
         for ni in self.handle.node_infos:
-            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin)
+            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
             if failure is not None:
                 verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
                 verdict.feasible = False
