@@ -13,12 +13,12 @@ from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report
 from podwhy.runtime import pending as pending_module
-from podwhy.runtime.config import default_config
+from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, run_cycle
 from podwhy.runtime.pending import classify_pending
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
-from tests.conformance import GOLDEN, cluster_file
+from tests.conformance import GOLDEN, case_dirs, cluster_file
 
 
 def _replica(i: int, cpu: str = "8") -> o.Pod:
@@ -147,3 +147,54 @@ def test_grouped_output(source: Path, snapshot: Any) -> None:
     doc = json.loads(report.stdout)
     doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]
     assert (table.exit_code, table.stdout, doc) == snapshot
+
+
+@pytest.mark.parametrize("case", [c.name for c in case_dirs()])
+def test_pending_shortcuts_keep_the_verdict_and_message(case: str) -> None:
+    """`pending` runs the scheduler's short-circuit, stops at the first feasible node (nominated
+    node first) and skips nodes PreFilter settled: verdict, message and whether the nominated node
+    fits are those of the full cycle with every plugin on every node."""
+    meta = json.loads((GOLDEN / case / "case.json").read_text())
+    config = load_scheduler_config(GOLDEN / case / meta["config"]) if "config" in meta else default_config()
+    snapshot = FileSource([str(cluster_file(GOLDEN / case))]).load()
+    namespace, name = meta["pod"].split("/")
+    pod = next(p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) == (namespace, name))
+    profile = profile_for_pod(config, pod)
+    if profile is None:
+        pytest.skip("no profile serves the pod")
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    full = run_cycle(snapshot, pod, profile, config.extenders, names, scoring=False)
+    quick = run_cycle(
+        snapshot, pod, profile, config.extenders, names, scoring=False, every_plugin=False, feasible_to_find=1
+    )
+    assert (quick.verdict, quick.message, quick.nominated_node_fits) == (
+        full.verdict,
+        full.message,
+        full.nominated_node_fits,
+    )
+    if pod.spec.node_name:
+        return  # already bound: no cycle runs
+    assert quick.outcome is not None and full.outcome is not None
+    assert set(quick.outcome.feasible) <= set(full.outcome.feasible)
+    assert len(quick.outcome.feasible) == min(1, len(full.outcome.feasible))
+    assert quick.outcome.complete or quick.outcome.feasible
+
+
+@pytest.mark.parametrize(
+    ("nominated_to", "fits"),
+    [("n3", True), ("n1", False), ("gone", False)],
+    ids=["nominated-node-fits", "nominated-node-full", "nominated-node-gone"],
+)
+def test_first_feasible_walk_tries_the_nominated_node_first(nominated_to: str, fits: bool) -> None:
+    """The walk stops at one feasible node, but the nominated node is tried before any other."""
+    nodes = [make_node("n1").alloc(cpu="1", pods=10).obj()] + [
+        make_node(f"n{i}").alloc(cpu="4", pods=10).obj() for i in (2, 3)
+    ]
+    pod = make_pod("p").req(cpu="2").nominated(nominated_to).obj()
+    snapshot = make_snapshot(*nodes, pod)
+    quick = run_cycle(snapshot, pod, scoring=False, every_plugin=False, feasible_to_find=1)
+    assert quick.verdict == Verdict.SCHEDULABLE
+    assert quick.nominated_node_fits is fits
+    assert quick.outcome is not None
+    assert quick.outcome.feasible == (["n3"] if fits else ["n2"])
+    assert [n.name for n in quick.outcome.nodes] == (["n3"] if fits else ["n1", "n2"])

@@ -123,10 +123,12 @@ def run_cycle(
     framework: Framework | None = None,
     scoring: bool = True,
     every_plugin: bool = True,
+    feasible_to_find: int | None = None,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
-    `framework` from make_framework is reused instead of indexing the snapshot again."""
+    `framework` from make_framework is reused instead of indexing the snapshot again.
+    `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters)."""
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
@@ -136,7 +138,7 @@ def run_cycle(
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)
-    outcome = framework.run_filters(target, every_plugin)
+    outcome = framework.run_filters(target, every_plugin, feasible_to_find)
     out = CycleOutcome(
         target,
         Verdict.UNSCHEDULABLE,

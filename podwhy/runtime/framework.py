@@ -58,6 +58,8 @@ class FilterOutcome:
     plugins: dict[str, Plugin]
     not_evaluated: dict[str, str]
     error: str | None = None
+    # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
+    complete: bool = True
 
 
 @dataclass
@@ -409,7 +411,13 @@ class Framework:
         return status
 
     # ------------------------------------------------------------------ all nodes
-    def run_filters(self, pod: PodInfo, every_plugin: bool = True) -> FilterOutcome:
+    def run_filters(
+        self, pod: PodInfo, every_plugin: bool = True, feasible_to_find: int | None = None
+    ) -> FilterOutcome:
+        """Every node's verdict. In short-circuit mode (`every_plugin` off) nodes that PreFilter
+        already settled are not filtered, and with `feasible_to_find` the walk stops once that many
+        nodes fit, the pod's nominated node tried first (as schedule_one.go does): the outcome then
+        holds only the nodes walked (`complete` is False)."""
         state = CycleState()
         self._restricting_plugins = []
         not_evaluated = {
@@ -424,14 +432,27 @@ class Framework:
         rows = self._rows(pre_status, not_evaluated)
         nodes: list[NodeVerdict] = []
         feasible: list[str] = []
-        for ni in self.handle.node_infos:
-            verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
+        walk = self.handle.node_infos
+        nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
+        if feasible_to_find is not None and nominated is not None:
+            walk = [nominated, *(ni for ni in walk if ni is not nominated)]
+        complete = True
+        for ni in walk:
+            if feasible_to_find is not None and len(feasible) >= feasible_to_find:
+                complete = False
+                break
+            restricted = result is not None and result.node_names is not None and ni.name not in result.node_names
+            if not every_plugin and (failure is not None or restricted):
+                # Settled before any Filter runs: the scheduler never filters this node.
+                verdict = NodeVerdict(ni.name)
+            else:
+                verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
             if failure is not None:
                 verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
                 verdict.feasible = False
                 if verdict.feasible_without_nominated:
                     verdict.feasible_without_nominated = False
-            elif result is not None and result.node_names is not None and ni.name not in result.node_names:
+            elif restricted:
                 plugins = self._restricting_plugins
                 verdict.first_failure = Status(
                     Code.UnschedulableAndUnresolvable,
@@ -456,6 +477,7 @@ class Framework:
             plugins=self.plugins,
             not_evaluated=not_evaluated,
             error=error,
+            complete=complete,
         )
 
     # ------------------------------------------------------------------ PostFilter

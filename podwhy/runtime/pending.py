@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
+from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
@@ -192,14 +193,18 @@ def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str
         if cycle is None:
             # Why a pod is Pending needs neither scores nor every plugin's row: the scheduler's own
             # short-circuit gives the same verdict and message at a fraction of the cost.
-            full = run_cycle(
-                snapshot,
-                pod,
-                framework=frameworks[profile.scheduler_name],
-                extenders=config.extenders,
-                scoring=False,
-                every_plugin=False,
-            )
+            # For the same reason one feasible node settles it: the scheduler stops there too when
+            # nothing scores, and it tries the nominated node first.
+            with gc_deferred():
+                full = run_cycle(
+                    snapshot,
+                    pod,
+                    framework=frameworks[profile.scheduler_name],
+                    extenders=config.extenders,
+                    scoring=False,
+                    every_plugin=False,
+                    feasible_to_find=1,
+                )
             # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
             cycle = evaluated[key] = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
         out.append(_from_cycle(pod, owner, cycle, nodes, snapshot))
