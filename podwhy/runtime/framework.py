@@ -173,7 +173,7 @@ class Framework:
                 if st.code == Code.UnschedulableAndUnresolvable:
                     return records, st, None, None
                 if st.code == Code.Unschedulable:
-                    failure = failure or st
+                    failure = st  # upstream keeps the last Unschedulable (kubernetes#119770)
                     continue
                 return records, None, None, f'running PreFilter plugin "{rec.plugin}": {st.message()}'
             if rec.node_names is not None:
