@@ -653,9 +653,12 @@ class WorkloadSpec(_Base):
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
     # StatefulSet: OrderedReady (default) creates the next ordinal once the previous one runs.
     pod_management_policy: str = ""
-    # Job: how many pods run at once, and how many must finish.
+    # Job: how many pods run at once, and how many must finish; Indexed pods carry their index.
     parallelism: Int32 | None = None
     completions: Int32 | None = None
+    completion_mode: str = ""
+    # StatefulSet: the PVCs each ordinal gets (`<claim>-<statefulset>-<ordinal>`).
+    volume_claim_templates: list[PersistentVolumeClaim] = []
 
 
 class Workload(_Base):
@@ -911,6 +914,25 @@ KINDS: dict[str, KindInfo] = {
 }
 
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
+
+# What `-f` manifests are read for: Pods, the workloads that make pods (their templates), and
+# the objects a chart ships alongside that plugins or admission read (added to the snapshot).
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
+MANIFEST_SUPPORT_KINDS = (
+    "Service",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "RuntimeClass",
+    "StorageClass",
+)
+MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
+    "Pod": Pod,
+    **{kind: KIND_TYPES[kind] for kind in MANIFEST_SUPPORT_KINDS},
+    **{kind: Workload for kind in WORKLOAD_KINDS if kind != "CronJob"},
+    "CronJob": CronJob,
+}
 
 
 def plural(kind: str) -> str:

@@ -283,6 +283,8 @@ class ReplicaReport(_Struct):
     tiedNodes: list[str] = []  # noqa: N815
     # False for a StatefulSet ordinal its controller would not create yet (OrderedReady).
     created: bool = True
+    # A DaemonSet pod: the node its controller made it for (null for other workloads).
+    targetNode: str | None = None  # noqa: N815
 
 
 class WorkloadReport(_Struct):
