@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -10,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import msgspec
 import pytest
 import yaml
@@ -21,7 +23,7 @@ from podwhy.cli import app
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.check import build_check_report, junit_xml
-from podwhy.report.model import CheckReport, WorkloadReport
+from podwhy.report.model import CheckReport, WorkloadReport, encode_json
 from podwhy.runtime.config import default_config
 from podwhy.runtime.cycle import Verdict, run_cycle
 from podwhy.runtime.pending import owner_of as pending_owner_of
@@ -30,6 +32,7 @@ from podwhy.runtime.suggest import owner_of as suggest_owner_of
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from tests.builders import make_node, make_pod, make_snapshot
+from tests.conftest import CHECK_SCHEMA
 
 Json = dict[str, Any]
 # Five characters of the API's alphabet for generated names (podwhy derives them from hashes).
@@ -62,10 +65,22 @@ def stream(*docs: Json) -> bytes:
     return yaml.safe_dump_all(docs).encode()
 
 
+@functools.cache
+def _check_schema() -> Any:
+    schema = json.loads(CHECK_SCHEMA.read_text())
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def valid(report: CheckReport) -> CheckReport:
+    """REPORT, once its JSON (`check -o json`) validated against the committed CheckReport schema."""
+    _check_schema().validate(json.loads(encode_json(report)))
+    return report
+
+
 def check(objects: list[msgspec.Struct], *docs: Json) -> CheckReport:
     snapshot = make_snapshot(*objects)
     workloads = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs))).load_into(snapshot)
-    return build_check_report(place(snapshot, workloads, default_config()), snapshot)
+    return valid(build_check_report(place(snapshot, workloads, default_config()), snapshot))
 
 
 def nodes_of(workload: WorkloadReport) -> list[str | None]:
@@ -363,7 +378,7 @@ def cluster(tmp_path: Path) -> Path:
     return path
 
 
-def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) -> None:
+def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path, check_schema_validator: Any) -> None:
     helm = b"---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: cfg}\n" + stream(
         deployment("web", 3, {"affinity": ANTI_AFFINITY, "containers": [container()]}),
         deployment("api", 2, {"containers": [container()]}),
@@ -372,6 +387,7 @@ def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) 
     code, out, _ = invoke("-f", "-", "--from", str(cluster), "-o", "json", "--junit", str(junit), input=helm)
     assert code == 1
     report = json.loads(out)
+    check_schema_validator.validate(report)
     assert report["kind"] == "CheckReport"
     assert report["summary"] == {
         "workloads": 2,
@@ -391,7 +407,9 @@ def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) 
     assert cases["api"].find("failure") is None
 
 
-def test_cli_everything_fits_exits_0_with_table_and_yaml(cluster: Path, tmp_path: Path) -> None:
+def test_cli_everything_fits_exits_0_with_table_and_yaml(
+    cluster: Path, tmp_path: Path, check_schema_validator: Any
+) -> None:
     manifest = tmp_path / "manifests"
     manifest.mkdir()
     (manifest / "web.yaml").write_bytes(stream(deployment("web", 2, {"containers": [container()]})))
@@ -400,7 +418,9 @@ def test_cli_everything_fits_exits_0_with_table_and_yaml(cluster: Path, tmp_path
     assert "2/2 replicas placed" in out and "podwhy takes the first" in out
     code, out, _ = invoke("-f", str(manifest), "--from", str(cluster), "-o", "yaml")
     assert code == 0
-    assert yaml.safe_load(out)["summary"]["pending"] == 0
+    document = yaml.safe_load(out)
+    check_schema_validator.validate(document)
+    assert document["summary"]["pending"] == 0
 
 
 @pytest.mark.parametrize(
@@ -625,7 +645,7 @@ def placed(*docs: Json, nodes: list[Any] = THREE_NODES) -> tuple[Snapshot, Check
     source = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs)))
     workloads = source.load_into(snapshot)
     placements = place(snapshot, workloads, default_config(), applied_claims=source.applied_claims)
-    return snapshot, build_check_report(placements, snapshot)
+    return snapshot, valid(build_check_report(placements, snapshot))
 
 
 def test_stateful_set_ordinals_take_the_local_volumes_one_by_one() -> None:
@@ -759,3 +779,34 @@ def test_generic_ephemeral_volumes_get_their_claims() -> None:
         pvc = snapshot.persistent_volume_claims[f"default/{replica.name}-scratch"]
         assert pvc.metadata.owner_references[0].name == replica.name
         assert pvc.metadata.annotations["volume.kubernetes.io/selected-node"] == replica.node
+
+
+# ---------------------------------------------------------------------- the CheckReport schema
+def test_every_kind_of_replica_validates_and_the_schema_is_strict(
+    cluster: Path, tmp_path: Path, check_schema_validator: Any
+) -> None:
+    busy = (
+        "- kind: Pod\n  metadata: {name: busy}\n"
+        "  spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}\n"
+    )
+    (tmp_path / "busy.yaml").write_text(CLUSTER + busy)
+    manifests = stream(
+        deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet"),
+        deployment("db", 3, {"containers": [container(cpu="3")]}, kind="StatefulSet"),
+        job("batch", parallelism=2),
+        CRON_JOB,
+    )
+    code, out, _ = invoke("-f", "-", "--from", str(tmp_path / "busy.yaml"), "-o", "json", input=manifests)
+    assert code == 1
+    report = json.loads(out)
+    check_schema_validator.validate(report)
+    agent, db, _, _ = report["workloads"]
+    assert {r["targetNode"] for r in agent["replicas"]} == {"n1", "n2"}
+    assert [r["created"] for r in db["replicas"]] == [True, True, False]
+    for broken in (
+        {**report, "kind": "Explanation"},
+        {**report, "summary": {**report["summary"], "pending": "one"}},
+        {**report, "workloads": [{**agent, "replicas": [{**agent["replicas"][0], "node": 5}]}]},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            check_schema_validator.validate(broken)
