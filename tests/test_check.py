@@ -341,6 +341,11 @@ def test_host_port_replicas_fill_each_node_once(node_count: int, replicas: int) 
         (b"kind: Deployment\nmetadata: {}\nspec: {}\n", "has no metadata.name"),
         (b"kind: Deployment\nmetadata: {name: x}\nspec: {replicas: many}\n", "is invalid"),
         (b"- 1\n", "is not a Kubernetes object"),
+        (
+            b"kind: Deployment\nmetadata: {name: x}\nspec: {replicas: 3000000000}\n",
+            "(Deployment 'x') is invalid: Expected `int` <= 2147483647 - at `$.spec.replicas`",
+        ),
+        (b'{"kind": "Job", "metadata": {"name": "x"}, "spec": {"parallelism": -2147483649}}', ">= -2147483648"),
     ],
 )
 def test_bad_manifests_are_input_errors(data: bytes, error: str) -> None:
@@ -810,3 +815,25 @@ def test_every_kind_of_replica_validates_and_the_schema_is_strict(
     ):
         with pytest.raises(jsonschema.ValidationError):
             check_schema_validator.validate(broken)
+
+
+def test_a_chart_storage_class_binds_immediate_unless_it_says_otherwise() -> None:
+    sc = storage_class("std", "Immediate", provisioner="csi.example.com")
+    del sc["volumeBindingMode"]
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    snapshot, report = placed(sc, claim("data", "std"), deployment("web", 1, spec))
+    assert snapshot.storage_classes["std"].volume_binding_mode == "Immediate"
+    assert snapshot.persistent_volume_claims["default/data"].spec.volume_name.startswith("pvc-")
+    assert report.workloads[0].placed == 1
+
+
+def test_the_table_names_the_node_a_pending_daemon_pod_is_for(tmp_path: Path) -> None:
+    cluster = tmp_path / "busy.yaml"
+    cluster.write_text(
+        CLUSTER + "- kind: Pod\n  metadata: {name: busy}\n"
+        "  spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}\n"
+    )
+    agent = stream(deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet"))
+    code, out, _ = invoke("-f", "-", "--from", str(cluster), input=agent)
+    assert code == 1
+    assert "Pending (for n1)" in out and "Insufficient cpu" in out

@@ -193,6 +193,8 @@ class ManifestSource:
             if obj.metadata.name in snapshot.persistent_volumes:
                 return
             obj.status.phase = obj.status.phase or "Available"
+        elif kind == "StorageClass" and obj.volume_binding_mode is None:
+            obj.volume_binding_mode = "Immediate"  # the API server's default
         snapshot.add(kind, obj)
 
     def _unique(self, namespace: str, base: str, seed: str) -> str:
