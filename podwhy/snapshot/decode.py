@@ -62,10 +62,10 @@ class Decoded:
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
 
-    def append(self, entry: Entry, manifests: bool) -> None:
-        self.objects.setdefault(entry.kind, []).append(entry.obj)
+    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
+        self.objects.setdefault(kind, []).append(obj)
         if manifests:
-            self.entries.append(entry)
+            self.entries.append(Entry(kind, obj, source, where))
 
     def merge(self, other: Decoded) -> None:
         for kind, objs in other.objects.items():
@@ -246,7 +246,7 @@ class _JsonReader:
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
         check_object(kind, obj, self.source, where, self.table.manifests)
-        self.out.append(Entry(kind, obj, self.source, where), self.table.manifests)
+        self.out.append(kind, obj, self.source, where, self.table.manifests)
 
 
 class _ReferenceNeededError(Exception):
@@ -372,7 +372,7 @@ class _YamlReader:
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
             raise _ReferenceNeededError from None
-        out.append(Entry(kind, obj, self.source, where), self.table.manifests)
+        out.append(kind, obj, self.source, where, self.table.manifests)
 
     # -- the reference reader ---------------------------------------------
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
@@ -432,4 +432,4 @@ class _YamlReader:
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
         check_object(kind, obj, self.source, where, self.table.manifests)
-        out.append(Entry(kind, obj, self.source, where), self.table.manifests)
+        out.append(kind, obj, self.source, where, self.table.manifests)
