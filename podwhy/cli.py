@@ -163,6 +163,8 @@ def explain(
     with _one_line_errors(debug):
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
+        if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
+            raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout)
         from podwhy.report.progress import fetch_progress
 

@@ -73,16 +73,21 @@ def check_node(snapshot: Snapshot, node: str) -> None:
 
 
 def explain(request: ExplainRequest) -> Report:
+    manifest_pod: o.Pod | None = None
+    if request.pod_file is not None:
+        from podwhy.snapshot.manifests import read_pod_manifest
+
+        manifest_pod = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
-    if request.pod_file is not None:
-        from podwhy.snapshot.admission import load_pod_manifest
+    if manifest_pod is not None:
+        from podwhy.snapshot.admission import add_manifest_pod
 
-        pod = load_pod_manifest(request.pod_file, snapshot, request.namespace)
+        pod = add_manifest_pod(manifest_pod, snapshot, request.namespace)
     else:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
@@ -141,4 +146,5 @@ def check(request: CheckRequest) -> CheckReport:
         )
     config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
     workloads = request.manifests.load_into(snapshot)
-    return build_check_report(place(snapshot, workloads, config), snapshot)
+    placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
+    return build_check_report(placements, snapshot)

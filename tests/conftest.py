@@ -9,14 +9,25 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 SCHEMA = Path(__file__).resolve().parent.parent / "podwhy" / "report" / "schema.json"
+CHECK_SCHEMA = SCHEMA.with_name("check-schema.json")
+
+
+def _validator(path: Path) -> jsonschema.protocols.Validator:
+    schema = json.loads(path.read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 @pytest.fixture(scope="session")
 def report_schema_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA.read_text())
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return _validator(SCHEMA)
+
+
+@pytest.fixture(scope="session")
+def check_schema_validator() -> jsonschema.protocols.Validator:
+    """The committed JSON Schema of `check -o json` (a CheckReport)."""
+    return _validator(CHECK_SCHEMA)
 
 
 # Hypothesis profiles: "default" keeps the property tests within the default test command's

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import msgspec
 import pytest
 import yaml
@@ -20,14 +23,20 @@ from podwhy.cli import app
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.check import build_check_report, junit_xml
-from podwhy.report.model import CheckReport, WorkloadReport
+from podwhy.report.model import CheckReport, WorkloadReport, encode_json
 from podwhy.runtime.config import default_config
 from podwhy.runtime.cycle import Verdict, run_cycle
+from podwhy.runtime.pending import owner_of as pending_owner_of
 from podwhy.runtime.placement import place
+from podwhy.runtime.suggest import owner_of as suggest_owner_of
+from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from tests.builders import make_node, make_pod, make_snapshot
+from tests.conftest import CHECK_SCHEMA
 
 Json = dict[str, Any]
+# Five characters of the API's alphabet for generated names (podwhy derives them from hashes).
+GENERATED = re.compile(r"[bcdfghjklmnpqrstvwxz2456789]{5}")
 
 
 def deployment(name: str, replicas: int, spec: Json, kind: str = "Deployment", **extra: Any) -> Json:
@@ -56,10 +65,22 @@ def stream(*docs: Json) -> bytes:
     return yaml.safe_dump_all(docs).encode()
 
 
+@functools.cache
+def _check_schema() -> Any:
+    schema = json.loads(CHECK_SCHEMA.read_text())
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def valid(report: CheckReport) -> CheckReport:
+    """REPORT, once its JSON (`check -o json`) validated against the committed CheckReport schema."""
+    _check_schema().validate(json.loads(encode_json(report)))
+    return report
+
+
 def check(objects: list[msgspec.Struct], *docs: Json) -> CheckReport:
     snapshot = make_snapshot(*objects)
     workloads = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs))).load_into(snapshot)
-    return build_check_report(place(snapshot, workloads, default_config()), snapshot)
+    return valid(build_check_report(place(snapshot, workloads, default_config()), snapshot))
 
 
 def nodes_of(workload: WorkloadReport) -> list[str | None]:
@@ -194,7 +215,8 @@ def test_daemon_set_runs_on_eligible_nodes(
     report = check(nodes, ds)
     (workload,) = report.workloads
     assert nodes_of(workload) == expected_nodes
-    assert [r.name for r in workload.replicas] == [f"agent-{n}" for n in expected_nodes]
+    assert all(GENERATED.fullmatch(r.name.removeprefix("agent-")) for r in workload.replicas)
+    assert [r.targetNode for r in workload.replicas] == expected_nodes
     assert sorted(workload.ineligibleNodes) == ineligible
     for node in ineligible:
         assert "TaintToleration" in workload.ineligibleNodes[node]
@@ -279,8 +301,8 @@ def test_deployment_pods_belong_to_a_replica_set_in_the_snapshot() -> None:
     (workload,) = ManifestSource(["-"], namespace="shop", stdin=io.BytesIO(stream(doc))).load_into(snapshot)
     (rs,) = snapshot.replica_sets
     assert rs.metadata.namespace == "shop" and rs.metadata.owner_references[0].kind == "Deployment"
-    for index, pod in enumerate(workload.pods):
-        assert pod.metadata.name == f"web-{index}"
+    for pod in workload.pods:
+        assert pod.metadata.name.startswith(rs.metadata.name + "-")
         assert pod.metadata.owner_references[0].kind == "ReplicaSet"
         assert pod.metadata.owner_references[0].name == rs.metadata.name
         assert pod.metadata.labels["app"] == "web"
@@ -319,6 +341,11 @@ def test_host_port_replicas_fill_each_node_once(node_count: int, replicas: int) 
         (b"kind: Deployment\nmetadata: {}\nspec: {}\n", "has no metadata.name"),
         (b"kind: Deployment\nmetadata: {name: x}\nspec: {replicas: many}\n", "is invalid"),
         (b"- 1\n", "is not a Kubernetes object"),
+        (
+            b"kind: Deployment\nmetadata: {name: x}\nspec: {replicas: 3000000000}\n",
+            "(Deployment 'x') is invalid: Expected `int` <= 2147483647 - at `$.spec.replicas`",
+        ),
+        (b'{"kind": "Job", "metadata": {"name": "x"}, "spec": {"parallelism": -2147483649}}', ">= -2147483648"),
     ],
 )
 def test_bad_manifests_are_input_errors(data: bytes, error: str) -> None:
@@ -356,7 +383,7 @@ def cluster(tmp_path: Path) -> Path:
     return path
 
 
-def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) -> None:
+def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path, check_schema_validator: Any) -> None:
     helm = b"---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: cfg}\n" + stream(
         deployment("web", 3, {"affinity": ANTI_AFFINITY, "containers": [container()]}),
         deployment("api", 2, {"containers": [container()]}),
@@ -365,6 +392,7 @@ def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) 
     code, out, _ = invoke("-f", "-", "--from", str(cluster), "-o", "json", "--junit", str(junit), input=helm)
     assert code == 1
     report = json.loads(out)
+    check_schema_validator.validate(report)
     assert report["kind"] == "CheckReport"
     assert report["summary"] == {
         "workloads": 2,
@@ -379,11 +407,14 @@ def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path) 
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     failure = cases["web"].find("failure")
     assert failure is not None and "didn't match pod anti-affinity rules" in (failure.get("message") or "")
-    assert failure.text is not None and failure.text.startswith("web-2: 0/2 nodes are available")
+    assert failure.text is not None
+    assert re.match(r"web-[4-9bcdf]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}: 0/2 nodes are available", failure.text)
     assert cases["api"].find("failure") is None
 
 
-def test_cli_everything_fits_exits_0_with_table_and_yaml(cluster: Path, tmp_path: Path) -> None:
+def test_cli_everything_fits_exits_0_with_table_and_yaml(
+    cluster: Path, tmp_path: Path, check_schema_validator: Any
+) -> None:
     manifest = tmp_path / "manifests"
     manifest.mkdir()
     (manifest / "web.yaml").write_bytes(stream(deployment("web", 2, {"containers": [container()]})))
@@ -392,7 +423,9 @@ def test_cli_everything_fits_exits_0_with_table_and_yaml(cluster: Path, tmp_path
     assert "2/2 replicas placed" in out and "podwhy takes the first" in out
     code, out, _ = invoke("-f", str(manifest), "--from", str(cluster), "-o", "yaml")
     assert code == 0
-    assert yaml.safe_load(out)["summary"]["pending"] == 0
+    document = yaml.safe_load(out)
+    check_schema_validator.validate(document)
+    assert document["summary"]["pending"] == 0
 
 
 @pytest.mark.parametrize(
@@ -459,3 +492,348 @@ def test_incremental_binding_matches_a_rebuilt_framework() -> None:
         rebuilt.append(best[0])
     assert [n or "" for n in incremental] == rebuilt
     assert "" in rebuilt and rebuilt.count("") < len(rebuilt)
+
+
+# ---------------------------------------------------------------------- names as controllers make them
+def load(objects: list[msgspec.Struct], *docs: Json, namespace: str = "default") -> tuple[Snapshot, list[Any]]:
+    snapshot = make_snapshot(*objects)
+    source = ManifestSource(["-"], namespace=namespace, stdin=io.BytesIO(stream(*docs)))
+    return snapshot, source.load_into(snapshot)
+
+
+HASH = r"[4-9bcdf]{1,10}"  # a decimal FNV-32a written in the API's alphabet
+SUFFIX = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
+TEMPLATE: Json = {"template": {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": []}}}
+
+
+def job(name: str, **spec: Any) -> Json:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": {**spec, **TEMPLATE}}
+
+
+CRON_JOB: Json = {
+    "apiVersion": "batch/v1",
+    "kind": "CronJob",
+    "metadata": {"name": "nightly"},
+    "spec": {"jobTemplate": {"spec": {"parallelism": 2, **TEMPLATE}}},
+}
+
+
+@pytest.mark.parametrize(
+    ("doc", "pattern"),
+    [
+        (deployment("web", 2, {"containers": []}), rf"web-{HASH}-{SUFFIX}"),
+        (deployment("rs", 2, {"containers": []}, kind="ReplicaSet"), rf"rs-{SUFFIX}"),
+        (deployment("db", 2, {"containers": []}, kind="StatefulSet"), r"db-[01]"),
+        (job("job", parallelism=2), rf"job-{SUFFIX}"),
+        (job("ix", parallelism=2, completionMode="Indexed"), rf"ix-[01]-{SUFFIX}"),
+        (CRON_JOB, rf"nightly-28928160-{SUFFIX}"),
+        (
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "probe-"}, "spec": {"containers": []}},
+            rf"probe-{SUFFIX}",
+        ),
+        (deployment("x" * 70, 2, {"containers": []}, kind="ReplicaSet"), rf"x{{58}}{SUFFIX}"),
+    ],
+    ids=["Deployment", "ReplicaSet", "StatefulSet", "Job", "IndexedJob", "CronJob", "generateName", "long"],
+)
+def test_replicas_are_named_as_their_controllers_name_them(doc: Json, pattern: str) -> None:
+    _, (workload,) = load([make_node("n1").obj()], doc)
+    names = [p.metadata.name for p in workload.pods]
+    assert names and all(re.fullmatch(pattern, n) for n in names), names
+    assert len(set(names)) == len(names)
+    # Deterministic: the same manifests give the same names.
+    _, (again,) = load([make_node("n1").obj()], doc)
+    assert [p.metadata.name for p in again.pods] == names
+
+
+def test_deployment_owner_chain_and_pod_template_hash() -> None:
+    doc = deployment("web", 3, {"containers": [container()]})
+    snapshot, (workload,) = load([make_node("n1").obj()], doc, namespace="shop")
+    (rs,) = snapshot.replica_sets
+    hashed = rs.metadata.name.removeprefix("web-")
+    assert re.fullmatch(HASH, hashed)
+    assert rs.spec.selector is not None and rs.spec.selector.match_labels == {"app": "web", "pod-template-hash": hashed}
+    assert rs.metadata.owner_references[0].kind == "Deployment"
+    for pod in workload.pods:
+        assert pod.metadata.labels["pod-template-hash"] == hashed
+        assert pod.metadata.name.startswith(f"web-{hashed}-")
+        (ref,) = pod.metadata.owner_references
+        assert (ref.kind, ref.name, ref.uid) == ("ReplicaSet", rs.metadata.name, rs.metadata.uid)
+        # `pending` and suggestions lift the pod to its Deployment through the ReplicaSet.
+        owner = pending_owner_of(pod, snapshot, {(rs.metadata.namespace, rs.metadata.name): rs})
+        assert owner is not None and (owner.kind, owner.namespace, owner.name) == ("Deployment", "shop", "web")
+        assert suggest_owner_of(pod, snapshot) == ("Deployment", "shop", "web")
+    # Another template is another ReplicaSet hash; the same template the same one.
+    changed = deployment("web", 3, {"containers": [container(cpu="200m")]})
+    other, _ = load([make_node("n1").obj()], changed, namespace="shop")
+    same, _ = load([make_node("n1").obj()], doc, namespace="shop")
+    assert other.replica_sets[0].metadata.name != rs.metadata.name
+    assert same.replica_sets[0].metadata.name == rs.metadata.name
+
+
+def test_job_and_cron_job_pods_are_owned_by_their_job() -> None:
+    _, (plain, indexed, cron) = load(
+        [make_node("n1").obj()],
+        job("batch", parallelism=2),
+        job("ix", parallelism=2, completionMode="Indexed"),
+        CRON_JOB,
+    )
+    for pod in plain.pods:
+        (ref,) = pod.metadata.owner_references
+        assert (ref.kind, ref.name) == ("Job", "batch")
+        assert pod.metadata.labels["batch.kubernetes.io/job-name"] == "batch"
+        assert pod.metadata.labels["batch.kubernetes.io/controller-uid"] == ref.uid
+    assert [p.metadata.annotations["batch.kubernetes.io/job-completion-index"] for p in indexed.pods] == ["0", "1"]
+    assert cron.kind == "CronJob" and cron.name == "nightly"
+    assert {p.metadata.owner_references[0].name for p in cron.pods} == {"nightly-28928160"}
+
+
+def test_generated_names_do_not_take_a_name_already_in_use() -> None:
+    doc = deployment("rs", 1, {"containers": []}, kind="ReplicaSet")
+    _, (workload,) = load([make_node("n1").obj()], doc)
+    taken = workload.pods[0].metadata.name
+    _, (again,) = load([make_node("n1").obj(), make_pod(taken).obj()], doc)
+    assert again.pods[0].metadata.name != taken
+    assert re.fullmatch(rf"rs-{SUFFIX}", again.pods[0].metadata.name)
+
+
+# ---------------------------------------------------------------------- claims carried over to the next replica
+def storage_class(name: str, binding: str, provisioner: str = "kubernetes.io/no-provisioner", **meta: Any) -> Json:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name, **meta},
+        "provisioner": provisioner,
+        "volumeBindingMode": binding,
+    }
+
+
+def local_pv(name: str, node: str, size: str = "10Gi", modes: tuple[str, ...] = ("ReadWriteOnce",)) -> Json:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "capacity": {"storage": size},
+            "accessModes": list(modes),
+            "storageClassName": "local",
+            "local": {"path": f"/mnt/{name}"},
+            "nodeAffinity": {
+                "required": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}
+                    ]
+                }
+            },
+        },
+    }
+
+
+def claim(name: str, class_name: str | None, modes: tuple[str, ...] = ("ReadWriteOnce",)) -> Json:
+    spec: Json = {"accessModes": list(modes), "resources": {"requests": {"storage": "5Gi"}}}
+    if class_name is not None:
+        spec["storageClassName"] = class_name
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name}, "spec": spec}
+
+
+def stateful_set(name: str, replicas: int, class_name: str, **extra: Any) -> Json:
+    template = {"metadata": {"name": "data"}, "spec": claim("data", class_name)["spec"]}
+    return deployment(
+        name, replicas, {"containers": [container()]}, kind="StatefulSet", volumeClaimTemplates=[template], **extra
+    )
+
+
+THREE_NODES = [make_node("n1"), make_node("n2"), make_node("n3")]
+
+
+def placed(*docs: Json, nodes: list[Any] = THREE_NODES) -> tuple[Snapshot, CheckReport]:
+    snapshot = make_snapshot(*(n.obj() for n in nodes))
+    source = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs)))
+    workloads = source.load_into(snapshot)
+    placements = place(snapshot, workloads, default_config(), applied_claims=source.applied_claims)
+    return snapshot, valid(build_check_report(placements, snapshot))
+
+
+def test_stateful_set_ordinals_take_the_local_volumes_one_by_one() -> None:
+    snapshot, report = placed(
+        storage_class("local", "WaitForFirstConsumer"),
+        local_pv("pv-a", "n1"),
+        local_pv("pv-b", "n2"),
+        stateful_set("db", 3, "local"),
+    )
+    (workload,) = report.workloads
+    assert [r.name for r in workload.replicas] == ["db-0", "db-1", "db-2"]
+    assert sorted(n for n in nodes_of(workload) if n) == ["n1", "n2"]
+    pending = workload.replicas[2]
+    assert pending.node is None and pending.created
+    assert pending.message.startswith(
+        "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind."
+    )
+    claims = snapshot.persistent_volume_claims
+    for ordinal, replica in enumerate(workload.replicas[:2]):
+        pvc = claims[f"default/data-db-{ordinal}"]
+        pv = snapshot.persistent_volumes[pvc.spec.volume_name]
+        assert pvc.status.phase == "Bound" and "pv.kubernetes.io/bind-completed" in pvc.metadata.annotations
+        assert pv.spec.claim_ref is not None and pv.spec.claim_ref.name == pvc.metadata.name
+        assert pv.spec.claim_ref.uid == pvc.metadata.uid and pv.status.phase == "Bound"
+        # The volume is on the node its replica went to.
+        assert pv.metadata.name == {"n1": "pv-a", "n2": "pv-b"}[replica.node or ""]
+    third = claims["default/data-db-2"]
+    assert third.spec.volume_name == "" and third.status.phase == "Pending"
+
+
+def test_stateful_set_claims_are_mounted_under_the_templates_names() -> None:
+    _, (workload,) = load(
+        [make_node("n1").obj()], storage_class("local", "WaitForFirstConsumer"), stateful_set("db", 2, "local")
+    )
+    for ordinal, pod in enumerate(workload.pods):
+        (volume,) = pod.spec.volumes
+        assert volume.name == "data"
+        assert volume.persistent_volume_claim is not None
+        assert volume.persistent_volume_claim.claim_name == f"data-db-{ordinal}"
+        assert pod.metadata.labels["statefulset.kubernetes.io/pod-name"] == f"db-{ordinal}"
+
+
+def test_provisioned_claims_get_the_selected_node() -> None:
+    csi = storage_class("fast", "WaitForFirstConsumer", provisioner="csi.example.com")
+    snapshot, report = placed(csi, stateful_set("db", 2, "fast", podManagementPolicy="Parallel"))
+    (workload,) = report.workloads
+    assert workload.placed == 2
+    for ordinal, replica in enumerate(workload.replicas):
+        pvc = snapshot.persistent_volume_claims[f"default/data-db-{ordinal}"]
+        assert pvc.metadata.annotations["volume.kubernetes.io/selected-node"] == replica.node
+        assert pvc.spec.volume_name == ""
+
+
+def test_a_shared_provisioned_claim_keeps_later_replicas_on_its_node() -> None:
+    csi = storage_class("fast", "WaitForFirstConsumer", provisioner="csi.example.com")
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "shared"}}]}
+    _, report = placed(csi, claim("shared", "fast"), deployment("web", 3, spec))
+    nodes = nodes_of(report.workloads[0])
+    assert None not in nodes and len(set(nodes)) == 1
+
+
+def test_a_read_write_once_pod_claim_serves_one_replica() -> None:
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "solo"}}]}
+    _, report = placed(
+        storage_class("local", "WaitForFirstConsumer"),
+        local_pv("pv-a", "n1", modes=("ReadWriteOncePod",)),
+        claim("solo", "local", modes=("ReadWriteOncePod",)),
+        deployment("web", 2, spec),
+    )
+    first, second = report.workloads[0].replicas
+    assert first.node == "n1"
+    assert second.node is None
+    assert "ReadWriteOncePod access mode already in-use by another pod" in second.message
+
+
+@pytest.mark.parametrize(
+    ("objects", "fits", "volume"),
+    [
+        # An Immediate claim the chart ships is provisioned at once by its class's provisioner.
+        ([storage_class("std", "Immediate", provisioner="csi.example.com")], True, "pvc-"),
+        # ... or bound to a matching PV, whatever its node (the scheduler then follows the PV).
+        (
+            [
+                storage_class("std", "Immediate"),
+                {**local_pv("pv-a", "n2"), "spec": {**local_pv("pv-a", "n2")["spec"], "storageClassName": "std"}},
+            ],
+            True,
+            "pv-a",
+        ),
+        # Neither: it stays Pending, and so does the pod.
+        ([storage_class("std", "Immediate")], False, ""),
+    ],
+    ids=["provisioned", "static", "unbound"],
+)
+def test_immediate_claims_are_bound_when_applied(objects: list[Json], fits: bool, volume: str) -> None:
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    snapshot, report = placed(*objects, claim("data", "std"), deployment("web", 1, spec))
+    (replica,) = report.workloads[0].replicas
+    pvc = snapshot.persistent_volume_claims["default/data"]
+    assert pvc.spec.volume_name.startswith(volume) if volume else pvc.spec.volume_name == ""
+    if fits:
+        assert replica.node == ("n2" if volume == "pv-a" else "n1")
+    else:
+        assert replica.node is None and "pod has unbound immediate PersistentVolumeClaims" in replica.message
+
+
+def test_claims_without_a_class_get_the_default_one() -> None:
+    default = storage_class(
+        "std",
+        "WaitForFirstConsumer",
+        provisioner="csi.example.com",
+        annotations={"storageclass.kubernetes.io/is-default-class": "true"},
+    )
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    snapshot, report = placed(default, claim("data", None), deployment("web", 1, spec))
+    assert snapshot.persistent_volume_claims["default/data"].spec.storage_class_name == "std"
+    assert report.workloads[0].placed == 1
+
+
+def test_generic_ephemeral_volumes_get_their_claims() -> None:
+    csi = storage_class("fast", "WaitForFirstConsumer", provisioner="csi.example.com")
+    template = {"spec": claim("x", "fast")["spec"]}
+    spec = {
+        "containers": [container()],
+        "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": template}}],
+    }
+    snapshot, report = placed(csi, deployment("web", 2, spec))
+    (workload,) = report.workloads
+    assert workload.placed == 2
+    for replica in workload.replicas:
+        pvc = snapshot.persistent_volume_claims[f"default/{replica.name}-scratch"]
+        assert pvc.metadata.owner_references[0].name == replica.name
+        assert pvc.metadata.annotations["volume.kubernetes.io/selected-node"] == replica.node
+
+
+# ---------------------------------------------------------------------- the CheckReport schema
+def test_every_kind_of_replica_validates_and_the_schema_is_strict(
+    cluster: Path, tmp_path: Path, check_schema_validator: Any
+) -> None:
+    busy = (
+        "- kind: Pod\n  metadata: {name: busy}\n"
+        "  spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}\n"
+    )
+    (tmp_path / "busy.yaml").write_text(CLUSTER + busy)
+    manifests = stream(
+        deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet"),
+        deployment("db", 3, {"containers": [container(cpu="3")]}, kind="StatefulSet"),
+        job("batch", parallelism=2),
+        CRON_JOB,
+    )
+    code, out, _ = invoke("-f", "-", "--from", str(tmp_path / "busy.yaml"), "-o", "json", input=manifests)
+    assert code == 1
+    report = json.loads(out)
+    check_schema_validator.validate(report)
+    agent, db, _, _ = report["workloads"]
+    assert {r["targetNode"] for r in agent["replicas"]} == {"n1", "n2"}
+    assert [r["created"] for r in db["replicas"]] == [True, True, False]
+    for broken in (
+        {**report, "kind": "Explanation"},
+        {**report, "summary": {**report["summary"], "pending": "one"}},
+        {**report, "workloads": [{**agent, "replicas": [{**agent["replicas"][0], "node": 5}]}]},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            check_schema_validator.validate(broken)
+
+
+def test_a_chart_storage_class_binds_immediate_unless_it_says_otherwise() -> None:
+    sc = storage_class("std", "Immediate", provisioner="csi.example.com")
+    del sc["volumeBindingMode"]
+    spec = {"containers": [container()], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    snapshot, report = placed(sc, claim("data", "std"), deployment("web", 1, spec))
+    assert snapshot.storage_classes["std"].volume_binding_mode == "Immediate"
+    assert snapshot.persistent_volume_claims["default/data"].spec.volume_name.startswith("pvc-")
+    assert report.workloads[0].placed == 1
+
+
+def test_the_table_names_the_node_a_pending_daemon_pod_is_for(tmp_path: Path) -> None:
+    cluster = tmp_path / "busy.yaml"
+    cluster.write_text(
+        CLUSTER + "- kind: Pod\n  metadata: {name: busy}\n"
+        "  spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '4'}}}]}\n"
+    )
+    agent = stream(deployment("agent", 0, DAEMON_SPEC, kind="DaemonSet"))
+    code, out, _ = invoke("-f", "-", "--from", str(cluster), input=agent)
+    assert code == 1
+    assert "Pending (for n1)" in out and "Insufficient cpu" in out

@@ -136,7 +136,68 @@ def test_node_view_unknown_node_is_a_usage_error_before_any_output() -> None:
     assert err.count("\n") == 1 and "'worker-a9'" in err and "closest: worker-a1" in err
 
 
-def test_committed_schema_is_generated_from_the_report_model() -> None:
-    from podwhy.report.schema import SCHEMA_PATH, schema_text
+@pytest.mark.parametrize("kind", ["Explanation", "CheckReport"])
+def test_committed_schema_is_generated_from_the_report_model(kind: str) -> None:
+    from podwhy.report.schema import SCHEMA_PATHS, schema_text
 
-    assert SCHEMA_PATH.read_text() == schema_text(), "run: python -m podwhy.report.schema"
+    assert SCHEMA_PATHS[kind].read_text() == schema_text(kind), "run: python -m podwhy.report.schema"
+
+
+# ------------------------------------------------------------------ -f: a manifest read by the dumps' decoder
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        "kind: Pod\nmetadata: {name: x}\nspec: {priority: many}\n",
+        "kind: Pod\nmetadata: {name: x}\nspec:\n  containers: [\n",
+        "kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n",
+        '{"kind": "Pod", "metadata": {"name": "x"}, "spec": {"tolerations": {}}}',
+        "kind: Pod\nmetadata: {namespace: shop}\nspec: {}\n",
+    ],
+    ids=["wrong-type", "malformed", "quantity", "json", "no-name"],
+)
+def test_manifest_errors_are_worded_as_for_dumps(manifest: str, tmp_path: Path) -> None:
+    path = tmp_path / "pod.yaml"
+    path.write_text(manifest)
+    code, out, err = run("-f", str(path), "--from", str(EXAMPLE))
+    dump_code, _, dump_err = run(POD, "--from", str(EXAMPLE), "--from", str(path))
+    assert (code, dump_code) == (3, 3)
+    assert out == ""
+    assert err == dump_err
+    assert len(err.strip().splitlines()) == 1 and str(path) in err
+
+
+def test_a_manifest_with_only_generate_name_is_named_as_check_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {generateName: probe-}\nspec: {containers: [{name: c}]}\n")
+    _, out, _ = run("-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "-o", "json")
+    pod = json.loads(out)["pod"]
+    assert pod["namespace"] == "shop"
+    assert pod["name"].startswith("probe-") and len(pod["name"]) == len("probe-") + 5
+    checked = CliRunner().invoke(app, ["check", "-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "-o", "json"])
+    (workload,) = json.loads(checked.stdout)["workloads"]
+    assert workload["replicas"][0]["name"] == pod["name"]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "found"),
+    [
+        ("kind: Deployment\nmetadata: {name: x}\n", "found Deployment"),
+        ("kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n", "found Pod, Pod"),
+        ("kind: ConfigMap\nmetadata: {name: x}\n", "found nothing podwhy reads"),
+    ],
+)
+def test_a_manifest_must_hold_one_pod(manifest: str, found: str, tmp_path: Path) -> None:
+    path = tmp_path / "pod.yaml"
+    path.write_text(manifest)
+    code, _, err = run("-f", str(path), "--from", str(EXAMPLE))
+    assert code == 3
+    assert f"expected exactly one Pod object, {found}" in err
+
+
+def test_a_manifest_from_stdin(tmp_path: Path) -> None:
+    manifest = "kind: Pod\nmetadata: {name: big, namespace: shop}\nspec: {containers: [{name: c}]}\n"
+    code, out, _ = run("-f", "-", "--from", str(EXAMPLE), "-o", "json", input=manifest)
+    assert code in (0, 1)
+    assert json.loads(out)["pod"]["name"] == "big"
+    code, _, err = run("-f", "-", "--from", "-", input=manifest)
+    assert code == 2 and "cannot both read stdin" in err

@@ -9,13 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from podwhy.model.quantity import QuantityInput
 
 ResourceList = dict[str, QuantityInput]
+
+# Go's int32 and int64: the API server rejects a value outside its field's range, and so does
+# decoding (a one-line error naming the field).
+Int32 = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=True, gc=False):
@@ -75,7 +80,7 @@ class NodeSelector(_Base):
 
 
 class PreferredSchedulingTerm(_Base):
-    weight: int = 0
+    weight: Int32 = 0
     preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
 
 
@@ -94,7 +99,7 @@ class PodAffinityTerm(_Base):
 
 
 class WeightedPodAffinityTerm(_Base):
-    weight: int = 0
+    weight: Int32 = 0
     pod_affinity_term: PodAffinityTerm = msgspec.field(default_factory=PodAffinityTerm)
 
 
@@ -117,12 +122,12 @@ class Toleration(_Base):
     operator: str = ""
     value: str = ""
     effect: str = ""
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
 
 
 class ContainerPort(_Base):
-    container_port: int = 0
-    host_port: int = 0
+    container_port: Int32 = 0
+    host_port: Int32 = 0
     protocol: str = ""
     host_ip: str = msgspec.field(default="", name="hostIP")
     name: str = ""
@@ -172,7 +177,7 @@ class RBDVolumeSource(_Base):
 class ISCSIVolumeSource(_Base):
     target_portal: str = ""
     iqn: str = ""
-    lun: int = 0
+    lun: Int32 = 0
     read_only: bool = False
 
 
@@ -237,11 +242,11 @@ class Volume(_Base):
 
 
 class TopologySpreadConstraint(_Base):
-    max_skew: int = 0
+    max_skew: Int32 = 0
     topology_key: str = ""
     when_unsatisfiable: str = ""
     label_selector: LabelSelector | None = None
-    min_domains: int | None = None
+    min_domains: Int32 | None = None
     node_affinity_policy: str | None = None
     node_taints_policy: str | None = None
     match_label_keys: list[str] = []
@@ -266,9 +271,9 @@ class PodSpec(_Base):
     init_containers: list[Container] = []
     overhead: ResourceList = {}
     resources: ResourceRequirements | None = None
-    priority: int | None = None
+    priority: Int32 | None = None
     # How long victims of preemption may take to go.
-    termination_grace_period_seconds: int | None = None
+    termination_grace_period_seconds: Int64 | None = None
     priority_class_name: str = ""
     preemption_policy: str | None = None
     scheduler_name: str = ""
@@ -292,7 +297,7 @@ class ContainerStateWaiting(_Base):
 
 class ContainerStateTerminated(_Base):
     reason: str = ""
-    exit_code: int = 0
+    exit_code: Int32 = 0
 
 
 class ContainerState(_Base):
@@ -358,7 +363,7 @@ class NodeSpec(_Base):
 
 class ContainerImage(_Base):
     names: list[str] = []
-    size_bytes: int = 0
+    size_bytes: Int64 = 0
 
 
 class NodeCondition(_Base):
@@ -485,7 +490,7 @@ class StorageClass(_Base):
 
 
 class VolumeNodeResources(_Base):
-    count: int | None = None
+    count: Int32 | None = None
 
 
 class CSINodeDriver(_Base):
@@ -531,7 +536,7 @@ class Namespace(_Base):
 
 class PriorityClass(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    value: int = 0
+    value: Int32 = 0
     global_default: bool = False
     preemption_policy: str | None = None
 
@@ -553,16 +558,16 @@ class RuntimeClass(_Base):
 
 
 class PodDisruptionBudgetSpec(_Base):
-    min_available: int | str | None = None
-    max_unavailable: int | str | None = None
+    min_available: Int32 | str | None = None
+    max_unavailable: Int32 | str | None = None
     selector: LabelSelector | None = None
 
 
 class PodDisruptionBudgetStatus(_Base):
-    disruptions_allowed: int = 0
-    current_healthy: int = 0
-    desired_healthy: int = 0
-    expected_pods: int = 0
+    disruptions_allowed: Int32 = 0
+    current_healthy: Int32 = 0
+    desired_healthy: Int32 = 0
+    expected_pods: Int32 = 0
     disrupted_pods: dict[str, str] = {}
 
 
@@ -577,7 +582,7 @@ class EventSource(_Base):
 
 
 class EventSeries(_Base):
-    count: int = 0
+    count: Int32 = 0
     last_observed_time: str | None = None
 
 
@@ -587,7 +592,7 @@ class Event(_Base):
     reason: str = ""
     message: str = ""
     type: str = ""
-    count: int = 0
+    count: Int32 = 0
     first_timestamp: str | None = None
     last_timestamp: str | None = None
     # events.k8s.io recorders (the scheduler's) set these instead of count/lastTimestamp.
@@ -643,14 +648,17 @@ class PodTemplateSpec(_Base):
 class WorkloadSpec(_Base):
     """The fields of Deployment, StatefulSet, DaemonSet, ReplicaSet and Job specs that make pods."""
 
-    replicas: int | None = None
+    replicas: Int32 | None = None
     selector: LabelSelector | None = None
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
     # StatefulSet: OrderedReady (default) creates the next ordinal once the previous one runs.
     pod_management_policy: str = ""
-    # Job: how many pods run at once, and how many must finish.
-    parallelism: int | None = None
-    completions: int | None = None
+    # Job: how many pods run at once, and how many must finish; Indexed pods carry their index.
+    parallelism: Int32 | None = None
+    completions: Int32 | None = None
+    completion_mode: str = ""
+    # StatefulSet: the PVCs each ordinal gets (`<claim>-<statefulset>-<ordinal>`).
+    volume_claim_templates: list[PersistentVolumeClaim] = []
 
 
 class Workload(_Base):
@@ -702,7 +710,7 @@ class DeviceClass(_Base):
 
 class DeviceAttribute(_Base):
     # Exactly one is set; the wire names are Go's (int, bool, string, version).
-    int_value: int | None = msgspec.field(default=None, name="int")
+    int_value: Int64 | None = msgspec.field(default=None, name="int")
     bool_value: bool | None = msgspec.field(default=None, name="bool")
     string_value: str | None = msgspec.field(default=None, name="string")
     version_value: str | None = msgspec.field(default=None, name="version")
@@ -715,8 +723,8 @@ class DeviceCapacity(_Base):
 
 class ResourcePool(_Base):
     name: str = ""
-    generation: int = 0
-    resource_slice_count: int = 0
+    generation: Int64 = 0
+    resource_slice_count: Int64 = 0
 
 
 class Device(_Base):
@@ -754,7 +762,7 @@ class ExactDeviceRequest(_Base):
     device_class_name: str = ""
     selectors: list[DeviceSelector] = []
     allocation_mode: str = ""
-    count: int | None = None
+    count: Int64 | None = None
     admin_access: bool | None = None
     tolerations: list[Any] = []
     capacity: Any = None
@@ -765,7 +773,7 @@ class DeviceSubRequest(_Base):
     device_class_name: str = ""
     selectors: list[DeviceSelector] = []
     allocation_mode: str = ""
-    count: int | None = None
+    count: Int64 | None = None
     tolerations: list[Any] = []
     capacity: Any = None
 
@@ -906,6 +914,25 @@ KINDS: dict[str, KindInfo] = {
 }
 
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
+
+# What `-f` manifests are read for: Pods, the workloads that make pods (their templates), and
+# the objects a chart ships alongside that plugins or admission read (added to the snapshot).
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
+MANIFEST_SUPPORT_KINDS = (
+    "Service",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "RuntimeClass",
+    "StorageClass",
+)
+MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
+    "Pod": Pod,
+    **{kind: KIND_TYPES[kind] for kind in MANIFEST_SUPPORT_KINDS},
+    **{kind: Workload for kind in WORKLOAD_KINDS if kind != "CronJob"},
+    "CronJob": CronJob,
+}
 
 
 def plural(kind: str) -> str:

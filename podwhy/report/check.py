@@ -21,6 +21,7 @@ def _replica(replica: ReplicaPlacement) -> ReplicaReport:
         message=replica.message,
         tiedNodes=list(replica.tied),
         created=replica.created,
+        targetNode=replica.target_node or None,
     )
 
 

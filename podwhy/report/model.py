@@ -283,6 +283,8 @@ class ReplicaReport(_Struct):
     tiedNodes: list[str] = []  # noqa: N815
     # False for a StatefulSet ordinal its controller would not create yet (OrderedReady).
     created: bool = True
+    # A DaemonSet pod: the node its controller made it for (null for other workloads).
+    targetNode: str | None = None  # noqa: N815
 
 
 class WorkloadReport(_Struct):
@@ -344,12 +346,20 @@ def to_builtins(report: Report | PendingReport | CheckReport) -> dict[str, Any]:
     return out
 
 
-def json_schema() -> dict[str, Any]:
-    """The report's JSON Schema, generated from the model."""
-    schema: dict[str, Any] = msgspec.json.schema(Report)
+# Each report kind with a JSON Schema: (the report model, $id, title).
+SCHEMA_INFO: dict[str, tuple[type[Report] | type[CheckReport], str, str]] = {
+    "Explanation": (Report, "https://podwhy.dev/schema/explanation-v1.json", "podwhy Explanation (podwhy/v1)"),
+    "CheckReport": (CheckReport, "https://podwhy.dev/schema/check-report-v1.json", "podwhy CheckReport (podwhy/v1)"),
+}
+
+
+def json_schema(kind: str = "Explanation") -> dict[str, Any]:
+    """The JSON Schema of a report kind (Explanation or CheckReport), generated from the model."""
+    model, schema_id, title = SCHEMA_INFO[kind]
+    schema: dict[str, Any] = msgspec.json.schema(model)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://podwhy.dev/schema/explanation-v1.json",
-        "title": "podwhy Explanation (podwhy/v1)",
+        "$id": schema_id,
+        "title": title,
         **schema,
     }

@@ -406,7 +406,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
             table.add_row(escape(who), "", "", "no replicas")
             continue
         for index, replica in enumerate(workload.replicas):
-            node = replica.node or "Pending"
+            node = replica.node or ("Pending" if replica.targetNode is None else f"Pending (for {replica.targetNode})")
             if replica.node is not None and replica.tiedNodes:
                 node += f" (tied with {len(replica.tiedNodes) - 1})"
             table.add_row(

@@ -9,10 +9,16 @@ per profile; bound replicas are added to those indexes incrementally.
 A DaemonSet gets one pod per node its controller would run it on (the template's required
 node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
 each pinned to its node with the controller's `metadata.name` node affinity.
+
+Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do (volumes.py):
+a replica's claims are created with it (StatefulSet claim templates, generic ephemeral
+volumes), and once it is placed the PVs chosen for them are bound, so the next replica cannot
+take them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from podwhy.framework.status import Status
@@ -23,6 +29,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
+from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
 
@@ -43,6 +50,8 @@ class ReplicaPlacement:
     # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
     created: bool = True
     cycle: CycleOutcome | None = None
+    # A DaemonSet pod: the node its controller made it for.
+    target_node: str = ""
 
     @property
     def placed(self) -> bool:
@@ -65,6 +74,7 @@ class Placer:
         self.config = config
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
+        self.claims = ClaimBinder(snapshot)
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -91,6 +101,7 @@ class Placer:
             return ReplicaPlacement(pod, cycle.verdict, message=cycle.message, cycle=cycle)
         best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
         node = best[0]
+        self.claims.assume_pod_volumes(framework, pod, node)
         self.bind(pod, node)
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else _not_evaluated_message(cycle)
         return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
@@ -133,16 +144,30 @@ def _not_evaluated_message(cycle: CycleOutcome) -> str:
     return f"placed, but not evaluated: {plugins} ({reasons})"
 
 
-def place(snapshot: Snapshot, workloads: list[ManifestWorkload], config: SchedulerConfig) -> list[WorkloadPlacement]:
-    """Every workload's replicas in turn (workloads in input order), each seeing those placed before it."""
+def place(
+    snapshot: Snapshot,
+    workloads: list[ManifestWorkload],
+    config: SchedulerConfig,
+    applied_claims: Sequence[o.PersistentVolumeClaim] = (),
+) -> list[WorkloadPlacement]:
+    """Every workload's replicas in turn (workloads in input order), each seeing those placed before
+    it. APPLIED_CLAIMS: the manifests' own PVCs (already in the snapshot), bound first as the PV
+    controller would bind them."""
     placer = Placer(snapshot, config)
+    for claim in applied_claims:
+        placer.claims.bind_if_immediate(claim)
     out: list[WorkloadPlacement] = []
     for workload in workloads:
         result = WorkloadPlacement(workload)
         if workload.daemon_template is not None:
             eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
             for node in eligible:
-                result.replicas.append(placer.schedule(daemon_pod_for_node(workload.daemon_template, node)))
+                pod = daemon_pod_for_node(workload.daemon_template, node)
+                for claim in workload.claims_for(pod, snapshot):
+                    placer.claims.create(claim)
+                replica = placer.schedule(pod)
+                replica.target_node = node
+                result.replicas.append(replica)
             out.append(result)
             continue
         waiting_for = ""
@@ -154,6 +179,8 @@ def place(snapshot: Snapshot, workloads: list[ManifestWorkload], config: Schedul
                 )
                 result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
                 continue
+            for claim in workload.claims_for(pod, snapshot):
+                placer.claims.create(claim)
             replica = placer.schedule(pod)
             result.replicas.append(replica)
             if workload.ordered and not replica.placed:

@@ -1,22 +1,16 @@
-"""A pod manifest from -f, with what admission would have set before the scheduler saw it."""
+"""Manifests from -f, with what admission would have set before the scheduler saw them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import msgspec
-import yaml
-
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot import yaml11
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TOLERATION_SECONDS = 300
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 
 def _tolerates(pod: o.Pod, key: str) -> bool:
@@ -100,30 +94,43 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     return pod
 
 
-def load_pod_manifest(path: Path, snapshot: Snapshot, namespace: str) -> o.Pod:
-    """Read a single Pod manifest (YAML or JSON), admit it, and put it in the snapshot."""
-    try:
-        text = path.read_text() if str(path) != "-" else __import__("sys").stdin.read()
-    except OSError as exc:
-        raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        docs = [d for d in yaml11.load_all(text) if not yaml11.is_null(d)]
-    except yaml.YAMLError as exc:
-        raise PodwhyError(f"{path}: malformed YAML: {str(exc).splitlines()[0]}") from None
-    if len(docs) != 1 or not isinstance(docs[0], dict) or yaml11.key_text(docs[0].get("kind")) != "Pod":
-        raise PodwhyError(f"{path}: expected exactly one Pod object")
-    raw: dict[str, Any] = docs[0]
-    try:
-        pod = yaml11.convert(raw, o.Pod)
-    except msgspec.ValidationError as exc:
-        raise PodwhyError(f"{path}: the Pod is invalid: {exc}") from None
-    if not pod.metadata.name:
-        if pod.metadata.generate_name:
-            pod.metadata.name = pod.metadata.generate_name + "podwhy"
-        else:
-            raise PodwhyError(f"{path}: the Pod has no metadata.name")
+def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
+    """Admit a pod read from a manifest and put it in the snapshot, in place of a pod of its name."""
     pod = admit(pod, snapshot, namespace)
     key = (pod.metadata.namespace, pod.metadata.name)
     snapshot.pods = [p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) != key]
     snapshot.pods.append(pod)
     return pod
+
+
+# The annotations that make a StorageClass the default one (the beta one is still honoured).
+DEFAULT_CLASS_ANNOTATIONS = (
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+)
+
+
+def default_storage_class(snapshot: Snapshot) -> o.StorageClass | None:
+    """The cluster's default StorageClass: of those annotated as default, the newest, then the
+    first by name (storageutil.GetDefaultClass)."""
+    defaults = [
+        sc
+        for sc in snapshot.storage_classes.values()
+        if any(sc.metadata.annotations.get(key) == "true" for key in DEFAULT_CLASS_ANNOTATIONS)
+    ]
+    if not defaults:
+        return None
+    defaults.sort(key=lambda sc: sc.metadata.name)
+    defaults.sort(key=lambda sc: sc.metadata.creation_timestamp or "", reverse=True)
+    return defaults[0]
+
+
+def admit_claim(pvc: o.PersistentVolumeClaim, snapshot: Snapshot) -> o.PersistentVolumeClaim:
+    """DefaultStorageClass admission: a claim created without a class gets the default one."""
+    if pvc.spec.storage_class_name is None and BETA_STORAGE_CLASS_ANNOTATION not in pvc.metadata.annotations:
+        default = default_storage_class(snapshot)
+        if default is not None:
+            pvc.spec.storage_class_name = default.metadata.name
+    if not pvc.status.phase:
+        pvc.status.phase = "Pending"
+    return pvc

@@ -20,9 +20,10 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import KIND_TYPES, KINDS
+from podwhy.model.objects import KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import fastyaml, yaml11
+from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
     from podwhy.snapshot.cluster import Snapshot
@@ -40,19 +41,36 @@ class ListMeta(msgspec.Struct, kw_only=True):
 MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One object of a manifest, where it was read."""
+
+    kind: str
+    obj: Any
+    source: str
+    where: str
+
+
 @dataclass
 class Decoded:
     """What one input held."""
 
     objects: dict[str, list[Any]] = field(default_factory=dict)  # kind -> objects, in input order
+    entries: list[Entry] = field(default_factory=list)  # manifests only: every object, in input order
     list_kinds: set[str] = field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
     ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
 
+    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
+        self.objects.setdefault(kind, []).append(obj)
+        if manifests:
+            self.entries.append(Entry(kind, obj, source, where))
+
     def merge(self, other: Decoded) -> None:
         for kind, objs in other.objects.items():
             self.objects.setdefault(kind, []).extend(objs)
+        self.entries.extend(other.entries)
         self.list_kinds |= other.list_kinds
         self.ignored.update(other.ignored)
         if other.list_meta is not None:
@@ -78,8 +96,28 @@ class Decoded:
             raise PodwhyError(f"annotation {MISSING_KINDS_ANNOTATION} is not a JSON object of strings: {exc}") from None
 
 
-def decode(data: bytes, source: str) -> Decoded:
-    """Decode DATA (JSON or YAML: an object, a List, or a YAML stream); SOURCE names it in errors."""
+class KindTable:
+    """The kinds one kind of input holds, each with its typed decoder."""
+
+    def __init__(self, types: dict[str, type[msgspec.Struct]], manifests: bool) -> None:
+        self.types = types
+        self.decoders = {kind: msgspec.json.Decoder(tp) for kind, tp in types.items()}
+        self.doubtful: dict[str, Callable[[Any], bool]] = {kind: fastyaml.doubtful(tp) for kind, tp in types.items()}
+        # Manifests (`-f`) are objects before the API server saw them: one with only
+        # metadata.generateName gets a name, and one without a namespace keeps it unset.
+        self.manifests = manifests
+
+
+SNAPSHOT_KINDS = KindTable(KIND_TYPES, manifests=False)
+MANIFEST_KINDS = KindTable(MANIFEST_KIND_TYPES, manifests=True)
+
+
+def decode(data: bytes, source: str, *, manifests: bool = False) -> Decoded:
+    """Decode DATA (JSON or YAML: an object, a List, or a YAML stream); SOURCE names it in errors.
+
+    MANIFESTS: DATA holds manifests (`-f`): Pods, workload templates and what a chart ships
+    alongside them, listed in `entries` in input order, named from generateName when unnamed."""
+    table = MANIFEST_KINDS if manifests else SNAPSHOT_KINDS
     stripped = data.lstrip()
     if not stripped:
         return Decoded()
@@ -87,11 +125,11 @@ def decode(data: bytes, source: str) -> Decoded:
         raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
     if stripped[:1] == b"{":
         try:
-            return _JsonReader(source).read(data)
+            return _JsonReader(source, table).read(data)
         except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
             raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
     try:
-        return _YamlReader(source, data).read()
+        return _YamlReader(source, data, table).read()
     except UnicodeDecodeError as exc:
         raise PodwhyError(f"{source}: malformed YAML: not UTF-8 text: {exc}") from None
 
@@ -121,7 +159,6 @@ class _KindPeek(msgspec.Struct):
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _PEEK = msgspec.json.Decoder(_KindPeek)
 _LIST_META = msgspec.json.Decoder(ListMeta)
-_TYPED = {kind: msgspec.json.Decoder(tp) for kind, tp in KIND_TYPES.items()}
 
 
 # kubectl writes an object's kind first or right after its apiVersion: read there, the kind
@@ -142,13 +179,21 @@ def _item_kind(list_kind: str) -> str:
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
 
 
-def check_object(kind: str, obj: Any, source: str, where: str) -> None:
-    """What the API server guarantees of every object, checked once so an error names the object."""
-    if not obj.metadata.name:
+def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool = False) -> None:
+    """What the API server guarantees of every object, checked once so an error names the object.
+
+    MANIFESTS: OBJ is a manifest: with only metadata.generateName it is named as the API server
+    would name it (podwhy's own suffix, see names.generated_name), and its namespace stays unset
+    for the command's -n to fill."""
+    meta = obj.metadata
+    if not meta.name and manifests and meta.generate_name:
+        meta.name = generated_name(meta.generate_name, f"{kind}/{meta.namespace}/{meta.generate_name}/{where}")
+    if not meta.name:
         raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
-    if kind == "Pod" and not obj.metadata.namespace:
-        obj.metadata.namespace = "default"
-    quantities = KINDS[kind].quantities
+    if kind == "Pod" and not meta.namespace and not manifests:
+        meta.namespace = "default"
+    info = KINDS.get(kind)
+    quantities = info.quantities if info is not None and info.type is type(obj) else None
     if quantities is None:
         return
     try:
@@ -160,8 +205,9 @@ def check_object(kind: str, obj: Any, source: str, where: str) -> None:
 
 
 class _JsonReader:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, table: KindTable) -> None:
         self.source = source
+        self.table = table
         self.out = Decoded()
 
     def read(self, data: bytes) -> Decoded:
@@ -173,7 +219,7 @@ class _JsonReader:
             self._add(env.kind, data, "the object")
             return self.out
         item_kind = _item_kind(env.kind)
-        if item_kind in KINDS:
+        if item_kind in self.table.types:
             self.out.list_kinds.add(item_kind)
         if env.metadata:
             try:
@@ -191,7 +237,7 @@ class _JsonReader:
         return self.out
 
     def _add(self, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
-        decoder = _TYPED.get(kind)
+        decoder = self.table.decoders.get(kind)
         if decoder is None:
             self.out.ignored[kind or "<no kind>"] += 1
             return
@@ -199,8 +245,8 @@ class _JsonReader:
             obj = decoder.decode(data)
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
-        check_object(kind, obj, self.source, where)
-        self.out.objects.setdefault(kind, []).append(obj)
+        check_object(kind, obj, self.source, where, self.table.manifests)
+        self.out.append(kind, obj, self.source, where, self.table.manifests)
 
 
 class _ReferenceNeededError(Exception):
@@ -208,9 +254,10 @@ class _ReferenceNeededError(Exception):
 
 
 class _YamlReader:
-    def __init__(self, source: str, data: bytes) -> None:
+    def __init__(self, source: str, data: bytes, table: KindTable) -> None:
         self.source = source
         self.data = data
+        self.table = table
 
     def read(self) -> Decoded:
         out = Decoded()
@@ -247,7 +294,7 @@ class _YamlReader:
             self._fast_object(out, env.kind, js, f"document {doc.number}")
             return out
         item_kind = _item_kind(env.kind)
-        if env.kind.endswith("List") and env.kind != "List" and item_kind in KINDS:
+        if env.kind.endswith("List") and env.kind != "List" and item_kind in self.table.types:
             out.list_kinds.add(item_kind)
         out.list_meta = self._fast_list_meta(env.metadata)
         for index, raw in enumerate(env.items):
@@ -268,7 +315,7 @@ class _YamlReader:
             raise _ReferenceNeededError
         list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
         item_kind = _item_kind(list_kind) if list_kind != "List" else ""
-        if item_kind in KINDS:
+        if item_kind in self.table.types:
             out.list_kinds.add(item_kind)
         metadata = envelope[0].get("metadata")
         if isinstance(metadata, dict):
@@ -313,19 +360,19 @@ class _YamlReader:
         return meta
 
     def _fast_object(self, out: Decoded, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
-        decoder = _TYPED.get(kind)
+        decoder = self.table.decoders.get(kind)
         if decoder is None:
             out.ignored[kind or "<no kind>"] += 1
             return
         try:
             obj = decoder.decode(data)
-            if _DOUBTFUL[kind](obj):
+            if self.table.doubtful[kind](obj):
                 raise _ReferenceNeededError
-            check_object(kind, obj, self.source, where)
+            check_object(kind, obj, self.source, where, self.table.manifests)
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
             raise _ReferenceNeededError from None
-        out.objects.setdefault(kind, []).append(obj)
+        out.append(kind, obj, self.source, where, self.table.manifests)
 
     # -- the reference reader ---------------------------------------------
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
@@ -354,7 +401,7 @@ class _YamlReader:
                 self._reference_object(out, kind, loaded, f"document {number}")
                 continue
             item_kind = _item_kind(kind) if kind != "List" else ""
-            if item_kind in KINDS:
+            if item_kind in self.table.types:
                 out.list_kinds.add(item_kind)
             metadata = loaded.get("metadata")
             if isinstance(metadata, dict):
@@ -373,7 +420,7 @@ class _YamlReader:
         self._reference_object(out, kind, item, f"items[{index}]")
 
     def _reference_object(self, out: Decoded, kind: str, doc: dict[Any, Any], where: str) -> None:
-        tp = KIND_TYPES.get(kind)
+        tp = self.table.types.get(kind)
         if tp is None:
             out.ignored[kind or "<no kind>"] += 1
             return
@@ -384,8 +431,5 @@ class _YamlReader:
             name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
-        check_object(kind, obj, self.source, where)
-        out.objects.setdefault(kind, []).append(obj)
-
-
-_DOUBTFUL: dict[str, Callable[[Any], bool]] = {kind: fastyaml.doubtful(tp) for kind, tp in KIND_TYPES.items()}
+        check_object(kind, obj, self.source, where, self.table.manifests)
+        out.append(kind, obj, self.source, where, self.table.manifests)

@@ -1,17 +1,17 @@
-"""Manifests for `podwhy check`: Pods and workload templates turned into the pods their
-controllers would create, with what admission would set.
+"""Manifests for `podwhy check` and `explain -f`: Pods and workload templates turned into the pods
+their controllers would create, with what admission would set.
 
 Inputs are files, folders (recursively), multi-document YAML or JSON, and `-` for stdin (e.g.
-`helm template ... | podwhy check -f -`). Workloads are Deployments, ReplicaSets, StatefulSets,
-DaemonSets, Jobs and CronJobs; each becomes its replica pods, named `<name>-<i>` (StatefulSet
-ordinals likewise), owned as their controller would own them. Objects the plugins read that a
-chart may ship alongside (Services, PVCs, PDBs, PriorityClasses, RuntimeClasses,
+`helm template ... | podwhy check -f -`), read by the one typed decoder (decode.py) that reads
+dumps. Workloads are Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and CronJobs; each
+becomes its replica pods, named and owned as their controller names and owns them (names.py:
+the random parts are podwhy's own, derived from hashes). Objects the plugins read that a chart
+may ship alongside (Services, PVs, PVCs, PDBs, PriorityClasses, RuntimeClasses,
 StorageClasses) are added to the snapshot first, as `kubectl apply` would create them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,28 +19,18 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import msgspec
-import yaml
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot import yaml11
-from podwhy.snapshot.admission import admit
-from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import check_object
+from podwhy.snapshot.admission import admit, admit_claim
+from podwhy.snapshot.cluster import Snapshot, ns_name
+from podwhy.snapshot.decode import Entry, check_object, decode
+from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
 from podwhy.snapshot.source import _object_files, _read_bytes
 
-# Kinds that make pods, and the kinds that own those pods.
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
-# Objects a chart ships that the plugins or admission read: added to the snapshot.
-SUPPORT_KINDS = (
-    "Service",
-    "PersistentVolumeClaim",
-    "PodDisruptionBudget",
-    "PriorityClass",
-    "RuntimeClass",
-    "StorageClass",
-)
-_NAMESPACED_SUPPORT = frozenset({"Service", "PersistentVolumeClaim", "PodDisruptionBudget"})
+WORKLOAD_KINDS = o.WORKLOAD_KINDS
+SUPPORT_KINDS = o.MANIFEST_SUPPORT_KINDS
+_CLUSTER_SCOPED_SUPPORT = frozenset({"PersistentVolume", "PriorityClass", "RuntimeClass", "StorageClass"})
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
 _DAEMON_TOLERATIONS = (
@@ -54,6 +44,13 @@ _DAEMON_TOLERATIONS = (
 _HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 
 _T = TypeVar("_T", bound=msgspec.Struct)
+
+POD_TEMPLATE_HASH = "pod-template-hash"
+CONTROLLER_REVISION_HASH = "controller-revision-hash"
+JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+# The scheduled time a CronJob's Job is named after (minutes since the Unix epoch): podwhy's
+# own fixed 2025-01-01T00:00:00Z, since no real schedule is run.
+CRON_JOB_SCHEDULED_MINUTES = 1735689600 // 60
 
 
 @dataclass
@@ -70,18 +67,50 @@ class ManifestWorkload:
     daemon_template: o.Pod | None = None
     # StatefulSet with OrderedReady: ordinal i+1 is created only once ordinal i runs.
     ordered: bool = False
+    # StatefulSet: the claim templates each ordinal's PVCs are made from.
+    claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
+    selector_labels: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name} ({self.kind})"
 
-
-@dataclass
-class _Document:
-    kind: str
-    raw: Any
-    source: str
-    where: str
+    def claims_for(self, pod: o.Pod, snapshot: Snapshot) -> list[o.PersistentVolumeClaim]:
+        """The PVCs created along with POD: a StatefulSet ordinal's claims, and every generic
+        ephemeral volume's claim; each with what admission sets (its default StorageClass)."""
+        out: list[o.PersistentVolumeClaim] = []
+        if self.kind == "StatefulSet":
+            ordinal = pod.metadata.name.rsplit("-", 1)[-1]
+            for claim_template in self.claim_templates:
+                claim = _copy(claim_template, o.PersistentVolumeClaim)
+                claim.metadata.name = f"{claim_template.metadata.name}-{self.name}-{ordinal}"
+                claim.metadata.namespace = self.namespace
+                claim.metadata.labels = {**claim.metadata.labels, **self.selector_labels}
+                out.append(claim)
+        for volume in pod.spec.volumes:
+            template = volume.ephemeral.volume_claim_template if volume.ephemeral is not None else None
+            if template is None:
+                continue
+            meta = template.metadata
+            claim = o.PersistentVolumeClaim(
+                metadata=o.ObjectMeta(
+                    name=f"{pod.metadata.name}-{volume.name}",
+                    namespace=pod.metadata.namespace,
+                    labels=dict(meta.labels),
+                    annotations=dict(meta.annotations),
+                    owner_references=[
+                        o.OwnerReference(
+                            api_version="v1", kind="Pod", name=pod.metadata.name, uid=pod.metadata.uid, controller=True
+                        )
+                    ],
+                ),
+                spec=_copy(template.spec or o.PersistentVolumeClaimSpec(), o.PersistentVolumeClaimSpec),
+            )
+            out.append(claim)
+        for claim in out:
+            claim.metadata.uid = _uid(claim.metadata.namespace, "PersistentVolumeClaim", claim.metadata.name)
+            admit_claim(claim, snapshot)
+        return out
 
 
 class ManifestSource:
@@ -91,18 +120,21 @@ class ManifestSource:
         self.paths = list(paths)
         self.namespace = namespace
         self.stdin = stdin
-        self._docs: list[_Document] | None = None
+        self._entries: list[Entry] | None = None
+        # The manifests' own PVCs, created as they are applied (before any replica).
+        self.applied_claims: list[o.PersistentVolumeClaim] = []
+        self._names: set[tuple[str, str]] = set()
 
-    def read(self) -> list[_Document]:
-        """Every object document of the inputs (Lists unpacked; read once, stdin included); kinds
-        podwhy does not read are dropped."""
-        if self._docs is not None:
-            return self._docs
-        docs: list[_Document] = []
+    def read(self) -> list[Entry]:
+        """Every object of the inputs that manifests are read for, in input order (Lists
+        unpacked; read once, stdin included)."""
+        if self._entries is not None:
+            return self._entries
+        entries: list[Entry] = []
         for raw_path in self.paths:
             if raw_path == "-":
                 stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                docs.extend(_documents(stream.read(), "<stdin>"))
+                entries.extend(decode(stream.read(), "<stdin>", manifests=True).entries)
                 continue
             path = Path(raw_path)
             if path.is_dir():
@@ -110,34 +142,32 @@ class ManifestSource:
                 if not files:
                     raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                 for file in files:
-                    docs.extend(_documents(_read_bytes(file), str(file)))
+                    entries.extend(decode(_read_bytes(file), str(file), manifests=True).entries)
             else:
-                docs.extend(_documents(_read_bytes(path), str(path)))
-        self._docs = docs
-        return docs
+                entries.extend(decode(_read_bytes(path), str(path), manifests=True).entries)
+        self._entries = entries
+        return entries
 
     def load_into(self, snapshot: Snapshot) -> list[ManifestWorkload]:
         """Add the manifests' support objects to SNAPSHOT, then build every workload's admitted pods."""
-        docs = self.read()
-        for doc in docs:
-            if doc.kind in SUPPORT_KINDS:
-                obj: Any = _convert(doc, o.KIND_TYPES[doc.kind])
-                if doc.kind in _NAMESPACED_SUPPORT and not obj.metadata.namespace:
-                    obj.metadata.namespace = self.namespace
-                snapshot.add(doc.kind, obj)
+        entries = self.read()
+        self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
+        for entry in entries:
+            if entry.kind in SUPPORT_KINDS:
+                self._apply(entry.kind, entry.obj, snapshot)
         workloads: list[ManifestWorkload] = []
         seen: set[str] = set()
-        for doc in docs:
-            if doc.kind == "Pod":
-                workload = self._pod(doc, snapshot)
-            elif doc.kind == "CronJob":
-                workload = self._cron_job(doc, snapshot)
-            elif doc.kind in WORKLOAD_KINDS:
-                workload = self._workload(doc, _convert(doc, o.Workload), snapshot)
+        for entry in entries:
+            if entry.kind == "Pod":
+                workload = self._pod(entry, snapshot)
+            elif entry.kind == "CronJob":
+                workload = self._cron_job(entry, snapshot)
+            elif entry.kind in WORKLOAD_KINDS:
+                workload = self._workload(entry, entry.obj, snapshot)
             else:
                 continue
             if workload.key in seen:
-                raise PodwhyError(f"{doc.source}: {workload.key} is defined twice")
+                raise PodwhyError(f"{entry.source}: {workload.key} is defined twice")
             seen.add(workload.key)
             workloads.append(workload)
         if not workloads:
@@ -148,41 +178,81 @@ class ManifestSource:
             )
         return workloads
 
+    def _apply(self, kind: str, obj: Any, snapshot: Snapshot) -> None:
+        """One support object, as `kubectl apply` creates it. A PV or PVC the cluster already has
+        keeps its binding (their specs are immutable once bound)."""
+        if kind not in _CLUSTER_SCOPED_SUPPORT and not obj.metadata.namespace:
+            obj.metadata.namespace = self.namespace
+        if kind == "PersistentVolumeClaim":
+            if ns_name(obj.metadata.namespace, obj.metadata.name) in snapshot.persistent_volume_claims:
+                return
+            obj.metadata.uid = obj.metadata.uid or _uid(obj.metadata.namespace, kind, obj.metadata.name)
+            admit_claim(obj, snapshot)
+            self.applied_claims.append(obj)
+        elif kind == "PersistentVolume":
+            if obj.metadata.name in snapshot.persistent_volumes:
+                return
+            obj.status.phase = obj.status.phase or "Available"
+        elif kind == "StorageClass" and obj.volume_binding_mode is None:
+            obj.volume_binding_mode = "Immediate"  # the API server's default
+        snapshot.add(kind, obj)
+
+    def _unique(self, namespace: str, base: str, seed: str) -> str:
+        """A generated name no pod of the namespace has yet."""
+        name = generated_name(base, seed)
+        attempt = 0
+        while (namespace, name) in self._names:
+            attempt += 1
+            name = generated_name(base, f"{seed}#{attempt}")
+        self._names.add((namespace, name))
+        return name
+
     # ------------------------------------------------------------------ kinds
-    def _pod(self, doc: _Document, snapshot: Snapshot) -> ManifestWorkload:
-        pod = _convert(doc, o.Pod)
-        if not pod.metadata.name and pod.metadata.generate_name:
-            pod.metadata.name = pod.metadata.generate_name + "podwhy"
+    def _pod(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
+        pod: o.Pod = entry.obj
         namespace = pod.metadata.namespace or self.namespace
         pod.metadata.namespace = namespace
         pod.metadata.uid = pod.metadata.uid or _uid(namespace, "Pod", pod.metadata.name)
         pod.spec.node_name = ""
         pod.status = o.PodStatus()
-        check_object("Pod", pod, doc.source, doc.where)
         admit(pod, snapshot, namespace)
-        return ManifestWorkload("Pod", namespace, pod.metadata.name, doc.source, pods=[pod])
+        self._names.add((namespace, pod.metadata.name))
+        return ManifestWorkload("Pod", namespace, pod.metadata.name, entry.source, pods=[pod])
 
-    def _cron_job(self, doc: _Document, snapshot: Snapshot) -> ManifestWorkload:
-        cron = _convert(doc, o.CronJob)
-        _require_name(cron.metadata, doc)
+    def _cron_job(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
+        """A CronJob's next Job, `<cronjob>-<scheduled minutes>`, owned by the CronJob."""
+        cron: o.CronJob = entry.obj
+        namespace = cron.metadata.namespace or self.namespace
         job = o.Workload(
             api_version="batch/v1",
             kind="Job",
-            metadata=o.ObjectMeta(name=cron.metadata.name, namespace=cron.metadata.namespace),
+            metadata=o.ObjectMeta(
+                name=f"{cron.metadata.name}-{CRON_JOB_SCHEDULED_MINUTES}",
+                namespace=namespace,
+                owner_references=[
+                    o.OwnerReference(
+                        api_version="batch/v1",
+                        kind="CronJob",
+                        name=cron.metadata.name,
+                        uid=_uid(namespace, "CronJob", cron.metadata.name),
+                        controller=True,
+                    )
+                ],
+            ),
             spec=cron.spec.job_template.spec,
         )
-        workload = self._workload(doc, job, snapshot)
+        workload = self._workload(entry, job, snapshot)
         workload.kind = "CronJob"
+        workload.name = cron.metadata.name
         return workload
 
-    def _workload(self, doc: _Document, wl: o.Workload, snapshot: Snapshot) -> ManifestWorkload:
-        _require_name(wl.metadata, doc)
+    def _workload(self, entry: Entry, wl: o.Workload, snapshot: Snapshot) -> ManifestWorkload:
         namespace = wl.metadata.namespace or self.namespace
         name = wl.metadata.name
         kind = wl.kind
-        out = ManifestWorkload(kind, namespace, name, doc.source)
+        out = ManifestWorkload(kind, namespace, name, entry.source)
         template = wl.spec.template
-        template_hash = hashlib.sha256(msgspec.json.encode(template)).hexdigest()[:10]
+        hashed = template_hash(msgspec.json.encode(template))
         owner = o.OwnerReference(
             api_version="batch/v1" if kind == "Job" else "apps/v1",
             kind=kind,
@@ -191,9 +261,14 @@ class ManifestSource:
             controller=True,
         )
         labels: dict[str, str] = {}
+        prefix = pods_prefix(name)
+        selector = wl.spec.selector
         if kind == "Deployment":
-            # Pods belong to the Deployment's ReplicaSet, which default spreading looks up.
-            rs_name = f"{name}-{template_hash}"
+            # Pods belong to the Deployment's ReplicaSet `<deployment>-<pod-template-hash>`,
+            # whose selector (which default spreading reads) gains the hash label.
+            rs_name = f"{name}-{hashed}"
+            rs_selector = _copy(selector or o.LabelSelector(), o.LabelSelector)
+            rs_selector.match_labels[POD_TEMPLATE_HASH] = hashed
             rs = o.ReplicaSet(
                 metadata=o.ObjectMeta(
                     name=rs_name,
@@ -201,52 +276,76 @@ class ManifestSource:
                     uid=_uid(namespace, "ReplicaSet", rs_name),
                     owner_references=[owner],
                 ),
-                spec=o.SelectorSpec(selector=wl.spec.selector),
+                spec=o.SelectorSpec(selector=rs_selector),
             )
             snapshot.add("ReplicaSet", rs)
             owner = o.OwnerReference(
                 api_version="apps/v1", kind="ReplicaSet", name=rs_name, uid=rs.metadata.uid, controller=True
             )
-            labels["pod-template-hash"] = template_hash
+            labels[POD_TEMPLATE_HASH] = hashed
+            prefix = pods_prefix(rs_name)
         elif kind in ("ReplicaSet", "StatefulSet"):
             meta = o.ObjectMeta(name=name, namespace=namespace, uid=owner.uid)
-            selector_spec = o.SelectorSpec(selector=wl.spec.selector)
+            selector_spec = o.SelectorSpec(selector=selector)
             if kind == "ReplicaSet":
                 snapshot.add(kind, o.ReplicaSet(metadata=meta, spec=selector_spec))
             else:
                 snapshot.add(kind, o.StatefulSet(metadata=meta, spec=selector_spec))
+                labels[CONTROLLER_REVISION_HASH] = f"{name}-{hashed}"
+                out.claim_templates = list(wl.spec.volume_claim_templates)
+                out.selector_labels = dict(selector.match_labels) if selector is not None else {}
         elif kind == "Job":
-            labels.update({"batch.kubernetes.io/job-name": name, "job-name": name})
+            labels.update(
+                {
+                    "batch.kubernetes.io/controller-uid": owner.uid,
+                    "controller-uid": owner.uid,
+                    "batch.kubernetes.io/job-name": name,
+                    "job-name": name,
+                }
+            )
+        elif kind == "DaemonSet":
+            labels.update({CONTROLLER_REVISION_HASH: hashed, "pod-template-generation": "1"})
         if kind == "DaemonSet":
-            pod = self._replica(doc, template, f"{name}-daemon", namespace, owner, labels)
+            pod = self._replica(entry, template, prefix, namespace, owner, labels)
             _add_daemon_tolerations(pod)
             out.daemon_template = admit(pod, snapshot, namespace)
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
+        indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
         for index in range(_replica_count(wl)):
             pod_labels = dict(labels)
+            annotations: dict[str, str] = {}
             if kind == "StatefulSet":
+                pod_name = f"{name}-{index}"
                 pod_labels.update(
-                    {
-                        "statefulset.kubernetes.io/pod-name": f"{name}-{index}",
-                        "apps.kubernetes.io/pod-index": str(index),
-                    }
+                    {"statefulset.kubernetes.io/pod-name": pod_name, "apps.kubernetes.io/pod-index": str(index)}
                 )
-            pod = self._replica(doc, template, f"{name}-{index}", namespace, owner, pod_labels)
+                self._names.add((namespace, pod_name))
+            elif indexed:
+                pod_name = self._unique(namespace, indexed_job_prefix(name, index), f"{namespace}/{name}/{index}")
+                pod_labels[JOB_COMPLETION_INDEX] = str(index)
+                annotations[JOB_COMPLETION_INDEX] = str(index)
+            else:
+                base = prefix
+                pod_name = self._unique(namespace, base, f"{namespace}/{base}/{index}")
+            pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
+            if kind == "StatefulSet":
+                _mount_claims(pod, out.claim_templates, name, index)
             out.pods.append(admit(pod, snapshot, namespace))
         return out
 
     @staticmethod
     def _replica(
-        doc: _Document,
+        entry: Entry,
         template: o.PodTemplateSpec,
         name: str,
         namespace: str,
         owner: o.OwnerReference,
         labels: dict[str, str],
+        annotations: dict[str, str] | None = None,
     ) -> o.Pod:
         """A pod as the controller creates it from the template (a copy: admission changes it)."""
-        spec = msgspec.json.decode(msgspec.json.encode(template.spec), type=o.PodSpec)
+        spec = _copy(template.spec, o.PodSpec)
         spec.node_name = ""
         pod = o.Pod(
             metadata=o.ObjectMeta(
@@ -254,13 +353,27 @@ class ManifestSource:
                 namespace=namespace,
                 uid=_uid(namespace, "Pod", name),
                 labels={**template.metadata.labels, **labels},
-                annotations=dict(template.metadata.annotations),
+                annotations={**template.metadata.annotations, **(annotations or {})},
                 owner_references=[owner],
             ),
             spec=spec,
         )
-        check_object("Pod", pod, doc.source, doc.where)
+        check_object("Pod", pod, entry.source, entry.where)
         return pod
+
+
+def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:
+    """The StatefulSet controller's volumes: each claim template mounted as the volume of its name
+    (replacing a template volume of that name), then the template's other volumes (updateStorage)."""
+    claimed = {t.metadata.name for t in templates}
+    volumes = [
+        o.Volume(
+            name=t.metadata.name,
+            persistent_volume_claim=o.PVCVolumeSource(claim_name=f"{t.metadata.name}-{set_name}-{ordinal}"),
+        )
+        for t in templates
+    ]
+    pod.spec.volumes = volumes + [v for v in pod.spec.volumes if v.name not in claimed]
 
 
 def _replica_count(wl: o.Workload) -> int:
@@ -283,11 +396,11 @@ def _add_daemon_tolerations(pod: o.Pod) -> None:
 
 
 def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:
-    """The DaemonSet controller's pod for one node: the template with a required node affinity
-    on that node's name (replacing any required node selector terms it had)."""
-    pod = msgspec.json.decode(msgspec.json.encode(template), type=o.Pod)
-    base = pod.metadata.name.removesuffix("-daemon")
-    pod.metadata.name = f"{base}-{node_name}"
+    """The DaemonSet controller's pod for one node, `<daemonset>-<5 characters>`: the template with
+    a required node affinity on that node's name (replacing any required node selector terms)."""
+    pod = _copy(template, o.Pod)
+    base = pod.metadata.name
+    pod.metadata.name = generated_name(base, f"{pod.metadata.namespace}/{base}/{node_name}")
     pod.metadata.uid = _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
     term = o.NodeSelectorTerm(
         match_fields=[o.NodeSelectorRequirement(key="metadata.name", operator="In", values=[node_name])]
@@ -300,51 +413,28 @@ def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:
     return pod
 
 
+def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None) -> o.Pod:
+    """The one Pod of a manifest file (or '-', stdin) for `explain -f`, read by the decoder
+    dumps are read by (named from generateName as `check` names it), in NAMESPACE unless it
+    names its own."""
+    if str(path) == "-":
+        data, source = (stdin if stdin is not None else sys.stdin.buffer).read(), "<stdin>"
+    else:
+        data, source = _read_bytes(path), str(path)
+    entries = decode(data, source, manifests=True).entries
+    if len(entries) != 1 or entries[0].kind != "Pod":
+        found = ", ".join(e.kind for e in entries) or "nothing podwhy reads"
+        raise PodwhyError(f"{source}: expected exactly one Pod object, found {found}")
+    pod: o.Pod = entries[0].obj
+    pod.metadata.namespace = pod.metadata.namespace or namespace
+    pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
+    return pod
+
+
 def _uid(namespace: str, kind: str, name: str) -> str:
     return f"podwhy-check-{kind.lower()}-{namespace}-{name}"
 
 
-def _require_name(meta: o.ObjectMeta, doc: _Document) -> None:
-    if not meta.name:
-        raise PodwhyError(f"{doc.source}: {doc.where} ({doc.kind}) has no metadata.name")
-
-
-def _convert(doc: _Document, tp: type[_T]) -> _T:
-    try:
-        obj: _T = yaml11.convert(doc.raw, tp)
-    except msgspec.ValidationError as exc:
-        raise PodwhyError(f"{doc.source}: {doc.where} ({doc.kind}) is invalid: {exc}") from None
-    return obj
-
-
-def _documents(data: bytes, source: str) -> list[_Document]:
-    """Object documents of one input (YAML or JSON; Lists unpacked)."""
-    try:
-        loaded = yaml11.load_all(data)
-    except yaml.YAMLError as exc:
-        raise PodwhyError(f"{source}: malformed YAML: {str(exc).splitlines()[0]}") from None
-    out: list[_Document] = []
-    for number, doc in enumerate(loaded, 1):
-        if yaml11.is_null(doc):
-            continue
-        where = f"document {number}"
-        if not isinstance(doc, dict):
-            raise PodwhyError(f"{source}: {where} is not a Kubernetes object")
-        kind = _kind(doc)
-        if kind.endswith("List") and isinstance(_get(doc, "items"), list):
-            for index, item in enumerate(_get(doc, "items")):
-                if not isinstance(item, dict):
-                    raise PodwhyError(f"{source}: {where} items[{index}] is not a Kubernetes object")
-                out.append(_Document(_kind(item), item, source, f"{where} items[{index}]"))
-            continue
-        out.append(_Document(kind, doc, source, where))
-    return [d for d in out if d.kind == "Pod" or d.kind in WORKLOAD_KINDS or d.kind in SUPPORT_KINDS]
-
-
-def _get(doc: dict[Any, Any], key: str) -> Any:
-    return next((v for k, v in doc.items() if yaml11.key_text(k) == key), None)
-
-
-def _kind(doc: dict[Any, Any]) -> str:
-    value = yaml11.plain(_get(doc, "kind"))
-    return value if isinstance(value, str) else ""
+def _copy(obj: _T, tp: type[_T]) -> _T:
+    """A deep copy of a model object (controllers and admission change their copies)."""
+    return msgspec.json.decode(msgspec.json.encode(obj), type=tp)

@@ -20,7 +20,8 @@ from podwhy.errors import PodwhyError
 from podwhy.snapshot.decode import MISSING_KINDS_ANNOTATION
 
 REDACTED = "<redacted>"
-# Annotations plugins read (volume binding, CSI migration, DRA claims): kept by --redact.
+# Annotations plugins or admission read (volume binding, CSI migration, DRA claims, the
+# default StorageClass): kept by --redact.
 KEPT_ANNOTATIONS = frozenset(
     {
         "volume.beta.kubernetes.io/storage-class",
@@ -33,6 +34,9 @@ KEPT_ANNOTATIONS = frozenset(
         "pv.kubernetes.io/provisioned-by",
         "resource.kubernetes.io/pod-claim-name",
         "scheduler.alpha.kubernetes.io/critical-pod",
+        # The default StorageClass, which `podwhy check` gives claims created without a class.
+        "storageclass.kubernetes.io/is-default-class",
+        "storageclass.beta.kubernetes.io/is-default-class",
     }
 )
 # Keys whose values are commands or free text, wherever they appear in an object.

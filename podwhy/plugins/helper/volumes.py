@@ -21,6 +21,10 @@ from podwhy.model.labels import LazyNodeSelector, SelectorError, new_requirement
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+# Set by the PV controller when it (not the user) bound a PV and a PVC, and on provisioned PVs.
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
+ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 

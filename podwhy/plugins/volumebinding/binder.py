@@ -107,10 +107,12 @@ def _access_modes_ok(pvc: o.PersistentVolumeClaim, pv: o.PersistentVolume) -> bo
 def find_matching_volume(
     pvc: o.PersistentVolumeClaim,
     volumes: list[o.PersistentVolume],
-    node_labels: Mapping[str, str],
+    node_labels: Mapping[str, str] | None,
     excluded: set[str],
 ) -> o.PersistentVolume | None:
-    """The scheduler path of FindMatchingVolume: the PV pre-bound to the claim, else the smallest fit."""
+    """FindMatchingVolume: the PV pre-bound to the claim, else the smallest fit. With NODE_LABELS
+    (the scheduler's path) the PV's node affinity and access modes must suit; without them (the
+    PV controller's path, for a claim that binds Immediate) neither is checked here."""
     requested = requested_storage(pvc) or Fraction(0)
     requested_class = claim_class(pvc)
     selector = None
@@ -136,7 +138,7 @@ def find_matching_volume(
             continue
         if pv.metadata.deletion_timestamp is not None:
             continue
-        affinity_ok = check_node_affinity(pv, node_labels)
+        affinity_ok = node_labels is None or check_node_affinity(pv, node_labels)
         if is_volume_bound_to_claim(pv, pvc):
             # A PV pre-bound to this claim is the only candidate.
             return pv if affinity_ok else None
@@ -146,7 +148,7 @@ def find_matching_volume(
             continue
         if volume_class(pv) != requested_class:
             continue
-        if not affinity_ok or not _access_modes_ok(pvc, pv):
+        if not affinity_ok or (node_labels is not None and not _access_modes_ok(pvc, pv)):
             continue
         if smallest is None or smallest_qty > qty:
             smallest, smallest_qty = pv, qty
