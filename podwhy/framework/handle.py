@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
@@ -65,6 +66,15 @@ class Handle:
         if ni.pods_with_required_anti_affinity and all(n is not ni for n in self.have_pods_with_required_anti_affinity):
             self.have_pods_with_required_anti_affinity.append(ni)
         return pi
+
+    def without_nominations(self, uids: frozenset[str]) -> Handle:
+        """This view with those pods' nominations released (status.nominatedNodeName cleared):
+        the node indexes are shared, only the room nominated pods reserve differs."""
+        other = copy.copy(self)
+        other._nominated = defaultdict(
+            list, {node: [pi for pi in pods if pi.uid not in uids] for node, pods in self._nominated.items()}
+        )
+        return other
 
     def _build_image_states(self) -> None:
         # Keyed by the names exactly as nodes report them: the scheduler normalizes only the pod's

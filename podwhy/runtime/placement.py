@@ -60,9 +60,12 @@ class WorkloadPlacement:
 class Placer:
     """Schedules pods in turn over one snapshot, binding each one that fits."""
 
-    def __init__(self, snapshot: Snapshot, config: SchedulerConfig) -> None:
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, every_plugin: bool = True) -> None:
+        """`every_plugin` off: on each node the filters stop at the first rejection, as the
+        scheduler's do (the same placements, without every plugin's verdict for the report)."""
         self.snapshot = snapshot
         self.config = config
+        self.every_plugin = every_plugin
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
 
@@ -83,7 +86,9 @@ class Placer:
             cycle = no_profile(pod, self.config)
             wanted = cycle.scheduler_name
             return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
-        cycle = run_cycle(self.snapshot, pod, framework=framework, extenders=self.config.extenders)
+        cycle = run_cycle(
+            self.snapshot, pod, framework=framework, extenders=self.config.extenders, every_plugin=self.every_plugin
+        )
         if cycle.verdict == Verdict.GATED:
             gates = " ".join(cycle.gates)
             return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
