@@ -643,3 +643,66 @@ def test_list_patches_keep_the_entries_as_the_source_held_them(tmp_path: Path) -
     assert len(tolerated["spec"]["tolerations"]) == 2
     for s in (by_kind["lowerRequest"], by_kind["addToleration"]):
         assert _verify_by_reloading(objects, s.patches, "default/p", tmp_path).verdict == Verdict.SCHEDULABLE
+
+
+def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
+    """Each sizing placement copies the snapshot's indexes and adds the empty nodes: the pods go
+    where they go when the grown snapshot is indexed afresh (spread, affinity and images too)."""
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.cycle import make_framework
+    from podwhy.runtime.placement import Placer
+
+    spread = {"matchLabels": {"app": "w"}}
+    nodes = [
+        make_node(f"n{i}").alloc(cpu="2", memory="8Gi", pods=110).zone("ab"[i % 2]).image(10**9, "app:1").obj()
+        for i in range(4)
+    ]
+    guard = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    bound = [
+        make_pod("guard").node("n0").labels(app="guard").req(cpu="1").affinity(guard).obj(),
+        make_pod("w-old").node("n1").labels(app="w").req(cpu="1500m").obj(),
+        make_pod("filler").node("n2").req(cpu="1800m").obj(),
+        make_pod("filler2").node("n3").req(cpu="1000m").obj(),
+    ]
+    group = [
+        make_pod(f"w-{i}")
+        .labels(app="w")
+        .container(name="c", image="app:1", requests={"cpu": "700m"})
+        .spread(2, "topology.kubernetes.io/zone", selector=spread)
+        .obj()
+        for i in range(7)
+    ]
+    snapshot = _snap(nodes, [*bound, *group])
+    config = default_config()
+    profile = config.profiles[0]
+    bases = {profile.scheduler_name: make_framework(snapshot, profile)}
+    sizer = suggest_module._GroupSizer(snapshot, config, group, suggest_module.GroupBudget(), bases)
+    placements: list[list[str]] = []
+    for copies in (1, 2, 3):
+        copied = sizer.place(nodes[2], copies)
+        added = [
+            suggest_module._empty_copy(nodes[2], name) for name in suggest_module._copy_names(snapshot, "n2", copies)
+        ]
+        fresh = Placer(
+            dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=list(snapshot.pods)),
+            config,
+            placement_only=True,
+        )
+        anew: list[str] = []
+        for pod in group:
+            placement = fresh.schedule(copy.deepcopy(pod))
+            if not placement.placed:
+                break
+            anew.append(placement.node)
+        assert copied == (len(anew), anew)
+        placements.append(anew)
+    # The case is not trivial: more copies place more pods, on old nodes and new ones.
+    assert len(placements[0]) < len(placements[-1])
+    assert {n.startswith("n2-copy") for n in placements[-1]} == {True, False}
