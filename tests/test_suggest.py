@@ -453,6 +453,33 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
     assert time.monotonic() - started < 600
 
 
+def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) -> None:
+    """`podwhy pending` on every golden cluster: each group's suggested nodes, added to the recorded
+    cluster, let the group's pods all be placed one after another."""
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.placement import Placer
+
+    checked = 0
+    for case in _golden_cases():
+        report = pending(PendingRequest(FileSource([str(cluster_file(case))]), None))
+        objects: list[Json] | None = None
+        for group in report.groups:
+            assert len(group.suggestions) <= 1
+            for s in group.suggestions:
+                assert group.verdict == Verdict.UNSCHEDULABLE and s.kind == "addNodesForGroup"
+                objects = objects if objects is not None else _raw_objects(cluster_file(case))
+                patched = tmp_path / f"{case.name}.json"
+                items = apply_patches(objects, s.patches)
+                patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
+                snapshot = FileSource([str(patched)]).load()
+                by_key = {f"{p.metadata.namespace}/{p.metadata.name}": p for p in snapshot.pods}
+                placer = Placer(snapshot, default_config())
+                assert all(placer.schedule(by_key[key]).placed for key in group.pods), (case.name, s.summary)
+                checked += 1
+    assert checked >= 40, checked
+
+
 def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     import podwhy.runtime.suggest as suggest_module
 
