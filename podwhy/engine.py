@@ -13,9 +13,9 @@ from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.runtime.cycle import no_profile, run_cycle
-from podwhy.runtime.pending import classify_pending
-from podwhy.runtime.suggest import suggest
+from podwhy.runtime.cycle import Verdict, no_profile, run_cycle
+from podwhy.runtime.pending import classify_pending, pending_group
+from podwhy.runtime.suggest import suggest, suggest_for_groups
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
@@ -102,7 +102,11 @@ def explain(request: ExplainRequest) -> Report:
         return build_report(no_profile(pod, config), snapshot)
     names = frozenset(p.scheduler_name for p in config.profiles)
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
-    return build_report(cycle, snapshot, suggest(snapshot, cycle, profile, names))
+    owner, group = pending_group(snapshot, pod) if cycle.verdict == Verdict.UNSCHEDULABLE else (None, [])
+    suggestions = suggest(
+        snapshot, cycle, profile, names, config=config, group=group, group_owner=str(owner) if owner else None
+    )
+    return build_report(cycle, snapshot, suggestions)
 
 
 @dataclass
@@ -122,7 +126,8 @@ def pending(request: PendingRequest) -> PendingReport:
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
-    return build_pending_report(classify_pending(snapshot, config, request.namespace), snapshot)
+    pending_pods = classify_pending(snapshot, config, request.namespace)
+    return build_pending_report(pending_pods, snapshot, suggest_for_groups(snapshot, pending_pods, config))
 
 
 @dataclass

@@ -7,6 +7,7 @@ import gc
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -34,6 +35,7 @@ def test_rapidyaml_and_pyyaml_read_the_same_snapshot(path: Path, monkeypatch: py
     monkeypatch.setattr(fastyaml, "ryml", None)
     slow = FileSource([str(path)]).load()
     assert fast == slow
+    assert _raw_pods(fast) == _raw_pods(slow)
     assert fast_source.reference_reads == 0
 
 
@@ -45,6 +47,22 @@ def test_json_and_yaml_dumps_are_the_same_snapshot(tmp_path: Path) -> None:
     a, b = load([str(source)]), load([str(as_json)])
     a.sources = b.sources = []
     assert a == b
+    assert _raw_pods(a) == _raw_pods(b) != {}
+
+
+def _raw_pods(snapshot: Snapshot) -> dict[str, Any]:
+    """The unbound pods' JSON as documents (their bytes' layout differs between readers)."""
+    return {key: json.loads(data) for key, data in snapshot.raw_pods.items()}
+
+
+def test_only_unbound_pods_are_kept_as_their_source_held_them(tmp_path: Path) -> None:
+    path = tmp_path / "pods.json"
+    pods = [
+        {"kind": "Pod", "metadata": {"name": "bound"}, "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}},
+        {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "command": ["x"]}]}},
+    ]
+    path.write_text(json.dumps({"kind": "List", "items": pods}))
+    assert _raw_pods(load([str(path)])) == {"default/p": pods[1]}
 
 
 def test_multi_document_yaml_and_typed_lists(tmp_path: Path) -> None:
@@ -323,7 +341,7 @@ def test_every_kind_is_filed_as_its_table_entry_says(kind: str) -> None:
 def test_every_snapshot_collection_has_a_kind() -> None:
     collections = {
         f.name for f in dataclasses.fields(Snapshot) if f.name not in ("kinds_seen", "ignored_kinds", "sources")
-    } - {"from_cluster_info_dump", "missing"}
+    } - {"from_cluster_info_dump", "missing", "raw_pods"}
     assert collections == {info.snapshot_field for info in KINDS.values()}
 
 

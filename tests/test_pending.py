@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -198,3 +199,55 @@ def test_first_feasible_walk_tries_the_nominated_node_first(nominated_to: str, f
     assert quick.outcome is not None
     assert quick.outcome.feasible == (["n3"] if fits else ["n2"])
     assert [n.name for n in quick.outcome.nodes] == (["n3"] if fits else ["n1", "n2"])
+
+
+def _trainer(i: int) -> o.Pod:
+    return (
+        make_pod(f"trainer-{i}", "ml")
+        .owner("Job", "trainer", api_version="batch/v1")
+        .labels(app="trainer")
+        .req({"cpu": "1", "nvidia.com/gpu": "1"})
+        .obj()
+    )
+
+
+@pytest.mark.parametrize(("size", "needed"), [(4, 1), (12, 3)])
+def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, tmp_path: Path) -> None:
+    """The cluster-autoscaler question for the whole group, verified: the group's pods, placed one
+    after another on the cluster with the suggested nodes added, all fit."""
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.runtime.placement import Placer
+    from tests.test_suggest import apply_patches
+
+    gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    lone = make_pod("lone", "ml").req(cpu="64").obj()  # fits on no copy: no count for its group
+    pods = [busy, lone, *(_trainer(i) for i in range(size))]
+    objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(gpu)}]
+    objects += [{"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(p)} for p in pods]
+    dump = tmp_path / "cluster.json"
+    dump.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
+    report = pending(PendingRequest(FileSource([str(dump)]), None))
+    groups = {g.owner: g for g in report.groups}
+    assert groups[None].suggestions == []
+    (suggestion,) = groups["ml/trainer (Job)"].suggestions
+    assert suggestion.kind == "addNodesForGroup"
+    assert suggestion.summary.startswith(f"{size} pods of ml/trainer (Job) need {needed} more node")
+    assert suggestion.command.startswith(f"# scale the node group of gpu-node-1 up by {needed} ")
+    patched = tmp_path / "patched.json"
+    patched.write_bytes(
+        msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": apply_patches(objects, suggestion.patches)})
+    )
+    snapshot = FileSource([str(patched)]).load()
+    placer = Placer(snapshot, default_config())
+    trainers = [p for p in snapshot.pods if p.metadata.name.startswith("trainer-")]
+    assert len(trainers) == size
+    assert all(placer.schedule(p).placed for p in trainers)
+    # explain of one of them says it too, for its group.
+    from podwhy.engine import ExplainRequest, explain
+
+    explained = explain(ExplainRequest(pod_ref="ml/trainer-0", namespace="ml", source=FileSource([str(dump)])))
+    assert [s.summary for s in explained.suggestions if s.kind == "addNodesForGroup"] == [suggestion.summary]
+    # The table says it under the group.
+    table = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert f"⇒ {size} pods of ml/trainer (Job) need {needed} more node" in table.stdout

@@ -4,6 +4,7 @@ suggestion's patches, applied to the recorded cluster, make podwhy's verdict Sch
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import json
 import time
@@ -98,6 +99,10 @@ def _suggestions(snapshot: Snapshot, pod: o.Pod) -> list[Suggestion]:
 
 def _snap(nodes: list[o.Node], pods: tuple[o.Pod, ...] | list[o.Pod] = ()) -> Snapshot:
     return make_snapshot(*nodes, *pods)
+
+
+def _node(name: str, cpu: str = "4") -> o.Node:
+    return make_node(name).alloc(cpu=cpu, memory="8Gi", pods=110).obj()
 
 
 def _zone_node(name: str, zone: str, cpu: str = "4") -> o.Node:
@@ -203,6 +208,77 @@ CASES: list[tuple[str, Any]] = [
             {"nodes": ["a1"], "summary": "anti-affinity term #0"},
         ),
     ),
+    # A stale nomination: big, nominated to n1, no longer fits there (busy took the room), yet it
+    # reserves 3 CPUs against every pod of its priority or lower. Releasing it is offered first.
+    (
+        "releaseNomination",
+        lambda: (
+            _snap(
+                nodes=[_node("n1", cpu="4"), _node("n2", cpu="1")],
+                pods=[
+                    make_pod("busy").node("n1").req(cpu="2").obj(),
+                    make_pod("big").priority(100).req(cpu="3").nominated("n1").obj(),
+                ],
+            ),
+            make_pod("p").priority(100).req(cpu="2").obj(),
+            {
+                "nodes": ["n1"],
+                "summary": "release the stale nomination of default/big (priority 100) to node n1, the likely root",
+                "patched": ["big"],
+                "first": True,
+                "command": "kubectl patch pod big -n default --subresource=status --type merge "
+                """-p '{"status":{"nominatedNodeName":null}}'  # kubectl 1.24+; needs patch on pods/status""",
+            },
+        ),
+    ),
+    # A valid nomination (big fits n1 and waits to be bound): releasing it is still offered, saying
+    # what it costs, after the evictions.
+    (
+        "releaseNomination",
+        lambda: (
+            _snap(
+                nodes=[_node("n1", cpu="4")],
+                pods=[
+                    make_pod("busy").node("n1").priority(100).req(cpu="1").obj(),
+                    make_pod("big").priority(100).req(cpu="2").nominated("n1").obj(),
+                ],
+            ),
+            make_pod("p").priority(100).req(cpu="2").obj(),
+            {"nodes": ["n1"], "summary": "must preempt again", "patched": ["big"], "first": False},
+        ),
+    ),
+    # big waits for the pod it preempted to terminate: not stale, and the summary says so.
+    (
+        "releaseNomination",
+        lambda: (
+            _snap(
+                nodes=[_node("n1", cpu="4")],
+                pods=[
+                    make_pod("victim").node("n1").priority(0).req(cpu="2").terminating().obj(),
+                    make_pod("big").priority(100).req(cpu="2").nominated("n1").obj(),
+                ],
+            ),
+            make_pod("p").priority(100).req(cpu="2").obj(),
+            {"nodes": ["n1"], "summary": "default/big waits for 1 preempted pod(s) to terminate", "patched": ["big"]},
+        ),
+    ),
+    # Two nominations on n1: big's is stale, small's is valid (small fits once big's room is not
+    # counted against it, being of higher priority). Releasing big alone is enough.
+    (
+        "releaseNomination",
+        lambda: (
+            _snap(
+                nodes=[_node("n1", cpu="4")],
+                pods=[
+                    make_pod("busy").node("n1").req(cpu="2").obj(),
+                    make_pod("big").priority(100).req(cpu="3").nominated("n1").obj(),
+                    make_pod("small").priority(150).req(cpu="1").nominated("n1").obj(),
+                ],
+            ),
+            make_pod("p").priority(100).req(cpu="1").obj(),
+            {"nodes": ["n1"], "summary": "stale nomination of default/big (priority 100)", "patched": ["big"]},
+        ),
+    ),
 ]
 
 
@@ -217,6 +293,10 @@ def test_each_kind_is_found_and_verified(kind: str, make: Any, tmp_path: Path) -
     assert want["summary"] in s.summary
     if "command" in want:
         assert s.command == want["command"]
+    if "patched" in want:
+        assert [p["name"] for p in s.patches] == want["patched"]
+    if "first" in want:
+        assert (suggestions[0] is s) == want["first"], [x.kind for x in suggestions]
     # The shared snapshot and pod are untouched.
     assert run_cycle(snapshot, pod).verdict == Verdict.UNSCHEDULABLE
     # Its patches, applied to the objects as files hold them, make the pod fit.
@@ -293,6 +373,43 @@ def _raw_objects(path: Path) -> list[Json]:
     return objects
 
 
+def _fields_kept(old: Any, new: Any) -> bool:
+    """Every field of OLD is in NEW (values may differ), recursively."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(k in new and _fields_kept(v, new[k]) for k, v in old.items())
+    if isinstance(old, list):
+        return isinstance(new, list) and len(old) == len(new) and all(map(_fields_kept, old, new))
+    return True
+
+
+def _dropped_fields(original: Any, patch: Any, where: str = "") -> list[str]:
+    """Where a list the patch writes whole loses what the object's own list held: each original
+    entry must survive with all its fields (values may change), or be the one entry removed."""
+    if isinstance(patch, dict) and isinstance(original, dict):
+        return [p for k, v in patch.items() if k in original for p in _dropped_fields(original[k], v, f"{where}/{k}")]
+    if not isinstance(patch, list) or not isinstance(original, list):
+        return []
+    if len(patch) == len(original) - 1:
+        removed_one = any(patch == original[:i] + original[i + 1 :] for i in range(len(original)))
+        return [] if removed_one else [where]
+    if len(patch) < len(original):
+        return [where]
+    return [f"{where}/{i}" for i, old in enumerate(original) if not _fields_kept(old, patch[i])]
+
+
+def _object(objects: list[Json], ref: Json) -> Json | None:
+    return next(
+        (
+            obj
+            for obj in objects
+            if obj.get("kind") == ref["kind"]
+            and obj["metadata"]["name"] == ref["name"]
+            and obj["metadata"].get("namespace", "") == ref.get("namespace", "")
+        ),
+        None,
+    )
+
+
 def _explain_case(case: Path, source: Path) -> Report:
     meta = json.loads((case / "case.json").read_text())
     config = case / meta["config"] if "config" in meta else None
@@ -304,7 +421,7 @@ def _explain_case(case: Path, source: Path) -> Report:
 
 
 def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> None:
-    checked = 0
+    checked = lists = 0
     failures: list[str] = []
     started = time.monotonic()
     for case in _golden_cases():
@@ -316,7 +433,14 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
         objects = _raw_objects(cluster_file(case))
         for s in report.suggestions:
             patched = tmp_path / f"{case.name}.json"
-            items = apply_patches(objects, to_builtins(report)["suggestions"][report.suggestions.index(s)]["patches"])
+            patches = to_builtins(report)["suggestions"][report.suggestions.index(s)]["patches"]
+            for p in patches:
+                target = _object(objects, p) if "object" not in p else None
+                if target is not None and p["patch"] is not None:
+                    lost = _dropped_fields(target, p["patch"])
+                    failures += [f"{case.name} {s.kind}: the patch drops entries' fields at {w}" for w in lost]
+                    lists += 1
+            items = apply_patches(objects, patches)
             patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
             again = _explain_case(case, patched)
             checked += 1
@@ -325,7 +449,35 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
     assert not failures, failures
     # The proof must prove something: the golden cases hold many unschedulable pods.
     assert checked >= 50, checked
+    assert lists >= 50, lists
     assert time.monotonic() - started < 600
+
+
+def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) -> None:
+    """`podwhy pending` on every golden cluster: each group's suggested nodes, added to the recorded
+    cluster, let the group's pods all be placed one after another."""
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.placement import Placer
+
+    checked = 0
+    for case in _golden_cases():
+        report = pending(PendingRequest(FileSource([str(cluster_file(case))]), None))
+        objects: list[Json] | None = None
+        for group in report.groups:
+            assert len(group.suggestions) <= 1
+            for s in group.suggestions:
+                assert group.verdict == Verdict.UNSCHEDULABLE and s.kind == "addNodesForGroup"
+                objects = objects if objects is not None else _raw_objects(cluster_file(case))
+                patched = tmp_path / f"{case.name}.json"
+                items = apply_patches(objects, s.patches)
+                patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
+                snapshot = FileSource([str(patched)]).load()
+                by_key = {f"{p.metadata.namespace}/{p.metadata.name}": p for p in snapshot.pods}
+                placer = Placer(snapshot, default_config())
+                assert all(placer.schedule(by_key[key]).placed for key in group.pods), (case.name, s.summary)
+                checked += 1
+    assert checked >= 40, checked
 
 
 def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -338,3 +490,246 @@ def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) ->
     # Above the size limit, node copies (which re-index the snapshot) are not tried.
     monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
     assert {s.kind for s in _suggestions(snapshot, pod)} == {"lowerRequest"}
+
+
+# ---------------------------------------------------------------- reservations
+
+
+@pytest.mark.parametrize(
+    ("nominated_priority", "verdict", "counted"),
+    [
+        # Of the pod's priority or higher: it reserves its room against the pod.
+        (100, Verdict.UNSCHEDULABLE, True),
+        # Of lower priority: it reserves nothing against the pod, which fits.
+        (50, Verdict.SCHEDULABLE, False),
+    ],
+)
+def test_only_nominations_of_equal_or_higher_priority_reserve(
+    nominated_priority: int, verdict: Verdict, counted: bool
+) -> None:
+    snapshot = _snap(
+        nodes=[_node("n1", cpu="4")],
+        pods=[make_pod("other").priority(nominated_priority).req(cpu="3").nominated("n1").obj()],
+    )
+    pod = make_pod("p").priority(100).req(cpu="2").obj()
+    cycle = run_cycle(snapshot, pod)
+    assert cycle.verdict == verdict
+    assert cycle.outcome is not None
+    assert bool(cycle.outcome.nodes[0].nominated_pods) == counted
+    kinds = [s.kind for s in suggest(snapshot, cycle, default_profile())]
+    assert ("releaseNomination" in kinds) == counted
+
+
+def test_a_reservation_that_is_not_the_only_cause_is_not_released() -> None:
+    # n1 is too small for the pod even without the reservation: releasing it would not help.
+    snapshot = _snap(
+        nodes=[_node("n1", cpu="2")],
+        pods=[make_pod("other").priority(100).req(cpu="1").nominated("n1").obj()],
+    )
+    suggestions = _suggestions(snapshot, make_pod("p").priority(100).req(cpu="3").obj())
+    assert "releaseNomination" not in [s.kind for s in suggestions]
+
+
+# ---------------------------------------------------------------- nodes for a whole pending group
+
+
+def _gpu_node(name: str) -> o.Node:
+    return make_node(name).alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).labels(zone="a").obj()
+
+
+def _trainer(i: int, gpus: int = 1, anti_affinity: bool = False) -> o.Pod:
+    builder = make_pod(f"trainer-{i}", "ml").owner("Job", "trainer", api_version="batch/v1").labels(app="trainer")
+    builder = builder.req({"cpu": "1", "nvidia.com/gpu": str(gpus)})
+    if anti_affinity:
+        term = {"labelSelector": {"matchLabels": {"app": "trainer"}}, "topologyKey": "zone"}
+        builder = builder.affinity({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
+    return builder.obj()
+
+
+def _placed_all(snapshot: Snapshot, added: list[o.Node], pods: list[o.Pod]) -> bool:
+    """Whether every pod gets placed, one after another, on the snapshot plus the added nodes."""
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.placement import Placer
+
+    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=list(snapshot.pods))
+    placer = Placer(changed, default_config())
+    return all(placer.schedule(copy.deepcopy(p)).placed for p in pods)
+
+
+GROUP_CASES = [
+    # (group size, GPUs per pod, required anti-affinity on zone, nodes needed; None: never)
+    pytest.param(3, 1, False, 1, id="one-node"),
+    pytest.param(12, 1, False, 3, id="several-nodes"),
+    pytest.param(5, 2, False, 3, id="rounded-up"),
+    # Each zone takes one trainer, and every copy of gpu-node-1 is in zone a: no count helps.
+    pytest.param(2, 1, True, None, id="never"),
+]
+
+
+@pytest.mark.parametrize(("size", "gpus", "anti_affinity", "needed"), GROUP_CASES)
+def test_how_many_nodes_a_whole_group_needs(size: int, gpus: int, anti_affinity: bool, needed: int | None) -> None:
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.pending import pending_group
+
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    group = [_trainer(i, gpus, anti_affinity) for i in range(size)]
+    snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
+    owner, members = pending_group(snapshot, group[0])
+    assert str(owner) == "ml/trainer (Job)" and members == group
+    cycle = run_cycle(snapshot, group[0])
+    assert cycle.verdict == Verdict.UNSCHEDULABLE
+    found = suggest(snapshot, cycle, default_profile(), config=default_config(), group=members, group_owner=str(owner))
+    kinds = [s.kind for s in found]
+    # One pod alone always fits on one copy.
+    assert "addNode" in kinds
+    groups = [s for s in found if s.kind == "addNodesForGroup"]
+    if needed is None:
+        assert groups == []
+        return
+    s = groups[0]
+    assert s.summary.startswith(
+        f"{size} pods of ml/trainer (Job) need {needed} more node{'s' if needed > 1 else ''} shaped like gpu-node-1"
+    )
+    added = [msgspec.convert(p["object"], o.Node) for p in s.patches]
+    assert [p["kind"] for p in s.patches] == ["Node"] * needed
+    assert set(s.nodes) <= {n.metadata.name for n in added}
+    # Verified: with the added nodes every pod of the group is placed; with one fewer, not.
+    assert _placed_all(snapshot, added, group)
+    assert not _placed_all(snapshot, added[:-1], group)
+    # The shared snapshot is untouched.
+    assert len(snapshot.nodes) == 1 and all(not p.spec.node_name for p in group)
+
+
+def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    group = [_trainer(i) for i in range(12)]
+    snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
+    cycle = run_cycle(snapshot, group[0])
+
+    def sized() -> Suggestion | None:
+        return suggest_module.suggest_group_nodes(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
+
+    assert sized() is not None
+    # Past the cap on added nodes, or on node evaluations (a count, not a time), no count is given.
+    monkeypatch.setattr(suggest_module, "MAX_ADDED_NODES", 2)
+    assert sized() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(suggest_module, "MAX_GROUP_PLACEMENT_WORK", 10)
+    assert sized() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
+    assert sized() is None
+
+
+# ---------------------------------------------------------------- lists as the source held them
+
+
+def test_list_patches_keep_the_entries_as_the_source_held_them(tmp_path: Path) -> None:
+    """RFC 7386 replaces a list whole: the list written holds the pod's own entries, with the
+    fields podwhy's typed model skips (command, env, probes, ...), plus the change."""
+    container = {
+        "name": "app",
+        "image": "registry.example.com/app:1",
+        "command": ["/app", "--serve"],
+        "env": [{"name": "MODE", "value": "prod"}],
+        "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}},
+        "resources": {"requests": {"cpu": "2", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+    }
+    toleration = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}
+    pod: Json = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default", "uid": "uid-p"},
+        "spec": {"containers": [container], "tolerations": [toleration], "dnsPolicy": "ClusterFirst"},
+        "status": {"phase": "Pending"},
+    }
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).taint("dedicated", "db").obj()
+    busy = make_pod("busy").node("n2").req(cpu="3").obj()
+    other = make_node("n2").alloc(cpu="4", memory="8Gi", pods=110).obj()
+    objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(n)} for n in (node, other)] + [
+        {"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(busy)},
+        pod,
+    ]
+    path = tmp_path / "cluster.json"
+    path.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
+    report = explain(ExplainRequest(pod_ref="default/p", namespace="default", source=FileSource([str(path)])))
+    by_kind = {s.kind: s for s in report.suggestions}
+    lowered = by_kind["lowerRequest"].patches[0]["patch"]
+    assert lowered == {
+        "spec": {
+            "containers": [
+                {**container, "resources": {**container["resources"], "requests": {"cpu": "1000m", "memory": "1Gi"}}}
+            ]
+        }
+    }
+    tolerated = by_kind["addToleration"].patches[0]["patch"]
+    assert tolerated["spec"]["tolerations"][0] == toleration
+    assert len(tolerated["spec"]["tolerations"]) == 2
+    for s in (by_kind["lowerRequest"], by_kind["addToleration"]):
+        assert _verify_by_reloading(objects, s.patches, "default/p", tmp_path).verdict == Verdict.SCHEDULABLE
+
+
+def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
+    """Each sizing placement copies the snapshot's indexes and adds the empty nodes: the pods go
+    where they go when the grown snapshot is indexed afresh (spread, affinity and images too)."""
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.cycle import make_framework
+    from podwhy.runtime.placement import Placer
+
+    spread = {"matchLabels": {"app": "w"}}
+    nodes = [
+        make_node(f"n{i}").alloc(cpu="2", memory="8Gi", pods=110).zone("ab"[i % 2]).image(10**9, "app:1").obj()
+        for i in range(4)
+    ]
+    guard = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    bound = [
+        make_pod("guard").node("n0").labels(app="guard").req(cpu="1").affinity(guard).obj(),
+        make_pod("w-old").node("n1").labels(app="w").req(cpu="1500m").obj(),
+        make_pod("filler").node("n2").req(cpu="1800m").obj(),
+        make_pod("filler2").node("n3").req(cpu="1000m").obj(),
+    ]
+    group = [
+        make_pod(f"w-{i}")
+        .labels(app="w")
+        .container(name="c", image="app:1", requests={"cpu": "700m"})
+        .spread(2, "topology.kubernetes.io/zone", selector=spread)
+        .obj()
+        for i in range(7)
+    ]
+    snapshot = _snap(nodes, [*bound, *group])
+    config = default_config()
+    profile = config.profiles[0]
+    bases = {profile.scheduler_name: make_framework(snapshot, profile)}
+    sizer = suggest_module._GroupSizer(snapshot, config, group, suggest_module.GroupBudget(), bases)
+    placements: list[list[str]] = []
+    for copies in (1, 2, 3):
+        copied = sizer.place(nodes[2], copies)
+        added = [
+            suggest_module._empty_copy(nodes[2], name) for name in suggest_module._copy_names(snapshot, "n2", copies)
+        ]
+        fresh = Placer(
+            dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=list(snapshot.pods)),
+            config,
+            placement_only=True,
+        )
+        anew: list[str] = []
+        for pod in group:
+            placement = fresh.schedule(copy.deepcopy(pod))
+            if not placement.placed:
+                break
+            anew.append(placement.node)
+        assert copied == (len(anew), anew)
+        placements.append(anew)
+    # The case is not trivial: more copies place more pods, on old nodes and new ones.
+    assert len(placements[0]) < len(placements[-1])
+    assert {n.startswith("n2-copy") for n in placements[-1]} == {True, False}

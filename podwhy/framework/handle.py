@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
@@ -65,6 +66,40 @@ class Handle:
         if ni.pods_with_required_anti_affinity and all(n is not ni for n in self.have_pods_with_required_anti_affinity):
             self.have_pods_with_required_anti_affinity.append(ni)
         return pi
+
+    def with_nodes(self, snapshot: Snapshot, added: list[o.Node]) -> Handle:
+        """This view over `snapshot`, which is this one's with the `added` nodes (new nodes that
+        hold no images yet): the same as indexing it anew, but the existing nodes' indexes are
+        copied rather than rebuilt from every pod. The copies take bound pods without touching
+        this view."""
+        assert not any(n.status.images for n in added), "image states would need recounting"
+        other = copy.copy(self)
+        other.snapshot = snapshot
+        other.node_infos = [ni.snapshot() for ni in self.node_infos]
+        other.node_info_by_name = {ni.name: ni for ni in other.node_infos}
+        other.pod_infos = dict(self.pod_infos)
+        names = {n.metadata.name for n in added}
+        for node in added:
+            ni = NodeInfo.for_node(node)
+            other.node_infos.append(ni)
+            other.node_info_by_name[ni.name] = ni
+        for pod in snapshot.pods:
+            if pod.spec.node_name in names and pod.status.phase not in TERMINAL_PHASES:
+                other.node_info_by_name[pod.spec.node_name].add_pod_info(other.pod_infos[pod_key(pod)])
+        other.have_pods_with_affinity = [ni for ni in other.node_infos if ni.pods_with_affinity]
+        other.have_pods_with_required_anti_affinity = [
+            ni for ni in other.node_infos if ni.pods_with_required_anti_affinity
+        ]
+        return other
+
+    def without_nominations(self, uids: frozenset[str]) -> Handle:
+        """This view with those pods' nominations released (status.nominatedNodeName cleared):
+        the node indexes are shared, only the room nominated pods reserve differs."""
+        other = copy.copy(self)
+        other._nominated = defaultdict(
+            list, {node: [pi for pi in pods if pi.uid not in uids] for node, pods in self._nominated.items()}
+        )
+        return other
 
     def _build_image_states(self) -> None:
         # Keyed by the names exactly as nodes report them: the scheduler normalizes only the pod's

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from msgspec import UNSET
 
@@ -35,6 +35,7 @@ from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.scoring import PluginScore
+from podwhy.runtime.suggest import GroupKey
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
 from podwhy.snapshot.cluster import Snapshot
 
@@ -245,16 +246,28 @@ def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
     )
 
 
-def build_pending_report(pending: list[PendingPod], snapshot: Snapshot) -> PendingReport:
+def _suggestion(s: SuggestedChange) -> Suggestion:
+    return Suggestion(kind=s.kind, summary=s.summary, nodes=list(s.nodes), patches=list(s.patches), command=s.command)
+
+
+def build_pending_report(
+    pending: list[PendingPod], snapshot: Snapshot, group_suggestions: Mapping[GroupKey, SuggestedChange] | None = None
+) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first."""
-    groups: dict[tuple[str, str, str | None], PendingGroup] = {}
+    groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
-        owner = str(item.owner) if item.owner is not None else None
-        key = (str(item.verdict), item.cause, owner)
+        key = item.group_key
         group = groups.get(key)
         if group is None:
+            found = (group_suggestions or {}).get(key)
             group = groups[key] = PendingGroup(
-                verdict=item.verdict, cause=item.cause, owner=owner, count=0, pods=[], details=[]
+                verdict=item.verdict,
+                cause=item.cause,
+                owner=key[2],
+                count=0,
+                pods=[],
+                details=[],
+                suggestions=[_suggestion(found)] if found is not None else [],
             )
         group.count += 1
         group.pods.append(item.key)
@@ -285,10 +298,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[
         snapshot=snapshot_summary(snapshot),
         warnings=_warnings(cycle, snapshot),
         extenders=list(cycle.extenders),
-        suggestions=[
-            Suggestion(kind=s.kind, summary=s.summary, nodes=list(s.nodes), patches=list(s.patches), command=s.command)
-            for s in suggestions
-        ],
+        suggestions=[_suggestion(s) for s in suggestions],
     )
     report.scheduler = scheduler_word(pod, snapshot, report)
     if cycle.sampling is not None:

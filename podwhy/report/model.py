@@ -197,7 +197,8 @@ ObjectPatch = Annotated[
 class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
-    # lowerRequest, addToleration, labelNode, addNode, evictPods, relaxTopologySpread, dropAntiAffinity
+    # releaseNomination, lowerRequest, addToleration, labelNode, addNode, addNodesForGroup, evictPods,
+    # relaxTopologySpread, dropAntiAffinity
     kind: str
     summary: str
     # The nodes the pod fits on once the change is made.
@@ -251,6 +252,9 @@ class PendingGroup(_Struct):
     count: int
     pods: list[str]
     details: list[str] = []
+    # For Unschedulable groups: how many more nodes shaped like an existing one every pod of the
+    # group needs, verified by placing them one after another as the scheduler would.
+    suggestions: list[Suggestion] = []
 
 
 class PendingReport(_Struct, kw_only=True):

@@ -124,11 +124,13 @@ def run_cycle(
     scoring: bool = True,
     every_plugin: bool = True,
     feasible_to_find: int | None = None,
+    post_filter: bool = True,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
     `framework` from make_framework is reused instead of indexing the snapshot again.
-    `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters)."""
+    `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters).
+    Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part)."""
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
@@ -166,11 +168,14 @@ def run_cycle(
         out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated else Verdict.SCHEDULABLE
     else:
         out.message = fit_error_message(outcome, len(handle.node_infos))
-        out.post_filter = framework.run_post_filter_plugins(outcome, target)
-        out.message_complete = out.post_filter.complete
-        # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
-        if out.message_complete and out.post_filter.message():
-            out.message += " " + out.post_filter.message()
+        if post_filter:
+            out.post_filter = framework.run_post_filter_plugins(outcome, target)
+            out.message_complete = out.post_filter.complete
+            # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
+            if out.message_complete and out.post_filter.message():
+                out.message += " " + out.post_filter.message()
+        else:
+            out.message_complete = False
     if not enqueue.is_success():
         out.verdict = Verdict.GATED
     if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:

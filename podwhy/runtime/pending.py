@@ -54,6 +54,11 @@ class PendingPod:
     def key(self) -> str:
         return f"{self.pod.metadata.namespace}/{self.pod.metadata.name}"
 
+    @property
+    def group_key(self) -> tuple[str, str, str | None]:
+        """Pods are reported in groups of one verdict, cause and owner."""
+        return str(self.verdict), self.cause, str(self.owner) if self.owner is not None else None
+
 
 def is_pending(pod: o.Pod) -> bool:
     return pod.status.phase in ("Pending", "") and pod.metadata.deletion_timestamp is None
@@ -163,6 +168,28 @@ def _signature(pod: o.Pod) -> bytes:
     volumes = [v if _has_source(v) else msgspec.structs.replace(v, name="") for v in spec.volumes]
     spec = msgspec.structs.replace(spec, volumes=volumes)
     return msgspec.json.encode((pod.metadata.namespace, pod.metadata.labels, spec, pod.status.nominated_node_name))
+
+
+def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.Pod]]:
+    """The pod's pending group: the unscheduled Pending pods of its owner with identical specs,
+    itself included ([] for a pod that is not one of the snapshot's, or has no owner)."""
+    if pod.spec.node_name or not any(p is pod for p in snapshot.pods):
+        return None, []
+    replica_sets = {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+    owner = owner_of(pod, snapshot, replica_sets)
+    if owner is None:
+        return None, []
+    signature = _signature(pod)
+    members = [
+        p
+        for p in snapshot.pods
+        if p.metadata.namespace == pod.metadata.namespace
+        and not p.spec.node_name
+        and is_pending(p)
+        and owner_of(p, snapshot, replica_sets) == owner
+        and _signature(p) == signature
+    ]
+    return owner, members
 
 
 def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str | None = None) -> list[PendingPod]:

@@ -69,9 +69,14 @@ class WorkloadPlacement:
 class Placer:
     """Schedules pods in turn over one snapshot, binding each one that fits."""
 
-    def __init__(self, snapshot: Snapshot, config: SchedulerConfig) -> None:
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, placement_only: bool = False) -> None:
+        """`placement_only`: where each pod goes and nothing more. On each node the filters stop
+        at the first rejection, as the scheduler's do, and no preemption dry run runs for a pod
+        that stays Pending (the same placements; messages lack every plugin's verdict and the
+        PostFilter part)."""
         self.snapshot = snapshot
         self.config = config
+        self.placement_only = placement_only
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
         self.claims = ClaimBinder(snapshot)
@@ -93,7 +98,14 @@ class Placer:
             cycle = no_profile(pod, self.config)
             wanted = cycle.scheduler_name
             return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
-        cycle = run_cycle(self.snapshot, pod, framework=framework, extenders=self.config.extenders)
+        cycle = run_cycle(
+            self.snapshot,
+            pod,
+            framework=framework,
+            extenders=self.config.extenders,
+            every_plugin=not self.placement_only,
+            post_filter=not self.placement_only,
+        )
         if cycle.verdict == Verdict.GATED:
             gates = " ".join(cycle.gates)
             return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)

@@ -12,18 +12,21 @@ re-runs, and changes to the cluster (which re-index the snapshot) only below a s
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
+import math
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
-from podwhy.framework.profile import Profile
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.status import Status
+from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import quantity_milli_value, quantity_value
 from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
@@ -34,8 +37,11 @@ from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
 from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
 from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
+from podwhy.runtime.pending import PendingPod
+from podwhy.runtime.placement import Placer
 from podwhy.snapshot.cluster import Snapshot
 
 MAX_SUGGESTIONS = 5
@@ -88,6 +94,14 @@ class _Verifier:
     framework: Framework | None = None
     reruns: int = 0
     started: float = field(default_factory=time.monotonic)
+    document: dict[str, Any] | None = None
+    # The pod's pending group (pods of its owner with identical specs, itself included) and the
+    # configuration to place them with.
+    group: Sequence[o.Pod] = ()
+    group_owner: str | None = None
+    config: SchedulerConfig | None = None
+    release_options: list[tuple[bool, int, str, list[_Nomination]]] | None = None
+    released: bool = False
 
     @property
     def exhausted(self) -> bool:
@@ -110,9 +124,7 @@ class _Verifier:
         if self.exhausted:
             return None
         self.reruns += 1
-        if self.framework is None:
-            self.framework = make_framework(self.snapshot, self.profile, self.scheduler_names)
-        return self._feasible(run_cycle(self.snapshot, pod, framework=self.framework))
+        return self._feasible(run_cycle(self.snapshot, pod, framework=self._framework()))
 
     def with_snapshot(self, snapshot: Snapshot) -> list[str] | None:
         """The feasible nodes for the pod in a changed cluster."""
@@ -120,6 +132,34 @@ class _Verifier:
             return None
         self.reruns += 1
         return self._feasible(run_cycle(snapshot, self.pod, self.profile, scheduler_names=self.scheduler_names))
+
+    def _framework(self) -> Framework:
+        if self.framework is None:
+            self.framework = make_framework(self.snapshot, self.profile, self.scheduler_names)
+        return self.framework
+
+    def without_nominations(self, uids: frozenset[str]) -> list[str] | None:
+        """The feasible nodes once those pods' nominations are released. Only the nominated pods
+        differ, so the snapshot's indexes are shared: no re-index, at any cluster size."""
+        if self.exhausted:
+            return None
+        self.reruns += 1
+        framework = Framework(self._framework().handle.without_nominations(uids), self.profile)
+        return self._feasible(run_cycle(self.snapshot, self.pod, framework=framework))
+
+    def cycle_of(self, pod: o.Pod) -> CycleOutcome | None:
+        """Another pod's own scheduling cycle under this profile (None past the bounds)."""
+        if self.exhausted:
+            return None
+        self.reruns += 1
+        return run_cycle(self.snapshot, pod, framework=self._framework())
+
+    def pod_document(self) -> dict[str, Any]:
+        """The pod as its source held it (fields the typed model skips included) when the snapshot
+        kept it, else its typed encoding."""
+        if self.document is None:
+            self.document = _source_document(self.snapshot, self.pod) or typed_document(self.pod)
+        return self.document
 
 
 # ---------------------------------------------------------------- helpers
@@ -142,8 +182,80 @@ def _pod_ref(pod: o.Pod) -> dict[str, Any]:
     return {"kind": "Pod", "namespace": pod.metadata.namespace, "name": pod.metadata.name}
 
 
-def _pod_patch(pod: o.Pod, spec_patch: dict[str, Any]) -> dict[str, Any]:
-    return {**_pod_ref(pod), "patch": {"spec": spec_patch}}
+def typed_document(pod: o.Pod) -> dict[str, Any]:
+    """The pod as podwhy's typed model encodes it (only the fields the scheduler reads)."""
+    return {"apiVersion": "v1", "kind": "Pod", **_builtins(pod)}
+
+
+def _source_document(snapshot: Snapshot, pod: o.Pod) -> dict[str, Any] | None:
+    """The pod as its source held it, when the snapshot kept it and it is this very pod (not a
+    manifest given with -f that happens to share its name)."""
+    data = snapshot.raw_pods.get(f"{pod.metadata.namespace}/{pod.metadata.name}")
+    if data is None or not any(p is pod for p in snapshot.pods):
+        return None
+    try:
+        doc = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("spec"), dict) else None
+
+
+def _pointer(path: str) -> list[str]:
+    return [part.replace("~1", "/").replace("~0", "~") for part in path.split("/")[1:]]
+
+
+def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
+    """RFC 6902 add / replace / remove applied to a copy of DOC (KeyError, IndexError, TypeError or
+    ValueError when a path is not there)."""
+    out = copy.deepcopy(doc)
+    for op in ops:
+        *parents, last = _pointer(op["path"])
+        target = out
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        value = copy.deepcopy(op.get("value"))
+        if isinstance(target, list):
+            if op["op"] == "remove":
+                del target[int(last)]
+            elif op["op"] == "add":
+                target.insert(len(target) if last == "-" else int(last), value)
+            else:
+                target[int(last)] = value
+        elif isinstance(target, dict):
+            if op["op"] == "remove":
+                del target[last]
+            else:
+                target[last] = value
+        else:
+            raise TypeError(f"{op['path']}: not an object or array")
+    return out
+
+
+def merge_diff(old: Any, new: Any) -> Any:
+    """The RFC 7386 merge patch that turns OLD into NEW: objects member by member (null removes a
+    member), anything else, lists included, whole."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return copy.deepcopy(new)
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    for key, value in new.items():
+        if key not in old:
+            patch[key] = copy.deepcopy(value)
+        elif old[key] != value:
+            patch[key] = merge_diff(old[key], value)
+    return patch
+
+
+def _pod_patch(v: _Verifier, ops: list[dict[str, Any]]) -> dict[str, Any]:
+    """The merge patch against the pod that RFC 6902 OPS (paths relative to the pod) make. A list it
+    changes is written whole (RFC 7386 has no list merge) with its entries as the source held them."""
+    doc = v.pod_document()
+    try:
+        new = apply_json_patch(doc, ops)
+    except (KeyError, IndexError, TypeError, ValueError):
+        # The source's pod lacks a path the typed model has (a value defaulted on decoding).
+        doc = typed_document(v.pod)
+        new = apply_json_patch(doc, ops)
+    return {**_pod_ref(v.pod), "patch": merge_diff(doc, new)}
 
 
 def owner_of(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
@@ -282,15 +394,12 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
-        spec_patch: dict[str, Any] = {"containers": _builtins(pod.spec.containers)}
-        if pod.spec.resources is not None and pod.spec.resources != v.pod.spec.resources:
-            spec_patch = {"resources": {"requests": dict(pod.spec.resources.requests)}}
         out.append(
             Suggestion(
                 kind="lowerRequest",
                 summary=f"lower the {', '.join(said)}: it then fits on {_nodes_text(feasible)}",
                 nodes=feasible,
-                patches=[_pod_patch(v.pod, spec_patch)],
+                patches=[_pod_patch(v, ops)],
                 command=patch_command(v.pod, v.snapshot, ops),
             )
         )
@@ -339,17 +448,24 @@ def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
-        # The template lacks the tolerations admission adds; RFC 6902 "add" sets the whole list.
+        # RFC 6902 "add" sets the whole list: the pod's own entries as its source held them, then
+        # the new ones. The template lacks the tolerations admission adds.
+        current = v.pod_document()["spec"].get("tolerations")
+        if not isinstance(current, list) or len(current) != len(v.pod.spec.tolerations):
+            current = _builtins(v.pod.spec.tolerations)
+        new_entries = [*current, *_builtins(added)]
         owned = owner_of(v.pod, v.snapshot) is not None
-        kept = [t for t in tolerations if not (owned and t.key in ADMISSION_TOLERATION_KEYS)]
-        ops = [{"op": "add", "path": "/spec/tolerations", "value": _builtins(kept)}]
+        kept = [
+            t for t in new_entries if not (owned and isinstance(t, dict) and t.get("key") in ADMISSION_TOLERATION_KEYS)
+        ]
+        ops = [{"op": "add", "path": "/spec/tolerations", "value": kept}]
         names = ", ".join(f"{k}={val}:{e}" if val else f"{k}:{e}" for k, val, e in taints)
         return [
             Suggestion(
                 kind="addToleration",
                 summary=f"tolerate the taint {names}: the pod then fits on {_nodes_text(feasible)}",
                 nodes=feasible,
-                patches=[_pod_patch(v.pod, {"tolerations": _builtins(tolerations)})],
+                patches=[_pod_patch(v, [{"op": "add", "path": "/spec/tolerations", "value": new_entries}])],
                 command=patch_command(v.pod, v.snapshot, ops),
             )
         ]
@@ -451,13 +567,17 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
 # ---------------------------------------------------------------- add a node
 
 
-def _copy_name(snapshot: Snapshot, name: str) -> str:
+def _copy_names(snapshot: Snapshot, name: str, count: int) -> list[str]:
+    """Names for `count` copies of the node that no node of the snapshot has."""
     taken = {n.metadata.name for n in snapshot.nodes}
-    candidate, i = f"{name}-copy", 1
-    while candidate in taken:
+    out: list[str] = []
+    i = 1
+    while len(out) < count:
+        candidate = f"{name}-copy" if i == 1 else f"{name}-copy{i}"
+        if candidate not in taken:
+            out.append(candidate)
         i += 1
-        candidate = f"{name}-copy{i}"
-    return candidate
+    return out
 
 
 def _empty_copy(node: o.Node, name: str) -> o.Node:
@@ -468,14 +588,19 @@ def _empty_copy(node: o.Node, name: str) -> o.Node:
     return msgspec.structs.replace(node, metadata=meta, status=msgspec.structs.replace(node.status, images=[]))
 
 
+def _node_object(node: o.Node) -> dict[str, Any]:
+    return {"kind": "Node", "object": {"apiVersion": "v1", "kind": "Node", **_builtins(node)}}
+
+
 def _shape(node: o.Node) -> str:
     labels = {k: val for k, val in node.metadata.labels.items() if k != HOSTNAME_LABEL}
     return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
 
 
-def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome) -> list[str]:
+    """One node per shape whose rejection an empty copy of it would cure, in node order."""
     assert cycle.outcome is not None
-    nodes = {n.metadata.name: n for n in v.snapshot.nodes}
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
     shapes: dict[str, str] = {}
     for verdict in cycle.outcome.nodes:
         failing = _failing(verdict)
@@ -486,10 +611,15 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if fit is not None and any(ev.data.get("exceedsAllocatable") for ev in fit.evidence):
             continue
         shapes.setdefault(_shape(node), verdict.name)
-    for name in list(shapes.values())[:MAX_TRIES_PER_KIND]:
-        copy_name = _copy_name(v.snapshot, name)
-        copy = _empty_copy(nodes[name], copy_name)
-        feasible = v.with_snapshot(dataclasses.replace(v.snapshot, nodes=[*v.snapshot.nodes, copy]))
+    return list(shapes.values())[:MAX_TRIES_PER_KIND]
+
+
+def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    nodes = {n.metadata.name: n for n in v.snapshot.nodes}
+    for name in _copy_candidates(v.snapshot, cycle):
+        copy_name = _copy_names(v.snapshot, name, 1)[0]
+        added = _empty_copy(nodes[name], copy_name)
+        feasible = v.with_snapshot(dataclasses.replace(v.snapshot, nodes=[*v.snapshot.nodes, added]))
         if feasible is None:
             continue
         return [
@@ -498,11 +628,169 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 summary=f"add 1 node shaped like {name} (same labels, taints and allocatable; no pods yet): "
                 f"the pod fits on it",
                 nodes=feasible,
-                patches=[{"kind": "Node", "object": {"apiVersion": "v1", "kind": "Node", **_builtins(copy)}}],
+                patches=[_node_object(added)],
                 command=f"# scale the node group of {name} up by 1 (the cluster autoscaler would add a node like it)",
             )
         ]
     return []
+
+
+# ---------------------------------------------------------------- nodes for a whole pending group
+
+# Copies of one node a group may be sized with, and the node evaluations (scheduling cycles x
+# the nodes each one sees) one group's sizing may spend: about 3 s at 1,000 nodes on a 2-core
+# machine, well under 1 s for tens of pods on a few hundred nodes. Both are counts, so a result
+# does not depend on the machine's speed; the time budget is a safety net such work stays well
+# inside.
+MAX_ADDED_NODES = 100
+MAX_GROUP_PLACEMENT_WORK = 100_000
+GROUP_TIME_BUDGET_SECONDS = 10.0
+
+
+@dataclass
+class GroupBudget:
+    """Node evaluations left, shared by the groups sized in one run, and when to stop anyway."""
+
+    work: int = field(default_factory=lambda: MAX_GROUP_PLACEMENT_WORK)
+    deadline: float = field(default_factory=lambda: time.monotonic() + GROUP_TIME_BUDGET_SECONDS)
+
+    def spend(self, evaluations: int) -> bool:
+        if evaluations > self.work or time.monotonic() > self.deadline:
+            return False
+        self.work -= evaluations
+        return True
+
+
+@dataclass
+class _GroupSizer:
+    """Places a group's pods one after another, as the scheduler would, on the snapshot plus
+    empty copies of one node."""
+
+    snapshot: Snapshot
+    config: SchedulerConfig
+    pods: Sequence[o.Pod]
+    budget: GroupBudget
+    # Per profile, the unchanged snapshot's indexes: each placement copies them and adds the
+    # copies of the node, rather than indexing every pod again.
+    frameworks: dict[str, Framework]
+
+    def place(self, node: o.Node, copies: int) -> tuple[int, list[str]] | None:
+        """How many pods got placed before the first that stays Pending, and the nodes they went
+        to; None past the bounds."""
+        added = [_empty_copy(node, name) for name in _copy_names(self.snapshot, node.metadata.name, copies)]
+        nodes = [*self.snapshot.nodes, *added]
+        if not self.budget.spend(len(nodes)):
+            return None
+        # Fresh lists: binding appends to the snapshot's pods, never to the shared one's.
+        changed = dataclasses.replace(self.snapshot, nodes=nodes, pods=list(self.snapshot.pods))
+        placer = Placer(changed, self.config, placement_only=True)
+        for name, base in self.frameworks.items():
+            placer.frameworks[name] = Framework(base.handle.with_nodes(changed, added), base.profile)
+        used: list[str] = []
+        for pod in self.pods:
+            if not self.budget.spend(len(nodes)):
+                return None
+            # Binding sets spec.nodeName on the pod it is given: give it a copy.
+            placement = placer.schedule(msgspec.structs.replace(pod, spec=msgspec.structs.replace(pod.spec)))
+            if not placement.placed:
+                break
+            used.append(placement.node)
+        return len(used), used
+
+    def nodes_needed(self, node: o.Node) -> tuple[int, list[str]] | None:
+        """The fewest copies of the node on which every pod of the group gets placed, with the nodes
+        they go to; None when no number up to MAX_ADDED_NODES does or the bounds stop the search."""
+        count = len(self.pods)
+        fails, fits = 0, 1  # copies known not to do (none: the pods are Pending), copies tried
+        result = self.place(node, fits)
+        if result is None or result[0] == 0:
+            return None
+        placed, used = result
+        while placed < count:
+            if fits >= MAX_ADDED_NODES:
+                return None
+            fails = fits
+            # Pods per added node so far, extrapolated; at least one node more.
+            more = min(MAX_ADDED_NODES, max(fits + 1, math.ceil(count * fits / placed)))
+            result = self.place(node, more)
+            if result is None or result[0] <= placed:
+                return None  # out of bounds, or more copies placed no more pods: they never all fit
+            fits, (placed, used) = more, result
+        # The fewest: one copy fewer must not do (when the extrapolation overshot, search down).
+        probe = fits - 1
+        while fits - fails > 1:
+            result = self.place(node, probe)
+            if result is None:
+                return None
+            if result[0] >= count:
+                fits, used = probe, result[1]
+            else:
+                fails = probe
+            probe = (fails + fits) // 2
+        return fits, used
+
+
+def _pods_text(count: int, owner: str | None) -> str:
+    return f"{count} pod{'s' if count != 1 else ''}" + (f" of {owner}" if owner else "")
+
+
+def suggest_group_nodes(
+    snapshot: Snapshot,
+    cycle: CycleOutcome,
+    pods: Sequence[o.Pod],
+    config: SchedulerConfig,
+    owner: str | None,
+    budget: GroupBudget | None = None,
+    frameworks: Mapping[str, Framework] | None = None,
+) -> Suggestion | None:
+    """The cluster-autoscaler question for a whole pending group (pods of one owner with identical
+    specs): how many more nodes shaped like an existing one it takes for every pod to fit, found by
+    placing the pods one after another as the scheduler would. `cycle` is one pod's (every plugin's
+    verdict on every node); verified by the placement itself, None when no count is. `frameworks`
+    (per profile name, over `snapshot`) saves indexing it again."""
+    if (
+        cycle.outcome is None
+        or not pods
+        or len(snapshot.nodes) > MAX_NODES_FOR_CLUSTER_CHANGES
+        or len(snapshot.pods) > MAX_PODS_FOR_CLUSTER_CHANGES
+    ):
+        return None
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    bases = dict(frameworks or {})
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    for pod in pods:
+        profile = profile_for_pod(config, pod)
+        if profile is not None and profile.scheduler_name not in bases:
+            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+    sizer = _GroupSizer(snapshot, config, pods, budget or GroupBudget(), bases)
+    for name in _copy_candidates(snapshot, cycle):
+        needed = sizer.nodes_needed(nodes[name])
+        if needed is None:
+            continue
+        count, used = needed
+        added = [_empty_copy(nodes[name], copy_name) for copy_name in _copy_names(snapshot, name, count)]
+        need = "needs" if len(pods) == 1 else "need"
+        nodes_text = "1 more node" if count == 1 else f"{count} more nodes"
+        return Suggestion(
+            kind="addNodesForGroup",
+            summary=f"{_pods_text(len(pods), owner)} {need} {nodes_text} shaped like {name} (same labels, taints "
+            "and allocatable; no pods yet): placed one after another as the scheduler would, "
+            f"{'it fits' if len(pods) == 1 else 'all of them fit'}",
+            nodes=sorted(set(used)),
+            patches=[_node_object(n) for n in added],
+            command=f"# scale the node group of {name} up by {count} "
+            f"(the cluster autoscaler would add {'a node' if count == 1 else 'nodes'} like it)",
+        )
+    return None
+
+
+def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    if v.config is None or len(v.group) < 2 or not v.cluster_changes_allowed or v.exhausted:
+        return []
+    found = suggest_group_nodes(
+        v.snapshot, cycle, v.group, v.config, v.group_owner, frameworks={v.profile.scheduler_name: v._framework()}
+    )
+    return [found] if found is not None else []
 
 
 # ---------------------------------------------------------------- evict pods
@@ -542,6 +830,135 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
             )
         ]
     return []
+
+
+# ---------------------------------------------------------------- release reservations
+
+RELEASE_NOMINATION_PATCH: dict[str, Any] = {"status": {"nominatedNodeName": None}}
+
+
+# Nominated pods whose own cycle is run to tell a stale nomination, per suggestion.
+MAX_NOMINATIONS_CHECKED = 6
+
+
+@dataclass
+class _Nomination:
+    pod: PodInfo
+    node: str
+    # Its nominated node no longer fits it and nothing it preempted is still leaving: the room
+    # stays reserved for a pod that will not come.
+    stale: bool = False
+    # Lower-priority pods still terminating on its node (the victims it waits for).
+    terminating: int = 0
+
+
+def _terminating_victims(snapshot: Snapshot, node: str, priority: int) -> int:
+    return sum(
+        1
+        for p in snapshot.pods
+        if p.spec.node_name == node and p.metadata.deletion_timestamp is not None and (p.spec.priority or 0) < priority
+    )
+
+
+def _nomination(v: _Verifier, pi: PodInfo, node: str, check: bool) -> _Nomination:
+    """The nomination, stale when its pod's own cycle (under this profile) no longer fits the node."""
+    out = _Nomination(pi, node, terminating=_terminating_victims(v.snapshot, node, pi.priority))
+    same_profile = (pi.pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) == v.profile.scheduler_name
+    if check and same_profile and not out.terminating:
+        cycle = v.cycle_of(pi.pod)
+        out.stale = cycle is not None and cycle.outcome is not None and not cycle.nominated_node_fits
+    return out
+
+
+def _release_command(released: Sequence[_Nomination]) -> str:
+    patch = shlex.quote(json.dumps(RELEASE_NOMINATION_PATCH, separators=(",", ":")))
+    return (
+        " && ".join(
+            f"kubectl patch pod {shlex.quote(n.pod.pod.metadata.name)} -n {shlex.quote(n.pod.pod.metadata.namespace)}"
+            f" --subresource=status --type merge -p {patch}"
+            for n in released
+        )
+        + "  # kubectl 1.24+; needs patch on pods/status"
+    )
+
+
+def _release_summary(node: str, released: Sequence[_Nomination], feasible: Sequence[str]) -> str:
+    pods = ", ".join(f"{n.pod.key} (priority {n.pod.priority})" for n in released)
+    fits = f"the pod then fits on {_nodes_text(feasible)}"
+    if all(n.stale for n in released):
+        return (
+            f"release the stale nomination of {pods} to node {node}, the likely root cause: {node} no longer "
+            f"fits {'it' if len(released) == 1 else 'them'} and nothing {'it' if len(released) == 1 else 'they'} "
+            f"preempted is still leaving, yet the room stays reserved; {fits} (kube-scheduler also clears or "
+            "moves a nomination when it next retries that pod)"
+        )
+    waiting = [
+        f"{n.pod.key} waits for {n.terminating} preempted pod(s) to terminate" for n in released if n.terminating
+    ]
+    return (
+        f"release the room reserved on node {node} by nominated pod(s) {pods}"
+        + (f" ({'; '.join(waiting)})" if waiting else "")
+        + f": {fits}, but a pod that loses its nomination must preempt again to get room back"
+    )
+
+
+def _release_options(v: _Verifier, cycle: CycleOutcome) -> list[tuple[bool, int, str, list[_Nomination]]]:
+    """Per node that rejects the pod only for the room nominated pods of its priority or higher
+    reserve there (fewest such pods first): its stale nominations alone, and all of them; each
+    as (includes a valid nomination, how many, node, nominations). Worked out once per pod."""
+    if v.release_options is not None:
+        return v.release_options
+    assert cycle.outcome is not None
+    reserved = sorted(
+        (verdict for verdict in cycle.outcome.nodes if not verdict.feasible and verdict.feasible_without_nominated),
+        key=lambda verdict: (len(verdict.nominated_pods), verdict.name),
+    )[:MAX_TRIES_PER_KIND]
+    options: list[tuple[bool, int, str, list[_Nomination]]] = []
+    checked = 0
+    for verdict in reserved:
+        nominations: list[_Nomination] = []
+        for pi in verdict.nominated_pods:
+            nominations.append(_nomination(v, pi, verdict.name, check=checked < MAX_NOMINATIONS_CHECKED))
+            checked += 1
+        stale = [n for n in nominations if n.stale]
+        if stale and len(stale) < len(nominations):
+            options.append((False, len(stale), verdict.name, stale))
+        options.append((len(stale) < len(nominations), len(nominations), verdict.name, nominations))
+    v.release_options = sorted(options, key=lambda opt: opt[:3])
+    return v.release_options
+
+
+def _suggest_release(v: _Verifier, cycle: CycleOutcome, stale_only: bool) -> list[Suggestion]:
+    if v.released:
+        return []
+    for includes_valid, _, node, released in _release_options(v, cycle):
+        if includes_valid == stale_only:
+            continue
+        feasible = v.without_nominations(frozenset(n.pod.uid for n in released))
+        if feasible is None:
+            continue
+        v.released = True
+        return [
+            Suggestion(
+                kind="releaseNomination",
+                summary=_release_summary(node, released, feasible),
+                nodes=feasible,
+                patches=[{**_pod_ref(n.pod.pod), "patch": RELEASE_NOMINATION_PATCH} for n in released],
+                command=_release_command(released),
+            )
+        ]
+    return []
+
+
+def _suggest_release_stale_nominations(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    """Stale nominations holding the room the pod needs: the likely root cause, offered first."""
+    return _suggest_release(v, cycle, stale_only=True)
+
+
+def _suggest_release_nominations(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    """Valid nominations holding the room: releasing them takes room from higher-priority pods,
+    so they come with the other changes that do (evictions), when no stale release was found."""
+    return _suggest_release(v, cycle, stale_only=False)
 
 
 # ---------------------------------------------------------------- relax spread / anti-affinity
@@ -588,7 +1005,7 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
                     kind="relaxTopologySpread",
                     summary=f"relax the topology spread constraint on {c.topology_key}: set {said}",
                     nodes=feasible,
-                    patches=[_pod_patch(v.pod, {"topologySpreadConstraints": _builtins(new_list)})],
+                    patches=[_pod_patch(v, ops)],
                     command=patch_command(v.pod, v.snapshot, ops),
                 )
             ]
@@ -617,29 +1034,34 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
-        path = f"/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/{index}"
-        patch = {
-            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": _builtins(rest) or None}}
-        }
+        ops = [
+            {
+                "op": "remove",
+                "path": f"/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/{index}",
+            }
+        ]
         return [
             Suggestion(
                 kind="dropAntiAffinity",
                 summary=f"drop the required pod anti-affinity term #{index} (topologyKey {term.topology_key}) "
                 "or make it preferred",
                 nodes=feasible,
-                patches=[_pod_patch(v.pod, patch)],
-                command=patch_command(v.pod, v.snapshot, [{"op": "remove", "path": path}]),
+                patches=[_pod_patch(v, ops)],
+                command=patch_command(v.pod, v.snapshot, ops),
             )
         ]
     return []
 
 
 SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = (
+    _suggest_release_stale_nominations,
     _suggest_lower_request,
     _suggest_toleration,
     _suggest_label,
     _suggest_add_node,
+    _suggest_group_nodes,
     _suggest_evict,
+    _suggest_release_nominations,
     _suggest_relax_spread,
     _suggest_drop_anti_affinity,
 )
@@ -650,14 +1072,64 @@ def suggest(
     cycle: CycleOutcome,
     profile: Profile,
     scheduler_names: frozenset[str] | None = None,
+    config: SchedulerConfig | None = None,
+    group: Sequence[o.Pod] = (),
+    group_owner: str | None = None,
 ) -> list[Suggestion]:
-    """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict."""
+    """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict. With
+    the pod's pending `group` and the `config`, also how many nodes the whole group needs."""
     if cycle.verdict != Verdict.UNSCHEDULABLE or cycle.outcome is None or cycle.outcome.error is not None:
         return []
-    verifier = _Verifier(snapshot, cycle.pod.pod, profile, scheduler_names)
+    verifier = _Verifier(
+        snapshot, cycle.pod.pod, profile, scheduler_names, group=group, group_owner=group_owner, config=config
+    )
     out: list[Suggestion] = []
     for suggester in SUGGESTERS:
         if len(out) >= MAX_SUGGESTIONS or verifier.exhausted:
             break
         out.extend(suggester(verifier, cycle))
     return out[:MAX_SUGGESTIONS]
+
+
+# `podwhy pending`: groups sized, largest first, and the node evaluations all of them may spend.
+MAX_GROUPS_SIZED = 5
+MAX_GROUPS_PLACEMENT_WORK = 2 * MAX_GROUP_PLACEMENT_WORK
+GroupKey = tuple[str, str, str | None]
+
+
+def suggest_for_groups(
+    snapshot: Snapshot, pending: Sequence[PendingPod], config: SchedulerConfig
+) -> dict[GroupKey, Suggestion]:
+    """For `podwhy pending`: per group of Unschedulable pods (PendingPod.group_key; the largest
+    MAX_GROUPS_SIZED), how many more nodes shaped like an existing one every pod of it needs."""
+    if len(snapshot.nodes) > MAX_NODES_FOR_CLUSTER_CHANGES or len(snapshot.pods) > MAX_PODS_FOR_CLUSTER_CHANGES:
+        return {}
+    groups: dict[GroupKey, list[o.Pod]] = {}
+    for item in pending:
+        if item.verdict == Verdict.UNSCHEDULABLE:
+            groups.setdefault(item.group_key, []).append(item.pod)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1], kv[0][2] or ""))[:MAX_GROUPS_SIZED]
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    frameworks: dict[str, Framework] = {}
+    shared = GroupBudget(work=MAX_GROUPS_PLACEMENT_WORK)
+    out: dict[GroupKey, Suggestion] = {}
+    for key, pods in ordered:
+        profile = profile_for_pod(config, pods[0])
+        if profile is None:
+            continue
+        if profile.scheduler_name not in frameworks:
+            frameworks[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        # Every plugin's verdict on every node: which nodes an empty copy would cure.
+        cycle = run_cycle(
+            snapshot, pods[0], framework=frameworks[profile.scheduler_name], extenders=config.extenders, scoring=False
+        )
+        if cycle.verdict != Verdict.UNSCHEDULABLE:
+            continue
+        # Each group gets at most its own share of what the run has left.
+        allowed = min(MAX_GROUP_PLACEMENT_WORK, shared.work)
+        budget = GroupBudget(work=allowed, deadline=shared.deadline)
+        found = suggest_group_nodes(snapshot, cycle, pods, config, key[2], budget, frameworks)
+        shared.work -= allowed - budget.work
+        if found is not None:
+            out[key] = found
+    return out

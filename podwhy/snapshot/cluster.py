@@ -45,6 +45,11 @@ class Snapshot:
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply
     # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)
+    # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
+    # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
+    # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.
+    # Provenance rather than content: two readers' bytes differ in layout, so not compared.
+    raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         """File one decoded object under its kind, as the model's kind table says."""

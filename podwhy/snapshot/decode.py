@@ -61,6 +61,7 @@ class Decoded:
     ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
+    raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
 
     def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
         self.objects.setdefault(kind, []).append(obj)
@@ -71,6 +72,7 @@ class Decoded:
         for kind, objs in other.objects.items():
             self.objects.setdefault(kind, []).extend(objs)
         self.entries.extend(other.entries)
+        self.raw_pods.update(other.raw_pods)
         self.list_kinds |= other.list_kinds
         self.ignored.update(other.ignored)
         if other.list_meta is not None:
@@ -83,6 +85,7 @@ class Decoded:
                 snapshot.add(kind, obj)
         snapshot.kinds_seen |= self.list_kinds
         snapshot.ignored_kinds.update(self.ignored)
+        snapshot.raw_pods.update(self.raw_pods)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
 
@@ -179,6 +182,23 @@ def _item_kind(list_kind: str) -> str:
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
 
 
+def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None]) -> None:
+    """Keep the JSON of an unbound pod (see Snapshot.raw_pods); `raw` makes it only when needed."""
+    if kind != "Pod" or obj.spec.node_name:
+        return
+    data = raw()
+    if data is not None:
+        out.raw_pods[f"{obj.metadata.namespace}/{obj.metadata.name}"] = data
+
+
+def _plain_json(doc: Any) -> bytes | None:
+    """A document the reference reader loaded, as JSON (None if JSON cannot hold it)."""
+    try:
+        return msgspec.json.encode(yaml11.plain(doc))
+    except (msgspec.EncodeError, TypeError, ValueError):
+        return None
+
+
 def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool = False) -> None:
     """What the API server guarantees of every object, checked once so an error names the object.
 
@@ -246,6 +266,8 @@ class _JsonReader:
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
         check_object(kind, obj, self.source, where, self.table.manifests)
+        if not self.table.manifests:
+            keep_raw(self.out, kind, obj, lambda: bytes(data))
         self.out.append(kind, obj, self.source, where, self.table.manifests)
 
 
@@ -372,6 +394,8 @@ class _YamlReader:
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
             raise _ReferenceNeededError from None
+        if not self.table.manifests:
+            keep_raw(out, kind, obj, lambda: bytes(data))
         out.append(kind, obj, self.source, where, self.table.manifests)
 
     # -- the reference reader ---------------------------------------------
@@ -432,4 +456,6 @@ class _YamlReader:
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
         check_object(kind, obj, self.source, where, self.table.manifests)
+        if not self.table.manifests:
+            keep_raw(out, kind, obj, lambda: _plain_json(doc))
         out.append(kind, obj, self.source, where, self.table.manifests)
