@@ -138,6 +138,8 @@ class LiveSource:
     _namespace: str = field(default="default", init=False)
     _state: Progress = field(default_factory=Progress, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Unbound pods' JSON as served (see Snapshot.raw_pods), gathered from every page.
+    _raw_pods: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------ connecting
     def connect(self) -> str:
@@ -235,6 +237,9 @@ class LiveSource:
                 decoded = decode(data, f"{resource.display} from {self.host}")
                 objects = decoded.objects.get(resource.kind, [])
                 items.extend(objects)
+                if decoded.raw_pods:
+                    with self._lock:
+                        self._raw_pods.update(decoded.raw_pods)
                 count = len(objects)
                 token = decoded.list_meta.continue_ if decoded.list_meta is not None else ""
             del data  # at most one page of raw JSON is held at a time
@@ -259,6 +264,7 @@ class LiveSource:
         """Every resource's items (typed, or raw JSON with `raw`), or why the kind is missing."""
         self.connect()
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
+        self._raw_pods = {}
         jobs: list[tuple[Resource, str | None, str]] = [(r, None, "") for r in self.resources]
         if self.events_for is not None:
             namespace, name = self.events_for
@@ -276,6 +282,7 @@ class LiveSource:
         snapshot = Snapshot()
         fetched = self.fetch()
         snapshot.sources.append(self.description)
+        snapshot.raw_pods.update(self._raw_pods)
         with gc_paused():
             for resource, outcome in fetched.items():
                 if isinstance(outcome, str):
