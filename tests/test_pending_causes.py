@@ -17,6 +17,8 @@ from podwhy.runtime.config import default_config, parse_scheduler_config
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.pending import PendingPod, classify_pending
 from podwhy.runtime.schedulers import SchedulerPods, Serving, scheduler_pod
+from podwhy.snapshot import fastyaml
+from podwhy.snapshot.decode import decode
 from podwhy.snapshot.writer import REDACTED, redact
 from tests.builders import PodBuilder, make_node, make_pod, make_snapshot
 
@@ -583,3 +585,14 @@ CREATING = {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}
 def test_bound_not_running_shapes(builder: PodBuilder, events: list[dict[str, Any]], cause: str) -> None:
     item = _bound(builder, *events)
     assert (item.verdict, item.cause) == (Verdict.BOUND_NOT_RUNNING, cause)
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.yaml")), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_both_yaml_readers_read_the_fixtures_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kubectl's YAML (folded long messages, quoted timestamps, `null`s) reads the same either way."""
+    data = path.read_bytes()
+    fast = decode(data, path.name)
+    monkeypatch.setattr(fastyaml, "ryml", None)
+    reference = decode(data, path.name)
+    assert fast.reference_reads == 0
+    assert (fast.objects, fast.ignored) == (reference.objects, reference.ignored)

@@ -282,7 +282,9 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
-        spec_patch: dict[str, Any] = {"containers": _builtins(pod.spec.containers)}
+        # Command lines are free text (`snapshot --redact` hides them) the scheduler never reads.
+        containers = [msgspec.structs.replace(c, command=[], args=[]) for c in pod.spec.containers]
+        spec_patch: dict[str, Any] = {"containers": _builtins(containers)}
         if pod.spec.resources is not None and pod.spec.resources != v.pod.spec.resources:
             spec_patch = {"resources": {"requests": dict(pod.spec.resources.requests)}}
         out.append(
