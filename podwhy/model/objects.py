@@ -141,6 +141,10 @@ class ResourceRequirements(_Base):
     claims: list[ResourceClaimRef] = []
 
 
+# One empty list shared by every container whose command line is dropped (never mutated).
+_NO_WORDS: list[str] = []
+
+
 class Container(_Base):
     name: str = ""
     image: str = ""
@@ -148,8 +152,15 @@ class Container(_Base):
     ports: list[ContainerPort] = []
     restart_policy: str | None = None
     # What a scheduler pod runs, and with which flags (podwhy pending: which schedulerName it serves).
+    # Kept only where the image or a word mentions a scheduler: the command lines of every other
+    # container would cost a large dump a third more memory, and nothing reads them.
     command: list[str] = []
     args: list[str] = []
+
+    def __post_init__(self) -> None:
+        if (self.command or self.args) and "sched" not in self.image:
+            if not any("sched" in word for word in (*self.command, *self.args)):
+                self.command = self.args = _NO_WORDS
 
 
 class PVCVolumeSource(_Base):

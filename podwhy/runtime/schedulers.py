@@ -154,10 +154,21 @@ def _is_mirror_pod(pod: o.Pod) -> bool:
     )
 
 
+def _mentions_scheduler(pod: o.Pod) -> bool:
+    """A cheap first look (every pod of a large snapshot gets one): does anything name a scheduler?
+    The model keeps a container's command line only when it mentions one."""
+    meta = pod.metadata
+    if "sched" in meta.name or any("sched" in r.name for r in meta.owner_references):
+        return True
+    if any("sched" in value for value in meta.labels.values()):
+        return True
+    return any(c.command or c.args or "sched" in c.image for c in pod.spec.containers)
+
+
 def scheduler_pod(pod: o.Pod) -> SchedulerPod | None:
     """The pod as a scheduler, or None when nothing about it says it schedules pods."""
-    if pod.status.phase in ("Succeeded", "Failed"):
-        return None  # evicted or completed: not an instance any more
+    if pod.status.phase in ("Succeeded", "Failed") or not _mentions_scheduler(pod):
+        return None  # evicted or completed pods are not instances any more
     labelled = pod.metadata.labels.get(COMPONENT_LABEL) == KUBE_SCHEDULER
     kube_scheduler = labelled or any(_runs_kube_scheduler(c) for c in pod.spec.containers)
     names: set[str] = set()
