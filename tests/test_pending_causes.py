@@ -399,6 +399,15 @@ KUBE_SCHEDULER_CMD = {"name": "s", "image": "registry.k8s.io/kube-scheduler:v1.3
             "no scheduler profile named 'my-scheduler'; no pod in the snapshot appears to serve it"
             " (a misspelt name, or a scheduler not installed?)",
         ),
+        # A second scheduler down, in a dump of a few namespaces: others may run out of sight.
+        (
+            [_deployment_scheduler("my-scheduler", KUBE_SCHEDULER_CMD | {"args": ["--config=/c"]}, "sched", False)],
+            "my-scheduler",
+            Verdict.NO_PROFILE,
+            "no scheduler profile named 'my-scheduler'; it appears to be served by"
+            " sched/my-scheduler-6d9f7c8b5-q7wzt (Running, not Ready), not running; the snapshot holds no kube-system"
+            " pods, so one running elsewhere may be missing from it",
+        ),
         (
             [],
             "my-scheduler",
@@ -419,6 +428,7 @@ KUBE_SCHEDULER_CMD = {"name": "s", "image": "registry.k8s.io/kube-scheduler:v1.3
         "flag",
         "named-config",
         "none-serves",
+        "partial-dump",
         "cannot-tell",
     ],
 )

@@ -207,8 +207,10 @@ class SchedulerFinding:
 
     @property
     def none_running(self) -> bool:
-        """Pods serving the name are there, and not one of them runs."""
-        return bool(self.serving) and not self.running
+        """Pods serving the name are there and not one of them runs, in a snapshot that holds the
+        pods of every namespace (kube-system's among them): a dump of a few namespaces may lack the
+        replica that does run."""
+        return self.cluster_wide and bool(self.serving) and not self.running
 
     def cause(self) -> str:
         """No running scheduler: the one-line cause (every pod asking for the name shares it)."""
@@ -233,8 +235,14 @@ class SchedulerFinding:
         if self.running:
             shown = ", ".join(p.describe() for p in self.running)
             return f"it appears to be served by {shown}: pass that scheduler's configuration with --scheduler-config"
-        if self.serving:
+        if self.serving and self.cluster_wide:
             return self.cause()
+        if self.serving:
+            down = ", ".join(f"{p.key} ({p.state()})" for p in self.serving)
+            return (
+                f"it appears to be served by {down}, not running; the snapshot holds no kube-system pods,"
+                " so one running elsewhere may be missing from it"
+            )
         if self.cluster_wide:
             return "no pod in the snapshot appears to serve it (a misspelt name, or a scheduler not installed?)"
         return "the snapshot holds no kube-system pods: podwhy cannot tell whether a scheduler serving it runs"
