@@ -589,8 +589,19 @@ CREATING = {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}
             [],
             "bound, not running: init container b: ErrImagePull (image x:1) (Init:1/2)",
         ),
+        # Volumes are mounted before the first init container starts.
+        (
+            make_pod("p")
+            .spec(initContainers=[{"name": "a", "image": "x:1"}])
+            .status(
+                initContainerStatuses=[{"name": "a", "state": {"waiting": {"reason": "PodInitializing"}}}],
+                containerStatuses=[{"name": "c", "state": {"waiting": {"reason": "PodInitializing"}}}],
+            ),
+            [_event("FailedMount", 'MountVolume.SetUp failed for volume "certs" : secret "certs" not found')],
+            "bound, not running: FailedMount",
+        ),
     ],
-    ids=["sidecar", "sandbox", "old-events", "events-k8s-io", "init-image"],
+    ids=["sidecar", "sandbox", "old-events", "events-k8s-io", "init-image", "init-behind-a-volume"],
 )
 def test_bound_not_running_shapes(builder: PodBuilder, events: list[dict[str, Any]], cause: str) -> None:
     item = _bound(builder, *events)

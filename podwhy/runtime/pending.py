@@ -79,21 +79,15 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: dict[tuple[str, str],
     return Owner(ref.kind, namespace, ref.name)
 
 
-def _events_of(pod: o.Pod, snapshot: Snapshot, reasons: tuple[str, ...]) -> list[o.Event]:
-    """The pod's events with those reasons (not a previous pod's of the same name: uids must agree)."""
-    meta = pod.metadata
-    out = []
-    for event in snapshot.events:
-        ref = event.involved_object
-        if (
-            event.reason in reasons
-            and ref.kind in ("Pod", "")
-            and ref.name == meta.name
-            and (ref.namespace or event.metadata.namespace) == meta.namespace
-            and (not ref.uid or not meta.uid or ref.uid == meta.uid)
-        ):
-            out.append(event)
-    return out
+def _events_of(pod: o.Pod, events: list[o.Event]) -> list[o.Event]:
+    """Of the events naming the pod, its own (not a previous pod's of the same name: uids agree)."""
+    uid = pod.metadata.uid
+    return [
+        e
+        for e in events
+        if e.involved_object.kind in ("Pod", "")
+        and (not e.involved_object.uid or not uid or e.involved_object.uid == uid)
+    ]
 
 
 def _last_exit(status: o.ContainerStatus) -> str:
@@ -140,30 +134,31 @@ def _init_finished(status: o.ContainerStatus, sidecar: bool) -> bool:
     return state.terminated is not None and state.terminated.exit_code == 0
 
 
-def _init_progress(pod: o.Pod) -> tuple[list[str], list[str]]:
-    """Causes and details of unfinished init containers (kubectl's Init:N/M)."""
+def _init_progress(pod: o.Pod) -> tuple[list[str], list[str], bool]:
+    """Causes and details of unfinished init containers (kubectl's Init:N/M), and whether the
+    first unfinished one was ever started (when not, volume or sandbox events may say why)."""
     sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
     statuses = pod.status.init_container_statuses
     total = len(pod.spec.init_containers) or len(statuses)
     done = sum(1 for s in statuses if _init_finished(s, s.name in sidecars))
     if not total or done >= total:
-        return [], []
+        return [], [], True
     progress = f"Init:{done}/{total}"
     first = next((s for s in statuses if not _init_finished(s, s.name in sidecars)), None)
     if first is None:
-        return [f"init containers not started ({progress})"], []
+        return [f"init containers not started ({progress})"], [], False
     waiting = _waiting(first, "init container")
     if waiting is not None:
-        return [f"{waiting[0]} ({progress})"], [waiting[1]] if waiting[1] is not None else []
+        return [f"{waiting[0]} ({progress})"], [waiting[1]] if waiting[1] is not None else [], True
     if first.state is not None and first.state.running is not None:
-        return [f"init container {first.name} still running ({progress})"], []
+        return [f"init container {first.name} still running ({progress})"], [], True
     if first.state is not None and first.state.terminated is not None:
         term = first.state.terminated
-        return [f"init container {first.name} exited with code {term.exit_code} ({progress})"], []
-    return [f"init container {first.name} not started ({progress})"], []
+        return [f"init container {first.name} exited with code {term.exit_code} ({progress})"], [], True
+    return [f"init container {first.name} not started ({progress})"], [], False
 
 
-def _bound_not_running(pod: o.Pod, snapshot: Snapshot, nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
+def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
     """Why a bound pod's containers do not run: its node, then its containers, then its events."""
     node = nodes.get(pod.spec.node_name)
     if node is None:
@@ -173,19 +168,22 @@ def _bound_not_running(pod: o.Pod, snapshot: Snapshot, nodes: dict[str, o.Node])
         why = f"{ready.reason}: {ready.message}" if ready.reason and ready.message else ready.reason or ready.message
         details = [f"node {pod.spec.node_name} Ready={ready.status}" + (f" ({why})" if why else "")]
         return f"bound to node {pod.spec.node_name}, which is NotReady", details
-    causes, details = _init_progress(pod)
+    causes, details, init_started = _init_progress(pod)
     for status in pod.status.container_statuses:
         waiting = _waiting(status, "container")
         if waiting is not None and not causes:
             causes.append(waiting[0])
         if waiting is not None and waiting[1] is not None:
             details.append(waiting[1])
-    if not causes:
-        for event in _events_of(pod, snapshot, CREATING_EVENT_REASONS):
-            causes.append(event.reason)
+    if not causes or not init_started:
+        # Volumes and the sandbox come before any container, init containers included.
+        said = []
+        for event in _events_of(pod, events):
+            said.append(event.reason)
             text = f"event {event.reason}: {event.message}"
             if text not in details:
                 details.append(text)
+        causes = said or causes
     if not causes:
         creating = any(
             s.state is not None and s.state.waiting is not None and s.state.waiting.reason == "ContainerCreating"
@@ -197,17 +195,10 @@ def _bound_not_running(pod: o.Pod, snapshot: Snapshot, nodes: dict[str, o.Node])
     return f"bound, not running: {', '.join(dict.fromkeys(causes))}", details
 
 
-def _victims(pod: o.Pod, node_name: str, snapshot: Snapshot) -> list[o.Pod]:
-    """Lower-priority pods terminating on the node: the room the nominated pod waits for."""
+def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
+    """Of the pods terminating on its nominated node, those of lower priority: the room it waits for."""
     priority = pod.spec.priority or 0
-    return [
-        p
-        for p in snapshot.pods
-        if p.spec.node_name == node_name
-        and p.metadata.deletion_timestamp is not None
-        and (p.spec.priority or 0) < priority
-        and p.status.phase not in ("Succeeded", "Failed")
-    ]
+    return [p for p in terminating if (p.spec.priority or 0) < priority]
 
 
 def _victim_detail(victim: o.Pod) -> str:
@@ -235,10 +226,9 @@ def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, vic
     return framework.run_filter_plugins_with_nominated_pods(state, cycle.pod, node_copy).is_success()
 
 
-def _nominated(pod: o.Pod, snapshot: Snapshot, fits: bool, fits_once_gone: bool | None) -> tuple[str, list[str]]:
+def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[str, list[str]]:
     """Nominated and waiting: the victims still terminating there, or a stale nomination."""
     node_name = pod.status.nominated_node_name
-    victims = _victims(pod, node_name, snapshot)
     details = [_victim_detail(v) for v in victims]
     if fits:
         return f"nominated to node {node_name}, where it fits now: the scheduler binds it on its next attempt", details
@@ -299,6 +289,28 @@ class _Classifier:
         self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}
         self._scheduler_pods: SchedulerPods | None = None
         self._findings: dict[str, SchedulerFinding] = {}
+        self._events: dict[tuple[str, str], list[o.Event]] | None = None
+        self._terminating: dict[str, list[o.Pod]] | None = None
+
+    def events(self, pod: o.Pod) -> list[o.Event]:
+        """The events that explain a container still being created, naming this pod (indexed once)."""
+        if self._events is None:
+            self._events = {}
+            for e in self.snapshot.events:
+                if e.reason in CREATING_EVENT_REASONS:
+                    ref = e.involved_object
+                    self._events.setdefault((ref.namespace or e.metadata.namespace, ref.name), []).append(e)
+        return self._events.get((pod.metadata.namespace, pod.metadata.name), [])
+
+    def terminating(self, node_name: str) -> list[o.Pod]:
+        """Pods being deleted from a node that still hold its room (indexed once)."""
+        if self._terminating is None:
+            self._terminating = {}
+            for p in self.snapshot.pods:
+                if p.metadata.deletion_timestamp is not None and p.spec.node_name:
+                    if p.status.phase not in ("Succeeded", "Failed"):
+                        self._terminating.setdefault(p.spec.node_name, []).append(p)
+        return self._terminating.get(node_name, [])
 
     def finding(self, scheduler_name: str) -> SchedulerFinding:
         """What the snapshot's scheduler pods say about one schedulerName (found on first need)."""
@@ -312,7 +324,7 @@ class _Classifier:
     def classify(self, pod: o.Pod) -> PendingPod:
         owner = owner_of(pod, self.snapshot, self.replica_sets)
         if pod.spec.node_name:
-            cause, details = _bound_not_running(pod, self.snapshot, self.nodes)
+            cause, details = _bound_not_running(pod, self.events(pod), self.nodes)
             return PendingPod(pod, Verdict.BOUND_NOT_RUNNING, cause, owner, details)
         wanted = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         finding = self.finding(wanted)
@@ -354,7 +366,7 @@ class _Classifier:
             fits_once_gone = None
             nominated = pod.status.nominated_node_name
             if nominated in self.nodes and not full.nominated_node_fits:
-                victims = _victims(pod, nominated, self.snapshot)
+                victims = _victims(pod, self.terminating(nominated))
                 if victims:
                     fits_once_gone = _fits_without(framework, full, nominated, victims)
             # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
@@ -374,7 +386,8 @@ class _Classifier:
             if nominated not in self.nodes:
                 cause = f"nominated to node {nominated}, which no longer exists (stale nomination)"
                 return PendingPod(pod, Verdict.NOMINATED, cause, owner, [], cycle)
-            cause, details = _nominated(pod, self.snapshot, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            victims = _victims(pod, self.terminating(nominated))
+            cause, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
             return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
         if cycle.verdict == Verdict.SCHEDULABLE:
             cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
