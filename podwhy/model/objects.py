@@ -48,6 +48,8 @@ class ObjectMeta(_Base):
     creation_timestamp: str | None = None
     owner_references: list[OwnerReference] = []
     generate_name: str = ""
+    # Set with deletionTimestamp, which is the end of this grace period (not when deletion began).
+    deletion_grace_period_seconds: int | None = None
 
 
 # ---------------------------------------------------------------- selectors
@@ -144,12 +146,26 @@ class ResourceRequirements(_Base):
     claims: list[ResourceClaimRef] = []
 
 
+# One empty list shared by every container whose command line is dropped (never mutated).
+_NO_WORDS: list[str] = []
+
+
 class Container(_Base):
     name: str = ""
     image: str = ""
     resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
     ports: list[ContainerPort] = []
     restart_policy: str | None = None
+    # What a scheduler pod runs, and with which flags (podwhy pending: which schedulerName it serves).
+    # Kept only where the image or a word mentions a scheduler: the command lines of every other
+    # container would cost a large dump a third more memory, and nothing reads them.
+    command: list[str] = []
+    args: list[str] = []
+
+    def __post_init__(self) -> None:
+        if (self.command or self.args) and "sched" not in self.image:
+            if not any("sched" in word for word in (*self.command, *self.args)):
+                self.command = self.args = _NO_WORDS
 
 
 class PVCVolumeSource(_Base):
@@ -295,13 +311,19 @@ class ContainerStateWaiting(_Base):
     message: str = ""
 
 
+class ContainerStateRunning(_Base):
+    started_at: str | None = None
+
+
 class ContainerStateTerminated(_Base):
     reason: str = ""
+    message: str = ""
     exit_code: Int32 = 0
 
 
 class ContainerState(_Base):
     waiting: ContainerStateWaiting | None = None
+    running: ContainerStateRunning | None = None
     terminated: ContainerStateTerminated | None = None
 
 
@@ -313,6 +335,9 @@ class ContainerStatus(_Base):
     image: str = ""
     ready: bool = False
     state: ContainerState | None = None
+    # The previous run (a crash-looping container's exit code and reason).
+    last_state: ContainerState | None = None
+    restart_count: int = 0
 
 
 class PodCondition(_Base):
@@ -369,6 +394,9 @@ class ContainerImage(_Base):
 class NodeCondition(_Base):
     type: str = ""
     status: str = ""
+    # Why a node is NotReady ("Kubelet stopped posting node status.").
+    reason: str = ""
+    message: str = ""
 
 
 class NodeStatus(_Base):
@@ -600,6 +628,39 @@ class Event(_Base):
     series: EventSeries | None = None
     reporting_component: str = ""
     source: EventSource | None = None
+    # events.k8s.io/v1 names these differently (`kubectl get events.events.k8s.io`); decoding
+    # moves them to their core/v1 names above, so every reader sees one shape.
+    regarding: ObjectReference | None = None
+    note: str = ""
+    reporting_controller: str = ""
+    deprecated_count: int = 0
+    deprecated_first_timestamp: str | None = None
+    deprecated_last_timestamp: str | None = None
+    deprecated_source: EventSource | None = None
+
+    def __post_init__(self) -> None:
+        if self.regarding is not None:
+            if not self.involved_object.name:
+                self.involved_object = self.regarding
+            self.regarding = None
+        if self.note:
+            self.message = self.message or self.note
+            self.note = ""
+        if self.reporting_controller:
+            self.reporting_component = self.reporting_component or self.reporting_controller
+            self.reporting_controller = ""
+        if self.deprecated_count:
+            self.count = self.count or self.deprecated_count
+            self.deprecated_count = 0
+        if self.deprecated_first_timestamp is not None:
+            self.first_timestamp = self.first_timestamp or self.deprecated_first_timestamp
+            self.deprecated_first_timestamp = None
+        if self.deprecated_last_timestamp is not None:
+            self.last_timestamp = self.last_timestamp or self.deprecated_last_timestamp
+            self.deprecated_last_timestamp = None
+        if self.deprecated_source is not None:
+            self.source = self.source or self.deprecated_source
+            self.deprecated_source = None
 
 
 # ---------------------------------------------------------------- workload owners (default spreading)

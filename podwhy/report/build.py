@@ -34,6 +34,7 @@ from podwhy.report.model import (
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
+from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
@@ -114,18 +115,33 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
     return out
 
 
-def _no_profile_message(cycle: CycleOutcome) -> str:
+def _no_profile_message(cycle: CycleOutcome, snapshot: Snapshot) -> str:
     message = (
         f"no profile of {cycle.config_source} has schedulerName {cycle.scheduler_name!r} "
         f"(profiles: {', '.join(cycle.profiles)}): this scheduler ignores the pod"
     )
-    if cycle.config_source == DEFAULT_CONFIG_SOURCE:
+    finding = SchedulerPods.of(snapshot.pods).for_name(cycle.scheduler_name)
+    if cycle.config_source == DEFAULT_CONFIG_SOURCE and not finding.running:
         message += " (for a scheduler of its own, pass its configuration with --scheduler-config)"
-    return message
+    return f"{message}; {finding.no_profile_note()}"
+
+
+def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None:
+    """When the snapshot shows the scheduler pods serving the pod's schedulerName all down."""
+    pod = cycle.pod.pod
+    if cycle.verdict in (Verdict.ALREADY_BOUND, Verdict.NO_PROFILE):
+        return None
+    finding = SchedulerPods.of(snapshot.pods).for_name(pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME)
+    if not finding.none_running:
+        return None
+    return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
 
 
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
+    no_scheduler = _no_scheduler_warning(cycle, snapshot)
+    if no_scheduler is not None:
+        warnings.append(no_scheduler)
     scores = cycle.scores
     if cycle.ignored_score_error is not None:
         warnings.append(
@@ -293,7 +309,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[
             requests=_requests(cycle.pod),
         ),
         verdict=cycle.verdict,
-        message=_no_profile_message(cycle) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
+        message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
         snapshot=snapshot_summary(snapshot),
         warnings=_warnings(cycle, snapshot),

@@ -43,6 +43,9 @@ class Verdict(StrEnum):
     NOMINATED = "Nominated"
     # podwhy pending: bound to a node, but its containers do not run yet.
     BOUND_NOT_RUNNING = "BoundNotRunning"
+    # podwhy pending: the snapshot shows scheduler pods serving the pod's schedulerName, and
+    # none of them runs (phase Running and Ready).
+    NO_SCHEDULER = "NoScheduler"
 
     @property
     def exit_code(self) -> int:

@@ -13,18 +13,25 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
+from podwhy.framework.preemption import terminating_by_preemption
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.types import pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework
+from podwhy.runtime.schedulers import SchedulerFinding, SchedulerPods
 from podwhy.snapshot.cluster import Snapshot
 
 # Waiting reasons that mean an image problem: the image is named.
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
-# Event reasons that explain a container still being created.
-VOLUME_EVENT_REASONS = ("FailedAttachVolume", "FailedMount")
+# What a container waits with while it is being created, or behind unfinished init containers:
+# the events (or the init containers) say why.
+CREATING_REASONS = frozenset({"ContainerCreating", "PodInitializing"})
+# Event reasons that explain a container still being created: volumes that do not attach or
+# mount (kubelet, attachdetach-controller), a sandbox the runtime or CNI cannot set up.
+CREATING_EVENT_REASONS = ("FailedAttachVolume", "FailedMount", "FailedCreatePodSandBox")
 # The API server's default terminationGracePeriodSeconds.
 DEFAULT_GRACE_PERIOD_S = 30
 
@@ -78,76 +85,171 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: dict[tuple[str, str],
     return Owner(ref.kind, namespace, ref.name)
 
 
-def _bound_not_running(pod: o.Pod, snapshot: Snapshot, nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
+def _events_of(pod: o.Pod, events: list[o.Event]) -> list[o.Event]:
+    """Of the events naming the pod, its own (not a previous pod's of the same name: uids agree)."""
+    uid = pod.metadata.uid
+    return [
+        e
+        for e in events
+        if e.involved_object.kind in ("Pod", "")
+        and (not e.involved_object.uid or not uid or e.involved_object.uid == uid)
+    ]
+
+
+def _last_exit(status: o.ContainerStatus) -> str:
+    last = status.last_state.terminated if status.last_state is not None else None
+    if last is None:
+        return ""
+    return f"last exit code {last.exit_code}" + (f": {last.reason}" if last.reason else "")
+
+
+def _waiting(status: o.ContainerStatus, what: str) -> tuple[str, str | None] | None:
+    """(cause, detail) of a container waiting for a reason that explains itself, else None; the
+    detail is None when it would only repeat the cause."""
+    waiting = status.state.waiting if status.state is not None else None
+    if waiting is None or not waiting.reason or waiting.reason in CREATING_REASONS:
+        return None
+    reason = waiting.reason
+    detail = f"{what} {status.name}: {reason}"
+    if reason in IMAGE_REASONS:
+        cause = f"{reason} (image {status.image})" if status.image else reason
+    elif reason == "CreateContainerConfigError" and waiting.message:
+        # The kubelet names the missing ConfigMap, Secret or key in the message.
+        cause = f"{reason}: {waiting.message}"
+    else:
+        cause = reason
+    last = _last_exit(status)
+    if last:
+        detail += f" ({status.restart_count} restarts; {last})" if status.restart_count else f" ({last})"
+    if waiting.message:
+        detail += f": {waiting.message}"
+    if what == "init container":
+        cause = f"init container {status.name}: {cause}"
+    if detail == f"{what} {status.name}: {cause.removeprefix(f'init container {status.name}: ')}":
+        return cause, None
+    return cause, detail
+
+
+def _init_finished(status: o.ContainerStatus, sidecar: bool) -> bool:
+    state = status.state
+    if state is None:
+        return False
+    if sidecar:
+        # A restartable init container (sidecar) counts once it has started.
+        return state.running is not None
+    return state.terminated is not None and state.terminated.exit_code == 0
+
+
+def _init_progress(pod: o.Pod) -> tuple[list[str], list[str], bool]:
+    """Causes and details of unfinished init containers (kubectl's Init:N/M), and whether the
+    first unfinished one was ever started (when not, volume or sandbox events may say why)."""
+    sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
+    statuses = pod.status.init_container_statuses
+    total = len(pod.spec.init_containers) or len(statuses)
+    done = sum(1 for s in statuses if _init_finished(s, s.name in sidecars))
+    if not total or done >= total:
+        return [], [], True
+    progress = f"Init:{done}/{total}"
+    first = next((s for s in statuses if not _init_finished(s, s.name in sidecars)), None)
+    if first is None:
+        return [f"init containers not started ({progress})"], [], False
+    waiting = _waiting(first, "init container")
+    if waiting is not None:
+        return [f"{waiting[0]} ({progress})"], [waiting[1]] if waiting[1] is not None else [], True
+    if first.state is not None and first.state.running is not None:
+        return [f"init container {first.name} still running ({progress})"], [], True
+    if first.state is not None and first.state.terminated is not None:
+        term = first.state.terminated
+        return [f"init container {first.name} exited with code {term.exit_code} ({progress})"], [], True
+    return [f"init container {first.name} not started ({progress})"], [], False
+
+
+def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
     """Why a bound pod's containers do not run: its node, then its containers, then its events."""
     node = nodes.get(pod.spec.node_name)
     if node is None:
         return f"bound to node {pod.spec.node_name}, which no longer exists", []
     ready = next((c for c in node.status.conditions if c.type == "Ready"), None)
     if ready is not None and ready.status != "True":
-        return f"bound to node {pod.spec.node_name}, which is NotReady", []
-    details: list[str] = []
-    causes: list[str] = []
-    statuses = [(s, True) for s in pod.status.init_container_statuses]
-    statuses += [(s, False) for s in pod.status.container_statuses]
-    for status, init in statuses:
-        waiting = status.state.waiting if status.state is not None else None
-        if waiting is None or not waiting.reason:
-            if init and not (status.state is not None and status.state.terminated is not None):
-                causes.append("init containers not finished")
-            continue
-        what = f"{'init container' if init else 'container'} {status.name}: {waiting.reason}"
-        if waiting.reason in IMAGE_REASONS:
-            what += f" (image {status.image})" if status.image else ""
-            causes.append(f"{waiting.reason} (image {status.image})" if status.image else waiting.reason)
-        elif waiting.reason == "CreateContainerConfigError":
-            # The kubelet names the missing ConfigMap, Secret or key in the message.
-            causes.append(f"CreateContainerConfigError: {waiting.message}" if waiting.message else waiting.reason)
-        else:
-            causes.append(waiting.reason)
-        if waiting.message:
-            what += f": {waiting.message}"
-        details.append(what)
-    meta = pod.metadata
-    for event in snapshot.events:
-        if (
-            event.reason in VOLUME_EVENT_REASONS
-            and event.involved_object.name == meta.name
-            and (event.involved_object.namespace or event.metadata.namespace) == meta.namespace
-        ):
-            details.append(f"event {event.reason}: {event.message}")
-            if "ContainerCreating" in causes or not causes:
-                causes.append(event.reason)
+        why = f"{ready.reason}: {ready.message}" if ready.reason and ready.message else ready.reason or ready.message
+        details = [f"node {pod.spec.node_name} Ready={ready.status}" + (f" ({why})" if why else "")]
+        return f"bound to node {pod.spec.node_name}, which is NotReady", details
+    causes, details, init_started = _init_progress(pod)
+    for status in pod.status.container_statuses:
+        waiting = _waiting(status, "container")
+        if waiting is not None and not causes:
+            causes.append(waiting[0])
+        if waiting is not None and waiting[1] is not None:
+            details.append(waiting[1])
+    if not causes or not init_started:
+        # Volumes and the sandbox come before any container, init containers included.
+        said = []
+        for event in _events_of(pod, events):
+            said.append(event.reason)
+            text = f"event {event.reason}: {event.message}"
+            if text not in details:
+                details.append(text)
+        causes = said or causes
     if not causes:
+        creating = any(
+            s.state is not None and s.state.waiting is not None and s.state.waiting.reason == "ContainerCreating"
+            for s in pod.status.container_statuses
+        )
+        if creating:
+            return f"bound to node {pod.spec.node_name}, ContainerCreating (no event says why yet)", details
         return f"bound to node {pod.spec.node_name}, containers not started yet", details
     return f"bound, not running: {', '.join(dict.fromkeys(causes))}", details
 
 
-def _nominated(pod: o.Pod, nodes: dict[str, o.Node], snapshot: Snapshot) -> tuple[str, list[str]]:
+def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
+    """Of the pods terminating on its nominated node, those of lower priority: the room it waits for."""
+    priority = pod.spec.priority or 0
+    return [p for p in terminating if (p.spec.priority or 0) < priority]
+
+
+def _victim_detail(victim: o.Pod) -> str:
+    preempted = " (preempted by the scheduler)" if terminating_by_preemption(victim) else ""
+    return (
+        f"victim {victim.metadata.namespace}/{victim.metadata.name}{preempted}, priority {victim.spec.priority or 0}:"
+        f" terminating, grace period {_grace_period(victim)}s, gone by {victim.metadata.deletion_timestamp}"
+    )
+
+
+def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, victims: list[o.Pod]) -> bool:
+    """Whether the pod passes every filter on its nominated node once the victims are gone
+    (as the preemption dry run checks a node: the victims removed from a copy of it)."""
+    outcome = cycle.outcome
+    node_info = framework.handle.node_info_by_name.get(node_name)
+    if outcome is None or node_info is None or outcome.pre_filter_failure is not None:
+        return False
+    node_copy = node_info.snapshot()
+    state = outcome.state.clone()
+    gone = {pod_key(v) for v in victims}
+    for pi in [p for p in node_copy.pods if p.key in gone]:
+        node_copy.remove_pod(pi)
+        if not framework.run_pre_filter_extension_remove_pod(state, cycle.pod, pi, node_copy).is_success():
+            return False
+    return framework.run_filter_plugins_with_nominated_pods(state, cycle.pod, node_copy).is_success()
+
+
+def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[str, list[str]]:
     """Nominated and waiting: the victims still terminating there, or a stale nomination."""
     node_name = pod.status.nominated_node_name
-    if node_name not in nodes:
-        return f"nominated to node {node_name}, which no longer exists (stale nomination)", []
-    priority = pod.spec.priority or 0
-    terminating = [
-        p
-        for p in snapshot.pods
-        if p.spec.node_name == node_name
-        and p.metadata.deletion_timestamp is not None
-        and (p.spec.priority or 0) < priority
-    ]
-    details = [
-        f"victim {p.metadata.namespace}/{p.metadata.name} terminating since {p.metadata.deletion_timestamp}"
-        f" (grace period {_grace_period(p)}s)"
-        for p in terminating
-    ]
-    if terminating:
-        return f"nominated to node {node_name}, waiting for {len(terminating)} victim(s) to terminate", details
-    return f"nominated to node {node_name}", details
+    details = [_victim_detail(v) for v in victims]
+    if fits:
+        return f"nominated to node {node_name}, where it fits now: the scheduler binds it on its next attempt", details
+    if not victims:
+        return f"nominated to node {node_name}, where it no longer fits (stale nomination)", details
+    waiting = f"nominated to node {node_name}, waiting for {len(victims)} victim(s) to terminate"
+    if fits_once_gone is False:
+        return waiting + " (even then it does not fit there: stale nomination)", details
+    return waiting + "; it fits there once they are gone", details
 
 
 def _grace_period(pod: o.Pod) -> int:
-    seconds = pod.spec.termination_grace_period_seconds
+    seconds = pod.metadata.deletion_grace_period_seconds
+    if seconds is None:
+        seconds = pod.spec.termination_grace_period_seconds
     return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
 
 
@@ -192,67 +294,156 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
     return owner, members
 
 
-def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str | None = None) -> list[PendingPod]:
-    """Every Pending pod (of `namespace`, or all), each with why it is Pending."""
-    nodes = {n.metadata.name: n for n in snapshot.nodes}
-    replica_sets = {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
-    names = frozenset(p.scheduler_name for p in config.profiles)
-    frameworks: dict[str, Framework] = {}
-    evaluated: dict[tuple[str, bytes], CycleOutcome] = {}
-    out: list[PendingPod] = []
-    for pod in snapshot.pods:
-        if not is_pending(pod) or (namespace is not None and pod.metadata.namespace != namespace):
-            continue
-        owner = owner_of(pod, snapshot, replica_sets)
+@dataclass
+class _Evaluated:
+    """One scheduling cycle's verdict and message, shared by identical pods of one owner."""
+
+    cycle: CycleOutcome
+    # For a pod nominated to a node where terminating victims still hold room: whether it fits
+    # there once they are gone (None: no such victims).
+    fits_once_victims_gone: bool | None = None
+
+
+class _Classifier:
+    """Classifies the Pending pods of one snapshot; indexes and scheduler pods are built once."""
+
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.nodes = {n.metadata.name: n for n in snapshot.nodes}
+        self.replica_sets = {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+        self.names = frozenset(p.scheduler_name for p in config.profiles)
+        self.frameworks: dict[str, Framework] = {}
+        self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}
+        self._scheduler_pods: SchedulerPods | None = None
+        self._findings: dict[str, SchedulerFinding] = {}
+        self._events: dict[tuple[str, str], list[o.Event]] | None = None
+        self._terminating: dict[str, list[o.Pod]] | None = None
+
+    def events(self, pod: o.Pod) -> list[o.Event]:
+        """The events that explain a container still being created, naming this pod (indexed once)."""
+        if self._events is None:
+            self._events = {}
+            for e in self.snapshot.events:
+                if e.reason in CREATING_EVENT_REASONS:
+                    ref = e.involved_object
+                    self._events.setdefault((ref.namespace or e.metadata.namespace, ref.name), []).append(e)
+        return self._events.get((pod.metadata.namespace, pod.metadata.name), [])
+
+    def terminating(self, node_name: str) -> list[o.Pod]:
+        """Pods being deleted from a node that still hold its room (indexed once)."""
+        if self._terminating is None:
+            self._terminating = {}
+            for p in self.snapshot.pods:
+                if p.metadata.deletion_timestamp is not None and p.spec.node_name:
+                    if p.status.phase not in ("Succeeded", "Failed"):
+                        self._terminating.setdefault(p.spec.node_name, []).append(p)
+        return self._terminating.get(node_name, [])
+
+    def finding(self, scheduler_name: str) -> SchedulerFinding:
+        """What the snapshot's scheduler pods say about one schedulerName (found on first need)."""
+        if self._scheduler_pods is None:
+            self._scheduler_pods = SchedulerPods.of(self.snapshot.pods)
+        found = self._findings.get(scheduler_name)
+        if found is None:
+            found = self._findings[scheduler_name] = self._scheduler_pods.for_name(scheduler_name)
+        return found
+
+    def classify(self, pod: o.Pod) -> PendingPod:
+        owner = owner_of(pod, self.snapshot, self.replica_sets)
         if pod.spec.node_name:
-            cause, details = _bound_not_running(pod, snapshot, nodes)
-            out.append(PendingPod(pod, Verdict.BOUND_NOT_RUNNING, cause, owner, details))
-            continue
-        profile = profile_for_pod(config, pod)
+            cause, details = _bound_not_running(pod, self.events(pod), self.nodes)
+            return PendingPod(pod, Verdict.BOUND_NOT_RUNNING, cause, owner, details)
+        wanted = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
+        finding = self.finding(wanted)
+        profile = profile_for_pod(self.config, pod)
         if profile is None:
-            wanted = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
-            out.append(PendingPod(pod, Verdict.NO_PROFILE, f"no scheduler profile named {wanted!r}", owner))
-            continue
-        if profile.scheduler_name not in frameworks:
-            frameworks[profile.scheduler_name] = make_framework(snapshot, profile, names)
+            item = PendingPod(pod, Verdict.NO_PROFILE, f"no scheduler profile named {wanted!r}", owner)
+            if not finding.none_running:
+                item.cause += f"; {finding.no_profile_note()}"
+        else:
+            item = self._scheduled(pod, profile, owner)
+        if finding.none_running:
+            # Nothing runs that would schedule it: that comes first; what the plugins would
+            # decide once a scheduler runs again follows.
+            details = finding.hints()
+            if item.verdict == Verdict.SCHEDULABLE:
+                details.append("once one runs: Schedulable (it fits now)")
+            elif item.verdict != Verdict.NO_PROFILE:
+                details.append(f"once one runs: {item.verdict}: {item.cause}")
+            return PendingPod(pod, Verdict.NO_SCHEDULER, finding.cause(), owner, details + item.details, item.cycle)
+        return item
+
+    def _scheduled(self, pod: o.Pod, profile: Profile, owner: Owner | None) -> PendingPod:
+        if profile.scheduler_name not in self.frameworks:
+            self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
+        framework = self.frameworks[profile.scheduler_name]
         key = (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, _signature(pod))
-        cycle = evaluated.get(key)
-        if cycle is None:
+        evaluated = self.evaluated.get(key)
+        if evaluated is None:
             # Why a pod is Pending needs neither scores nor every plugin's row: the scheduler's own
             # short-circuit gives the same verdict and message at a fraction of the cost.
             # For the same reason one feasible node settles it: the scheduler stops there too when
             # nothing scores, and it tries the nominated node first.
             with gc_deferred():
                 full = run_cycle(
-                    snapshot,
+                    self.snapshot,
                     pod,
-                    framework=frameworks[profile.scheduler_name],
-                    extenders=config.extenders,
+                    framework=framework,
+                    extenders=self.config.extenders,
                     scoring=False,
                     every_plugin=False,
                     feasible_to_find=1,
                 )
+            fits_once_gone = None
+            nominated = pod.status.nominated_node_name
+            if nominated in self.nodes and not full.nominated_node_fits:
+                victims = _victims(pod, self.terminating(nominated))
+                if victims:
+                    fits_once_gone = _fits_without(framework, full, nominated, victims)
             # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
-            cycle = evaluated[key] = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
-        out.append(_from_cycle(pod, owner, cycle, nodes, snapshot))
-    return out
+            cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
+            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone)
+        return self._from_cycle(pod, owner, evaluated)
+
+    def _from_cycle(self, pod: o.Pod, owner: Owner | None, evaluated: _Evaluated) -> PendingPod:
+        cycle = evaluated.cycle
+        gates = [g.name for g in pod.spec.scheduling_gates]
+        if gates:
+            return PendingPod(
+                pod, Verdict.GATED, f"scheduling gates [{' '.join(gates)}]", owner, _gated_since(pod), cycle
+            )
+        nominated = pod.status.nominated_node_name
+        if nominated:
+            if nominated not in self.nodes:
+                cause = f"nominated to node {nominated}, which no longer exists (stale nomination)"
+                return PendingPod(pod, Verdict.NOMINATED, cause, owner, [], cycle)
+            victims = _victims(pod, self.terminating(nominated))
+            cause, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
+        if cycle.verdict == Verdict.SCHEDULABLE:
+            cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+        elif cycle.verdict == Verdict.UNSCHEDULABLE:
+            cause = cycle.message
+        else:
+            cause = cycle.message or str(cycle.verdict)
+        return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
 
 
-def _from_cycle(
-    pod: o.Pod, owner: Owner | None, cycle: CycleOutcome, nodes: dict[str, o.Node], snapshot: Snapshot
-) -> PendingPod:
-    gates = [g.name for g in pod.spec.scheduling_gates]
-    if gates:
-        return PendingPod(pod, Verdict.GATED, f"scheduling gates [{' '.join(gates)}]", owner, cycle=cycle)
-    if pod.status.nominated_node_name:
-        cause, details = _nominated(pod, nodes, snapshot)
-        if pod.status.nominated_node_name in nodes and not cycle.nominated_node_fits:
-            cause += " (it no longer fits there: stale nomination)"
-        return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
-    if cycle.verdict == Verdict.SCHEDULABLE:
-        cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
-    elif cycle.verdict == Verdict.UNSCHEDULABLE:
-        cause = cycle.message
-    else:
-        cause = cycle.message or str(cycle.verdict)
-    return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
+def _gated_since(pod: o.Pod) -> list[str]:
+    """When the gates began to hold the pod: its SchedulingGated condition, else its creation."""
+    condition = next(
+        (c for c in pod.status.conditions if c.type == "PodScheduled" and c.reason == "SchedulingGated"), None
+    )
+    since = (condition.last_transition_time if condition is not None else None) or pod.metadata.creation_timestamp
+    return [f"gated since {since}"] if since else []
+
+
+def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str | None = None) -> list[PendingPod]:
+    """Every Pending pod (of `namespace`, or all), each with why it is Pending."""
+    classifier = _Classifier(snapshot, config)
+    return [
+        classifier.classify(pod)
+        for pod in snapshot.pods
+        if is_pending(pod) and (namespace is None or pod.metadata.namespace == namespace)
+    ]

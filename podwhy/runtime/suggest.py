@@ -43,6 +43,7 @@ from podwhy.runtime.framework import Framework, NodeVerdict
 from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.placement import Placer
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.writer import REDACTED
 
 MAX_SUGGESTIONS = 5
 # Candidates tried per kind, and re-runs in all: each re-run filters every node.
@@ -1088,7 +1089,14 @@ def suggest(
         if len(out) >= MAX_SUGGESTIONS or verifier.exhausted:
             break
         out.extend(suggester(verifier, cycle))
-    return out[:MAX_SUGGESTIONS]
+    out = out[:MAX_SUGGESTIONS]
+    for suggestion in out:
+        if any(p.get("kind") == "Pod" and REDACTED in json.dumps(p.get("patch")) for p in suggestion.patches):
+            # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
+            suggestion.summary += (
+                f" (the snapshot is redacted: the pod's merge patch carries {REDACTED} values; run the command instead)"
+            )
+    return out
 
 
 # `podwhy pending`: groups sized, largest first, and the node evaluations all of them may spend.

@@ -41,6 +41,10 @@ KEPT_ANNOTATIONS = frozenset(
 )
 # Keys whose values are commands or free text, wherever they appear in an object.
 FREE_TEXT_LISTS = frozenset({"command", "args"})
+# Words of a command line kept by --redact: they say which schedulerNames a scheduler pod
+# serves (podwhy pending), and carry no secret.
+KEPT_FLAGS = ("--scheduler-name", "-scheduler-name", "--config", "-config")
+KEPT_PROGRAMS = frozenset({"kube-scheduler"})
 
 
 def redact(obj: Any) -> Any:
@@ -52,13 +56,29 @@ def redact(obj: Any) -> Any:
     out: dict[str, Any] = {}
     for key, value in obj.items():
         if key in FREE_TEXT_LISTS and isinstance(value, list):
-            out[key] = [REDACTED for _ in value]
+            out[key] = _redact_command(value)
         elif key == "env" and isinstance(value, list):
             out[key] = [_redact_env(v) for v in value]
         elif key == "annotations" and isinstance(value, dict):
             out[key] = {k: (v if k in KEPT_ANNOTATIONS else REDACTED) for k, v in value.items()}
         else:
             out[key] = redact(value)
+    return out
+
+
+def _redact_command(words: list[Any]) -> list[Any]:
+    """Every word replaced, but a kube-scheduler program and its --scheduler-name / --config flags."""
+    out: list[Any] = []
+    flag_value_next = False
+    for word in words:
+        keep = isinstance(word, str) and (
+            flag_value_next
+            or word in KEPT_FLAGS
+            or word.startswith(tuple(f"{flag}=" for flag in KEPT_FLAGS))
+            or word.rstrip("/").rpartition("/")[2] in KEPT_PROGRAMS
+        )
+        flag_value_next = isinstance(word, str) and word in KEPT_FLAGS
+        out.append(word if keep else REDACTED)
     return out
 
 

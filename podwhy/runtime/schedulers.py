@@ -1,0 +1,268 @@
+"""The scheduler pods a snapshot shows: which schedulerNames they serve, and whether they run.
+
+kube-scheduler runs as a static pod on kubeadm-style control planes (labelled
+component=kube-scheduler), second schedulers usually as Deployments; managed control planes
+(EKS, GKE, AKS) show no scheduler pod at all. So podwhy concludes that nothing serves a
+schedulerName only when the snapshot shows pods serving it and none of them runs: finding no
+scheduler pod proves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
+from podwhy.model import objects as o
+
+KUBE_SCHEDULER = "kube-scheduler"
+KUBE_SYSTEM = "kube-system"
+# kubeadm's static pod manifests label the control-plane components with it.
+COMPONENT_LABEL = "component"
+SCHEDULER_NAME_FLAG = "--scheduler-name"
+CONFIG_FLAG = "--config"
+# Labels that name what a pod is (a scheduler Deployment's pods carry one of them).
+NAME_LABELS = ("app.kubernetes.io/name", "app", "name", COMPONENT_LABEL)
+
+
+class Serving(Enum):
+    """Whether a scheduler pod serves a schedulerName."""
+
+    NO = "no"
+    # Its flags name it (or name nothing, which is default-scheduler).
+    BY_FLAGS = "flags"
+    # A --config file or a configuration podwhy cannot read decides; its name or role says so.
+    APPARENTLY = "apparently"
+
+
+@dataclass(frozen=True)
+class SchedulerPod:
+    pod: o.Pod
+    # The schedulerNames its flags give; None when a configuration podwhy cannot read decides.
+    names: frozenset[str] | None
+    # The --config file, "" without one.
+    config: str
+    # The cluster's own kube-scheduler: a static (mirror) pod or labelled component=kube-scheduler.
+    control_plane: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.pod.metadata.namespace}/{self.pod.metadata.name}"
+
+    @property
+    def running(self) -> bool:
+        """Phase Running and Ready: a crash-looping scheduler keeps phase Running, but not Ready."""
+        status = self.pod.status
+        ready = any(c.type == "Ready" and c.status == "True" for c in status.conditions)
+        return status.phase == "Running" and ready
+
+    def serves(self, name: str) -> Serving:
+        if self.names is not None:
+            return Serving.BY_FLAGS if name in self.names else Serving.NO
+        if _named_after(self.pod, name):
+            return Serving.APPARENTLY
+        if name == DEFAULT_SCHEDULER_NAME and self.control_plane:
+            # The cluster's own scheduler with a --config file: its profile keeps the default name
+            # unless that file renames it, which podwhy cannot read.
+            return Serving.APPARENTLY
+        return Serving.NO
+
+    def state(self) -> str:
+        """What the pod is doing, as `kubectl get pod` would sum it up, with its last crash."""
+        status = self.pod.status
+        if self.pod.metadata.deletion_timestamp is not None:
+            return "Terminating"
+        if self.running:
+            return "Running"
+        for cs in status.container_statuses:
+            waiting = cs.state.waiting if cs.state is not None else None
+            if waiting is None or not waiting.reason:
+                continue
+            facts = [f"{cs.restart_count} restarts"] if cs.restart_count else []
+            last = cs.last_state.terminated if cs.last_state is not None else None
+            if last is not None:
+                facts.append(f"last exit code {last.exit_code}" + (f": {last.reason}" if last.reason else ""))
+            return waiting.reason + (f" ({'; '.join(facts)})" if facts else "")
+        if status.phase == "Running":
+            return "Running, not Ready"
+        return status.phase or "Pending"
+
+    def describe(self) -> str:
+        """The pod, its state, and what tells podwhy which names it serves."""
+        if self.names:
+            how = f"{SCHEDULER_NAME_FLAG}={','.join(sorted(self.names))}"
+        elif self.config:
+            how = f"{CONFIG_FLAG}={self.config}, which podwhy cannot read"
+        elif self.names is None:
+            how = "configured in a way podwhy cannot read"
+        else:
+            how = ""
+        return f"{self.key} ({self.state()}{'; ' + how if how else ''})"
+
+
+def _flag(args: Sequence[str], flag: str) -> list[str]:
+    """Every value of `flag` in `args` (--flag=value or --flag value; a single dash works too)."""
+    values: list[str] = []
+    short = flag[1:]
+    for i, arg in enumerate(args):
+        for spelling in (flag, short):
+            if arg.startswith(spelling + "="):
+                values.append(arg[len(spelling) + 1 :])
+            elif arg == spelling and i + 1 < len(args):
+                values.append(args[i + 1])
+    return values
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def _image_name(image: str) -> str:
+    """registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7 -> kube-scheduler."""
+    name = _basename(image.partition("@")[0])
+    return name.partition(":")[0]
+
+
+def _tokens(container: o.Container) -> list[str]:
+    """Its command line, word by word (a shell's `-c "kube-scheduler --config=..."` included)."""
+    return [word for part in (*container.command, *container.args) for word in part.split()]
+
+
+def _runs_kube_scheduler(container: o.Container) -> bool:
+    if any(_basename(word) == KUBE_SCHEDULER for word in _tokens(container)):
+        return True
+    # No command: the image's own entrypoint runs, and kube-scheduler images run kube-scheduler.
+    return not container.command and _image_name(container.image) == KUBE_SCHEDULER
+
+
+def _identity(pod: o.Pod) -> list[str]:
+    """The names a pod goes by: its own, its controller's, its name labels."""
+    meta = pod.metadata
+    names = [meta.name, *(r.name for r in meta.owner_references if r.controller)]
+    return names + [meta.labels[k] for k in NAME_LABELS if k in meta.labels]
+
+
+def _named_after(pod: o.Pod, scheduler_name: str) -> bool:
+    """Whether one of its names holds the schedulerName as whole words (volcano-scheduler-6c8f: volcano)."""
+    return any(f"-{scheduler_name}-" in f"-{name}-" for name in _identity(pod))
+
+
+def _is_mirror_pod(pod: o.Pod) -> bool:
+    return "kubernetes.io/config.mirror" in pod.metadata.annotations or any(
+        r.kind == "Node" and r.controller for r in pod.metadata.owner_references
+    )
+
+
+def _mentions_scheduler(pod: o.Pod) -> bool:
+    """A cheap first look (every pod of a large snapshot gets one): does anything name a scheduler?
+    The model keeps a container's command line only when it mentions one."""
+    meta = pod.metadata
+    if "sched" in meta.name or any("sched" in r.name for r in meta.owner_references):
+        return True
+    if any("sched" in value for value in meta.labels.values()):
+        return True
+    return any(c.command or c.args or "sched" in c.image for c in pod.spec.containers)
+
+
+def scheduler_pod(pod: o.Pod) -> SchedulerPod | None:
+    """The pod as a scheduler, or None when nothing about it says it schedules pods."""
+    if pod.status.phase in ("Succeeded", "Failed") or not _mentions_scheduler(pod):
+        return None  # evicted or completed pods are not instances any more
+    labelled = pod.metadata.labels.get(COMPONENT_LABEL) == KUBE_SCHEDULER
+    kube_scheduler = labelled or any(_runs_kube_scheduler(c) for c in pod.spec.containers)
+    names: set[str] = set()
+    config = ""
+    for container in pod.spec.containers:
+        line = _tokens(container)
+        names.update(n for value in _flag(line, SCHEDULER_NAME_FLAG) for n in value.split(",") if n)
+        config = config or next(iter(_flag(line, CONFIG_FLAG)), "")
+    named = any("scheduler" in name for name in _identity(pod))
+    if not (kube_scheduler or names or named):
+        return None
+    served: frozenset[str] | None
+    if names:
+        served = frozenset(names)
+    elif kube_scheduler and not config:
+        served = frozenset({DEFAULT_SCHEDULER_NAME})
+    else:
+        served = None
+    control_plane = labelled or (kube_scheduler and _is_mirror_pod(pod))
+    return SchedulerPod(pod, served, config, control_plane)
+
+
+@dataclass(frozen=True)
+class SchedulerFinding:
+    """What the snapshot shows about the scheduler pods serving one schedulerName."""
+
+    scheduler_name: str
+    # Pods that serve it, by flags or apparently.
+    serving: tuple[SchedulerPod, ...]
+    # The snapshot holds kube-system pods: scheduler pods would be among them.
+    cluster_wide: bool
+
+    @property
+    def running(self) -> tuple[SchedulerPod, ...]:
+        return tuple(p for p in self.serving if p.running)
+
+    @property
+    def none_running(self) -> bool:
+        """Pods serving the name are there and not one of them runs, in a snapshot that holds the
+        pods of every namespace (kube-system's among them): a dump of a few namespaces may lack the
+        replica that does run."""
+        return self.cluster_wide and bool(self.serving) and not self.running
+
+    def cause(self) -> str:
+        """No running scheduler: the one-line cause (every pod asking for the name shares it)."""
+        down = ", ".join(f"{p.key} is {p.state()}" for p in self.serving)
+        return f"no running scheduler serves {self.scheduler_name!r}: {down}"
+
+    def hints(self) -> list[str]:
+        """Where to look next: why each serving pod stopped."""
+        out = []
+        for sp in self.serving:
+            meta = sp.pod.metadata
+            if sp.pod.status.phase != "Running":
+                out.append(f"why it does not start: kubectl describe pod -n {meta.namespace} {meta.name}")
+                continue
+            containers = sp.pod.spec.containers
+            flag = f" -c {containers[0].name}" if len(containers) > 1 else ""
+            out.append(f"why it stops: kubectl logs -n {meta.namespace} {meta.name}{flag} --previous")
+        return out
+
+    def no_profile_note(self) -> str:
+        """For a name no profile has: what serves it, or that nothing appears to."""
+        if self.running:
+            shown = ", ".join(p.describe() for p in self.running)
+            return f"it appears to be served by {shown}: pass that scheduler's configuration with --scheduler-config"
+        if self.serving and self.cluster_wide:
+            return self.cause()
+        if self.serving:
+            down = ", ".join(f"{p.key} ({p.state()})" for p in self.serving)
+            return (
+                f"it appears to be served by {down}, not running; the snapshot holds no kube-system pods,"
+                " so one running elsewhere may be missing from it"
+            )
+        if self.cluster_wide:
+            return "no pod in the snapshot appears to serve it (a misspelt name, or a scheduler not installed?)"
+        return "the snapshot holds no kube-system pods: podwhy cannot tell whether a scheduler serving it runs"
+
+
+@dataclass
+class SchedulerPods:
+    """Every scheduler pod of a snapshot, found once."""
+
+    pods: list[SchedulerPod]
+    cluster_wide: bool
+
+    @classmethod
+    def of(cls, pods: Sequence[o.Pod]) -> SchedulerPods:
+        found = [sp for pod in pods if (sp := scheduler_pod(pod)) is not None]
+        return cls(found, any(p.metadata.namespace == KUBE_SYSTEM for p in pods))
+
+    def for_name(self, scheduler_name: str) -> SchedulerFinding:
+        serving = tuple(p for p in self.pods if p.serves(scheduler_name) is not Serving.NO)
+        return SchedulerFinding(scheduler_name, serving, self.cluster_wide)
+
+    def __iter__(self) -> Iterator[SchedulerPod]:
+        return iter(self.pods)
