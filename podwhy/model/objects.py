@@ -49,7 +49,7 @@ class ObjectMeta(_Base):
     owner_references: list[OwnerReference] = []
     generate_name: str = ""
     # Set with deletionTimestamp, which is the end of this grace period (not when deletion began).
-    deletion_grace_period_seconds: int | None = None
+    deletion_grace_period_seconds: Int64 | None = None
 
 
 # ---------------------------------------------------------------- selectors
@@ -337,7 +337,7 @@ class ContainerStatus(_Base):
     state: ContainerState | None = None
     # The previous run (a crash-looping container's exit code and reason).
     last_state: ContainerState | None = None
-    restart_count: int = 0
+    restart_count: Int32 = 0
 
 
 class PodCondition(_Base):
@@ -633,7 +633,7 @@ class Event(_Base):
     regarding: ObjectReference | None = None
     note: str = ""
     reporting_controller: str = ""
-    deprecated_count: int = 0
+    deprecated_count: Int32 = 0
     deprecated_first_timestamp: str | None = None
     deprecated_last_timestamp: str | None = None
     deprecated_source: EventSource | None = None
