@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 
 SCHEMA = Path(__file__).resolve().parent.parent / "podwhy" / "report" / "schema.json"
 CHECK_SCHEMA = SCHEMA.with_name("check-schema.json")
+PENDING_SCHEMA = SCHEMA.with_name("pending-schema.json")
 
 
 def _validator(path: Path) -> jsonschema.protocols.Validator:
@@ -28,6 +29,12 @@ def report_schema_validator() -> jsonschema.protocols.Validator:
 def check_schema_validator() -> jsonschema.protocols.Validator:
     """The committed JSON Schema of `check -o json` (a CheckReport)."""
     return _validator(CHECK_SCHEMA)
+
+
+@pytest.fixture(scope="session")
+def pending_schema_validator() -> jsonschema.protocols.Validator:
+    """The committed JSON Schema of `pending -o json` (a PendingReport)."""
+    return _validator(PENDING_SCHEMA)
 
 
 # Hypothesis profiles: "default" keeps the property tests within the default test command's

@@ -28,7 +28,7 @@ from podwhy.runtime.config import default_config
 from podwhy.runtime.cycle import Verdict, run_cycle
 from podwhy.runtime.pending import owner_of as pending_owner_of
 from podwhy.runtime.placement import place
-from podwhy.runtime.suggest import owner_of as suggest_owner_of
+from podwhy.runtime.suggest import template_owner
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from tests.builders import make_node, make_pod, make_snapshot
@@ -561,7 +561,7 @@ def test_deployment_owner_chain_and_pod_template_hash() -> None:
         # `pending` and suggestions lift the pod to its Deployment through the ReplicaSet.
         owner = pending_owner_of(pod, snapshot, {(rs.metadata.namespace, rs.metadata.name): rs})
         assert owner is not None and (owner.kind, owner.namespace, owner.name) == ("Deployment", "shop", "web")
-        assert suggest_owner_of(pod, snapshot) == ("Deployment", "shop", "web")
+        assert template_owner(pod, snapshot) == ("Deployment", "shop", "web")
     # Another template is another ReplicaSet hash; the same template the same one.
     changed = deployment("web", 3, {"containers": [container(cpu="200m")]})
     other, _ = load([make_node("n1").obj()], changed, namespace="shop")

@@ -136,7 +136,7 @@ def test_node_view_unknown_node_is_a_usage_error_before_any_output() -> None:
     assert err.count("\n") == 1 and "'worker-a9'" in err and "closest: worker-a1" in err
 
 
-@pytest.mark.parametrize("kind", ["Explanation", "CheckReport"])
+@pytest.mark.parametrize("kind", ["Explanation", "CheckReport", "PendingReport"])
 def test_committed_schema_is_generated_from_the_report_model(kind: str) -> None:
     from podwhy.report.schema import SCHEMA_PATHS, schema_text
 

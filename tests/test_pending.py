@@ -140,12 +140,14 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "sh
 
 
 @pytest.mark.parametrize("source", [EXAMPLE, SAMPLE_DUMP], ids=["example", "cluster-info-dump"])
-def test_grouped_output(source: Path, snapshot: Any) -> None:
-    """The grouped table and JSON of `podwhy pending -A`, fixed width and colourless."""
+def test_grouped_output(source: Path, snapshot: Any, pending_schema_validator: Any) -> None:
+    """The grouped table and JSON of `podwhy pending -A`, fixed width and colourless; the JSON
+    holds to the committed PendingReport schema."""
     env = {"COLUMNS": "140", "NO_COLOR": "1"}
     table = CliRunner().invoke(app, ["pending", "--from", str(source), "-A"], env=env)
     report = CliRunner().invoke(app, ["pending", "--from", str(source), "-A", "-o", "json"], env=env)
     doc = json.loads(report.stdout)
+    pending_schema_validator.validate(doc)
     doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]
     assert (table.exit_code, table.stdout, doc) == snapshot
 
@@ -251,3 +253,25 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
     # The table says it under the group.
     table = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A"], env={"COLUMNS": "200", "NO_COLOR": "1"})
     assert f"⇒ {size} pods of ml/trainer (Job) need {needed} more node" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("labels", "with_replica_set", "expected"),
+    [
+        # The ReplicaSet is not in the snapshot: its name and the pod's label show the Deployment.
+        ({"pod-template-hash": "7c9d8b6f5"}, False, "shop/checkout (Deployment)"),
+        # Without the label (or a name that does not end in it) the ReplicaSet stays the owner.
+        ({}, False, "shop/checkout-7c9d8b6f5 (ReplicaSet)"),
+        ({"pod-template-hash": "abcde"}, False, "shop/checkout-7c9d8b6f5 (ReplicaSet)"),
+        # A ReplicaSet the snapshot holds without a controller of its own is the owner.
+        ({"pod-template-hash": "7c9d8b6f5"}, True, "shop/checkout-7c9d8b6f5 (ReplicaSet)"),
+    ],
+)
+def test_owner_lifted_to_the_deployment_its_replica_set_is_named_after(
+    labels: dict[str, str], with_replica_set: bool, expected: str
+) -> None:
+    pod = make_pod("checkout-7c9d8b6f5-m4x2q", "shop").owner("ReplicaSet", "checkout-7c9d8b6f5").labels(labels).obj()
+    objects: list[Any] = [make_node("n1").obj(), pod]
+    if with_replica_set:
+        objects.append(msgspec.convert({"metadata": {"name": "checkout-7c9d8b6f5", "namespace": "shop"}}, o.ReplicaSet))
+    assert str(pending_module.owner_of(pod, make_snapshot(*objects))) == expected

@@ -263,10 +263,12 @@ def test_events_k8s_io_read_like_core_events() -> None:
 
 
 @pytest.mark.parametrize("source", [CAUSES, SCHEDULER_DOWN], ids=["causes", "scheduler-down"])
-def test_grouped_output_of_recorded_causes(source: Path, snapshot: Any) -> None:
-    """The grouped table and JSON of `podwhy pending -A` over the kubectl-shaped dumps."""
+def test_grouped_output_of_recorded_causes(source: Path, snapshot: Any, pending_schema_validator: Any) -> None:
+    """The grouped table and JSON of `podwhy pending -A` over the kubectl-shaped dumps (the JSON
+    holds to the committed PendingReport schema)."""
     table = CliRunner().invoke(app, ["pending", "--from", str(source), "-A"], env=ENV)
     code, doc = _pending(source)
+    pending_schema_validator.validate(doc)
     doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]
     assert (table.exit_code, code) == (1, 1)
     assert (table.stdout, doc) == snapshot

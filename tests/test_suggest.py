@@ -20,7 +20,7 @@ from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.runtime.config import default_profile
 from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.suggest import MAX_SUGGESTIONS, Suggestion, owner_of, suggest
+from podwhy.runtime.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
@@ -331,7 +331,7 @@ def test_commands_patch_the_owning_workload(
     snapshot = _snap(nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).taint("k", "v").obj()])
     snapshot.add("ReplicaSet", msgspec.convert(rs, o.ReplicaSet))
     pod = make_pod("p").owner(owner_kind, "web-abc12").req(cpu="1").obj()
-    assert owner_of(pod, snapshot) == expected
+    assert template_owner(pod, snapshot) == expected
     command = _suggestions(snapshot, pod)[0].command
     if expected is None:
         assert command.startswith("kubectl get pod p -n default -o json | kubectl patch --local")

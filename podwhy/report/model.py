@@ -351,14 +351,19 @@ def to_builtins(report: Report | PendingReport | CheckReport) -> dict[str, Any]:
 
 
 # Each report kind with a JSON Schema: (the report model, $id, title).
-SCHEMA_INFO: dict[str, tuple[type[Report] | type[CheckReport], str, str]] = {
+SCHEMA_INFO: dict[str, tuple[type[Report] | type[CheckReport] | type[PendingReport], str, str]] = {
     "Explanation": (Report, "https://podwhy.dev/schema/explanation-v1.json", "podwhy Explanation (podwhy/v1)"),
     "CheckReport": (CheckReport, "https://podwhy.dev/schema/check-report-v1.json", "podwhy CheckReport (podwhy/v1)"),
+    "PendingReport": (
+        PendingReport,
+        "https://podwhy.dev/schema/pending-report-v1.json",
+        "podwhy PendingReport (podwhy/v1)",
+    ),
 }
 
 
 def json_schema(kind: str = "Explanation") -> dict[str, Any]:
-    """The JSON Schema of a report kind (Explanation or CheckReport), generated from the model."""
+    """The JSON Schema of a report kind (Explanation, CheckReport or PendingReport), generated from the model."""
     model, schema_id, title = SCHEMA_INFO[kind]
     schema: dict[str, Any] = msgspec.json.schema(model)
     return {

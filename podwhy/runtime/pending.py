@@ -71,17 +71,35 @@ def is_pending(pod: o.Pod) -> bool:
     return pod.status.phase in ("Pending", "") and pod.metadata.deletion_timestamp is None
 
 
-def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: dict[tuple[str, str], o.ReplicaSet]) -> Owner | None:
-    """The pod's controller, lifted from a ReplicaSet to its Deployment when the snapshot has it."""
+# The label the Deployment controller puts on its ReplicaSets' pods: the RS is `<deployment>-<hash>`.
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+ReplicaSetIndex = dict[tuple[str, str], o.ReplicaSet]
+
+
+def replica_set_index(snapshot: Snapshot) -> ReplicaSetIndex:
+    return {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+
+
+def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> Owner | None:
+    """The pod's controller, lifted from a ReplicaSet to its Deployment: the ReplicaSet's own
+    controller when the snapshot has it, else the Deployment its name and the pod's
+    pod-template-hash label show (dumps of pods alone, cluster-info dumps of empty lists)."""
     ref = next((r for r in pod.metadata.owner_references if r.controller), None)
     if ref is None:
         return None
     namespace = pod.metadata.namespace
     if ref.kind == "ReplicaSet":
+        if replica_sets is None:
+            replica_sets = replica_set_index(snapshot)
         rs = replica_sets.get((namespace, ref.name))
-        parent = next((r for r in rs.metadata.owner_references if r.controller), None) if rs is not None else None
-        if parent is not None:
-            return Owner(parent.kind, namespace, parent.name)
+        if rs is not None:
+            parent = next((r for r in rs.metadata.owner_references if r.controller), None)
+            if parent is not None:
+                return Owner(parent.kind, namespace, parent.name)
+            return Owner(ref.kind, namespace, ref.name)
+        template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH_LABEL, "")
+        if template_hash and ref.name.endswith(f"-{template_hash}") and len(ref.name) > len(template_hash) + 1:
+            return Owner("Deployment", namespace, ref.name[: -len(template_hash) - 1])
     return Owner(ref.kind, namespace, ref.name)
 
 
@@ -277,7 +295,7 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
     itself included ([] for a pod that is not one of the snapshot's, or has no owner)."""
     if pod.spec.node_name or not any(p is pod for p in snapshot.pods):
         return None, []
-    replica_sets = {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+    replica_sets = replica_set_index(snapshot)
     owner = owner_of(pod, snapshot, replica_sets)
     if owner is None:
         return None, []
@@ -311,7 +329,7 @@ class _Classifier:
         self.snapshot = snapshot
         self.config = config
         self.nodes = {n.metadata.name: n for n in snapshot.nodes}
-        self.replica_sets = {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+        self.replica_sets = replica_set_index(snapshot)
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
         self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}

@@ -40,7 +40,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
-from podwhy.runtime.pending import PendingPod
+from podwhy.runtime.pending import PendingPod, owner_of
 from podwhy.runtime.placement import Placer
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.writer import REDACTED
@@ -259,28 +259,19 @@ def _pod_patch(v: _Verifier, ops: list[dict[str, Any]]) -> dict[str, Any]:
     return {**_pod_ref(v.pod), "patch": merge_diff(doc, new)}
 
 
-def owner_of(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
-    """(kind, namespace, name) of the workload whose template makes the pod, None for a bare pod.
-    A ReplicaSet's own controller (a Deployment) is looked up among the snapshot's ReplicaSets."""
-    ref = next((r for r in pod.metadata.owner_references if r.controller), None)
-    if ref is None or ref.kind not in TEMPLATE_OWNERS:
+def template_owner(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
+    """(kind, namespace, name) of the workload whose template makes the pod (a ReplicaSet lifted
+    to its Deployment), None for a bare pod or an owner without a pod template."""
+    owner = owner_of(pod, snapshot)
+    if owner is None or owner.kind not in TEMPLATE_OWNERS:
         return None
-    namespace = pod.metadata.namespace
-    if ref.kind == "ReplicaSet":
-        rs = next(
-            (r for r in snapshot.replica_sets if r.metadata.namespace == namespace and r.metadata.name == ref.name),
-            None,
-        )
-        parent = next((r for r in rs.metadata.owner_references if r.controller), None) if rs is not None else None
-        if parent is not None and parent.kind == "Deployment":
-            return "Deployment", namespace, parent.name
-    return ref.kind, namespace, ref.name
+    return owner.kind, owner.namespace, owner.name
 
 
 def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]]) -> str:
     """`kubectl patch --type json` with `ops` (paths relative to the pod) on the owner's template;
     a bare pod is replaced with a patched copy, since most of a pod's spec is immutable."""
-    owner = owner_of(pod, snapshot)
+    owner = template_owner(pod, snapshot)
     if owner is not None:
         kind, namespace, name = owner
         template_ops = [{**op, "path": "/spec/template" + op["path"]} for op in ops]
@@ -455,7 +446,7 @@ def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if not isinstance(current, list) or len(current) != len(v.pod.spec.tolerations):
             current = _builtins(v.pod.spec.tolerations)
         new_entries = [*current, *_builtins(added)]
-        owned = owner_of(v.pod, v.snapshot) is not None
+        owned = template_owner(v.pod, v.snapshot) is not None
         kept = [
             t for t in new_entries if not (owned and isinstance(t, dict) and t.get("key") in ADMISSION_TOLERATION_KEYS)
         ]
