@@ -241,23 +241,14 @@ CHILD = """
 import json, resource, sys, time
 t0 = time.perf_counter()
 from podwhy.snapshot.source import FileSource
-<<<<<<< HEAD
 from podwhy.engine import find_pod
 from podwhy.report.build import build_report
 from podwhy.runtime.cycle import run_cycle
-t1 = time.perf_counter()
-snap = FileSource([sys.argv[1]]).load()
-t2 = time.perf_counter()
-exp = build_report(run_cycle(snap, find_pod(snap, "default", "target")), snap)
-t3 = time.perf_counter()
-=======
-from podwhy.engine import explain, find_pod
 t1, c1 = time.perf_counter(), time.process_time()
 snap = FileSource([sys.argv[1]]).load()
 t2, c2 = time.perf_counter(), time.process_time()
-exp = explain(snap, find_pod(snap, "default", "target"))
+exp = build_report(run_cycle(snap, find_pod(snap, "default", "target")), snap)
 t3, c3 = time.perf_counter(), time.process_time()
->>>>>>> snapshot
 print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "explain_s": t3 - t2,
                   "load_cpu_s": c2 - c1, "explain_cpu_s": c3 - c2,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

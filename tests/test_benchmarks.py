@@ -1,0 +1,32 @@
+"""The documented benchmark commands run and print their figures (tiny clusters: what is timed
+is the code path, never the machine; the figures themselves are the benchmarks' business)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ["--nodes", "20", "--pods", "200"]
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "lines"),
+    [
+        ("benchmarks.run", SMALL, ["dump:", "load:", "explain:", "peak memory:"]),
+        ("benchmarks.run", [*SMALL, "--compare"], ["yaml/json:", "verdicts:    identical"]),
+        ("benchmarks.pending", [*SMALL, "--pending", "30", "--owners", "4"], ["pending:", "end to end:"]),
+        ("benchmarks.live", SMALL, ["live:", "offline:", "verdicts:"]),
+    ],
+    ids=["run", "run-compare", "pending", "live"],
+)
+def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    for line in lines:
+        assert line in out.stdout, out.stdout
