@@ -43,6 +43,8 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "StatefulSet": ("apps/v1", "statefulsets", True),
     "Deployment": ("apps/v1", "deployments", True),
     "DaemonSet": ("apps/v1", "daemonsets", True),
+    "Job": ("batch/v1", "jobs", True),
+    "CronJob": ("batch/v1", "cronjobs", True),
     "DeviceClass": ("resource.k8s.io/v1", "deviceclasses", False),
     "ResourceSlice": ("resource.k8s.io/v1", "resourceslices", False),
     "ResourceClaim": ("resource.k8s.io/v1", "resourceclaims", True),

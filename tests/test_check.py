@@ -571,7 +571,7 @@ def test_deployment_owner_chain_and_pod_template_hash() -> None:
 
 
 def test_job_and_cron_job_pods_are_owned_by_their_job() -> None:
-    _, (plain, indexed, cron) = load(
+    snapshot, (plain, indexed, cron) = load(
         [make_node("n1").obj()],
         job("batch", parallelism=2),
         job("ix", parallelism=2, completionMode="Indexed"),
@@ -585,6 +585,11 @@ def test_job_and_cron_job_pods_are_owned_by_their_job() -> None:
     assert [p.metadata.annotations["batch.kubernetes.io/job-completion-index"] for p in indexed.pods] == ["0", "1"]
     assert cron.kind == "CronJob" and cron.name == "nightly"
     assert {p.metadata.owner_references[0].name for p in cron.pods} == {"nightly-28928160"}
+    # The Jobs are in the snapshot, as the API server would hold them: the CronJob's names its owner.
+    assert sorted(snapshot.jobs) == ["default/batch", "default/ix", "default/nightly-28928160"]
+    assert {str(pending_owner_of(p, snapshot)) for p in cron.pods} == {"default/nightly (CronJob)"}
+    assert {str(pending_owner_of(p, snapshot)) for p in plain.pods} == {"default/batch (Job)"}
+    assert {template_owner(p, snapshot) for p in cron.pods} == {("CronJob", "default", "nightly")}
 
 
 def test_generated_names_do_not_take_a_name_already_in_use() -> None:

@@ -139,7 +139,7 @@ def test_every_integer_field_has_its_go_range() -> None:
     """A new integer field cannot slip in unbounded: each is an int32 or an int64."""
     seen: set[type] = set()
     fields = [f for kind, tp in o.KIND_TYPES.items() for f in _int_fields(tp, kind, seen)]
-    fields += _int_fields(o.Workload, "Workload", seen) + _int_fields(o.CronJob, "CronJob", seen)
+    fields += _int_fields(o.Workload, "Workload", seen) + _int_fields(o.CronJobManifest, "CronJob", seen)
     assert len(fields) >= len(FIELDS)
     for where, t in fields:
         assert (t.ge, t.le) in (INT32, INT64), where

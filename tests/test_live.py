@@ -289,3 +289,89 @@ def test_krew_manifest_matches_its_archive(tmp_path: Path) -> None:
     version = tomllib.loads((krew.parent.parent / "pyproject.toml").read_text())["project"]["version"]
     assert f'version="{version}"' in (krew / "kubectl-podwhy").read_text()
     assert manifest["spec"]["version"] == f"v{version}"
+
+
+def _with_cron_job_run() -> list[dict[str, Any]]:
+    """The example cluster plus a CronJob, its Job, and the Job's Pending pod."""
+    owner = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly", "uid": "uid-cj", "controller": True}
+    job_ref = {"apiVersion": "batch/v1", "kind": "Job", "name": "nightly-29541630", "uid": "uid-j", "controller": True}
+    template = {"spec": {"containers": [{"name": "c", "image": "tools:1"}], "restartPolicy": "Never"}}
+    return [
+        *load_objects(EXAMPLE),
+        {
+            "apiVersion": "batch/v1",
+            "kind": "CronJob",
+            "metadata": {"name": "nightly", "namespace": "shop", "uid": "uid-cj"},
+            "spec": {"schedule": "30 0 * * *", "jobTemplate": {"spec": {"template": template}}},
+        },
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "nightly-29541630", "namespace": "shop", "uid": "uid-j", "ownerReferences": [owner]},
+            "spec": {"template": template},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "nightly-29541630-x7k2p", "namespace": "shop", "ownerReferences": [job_ref]},
+            "spec": {**template["spec"], "nodeSelector": {"pool": "none"}},
+            "status": {"phase": "Pending"},
+        },
+    ]
+
+
+def _pending_cli(*args: str) -> tuple[int, dict[str, Any], str]:
+    result = CliRunner().invoke(app, ["pending", "-A", "-o", "json", *args])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def _owner_of(report: dict[str, Any], pod: str) -> str | None:
+    return next(g["owner"] for g in report["groups"] if pod in g["pods"])
+
+
+def test_live_mode_lists_jobs_and_cron_jobs_to_name_owners(tmp_path: Path) -> None:
+    with FakeApiServer(_with_cron_job_run(), page_size_cap=3) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        snapshot = LiveSource(kubeconfig=config).load()
+        code, report, err = _pending_cli("--kubeconfig", config)
+        paths = {r.path for r in server.requests}
+        assert server.methods == {"GET"}
+    assert {"/apis/batch/v1/jobs", "/apis/batch/v1/cronjobs"} <= paths
+    assert list(snapshot.jobs) == ["shop/nightly-29541630"] and list(snapshot.cron_jobs) == ["shop/nightly"]
+    assert "Job" not in snapshot.missing and "CronJob" not in snapshot.missing
+    assert code == 1, err
+    assert _owner_of(report, "shop/nightly-29541630-x7k2p") == "shop/nightly (CronJob)"
+
+
+def test_jobs_that_cannot_be_listed_only_leave_owners_unlifted(tmp_path: Path) -> None:
+    """Forbidden Jobs and CronJobs are missing kinds, which no plugin needs: every verdict stays."""
+    objects = _with_cron_job_run()
+    with FakeApiServer(objects) as allowed, FakeApiServer(objects, forbidden={"jobs", "cronjobs"}) as denied:
+        reports = []
+        for server in (allowed, denied):
+            config = str(server.kubeconfig(tmp_path / f"config-{server.url.rpartition(':')[2]}"))
+            code, report, err = _pending_cli("--kubeconfig", config)
+            assert code == 1, err
+            explained = json.loads(_cli(POD, "--kubeconfig", config, "-o", "json")[1])
+            reports.append((report, explained))
+    (pending_ok, explain_ok), (pending_denied, explain_denied) = reports
+    assert explain_denied["snapshot"].pop("missingKinds") == ["CronJob", "Job"]
+    assert explain_ok["snapshot"].pop("missingKinds") == []
+    for doc in (explain_ok, explain_denied):
+        doc["snapshot"].pop("sources")
+    assert explain_ok == explain_denied
+    assert "NotEvaluated" not in json.dumps(explain_denied)
+    assert _owner_of(pending_denied, "shop/nightly-29541630-x7k2p") == "shop/nightly-29541630 (Job)"
+    assert [g["verdict"] for g in pending_ok["groups"]] == [g["verdict"] for g in pending_denied["groups"]]
+
+
+def test_snapshot_dump_keeps_jobs_and_cron_jobs(tmp_path: Path) -> None:
+    with FakeApiServer(_with_cron_job_run()) as server:
+        dump = tmp_path / "snap.json"
+        code, out, err = _snapshot_cli("-o", str(dump), "-A", "--kubeconfig", str(server.kubeconfig(tmp_path / "c")))
+        assert (code, out) == (0, ""), err
+    snapshot = FileSource([str(dump)]).load()
+    assert list(snapshot.jobs) == ["shop/nightly-29541630"] and list(snapshot.cron_jobs) == ["shop/nightly"]
+    assert not snapshot.missing and not snapshot.ignored_kinds
+    code, report, _ = _pending_cli("--from", str(dump))
+    assert _owner_of(report, "shop/nightly-29541630-x7k2p") == "shop/nightly (CronJob)"

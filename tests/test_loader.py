@@ -371,6 +371,25 @@ def test_a_cluster_info_dump_lacks_kinds_it_does_not_write(tmp_path: Path) -> No
     assert with_pvcs.missing_kinds == CLUSTER_INFO_DUMP_LACKS - {"PersistentVolumeClaim"}
 
 
+def test_jobs_a_cluster_info_dump_lacks_change_no_verdict() -> None:
+    """Jobs and CronJobs only name pods' owners: a dump without them (every cluster-info dump)
+    says so, and every pod's cycle is what it is when they are vouched for."""
+    from podwhy.runtime.cycle import run_cycle
+
+    sample = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "cluster-info-dump"
+    lacking = load([str(sample)])
+    assert {"Job", "CronJob"} <= lacking.missing_kinds
+    vouched = load([str(sample)])
+    del vouched.missing["Job"], vouched.missing["CronJob"]
+    unbound = [(a, b) for a, b in zip(lacking.pods, vouched.pods, strict=True) if not a.spec.node_name]
+    assert unbound
+    for pod, same in unbound:
+        with_missing, without = run_cycle(lacking, pod), run_cycle(vouched, same)
+        assert (with_missing.verdict, with_missing.message) == (without.verdict, without.message)
+        assert with_missing.outcome is not None and without.outcome is not None
+        assert [n.filters for n in with_missing.outcome.nodes] == [n.filters for n in without.outcome.nodes]
+
+
 def test_plain_dumps_vouch_for_every_kind(tmp_path: Path) -> None:
     path = tmp_path / "n.yaml"
     path.write_text("kind: Node\nmetadata: {name: a}\n")

@@ -275,3 +275,46 @@ def test_owner_lifted_to_the_deployment_its_replica_set_is_named_after(
     if with_replica_set:
         objects.append(msgspec.convert({"metadata": {"name": "checkout-7c9d8b6f5", "namespace": "shop"}}, o.ReplicaSet))
     assert str(pending_module.owner_of(pod, make_snapshot(*objects))) == expected
+
+
+def _cron_run(job: str, i: int) -> o.Pod:
+    return (
+        make_pod(f"{job}-p{i}", "ml")
+        .owner("Job", job, api_version="batch/v1")
+        .labels(app="nightly")
+        .req({"cpu": "1", "nvidia.com/gpu": "1"})
+        .obj()
+    )
+
+
+def _job(name: str, controller_kind: str | None = "CronJob") -> o.Job:
+    refs = [{"apiVersion": "batch/v1", "kind": controller_kind, "name": "nightly", "controller": True}]
+    return msgspec.convert({"metadata": {"name": name, "namespace": "ml", "ownerReferences": refs}}, o.Job)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "groups"),
+    [
+        # Both runs' Jobs are in the snapshot, owned by the CronJob: one group under the CronJob.
+        (["nightly-29541600", "nightly-29541630"], [(4, "ml/nightly (CronJob)")]),
+        # One run's Job is not in the snapshot: its pods stay under their Job (no guess from its name).
+        (["nightly-29541600"], [(2, "ml/nightly (CronJob)"), (2, "ml/nightly-29541630 (Job)")]),
+        ([], [(2, "ml/nightly-29541600 (Job)"), (2, "ml/nightly-29541630 (Job)")]),
+    ],
+)
+def test_pending_groups_name_the_cron_job_of_jobs_the_snapshot_holds(
+    jobs: list[str], groups: list[tuple[int, str]]
+) -> None:
+    node = make_node("gpu-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "1"}).obj()
+    busy = make_pod("busy", "ml").node("gpu-1").phase("Running").req({"nvidia.com/gpu": "1"}).obj()
+    pods = [_cron_run(job, i) for job in ("nightly-29541600", "nightly-29541630") for i in range(2)]
+    snapshot = make_snapshot(node, busy, *pods, *(_job(name) for name in jobs))
+    report = build_pending_report(classify_pending(snapshot, default_config()), snapshot)
+    assert sorted((g.count, g.owner) for g in report.groups) == groups
+    assert all(g.verdict == Verdict.UNSCHEDULABLE for g in report.groups)
+
+
+def test_a_job_of_another_controller_is_not_lifted() -> None:
+    pod = _cron_run("nightly-29541600", 0)
+    snapshot = make_snapshot(make_node("n1").obj(), pod, _job("nightly-29541600", "JobSet"))
+    assert str(pending_module.owner_of(pod, snapshot)) == "ml/nightly-29541600 (Job)"

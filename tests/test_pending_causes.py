@@ -193,6 +193,17 @@ def test_only_pending_pods_are_listed(causes_report: tuple[int, dict[str, Any]])
     assert (code, listed, report["total"], report["stuck"]) == (1, expected, len(expected), len(expected))
 
 
+def test_owners_are_named_as_the_dump_shows_them(causes_report: tuple[int, dict[str, Any]]) -> None:
+    """A Job the dump holds with a CronJob controller is lifted to the CronJob; a Job without one,
+    or one the dump lacks, is the owner itself; a ReplicaSet is lifted to its Deployment."""
+    owners = {pod: g["owner"] for g in causes_report[1]["groups"] for pod in g["pods"]}
+    assert owners["batch/cleanup-29541630-q8z7n"] == "batch/cleanup (CronJob)"
+    assert owners["shop/db-migrate-4kx9t"] == "shop/db-migrate (Job)"
+    assert owners["ml/train-bert-9vq4c"] == "ml/train-bert (Job)"
+    assert owners["shop/search-7d8f9c6b5-hw7kq"] == "shop/search (Deployment)"
+    assert owners["shop/db-0"] == "shop/db (StatefulSet)"
+
+
 # fixtures/pending/scheduler-down: kube-scheduler-cp1 crash-loops (its --config file is missing).
 DOWN_CASES = [
     ("shop/web-5b8c9d7f6-d4fzq", "NoScheduler", KUBE_SCHEDULER_DOWN, "once one runs: Schedulable (it fits now)"),

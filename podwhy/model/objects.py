@@ -693,9 +693,44 @@ class ReplicaSet(_Base):
     spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
 
 
+class RollingUpdateStatefulSetStrategy(_Base):
+    # Ordinals below the partition keep the current revision, even when recreated.
+    partition: Int32 | None = None
+
+
+class StatefulSetUpdateStrategy(_Base):
+    type: str = ""  # RollingUpdate (the default) or OnDelete
+    rolling_update: RollingUpdateStatefulSetStrategy | None = None
+
+
+class StatefulSetSpec(_Base):
+    selector: LabelSelector | None = None
+    # OrderedReady (the default) or Parallel: whether a Pending pod blocks the controller (suggestions).
+    pod_management_policy: str = ""
+    update_strategy: StatefulSetUpdateStrategy = msgspec.field(default_factory=StatefulSetUpdateStrategy)
+
+
 class StatefulSet(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
-    spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
+    spec: StatefulSetSpec = msgspec.field(default_factory=StatefulSetSpec)
+
+
+class JobSpec(_Base):
+    # True: the user wrote the selector and the template's labels; none of them were generated.
+    manual_selector: bool | None = None
+
+
+class Job(_Base):
+    """A Job of the snapshot: only what names a pod's owner (its CronJob) and how to recreate it."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: JobSpec = msgspec.field(default_factory=JobSpec)
+
+
+class CronJob(_Base):
+    """A CronJob of the snapshot: only its name (the owner its Jobs' pods are grouped under)."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
 
 
 # ---------------------------------------------------------------- workload templates (podwhy check)
@@ -740,7 +775,9 @@ class CronJobSpec(_Base):
     job_template: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
 
 
-class CronJob(_Base):
+class CronJobManifest(_Base):
+    """A CronJob read from a manifest, with its Job template (not part of snapshots)."""
+
     api_version: str = ""
     kind: str = ""
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
@@ -968,6 +1005,8 @@ KINDS: dict[str, KindInfo] = {
     "ReplicationController": KindInfo(ReplicationController, "ReplicationControllers", "replication_controllers", _L),
     "ReplicaSet": KindInfo(ReplicaSet, "ReplicaSets", "replica_sets", _L),
     "StatefulSet": KindInfo(StatefulSet, "StatefulSets", "stateful_sets", _L),
+    "Job": KindInfo(Job, "Jobs", "jobs", _NS),
+    "CronJob": KindInfo(CronJob, "CronJobs", "cron_jobs", _NS),
     "DeviceClass": KindInfo(DeviceClass, "DeviceClasses", "device_classes", _N),
     "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L),
     "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS),
@@ -992,7 +1031,7 @@ MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
     "Pod": Pod,
     **{kind: KIND_TYPES[kind] for kind in MANIFEST_SUPPORT_KINDS},
     **{kind: Workload for kind in WORKLOAD_KINDS if kind != "CronJob"},
-    "CronJob": CronJob,
+    "CronJob": CronJobManifest,
 }
 
 

@@ -80,11 +80,17 @@ def replica_set_index(snapshot: Snapshot) -> ReplicaSetIndex:
     return {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
 
 
+def controller_ref(meta: o.ObjectMeta) -> o.OwnerReference | None:
+    return next((r for r in meta.owner_references if r.controller), None)
+
+
 def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> Owner | None:
-    """The pod's controller, lifted from a ReplicaSet to its Deployment: the ReplicaSet's own
-    controller when the snapshot has it, else the Deployment its name and the pod's
-    pod-template-hash label show (dumps of pods alone, cluster-info dumps of empty lists)."""
-    ref = next((r for r in pod.metadata.owner_references if r.controller), None)
+    """The pod's controller, lifted from a ReplicaSet to its Deployment and from a Job to its
+    CronJob. A ReplicaSet is lifted to its own controller when the snapshot has it, else to the
+    Deployment its name and the pod's pod-template-hash label show (dumps of pods alone,
+    cluster-info dumps of empty lists). A Job is lifted only when the snapshot has it and a
+    CronJob controls it: a Job's name alone does not say whether a CronJob made it."""
+    ref = controller_ref(pod.metadata)
     if ref is None:
         return None
     namespace = pod.metadata.namespace
@@ -93,13 +99,18 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | Non
             replica_sets = replica_set_index(snapshot)
         rs = replica_sets.get((namespace, ref.name))
         if rs is not None:
-            parent = next((r for r in rs.metadata.owner_references if r.controller), None)
+            parent = controller_ref(rs.metadata)
             if parent is not None:
                 return Owner(parent.kind, namespace, parent.name)
             return Owner(ref.kind, namespace, ref.name)
         template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH_LABEL, "")
         if template_hash and ref.name.endswith(f"-{template_hash}") and len(ref.name) > len(template_hash) + 1:
             return Owner("Deployment", namespace, ref.name[: -len(template_hash) - 1])
+    elif ref.kind == "Job":
+        job = snapshot.jobs.get(f"{namespace}/{ref.name}")
+        parent = controller_ref(job.metadata) if job is not None else None
+        if parent is not None and parent.kind == "CronJob":
+            return Owner(parent.kind, namespace, parent.name)
     return Owner(ref.kind, namespace, ref.name)
 
 

@@ -37,10 +37,11 @@ from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
 from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
 from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.runtime.commands import patch_command, template_owner
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
-from podwhy.runtime.pending import PendingPod, owner_of
+from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.placement import Placer
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.writer import REDACTED
@@ -70,8 +71,6 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 MI = 1024 * 1024
 # Tolerations admission adds to every pod: a workload's template does not hold them.
 ADMISSION_TOLERATION_KEYS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
-# Workload kinds whose pod template is at /spec/template.
-TEMPLATE_OWNERS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet", "ReplicationController"})
 
 
 @dataclass
@@ -259,33 +258,6 @@ def _pod_patch(v: _Verifier, ops: list[dict[str, Any]]) -> dict[str, Any]:
     return {**_pod_ref(v.pod), "patch": merge_diff(doc, new)}
 
 
-def template_owner(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
-    """(kind, namespace, name) of the workload whose template makes the pod (a ReplicaSet lifted
-    to its Deployment), None for a bare pod or an owner without a pod template."""
-    owner = owner_of(pod, snapshot)
-    if owner is None or owner.kind not in TEMPLATE_OWNERS:
-        return None
-    return owner.kind, owner.namespace, owner.name
-
-
-def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]]) -> str:
-    """`kubectl patch --type json` with `ops` (paths relative to the pod) on the owner's template;
-    a bare pod is replaced with a patched copy, since most of a pod's spec is immutable."""
-    owner = template_owner(pod, snapshot)
-    if owner is not None:
-        kind, namespace, name = owner
-        template_ops = [{**op, "path": "/spec/template" + op["path"]} for op in ops]
-        return (
-            f"kubectl patch {kind.lower()} {shlex.quote(name)} -n {shlex.quote(namespace)} --type json "
-            f"-p {shlex.quote(json.dumps(template_ops, separators=(',', ':')))}"
-        )
-    ns, name = shlex.quote(pod.metadata.namespace), shlex.quote(pod.metadata.name)
-    return (
-        f"kubectl get pod {name} -n {ns} -o json | kubectl patch --local -f - --type json "
-        f"-p {shlex.quote(json.dumps(ops, separators=(',', ':')))} -o json | kubectl replace --force -f -"
-    )
-
-
 # ---------------------------------------------------------------- lower a request
 
 
@@ -392,7 +364,7 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
                 summary=f"lower the {', '.join(said)}: it then fits on {_nodes_text(feasible)}",
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=patch_command(v.pod, v.snapshot, ops),
+                command=patch_command(v.pod, v.snapshot, ops, v.group),
             )
         )
         break
@@ -458,7 +430,7 @@ def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 summary=f"tolerate the taint {names}: the pod then fits on {_nodes_text(feasible)}",
                 nodes=feasible,
                 patches=[_pod_patch(v, [{"op": "add", "path": "/spec/tolerations", "value": new_entries}])],
-                command=patch_command(v.pod, v.snapshot, ops),
+                command=patch_command(v.pod, v.snapshot, ops, v.group),
             )
         ]
     return []
@@ -998,7 +970,7 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
                     summary=f"relax the topology spread constraint on {c.topology_key}: set {said}",
                     nodes=feasible,
                     patches=[_pod_patch(v, ops)],
-                    command=patch_command(v.pod, v.snapshot, ops),
+                    command=patch_command(v.pod, v.snapshot, ops, v.group),
                 )
             ]
     return []
@@ -1039,7 +1011,7 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
                 "or make it preferred",
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=patch_command(v.pod, v.snapshot, ops),
+                command=patch_command(v.pod, v.snapshot, ops, v.group),
             )
         ]
     return []

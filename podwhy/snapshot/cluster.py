@@ -32,6 +32,9 @@ class Snapshot:
     replication_controllers: list[o.ReplicationController] = field(default_factory=list)
     replica_sets: list[o.ReplicaSet] = field(default_factory=list)
     stateful_sets: list[o.StatefulSet] = field(default_factory=list)
+    # Only to name a pod's owner (a Job's CronJob): no plugin reads them.
+    jobs: dict[str, o.Job] = field(default_factory=dict)
+    cron_jobs: dict[str, o.CronJob] = field(default_factory=dict)
     device_classes: dict[str, o.DeviceClass] = field(default_factory=dict)
     resource_slices: list[o.ResourceSlice] = field(default_factory=list)
     resource_claims: dict[str, o.ResourceClaim] = field(default_factory=dict)

@@ -56,7 +56,8 @@ class Resource:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
-# Everything the plugins read, and nothing else (never Secrets or ConfigMaps).
+# Everything the plugins read, the owners pods are named after, and nothing else (never Secrets
+# or ConfigMaps).
 RESOURCES: tuple[Resource, ...] = (
     Resource("Node", "v1", "nodes"),
     Resource("Pod", "v1", "pods"),
@@ -74,6 +75,9 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
     Resource("ReplicaSet", "apps/v1", "replicasets"),
     Resource("StatefulSet", "apps/v1", "statefulsets"),
+    # Not read by plugins: they name a pod's owner (Job -> CronJob) for `pending` and suggestions.
+    Resource("Job", "batch/v1", "jobs"),
+    Resource("CronJob", "batch/v1", "cronjobs"),
     Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
     Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
     Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),

@@ -221,7 +221,7 @@ class ManifestSource:
 
     def _cron_job(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
         """A CronJob's next Job, `<cronjob>-<scheduled minutes>`, owned by the CronJob."""
-        cron: o.CronJob = entry.obj
+        cron: o.CronJobManifest = entry.obj
         namespace = cron.metadata.namespace or self.namespace
         job = o.Workload(
             api_version="batch/v1",
@@ -286,15 +286,25 @@ class ManifestSource:
             prefix = pods_prefix(rs_name)
         elif kind in ("ReplicaSet", "StatefulSet"):
             meta = o.ObjectMeta(name=name, namespace=namespace, uid=owner.uid)
-            selector_spec = o.SelectorSpec(selector=selector)
             if kind == "ReplicaSet":
-                snapshot.add(kind, o.ReplicaSet(metadata=meta, spec=selector_spec))
+                snapshot.add(kind, o.ReplicaSet(metadata=meta, spec=o.SelectorSpec(selector=selector)))
             else:
-                snapshot.add(kind, o.StatefulSet(metadata=meta, spec=selector_spec))
+                policy = wl.spec.pod_management_policy
+                snapshot.add(
+                    kind,
+                    o.StatefulSet(
+                        metadata=meta, spec=o.StatefulSetSpec(selector=selector, pod_management_policy=policy)
+                    ),
+                )
                 labels[CONTROLLER_REVISION_HASH] = f"{name}-{hashed}"
                 out.claim_templates = list(wl.spec.volume_claim_templates)
                 out.selector_labels = dict(selector.match_labels) if selector is not None else {}
         elif kind == "Job":
+            # As the API server would hold it: a CronJob's Job names the CronJob its pods' owner.
+            refs = list(wl.metadata.owner_references)
+            snapshot.add(
+                kind, o.Job(metadata=o.ObjectMeta(name=name, namespace=namespace, uid=owner.uid, owner_references=refs))
+            )
             labels.update(
                 {
                     "batch.kubernetes.io/controller-uid": owner.uid,

@@ -38,6 +38,9 @@ CLUSTER_INFO_DUMP_LACKS = frozenset(
         "ResourceClaim",
         "ResourceClaimTemplate",
         "StatefulSet",
+        # Read only to name pods' owners (a Job's CronJob); no plugin needs them.
+        "Job",
+        "CronJob",
     }
 )
 
