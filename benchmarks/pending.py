@@ -5,6 +5,9 @@
 Generates the synthetic cluster of `benchmarks.run` plus PENDING pods of OWNERS ReplicaSets
 (identical replicas, as a ReplicaSet's are; `--varying N` makes the replicas of N owners all
 differ, so each of them is evaluated on its own), then times loading and `pending` in a child process.
+Half the owners' pods ask for 64 cpu, which no node has (their groups are told so at once), half
+fit now; `--sizable N` makes N of the former ask for 14 cpu instead, which only an added node holds
+(one per node), so that their groups are sized (how many nodes each needs, verified).
 Targets: >= 100 pending pods per second after loading; 1,000 pending pods in <= 20 s end to end.
 """
 
@@ -21,8 +24,13 @@ from typing import Any
 
 from benchmarks.run import _pod, build, write
 
+# Fits no node of the benchmark cluster (15890m allocatable), not even an empty one.
+CPU_BEYOND_EVERY_NODE = "64"
+# Fits no node as it is (about 12.9 cores free on each), but an empty one.
+CPU_FOR_AN_EMPTY_NODE = "14"
 
-def pending_pods(count: int, owners: int, varying: int = 0) -> list[dict[str, Any]]:
+
+def pending_pods(count: int, owners: int, varying: int = 0, sizable: int = 0) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(count):
         owner = i % owners
@@ -41,8 +49,9 @@ def pending_pods(count: int, owners: int, varying: int = 0) -> list[dict[str, An
         ]
         pod["metadata"]["labels"] = {"app": f"batch-{owner}"}
         requests = pod["spec"]["containers"][0]["resources"]["requests"]
-        # Owners alternate between pods that cannot fit anywhere and pods that fit.
-        requests["cpu"] = "64" if owner % 2 else "500m"
+        # Owners alternate between pods that cannot fit anywhere (or only on an added node) and pods that fit.
+        big = CPU_FOR_AN_EMPTY_NODE if owner // 2 < sizable else CPU_BEYOND_EVERY_NODE
+        requests["cpu"] = big if owner % 2 else "500m"
         if owner < varying:
             requests["memory"] = f"{256 + i % 97}Mi"  # replicas that differ: each is evaluated
         pod["status"] = {"phase": "Pending"}
@@ -65,7 +74,13 @@ class Loaded:
 t = time.perf_counter()
 report = pending(PendingRequest(Loaded(), None))
 t_pending = time.perf_counter() - t
+sizing = {}
+for group in report.groups:
+    if group.sizing is not None:
+        sizing[group.sizing.outcome] = sizing.get(group.sizing.outcome, 0) + 1
+nodes = [len(s.patches) for g in report.groups for s in g.suggestions]
 print(json.dumps({"load_s": t_load, "pending_s": t_pending, "total": report.total, "groups": len(report.groups),
+                  "sizing": sizing, "nodes_suggested": nodes,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -79,12 +94,15 @@ def main() -> int:
     parser.add_argument(
         "--varying", type=int, default=0, help="owners whose replicas all differ (each one evaluated on its own)"
     )
+    parser.add_argument(
+        "--sizable", type=int, default=0, help="owners whose pods only an added node holds (their groups get sized)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base, extra = Path(tmp) / "cluster.json", Path(tmp) / "pending.json"
         t = time.perf_counter()
         write(build(args.nodes, args.pods), base, "json")
-        items = pending_pods(args.pending, args.owners, args.varying)
+        items = pending_pods(args.pending, args.owners, args.varying, args.sizable)
         extra.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
         print(f"generated in {time.perf_counter() - t:.1f}s", file=sys.stderr)
         t = time.perf_counter()
@@ -99,11 +117,14 @@ def main() -> int:
     rate = figures["total"] / figures["pending_s"] if figures["pending_s"] else float("inf")
     print(
         f"cluster:      {args.nodes} nodes, {args.pods} pods + {args.pending} pending of {args.owners} owners"
-        f" ({args.varying} with replicas that all differ)"
+        f" ({args.varying} with replicas that all differ, {args.sizable} that only added nodes hold)"
     )
     print(f"load:         {figures['load_s']:.2f} s")
     print(f"pending:      {figures['pending_s']:.2f} s for {figures['total']} pods ({rate:,.0f} pods/s after loading)")
     print(f"groups:       {figures['groups']}")
+    outcomes = ", ".join(f"{count} {outcome}" for outcome, count in sorted(figures["sizing"].items()))
+    sized = figures["nodes_suggested"]
+    print(f"sizing:       {outcomes or 'no Unschedulable group'}; nodes suggested per sized group: {sized}")
     print(f"end to end:   {wall:.2f} s (child process: import, load, classify)")
     print(f"peak memory:  {figures['peak_rss_mib']:,.0f} MiB")
     return 0

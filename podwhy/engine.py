@@ -13,9 +13,10 @@ from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.runtime.cycle import Verdict, no_profile, run_cycle
+from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
+from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, pending_group
-from podwhy.runtime.suggest import suggest, suggest_for_groups
+from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
@@ -101,12 +102,23 @@ def explain(request: ExplainRequest) -> Report:
     if profile is None:
         return build_report(no_profile(pod, config), snapshot)
     names = frozenset(p.scheduler_name for p in config.profiles)
-    cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
+    # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
+    framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
+    cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names, framework=framework)
     owner, group = pending_group(snapshot, pod) if cycle.verdict == Verdict.UNSCHEDULABLE else (None, [])
+    notes: list[str] = []
     suggestions = suggest(
-        snapshot, cycle, profile, names, config=config, group=group, group_owner=str(owner) if owner else None
+        snapshot,
+        cycle,
+        profile,
+        names,
+        config=config,
+        group=group,
+        group_owner=str(owner) if owner else None,
+        framework=framework,
+        notes=notes,
     )
-    return build_report(cycle, snapshot, suggestions)
+    return build_report(cycle, snapshot, suggestions, notes)
 
 
 @dataclass
@@ -126,8 +138,10 @@ def pending(request: PendingRequest) -> PendingReport:
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
-    pending_pods = classify_pending(snapshot, config, request.namespace)
-    return build_pending_report(pending_pods, snapshot, suggest_for_groups(snapshot, pending_pods, config))
+    # The classifier's indexes serve the group sizing too.
+    frameworks: dict[str, Framework] = {}
+    pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
+    return build_pending_report(pending_pods, snapshot, size_groups(snapshot, pending_pods, config, frameworks))
 
 
 @dataclass

@@ -255,6 +255,86 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
     assert f"⇒ {size} pods of ml/trainer (Job) need {needed} more node" in table.stdout
 
 
+def _owned(name: str, owner: str, **requests: Any) -> o.Pod:
+    return make_pod(name, "ml").owner("Job", owner, api_version="batch/v1").labels(app=owner).req(requests).obj()
+
+
+@pytest.mark.parametrize(
+    ("bounds", "expected"),
+    [
+        # (module constant, value) set; per owner: how sizing ended and how its note begins.
+        pytest.param(
+            {},
+            {
+                "ml/big (Job)": ("sized", "sized: 2 more nodes shaped like gpu-node-1; with 1 not all"),
+                "ml/small (Job)": ("sized", "sized: 1 more node shaped like gpu-node-1"),
+                "ml/huge (Job)": ("noNodeShape", "no node shape of the cluster holds one of these pods, even empty"),
+            },
+            id="all-sized",
+        ),
+        pytest.param(
+            {"MAX_GROUPS_SIZED": 1},
+            {
+                "ml/big (Job)": ("sized", "sized: 2 more nodes"),
+                "ml/small (Job)": ("skipped", "not sized: only the 1 largest Unschedulable groups"),
+                # Told at once, without a slot: no node shape has room for one of its pods.
+                "ml/huge (Job)": ("noNodeShape", "no node shape of the cluster holds one of these pods"),
+            },
+            id="groups-skipped",
+        ),
+        pytest.param(
+            {"MAX_GROUP_PLACEMENT_WORK": 20},
+            {
+                "ml/big (Job)": ("stopped", "sizing stopped at the 20 node evaluations one group may spend"),
+                "ml/small (Job)": ("stopped", "sizing stopped at the 20 node evaluations one group may spend"),
+                "ml/huge (Job)": ("noNodeShape", "no node shape of the cluster holds one of these pods"),
+            },
+            id="group-bound",
+        ),
+        pytest.param(
+            {"MAX_GROUPS_PLACEMENT_WORK": 3},
+            {
+                # Not even the first look at every node fits in what the run may spend.
+                "ml/big (Job)": ("skipped", "not sized: too little is left of the 3 node evaluations all groups"),
+                "ml/small (Job)": ("skipped", "not sized: too little is left of the 3 node evaluations all groups"),
+                "ml/huge (Job)": ("noNodeShape", "no node shape of the cluster holds one of these pods"),
+            },
+            id="run-bound",
+        ),
+    ],
+)
+def test_every_unschedulable_group_says_how_sizing_went(
+    bounds: dict[str, Any], expected: dict[str, tuple[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sized, or why not (no node shape holds its pods, only the largest groups are sized, a bound
+    stopped it): never silent, in the JSON and under the group in the table."""
+    import podwhy.runtime.suggest as suggest_module
+
+    for name, value in bounds.items():
+        monkeypatch.setattr(suggest_module, name, value)
+    gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    pods = [busy]
+    pods += [_owned(f"big-{i}", "big", **{"nvidia.com/gpu": "1"}) for i in range(6)]
+    pods += [_owned(f"small-{i}", "small", **{"nvidia.com/gpu": "2"}) for i in range(2)]
+    pods += [_owned(f"huge-{i}", "huge", cpu="64") for i in range(7)]
+    objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(gpu)}]
+    objects += [{"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(p)} for p in pods]
+    dump = tmp_path / "cluster.json"
+    dump.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
+    env = {"COLUMNS": "250", "NO_COLOR": "1"}
+    report = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A", "-o", "json"], env=env)
+    groups = {g["owner"]: g for g in json.loads(report.stdout)["groups"] if g["verdict"] == "Unschedulable"}
+    assert {
+        owner: (g["sizing"]["outcome"], g["sizing"]["note"][: len(expected[owner][1])]) for owner, g in groups.items()
+    } == expected
+    for owner, (outcome, _) in expected.items():
+        assert bool(groups[owner]["suggestions"]) == (outcome == "sized")
+    table = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A"], env=env).stdout
+    for owner, (outcome, note) in expected.items():
+        assert (f"⇏ {note}" in table) == (outcome != "sized"), owner
+
+
 @pytest.mark.parametrize(
     ("labels", "with_replica_set", "expected"),
     [

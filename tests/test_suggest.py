@@ -465,6 +465,11 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
         objects: list[Json] | None = None
         for group in report.groups:
             assert len(group.suggestions) <= 1
+            # Never silent: an Unschedulable group is sized, or says why not.
+            unschedulable = group.verdict == Verdict.UNSCHEDULABLE
+            assert (group.sizing is not None) == unschedulable, (case.name, group.owner)
+            if group.sizing is not None:
+                assert (group.sizing.outcome == "sized") == bool(group.suggestions), (case.name, group.sizing)
             for s in group.suggestions:
                 assert group.verdict == Verdict.UNSCHEDULABLE and s.kind == "addNodesForGroup"
                 objects = objects if objects is not None else _raw_objects(cluster_file(case))
@@ -619,8 +624,185 @@ def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suggest_module, "MAX_GROUP_PLACEMENT_WORK", 10)
     assert sized() is None
     monkeypatch.undo()
+    # Sizing copies the snapshot's indexes rather than indexing it again: the size limit on
+    # changes that re-index does not apply to it (its bounds are the ones above).
     monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
-    assert sized() is None
+    assert sized() is not None
+
+
+@pytest.mark.parametrize(
+    ("bound", "value", "outcome", "note"),
+    [
+        ("MAX_ADDED_NODES", 2, "stopped", "sizing stopped: more than 2 added nodes shaped like gpu-node-1"),
+        ("MAX_GROUP_PLACEMENT_WORK", 10, "stopped", "sizing stopped at the 10 node evaluations one group may spend"),
+        ("GROUP_TIME_BUDGET_SECONDS", -1.0, "stopped", "sizing stopped by its safety net of -1 s"),
+        (None, None, "sized", "sized: 3 more nodes shaped like gpu-node-1; with 2 not all of them do"),
+    ],
+)
+def test_sizing_says_which_bound_stopped_it(
+    bound: str | None, value: Any, outcome: str, note: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    group = [_trainer(i) for i in range(12)]
+    snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
+    cycle = run_cycle(snapshot, group[0])
+    if bound is not None:
+        monkeypatch.setattr(suggest_module, bound, value)
+    sizing = suggest_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
+    assert sizing.outcome == outcome
+    assert sizing.note.startswith(note)
+    assert (sizing.suggestion is not None) == (outcome == "sized")
+
+
+def test_explain_says_when_a_bound_stopped_sizing_the_pods_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    group = [_trainer(i) for i in range(12)]
+    snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
+    cycle = run_cycle(snapshot, group[0])
+    monkeypatch.setattr(suggest_module, "MAX_GROUP_PLACEMENT_WORK", 10)
+    notes: list[str] = []
+    found = suggest(
+        snapshot,
+        cycle,
+        default_profile(),
+        config=default_config(),
+        group=group,
+        group_owner="ml/trainer (Job)",
+        notes=notes,
+    )
+    assert "addNodesForGroup" not in [s.kind for s in found]
+    assert notes == [
+        "12 pods of ml/trainer (Job), the pod's pending group: sizing stopped at the 10 node evaluations one group "
+        "may spend (1 node: a scheduling cycle that scores looks at every one); no count was verified"
+    ]
+
+
+def _sizing_case(name: str) -> tuple[list[o.Node], list[o.Pod], list[o.Pod]]:
+    """(nodes, pods bound to them, the pending group) of one sizing case."""
+
+    def group(count: int, cpu: str = "1", **build: Any) -> list[o.Pod]:
+        pods = []
+        for i in range(count):
+            b = make_pod(f"w-{i}", "ml").owner("Job", "w", api_version="batch/v1").labels(app="w").req(cpu=cpu)
+            for method, args in build.items():
+                b = getattr(b, method)(*args[0], **args[1])
+            pods.append(b.obj())
+        return pods
+
+    def full(node: str, cpu: str = "4", **labels: str) -> o.Pod:
+        return make_pod(f"fill-{node}").node(node).labels(labels or {"app": "fill"}).req(cpu=cpu).obj()
+
+    same_app = {"matchLabels": {"app": "w"}}
+    if name == "resources":
+        return [_node("n1"), _node("n2")], [full("n1", "3"), full("n2", "3")], group(9, "1500m")
+    if name == "host-port":
+        node = _node("n1", cpu="8")
+        port = make_pod("port-holder").node("n1").host_port(8080).obj()
+        return [node], [port, full("n1", "7")], group(4, "100m", host_port=((8080,), {}))
+    if name == "soft-spread":
+        nodes = [_zone_node("a1", "a", cpu="2"), _zone_node("b1", "b", cpu="2")]
+        soft = ((1, "zone"), {"when": "ScheduleAnyway", "selector": same_app})
+        return nodes, [full("a1", "2"), full("b1", "2")], group(5, spread=soft)
+    if name == "running-anti-affinity":
+        # A running pod keeps w pods out of zone a: copies of a1 take none, copies of b1 do.
+        guard = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": same_app, "topologyKey": "zone"}]
+            }
+        }
+        nodes = [_zone_node("a1", "a", cpu="2"), _zone_node("b1", "b", cpu="2")]
+        guard_pod = make_pod("guard").node("a1").labels(app="guard").req(cpu="2").affinity(guard).obj()
+        return nodes, [guard_pod, full("b1", "2")], group(3)
+    if name == "hard-spread":
+        hard = ((1, "kubernetes.io/hostname"), {"selector": same_app})
+        return [_node("n1"), _node("n2")], [full("n1"), full("n2")], group(4, spread=hard)
+    if name == "anti-affinity":
+        anti = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": same_app, "topologyKey": "kubernetes.io/hostname"}
+                ]
+            }
+        }
+        return [_node("n1")], [full("n1")], group(3, affinity=((anti,), {}))
+    if name == "own-affinity":
+        together = {
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": same_app, "topologyKey": "zone"}]
+            }
+        }
+        nodes = [_zone_node("a1", "a"), _zone_node("b1", "b")]
+        return nodes, [full("a1"), full("b1")], group(6, affinity=((together,), {}))
+    assert name == "mixed-specs"
+    return [_node("n1")], [full("n1")], [*group(2, "1"), *group(1, "3")[:1]]
+
+
+SIZING_CASES = [
+    # (case, whether the search may skip scoring, nodes needed)
+    pytest.param("resources", True, 5, id="resources"),
+    pytest.param("host-port", True, 4, id="host-port"),
+    pytest.param("soft-spread", True, 3, id="soft-spread"),
+    pytest.param("running-anti-affinity", True, 2, id="running-anti-affinity"),
+    # Constraints between the group's own pods: where one goes changes where the next may go.
+    pytest.param("hard-spread", False, 4, id="hard-spread"),
+    pytest.param("anti-affinity", False, 3, id="anti-affinity"),
+    pytest.param("own-affinity", False, 2, id="own-affinity"),
+    pytest.param("mixed-specs", False, 2, id="mixed-specs"),
+]
+
+
+@pytest.mark.parametrize(("case", "fast", "needed"), SIZING_CASES)
+def test_fast_sizing_gives_the_count_of_full_placements(
+    case: str, fast: bool, needed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search without scoring (node-local groups only) finds the count the search with full
+    placements finds; either count places every pod on the cluster indexed afresh with that many
+    nodes added, and one fewer does not. Groups whose pods constrain one another never take it."""
+    import podwhy.runtime.suggest as suggest_module
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.cycle import make_framework
+
+    nodes, bound, group = _sizing_case(case)
+    if case == "mixed-specs":
+        group[2].metadata.name = "w-2"
+    snapshot = _snap(nodes, [*bound, *group])
+    config = default_config()
+    profile = config.profiles[0]
+    cycle = run_cycle(snapshot, group[0])
+    assert cycle.verdict == Verdict.UNSCHEDULABLE
+    real_place = suggest_module._GroupSizer.place
+    searched: list[bool] = []
+
+    def spy(self: Any, node: o.Node, copies: int, first_fit: bool = False, learned: bool = True) -> Any:
+        searched.append(first_fit)
+        return real_place(self, node, copies, first_fit, learned)
+
+    monkeypatch.setattr(suggest_module._GroupSizer, "place", spy)
+    base = make_framework(snapshot, profile)
+    before = {ni.name: len(ni.pods) for ni in base.handle.node_infos}
+    sized = suggest_module.size_group(
+        snapshot, cycle, group, config, "ml/w (Job)", frameworks={"default-scheduler": base}
+    )
+    assert any(searched) == fast, searched
+    # The same search with full placements only.
+    searched.clear()
+    monkeypatch.setattr(suggest_module, "node_local_group", lambda *_: False)
+    full = suggest_module.size_group(snapshot, cycle, group, config, "ml/w (Job)")
+    assert not any(searched)
+    assert sized.suggestion is not None and full.suggestion is not None, (sized.note, full.note)
+    assert len(sized.suggestion.patches) == len(full.suggestion.patches) == needed
+    assert sized.suggestion.patches == full.suggestion.patches
+    added = [msgspec.convert(p["object"], o.Node) for p in sized.suggestion.patches]
+    assert _placed_all(snapshot, added, group)
+    assert not _placed_all(snapshot, added[:-1], group)
+    # Placements copied the shared indexes and left them as they were.
+    assert {ni.name: len(ni.pods) for ni in base.handle.node_infos} == before
 
 
 # ---------------------------------------------------------------- lists as the source held them

@@ -48,6 +48,8 @@ class Handle:
                 scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
             ):
                 self._nominated[pod.status.nominated_node_name].append(pi)
+        # Node indexes shared with the view this one was made from (with_nodes), copied on first change.
+        self._borrowed: set[str] = set()
         self._build_image_states()
         self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
         self.have_pods_with_required_anti_affinity = [
@@ -59,7 +61,7 @@ class Handle:
         it: later pods see its resources, ports and affinity terms without a rebuild."""
         pi = PodInfo(pod)
         self.pod_infos[pod_key(pod)] = pi
-        ni = self.node_info_by_name[pod.spec.node_name]
+        ni = self._own(pod.spec.node_name)
         ni.add_pod_info(pi)
         if ni.pods_with_affinity and all(n is not ni for n in self.have_pods_with_affinity):
             self.have_pods_with_affinity.append(ni)
@@ -67,16 +69,33 @@ class Handle:
             self.have_pods_with_required_anti_affinity.append(ni)
         return pi
 
+    def _own(self, name: str) -> NodeInfo:
+        """The node's index, copied first when it is still shared with the view this one was made
+        from (with_nodes), so that binding a pod here leaves that view as it was."""
+        ni = self.node_info_by_name[name]
+        if name not in self._borrowed:
+            return ni
+        self._borrowed.discard(name)
+        own = ni.snapshot()
+        self.node_info_by_name[name] = own
+        self.node_infos[self.node_infos.index(ni)] = own
+        for index_list in (self.have_pods_with_affinity, self.have_pods_with_required_anti_affinity):
+            for i, listed in enumerate(index_list):
+                if listed is ni:
+                    index_list[i] = own
+        return own
+
     def with_nodes(self, snapshot: Snapshot, added: list[o.Node]) -> Handle:
         """This view over `snapshot`, which is this one's with the `added` nodes (new nodes that
         hold no images yet): the same as indexing it anew, but the existing nodes' indexes are
-        copied rather than rebuilt from every pod. The copies take bound pods without touching
-        this view."""
+        shared rather than rebuilt from every pod, each copied only when a pod is bound to it
+        there: binding pods in the new view leaves this one as it was."""
         assert not any(n.status.images for n in added), "image states would need recounting"
         other = copy.copy(self)
         other.snapshot = snapshot
-        other.node_infos = [ni.snapshot() for ni in self.node_infos]
-        other.node_info_by_name = {ni.name: ni for ni in other.node_infos}
+        other.node_infos = list(self.node_infos)
+        other.node_info_by_name = dict(self.node_info_by_name)
+        other._borrowed = set(self.node_info_by_name)
         other.pod_infos = dict(self.pod_infos)
         names = {n.metadata.name for n in added}
         for node in added:

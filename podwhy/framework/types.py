@@ -216,6 +216,10 @@ class NodeInfo:
     pvc_ref_counts: dict[str, int] = field(default_factory=dict)
     # Pods added on top of the bound ones (nominated pods, preemption what-ifs).
     added_pods: list[PodInfo] = field(default_factory=list)
+    # Counts of its pods matching a selector, by what was counted (see count_matching); dropped
+    # whenever its pods change. Pods placed one after another are each scored over every node:
+    # most nodes' counts stay what they were.
+    match_counts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def for_node(cls, node: o.Node) -> NodeInfo:
@@ -226,6 +230,7 @@ class NodeInfo:
         return self.node.metadata.name
 
     def add_pod_info(self, pi: PodInfo) -> None:
+        self.match_counts.clear()
         self.pods.append(pi)
         if pod_with_affinity(pi.pod):
             self.pods_with_affinity.append(pi)
@@ -239,6 +244,7 @@ class NodeInfo:
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.uid != uid]
         kept = [p for p in self.pods if p.uid != uid]
         if len(kept) != len(self.pods):
+            self.match_counts.clear()
             self.pods = kept
             self._update(pi, -1)
 

@@ -13,6 +13,7 @@ from podwhy.model.quantity import milli_value, value
 from podwhy.report.model import (
     Candidate,
     DryRunStatus,
+    GroupSizingNote,
     NodeReport,
     NominatedPod,
     PendingGroup,
@@ -36,7 +37,7 @@ from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
 from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
-from podwhy.runtime.suggest import GroupKey
+from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
 from podwhy.snapshot.cluster import Snapshot
 
@@ -267,15 +268,16 @@ def _suggestion(s: SuggestedChange) -> Suggestion:
 
 
 def build_pending_report(
-    pending: list[PendingPod], snapshot: Snapshot, group_suggestions: Mapping[GroupKey, SuggestedChange] | None = None
+    pending: list[PendingPod], snapshot: Snapshot, sizing: Mapping[GroupKey, GroupSizing] | None = None
 ) -> PendingReport:
-    """Group pending pods by verdict, cause and owner; largest group first."""
+    """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
+    Unschedulable group, how many nodes it needs or why that is not known."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
         group = groups.get(key)
         if group is None:
-            found = (group_suggestions or {}).get(key)
+            sized = (sizing or {}).get(key)
             group = groups[key] = PendingGroup(
                 verdict=item.verdict,
                 cause=item.cause,
@@ -283,7 +285,8 @@ def build_pending_report(
                 count=0,
                 pods=[],
                 details=[],
-                suggestions=[_suggestion(found)] if found is not None else [],
+                suggestions=[_suggestion(sized.suggestion)] if sized is not None and sized.suggestion else [],
+                sizing=GroupSizingNote(outcome=sized.outcome, note=sized.note) if sized is not None else None,
             )
         group.count += 1
         group.pods.append(item.key)
@@ -293,7 +296,11 @@ def build_pending_report(
     return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
 
 
-def build_report(cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[SuggestedChange] = ()) -> Report:
+def build_report(
+    cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[SuggestedChange] = (), notes: Sequence[str] = ()
+) -> Report:
+    """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
+    join the warnings."""
     pod = cycle.pod.pod
     report = Report(
         pod=PodSummary(
@@ -312,7 +319,7 @@ def build_report(cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
         snapshot=snapshot_summary(snapshot),
-        warnings=_warnings(cycle, snapshot),
+        warnings=[*_warnings(cycle, snapshot), *notes],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )

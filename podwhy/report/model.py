@@ -13,6 +13,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from podwhy.runtime.cycle import Verdict
+from podwhy.runtime.suggest import SizingOutcome
 
 API_VERSION = "podwhy/v1"
 KIND = "Explanation"
@@ -242,6 +243,16 @@ class Report(_Struct, kw_only=True):
         return any(n.scores for n in self.nodes)
 
 
+class GroupSizingNote(_Struct):
+    """How the cluster-autoscaler question went for an Unschedulable group: `sized` (its suggestion
+    says how many nodes), `noNodeShape` (no node of the cluster, even emptied, holds one of its
+    pods), `noCount` (no number of added nodes holds them all), `stopped` (a bound stopped the
+    search) or `skipped` (not tried: only the largest groups are sized, within one bound per run)."""
+
+    outcome: SizingOutcome
+    note: str
+
+
 class PendingGroup(_Struct):
     """Pending pods with one cause and one owner."""
 
@@ -255,6 +266,8 @@ class PendingGroup(_Struct):
     # For Unschedulable groups: how many more nodes shaped like an existing one every pod of the
     # group needs, verified by placing them one after another as the scheduler would.
     suggestions: list[Suggestion] = []
+    # For Unschedulable groups: how sizing went, and why there is no count when there is none.
+    sizing: GroupSizingNote | None = None
 
 
 class PendingReport(_Struct, kw_only=True):

@@ -387,6 +387,9 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         who = f"{group.count} pod{'s' if group.count != 1 else ''}" + (f" of {group.owner}" if group.owner else "")
         why = group.cause + "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
         why += "".join(f"\n⇒ {s.summary}\n  {s.command}" for s in group.suggestions)
+        if group.sizing is not None and not group.suggestions:
+            # Never silent: why the group has no node count.
+            why += f"\n⇏ {group.sizing.note}"
         table.add_row(escape(who + "\n" + "\n".join(shown) + more), str(group.verdict), escape(why))
     console.print(table)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")

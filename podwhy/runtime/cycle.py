@@ -7,7 +7,7 @@ holds facts only; the report words them for people.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -17,7 +17,7 @@ from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
 from podwhy.runtime.config import Extender, SchedulerConfig, default_profile
-from podwhy.runtime.framework import FilterOutcome, Framework, PostFilterOutcome, fit_error_message
+from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, PostFilterOutcome, fit_error_message
 from podwhy.runtime.scoring import ScoreOutcome, run_scores
 from podwhy.snapshot.cluster import Snapshot
 
@@ -128,12 +128,14 @@ def run_cycle(
     every_plugin: bool = True,
     feasible_to_find: int | None = None,
     post_filter: bool = True,
+    settled: Mapping[str, NodeVerdict] | None = None,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
     `framework` from make_framework is reused instead of indexing the snapshot again.
     `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters).
-    Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part)."""
+    Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part).
+    `settled` nodes are known to reject the pod and are not filtered (see Framework.run_filters)."""
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
@@ -143,7 +145,7 @@ def run_cycle(
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)
-    outcome = framework.run_filters(target, every_plugin, feasible_to_find)
+    outcome = framework.run_filters(target, every_plugin, feasible_to_find, settled)
     out = CycleOutcome(
         target,
         Verdict.UNSCHEDULABLE,

@@ -7,6 +7,7 @@ computed with upstream's order and its two passes for nominated pods.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -412,12 +413,19 @@ class Framework:
 
     # ------------------------------------------------------------------ all nodes
     def run_filters(
-        self, pod: PodInfo, every_plugin: bool = True, feasible_to_find: int | None = None
+        self,
+        pod: PodInfo,
+        every_plugin: bool = True,
+        feasible_to_find: int | None = None,
+        settled: Mapping[str, NodeVerdict] | None = None,
     ) -> FilterOutcome:
         """Every node's verdict. In short-circuit mode (`every_plugin` off) nodes that PreFilter
         already settled are not filtered, and with `feasible_to_find` the walk stops once that many
         nodes fit, the pod's nominated node tried first (as schedule_one.go does): the outcome then
-        holds only the nodes walked (`complete` is False)."""
+        holds only the nodes walked (`complete` is False). `settled`: nodes whose rejection of this
+        pod is already known (placement.KnownRejections): their known verdicts come first in the
+        outcome, and they are not filtered again (unless PreFilter rejects the pod or rules nodes
+        out itself)."""
         state = CycleState()
         self._restricting_plugins = []
         not_evaluated = {
@@ -433,6 +441,10 @@ class Framework:
         nodes: list[NodeVerdict] = []
         feasible: list[str] = []
         walk = self.handle.node_infos
+        if settled and failure is None and (result is None or result.node_names is None):
+            # Known rejections are given first, and only the other nodes are walked.
+            nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
+            walk = [ni for ni in walk if ni.node.metadata.name not in settled]
         nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
         if feasible_to_find is not None and nominated is not None:
             walk = [nominated, *(ni for ni in walk if ni is not nominated)]

@@ -286,7 +286,7 @@ def _has_source(volume: o.Volume) -> bool:
     return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
 
 
-def _signature(pod: o.Pod) -> bytes:
+def spec_signature(pod: o.Pod) -> bytes:
     """What makes two pods of one owner the same to the scheduler: spec, labels, nomination.
 
     Names of volumes the scheduler does not read (the per-pod kube-api-access-xxxxx token volume)
@@ -310,7 +310,7 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
     owner = owner_of(pod, snapshot, replica_sets)
     if owner is None:
         return None, []
-    signature = _signature(pod)
+    signature = spec_signature(pod)
     members = [
         p
         for p in snapshot.pods
@@ -318,7 +318,7 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
         and not p.spec.node_name
         and is_pending(p)
         and owner_of(p, snapshot, replica_sets) == owner
-        and _signature(p) == signature
+        and spec_signature(p) == signature
     ]
     return owner, members
 
@@ -336,13 +336,15 @@ class _Evaluated:
 class _Classifier:
     """Classifies the Pending pods of one snapshot; indexes and scheduler pods are built once."""
 
-    def __init__(self, snapshot: Snapshot, config: SchedulerConfig) -> None:
+    def __init__(
+        self, snapshot: Snapshot, config: SchedulerConfig, frameworks: dict[str, Framework] | None = None
+    ) -> None:
         self.snapshot = snapshot
         self.config = config
         self.nodes = {n.metadata.name: n for n in snapshot.nodes}
         self.replica_sets = replica_set_index(snapshot)
         self.names = frozenset(p.scheduler_name for p in config.profiles)
-        self.frameworks: dict[str, Framework] = {}
+        self.frameworks: dict[str, Framework] = frameworks if frameworks is not None else {}
         self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}
         self._scheduler_pods: SchedulerPods | None = None
         self._findings: dict[str, SchedulerFinding] = {}
@@ -407,7 +409,7 @@ class _Classifier:
         if profile.scheduler_name not in self.frameworks:
             self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
         framework = self.frameworks[profile.scheduler_name]
-        key = (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, _signature(pod))
+        key = (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, spec_signature(pod))
         evaluated = self.evaluated.get(key)
         if evaluated is None:
             # Why a pod is Pending needs neither scores nor every plugin's row: the scheduler's own
@@ -468,9 +470,16 @@ def _gated_since(pod: o.Pod) -> list[str]:
     return [f"gated since {since}"] if since else []
 
 
-def classify_pending(snapshot: Snapshot, config: SchedulerConfig, namespace: str | None = None) -> list[PendingPod]:
-    """Every Pending pod (of `namespace`, or all), each with why it is Pending."""
-    classifier = _Classifier(snapshot, config)
+def classify_pending(
+    snapshot: Snapshot,
+    config: SchedulerConfig,
+    namespace: str | None = None,
+    frameworks: dict[str, Framework] | None = None,
+) -> list[PendingPod]:
+    """Every Pending pod (of `namespace`, or all), each with why it is Pending. `frameworks` (per
+    profile name, over `snapshot`) are used and filled with the indexes built, for the caller to
+    reuse: classifying leaves them as they were built."""
+    classifier = _Classifier(snapshot, config, frameworks)
     return [
         classifier.classify(pod)
         for pod in snapshot.pods

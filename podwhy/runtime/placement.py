@@ -25,16 +25,59 @@ from podwhy.framework.status import Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodename import NodeName
+from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.nodeunschedulable import NodeUnschedulable
 from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
-from podwhy.runtime.framework import Framework
+from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
 
 # Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
 DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
+# Filters whose verdict on a node reads only the pod and that node (its labels, taints,
+# allocatable, and the pods bound or nominated there): nothing placed on other nodes changes it.
+NODE_LOCAL_FILTERS = frozenset(
+    {NodeUnschedulable.NAME, NodeName.NAME, TaintToleration.NAME, NodeAffinity.NAME, NodePorts.NAME, Fit.NAME}
+)
+
+
+class KnownRejections:
+    """Nodes known to reject pods of one spec, remembered while placing such pods one after another.
+
+    A node that a filter of `static` rejects (one whose verdict reads only the pod and that node,
+    as NODE_LOCAL_FILTERS do) rejects every pod of the same spec until a pod is bound to it, so it
+    need not be filtered again until then (kube-scheduler once kept an equivalence cache for the
+    same reason). Nodes where nominated pods were counted are not remembered. Only for pods with
+    identical specs and labels, scheduled by one profile, of which the caller is sure.
+    """
+
+    def __init__(self, static: frozenset[str]) -> None:
+        self.static = static
+        self.verdicts: dict[str, NodeVerdict] = {}
+
+    def learn(self, outcome: FilterOutcome) -> None:
+        if outcome.pre_filter_failure is not None or outcome.error is not None:
+            return
+        known = self.verdicts
+        for verdict in outcome.nodes:
+            if verdict.name in known or verdict.feasible or verdict.nominated_pods:
+                continue
+            if any(name in self.static and st.is_rejected() for name, st in verdict.filters.items()):
+                known[verdict.name] = verdict
+
+    def forget(self, node: str) -> None:
+        """A pod was bound to the node: its verdicts may change."""
+        self.verdicts.pop(node, None)
+
+    def copy(self) -> KnownRejections:
+        out = KnownRejections(self.static)
+        out.verdicts = dict(self.verdicts)
+        return out
 
 
 @dataclass
@@ -69,14 +112,19 @@ class WorkloadPlacement:
 class Placer:
     """Schedules pods in turn over one snapshot, binding each one that fits."""
 
-    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, placement_only: bool = False) -> None:
+    def __init__(
+        self, snapshot: Snapshot, config: SchedulerConfig, placement_only: bool = False, first_fit: bool = False
+    ) -> None:
         """`placement_only`: where each pod goes and nothing more. On each node the filters stop
         at the first rejection, as the scheduler's do, and no preemption dry run runs for a pod
         that stays Pending (the same placements; messages lack every plugin's verdict and the
-        PostFilter part)."""
+        PostFilter part). `first_fit` (with `placement_only`): nothing is scored, a pod goes to the
+        first node in the snapshot's order that fits, which is not where the scheduler puts it:
+        only for counts that do not depend on which feasible node a pod takes."""
         self.snapshot = snapshot
         self.config = config
-        self.placement_only = placement_only
+        self.placement_only = placement_only or first_fit
+        self.first_fit = first_fit
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
         self.claims = ClaimBinder(snapshot)
@@ -91,8 +139,10 @@ class Placer:
             self.frameworks[profile.scheduler_name] = framework
         return framework
 
-    def schedule(self, pod: o.Pod) -> ReplicaPlacement:
-        """One scheduling cycle; when a node fits, bind the pod to the best one."""
+    def schedule(self, pod: o.Pod, known: KnownRejections | None = None) -> ReplicaPlacement:
+        """One scheduling cycle; when a node fits, bind the pod to the best one. `known`: nodes
+        known to reject pods of this one's spec, which it learns from this cycle and where the pod
+        goes (the caller keeps it for pods of one spec only)."""
         framework = self._framework(pod)
         if framework is None:
             cycle = no_profile(pod, self.config)
@@ -105,7 +155,12 @@ class Placer:
             extenders=self.config.extenders,
             every_plugin=not self.placement_only,
             post_filter=not self.placement_only,
+            scoring=not self.first_fit,
+            feasible_to_find=1 if self.first_fit else None,
+            settled=known.verdicts if known is not None else None,
         )
+        if known is not None and cycle.outcome is not None:
+            known.learn(cycle.outcome)
         if cycle.verdict == Verdict.GATED:
             gates = " ".join(cycle.gates)
             return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
@@ -115,6 +170,8 @@ class Placer:
         node = best[0]
         self.claims.assume_pod_volumes(framework, pod, node)
         self.bind(pod, node)
+        if known is not None:
+            known.forget(node)
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else _not_evaluated_message(cycle)
         return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
 

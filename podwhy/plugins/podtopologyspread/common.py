@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from podwhy.framework.types import PodInfo
+from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import (
     RequiredNodeAffinity,
@@ -142,6 +142,27 @@ def count_pods_match_selector(pod_infos: Iterable[PodInfo], selector: Selector, 
             continue
         if selector.matches(meta.labels):
             count += 1
+    return count
+
+
+# Selector counts remembered per node, at most (a cap on memory when many workloads are placed).
+MAX_COUNTS_PER_NODE = 64
+
+
+def count_key(selector: Selector, namespace: str) -> str:
+    """What count_matching remembers a count under: the selector's value and the namespace."""
+    return f"{namespace}\x00{selector!r}"
+
+
+def count_matching(node_info: NodeInfo, selector: Selector, namespace: str, key: str) -> int:
+    """count_pods_match_selector over the node's pods, remembered on the node until they change
+    (`key` is count_key(selector, namespace), made once per constraint)."""
+    counts = node_info.match_counts
+    count = counts.get(key)
+    if count is None:
+        if len(counts) >= MAX_COUNTS_PER_NODE:
+            counts.clear()
+        count = counts[key] = count_pods_match_selector(node_info.pods, selector, namespace)
     return count
 
 

@@ -11,7 +11,8 @@ from podwhy.model.labels import RequiredNodeAffinity
 from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,
     SpreadConstraint,
-    count_pods_match_selector,
+    count_key,
+    count_matching,
     node_labels_match_spread_constraints,
 )
 
@@ -94,6 +95,7 @@ def calculate_pre_filter_state(
         return state
     required = RequiredNodeAffinity.of_pod(pod)
     namespace = pod.metadata.namespace
+    keys = [count_key(c.selector, namespace) for c in constraints]
     for node_info in nodes:
         node = node_info.node
         if not ENABLE_NODE_INCLUSION_POLICY and not required.matches(node):
@@ -105,7 +107,7 @@ def calculate_pre_filter_state(
             if ENABLE_NODE_INCLUSION_POLICY and not c.match_node_inclusion_policies(pod, node, required):
                 continue
             value = node_labels[c.topology_key]
-            count = count_pods_match_selector(node_info.pods, c.selector, namespace)
+            count = count_matching(node_info, c.selector, namespace, keys[index])
             counts = state.tp_value_to_match_num[index]
             counts[value] = counts.get(value, 0) + count
     for counts in state.tp_value_to_match_num:

@@ -15,7 +15,8 @@ from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,
     LABEL_HOSTNAME,
     SpreadConstraint,
-    count_pods_match_selector,
+    count_key,
+    count_matching,
     node_labels_match_spread_constraints,
 )
 
@@ -138,6 +139,7 @@ def count_domains(state: PreScoreState, pod: o.Pod, all_nodes: list[NodeInfo], r
     """Add up matching pods of every node (feasible or not) into the domains found in PreScore."""
     required = RequiredNodeAffinity.of_pod(pod)
     namespace = pod.metadata.namespace
+    keys = [count_key(c.selector, namespace) for c in state.constraints]
     for node_info in all_nodes:
         node = node_info.node
         if not ENABLE_NODE_INCLUSION_POLICY and not required.matches(node):
@@ -152,7 +154,7 @@ def count_domains(state: PreScoreState, pod: o.Pod, all_nodes: list[NodeInfo], r
             value = labels.get(c.topology_key, "")
             if value not in counts:
                 continue
-            counts[value] += count_pods_match_selector(node_info.pods, c.selector, namespace)
+            counts[value] += count_matching(node_info, c.selector, namespace, keys[index])
 
 
 def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[int, Status]:
@@ -173,7 +175,8 @@ def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[i
         value = labels[c.topology_key]
         if c.topology_key == LABEL_HOSTNAME:
             # Counted on the node itself, without the node inclusion policies.
-            count = count_pods_match_selector(node_info.pods, c.selector, pod.metadata.namespace)
+            namespace = pod.metadata.namespace
+            count = count_matching(node_info, c.selector, namespace, count_key(c.selector, namespace))
         else:
             count = state.topology_value_to_pod_counts[index][value]
         weight = state.topology_normalizing_weights[index]
