@@ -220,14 +220,15 @@ class NodeInfo:
     # whenever its pods change. Pods placed one after another are each scored over every node:
     # most nodes' counts stay what they were.
     match_counts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    # The node's name, read on every filter of every node: an attribute, not a property.
+    name: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.node.metadata.name
 
     @classmethod
     def for_node(cls, node: o.Node) -> NodeInfo:
         return cls(node=node, allocatable=Resource.from_list(node.status.allocatable))
-
-    @property
-    def name(self) -> str:
-        return self.node.metadata.name
 
     def add_pod_info(self, pi: PodInfo) -> None:
         self.match_counts.clear()

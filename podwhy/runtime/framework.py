@@ -205,11 +205,10 @@ class Framework:
 
     def _nominated_for(self, pod: PodInfo, node_info: NodeInfo) -> list[PodInfo]:
         """Pods nominated to the node with the pod's priority or higher (addGENominatedPods)."""
-        return [
-            pi
-            for pi in self.handle.nominated_pods_for_node(node_info.name)
-            if pi.priority >= pod.priority and pi.uid != pod.uid
-        ]
+        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return nominated
+        return [pi for pi in nominated if pi.priority >= pod.priority and pi.uid != pod.uid]
 
     def _add_nominated(
         self, state: CycleState, pod: PodInfo, node_info: NodeInfo, skipped: set[str] | frozenset[str]

@@ -416,6 +416,8 @@ class _Classifier:
             # short-circuit gives the same verdict and message at a fraction of the cost.
             # For the same reason one feasible node settles it: the scheduler stops there too when
             # nothing scores, and it tries the nominated node first.
+            # The cycle's per-node verdicts are dropped before the collector is back on, so it
+            # never scans them.
             with gc_deferred():
                 full = run_cycle(
                     self.snapshot,
@@ -426,14 +428,15 @@ class _Classifier:
                     every_plugin=False,
                     feasible_to_find=1,
                 )
-            fits_once_gone = None
-            nominated = pod.status.nominated_node_name
-            if nominated in self.nodes and not full.nominated_node_fits:
-                victims = _victims(pod, self.terminating(nominated))
-                if victims:
-                    fits_once_gone = _fits_without(framework, full, nominated, victims)
-            # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
-            cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
+                fits_once_gone = None
+                nominated = pod.status.nominated_node_name
+                if nominated in self.nodes and not full.nominated_node_fits:
+                    victims = _victims(pod, self.terminating(nominated))
+                    if victims:
+                        fits_once_gone = _fits_without(framework, full, nominated, victims)
+                # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
+                cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
+                del full
             evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone)
         return self._from_cycle(pod, owner, evaluated)
 
