@@ -12,7 +12,7 @@ from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
-from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
+from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, pending_group
@@ -20,6 +20,11 @@ from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
+
+
+def scheduler_config(path: Path | None) -> SchedulerConfig:
+    """The KubeSchedulerConfiguration at PATH, or what kube-scheduler runs without one."""
+    return default_config() if path is None else load_scheduler_config(path)
 
 
 @dataclass
@@ -93,7 +98,7 @@ def explain(request: ExplainRequest) -> Report:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name)
-    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
+    config = scheduler_config(request.scheduler_config)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
@@ -137,7 +142,7 @@ def pending(request: PendingRequest) -> PendingReport:
             f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
-    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
+    config = scheduler_config(request.scheduler_config)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
@@ -163,7 +168,7 @@ def check(request: CheckRequest) -> CheckReport:
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
-    config = default_config() if request.scheduler_config is None else load_scheduler_config(request.scheduler_config)
+    config = scheduler_config(request.scheduler_config)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
     return build_check_report(placements, snapshot)
