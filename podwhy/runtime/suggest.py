@@ -896,28 +896,28 @@ def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framewo
         if not insufficient:
             return None
         lacking.append((info, insufficient))
-    # Resources no node has enough of, with the most any node has (free beside its startup pods).
+    # Resources no node has enough of, with the most any new node has free (allocatable less what
+    # its DaemonSet and static pods take) and that node's allocatable.
     everywhere = set.intersection(*({r.resource_name for r in short} for _, short in lacking))
-    most: dict[str, tuple[int, int]] = {}
+    most: dict[str, tuple[int, int, int]] = {}
     for _, short in lacking:
         for r in short:
             if r.resource_name in everywhere:
-                requested, room = most.get(r.resource_name, (r.requested, 0))
-                most[r.resource_name] = (requested, max(room, r.capacity - r.used))
-    started = any(info.pods for info, _ in lacking)
-    lead = (
-        "no node shape of the cluster holds one of these pods, even new (running only its DaemonSet and static pods): "
-        if started
-        else "no node shape of the cluster holds one of these pods, even empty: "
+                best = most.get(r.resource_name, (r.requested, -1, 0))
+                if r.capacity - r.used > best[1]:
+                    most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
+    started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
+    lead = "no node shape of the cluster holds one of these pods, " + (
+        "even new (running only its DaemonSet and static pods): " if started else "even empty: "
     )
-    has = "has free" if started else "has allocatable"
     if most:
         return lead + ", ".join(
-            f"it requests {_amount_text(resource, requested)} {resource}, which no node {has}"
-            if room <= 0
-            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node {has} "
-            f"(at most {_amount_text(resource, room)})"
-            for resource, (requested, room) in sorted(most.items())
+            f"it requests {_amount_text(resource, requested)} {resource}, which no node has allocatable"
+            if not capacity
+            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node has "
+            + ("free" if room < capacity else "allocatable")
+            + f" (at most {_amount_text(resource, max(room, 0))})"
+            for resource, (requested, room, capacity) in sorted(most.items())
         )
     said = "; ".join(
         f"nodes like {info.name} lack {', '.join(r.resource_name for r in short)}"
