@@ -238,7 +238,13 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
     assert suggestion.command.startswith(f"# scale the node group of gpu-node-1 up by {needed} ")
     patched = tmp_path / "patched.json"
     patched.write_bytes(
-        msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": apply_patches(objects, suggestion.patches)})
+        msgspec.json.encode(
+            {
+                "apiVersion": "v1",
+                "kind": "List",
+                "items": apply_patches(objects, suggestion.patches, FileSource([str(dump)]).load()),
+            }
+        )
     )
     snapshot = FileSource([str(patched)]).load()
     placer = Placer(snapshot, default_config())

@@ -20,6 +20,7 @@ from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.runtime.config import default_profile
 from podwhy.runtime.cycle import Verdict, run_cycle
+from podwhy.runtime.nodecopy import added_node_pods, with_copies
 from podwhy.runtime.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
@@ -58,12 +59,18 @@ def test_merge_patch_follows_rfc_7386(target: Any, patch: Any, expected: Any) ->
     assert merge_patch(target, patch) == expected
 
 
-def apply_patches(objects: list[Json], patches: list[Json]) -> list[Json]:
-    """The objects with every patch applied; an object patched to null is gone."""
+def apply_patches(objects: list[Json], patches: list[Json], snapshot: Snapshot | None = None) -> list[Json]:
+    """The objects with every patch applied; an object patched to null is gone. An added Node comes
+    with the pods its DaemonSets' controllers and its kubelet create there, as podwhy counts them
+    (added_node_pods; `snapshot` holds the objects)."""
     out = copy.deepcopy(objects)
     for p in patches:
         if "object" in p:
             out.append(copy.deepcopy(p["object"]))
+            if p["kind"] == "Node":
+                assert snapshot is not None, "an added Node needs the snapshot its pods come from"
+                node = msgspec.convert(p["object"], o.Node)
+                out += [_pod_object(pod) for pod in added_node_pods(snapshot, node)]
             continue
         matches = [
             i
@@ -81,9 +88,15 @@ def apply_patches(objects: list[Json], patches: list[Json]) -> list[Json]:
     return out
 
 
-def _verify_by_reloading(objects: list[Json], patches: list[Json], pod_ref: str, tmp: Path) -> Report:
+def _pod_object(pod: o.Pod) -> Json:
+    return {"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(pod)}
+
+
+def _verify_by_reloading(
+    objects: list[Json], patches: list[Json], pod_ref: str, tmp: Path, snapshot: Snapshot | None = None
+) -> Report:
     path = tmp / "patched.json"
-    items = apply_patches(objects, patches)
+    items = apply_patches(objects, patches, snapshot)
     path.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
     return explain(ExplainRequest(pod_ref=pod_ref, namespace="default", source=FileSource([str(path)])))
 
@@ -302,7 +315,7 @@ def test_each_kind_is_found_and_verified(kind: str, make: Any, tmp_path: Path) -
     # Its patches, applied to the objects as files hold them, make the pod fit.
     objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(n)} for n in snapshot.nodes]
     objects += [{"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(p)} for p in [*snapshot.pods, pod]]
-    report = _verify_by_reloading(objects, s.patches, f"default/{pod.metadata.name}", tmp_path)
+    report = _verify_by_reloading(objects, s.patches, f"default/{pod.metadata.name}", tmp_path, snapshot)
     assert report.verdict == Verdict.SCHEDULABLE
 
 
@@ -430,6 +443,7 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
             continue
         assert len(report.suggestions) <= MAX_SUGGESTIONS
         objects = _raw_objects(cluster_file(case))
+        loaded: Snapshot | None = None
         for s in report.suggestions:
             patched = tmp_path / f"{case.name}.json"
             patches = to_builtins(report)["suggestions"][report.suggestions.index(s)]["patches"]
@@ -439,7 +453,9 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
                     lost = _dropped_fields(target, p["patch"])
                     failures += [f"{case.name} {s.kind}: the patch drops entries' fields at {w}" for w in lost]
                     lists += 1
-            items = apply_patches(objects, patches)
+            if any(p.get("kind") == "Node" and "object" in p for p in patches):
+                loaded = loaded or FileSource([str(cluster_file(case))]).load()
+            items = apply_patches(objects, patches, loaded)
             patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
             again = _explain_case(case, patched)
             checked += 1
@@ -463,6 +479,7 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
     for case in _golden_cases():
         report = pending(PendingRequest(FileSource([str(cluster_file(case))]), None))
         objects: list[Json] | None = None
+        loaded: Snapshot | None = None
         for group in report.groups:
             assert len(group.suggestions) <= 1
             # Never silent: an Unschedulable group is sized, or says why not.
@@ -473,8 +490,9 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
             for s in group.suggestions:
                 assert group.verdict == Verdict.UNSCHEDULABLE and s.kind == "addNodesForGroup"
                 objects = objects if objects is not None else _raw_objects(cluster_file(case))
+                loaded = loaded or FileSource([str(cluster_file(case))]).load()
                 patched = tmp_path / f"{case.name}.json"
-                items = apply_patches(objects, s.patches)
+                items = apply_patches(objects, s.patches, loaded)
                 patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
                 snapshot = FileSource([str(patched)]).load()
                 by_key = {f"{p.metadata.namespace}/{p.metadata.name}": p for p in snapshot.pods}
@@ -555,7 +573,8 @@ def _placed_all(snapshot: Snapshot, added: list[o.Node], pods: list[o.Pod]) -> b
     from podwhy.runtime.config import default_config
     from podwhy.runtime.placement import Placer
 
-    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=list(snapshot.pods))
+    started = [pod for node in added for pod in added_node_pods(snapshot, node)]
+    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *started])
     placer = Placer(changed, default_config())
     return all(placer.schedule(copy.deepcopy(p)).placed for p in pods)
 
@@ -854,8 +873,9 @@ def test_list_patches_keep_the_entries_as_the_source_held_them(tmp_path: Path) -
 
 
 def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
-    """Each sizing placement copies the snapshot's indexes and adds the empty nodes: the pods go
-    where they go when the grown snapshot is indexed afresh (spread, affinity and images too)."""
+    """Each sizing placement copies the snapshot's indexes and adds the new nodes with their
+    DaemonSet pods: the pods go where they go when the grown snapshot is indexed afresh (spread,
+    affinity and images too)."""
     import podwhy.runtime.suggest as suggest_module
     from podwhy.runtime.config import default_config
     from podwhy.runtime.cycle import make_framework
@@ -876,7 +896,9 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     bound = [
         make_pod("guard").node("n0").labels(app="guard").req(cpu="1").affinity(guard).obj(),
         make_pod("w-old").node("n1").labels(app="w").req(cpu="1500m").obj(),
-        make_pod("filler").node("n2").req(cpu="1800m").obj(),
+        make_pod("filler").node("n2").req(cpu="1500m").obj(),
+        # Every copy of n2 runs it: its cpu leaves room for one w pod there, not two.
+        make_pod("agent-n2").node("n2").owner("DaemonSet", "agent").labels(app="agent").req(cpu="700m").obj(),
         make_pod("filler2").node("n3").req(cpu="1000m").obj(),
     ]
     group = [
@@ -895,14 +917,12 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     placements: list[list[str]] = []
     for copies in (1, 2, 3):
         copied = sizer.place(nodes[2], copies)
-        added = [
-            suggest_module._empty_copy(nodes[2], name) for name in suggest_module._copy_names(snapshot, "n2", copies)
+        grown, _ = with_copies(snapshot, nodes[2], copies)
+        assert [p.metadata.name for p in grown.pods if p.spec.node_name.startswith("n2-copy")] == [
+            "agent-n2-n2-copy",
+            *[f"agent-n2-n2-copy{i}" for i in range(2, copies + 1)],
         ]
-        fresh = Placer(
-            dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=list(snapshot.pods)),
-            config,
-            placement_only=True,
-        )
+        fresh = Placer(grown, config, placement_only=True)
         anew: list[str] = []
         for pod in group:
             placement = fresh.schedule(copy.deepcopy(pod))
@@ -914,3 +934,150 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     # The case is not trivial: more copies place more pods, on old nodes and new ones.
     assert len(placements[0]) < len(placements[-1])
     assert {n.startswith("n2-copy") for n in placements[-1]} == {True, False}
+
+
+# ---------------------------------------------------------------- new nodes run their DaemonSet pods
+
+
+def _agent(**build: Any) -> o.Pod:
+    """A DaemonSet's pod on n1, pinned there as its controller pins it."""
+    pin = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    builder = make_pod("agent-x7k2q", "kube-system").node("n1").owner("DaemonSet", "agent")
+    builder = builder.affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": pin}})
+    builder = builder.req(cpu=build.get("cpu", "1"))
+    return builder.host_port(build["port"]).obj() if "port" in build else builder.obj()
+
+
+def _static(cpu: str) -> o.Pod:
+    builder = make_pod("etcd-n1", "kube-system").node("n1").owner("Node", "n1", api_version="v1")
+    return builder.req(cpu=cpu).obj()
+
+
+def _mirror(pod: o.Pod) -> o.Pod:
+    meta = msgspec.structs.replace(pod.metadata, annotations={"kubernetes.io/config.mirror": "hash"})
+    return msgspec.structs.replace(pod, metadata=meta)
+
+
+def _replica(cpu: str) -> o.Pod:
+    return make_pod("web-5d8f-abcde").node("n1").owner("ReplicaSet", "web-5d8f").req(cpu=cpu).obj()
+
+
+def _waiting(i: int, cpu: str, port: int | None) -> o.Pod:
+    builder = make_pod(f"w-{i}").owner("ReplicaSet", "w-7c9d").labels(app="w").req(cpu=cpu)
+    return builder.host_port(port).obj() if port is not None else builder.obj()
+
+
+DAEMON_CASES = [
+    # (bound on n1 besides a 2-cpu pod, pending pods' cpu, their host port, group size,
+    #  nodes the group needs (None: no copy of n1 ever holds one), words of the addNode summary)
+    pytest.param([_agent()], "2500m", None, 1, 1, ", with the 1 DaemonSet pod node n1 runs", id="ds-fits-one-per-copy"),
+    pytest.param([_agent()], "3500m", None, 1, None, "", id="ds-leaves-too-little"),
+    pytest.param([_agent()], "2", None, 3, 3, ", with the 1 DaemonSet pod node n1 runs", id="ds-group-of-3-needs-3"),
+    pytest.param([_replica("1")], "2", None, 3, 2, "; no pods yet", id="not-ds-group-of-3-needs-2"),
+    pytest.param([_replica("1")], "3500m", None, 1, 1, "; no pods yet", id="not-ds-copies-stay-empty"),
+    pytest.param([_agent(cpu="100m", port=8080)], "2", 8080, 1, None, "", id="ds-holds-the-host-port"),
+    pytest.param(
+        [_agent(cpu="100m", port=8080)],
+        "2",
+        9090,
+        1,
+        1,
+        ", with the 1 DaemonSet pod node n1 runs",
+        id="ds-other-host-port",
+    ),
+    pytest.param([_mirror(_static("1"))], "3500m", None, 1, None, "", id="static-pod-leaves-too-little"),
+    pytest.param(
+        [_agent(), _mirror(_static("500m"))],
+        "2",
+        None,
+        1,
+        1,
+        ", with the 1 DaemonSet pod and 1 static pod node n1 runs",
+        id="both",
+    ),
+]
+
+
+@pytest.mark.parametrize(("started", "cpu", "port", "size", "needed", "words"), DAEMON_CASES)
+def test_added_nodes_run_the_daemonset_pods_of_the_node_they_copy(
+    started: list[o.Pod], cpu: str, port: int | None, size: int, needed: int | None, words: str, tmp_path: Path
+) -> None:
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.suggest import SizingOutcome, size_group
+
+    busy = make_pod("busy").node("n1").owner("ReplicaSet", "busy-1").req(cpu="2").obj()
+    group = [_waiting(i, cpu, port) for i in range(size)]
+    snapshot = _snap([_node("n1")], [busy, *started, *group])
+    cycle = run_cycle(snapshot, group[0])
+    assert cycle.verdict == Verdict.UNSCHEDULABLE
+    # One pod: a copy of n1 is offered exactly when one pod fits beside what a copy runs.
+    found = [s for s in suggest(snapshot, cycle, default_profile()) if s.kind == "addNode"]
+    assert bool(found) == (needed is not None), [s.summary for s in found]
+    sizing = size_group(snapshot, cycle, group, default_config(), "default/w (ReplicaSet)")
+    if needed is None:
+        assert sizing.outcome == SizingOutcome.NO_NODE_SHAPE, sizing.note
+        assert "DaemonSet and static pods a new node runs" in sizing.note
+        return
+    (s,) = found
+    assert f"add 1 node shaped like n1 (same labels, taints and allocatable{words}" in s.summary
+    # The patch adds the Node alone; applied, with the pods its controllers create there, it fits.
+    assert [p["kind"] for p in s.patches] == ["Node"] and "object" in s.patches[0]
+    objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(n)} for n in snapshot.nodes]
+    objects += [_pod_object(p) for p in snapshot.pods]
+    report = _verify_by_reloading(objects, s.patches, "default/w-0", tmp_path, snapshot)
+    assert report.verdict == Verdict.SCHEDULABLE
+    # The group: the fewest copies, verified with and without the last one.
+    assert sizing.suggestion is not None, sizing.note
+    assert sizing.note.startswith(f"sized: {needed} more node"), sizing.note
+    assert words in sizing.suggestion.summary
+    added = [msgspec.convert(p["object"], o.Node) for p in sizing.suggestion.patches]
+    assert len(added) == needed
+    assert _placed_all(snapshot, added, group)
+    assert not _placed_all(snapshot, added[:-1], group)
+
+
+def test_copies_of_startup_pods_are_bound_pinned_and_named_per_copy() -> None:
+    agent, static = _agent(cpu="100m", port=8080), _mirror(_static("500m"))
+    static = msgspec.structs.replace(static, metadata=msgspec.structs.replace(static.metadata, uid="u-etcd"))
+    finished = make_pod("agent-old", "kube-system").node("n1").owner("DaemonSet", "agent").phase("Succeeded").obj()
+    leaving = make_pod("agent-bye", "kube-system").node("n1").owner("DaemonSet", "agent").terminating().obj()
+    snapshot = _snap([_node("n1")], [agent, static, finished, leaving, _replica("1")])
+    grown, added = with_copies(snapshot, snapshot.nodes[0], 2)
+    assert [n.metadata.name for n in added] == ["n1-copy", "n1-copy2"]
+    assert len(snapshot.pods) == 5 and len(snapshot.nodes) == 1  # untouched
+    new = grown.pods[5:]
+    assert [(p.metadata.name, p.spec.node_name) for p in new] == [
+        ("agent-x7k2q-n1-copy", "n1-copy"),
+        ("etcd-n1-copy", "n1-copy"),
+        ("agent-x7k2q-n1-copy2", "n1-copy2"),
+        ("etcd-n1-copy2", "n1-copy2"),
+    ]
+    assert len({p.metadata.uid for p in grown.pods}) == len(grown.pods)
+    pinned = new[0].spec.affinity
+    assert pinned is not None and pinned.node_affinity is not None
+    required = pinned.node_affinity.required_during_scheduling_ignored_during_execution
+    assert required is not None and required.node_selector_terms[0].match_fields[0].values == ["n1-copy"]
+    # The same pods for a Node added by a patch, found from its name; none for other nodes.
+    assert added_node_pods(snapshot, added[1]) == new[2:]
+    assert added_node_pods(snapshot, _node("n9")) == []
+    # Counted on the copy as any bound pod: its cpu and host port.
+    from podwhy.framework.handle import Handle
+
+    info = Handle(grown).node_info_by_name["n1-copy"]
+    assert info.requested.milli_cpu == 600 and len(info.pods) == 2
+    assert info.used_ports.check_conflict("", "TCP", 8080)
+
+
+def test_no_node_shape_counts_what_the_daemonset_pods_take() -> None:
+    from podwhy.runtime.cycle import make_framework
+    from podwhy.runtime.suggest import allocatable_shapes, beyond_every_node
+
+    pod = make_pod("p").req(cpu="3500m").obj()
+    plain = _snap([_node("n1")], [_replica("1")])
+    with_agent = _snap([_node("n1")], [_agent()])
+    assert beyond_every_node(pod, allocatable_shapes(plain), make_framework(plain, default_profile())) is None
+    why = beyond_every_node(pod, allocatable_shapes(with_agent), make_framework(with_agent, default_profile()))
+    assert why is not None and "its cpu request 3500m exceeds what any node has free (at most 3)" in why
+    # A second node of the same allocatable without the DaemonSet's pod holds it.
+    other = _snap([_node("n1"), _node("n2")], [_agent()])
+    assert beyond_every_node(pod, allocatable_shapes(other), make_framework(other, default_profile())) is None

@@ -102,9 +102,14 @@ class Handle:
             ni = NodeInfo.for_node(node)
             other.node_infos.append(ni)
             other.node_info_by_name[ni.name] = ni
+        # Pods bound to the new nodes (those a new node runs from the start), indexed as anew.
         for pod in snapshot.pods:
             if pod.spec.node_name in names and pod.status.phase not in TERMINAL_PHASES:
-                other.node_info_by_name[pod.spec.node_name].add_pod_info(other.pod_infos[pod_key(pod)])
+                key = pod_key(pod)
+                pi = other.pod_infos.get(key)
+                if pi is None or pi.pod is not pod:
+                    pi = other.pod_infos[key] = PodInfo(pod)
+                other.node_info_by_name[pod.spec.node_name].add_pod_info(pi)
         other.have_pods_with_affinity = [ni for ni in other.node_infos if ni.pods_with_affinity]
         other.have_pods_with_required_anti_affinity = [
             ni for ni in other.node_infos if ni.pods_with_required_anti_affinity

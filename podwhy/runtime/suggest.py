@@ -27,14 +27,14 @@ import msgspec
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.status import Status
-from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.model.quantity import quantity_milli_value, quantity_value
 from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
 from podwhy.plugins.nodeaffinity import NodeAffinity
-from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.nodeports import NodePorts, fits_ports
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
 from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
 from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
@@ -43,6 +43,15 @@ from podwhy.runtime.commands import patch_command, template_owner
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
+from podwhy.runtime.nodecopy import (
+    HOSTNAME_LABEL,
+    copy_names,
+    node_copy,
+    startup_pods,
+    startup_pods_by_node,
+    startup_text,
+    with_copies,
+)
 from podwhy.runtime.pending import PendingPod, spec_signature
 from podwhy.runtime.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
 from podwhy.snapshot.cluster import Snapshot
@@ -65,11 +74,11 @@ TAINT_TOLERATION = TaintToleration.NAME
 NODE_AFFINITY = NodeAffinity.NAME
 TOPOLOGY_SPREAD = PodTopologySpread.NAME
 INTER_POD_AFFINITY = InterPodAffinity.NAME
-# Plugins whose rejection an empty copy of the node can cure (nothing runs there yet).
+# Plugins whose rejection a new copy of the node can cure (only its DaemonSet and static pods run
+# there; _kept_off_copies checks that those leave room).
 CURED_BY_EMPTY_NODE = frozenset(
     {RESOURCE_FIT, NodePorts.NAME, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, NodeVolumeLimits.NAME}
 )
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 MI = 1024 * 1024
 # Tolerations admission adds to every pod: a workload's template does not hold them.
 ADMISSION_TOLERATION_KEYS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
@@ -535,27 +544,6 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
 # ---------------------------------------------------------------- add a node
 
 
-def _copy_names(snapshot: Snapshot, name: str, count: int) -> list[str]:
-    """Names for `count` copies of the node that no node of the snapshot has."""
-    taken = {n.metadata.name for n in snapshot.nodes}
-    out: list[str] = []
-    i = 1
-    while len(out) < count:
-        candidate = f"{name}-copy" if i == 1 else f"{name}-copy{i}"
-        if candidate not in taken:
-            out.append(candidate)
-        i += 1
-    return out
-
-
-def _empty_copy(node: o.Node, name: str) -> o.Node:
-    labels = dict(node.metadata.labels)
-    if HOSTNAME_LABEL in labels:
-        labels[HOSTNAME_LABEL] = name
-    meta = o.ObjectMeta(name=name, labels=labels, annotations={})
-    return msgspec.structs.replace(node, metadata=meta, status=msgspec.structs.replace(node.status, images=[]))
-
-
 def _node_object(node: o.Node) -> dict[str, Any]:
     return {"kind": "Node", "object": {"apiVersion": "v1", "kind": "Node", **_builtins(node)}}
 
@@ -565,37 +553,68 @@ def _shape(node: o.Node) -> str:
     return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
 
 
-def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome) -> list[str]:
-    """One node per shape whose rejection an empty copy of it would cure, in node order."""
+def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, str]]:
+    """Why the pod fits on no new copy of the node because of the pods every copy runs from the
+    start (its DaemonSet and static pods), as (plugin, message); empty when they leave it room."""
+    if not startup:
+        return []
+    info = NodeInfo.for_node(node)
+    for started in startup:
+        info.add_pod_info(PodInfo(started))
+    ignored = (fit.ignored_resources, fit.ignored_resource_groups) if fit is not None else (frozenset(), frozenset())
+    out: list[tuple[str, str]] = []
+    short = fits_request(compute_pod_resource_request(pod), info, *ignored)
+    if short:
+        reasons = ", ".join(r.reason for r in short)
+        out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
+    if not fits_ports(host_ports(pod), info.used_ports):
+        out.append((NodePorts.NAME, "its host ports are taken by the DaemonSet and static pods a new node runs"))
+    return out
+
+
+def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> list[str]:
+    """One node per shape whose rejection a new copy of it would cure, in node order."""
     assert cycle.outcome is not None
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     shapes: dict[str, str] = {}
+    startup: dict[str, list[o.Pod]] | None = None
     for verdict in cycle.outcome.nodes:
         failing = _failing(verdict)
         node = nodes.get(verdict.name)
         if node is None or not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
             continue
-        fit = failing.get(RESOURCE_FIT)
-        if fit is not None and any(ev.data.get("exceedsAllocatable") for ev in fit.evidence):
+        fit_status = failing.get(RESOURCE_FIT)
+        if fit_status is not None and any(ev.data.get("exceedsAllocatable") for ev in fit_status.evidence):
             continue
-        shapes.setdefault(_shape(node), verdict.name)
+        shape = _shape(node)
+        if shape in shapes:
+            continue
+        startup = startup if startup is not None else startup_pods_by_node(snapshot)
+        if _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit):
+            continue
+        shapes[shape] = verdict.name
     return list(shapes.values())[:MAX_TRIES_PER_KIND]
+
+
+def _fit_plugin(framework: Framework | None) -> Fit | None:
+    fit = framework.plugins.get(RESOURCE_FIT) if framework is not None else None
+    return fit if isinstance(fit, Fit) else None
 
 
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
-    for name in _copy_candidates(v.snapshot, cycle):
-        copy_name = _copy_names(v.snapshot, name, 1)[0]
-        added = _empty_copy(nodes[name], copy_name)
-        feasible = v.with_snapshot(dataclasses.replace(v.snapshot, nodes=[*v.snapshot.nodes, added]))
+    for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
+        changed, (added,) = with_copies(v.snapshot, nodes[name], 1)
+        feasible = v.with_snapshot(changed)
         if feasible is None:
             continue
+        shape = startup_text(startup_pods(v.snapshot, name), name)
         return [
             Suggestion(
                 kind="addNode",
-                summary=f"add 1 node shaped like {name} (same labels, taints and allocatable; no pods yet): "
-                f"the pod fits on it",
+                summary=f"add 1 node shaped like {name} ({shape}): the pod fits on it",
                 nodes=feasible,
+                # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],
                 command=f"# scale the node group of {name} up by 1 (the cluster autoscaler would add a node like it)",
             )
@@ -678,7 +697,7 @@ class GroupBudget:
 class _NoCount(StrEnum):
     """Why one node shape gave no count."""
 
-    NONE_FITS = "noneFits"  # not one pod fits on an empty copy
+    NONE_FITS = "noneFits"  # not one pod fits on a new copy
     NO_MORE = "noMore"  # more copies placed no more pods
     TOO_MANY = "tooMany"  # more than MAX_ADDED_NODES copies would be needed
     BOUND = "bound"  # the budget ran out
@@ -743,7 +762,7 @@ def node_local_group(framework: Framework, cycle: CycleOutcome, pods: Sequence[o
 @dataclass
 class _GroupSizer:
     """Places a group's pods one after another, as the scheduler would, on the snapshot plus
-    empty copies of one node."""
+    new copies of one node (each with the node's DaemonSet and static pods)."""
 
     snapshot: Snapshot
     config: SchedulerConfig
@@ -768,12 +787,11 @@ class _GroupSizer:
         to; None past the bounds. `first_fit`: no scoring, the first node that fits (only for
         node-local groups, whose count does not depend on it). Without `learned`, nothing known
         before is used: the nodes that reject the group are learned from this placement alone."""
-        added = [_empty_copy(node, name) for name in _copy_names(self.snapshot, node.metadata.name, copies)]
-        nodes = [*self.snapshot.nodes, *added]
+        # Fresh lists: binding appends to the snapshot's pods, never to the shared one's.
+        changed, added = with_copies(self.snapshot, node, copies)
+        nodes = changed.nodes
         if not self.budget.spend(len(nodes)):
             return None
-        # Fresh lists: binding appends to the snapshot's pods, never to the shared one's.
-        changed = dataclasses.replace(self.snapshot, nodes=nodes, pods=list(self.snapshot.pods))
         placer = Placer(changed, self.config, placement_only=True, first_fit=first_fit)
         for name, base in self.frameworks.items():
             placer.frameworks[name] = Framework(base.handle.with_nodes(changed, added), base.profile)
@@ -850,70 +868,91 @@ def _amount_text(resource: str, amount: int) -> str:
     return str(amount)
 
 
-def allocatable_shapes(snapshot: Snapshot) -> list[o.Node]:
-    """One node per distinct allocatable."""
-    shapes: dict[str, o.Node] = {}
+def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
+    """One new node per distinct allocatable and room its DaemonSet and static pods take: each
+    node's index with only those pods counted."""
+    startup = startup_pods_by_node(snapshot)
+    shapes: dict[str, NodeInfo] = {}
     for node in snapshot.nodes:
-        shapes.setdefault(json.dumps(node.status.allocatable, sort_keys=True), node)
+        info = NodeInfo.for_node(node)
+        for pod in startup.get(node.metadata.name, []):
+            info.add_pod_info(PodInfo(pod))
+        key = json.dumps(node.status.allocatable, sort_keys=True) + repr((info.requested, len(info.pods)))
+        shapes.setdefault(key, info)
     return list(shapes.values())
 
 
-def beyond_every_node(pod: o.Pod, shapes: Sequence[o.Node], framework: Framework) -> str | None:
-    """Why no node of the snapshot, even emptied, has room for one such pod (its requests against
-    each distinct allocatable, `shapes`, as NodeResourcesFit counts them); None when one has."""
+def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> str | None:
+    """Why no new node shaped like one of the snapshot has room for one such pod (its requests
+    against each distinct allocatable, less what the node's DaemonSet and static pods take,
+    `shapes`, as NodeResourcesFit counts them); None when one has."""
     fit = framework.plugins.get(RESOURCE_FIT)
     if not isinstance(fit, Fit) or not shapes:
         return None
     request = compute_pod_resource_request(pod)
-    lacking: list[tuple[o.Node, list[InsufficientResource]]] = []
-    for node in shapes:
-        insufficient = fits_request(
-            request, NodeInfo.for_node(node), fit.ignored_resources, fit.ignored_resource_groups
-        )
+    lacking: list[tuple[NodeInfo, list[InsufficientResource]]] = []
+    for info in shapes:
+        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups)
         if not insufficient:
             return None
-        lacking.append((node, insufficient))
-    # Resources no node has enough of, with the most any node has.
+        lacking.append((info, insufficient))
+    # Resources no node has enough of, with the most any new node has free (allocatable less what
+    # its DaemonSet and static pods take) and that node's allocatable.
     everywhere = set.intersection(*({r.resource_name for r in short} for _, short in lacking))
-    most: dict[str, tuple[int, int]] = {}
+    most: dict[str, tuple[int, int, int]] = {}
     for _, short in lacking:
         for r in short:
             if r.resource_name in everywhere:
-                requested, capacity = most.get(r.resource_name, (r.requested, 0))
-                most[r.resource_name] = (requested, max(capacity, r.capacity))
-    lead = "no node shape of the cluster holds one of these pods, even empty: "
+                best = most.get(r.resource_name, (r.requested, -1, 0))
+                if r.capacity - r.used > best[1]:
+                    most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
+    started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
+    lead = "no node shape of the cluster holds one of these pods, " + (
+        "even new (running only its DaemonSet and static pods): " if started else "even empty: "
+    )
     if most:
         return lead + ", ".join(
             f"it requests {_amount_text(resource, requested)} {resource}, which no node has allocatable"
             if not capacity
-            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node has allocatable "
-            f"(at most {_amount_text(resource, capacity)})"
-            for resource, (requested, capacity) in sorted(most.items())
+            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node has "
+            + ("free" if room < capacity else "allocatable")
+            + f" (at most {_amount_text(resource, max(room, 0))})"
+            for resource, (requested, room, capacity) in sorted(most.items())
         )
     said = "; ".join(
-        f"nodes like {node.metadata.name} lack {', '.join(r.resource_name for r in short)}"
-        for node, short in lacking[:MAX_TRIES_PER_KIND]
+        f"nodes like {info.name} lack {', '.join(r.resource_name for r in short)}"
+        for info, short in lacking[:MAX_TRIES_PER_KIND]
     )
     more = f"; and {len(lacking) - MAX_TRIES_PER_KIND} more shapes" if len(lacking) > MAX_TRIES_PER_KIND else ""
     return lead + f"each has too little of some of its requests ({said}{more})"
 
 
-def _why_no_copy(cycle: CycleOutcome) -> str:
-    """Why no node qualifies for copying: what rejects the pod on each node that an empty copy would not cure."""
+def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> str:
+    """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
+    would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
     assert cycle.outcome is not None
     counts: dict[tuple[str, str], int] = {}
+    startup: dict[str, list[o.Pod]] | None = None
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
     for verdict in cycle.outcome.nodes:
-        for name, status in _failing(verdict).items():
+        kept: list[tuple[str, str]] = []
+        failing = _failing(verdict)
+        for name, status in failing.items():
             exceeds = name == RESOURCE_FIT and any(ev.data.get("exceedsAllocatable") for ev in status.evidence)
             if name not in CURED_BY_EMPTY_NODE or exceeds:
-                key = (name, status.message())
-                counts[key] = counts.get(key, 0) + 1
+                kept.append((name, status.message()))
+        node = nodes.get(verdict.name)
+        if not kept and failing and node is not None:
+            startup = startup if startup is not None else startup_pods_by_node(snapshot)
+            kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
+        for key in kept:
+            counts[key] = counts.get(key, 0) + 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     reasons = "; ".join(f"{plugin} on {n} node{'s' if n != 1 else ''}: {msg}" for (plugin, msg), n in ranked[:3])
     more = f"; and {len(ranked) - 3} more" if len(ranked) > 3 else ""
     return (
         "no node shape of the cluster holds one of these pods, even empty: every node also rejects them "
-        f"for a reason an empty copy of it keeps ({reasons}{more})"
+        f"for a reason a new copy of it keeps ({reasons}{more})"
         if ranked
         else "no node shape of the cluster holds one of these pods, even empty"
     )
@@ -931,7 +970,7 @@ def size_group(
     """The cluster-autoscaler question for a whole pending group (pods of one owner): how many more
     nodes shaped like an existing one it takes for every pod to fit, found by placing the pods one
     after another as the scheduler would. `cycle` is the first pod's with every plugin on every
-    node (it says which nodes an empty copy would cure, and which reject the pod for good).
+    node (it says which nodes a new copy would cure, and which reject the pod for good).
     `frameworks` (per profile name, over `snapshot`) saves indexing it again.
 
     The count is the fewest for which every pod gets placed (one fewer does not do), and verified:
@@ -948,14 +987,14 @@ def size_group(
         profile = profile_for_pod(config, pod)
         if profile is not None and profile.scheduler_name not in bases:
             bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
-    candidates = _copy_candidates(snapshot, cycle)
+    profile = profile_for_pod(config, pods[0])
+    base = bases.get(profile.scheduler_name) if profile is not None else None
+    candidates = _copy_candidates(snapshot, cycle, _fit_plugin(base))
     if not candidates:
-        return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(cycle))
+        return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(snapshot, cycle, _fit_plugin(base)))
     static = static_filters(pods)
     known = KnownRejections(static)
     known.learn(cycle.outcome)
-    profile = profile_for_pod(config, pods[0])
-    base = bases.get(profile.scheduler_name) if profile is not None else None
     fast = base is not None and node_local_group(base, cycle, pods, static)
     sizer = _GroupSizer(snapshot, config, pods, budget, bases, known, static)
     why: list[str] = []
@@ -978,7 +1017,7 @@ def size_group(
         if needed == _NoCount.TOO_MANY:
             stopped = f"sizing stopped: more than {MAX_ADDED_NODES} added nodes shaped like {name} would be needed"
         elif needed == _NoCount.NONE_FITS:
-            why.append(f"not one fits on an empty node shaped like {name}")
+            why.append(f"not one fits on a new node shaped like {name}")
         else:
             why.append(f"more nodes shaped like {name} take no more of them")
     if stopped:
@@ -990,15 +1029,16 @@ def _group_suggestion(
     snapshot: Snapshot, node: o.Node, placed: _Placed, pods: Sequence[o.Pod], owner: str | None
 ) -> GroupSizing:
     name, count = node.metadata.name, placed.count
-    added = [_empty_copy(node, copy_name) for copy_name in _copy_names(snapshot, name, count)]
+    added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
     need = "needs" if len(pods) == 1 else "need"
     nodes_text = "1 more node" if count == 1 else f"{count} more nodes"
     suggestion = Suggestion(
         kind="addNodesForGroup",
-        summary=f"{_pods_text(len(pods), owner)} {need} {nodes_text} shaped like {name} (same labels, taints "
-        "and allocatable; no pods yet): placed one after another as the scheduler would, "
+        summary=f"{_pods_text(len(pods), owner)} {need} {nodes_text} shaped like {name} "
+        f"({startup_text(startup_pods(snapshot, name), name)}): placed one after another as the scheduler would, "
         f"{'it fits' if len(pods) == 1 else 'all of them fit'}",
         nodes=sorted(set(placed.nodes)),
+        # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
         patches=[_node_object(n) for n in added],
         command=f"# scale the node group of {name} up by {count} "
         f"(the cluster autoscaler would add {'a node' if count == 1 else 'nodes'} like it)",
@@ -1406,7 +1446,7 @@ def size_groups(
                 f"not sized: only the {MAX_GROUPS_SIZED} largest Unschedulable groups an added node could hold are",
             )
             continue
-        # Every plugin's verdict on every node: which nodes an empty copy would cure.
+        # Every plugin's verdict on every node: which nodes a new copy would cure.
         if not shared.spend(FILTER_WEIGHT * len(snapshot.nodes)):
             out[key] = GroupSizing(
                 SizingOutcome.SKIPPED,
