@@ -633,7 +633,7 @@ def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     cycle = run_cycle(snapshot, group[0])
 
     def sized() -> Suggestion | None:
-        return suggest_module.suggest_group_nodes(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
+        return suggest_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)").suggestion
 
     assert sized() is not None
     # Past the cap on added nodes, or on node evaluations (a count, not a time), no count is given.

@@ -63,10 +63,6 @@ def importance_key(pi: PodInfo) -> tuple[int, float]:
     return (-pi.priority, pod_start_time(pi.pod))
 
 
-def more_important_pod(pod1: PodInfo, pod2: PodInfo) -> bool:
-    return importance_key(pod1) < importance_key(pod2)
-
-
 def earliest_start_time_of_top_priority(victims: Sequence[PodInfo]) -> float:
     """util.GetEarliestPodStartTime: the earliest start among the highest-priority victims."""
     top = max(v.priority for v in victims)

@@ -53,10 +53,6 @@ class Status:
     def message(self) -> str:
         return ", ".join(self.reasons)
 
-    def with_plugin(self, plugin: str) -> Status:
-        self.plugin = plugin
-        return self
-
 
 SUCCESS_CODES = (Code.Success, Code.Skip)
 

@@ -1047,19 +1047,6 @@ def _group_suggestion(
     return GroupSizing(SizingOutcome.SIZED, f"sized: {nodes_text} shaped like {name}{fewer}", suggestion)
 
 
-def suggest_group_nodes(
-    snapshot: Snapshot,
-    cycle: CycleOutcome,
-    pods: Sequence[o.Pod],
-    config: SchedulerConfig,
-    owner: str | None,
-    budget: GroupBudget | None = None,
-    frameworks: Mapping[str, Framework] | None = None,
-) -> Suggestion | None:
-    """size_group's suggestion, None when there is no verified count."""
-    return size_group(snapshot, cycle, pods, config, owner, budget, frameworks).suggestion
-
-
 def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     if v.config is None or len(v.group) < 2:
         return []
