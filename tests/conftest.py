@@ -38,7 +38,7 @@ def pending_schema_validator() -> jsonschema.protocols.Validator:
 
 
 # Hypothesis profiles: "default" keeps the property tests within the default test command's
-# budget; HYPOTHESIS_PROFILE=deep runs many more examples (README, "Deeper checks").
+# budget; HYPOTHESIS_PROFILE=deep runs many more examples (CONTRIBUTING.md, "Deeper checks").
 settings.register_profile(
     "default",
     max_examples=40,

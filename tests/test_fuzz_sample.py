@@ -1,6 +1,6 @@
 """Malformed input through the command line: a fixed sample of the fuzzer, and what it found.
 
-The full run is `python -m tests.fuzz --count 10000` (README, "Deeper checks").
+The full run is `python -m tests.fuzz --count 10000` (CONTRIBUTING.md, "Deeper checks").
 """
 
 from __future__ import annotations

@@ -262,35 +262,6 @@ def test_pod_names_complete_from_a_dump() -> None:
     assert _complete_pod(ctx, "shop/checkout") == [POD]  # type: ignore[arg-type]
 
 
-def test_krew_manifest_matches_its_archive(tmp_path: Path) -> None:
-    import hashlib
-    import importlib.util
-    import io
-    import subprocess
-    import tarfile
-
-    import yaml
-
-    krew = Path(__file__).resolve().parent.parent / "deploy" / "krew"
-    spec = importlib.util.spec_from_file_location("krew_build", krew / "build.py")
-    assert spec is not None and spec.loader is not None
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    data = build.archive()
-    manifest = yaml.safe_load((krew / "podwhy.yaml").read_text())
-    platform = manifest["spec"]["platforms"][0]
-    assert platform["sha256"] == hashlib.sha256(data).hexdigest(), "run: python deploy/krew/build.py DIR"
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        assert sorted(tar.getnames()) == sorted(f["from"] for f in platform["files"])
-    assert manifest["metadata"]["name"] == "podwhy" and platform["bin"] == "kubectl-podwhy"
-    assert subprocess.run(["sh", "-n", str(krew / "kubectl-podwhy")], check=False).returncode == 0
-    import tomllib
-
-    version = tomllib.loads((krew.parent.parent / "pyproject.toml").read_text())["project"]["version"]
-    assert f'version="{version}"' in (krew / "kubectl-podwhy").read_text()
-    assert manifest["spec"]["version"] == f"v{version}"
-
-
 def _with_cron_job_run() -> list[dict[str, Any]]:
     """The example cluster plus a CronJob, its Job, and the Job's Pending pod."""
     owner = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly", "uid": "uid-cj", "controller": True}

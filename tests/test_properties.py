@@ -12,7 +12,7 @@ Expectations come from kube-scheduler's semantics, not from podwhy's code paths:
   score x weight.
 
 The number of examples comes from the hypothesis profile (tests/conftest.py): the default one
-keeps this file fast; HYPOTHESIS_PROFILE=deep runs many more (see README, "Deeper checks").
+keeps this file fast; HYPOTHESIS_PROFILE=deep runs many more (see CONTRIBUTING.md, "Deeper checks").
 """
 
 from __future__ import annotations
