@@ -20,8 +20,9 @@ SMALL = ["--nodes", "20", "--pods", "200"]
         ("benchmarks.run", [*SMALL, "--compare"], ["yaml/json:", "verdicts:    identical"]),
         ("benchmarks.pending", [*SMALL, "--pending", "30", "--owners", "4"], ["pending:", "end to end:"]),
         ("benchmarks.live", SMALL, ["live:", "offline:", "verdicts:"]),
+        ("benchmarks.check", [*SMALL, "--replicas", "30", "--kind", "Job"], ["check:", "memory:", "end to end:"]),
     ],
-    ids=["run", "run-compare", "pending", "live"],
+    ids=["run", "run-compare", "pending", "live", "check"],
 )
 def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
     out = subprocess.run(

@@ -17,7 +17,14 @@ from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
 from podwhy.runtime.config import Extender, SchedulerConfig, default_profile
-from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, PostFilterOutcome, fit_error_message
+from podwhy.runtime.framework import (
+    FilterOutcome,
+    Framework,
+    NodeVerdict,
+    PostFilterOutcome,
+    Reuse,
+    fit_error_message,
+)
 from podwhy.runtime.scoring import ScoreOutcome, run_scores
 from podwhy.snapshot.cluster import Snapshot
 
@@ -129,13 +136,17 @@ def run_cycle(
     feasible_to_find: int | None = None,
     post_filter: bool = True,
     settled: Mapping[str, NodeVerdict] | None = None,
+    reuse: Reuse | None = None,
+    score_rows: bool = True,
 ) -> CycleOutcome:
     """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
     profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
     `framework` from make_framework is reused instead of indexing the snapshot again.
     `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters).
     Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part).
-    `settled` nodes are known to reject the pod and are not filtered (see Framework.run_filters)."""
+    `settled` nodes are known to reject the pod and are not filtered (see Framework.run_filters).
+    `reuse`: what an identical pod's cycle learnt that still holds (see runtime.framework.Reuse).
+    Without `score_rows` the scores hold the totals and best nodes only, not each plugin's score."""
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
@@ -145,7 +156,7 @@ def run_cycle(
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)
-    outcome = framework.run_filters(target, every_plugin, feasible_to_find, settled)
+    outcome = framework.run_filters(target, every_plugin, feasible_to_find, settled, reuse)
     out = CycleOutcome(
         target,
         Verdict.UNSCHEDULABLE,
@@ -159,7 +170,16 @@ def run_cycle(
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if scoring and outcome.error is None and outcome.feasible:
         feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        out.scores = run_scores(profile, framework.plugins, outcome.state, target, feasible_infos, snapshot.missing)
+        out.scores = run_scores(
+            profile,
+            framework.plugins,
+            outcome.state,
+            target,
+            feasible_infos,
+            snapshot.missing,
+            reuse.raw_scores if reuse is not None else None,
+            totals_only=not score_rows,
+        )
         if out.nominated_node_fits:
             out.scores.best_nodes = [nominated]
     scores = out.scores

@@ -23,7 +23,7 @@ from podwhy.framework.interface import (
 from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.profile import Profile
-from podwhy.framework.status import Code, Status
+from podwhy.framework.status import Code, Evidence, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins.registry import plugin_class
 
@@ -45,6 +45,26 @@ class NodeVerdict:
     # Whether the node would pass every filter without the room nominated pods reserve on it
     # (None when no nominated pod is counted here).
     feasible_without_nominated: bool | None = None
+
+
+@dataclass
+class Reuse:
+    """What the cycle of an earlier, identical pod learnt that still holds for this one (placement's
+    identical replicas): each node's verdict, given when every filter of that cycle read only the
+    pod and the node, and the raw scores of Score plugins that read only the pod and the node.
+    The caller drops a node from both once a pod is bound to it. Verdicts are taken only when this
+    pod's PreFilter skipped and could not evaluate the same plugins as that pod's did."""
+
+    pre_filter_skips: frozenset[str] = frozenset()
+    not_evaluated: frozenset[str] = frozenset()
+    verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
+    # plugin -> node -> (raw score, evidence)
+    raw_scores: dict[str, dict[str, tuple[int, list[Evidence]]]] = field(default_factory=dict)
+
+    def forget(self, node: str) -> None:
+        self.verdicts.pop(node, None)
+        for scores in self.raw_scores.values():
+            scores.pop(node, None)
 
 
 @dataclass
@@ -417,6 +437,7 @@ class Framework:
         every_plugin: bool = True,
         feasible_to_find: int | None = None,
         settled: Mapping[str, NodeVerdict] | None = None,
+        reuse: Reuse | None = None,
     ) -> FilterOutcome:
         """Every node's verdict. In short-circuit mode (`every_plugin` off) nodes that PreFilter
         already settled are not filtered, and with `feasible_to_find` the walk stops once that many
@@ -424,7 +445,8 @@ class Framework:
         holds only the nodes walked (`complete` is False). `settled`: nodes whose rejection of this
         pod is already known (placement.KnownRejections): their known verdicts come first in the
         outcome, and they are not filtered again (unless PreFilter rejects the pod or rules nodes
-        out itself)."""
+        out itself). `reuse`: verdicts of an identical pod's cycle (see Reuse), taken as they are
+        for the nodes they hold when this pod's PreFilter came out the same."""
         state = CycleState()
         self._restricting_plugins = []
         not_evaluated = {
@@ -444,6 +466,15 @@ class Framework:
             # Known rejections are given first, and only the other nodes are walked.
             nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
             walk = [ni for ni in walk if ni.node.metadata.name not in settled]
+        reused: Mapping[str, NodeVerdict] = {}
+        if (
+            reuse is not None
+            and failure is None
+            and (result is None or result.node_names is None)
+            and reuse.pre_filter_skips == frozenset(n for n, st in pre_status.items() if st.is_skip())
+            and reuse.not_evaluated == frozenset(not_evaluated)
+        ):
+            reused = reuse.verdicts
         nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
         if feasible_to_find is not None and nominated is not None:
             walk = [nominated, *(ni for ni in walk if ni is not nominated)]
@@ -456,6 +487,8 @@ class Framework:
             if not every_plugin and (failure is not None or restricted):
                 # Settled before any Filter runs: the scheduler never filters this node.
                 verdict = NodeVerdict(ni.name)
+            elif ni.name in reused:
+                verdict = reused[ni.name]
             else:
                 verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
             if failure is not None:

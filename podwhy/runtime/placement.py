@@ -21,18 +21,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from podwhy.framework.status import Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodeaffinity import NodeAffinity
 from podwhy.plugins.nodename import NodeName
 from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.nodeunschedulable import NodeUnschedulable
 from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
-from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict
+from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, Reuse
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
@@ -44,6 +48,29 @@ DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
 NODE_LOCAL_FILTERS = frozenset(
     {NodeUnschedulable.NAME, NodeName.NAME, TaintToleration.NAME, NodeAffinity.NAME, NodePorts.NAME, Fit.NAME}
 )
+# Score plugins whose raw score of a node reads only the pod and that node (ImageLocality also
+# the number of nodes holding an image, which placing pods does not change); the others
+# (PodTopologySpread, InterPodAffinity, and the claim plugins) count pods across nodes.
+NODE_LOCAL_SCORES = frozenset(
+    {Fit.NAME, BalancedAllocation.NAME, ImageLocality.NAME, TaintToleration.NAME, NodeAffinity.NAME}
+)
+
+
+def replica_signature(pod: o.Pod) -> bytes:
+    """What a scheduling cycle reads of a pod besides its labels: two replicas with the same
+    signature get the same verdict and raw score from every plugin of NODE_LOCAL_FILTERS and
+    NODE_LOCAL_SCORES on a node to which nothing was bound between their cycles. (Labels only
+    matter to the plugins that count pods across nodes, whose verdicts are never reused.)"""
+    return msgspec.json.encode((pod.metadata.namespace, pod.spec, pod.status.nominated_node_name))
+
+
+@dataclass
+class _Memo:
+    """The Reuse of the last pod scheduled, for the next one if it is identical (see Reuse)."""
+
+    profile: str
+    signature: bytes
+    reuse: Reuse
 
 
 class KnownRejections:
@@ -113,14 +140,22 @@ class Placer:
     """Schedules pods in turn over one snapshot, binding each one that fits."""
 
     def __init__(
-        self, snapshot: Snapshot, config: SchedulerConfig, placement_only: bool = False, first_fit: bool = False
+        self,
+        snapshot: Snapshot,
+        config: SchedulerConfig,
+        placement_only: bool = False,
+        first_fit: bool = False,
+        reuse: bool = True,
     ) -> None:
         """`placement_only`: where each pod goes and nothing more. On each node the filters stop
         at the first rejection, as the scheduler's do, and no preemption dry run runs for a pod
         that stays Pending (the same placements; messages lack every plugin's verdict and the
         PostFilter part). `first_fit` (with `placement_only`): nothing is scored, a pod goes to the
         first node in the snapshot's order that fits, which is not where the scheduler puts it:
-        only for counts that do not depend on which feasible node a pod takes."""
+        only for counts that do not depend on which feasible node a pod takes. `reuse`: a pod
+        identical to the one scheduled before it takes that cycle's verdicts and node-local scores
+        of the nodes nothing was bound to since (see Reuse); off, every cycle starts afresh (the
+        same placements, slower: tests compare the two)."""
         self.snapshot = snapshot
         self.config = config
         self.placement_only = placement_only or first_fit
@@ -128,6 +163,8 @@ class Placer:
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
         self.claims = ClaimBinder(snapshot)
+        self._memo: _Memo | None = None
+        self._reuse = reuse
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -148,6 +185,7 @@ class Placer:
             cycle = no_profile(pod, self.config)
             wanted = cycle.scheduler_name
             return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
+        reuse = self._reuse_for(pod, framework) if self._reuse else None
         cycle = run_cycle(
             self.snapshot,
             pod,
@@ -158,9 +196,13 @@ class Placer:
             scoring=not self.first_fit,
             feasible_to_find=1 if self.first_fit else None,
             settled=known.verdicts if known is not None else None,
+            reuse=reuse,
+            score_rows=False,  # where the pod goes is all a placement keeps of the scores
         )
         if known is not None and cycle.outcome is not None:
             known.learn(cycle.outcome)
+        if reuse is not None:
+            self._learn(reuse, framework, cycle)
         if cycle.verdict == Verdict.GATED:
             gates = " ".join(cycle.gates)
             return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
@@ -175,8 +217,45 @@ class Placer:
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else _not_evaluated_message(cycle)
         return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
 
+    def _reuse_for(self, pod: o.Pod, framework: Framework) -> Reuse:
+        """The last pod's Reuse when this pod is identical to it, else a new, empty one."""
+        signature = replica_signature(pod)
+        memo = self._memo
+        if memo is None or memo.profile != framework.profile.scheduler_name or memo.signature != signature:
+            memo = self._memo = _Memo(framework.profile.scheduler_name, signature, Reuse())
+            memo.reuse.raw_scores = {name: {} for name in NODE_LOCAL_SCORES}
+        return memo.reuse
+
+    @staticmethod
+    def _learn(reuse: Reuse, framework: Framework, cycle: CycleOutcome) -> None:
+        """Keep the verdicts of this cycle for the next identical pod when every filter read only
+        the pod and the node (or was skipped, or could not be evaluated), as NODE_LOCAL_FILTERS do;
+        nodes where nominated pods were counted are left out."""
+        outcome = cycle.outcome
+        if outcome is None or outcome.pre_filter_failure is not None or outcome.error is not None:
+            reuse.verdicts.clear()
+            return
+        skips = frozenset(rec.plugin for rec in outcome.pre_filter if rec.status.is_skip())
+        local = all(
+            name in NODE_LOCAL_FILTERS or name in skips or name in outcome.not_evaluated
+            for name in framework.profile.filter
+            if name in framework.plugins and framework.plugins[name].implements("filter")
+        )
+        restricted = outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None
+        if not local or restricted or not outcome.complete:
+            reuse.verdicts.clear()
+            return
+        if skips != reuse.pre_filter_skips or frozenset(outcome.not_evaluated) != reuse.not_evaluated:
+            reuse.verdicts.clear()
+            reuse.pre_filter_skips, reuse.not_evaluated = skips, frozenset(outcome.not_evaluated)
+        for verdict in outcome.nodes:
+            if not verdict.nominated_pods:
+                reuse.verdicts[verdict.name] = verdict
+
     def bind(self, pod: o.Pod, node: str) -> None:
         """spec.nodeName set and counted on the node by every profile's view of the cluster."""
+        if self._memo is not None:
+            self._memo.reuse.forget(node)
         pod.spec.node_name = node
         self.snapshot.pods.append(pod)
         for framework in self.frameworks.values():

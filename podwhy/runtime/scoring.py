@@ -44,8 +44,13 @@ def run_scores(
     pod: PodInfo,
     nodes: list[NodeInfo],
     missing: Mapping[str, str] | None = None,
+    memo: dict[str, dict[str, tuple[int, list[Evidence]]]] | None = None,
+    totals_only: bool = False,
 ) -> ScoreOutcome:
-    """Score every feasible node with every Score plugin of the profile."""
+    """Score every feasible node with every Score plugin of the profile. `memo`: per plugin, raw
+    scores (with their evidence) by node that an identical pod's cycle got and that still hold
+    (see runtime.framework.Reuse): taken instead of scoring those nodes again, and filled in.
+    `totals_only`: the totals and best nodes without each node's per-plugin rows (placement)."""
     names = nodes
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
@@ -76,13 +81,21 @@ def run_scores(
         if plugin is None or name in state.skip_score_plugins or name in not_evaluated:
             continue
         scores: dict[str, int] = {}
+        known = memo.get(name) if memo is not None else None
         for ni in names:
+            if known is not None and (hit := known.get(ni.name)) is not None:
+                scores[ni.name] = hit[0]
+                if hit[1]:
+                    evidence[(name, ni.name)] = hit[1]
+                continue
             value, status = plugin.score(state, pod, ni)
             if not status.is_success():
                 return failed(f'plugin "{name}" failed with: {status.message()}')
             scores[ni.name] = value
             if status.evidence:
                 evidence[(name, ni.name)] = status.evidence
+            if known is not None:
+                known[ni.name] = (value, status.evidence)
         raw_scores[name] = dict(scores)
         if plugin.implements("normalize_score"):
             status = plugin.normalize_score(state, pod, scores)
@@ -97,7 +110,11 @@ def run_scores(
         per_plugin[name] = scores
     out: dict[str, list[PluginScore]] = {}
     totals: dict[str, int] = {}
-    for ni in names:
+    if totals_only:
+        weighted_scores = [(per_plugin[name], weight) for name, weight in profile.score.items() if name in per_plugin]
+        for ni in names:
+            totals[ni.name] = sum(scores[ni.name] * weight for scores, weight in weighted_scores)
+    for ni in names if not totals_only else ():
         row: list[PluginScore] = []
         total = 0
         for name, weight in profile.score.items():

@@ -101,6 +101,10 @@ class PreScoreState:
     # Per constraint: how many domains it has among the feasible nodes, and log(size+2).
     topology_sizes: list[int] = field(default_factory=list)
     topology_normalizing_weights: list[float] = field(default_factory=list)
+    # Per constraint, made once for every node's Score: the count_key of its selector in the
+    # pod's namespace, and the selector as the evidence writes it.
+    count_keys: list[str] = field(default_factory=list)
+    selector_texts: list[str] = field(default_factory=list)
 
     def clone(self) -> PreScoreState:
         # Never modified after PreScore, shared like upstream.
@@ -111,7 +115,11 @@ def init_pre_score_state(
     constraints: list[SpreadConstraint], feasible_nodes: list[NodeInfo], require_all_topologies: bool
 ) -> PreScoreState:
     """Collect the domains of the feasible nodes; per-node (hostname) counts are left to Score."""
-    state = PreScoreState(constraints=constraints, topology_value_to_pod_counts=[{} for _ in constraints])
+    state = PreScoreState(
+        constraints=constraints,
+        topology_value_to_pod_counts=[{} for _ in constraints],
+        selector_texts=[str(c.selector) for c in constraints],
+    )
     sizes = [0] * len(constraints)
     for node_info in feasible_nodes:
         labels = node_info.node.metadata.labels
@@ -139,7 +147,7 @@ def count_domains(state: PreScoreState, pod: o.Pod, all_nodes: list[NodeInfo], r
     """Add up matching pods of every node (feasible or not) into the domains found in PreScore."""
     required = RequiredNodeAffinity.of_pod(pod)
     namespace = pod.metadata.namespace
-    keys = [count_key(c.selector, namespace) for c in state.constraints]
+    keys = state.count_keys = [count_key(c.selector, namespace) for c in state.constraints]
     for node_info in all_nodes:
         node = node_info.node
         if not ENABLE_NODE_INCLUSION_POLICY and not required.matches(node):
@@ -168,15 +176,14 @@ def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[i
     total = 0.0
     evidence: list[Evidence] = []
     for index, c in enumerate(state.constraints):
-        base = {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "selector": str(c.selector)}
+        base = {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "selector": state.selector_texts[index]}
         if c.topology_key not in labels:
             evidence.append(Evidence("topologySpreadScore", {**base, "missingLabel": c.topology_key, "points": 0.0}))
             continue
         value = labels[c.topology_key]
         if c.topology_key == LABEL_HOSTNAME:
             # Counted on the node itself, without the node inclusion policies.
-            namespace = pod.metadata.namespace
-            count = count_matching(node_info, c.selector, namespace, count_key(c.selector, namespace))
+            count = count_matching(node_info, c.selector, pod.metadata.namespace, state.count_keys[index])
         else:
             count = state.topology_value_to_pod_counts[index][value]
         weight = state.topology_normalizing_weights[index]
