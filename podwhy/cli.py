@@ -163,6 +163,10 @@ def explain(
     with _one_line_errors(debug):
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
+        if pod is not None and pod_file is not None:
+            raise UsageError(
+                f"two pods given: {pod} and -f {pod_file}", hint="explain one: NAME (or NAMESPACE/NAME), or -f FILE"
+            )
         if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout)

@@ -52,10 +52,30 @@ def closest(name: str, candidates: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
 
 
+def check_namespace(snapshot: Snapshot, namespace: str) -> None:
+    """A namespace the snapshot does not show is an error naming the closest ones, never an empty
+    (all-clear) answer: no Namespace object of that name and no object in it."""
+    if snapshot.has_namespace(namespace):
+        return
+    known = sorted(snapshot.namespace_names())
+    listed = "Namespace" in snapshot.kinds_seen and "Namespace" not in snapshot.missing
+    where = "the cluster has no such Namespace" if listed else "the snapshot holds no Namespace or object of that name"
+    close = closest(namespace, known)
+    if close:
+        hint = f"closest: {', '.join(close)}"
+    elif known:
+        hint = f"the snapshot has {len(known)} namespace{'s' if len(known) != 1 else ''}: {', '.join(known[:5])}"
+        hint += ", …" if len(known) > 5 else ""
+    else:
+        hint = "the snapshot holds no namespaced objects"
+    raise PodwhyError(f"namespace {namespace!r} not found: {where}", hint=hint)
+
+
 def find_pod(snapshot: Snapshot, namespace: str, name: str) -> o.Pod:
     for pod in snapshot.pods:
         if pod.metadata.name == name and pod.metadata.namespace == namespace:
             return pod
+    check_namespace(snapshot, namespace)
     if not snapshot.pods:
         raise PodwhyError(
             f"pod {namespace}/{name} not found: the snapshot holds no pods",
@@ -93,6 +113,7 @@ def explain(request: ExplainRequest) -> Report:
     if manifest_pod is not None:
         from podwhy.snapshot.admission import add_manifest_pod
 
+        check_namespace(snapshot, manifest_pod.metadata.namespace or request.namespace)
         pod = add_manifest_pod(manifest_pod, snapshot, request.namespace)
     else:
         assert request.pod_ref is not None
@@ -142,11 +163,14 @@ def pending(request: PendingRequest) -> PendingReport:
             f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
+    if request.namespace is not None:
+        check_namespace(snapshot, request.namespace)
     config = scheduler_config(request.scheduler_config)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
-    return build_pending_report(pending_pods, snapshot, size_groups(snapshot, pending_pods, config, frameworks))
+    sizing = size_groups(snapshot, pending_pods, config, frameworks)
+    return build_pending_report(pending_pods, snapshot, sizing, request.namespace)
 
 
 @dataclass
@@ -169,6 +193,11 @@ def check(request: CheckRequest) -> CheckReport:
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
     config = scheduler_config(request.scheduler_config)
+    # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
+    declared = request.manifests.namespaces()
+    for namespace in request.manifests.workload_namespaces():
+        if namespace not in declared:
+            check_namespace(snapshot, namespace)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
     return build_check_report(placements, snapshot)

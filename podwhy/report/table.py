@@ -367,15 +367,25 @@ def preemption_sentence(report: Report) -> str:
     return line
 
 
+def pending_scope(report: PendingReport) -> str:
+    """Which namespaces `pending` covered: "in namespace shop", "in all 14 namespaces"."""
+    scope = report.scope
+    if scope.namespace is not None:
+        return f"in namespace {scope.namespace}"
+    count = scope.namespaces
+    return f"in all {count} namespaces" if count != 1 else "in the one namespace"
+
+
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
     """Pending pods grouped by cause and owner, largest group first."""
     console = console or make_console()
+    scope = pending_scope(report)
     if not report.total:
-        console.print("No Pending pods.")
+        console.print(f"No Pending pods {escape(scope)}.")
         return
     console.print(
-        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold], {report.stuck} stuck, "
-        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold] {escape(scope)}, "
+        f"{report.stuck} stuck, in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
     )
     table = Table(show_lines=True)
     table.add_column("Pods", overflow="fold", min_width=14)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.cluster import Snapshot, ns_name
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -23,29 +23,48 @@ def _tolerates(pod: o.Pod, key: str) -> bool:
     return False
 
 
+# The PriorityClasses every API server creates at bootstrap (scheduling/v1 helpers.go): a
+# snapshot that lists PriorityClasses but not these still has them.
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
+
+
+def priority_class_not_found(pod: o.Pod, name: str) -> str:
+    """What `kubectl create|apply` prints when the Priority admission plugin refuses the pod
+    (admission.NewForbidden: `pods "NAME" is forbidden: ...`)."""
+    return f'pods "{pod.metadata.name}" is forbidden: no PriorityClass with name {name} was found'
 
 
 def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
-    """Priority admission: the named class, the built-in system classes, or the global default."""
+    """Priority admission: the named class (a name no class has is refused, as the API server
+    refuses it), or the global default. Without any PriorityClass in the snapshot a named class
+    cannot be resolved: priority 0, recorded in snapshot.unresolved_priority_classes."""
     name = pod.spec.priority_class_name
-    pclass = snapshot.priority_classes.get(name) if name else None
-    if pclass is None and name in SYSTEM_PRIORITY_CLASSES:
-        pod.spec.priority = SYSTEM_PRIORITY_CLASSES[name]
-        return
-    if pclass is None and name and "PriorityClass" in snapshot.kinds_seen:
-        raise PodwhyError(
-            f"pod {pod.metadata.name}: no PriorityClass with name {name} was found",
-            hint="the API server would reject this pod",
-        )
-    if pclass is None and not name:
-        pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
-    if pclass is None:
-        pod.spec.priority = 0
-        return
-    pod.spec.priority = pclass.value
+    policy: str | None = DEFAULT_PREEMPTION_POLICY
+    if name:
+        pclass = snapshot.priority_classes.get(name)
+        if pclass is not None:
+            value, policy = pclass.value, pclass.preemption_policy
+        elif name in SYSTEM_PRIORITY_CLASSES:
+            value = SYSTEM_PRIORITY_CLASSES[name]
+        elif snapshot.priority_classes or "PriorityClass" in snapshot.kinds_seen:
+            raise PodwhyError(
+                priority_class_not_found(pod, name),
+                hint="the API server's Priority admission refuses this pod; create the PriorityClass or fix the name",
+            )
+        else:
+            value = 0
+            snapshot.unresolved_priority_classes[ns_name(pod.metadata.namespace, pod.metadata.name)] = name
+    else:
+        defaults = [pc for pc in snapshot.priority_classes.values() if pc.global_default]
+        # Several defaults (a race): the lowest value wins, as upstream picks it.
+        pclass = min(defaults, key=lambda pc: pc.value) if defaults else None
+        value = pclass.value if pclass is not None else 0
+        if pclass is not None:
+            policy = pclass.preemption_policy
+    pod.spec.priority = value
     if pod.spec.preemption_policy is None:
-        pod.spec.preemption_policy = pclass.preemption_policy or "PreemptLowerPriority"
+        pod.spec.preemption_policy = policy or DEFAULT_PREEMPTION_POLICY
 
 
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
