@@ -60,13 +60,22 @@ RANKING_ROWS = 10
 PIPE_WIDTH = 120
 
 
+class _StdoutConsole(Console):
+    """A reader that stops early (`podwhy ... | head`) is the command line's to handle (it keeps
+    the verdict's exit code); rich's own handling would exit with 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console() -> Console:
     """A console for stdout. rich honours NO_COLOR and COLUMNS itself; only the width of a
     pipe or file (CI logs) differs from rich's default."""
     width = None
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         width = PIPE_WIDTH
-    return Console(width=width, highlight=False)
+    return _StdoutConsole(width=width, highlight=False)
 
 
 def _mark(status: PluginStatus) -> str:
