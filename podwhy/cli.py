@@ -95,6 +95,7 @@ def _no_type(ctx: object) -> None:
 
 app = typer.Typer(
     cls=_Group,
+    name=PROGRAM,
     add_completion=True,
     no_args_is_help=True,
     help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler v1.35 decides.",
@@ -470,6 +471,8 @@ def check(
         _check_live_options(from_, kubeconfig, context, request_timeout)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
+        if junit is not None:
+            _check_output_path(junit)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
@@ -485,6 +488,17 @@ def check(
 
             write_junit(report, junit)
         _emit(report.exit_code, lambda: _render_check(report, output), report.warnings)
+
+
+def _check_output_path(path: Path) -> None:
+    """A file podwhy will write after the work, checked before it: an error at once, not after a fetch."""
+    if path.is_dir():
+        raise PodwhyError(f"{path}: cannot write: is a directory")
+    folder = path.parent
+    if not folder.is_dir():
+        raise PodwhyError(f"{path}: cannot write: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise PodwhyError(f"{path}: cannot write: permission denied")
 
 
 def _render_check(report: CheckReport, output: Output) -> None:
@@ -530,22 +544,36 @@ def snapshot(
     """
     from podwhy.report.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
-    from podwhy.snapshot.writer import write_dump
+    from podwhy.snapshot.writer import DumpTarget, write_dump
 
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        with fetch_progress(not quiet) as progress:
-            live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
-            events_namespace = "" if all_namespaces else namespace or live.connect()
-            live.events_for = (events_namespace, "")
-            fetched = live.fetch(raw=True)
-        items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
-        missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
-        count = write_dump(output, items, missing, redact_text=redact)
-    print(f"wrote {count:,} objects to {output}", file=sys.stderr)
+        target = DumpTarget(output)  # a path that cannot be written fails before anything is fetched
+        try:
+            with fetch_progress(not quiet) as progress:
+                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                events_namespace = "" if all_namespaces else namespace or live.connect()
+                live.events_for = (events_namespace, "")
+                fetched = live.fetch(raw=True)
+            items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
+            missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
+            count = _write_snapshot(lambda: write_dump(target, items, missing, redact_text=redact))
+        finally:
+            target.discard()  # Ctrl-C or an error: no half-written file is left behind
+    if count is not None:
+        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
     if missing:
         print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)
+
+
+def _write_snapshot(write: Callable[[], int]) -> int | None:
+    """The dump written (its object count), or None when stdout's reader stopped early."""
+    try:
+        return write()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -104,6 +104,7 @@ def explain(request: ExplainRequest) -> Report:
         from podwhy.snapshot.manifests import read_pod_manifest
 
         manifest_pod = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
+    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
@@ -119,7 +120,6 @@ def explain(request: ExplainRequest) -> Report:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name)
-    config = scheduler_config(request.scheduler_config)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
@@ -157,6 +157,7 @@ class PendingRequest:
 
 def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
+    config = scheduler_config(request.scheduler_config)  # a bad --scheduler-config fails before fetching
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
@@ -165,7 +166,6 @@ def pending(request: PendingRequest) -> PendingReport:
         )
     if request.namespace is not None:
         check_namespace(snapshot, request.namespace)
-    config = scheduler_config(request.scheduler_config)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
@@ -186,13 +186,13 @@ def check(request: CheckRequest) -> CheckReport:
     from podwhy.runtime.placement import place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
+    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
-    config = scheduler_config(request.scheduler_config)
     # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
     declared = request.manifests.namespaces()
     for namespace in request.manifests.workload_namespaces():
