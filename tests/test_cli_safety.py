@@ -178,17 +178,16 @@ def test_without_any_priority_class_the_class_is_unresolved_and_the_verdict_not_
 
 # ------------------------------------------------------------------ 4. pending's scope
 def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) -> None:
-    code, out, _ = cli("pending", "--from", str(EXAMPLE), "-n", "shop")
-    assert out.splitlines()[0] == "1 Pending pod in namespace shop, 1 stuck, in 1 group"
-    code, out, _ = cli("pending", "--from", str(EXAMPLE), "-A")
-    assert out.splitlines()[0] == "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"
-    code, out, _ = cli("pending", "--from", str(EXAMPLE), "-n", "ml")
-    assert out.splitlines()[0] == "No Pending pods in namespace ml."
     _, config = live
-    code, out, _ = cli("pending", "--kubeconfig", str(config))  # the context's namespace
-    assert out.splitlines()[0] == "1 Pending pod in namespace shop, 1 stuck, in 1 group"
-    code, out, _ = cli("pending", "--kubeconfig", str(config), "-A")
-    assert out.splitlines()[0] == "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"
+    for args, code, first in [
+        (["--from", str(EXAMPLE), "-n", "shop"], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),
+        (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"),
+        (["--from", str(EXAMPLE), "-n", "ml"], 0, "No Pending pods in namespace ml."),
+        (["--kubeconfig", str(config)], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),  # the context's
+        (["--kubeconfig", str(config), "-A"], 1, "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"),
+    ]:
+        got, out, _ = cli("pending", *args)
+        assert (got, out.splitlines()[0]) == (code, first)
     _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
     assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5}
 
