@@ -36,10 +36,11 @@ def one_error_line(err: str) -> str:
     return lines[0]
 
 
-def manifest(tmp_path: Path, namespace: str = "shop", priority_class: str | None = None, cpu: str = "100m") -> Path:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}
+def manifest(tmp_path: Path, namespace: str = "shop", priority_class: str | None = None, **spec_fields: Any) -> Path:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}
     if priority_class is not None:
         spec["priorityClassName"] = priority_class
+    spec.update(spec_fields)
     path = tmp_path / "pod.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big"}, "spec": spec}))
     if namespace:
@@ -144,17 +145,46 @@ def test_an_unknown_priority_class_is_refused_as_the_api_server_refuses_it(tmp_p
 
 
 @pytest.mark.parametrize(
-    ("classes", "name", "priority"),
+    ("spec", "refusal"),
     [
-        ([priority_class("gold", 1000)], "gold", 1000),
-        ([priority_class("gold", 1000)], "system-node-critical", 2000001000),
-        ([priority_class("gold", 1000)], "system-cluster-critical", 2000000000),
-        ([], "system-node-critical", 2000001000),
+        (
+            {"priority": 5},
+            "the integer value of priority (5) must not be provided in pod spec; priority admission controller "
+            "computed 1000 from the given PriorityClass name",
+        ),
+        (
+            {"preemptionPolicy": "Never"},
+            "the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission "
+            "controller computed PreemptLowerPriority from the given PriorityClass name",
+        ),
+    ],
+    ids=["priority", "preemptionPolicy"],
+)
+def test_a_priority_the_manifest_sets_must_be_the_classs(tmp_path: Path, spec: dict[str, Any], refusal: str) -> None:
+    extra = extra_objects(tmp_path, priority_class("gold", 1000))
+    pod = manifest(tmp_path, priority_class="gold", **spec)
+    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "--from", str(extra))
+    assert (code, out) == (3, "")
+    assert one_error_line(err).startswith(f'podwhy: error: pods "big" is forbidden: {refusal} (')
+
+
+@pytest.mark.parametrize(
+    ("classes", "name", "priority", "spec"),
+    [
+        ([priority_class("gold", 1000)], "gold", 1000, {}),
+        ([priority_class("gold", 1000)], "gold", 1000, {"priority": 1000}),  # as exported from the cluster
+        ([priority_class("gold", 1000)], "system-node-critical", 2000001000, {}),
+        ([priority_class("gold", 1000)], "system-cluster-critical", 2000000000, {}),
+        ([], "system-node-critical", 2000001000, {}),
+        ([], "gold", 1000, {"priority": 1000}),  # no PriorityClasses: the priority the manifest states
     ],
 )
-def test_known_and_built_in_priority_classes(tmp_path: Path, classes: list[Any], name: str, priority: int) -> None:
+def test_known_and_built_in_priority_classes(
+    tmp_path: Path, classes: list[Any], name: str, priority: int, spec: dict[str, Any]
+) -> None:
     sources = ["--from", str(EXAMPLE)] + (["--from", str(extra_objects(tmp_path, *classes))] if classes else [])
-    code, out, err = cli("explain", "-f", str(manifest(tmp_path, priority_class=name)), *sources, "-o", "json")
+    pod = manifest(tmp_path, priority_class=name, **spec)
+    code, out, err = cli("explain", "-f", str(pod), *sources, "-o", "json")
     report = json.loads(out)
     assert report["pod"]["priority"] == priority
     assert not any("PriorityClass" in w for w in report["warnings"]), err
