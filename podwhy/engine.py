@@ -52,13 +52,20 @@ def closest(name: str, candidates: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
 
 
-def check_namespace(snapshot: Snapshot, namespace: str) -> None:
+def check_namespace(snapshot: Snapshot, namespace: str, source: SnapshotSource | None = None) -> None:
     """A namespace the snapshot does not show is an error naming the closest ones, never an empty
-    (all-clear) answer: no Namespace object of that name and no object in it."""
+    (all-clear) answer: no Namespace object of that name and no object in it. When the
+    Namespaces could not be listed, a live source is asked for the one Namespace."""
     if snapshot.has_namespace(namespace):
         return
-    known = sorted(snapshot.namespace_names())
     listed = "Namespace" in snapshot.kinds_seen and "Namespace" not in snapshot.missing
+    ask = getattr(source, "namespace_exists", None)
+    if not listed and ask is not None:
+        exists = ask(namespace)
+        if exists:
+            return
+        listed = exists is False
+    known = sorted(snapshot.namespace_names())
     where = "the cluster has no such Namespace" if listed else "the snapshot holds no Namespace or object of that name"
     close = closest(namespace, known)
     if close:
@@ -71,11 +78,11 @@ def check_namespace(snapshot: Snapshot, namespace: str) -> None:
     raise PodwhyError(f"namespace {namespace!r} not found: {where}", hint=hint)
 
 
-def find_pod(snapshot: Snapshot, namespace: str, name: str) -> o.Pod:
+def find_pod(snapshot: Snapshot, namespace: str, name: str, source: SnapshotSource | None = None) -> o.Pod:
     for pod in snapshot.pods:
         if pod.metadata.name == name and pod.metadata.namespace == namespace:
             return pod
-    check_namespace(snapshot, namespace)
+    check_namespace(snapshot, namespace, source)
     if not snapshot.pods:
         raise PodwhyError(
             f"pod {namespace}/{name} not found: the snapshot holds no pods",
@@ -114,12 +121,12 @@ def explain(request: ExplainRequest) -> Report:
     if manifest_pod is not None:
         from podwhy.snapshot.admission import add_manifest_pod
 
-        check_namespace(snapshot, manifest_pod.metadata.namespace or request.namespace)
+        check_namespace(snapshot, manifest_pod.metadata.namespace or request.namespace, request.source)
         pod = add_manifest_pod(manifest_pod, snapshot, request.namespace)
     else:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
-        pod = find_pod(snapshot, namespace, name)
+        pod = find_pod(snapshot, namespace, name, request.source)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
@@ -165,7 +172,7 @@ def pending(request: PendingRequest) -> PendingReport:
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     if request.namespace is not None:
-        check_namespace(snapshot, request.namespace)
+        check_namespace(snapshot, request.namespace, request.source)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
@@ -197,7 +204,7 @@ def check(request: CheckRequest) -> CheckReport:
     declared = request.manifests.namespaces()
     for namespace in request.manifests.workload_namespaces():
         if namespace not in declared:
-            check_namespace(snapshot, namespace)
+            check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
     return build_check_report(placements, snapshot)

@@ -125,6 +125,21 @@ def test_live_a_namespace_the_api_server_does_not_have_is_an_error(live: tuple[F
     assert (code, out, err) == (0, "No Pending pods in namespace quiet.\n", "")
 
 
+def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_path: Path) -> None:
+    objects = load_objects(EXAMPLE) + [namespace_object(n) for n in ("default", "kube-system", "ml", "shop", "quiet")]
+    with FakeApiServer(objects, list_forbidden={"namespaces"}) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", config)
+        assert (code, out) == (0, "No Pending pods in namespace quiet.\n"), err
+        code, out, err = cli("pending", "-n", "shopp", "--kubeconfig", config)
+        assert (code, out) == (3, "")
+        assert "the cluster has no such Namespace (closest: shop)" in one_error_line(err)
+        assert {r.path for r in server.requests if r.path.count("/") == 4 and "/namespaces/" in r.path} == {
+            "/api/v1/namespaces/quiet",
+            "/api/v1/namespaces/shopp",
+        }
+
+
 # ------------------------------------------------------------------ 2. two pods given
 def test_a_name_and_a_manifest_are_two_pods(tmp_path: Path) -> None:
     code, out, err = cli("explain", POD, "-f", str(manifest(tmp_path)), "--from", str(EXAMPLE))
