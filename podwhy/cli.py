@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -156,11 +156,11 @@ def _write_structured(report: Report | PendingReport | CheckReport, output: Outp
     return False
 
 
-def _stdout_to_devnull() -> None:
-    """After a reader closed stdout: point it at /dev/null, so the interpreter's final flush of
-    what is still buffered does not fail (Python's docs, "Note on SIGPIPE")."""
+def _stdout_to_devnull(stream: TextIO | None = None) -> None:
+    """After a reader closed stdout (or STREAM): point it at /dev/null, so the interpreter's final
+    flush of what is still buffered does not fail (Python's docs, "Note on SIGPIPE")."""
     try:
-        fd = sys.stdout.fileno()
+        fd = (stream or sys.stdout).fileno()
     except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing flushes at exit
         return
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -176,8 +176,11 @@ def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = (
         sys.stdout.flush()
     except BrokenPipeError:
         _stdout_to_devnull()
-    for warning in warnings:
-        print(f"podwhy: warning: {warning}", file=sys.stderr)
+    try:
+        for warning in warnings:
+            print(f"podwhy: warning: {warning}", file=sys.stderr)
+    except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
+        _stdout_to_devnull(sys.stderr)
     raise typer.Exit(exit_code)
 
 

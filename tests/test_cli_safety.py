@@ -260,6 +260,20 @@ def test_a_reader_that_stops_early_keeps_the_verdicts_exit_code(
     assert (code, err) == (verdict_code, "")
 
 
+def test_a_reader_of_stdout_and_stderr_that_stops_early_keeps_the_exit_code(tmp_path: Path) -> None:
+    """`podwhy ... 2>&1 | head`: the warnings (an unresolved PriorityClass: Inconclusive, 3) find
+    the pipe closed too."""
+    pod = manifest(tmp_path, priority_class="gold")
+    command = [sys.executable, "-c", "from podwhy.cli import app; app()", "explain", "-f", str(pod)]
+    command += ["--from", str(EXAMPLE)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV) as proc:
+        assert proc.stdout is not None
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 3
+    _, _, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE))
+    assert "podwhy: warning: PriorityClass 'gold'" in err and "error" not in err
+
+
 # ------------------------------------------------------------------ 6. usage errors and help
 @pytest.mark.parametrize(
     ("args", "needle"),
