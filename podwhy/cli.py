@@ -2,27 +2,106 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from podwhy.errors import PodwhyError, UsageError
+from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.model.errors import ModelError
 
 if TYPE_CHECKING:
     from podwhy.report.model import CheckReport, PendingReport, Report
 
+PROGRAM = "podwhy"
+# kubectl runs `kubectl-podwhy` (pyproject's second entry point) for `kubectl podwhy ...`.
+KUBECTL_PLUGIN = "kubectl-podwhy"
+KUBECTL_PLUGIN_NAME = "kubectl podwhy"
+
+
+def _program_name() -> str | None:
+    """`kubectl podwhy` when run as the kubectl plugin, else None (click's own detection)."""
+    base = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return KUBECTL_PLUGIN_NAME if base.removesuffix(".exe") == KUBECTL_PLUGIN else None
+
+
+def _usage_error(exc: typer.TyperException) -> int:
+    """A command-line mistake click found (unknown option, bad -o value, missing -f): one line
+    plus a hint, as every other error; returns the exit code (2)."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # bare `podwhy`: the help, as before
+        exc.show()  # type: ignore[attr-defined]
+        return int(getattr(exc, "exit_code", 2))
+    message = str(exc.format_message()) if hasattr(exc, "format_message") else str(exc)
+    message = message.replace("Value error, ", "")
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else PROGRAM
+    print(f"podwhy: error: {one_line(message)} (see: {command} --help)", file=sys.stderr)
+    return int(getattr(exc, "exit_code", 2))
+
+
+class _Group(TyperGroup):
+    """podwhy's command group: names itself `kubectl podwhy` as the kubectl plugin, and words
+    click's usage errors as one line (click's own are a box of five)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        prog_name = _program_name() or prog_name
+        try:
+            code = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+        except typer.TyperException as exc:
+            code = _usage_error(exc)
+        except typer.Abort:
+            print("podwhy: aborted", file=sys.stderr)
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Command(TyperCommand):
+    """Help shows placeholders a person reads (PATH, NAME), never typer's `<str>` beside them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument):
+                param.display_type_rich = _no_type  # type: ignore[method-assign]
+
+
+def _no_type(ctx: object) -> None:
+    return None
+
+
 app = typer.Typer(
+    cls=_Group,
+    name=PROGRAM,
     add_completion=True,
     no_args_is_help=True,
     help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler v1.35 decides.",
     pretty_exceptions_enable=False,
+    # Plain click help: placeholders (PATH, NAME), no boxes, readable in any terminal.
+    rich_markup_mode=None,
 )
 
 # Exit codes for verdicts come with the verdict (Verdict.exit_code); errors carry their own.
@@ -38,17 +117,21 @@ class Output(StrEnum):
 
 # Options several commands share, declared once.
 KubeconfigOption = Annotated[
-    str | None, typer.Option("--kubeconfig", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).")
+    str | None,
+    typer.Option("--kubeconfig", metavar="PATH", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG)."),
 ]
-ContextOption = Annotated[str | None, typer.Option("--context", help="Kubeconfig context for live mode.")]
+ContextOption = Annotated[
+    str | None, typer.Option("--context", metavar="NAME", help="Kubeconfig context for live mode.")
+]
 RequestTimeoutOption = Annotated[
-    float | None, typer.Option("--request-timeout", min=0.001, help="Seconds to wait for each API request.")
+    float | None,
+    typer.Option("--request-timeout", min=0.001, metavar="SECONDS", help="Seconds to wait for each API request."),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display while fetching.")]
-DebugOption = Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")]
-OutputOption = Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="No progress display while fetching.")]
+DebugOption = Annotated[bool, typer.Option("--debug", metavar="", help="Show tracebacks of errors.")]
+OutputOption = Annotated[Output, typer.Option("--output", "-o", metavar="FORMAT", help="table, wide, json or yaml.")]
 SchedulerConfigOption = Annotated[
-    Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
+    Path | None, typer.Option("--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file.")
 ]
 
 
@@ -73,12 +156,42 @@ def _write_structured(report: Report | PendingReport | CheckReport, output: Outp
     return False
 
 
+def _stdout_to_devnull(stream: TextIO | None = None) -> None:
+    """After a reader closed stdout (or STREAM): point it at /dev/null, so the interpreter's final
+    flush of what is still buffered does not fail (Python's docs, "Note on SIGPIPE")."""
+    try:
+        fd = (stream or sys.stdout).fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing flushes at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = ()) -> NoReturn:
+    """Write the results to stdout, the warnings to stderr, and exit with the verdict's code. A
+    reader that stops early (`podwhy ... | head`) changes neither: no traceback, same exit code."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+    try:
+        for warning in warnings:
+            print(f"podwhy: warning: {warning}", file=sys.stderr)
+    except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
+        _stdout_to_devnull(sys.stderr)
+    raise typer.Exit(exit_code)
+
+
 @contextmanager
 def _one_line_errors(debug: bool) -> Iterator[None]:
     """The one error handler: a PodwhyError is one line and its exit code; anything else is one
     line too, never a traceback (--debug shows it)."""
     try:
         yield
+    except typer.Exit:
+        raise
     except PodwhyError as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
@@ -118,40 +231,77 @@ def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
     return sorted(n for n in names if n.startswith(incomplete))
 
 
+def version() -> str:
+    """The installed distribution's version (the package metadata)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("podwhy")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"podwhy {version()}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main() -> None:
+def main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", metavar="", is_eager=True, callback=_print_version, help="Print podwhy's version and exit."
+        ),
+    ] = False,
+) -> None:
     """podwhy: why is my pod Pending?"""
 
 
-@app.command()
+@app.command(cls=_Command)
 def explain(
     pod: Annotated[
         str | None,
-        typer.Argument(help="NAME or NAMESPACE/NAME of the pod to explain.", autocompletion=_complete_pod),
+        typer.Argument(
+            metavar="POD", help="NAME or NAMESPACE/NAME of the pod to explain.", autocompletion=_complete_pod
+        ),
     ] = None,
     from_: Annotated[
         list[str] | None,
         typer.Option(
             "--from",
+            metavar="PATH",
             help="Snapshot to read: a kubectl -o yaml|json file, a folder, a cluster-info dump, or - for stdin."
             " Repeatable. Without it, podwhy reads the cluster of the current kubeconfig context (GET only).",
         ),
     ] = None,
     namespace: Annotated[
         str | None,
-        typer.Option("--namespace", "-n", help="Namespace of POD (default: the context's namespace, else default)."),
+        typer.Option(
+            "--namespace",
+            "-n",
+            metavar="NAMESPACE",
+            help="Namespace of POD (default: the context's namespace, else default).",
+        ),
     ] = None,
     pod_file: Annotated[
-        Path | None, typer.Option("--file", "-f", help="Explain this pod manifest instead of one in the snapshot.")
+        Path | None,
+        typer.Option("--file", "-f", metavar="FILE", help="Explain this pod manifest instead of one in the snapshot."),
     ] = None,
     output: OutputOption = Output.table,
-    node: Annotated[str | None, typer.Option("--node", help="Show the facts behind every verdict on one node.")] = None,
+    node: Annotated[
+        str | None, typer.Option("--node", metavar="NODE", help="Show the facts behind every verdict on one node.")
+    ] = None,
     scheduler_config: SchedulerConfigOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what was loaded and skipped.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", metavar="", help="Say what was loaded and skipped.")
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
@@ -163,6 +313,10 @@ def explain(
     with _one_line_errors(debug):
         if pod is None and pod_file is None:
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
+        if pod is not None and pod_file is not None:
+            raise UsageError(
+                f"two pods given: {pod} and -f {pod_file}", hint="explain one: NAME (or NAMESPACE/NAME), or -f FILE"
+            )
         if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout)
@@ -190,8 +344,8 @@ def explain(
             )
         if verbose:
             _print_loaded(report)
-        _render(report, output, node)
-    raise typer.Exit(report.verdict.exit_code)
+        table = output in (Output.table, Output.wide)
+        _emit(report.verdict.exit_code, lambda: _render(report, output, node), report.warnings if table else ())
 
 
 def _print_loaded(report: Report) -> None:
@@ -210,20 +364,23 @@ def _render(report: Report, output: Output, node: str | None) -> None:
     from podwhy.report.table import render_table
 
     render_table(report, wide=output == Output.wide, node=node)
-    for warning in report.warnings:
-        print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 
-@app.command()
+@app.command(cls=_Command)
 def pending(
     from_: Annotated[
         list[str] | None,
-        typer.Option("--from", help="Snapshot to read (as for explain); without it, the live cluster."),
+        typer.Option("--from", metavar="PATH", help="Snapshot to read (as for explain); without it, the live cluster."),
     ] = None,
     namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", help="Only this namespace's pods (default: the context's).")
+        str | None,
+        typer.Option(
+            "--namespace", "-n", metavar="NAMESPACE", help="Only this namespace's pods (default: the context's)."
+        ),
     ] = None,
-    all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Pods of every namespace.")] = False,
+    all_namespaces: Annotated[
+        bool, typer.Option("--all-namespaces", "-A", metavar="", help="Pods of every namespace.")
+    ] = False,
     output: OutputOption = Output.table,
     scheduler_config: SchedulerConfigOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -254,8 +411,7 @@ def pending(
                 live.events_for = (scope or "", "")
                 source = live
             report = run_pending(PendingRequest(source, scope, scheduler_config))
-        _render_any(report, output)
-    raise typer.Exit(report.exit_code)
+        _emit(report.exit_code, lambda: _render_any(report, output))
 
 
 def _render_any(report: PendingReport, output: Output) -> None:
@@ -265,27 +421,36 @@ def _render_any(report: PendingReport, output: Output) -> None:
         render_pending(report, wide=output == Output.wide)
 
 
-@app.command()
+@app.command(cls=_Command)
 def check(
     files: Annotated[
         list[str],
         typer.Option(
             "--file",
             "-f",
+            metavar="PATH",
             help="Manifests: a file, a folder, multi-document YAML, or - for stdin (e.g. helm template). Repeatable.",
         ),
     ],
     from_: Annotated[
         list[str] | None,
-        typer.Option("--from", help="Snapshot to place them onto (as for explain); without it, the live cluster."),
+        typer.Option(
+            "--from", metavar="PATH", help="Snapshot to place them onto (as for explain); without it, the live cluster."
+        ),
     ] = None,
     namespace: Annotated[
         str | None,
-        typer.Option("--namespace", "-n", help="Namespace of manifests that name none (default: the context's)."),
+        typer.Option(
+            "--namespace",
+            "-n",
+            metavar="NAMESPACE",
+            help="Namespace of manifests that name none (default: the context's).",
+        ),
     ] = None,
     output: OutputOption = Output.table,
     junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
+        Path | None,
+        typer.Option("--junit", metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."),
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -309,6 +474,8 @@ def check(
         _check_live_options(from_, kubeconfig, context, request_timeout)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
+        if junit is not None:
+            _check_output_path(junit)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
@@ -323,27 +490,49 @@ def check(
             from podwhy.report.check import write_junit
 
             write_junit(report, junit)
-        if not _write_structured(report, output):
-            from podwhy.report.table import render_check
-
-            render_check(report, wide=output == Output.wide)
-        for warning in report.warnings:
-            print(f"podwhy: warning: {warning}", file=sys.stderr)
-    raise typer.Exit(report.exit_code)
+        _emit(report.exit_code, lambda: _render_check(report, output), report.warnings)
 
 
-@app.command()
+def _check_output_path(path: Path) -> None:
+    """A file podwhy will write after the work, checked before it: an error at once, not after a fetch."""
+    if path.is_dir():
+        raise PodwhyError(f"{path}: cannot write: is a directory")
+    folder = path.parent
+    if not folder.is_dir():
+        raise PodwhyError(f"{path}: cannot write: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise PodwhyError(f"{path}: cannot write: permission denied")
+
+
+def _render_check(report: CheckReport, output: Output) -> None:
+    if not _write_structured(report, output):
+        from podwhy.report.table import render_check
+
+        render_check(report, wide=output == Output.wide)
+
+
+@app.command(cls=_Command)
 def snapshot(
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write (a JSON List; .gz compresses it).")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="File to write (a JSON List; .gz compresses it; - for stdout)."
+        ),
+    ],
     namespace: Annotated[
         str | None,
-        typer.Option("--namespace", "-n", help="Namespace whose events to include (default: the context's)."),
+        typer.Option(
+            "--namespace", "-n", metavar="NAMESPACE", help="Namespace whose events to include (default: the context's)."
+        ),
     ] = None,
     all_namespaces: Annotated[
-        bool, typer.Option("--all-namespaces", "-A", help="Include the events of every namespace.")
+        bool, typer.Option("--all-namespaces", "-A", metavar="", help="Include the events of every namespace.")
     ] = False,
     redact: Annotated[
-        bool, typer.Option("--redact", help="Replace env values, command lines and annotations plugins do not read.")
+        bool,
+        typer.Option(
+            "--redact", metavar="", help="Replace env values, command lines and annotations plugins do not read."
+        ),
     ] = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
@@ -358,22 +547,36 @@ def snapshot(
     """
     from podwhy.report.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
-    from podwhy.snapshot.writer import write_dump
+    from podwhy.snapshot.writer import DumpTarget, write_dump
 
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        with fetch_progress(not quiet) as progress:
-            live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
-            events_namespace = "" if all_namespaces else namespace or live.connect()
-            live.events_for = (events_namespace, "")
-            fetched = live.fetch(raw=True)
-        items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
-        missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
-        count = write_dump(output, items, missing, redact_text=redact)
-    print(f"wrote {count:,} objects to {output}", file=sys.stderr)
+        target = DumpTarget(output)  # a path that cannot be written fails before anything is fetched
+        try:
+            with fetch_progress(not quiet) as progress:
+                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                events_namespace = "" if all_namespaces else namespace or live.connect()
+                live.events_for = (events_namespace, "")
+                fetched = live.fetch(raw=True)
+            items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
+            missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
+            count = _write_snapshot(lambda: write_dump(target, items, missing, redact_text=redact))
+        finally:
+            target.discard()  # Ctrl-C or an error: no half-written file is left behind
+    if count is not None:
+        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
     if missing:
         print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)
+
+
+def _write_snapshot(write: Callable[[], int]) -> int | None:
+    """The dump written (its object count), or None when stdout's reader stopped early."""
+    try:
+        return write()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover

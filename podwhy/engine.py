@@ -52,10 +52,37 @@ def closest(name: str, candidates: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
 
 
-def find_pod(snapshot: Snapshot, namespace: str, name: str) -> o.Pod:
+def check_namespace(snapshot: Snapshot, namespace: str, source: SnapshotSource | None = None) -> None:
+    """A namespace the snapshot does not show is an error naming the closest ones, never an empty
+    (all-clear) answer: no Namespace object of that name and no object in it. When the
+    Namespaces could not be listed, a live source is asked for the one Namespace."""
+    if snapshot.has_namespace(namespace):
+        return
+    listed = "Namespace" in snapshot.kinds_seen and "Namespace" not in snapshot.missing
+    ask = getattr(source, "namespace_exists", None)
+    if not listed and ask is not None:
+        exists = ask(namespace)
+        if exists:
+            return
+        listed = exists is False
+    known = sorted(snapshot.namespace_names())
+    where = "the cluster has no such Namespace" if listed else "the snapshot holds no Namespace or object of that name"
+    close = closest(namespace, known)
+    if close:
+        hint = f"closest: {', '.join(close)}"
+    elif known:
+        hint = f"the snapshot has {len(known)} namespace{'s' if len(known) != 1 else ''}: {', '.join(known[:5])}"
+        hint += ", …" if len(known) > 5 else ""
+    else:
+        hint = "the snapshot holds no namespaced objects"
+    raise PodwhyError(f"namespace {namespace!r} not found: {where}", hint=hint)
+
+
+def find_pod(snapshot: Snapshot, namespace: str, name: str, source: SnapshotSource | None = None) -> o.Pod:
     for pod in snapshot.pods:
         if pod.metadata.name == name and pod.metadata.namespace == namespace:
             return pod
+    check_namespace(snapshot, namespace, source)
     if not snapshot.pods:
         raise PodwhyError(
             f"pod {namespace}/{name} not found: the snapshot holds no pods",
@@ -84,6 +111,7 @@ def explain(request: ExplainRequest) -> Report:
         from podwhy.snapshot.manifests import read_pod_manifest
 
         manifest_pod = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
+    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
@@ -93,12 +121,12 @@ def explain(request: ExplainRequest) -> Report:
     if manifest_pod is not None:
         from podwhy.snapshot.admission import add_manifest_pod
 
+        check_namespace(snapshot, manifest_pod.metadata.namespace or request.namespace, request.source)
         pod = add_manifest_pod(manifest_pod, snapshot, request.namespace)
     else:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
-        pod = find_pod(snapshot, namespace, name)
-    config = scheduler_config(request.scheduler_config)
+        pod = find_pod(snapshot, namespace, name, request.source)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
@@ -136,17 +164,20 @@ class PendingRequest:
 
 def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
+    config = scheduler_config(request.scheduler_config)  # a bad --scheduler-config fails before fetching
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
-    config = scheduler_config(request.scheduler_config)
+    if request.namespace is not None:
+        check_namespace(snapshot, request.namespace, request.source)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
-    return build_pending_report(pending_pods, snapshot, size_groups(snapshot, pending_pods, config, frameworks))
+    sizing = size_groups(snapshot, pending_pods, config, frameworks)
+    return build_pending_report(pending_pods, snapshot, sizing, request.namespace)
 
 
 @dataclass
@@ -162,13 +193,18 @@ def check(request: CheckRequest) -> CheckReport:
     from podwhy.runtime.placement import place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
+    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
-    config = scheduler_config(request.scheduler_config)
+    # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
+    declared = request.manifests.namespaces()
+    for namespace in request.manifests.workload_namespaces():
+        if namespace not in declared:
+            check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
     return build_check_report(placements, snapshot)

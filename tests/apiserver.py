@@ -100,6 +100,7 @@ class FakeApiServer:
     objects: list[dict[str, Any]]
     page_size_cap: int | None = None
     forbidden: set[str] = field(default_factory=set)  # resource names, e.g. "persistentvolumeclaims"
+    list_forbidden: set[str] = field(default_factory=set)  # resources that can be read one by one, not listed
     unserved_groups: set[str] = field(default_factory=set)  # group/versions, e.g. "resource.k8s.io/v1"
     expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
@@ -203,7 +204,7 @@ class FakeApiServer:
         served = {(gv, res) for gv, res, _ in SERVED.values()}
         if group_version in self.unserved_groups or (group_version, resource) not in served:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
-        if resource in self.forbidden:
+        if resource in self.forbidden or (resource in self.list_forbidden and name is None):
             return 403, _status(
                 403,
                 "Forbidden",

@@ -1019,6 +1019,7 @@ KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in
 # the objects a chart ships alongside that plugins or admission read (added to the snapshot).
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
 MANIFEST_SUPPORT_KINDS = (
+    "Namespace",
     "Service",
     "PersistentVolume",
     "PersistentVolumeClaim",

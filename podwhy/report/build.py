@@ -18,6 +18,7 @@ from podwhy.report.model import (
     NominatedPod,
     PendingGroup,
     PendingReport,
+    PendingScope,
     PluginStatus,
     PodSummary,
     Preemption,
@@ -39,7 +40,7 @@ from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.cluster import Snapshot, ns_name
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_CONFIG_SOURCE = "the default configuration"
@@ -138,8 +139,25 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
 
 
+def unresolved_priority_warning(name: str) -> str:
+    """A manifest's PriorityClass the snapshot cannot resolve (it holds no PriorityClasses)."""
+    return (
+        f"PriorityClass {name!r} could not be resolved (the snapshot has no PriorityClasses): priority taken "
+        "as 0, so preemption and the room nominated pods reserve may differ from the cluster's; the verdict "
+        "cannot be trusted (dump them too: kubectl get priorityclasses -o yaml)"
+    )
+
+
+# Verdicts a pod's priority can change (the nominated pods it must respect, preemption).
+PRIORITY_DEPENDENT = (Verdict.SCHEDULABLE, Verdict.UNSCHEDULABLE)
+
+
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
+    pod = cycle.pod.pod
+    unresolved = snapshot.unresolved_priority_classes.get(ns_name(pod.metadata.namespace, pod.metadata.name))
+    if unresolved is not None:
+        warnings.append(unresolved_priority_warning(unresolved))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)
@@ -268,10 +286,14 @@ def _suggestion(s: SuggestedChange) -> Suggestion:
 
 
 def build_pending_report(
-    pending: list[PendingPod], snapshot: Snapshot, sizing: Mapping[GroupKey, GroupSizing] | None = None
+    pending: list[PendingPod],
+    snapshot: Snapshot,
+    sizing: Mapping[GroupKey, GroupSizing] | None = None,
+    namespace: str | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
-    Unschedulable group, how many nodes it needs or why that is not known."""
+    Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
+    namespace covered (None: every namespace)."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
@@ -293,7 +315,12 @@ def build_pending_report(
         group.details.extend(d for d in item.details if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
-    return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
+    scope = PendingScope(
+        namespace=namespace, namespaces=1 if namespace is not None else len(snapshot.namespace_names())
+    )
+    return PendingReport(
+        total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot), scope=scope
+    )
 
 
 def build_report(
@@ -323,6 +350,10 @@ def build_report(
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )
+    if report.verdict in PRIORITY_DEPENDENT and ns_name(pod.metadata.namespace, pod.metadata.name) in (
+        snapshot.unresolved_priority_classes
+    ):
+        report.verdict = Verdict.INCONCLUSIVE
     report.scheduler = scheduler_word(pod, snapshot, report)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(

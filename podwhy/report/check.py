@@ -6,17 +6,21 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
-from podwhy.report.build import snapshot_summary
+from podwhy.report.build import snapshot_summary, unresolved_priority_warning
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.cluster import Snapshot, ns_name
 
 
-def _replica(replica: ReplicaPlacement) -> ReplicaReport:
+def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
+    meta = replica.pod.metadata
+    verdict = replica.verdict
+    if verdict == Verdict.SCHEDULABLE and ns_name(meta.namespace, meta.name) in snapshot.unresolved_priority_classes:
+        verdict = Verdict.INCONCLUSIVE  # placed at priority 0, which is not its priority
     return ReplicaReport(
         name=replica.pod.metadata.name,
-        verdict=replica.verdict,
+        verdict=verdict,
         node=replica.node or None,
         message=replica.message,
         tiedNodes=list(replica.tied),
@@ -29,7 +33,7 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
     workloads: list[WorkloadReport] = []
     for placement in placements:
         wl = placement.workload
-        replicas = [_replica(r) for r in placement.replicas]
+        replicas = [_replica(r, snapshot) for r in placement.replicas]
         placed = sum(1 for r in placement.replicas if r.placed)
         workloads.append(
             WorkloadReport(
@@ -57,6 +61,8 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
     ]
+    unresolved = dict.fromkeys(snapshot.unresolved_priority_classes.values())
+    warnings += [unresolved_priority_warning(name) for name in unresolved]
     return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
 
 

@@ -270,6 +270,15 @@ class PendingGroup(_Struct):
     sizing: GroupSizingNote | None = None
 
 
+class PendingScope(_Struct):
+    """The namespaces `podwhy pending` covered."""
+
+    # The one namespace (-n, or the context's); null for every namespace (-A, or a dump without -n).
+    namespace: str | None
+    # How many namespaces that is (every namespace the snapshot shows, for all of them).
+    namespaces: int
+
+
 class PendingReport(_Struct, kw_only=True):
     """podwhy pending: every Pending pod, grouped by cause and owner, largest group first."""
 
@@ -280,6 +289,7 @@ class PendingReport(_Struct, kw_only=True):
     stuck: int
     groups: list[PendingGroup]
     snapshot: SnapshotSummary
+    scope: PendingScope
     warnings: list[str] = []
 
     @property

@@ -60,13 +60,22 @@ RANKING_ROWS = 10
 PIPE_WIDTH = 120
 
 
+class _StdoutConsole(Console):
+    """A reader that stops early (`podwhy ... | head`) is the command line's to handle (it keeps
+    the verdict's exit code); rich's own handling would exit with 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console() -> Console:
     """A console for stdout. rich honours NO_COLOR and COLUMNS itself; only the width of a
     pipe or file (CI logs) differs from rich's default."""
     width = None
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         width = PIPE_WIDTH
-    return Console(width=width, highlight=False)
+    return _StdoutConsole(width=width, highlight=False)
 
 
 def _mark(status: PluginStatus) -> str:
@@ -367,15 +376,25 @@ def preemption_sentence(report: Report) -> str:
     return line
 
 
+def pending_scope(report: PendingReport) -> str:
+    """Which namespaces `pending` covered: "in namespace shop", "in all 14 namespaces"."""
+    scope = report.scope
+    if scope.namespace is not None:
+        return f"in namespace {scope.namespace}"
+    count = scope.namespaces
+    return f"in all {count} namespaces" if count != 1 else "in the one namespace"
+
+
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
     """Pending pods grouped by cause and owner, largest group first."""
     console = console or make_console()
+    scope = pending_scope(report)
     if not report.total:
-        console.print("No Pending pods.")
+        console.print(f"No Pending pods {escape(scope)}.")
         return
     console.print(
-        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold], {report.stuck} stuck, "
-        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold] {escape(scope)}, "
+        f"{report.stuck} stuck, in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
     )
     table = Table(show_lines=True)
     table.add_column("Pods", overflow="fold", min_width=14)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.cluster import Snapshot, ns_name
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -23,29 +23,69 @@ def _tolerates(pod: o.Pod, key: str) -> bool:
     return False
 
 
+# The PriorityClasses every API server creates at bootstrap (scheduling/v1 helpers.go): a
+# snapshot that lists PriorityClasses but not these still has them.
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
+
+
+def forbidden(pod: o.Pod, why: str) -> PodwhyError:
+    """An admission plugin's refusal, in the words `kubectl create|apply` prints after "Error from
+    server (Forbidden)" (admission.NewForbidden: `pods "NAME" is forbidden: ...`)."""
+    return PodwhyError(
+        f'pods "{pod.metadata.name}" is forbidden: {why}',
+        hint="the API server's Priority admission refuses this pod",
+    )
 
 
 def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
-    """Priority admission: the named class, the built-in system classes, or the global default."""
+    """Priority admission (plugin/pkg/admission/priority): the named class (a name no class has
+    is refused), or the global default; a priority or preemptionPolicy the manifest sets must
+    equal the computed one. Without any PriorityClass in the snapshot a named class cannot be
+    resolved: the manifest's own priority, else 0, recorded in snapshot.unresolved_priority_classes."""
     name = pod.spec.priority_class_name
-    pclass = snapshot.priority_classes.get(name) if name else None
-    if pclass is None and name in SYSTEM_PRIORITY_CLASSES:
-        pod.spec.priority = SYSTEM_PRIORITY_CLASSES[name]
-        return
-    if pclass is None and name and "PriorityClass" in snapshot.kinds_seen:
-        raise PodwhyError(
-            f"pod {pod.metadata.name}: no PriorityClass with name {name} was found",
-            hint="the API server would reject this pod",
+    given = pod.spec.priority
+    known = bool(snapshot.priority_classes) or "PriorityClass" in snapshot.kinds_seen
+    policy = DEFAULT_PREEMPTION_POLICY
+    if name:
+        pclass = snapshot.priority_classes.get(name)
+        if pclass is not None:
+            value, policy = pclass.value, pclass.preemption_policy or DEFAULT_PREEMPTION_POLICY
+        elif name in SYSTEM_PRIORITY_CLASSES:
+            value = SYSTEM_PRIORITY_CLASSES[name]
+        elif known:
+            raise forbidden(pod, f"no PriorityClass with name {name} was found")
+        else:
+            if given is None:
+                pod.spec.priority = 0
+                snapshot.unresolved_priority_classes[ns_name(pod.metadata.namespace, pod.metadata.name)] = name
+            # Else the priority the manifest states (as a pod exported from the cluster does).
+            if pod.spec.preemption_policy is None:
+                pod.spec.preemption_policy = DEFAULT_PREEMPTION_POLICY
+            return
+    else:
+        defaults = [pc for pc in snapshot.priority_classes.values() if pc.global_default]
+        # Several defaults (a race): the lowest value wins, as upstream picks it.
+        pclass = min(defaults, key=lambda pc: pc.value) if defaults else None
+        value = pclass.value if pclass is not None else 0
+        if pclass is not None:
+            policy = pclass.preemption_policy or DEFAULT_PREEMPTION_POLICY
+        if given is not None and not known:
+            value = given  # no PriorityClasses to compute a default from: the manifest's own
+    if given is not None and given != value:
+        raise forbidden(
+            pod,
+            f"the integer value of priority ({given}) must not be provided in pod spec; priority admission "
+            f"controller computed {value} from the given PriorityClass name",
         )
-    if pclass is None and not name:
-        pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
-    if pclass is None:
-        pod.spec.priority = 0
-        return
-    pod.spec.priority = pclass.value
-    if pod.spec.preemption_policy is None:
-        pod.spec.preemption_policy = pclass.preemption_policy or "PreemptLowerPriority"
+    if pod.spec.preemption_policy is not None and pod.spec.preemption_policy != policy and known:
+        raise forbidden(
+            pod,
+            f"the string value of PreemptionPolicy ({pod.spec.preemption_policy}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given PriorityClass name",
+        )
+    pod.spec.priority = value
+    pod.spec.preemption_policy = pod.spec.preemption_policy or policy
 
 
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
@@ -54,8 +94,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
         pod.metadata.namespace = namespace
     if not pod.spec.scheduler_name:
         pod.spec.scheduler_name = DEFAULT_SCHEDULER_NAME
-    if pod.spec.priority is None:
-        _admit_priority(pod, snapshot)
+    _admit_priority(pod, snapshot)
     if pod.spec.preemption_policy is None:
         pod.spec.preemption_policy = "PreemptLowerPriority"
     if pod.spec.runtime_class_name:

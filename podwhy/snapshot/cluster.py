@@ -8,6 +8,10 @@ from typing import Any
 
 from podwhy.model import objects as o
 
+# Namespaces every API server creates and keeps (upstream's system namespaces), present even in a
+# dump that holds nothing of them.
+BUILT_IN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
 
 def ns_name(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
@@ -53,6 +57,9 @@ class Snapshot:
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.
     # Provenance rather than content: two readers' bytes differ in layout, so not compared.
     raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
+    # Pods admitted from manifests whose PriorityClass could not be resolved (the snapshot has no
+    # PriorityClasses at all), by "namespace/name": the class's name (priority taken as 0).
+    unresolved_priority_classes: dict[str, str] = field(default_factory=dict, compare=False)
 
     def add(self, kind: str, obj: Any) -> None:
         """File one decoded object under its kind, as the model's kind table says."""
@@ -68,6 +75,20 @@ class Snapshot:
             store[obj.metadata.name] = obj
         else:
             store[ns_name(obj.metadata.namespace, obj.metadata.name)] = obj
+
+    def namespace_names(self) -> set[str]:
+        """Every namespace the snapshot shows: its Namespace objects and the namespaces of its
+        namespaced objects."""
+        names = set(self.namespaces)
+        for info in o.KINDS.values():
+            store = getattr(self, info.snapshot_field)
+            names.update(obj.metadata.namespace for obj in (store.values() if isinstance(store, dict) else store))
+        names.discard("")
+        return names
+
+    def has_namespace(self, namespace: str) -> bool:
+        """Whether NAMESPACE exists as far as the snapshot shows (the built-in ones always do)."""
+        return namespace in self.namespaces or namespace in BUILT_IN_NAMESPACES or namespace in self.namespace_names()
 
     @property
     def missing_kinds(self) -> frozenset[str]:

@@ -312,6 +312,15 @@ class LiveSource:
                 self._state.kinds_done += 1
             self._report()
 
+    def namespace_exists(self, name: str) -> bool | None:
+        """GET the Namespace (when the list of them could not be read): whether it exists, or None
+        when the API server does not say."""
+        try:
+            self.get(Resource("Namespace", "v1", "namespaces").path() + "/" + quote(name, safe=""))
+        except _HttpError as exc:
+            return False if exc.status == 404 else None
+        return True
+
     def pod_names(self, namespace: str) -> list[str]:
         """Names of the pods of a namespace (for shell completion)."""
         pods = self._list(Resource("Pod", "v1", "pods"), namespace, "", raw=False)

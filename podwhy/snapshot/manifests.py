@@ -30,7 +30,7 @@ from podwhy.snapshot.source import _object_files, _read_bytes
 
 WORKLOAD_KINDS = o.WORKLOAD_KINDS
 SUPPORT_KINDS = o.MANIFEST_SUPPORT_KINDS
-_CLUSTER_SCOPED_SUPPORT = frozenset({"PersistentVolume", "PriorityClass", "RuntimeClass", "StorageClass"})
+_CLUSTER_SCOPED_SUPPORT = frozenset({"Namespace", "PersistentVolume", "PriorityClass", "RuntimeClass", "StorageClass"})
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
 _DAEMON_TOLERATIONS = (
@@ -147,6 +147,19 @@ class ManifestSource:
                 entries.extend(decode(_read_bytes(path), str(path), manifests=True).entries)
         self._entries = entries
         return entries
+
+    def namespaces(self) -> set[str]:
+        """The Namespaces the manifests create."""
+        return {entry.obj.metadata.name for entry in self.read() if entry.kind == "Namespace"}
+
+    def workload_namespaces(self) -> list[str]:
+        """The namespaces the manifests' namespaced objects go to, in input order."""
+        found = (
+            entry.obj.metadata.namespace or self.namespace
+            for entry in self.read()
+            if entry.kind not in _CLUSTER_SCOPED_SUPPORT
+        )
+        return list(dict.fromkeys(found))
 
     def load_into(self, snapshot: Snapshot) -> list[ManifestWorkload]:
         """Add the manifests' support objects to SNAPSHOT, then build every workload's admitted pods."""

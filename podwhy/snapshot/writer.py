@@ -8,8 +8,13 @@ secrets with placeholders; nothing a plugin reads is touched.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
 import json
+import os
+import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -96,8 +101,78 @@ def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
     return head + (b"}" if rest == b"}" else b"," + rest)
 
 
+# `-o -`: the List goes to stdout.
+STDOUT = "-"
+
+
+class DumpTarget:
+    """Where a dump goes: stdout, or a file written under a temporary name in its folder and
+    renamed over PATH only once complete, so an interrupted or failed write (Ctrl-C, a full
+    disk) never leaves a truncated dump. Created before anything is fetched: a path that cannot
+    be written is an error at once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.to_stdout = str(path) == STDOUT
+        self._temp: str | None = None
+        if self.to_stdout:
+            return
+        if path.is_dir():
+            raise PodwhyError(f"{path}: cannot write: is a directory", hint="name a file: -o cluster.json.gz")
+        try:
+            fd, self._temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+        except OSError as exc:
+            raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None
+        os.close(fd)
+        # The mode open() would have given (mkstemp's is 0600).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self._temp, 0o666 & ~umask)
+
+    @property
+    def description(self) -> str:
+        return "stdout" if self.to_stdout else str(self.path)
+
+    def open(self) -> io.BufferedIOBase | BinaryIO:
+        if self._temp is None:
+            return _Unclosed(sys.stdout.buffer)
+        if self.path.name.endswith(".gz"):
+            return gzip.open(self._temp, "wb")
+        return open(self._temp, "wb")
+
+    def commit(self) -> None:
+        if self._temp is not None:
+            os.replace(self._temp, self.path)
+            self._temp = None
+
+    def discard(self) -> None:
+        """Remove the temporary file of a dump that was not completed (no-op once committed)."""
+        if self._temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp)
+            self._temp = None
+
+
+class _Unclosed(io.BufferedIOBase):
+    """stdout for a `with`: flushed, not closed, at the end."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def write(self, data: Any) -> int:
+        return self._raw.write(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self._raw.flush()
+            finally:
+                super().close()
+
+
 def write_dump(
-    path: Path,
+    target: DumpTarget,
     items: Mapping[tuple[str, str], list[msgspec.Raw]],
     missing: Mapping[str, str],
     redact_text: bool = False,
@@ -107,7 +182,7 @@ def write_dump(
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
     try:
-        with _open(path) as out:
+        with target.open() as out:
             out.write(json.dumps(head)[:-1].encode() + b',"items":[\n')
             first = True
             for (kind, api_version), raws in items.items():
@@ -121,12 +196,11 @@ def write_dump(
                     first = False
                     count += 1
             out.write(b"\n]}\n")
+        target.commit()
+    except BrokenPipeError:
+        raise  # stdout's reader stopped: the command line's to handle
     except OSError as exc:
-        raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None
+        raise PodwhyError(f"{target.description}: cannot write: {exc.strerror}") from None
+    finally:
+        target.discard()  # a write that failed or was interrupted (Ctrl-C) leaves nothing behind
     return count
-
-
-def _open(path: Path) -> gzip.GzipFile | BinaryIO:
-    if path.name.endswith(".gz"):
-        return gzip.open(path, "wb")
-    return path.open("wb")

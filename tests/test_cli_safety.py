@@ -1,0 +1,383 @@
+"""An answer to act on: no false all-clears, one-line usage errors, readable help, a reader that
+stops early, `--version`, the kubectl plugin's name, and `snapshot -o -` / safe dump files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.snapshot.source import FileSource
+from tests.apiserver import FakeApiServer, load_objects
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+POD = "shop/checkout-7c9d8b6f5-m4x2q"
+ENV = {"COLUMNS": "100", "NO_COLOR": "1"}
+
+
+def cli(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=input, env=ENV)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("podwhy: error: ") and "Traceback" not in err
+    return lines[0]
+
+
+def manifest(tmp_path: Path, namespace: str = "shop", priority_class: str | None = None, **spec_fields: Any) -> Path:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}
+    if priority_class is not None:
+        spec["priorityClassName"] = priority_class
+    spec.update(spec_fields)
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big"}, "spec": spec}))
+    if namespace:
+        doc = yaml.safe_load(path.read_text())
+        doc["metadata"]["namespace"] = namespace
+        path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def extra_objects(tmp_path: Path, *objects: dict[str, Any]) -> Path:
+    path = tmp_path / "extra.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    return path
+
+
+def namespace_object(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def priority_class(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+
+
+# ------------------------------------------------------------------ 1. no false all-clears
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["explain", "checkout-7c9d8b6f5-m4x2q", "-n", "shopp"],
+        ["explain", "shopp/checkout-7c9d8b6f5-m4x2q"],
+        ["pending", "-n", "shopp"],
+    ],
+    ids=["explain-n", "explain-slash", "pending"],
+)
+def test_a_misspelt_namespace_is_an_error_naming_the_closest(args: list[str]) -> None:
+    code, out, err = cli(*args, "--from", str(EXAMPLE))
+    assert (code, out) == (3, "")
+    line = one_error_line(err)
+    assert "namespace 'shopp' not found" in line and "closest: shop" in line
+
+
+def test_explain_f_and_check_refuse_a_namespace_the_snapshot_does_not_have(tmp_path: Path) -> None:
+    pod = manifest(tmp_path, namespace="shopp")
+    for command in (["explain", "-f", str(pod)], ["check", "-f", str(pod)]):
+        code, out, err = cli(*command, "--from", str(EXAMPLE))
+        assert (code, out) == (3, ""), err
+        assert "namespace 'shopp' not found" in one_error_line(err)
+
+
+def test_check_accepts_a_namespace_its_manifests_create(tmp_path: Path) -> None:
+    pod = manifest(tmp_path, namespace="fresh")
+    objects = [namespace_object("fresh"), yaml.safe_load(pod.read_text())]
+    pod.write_text(yaml.safe_dump_all(objects))
+    code, out, err = cli("check", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["workloads"][0]["namespace"] == "fresh"
+
+
+def test_a_namespace_without_pods_that_exists_is_an_honest_all_clear(tmp_path: Path) -> None:
+    extra = extra_objects(tmp_path, namespace_object("quiet"))
+    code, out, err = cli("pending", "-n", "quiet", "--from", str(EXAMPLE), "--from", str(extra))
+    assert (code, err) == (0, "")
+    assert out == "No Pending pods in namespace quiet.\n"
+    # The namespaces every API server creates exist even in a dump that holds nothing of them.
+    code, out, _ = cli("pending", "-n", "kube-public", "--from", str(EXAMPLE))
+    assert (code, out) == (0, "No Pending pods in namespace kube-public.\n")
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
+    objects = load_objects(EXAMPLE) + [namespace_object(n) for n in ("default", "kube-system", "ml", "shop", "quiet")]
+    with FakeApiServer(objects) as server:
+        yield server, server.kubeconfig(tmp_path / "config", namespace="shop")
+
+
+def test_live_a_namespace_the_api_server_does_not_have_is_an_error(live: tuple[FakeApiServer, Path]) -> None:
+    _, config = live
+    code, out, err = cli("pending", "-n", "shopp", "--kubeconfig", str(config))
+    assert (code, out) == (3, "")
+    line = one_error_line(err)
+    assert "the cluster has no such Namespace" in line and "closest: shop" in line
+    code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", str(config))
+    assert (code, out, err) == (0, "No Pending pods in namespace quiet.\n", "")
+
+
+def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_path: Path) -> None:
+    objects = load_objects(EXAMPLE) + [namespace_object(n) for n in ("default", "kube-system", "ml", "shop", "quiet")]
+    with FakeApiServer(objects, list_forbidden={"namespaces"}) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", config)
+        assert (code, out) == (0, "No Pending pods in namespace quiet.\n"), err
+        code, out, err = cli("pending", "-n", "shopp", "--kubeconfig", config)
+        assert (code, out) == (3, "")
+        assert "the cluster has no such Namespace (closest: shop)" in one_error_line(err)
+        assert {r.path for r in server.requests if r.path.count("/") == 4 and "/namespaces/" in r.path} == {
+            "/api/v1/namespaces/quiet",
+            "/api/v1/namespaces/shopp",
+        }
+
+
+# ------------------------------------------------------------------ 2. two pods given
+def test_a_name_and_a_manifest_are_two_pods(tmp_path: Path) -> None:
+    code, out, err = cli("explain", POD, "-f", str(manifest(tmp_path)), "--from", str(EXAMPLE))
+    assert (code, out) == (2, "")
+    assert "two pods given" in one_error_line(err)
+
+
+# ------------------------------------------------------------------ 3. the Priority admission plugin
+def test_an_unknown_priority_class_is_refused_as_the_api_server_refuses_it(tmp_path: Path) -> None:
+    extra = extra_objects(tmp_path, priority_class("high", 1000))
+    pod = manifest(tmp_path, priority_class="gold")
+    for command in ("explain", "check"):
+        code, out, err = cli(command, "-f", str(pod), "--from", str(EXAMPLE), "--from", str(extra))
+        assert (code, out) == (3, "")
+        assert one_error_line(err).startswith(
+            'podwhy: error: pods "big" is forbidden: no PriorityClass with name gold was found ('
+        )
+
+
+@pytest.mark.parametrize(
+    ("spec", "refusal"),
+    [
+        (
+            {"priority": 5},
+            "the integer value of priority (5) must not be provided in pod spec; priority admission controller "
+            "computed 1000 from the given PriorityClass name",
+        ),
+        (
+            {"preemptionPolicy": "Never"},
+            "the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission "
+            "controller computed PreemptLowerPriority from the given PriorityClass name",
+        ),
+    ],
+    ids=["priority", "preemptionPolicy"],
+)
+def test_a_priority_the_manifest_sets_must_be_the_classs(tmp_path: Path, spec: dict[str, Any], refusal: str) -> None:
+    extra = extra_objects(tmp_path, priority_class("gold", 1000))
+    pod = manifest(tmp_path, priority_class="gold", **spec)
+    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "--from", str(extra))
+    assert (code, out) == (3, "")
+    assert one_error_line(err).startswith(f'podwhy: error: pods "big" is forbidden: {refusal} (')
+
+
+@pytest.mark.parametrize(
+    ("classes", "name", "priority", "spec"),
+    [
+        ([priority_class("gold", 1000)], "gold", 1000, {}),
+        ([priority_class("gold", 1000)], "gold", 1000, {"priority": 1000}),  # as exported from the cluster
+        ([priority_class("gold", 1000)], "system-node-critical", 2000001000, {}),
+        ([priority_class("gold", 1000)], "system-cluster-critical", 2000000000, {}),
+        ([], "system-node-critical", 2000001000, {}),
+        ([], "gold", 1000, {"priority": 1000}),  # no PriorityClasses: the priority the manifest states
+    ],
+)
+def test_known_and_built_in_priority_classes(
+    tmp_path: Path, classes: list[Any], name: str, priority: int, spec: dict[str, Any]
+) -> None:
+    sources = ["--from", str(EXAMPLE)] + (["--from", str(extra_objects(tmp_path, *classes))] if classes else [])
+    pod = manifest(tmp_path, priority_class=name, **spec)
+    code, out, err = cli("explain", "-f", str(pod), *sources, "-o", "json")
+    report = json.loads(out)
+    assert report["pod"]["priority"] == priority
+    assert not any("PriorityClass" in w for w in report["warnings"]), err
+    assert code == 0 and report["verdict"] == "Schedulable"
+
+
+def test_without_any_priority_class_the_class_is_unresolved_and_the_verdict_not_trusted(tmp_path: Path) -> None:
+    pod = manifest(tmp_path, priority_class="gold")
+    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
+    report = json.loads(out)
+    assert (code, report["verdict"], report["pod"]["priority"]) == (3, "Inconclusive", 0)
+    (warning,) = [w for w in report["warnings"] if "PriorityClass" in w]
+    assert "'gold' could not be resolved" in warning and "priority taken as 0" in warning
+    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE))
+    assert code == 3 and "podwhy: warning: PriorityClass 'gold' could not be resolved" in err
+    code, out, err = cli("check", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
+    checked = json.loads(out)
+    assert code == 3 and checked["workloads"][0]["replicas"][0]["verdict"] == "Inconclusive"
+    assert any("'gold' could not be resolved" in w for w in checked["warnings"])
+
+
+# ------------------------------------------------------------------ 4. pending's scope
+def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) -> None:
+    _, config = live
+    for args, code, first in [
+        (["--from", str(EXAMPLE), "-n", "shop"], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),
+        (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"),
+        (["--from", str(EXAMPLE), "-n", "ml"], 0, "No Pending pods in namespace ml."),
+        (["--kubeconfig", str(config)], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),  # the context's
+        (["--kubeconfig", str(config), "-A"], 1, "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"),
+    ]:
+        got, out, _ = cli("pending", *args)
+        assert (got, out.splitlines()[0]) == (code, first)
+    _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
+    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5}
+
+
+# ------------------------------------------------------------------ 5. a reader that stops early
+@pytest.mark.parametrize("output", ["table", "json"])
+@pytest.mark.parametrize(
+    ("args", "verdict_code"),
+    [
+        (["explain", "-f", "{pod}", "--from", str(EXAMPLE)], 0),
+        (["pending", "-A", "--from", str(EXAMPLE)], 1),
+    ],
+    ids=["schedulable", "pending"],
+)
+def test_a_reader_that_stops_early_keeps_the_verdicts_exit_code(
+    tmp_path: Path, args: list[str], verdict_code: int, output: str
+) -> None:
+    args = [a.replace("{pod}", str(manifest(tmp_path))) for a in args]
+    command = [sys.executable, "-c", "from podwhy.cli import app; app()", *args, "-o", output]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**ENV, "PATH": ""}) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # `| head -0`: the reader is gone before podwhy writes a byte
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert (code, err) == (verdict_code, "")
+
+
+def test_a_reader_of_stdout_and_stderr_that_stops_early_keeps_the_exit_code(tmp_path: Path) -> None:
+    """`podwhy ... 2>&1 | head`: the warnings (an unresolved PriorityClass: Inconclusive, 3) find
+    the pipe closed too."""
+    pod = manifest(tmp_path, priority_class="gold")
+    command = [sys.executable, "-c", "from podwhy.cli import app; app()", "explain", "-f", str(pod)]
+    command += ["--from", str(EXAMPLE)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV) as proc:
+        assert proc.stdout is not None
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 3
+    _, _, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE))
+    assert "podwhy: warning: PriorityClass 'gold'" in err and "error" not in err
+
+
+# ------------------------------------------------------------------ 6. usage errors and help
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["explain", POD, "-o", "xml"], "'xml' is not one of 'table', 'wide', 'json', 'yaml'"),
+        (["explain", POD, "--no-such-option"], "No such option: --no-such-option"),
+        (["check"], "Missing option '--file' / '-f'"),
+        (["pending", "--request-timeout", "soon"], "--request-timeout"),
+        (["snapshot"], "Missing option '--output' / '-o'"),
+    ],
+)
+def test_usage_errors_are_one_line_and_a_hint(args: list[str], needle: str) -> None:
+    code, out, err = cli(*args)
+    assert (code, out) == (2, "")
+    line = one_error_line(err)
+    assert needle in line and line.endswith(f"(see: podwhy {args[0]} --help)")
+
+
+@pytest.mark.parametrize("command", [[], ["explain"], ["pending"], ["check"], ["snapshot"]])
+def test_help_shows_placeholders_a_person_reads(command: list[str]) -> None:
+    code, out, _ = cli(*command, "--help")
+    assert code == 0
+    assert "<" not in out.replace("<redacted>", ""), out
+    if command == ["explain"]:
+        for shown in ("[POD]", "--from PATH", "-n, --namespace NAMESPACE", "-f, --file FILE", "--node NODE"):
+            assert shown in out
+        assert "--request-timeout SECONDS" in out and "-q, --quiet  " in out
+
+
+def test_options_are_validated_before_anything_is_fetched(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:
+    server, config = live
+    code, out, err = cli("pending", "--kubeconfig", str(config), "--scheduler-config", str(tmp_path / "none.yaml"))
+    assert (code, out) == (3, "") and "none.yaml" in one_error_line(err)
+    pod = manifest(tmp_path)
+    code, out, err = cli("check", "-f", str(pod), "--kubeconfig", str(config), "--junit", str(tmp_path / "no/j.xml"))
+    assert (code, out) == (3, "") and "cannot write" in one_error_line(err)
+    assert server.requests == []
+
+
+# ------------------------------------------------------------------ 7. --version, kubectl podwhy
+def test_version_comes_from_the_package_metadata() -> None:
+    from importlib.metadata import version
+
+    assert cli("--version") == (0, f"podwhy {version('podwhy')}\n", "")
+
+
+def test_as_a_kubectl_plugin_it_names_itself_kubectl_podwhy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["/usr/local/bin/kubectl-podwhy", "--help"])
+    code, out, _ = cli("--help")
+    assert code == 0 and out.startswith("Usage: kubectl podwhy [OPTIONS] COMMAND [ARGS]...")
+    code, _, err = cli("explain", "-o", "xml", "p")
+    assert code == 2 and one_error_line(err).endswith("(see: kubectl podwhy explain --help)")
+
+
+# ------------------------------------------------------------------ 8. snapshot
+def test_snapshot_to_stdout_reads_back(live: tuple[FakeApiServer, Path]) -> None:
+    _, config = live
+    code, out, err = cli("snapshot", "-o", "-", "--kubeconfig", str(config), "-q")
+    assert code == 0 and "wrote" in err and "to stdout" in err
+    assert json.loads(out)["kind"] == "List"
+    code, report, _ = cli("explain", POD, "--from", "-", "-o", "json", input=out)
+    assert code == 1 and json.loads(report)["pod"]["name"] == POD.split("/")[1]
+
+
+@pytest.mark.parametrize(
+    ("make_path", "needle"),
+    [
+        (lambda tmp: tmp / "missing" / "dump.json", "No such file or directory"),
+        (lambda tmp: tmp, "is a directory"),
+    ],
+    ids=["missing-folder", "directory"],
+)
+def test_snapshot_path_that_cannot_be_written_fails_before_fetching(
+    live: tuple[FakeApiServer, Path], tmp_path: Path, make_path: Any, needle: str
+) -> None:
+    server, config = live
+    code, out, err = cli("snapshot", "-o", str(make_path(tmp_path)), "--kubeconfig", str(config), "-q")
+    assert (code, out) == (3, "")
+    assert needle in one_error_line(err)
+    assert server.requests == []
+
+
+def test_snapshot_that_fails_leaves_the_old_file_and_no_partial_one(tmp_path: Path) -> None:
+    dump = tmp_path / "out" / "dump.json"
+    dump.parent.mkdir()
+    dump.write_text("old")
+    with FakeApiServer(load_objects(EXAMPLE), forbidden={"pods"}) as server:
+        code, _, err = cli("snapshot", "-o", str(dump), "--kubeconfig", str(server.kubeconfig(tmp_path / "c")), "-q")
+    assert code == 3 and "cannot list pods" in err
+    assert dump.read_text() == "old" and sorted(p.name for p in dump.parent.iterdir()) == ["dump.json"]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_partial_one(tmp_path: Path) -> None:
+    from podwhy.snapshot.writer import DumpTarget, write_dump
+
+    class Interrupted(list[msgspec.Raw]):
+        def __iter__(self) -> Iterator[msgspec.Raw]:
+            yield msgspec.Raw(b'{"metadata": {"name": "n1"}}')
+            raise KeyboardInterrupt
+
+    dump = tmp_path / "dump.json.gz"
+    dump.write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        write_dump(DumpTarget(dump), {("Node", "v1"): Interrupted()}, {})
+    assert dump.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["dump.json.gz"]
+    write_dump(DumpTarget(dump), {("Node", "v1"): [msgspec.Raw(b'{"metadata": {"name": "n1"}}')]}, {})
+    assert [n.metadata.name for n in FileSource([str(dump)]).load().nodes] == ["n1"]
