@@ -184,7 +184,13 @@ CASES: list[tuple[str, Any]] = [
                 pods=[make_pod("low").node("n1").priority(0).req(cpu="4").obj()],
             ),
             make_pod("p").priority(100).req(cpu="4").obj(),
-            {"nodes": ["n1"], "summary": "default/low", "command": "kubectl delete pod -n default low"},
+            {
+                "nodes": ["n1"],
+                "summary": "default/low is a bare pod: nothing recreates it, it is gone for good",
+                "command": """echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"low","""
+                """"namespace":"default"}}' | kubectl create --raw /api/v1/namespaces/default/pods/low/eviction -f -"""
+                "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)",
+            },
         ),
     ),
     (

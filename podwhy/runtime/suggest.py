@@ -441,12 +441,11 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
     ]
     whom: list[str] = []
     for taint in taints:
-        known = reserving_taint(taint.key)
-        value = f"{taint.key}={taint.value}" if taint.value else taint.key
+        known = reserving_taint(taint.key, taint.value)
         if known is not None:
-            whom.append(f"{known} ({value})")
+            whom.append(known)
         elif _tolerated_by_all(there, taint):
-            whom.append(f"the workloads that tolerate {value}")
+            whom.append(f"the workloads that tolerate {taint.key}")
     if not whom:
         return None
     replica_sets = replica_set_index(v.snapshot)
@@ -458,8 +457,9 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
         }
     )
     already = (
-        f"; already there: {', '.join(tolerating[:MAX_NAMES_SELECTING])}"
+        f" (already there: {', '.join(tolerating[:MAX_NAMES_SELECTING])}"
         + (f" and {len(tolerating) - MAX_NAMES_SELECTING} more" if len(tolerating) > MAX_NAMES_SELECTING else "")
+        + ")"
         if tolerating
         else ""
     )
@@ -518,7 +518,7 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
             f"tolerate the taint {names}: {fits}"
             if not reserved
             else f"last resort: tolerate the taint {names}, which puts this workload on nodes reserved for "
-            f"{whom[taints]}: {fits}"
+            f"{whom[taints]}; {fits}"
         )
         return [
             Suggestion(

@@ -126,15 +126,15 @@ CONDITION_TAINTS: tuple[Rule, ...] = (
     Rule("karpenter.sh/disruption", "Karpenter is removing the node"),
 )
 
-# Taints that set nodes aside for some workloads: whom for.
+# Taints that set nodes aside for some workloads: whom for ({value}: the taint's value).
 RESERVING_TAINTS: tuple[Rule, ...] = (
-    Rule("nvidia.com/gpu", "pods that use its NVIDIA GPUs"),
-    Rule("amd.com/gpu", "pods that use its AMD GPUs"),
-    Rule("gpu.intel.com/", "pods that use its Intel GPUs"),
-    Rule("google.com/tpu", "pods that use its TPUs"),
-    Rule("aws.amazon.com/neuron", "pods that use its AWS Neuron accelerators"),
-    Rule("vpc.amazonaws.com/efa", "pods that use its EFA network adapters"),
-    Rule("dedicated", "the workloads it is dedicated to"),
+    Rule("nvidia.com/gpu", "pods that use their NVIDIA GPUs"),
+    Rule("amd.com/gpu", "pods that use their AMD GPUs"),
+    Rule("gpu.intel.com/", "pods that use their Intel GPUs"),
+    Rule("google.com/tpu", "pods that use their TPUs"),
+    Rule("aws.amazon.com/neuron", "pods that use their AWS Neuron accelerators"),
+    Rule("vpc.amazonaws.com/efa", "pods that use their EFA network adapters"),
+    Rule("dedicated", "the {value} workloads (their dedicated taint)"),
     Rule("cloud.google.com/gke-spot", "workloads that accept spot nodes, which can be stopped at short notice"),
     Rule(
         "cloud.google.com/gke-preemptible", "workloads that accept preemptible nodes, which can be stopped at any time"
@@ -144,7 +144,7 @@ RESERVING_TAINTS: tuple[Rule, ...] = (
         "workloads that accept spot nodes, which can be stopped at short notice",
     ),
     Rule("sandbox.gke.io/runtime", "pods that run in GKE Sandbox (gVisor)"),
-    Rule("kubernetes.io/arch", "images built for its CPU architecture"),
+    Rule("kubernetes.io/arch", "images built for their CPU architecture"),
     Rule("CriticalAddonsOnly", "critical cluster add-ons"),
 )
 
@@ -155,7 +155,7 @@ def condition_taint(key: str) -> str | None:
     return rule.reason if rule is not None else None
 
 
-def reserving_taint(key: str) -> str | None:
+def reserving_taint(key: str, value: str = "") -> str | None:
     """For whom a well-known reserving taint sets its nodes aside; None for other taints."""
     rule = _first(RESERVING_TAINTS, key)
-    return rule.reason if rule is not None else None
+    return rule.reason.format(value=value or key) if rule is not None else None
