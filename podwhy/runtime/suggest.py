@@ -735,7 +735,8 @@ def _unknown_selections(
                     pod.spec, affinity=msgspec.structs.replace(affinity, node_affinity=node_affinity)
                 ),
             )
-            asks = f"required node affinity (term {t}) asks for {req.key} in [{', '.join(req.values)}]"
+            which = f" (term {t})" if len(required.node_selector_terms) > 1 else ""
+            asks = f"required node affinity{which} asks for {req.key} in [{', '.join(req.values)}]"
             out.append((asks, req.key, ops, changed))
     return out
 
@@ -756,9 +757,9 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
         return [
             Suggestion(
                 kind="dropNodeSelection",
-                summary=f"the pod's {asks}; no node has it (nodes have {key} {_values_text(have)}; "
-                f"{key} is not relabelled: {well_known_label(key)}): drop the requirement from the pod, "
-                f"or change it to a value a node has; without it the pod fits on {_nodes_text(feasible)}",
+                summary=f"the pod's {asks}, which no node has (nodes have {key} {_values_text(have)}): drop the "
+                f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
+                f"{_nodes_text(feasible)} (no node is relabelled with {key}: {well_known_label(key)})",
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
                 command=_pod_command(v, ops),
