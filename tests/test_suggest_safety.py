@@ -469,3 +469,34 @@ def test_cli_a_zone_pinned_pod(tmp_path: Path) -> None:
         """kubectl patch deployment zonal -n default --type json -p '[{"op":"remove","path":"""
         """"/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"}]'"""
     ) in out
+
+
+@pytest.mark.parametrize(
+    ("path", "generate_name", "expected"),
+    [
+        (
+            "pod.yaml",
+            "",
+            "kubectl patch --local --type json -p '[]' -o yaml -f pod.yaml > pod.patched.yaml"
+            " && kubectl apply -f pod.patched.yaml",
+        ),
+        (
+            "my dir/pod",
+            "web-",
+            "kubectl patch --local --type json -p '[]' -o yaml -f 'my dir/pod' > 'my dir/pod.patched.yaml'"
+            " && kubectl create -f 'my dir/pod.patched.yaml'",
+        ),
+        (
+            "-",
+            "",
+            "kubectl patch --local --type json -p '[]' -o yaml -f - | kubectl apply -f -"
+            "  # the manifest on stdin, as podwhy read it",
+        ),
+    ],
+)
+def test_manifest_commands(path: str, generate_name: str, expected: str) -> None:
+    from podwhy.runtime.commands import manifest_command
+
+    pod = make_pod("web-x1").obj()
+    pod.metadata.generate_name = generate_name
+    assert manifest_command(path, pod, []) == expected
