@@ -285,12 +285,19 @@ def test_reserved_nodes_are_the_last_resort_and_a_condition_is_never_tolerated(
     key: str, value: str, effect: str, tolerated_there: bool, expected: str
 ) -> None:
     snapshot, pod = _taint_cluster(key, value, effect, tolerated_there)
-    suggestions = _suggestions(snapshot, pod)
+    notes: list[str] = []
+    suggestions = suggest(snapshot, run_cycle(snapshot, pod), default_profile(), notes=notes)
     kinds = [s.kind for s in suggestions]
     tolerations = [i for i, s in enumerate(suggestions) if s.kind == "addToleration"]
     if expected == "never":
         assert not tolerations, [s.summary for s in suggestions]
+        # The report says why: the node's condition, not the pod.
+        assert notes == [
+            f"node n2 would take the pod but for its taint {key} ({condition_taint(key)}): the node's condition "
+            "is the cause, not the pod; tolerating such a taint is never suggested"
+        ]
         return
+    assert notes == []
     assert len(tolerations) == 1, kinds
     index = tolerations[0]
     summary = suggestions[index].summary

@@ -466,6 +466,18 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
     return " and ".join(whom) + already
 
 
+def _condition_note(taints: Sequence[tuple[str, str, str]], names: Sequence[str]) -> str:
+    """Why no toleration is suggested for nodes whose untolerated taints say their condition."""
+    said = ", ".join(f"{key} ({why})" for key, _, _ in taints if (why := condition_taint(key)) is not None)
+    nodes, their = (
+        (f"{len(names)} nodes ({_nodes_text(names)})", "their") if len(names) > 1 else (f"node {names[0]}", "its")
+    )
+    return (
+        f"{nodes} would take the pod but for {their} taint {said}: the node's condition is the cause, not the pod; "
+        "tolerating such a taint is never suggested"
+    )
+
+
 def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) -> list[Suggestion]:
     """Tolerate the taints of the nodes that reject the pod only for them: ordinary taints
     (RESERVED false), or those reserving their nodes for someone (RESERVED true, the last resort).
@@ -473,6 +485,8 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
     assert cycle.outcome is not None
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     groups: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
+    # Nodes kept off only by taints that include one of the node's condition: never tolerated.
+    conditions: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
     for verdict in cycle.outcome.nodes:
         node = nodes.get(verdict.name)
         if node is None or _only_failing(verdict, TAINT_TOLERATION) is None:
@@ -488,6 +502,10 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
         )
         if untolerated and not any(condition_taint(key) is not None for key, _, _ in untolerated):
             groups.setdefault(untolerated, []).append(verdict.name)
+        elif untolerated:
+            conditions.setdefault(untolerated, []).append(verdict.name)
+    if not reserved:
+        v.notes.extend(_condition_note(taints, names) for taints, names in sorted(conditions.items()))
     ranked = sorted(groups.items(), key=lambda kv: (len(kv[0]), -len(kv[1]), kv[0]))
     whom = {
         key: _reserved_for(v, [o.Taint(key=k, value=val, effect=e) for k, val, e in key], names)
