@@ -129,6 +129,8 @@ class _Verifier:
     notes: list[str] = field(default_factory=list)
     # The path of the manifest the pod was given in (`explain -f`; '-': stdin): not in the cluster.
     manifest: str | None = None
+    # The snapshot's bound pods by node, built when first needed.
+    pods_by_node: dict[str, list[o.Pod]] | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -429,12 +431,16 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
     """For whom the taints set their nodes aside, None when none of them reserves: a well-known
     reserving taint (accelerators, dedicated=..., spot, ...), or one that the workloads already on
     those nodes (DaemonSet and static pods aside) all tolerate."""
-    names = set(node_names)
+    if v.pods_by_node is None:
+        v.pods_by_node = {}
+        for pod in v.snapshot.pods:
+            if pod.spec.node_name:
+                v.pods_by_node.setdefault(pod.spec.node_name, []).append(pod)
     there = [
         p
-        for p in v.snapshot.pods
-        if p.spec.node_name in names
-        and not is_daemon_pod(p)
+        for name in node_names
+        for p in v.pods_by_node.get(name, ())
+        if not is_daemon_pod(p)
         and not is_mirror_pod(p)
         and p.status.phase not in ("Succeeded", "Failed")
         and p.metadata.uid != v.pod.metadata.uid
@@ -507,12 +513,14 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
     if not reserved:
         v.notes.extend(_condition_note(taints, names) for taints, names in sorted(conditions.items()))
     ranked = sorted(groups.items(), key=lambda kv: (len(kv[0]), -len(kv[1]), kv[0]))
-    whom = {
-        key: _reserved_for(v, [o.Taint(key=k, value=val, effect=e) for k, val, e in key], names)
-        for key, names in ranked
-    }
-    ranked = [(key, names) for key, names in ranked if (whom[key] is not None) == reserved]
-    for taints, _ in ranked[:MAX_TRIES_PER_KIND]:
+    tried = 0
+    for taints, group_nodes in ranked:
+        if tried >= MAX_TRIES_PER_KIND:
+            break
+        whom = _reserved_for(v, [o.Taint(key=k, value=val, effect=e) for k, val, e in taints], group_nodes)
+        if (whom is not None) != reserved:
+            continue
+        tried += 1
         added = [_toleration_for(o.Taint(key=k, value=val, effect=e)) for k, val, e in taints]
         tolerations = [*v.pod.spec.tolerations, *added]
         pod = msgspec.structs.replace(v.pod, spec=msgspec.structs.replace(v.pod.spec, tolerations=tolerations))
@@ -536,7 +544,7 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
             f"tolerate the taint {names}: {fits}"
             if not reserved
             else f"last resort: tolerate the taint {names}, which puts this workload on nodes reserved for "
-            f"{whom[taints]}; {fits}"
+            f"{whom}; {fits}"
         )
         return [
             Suggestion(
@@ -763,10 +771,23 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
     """A pod selecting on a well-known label (a hostname, a zone, an instance type) a value no node
     has: the pod names a node or zone that does not exist. The node is never relabelled (see
     runtime/wellknown.py); the verified change drops the requirement from the pod."""
-    present: dict[str, set[str]] = {}
+    required = required_node_selector(v.pod)
+    keys = {
+        key
+        for key in [
+            *v.pod.spec.node_selector,
+            *(r.key for t in (required.node_selector_terms if required else ()) for r in t.match_expressions),
+        ]
+        if well_known_label(key) is not None
+    }
+    if not keys:
+        return []
+    present: dict[str, set[str]] = {key: set() for key in keys}
     for node in v.snapshot.nodes:
-        for key, value in node.metadata.labels.items():
-            present.setdefault(key, set()).add(value)
+        labels = node.metadata.labels
+        for key in keys:
+            if key in labels:
+                present[key].add(labels[key])
     for asks, key, ops, pod in _unknown_selections(v.pod, present)[:MAX_TRIES_PER_KIND]:
         feasible = v.with_pod(pod)
         if feasible is None:
