@@ -144,7 +144,7 @@ RESERVING_TAINTS: tuple[Rule, ...] = (
         "workloads that accept spot nodes, which can be stopped at short notice",
     ),
     Rule("sandbox.gke.io/runtime", "pods that run in GKE Sandbox (gVisor)"),
-    Rule("kubernetes.io/arch", "images built for their CPU architecture"),
+    Rule("kubernetes.io/arch", "pods whose images are built for {value}"),
     Rule("CriticalAddonsOnly", "critical cluster add-ons"),
 )
 
