@@ -634,7 +634,8 @@ def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> list[str]
     """The workloads whose pods' nodeSelector / required node affinity matches NODE and no longer
     matches it RELABELED (once per workload; a DaemonSet's pod there would be removed)."""
     replica_sets = replica_set_index(snapshot)
-    out: dict[str, str] = {}
+    # Per workload: whether its DaemonSet pod on the node would be removed.
+    removed: dict[str, bool] = {}
     for pod in snapshot.pods:
         if pod.status.phase in ("Succeeded", "Failed") or pod.metadata.deletion_timestamp is not None:
             continue
@@ -644,10 +645,12 @@ def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> list[str]
         if not required.matches(node) or required.matches(relabeled):
             continue
         name = _workload(pod, snapshot, replica_sets)
-        if is_daemon_pod(pod) and pod.spec.node_name == node.metadata.name:
-            name += f": its pod on {node.metadata.name} would be removed"
-        out.setdefault(name.split(":")[0], name)
-    return sorted(out.values())
+        daemon_here = is_daemon_pod(pod) and pod.spec.node_name == node.metadata.name
+        removed[name] = removed.get(name, False) or daemon_here
+    return [
+        name + (f": its pod on {node.metadata.name} would be removed" if gone else "")
+        for name, gone in sorted(removed.items())
+    ]
 
 
 def _overwrite_text(snapshot: Snapshot, node: o.Node, relabeled: o.Node, key: str, old: str) -> str:
