@@ -365,6 +365,22 @@ def test_an_eviction_uses_the_eviction_api_and_says_what_becomes_of_the_pod(
     assert fits in evict.summary
 
 
+@pytest.mark.parametrize(
+    ("budgets_known", "said"),
+    [
+        (True, "no PodDisruptionBudget is broken"),
+        (False, "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"),
+    ],
+)
+def test_an_eviction_says_whether_budgets_were_known(budgets_known: bool, said: str) -> None:
+    snapshot = make_snapshot(_node("n1"), _victim("low-1", "n1", ("ReplicaSet", "web-5f7c9")))
+    if not budgets_known:
+        snapshot.missing["PodDisruptionBudget"] = ""  # a cluster-info dump holds none
+    pod = make_pod("p").priority(100).req(cpu="2").obj()
+    (evict,) = [s for s in _suggestions(snapshot, pod) if s.kind == "evictPods"]
+    assert said in evict.summary
+
+
 def test_an_eviction_never_takes_a_pod_its_budget_protects() -> None:
     # Evicting from n1 would break web's budget (no disruption allowed); n2's pod has none.
     snapshot = make_snapshot(

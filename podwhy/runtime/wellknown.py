@@ -60,7 +60,11 @@ WELL_KNOWN_LABELS: tuple[Rule, ...] = (
     ),
     Rule("kubernetes.io/arch", _PLATFORM),
     Rule("kubernetes.io/os", _PLATFORM),
-    Rule("beta.kubernetes.io/", _PLATFORM),
+    Rule(
+        "beta.kubernetes.io/",
+        "the kubelet or the cloud provider still sets these deprecated labels (arch, os, instance-type); older "
+        "selectors rely on them",
+    ),
     Rule("topology.kubernetes.io/", _ZONE),
     Rule("failure-domain.beta.kubernetes.io/", _ZONE),
     Rule(
