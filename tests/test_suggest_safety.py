@@ -157,6 +157,20 @@ def test_a_selector_on_a_well_known_label_no_node_has_changes_the_pod(key: str, 
     assert run_cycle(snapshot, fixed).verdict == Verdict.SCHEDULABLE
 
 
+@pytest.mark.parametrize(("key", "value"), [("kubernetes.io/os", "windows"), ("kubernetes.io/arch", "arm64")])
+def test_a_platform_no_node_has_is_never_dropped(key: str, value: str) -> None:
+    # The images are built for that platform: the scheduler would place the pod, the kubelet could not run it.
+    snapshot = make_snapshot(*_pinned_nodes())
+    pod = make_pod("p").req(cpu="1").node_selector({key: value}).obj()
+    notes: list[str] = []
+    suggestions = suggest(snapshot, run_cycle(snapshot, pod), default_profile(), notes=notes)
+    assert suggestions == []
+    assert notes == [
+        f"the pod's nodeSelector asks for {key}={value}, which no node has (nodes have {key} none): it needs a node "
+        "of that platform; dropping the requirement is not suggested, as its images are built for it"
+    ]
+
+
 def test_an_affinity_term_keeps_its_other_requirements() -> None:
     pod = (
         make_pod("p")

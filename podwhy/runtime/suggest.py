@@ -63,7 +63,7 @@ from podwhy.runtime.pending import (
     spec_signature,
 )
 from podwhy.runtime.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
-from podwhy.runtime.wellknown import condition_taint, reserving_taint, well_known_label
+from podwhy.runtime.wellknown import PLATFORM_LABELS, condition_taint, reserving_taint, well_known_label
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.writer import REDACTED
 
@@ -791,7 +791,16 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
         for key in keys:
             if key in labels:
                 present[key].add(labels[key])
-    for asks, key, ops, pod in _unknown_selections(v.pod, present)[:MAX_TRIES_PER_KIND]:
+    selections = _unknown_selections(v.pod, present)
+    for asks, key, _, _ in selections:
+        if key in PLATFORM_LABELS:
+            v.notes.append(
+                f"the pod's {asks}, which no node has (nodes have {key} {_values_text(sorted(present[key]))}): it "
+                "needs a node of that platform; dropping the requirement is not suggested, as its images are "
+                "built for it"
+            )
+    tries = [sel for sel in selections if sel[1] not in PLATFORM_LABELS]
+    for asks, key, ops, pod in tries[:MAX_TRIES_PER_KIND]:
         feasible = v.with_pod(pod)
         if feasible is None:
             continue

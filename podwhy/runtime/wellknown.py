@@ -104,6 +104,13 @@ WELL_KNOWN_LABELS: tuple[Rule, ...] = (
 )
 
 
+# A pod's requirement on its node's platform follows its images (built for that OS and CPU): the
+# scheduler cannot tell, so dropping the requirement is never suggested, however it verifies.
+PLATFORM_LABELS = frozenset(
+    {"kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/os"}
+)
+
+
 def well_known_label(key: str) -> str | None:
     """Why a node label must not be changed by a suggestion; None for a label anyone may set."""
     rule = _first(WELL_KNOWN_LABELS, key)
