@@ -467,19 +467,25 @@ def test_a_manifest_is_patched_as_a_file_never_as_a_made_up_pod(tmp_path: Path, 
 # ---------------------------------------------------------------- what a person reads
 
 
-def _explain_text(tmp_path: Path, pod: o.Pod) -> str:
+WIDTHS = [80, 100, 200]
+
+
+def _explain_text(tmp_path: Path, pod: o.Pod, width: int = 200) -> str:
+    """The printed report, its whitespace (line ends where the terminal wraps) made single spaces."""
     cluster = _write_cluster(tmp_path / "cluster.json", [*_pinned_nodes(), pod])
     result = CliRunner().invoke(
         app,
         ["explain", f"default/{pod.metadata.name}", "--from", str(cluster)],
-        env={"COLUMNS": "200", "NO_COLOR": "1"},
+        env={"COLUMNS": str(width), "NO_COLOR": "1"},
     )
     assert result.exit_code == 1, result.output
     return " ".join(result.stdout.split())
 
 
-def test_cli_a_hostname_pinned_pod(tmp_path: Path) -> None:
-    out = _explain_text(tmp_path, make_pod("pinned").req(cpu="1").node_selector({"kubernetes.io/hostname": "b2"}).obj())
+@pytest.mark.parametrize("width", WIDTHS)
+def test_cli_a_hostname_pinned_pod(tmp_path: Path, width: int) -> None:
+    pod = make_pod("pinned").req(cpu="1").node_selector({"kubernetes.io/hostname": "b2"}).obj()
+    out = _explain_text(tmp_path, pod, width)
     assert "kubectl label" not in out
     assert (
         "the pod's nodeSelector asks for kubernetes.io/hostname=b2, which no node has (nodes have "
@@ -493,9 +499,10 @@ def test_cli_a_hostname_pinned_pod(tmp_path: Path) -> None:
     ) in out
 
 
-def test_cli_a_zone_pinned_pod(tmp_path: Path) -> None:
+@pytest.mark.parametrize("width", WIDTHS)
+def test_cli_a_zone_pinned_pod(tmp_path: Path, width: int) -> None:
     pod = make_pod("zonal").req(cpu="1").owner("ReplicaSet", "zonal-5f7c9").labels({"pod-template-hash": "5f7c9"})
-    out = _explain_text(tmp_path, pod.node_affinity_in(ZONE, "c", "d").obj())
+    out = _explain_text(tmp_path, pod.node_affinity_in(ZONE, "c", "d").obj(), width)
     assert "kubectl label" not in out
     assert (
         f"the pod's required node affinity asks for {ZONE} in [c, d], which no node has (nodes have {ZONE} a, b): "
