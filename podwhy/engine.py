@@ -150,6 +150,7 @@ def explain(request: ExplainRequest) -> Report:
         group_owner=str(owner) if owner else None,
         framework=framework,
         notes=notes,
+        manifest=None if request.pod_file is None else str(request.pod_file),
     )
     return build_report(cycle, snapshot, suggestions, notes)
 

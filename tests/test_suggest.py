@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import gzip
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,12 @@ import yaml
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
+from podwhy.report.model import Suggestion as ReportSuggestion
 from podwhy.runtime.config import default_profile
 from podwhy.runtime.cycle import Verdict, run_cycle
 from podwhy.runtime.nodecopy import added_node_pods, with_copies
 from podwhy.runtime.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
+from podwhy.runtime.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
@@ -184,7 +187,13 @@ CASES: list[tuple[str, Any]] = [
                 pods=[make_pod("low").node("n1").priority(0).req(cpu="4").obj()],
             ),
             make_pod("p").priority(100).req(cpu="4").obj(),
-            {"nodes": ["n1"], "summary": "default/low", "command": "kubectl delete pod -n default low"},
+            {
+                "nodes": ["n1"],
+                "summary": "default/low is a bare pod: nothing recreates it, it is gone for good",
+                "command": """echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"low","""
+                """"namespace":"default"}}' | kubectl create --raw /api/v1/namespaces/default/pods/low/eviction -f -"""
+                "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)",
+            },
         ),
     ),
     (
@@ -466,6 +475,59 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
     assert checked >= 50, checked
     assert lists >= 50, lists
     assert time.monotonic() - started < 600
+
+
+RESERVED_MARK = "which puts this workload on nodes reserved for"
+
+
+def _label_keys(s: ReportSuggestion) -> set[str]:
+    """Node label keys a suggestion's patches or `kubectl label` command change."""
+    keys = {
+        key
+        for p in s.patches
+        if p.get("kind") == "Node" and "patch" in p
+        for key in ((p["patch"] or {}).get("metadata") or {}).get("labels", {})
+    }
+    if s.command.startswith("kubectl label"):
+        keys |= {w.partition("=")[0] for w in shlex.split(s.command, comments=True)[3:] if "=" in w}
+    return keys
+
+
+def test_no_golden_suggestion_touches_a_well_known_label_or_puts_reserved_nodes_first() -> None:
+    """Over every golden case: no suggestion changes a well-known node label; no toleration of a
+    node's condition; a toleration of a reserving taint says so, and reserved-node tolerations come
+    after every other suggestion (first only when nothing else was found)."""
+    failures: list[str] = []
+    labels = tolerations = reserved = 0
+    for case in _golden_cases():
+        report = _explain_case(case, cluster_file(case))
+        objects: list[Json] | None = None
+        marked: list[int] = []
+        for index, s in enumerate(report.suggestions):
+            keys = _label_keys(s)
+            labels += bool(keys)
+            failures += [f"{case.name} {s.kind}: changes {k}" for k in sorted(keys) if well_known_label(k)]
+            if s.kind != "addToleration":
+                continue
+            tolerations += 1
+            objects = objects if objects is not None else _raw_objects(cluster_file(case))
+            (patch,) = s.patches
+            pod = _object(objects, patch)
+            own = (pod or {}).get("spec", {}).get("tolerations") or []
+            added = [t for t in patch["patch"]["spec"]["tolerations"] if t not in own]
+            assert added, f"{case.name}: the toleration patch adds nothing"
+            failures += [f"{case.name}: tolerates {t['key']}" for t in added if condition_taint(t.get("key", ""))]
+            if RESERVED_MARK in s.summary:
+                marked.append(index)
+            elif any(reserving_taint(t.get("key", "")) for t in added):
+                failures.append(f"{case.name}: tolerates a reserving taint without saying so: {s.summary}")
+        reserved += len(marked)
+        others = [i for i in range(len(report.suggestions)) if i not in marked]
+        if marked and others and min(marked) < max(others):
+            failures.append(f"{case.name}: reserved nodes before {[s.kind for s in report.suggestions]}")
+    assert not failures, failures
+    # The proof must prove something: labels, tolerations and reserved nodes are suggested.
+    assert labels >= 5 and tolerations >= 10 and reserved >= 2, (labels, tolerations, reserved)
 
 
 def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) -> None:

@@ -198,8 +198,8 @@ ObjectPatch = Annotated[
 class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
-    # releaseNomination, lowerRequest, addToleration, labelNode, addNode, addNodesForGroup, evictPods,
-    # relaxTopologySpread, dropAntiAffinity
+    # releaseNomination, lowerRequest, addToleration, dropNodeSelection, labelNode, addNode, addNodesForGroup,
+    # evictPods, relaxTopologySpread, dropAntiAffinity
     kind: str
     summary: str
     # The nodes the pod fits on once the change is made.

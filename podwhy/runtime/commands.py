@@ -18,6 +18,9 @@ Each owner kind takes it differently, and what follows the patch differs with it
 - A Job of a CronJob: the CronJob's `/spec/jobTemplate/spec/template` is patched for future runs,
   and the running Job is recreated from the patched CronJob.
 - A bare pod: most of a pod's spec is immutable: it is replaced with a patched copy.
+- A pod given as a manifest (`explain -f pod.yaml`) is not in the cluster: the manifest is patched
+  locally and the result created (`kubectl apply`, or `kubectl create` for a manifest with only
+  `metadata.generateName`, whose name podwhy made up).
 """
 
 from __future__ import annotations
@@ -98,6 +101,20 @@ def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], rep
     if owner.kind == "StatefulSet":
         return _stateful_set(pod, snapshot, owner, ops, pods)
     return patch
+
+
+def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
+    """The command that makes the change `ops` (paths relative to the pod) to the pod manifest at
+    PATH ('-': stdin) and creates the pod from the patched manifest: never a command naming the
+    pod, which is not in the cluster (and whose name podwhy may have made up from generateName)."""
+    # A manifest without a name cannot be applied: create makes the API server generate one.
+    create = "kubectl create -f" if pod.metadata.generate_name else "kubectl apply -f"
+    local = f"kubectl patch --local --type json -p {_json(ops)} -o yaml"
+    if path == "-":
+        return f"{local} -f - | {create} -  # the manifest on stdin, as podwhy read it"
+    stem, dot, ext = path.rpartition(".")
+    patched = f"{stem}.patched.{ext}" if dot and "/" not in ext else f"{path}.patched.yaml"
+    return f"{local} -f {shlex.quote(path)} > {shlex.quote(patched)} && {create} {shlex.quote(patched)}"
 
 
 def _patch(owner: Owner, ops: list[dict[str, Any]]) -> str:

@@ -30,30 +30,40 @@ from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
+from podwhy.model.labels import RequiredNodeAffinity
 from podwhy.model.quantity import quantity_milli_value, quantity_value
 from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
-from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodeaffinity import NodeAffinity, required_node_selector
 from podwhy.plugins.nodeports import NodePorts, fits_ports
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
 from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
 from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
 from podwhy.plugins.tainttoleration import TaintToleration
-from podwhy.runtime.commands import patch_command, template_owner
+from podwhy.runtime.commands import manifest_command, patch_command, template_owner
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
 from podwhy.runtime.nodecopy import (
     HOSTNAME_LABEL,
     copy_names,
+    is_daemon_pod,
+    is_mirror_pod,
     node_copy,
     startup_pods,
     startup_pods_by_node,
     startup_text,
     with_copies,
 )
-from podwhy.runtime.pending import PendingPod, spec_signature
+from podwhy.runtime.pending import (
+    PendingPod,
+    ReplicaSetIndex,
+    owner_of,
+    replica_set_index,
+    spec_signature,
+)
 from podwhy.runtime.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
+from podwhy.runtime.wellknown import PLATFORM_LABELS, condition_taint, reserving_taint, well_known_label
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.writer import REDACTED
 
@@ -80,6 +90,8 @@ CURED_BY_EMPTY_NODE = frozenset(
     {RESOURCE_FIT, NodePorts.NAME, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, NodeVolumeLimits.NAME}
 )
 MI = 1024 * 1024
+# Workloads named in a summary (who selects on a label, who is on reserved nodes).
+MAX_NAMES_SELECTING = 3
 # Tolerations admission adds to every pod: a workload's template does not hold them.
 ADMISSION_TOLERATION_KEYS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
 
@@ -115,6 +127,10 @@ class _Verifier:
     released: bool = False
     # Changes not looked for because a bound stopped the search, said in the report.
     notes: list[str] = field(default_factory=list)
+    # The path of the manifest the pod was given in (`explain -f`; '-': stdin): not in the cluster.
+    manifest: str | None = None
+    # The snapshot's bound pods by node, built when first needed.
+    pods_by_node: dict[str, list[o.Pod]] | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -258,6 +274,14 @@ def merge_diff(old: Any, new: Any) -> Any:
     return patch
 
 
+def _pod_command(v: _Verifier, ops: list[dict[str, Any]]) -> str:
+    """The command that makes the change OPS (RFC 6902, paths relative to the pod): to the manifest
+    the pod was given in, else to the template of the workload that owns it."""
+    if v.manifest is not None:
+        return manifest_command(v.manifest, v.pod, ops)
+    return patch_command(v.pod, v.snapshot, ops, v.group)
+
+
 def _pod_patch(v: _Verifier, ops: list[dict[str, Any]]) -> dict[str, Any]:
     """The merge patch against the pod that RFC 6902 OPS (paths relative to the pod) make. A list it
     changes is written whole (RFC 7386 has no list merge) with its entries as the source held them."""
@@ -377,7 +401,7 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
                 summary=f"lower the {', '.join(said)}: it then fits on {_nodes_text(feasible)}",
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=patch_command(v.pod, v.snapshot, ops, v.group),
+                command=_pod_command(v, ops),
             )
         )
         break
@@ -398,10 +422,77 @@ def _toleration_for(taint: o.Taint) -> o.Toleration:
     return o.Toleration(key=taint.key, operator="Exists", effect=taint.effect)
 
 
-def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+def _tolerated_by_all(pods: Sequence[o.Pod], taint: o.Taint) -> bool:
+    """Whether the pods (at least one) all tolerate the taint."""
+    return bool(pods) and all(tolerations_tolerate_taint(p.spec.tolerations, taint) for p in pods)
+
+
+def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[str]) -> str | None:
+    """For whom the taints set their nodes aside, None when none of them reserves: a well-known
+    reserving taint (accelerators, dedicated=..., spot, ...), or one that the workloads already on
+    those nodes (DaemonSet and static pods aside) all tolerate."""
+    if v.pods_by_node is None:
+        v.pods_by_node = {}
+        for pod in v.snapshot.pods:
+            if pod.spec.node_name:
+                v.pods_by_node.setdefault(pod.spec.node_name, []).append(pod)
+    there = [
+        p
+        for name in node_names
+        for p in v.pods_by_node.get(name, ())
+        if not is_daemon_pod(p)
+        and not is_mirror_pod(p)
+        and p.status.phase not in ("Succeeded", "Failed")
+        and p.metadata.uid != v.pod.metadata.uid
+    ]
+    whom: list[str] = []
+    for taint in taints:
+        known = reserving_taint(taint.key, taint.value)
+        if known is not None:
+            whom.append(known)
+        elif _tolerated_by_all(there, taint):
+            whom.append(f"the workloads that tolerate {taint.key}")
+    if not whom:
+        return None
+    replica_sets = replica_set_index(v.snapshot)
+    tolerating = sorted(
+        {
+            _workload(p, v.snapshot, replica_sets)
+            for p in there
+            if all(tolerations_tolerate_taint(p.spec.tolerations, t) for t in taints)
+        }
+    )
+    already = (
+        f" (already there: {', '.join(tolerating[:MAX_NAMES_SELECTING])}"
+        + (f" and {len(tolerating) - MAX_NAMES_SELECTING} more" if len(tolerating) > MAX_NAMES_SELECTING else "")
+        + ")"
+        if tolerating
+        else ""
+    )
+    return " and ".join(whom) + already
+
+
+def _condition_note(taints: Sequence[tuple[str, str, str]], names: Sequence[str]) -> str:
+    """Why no toleration is suggested for nodes whose untolerated taints say their condition."""
+    said = ", ".join(f"{key} ({why})" for key, _, _ in taints if (why := condition_taint(key)) is not None)
+    nodes, their = (
+        (f"{len(names)} nodes ({_nodes_text(names)})", "their") if len(names) > 1 else (f"node {names[0]}", "its")
+    )
+    return (
+        f"{nodes} would take the pod but for {their} taint {said}: the node's condition is the cause, not the pod; "
+        "tolerating such a taint is never suggested"
+    )
+
+
+def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) -> list[Suggestion]:
+    """Tolerate the taints of the nodes that reject the pod only for them: ordinary taints
+    (RESERVED false), or those reserving their nodes for someone (RESERVED true, the last resort).
+    Taints of a node's condition or lifecycle are never tolerated."""
     assert cycle.outcome is not None
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     groups: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
+    # Nodes kept off only by taints that include one of the node's condition: never tolerated.
+    conditions: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
     for verdict in cycle.outcome.nodes:
         node = nodes.get(verdict.name)
         if node is None or _only_failing(verdict, TAINT_TOLERATION) is None:
@@ -415,10 +506,21 @@ def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 }
             )
         )
-        if untolerated:
+        if untolerated and not any(condition_taint(key) is not None for key, _, _ in untolerated):
             groups.setdefault(untolerated, []).append(verdict.name)
+        elif untolerated:
+            conditions.setdefault(untolerated, []).append(verdict.name)
+    if not reserved:
+        v.notes.extend(_condition_note(taints, names) for taints, names in sorted(conditions.items()))
     ranked = sorted(groups.items(), key=lambda kv: (len(kv[0]), -len(kv[1]), kv[0]))
-    for taints, _ in ranked[:MAX_TRIES_PER_KIND]:
+    tried = 0
+    for taints, group_nodes in ranked:
+        if tried >= MAX_TRIES_PER_KIND:
+            break
+        whom = _reserved_for(v, [o.Taint(key=k, value=val, effect=e) for k, val, e in taints], group_nodes)
+        if (whom is not None) != reserved:
+            continue
+        tried += 1
         added = [_toleration_for(o.Taint(key=k, value=val, effect=e)) for k, val, e in taints]
         tolerations = [*v.pod.spec.tolerations, *added]
         pod = msgspec.structs.replace(v.pod, spec=msgspec.structs.replace(v.pod.spec, tolerations=tolerations))
@@ -426,27 +528,43 @@ def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if feasible is None:
             continue
         # RFC 6902 "add" sets the whole list: the pod's own entries as its source held them, then
-        # the new ones. The template lacks the tolerations admission adds.
+        # the new ones. The template (or manifest) lacks the tolerations admission adds.
         current = v.pod_document()["spec"].get("tolerations")
         if not isinstance(current, list) or len(current) != len(v.pod.spec.tolerations):
             current = _builtins(v.pod.spec.tolerations)
         new_entries = [*current, *_builtins(added)]
-        owned = template_owner(v.pod, v.snapshot) is not None
+        owned = v.manifest is not None or template_owner(v.pod, v.snapshot) is not None
         kept = [
             t for t in new_entries if not (owned and isinstance(t, dict) and t.get("key") in ADMISSION_TOLERATION_KEYS)
         ]
         ops = [{"op": "add", "path": "/spec/tolerations", "value": kept}]
         names = ", ".join(f"{k}={val}:{e}" if val else f"{k}:{e}" for k, val, e in taints)
+        fits = f"the pod then fits on {_nodes_text(feasible)}"
+        summary = (
+            f"tolerate the taint {names}: {fits}"
+            if not reserved
+            else f"last resort: tolerate the taint {names}, which puts this workload on nodes reserved for "
+            f"{whom}; {fits}"
+        )
         return [
             Suggestion(
                 kind="addToleration",
-                summary=f"tolerate the taint {names}: the pod then fits on {_nodes_text(feasible)}",
+                summary=summary,
                 nodes=feasible,
                 patches=[_pod_patch(v, [{"op": "add", "path": "/spec/tolerations", "value": new_entries}])],
-                command=patch_command(v.pod, v.snapshot, ops, v.group),
+                command=_pod_command(v, ops),
             )
         ]
     return []
+
+
+def _suggest_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    return _toleration_suggestion(v, cycle, reserved=False)
+
+
+def _suggest_reserved_toleration(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    """Nodes reserved for someone: offered last, after lowering requests and adding capacity."""
+    return _toleration_suggestion(v, cycle, reserved=True)
 
 
 # ---------------------------------------------------------------- label a node
@@ -506,6 +624,46 @@ def _replace_node(snapshot: Snapshot, node: o.Node) -> Snapshot:
     return dataclasses.replace(snapshot, nodes=nodes)
 
 
+def _workload(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> str:
+    """`namespace/name (Kind)` of the pod's owning workload, or `namespace/name (bare pod)`."""
+    owner = owner_of(pod, snapshot, replica_sets)
+    return str(owner) if owner is not None else f"{pod.metadata.namespace}/{pod.metadata.name} (bare pod)"
+
+
+def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> list[str]:
+    """The workloads whose pods' nodeSelector / required node affinity matches NODE and no longer
+    matches it RELABELED (once per workload; a DaemonSet's pod there would be removed)."""
+    replica_sets = replica_set_index(snapshot)
+    # Per workload: whether its DaemonSet pod on the node would be removed.
+    removed: dict[str, bool] = {}
+    for pod in snapshot.pods:
+        if pod.status.phase in ("Succeeded", "Failed") or pod.metadata.deletion_timestamp is not None:
+            continue
+        if not pod.spec.node_selector and required_node_selector(pod) is None:
+            continue
+        required = RequiredNodeAffinity.of_pod(pod)
+        if not required.matches(node) or required.matches(relabeled):
+            continue
+        name = _workload(pod, snapshot, replica_sets)
+        daemon_here = is_daemon_pod(pod) and pod.spec.node_name == node.metadata.name
+        removed[name] = removed.get(name, False) or daemon_here
+    return [
+        name + (f": its pod on {node.metadata.name} would be removed" if gone else "")
+        for name, gone in sorted(removed.items())
+    ]
+
+
+def _overwrite_text(snapshot: Snapshot, node: o.Node, relabeled: o.Node, key: str, old: str) -> str:
+    """What changing the node's KEY from OLD takes away: who selects on the old value."""
+    selecting = _selecting(snapshot, node, relabeled)
+    label = f"{key}={old}"
+    if not selecting:
+        return f"; it replaces {label}, on which no pod of the snapshot selects"
+    shown = "; ".join(selecting[:MAX_NAMES_SELECTING])
+    more = f" and {len(selecting) - MAX_NAMES_SELECTING} more" if len(selecting) > MAX_NAMES_SELECTING else ""
+    return f"; it replaces {label}, on which these select: {shown}{more}"
+
+
 def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     assert cycle.outcome is not None
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
@@ -515,7 +673,8 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if node is None or _only_failing(verdict, NODE_AFFINITY) is None:
             continue
         needs = _label_needs(v.pod, node)
-        if needs is not None and len(needs) == 1:
+        # Well-known labels are never changed: the pod gets _suggest_unknown_selection instead.
+        if needs is not None and len(needs) == 1 and well_known_label(next(iter(needs))) is None:
             groups.setdefault(next(iter(needs.items())), []).append(verdict.name)
     for (key, value), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MAX_TRIES_PER_KIND]:
         target = nodes[names[0]]
@@ -527,15 +686,134 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if feasible is None:
             continue
         others = f" ({len(names)} nodes are one label away: {_nodes_text(names)})" if len(names) > 1 else ""
+        old = target.metadata.labels.get(key)
+        # --overwrite only where the node has the label with another value, saying what that takes away.
+        overwrite = "" if old is None else " --overwrite"
+        replaced = "" if old is None else _overwrite_text(v.snapshot, target, labeled, key, old)
         return [
             Suggestion(
                 kind="labelNode",
-                summary=f"label node {names[0]} with {key}={value}, which the pod's node selection requires{others}",
+                summary=f"label node {names[0]} with {key}={value}, which the pod's node selection requires"
+                f"{others}{replaced}",
                 nodes=feasible,
                 patches=[
                     {"kind": "Node", "namespace": "", "name": names[0], "patch": {"metadata": {"labels": {key: value}}}}
                 ],
-                command=f"kubectl label node {shlex.quote(names[0])} {shlex.quote(f'{key}={value}')} --overwrite",
+                command=f"kubectl label node {shlex.quote(names[0])} {shlex.quote(f'{key}={value}')}{overwrite}",
+            )
+        ]
+    return []
+
+
+# ---------------------------------------------------------------- a selector on a well-known label
+
+
+def _values_text(values: Sequence[str], limit: int = 3) -> str:
+    return _nodes_text(sorted(values), limit) if values else "none"
+
+
+def _unknown_selections(
+    pod: o.Pod, present: Mapping[str, set[str]]
+) -> list[tuple[str, str, list[dict[str, Any]], o.Pod]]:
+    """The pod's requirements on a well-known label that name only values no node has, as
+    (what the pod asks for, the key, the RFC 6902 ops that drop the requirement, the pod without it)."""
+    out: list[tuple[str, str, list[dict[str, Any]], o.Pod]] = []
+    for key, want in sorted(pod.spec.node_selector.items()):
+        if well_known_label(key) is None or want in present.get(key, set()):
+            continue
+        selector = {k: val for k, val in pod.spec.node_selector.items() if k != key}
+        changed = msgspec.structs.replace(pod, spec=msgspec.structs.replace(pod.spec, node_selector=selector))
+        escaped = key.replace("~", "~0").replace("/", "~1")
+        out.append(
+            (
+                f"nodeSelector asks for {key}={want}",
+                key,
+                [{"op": "remove", "path": f"/spec/nodeSelector/{escaped}"}],
+                changed,
+            )
+        )
+    required = required_node_selector(pod)
+    affinity = pod.spec.affinity
+    if required is None or affinity is None or affinity.node_affinity is None:
+        return out
+    base = "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
+    for t, term in enumerate(required.node_selector_terms):
+        for e, req in enumerate(term.match_expressions):
+            if req.operator != "In" or well_known_label(req.key) is None:
+                continue
+            if any(val in present.get(req.key, set()) for val in req.values):
+                continue
+            rest = [x for i, x in enumerate(term.match_expressions) if i != e]
+            terms = list(required.node_selector_terms)
+            if rest or term.match_fields:
+                terms[t] = msgspec.structs.replace(term, match_expressions=rest)
+                ops = [{"op": "remove", "path": f"{base}/nodeSelectorTerms/{t}/matchExpressions/{e}"}]
+            else:
+                # An empty term matches no node: the term goes, and with the last term the requirement.
+                del terms[t]
+                ops = [{"op": "remove", "path": f"{base}/nodeSelectorTerms/{t}" if terms else base}]
+            node_affinity = msgspec.structs.replace(
+                affinity.node_affinity,
+                required_during_scheduling_ignored_during_execution=(
+                    msgspec.structs.replace(required, node_selector_terms=terms) if terms else None
+                ),
+            )
+            changed = msgspec.structs.replace(
+                pod,
+                spec=msgspec.structs.replace(
+                    pod.spec, affinity=msgspec.structs.replace(affinity, node_affinity=node_affinity)
+                ),
+            )
+            which = f" (term {t})" if len(required.node_selector_terms) > 1 else ""
+            asks = f"required node affinity{which} asks for {req.key} in [{', '.join(req.values)}]"
+            out.append((asks, req.key, ops, changed))
+    return out
+
+
+def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    """A pod selecting on a well-known label (a hostname, a zone, an instance type) a value no node
+    has: the pod names a node or zone that does not exist. The node is never relabelled (see
+    runtime/wellknown.py); the verified change drops the requirement from the pod."""
+    required = required_node_selector(v.pod)
+    keys = {
+        key
+        for key in [
+            *v.pod.spec.node_selector,
+            *(r.key for t in (required.node_selector_terms if required else ()) for r in t.match_expressions),
+        ]
+        if well_known_label(key) is not None
+    }
+    if not keys:
+        return []
+    present: dict[str, set[str]] = {key: set() for key in keys}
+    for node in v.snapshot.nodes:
+        labels = node.metadata.labels
+        for key in keys:
+            if key in labels:
+                present[key].add(labels[key])
+    selections = _unknown_selections(v.pod, present)
+    for asks, key, _, _ in selections:
+        if key in PLATFORM_LABELS:
+            v.notes.append(
+                f"the pod's {asks}, which no node has (nodes have {key} {_values_text(sorted(present[key]))}): it "
+                "needs a node of that platform; dropping the requirement is not suggested, as its images are "
+                "built for it"
+            )
+    tries = [sel for sel in selections if sel[1] not in PLATFORM_LABELS]
+    for asks, key, ops, pod in tries[:MAX_TRIES_PER_KIND]:
+        feasible = v.with_pod(pod)
+        if feasible is None:
+            continue
+        have = sorted(present.get(key, set()))
+        return [
+            Suggestion(
+                kind="dropNodeSelection",
+                summary=f"the pod's {asks}, which no node has (nodes have {key} {_values_text(have)}): drop the "
+                f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
+                f"{_nodes_text(feasible)} (no node is relabelled with {key}: {well_known_label(key)})",
+                nodes=feasible,
+                patches=[_pod_patch(v, ops)],
+                command=_pod_command(v, ops),
             )
         ]
     return []
@@ -1069,8 +1347,91 @@ def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
 # ---------------------------------------------------------------- evict pods
 
 
+# Evicted pods whose replacement is run through the filters, per suggestion.
+MAX_VICTIMS_CHECKED = 3
+# What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
+RECREATED_BY = {
+    "DaemonSet": "its DaemonSet {name} recreates it on the same node",
+    "Job": "its Job {name} creates a new pod",
+    "CronJob": "its Job (of CronJob {name}) creates a new pod",
+}
+
+
+def _eviction_command(victims: Sequence[o.Pod]) -> str:
+    """Evictions through the Eviction API (`kubectl delete pod` would bypass PodDisruptionBudgets
+    and `kubectl drain` would cordon the node the pod needs): the API server refuses one a budget
+    forbids (429), and `&&` stops there."""
+    parts = []
+    for pod in victims:
+        ns, name = pod.metadata.namespace, pod.metadata.name
+        body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": ns}}
+        parts.append(
+            f"echo {shlex.quote(json.dumps(body, separators=(',', ':')))} | "
+            f"kubectl create --raw {shlex.quote(f'/api/v1/namespaces/{ns}/pods/{name}/eviction')} -f -"
+        )
+    return (
+        " && ".join(parts)
+        + "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)"
+    )
+
+
+def _recreated(pod: o.Pod, snapshot: Snapshot) -> str | None:
+    """What recreates the pod once it is evicted; None when nothing does (a bare pod)."""
+    owner = owner_of(pod, snapshot)
+    if owner is None:
+        return None
+    name = f"{owner.namespace}/{owner.name}"
+    return RECREATED_BY.get(owner.kind, "its {kind} {name} creates a new pod").format(kind=owner.kind, name=name)
+
+
+def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
+    """What becomes of each evicted pod: what recreates it, and where its replacement fits once the
+    pod is on NODE (the filters run against the cluster without the victims, the pod placed)."""
+    placed = msgspec.structs.replace(v.pod, spec=msgspec.structs.replace(v.pod.spec, node_name=node))
+    gone = {p.metadata.uid for p in victims}
+    pods = [
+        p
+        for p in v.snapshot.pods
+        if p.metadata.uid not in gone and p is not v.pod and (p.metadata.uid or None) != v.pod.metadata.uid
+    ]
+    changed = dataclasses.replace(v.snapshot, pods=[*pods, placed])
+    framework: Framework | None = None
+    checked: dict[bytes, str] = {}
+    said: list[str] = []
+    for victim in victims:
+        key = f"{victim.metadata.namespace}/{victim.metadata.name}"
+        recreated = _recreated(victim, v.snapshot)
+        if recreated is None:
+            said.append(f"{key} is a bare pod: nothing recreates it, it is gone for good")
+            continue
+        signature = spec_signature(victim)
+        if signature not in checked:
+            if len(checked) >= MAX_VICTIMS_CHECKED or v.exhausted:
+                checked[signature] = "where it fits then was not checked (the suggestions' bound)"
+            else:
+                framework = framework or make_framework(changed, v.profile, v.scheduler_names)
+                again = msgspec.structs.replace(
+                    victim,
+                    spec=msgspec.structs.replace(victim.spec, node_name=""),
+                    status=msgspec.structs.replace(victim.status, nominated_node_name=""),
+                )
+                v.reruns += 1
+                outcome = run_cycle(changed, again, framework=framework, scoring=False, post_filter=False)
+                if outcome.verdict == Verdict.SCHEDULABLE and outcome.outcome is not None:
+                    fits = list(outcome.outcome.feasible)
+                    back = f" ({node} again)" if node in fits else ""
+                    checked[signature] = f"it then fits on {_nodes_text(fits)}{back}"
+                elif outcome.verdict == Verdict.UNSCHEDULABLE:
+                    checked[signature] = "no node fits it then: it stays Pending"
+                else:
+                    checked[signature] = f"it is then {outcome.verdict}"
+        said.append(f"{key}: {recreated}; {checked[signature]}")
+    return "; ".join(said)
+
+
 def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
-    preemption = cycle.post_filter.preemption if cycle.post_filter is not None else None
+    post_filter = cycle.post_filter
+    preemption = post_filter.preemption if post_filter is not None else None
     if preemption is None:
         return []
     # Only candidates that break no PodDisruptionBudget, fewest victims first.
@@ -1085,21 +1446,20 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if feasible is None:
             continue
         victims = [pi.pod for pi in cand.victims]
-        by_ns: dict[str, list[str]] = {}
-        for p in victims:
-            by_ns.setdefault(p.metadata.namespace, []).append(p.metadata.name)
-        command = " && ".join(
-            f"kubectl delete pod -n {shlex.quote(ns)} {' '.join(shlex.quote(n) for n in names)}"
-            for ns, names in sorted(by_ns.items())
+        budgets = (
+            "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
+            if post_filter is not None and post_filter.pdbs_assumed_none
+            else "no PodDisruptionBudget is broken"
         )
         return [
             Suggestion(
                 kind="evictPods",
-                summary=f"move {len(victims)} lower-priority pod(s) off node {cand.node} "
-                f"({', '.join(pi.key for pi in cand.victims)}); no PodDisruptionBudget is broken",
+                summary=f"evict {len(victims)} lower-priority pod(s) from node {cand.node} "
+                f"({', '.join(pi.key for pi in cand.victims)}); {budgets}; afterwards "
+                f"{_afterwards(v, cand.node, victims)}",
                 nodes=feasible,
                 patches=[{**_pod_ref(p), "patch": None} for p in victims],
-                command=command,
+                command=_eviction_command(victims),
             )
         ]
     return []
@@ -1279,7 +1639,7 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
                     summary=f"relax the topology spread constraint on {c.topology_key}: set {said}",
                     nodes=feasible,
                     patches=[_pod_patch(v, ops)],
-                    command=patch_command(v.pod, v.snapshot, ops, v.group),
+                    command=_pod_command(v, ops),
                 )
             ]
     return []
@@ -1320,7 +1680,7 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
                 "or make it preferred",
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=patch_command(v.pod, v.snapshot, ops, v.group),
+                command=_pod_command(v, ops),
             )
         ]
     return []
@@ -1330,6 +1690,7 @@ SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = 
     _suggest_release_stale_nominations,
     _suggest_lower_request,
     _suggest_toleration,
+    _suggest_unknown_selection,
     _suggest_label,
     _suggest_add_node,
     _suggest_group_nodes,
@@ -1337,6 +1698,7 @@ SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = 
     _suggest_release_nominations,
     _suggest_relax_spread,
     _suggest_drop_anti_affinity,
+    _suggest_reserved_toleration,
 )
 
 
@@ -1350,11 +1712,13 @@ def suggest(
     group_owner: str | None = None,
     framework: Framework | None = None,
     notes: list[str] | None = None,
+    manifest: str | None = None,
 ) -> list[Suggestion]:
     """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict. With
     the pod's pending `group` and the `config`, also how many nodes the whole group needs.
     `framework`: the profile's over `snapshot` (make_framework), when the caller has one. `notes`
-    gets what a bound kept from being looked for."""
+    gets what a bound kept from being looked for. `manifest`: the path of the manifest the pod
+    was given in ('-': stdin), whose changes are commands on that file."""
     if cycle.verdict != Verdict.UNSCHEDULABLE or cycle.outcome is None or cycle.outcome.error is not None:
         return []
     verifier = _Verifier(
@@ -1366,6 +1730,7 @@ def suggest(
         group=group,
         group_owner=group_owner,
         config=config,
+        manifest=manifest,
     )
     out: list[Suggestion] = []
     for suggester in SUGGESTERS:
