@@ -151,7 +151,12 @@ def explain(
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what was loaded and skipped.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Say what was loaded and skipped, and what kube-scheduler said when it differs."
+        ),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
@@ -190,7 +195,7 @@ def explain(
             )
         if verbose:
             _print_loaded(report)
-        _render(report, output, node)
+        _render(report, output, node, verbose)
     raise typer.Exit(report.verdict.exit_code)
 
 
@@ -204,12 +209,12 @@ def _print_loaded(report: Report) -> None:
         print(f"the snapshot cannot vouch for: {', '.join(snap.missingKinds)}", file=sys.stderr)
 
 
-def _render(report: Report, output: Output, node: str | None) -> None:
+def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
     if _write_structured(report, output):
         return
     from podwhy.report.table import render_table
 
-    render_table(report, wide=output == Output.wide, node=node)
+    render_table(report, wide=output == Output.wide, node=node, verbose=verbose)
     for warning in report.warnings:
         print(f"podwhy: warning: {warning}", file=sys.stderr)
 

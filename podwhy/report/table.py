@@ -12,6 +12,7 @@ import sys
 from collections import OrderedDict
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -31,7 +32,17 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
-from podwhy.report.model import CheckReport, NodeReport, PendingReport, PluginStatus, Report, ScoreEntry, StatusName
+from podwhy.report.model import (
+    CheckReport,
+    NodeReport,
+    PendingReport,
+    PluginStatus,
+    ReplicaReport,
+    Report,
+    ScoreEntry,
+    StatusName,
+    WorkloadReport,
+)
 from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
@@ -58,6 +69,44 @@ RANKING_ROWS = 10
 # Output to a pipe or file (CI logs) gets this many columns unless COLUMNS says otherwise,
 # rather than rich's 80, which would squeeze a wide verdict table.
 PIPE_WIDTH = 120
+# Below this many columns tables turn into lists: one line per group, then one per reason.
+NARROW_WIDTH = 100
+# Details shown under a cause said first (explain) or a group's cause (pending, without -o wide).
+MAX_DETAILS = 3
+
+
+def narrow(console: Console) -> bool:
+    return console.width < NARROW_WIDTH
+
+
+def _longest_token(text: str) -> int:
+    return max((cell_len(t) for t in text.split()), default=0)
+
+
+def _longest_line(text: str) -> int:
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+def fit_widths(width: int, cells: list[list[str]], fixed: frozenset[int] = frozenset()) -> list[int] | None:
+    """Content widths for the columns of a boxed table `width` columns wide (each column's
+    cells, header first): a column is as wide as its longest line, the widest are narrowed
+    first, never below their longest word (so rich wraps between words and never inside a
+    name); `fixed` columns never narrow. None when the words do not fit: the caller then
+    renders a list instead."""
+    room = width - (3 * len(cells) + 1)  # a border before each column and after the last, padding 1 each side
+    widths = [max(1, max((_longest_line(c) for c in col), default=1)) for col in cells]
+    minimum = [
+        w if i in fixed else max(1, max((_longest_token(c) for c in col), default=1))
+        for i, (w, col) in enumerate(zip(widths, cells, strict=True))
+    ]
+    if sum(minimum) > room:
+        return None
+    excess = sum(widths) - room
+    while excess > 0:
+        i = max((j for j in range(len(widths)) if widths[j] > minimum[j]), key=lambda j: widths[j])
+        widths[i] -= 1
+        excess -= 1
+    return widths
 
 
 def make_console() -> Console:
@@ -124,23 +173,44 @@ def not_evaluated(report: Report) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def render_table(report: Report, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
+def render_pending_cause(console: Console, report: Report) -> None:
+    """What `podwhy pending` says keeps the pod Pending, when it is not what follows anyway."""
+    pending = report.pending
+    if pending is None or (pending.verdict == report.verdict and pending.cause == report.message):
+        return
+    if pending.verdict == Verdict.GATED and report.verdict == Verdict.GATED:
+        return  # the gates sentence says it
+    prefix = "" if pending.verdict == report.verdict else f"{pending.verdict}: "
+    console.print(f"[bold]{escape(prefix + pending.cause)}[/bold]")
+    for detail in pending.details[:MAX_DETAILS]:
+        console.print(f"  · {escape(detail)}")
+    if len(pending.details) > MAX_DETAILS:
+        console.print(f"  · … {len(pending.details) - MAX_DETAILS} more (-o json shows all)")
+
+
+def render_table(
+    report: Report, wide: bool = False, node: str | None = None, console: Console | None = None, verbose: bool = False
+) -> None:
     console = console or make_console()
     pod = report.pod
     console.print(
         f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
         f" · priority {pod.priority} · [bold]{report.verdict}[/bold]"
     )
+    render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
         console.print(
             f"The pod is already bound to node {escape(pod.nodeName or '')}: kube-scheduler no longer handles it."
         )
         return
     if pod.schedulingGates:
+        since = ""
+        if report.pending is not None and report.pending.verdict == Verdict.GATED and report.pending.details:
+            since = f" ({escape(report.pending.details[0])})"
         console.print(
             "Scheduling gates "
             + escape("[" + " ".join(pod.schedulingGates) + "]")
-            + " keep kube-scheduler from trying this pod. Once they are removed:"
+            + f" keep kube-scheduler from trying this pod{since}. Once they are removed:"
         )
     if report.verdict == Verdict.NO_PROFILE:
         if report.message:
@@ -153,7 +223,7 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
-    render_scheduler_word(console, report)
+    render_scheduler_word(console, report, verbose)
     for rec in report.preFilter:
         if not _passes_or_unknown(rec):
             console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(', '.join(rec.reasons))}")
@@ -173,25 +243,30 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
     if skipped:
         console.print(f"Not needed for this pod (Skip): {', '.join(skipped)}")
-    table = Table(show_lines=True, caption=LEGEND)
-    table.add_column("Nodes", overflow="fold", min_width=12)
-    for _, name in columns:
-        table.add_column(SHORT_NAMES.get(name, name), justify="center", no_wrap=True)
-    table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=24, ratio=1)
     groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
     for verdict in report.nodes:
         key: object = verdict.name if wide else _signature(verdict)
         groups.setdefault(key, []).append(verdict)
     # Feasible groups first, then the largest groups.
     ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))
-    for members in ordered:
-        first = members[0]
-        table.add_row(
-            escape(_group_label(members)),
-            *[_mark(first.filters[i]) for i, _ in columns],
-            escape(_why(first)),
-        )
-    console.print(table)
+    rows = [
+        [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members[0])]
+        for members in ordered
+    ]
+    headers = ["Nodes", *[SHORT_NAMES.get(name, name) for _, name in columns], WHY_HEADER]
+    cells = [[headers[c], *[row[c] for row in rows]] for c in range(len(headers))]
+    fixed = frozenset(range(1, len(headers) - 1))
+    widths = None if narrow(console) else fit_widths(console.width, cells, fixed)
+    if widths is None:
+        render_node_groups(console, ordered)
+    else:
+        table = Table(show_lines=True, caption=LEGEND)
+        for c, header in enumerate(headers):
+            justify = "center" if c in fixed else "left"
+            table.add_column(header, width=widths[c], justify=justify, no_wrap=c in fixed)
+        for row in rows:
+            table.add_row(*[escape(cell) for cell in row])
+        console.print(table)
     reserved_only = [n.name for n in report.nodes if not n.feasible and n.feasibleWithoutNominated]
     if reserved_only:
         count = len(reserved_only)
@@ -202,6 +277,31 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
         )
     render_ranking(console, report, wide)
     render_suggestions(console, report)
+
+
+WHY_HEADER = "Why not (the scheduler stops at the first)"
+
+
+def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> None:
+    """The nodes x plugins table as a list: each group of nodes, then each rejecting plugin and
+    its reasons on a line of its own (the one where the scheduler stops first)."""
+    console.print("Nodes, grouped by identical verdicts (the scheduler stops at the first ✗):")
+    for members in ordered:
+        count = len(members)
+        names = ", ".join(m.name for m in members[:MAX_NAMES_IN_GROUP])
+        if count > MAX_NAMES_IN_GROUP:
+            names += f", … ({count - MAX_NAMES_IN_GROUP:,} more)"
+        label = names if count == 1 else f"{count:,} nodes: {names}"
+        console.print(escape(label))
+        first = members[0]
+        lines = _why(first).splitlines() if not first.feasible else []
+        if first.feasible:
+            console.print("  ✓ fits")
+        for line in lines:
+            console.print(f"  ✗ {escape(line)}")
+        for st in first.filters:
+            if st.status == StatusName.NOT_EVALUATED:
+                console.print(f"  ? {st.plugin}: not evaluated")
 
 
 def render_suggestions(console: Console, report: Report) -> None:
@@ -230,8 +330,9 @@ def age(timestamp: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s ago"
 
 
-def render_scheduler_word(console: Console, report: Report) -> None:
-    """What kube-scheduler itself said (PodScheduled condition, FailedScheduling event), beside podwhy."""
+def render_scheduler_word(console: Console, report: Report, verbose: bool = False) -> None:
+    """What kube-scheduler itself said (PodScheduled condition, FailedScheduling event), beside
+    podwhy: one line when it differs; its words and the usual causes with -v (and in the JSON)."""
     word = report.scheduler
     if word is None:
         return
@@ -245,12 +346,21 @@ def render_scheduler_word(console: Console, report: Report) -> None:
     if word.agrees is True:
         console.print("kube-scheduler's own message agrees with podwhy's.")
         return
-    if word.agrees is False:
-        if word.condition is not None:
-            console.print(f"[bold]kube-scheduler said otherwise[/bold] (PodScheduled): {escape(word.condition)}")
-        if event is not None and event.message != word.condition:
-            console.print(f"[bold]kube-scheduler said otherwise[/bold] (event): {escape(event.message)}")
-        console.print("Usual causes: " + escape("; ".join(word.causes)) + ".")
+    if word.agrees is not False:
+        return
+    if not verbose:
+        console.print(
+            "[bold]kube-scheduler's own last message differs from podwhy's[/bold] (-v shows it and the usual causes)."
+        )
+        return
+    console.print("[bold]kube-scheduler's own last message differs from podwhy's:[/bold]")
+    if word.condition is not None:
+        console.print(f"  PodScheduled condition: {escape(word.condition)}")
+    if event is not None and event.message != word.condition:
+        console.print(f"  FailedScheduling event: {escape(event.message)}")
+    console.print("Usual causes:")
+    for cause in word.causes:
+        console.print(f"  · {escape(cause)}")
 
 
 def _scored_nodes(report: Report) -> list[NodeReport]:
@@ -269,18 +379,31 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
     title = "Scores (weighted; ★ = best, the scheduler picks one of them at random)"
     if report.scoringSkipped is True:
         title = "Scores (only one node fits: kube-scheduler takes it without scoring)"
-    table = Table(title=title, title_justify="left")
-    table.add_column("Node", overflow="fold")
-    for _, ps in columns:
-        table.add_column(SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}", justify="right")
-    table.add_column("Total", justify="right")
     shown = rows if wide else rows[:RANKING_ROWS]
     best = set(report.bestNodes)
-    for row in shown:
-        cells = [_score_cell(row.scores[i]) for i, _ in columns]
-        star = " ★" if row.name in best else ""
-        table.add_row(escape(row.name) + star, *cells, str(row.totalScore))
-    console.print(table)
+    headers = ["Node", *[SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}" for _, ps in columns], "Total"]
+    body = [
+        [
+            row.name + (" ★" if row.name in best else ""),
+            *[_score_cell(row.scores[i]) for i, _ in columns],
+            str(row.totalScore),
+        ]
+        for row in shown
+    ]
+    cells = [[headers[c], *[line[c] for line in body]] for c in range(len(headers))]
+    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset(range(1, len(headers))))
+    if widths is None:
+        console.print(escape(title) + ":")
+        for line in body:
+            points = ", ".join(f"{h} {v}" for h, v in zip(headers[1:-1], line[1:-1], strict=True))
+            console.print(f"  {escape(line[0])}: total {line[-1]}" + (f" ({escape(points)})" if points else ""))
+    else:
+        table = Table(title=title, title_justify="left")
+        for c, header in enumerate(headers):
+            table.add_column(header, width=widths[c], justify="left" if c == 0 else "right", no_wrap=c > 0)
+        for line in body:
+            table.add_row(*[escape(cell) for cell in line])
+        console.print(table)
     if len(rows) > len(shown):
         console.print(f"… and {len(rows) - len(shown)} more feasible node(s) (-o wide shows all)")
     if skipped:
@@ -327,29 +450,48 @@ def render_node(console: Console, report: Report, name: str) -> None:
             console.print(f"  {escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})")
         if verdict.feasibleWithoutNominated and not verdict.feasible:
             console.print("Without that reserved room the pod would fit here.")
-    table = Table(show_lines=True)
-    table.add_column("Plugin")
-    table.add_column("", justify="center")
-    table.add_column("Status")
-    table.add_column("Details", overflow="fold")
-    for st in verdict.filters:
-        details = [*st.reasons, *_evidence(st.evidence)]
-        table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
-    console.print(table)
+    if narrow(console):
+        for st in verdict.filters:
+            console.print(f"{_mark(st)} {st.plugin}: {st.status}")
+            for line in [*st.reasons, *_evidence(st.evidence)]:
+                console.print(f"    {escape(line)}")
+    else:
+        table = Table(show_lines=True)
+        table.add_column("Plugin", no_wrap=True)
+        table.add_column("", justify="center")
+        table.add_column("Status", no_wrap=True)
+        table.add_column("Details", overflow="fold")
+        for st in verdict.filters:
+            details = [*st.reasons, *_evidence(st.evidence)]
+            table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
+        console.print(table)
     if not verdict.scores:
         return
-    score_table = Table(title=f"Scores on {escape(name)} (total {verdict.totalScore})", title_justify="left")
+    title = f"Scores on {name} (total {verdict.totalScore})"
+    if narrow(console):
+        console.print(escape(title) + ":")
+        for ps in verdict.scores:
+            console.print(
+                f"  {ps.plugin}: raw {ps.raw}, normalized {ps.normalized} × weight {ps.weight} = {ps.weighted} points"
+            )
+            console.print(f"    {escape(_score_how(ps))}")
+        return
+    score_table = Table(title=escape(title), title_justify="left")
     for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
         score_table.add_column(column, overflow="fold", justify="left" if column in ("Plugin", "How") else "right")
     for ps in verdict.scores:
-        if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
-            how = ps.notEvaluated
-        elif ps.skipped is True:
-            how = "PreScore returned Skip: nothing to score for this pod"
-        else:
-            how = "\n".join(_evidence(ps.evidence))
-        score_table.add_row(ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(how))
+        score_table.add_row(
+            ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(_score_how(ps))
+        )
     console.print(score_table)
+
+
+def _score_how(ps: ScoreEntry) -> str:
+    if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
+        return ps.notEvaluated
+    if ps.skipped is True:
+        return "PreScore returned Skip: nothing to score for this pod"
+    return "\n".join(_evidence(ps.evidence))
 
 
 def preemption_sentence(report: Report) -> str:
@@ -368,7 +510,8 @@ def preemption_sentence(report: Report) -> str:
 
 
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
-    """Pending pods grouped by cause and owner, largest group first."""
+    """Pending pods grouped by cause and owner, largest group first: a table, or below
+    NARROW_WIDTH columns (or when names would not fit) a list, a group at a time."""
     console = console or make_console()
     if not report.total:
         console.print("No Pending pods.")
@@ -377,52 +520,148 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold], {report.stuck} stuck, "
         f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
     )
-    table = Table(show_lines=True)
-    table.add_column("Pods", overflow="fold", min_width=14)
-    table.add_column("Verdict", no_wrap=True)
-    table.add_column("Why", overflow="fold", ratio=1)
+    rows: list[tuple[str, str, str, list[tuple[str, str]]]] = []
     for group in report.groups:
         shown = group.pods if wide else group.pods[:MAX_NAMES_IN_GROUP]
         more = f"\n… {group.count - len(shown)} more" if len(shown) < group.count else ""
         who = f"{group.count} pod{'s' if group.count != 1 else ''}" + (f" of {group.owner}" if group.owner else "")
         why = group.cause + "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
-        why += "".join(f"\n⇒ {s.summary}\n  {s.command}" for s in group.suggestions)
         if group.sizing is not None and not group.suggestions:
             # Never silent: why the group has no node count.
             why += f"\n⇏ {group.sizing.note}"
-        table.add_row(escape(who + "\n" + "\n".join(shown) + more), str(group.verdict), escape(why))
-    console.print(table)
+        commands = [(s.summary, s.command) for s in group.suggestions]
+        rows.append((who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands))
+    cells = [
+        ["Pods", *[r[0] for r in rows]],
+        ["Verdict", *[r[1] for r in rows]],
+        # A command's words are not measured: it is pasted whole, never read across a column.
+        ["Why", *[r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3]) for r in rows]],
+    ]
+    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}))
+    if widths is None:
+        for who, verdict, why, commands in rows:
+            first, _, pods = who.partition("\n")
+            console.print(f"[bold]{escape(first)}[/bold] · {verdict}")
+            for line in pods.splitlines():
+                console.print(f"  {escape(line)}")
+            for line in why.splitlines():
+                console.print(f"  {escape(line)}")
+            for summary, command in commands:
+                console.print(f"  ⇒ {escape(summary)}")
+                console.print(f"    {escape(command)}", soft_wrap=True)
+    else:
+        table = Table(show_lines=True)
+        table.add_column("Pods", width=widths[0])
+        table.add_column("Verdict", width=widths[1], no_wrap=True)
+        table.add_column("Why", width=widths[2], overflow="fold")
+        for who, verdict, why, commands in rows:
+            text = why + "".join(f"\n⇒ {summary}\n  {command}" for summary, command in commands)
+            table.add_row(escape(who), verdict, escape(text))
+        console.print(table)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")
 
 
-def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
-    """Per workload, per replica: the node it was placed on, or Pending and why."""
-    console = console or make_console()
+def _nodes_count(replicas: list[ReplicaReport]) -> str:
+    """ "worker-1 (2), worker-2": where replicas were placed, most first."""
+    counts: dict[str, int] = {}
+    for replica in replicas:
+        if replica.node is not None:
+            counts[replica.node] = counts.get(replica.node, 0) + 1
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(node + (f" ({count})" if count > 1 else "") for node, count in ordered)
+
+
+def _pending_rows(workload: WorkloadReport) -> list[tuple[list[ReplicaReport], str]]:
+    """Pending replicas with one message (and one reason not to be created), in order of first
+    appearance: each group is one row."""
+    groups: dict[tuple[str, bool], list[ReplicaReport]] = {}
+    for replica in workload.replicas:
+        if replica.node is None:
+            groups.setdefault((replica.message, replica.created), []).append(replica)
+    return [(members, message) for (message, _), members in groups.items()]
+
+
+def _pending_where(members: list[ReplicaReport]) -> str:
+    targets = [r.targetNode for r in members if r.targetNode is not None]
+    if not targets:
+        return "Pending"
+    shown = ", ".join(targets[:MAX_NAMES_IN_GROUP]) + (", …" if len(targets) > MAX_NAMES_IN_GROUP else "")
+    return f"Pending (for {shown})"
+
+
+def _replica_names(members: list[ReplicaReport]) -> str:
+    names = [r.name for r in members]
+    shown = ", ".join(names[:MAX_NAMES_IN_GROUP]) + (", …" if len(names) > MAX_NAMES_IN_GROUP else "")
+    return shown
+
+
+def check_summary(report: CheckReport) -> str:
+    """The first line of `check`: "33/41 replicas placed; 8 stay Pending in 2 workloads"."""
     summary = report.summary
-    table = Table(show_lines=True)
-    table.add_column("Workload", overflow="fold", min_width=14)
-    table.add_column("Replica", overflow="fold", no_wrap=True)
-    table.add_column("Node", overflow="fold", no_wrap=True)
-    table.add_column("Why Pending", overflow="fold", ratio=1)
+    line = f"{summary.placed}/{summary.replicas} replicas placed"
+    if not summary.pending:
+        return line + f" in {summary.workloads} workload{'s' if summary.workloads != 1 else ''}: everything fits"
+    failing = summary.failingWorkloads
+    return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}"
+
+
+def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
+    """The summary first; then per workload one line when every replica was placed, else its
+    placed replicas and one row per group of identical Pending replicas (-o wide: every replica)."""
+    console = console or make_console()
+    console.print(f"[bold]{escape(check_summary(report))}[/bold]")
+    rows: list[tuple[str, str, str, str]] = []
+    # Workloads every replica of which was placed (said in one line by the list).
+    complete: set[str] = set()
     for workload in report.workloads:
         who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
+        if workload.replicas and not workload.pending and not wide:
+            complete.add(who)
+        first = len(rows)
         if not workload.replicas:
-            table.add_row(escape(who), "", "", "no replicas")
+            rows.append((who, "", "", "no replicas"))
             continue
-        for index, replica in enumerate(workload.replicas):
-            node = replica.node or ("Pending" if replica.targetNode is None else f"Pending (for {replica.targetNode})")
-            if replica.node is not None and replica.tiedNodes:
-                node += f" (tied with {len(replica.tiedNodes) - 1})"
-            table.add_row(
-                escape(who) if index == 0 else "", escape(replica.name), escape(node), escape(replica.message)
-            )
         if wide:
+            for replica in workload.replicas:
+                node = replica.node or _pending_where([replica])
+                if replica.node is not None and replica.tiedNodes:
+                    node += f" (tied with {len(replica.tiedNodes) - 1})"
+                rows.append(("", replica.name, node, replica.message))
             for node_name, why in workload.ineligibleNodes.items():
-                table.add_row("", "", escape(node_name), escape(f"not run here by its controller: {why}"))
-    console.print(table)
-    verdict = "everything fits" if not summary.pending else f"{summary.pending} replica(s) stay Pending"
-    console.print(
-        f"[bold]{summary.placed}/{summary.replicas} replicas placed[/bold] in {summary.workloads} workload(s): "
-        f"{verdict}."
-    )
+                rows.append(("", "", node_name, f"not run here by its controller: {why}"))
+        else:
+            placed = [r for r in workload.replicas if r.node is not None]
+            if placed:
+                label = f"all {len(placed)}" if not workload.pending else f"{len(placed)} placed"
+                rows.append(("", label if len(placed) > 1 else placed[0].name, _nodes_count(placed), ""))
+            for members, message in _pending_rows(workload):
+                label = (
+                    _replica_names(members)
+                    if len(members) == 1
+                    else f"{len(members)} replicas\n{_replica_names(members)}"
+                )
+                rows.append(("", label, _pending_where(members), message))
+        rows[first] = (who, *rows[first][1:])
+    headers = ("Workload", "Replica", "Node", "Why Pending")
+    cells = [[headers[c], *[row[c] for row in rows]] for c in range(4)]
+    widths = None if narrow(console) else fit_widths(console.width, cells)
+    if widths is None:
+        for who, replica, node, why in rows:
+            if who and node and not node.startswith("Pending") and not why and who in complete:
+                # Every replica placed: one line.
+                console.print(f"{escape(who.replace(chr(10), ': ', 1))} on {escape(node)}")
+                continue
+            if who:
+                console.print(f"[bold]{escape(who.replace(chr(10), ': ', 1))}[/bold]")
+            if replica or node:
+                console.print(f"  {escape(replica.replace(chr(10), ': '))} → {escape(node)}")
+            if why:
+                console.print(f"    {escape(why)}")
+    else:
+        table = Table(show_lines=True)
+        for c, header in enumerate(headers):
+            table.add_column(header, width=widths[c])
+        for row in rows:
+            table.add_row(*[escape(cell) for cell in row])
+        console.print(table)
     console.print(f"Placed one after another; {report.tieBreak}.")
