@@ -87,14 +87,17 @@ def _longest_line(text: str) -> int:
     return max((cell_len(line) for line in text.splitlines()), default=0)
 
 
-def fit_widths(width: int, cells: list[list[str]], fixed: frozenset[int] = frozenset()) -> list[int] | None:
+def fit_widths(
+    width: int, cells: list[list[str]], fixed: frozenset[int] = frozenset(), floor: tuple[int, ...] = ()
+) -> list[int] | None:
     """Content widths for the columns of a boxed table `width` columns wide (each column's
     cells, header first): a column is as wide as its longest line, the widest are narrowed
     first, never below their longest word (so rich wraps between words and never inside a
     name); `fixed` columns never narrow. None when the words do not fit: the caller then
-    renders a list instead."""
+    renders a list instead. `floor`: the least width of the first columns, when there is room."""
     room = width - (3 * len(cells) + 1)  # a border before each column and after the last, padding 1 each side
     widths = [max(1, max((_longest_line(c) for c in col), default=1)) for col in cells]
+    widths = [max(w, floor[i]) if i < len(floor) else w for i, w in enumerate(widths)]
     minimum = [
         w if i in fixed else max(1, max((_longest_token(c) for c in col), default=1))
         for i, (w, col) in enumerate(zip(widths, cells, strict=True))
@@ -176,10 +179,10 @@ def not_evaluated(report: Report) -> dict[str, str]:
 def render_pending_cause(console: Console, report: Report) -> None:
     """What `podwhy pending` says keeps the pod Pending, when it is not what follows anyway."""
     pending = report.pending
-    if pending is None or (pending.verdict == report.verdict and pending.cause == report.message):
+    if pending is None or (pending.verdict == report.verdict and pending.cause in (report.message, pending.verdict)):
         return
-    if pending.verdict == Verdict.GATED and report.verdict == Verdict.GATED:
-        return  # the gates sentence says it
+    if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
+        return  # the gates sentence, or the message, says it
     prefix = "" if pending.verdict == report.verdict else f"{pending.verdict}: "
     console.print(f"[bold]{escape(prefix + pending.cause)}[/bold]")
     for detail in pending.details[:MAX_DETAILS]:
@@ -256,7 +259,7 @@ def render_table(
     headers = ["Nodes", *[SHORT_NAMES.get(name, name) for _, name in columns], WHY_HEADER]
     cells = [[headers[c], *[row[c] for row in rows]] for c in range(len(headers))]
     fixed = frozenset(range(1, len(headers) - 1))
-    widths = None if narrow(console) else fit_widths(console.width, cells, fixed)
+    widths = None if narrow(console) else fit_widths(console.width, cells, fixed, floor=(12,))
     if widths is None:
         render_node_groups(console, ordered)
     else:
@@ -537,7 +540,7 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         # A command's words are not measured: it is pasted whole, never read across a column.
         ["Why", *[r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3]) for r in rows]],
     ]
-    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}))
+    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}), floor=(14,))
     if widths is None:
         for who, verdict, why, commands in rows:
             first, _, pods = who.partition("\n")
@@ -644,7 +647,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
         rows[first] = (who, *rows[first][1:])
     headers = ("Workload", "Replica", "Node", "Why Pending")
     cells = [[headers[c], *[row[c] for row in rows]] for c in range(4)]
-    widths = None if narrow(console) else fit_widths(console.width, cells)
+    widths = None if narrow(console) else fit_widths(console.width, cells, floor=(14,))
     if widths is None:
         for who, replica, node, why in rows:
             if who and node and not node.startswith("Pending") and not why and who in complete:
