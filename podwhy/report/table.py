@@ -610,56 +610,19 @@ def check_summary(report: CheckReport) -> str:
 
 def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
     """The summary first; then per workload one line when every replica was placed, else its
-    placed replicas and one row per group of identical Pending replicas (-o wide: every replica)."""
+    placed replicas and one row per group of identical Pending replicas (-o wide: every replica):
+    a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
     rows: list[tuple[str, str, str, str]] = []
-    # Workloads every replica of which was placed (said in one line by the list).
-    complete: set[str] = set()
     for workload in report.workloads:
-        who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
-        if workload.replicas and not workload.pending and not wide:
-            complete.add(who)
-        first = len(rows)
-        if not workload.replicas:
-            rows.append((who, "", "", "no replicas"))
-            continue
-        if wide:
-            for replica in workload.replicas:
-                node = replica.node or _pending_where([replica])
-                if replica.node is not None and replica.tiedNodes:
-                    node += f" (tied with {len(replica.tiedNodes) - 1})"
-                rows.append(("", replica.name, node, replica.message))
-            for node_name, why in workload.ineligibleNodes.items():
-                rows.append(("", "", node_name, f"not run here by its controller: {why}"))
-        else:
-            placed = [r for r in workload.replicas if r.node is not None]
-            if placed:
-                label = f"all {len(placed)}" if not workload.pending else f"{len(placed)} placed"
-                rows.append(("", label if len(placed) > 1 else placed[0].name, _nodes_count(placed), ""))
-            for members, message in _pending_rows(workload):
-                label = (
-                    _replica_names(members)
-                    if len(members) == 1
-                    else f"{len(members)} replicas\n{_replica_names(members)}"
-                )
-                rows.append(("", label, _pending_where(members), message))
-        rows[first] = (who, *rows[first][1:])
+        rows.extend(_check_rows(workload, wide))
     headers = ("Workload", "Replica", "Node", "Why Pending")
     cells = [[headers[c], *[row[c] for row in rows]] for c in range(4)]
     widths = None if narrow(console) else fit_widths(console.width, cells, floor=(14,))
     if widths is None:
-        for who, replica, node, why in rows:
-            if who and node and not node.startswith("Pending") and not why and who in complete:
-                # Every replica placed: one line.
-                console.print(f"{escape(who.replace(chr(10), ': ', 1))} on {escape(node)}")
-                continue
-            if who:
-                console.print(f"[bold]{escape(who.replace(chr(10), ': ', 1))}[/bold]")
-            if replica or node:
-                console.print(f"  {escape(replica.replace(chr(10), ': '))} → {escape(node)}")
-            if why:
-                console.print(f"    {escape(why)}")
+        for workload in report.workloads:
+            _print_check_workload(console, workload, wide)
     else:
         table = Table(show_lines=True)
         for c, header in enumerate(headers):
@@ -668,3 +631,73 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
             table.add_row(*[escape(cell) for cell in row])
         console.print(table)
     console.print(f"Placed one after another; {report.tieBreak}.")
+
+
+def _placed_node(replica: ReplicaReport) -> str:
+    node = replica.node or _pending_where([replica])
+    if replica.node is not None and replica.tiedNodes:
+        node += f" (tied with {len(replica.tiedNodes) - 1})"
+    return node
+
+
+def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, str, str]]:
+    """The table rows of one workload (Workload, Replica, Node, Why Pending)."""
+    who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
+    rows: list[tuple[str, str, str, str]] = []
+    if not workload.replicas:
+        return [(who, "", "", "no replicas")]
+    if wide:
+        rows = [("", r.name, _placed_node(r), r.message) for r in workload.replicas]
+        rows += [("", "", n, f"not run here by its controller: {why}") for n, why in workload.ineligibleNodes.items()]
+    else:
+        placed = [r for r in workload.replicas if r.node is not None]
+        if len(placed) == 1:
+            rows.append(("", placed[0].name, _placed_node(placed[0]), ""))
+        elif placed:
+            rows.append(
+                (
+                    "",
+                    f"all {len(placed)}" if not workload.pending else f"{len(placed)} placed",
+                    _nodes_count(placed),
+                    "",
+                )
+            )
+        for members, message in _pending_rows(workload):
+            names = _replica_names(members)
+            rows.append(
+                (
+                    "",
+                    names if len(members) == 1 else f"{len(members)} replicas\n{names}",
+                    _pending_where(members),
+                    message,
+                )
+            )
+    return [(who, *rows[0][1:]), *rows[1:]]
+
+
+def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool) -> None:
+    """One workload as a list: one line when every replica was placed."""
+    head = f"{workload.key}: {workload.placed}/{len(workload.replicas)} placed"
+    if not workload.replicas:
+        console.print(f"{escape(head)}: no replicas")
+        return
+    placed = [r for r in workload.replicas if r.node is not None]
+    if not workload.pending and not wide:
+        console.print(f"{escape(head)} on {escape(_nodes_count(placed))}")
+        return
+    console.print(f"[bold]{escape(head)}[/bold]")
+    if wide:
+        for replica in workload.replicas:
+            console.print(f"  {escape(replica.name)} → {escape(_placed_node(replica))}")
+            if replica.message:
+                console.print(f"    {escape(replica.message)}")
+        for node_name, why in workload.ineligibleNodes.items():
+            console.print(f"  {escape(node_name)}: not run here by its controller: {escape(why)}")
+        return
+    if placed:
+        console.print(f"  {len(placed)} placed on {escape(_nodes_count(placed))}")
+    for members, message in _pending_rows(workload):
+        where = _pending_where(members)
+        console.print(f"  {len(members)} {escape(where)}: {escape(_replica_names(members))}")
+        if message:
+            console.print(f"    {escape(message)}")

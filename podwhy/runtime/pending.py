@@ -15,7 +15,7 @@ import msgspec
 
 from podwhy.framework.preemption import terminating_by_preemption
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
-from podwhy.framework.types import pod_key
+from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
@@ -462,6 +462,36 @@ class _Classifier:
                 return _fits_without(framework, cycle, nominated, victims)
         return None
 
+    def _reserved_room(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> ReservedRoom | None:
+        """Without every plugin's row on every node (the short-circuit cycle), the nodes only
+        nominated pods' room keeps the pod off: the pod scheduled again with those nominations
+        released (only when some reserve room on a node; the indexes are shared)."""
+        priority, uid = cycle.pod.priority, cycle.pod.uid
+        holding: dict[str, list[PodInfo]] = {}
+        for name in self.nodes:
+            counted = [
+                pi for pi in framework.handle.nominated_pods_for_node(name) if pi.priority >= priority and pi.uid != uid
+            ]
+            if counted:
+                holding[name] = counted
+        if not holding:
+            return None
+        uids = frozenset(pi.uid for pods in holding.values() for pi in pods)
+        released = Framework(framework.handle.without_nominations(uids), framework.profile)
+        again = run_cycle(
+            self.snapshot,
+            pod,
+            framework=released,
+            extenders=self.config.extenders,
+            scoring=False,
+            every_plugin=False,
+            post_filter=False,
+        )
+        fits = [name for name in (again.outcome.feasible if again.outcome is not None else []) if name in holding]
+        if not fits:
+            return None
+        return ReservedRoom(fits, {pi.key: pi.priority for name in fits for pi in holding[name]})
+
     def _scheduled(self, pod: o.Pod, profile: Profile, owner: Owner | None) -> PendingPod:
         if profile.scheduler_name not in self.frameworks:
             self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
@@ -486,10 +516,13 @@ class _Classifier:
                     feasible_to_find=1,
                 )
                 fits_once_gone = self._fits_once_gone(pod, framework, full)
+                reserved = None
+                if full.verdict == Verdict.UNSCHEDULABLE and not pod.status.nominated_node_name:
+                    reserved = self._reserved_room(pod, framework, full)
                 # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
                 cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
                 del full
-            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone)
+            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved)
         return self._from_cycle(pod, owner, evaluated)
 
     def _from_cycle(self, pod: o.Pod, owner: Owner | None, evaluated: _Evaluated) -> PendingPod:
