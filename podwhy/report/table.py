@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.imagelocality import ImageLocality
@@ -73,6 +74,13 @@ PIPE_WIDTH = 120
 NARROW_WIDTH = 100
 # Details shown under a cause said first (explain) or a group's cause (pending, without -o wide).
 MAX_DETAILS = 3
+
+
+def _say(console: Console, markup: str, indent: int) -> None:
+    """A line indented by `indent`, its wrapped lines too (between words, without trailing blanks)."""
+    for line in Text.from_markup(markup).wrap(console, max(console.width - indent, 20)):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
 def narrow(console: Console) -> bool:
@@ -186,9 +194,9 @@ def render_pending_cause(console: Console, report: Report) -> None:
     prefix = "" if pending.verdict == report.verdict else f"{pending.verdict}: "
     console.print(f"[bold]{escape(prefix + pending.cause)}[/bold]")
     for detail in pending.details[:MAX_DETAILS]:
-        console.print(f"  · {escape(detail)}")
+        _say(console, f"· {escape(detail)}", 2)
     if len(pending.details) > MAX_DETAILS:
-        console.print(f"  · … {len(pending.details) - MAX_DETAILS} more (-o json shows all)")
+        _say(console, f"· … {len(pending.details) - MAX_DETAILS} more (-o json shows all)", 2)
 
 
 def render_table(
@@ -301,10 +309,10 @@ def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> Non
         if first.feasible:
             console.print("  ✓ fits")
         for line in lines:
-            console.print(f"  ✗ {escape(line)}")
+            _say(console, f"✗ {escape(line)}", 2)
         for st in first.filters:
             if st.status == StatusName.NOT_EVALUATED:
-                console.print(f"  ? {st.plugin}: not evaluated")
+                _say(console, f"? {st.plugin}: not evaluated", 2)
 
 
 def render_suggestions(console: Console, report: Report) -> None:
@@ -312,7 +320,7 @@ def render_suggestions(console: Console, report: Report) -> None:
         return
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
-        console.print(f"  • {escape(s.summary)}")
+        _say(console, f"• {escape(s.summary)}", 2)
         console.print(f"    {escape(s.command)}", soft_wrap=True)
 
 
@@ -358,12 +366,12 @@ def render_scheduler_word(console: Console, report: Report, verbose: bool = Fals
         return
     console.print("[bold]kube-scheduler's own last message differs from podwhy's:[/bold]")
     if word.condition is not None:
-        console.print(f"  PodScheduled condition: {escape(word.condition)}")
+        _say(console, f"PodScheduled condition: {escape(word.condition)}", 2)
     if event is not None and event.message != word.condition:
-        console.print(f"  FailedScheduling event: {escape(event.message)}")
+        _say(console, f"FailedScheduling event: {escape(event.message)}", 2)
     console.print("Usual causes:")
     for cause in word.causes:
-        console.print(f"  · {escape(cause)}")
+        _say(console, f"· {escape(cause)}", 2)
 
 
 def _scored_nodes(report: Report) -> list[NodeReport]:
@@ -399,7 +407,7 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
         console.print(escape(title) + ":")
         for line in body:
             points = ", ".join(f"{h} {v}" for h, v in zip(headers[1:-1], line[1:-1], strict=True))
-            console.print(f"  {escape(line[0])}: total {line[-1]}" + (f" ({escape(points)})" if points else ""))
+            _say(console, f"{escape(line[0])}: total {line[-1]}" + (f" ({escape(points)})" if points else ""), 2)
     else:
         table = Table(title=title, title_justify="left")
         for c, header in enumerate(headers):
@@ -450,14 +458,14 @@ def render_node(console: Console, report: Report, name: str) -> None:
         console.print("Nominated pods of equal or higher priority reserving room here:")
         for pi in verdict.nominatedPods:
             requests = ", ".join(f"{k} {v}" for k, v in pi.requests.items())
-            console.print(f"  {escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})")
+            _say(console, f"{escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})", 2)
         if verdict.feasibleWithoutNominated and not verdict.feasible:
             console.print("Without that reserved room the pod would fit here.")
     if narrow(console):
         for st in verdict.filters:
             console.print(f"{_mark(st)} {st.plugin}: {st.status}")
             for line in [*st.reasons, *_evidence(st.evidence)]:
-                console.print(f"    {escape(line)}")
+                _say(console, f"{escape(line)}", 4)
     else:
         table = Table(show_lines=True)
         table.add_column("Plugin", no_wrap=True)
@@ -477,7 +485,7 @@ def render_node(console: Console, report: Report, name: str) -> None:
             console.print(
                 f"  {ps.plugin}: raw {ps.raw}, normalized {ps.normalized} × weight {ps.weight} = {ps.weighted} points"
             )
-            console.print(f"    {escape(_score_how(ps))}")
+            _say(console, f"{escape(_score_how(ps))}", 4)
         return
     score_table = Table(title=escape(title), title_justify="left")
     for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
@@ -546,11 +554,11 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
             first, _, pods = who.partition("\n")
             console.print(f"[bold]{escape(first)}[/bold] · {verdict}")
             for line in pods.splitlines():
-                console.print(f"  {escape(line)}")
+                _say(console, f"{escape(line)}", 2)
             for line in why.splitlines():
-                console.print(f"  {escape(line)}")
+                _say(console, f"{escape(line)}", 2)
             for summary, command in commands:
-                console.print(f"  ⇒ {escape(summary)}")
+                _say(console, f"⇒ {escape(summary)}", 2)
                 console.print(f"    {escape(command)}", soft_wrap=True)
     else:
         table = Table(show_lines=True)
@@ -688,16 +696,16 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
     console.print(f"[bold]{escape(head)}[/bold]")
     if wide:
         for replica in workload.replicas:
-            console.print(f"  {escape(replica.name)} → {escape(_placed_node(replica))}")
+            _say(console, f"{escape(replica.name)} → {escape(_placed_node(replica))}", 2)
             if replica.message:
-                console.print(f"    {escape(replica.message)}")
+                _say(console, f"{escape(replica.message)}", 4)
         for node_name, why in workload.ineligibleNodes.items():
-            console.print(f"  {escape(node_name)}: not run here by its controller: {escape(why)}")
+            _say(console, f"{escape(node_name)}: not run here by its controller: {escape(why)}", 2)
         return
     if placed:
-        console.print(f"  {len(placed)} placed on {escape(_nodes_count(placed))}")
+        _say(console, f"{len(placed)} placed on {escape(_nodes_count(placed))}", 2)
     for members, message in _pending_rows(workload):
         where = _pending_where(members)
-        console.print(f"  {len(members)} {escape(where)}: {escape(_replica_names(members))}")
+        _say(console, f"{len(members)} {escape(where)}: {escape(_replica_names(members))}", 2)
         if message:
-            console.print(f"    {escape(message)}")
+            _say(console, f"{escape(message)}", 4)
