@@ -176,7 +176,7 @@ def explain(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()
@@ -251,7 +251,7 @@ def pending(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
                 scope = None if all_namespaces or namespace is None else namespace
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
@@ -317,7 +317,7 @@ def check(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()

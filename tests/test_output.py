@@ -58,13 +58,24 @@ def pending_json(source: Path) -> dict[str, Any]:
             "BoundNotRunning: bound, not running: CreateContainerConfigError: couldn't find key LOG_LEVEL in ConfigMap "
             "shop/api-config",
         ),
-        (CAUSES, "monitoring/node-exporter-z4p8x", "AlreadyBound", "BoundNotRunning: bound to node worker-3, which is NotReady"),
-        (CAUSES, "batch/cleanup-29541630-q8z7n", "AlreadyBound", "BoundNotRunning: bound to node worker-5, which no longer exists"),
+        (
+            CAUSES,
+            "monitoring/node-exporter-z4p8x",
+            "AlreadyBound",
+            "BoundNotRunning: bound to node worker-3, which is NotReady",
+        ),
+        (
+            CAUSES,
+            "batch/cleanup-29541630-q8z7n",
+            "AlreadyBound",
+            "BoundNotRunning: bound to node worker-5, which no longer exists",
+        ),
         (
             CAUSES,
             "batch/critical-etl-7hx2k",
             "Unschedulable",
-            "Nominated: nominated to node worker-2, waiting for 2 victim(s) to terminate; it fits there once they are gone",
+            "Nominated: nominated to node worker-2, waiting for 2 victim(s) to terminate; "
+            "it fits there once they are gone",
         ),
         (
             CAUSES,
@@ -285,7 +296,9 @@ def test_the_narrow_list_of_explain(snapshot: SnapshotAssertion) -> None:
         run("explain", pod, "--from", str(CAUSES), columns="80")[1]
         for pod in ("ml/feature-backfill-zx8q2", "shop/web-7c9d8b6f5-q9w5c", "batch/critical-etl-7hx2k")
     ]
-    outputs.append(run("explain", "ml/feature-backfill-zx8q2", "--from", str(CAUSES), "--node", "worker-1", columns="80")[1])
+    outputs.append(
+        run("explain", "ml/feature-backfill-zx8q2", "--from", str(CAUSES), "--node", "worker-1", columns="80")[1]
+    )
     assert outputs == snapshot
 
 

@@ -273,8 +273,7 @@ def render_table(
     else:
         table = Table(show_lines=True, caption=LEGEND)
         for c, header in enumerate(headers):
-            justify = "center" if c in fixed else "left"
-            table.add_column(header, width=widths[c], justify=justify, no_wrap=c in fixed)
+            table.add_column(header, width=widths[c], justify="center" if c in fixed else "left", no_wrap=c in fixed)
         for row in rows:
             table.add_row(*[escape(cell) for cell in row])
         console.print(table)
