@@ -386,6 +386,7 @@ class _Classifier:
         self._findings: dict[str, SchedulerFinding] = {}
         self._events: dict[tuple[str, str], list[o.Event]] | None = None
         self._terminating: dict[str, list[o.Pod]] | None = None
+        self._nominated_nodes: dict[str, list[str]] = {}
 
     def events(self, pod: o.Pod) -> list[o.Event]:
         """The events that explain a container still being created, naming this pod (indexed once)."""
@@ -468,7 +469,12 @@ class _Classifier:
         released (only when some reserve room on a node; the indexes are shared)."""
         priority, uid = cycle.pod.priority, cycle.pod.uid
         holding: dict[str, list[PodInfo]] = {}
-        for name in self.nodes:
+        nominated = self._nominated_nodes.get(framework.profile.scheduler_name)
+        if nominated is None:
+            # Nodes some pod is nominated to, found once per profile.
+            nominated = [n for n in self.nodes if framework.handle.nominated_pods_for_node(n)]
+            self._nominated_nodes[framework.profile.scheduler_name] = nominated
+        for name in nominated:
             counted = [
                 pi for pi in framework.handle.nominated_pods_for_node(name) if pi.priority >= priority and pi.uid != uid
             ]
