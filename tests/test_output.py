@@ -24,6 +24,7 @@ from tests.test_check import ANTI_AFFINITY, CLUSTER, container, deployment, stre
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pending"
 CAUSES = FIXTURES / "causes"
 SCHEDULER_DOWN = FIXTURES / "scheduler-down"
+SCORED = Path(__file__).resolve().parent / "scenarios" / "scored" / "cluster.yaml"
 WIDTHS = ("80", "100", "200", None)  # None: piped, no COLUMNS (120)
 PIPE_WIDTH = 120
 
@@ -257,6 +258,8 @@ def _outputs(tmp_path: Path, columns: str | None) -> list[str]:
         ("explain", "ml/feature-backfill-zx8q2", "--from", str(CAUSES), "--node", "worker-1"),
         ("explain", "batch/critical-etl-7hx2k", "--from", str(CAUSES), "-o", "wide"),
         ("explain", "ml/vc-train-worker-0", "--from", str(CAUSES)),
+        ("explain", "web", "--from", str(SCORED)),
+        ("explain", "web", "--from", str(SCORED), "--node", "b"),
         ("check", "-f", str(manifests), "--from", str(cluster)),
         ("check", "-f", str(manifests), "--from", str(cluster), "-o", "wide"),
     ]
@@ -299,6 +302,8 @@ def test_the_narrow_list_of_explain(snapshot: SnapshotAssertion) -> None:
     outputs.append(
         run("explain", "ml/feature-backfill-zx8q2", "--from", str(CAUSES), "--node", "worker-1", columns="80")[1]
     )
+    outputs.append(run("explain", "web", "--from", str(SCORED), columns="80")[1])
+    outputs.append(run("explain", "web", "--from", str(SCORED), "--node", "b", columns="80")[1])
     assert outputs == snapshot
 
 

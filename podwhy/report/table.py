@@ -403,10 +403,13 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
     cells = [[headers[c], *[line[c] for line in body]] for c in range(len(headers))]
     widths = None if narrow(console) else fit_widths(console.width, cells, frozenset(range(1, len(headers))))
     if widths is None:
-        console.print(escape(title) + ":")
+        weights = ", ".join(f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} ×{ps.weight}" for _, ps in columns)
+        console.print(escape(title) + (f"; weights: {weights}" if weights else "") + ":")
         for line in body:
-            points = ", ".join(f"{h} {v}" for h, v in zip(headers[1:-1], line[1:-1], strict=True))
-            _say(console, f"{escape(line[0])}: total {line[-1]}" + (f" ({escape(points)})" if points else ""), 2)
+            points = ", ".join(
+                f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} {v}" for (_, ps), v in zip(columns, line[1:-1], strict=True)
+            )
+            _say(console, f"{escape(line[0])}: total {line[-1]}" + (f" = {escape(points)}" if points else ""), 2)
     else:
         table = Table(title=title, title_justify="left")
         for c, header in enumerate(headers):
@@ -484,7 +487,9 @@ def render_node(console: Console, report: Report, name: str) -> None:
             console.print(
                 f"  {ps.plugin}: raw {ps.raw}, normalized {ps.normalized} × weight {ps.weight} = {ps.weighted} points"
             )
-            _say(console, f"{escape(_score_how(ps))}", 4)
+            how = _score_how(ps)
+            if how:
+                _say(console, escape(how), 4)
         return
     score_table = Table(title=escape(title), title_justify="left")
     for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
