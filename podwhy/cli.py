@@ -300,7 +300,13 @@ def explain(
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", metavar="", help="Say what was loaded and skipped.")
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            metavar="",
+            help="Say what was loaded and skipped, and what kube-scheduler said when it differs.",
+        ),
     ] = False,
     debug: DebugOption = False,
 ) -> None:
@@ -325,7 +331,7 @@ def explain(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()
@@ -345,7 +351,9 @@ def explain(
         if verbose:
             _print_loaded(report)
         table = output in (Output.table, Output.wide)
-        _emit(report.verdict.exit_code, lambda: _render(report, output, node), report.warnings if table else ())
+        _emit(
+            report.verdict.exit_code, lambda: _render(report, output, node, verbose), report.warnings if table else ()
+        )
 
 
 def _print_loaded(report: Report) -> None:
@@ -358,12 +366,12 @@ def _print_loaded(report: Report) -> None:
         print(f"the snapshot cannot vouch for: {', '.join(snap.missingKinds)}", file=sys.stderr)
 
 
-def _render(report: Report, output: Output, node: str | None) -> None:
+def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
     if _write_structured(report, output):
         return
     from podwhy.report.table import render_table
 
-    render_table(report, wide=output == Output.wide, node=node)
+    render_table(report, wide=output == Output.wide, node=node, verbose=verbose)
 
 
 @app.command(cls=_Command)
@@ -403,7 +411,7 @@ def pending(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
                 scope = None if all_namespaces or namespace is None else namespace
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
@@ -479,7 +487,7 @@ def check(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), progress=progress)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()

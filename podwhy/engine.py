@@ -15,7 +15,7 @@ from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
-from podwhy.runtime.pending import classify_pending, pending_group
+from podwhy.runtime.pending import classify_pending, classify_pod, pending_group
 from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
@@ -132,12 +132,16 @@ def explain(request: ExplainRequest) -> Report:
     if request.node is not None:
         check_node(snapshot, request.node)
     profile = profile_for_pod(config, pod)
+    # What `pending` would say of it: only for a pod of the snapshot, not one given with -f.
+    classify = manifest_pod is None
     if profile is None:
-        return build_report(no_profile(pod, config), snapshot)
+        classified = classify_pod(snapshot, config, pod) if classify else None
+        return build_report(no_profile(pod, config), snapshot, pending=classified)
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names, framework=framework)
+    classified = classify_pod(snapshot, config, pod, cycle, framework) if classify else None
     owner, group = pending_group(snapshot, pod) if cycle.verdict == Verdict.UNSCHEDULABLE else (None, [])
     notes: list[str] = []
     suggestions = suggest(
@@ -152,7 +156,7 @@ def explain(request: ExplainRequest) -> Report:
         notes=notes,
         manifest=None if request.pod_file is None else str(request.pod_file),
     )
-    return build_report(cycle, snapshot, suggestions, notes)
+    return build_report(cycle, snapshot, suggestions, notes, classified)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from podwhy.report.model import (
     GroupSizingNote,
     NodeReport,
     NominatedPod,
+    PendingCause,
     PendingGroup,
     PendingReport,
     PendingScope,
@@ -323,11 +324,26 @@ def build_pending_report(
     )
 
 
+def pending_cause(item: PendingPod | None) -> PendingCause | None:
+    if item is None:
+        return None
+    return PendingCause(
+        verdict=item.verdict,
+        cause=item.cause,
+        owner=str(item.owner) if item.owner is not None else None,
+        details=list(item.details),
+    )
+
+
 def build_report(
-    cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[SuggestedChange] = (), notes: Sequence[str] = ()
+    cycle: CycleOutcome,
+    snapshot: Snapshot,
+    suggestions: Sequence[SuggestedChange] = (),
+    notes: Sequence[str] = (),
+    pending: PendingPod | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
-    join the warnings."""
+    join the warnings; `pending`: how `podwhy pending` classifies the pod."""
     pod = cycle.pod.pod
     report = Report(
         pod=PodSummary(
@@ -345,6 +361,7 @@ def build_report(
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
+        pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
         warnings=[*_warnings(cycle, snapshot), *notes],
         extenders=list(cycle.extenders),

@@ -183,6 +183,19 @@ class SchedulerWord(_Struct):
     causes: list[str] = []
 
 
+class PendingCause(_Struct):
+    """How `podwhy pending` classifies the pod (the same code path): what keeps it Pending, said
+    first. Present for a Pending pod of the snapshot (not for a pod given with -f)."""
+
+    # Schedulable, Unschedulable, Gated, Nominated, BoundNotRunning, NoScheduler, NoProfile, ...
+    verdict: Verdict
+    # The one-line cause `pending` groups it by.
+    cause: str
+    # Its controller, as "namespace/name (Kind)"; null for a bare pod.
+    owner: str | None
+    details: list[str] = []
+
+
 # A change as an RFC 7386 JSON merge patch against an object of the snapshot
 # ({kind, namespace, name, patch}; a null patch removes the object), or a new object ({kind, object}).
 ObjectPatch = Annotated[
@@ -218,6 +231,8 @@ class Report(_Struct, kw_only=True):
     message: str
     # False while the message lacks the PostFilter part kube-scheduler appends.
     messageComplete: bool = True  # noqa: N815
+    # What keeps a Pending pod of the snapshot Pending, as `podwhy pending` says it.
+    pending: PendingCause | None = None
     preFilter: list[PreFilterEntry] = []  # noqa: N815
     nodes: list[NodeReport] = []
     feasibleNodes: list[str] = []  # noqa: N815

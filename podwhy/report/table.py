@@ -12,9 +12,11 @@ import sys
 from collections import OrderedDict
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.imagelocality import ImageLocality
@@ -31,7 +33,17 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
-from podwhy.report.model import CheckReport, NodeReport, PendingReport, PluginStatus, Report, ScoreEntry, StatusName
+from podwhy.report.model import (
+    CheckReport,
+    NodeReport,
+    PendingReport,
+    PluginStatus,
+    ReplicaReport,
+    Report,
+    ScoreEntry,
+    StatusName,
+    WorkloadReport,
+)
 from podwhy.runtime.cycle import Verdict
 
 SHORT_NAMES = {
@@ -58,6 +70,54 @@ RANKING_ROWS = 10
 # Output to a pipe or file (CI logs) gets this many columns unless COLUMNS says otherwise,
 # rather than rich's 80, which would squeeze a wide verdict table.
 PIPE_WIDTH = 120
+# Below this many columns tables turn into lists: one line per group, then one per reason.
+NARROW_WIDTH = 100
+# Details shown under a cause said first (explain) or a group's cause (pending, without -o wide).
+MAX_DETAILS = 3
+
+
+def _say(console: Console, markup: str, indent: int) -> None:
+    """A line indented by `indent`, its wrapped lines too (between words, without trailing blanks)."""
+    for line in Text.from_markup(markup).wrap(console, max(console.width - indent, 20)):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
+
+
+def narrow(console: Console) -> bool:
+    return console.width < NARROW_WIDTH
+
+
+def _longest_token(text: str) -> int:
+    return max((cell_len(t) for t in text.split()), default=0)
+
+
+def _longest_line(text: str) -> int:
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+def fit_widths(
+    width: int, cells: list[list[str]], fixed: frozenset[int] = frozenset(), floor: tuple[int, ...] = ()
+) -> list[int] | None:
+    """Content widths for the columns of a boxed table `width` columns wide (each column's
+    cells, header first): a column is as wide as its longest line, the widest are narrowed
+    first, never below their longest word (so rich wraps between words and never inside a
+    name); `fixed` columns never narrow. None when the words do not fit: the caller then
+    renders a list instead. `floor`: the least width of the first columns, when there is room."""
+    room = width - (3 * len(cells) + 1)  # a border before each column and after the last, padding 1 each side
+    widths = [max(1, max((_longest_line(c) for c in col), default=1)) for col in cells]
+    widths = [max(w, floor[i]) if i < len(floor) else w for i, w in enumerate(widths)]
+    minimum = [
+        w if i in fixed else max(1, max((_longest_token(c) for c in col), default=1))
+        for i, (w, col) in enumerate(zip(widths, cells, strict=True))
+    ]
+    if sum(minimum) > room:
+        return None
+    excess = sum(widths) - room
+    while excess > 0:
+        i = max((j for j in range(len(widths)) if widths[j] > minimum[j]), key=lambda j: widths[j])
+        widths[i] -= 1
+        excess -= 1
+    return widths
 
 
 class _StdoutConsole(Console):
@@ -133,23 +193,44 @@ def not_evaluated(report: Report) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def render_table(report: Report, wide: bool = False, node: str | None = None, console: Console | None = None) -> None:
+def render_pending_cause(console: Console, report: Report) -> None:
+    """What `podwhy pending` says keeps the pod Pending, when it is not what follows anyway."""
+    pending = report.pending
+    if pending is None or (pending.verdict == report.verdict and pending.cause in (report.message, pending.verdict)):
+        return
+    if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
+        return  # the gates sentence, or the message, says it
+    prefix = "" if pending.verdict == report.verdict else f"{pending.verdict}: "
+    console.print(f"[bold]{escape(prefix + pending.cause)}[/bold]")
+    for detail in pending.details[:MAX_DETAILS]:
+        _say(console, f"· {escape(detail)}", 2)
+    if len(pending.details) > MAX_DETAILS:
+        _say(console, f"· … {len(pending.details) - MAX_DETAILS} more (-o json shows all)", 2)
+
+
+def render_table(
+    report: Report, wide: bool = False, node: str | None = None, console: Console | None = None, verbose: bool = False
+) -> None:
     console = console or make_console()
     pod = report.pod
     console.print(
         f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
         f" · priority {pod.priority} · [bold]{report.verdict}[/bold]"
     )
+    render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
         console.print(
             f"The pod is already bound to node {escape(pod.nodeName or '')}: kube-scheduler no longer handles it."
         )
         return
     if pod.schedulingGates:
+        since = ""
+        if report.pending is not None and report.pending.verdict == Verdict.GATED and report.pending.details:
+            since = f" ({escape(report.pending.details[0])})"
         console.print(
             "Scheduling gates "
             + escape("[" + " ".join(pod.schedulingGates) + "]")
-            + " keep kube-scheduler from trying this pod. Once they are removed:"
+            + f" keep kube-scheduler from trying this pod{since}. Once they are removed:"
         )
     if report.verdict == Verdict.NO_PROFILE:
         if report.message:
@@ -162,7 +243,7 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
-    render_scheduler_word(console, report)
+    render_scheduler_word(console, report, verbose)
     for rec in report.preFilter:
         if not _passes_or_unknown(rec):
             console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(', '.join(rec.reasons))}")
@@ -182,25 +263,29 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
     if skipped:
         console.print(f"Not needed for this pod (Skip): {', '.join(skipped)}")
-    table = Table(show_lines=True, caption=LEGEND)
-    table.add_column("Nodes", overflow="fold", min_width=12)
-    for _, name in columns:
-        table.add_column(SHORT_NAMES.get(name, name), justify="center", no_wrap=True)
-    table.add_column("Why not (the scheduler stops at the first)", overflow="fold", min_width=24, ratio=1)
     groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
     for verdict in report.nodes:
         key: object = verdict.name if wide else _signature(verdict)
         groups.setdefault(key, []).append(verdict)
     # Feasible groups first, then the largest groups.
     ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))
-    for members in ordered:
-        first = members[0]
-        table.add_row(
-            escape(_group_label(members)),
-            *[_mark(first.filters[i]) for i, _ in columns],
-            escape(_why(first)),
-        )
-    console.print(table)
+    rows = [
+        [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members[0])]
+        for members in ordered
+    ]
+    headers = ["Nodes", *[SHORT_NAMES.get(name, name) for _, name in columns], WHY_HEADER]
+    cells = [[headers[c], *[row[c] for row in rows]] for c in range(len(headers))]
+    fixed = frozenset(range(1, len(headers) - 1))
+    widths = None if narrow(console) else fit_widths(console.width, cells, fixed, floor=(12,))
+    if widths is None:
+        render_node_groups(console, ordered)
+    else:
+        table = Table(show_lines=True, caption=LEGEND)
+        for c, header in enumerate(headers):
+            table.add_column(header, width=widths[c], justify="center" if c in fixed else "left", no_wrap=c in fixed)
+        for row in rows:
+            table.add_row(*[escape(cell) for cell in row])
+        console.print(table)
     reserved_only = [n.name for n in report.nodes if not n.feasible and n.feasibleWithoutNominated]
     if reserved_only:
         count = len(reserved_only)
@@ -213,12 +298,37 @@ def render_table(report: Report, wide: bool = False, node: str | None = None, co
     render_suggestions(console, report)
 
 
+WHY_HEADER = "Why not (the scheduler stops at the first)"
+
+
+def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> None:
+    """The nodes x plugins table as a list: each group of nodes, then each rejecting plugin and
+    its reasons on a line of its own (the one where the scheduler stops first)."""
+    console.print("Nodes, grouped by identical verdicts (the scheduler stops at the first ✗):")
+    for members in ordered:
+        count = len(members)
+        names = ", ".join(m.name for m in members[:MAX_NAMES_IN_GROUP])
+        if count > MAX_NAMES_IN_GROUP:
+            names += f", … ({count - MAX_NAMES_IN_GROUP:,} more)"
+        label = names if count == 1 else f"{count:,} nodes: {names}"
+        console.print(escape(label))
+        first = members[0]
+        lines = _why(first).splitlines() if not first.feasible else []
+        if first.feasible:
+            console.print("  ✓ fits")
+        for line in lines:
+            _say(console, f"✗ {escape(line)}", 2)
+        for st in first.filters:
+            if st.status == StatusName.NOT_EVALUATED:
+                _say(console, f"? {st.plugin}: not evaluated", 2)
+
+
 def render_suggestions(console: Console, report: Report) -> None:
     if not report.suggestions:
         return
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
-        console.print(f"  • {escape(s.summary)}")
+        _say(console, f"• {escape(s.summary)}", 2)
         console.print(f"    {escape(s.command)}", soft_wrap=True)
 
 
@@ -239,8 +349,9 @@ def age(timestamp: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s ago"
 
 
-def render_scheduler_word(console: Console, report: Report) -> None:
-    """What kube-scheduler itself said (PodScheduled condition, FailedScheduling event), beside podwhy."""
+def render_scheduler_word(console: Console, report: Report, verbose: bool = False) -> None:
+    """What kube-scheduler itself said (PodScheduled condition, FailedScheduling event), beside
+    podwhy: one line when it differs; its words and the usual causes with -v (and in the JSON)."""
     word = report.scheduler
     if word is None:
         return
@@ -254,12 +365,21 @@ def render_scheduler_word(console: Console, report: Report) -> None:
     if word.agrees is True:
         console.print("kube-scheduler's own message agrees with podwhy's.")
         return
-    if word.agrees is False:
-        if word.condition is not None:
-            console.print(f"[bold]kube-scheduler said otherwise[/bold] (PodScheduled): {escape(word.condition)}")
-        if event is not None and event.message != word.condition:
-            console.print(f"[bold]kube-scheduler said otherwise[/bold] (event): {escape(event.message)}")
-        console.print("Usual causes: " + escape("; ".join(word.causes)) + ".")
+    if word.agrees is not False:
+        return
+    if not verbose:
+        console.print(
+            "[bold]kube-scheduler's own last message differs from podwhy's[/bold] (-v shows it and the usual causes)."
+        )
+        return
+    console.print("[bold]kube-scheduler's own last message differs from podwhy's:[/bold]")
+    if word.condition is not None:
+        _say(console, f"PodScheduled condition: {escape(word.condition)}", 2)
+    if event is not None and event.message != word.condition:
+        _say(console, f"FailedScheduling event: {escape(event.message)}", 2)
+    console.print("Usual causes:")
+    for cause in word.causes:
+        _say(console, f"· {escape(cause)}", 2)
 
 
 def _scored_nodes(report: Report) -> list[NodeReport]:
@@ -278,18 +398,34 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
     title = "Scores (weighted; ★ = best, the scheduler picks one of them at random)"
     if report.scoringSkipped is True:
         title = "Scores (only one node fits: kube-scheduler takes it without scoring)"
-    table = Table(title=title, title_justify="left")
-    table.add_column("Node", overflow="fold")
-    for _, ps in columns:
-        table.add_column(SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}", justify="right")
-    table.add_column("Total", justify="right")
     shown = rows if wide else rows[:RANKING_ROWS]
     best = set(report.bestNodes)
-    for row in shown:
-        cells = [_score_cell(row.scores[i]) for i, _ in columns]
-        star = " ★" if row.name in best else ""
-        table.add_row(escape(row.name) + star, *cells, str(row.totalScore))
-    console.print(table)
+    headers = ["Node", *[SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}" for _, ps in columns], "Total"]
+    body = [
+        [
+            row.name + (" ★" if row.name in best else ""),
+            *[_score_cell(row.scores[i]) for i, _ in columns],
+            str(row.totalScore),
+        ]
+        for row in shown
+    ]
+    cells = [[headers[c], *[line[c] for line in body]] for c in range(len(headers))]
+    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset(range(1, len(headers))))
+    if widths is None:
+        weights = ", ".join(f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} ×{ps.weight}" for _, ps in columns)
+        console.print(escape(title) + (f"; weights: {weights}" if weights else "") + ":")
+        for line in body:
+            points = ", ".join(
+                f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} {v}" for (_, ps), v in zip(columns, line[1:-1], strict=True)
+            )
+            _say(console, f"{escape(line[0])}: total {line[-1]}" + (f" = {escape(points)}" if points else ""), 2)
+    else:
+        table = Table(title=title, title_justify="left")
+        for c, header in enumerate(headers):
+            table.add_column(header, width=widths[c], justify="left" if c == 0 else "right", no_wrap=c > 0)
+        for line in body:
+            table.add_row(*[escape(cell) for cell in line])
+        console.print(table)
     if len(rows) > len(shown):
         console.print(f"… and {len(rows) - len(shown)} more feasible node(s) (-o wide shows all)")
     if skipped:
@@ -333,32 +469,53 @@ def render_node(console: Console, report: Report, name: str) -> None:
         console.print("Nominated pods of equal or higher priority reserving room here:")
         for pi in verdict.nominatedPods:
             requests = ", ".join(f"{k} {v}" for k, v in pi.requests.items())
-            console.print(f"  {escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})")
+            _say(console, f"{escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})", 2)
         if verdict.feasibleWithoutNominated and not verdict.feasible:
             console.print("Without that reserved room the pod would fit here.")
-    table = Table(show_lines=True)
-    table.add_column("Plugin")
-    table.add_column("", justify="center")
-    table.add_column("Status")
-    table.add_column("Details", overflow="fold")
-    for st in verdict.filters:
-        details = [*st.reasons, *_evidence(st.evidence)]
-        table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
-    console.print(table)
+    if narrow(console):
+        for st in verdict.filters:
+            console.print(f"{_mark(st)} {st.plugin}: {st.status}")
+            for line in [*st.reasons, *_evidence(st.evidence)]:
+                _say(console, f"{escape(line)}", 4)
+    else:
+        table = Table(show_lines=True)
+        table.add_column("Plugin", no_wrap=True)
+        table.add_column("", justify="center")
+        table.add_column("Status", no_wrap=True)
+        table.add_column("Details", overflow="fold")
+        for st in verdict.filters:
+            details = [*st.reasons, *_evidence(st.evidence)]
+            table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
+        console.print(table)
     if not verdict.scores:
         return
-    score_table = Table(title=f"Scores on {escape(name)} (total {verdict.totalScore})", title_justify="left")
+    title = f"Scores on {name} (total {verdict.totalScore})"
+    if narrow(console):
+        console.print(escape(title) + ":")
+        for ps in verdict.scores:
+            console.print(
+                f"  {ps.plugin}: raw {ps.raw}, normalized {ps.normalized} × weight {ps.weight} = {ps.weighted} points"
+            )
+            how = _score_how(ps)
+            if how:
+                _say(console, escape(how), 4)
+        return
+    score_table = Table(title=escape(title), title_justify="left")
     for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
         score_table.add_column(column, overflow="fold", justify="left" if column in ("Plugin", "How") else "right")
     for ps in verdict.scores:
-        if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
-            how = ps.notEvaluated
-        elif ps.skipped is True:
-            how = "PreScore returned Skip: nothing to score for this pod"
-        else:
-            how = "\n".join(_evidence(ps.evidence))
-        score_table.add_row(ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(how))
+        score_table.add_row(
+            ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(_score_how(ps))
+        )
     console.print(score_table)
+
+
+def _score_how(ps: ScoreEntry) -> str:
+    if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
+        return ps.notEvaluated
+    if ps.skipped is True:
+        return "PreScore returned Skip: nothing to score for this pod"
+    return "\n".join(_evidence(ps.evidence))
 
 
 def preemption_sentence(report: Report) -> str:
@@ -386,7 +543,8 @@ def pending_scope(report: PendingReport) -> str:
 
 
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
-    """Pending pods grouped by cause and owner, largest group first."""
+    """Pending pods grouped by cause and owner, largest group first: a table, or below
+    NARROW_WIDTH columns (or when names would not fit) a list, a group at a time."""
     console = console or make_console()
     scope = pending_scope(report)
     if not report.total:
@@ -396,52 +554,181 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold] {escape(scope)}, "
         f"{report.stuck} stuck, in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
     )
-    table = Table(show_lines=True)
-    table.add_column("Pods", overflow="fold", min_width=14)
-    table.add_column("Verdict", no_wrap=True)
-    table.add_column("Why", overflow="fold", ratio=1)
+    rows: list[tuple[str, str, str, list[tuple[str, str]]]] = []
     for group in report.groups:
         shown = group.pods if wide else group.pods[:MAX_NAMES_IN_GROUP]
         more = f"\n… {group.count - len(shown)} more" if len(shown) < group.count else ""
         who = f"{group.count} pod{'s' if group.count != 1 else ''}" + (f" of {group.owner}" if group.owner else "")
         why = group.cause + "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
-        why += "".join(f"\n⇒ {s.summary}\n  {s.command}" for s in group.suggestions)
         if group.sizing is not None and not group.suggestions:
             # Never silent: why the group has no node count.
             why += f"\n⇏ {group.sizing.note}"
-        table.add_row(escape(who + "\n" + "\n".join(shown) + more), str(group.verdict), escape(why))
-    console.print(table)
+        commands = [(s.summary, s.command) for s in group.suggestions]
+        rows.append((who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands))
+    cells = [
+        ["Pods", *[r[0] for r in rows]],
+        ["Verdict", *[r[1] for r in rows]],
+        # A command's words are not measured: it is pasted whole, never read across a column.
+        ["Why", *[r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3]) for r in rows]],
+    ]
+    widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}), floor=(14,))
+    if widths is None:
+        for who, verdict, why, commands in rows:
+            first, _, pods = who.partition("\n")
+            console.print(f"[bold]{escape(first)}[/bold] · {verdict}")
+            for line in pods.splitlines():
+                _say(console, f"{escape(line)}", 2)
+            for line in why.splitlines():
+                _say(console, f"{escape(line)}", 2)
+            for summary, command in commands:
+                _say(console, f"⇒ {escape(summary)}", 2)
+                console.print(f"    {escape(command)}", soft_wrap=True)
+    else:
+        table = Table(show_lines=True)
+        table.add_column("Pods", width=widths[0])
+        table.add_column("Verdict", width=widths[1], no_wrap=True)
+        table.add_column("Why", width=widths[2], overflow="fold")
+        for who, verdict, why, commands in rows:
+            text = why + "".join(f"\n⇒ {summary}\n  {command}" for summary, command in commands)
+            table.add_row(escape(who), verdict, escape(text))
+        console.print(table)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")
 
 
-def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
-    """Per workload, per replica: the node it was placed on, or Pending and why."""
-    console = console or make_console()
+def _nodes_count(replicas: list[ReplicaReport]) -> str:
+    """ "worker-1 (2), worker-2": where replicas were placed, most first."""
+    counts: dict[str, int] = {}
+    for replica in replicas:
+        if replica.node is not None:
+            counts[replica.node] = counts.get(replica.node, 0) + 1
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(node + (f" ({count})" if count > 1 else "") for node, count in ordered)
+
+
+def _pending_rows(workload: WorkloadReport) -> list[tuple[list[ReplicaReport], str]]:
+    """Pending replicas with one message (and one reason not to be created), in order of first
+    appearance: each group is one row."""
+    groups: dict[tuple[str, bool], list[ReplicaReport]] = {}
+    for replica in workload.replicas:
+        if replica.node is None:
+            groups.setdefault((replica.message, replica.created), []).append(replica)
+    return [(members, message) for (message, _), members in groups.items()]
+
+
+def _pending_where(members: list[ReplicaReport]) -> str:
+    targets = [r.targetNode for r in members if r.targetNode is not None]
+    if not targets:
+        return "Pending"
+    shown = ", ".join(targets[:MAX_NAMES_IN_GROUP]) + (", …" if len(targets) > MAX_NAMES_IN_GROUP else "")
+    return f"Pending (for {shown})"
+
+
+def _replica_names(members: list[ReplicaReport]) -> str:
+    names = [r.name for r in members]
+    shown = ", ".join(names[:MAX_NAMES_IN_GROUP]) + (", …" if len(names) > MAX_NAMES_IN_GROUP else "")
+    return shown
+
+
+def check_summary(report: CheckReport) -> str:
+    """The first line of `check`: "33/41 replicas placed; 8 stay Pending in 2 workloads"."""
     summary = report.summary
-    table = Table(show_lines=True)
-    table.add_column("Workload", overflow="fold", min_width=14)
-    table.add_column("Replica", overflow="fold", no_wrap=True)
-    table.add_column("Node", overflow="fold", no_wrap=True)
-    table.add_column("Why Pending", overflow="fold", ratio=1)
+    line = f"{summary.placed}/{summary.replicas} replicas placed"
+    if not summary.pending:
+        return line + f" in {summary.workloads} workload{'s' if summary.workloads != 1 else ''}: everything fits"
+    failing = summary.failingWorkloads
+    return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}"
+
+
+def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
+    """The summary first; then per workload one line when every replica was placed, else its
+    placed replicas and one row per group of identical Pending replicas (-o wide: every replica):
+    a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
+    console = console or make_console()
+    console.print(f"[bold]{escape(check_summary(report))}[/bold]")
+    rows: list[tuple[str, str, str, str]] = []
     for workload in report.workloads:
-        who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
-        if not workload.replicas:
-            table.add_row(escape(who), "", "", "no replicas")
-            continue
-        for index, replica in enumerate(workload.replicas):
-            node = replica.node or ("Pending" if replica.targetNode is None else f"Pending (for {replica.targetNode})")
-            if replica.node is not None and replica.tiedNodes:
-                node += f" (tied with {len(replica.tiedNodes) - 1})"
-            table.add_row(
-                escape(who) if index == 0 else "", escape(replica.name), escape(node), escape(replica.message)
-            )
-        if wide:
-            for node_name, why in workload.ineligibleNodes.items():
-                table.add_row("", "", escape(node_name), escape(f"not run here by its controller: {why}"))
-    console.print(table)
-    verdict = "everything fits" if not summary.pending else f"{summary.pending} replica(s) stay Pending"
-    console.print(
-        f"[bold]{summary.placed}/{summary.replicas} replicas placed[/bold] in {summary.workloads} workload(s): "
-        f"{verdict}."
-    )
+        rows.extend(_check_rows(workload, wide))
+    headers = ("Workload", "Replica", "Node", "Why Pending")
+    cells = [[headers[c], *[row[c] for row in rows]] for c in range(4)]
+    widths = None if narrow(console) else fit_widths(console.width, cells, floor=(14,))
+    if widths is None:
+        for workload in report.workloads:
+            _print_check_workload(console, workload, wide)
+    else:
+        table = Table(show_lines=True)
+        for c, header in enumerate(headers):
+            table.add_column(header, width=widths[c])
+        for row in rows:
+            table.add_row(*[escape(cell) for cell in row])
+        console.print(table)
     console.print(f"Placed one after another; {report.tieBreak}.")
+
+
+def _placed_node(replica: ReplicaReport) -> str:
+    node = replica.node or _pending_where([replica])
+    if replica.node is not None and replica.tiedNodes:
+        node += f" (tied with {len(replica.tiedNodes) - 1})"
+    return node
+
+
+def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, str, str]]:
+    """The table rows of one workload (Workload, Replica, Node, Why Pending)."""
+    who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
+    rows: list[tuple[str, str, str, str]] = []
+    if not workload.replicas:
+        return [(who, "", "", "no replicas")]
+    if wide:
+        rows = [("", r.name, _placed_node(r), r.message) for r in workload.replicas]
+        rows += [("", "", n, f"not run here by its controller: {why}") for n, why in workload.ineligibleNodes.items()]
+    else:
+        placed = [r for r in workload.replicas if r.node is not None]
+        if len(placed) == 1:
+            rows.append(("", placed[0].name, _placed_node(placed[0]), ""))
+        elif placed:
+            rows.append(
+                (
+                    "",
+                    f"all {len(placed)}" if not workload.pending else f"{len(placed)} placed",
+                    _nodes_count(placed),
+                    "",
+                )
+            )
+        for members, message in _pending_rows(workload):
+            names = _replica_names(members)
+            rows.append(
+                (
+                    "",
+                    names if len(members) == 1 else f"{len(members)} replicas\n{names}",
+                    _pending_where(members),
+                    message,
+                )
+            )
+    return [(who, *rows[0][1:]), *rows[1:]]
+
+
+def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool) -> None:
+    """One workload as a list: one line when every replica was placed."""
+    head = f"{workload.key}: {workload.placed}/{len(workload.replicas)} placed"
+    if not workload.replicas:
+        console.print(f"{escape(head)}: no replicas")
+        return
+    placed = [r for r in workload.replicas if r.node is not None]
+    if not workload.pending and not wide:
+        console.print(f"{escape(head)} on {escape(_nodes_count(placed))}")
+        return
+    console.print(f"[bold]{escape(head)}[/bold]")
+    if wide:
+        for replica in workload.replicas:
+            _say(console, f"{escape(replica.name)} → {escape(_placed_node(replica))}", 2)
+            if replica.message:
+                _say(console, f"{escape(replica.message)}", 4)
+        for node_name, why in workload.ineligibleNodes.items():
+            _say(console, f"{escape(node_name)}: not run here by its controller: {escape(why)}", 2)
+        return
+    if placed:
+        _say(console, f"{len(placed)} placed on {escape(_nodes_count(placed))}", 2)
+    for members, message in _pending_rows(workload):
+        where = _pending_where(members)
+        _say(console, f"{len(members)} {escape(where)}: {escape(_replica_names(members))}", 2)
+        if message:
+            _say(console, f"{escape(message)}", 4)

@@ -15,7 +15,7 @@ import msgspec
 
 from podwhy.framework.preemption import terminating_by_preemption
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
-from podwhy.framework.types import pod_key
+from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
@@ -324,6 +324,40 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
 
 
 @dataclass
+class ReservedRoom:
+    """Nodes that reject the pod only for the room pods nominated there reserve (pods of its
+    priority or higher): it fits on them once those nominations are released."""
+
+    nodes: list[str]
+    # The nominated pods holding that room, "namespace/name" -> priority.
+    pods: dict[str, int]
+
+
+def reserved_room(cycle: CycleOutcome) -> ReservedRoom | None:
+    """From a cycle that ran every plugin (explain's): the nodes only nominated pods' room keeps
+    the pod off, as each node's filters found them without those pods (the same facts the
+    releaseNomination suggestion starts from). None when there are none, or the cycle did not
+    run every plugin (pending's short-circuit)."""
+    outcome = cycle.outcome
+    if outcome is None or cycle.verdict != Verdict.UNSCHEDULABLE:
+        return None
+    held = [v for v in outcome.nodes if not v.feasible and v.feasible_without_nominated]
+    if not held:
+        return None
+    pods = {pi.key: pi.priority for v in held for pi in v.nominated_pods}
+    return ReservedRoom([v.name for v in held], pods)
+
+
+def _reserved_cause(room: ReservedRoom) -> tuple[str, list[str]]:
+    count = len(room.nodes)
+    shown = ", ".join(room.nodes[:3]) + (f" and {count - 3} more" if count > 3 else "")
+    pods = ", ".join(room.pods)
+    cause = f"fits on {count} node{'s' if count != 1 else ''} ({shown}) once the room reserved by {pods} is released"
+    details = [f"nominated pod {key} (priority {priority}) reserves that room" for key, priority in room.pods.items()]
+    return cause, details
+
+
+@dataclass
 class _Evaluated:
     """One scheduling cycle's verdict and message, shared by identical pods of one owner."""
 
@@ -331,6 +365,8 @@ class _Evaluated:
     # For a pod nominated to a node where terminating victims still hold room: whether it fits
     # there once they are gone (None: no such victims).
     fits_once_victims_gone: bool | None = None
+    # Nodes it fits on but for nominated pods' room (only from a cycle that ran every plugin).
+    reserved: ReservedRoom | None = None
 
 
 class _Classifier:
@@ -350,6 +386,7 @@ class _Classifier:
         self._findings: dict[str, SchedulerFinding] = {}
         self._events: dict[tuple[str, str], list[o.Event]] | None = None
         self._terminating: dict[str, list[o.Pod]] | None = None
+        self._nominated_nodes: dict[str, list[str]] = {}
 
     def events(self, pod: o.Pod) -> list[o.Event]:
         """The events that explain a container still being created, naming this pod (indexed once)."""
@@ -405,11 +442,67 @@ class _Classifier:
             return PendingPod(pod, Verdict.NO_SCHEDULER, finding.cause(), owner, details + item.details, item.cycle)
         return item
 
+    def seed(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework) -> None:
+        """Take a cycle already run for `pod` (explain's, every plugin on every node) instead of
+        running one: the same facts, plus the nodes nominated pods' room alone keeps it off."""
+        self.frameworks.setdefault(framework.profile.scheduler_name, framework)
+        owner = owner_of(pod, self.snapshot, self.replica_sets)
+        self.evaluated[self._key(pod, owner)] = _Evaluated(
+            cycle, self._fits_once_gone(pod, framework, cycle), reserved_room(cycle)
+        )
+
+    @staticmethod
+    def _key(pod: o.Pod, owner: Owner | None) -> tuple[str, bytes]:
+        return (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, spec_signature(pod))
+
+    def _fits_once_gone(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> bool | None:
+        nominated = pod.status.nominated_node_name
+        if nominated in self.nodes and not cycle.nominated_node_fits:
+            victims = _victims(pod, self.terminating(nominated))
+            if victims:
+                return _fits_without(framework, cycle, nominated, victims)
+        return None
+
+    def _reserved_room(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> ReservedRoom | None:
+        """Without every plugin's row on every node (the short-circuit cycle), the nodes only
+        nominated pods' room keeps the pod off: the pod scheduled again with those nominations
+        released (only when some reserve room on a node; the indexes are shared)."""
+        priority, uid = cycle.pod.priority, cycle.pod.uid
+        holding: dict[str, list[PodInfo]] = {}
+        nominated = self._nominated_nodes.get(framework.profile.scheduler_name)
+        if nominated is None:
+            # Nodes some pod is nominated to, found once per profile.
+            nominated = [n for n in self.nodes if framework.handle.nominated_pods_for_node(n)]
+            self._nominated_nodes[framework.profile.scheduler_name] = nominated
+        for name in nominated:
+            counted = [
+                pi for pi in framework.handle.nominated_pods_for_node(name) if pi.priority >= priority and pi.uid != uid
+            ]
+            if counted:
+                holding[name] = counted
+        if not holding:
+            return None
+        uids = frozenset(pi.uid for pods in holding.values() for pi in pods)
+        released = Framework(framework.handle.without_nominations(uids), framework.profile)
+        again = run_cycle(
+            self.snapshot,
+            pod,
+            framework=released,
+            extenders=self.config.extenders,
+            scoring=False,
+            every_plugin=False,
+            post_filter=False,
+        )
+        fits = [name for name in (again.outcome.feasible if again.outcome is not None else []) if name in holding]
+        if not fits:
+            return None
+        return ReservedRoom(fits, {pi.key: pi.priority for name in fits for pi in holding[name]})
+
     def _scheduled(self, pod: o.Pod, profile: Profile, owner: Owner | None) -> PendingPod:
         if profile.scheduler_name not in self.frameworks:
             self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
         framework = self.frameworks[profile.scheduler_name]
-        key = (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, spec_signature(pod))
+        key = self._key(pod, owner)
         evaluated = self.evaluated.get(key)
         if evaluated is None:
             # Why a pod is Pending needs neither scores nor every plugin's row: the scheduler's own
@@ -428,16 +521,14 @@ class _Classifier:
                     every_plugin=False,
                     feasible_to_find=1,
                 )
-                fits_once_gone = None
-                nominated = pod.status.nominated_node_name
-                if nominated in self.nodes and not full.nominated_node_fits:
-                    victims = _victims(pod, self.terminating(nominated))
-                    if victims:
-                        fits_once_gone = _fits_without(framework, full, nominated, victims)
+                fits_once_gone = self._fits_once_gone(pod, framework, full)
+                reserved = None
+                if full.verdict == Verdict.UNSCHEDULABLE and not pod.status.nominated_node_name:
+                    reserved = self._reserved_room(pod, framework, full)
                 # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
                 cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
                 del full
-            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone)
+            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved)
         return self._from_cycle(pod, owner, evaluated)
 
     def _from_cycle(self, pod: o.Pod, owner: Owner | None, evaluated: _Evaluated) -> PendingPod:
@@ -457,6 +548,10 @@ class _Classifier:
             return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
         if cycle.verdict == Verdict.SCHEDULABLE:
             cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+        elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
+            cause, details = _reserved_cause(evaluated.reserved)
+            details.append(f"kube-scheduler's message: {cycle.message}")
+            return PendingPod(pod, cycle.verdict, cause, owner, details, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             cause = cycle.message
         else:
@@ -488,3 +583,21 @@ def classify_pending(
         for pod in snapshot.pods
         if is_pending(pod) and (namespace is None or pod.metadata.namespace == namespace)
     ]
+
+
+def classify_pod(
+    snapshot: Snapshot,
+    config: SchedulerConfig,
+    pod: o.Pod,
+    cycle: CycleOutcome | None = None,
+    framework: Framework | None = None,
+) -> PendingPod | None:
+    """How `podwhy pending` classifies one pod of the snapshot (None when it is not Pending), for
+    `explain` to say first. `cycle`: the pod's own full cycle under `framework`, when the caller
+    ran one (it is taken as it is; nodes only nominated pods' room keeps it off are found from it)."""
+    if not is_pending(pod):
+        return None
+    classifier = _Classifier(snapshot, config)
+    if cycle is not None and framework is not None and cycle.outcome is not None:
+        classifier.seed(pod, cycle, framework)
+    return classifier.classify(pod)

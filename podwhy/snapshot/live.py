@@ -113,7 +113,9 @@ class Progress:
     objects: int = 0
     pages: int = 0
     requests: int = 0
+    # The list requested last (resource display name), and which page of it.
     current: str = ""
+    page: int = 0
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -218,7 +220,12 @@ class LiveSource:
         items: list[Any] = []
         token = ""
         restarts = 0
+        page_number = 0
         while True:
+            page_number += 1
+            with self._lock:
+                self._state.current, self._state.page = resource.display, page_number
+            self._report()
             query = [("limit", str(PAGE_SIZE))]
             if token:
                 query.append(("continue", token))
@@ -228,7 +235,7 @@ class LiveSource:
                 data = self.get(resource.path(namespace), query)
             except _HttpError as exc:
                 if exc.status == 410 and token and restarts < RETRIES:
-                    items, token = [], ""
+                    items, token, page_number = [], "", 0
                     restarts += 1
                     continue
                 raise
@@ -299,7 +306,6 @@ class LiveSource:
 
     def _fetch(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any] | str:
         """The items of one list, or why the kind is missing (a string)."""
-        self._state.current = resource.display
         try:
             return self._list(resource, namespace, field_selector, raw)
         except _HttpError as exc:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import gzip
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -55,12 +56,34 @@ class SnapshotSource(Protocol):
         ...
 
 
+@dataclass
+class ReadProgress:
+    """A file being read, for the command line to show: what is done to it, and how far."""
+
+    path: str
+    # reading (done of total bytes), decompressing or decoding (total: its size), or loaded (all
+    # paths read: the reading is over).
+    step: str
+    done: int
+    total: int
+
+
+ReadCallback = Callable[[ReadProgress], None]
+# Files read in chunks, each reported, from this size on (smaller ones are read at once).
+CHUNKED_READ_BYTES = 32 * 1024 * 1024
+READ_CHUNK_BYTES = 8 * 1024 * 1024
+
+
 class FileSource:
     """`kubectl get -o yaml|json` files (gzipped or not), folders of them, cluster-info dumps, or '-' for stdin."""
 
-    def __init__(self, paths: Sequence[str], stdin: BinaryIO | None = None) -> None:
+    def __init__(
+        self, paths: Sequence[str], stdin: BinaryIO | None = None, progress: ReadCallback | None = None
+    ) -> None:
         self.paths = list(paths)
         self.stdin = stdin
+        # Told what is read and decoded, as it goes (the command line shows it when it takes long).
+        self.progress = progress
         # YAML documents or List items the fast YAML reader left to the reference reader.
         self.reference_reads = 0
 
@@ -82,28 +105,49 @@ class FileSource:
                     if not files:
                         raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                     for file in files:
-                        self._add(snapshot, _read_bytes(file), str(file))
+                        self._add(snapshot, _read_bytes(file, self.progress), str(file))
                 else:
-                    self._add(snapshot, _read_bytes(path), str(path))
+                    self._add(snapshot, _read_bytes(path, self.progress), str(path))
         if snapshot.from_cluster_info_dump:
             for kind in sorted(CLUSTER_INFO_DUMP_LACKS - snapshot.kinds_seen):
                 snapshot.missing.setdefault(kind, "")
+        if self.progress is not None:
+            self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
         return snapshot
 
     def _add(self, snapshot: Snapshot, data: bytes, source: str) -> None:
+        if self.progress is not None:
+            self.progress(ReadProgress(source, "decoding", len(data), len(data)))
         decoded = decode(data, source)
         self.reference_reads += decoded.reference_reads
         decoded.add_to(snapshot)
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_chunks(path: Path, progress: ReadCallback) -> bytes:
+    """The file's bytes, read in chunks, each reported (a large file takes a while)."""
+    with path.open("rb") as f:
+        total = os.fstat(f.fileno()).st_size
+        if total < CHUNKED_READ_BYTES:
+            return f.read()
+        chunks: list[bytes] = []
+        done = 0
+        while chunk := f.read(READ_CHUNK_BYTES):
+            chunks.append(chunk)
+            done += len(chunk)
+            progress(ReadProgress(str(path), "reading", done, max(total, done)))
+    return b"".join(chunks)
+
+
+def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if progress is None else _read_chunks(path, progress)
     except FileNotFoundError:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
     if data[:2] == b"\x1f\x8b":
+        if progress is not None:
+            progress(ReadProgress(str(path), "decompressing", len(data), len(data)))
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
