@@ -786,6 +786,9 @@ class CronJobManifest(_Base):
 
 # ---------------------------------------------------------------- dynamic resource allocation
 
+# A request's allocation mode, when it names a class and no mode (the API server's default).
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+
 
 class CELDeviceSelector(_Base):
     expression: str = ""
