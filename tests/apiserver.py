@@ -117,7 +117,8 @@ class FakeApiServer:
 
     def __post_init__(self) -> None:
         self.served = {
-            kind: (self.versions.get(kind, gv), resource, namespaced) for kind, (gv, resource, namespaced) in SERVED.items()
+            kind: (self.versions.get(kind, gv), resource, namespaced)
+            for kind, (gv, resource, namespaced) in SERVED.items()
         }
         index: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for obj in self.objects:

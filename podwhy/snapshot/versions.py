@@ -224,7 +224,9 @@ def _device_v1beta1(device: DeviceV1beta1) -> o.Device:
     )
 
 
-def _slice_spec(spec: ResourceSliceSpecV1alpha3 | ResourceSliceSpecV1beta1, devices: list[o.Device]) -> o.ResourceSliceSpec:
+def _slice_spec(
+    spec: ResourceSliceSpecV1alpha3 | ResourceSliceSpecV1beta1, devices: list[o.Device]
+) -> o.ResourceSliceSpec:
     return o.ResourceSliceSpec(
         driver=spec.driver,
         pool=spec.pool,
@@ -290,7 +292,9 @@ def claim_from_old(obj: ResourceClaimV1alpha3 | ResourceClaimV1beta1) -> o.Resou
     return o.ResourceClaim(metadata=obj.metadata, spec=_claim_spec(obj.spec), status=obj.status)
 
 
-def claim_template_from_old(obj: ResourceClaimTemplateV1alpha3 | ResourceClaimTemplateV1beta1) -> o.ResourceClaimTemplate:
+def claim_template_from_old(
+    obj: ResourceClaimTemplateV1alpha3 | ResourceClaimTemplateV1beta1,
+) -> o.ResourceClaimTemplate:
     spec = o.ResourceClaimTemplateSpec(metadata=obj.spec.metadata, spec=_claim_spec(obj.spec.spec))
     return o.ResourceClaimTemplate(metadata=obj.metadata, spec=spec)
 
