@@ -466,7 +466,8 @@ def test_pdb_round_trip(selector: Json | None) -> None:
         ),
         (
             {"apiVersion": "extensions/v1beta1", "kind": "ReplicaSet", "metadata": meta("rs")},
-            "({where} (ReplicaSet 'rs'): apiVersion extensions/v1beta1 is not one podwhy reads ReplicaSet in (it reads apps/v1)",
+            "({where} (ReplicaSet 'rs'): apiVersion extensions/v1beta1 is not one podwhy reads ReplicaSet in "
+            "(it reads apps/v1)",
         ),
         (
             {"apiVersion": "v2", "kind": "Pod", "metadata": meta("p")},
