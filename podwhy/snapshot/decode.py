@@ -118,6 +118,7 @@ class KindTable:
         # kind -> apiVersion -> its Reading, or why that version is refused.
         self.readings: dict[str, dict[str, Reading | str]] = {}
         self._groups: dict[str, frozenset[str]] = {}
+        self._unversioned: dict[str, Reading | str] = {}
         for kind, tp in types.items():
             by_version: dict[str, Reading | str] = {}
             for api_version, how in versions.VERSIONS[kind].items():
@@ -130,6 +131,9 @@ class KindTable:
                 )
             self.readings[kind] = by_version
             self._groups[kind] = frozenset(versions.group_of(v) for v in by_version)
+            # No apiVersion: a kind of one shape reads as its newest version; any other is refused.
+            why = versions.no_version(kind)
+            self._unversioned[kind] = why if why is not None else next(iter(by_version.values()))
         # Manifests (`-f`) are objects before the API server saw them: one with only
         # metadata.generateName gets a name, and one without a namespace keeps it unset.
         self.manifests = manifests
@@ -144,8 +148,7 @@ class KindTable:
         if how is not None:
             return how
         if not api_version:
-            why = versions.no_version(kind)
-            return why if why is not None else next(iter(by_version.values()))
+            return self._unversioned[kind]
         group = versions.group_of(api_version)
         if group in self._groups[kind] or versions.is_builtin_group(group):
             return versions.unknown_version(kind, api_version)
