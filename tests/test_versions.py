@@ -568,3 +568,22 @@ def test_every_kind_podwhy_reads_has_its_versions() -> None:
     for kind in kinds:
         newest = versions.read_versions(kind)[0]
         assert versions.VERSIONS[kind][newest] is versions.SAME, kind  # the newest is the model's shape
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_pod_of_the_classic_dra_is_an_error(reader: str) -> None:
+    # dra-example-driver's demo/gpu-test2.yaml of 2023: the pod names its template under `source`,
+    # which Kubernetes 1.31 removed without conversion. Read as v1, it would have no claim at all.
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta("pod", "gpu-test2"),
+        "spec": {
+            "containers": [{"name": "ctr0", "resources": {"claims": [{"name": "shared-gpu"}]}}],
+            "resourceClaims": [{"name": "shared-gpu", "source": {"resourceClaimTemplateName": "gpu.example.com"}}],
+        },
+    }
+    message = error(pod, reader)
+    assert "(Pod 'pod'): spec.resourceClaims[0].source: a pod of the classic dynamic resource allocation" in message
+    modern = {**pod, "spec": {**pod["spec"], "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "t"}]}}
+    assert the_object(modern, reader).spec.resource_claims[0].resource_claim_template_name == "t"

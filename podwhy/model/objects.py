@@ -276,6 +276,8 @@ class PodResourceClaim(_Base):
     name: str = ""
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
+    # Kubernetes 1.26-1.30 named the claim here (classic DRA); read only to refuse such a pod.
+    source: dict[str, Any] | None = None
 
 
 class PodSpec(_Base):

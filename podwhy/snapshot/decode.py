@@ -304,8 +304,13 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
         meta.name = generated_name(meta.generate_name, f"{kind}/{meta.namespace}/{meta.generate_name}/{where}")
     if not meta.name:
         raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
-    if kind == "Pod" and not meta.namespace and not manifests:
-        meta.namespace = "default"
+    if kind == "Pod":
+        if not meta.namespace and not manifests:
+            meta.namespace = "default"
+        for index, claim in enumerate(obj.spec.resource_claims):
+            if claim.source is not None:
+                why = f"spec.resourceClaims[{index}].source: {versions.CLASSIC_DRA_POD}"
+                raise PodwhyError(f"{source}: {where} (Pod {meta.name!r}): {why}")
     info = KINDS.get(kind)
     quantities = info.quantities if info is not None and info.type is type(obj) else None
     if quantities is None:

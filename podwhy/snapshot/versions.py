@@ -329,6 +329,11 @@ CLASSIC_DRA = (
     "(ResourceClasses, driver controllers), which kube-scheduler 1.35 does not implement: "
     "a cluster must serve resource.k8s.io/v1alpha3 or newer for podwhy to read its DRA objects"
 )
+# A v1 Pod of those versions names its claims under `source`, a field 1.31 removed (no conversion).
+CLASSIC_DRA_POD = (
+    "a pod of the classic dynamic resource allocation of Kubernetes 1.26-1.30, which kube-scheduler "
+    "1.35 does not implement (since 1.31 a pod names its claim in resourceClaimName or resourceClaimTemplateName)"
+)
 _DRA = "resource.k8s.io"
 
 VERSIONS: dict[str, dict[str, Served | Refused]] = {
