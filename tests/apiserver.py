@@ -2,7 +2,10 @@
 
 It serves discovery, paged lists (limit/continue), single objects and events, and can be told
 to answer 403 for chosen resources, 404 for unserved groups, 410 for a continue token, and
-500 once. Every request is recorded, so tests can assert that podwhy sends only GETs.
+500 once. A kind can be served in another version than SERVED's (`versions`, as a 1.32
+cluster serves DRA as resource.k8s.io/v1beta1; the objects given must be in that version's
+shape), and `/apis` can say nothing (`discovery=False`). Every request is recorded, so tests
+can assert that podwhy sends only GETs.
 """
 
 from __future__ import annotations
@@ -102,18 +105,25 @@ class FakeApiServer:
     forbidden: set[str] = field(default_factory=set)  # resource names, e.g. "persistentvolumeclaims"
     list_forbidden: set[str] = field(default_factory=set)  # resources that can be read one by one, not listed
     unserved_groups: set[str] = field(default_factory=set)  # group/versions, e.g. "resource.k8s.io/v1"
+    versions: dict[str, str] = field(default_factory=dict)  # kind -> the group/version it is served in
+    discovery: bool = True  # False: /apis answers 404
     expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
     token: str = "test-token"
     requests: list[Recorded] = field(default_factory=list)
+    served: dict[str, tuple[str, str, bool]] = field(default_factory=dict, init=False)
     _index: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
+        self.served = {
+            kind: (self.versions.get(kind, gv), resource, namespaced)
+            for kind, (gv, resource, namespaced) in SERVED.items()
+        }
         index: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for obj in self.objects:
-            served = SERVED.get(str(obj.get("kind", "")))
+            served = self.served.get(str(obj.get("kind", "")))
             if served is not None:
                 index[served[1]].append(obj)
         self._index = dict(index)
@@ -188,20 +198,21 @@ class FakeApiServer:
             return 200, {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
         if path == "/api":
             return 200, {"kind": "APIVersions", "versions": ["v1"]}
-        if path == "/apis":
-            groups = sorted({gv for gv, _, _ in SERVED.values() if gv != "v1" and gv not in self.unserved_groups})
-            return 200, {
-                "kind": "APIGroupList",
-                "groups": [
-                    {"name": gv.split("/")[0], "versions": [{"groupVersion": gv, "version": gv.split("/")[1]}]}
-                    for gv in groups
-                ],
-            }
+        if path == "/apis" and self.discovery:
+            served_gvs = {gv for gv, _, _ in self.served.values() if gv != "v1" and gv not in self.unserved_groups}
+            by_group: dict[str, list[str]] = defaultdict(list)
+            for gv in sorted(served_gvs):
+                by_group[gv.split("/")[0]].append(gv)
+            groups = []
+            for name, gvs in sorted(by_group.items()):
+                versions = [{"groupVersion": gv, "version": gv.split("/")[1]} for gv in gvs]
+                groups.append({"name": name, "versions": versions, "preferredVersion": versions[0]})
+            return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
         route = _route(path)
         if route is None:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         group_version, namespace, resource, name = route
-        served = {(gv, res) for gv, res, _ in SERVED.values()}
+        served = {(gv, res) for gv, res, _ in self.served.values()}
         if group_version in self.unserved_groups or (group_version, resource) not in served:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         if resource in self.forbidden or (resource in self.list_forbidden and name is None):
@@ -249,7 +260,7 @@ class FakeApiServer:
             metadata["continue"] = base64.urlsafe_b64encode(str(end).encode()).decode()
             metadata["remainingItemCount"] = len(items) - end
         page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
-        kind = next(k for k, (gv, res, _) in SERVED.items() if res == resource and gv == group_version)
+        kind = next(k for k, (gv, res, _) in self.served.items() if res == resource and gv == group_version)
         api_version = group_version
         return 200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": metadata, "items": page_items}
 

@@ -280,7 +280,8 @@ def test_stateful_set_parallel_tries_every_ordinal() -> None:
     ],
 )
 def test_replica_counts(doc: Json, count: int) -> None:
-    raw: Json = {"apiVersion": "apps/v1", "metadata": {"name": "w"}, **doc}
+    versions = {"Job": "batch/v1", "CronJob": "batch/v1", "Pod": "v1"}
+    raw: Json = {"apiVersion": versions.get(doc["kind"], "apps/v1"), "metadata": {"name": "w"}, **doc}
     spec = raw["spec"]
     if raw["kind"] == "CronJob":
         spec["jobTemplate"]["spec"]["template"] = {"spec": {"containers": []}}

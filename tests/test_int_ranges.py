@@ -21,6 +21,7 @@ from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode
+from podwhy.snapshot.versions import read_versions
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
@@ -57,7 +58,7 @@ FIELDS: list[tuple[str, str, tuple[int, int]]] = [
 
 def _object(kind: str, path: str, value: int) -> dict[str, Any]:
     """A KIND object named "x" with VALUE at PATH (numeric parts are list indexes, {key} a map key)."""
-    obj: dict[str, Any] = {"kind": kind, "metadata": {"name": "x"}}
+    obj: dict[str, Any] = {"apiVersion": read_versions(kind)[0], "kind": kind, "metadata": {"name": "x"}}
     node: Any = obj
     parts = path.replace("{", "").replace("}", "").split(".")
     for part, following in itertools.pairwise(parts):

@@ -16,7 +16,8 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.snapshot.live import LiveSource
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects
-from tests.conformance import case_dirs, cluster_file
+from tests.conformance import GOLDEN, case_dirs, cluster_file
+from tests.oldversions import DRA_KINDS, dra_to
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
 POD = "shop/checkout-7c9d8b6f5-m4x2q"
@@ -63,7 +64,10 @@ def test_forbidden_and_unserved_kinds_are_recorded_as_missing(tmp_path: Path) ->
     with FakeApiServer(objects, forbidden={"persistentvolumeclaims"}, unserved_groups={"resource.k8s.io/v1"}) as s:
         snapshot = LiveSource(kubeconfig=str(s.kubeconfig(tmp_path / "config"))).load()
     assert snapshot.missing["PersistentVolumeClaim"] == "cannot list persistentvolumeclaims: forbidden"
-    assert snapshot.missing["ResourceClaim"] == "the server does not serve resource.k8s.io/v1 resourceclaims"
+    assert snapshot.missing["ResourceClaim"] == (
+        "the server does not serve resourceclaims.resource.k8s.io in resource.k8s.io/v1, resource.k8s.io/v1beta2, "
+        "resource.k8s.io/v1beta1, resource.k8s.io/v1alpha3"
+    )
     assert "Node" not in snapshot.missing and snapshot.nodes
 
 
@@ -248,6 +252,8 @@ def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_
     assert granted == {(r.group, r.plural) for r in (*RESOURCES, EVENTS)}
     _cli(POD, "--kubeconfig", str(shop.kubeconfig(tmp_path / "config")))
     for request in shop.requests:
+        if request.path in ("/api", "/apis"):
+            continue  # discovery, which every authenticated user may read (system:discovery)
         parts = request.path.strip("/").split("/")
         group = "" if parts[0] == "api" else parts[1]
         assert (group, parts[-1]) in granted, request.path
@@ -346,3 +352,70 @@ def test_snapshot_dump_keeps_jobs_and_cron_jobs(tmp_path: Path) -> None:
     assert not snapshot.missing and not snapshot.ignored_kinds
     code, report, _ = _pending_cli("--from", str(dump))
     assert _owner_of(report, "shop/nightly-29541630-x7k2p") == "shop/nightly (CronJob)"
+
+
+# ---------------------------------------------------------------------- served API versions
+
+DRA_CASE = GOLDEN / "g0348"  # a claim allocated on a node that is gone, and free devices elsewhere
+
+
+def _explain_json(case: Path, source: Any) -> dict[str, Any]:
+    from podwhy.engine import ExplainRequest, explain
+    from podwhy.report.model import to_builtins
+
+    meta = json.loads((case / "case.json").read_text())
+    report = to_builtins(explain(ExplainRequest(meta["pod"], "default", source)))
+    report["snapshot"].pop("sources")
+    return report
+
+
+@pytest.mark.parametrize(
+    ("version", "discovery"), [("v1beta1", True), ("v1alpha3", True), ("v1beta2", True), ("v1beta1", False)]
+)
+def test_dra_objects_are_listed_in_the_version_the_cluster_serves(
+    version: str, discovery: bool, tmp_path: Path
+) -> None:
+    """A 1.32 cluster serves DRA as resource.k8s.io/v1beta1 only: listed and read there, not missing."""
+    objects = [dra_to(o, version) if o["kind"] in DRA_KINDS else o for o in load_objects(cluster_file(DRA_CASE))]
+    served = {kind: f"resource.k8s.io/{version}" for kind in DRA_KINDS}
+    with FakeApiServer(objects, versions=served, discovery=discovery) as server:
+        live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
+        report = _explain_json(DRA_CASE, live)
+        paths = [r.path for r in server.requests]
+    assert report == _explain_json(DRA_CASE, FileSource([str(cluster_file(DRA_CASE))]))
+    assert not report["snapshot"]["missingKinds"]
+    assert f"/apis/resource.k8s.io/{version}/resourceclaims" in paths
+    # With discovery, no version the server does not serve is asked for.
+    assert any(p.startswith("/apis/resource.k8s.io/v1/") for p in paths) is not discovery
+
+
+def test_a_cluster_with_classic_dra_only_says_why_its_claims_are_missing(tmp_path: Path) -> None:
+    served = {kind: "resource.k8s.io/v1alpha2" for kind in DRA_KINDS}
+    with FakeApiServer(load_objects(EXAMPLE), versions=served) as server:
+        snapshot = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config"))).load()
+        assert not any("resourceclaims" in r.path for r in server.requests)
+    why = snapshot.missing["ResourceClaim"]
+    assert why.startswith("cannot read resourceclaims.resource.k8s.io: the server serves resource.k8s.io/v1alpha2")
+    assert "classic dynamic resource allocation of Kubernetes 1.26-1.30" in why
+    assert snapshot.nodes and snapshot.pods
+
+
+def test_snapshot_of_a_v1beta1_cluster_keeps_its_versions_and_reads_back_to_the_same_report(tmp_path: Path) -> None:
+    objects = [dra_to(o, "v1beta1") if o["kind"] in DRA_KINDS else o for o in load_objects(cluster_file(DRA_CASE))]
+    served = {kind: "resource.k8s.io/v1beta1" for kind in DRA_KINDS}
+    pod = json.loads((DRA_CASE / "case.json").read_text())["pod"]
+    with FakeApiServer(objects, versions=served) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        dump = tmp_path / "snap.json"
+        code, _, err = _snapshot_cli("-o", str(dump), "--kubeconfig", config, "-n", "default")
+        assert code == 0, err
+        _, live, _ = _cli(pod, "--kubeconfig", config, "-o", "json")
+    _, offline, _ = _cli(pod, "--from", str(dump), "-o", "json")
+    _, original, _ = _cli(pod, "--from", str(cluster_file(DRA_CASE)), "-o", "json")
+    reports = [json.loads(text) for text in (live, offline, original)]
+    for report in reports:
+        report["snapshot"].pop("sources")
+    assert reports[0] == reports[1] == reports[2]
+    written = {(i["kind"], i["apiVersion"]) for i in json.loads(dump.read_text())["items"]}
+    assert ("ResourceClaim", "resource.k8s.io/v1beta1") in written
+    assert ("ResourceSlice", "resource.k8s.io/v1beta1") in written

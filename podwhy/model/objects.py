@@ -276,6 +276,8 @@ class PodResourceClaim(_Base):
     name: str = ""
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
+    # Kubernetes 1.26-1.30 named the claim here (classic DRA); read only to refuse such a pod.
+    source: dict[str, Any] | None = None
 
 
 class PodSpec(_Base):
@@ -785,6 +787,9 @@ class CronJobManifest(_Base):
 
 
 # ---------------------------------------------------------------- dynamic resource allocation
+
+# A request's allocation mode, when it names a class and no mode (the API server's default).
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 
 
 class CELDeviceSelector(_Base):

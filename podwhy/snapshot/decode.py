@@ -22,7 +22,7 @@ import yaml
 from podwhy.errors import PodwhyError
 from podwhy.model.objects import KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
 from podwhy.model.quantity import QuantityError, parse_quantity
-from podwhy.snapshot import fastyaml, yaml11
+from podwhy.snapshot import fastyaml, versions, yaml11
 from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
@@ -99,16 +99,66 @@ class Decoded:
             raise PodwhyError(f"annotation {MISSING_KINDS_ANNOTATION} is not a JSON object of strings: {exc}") from None
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How objects of one kind and apiVersion are read: decoded as WIRE (the model's own type
+    for most versions), checked for YAML doubts, then converted (versions.py)."""
+
+    wire: type[msgspec.Struct]
+    decoder: msgspec.json.Decoder[Any]
+    doubtful: Callable[[Any], bool]
+    convert: Callable[[Any], Any] | None
+
+
 class KindTable:
-    """The kinds one kind of input holds, each with its typed decoder."""
+    """The kinds one kind of input holds, each with how every apiVersion of it is read."""
 
     def __init__(self, types: dict[str, type[msgspec.Struct]], manifests: bool) -> None:
         self.types = types
-        self.decoders = {kind: msgspec.json.Decoder(tp) for kind, tp in types.items()}
-        self.doubtful: dict[str, Callable[[Any], bool]] = {kind: fastyaml.doubtful(tp) for kind, tp in types.items()}
+        # kind -> apiVersion -> its Reading, or why that version is refused.
+        self.readings: dict[str, dict[str, Reading | str]] = {}
+        self._groups: dict[str, frozenset[str]] = {}
+        self._unversioned: dict[str, Reading | str] = {}
+        for kind, tp in types.items():
+            by_version: dict[str, Reading | str] = {}
+            for api_version, how in versions.VERSIONS[kind].items():
+                if isinstance(how, versions.Refused):
+                    by_version[api_version] = how.why
+                    continue
+                wire = how.wire or tp
+                by_version[api_version] = Reading(
+                    wire, msgspec.json.Decoder(wire), fastyaml.doubtful(wire), how.convert
+                )
+            self.readings[kind] = by_version
+            self._groups[kind] = frozenset(versions.group_of(v) for v in by_version)
+            # No apiVersion: a kind of one shape reads as its newest version; any other is refused.
+            why = versions.no_version(kind)
+            self._unversioned[kind] = why if why is not None else next(iter(by_version.values()))
         # Manifests (`-f`) are objects before the API server saw them: one with only
         # metadata.generateName gets a name, and one without a namespace keeps it unset.
         self.manifests = manifests
+
+    def reading(self, kind: str, api_version: str) -> Reading | str | None:
+        """How to read an object of KIND and API_VERSION: its Reading, why it cannot be read (a
+        string), or None when it is no kind this table reads (a custom resource's `Service`)."""
+        by_version = self.readings.get(kind)
+        if by_version is None:
+            return None
+        how = by_version.get(api_version)
+        if how is not None:
+            return how
+        if not api_version:
+            return self._unversioned[kind]
+        group = versions.group_of(api_version)
+        if group in self._groups[kind] or versions.is_builtin_group(group):
+            return versions.unknown_version(kind, api_version)
+        return None
+
+    def ignored_as(self, kind: str, api_version: str) -> str:
+        """The name an object of no kind this table reads is counted under."""
+        if not kind:
+            return "<no kind>"
+        return f"{kind} ({api_version})" if kind in self.readings else kind
 
 
 SNAPSHOT_KINDS = KindTable(KIND_TYPES, manifests=False)
@@ -148,6 +198,16 @@ def _yaml_kind(doc: dict[Any, Any], source: str, where: str) -> str:
     return str(yaml11.key_text(value))
 
 
+def _yaml_api_version(doc: dict[Any, Any], source: str, where: str) -> str:
+    """An object's apiVersion ("" when absent or null), which must be a scalar."""
+    value = doc.get("apiVersion")
+    if yaml11.is_null(value):
+        return ""
+    if isinstance(value, (list, dict)):
+        raise PodwhyError(f"{source}: {where} is not a Kubernetes object: its apiVersion is a {type(value).__name__}")
+    return str(yaml11.key_text(value))
+
+
 class _Envelope(msgspec.Struct):
     kind: str = ""
     apiVersion: str = ""  # noqa: N815 - wire name
@@ -155,26 +215,60 @@ class _Envelope(msgspec.Struct):
     items: list[msgspec.Raw] | None = None
 
 
-class _KindPeek(msgspec.Struct):
+class _TypePeek(msgspec.Struct):
     kind: str = ""
+    apiVersion: str = ""  # noqa: N815 - wire name
+
+
+class _NamePeekMeta(msgspec.Struct):
+    name: str = ""
+
+
+class _NamePeek(msgspec.Struct):
+    metadata: _NamePeekMeta = msgspec.field(default_factory=_NamePeekMeta)
 
 
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
-_PEEK = msgspec.json.Decoder(_KindPeek)
+_PEEK = msgspec.json.Decoder(_TypePeek)
+_NAME_PEEK = msgspec.json.Decoder(_NamePeek)
 _LIST_META = msgspec.json.Decoder(ListMeta)
 
 
-# kubectl writes an object's kind first or right after its apiVersion: read there, the kind
-# costs no pass over the whole object.
-_LEADING_KIND = re.compile(rb'\s*\{\s*(?:"apiVersion"\s*:\s*"[^"\\]*"\s*,\s*)?"kind"\s*:\s*"([^"\\]*)"')
+# kubectl writes an object's kind first or right after its apiVersion (podwhy's own dumps put
+# the apiVersion right after): read there, kind and apiVersion cost no pass over the object.
+_LEADING_TYPE = re.compile(
+    rb'\s*\{\s*(?:"apiVersion"\s*:\s*"([^"\\]*)"\s*,\s*)?"kind"\s*:\s*"([^"\\]*)"'
+    rb'(?:\s*,\s*"apiVersion"\s*:\s*"([^"\\]*)")?'
+)
+
+
+def peek_type(raw: bytes | msgspec.Raw) -> tuple[str, str]:
+    """The kind and apiVersion of the JSON object RAW (msgspec.DecodeError if RAW is no object)."""
+    leading = _LEADING_TYPE.match(raw)
+    if leading is not None:
+        api_version = leading.group(1) if leading.group(1) is not None else leading.group(3)
+        if api_version is not None:
+            return leading.group(2).decode(), api_version.decode()
+    peek = _PEEK.decode(raw)
+    return peek.kind, peek.apiVersion
 
 
 def peek_kind(raw: bytes | msgspec.Raw) -> str:
     """The kind of the JSON object RAW (msgspec.DecodeError if RAW is no object)."""
-    leading = _LEADING_KIND.match(raw)
-    if leading is not None:
-        return leading.group(1).decode()
-    return _PEEK.decode(raw).kind
+    return peek_type(raw)[0]
+
+
+def _json_name(data: bytes | msgspec.Raw) -> str:
+    try:
+        return _NAME_PEEK.decode(data).metadata.name
+    except msgspec.DecodeError:
+        return ""
+
+
+def refused(source: str, where: str, kind: str, name: str, why: str) -> PodwhyError:
+    """The one-line error for an object whose apiVersion podwhy cannot read."""
+    label = f"{kind} {name!r}" if name else kind
+    return PodwhyError(f"{source}: {where} ({label}): {why}")
 
 
 def _item_kind(list_kind: str) -> str:
@@ -210,8 +304,13 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
         meta.name = generated_name(meta.generate_name, f"{kind}/{meta.namespace}/{meta.generate_name}/{where}")
     if not meta.name:
         raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
-    if kind == "Pod" and not meta.namespace and not manifests:
-        meta.namespace = "default"
+    if kind == "Pod":
+        if not meta.namespace and not manifests:
+            meta.namespace = "default"
+        for index, claim in enumerate(obj.spec.resource_claims):
+            if claim.source is not None:
+                why = f"spec.resourceClaims[{index}].source: {versions.CLASSIC_DRA_POD}"
+                raise PodwhyError(f"{source}: {where} (Pod {meta.name!r}): {why}")
     info = KINDS.get(kind)
     quantities = info.quantities if info is not None and info.type is type(obj) else None
     if quantities is None:
@@ -236,7 +335,7 @@ class _JsonReader:
         except msgspec.DecodeError as exc:
             raise PodwhyError(f"{self.source}: malformed JSON: {exc}") from None
         if env.items is None:
-            self._add(env.kind, data, "the object")
+            self._add(env.kind, env.apiVersion, data, "the object")
             return self.out
         item_kind = _item_kind(env.kind)
         if item_kind in self.table.types:
@@ -247,24 +346,29 @@ class _JsonReader:
             except msgspec.DecodeError as exc:
                 raise PodwhyError(f"{self.source}: the List's metadata is invalid: {exc}") from None
         for index, raw in enumerate(env.items):
-            kind = item_kind
+            # A typed List's items carry no kind or apiVersion: the List's are theirs.
+            kind, api_version = item_kind, env.apiVersion
             if not kind:
                 try:
-                    kind = peek_kind(raw)
+                    kind, api_version = peek_type(raw)
                 except msgspec.DecodeError:
                     raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object") from None
-            self._add(kind, raw, f"items[{index}]")
+            self._add(kind, api_version, raw, f"items[{index}]")
         return self.out
 
-    def _add(self, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
-        decoder = self.table.decoders.get(kind)
-        if decoder is None:
-            self.out.ignored[kind or "<no kind>"] += 1
+    def _add(self, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str) -> None:
+        how = self.table.reading(kind, api_version)
+        if how is None:
+            self.out.ignored[self.table.ignored_as(kind, api_version)] += 1
             return
+        if isinstance(how, str):
+            raise refused(self.source, where, kind, _json_name(data), how)
         try:
-            obj = decoder.decode(data)
+            obj = how.decoder.decode(data)
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
+        if how.convert is not None:
+            obj = how.convert(obj)
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(self.out, kind, obj, lambda: bytes(data))
@@ -313,15 +417,15 @@ class _YamlReader:
         except msgspec.DecodeError:
             raise _ReferenceNeededError from None
         if env.items is None:
-            self._fast_object(out, env.kind, js, f"document {doc.number}")
+            self._fast_object(out, env.kind, env.apiVersion, js, f"document {doc.number}")
             return out
         item_kind = _item_kind(env.kind)
         if env.kind.endswith("List") and env.kind != "List" and item_kind in self.table.types:
             out.list_kinds.add(item_kind)
         out.list_meta = self._fast_list_meta(env.metadata)
         for index, raw in enumerate(env.items):
-            kind = item_kind or self._fast_peek(raw)
-            self._fast_object(out, kind, raw, f"items[{index}]")
+            kind, api_version = (item_kind, env.apiVersion) if item_kind else self._fast_peek(raw)
+            self._fast_object(out, kind, api_version, raw, f"items[{index}]")
         return out
 
     def _split_list(self, doc: fastyaml.Document) -> Decoded:
@@ -337,6 +441,7 @@ class _YamlReader:
             raise _ReferenceNeededError
         list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
         item_kind = _item_kind(list_kind) if list_kind != "List" else ""
+        list_version = _yaml_api_version(envelope[0], self.source, "the List")
         if item_kind in self.table.types:
             out.list_kinds.add(item_kind)
         metadata = envelope[0].get("metadata")
@@ -349,8 +454,8 @@ class _YamlReader:
             where = f"items[{item.index}]"
             if item.json is not None:
                 try:
-                    kind = item_kind or self._fast_peek(item.json)
-                    self._fast_object(out, kind, item.json, where)
+                    kind, api_version = (item_kind, list_version) if item_kind else self._fast_peek(item.json)
+                    self._fast_object(out, kind, api_version, item.json, where)
                     continue
                 except _ReferenceNeededError:
                     pass
@@ -361,13 +466,13 @@ class _YamlReader:
                 raise _ReferenceNeededError from None  # an alias to another item: read the document whole
             if len(loaded) != 1 or not isinstance(loaded[0], list) or len(loaded[0]) != 1:
                 raise _ReferenceNeededError  # not the one item it was cut as
-            self._reference_item(out, item_kind, loaded[0][0], item.index)
+            self._reference_item(out, item_kind, list_version, loaded[0][0], item.index)
         return out
 
     @staticmethod
-    def _fast_peek(raw: msgspec.Raw) -> str:
+    def _fast_peek(raw: msgspec.Raw) -> tuple[str, str]:
         try:
-            return peek_kind(raw)
+            return peek_type(raw)
         except msgspec.DecodeError:
             raise _ReferenceNeededError from None
 
@@ -381,15 +486,19 @@ class _YamlReader:
             raise _ReferenceNeededError from None
         return meta
 
-    def _fast_object(self, out: Decoded, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
-        decoder = self.table.decoders.get(kind)
-        if decoder is None:
-            out.ignored[kind or "<no kind>"] += 1
+    def _fast_object(self, out: Decoded, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str) -> None:
+        how = self.table.reading(kind, api_version)
+        if how is None:
+            out.ignored[self.table.ignored_as(kind, api_version)] += 1
             return
+        if isinstance(how, str):
+            raise _ReferenceNeededError  # the reference reader words the error
         try:
-            obj = decoder.decode(data)
-            if self.table.doubtful[kind](obj):
+            obj = how.decoder.decode(data)
+            if how.doubtful(obj):
                 raise _ReferenceNeededError
+            if how.convert is not None:
+                obj = how.convert(obj)
             check_object(kind, obj, self.source, where, self.table.manifests)
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
@@ -420,9 +529,10 @@ class _YamlReader:
             if not isinstance(loaded, dict):
                 raise PodwhyError(f"{self.source}: document {number} is not a Kubernetes object")
             kind = _yaml_kind(loaded, self.source, f"document {number}")
+            api_version = _yaml_api_version(loaded, self.source, f"document {number}")
             items = loaded.get("items")
             if not isinstance(items, list):
-                self._reference_object(out, kind, loaded, f"document {number}")
+                self._reference_object(out, kind, api_version, loaded, f"document {number}")
                 continue
             item_kind = _item_kind(kind) if kind != "List" else ""
             if item_kind in self.table.types:
@@ -434,27 +544,35 @@ class _YamlReader:
                 except msgspec.ValidationError as exc:
                     raise PodwhyError(f"{self.source}: the List's metadata is invalid: {exc}") from None
             for index_in_list, item in enumerate(items):
-                self._reference_item(out, item_kind, item, index_in_list)
+                self._reference_item(out, item_kind, api_version, item, index_in_list)
         return out
 
-    def _reference_item(self, out: Decoded, item_kind: str, item: Any, index: int) -> None:
+    def _reference_item(self, out: Decoded, item_kind: str, list_version: str, item: Any, index: int) -> None:
         if not isinstance(item, dict):
             raise PodwhyError(f"{self.source}: items[{index}] is not a Kubernetes object")
-        kind = item_kind or _yaml_kind(item, self.source, f"items[{index}]")
-        self._reference_object(out, kind, item, f"items[{index}]")
+        where = f"items[{index}]"
+        if item_kind:  # a typed List's items carry no kind or apiVersion: the List's are theirs
+            kind, api_version = item_kind, list_version
+        else:
+            kind, api_version = _yaml_kind(item, self.source, where), _yaml_api_version(item, self.source, where)
+        self._reference_object(out, kind, api_version, item, where)
 
-    def _reference_object(self, out: Decoded, kind: str, doc: dict[Any, Any], where: str) -> None:
-        tp = self.table.types.get(kind)
-        if tp is None:
-            out.ignored[kind or "<no kind>"] += 1
+    def _reference_object(self, out: Decoded, kind: str, api_version: str, doc: dict[Any, Any], where: str) -> None:
+        how = self.table.reading(kind, api_version)
+        if how is None:
+            out.ignored[self.table.ignored_as(kind, api_version)] += 1
             return
+        metadata = doc.get("metadata")
+        name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
+        if isinstance(how, str):
+            raise refused(self.source, where, kind, str(name or ""), how)
         try:
-            obj = yaml11.convert(doc, tp)
+            obj = yaml11.convert(doc, how.wire)
         except msgspec.ValidationError as exc:
-            metadata = doc.get("metadata")
-            name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
+        if how.convert is not None:
+            obj = how.convert(obj)
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: _plain_json(doc))

@@ -24,6 +24,7 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.heap import gc_paused
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode
+from podwhy.snapshot.versions import VERSIONS, Refused, group_of, read_versions
 
 PAGE_SIZE = 500
 # Lists fetched at once; the client's connection pool is sized to match.
@@ -100,8 +101,24 @@ class _Status(msgspec.Struct):
     reason: str = ""
 
 
+class _GroupVersion(msgspec.Struct):
+    groupVersion: str = ""  # noqa: N815 - wire name
+
+
+class _Group(msgspec.Struct):
+    name: str = ""
+    versions: list[_GroupVersion] = []
+
+
+class _GroupList(msgspec.Struct):
+    """Discovery's APIGroupList (GET /apis): every group the server serves, with its versions."""
+
+    groups: list[_Group] = []
+
+
 _PAGE = msgspec.json.Decoder(_ListPage)
 _STATUS = msgspec.json.Decoder(_Status)
+_GROUPS = msgspec.json.Decoder(_GroupList)
 
 
 @dataclass
@@ -270,20 +287,61 @@ class LiveSource:
             with self._lock:
                 self.progress(self._state)
 
+    # ------------------------------------------------------------------ discovery
+    def served_group_versions(self) -> dict[str, list[str]] | None:
+        """The group/versions the server serves, by group (discovery, GET /apis); None when it
+        does not say (then each kind is tried in the versions podwhy reads, newest first)."""
+        try:
+            data = self.get("/apis")
+            groups = _GROUPS.decode(data)
+        except (_HttpError, msgspec.DecodeError):
+            return None
+        return {g.name: [v.groupVersion for v in g.versions] for g in groups.groups}
+
+    @staticmethod
+    def versions_to_try(resource: Resource, served: dict[str, list[str]] | None) -> list[Resource] | str:
+        """RESOURCE in each version podwhy reads it in that the server serves, newest first; or why
+        none can be listed. A kind served in several versions is read in the newest (a 1.32
+        cluster's DRA objects as resource.k8s.io/v1beta1)."""
+        group = resource.group
+        candidates = [v for v in read_versions(resource.kind) if group_of(v) == group] or [resource.group_version]
+        if len(candidates) == 1 or served is None:
+            return [Resource(resource.kind, v, resource.plural) for v in candidates]
+        offered = served.get(group, [])
+        chosen = [Resource(resource.kind, v, resource.plural) for v in candidates if v in offered]
+        if chosen:
+            return chosen
+        for version in offered:
+            how = VERSIONS.get(resource.kind, {}).get(version)
+            if isinstance(how, Refused):
+                return f"cannot read {resource.display}: the server serves {version}: {how.why}"
+        return f"the server does not serve {resource.display} in {', '.join(candidates)}"
+
     # ------------------------------------------------------------------ the snapshot
     def fetch(self, raw: bool = False) -> dict[Resource, list[Any] | str]:
-        """Every resource's items (typed, or raw JSON with `raw`), or why the kind is missing."""
+        """Every resource's items (typed, or raw JSON with `raw`), or why the kind is missing; each
+        resource keyed in the version it was listed in."""
         self.connect()
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
         self._raw_pods = {}
-        jobs: list[tuple[Resource, str | None, str]] = [(r, None, "") for r in self.resources]
+        needs_discovery = any(
+            len([v for v in read_versions(r.kind) if group_of(v) == r.group]) > 1 for r in self.resources
+        )
+        served = self.served_group_versions() if needs_discovery else None
+        jobs: list[tuple[Resource, list[Resource] | str, str | None, str]] = [
+            (r, self.versions_to_try(r, served), None, "") for r in self.resources
+        ]
         if self.events_for is not None:
             namespace, name = self.events_for
             selector = f"involvedObject.name={name}" if name else ""
-            jobs.append((EVENTS, namespace or None, selector))
+            jobs.append((EVENTS, [EVENTS], namespace or None, selector))
         with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
-            futures = [(job[0], pool.submit(self._fetch, *job, raw)) for job in jobs]
-            return {resource: future.result() for resource, future in futures}
+            futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
+            out: dict[Resource, list[Any] | str] = {}
+            for resource, future in futures:
+                listed, outcome = future.result()
+                out[listed or resource] = outcome
+            return out
 
     @property
     def description(self) -> str:
@@ -304,15 +362,30 @@ class LiveSource:
                     snapshot.add(resource.kind, obj)
         return snapshot
 
-    def _fetch(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any] | str:
-        """The items of one list, or why the kind is missing (a string)."""
+    def _fetch_any(
+        self, versions: list[Resource] | str, namespace: str | None, field_selector: str, raw: bool
+    ) -> tuple[Resource | None, list[Any] | str]:
+        """The items of one kind in the first of VERSIONS the server answers (a 404 tries the
+        next), with the version listed; or why the kind is missing (a string)."""
         try:
-            return self._list(resource, namespace, field_selector, raw)
-        except _HttpError as exc:
-            why = _missing_reason(resource, exc)
-            if resource.kind in ESSENTIAL or why is None:
-                raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
-            return why
+            if isinstance(versions, str):
+                return None, versions
+            why = ""
+            for resource in versions:
+                self._state.current = resource.display
+                try:
+                    return resource, self._list(resource, namespace, field_selector, raw)
+                except _HttpError as exc:
+                    reason = _missing_reason(resource, exc)
+                    if resource.kind in ESSENTIAL or reason is None:
+                        raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
+                    if exc.status != 404:
+                        return None, reason
+                    why = reason
+            if len(versions) > 1:
+                tried = ", ".join(r.group_version for r in versions)
+                why = f"the server does not serve {versions[0].display} in {tried}"
+            return None, why
         finally:
             with self._lock:
                 self._state.kinds_done += 1

@@ -597,8 +597,10 @@ def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:
     # The loader decodes the resource.k8s.io kinds into their Structs, losing nothing the plugin reads.
     claim, device_class, rs = make_claim(), make_class(), make_slice(device("dev-1"))
     objects = [("Node", make_node(NODE1).obj()), ("DeviceClass", device_class), ("ResourceSlice", rs)]
+    versions = {"Node": "v1"}
     items: list[Json] = [
-        {"kind": kind, **msgspec.to_builtins(obj)} for kind, obj in [*objects, ("ResourceClaim", claim)]
+        {"apiVersion": versions.get(kind, "resource.k8s.io/v1"), "kind": kind, **msgspec.to_builtins(obj)}
+        for kind, obj in [*objects, ("ResourceClaim", claim)]
     ]
     dump = tmp_path / "cluster.json"
     dump.write_bytes(msgspec.json.encode({"kind": "List", "items": items}))

@@ -31,7 +31,7 @@ from podwhy.plugins.dynamicresources.cel import (
 # resourceapi.AllocationResultsMaxSize
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
-MODE_EXACT_COUNT = "ExactCount"
+MODE_EXACT_COUNT = o.ALLOCATION_MODE_EXACT_COUNT
 MODE_ALL = "All"
 
 DeviceID = tuple[str, str, str]  # driver, pool, device
