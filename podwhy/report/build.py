@@ -10,6 +10,7 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
     DryRunStatus,
@@ -293,7 +294,13 @@ def build_pending_report(
         group.details.extend(d for d in item.details if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
-    return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
+    return PendingReport(
+        total=len(pending),
+        stuck=stuck,
+        groups=ordered,
+        snapshot=snapshot_summary(snapshot),
+        warnings=input_warnings(snapshot),
+    )
 
 
 def build_report(
@@ -319,7 +326,7 @@ def build_report(
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
         snapshot=snapshot_summary(snapshot),
-        warnings=[*_warnings(cycle, snapshot), *notes],
+        warnings=[*input_warnings(snapshot), *_warnings(cycle, snapshot), *notes],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )

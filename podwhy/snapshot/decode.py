@@ -62,6 +62,10 @@ class Decoded:
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
     raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
+    raw_objects: dict[str, Any] = field(default_factory=dict)  # the pod each of raw_pods is the JSON of
+    # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
+    kindless: list[str] = field(default_factory=list)
+    source: str = ""  # the input, as errors name it
 
     def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
         self.objects.setdefault(kind, []).append(obj)
@@ -73,6 +77,8 @@ class Decoded:
             self.objects.setdefault(kind, []).extend(objs)
         self.entries.extend(other.entries)
         self.raw_pods.update(other.raw_pods)
+        self.raw_objects.update(other.raw_objects)
+        self.kindless.extend(other.kindless)
         self.list_kinds |= other.list_kinds
         self.ignored.update(other.ignored)
         if other.list_meta is not None:
@@ -80,12 +86,16 @@ class Decoded:
         self.reference_reads += other.reference_reads
 
     def add_to(self, snapshot: Snapshot) -> None:
+        """File what this input held in SNAPSHOT; objects it already holds are read once (Snapshot.load)."""
         for kind, objs in self.objects.items():
-            for obj in objs:
-                snapshot.add(kind, obj)
+            snapshot.load(kind, objs, self.source)
         snapshot.kinds_seen |= self.list_kinds
         snapshot.ignored_kinds.update(self.ignored)
-        snapshot.raw_pods.update(self.raw_pods)
+        for key, data in self.raw_pods.items():
+            namespace, _, name = key.partition("/")
+            if snapshot.holds(("Pod", namespace, name), self.raw_objects[key]):
+                snapshot.raw_pods[key] = data
+        snapshot.kindless.extend((self.source, where) for where in self.kindless)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
 
@@ -115,12 +125,19 @@ SNAPSHOT_KINDS = KindTable(KIND_TYPES, manifests=False)
 MANIFEST_KINDS = KindTable(MANIFEST_KIND_TYPES, manifests=True)
 
 
-def decode(data: bytes, source: str, *, manifests: bool = False) -> Decoded:
+def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: bool = False) -> Decoded:
     """Decode DATA (JSON or YAML: an object, a List, or a YAML stream); SOURCE names it in errors.
 
     MANIFESTS: DATA holds manifests (`-f`): Pods, workload templates and what a chart ships
-    alongside them, listed in `entries` in input order, named from generateName when unnamed."""
-    table = MANIFEST_KINDS if manifests else SNAPSHOT_KINDS
+    alongside them, listed in `entries` in input order, named from generateName when unnamed.
+    SKIP_KINDLESS: a document without a kind is skipped and listed in `kindless` (a file found in a
+    folder, which may hold other things) rather than refused (a file given by name)."""
+    out = _decode(data, source, MANIFEST_KINDS if manifests else SNAPSHOT_KINDS, skip_kindless)
+    out.source = source
+    return out
+
+
+def _decode(data: bytes, source: str, table: KindTable, skip_kindless: bool) -> Decoded:
     stripped = data.lstrip()
     if not stripped:
         return Decoded()
@@ -128,13 +145,20 @@ def decode(data: bytes, source: str, *, manifests: bool = False) -> Decoded:
         raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
     if stripped[:1] == b"{":
         try:
-            return _JsonReader(source, table).read(data)
+            return _JsonReader(source, table, skip_kindless).read(data)
         except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
             raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
     try:
-        return _YamlReader(source, data, table).read()
+        return _YamlReader(source, data, table, skip_kindless).read()
     except UnicodeDecodeError as exc:
         raise PodwhyError(f"{source}: malformed YAML: not UTF-8 text: {exc}") from None
+
+
+def _kindless(out: Decoded, source: str, where: str, skip: bool) -> None:
+    """A document or List item without a kind: skipped and listed when SKIP, else refused."""
+    if not skip:
+        raise PodwhyError(f"{source}: {where} is not a Kubernetes object: it has no kind")
+    out.kindless.append(where)
 
 
 def _yaml_kind(doc: dict[Any, Any], source: str, where: str) -> str:
@@ -188,7 +212,9 @@ def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None])
         return
     data = raw()
     if data is not None:
-        out.raw_pods[f"{obj.metadata.namespace}/{obj.metadata.name}"] = data
+        key = f"{obj.metadata.namespace}/{obj.metadata.name}"
+        out.raw_pods[key] = data
+        out.raw_objects[key] = obj
 
 
 def _plain_json(doc: Any) -> bytes | None:
@@ -225,9 +251,10 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
 
 
 class _JsonReader:
-    def __init__(self, source: str, table: KindTable) -> None:
+    def __init__(self, source: str, table: KindTable, skip_kindless: bool) -> None:
         self.source = source
         self.table = table
+        self.skip_kindless = skip_kindless
         self.out = Decoded()
 
     def read(self, data: bytes) -> Decoded:
@@ -257,9 +284,12 @@ class _JsonReader:
         return self.out
 
     def _add(self, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
+        if not kind:
+            _kindless(self.out, self.source, where, self.skip_kindless)
+            return
         decoder = self.table.decoders.get(kind)
         if decoder is None:
-            self.out.ignored[kind or "<no kind>"] += 1
+            self.out.ignored[kind] += 1
             return
         try:
             obj = decoder.decode(data)
@@ -276,10 +306,11 @@ class _ReferenceNeededError(Exception):
 
 
 class _YamlReader:
-    def __init__(self, source: str, data: bytes, table: KindTable) -> None:
+    def __init__(self, source: str, data: bytes, table: KindTable, skip_kindless: bool) -> None:
         self.source = source
         self.data = data
         self.table = table
+        self.skip_kindless = skip_kindless
 
     def read(self) -> Decoded:
         out = Decoded()
@@ -382,9 +413,12 @@ class _YamlReader:
         return meta
 
     def _fast_object(self, out: Decoded, kind: str, data: bytes | msgspec.Raw, where: str) -> None:
+        if not kind:
+            _kindless(out, self.source, where, self.skip_kindless)
+            return
         decoder = self.table.decoders.get(kind)
         if decoder is None:
-            out.ignored[kind or "<no kind>"] += 1
+            out.ignored[kind] += 1
             return
         try:
             obj = decoder.decode(data)
@@ -444,9 +478,12 @@ class _YamlReader:
         self._reference_object(out, kind, item, f"items[{index}]")
 
     def _reference_object(self, out: Decoded, kind: str, doc: dict[Any, Any], where: str) -> None:
+        if not kind:
+            _kindless(out, self.source, where, self.skip_kindless)
+            return
         tp = self.table.types.get(kind)
         if tp is None:
-            out.ignored[kind or "<no kind>"] += 1
+            out.ignored[kind] += 1
             return
         try:
             obj = yaml11.convert(doc, tp)
