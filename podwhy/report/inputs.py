@@ -19,21 +19,33 @@ def object_name(key: ObjectKey) -> str:
     return f"{namespace}/{name} ({kind})" if namespace else f"{name} ({kind})"
 
 
-def _inputs(first: str, second: str) -> str:
-    return f"twice in {first}" if first == second else f"in {first} and in {second}"
-
-
 def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _repeat_warning(first: str, second: str, keys: list[ObjectKey]) -> str:
-    where = _inputs(first, second)
+def _times(count: int) -> str:
+    return "twice" if count == 2 else f"{count} times"
+
+
+def _repeat_warning(sources: tuple[str, ...], keys: list[ObjectKey]) -> str:
+    inputs = list(dict.fromkeys(sources))
+    where = f"{_times(len(sources))} in {inputs[0]}" if len(inputs) == 1 else f"in {_names(inputs)}"
     if len(keys) == 1:
         return f"{object_name(keys[0])} was given {where}: taken once"
     if len(keys) <= NAMED_REPEATS:
         return f"{_names([object_name(k) for k in keys])} were given {where}: each taken once"
     return f"{len(keys):,} objects were given {where}: each taken once"
+
+
+def _repeats(snapshot: Snapshot) -> list[str]:
+    """Objects given more than once, identical: grouped by the inputs that held them."""
+    sources: dict[ObjectKey, list[str]] = {}
+    for key, first, again in snapshot.repeats:
+        sources.setdefault(key, [first]).append(again)
+    by_inputs: dict[tuple[str, ...], list[ObjectKey]] = {}
+    for key, inputs in sources.items():
+        by_inputs.setdefault(tuple(inputs), []).append(key)
+    return [_repeat_warning(inputs, keys) for inputs, keys in by_inputs.items()]
 
 
 def _version(version: str) -> str:
@@ -68,9 +80,9 @@ def input_warnings(snapshot: Snapshot) -> list[str]:
             out.append(f"{first} was given twice: read once")
         else:
             files = paths[0] if len(paths) == 1 else f"{len(paths):,} files"
-            out.append(f"{files} given as {first} and again as {second}: read once")
-    for (first, second), keys in snapshot.repeats.items():
-        out.append(_repeat_warning(first, second, keys))
+            given = [f"as {arg}" if len(paths) == 1 and arg == paths[0] else f"in {arg}" for arg in (first, second)]
+            out.append(f"{files} given {given[0]} and again {given[1]}: read once")
+    out.extend(_repeats(snapshot))
     differences = snapshot.duplicates
     out.extend(_difference_warning(dup) for dup in differences[:NAMED_DIFFERENCES])
     if len(differences) > NAMED_DIFFERENCES:
@@ -83,9 +95,8 @@ def input_warnings(snapshot: Snapshot) -> list[str]:
         named = [f"{source}: {where}" for source, where in kindless[:NAMED_KINDLESS]]
         more = len(kindless) - len(named)
         noun = "a document" if len(kindless) == 1 else f"{len(kindless):,} documents"
-        verb = "has" if len(kindless) == 1 else "have"
         out.append(
-            f"{noun} without a kind {verb} been skipped (not Kubernetes objects): {'; '.join(named)}"
+            f"{noun} without a kind skipped (not Kubernetes objects): {'; '.join(named)}"
             + (f" and {more:,} more" if more else "")
         )
     return out

@@ -89,7 +89,8 @@ class Snapshot:
     # What loading the inputs met, worded as warnings by the report: objects held by more than one
     # input (each read once), files given twice (read once), documents without a kind found in a
     # folder (skipped, as (input, where in it)).
-    repeats: dict[tuple[str, str], list[ObjectKey]] = field(default_factory=dict)  # identical copies, by inputs
+    # Identical copies: (object, the input of the copy read, the input of the copy met again).
+    repeats: list[tuple[ObjectKey, str, str]] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)  # copies that differ
     rereads: list[Reread] = field(default_factory=list)
     kindless: list[tuple[str, str]] = field(default_factory=list)
@@ -146,7 +147,7 @@ class Snapshot:
         name_key = key[2] if by_name else ns_name(key[1], key[2])
         old = store[position] if listed else store[name_key]
         if old == obj:
-            self.repeats.setdefault((first, source), []).append(key)
+            self.repeats.append((key, first, source))
             return
         first_version, second_version = old.metadata.resource_version, obj.metadata.resource_version
         newer = second_is_newer(first_version, second_version)
