@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -250,6 +251,38 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
         raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
 
 
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its members, in order (repeated keys kept)."""
+
+
+def json_duplicate_field(data: bytes) -> str | None:
+    """The first key some object of the JSON DATA holds twice, by its path as the API server's
+    strict decoding names it ("spec.replicas", "items[0].metadata.name"); None if there is none."""
+
+    def walk(value: Any, path: str) -> str | None:
+        if isinstance(value, _Pairs):
+            seen: set[str] = set()
+            for key, item in value:
+                field = f"{path}.{key}" if path else key
+                if key in seen:
+                    return field
+                seen.add(key)
+                found = walk(item, field)
+                if found is not None:
+                    return found
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                found = walk(item, f"{path}[{index}]")
+                if found is not None:
+                    return found
+        return None
+
+    try:
+        return walk(json.loads(data, object_pairs_hook=_Pairs), "")
+    except (ValueError, RecursionError):  # what msgspec read, json may not: then no key is named twice
+        return None
+
+
 class _JsonReader:
     def __init__(self, source: str, table: KindTable, skip_kindless: bool) -> None:
         self.source = source
@@ -262,6 +295,10 @@ class _JsonReader:
             env = _ENVELOPE.decode(data)
         except msgspec.DecodeError as exc:
             raise PodwhyError(f"{self.source}: malformed JSON: {exc}") from None
+        if self.table.manifests and not fastyaml.unique_keys(data):
+            duplicate = json_duplicate_field(data)
+            if duplicate is not None:
+                raise PodwhyError(f'{self.source}: duplicate field "{duplicate}" (a JSON object holds a key twice)')
         if env.items is None:
             self._add(env.kind, data, "the object")
             return self.out
@@ -436,6 +473,12 @@ class _YamlReader:
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
         try:
             return yaml11.load_all(text)
+        except yaml11.DuplicateKeyError as exc:
+            base = self.data.count(b"\n", 0, offset)
+            raise PodwhyError(
+                f'{self.source}: line {base + exc.line + 1}: mapping key "{exc.key}" '
+                f"already defined at line {base + exc.first_line + 1}"
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = ""
