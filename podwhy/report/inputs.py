@@ -72,15 +72,16 @@ def _difference_warning(dup: Duplicate) -> str:
 def input_warnings(snapshot: Snapshot) -> list[str]:
     """What the inputs held twice or could not hold, in the order met."""
     out: list[str] = []
-    rereads: dict[tuple[str, str], list[str]] = {}
+    rereads: dict[tuple[str, str, bool, bool], list[str]] = {}
     for reread in snapshot.rereads:
-        rereads.setdefault((reread.first, reread.second), []).append(reread.path)
-    for (first, second), paths in rereads.items():
+        key = (reread.first, reread.second, reread.first_folder, reread.second_folder)
+        rereads.setdefault(key, []).append(reread.path)
+    for (first, second, first_folder, second_folder), paths in rereads.items():
         if first == second:
             out.append(f"{first} was given twice: read once")
         else:
             files = paths[0] if len(paths) == 1 else f"{len(paths):,} files"
-            given = [f"as {arg}" if len(paths) == 1 and arg == paths[0] else f"in {arg}" for arg in (first, second)]
+            given = [f"in {arg}" if folder else f"as {arg}" for arg, folder in ((first, first_folder), (second, second_folder))]
             out.append(f"{files} given {given[0]} and again {given[1]}: read once")
     out.extend(_repeats(snapshot))
     differences = snapshot.duplicates

@@ -34,8 +34,10 @@ class Reread:
     """A file given again (the same path twice, or a file inside a folder also given): read once."""
 
     path: str
-    first: str  # as it was given first: the path, or the folder holding it
-    second: str
+    first: str  # the argument that named it first: the file, or a folder holding it
+    second: str  # the argument that named it again
+    first_folder: bool = False  # whether FIRST is a folder
+    second_folder: bool = False
 
 
 def second_is_newer(first: str, second: str) -> bool:

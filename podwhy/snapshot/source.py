@@ -86,9 +86,9 @@ class FileSource:
                     if not files:
                         raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                     for file in files:
-                        if given.first_time(file, raw_path):
+                        if given.first_time(file, raw_path, folder=True):
                             self._add(snapshot, _read_bytes(file), str(file), skip_kindless=True)
-                elif given.first_time(path, raw_path):
+                elif given.first_time(path, raw_path, folder=False):
                     self._add(snapshot, _read_bytes(path), str(path), skip_kindless=False)
         if snapshot.from_cluster_info_dump:
             for kind in sorted(CLUSTER_INFO_DUMP_LACKS - snapshot.kinds_seen):
@@ -106,19 +106,20 @@ class GivenFiles:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        self.read: dict[Path, str] = {}  # resolved path -> the argument that named it
+        self.read: dict[Path, tuple[str, bool]] = {}  # resolved path -> the argument that named it, a folder?
 
-    def first_time(self, file: Path, given_as: str) -> bool:
-        """Whether FILE (named by the argument GIVEN_AS) is read now; if not, the snapshot says so."""
+    def first_time(self, file: Path, given_as: str, folder: bool) -> bool:
+        """Whether FILE (named by the argument GIVEN_AS, a FOLDER or the file) is read now; if
+        not, the snapshot says so."""
         try:
             resolved = file.resolve()
         except OSError:  # reading it fails with a clear error
             return True
         first = self.read.get(resolved)
         if first is None:
-            self.read[resolved] = given_as
+            self.read[resolved] = (given_as, folder)
             return True
-        self.snapshot.rereads.append(Reread(str(file), first, given_as))
+        self.snapshot.rereads.append(Reread(str(file), first[0], given_as, first[1], folder))
         return False
 
 
