@@ -93,10 +93,16 @@ def test_a_file_given_again_is_read_once(tmp_path: Path, args: list[str], warnin
 
 def test_an_object_in_two_files_of_a_folder_is_taken_once(tmp_path: Path) -> None:
     write(tmp_path / "d", "nodes.json", listed(node("n1"), node("n2")))
-    write(tmp_path / "d", "more.yaml", "kind: Node\napiVersion: v1\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4'}}\n")
+    write(
+        tmp_path / "d",
+        "more.yaml",
+        "kind: Node\napiVersion: v1\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4'}}\n",
+    )
     snap = load(str(tmp_path / "d"))
     assert names(snap.nodes) == ["n2", "n1"]  # the folder's files are read in name order
-    assert input_warnings(snap) == [f"n2 (Node) was given in {tmp_path}/d/more.yaml and {tmp_path}/d/nodes.json: taken once"]
+    assert input_warnings(snap) == [
+        f"n2 (Node) was given in {tmp_path}/d/more.yaml and {tmp_path}/d/nodes.json: taken once"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -188,7 +194,10 @@ def test_many_differing_objects_are_named_up_to_a_bound(tmp_path: Path) -> None:
     b = write(tmp_path, "b.json", listed(*(node(f"n{i}", "2", cpu="8") for i in range(12))))
     warnings = input_warnings(load(a, b))
     assert len(warnings) == 11
-    assert warnings[-1] == "2 more objects differ between the inputs: of each, the newer (else the one given later) is taken"
+    assert (
+        warnings[-1]
+        == "2 more objects differ between the inputs: of each, the newer (else the one given later) is taken"
+    )
 
 
 def _without_inputs(report: Any) -> Any:
@@ -225,8 +234,7 @@ def test_a_real_object_twice_in_one_file() -> None:
     snap = load(str(REAL / "duplicate-objects" / "kubeval-duplicates.yaml"))
     assert names(snap.replication_controllers) == ["bob"]
     assert input_warnings(snap) == [
-        f"bob (ReplicationController) was given twice in {REAL}/duplicate-objects/kubeval-duplicates.yaml: "
-        "taken once"
+        f"bob (ReplicationController) was given twice in {REAL}/duplicate-objects/kubeval-duplicates.yaml: taken once"
     ]
 
 
@@ -275,8 +283,18 @@ KINDLESS = [
     ("second document", "a.yaml", "kind: Node\nmetadata: {name: n1}\n---\nmetadata: {name: x}\n", "document 2"),
     ("empty kind", "a.yaml", "kind: ''\nmetadata: {name: x}\n", "document 1"),
     ("json object", "a.json", '{"metadata": {"name": "x"}}', "the object"),
-    ("json list item", "a.json", '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1"}}, {}]}', "items[1]"),
-    ("yaml list item", "a.yaml", "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n- metadata: {name: x}\n", "items[1]"),
+    (
+        "json list item",
+        "a.json",
+        '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1"}}, {}]}',
+        "items[1]",
+    ),
+    (
+        "yaml list item",
+        "a.yaml",
+        "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n- metadata: {name: x}\n",
+        "items[1]",
+    ),
 ]
 
 
@@ -309,7 +327,7 @@ def test_real_documents_without_kind() -> None:
         f"3 documents without a kind skipped (not Kubernetes objects): {folder}/node.yaml: document 1; "
         f"{folder}/pod.yaml: document 1; {folder}/priorityclass.yaml: document 1"
     ]
-    with pytest.raises(PodwhyError, match="pod.yaml: document 1 is not a Kubernetes object: it has no kind"):
+    with pytest.raises(PodwhyError, match=r"pod\.yaml: document 1 is not a Kubernetes object: it has no kind"):
         load(str(folder / "pod.yaml"))
 
 
@@ -319,7 +337,7 @@ def test_manifests_without_kind(tmp_path: Path) -> None:
     source = ManifestSource([str(tmp_path / "m")])
     assert [e.kind for e in source.read()] == ["Pod"]
     assert source.kindless == [(f"{tmp_path}/m/values.yaml", "document 1")]
-    with pytest.raises(PodwhyError, match="values.yaml: document 1 is not a Kubernetes object: it has no kind"):
+    with pytest.raises(PodwhyError, match=r"values\.yaml: document 1 is not a Kubernetes object: it has no kind"):
         ManifestSource([str(tmp_path / "m" / "values.yaml")]).read()
 
 
@@ -368,10 +386,17 @@ DUPLICATE_KEYS = [
     ("nested", "kind: Node\nmetadata:\n  name: a\n  labels:\n    x: '1'\n    x: '2'\n", "line 6", "x", 5),
     ("flow mapping", "kind: Node\nmetadata: {name: a, name: b}\n", "line 2", "name", 2),
     ("quoted and plain", "kind: Node\nmetadata:\n  name: a\n  'name': b\n", "line 4", "name", 3),
-    ("second document", "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata:\n  name: b\n  name: c\n", "line 7", "name", 6),
+    (
+        "second document",
+        "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata:\n  name: b\n  name: c\n",
+        "line 7",
+        "name",
+        6,
+    ),
     (
         "list item",
-        "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata:\n    name: b\n    uid: u\n    name: c\n",
+        "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n"
+        "- kind: Node\n  metadata:\n    name: b\n    uid: u\n    name: c\n",
         "line 9",
         "name",
         7,
@@ -403,7 +428,9 @@ def test_a_mapping_key_twice_is_refused_by_both_readers(
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_one_key_in_several_mappings_is_no_duplicate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+def test_one_key_in_several_mappings_is_no_duplicate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
     if not fast:
         monkeypatch.setattr(fastyaml, "ryml", None)
     text = (
@@ -420,7 +447,10 @@ def test_real_yaml_with_a_key_twice() -> None:
     folder = REAL / "duplicate-keys"
     with pytest.raises(PodwhyError) as err:
         ManifestSource([str(folder / "duplicate_property.yaml")]).read()
-    assert err.value.message == f'{folder}/duplicate_property.yaml: line 16: mapping key "containers" already defined at line 13'
+    assert (
+        err.value.message
+        == f'{folder}/duplicate_property.yaml: line 16: mapping key "containers" already defined at line 13'
+    )
     with pytest.raises(PodwhyError) as err:
         ManifestSource([str(folder / "invalid-deployment-unknown-and-duplicate-fields.yaml")]).read()
     assert err.value.message.endswith(': line 9: mapping key "replicas" already defined at line 8')
@@ -430,7 +460,10 @@ def test_real_yaml_with_a_key_twice() -> None:
     ("text", "field"),
     [
         ('{"kind": "Pod", "metadata": {"name": "p", "name": "q"}}', "metadata.name"),
-        ('{"kind": "List", "items": [{"kind": "Pod", "spec": {"containers": [{"name": "c", "name": "d"}]}}]}', "items[0].spec.containers[0].name"),
+        (
+            '{"kind": "List", "items": [{"kind": "Pod", "spec": {"containers": [{"name": "c", "name": "d"}]}}]}',
+            "items[0].spec.containers[0].name",
+        ),
         ('{"kind": "Pod", "kind": "Pod", "metadata": {"name": "p"}}', "kind"),
     ],
 )
@@ -509,10 +542,28 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "line"),
     [
-        (["pending", "-A", "--from", str(REAL / "no-kind" / "pod.yaml")], None, "pod.yaml: document 1 is not a Kubernetes object: it has no kind"),
-        (["pending", "-A", "--from", "-"], b"metadata: {name: x}\n", "<stdin>: document 1 is not a Kubernetes object: it has no kind"),
+        (
+            ["pending", "-A", "--from", str(REAL / "no-kind" / "pod.yaml")],
+            None,
+            "pod.yaml: document 1 is not a Kubernetes object: it has no kind",
+        ),
+        (
+            ["pending", "-A", "--from", "-"],
+            b"metadata: {name: x}\n",
+            "<stdin>: document 1 is not a Kubernetes object: it has no kind",
+        ),
         (["pending", "-A", "--from", "-"], b"\x1f\x8bnot gzip", "<stdin>: corrupt gzip data: "),
-        (["check", "-f", str(REAL / "duplicate-keys" / "duplicate_property.yaml"), "--from", str(OVERLAPPING / "nodes.json")], None, 'duplicate_property.yaml: line 16: mapping key "containers" already defined at line 13'),
+        (
+            [
+                "check",
+                "-f",
+                str(REAL / "duplicate-keys" / "duplicate_property.yaml"),
+                "--from",
+                str(OVERLAPPING / "nodes.json"),
+            ],
+            None,
+            'duplicate_property.yaml: line 16: mapping key "containers" already defined at line 13',
+        ),
         (["pending", "-A", "--from", str(REAL / "no-kind")], None, "the snapshot holds no pods"),
     ],
 )

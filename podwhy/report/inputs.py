@@ -55,7 +55,9 @@ def _version(version: str) -> str:
 def _difference_warning(dup: Duplicate) -> str:
     name = object_name(dup.key)
     kept, version = (dup.second, dup.second_version) if dup.kept_second else (dup.first, dup.first_version)
-    by_version = dup.first_version.isdigit() and dup.second_version.isdigit() and dup.first_version != dup.second_version
+    by_version = (
+        dup.first_version.isdigit() and dup.second_version.isdigit() and dup.first_version != dup.second_version
+    )
     if dup.first == dup.second:
         versions = f"resourceVersions {dup.first_version or '(none)'} and {dup.second_version or '(none)'}"
         head = f"{name} is given twice in {dup.first}, in two versions ({versions})"
@@ -81,7 +83,10 @@ def input_warnings(snapshot: Snapshot) -> list[str]:
             out.append(f"{first} was given twice: read once")
         else:
             files = paths[0] if len(paths) == 1 else f"{len(paths):,} files"
-            given = [f"in {arg}" if folder else f"as {arg}" for arg, folder in ((first, first_folder), (second, second_folder))]
+            given = [
+                f"in {arg}" if folder else f"as {arg}"
+                for arg, folder in ((first, first_folder), (second, second_folder))
+            ]
             out.append(f"{files} given {given[0]} and again {given[1]}: read once")
     out.extend(_repeats(snapshot))
     differences = snapshot.duplicates

@@ -293,7 +293,7 @@ class _Reader:
                 raws = list(self._items.decode(js))
                 flagged = {bisect.bisect_right(offsets, p) - 1 for p in plain_specials(batch, js)}
                 # Item by item: cheaper than the batch whole (its list is one more object to build).
-                flagged |= {i for i, raw in enumerate(raws) if not unique_keys(raw)}
+                flagged |= {i for i, raw in enumerate(raws) if raw is not None and not unique_keys(raw)}
             except msgspec.DecodeError:
                 # A token JSON does not take (+5, 00.5): take the batch's items one by one.
                 raws = [self._single(bytes(view[o:b])) for o, b in zip(offsets, bounds, strict=True)]
