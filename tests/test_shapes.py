@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.engine import ExplainRequest, explain
-from podwhy.errors import PodwhyError
+from podwhy.errors import PodwhyError, UsageError
 from podwhy.model import objects as o
 from podwhy.report.inputs import input_warnings
+from podwhy.runtime.config import load_scheduler_config
 from podwhy.runtime.pending import owner_of
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot, second_is_newer
@@ -592,3 +593,13 @@ def test_explain_reads_gzip_on_stdin() -> None:
 def test_the_model_knows_which_kinds_have_no_namespace() -> None:
     assert {"Node", "ResourceSlice", "PersistentVolume", "StorageClass"} <= o.CLUSTER_SCOPED_KINDS
     assert not {"Pod", "PersistentVolumeClaim", "Service", "ResourceClaim"} & o.CLUSTER_SCOPED_KINDS
+
+
+def test_a_scheduler_configuration_with_a_key_twice_is_refused(tmp_path: Path) -> None:
+    text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+    path = write(tmp_path, "config.yaml", text + "- schedulerName: a\n  schedulerName: b\n")
+    with pytest.raises(UsageError) as err:
+        load_scheduler_config(Path(path))
+    assert err.value.message == f'{path}: line 5: mapping key "schedulerName" already defined at line 4'
+    path = write(tmp_path, "config.yaml", text + "- schedulerName: a\n- schedulerName: b\n")
+    assert [p.scheduler_name for p in load_scheduler_config(Path(path)).profiles] == ["a", "b"]

@@ -69,13 +69,28 @@ class Loader(_SafeLoader):  # type: ignore[misc]
     refusing a mapping that holds a key twice."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[str, Any] = {}
-            for key_node, _ in node.value:
-                if isinstance(key_node, yaml.ScalarNode):
-                    first = seen.setdefault(key_node.value, key_node)
-                    if first is not key_node:
-                        raise DuplicateKeyError(key_node.value, key_node.start_mark.line, first.start_mark.line)
+        check_unique_keys(node)
+        return super().construct_mapping(node, deep)
+
+
+def check_unique_keys(node: Any) -> None:
+    """DuplicateKeyError if the mapping NODE holds a scalar key twice (compared as written)."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: dict[str, Any] = {}
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            first = seen.setdefault(key_node.value, key_node)
+            if first is not key_node:
+                raise DuplicateKeyError(key_node.value, key_node.start_mark.line, first.start_mark.line)
+
+
+class UniqueKeySafeLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader refusing a mapping that holds a key twice (kube-scheduler decodes its
+    configuration strictly)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        check_unique_keys(node)
         return super().construct_mapping(node, deep)
 
 
