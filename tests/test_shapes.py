@@ -603,3 +603,13 @@ def test_a_scheduler_configuration_with_a_key_twice_is_refused(tmp_path: Path) -
     assert err.value.message == f'{path}: line 5: mapping key "schedulerName" already defined at line 4'
     path = write(tmp_path, "config.yaml", text + "- schedulerName: a\n- schedulerName: b\n")
     assert [p.scheduler_name for p in load_scheduler_config(Path(path)).profiles] == ["a", "b"]
+
+
+def test_check_warns_of_manifests_without_kind_in_a_folder(tmp_path: Path) -> None:
+    write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    values = write(tmp_path / "m", "values.yaml", "replicas: 3\n")
+    result = invoke("check", "-f", str(tmp_path / "m"), "--from", str(REAL / "mirror-pod" / "minikube-node.json"))
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"podwhy: warning: a document without a kind skipped (not Kubernetes objects): {values}: document 1\n"
+    )
