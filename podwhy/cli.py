@@ -427,6 +427,8 @@ def _render_any(report: PendingReport, output: Output) -> None:
         from podwhy.report.table import render_pending
 
         render_pending(report, wide=output == Output.wide)
+        for warning in report.warnings:
+            print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 
 @app.command(cls=_Command)

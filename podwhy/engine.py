@@ -38,6 +38,16 @@ class ExplainRequest:
     node: str | None = None
 
 
+def kindless_note(snapshot: Snapshot) -> str:
+    """For an error on an empty snapshot: the documents without a kind it skipped, if any."""
+    if not snapshot.kindless:
+        return ""
+    source, where = snapshot.kindless[0]
+    count = len(snapshot.kindless)
+    skipped = "1 document without a kind was" if count == 1 else f"{count:,} documents without a kind were"
+    return f"; {skipped} skipped ({source}: {where}{', ...' if count > 1 else ''})"
+
+
 def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
     if "/" in ref:
         ns, _, name = ref.partition("/")
@@ -115,7 +125,7 @@ def explain(request: ExplainRequest) -> Report:
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)})",
+            f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     if manifest_pod is not None:
@@ -173,7 +183,7 @@ def pending(request: PendingRequest) -> PendingReport:
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
+            f"the snapshot holds no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
     if request.namespace is not None:
@@ -202,7 +212,7 @@ def check(request: CheckRequest) -> CheckReport:
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
-            f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
+            f"the snapshot holds no nodes ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
     # The manifests' own Namespaces are created first, as `kubectl apply` of them would.

@@ -385,7 +385,7 @@ def cluster(tmp_path: Path) -> Path:
 
 
 def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path, check_schema_validator: Any) -> None:
-    helm = b"---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: cfg}\n" + stream(
+    helm = b"---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: cfg}\n---\n" + stream(
         deployment("web", 3, {"affinity": ANTI_AFFINITY, "containers": [container()]}),
         deployment("api", 2, {"containers": [container()]}),
     )

@@ -42,6 +42,8 @@ class ObjectMeta(_Base):
     name: str = ""
     namespace: str = ""
     uid: str = ""
+    # Which version of the object this is: when two inputs hold one object, the newer is read.
+    resource_version: str = ""
     labels: dict[str, str] = {}
     annotations: dict[str, str] = {}
     deletion_timestamp: str | None = None
@@ -1019,6 +1021,11 @@ KINDS: dict[str, KindInfo] = {
 }
 
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
+
+# The kinds without a namespace: an object of one is known by its kind and name alone.
+CLUSTER_SCOPED_KINDS = frozenset(
+    {"Node", "ResourceSlice", *(kind for kind, info in KINDS.items() if info.indexing is Indexing.BY_NAME)}
+)
 
 # What `-f` manifests are read for: Pods, the workloads that make pods (their templates), and
 # the objects a chart ships alongside that plugins or admission read (added to the snapshot).

@@ -10,6 +10,7 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
     DryRunStatus,
@@ -320,7 +321,12 @@ def build_pending_report(
         namespace=namespace, namespaces=1 if namespace is not None else len(snapshot.namespace_names())
     )
     return PendingReport(
-        total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot), scope=scope
+        total=len(pending),
+        stuck=stuck,
+        groups=ordered,
+        snapshot=snapshot_summary(snapshot),
+        scope=scope,
+        warnings=input_warnings(snapshot),
     )
 
 
@@ -363,7 +369,7 @@ def build_report(
         messageComplete=cycle.message_complete,
         pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
-        warnings=[*_warnings(cycle, snapshot), *notes],
+        warnings=[*input_warnings(snapshot), *_warnings(cycle, snapshot), *notes],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )

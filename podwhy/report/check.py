@@ -7,6 +7,7 @@ from pathlib import Path
 
 from podwhy.errors import PodwhyError
 from podwhy.report.build import snapshot_summary, unresolved_priority_warning
+from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
@@ -56,7 +57,7 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         failingWorkloads=sum(1 for w in workloads if w.pending),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = [
+    warnings = input_warnings(snapshot) + [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas

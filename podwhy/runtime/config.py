@@ -40,6 +40,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
+from podwhy.snapshot import yaml11
 
 # Default MultiPoint plugins of v1.35 (DynamicResources inserted before
 # DefaultPreemption because DynamicResourceAllocation is on) with their weights.
@@ -301,7 +302,11 @@ def load_scheduler_config(path: Path) -> SchedulerConfig:
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot read scheduler configuration: {exc.strerror}") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=yaml11.UniqueKeySafeLoader)
+    except yaml11.DuplicateKeyError as exc:
+        raise UsageError(
+            f'{path}: line {exc.line + 1}: mapping key "{exc.key}" already defined at line {exc.first_line + 1}'
+        ) from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: malformed YAML: {str(exc).splitlines()[0]}") from None
     return parse_scheduler_config(raw, str(path))

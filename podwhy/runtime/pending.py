@@ -43,7 +43,7 @@ class Owner:
     name: str
 
     def __str__(self) -> str:
-        return f"{self.namespace}/{self.name} ({self.kind})"
+        return f"{self.namespace}/{self.name} ({self.kind})" if self.namespace else f"{self.name} ({self.kind})"
 
 
 @dataclass
@@ -111,7 +111,8 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | Non
         parent = controller_ref(job.metadata) if job is not None else None
         if parent is not None and parent.kind == "CronJob":
             return Owner(parent.kind, namespace, parent.name)
-    return Owner(ref.kind, namespace, ref.name)
+    # A mirror pod's owner is its Node, which has no namespace.
+    return Owner(ref.kind, "" if ref.kind in o.CLUSTER_SCOPED_KINDS else namespace, ref.name)
 
 
 def _events_of(pod: o.Pod, events: list[o.Event]) -> list[o.Event]:

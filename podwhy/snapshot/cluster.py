@@ -17,6 +17,41 @@ def ns_name(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
+# An object as the API server knows it: kind, namespace ("" for cluster-scoped kinds) and name.
+ObjectKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """One object two inputs held in different versions (or one input held twice): which was read."""
+
+    key: ObjectKey
+    first: str  # the input of the version read until then
+    second: str  # the input of the version seen next
+    first_version: str  # their metadata.resourceVersion ("" when unset)
+    second_version: str
+    kept_second: bool  # the newer resourceVersion, or the later input when they are not both integers
+
+
+@dataclass(frozen=True)
+class Reread:
+    """A file given again (the same path twice, or a file inside a folder also given): read once."""
+
+    path: str
+    first: str  # the argument that named it first: the file, or a folder holding it
+    second: str  # the argument that named it again
+    first_folder: bool = False  # whether FIRST is a folder
+    second_folder: bool = False
+
+
+def second_is_newer(first: str, second: str) -> bool:
+    """Whether the version with resourceVersion SECOND replaces the one with FIRST: compared as
+    the integers the API server writes when both are, else the one seen later wins."""
+    if first.isascii() and second.isascii() and first.isdigit() and second.isdigit():
+        return int(second) >= int(first)
+    return True
+
+
 @dataclass
 class Snapshot:
     nodes: list[o.Node] = field(default_factory=list)
@@ -61,6 +96,18 @@ class Snapshot:
     # PriorityClasses at all), by "namespace/name": the class's name (priority taken as 0).
     unresolved_priority_classes: dict[str, str] = field(default_factory=dict, compare=False)
 
+    # What loading the inputs met, worded as warnings by the report: objects held by more than one
+    # input (each read once), files given twice (read once), documents without a kind found in a
+    # folder (skipped, as (input, where in it)).
+    # Identical copies: (object, the input of the copy read, the input of the copy met again).
+    repeats: list[tuple[ObjectKey, str, str]] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)  # copies that differ
+    rereads: list[Reread] = field(default_factory=list)
+    kindless: list[tuple[str, str]] = field(default_factory=list)
+    # Each object loaded from an input: where it came from, and its place in its kind's list (-1
+    # for kinds filed by name).
+    _loaded: dict[ObjectKey, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
+
     def add(self, kind: str, obj: Any) -> None:
         """File one decoded object under its kind, as the model's kind table says."""
         info = o.KINDS.get(kind)
@@ -89,6 +136,63 @@ class Snapshot:
     def has_namespace(self, namespace: str) -> bool:
         """Whether NAMESPACE exists as far as the snapshot shows (the built-in ones always do)."""
         return namespace in self.namespaces or namespace in BUILT_IN_NAMESPACES or namespace in self.namespace_names()
+
+    def load(self, kind: str, objs: list[Any], source: str) -> None:
+        """File the objects one input (SOURCE) held, each object once: one another input held too
+        is read once, its newer version when they differ (see second_is_newer)."""
+        info = o.KINDS.get(kind)
+        if info is None:
+            self.ignored_kinds[kind] += len(objs)
+            return
+        self.kinds_seen.add(kind)
+        store = getattr(self, info.snapshot_field)
+        loaded = self._loaded
+        listed = info.indexing is o.Indexing.LIST
+        by_name = info.indexing is o.Indexing.BY_NAME
+        cluster_scoped = kind in o.CLUSTER_SCOPED_KINDS
+        for obj in objs:
+            meta = obj.metadata
+            key = (kind, "" if cluster_scoped else meta.namespace, meta.name)
+            seen = loaded.get(key)
+            if seen is not None:
+                self._again(key, seen, obj, source, store, listed, by_name)
+            elif listed:
+                loaded[key] = (source, len(store))
+                store.append(obj)
+            else:
+                loaded[key] = (source, -1)
+                store[meta.name if by_name else ns_name(meta.namespace, meta.name)] = obj
+
+    def _again(
+        self, key: ObjectKey, seen: tuple[str, int], obj: Any, source: str, store: Any, listed: bool, by_name: bool
+    ) -> None:
+        """OBJ, of an object loaded before (from SEEN's input): once, and the newer version."""
+        first, position = seen
+        name_key = key[2] if by_name else ns_name(key[1], key[2])
+        old = store[position] if listed else store[name_key]
+        if old == obj:
+            self.repeats.append((key, first, source))
+            return
+        first_version, second_version = old.metadata.resource_version, obj.metadata.resource_version
+        newer = second_is_newer(first_version, second_version)
+        self.duplicates.append(Duplicate(key, first, source, first_version, second_version, newer))
+        if not newer:
+            return
+        if listed:
+            store[position] = obj
+        else:
+            store[name_key] = obj
+        self._loaded[key] = (source, position)
+        if key[0] == "Pod":
+            self.raw_pods.pop(ns_name(key[1], key[2]), None)
+
+    def holds(self, key: ObjectKey, obj: Any) -> bool:
+        """Whether OBJ is the version of KEY's object the snapshot holds (of kinds filed in lists)."""
+        seen = self._loaded.get(key)
+        if seen is None or seen[1] < 0:
+            return False
+        store = getattr(self, o.KINDS[key[0]].snapshot_field)
+        return store[seen[1]] is obj
 
     @property
     def missing_kinds(self) -> frozenset[str]:

@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -62,6 +63,10 @@ class Decoded:
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
     raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
+    raw_objects: dict[str, Any] = field(default_factory=dict)  # the pod each of raw_pods is the JSON of
+    # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
+    kindless: list[str] = field(default_factory=list)
+    source: str = ""  # the input, as errors name it
 
     def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
         self.objects.setdefault(kind, []).append(obj)
@@ -73,6 +78,8 @@ class Decoded:
             self.objects.setdefault(kind, []).extend(objs)
         self.entries.extend(other.entries)
         self.raw_pods.update(other.raw_pods)
+        self.raw_objects.update(other.raw_objects)
+        self.kindless.extend(other.kindless)
         self.list_kinds |= other.list_kinds
         self.ignored.update(other.ignored)
         if other.list_meta is not None:
@@ -80,12 +87,16 @@ class Decoded:
         self.reference_reads += other.reference_reads
 
     def add_to(self, snapshot: Snapshot) -> None:
+        """File what this input held in SNAPSHOT; objects it already holds are read once (Snapshot.load)."""
         for kind, objs in self.objects.items():
-            for obj in objs:
-                snapshot.add(kind, obj)
+            snapshot.load(kind, objs, self.source)
         snapshot.kinds_seen |= self.list_kinds
         snapshot.ignored_kinds.update(self.ignored)
-        snapshot.raw_pods.update(self.raw_pods)
+        for key, data in self.raw_pods.items():
+            namespace, _, name = key.partition("/")
+            if snapshot.holds(("Pod", namespace, name), self.raw_objects[key]):
+                snapshot.raw_pods[key] = data
+        snapshot.kindless.extend((self.source, where) for where in self.kindless)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
 
@@ -165,12 +176,19 @@ SNAPSHOT_KINDS = KindTable(KIND_TYPES, manifests=False)
 MANIFEST_KINDS = KindTable(MANIFEST_KIND_TYPES, manifests=True)
 
 
-def decode(data: bytes, source: str, *, manifests: bool = False) -> Decoded:
+def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: bool = False) -> Decoded:
     """Decode DATA (JSON or YAML: an object, a List, or a YAML stream); SOURCE names it in errors.
 
     MANIFESTS: DATA holds manifests (`-f`): Pods, workload templates and what a chart ships
-    alongside them, listed in `entries` in input order, named from generateName when unnamed."""
-    table = MANIFEST_KINDS if manifests else SNAPSHOT_KINDS
+    alongside them, listed in `entries` in input order, named from generateName when unnamed.
+    SKIP_KINDLESS: a document without a kind is skipped and listed in `kindless` (a file found in a
+    folder, which may hold other things) rather than refused (a file given by name)."""
+    out = _decode(data, source, MANIFEST_KINDS if manifests else SNAPSHOT_KINDS, skip_kindless)
+    out.source = source
+    return out
+
+
+def _decode(data: bytes, source: str, table: KindTable, skip_kindless: bool) -> Decoded:
     stripped = data.lstrip()
     if not stripped:
         return Decoded()
@@ -178,13 +196,20 @@ def decode(data: bytes, source: str, *, manifests: bool = False) -> Decoded:
         raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
     if stripped[:1] == b"{":
         try:
-            return _JsonReader(source, table).read(data)
+            return _JsonReader(source, table, skip_kindless).read(data)
         except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
             raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
     try:
-        return _YamlReader(source, data, table).read()
+        return _YamlReader(source, data, table, skip_kindless).read()
     except UnicodeDecodeError as exc:
         raise PodwhyError(f"{source}: malformed YAML: not UTF-8 text: {exc}") from None
+
+
+def _kindless(out: Decoded, source: str, where: str, skip: bool) -> None:
+    """A document or List item without a kind: skipped and listed when SKIP, else refused."""
+    if not skip:
+        raise PodwhyError(f"{source}: {where} is not a Kubernetes object: it has no kind")
+    out.kindless.append(where)
 
 
 def _yaml_kind(doc: dict[Any, Any], source: str, where: str) -> str:
@@ -282,7 +307,9 @@ def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None])
         return
     data = raw()
     if data is not None:
-        out.raw_pods[f"{obj.metadata.namespace}/{obj.metadata.name}"] = data
+        key = f"{obj.metadata.namespace}/{obj.metadata.name}"
+        out.raw_pods[key] = data
+        out.raw_objects[key] = obj
 
 
 def _plain_json(doc: Any) -> bytes | None:
@@ -323,10 +350,43 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
         raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
 
 
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its members, in order (repeated keys kept)."""
+
+
+def json_duplicate_field(data: bytes) -> str | None:
+    """The first key some object of the JSON DATA holds twice, by its path as the API server's
+    strict decoding names it ("spec.replicas", "items[0].metadata.name"); None if there is none."""
+
+    def walk(value: Any, path: str) -> str | None:
+        if isinstance(value, _Pairs):
+            seen: set[str] = set()
+            for key, item in value:
+                field = f"{path}.{key}" if path else key
+                if key in seen:
+                    return field
+                seen.add(key)
+                found = walk(item, field)
+                if found is not None:
+                    return found
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                found = walk(item, f"{path}[{index}]")
+                if found is not None:
+                    return found
+        return None
+
+    try:
+        return walk(json.loads(data, object_pairs_hook=_Pairs), "")
+    except (ValueError, RecursionError):  # what msgspec read, json may not: then no key is named twice
+        return None
+
+
 class _JsonReader:
-    def __init__(self, source: str, table: KindTable) -> None:
+    def __init__(self, source: str, table: KindTable, skip_kindless: bool) -> None:
         self.source = source
         self.table = table
+        self.skip_kindless = skip_kindless
         self.out = Decoded()
 
     def read(self, data: bytes) -> Decoded:
@@ -334,6 +394,10 @@ class _JsonReader:
             env = _ENVELOPE.decode(data)
         except msgspec.DecodeError as exc:
             raise PodwhyError(f"{self.source}: malformed JSON: {exc}") from None
+        if self.table.manifests and not fastyaml.unique_keys(data):
+            duplicate = json_duplicate_field(data)
+            if duplicate is not None:
+                raise PodwhyError(f'{self.source}: duplicate field "{duplicate}" (a JSON object holds a key twice)')
         if env.items is None:
             self._add(env.kind, env.apiVersion, data, "the object")
             return self.out
@@ -357,6 +421,9 @@ class _JsonReader:
         return self.out
 
     def _add(self, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str) -> None:
+        if not kind:
+            _kindless(self.out, self.source, where, self.skip_kindless)
+            return
         how = self.table.reading(kind, api_version)
         if how is None:
             self.out.ignored[self.table.ignored_as(kind, api_version)] += 1
@@ -380,10 +447,11 @@ class _ReferenceNeededError(Exception):
 
 
 class _YamlReader:
-    def __init__(self, source: str, data: bytes, table: KindTable) -> None:
+    def __init__(self, source: str, data: bytes, table: KindTable, skip_kindless: bool) -> None:
         self.source = source
         self.data = data
         self.table = table
+        self.skip_kindless = skip_kindless
 
     def read(self) -> Decoded:
         out = Decoded()
@@ -487,6 +555,9 @@ class _YamlReader:
         return meta
 
     def _fast_object(self, out: Decoded, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str) -> None:
+        if not kind:
+            _kindless(out, self.source, where, self.skip_kindless)
+            return
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1
@@ -511,6 +582,12 @@ class _YamlReader:
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
         try:
             return yaml11.load_all(text)
+        except yaml11.DuplicateKeyError as exc:
+            base = self.data.count(b"\n", 0, offset)
+            raise PodwhyError(
+                f'{self.source}: line {base + exc.line + 1}: mapping key "{exc.key}" '
+                f"already defined at line {base + exc.first_line + 1}"
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = ""
@@ -558,6 +635,9 @@ class _YamlReader:
         self._reference_object(out, kind, api_version, item, where)
 
     def _reference_object(self, out: Decoded, kind: str, api_version: str, doc: dict[Any, Any], where: str) -> None:
+        if not kind:
+            _kindless(out, self.source, where, self.skip_kindless)
+            return
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1

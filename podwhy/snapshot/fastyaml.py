@@ -270,7 +270,7 @@ class _Reader:
         if root < 0:
             return b"null"
         js = self._emit(tree, root, len(text))
-        return None if plain_specials(text, js) else js
+        return None if plain_specials(text, js) or not unique_keys(js) else js
 
     def items(self, text: bytes, starts: list[int], end: int) -> Iterator[Item]:
         """The items at STARTS (ending at END), parsed a batch at a time; FastPathError if the cut is wrong."""
@@ -292,6 +292,8 @@ class _Reader:
             try:
                 raws = list(self._items.decode(js))
                 flagged = {bisect.bisect_right(offsets, p) - 1 for p in plain_specials(batch, js)}
+                # Item by item: cheaper than the batch whole (its list is one more object to build).
+                flagged |= {i for i, raw in enumerate(raws) if raw is not None and not unique_keys(raw)}
             except msgspec.DecodeError:
                 # A token JSON does not take (+5, 00.5): take the batch's items one by one.
                 raws = [self._single(bytes(view[o:b])) for o, b in zip(offsets, bounds, strict=True)]
@@ -375,6 +377,21 @@ def quote_exponent_strings(js: bytes) -> bytes:
         previous = end
     pieces.append(js[previous:])
     return b"".join(pieces)
+
+
+_ANY = msgspec.json.Decoder()
+
+
+def unique_keys(js: bytes | msgspec.Raw) -> bool:
+    """Whether the JSON JS, as rapidyaml wrote it from YAML, surely has no mapping key twice in
+    one mapping (which YAML forbids and the reference reader refuses). Decoded, an object keeps
+    each key once: written again, it is the same text only if no key was repeated. A number
+    written otherwise than msgspec writes it (1.50) also differs: that item goes to the reference
+    reader, which reads it as well."""
+    try:
+        return msgspec.json.encode(_ANY.decode(js)) == msgspec.json.format(js, indent=-1)
+    except msgspec.DecodeError:
+        return False
 
 
 # JSON strings rapidyaml writes for plain scalars YAML 1.1 reads otherwise: "~", "Null",

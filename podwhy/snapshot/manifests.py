@@ -26,7 +26,7 @@ from podwhy.snapshot.admission import admit, admit_claim
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
-from podwhy.snapshot.source import _object_files, _read_bytes
+from podwhy.snapshot.source import _object_files, _read_bytes, read_stream
 
 WORKLOAD_KINDS = o.WORKLOAD_KINDS
 SUPPORT_KINDS = o.MANIFEST_SUPPORT_KINDS
@@ -124,6 +124,8 @@ class ManifestSource:
         # The manifests' own PVCs, created as they are applied (before any replica).
         self.applied_claims: list[o.PersistentVolumeClaim] = []
         self._names: set[tuple[str, str]] = set()
+        # Documents without a kind in the folders given (skipped), as (file, where in it).
+        self.kindless: list[tuple[str, str]] = []
 
     def read(self) -> list[Entry]:
         """Every object of the inputs that manifests are read for, in input order (Lists
@@ -134,7 +136,7 @@ class ManifestSource:
         for raw_path in self.paths:
             if raw_path == "-":
                 stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                entries.extend(decode(stream.read(), "<stdin>", manifests=True).entries)
+                entries.extend(decode(read_stream(stream, "<stdin>"), "<stdin>", manifests=True).entries)
                 continue
             path = Path(raw_path)
             if path.is_dir():
@@ -142,7 +144,9 @@ class ManifestSource:
                 if not files:
                     raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                 for file in files:
-                    entries.extend(decode(_read_bytes(file), str(file), manifests=True).entries)
+                    decoded = decode(_read_bytes(file), str(file), manifests=True, skip_kindless=True)
+                    entries.extend(decoded.entries)
+                    self.kindless.extend((decoded.source, where) for where in decoded.kindless)
             else:
                 entries.extend(decode(_read_bytes(path), str(path), manifests=True).entries)
         self._entries = entries
@@ -164,6 +168,7 @@ class ManifestSource:
     def load_into(self, snapshot: Snapshot) -> list[ManifestWorkload]:
         """Add the manifests' support objects to SNAPSHOT, then build every workload's admitted pods."""
         entries = self.read()
+        snapshot.kindless.extend(self.kindless)
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
@@ -441,7 +446,7 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
     dumps are read by (named from generateName as `check` names it), in NAMESPACE unless it
     names its own."""
     if str(path) == "-":
-        data, source = (stdin if stdin is not None else sys.stdin.buffer).read(), "<stdin>"
+        data, source = read_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>"), "<stdin>"
     else:
         data, source = _read_bytes(path), str(path)
     entries = decode(data, source, manifests=True).entries

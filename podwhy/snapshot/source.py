@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import BinaryIO, Protocol
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
-from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
 
 # Kinds that `kubectl cluster-info dump` never writes: a plugin that needs one of them
@@ -88,14 +89,17 @@ class FileSource:
         self.reference_reads = 0
 
     def load(self) -> Snapshot:
-        """Load every path into one snapshot; a file is added only once all of it decoded."""
+        """Load every path into one snapshot; a file is added only once all of it decoded. A file
+        given again (the same path, or a file inside a folder also given) is read once; an object
+        several files hold is taken once (Snapshot.load)."""
         snapshot = Snapshot()
+        given = GivenFiles(snapshot)
         with gc_paused():
             for raw_path in self.paths:
                 snapshot.sources.append(raw_path)
                 if raw_path == "-":
                     stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                    self._add(snapshot, stream.read(), "<stdin>")
+                    self._add(snapshot, read_stream(stream, "<stdin>"), "<stdin>", skip_kindless=False)
                     continue
                 path = Path(raw_path)
                 if path.is_dir():
@@ -105,9 +109,10 @@ class FileSource:
                     if not files:
                         raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                     for file in files:
-                        self._add(snapshot, _read_bytes(file, self.progress), str(file))
-                else:
-                    self._add(snapshot, _read_bytes(path, self.progress), str(path))
+                        if given.first_time(file, raw_path, folder=True):
+                            self._add(snapshot, _read_bytes(file, self.progress), str(file), skip_kindless=True)
+                elif given.first_time(path, raw_path, folder=False):
+                    self._add(snapshot, _read_bytes(path, self.progress), str(path), skip_kindless=False)
         if snapshot.from_cluster_info_dump:
             for kind in sorted(CLUSTER_INFO_DUMP_LACKS - snapshot.kinds_seen):
                 snapshot.missing.setdefault(kind, "")
@@ -115,10 +120,10 @@ class FileSource:
             self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
         return snapshot
 
-    def _add(self, snapshot: Snapshot, data: bytes, source: str) -> None:
+    def _add(self, snapshot: Snapshot, data: bytes, source: str, skip_kindless: bool) -> None:
         if self.progress is not None:
             self.progress(ReadProgress(source, "decoding", len(data), len(data)))
-        decoded = decode(data, source)
+        decoded = decode(data, source, skip_kindless=skip_kindless)
         self.reference_reads += decoded.reference_reads
         decoded.add_to(snapshot)
 
@@ -138,6 +143,46 @@ def _read_chunks(path: Path, progress: ReadCallback) -> bytes:
     return b"".join(chunks)
 
 
+class GivenFiles:
+    """The files read so far, by their resolved path: one given again is not read again."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.read: dict[Path, tuple[str, bool]] = {}  # resolved path -> the argument that named it, a folder?
+
+    def first_time(self, file: Path, given_as: str, folder: bool) -> bool:
+        """Whether FILE (named by the argument GIVEN_AS, a FOLDER or the file) is read now; if
+        not, the snapshot says so."""
+        try:
+            resolved = file.resolve()
+        except OSError:  # reading it fails with a clear error
+            return True
+        first = self.read.get(resolved)
+        if first is None:
+            self.read[resolved] = (given_as, folder)
+            return True
+        self.snapshot.rereads.append(Reread(str(file), first[0], given_as, first[1], folder))
+        return False
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gunzip(data: bytes, name: str) -> bytes:
+    """DATA decompressed when it is gzip (told by its magic bytes, whatever its name); NAME names it in errors."""
+    if data[:2] != GZIP_MAGIC:
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise PodwhyError(f"{name}: corrupt gzip data: {exc}") from None
+
+
+def read_stream(stream: BinaryIO, name: str) -> bytes:
+    """All of STREAM (stdin), decompressed when it is gzip."""
+    return gunzip(stream.read(), name)
+
+
 def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
     try:
         data = path.read_bytes() if progress is None else _read_chunks(path, progress)
@@ -145,14 +190,11 @@ def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
-    if data[:2] == b"\x1f\x8b":
-        if progress is not None:
-            progress(ReadProgress(str(path), "decompressing", len(data), len(data)))
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise PodwhyError(f"{path}: corrupt gzip data: {exc}") from None
-    return data
+    if not data and path.name.endswith(".gz"):
+        raise PodwhyError(f"{path}: empty file: no gzip data")
+    if data[:2] == GZIP_MAGIC and progress is not None:
+        progress(ReadProgress(str(path), "decompressing", len(data), len(data)))
+    return gunzip(data, str(path))
 
 
 def _is_cluster_info_dump(root: Path) -> bool:

@@ -53,8 +53,45 @@ class Scalar:
         return f"Scalar({self.value!r}, {self.text!r})"
 
 
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping holds a key twice (YAML forbids it; go-yaml v3, which kustomize and helm read
+    with, refuses it in these words). Lines count from 0 in the text loaded."""
+
+    def __init__(self, key: str, line: int, first_line: int) -> None:
+        super().__init__(f"mapping key {key!r} already defined")
+        self.key = key
+        self.line = line
+        self.first_line = first_line
+
+
 class Loader(_SafeLoader):  # type: ignore[misc]
-    """SafeLoader without the timestamp resolver, whose non-string scalars remember their text."""
+    """SafeLoader without the timestamp resolver, whose non-string scalars remember their text,
+    refusing a mapping that holds a key twice."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        check_unique_keys(node)
+        return super().construct_mapping(node, deep)
+
+
+def check_unique_keys(node: Any) -> None:
+    """DuplicateKeyError if the mapping NODE holds a scalar key twice (compared as written)."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: dict[str, Any] = {}
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            first = seen.setdefault(key_node.value, key_node)
+            if first is not key_node:
+                raise DuplicateKeyError(key_node.value, key_node.start_mark.line, first.start_mark.line)
+
+
+class UniqueKeySafeLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader refusing a mapping that holds a key twice (kube-scheduler decodes its
+    configuration strictly)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        check_unique_keys(node)
+        return super().construct_mapping(node, deep)
 
 
 Loader.yaml_implicit_resolvers = {
