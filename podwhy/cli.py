@@ -50,11 +50,21 @@ OutputOption = Annotated[Output, typer.Option("--output", "-o", help="table, wid
 SchedulerConfigOption = Annotated[
     Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
 ]
+CompleteOption = Annotated[
+    bool,
+    typer.Option(
+        "--complete",
+        help="The --from files hold every object of the cluster: a kind they hold none of, the cluster has none of"
+        " (without it such a kind leaves the plugins that need it NotEvaluated). See docs/complete.md.",
+    ),
+]
 
 
-def _check_live_options(from_: list[str] | None, *live: object) -> None:
+def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
     if from_ and any(option is not None for option in live):
         raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+    if complete and not from_:
+        raise UsageError("--complete is said of --from files: a live cluster is complete by itself")
 
 
 def _write_structured(report: Report | PendingReport | CheckReport, output: Output) -> bool:
@@ -147,6 +157,7 @@ def explain(
     output: OutputOption = Output.table,
     node: Annotated[str | None, typer.Option("--node", help="Show the facts behind every verdict on one node.")] = None,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -165,13 +176,13 @@ def explain(
             raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
         if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         from podwhy.report.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), complete=complete)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()
@@ -226,6 +237,7 @@ def pending(
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Pods of every namespace.")] = False,
     output: OutputOption = Output.table,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -242,11 +254,11 @@ def pending(
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), complete=complete)
                 scope = None if all_namespaces or namespace is None else namespace
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
@@ -263,6 +275,8 @@ def _render_any(report: PendingReport, output: Output) -> None:
         from podwhy.report.table import render_pending
 
         render_pending(report, wide=output == Output.wide)
+        for warning in report.warnings:
+            print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 
 @app.command()
@@ -288,6 +302,7 @@ def check(
         Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -306,13 +321,13 @@ def check(
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_))
+                source = FileSource(list(from_), complete=complete)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()

@@ -18,6 +18,7 @@ from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, pending_group
 from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
 
@@ -88,7 +89,7 @@ def explain(request: ExplainRequest) -> Report:
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)})",
-            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+            hint=dump_hint(),
         )
     if manifest_pod is not None:
         from podwhy.snapshot.admission import add_manifest_pod
@@ -140,7 +141,7 @@ def pending(request: PendingRequest) -> PendingReport:
     if not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
-            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+            hint=dump_hint(),
         )
     config = scheduler_config(request.scheduler_config)
     # The classifier's indexes serve the group sizing too.
@@ -166,7 +167,7 @@ def check(request: CheckRequest) -> CheckReport:
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
-            hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
+            hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
     config = scheduler_config(request.scheduler_config)
     workloads = request.manifests.load_into(snapshot)

@@ -40,6 +40,7 @@ from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_CONFIG_SOURCE = "the default configuration"
@@ -138,8 +139,20 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
 
 
+def lacking_kinds_warning(kinds: Sequence[str]) -> str:
+    """How to add the kinds the snapshot holds no object of, for plugins that need them."""
+    names = ", ".join(o.plural(kind) for kind in kinds)
+    return (
+        f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: add them with "
+        f"--from a dump of `{kubectl_dump_command(kinds)}` (or take the whole cluster with `{SNAPSHOT_COMMAND}`), "
+        "or pass --complete if the files hold every object of the cluster"
+    )
+
+
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
+    if cycle.lacking_kinds:
+        warnings.append(lacking_kinds_warning(cycle.lacking_kinds))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)
@@ -293,7 +306,14 @@ def build_pending_report(
         group.details.extend(d for d in item.details if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
-    return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
+    lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
+    return PendingReport(
+        total=len(pending),
+        stuck=stuck,
+        groups=ordered,
+        snapshot=snapshot_summary(snapshot),
+        warnings=[lacking_kinds_warning(lacking)] if lacking else [],
+    )
 
 
 def build_report(

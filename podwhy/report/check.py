@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
-from podwhy.report.build import snapshot_summary
+from podwhy.report.build import lacking_kinds_warning, snapshot_summary
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
@@ -57,6 +57,11 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
     ]
+    lacking = sorted(
+        {kind for p in placements for r in p.replicas if r.cycle is not None for kind in r.cycle.lacking_kinds}
+    )
+    if lacking:
+        warnings.append(lacking_kinds_warning(lacking))
     return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
 
 

@@ -459,6 +459,8 @@ class _Classifier:
             cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             cause = cycle.message
+        elif cycle.verdict == Verdict.INCONCLUSIVE:
+            cause = f"fits the plugins evaluated; {cycle.not_evaluated_text}"
         else:
             cause = cycle.message or str(cycle.verdict)
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
