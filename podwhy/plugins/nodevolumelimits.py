@@ -69,9 +69,15 @@ class NodeVolumeLimits(Plugin):
         the volumes of every pod on a node reads claims, PVs and classes."""
         if not any(self._counted_kind(vol) for vol in pod.pod.spec.volumes):
             return set()
-        if "CSINode" not in self.handle.snapshot.missing and not self._any_limit():
-            return set()  # no node limits any driver: nothing can exceed a limit
-        return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+        if "CSINode" in self.handle.snapshot.missing or self._any_limit():
+            return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+        # No node limits any driver: only a claim of the pod's that is not found rejects it.
+        namespace = pod.pod.metadata.namespace
+        for vol in pod.pod.spec.volumes:
+            claim = pod_claim_name(pod.pod, vol)
+            if claim is not None and self.handle.pvc(namespace, claim[0]) is None:
+                return {"PersistentVolumeClaim"}
+        return set()
 
     def _any_limit(self) -> bool:
         if self._limited is None:

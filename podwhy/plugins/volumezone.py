@@ -76,7 +76,7 @@ class VolumeZone(Plugin):
                 continue
             pvc = self.handle.pvc(pod.pod.metadata.namespace, vol.persistent_volume_claim.claim_name)
             if pvc is None:
-                needed |= {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"}
+                needed.add("PersistentVolumeClaim")
             elif pvc.spec.volume_name:
                 if self.handle.pv(pvc.spec.volume_name) is None:
                     needed.add("PersistentVolume")

@@ -111,15 +111,8 @@ class CycleOutcome:
     # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
     # evaluated for this pod or the preemption dry run assuming none (say how to add them).
     lacking_kinds: list[str] = field(default_factory=list)
-
-    @property
-    def not_evaluated_text(self) -> str:
-        """The Filter plugins not evaluated and why, in one line ("" when every one was)."""
-        if self.outcome is None or not self.outcome.not_evaluated:
-            return ""
-        plugins = ", ".join(sorted(self.outcome.not_evaluated))
-        reasons = "; ".join(sorted({r.removeprefix("not evaluated: ") for r in self.outcome.not_evaluated.values()}))
-        return f"not evaluated: {plugins} ({reasons})"
+    # The Filter plugins not evaluated and why, in one line ("" when every one was).
+    not_evaluated_text: str = ""
 
 
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
@@ -199,6 +192,10 @@ def run_cycle(
         scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
         out.ignored_score_error = scores.error
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
+    if outcome.not_evaluated:
+        plugins = ", ".join(sorted(outcome.not_evaluated))
+        reasons = "; ".join(sorted({r.removeprefix("not evaluated: ") for r in outcome.not_evaluated.values()}))
+        out.not_evaluated_text = f"not evaluated: {plugins} ({reasons})"
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
@@ -221,12 +218,12 @@ def lacking_kinds(framework: Framework, cycle: CycleOutcome, missing: Mapping[st
     pod = cycle.pod
     needed: set[str] = set()
     for name in cycle.outcome.not_evaluated:
-        needed |= framework.plugins[name].required_kinds(pod)
+        needed |= framework.plugins[name].needed_kinds(pod)
     for name in cycle.scores.not_evaluated if cycle.scores is not None else ():
-        needed |= framework.plugins[name].required_kinds_for_score(pod)
+        needed |= framework.plugins[name].needed_kinds(pod, score=True)
     if cycle.post_filter is not None:
         for name in cycle.post_filter.not_evaluated:
-            needed |= framework.plugins[name].required_kinds(pod)
+            needed |= framework.plugins[name].needed_kinds(pod)
         if cycle.post_filter.pdbs_assumed_none:
             needed.add("PodDisruptionBudget")
     return sorted(kind for kind in needed if missing.get(kind) == "")

@@ -95,7 +95,7 @@ class PostFilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.required_kinds(pod), handle.snapshot.missing)
+    return not_evaluated_reason(plugin.needed_kinds(pod), handle.snapshot.missing)
 
 
 class Framework:

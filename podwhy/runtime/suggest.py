@@ -980,6 +980,9 @@ def size_group(
     budget = budget or GroupBudget()
     if cycle.outcome is None or not pods:
         return GroupSizing(SizingOutcome.SKIPPED, "not sized: no scheduling cycle to start from")
+    if cycle.outcome.not_evaluated:
+        # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
+        return GroupSizing(SizingOutcome.SKIPPED, f"not sized: {cycle.not_evaluated_text}")
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)
@@ -1092,11 +1095,16 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
             f"kubectl delete pod -n {shlex.quote(ns)} {' '.join(shlex.quote(n) for n in names)}"
             for ns, names in sorted(by_ns.items())
         )
+        budgets = (
+            "the snapshot holds no PodDisruptionBudgets: check that none forbids evicting them"
+            if "PodDisruptionBudget" in v.snapshot.missing
+            else "no PodDisruptionBudget is broken"
+        )
         return [
             Suggestion(
                 kind="evictPods",
                 summary=f"move {len(victims)} lower-priority pod(s) off node {cand.node} "
-                f"({', '.join(pi.key for pi in cand.victims)}); no PodDisruptionBudget is broken",
+                f"({', '.join(pi.key for pi in cand.victims)}); {budgets}",
                 nodes=feasible,
                 patches=[{**_pod_ref(p), "patch": None} for p in victims],
                 command=command,

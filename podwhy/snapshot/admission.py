@@ -26,6 +26,12 @@ def _tolerates(pod: o.Pod, key: str) -> bool:
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 
 
+def _admitted_without(pod: o.Pod, snapshot: Snapshot, kind: str) -> None:
+    """Admission needed an object of KIND the snapshot cannot vouch for not having."""
+    key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+    snapshot.admitted_without[key] = snapshot.admitted_without.get(key, frozenset()) | {kind}
+
+
 def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     """Priority admission: the named class, the built-in system classes, or the global default."""
     name = pod.spec.priority_class_name
@@ -33,7 +39,8 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     if pclass is None and name in SYSTEM_PRIORITY_CLASSES:
         pod.spec.priority = SYSTEM_PRIORITY_CLASSES[name]
         return
-    if pclass is None and name and "PriorityClass" in snapshot.kinds_seen:
+    unknown = "PriorityClass" in snapshot.missing
+    if pclass is None and name and not unknown:
         raise PodwhyError(
             f"pod {pod.metadata.name}: no PriorityClass with name {name} was found",
             hint="the API server would reject this pod",
@@ -41,6 +48,8 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     if pclass is None and not name:
         pclass = next((pc for pc in snapshot.priority_classes.values() if pc.global_default), None)
     if pclass is None:
+        if unknown:  # the named class, or a global default, may well exist
+            _admitted_without(pod, snapshot, "PriorityClass")
         pod.spec.priority = 0
         return
     pod.spec.priority = pclass.value
@@ -61,7 +70,9 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     if pod.spec.runtime_class_name:
         rclass = snapshot.runtime_classes.get(pod.spec.runtime_class_name)
         if rclass is None:
-            if "RuntimeClass" in snapshot.kinds_seen:
+            if "RuntimeClass" in snapshot.missing:
+                _admitted_without(pod, snapshot, "RuntimeClass")
+            else:
                 raise PodwhyError(
                     f"pod {pod.metadata.name}: RuntimeClass {pod.spec.runtime_class_name!r} not found",
                     hint="the API server would reject this pod",

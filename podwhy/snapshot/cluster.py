@@ -48,6 +48,10 @@ class Snapshot:
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply
     # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)
+    # Manifest pods (-f) admitted without kinds the snapshot cannot vouch for, by "namespace/name":
+    # the fields admission sets from them (priority from a PriorityClass, overhead and
+    # scheduling from a RuntimeClass) are unknown.
+    admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.

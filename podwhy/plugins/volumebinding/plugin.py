@@ -28,10 +28,6 @@ from podwhy.plugins.volumebinding.binder import (
 )
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
-# Every kind the plugin may read for a claim.
-VOLUME_KINDS = frozenset(
-    {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity"}
-)
 
 # The StorageCapacityScoring feature gate (alpha, off in v1.35). Without it upstream builds no
 # capacity scorer, rejects a `shape` in VolumeBindingArgs, skips Score at PreScore and, should
@@ -71,7 +67,7 @@ class VolumeBinding(Plugin):
                 continue
             pvc = self.handle.pvc(pod.pod.metadata.namespace, claim[0])
             if pvc is None:
-                needed |= VOLUME_KINDS
+                needed.add("PersistentVolumeClaim")  # without it, the claim is rejected as not found
             elif pvc.status.phase == "Lost" or pvc.metadata.deletion_timestamp is not None:
                 continue  # rejected for the claim alone
             elif pvc.spec.volume_name:
@@ -87,7 +83,7 @@ class VolumeBinding(Plugin):
     def _delay_binding_kinds(self, class_name: str) -> set[str]:
         sc = self.handle.storage_class(class_name)
         if sc is None:
-            return set(VOLUME_KINDS - {"PersistentVolumeClaim", "CSINode"})
+            return {"StorageClass"}  # without it, the claim binds Immediate: it must be bound already
         if sc.volume_binding_mode != WAIT_FOR_FIRST_CONSUMER:
             return set()  # an Immediate claim must already be bound
         # Every PV of the class is a candidate; the driver says whether capacities count.
