@@ -127,7 +127,7 @@ def test_pending_cli_exit_codes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", ["g0489", "g0492", "g0495", "g0498"])
 def test_one_framework_for_all_pods_gives_each_pods_own_verdict(case: str) -> None:
     """Reusing the snapshot's indexes across pods changes no verdict or message."""
-    snapshot = FileSource([str(cluster_file(GOLDEN / case))]).load()
+    snapshot = FileSource([str(cluster_file(GOLDEN / case))], complete=True).load()
     for item in classify_pending(snapshot, default_config()):
         if item.cycle is None or item.pod.status.nominated_node_name or item.pod.spec.scheduling_gates:
             continue
@@ -159,7 +159,7 @@ def test_pending_shortcuts_keep_the_verdict_and_message(case: str) -> None:
     fits are those of the full cycle with every plugin on every node."""
     meta = json.loads((GOLDEN / case / "case.json").read_text())
     config = load_scheduler_config(GOLDEN / case / meta["config"]) if "config" in meta else default_config()
-    snapshot = FileSource([str(cluster_file(GOLDEN / case))]).load()
+    snapshot = FileSource([str(cluster_file(GOLDEN / case))], complete=True).load()
     namespace, name = meta["pod"].split("/")
     pod = next(p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) == (namespace, name))
     profile = profile_for_pod(config, pod)
@@ -229,7 +229,7 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
     objects += [{"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(p)} for p in pods]
     dump = tmp_path / "cluster.json"
     dump.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
-    report = pending(PendingRequest(FileSource([str(dump)]), None))
+    report = pending(PendingRequest(FileSource([str(dump)], complete=True), None))
     groups = {g.owner: g for g in report.groups}
     assert groups[None].suggestions == []
     (suggestion,) = groups["ml/trainer (Job)"].suggestions
@@ -242,11 +242,11 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
             {
                 "apiVersion": "v1",
                 "kind": "List",
-                "items": apply_patches(objects, suggestion.patches, FileSource([str(dump)]).load()),
+                "items": apply_patches(objects, suggestion.patches, FileSource([str(dump)], complete=True).load()),
             }
         )
     )
-    snapshot = FileSource([str(patched)]).load()
+    snapshot = FileSource([str(patched)], complete=True).load()
     placer = Placer(snapshot, default_config())
     trainers = [p for p in snapshot.pods if p.metadata.name.startswith("trainer-")]
     assert len(trainers) == size
@@ -254,7 +254,7 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
     # explain of one of them says it too, for its group.
     from podwhy.engine import ExplainRequest, explain
 
-    explained = explain(ExplainRequest(pod_ref="ml/trainer-0", namespace="ml", source=FileSource([str(dump)])))
+    explained = explain(ExplainRequest(pod_ref="ml/trainer-0", namespace="ml", source=FileSource([str(dump)], complete=True)))
     assert [s.summary for s in explained.suggestions if s.kind == "addNodesForGroup"] == [suggestion.summary]
     # The table says it under the group.
     table = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A"], env={"COLUMNS": "200", "NO_COLOR": "1"})

@@ -602,7 +602,7 @@ def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:
     ]
     dump = tmp_path / "cluster.json"
     dump.write_bytes(msgspec.json.encode({"kind": "List", "items": items}))
-    snapshot = FileSource([str(dump)]).load()
+    snapshot = FileSource([str(dump)], complete=True).load()
     assert snapshot.device_classes == {CLASS_A: device_class}
     assert snapshot.resource_slices == [rs]
     assert snapshot.resource_claims == {f"{NS}/{CLAIM}": claim}
