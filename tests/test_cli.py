@@ -173,7 +173,9 @@ def test_a_manifest_with_only_generate_name_is_named_as_check_names_it(tmp_path:
     pod = json.loads(out)["pod"]
     assert pod["namespace"] == "shop"
     assert pod["name"].startswith("probe-") and len(pod["name"]) == len("probe-") + 5
-    checked = CliRunner().invoke(app, ["check", "-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json"])
+    checked = CliRunner().invoke(
+        app, ["check", "-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json"]
+    )
     (workload,) = json.loads(checked.stdout)["workloads"]
     assert workload["replicas"][0]["name"] == pod["name"]
 

@@ -427,7 +427,10 @@ def _explain_case(case: Path, source: Path) -> Report:
     config = case / meta["config"] if "config" in meta else None
     return explain(
         ExplainRequest(
-            pod_ref=meta["pod"], namespace="default", source=FileSource([str(source)], complete=True), scheduler_config=config
+            pod_ref=meta["pod"],
+            namespace="default",
+            source=FileSource([str(source)], complete=True),
+            scheduler_config=config,
         )
     )
 
@@ -855,7 +858,9 @@ def test_list_patches_keep_the_entries_as_the_source_held_them(tmp_path: Path) -
     ]
     path = tmp_path / "cluster.json"
     path.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
-    report = explain(ExplainRequest(pod_ref="default/p", namespace="default", source=FileSource([str(path)], complete=True)))
+    report = explain(
+        ExplainRequest(pod_ref="default/p", namespace="default", source=FileSource([str(path)], complete=True))
+    )
     by_kind = {s.kind: s for s in report.suggestions}
     lowered = by_kind["lowerRequest"].patches[0]["patch"]
     assert lowered == {

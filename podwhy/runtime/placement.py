@@ -206,8 +206,6 @@ def _reason(status: Status) -> str:
     return f"{status.plugin}: {status.message()}"
 
 
-
-
 def place(
     snapshot: Snapshot,
     workloads: list[ManifestWorkload],
