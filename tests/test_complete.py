@@ -260,6 +260,16 @@ def test_a_manifest_pod_admitted_without_priority_classes_leaves_preemption_unkn
     assert result.exit_code == 3 and "no PriorityClass with name high" in result.stderr
 
 
+def test_a_manifest_pod_that_fits_needs_no_priority_class(tmp_path: Path) -> None:
+    """Only preemption reads the priority: a pod that fits is Schedulable, and nothing is asked for."""
+    dump = _dump(tmp_path / "dump.json", NODE)
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(json.dumps(_pod("new", priorityClassName="high")))
+    code, report, _ = _explain("-f", str(manifest), "--from", str(dump))
+    assert (code, report["verdict"]) == (0, "Schedulable")
+    assert not any("PriorityClasses" in w for w in report["warnings"])
+
+
 def test_a_manifest_pod_with_an_unknown_runtime_class_is_not_evaluated_for_its_overhead(tmp_path: Path) -> None:
     dump = _dump(tmp_path / "dump.json", NODE)
     manifest = tmp_path / "pod.yaml"
