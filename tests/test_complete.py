@@ -337,3 +337,8 @@ def test_the_kubectl_dump_lists_every_kind_podwhy_reads() -> None:
         info.plural.lower() for kind, info in KINDS.items() if kind != "Event"
     }
     assert "poddisruptionbudgets.policy" in names and "resourceclaims.resource.k8s.io" in names
+
+
+def test_the_documented_command_is_the_one_podwhy_prints() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "complete.md").read_text()
+    assert kubectl_dump_command() + " > cluster.yaml" in doc
