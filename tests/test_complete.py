@@ -14,11 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
+from podwhy.model import objects as o
 from podwhy.model.objects import KINDS
 from podwhy.snapshot.live import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from podwhy.snapshot.writer import write_dump
 from tests.apiserver import FakeApiServer
+from tests.builders import make_node, make_pod, make_snapshot
 
 Json = dict[str, Any]
 
@@ -342,3 +344,93 @@ def test_the_kubectl_dump_lists_every_kind_podwhy_reads() -> None:
 def test_the_documented_command_is_the_one_podwhy_prints() -> None:
     doc = (Path(__file__).resolve().parent.parent / "docs" / "complete.md").read_text()
     assert kubectl_dump_command() + " > cluster.yaml" in doc
+
+
+# ------------------------------------------------------------------ the kinds each plugin needs, and suggestions
+
+
+def _claim(name: str, class_name: str | None = None, volume: str = "", bound: bool = False) -> o.PersistentVolumeClaim:
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if bound else {}
+    return o.PersistentVolumeClaim(
+        metadata=o.ObjectMeta(name=name, namespace="default", annotations=annotations),
+        spec=o.PersistentVolumeClaimSpec(storage_class_name=class_name, volume_name=volume or None),
+    )
+
+
+def _class(name: str, mode: str, provisioner: str = "ebs.csi.aws.com") -> o.StorageClass:
+    return o.StorageClass(metadata=o.ObjectMeta(name=name), provisioner=provisioner, volume_binding_mode=mode)
+
+
+def _csi_pv(name: str) -> o.PersistentVolume:
+    return o.PersistentVolume(
+        metadata=o.ObjectMeta(name=name),
+        spec=o.PersistentVolumeSpec(csi=o.CSIPersistentVolumeSource(driver="ebs.csi.aws.com", volume_handle="v")),
+    )
+
+
+def _driver(capacity: bool) -> o.CSIDriver:
+    return o.CSIDriver(metadata=o.ObjectMeta(name="ebs.csi.aws.com"), spec=o.CSIDriverSpec(storage_capacity=capacity))
+
+
+@pytest.mark.parametrize(
+    ("objects", "needed"),
+    [
+        ([], {"PersistentVolumeClaim"}),
+        ([_claim("x", volume="pv-x", bound=True)], {"PersistentVolume"}),
+        ([_claim("x", volume="pv-x", bound=True), _csi_pv("pv-x")], set()),
+        ([_claim("x", "fast")], {"StorageClass"}),
+        ([_claim("x", "fast"), _class("fast", "Immediate")], set()),
+        ([_claim("x", "fast"), _class("fast", "WaitForFirstConsumer")], {"PersistentVolume", "CSIDriver"}),
+        ([_claim("x", "fast"), _class("fast", "WaitForFirstConsumer"), _driver(False)], {"PersistentVolume"}),
+        (
+            [_claim("x", "fast"), _class("fast", "WaitForFirstConsumer"), _driver(True)],
+            {"PersistentVolume", "CSIStorageCapacity"},
+        ),
+    ],
+)
+def test_volume_binding_needs_what_a_lookup_did_not_find(objects: list[Any], needed: set[str]) -> None:
+    from podwhy.framework.handle import Handle
+    from podwhy.framework.types import PodInfo
+    from podwhy.plugins.volumebinding.plugin import VolumeBinding
+
+    pod = make_pod("web").pvc("x").obj()
+    plugin = VolumeBinding(Handle(make_snapshot(pod, *objects)))
+    assert plugin.required_kinds(PodInfo(pod)) == needed
+
+
+def test_an_eviction_from_a_snapshot_without_budgets_does_not_claim_none_is_broken() -> None:
+    from podwhy.runtime.config import default_profile
+    from podwhy.runtime.cycle import run_cycle
+    from podwhy.runtime.suggest import suggest
+
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
+    low = make_pod("low").node("n1").priority(0).req(cpu="4").obj()
+    pod = make_pod("p").priority(100).req(cpu="4").obj()
+    summaries = {}
+    for missing in ({}, {"PodDisruptionBudget": ""}):
+        snapshot = make_snapshot(node, low)
+        snapshot.missing = dict(missing)
+        cycle = run_cycle(snapshot, pod)
+        (evict,) = [s for s in suggest(snapshot, cycle, default_profile()) if s.kind == "evictPods"]
+        summaries[bool(missing)] = evict.summary
+    assert summaries[False].endswith("; no PodDisruptionBudget is broken")
+    assert summaries[True].endswith(
+        "; the snapshot holds no PodDisruptionBudgets: check that none forbids evicting them"
+    )
+
+
+def test_a_group_is_not_sized_from_plugins_not_evaluated() -> None:
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.cycle import run_cycle
+    from podwhy.runtime.suggest import SizingOutcome, size_group
+
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
+    busy = make_pod("busy").node("n1").req(cpu="4").obj()
+    pods = [make_pod(f"w-{i}").req(cpu="2").pvc(f"data-{i}").obj() for i in range(3)]
+    snapshot = make_snapshot(node, busy, *pods)
+    snapshot.missing = {"PersistentVolumeClaim": ""}
+    cycle = run_cycle(snapshot, pods[0])
+    assert cycle.verdict == "Unschedulable" and "VolumeBinding" in cycle.outcome.not_evaluated  # type: ignore[union-attr]
+    sizing = size_group(snapshot, cycle, pods, default_config(), "default/w (Job)")
+    assert sizing.outcome == SizingOutcome.SKIPPED
+    assert sizing.note.startswith("not sized: not evaluated: ")
