@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from podwhy.framework.handle import Handle
+from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
@@ -193,9 +194,9 @@ def run_cycle(
         out.ignored_score_error = scores.error
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
     if outcome.not_evaluated:
-        plugins = ", ".join(sorted(outcome.not_evaluated))
-        reasons = "; ".join(sorted({r.removeprefix("not evaluated: ") for r in outcome.not_evaluated.values()}))
-        out.not_evaluated_text = f"not evaluated: {plugins} ({reasons})"
+        kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
+        reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")
+        out.not_evaluated_text = f"not evaluated: {', '.join(sorted(outcome.not_evaluated))} ({reasons})"
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
