@@ -434,3 +434,17 @@ def test_a_group_is_not_sized_from_plugins_not_evaluated() -> None:
     sizing = size_group(snapshot, cycle, pods, default_config(), "default/w (Job)")
     assert sizing.outcome == SizingOutcome.SKIPPED
     assert sizing.note.startswith("not sized: not evaluated: ")
+
+
+def test_a_disagreement_with_the_scheduler_names_the_plugins_not_evaluated(tmp_path: Path) -> None:
+    pod = _pod(volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "x"}}])
+    pod["spec"]["containers"] = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "8"}}}]
+    said = "0/1 nodes are available: 1 node(s) had volume node affinity conflict."
+    pod["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": said}
+    ]
+    dump = _dump(tmp_path / "dump.json", NODE, pod)
+    code, report, _ = _explain("default/web", "--from", str(dump))
+    assert (code, report["verdict"]) == (1, "Unschedulable")
+    assert report["scheduler"]["agrees"] is False
+    assert report["scheduler"]["causes"][0].startswith("podwhy could not evaluate NodeVolumeLimits, VolumeBinding")

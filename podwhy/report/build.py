@@ -243,7 +243,21 @@ def _says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bo
     return theirs == ours
 
 
-def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerWord | None:
+def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
+    """A plugin podwhy could not evaluate may have rejected nodes the scheduler counted."""
+    if not plugins:
+        return []
+    return [
+        f"podwhy could not evaluate {', '.join(sorted(plugins))} (the snapshot lacks kinds they read): "
+        "they may reject nodes"
+    ]
+
+
+def scheduler_word(
+    pod: o.Pod, snapshot: Snapshot, report: Report, not_evaluated: Sequence[str] = ()
+) -> SchedulerWord | None:
+    """What kube-scheduler last said of the pod, and whether it agrees; `not_evaluated`: the
+    PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement."""
     condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
     event = _scheduling_event(pod, snapshot)
     if condition is None and event is None:
@@ -262,7 +276,7 @@ def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerW
         conditionSince=condition.last_transition_time if condition is not None else None,
         event=event,
         agrees=agrees,
-        causes=DISAGREEMENT_CAUSES if agrees is False else [],
+        causes=[*_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES] if agrees is False else [],
     )
 
 
@@ -343,7 +357,8 @@ def build_report(
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )
-    report.scheduler = scheduler_word(pod, snapshot, report)
+    not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
+    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,
