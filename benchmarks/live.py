@@ -84,7 +84,7 @@ from podwhy.engine import ExplainRequest, explain
 from podwhy.snapshot.live import LiveSource
 from podwhy.snapshot.source import FileSource
 mode, arg = sys.argv[1], sys.argv[2]
-source = LiveSource(kubeconfig=arg) if mode == "live" else FileSource([arg])
+source = LiveSource(kubeconfig=arg) if mode == "live" else FileSource([arg], complete=True)
 t = time.perf_counter()
 report = explain(ExplainRequest("default/target", "default", source))
 wall = time.perf_counter() - t

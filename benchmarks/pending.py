@@ -64,7 +64,7 @@ import json, resource, sys, time
 from podwhy.engine import PendingRequest, pending
 from podwhy.snapshot.source import FileSource
 t = time.perf_counter()
-snapshot = FileSource(sys.argv[1:]).load()
+snapshot = FileSource(sys.argv[1:], complete=True).load()
 t_load = time.perf_counter() - t
 
 class Loaded:

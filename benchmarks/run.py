@@ -245,7 +245,7 @@ from podwhy.engine import find_pod
 from podwhy.report.build import build_report
 from podwhy.runtime.cycle import run_cycle
 t1, c1 = time.perf_counter(), time.process_time()
-snap = FileSource([sys.argv[1]]).load()
+snap = FileSource([sys.argv[1]], complete=True).load()
 t2, c2 = time.perf_counter(), time.process_time()
 exp = build_report(run_cycle(snap, find_pod(snap, "default", "target")), snap)
 t3, c3 = time.perf_counter(), time.process_time()

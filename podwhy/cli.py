@@ -133,11 +133,21 @@ OutputOption = Annotated[Output, typer.Option("--output", "-o", metavar="FORMAT"
 SchedulerConfigOption = Annotated[
     Path | None, typer.Option("--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file.")
 ]
+CompleteOption = Annotated[
+    bool,
+    typer.Option(
+        "--complete",
+        help="The --from files hold every object of the cluster: a kind they hold none of, the cluster has none of"
+        " (without it such a kind leaves the plugins that need it NotEvaluated). See docs/complete.md.",
+    ),
+]
 
 
-def _check_live_options(from_: list[str] | None, *live: object) -> None:
+def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
     if from_ and any(option is not None for option in live):
         raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+    if complete and not from_:
+        raise UsageError("--complete is said of --from files: a live cluster is complete by itself")
 
 
 def _write_structured(report: Report | PendingReport | CheckReport, output: Output) -> bool:
@@ -295,6 +305,7 @@ def explain(
         str | None, typer.Option("--node", metavar="NODE", help="Show the facts behind every verdict on one node.")
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -325,13 +336,13 @@ def explain(
             )
         if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         from podwhy.report.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_), progress=progress)
+                source = FileSource(list(from_), progress=progress, complete=complete)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()
@@ -391,6 +402,7 @@ def pending(
     ] = False,
     output: OutputOption = Output.table,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -407,11 +419,11 @@ def pending(
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_), progress=progress)
+                source = FileSource(list(from_), progress=progress, complete=complete)
                 scope = None if all_namespaces or namespace is None else namespace
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
@@ -463,6 +475,7 @@ def check(
         typer.Option("--junit", metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."),
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
+    complete: CompleteOption = False,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -481,7 +494,7 @@ def check(
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):
-        _check_live_options(from_, kubeconfig, context, request_timeout)
+        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         if junit is not None:
@@ -489,7 +502,7 @@ def check(
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             if from_:
-                source = FileSource(list(from_), progress=progress)
+                source = FileSource(list(from_), progress=progress, complete=complete)
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 namespace = namespace or live.connect()

@@ -18,6 +18,7 @@ from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, classify_pod, pending_group
 from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
 
@@ -126,7 +127,7 @@ def explain(request: ExplainRequest) -> Report:
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
-            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+            hint=dump_hint(),
         )
     if manifest_pod is not None:
         from podwhy.snapshot.admission import add_manifest_pod
@@ -184,7 +185,7 @@ def pending(request: PendingRequest) -> PendingReport:
     if not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
-            hint="dump them with: kubectl get nodes,pods -A -o yaml",
+            hint=dump_hint(),
         )
     if request.namespace is not None:
         check_namespace(snapshot, request.namespace, request.source)
@@ -213,7 +214,7 @@ def check(request: CheckRequest) -> CheckReport:
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
-            hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
+            hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
     # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
     declared = request.manifests.namespaces()

@@ -36,7 +36,7 @@ def run_case(case: Path) -> dict[str, Any]:
         ExplainRequest(
             pod_ref=meta["pod"],
             namespace="default",
-            source=FileSource([str(cluster_file(case))]),
+            source=FileSource([str(cluster_file(case))], complete=True),
             scheduler_config=config,
         )
     )

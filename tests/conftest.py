@@ -52,3 +52,17 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+# Tests marked slow (minutes, not seconds) run only with PODWHY_SLOW=1.
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: runs for minutes; skipped unless PODWHY_SLOW=1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PODWHY_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set PODWHY_SLOW=1 to run it")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -27,7 +27,7 @@ def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
 
 
 def test_example_json_is_valid_and_pure(report_schema_validator: object) -> None:
-    code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "json")
+    code, out, _ = run(POD, "--from", str(EXAMPLE), "--complete", "-o", "json")
     report = json.loads(out)  # stdout holds nothing but the report
     report_schema_validator.validate(report)  # type: ignore[attr-defined]
     assert report["pod"]["name"] == "checkout-7c9d8b6f5-m4x2q"
@@ -37,13 +37,13 @@ def test_example_json_is_valid_and_pure(report_schema_validator: object) -> None
 def test_yaml_output() -> None:
     import yaml
 
-    _code, out, _ = run(POD, "--from", str(EXAMPLE), "-o", "yaml")
+    _code, out, _ = run(POD, "--from", str(EXAMPLE), "--complete", "-o", "yaml")
     assert yaml.safe_load(out)["kind"] == "Explanation"
 
 
 def test_namespace_flag_equals_slash_form() -> None:
-    _, a, _ = run(POD, "--from", str(EXAMPLE), "-o", "json")
-    _, b, _ = run(POD.split("/")[1], "-n", "shop", "--from", str(EXAMPLE), "-o", "json")
+    _, a, _ = run(POD, "--from", str(EXAMPLE), "--complete", "-o", "json")
+    _, b, _ = run(POD.split("/")[1], "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json")
     assert json.loads(a)["nodes"] == json.loads(b)["nodes"]
 
 
@@ -58,7 +58,7 @@ def test_pod_manifest_gets_admission_defaults(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\n"
         "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '64'}}}]}\n"
     )
-    _code, out, _ = run("-f", str(manifest), "--from", str(EXAMPLE), "-o", "json")
+    _code, out, _ = run("-f", str(manifest), "--from", str(EXAMPLE), "--complete", "-o", "json")
     report = json.loads(out)
     assert report["pod"]["schedulerName"] == "default-scheduler"
     assert report["pod"]["priority"] == 0
@@ -67,9 +67,9 @@ def test_pod_manifest_gets_admission_defaults(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["x", "--from", str(EXAMPLE), "--kubeconfig", "k"], "for live mode"),
-        ([POD, "--from", str(EXAMPLE), "--node", "no-such-node"], "no such node"),
-        (["--from", str(EXAMPLE)], "no pod given"),
+        (["x", "--from", str(EXAMPLE), "--complete", "--kubeconfig", "k"], "for live mode"),
+        ([POD, "--from", str(EXAMPLE), "--complete", "--node", "no-such-node"], "no such node"),
+        (["--from", str(EXAMPLE), "--complete"], "no pod given"),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], needle: str) -> None:
@@ -79,7 +79,7 @@ def test_usage_errors_exit_2(args: list[str], needle: str) -> None:
 
 
 def test_unknown_pod_names_closest(tmp_path: Path) -> None:
-    code, out, err = run("shop/checkout-7c9d8b6f5-m4x2x", "--from", str(EXAMPLE))
+    code, out, err = run("shop/checkout-7c9d8b6f5-m4x2x", "--from", str(EXAMPLE), "--complete")
     assert code == 3
     assert out == ""
     assert "not found" in err and POD in err
@@ -131,7 +131,7 @@ def test_gzip_and_json_dumps(tmp_path: Path) -> None:
 
 
 def test_node_view_unknown_node_is_a_usage_error_before_any_output() -> None:
-    code, out, err = run(POD, "--from", str(EXAMPLE), "--node", "worker-a9")
+    code, out, err = run(POD, "--from", str(EXAMPLE), "--complete", "--node", "worker-a9")
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and "'worker-a9'" in err and "closest: worker-a1" in err
 
@@ -158,8 +158,8 @@ def test_committed_schema_is_generated_from_the_report_model(kind: str) -> None:
 def test_manifest_errors_are_worded_as_for_dumps(manifest: str, tmp_path: Path) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(manifest)
-    code, out, err = run("-f", str(path), "--from", str(EXAMPLE))
-    dump_code, _, dump_err = run(POD, "--from", str(EXAMPLE), "--from", str(path))
+    code, out, err = run("-f", str(path), "--from", str(EXAMPLE), "--complete")
+    dump_code, _, dump_err = run(POD, "--from", str(EXAMPLE), "--complete", "--from", str(path))
     assert (code, dump_code) == (3, 3)
     assert out == ""
     assert err == dump_err
@@ -169,11 +169,13 @@ def test_manifest_errors_are_worded_as_for_dumps(manifest: str, tmp_path: Path) 
 def test_a_manifest_with_only_generate_name_is_named_as_check_names_it(tmp_path: Path) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {generateName: probe-}\nspec: {containers: [{name: c}]}\n")
-    _, out, _ = run("-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "-o", "json")
+    _, out, _ = run("-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json")
     pod = json.loads(out)["pod"]
     assert pod["namespace"] == "shop"
     assert pod["name"].startswith("probe-") and len(pod["name"]) == len("probe-") + 5
-    checked = CliRunner().invoke(app, ["check", "-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "-o", "json"])
+    checked = CliRunner().invoke(
+        app, ["check", "-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json"]
+    )
     (workload,) = json.loads(checked.stdout)["workloads"]
     assert workload["replicas"][0]["name"] == pod["name"]
 
@@ -189,14 +191,14 @@ def test_a_manifest_with_only_generate_name_is_named_as_check_names_it(tmp_path:
 def test_a_manifest_must_hold_one_pod(manifest: str, found: str, tmp_path: Path) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(manifest)
-    code, _, err = run("-f", str(path), "--from", str(EXAMPLE))
+    code, _, err = run("-f", str(path), "--from", str(EXAMPLE), "--complete")
     assert code == 3
     assert f"expected exactly one Pod object, {found}" in err
 
 
 def test_a_manifest_from_stdin(tmp_path: Path) -> None:
     manifest = "kind: Pod\nmetadata: {name: big, namespace: shop}\nspec: {containers: [{name: c}]}\n"
-    code, out, _ = run("-f", "-", "--from", str(EXAMPLE), "-o", "json", input=manifest)
+    code, out, _ = run("-f", "-", "--from", str(EXAMPLE), "--complete", "-o", "json", input=manifest)
     assert code in (0, 1)
     assert json.loads(out)["pod"]["name"] == "big"
     code, _, err = run("-f", "-", "--from", "-", input=manifest)

@@ -206,19 +206,17 @@ def test_known_and_built_in_priority_classes(
     assert code == 0 and report["verdict"] == "Schedulable"
 
 
-def test_without_any_priority_class_the_class_is_unresolved_and_the_verdict_not_trusted(tmp_path: Path) -> None:
+def test_without_any_priority_class_only_what_reads_the_priority_is_not_evaluated(tmp_path: Path) -> None:
+    """The snapshot holds no PriorityClasses: 'gold' may exist. The pod fits, and only preemption
+    reads its priority, so the verdict stands and nothing is asked for; with --complete the API
+    server's refusal is given."""
     pod = manifest(tmp_path, priority_class="gold")
     code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
     report = json.loads(out)
-    assert (code, report["verdict"], report["pod"]["priority"]) == (3, "Inconclusive", 0)
-    (warning,) = [w for w in report["warnings"] if "PriorityClass" in w]
-    assert "'gold' could not be resolved" in warning and "priority taken as 0" in warning
-    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE))
-    assert code == 3 and "podwhy: warning: PriorityClass 'gold' could not be resolved" in err
-    code, out, err = cli("check", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
-    checked = json.loads(out)
-    assert code == 3 and checked["workloads"][0]["replicas"][0]["verdict"] == "Inconclusive"
-    assert any("'gold' could not be resolved" in w for w in checked["warnings"])
+    assert (code, report["verdict"], report["pod"]["priority"]) == (0, "Schedulable", 0)
+    assert not any("PriorityClass" in w for w in report["warnings"])
+    code, _, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "--complete")
+    assert code == 3 and "no PriorityClass with name gold was found" in err
 
 
 # ------------------------------------------------------------------ 4. pending's scope
@@ -242,8 +240,8 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
 @pytest.mark.parametrize(
     ("args", "verdict_code"),
     [
-        (["explain", "-f", "{pod}", "--from", str(EXAMPLE)], 0),
-        (["pending", "-A", "--from", str(EXAMPLE)], 1),
+        (["explain", "-f", "{pod}", "--from", str(EXAMPLE), "--complete"], 0),
+        (["pending", "-A", "--from", str(EXAMPLE), "--complete"], 1),
     ],
     ids=["schedulable", "pending"],
 )
@@ -261,9 +259,9 @@ def test_a_reader_that_stops_early_keeps_the_verdicts_exit_code(
 
 
 def test_a_reader_of_stdout_and_stderr_that_stops_early_keeps_the_exit_code(tmp_path: Path) -> None:
-    """`podwhy ... 2>&1 | head`: the warnings (an unresolved PriorityClass: Inconclusive, 3) find
+    """`podwhy ... 2>&1 | head`: the warnings (an unknown RuntimeClass: Inconclusive, 3) find
     the pipe closed too."""
-    pod = manifest(tmp_path, priority_class="gold")
+    pod = manifest(tmp_path, runtimeClassName="gvisor")
     command = [sys.executable, "-c", "from podwhy.cli import app; app()", "explain", "-f", str(pod)]
     command += ["--from", str(EXAMPLE)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV) as proc:
@@ -271,7 +269,7 @@ def test_a_reader_of_stdout_and_stderr_that_stops_early_keeps_the_exit_code(tmp_
         proc.stdout.close()
         assert proc.wait(timeout=120) == 3
     _, _, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE))
-    assert "podwhy: warning: PriorityClass 'gold'" in err and "error" not in err
+    assert "podwhy: warning: the snapshot holds no RuntimeClasses" in err and "error" not in err
 
 
 # ------------------------------------------------------------------ 6. usage errors and help

@@ -50,7 +50,7 @@ def _same_snapshot(a: Any, b: Any) -> None:
 def test_live_snapshot_equals_the_dump_and_sends_only_gets(shop: FakeApiServer, tmp_path: Path) -> None:
     source = LiveSource(kubeconfig=str(shop.kubeconfig(tmp_path / "config")))
     live = source.load()
-    _same_snapshot(live, FileSource([str(EXAMPLE)]).load())
+    _same_snapshot(live, FileSource([str(EXAMPLE)], complete=True).load())
     assert shop.methods == {"GET"}
     # Lists are paged: the pods of the example take several pages of 3.
     pod_lists = [r for r in shop.requests if r.path == "/api/v1/pods"]
@@ -76,7 +76,7 @@ def test_expired_continue_token_restarts_the_list_and_500_is_retried(tmp_path: P
     with FakeApiServer(objects, page_size_cap=2, expire_continue_once={"pods"}, fail_once={"nodes"}) as s:
         snapshot = LiveSource(kubeconfig=str(s.kubeconfig(tmp_path / "config"))).load()
         statuses = [r.path for r in s.requests if r.path == "/api/v1/nodes"]
-    _same_snapshot(snapshot, FileSource([str(EXAMPLE)]).load())
+    _same_snapshot(snapshot, FileSource([str(EXAMPLE)], complete=True).load())
     assert len(statuses) >= 2  # the 500, then success
 
 
@@ -101,7 +101,7 @@ def test_context_namespace_is_the_default_namespace(shop: FakeApiServer, tmp_pat
 def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Path) -> None:
     config = shop.kubeconfig(tmp_path / "config")
     code_live, live, err = _cli(POD, "--kubeconfig", str(config), "-o", "json")
-    code_file, offline, _ = _cli(POD, "--from", str(EXAMPLE), "-o", "json")
+    code_file, offline, _ = _cli(POD, "--from", str(EXAMPLE), "--complete", "-o", "json")
     assert (code_live, err) == (code_file, "")
     a, b = json.loads(live), json.loads(offline)
     assert a["snapshot"].pop("sources") != b["snapshot"].pop("sources")
@@ -137,7 +137,7 @@ def test_unknown_pod_names_the_closest(shop: FakeApiServer, tmp_path: Path) -> N
 
 
 def test_from_and_live_options_do_not_mix(tmp_path: Path) -> None:
-    code, out, err = _cli(POD, "--from", str(EXAMPLE), "--context", "x")
+    code, out, err = _cli(POD, "--from", str(EXAMPLE), "--complete", "--context", "x")
     assert (code, out) == (2, "")
     assert "live mode" in err
 
@@ -175,7 +175,7 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
         live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
         reports = [
             to_builtins(explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config)))
-            for source in (live, FileSource([str(cluster_file(case))]))
+            for source in (live, FileSource([str(cluster_file(case))], complete=True))
         ]
         assert server.methods == {"GET"}
     for report in reports:
@@ -234,7 +234,7 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
         dump = tmp_path / "snap.json"
         assert _snapshot_cli("-o", str(dump), "--kubeconfig", config, "--redact", "-n", "default")[0] == 0
     _, redacted, _ = _cli(meta["pod"], "--from", str(dump), "-o", "json", *args)
-    _, original, _ = _cli(meta["pod"], "--from", str(cluster_file(case)), "-o", "json", *args)
+    _, original, _ = _cli(meta["pod"], "--from", str(cluster_file(case)), "--complete", "-o", "json", *args)
     a, b = json.loads(redacted), json.loads(original)
     for report in (a, b):
         report["snapshot"].pop("sources")
@@ -382,7 +382,7 @@ def test_dra_objects_are_listed_in_the_version_the_cluster_serves(
         live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
         report = _explain_json(DRA_CASE, live)
         paths = [r.path for r in server.requests]
-    assert report == _explain_json(DRA_CASE, FileSource([str(cluster_file(DRA_CASE))]))
+    assert report == _explain_json(DRA_CASE, FileSource([str(cluster_file(DRA_CASE))], complete=True))
     assert not report["snapshot"]["missingKinds"]
     assert f"/apis/resource.k8s.io/{version}/resourceclaims" in paths
     # With discovery, no version the server does not serve is asked for.
@@ -411,7 +411,7 @@ def test_snapshot_of_a_v1beta1_cluster_keeps_its_versions_and_reads_back_to_the_
         assert code == 0, err
         _, live, _ = _cli(pod, "--kubeconfig", config, "-o", "json")
     _, offline, _ = _cli(pod, "--from", str(dump), "-o", "json")
-    _, original, _ = _cli(pod, "--from", str(cluster_file(DRA_CASE)), "-o", "json")
+    _, original, _ = _cli(pod, "--from", str(cluster_file(DRA_CASE)), "--complete", "-o", "json")
     reports = [json.loads(text) for text in (live, offline, original)]
     for report in reports:
         report["snapshot"].pop("sources")

@@ -18,7 +18,7 @@ from podwhy.model.objects import KINDS, Indexing, plural
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode, peek_kind
-from podwhy.snapshot.source import CLUSTER_INFO_DUMP_LACKS, FileSource
+from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from tests.conformance import case_dirs, cluster_file
 
 CLUSTERS = [cluster_file(case) for case in case_dirs()]
@@ -345,7 +345,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "from_cluster_info_dump",
         "missing",
         "raw_pods",
-        "unresolved_priority_classes",
+        "admitted_without",
         "repeats",
         "duplicates",
         "rereads",
@@ -370,15 +370,16 @@ def test_a_cluster_info_dump_lacks_kinds_it_does_not_write(tmp_path: Path) -> No
     (dump / "default").mkdir(parents=True)
     (dump / "nodes.json").write_text(json.dumps({"kind": "NodeList", "items": [{"metadata": {"name": "n"}}]}))
     (dump / "default" / "pods.json").write_text(json.dumps({"kind": "PodList", "items": []}))
+    (dump / "default" / "services.json").write_text(json.dumps({"kind": "ServiceList", "items": []}))
     snapshot = load([str(dump)])
-    assert snapshot.missing == dict.fromkeys(CLUSTER_INFO_DUMP_LACKS, "")
-    assert snapshot.missing_kinds == CLUSTER_INFO_DUMP_LACKS
+    assert snapshot.missing == dict.fromkeys(VOUCHED_KINDS - {"Service"}, "")
+    assert snapshot.missing_kinds == VOUCHED_KINDS - {"Service"}
 
     pvcs = tmp_path / "pvcs.yaml"
     pvcs.write_text("kind: PersistentVolumeClaimList\nitems: []\n")
     with_pvcs = load([str(dump), str(pvcs)])
     assert "PersistentVolumeClaim" not in with_pvcs.missing
-    assert with_pvcs.missing_kinds == CLUSTER_INFO_DUMP_LACKS - {"PersistentVolumeClaim"}
+    assert with_pvcs.missing_kinds == VOUCHED_KINDS - {"Service", "PersistentVolumeClaim"}
 
 
 def test_jobs_a_cluster_info_dump_lacks_change_no_verdict() -> None:
@@ -400,10 +401,11 @@ def test_jobs_a_cluster_info_dump_lacks_change_no_verdict() -> None:
         assert [n.filters for n in with_missing.outcome.nodes] == [n.filters for n in without.outcome.nodes]
 
 
-def test_plain_dumps_vouch_for_every_kind(tmp_path: Path) -> None:
+def test_plain_dumps_vouch_only_for_what_they_hold(tmp_path: Path) -> None:
     path = tmp_path / "n.yaml"
-    path.write_text("kind: Node\nmetadata: {name: a}\n")
-    assert load([str(path)]).missing == {}
+    path.write_text("kind: Node\nmetadata: {name: a}\n---\nkind: StorageClass\nmetadata: {name: s}\n")
+    assert load([str(path)]).missing == dict.fromkeys(VOUCHED_KINDS - {"StorageClass"}, "")
+    assert FileSource([str(path)], complete=True).load().missing == {}
 
 
 # ------------------------------------------------------------------ the decoder and the file source

@@ -30,7 +30,9 @@ PIPE_WIDTH = 120
 
 
 def run(*args: str, columns: str | None = "200", stdin: bytes | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": columns, "NO_COLOR": "1"}, input=stdin)
+    # The fixtures are whole clusters: read them as complete (docs/complete.md).
+    complete = ["--complete"] if "--from" in args else []
+    result = CliRunner().invoke(app, [*args, *complete], env={"COLUMNS": columns, "NO_COLOR": "1"}, input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 

@@ -40,7 +40,9 @@ SEARCH_MESSAGE = (
 
 def _pending(*sources: Path, args: tuple[str, ...] = ()) -> tuple[int, dict[str, Any]]:
     result = CliRunner().invoke(
-        app, ["pending", *(a for s in sources for a in ("--from", str(s))), "-A", "-o", "json", *args], env=ENV
+        app,
+        ["pending", *(a for s in sources for a in ("--from", str(s))), "--complete", "-A", "-o", "json", *args],
+        env=ENV,
     )
     assert result.exit_code in (0, 1), result.stderr
     return result.exit_code, json.loads(result.stdout)
@@ -249,11 +251,15 @@ def test_scheduler_down(pod: str, verdict: str, cause: str, detail: str | None) 
 
 def test_explain_says_no_scheduler_runs_and_names_the_second_scheduler() -> None:
     runner = CliRunner()
-    web = runner.invoke(app, ["explain", "shop/web-5b8c9d7f6-d4fzq", "--from", str(SCHEDULER_DOWN), "-o", "json"])
+    web = runner.invoke(
+        app, ["explain", "shop/web-5b8c9d7f6-d4fzq", "--from", str(SCHEDULER_DOWN), "--complete", "-o", "json"]
+    )
     report = json.loads(web.stdout)
     assert (web.exit_code, report["verdict"]) == (0, "Schedulable")
     assert report["warnings"][0].startswith(KUBE_SCHEDULER_DOWN + ": nothing schedules the pod until one runs")
-    mailer = runner.invoke(app, ["explain", "shop/mailer-8b7c6d5f4-j6n2v", "--from", str(SCHEDULER_DOWN)], env=ENV)
+    mailer = runner.invoke(
+        app, ["explain", "shop/mailer-8b7c6d5f4-j6n2v", "--from", str(SCHEDULER_DOWN), "--complete"], env=ENV
+    )
     assert mailer.exit_code == 1
     assert "it appears to be served by kube-system/my-scheduler-6d9f7c8b5-b8d4l" in " ".join(mailer.stdout.split())
 
@@ -267,7 +273,9 @@ def test_events_k8s_io_read_like_core_events() -> None:
     explain = []
     for events in (CAUSES / "events.yaml", FIXTURES / "events-k8s-io" / "events.yaml"):
         sources = [a for p in (*objects, events) for a in ("--from", str(p))]
-        result = CliRunner().invoke(app, ["explain", "shop/search-7d8f9c6b5-hw7kq", *sources, "-o", "json"])
+        result = CliRunner().invoke(
+            app, ["explain", "shop/search-7d8f9c6b5-hw7kq", *sources, "--complete", "-o", "json"]
+        )
         explain.append(json.loads(result.stdout)["scheduler"])
     assert explain[0] == explain[1]
     assert explain[0]["event"]["count"] == 9 and explain[0]["agrees"] is True
@@ -277,7 +285,7 @@ def test_events_k8s_io_read_like_core_events() -> None:
 def test_grouped_output_of_recorded_causes(source: Path, snapshot: Any, pending_schema_validator: Any) -> None:
     """The grouped table and JSON of `podwhy pending -A` over the kubectl-shaped dumps (the JSON
     holds to the committed PendingReport schema)."""
-    table = CliRunner().invoke(app, ["pending", "--from", str(source), "-A"], env=ENV)
+    table = CliRunner().invoke(app, ["pending", "--from", str(source), "--complete", "-A"], env=ENV)
     code, doc = _pending(source)
     pending_schema_validator.validate(doc)
     doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]

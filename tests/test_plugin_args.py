@@ -592,7 +592,9 @@ CLI_CASES = [
 def test_cli_exits_2_naming_the_field(tmp_path: Path, plugin: str, args: Any, field: str) -> None:
     config = tmp_path / "scheduler.yaml"
     config.write_text(yaml.safe_dump(configuration(plugin, args)))
-    result = CliRunner().invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--scheduler-config", str(config)])
+    result = CliRunner().invoke(
+        app, ["explain", POD, "--from", str(EXAMPLE), "--complete", "--scheduler-config", str(config)]
+    )
     assert result.exit_code == 2
     assert result.stdout == ""
     lines = result.stderr.splitlines()

@@ -33,7 +33,7 @@ from podwhy.report.build import build_report
 from podwhy.runtime.cycle import run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.source import CLUSTER_INFO_DUMP_LACKS
+from podwhy.snapshot.source import VOUCHED_KINDS
 from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
@@ -772,7 +772,7 @@ def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
     snapshot = Snapshot(
         nodes=[sized_node("node1", ("1", "1Gi"))],
         pods=[prio_pod("v", "node1", LOW, ("1", "1"))],
-        missing=dict.fromkeys(CLUSTER_INFO_DUMP_LACKS, ""),
+        missing=dict.fromkeys(VOUCHED_KINDS, ""),
     )
     snapshot.kinds_seen = {"Node", "Pod"}
     exp = run_cycle(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
@@ -785,7 +785,7 @@ def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_r
     snapshot = Snapshot(
         nodes=[sized_node("node1", ("1", "1Gi"))],
         pods=[prio_pod("v", "node1", LOW, ("1", "1"))],
-        missing=dict.fromkeys(CLUSTER_INFO_DUMP_LACKS, ""),
+        missing=dict.fromkeys(VOUCHED_KINDS, ""),
     )
     snapshot.kinds_seen = {"Node", "Pod"}
     pod = prio_pod("p", priority=LOW, req=("1", "1"))

@@ -608,7 +608,8 @@ def test_a_scheduler_configuration_with_a_key_twice_is_refused(tmp_path: Path) -
 def test_check_warns_of_manifests_without_kind_in_a_folder(tmp_path: Path) -> None:
     write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
     values = write(tmp_path / "m", "values.yaml", "replicas: 3\n")
-    result = invoke("check", "-f", str(tmp_path / "m"), "--from", str(REAL / "mirror-pod" / "minikube-node.json"))
+    node = str(REAL / "mirror-pod" / "minikube-node.json")
+    result = invoke("check", "-f", str(tmp_path / "m"), "--from", node, "--complete")
     assert result.exit_code == 0
     assert result.stderr == (
         f"podwhy: warning: a document without a kind skipped (not Kubernetes objects): {values}: document 1\n"

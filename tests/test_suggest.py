@@ -101,7 +101,7 @@ def _verify_by_reloading(
     path = tmp / "patched.json"
     items = apply_patches(objects, patches, snapshot)
     path.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
-    return explain(ExplainRequest(pod_ref=pod_ref, namespace="default", source=FileSource([str(path)])))
+    return explain(ExplainRequest(pod_ref=pod_ref, namespace="default", source=FileSource([str(path)], complete=True)))
 
 
 # ---------------------------------------------------------------- per kind, with builders
@@ -436,7 +436,10 @@ def _explain_case(case: Path, source: Path) -> Report:
     config = case / meta["config"] if "config" in meta else None
     return explain(
         ExplainRequest(
-            pod_ref=meta["pod"], namespace="default", source=FileSource([str(source)]), scheduler_config=config
+            pod_ref=meta["pod"],
+            namespace="default",
+            source=FileSource([str(source)], complete=True),
+            scheduler_config=config,
         )
     )
 
@@ -463,7 +466,7 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
                     failures += [f"{case.name} {s.kind}: the patch drops entries' fields at {w}" for w in lost]
                     lists += 1
             if any(p.get("kind") == "Node" and "object" in p for p in patches):
-                loaded = loaded or FileSource([str(cluster_file(case))]).load()
+                loaded = loaded or FileSource([str(cluster_file(case))], complete=True).load()
             items = apply_patches(objects, patches, loaded)
             patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
             again = _explain_case(case, patched)
@@ -539,7 +542,7 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
 
     checked = 0
     for case in _golden_cases():
-        report = pending(PendingRequest(FileSource([str(cluster_file(case))]), None))
+        report = pending(PendingRequest(FileSource([str(cluster_file(case))], complete=True), None))
         objects: list[Json] | None = None
         loaded: Snapshot | None = None
         for group in report.groups:
@@ -552,11 +555,11 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
             for s in group.suggestions:
                 assert group.verdict == Verdict.UNSCHEDULABLE and s.kind == "addNodesForGroup"
                 objects = objects if objects is not None else _raw_objects(cluster_file(case))
-                loaded = loaded or FileSource([str(cluster_file(case))]).load()
+                loaded = loaded or FileSource([str(cluster_file(case))], complete=True).load()
                 patched = tmp_path / f"{case.name}.json"
                 items = apply_patches(objects, s.patches, loaded)
                 patched.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
-                snapshot = FileSource([str(patched)]).load()
+                snapshot = FileSource([str(patched)], complete=True).load()
                 by_key = {f"{p.metadata.namespace}/{p.metadata.name}": p for p in snapshot.pods}
                 placer = Placer(snapshot, default_config())
                 assert all(placer.schedule(by_key[key]).placed for key in group.pods), (case.name, s.summary)
@@ -917,7 +920,9 @@ def test_list_patches_keep_the_entries_as_the_source_held_them(tmp_path: Path) -
     ]
     path = tmp_path / "cluster.json"
     path.write_bytes(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects}))
-    report = explain(ExplainRequest(pod_ref="default/p", namespace="default", source=FileSource([str(path)])))
+    report = explain(
+        ExplainRequest(pod_ref="default/p", namespace="default", source=FileSource([str(path)], complete=True))
+    )
     by_kind = {s.kind: s for s in report.suggestions}
     lowered = by_kind["lowerRequest"].patches[0]["patch"]
     assert lowered == {

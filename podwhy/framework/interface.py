@@ -167,6 +167,16 @@ class Plugin:
     def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
         return self.required_kinds(pod)
 
+    # Kinds whose admission results (fields the API server sets on a pod from them) the plugin
+    # reads: a manifest pod admitted without them (Snapshot.admitted_without) leaves it unknown.
+    ADMISSION_KINDS: ClassVar[frozenset[str]] = frozenset()
+
+    def needed_kinds(self, pod: PodInfo, score: bool = False) -> set[str]:
+        """Everything the plugin's verdict (or score) for the pod rests on the snapshot vouching for."""
+        kinds = self.required_kinds_for_score(pod) if score else self.required_kinds(pod)
+        admitted = self.handle.snapshot.admitted_without.get(pod.key) if self.ADMISSION_KINDS else None
+        return kinds | (admitted & self.ADMISSION_KINDS) if admitted else kinds
+
     # --- extension points (overridden by subclasses) ---------------------
     def pre_enqueue(self, pod: PodInfo) -> Status:
         """Whether the pod may enter the active queue at all."""

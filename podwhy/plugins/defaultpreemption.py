@@ -24,6 +24,8 @@ MESSAGE_PREFIX = "preemption: "
 
 class DefaultPreemption(Plugin):
     NAME = "DefaultPreemption"
+    # The pod's priority, which a PriorityClass gives it at admission.
+    ADMISSION_KINDS = frozenset({"PriorityClass"})
     ARGS = DefaultPreemptionArgs
     # Its PreEnqueue holds back pods whose own preemption is still evicting victims.
     UNSIMULATED_POINTS = frozenset({"preEnqueue"})

@@ -187,6 +187,8 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[Evidence]:
 
 class NodeAffinity(Plugin):
     NAME = "NodeAffinity"
+    # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
+    ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeAffinityArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

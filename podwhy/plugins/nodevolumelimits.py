@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -20,6 +23,9 @@ from podwhy.plugins.helper.volumes import (
     translate_pv,
     volume_is_for_pod,
 )
+
+if TYPE_CHECKING:
+    from podwhy.framework.handle import Handle
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 
@@ -54,10 +60,29 @@ def volume_limits(csi_node: o.CSINode | None) -> dict[str, int]:
 class NodeVolumeLimits(Plugin):
     NAME = "NodeVolumeLimits"
 
+    def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
+        super().__init__(handle, args)
+        self._limited: bool | None = None  # whether some CSINode limits a driver
+
     def required_kinds(self, pod: PodInfo) -> set[str]:
-        if any(self._counted_kind(vol) for vol in pod.pod.spec.volumes):
+        """The limits are the CSINodes' (every node has one, kubelet makes it); with limits, counting
+        the volumes of every pod on a node reads claims, PVs and classes."""
+        if not any(self._counted_kind(vol) for vol in pod.pod.spec.volumes):
+            return set()
+        if "CSINode" in self.handle.snapshot.missing or self._any_limit():
             return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+        # No node limits any driver: only a claim of the pod's that is not found rejects it.
+        namespace = pod.pod.metadata.namespace
+        for vol in pod.pod.spec.volumes:
+            claim = pod_claim_name(pod.pod, vol)
+            if claim is not None and self.handle.pvc(namespace, claim[0]) is None:
+                return {"PersistentVolumeClaim"}
         return set()
+
+    def _any_limit(self) -> bool:
+        if self._limited is None:
+            self._limited = any(volume_limits(csi_node) for csi_node in self.handle.snapshot.csi_nodes.values())
+        return self._limited
 
     @staticmethod
     def _counted_kind(vol: o.Volume) -> bool:

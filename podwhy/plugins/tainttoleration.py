@@ -47,6 +47,8 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
 
 class TaintToleration(Plugin):
     NAME = "TaintToleration"
+    # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
+    ADMISSION_KINDS = frozenset({"RuntimeClass"})
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         taint = find_matching_untolerated_taint(

@@ -89,8 +89,13 @@ class VolumeRestrictions(Plugin):
     NAME = "VolumeRestrictions"
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
-        if any(vol.persistent_volume_claim is not None for vol in pod.pod.spec.volumes):
-            return {"PersistentVolumeClaim"}
+        """PersistentVolumeClaims when one of the pod's is not in the snapshot (a claim found speaks for itself)."""
+        namespace = pod.pod.metadata.namespace
+        for vol in pod.pod.spec.volumes:
+            if vol.persistent_volume_claim is not None and (
+                self.handle.pvc(namespace, vol.persistent_volume_claim.claim_name) is None
+            ):
+                return {"PersistentVolumeClaim"}
         return set()
 
     def pre_filter(

@@ -69,9 +69,20 @@ class VolumeZone(Plugin):
     NAME = "VolumeZone"
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
-        if any(vol.persistent_volume_claim is not None for vol in pod.pod.spec.volumes):
-            return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"}
-        return set()
+        """The kinds of the lookups that fail: an object found speaks for itself."""
+        needed: set[str] = set()
+        for vol in pod.pod.spec.volumes:
+            if vol.persistent_volume_claim is None:
+                continue
+            pvc = self.handle.pvc(pod.pod.metadata.namespace, vol.persistent_volume_claim.claim_name)
+            if pvc is None:
+                needed.add("PersistentVolumeClaim")
+            elif pvc.spec.volume_name:
+                if self.handle.pv(pvc.spec.volume_name) is None:
+                    needed.add("PersistentVolume")
+            elif (sc_name := claim_class(pvc)) and self.handle.storage_class(sc_name) is None:
+                needed.add("StorageClass")
+        return needed
 
     def _topologies(self, pod: o.Pod) -> tuple[list[PVTopology], Status]:
         out: list[PVTopology] = []

@@ -42,7 +42,8 @@ from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
-from podwhy.snapshot.cluster import Snapshot, ns_name
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_CONFIG_SOURCE = "the default configuration"
@@ -141,25 +142,20 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
 
 
-def unresolved_priority_warning(name: str) -> str:
-    """A manifest's PriorityClass the snapshot cannot resolve (it holds no PriorityClasses)."""
+def lacking_kinds_warning(kinds: Sequence[str]) -> str:
+    """How to add the kinds the snapshot holds no object of, for plugins that need them."""
+    names = ", ".join(o.plural(kind) for kind in kinds)
     return (
-        f"PriorityClass {name!r} could not be resolved (the snapshot has no PriorityClasses): priority taken "
-        "as 0, so preemption and the room nominated pods reserve may differ from the cluster's; the verdict "
-        "cannot be trusted (dump them too: kubectl get priorityclasses -o yaml)"
+        f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: add them with "
+        f"--from a dump of `{kubectl_dump_command(kinds)}` (or take the whole cluster with `{SNAPSHOT_COMMAND}`), "
+        "or pass --complete if the files hold every object of the cluster"
     )
-
-
-# Verdicts a pod's priority can change (the nominated pods it must respect, preemption).
-PRIORITY_DEPENDENT = (Verdict.SCHEDULABLE, Verdict.UNSCHEDULABLE)
 
 
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
-    pod = cycle.pod.pod
-    unresolved = snapshot.unresolved_priority_classes.get(ns_name(pod.metadata.namespace, pod.metadata.name))
-    if unresolved is not None:
-        warnings.append(unresolved_priority_warning(unresolved))
+    if cycle.lacking_kinds:
+        warnings.append(lacking_kinds_warning(cycle.lacking_kinds))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)
@@ -250,7 +246,21 @@ def _says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bo
     return theirs == ours
 
 
-def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerWord | None:
+def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
+    """A plugin podwhy could not evaluate may have rejected nodes the scheduler counted."""
+    if not plugins:
+        return []
+    return [
+        f"podwhy could not evaluate {', '.join(sorted(plugins))} (the snapshot lacks kinds they read): "
+        "they may reject nodes"
+    ]
+
+
+def scheduler_word(
+    pod: o.Pod, snapshot: Snapshot, report: Report, not_evaluated: Sequence[str] = ()
+) -> SchedulerWord | None:
+    """What kube-scheduler last said of the pod, and whether it agrees; `not_evaluated`: the
+    PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement."""
     condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
     event = _scheduling_event(pod, snapshot)
     if condition is None and event is None:
@@ -269,7 +279,7 @@ def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerW
         conditionSince=condition.last_transition_time if condition is not None else None,
         event=event,
         agrees=agrees,
-        causes=DISAGREEMENT_CAUSES if agrees is False else [],
+        causes=[*_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES] if agrees is False else [],
     )
 
 
@@ -320,13 +330,14 @@ def build_pending_report(
     scope = PendingScope(
         namespace=namespace, namespaces=1 if namespace is not None else len(snapshot.namespace_names())
     )
+    lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
     return PendingReport(
         total=len(pending),
         stuck=stuck,
         groups=ordered,
         snapshot=snapshot_summary(snapshot),
         scope=scope,
-        warnings=input_warnings(snapshot),
+        warnings=input_warnings(snapshot) + ([lacking_kinds_warning(lacking)] if lacking else []),
     )
 
 
@@ -373,11 +384,8 @@ def build_report(
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )
-    if report.verdict in PRIORITY_DEPENDENT and ns_name(pod.metadata.namespace, pod.metadata.name) in (
-        snapshot.unresolved_priority_classes
-    ):
-        report.verdict = Verdict.INCONCLUSIVE
-    report.scheduler = scheduler_word(pod, snapshot, report)
+    not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
+    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,

@@ -6,19 +6,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
-from podwhy.report.build import snapshot_summary, unresolved_priority_warning
+from podwhy.report.build import lacking_kinds_warning, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
-from podwhy.snapshot.cluster import Snapshot, ns_name
+from podwhy.snapshot.cluster import Snapshot
 
 
-def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
-    meta = replica.pod.metadata
+def _replica(replica: ReplicaPlacement) -> ReplicaReport:
     verdict = replica.verdict
-    if verdict == Verdict.SCHEDULABLE and ns_name(meta.namespace, meta.name) in snapshot.unresolved_priority_classes:
-        verdict = Verdict.INCONCLUSIVE  # placed at priority 0, which is not its priority
     return ReplicaReport(
         name=replica.pod.metadata.name,
         verdict=verdict,
@@ -34,7 +31,7 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
     workloads: list[WorkloadReport] = []
     for placement in placements:
         wl = placement.workload
-        replicas = [_replica(r, snapshot) for r in placement.replicas]
+        replicas = [_replica(r) for r in placement.replicas]
         placed = sum(1 for r in placement.replicas if r.placed)
         workloads.append(
             WorkloadReport(
@@ -62,8 +59,11 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
     ]
-    unresolved = dict.fromkeys(snapshot.unresolved_priority_classes.values())
-    warnings += [unresolved_priority_warning(name) for name in unresolved]
+    lacking = sorted(
+        {kind for p in placements for r in p.replicas if r.cycle is not None for kind in r.cycle.lacking_kinds}
+    )
+    if lacking:
+        warnings.append(lacking_kinds_warning(lacking))
     return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
 
 

@@ -309,7 +309,11 @@ class PendingReport(_Struct, kw_only=True):
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.stuck else 0
+        """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 0."""
+        verdicts = {group.verdict for group in self.groups}
+        if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE}:
+            return 1
+        return Verdict.INCONCLUSIVE.exit_code if Verdict.INCONCLUSIVE in verdicts else 0
 
 
 class ReplicaReport(_Struct):

@@ -251,7 +251,7 @@ def render_table(
             names = ", ".join(rec.nodeNames) or "no node"
             console.print(f"PreFilter {rec.plugin} restricts the pod to: {escape(names)}")
     for plugin, reason in not_evaluated(report).items():
-        console.print(f"[yellow]{plugin}: {escape(reason)} — add them with another --from[/yellow]")
+        console.print(f"[yellow]{plugin}: {escape(reason)} — add them with another --from, or pass --complete[/yellow]")
     if node is not None:
         render_node(console, report, node)
         return

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from podwhy.framework.handle import Handle
+from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
@@ -115,6 +116,11 @@ class CycleOutcome:
     scheduler_name: str = ""
     profiles: list[str] = field(default_factory=list)
     config_source: str = ""
+    # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
+    # evaluated for this pod or the preemption dry run assuming none (say how to add them).
+    lacking_kinds: list[str] = field(default_factory=list)
+    # The Filter plugins not evaluated and why, in one line ("" when every one was).
+    not_evaluated_text: str = ""
 
 
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
@@ -206,6 +212,11 @@ def run_cycle(
     if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
         scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
         out.ignored_score_error = scores.error
+    out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
+    if outcome.not_evaluated:
+        kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
+        reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")
+        out.not_evaluated_text = f"not evaluated: {', '.join(sorted(outcome.not_evaluated))} ({reasons})"
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
@@ -219,6 +230,24 @@ def run_cycle(
         ),
     )
     return out
+
+
+def lacking_kinds(framework: Framework, cycle: CycleOutcome, missing: Mapping[str, str]) -> list[str]:
+    """The kinds the snapshot simply holds none of (no other cause) that the cycle needed."""
+    if cycle.outcome is None:
+        return []
+    pod = cycle.pod
+    needed: set[str] = set()
+    for name in cycle.outcome.not_evaluated:
+        needed |= framework.plugins[name].needed_kinds(pod)
+    for name in cycle.scores.not_evaluated if cycle.scores is not None else ():
+        needed |= framework.plugins[name].needed_kinds(pod, score=True)
+    if cycle.post_filter is not None:
+        for name in cycle.post_filter.not_evaluated:
+            needed |= framework.plugins[name].needed_kinds(pod)
+        if cycle.post_filter.pdbs_assumed_none:
+            needed.add("PodDisruptionBudget")
+    return sorted(kind for kind in needed if missing.get(kind) == "")
 
 
 def no_profile(pod: o.Pod, config: SchedulerConfig) -> CycleOutcome:

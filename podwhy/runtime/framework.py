@@ -77,8 +77,11 @@ class FilterOutcome:
     feasible: list[str]
     state: CycleState
     plugins: dict[str, Plugin]
+    # PreFilter and Filter plugins not evaluated (kinds the snapshot lacks): a node may pass only for that.
     not_evaluated: dict[str, str]
     error: str | None = None
+    # The profile's other plugins not evaluated for the pod (PostFilter ones, DefaultPreemption).
+    other_not_evaluated: dict[str, str] = field(default_factory=dict)
     # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
     complete: bool = True
 
@@ -115,7 +118,7 @@ class PostFilterOutcome:
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.required_kinds(pod), handle.snapshot.missing)
+    return not_evaluated_reason(plugin.needed_kinds(pod), handle.snapshot.missing)
 
 
 class Framework:
@@ -519,10 +522,15 @@ class Framework:
             feasible=feasible,
             state=state,
             plugins=self.plugins,
-            not_evaluated=not_evaluated,
+            not_evaluated={name: why for name, why in not_evaluated.items() if name in self._filtering},
             error=error,
             complete=complete,
+            other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
         )
+
+    @cached_property
+    def _filtering(self) -> frozenset[str]:
+        return frozenset(self.profile.pre_filter) | frozenset(self.profile.filter)
 
     # ------------------------------------------------------------------ PostFilter
     def run_post_filter_plugins(self, outcome: FilterOutcome, pod: PodInfo) -> PostFilterOutcome:
@@ -542,8 +550,9 @@ class Framework:
         final: Status | None = None
         for name in self.profile.post_filter:
             plugin = self.plugins.get(name)
-            if name in outcome.not_evaluated:
-                not_evaluated[name] = outcome.not_evaluated[name]
+            reason = outcome.not_evaluated.get(name) or outcome.other_not_evaluated.get(name)
+            if reason:
+                not_evaluated[name] = reason
                 continue
             if plugin is None or not plugin.implements("post_filter"):
                 not_simulated.append(name)

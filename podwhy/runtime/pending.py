@@ -555,6 +555,8 @@ class _Classifier:
             return PendingPod(pod, cycle.verdict, cause, owner, details, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             cause = cycle.message
+        elif cycle.verdict == Verdict.INCONCLUSIVE:
+            cause = f"fits the plugins evaluated; {cycle.not_evaluated_text}"
         else:
             cause = cycle.message or str(cycle.verdict)
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)

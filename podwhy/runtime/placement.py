@@ -214,7 +214,7 @@ class Placer:
         self.bind(pod, node)
         if known is not None:
             known.forget(node)
-        message = "" if cycle.verdict == Verdict.SCHEDULABLE else _not_evaluated_message(cycle)
+        message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
         return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
 
     def _reuse_for(self, pod: o.Pod, framework: Framework) -> Reuse:
@@ -283,13 +283,6 @@ class Placer:
 
 def _reason(status: Status) -> str:
     return f"{status.plugin}: {status.message()}"
-
-
-def _not_evaluated_message(cycle: CycleOutcome) -> str:
-    assert cycle.outcome is not None
-    plugins = ", ".join(sorted(cycle.outcome.not_evaluated))
-    reasons = "; ".join(sorted(set(cycle.outcome.not_evaluated.values())))
-    return f"placed, but not evaluated: {plugins} ({reasons})"
 
 
 def place(

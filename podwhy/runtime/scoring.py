@@ -58,7 +58,7 @@ def run_scores(
     not_evaluated = {
         name: reason
         for name, pl in scorers.items()
-        if (reason := not_evaluated_reason(pl.required_kinds_for_score(pod), missing or {}))
+        if (reason := not_evaluated_reason(pl.needed_kinds(pod, score=True), missing or {}))
     }
 
     def failed(message: str) -> ScoreOutcome:

@@ -1258,6 +1258,9 @@ def size_group(
     budget = budget or GroupBudget()
     if cycle.outcome is None or not pods:
         return GroupSizing(SizingOutcome.SKIPPED, "not sized: no scheduling cycle to start from")
+    if cycle.outcome.not_evaluated:
+        # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
+        return GroupSizing(SizingOutcome.SKIPPED, f"not sized: {cycle.not_evaluated_text}")
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)
@@ -1446,9 +1449,12 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         if feasible is None:
             continue
         victims = [pi.pod for pi in cand.victims]
+        budgets_unknown = "PodDisruptionBudget" in v.snapshot.missing or (
+            post_filter is not None and post_filter.pdbs_assumed_none
+        )
         budgets = (
             "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
-            if post_filter is not None and post_filter.pdbs_assumed_none
+            if budgets_unknown
             else "no PodDisruptionBudget is broken"
         )
         return [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot.cluster import Snapshot, ns_name
+from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -38,14 +38,22 @@ def forbidden(pod: o.Pod, why: str) -> PodwhyError:
     )
 
 
+def _admitted_without(pod: o.Pod, snapshot: Snapshot, kind: str) -> None:
+    """Admission needed an object of KIND the snapshot cannot vouch for not having."""
+    key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+    snapshot.admitted_without[key] = snapshot.admitted_without.get(key, frozenset()) | {kind}
+
+
 def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     """Priority admission (plugin/pkg/admission/priority): the named class (a name no class has
     is refused), or the global default; a priority or preemptionPolicy the manifest sets must
     equal the computed one. Without any PriorityClass in the snapshot a named class cannot be
-    resolved: the manifest's own priority, else 0, recorded in snapshot.unresolved_priority_classes."""
+    resolved: the manifest's own priority, else 0, and the pod is recorded as admitted without
+    PriorityClasses (DefaultPreemption, which reads its priority, is then not evaluated)."""
     name = pod.spec.priority_class_name
     given = pod.spec.priority
-    known = bool(snapshot.priority_classes) or "PriorityClass" in snapshot.kinds_seen
+    # Whether the snapshot vouches for its PriorityClasses (it holds some, or is complete).
+    known = "PriorityClass" not in snapshot.missing
     policy = DEFAULT_PREEMPTION_POLICY
     if name:
         pclass = snapshot.priority_classes.get(name)
@@ -58,7 +66,7 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
         else:
             if given is None:
                 pod.spec.priority = 0
-                snapshot.unresolved_priority_classes[ns_name(pod.metadata.namespace, pod.metadata.name)] = name
+                _admitted_without(pod, snapshot, "PriorityClass")
             # Else the priority the manifest states (as a pod exported from the cluster does).
             if pod.spec.preemption_policy is None:
                 pod.spec.preemption_policy = DEFAULT_PREEMPTION_POLICY
@@ -72,6 +80,8 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
             policy = pclass.preemption_policy or DEFAULT_PREEMPTION_POLICY
         if given is not None and not known:
             value = given  # no PriorityClasses to compute a default from: the manifest's own
+        elif pclass is None and not known:
+            _admitted_without(pod, snapshot, "PriorityClass")  # a global default may well exist
     if given is not None and given != value:
         raise forbidden(
             pod,
@@ -100,7 +110,9 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     if pod.spec.runtime_class_name:
         rclass = snapshot.runtime_classes.get(pod.spec.runtime_class_name)
         if rclass is None:
-            if "RuntimeClass" in snapshot.kinds_seen:
+            if "RuntimeClass" in snapshot.missing:
+                _admitted_without(pod, snapshot, "RuntimeClass")
+            else:
                 raise PodwhyError(
                     f"pod {pod.metadata.name}: RuntimeClass {pod.spec.runtime_class_name!r} not found",
                     hint="the API server would reject this pod",

@@ -87,14 +87,15 @@ class Snapshot:
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply
     # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)
+    # Manifest pods (-f) admitted without kinds the snapshot cannot vouch for, by "namespace/name":
+    # the fields admission sets from them (priority from a PriorityClass, overhead and
+    # scheduling from a RuntimeClass) are unknown.
+    admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.
     # Provenance rather than content: two readers' bytes differ in layout, so not compared.
     raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
-    # Pods admitted from manifests whose PriorityClass could not be resolved (the snapshot has no
-    # PriorityClasses at all), by "namespace/name": the class's name (priority taken as 0).
-    unresolved_priority_classes: dict[str, str] = field(default_factory=dict, compare=False)
 
     # What loading the inputs met, worded as warnings by the report: objects held by more than one
     # input (each read once), files given twice (read once), documents without a kind found in a

@@ -38,8 +38,11 @@ class ListMeta(msgspec.Struct, kw_only=True):
     annotations: dict[str, str] = {}
 
 
-# On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch.
+# On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch, and
+# the kinds it fetched in full (a JSON list). The second is what makes the dump complete: a file
+# without it vouches only for the kinds it holds objects or typed Lists of (source.VOUCHED_KINDS).
 MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
+FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class Decoded:
         snapshot.kindless.extend((self.source, where) for where in self.kindless)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
+        if self.list_meta is not None and FETCHED_KINDS_ANNOTATION in self.list_meta.annotations:
+            snapshot.kinds_seen.update(self.fetched_kinds())
 
     def missing_kinds(self) -> dict[str, str]:
         """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""
@@ -108,6 +113,15 @@ class Decoded:
             return msgspec.json.decode(text.encode(), type=dict[str, str])
         except msgspec.MsgspecError as exc:
             raise PodwhyError(f"annotation {MISSING_KINDS_ANNOTATION} is not a JSON object of strings: {exc}") from None
+
+    def fetched_kinds(self) -> list[str]:
+        """The kinds a `podwhy snapshot` dump fetched in full (its List's annotation)."""
+        assert self.list_meta is not None
+        text = self.list_meta.annotations[FETCHED_KINDS_ANNOTATION]
+        try:
+            return msgspec.json.decode(text.encode(), type=list[str])
+        except msgspec.MsgspecError as exc:
+            raise PodwhyError(f"annotation {FETCHED_KINDS_ANNOTATION} is not a JSON list of strings: {exc}") from None
 
 
 @dataclass(frozen=True)

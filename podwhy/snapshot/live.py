@@ -84,6 +84,25 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
     Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
 )
+# The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
+SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
+
+
+def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:
+    """`kubectl get` of every resource podwhy reads (or of those of KINDS) as one YAML List. Names
+    are group-qualified, so a custom resource of the same plural is never listed instead."""
+    names = [r.display for r in RESOURCES if kinds is None or r.kind in kinds]
+    return f"kubectl get {','.join(names)} -A -o yaml"
+
+
+def dump_hint() -> str:
+    """How to dump a cluster so that every plugin can be evaluated (see docs/complete.md)."""
+    return (
+        f"dump the cluster with: {SNAPSHOT_COMMAND}; or: {kubectl_dump_command()} > cluster.yaml,"
+        " read with --from cluster.yaml --complete"
+    )
+
+
 EVENTS = Resource("Event", "v1", "events")
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})

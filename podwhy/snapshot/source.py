@@ -1,8 +1,13 @@
 """Where snapshots come from: the protocol every source implements, and the files source.
 
-A source returns a Snapshot whose `missing` names the kinds it could not provide, each with
-its cause ("" when the source simply lacks the kind, as a cluster-info dump lacks
-PersistentVolumeClaims). Every source decodes with snapshot.decode.decode.
+A source returns a Snapshot whose `missing` names the kinds it cannot vouch for, each with
+its cause ("" when the source simply holds no object of the kind, as a `kubectl get nodes,pods`
+dump holds no PersistentVolumeClaims). Every source decodes with snapshot.decode.decode.
+
+Files vouch for a kind when they hold an object of it, a typed List of it (an empty
+`PersistentVolumeClaimList` says the cluster has none), or a `podwhy snapshot` List that
+fetched it; `complete` (--complete) is the user's word that they hold every object of the
+cluster. See docs/complete.md.
 """
 
 from __future__ import annotations
@@ -18,33 +23,15 @@ from typing import BinaryIO, Protocol
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
+from podwhy.model.objects import KINDS
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
 
-# Kinds that `kubectl cluster-info dump` never writes: a plugin that needs one of them
-# for the pod at hand cannot be evaluated from such a dump.
-CLUSTER_INFO_DUMP_LACKS = frozenset(
-    {
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-        "CSIStorageCapacity",
-        "PriorityClass",
-        "PodDisruptionBudget",
-        "Namespace",
-        "RuntimeClass",
-        "DeviceClass",
-        "ResourceSlice",
-        "ResourceClaim",
-        "ResourceClaimTemplate",
-        "StatefulSet",
-        # Read only to name pods' owners (a Job's CronJob); no plugin needs them.
-        "Job",
-        "CronJob",
-    }
-)
+# The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
+# nothing is explained) and Events (which only add what the scheduler said). Files that hold
+# no object of one of them cannot tell a cluster without any from a dump that left it out
+# (`kubectl cluster-info dump` never writes PVCs; `kubectl get nodes,pods` writes nothing else).
+VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"}
 
 _SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -79,12 +66,18 @@ class FileSource:
     """`kubectl get -o yaml|json` files (gzipped or not), folders of them, cluster-info dumps, or '-' for stdin."""
 
     def __init__(
-        self, paths: Sequence[str], stdin: BinaryIO | None = None, progress: ReadCallback | None = None
+        self,
+        paths: Sequence[str],
+        stdin: BinaryIO | None = None,
+        progress: ReadCallback | None = None,
+        complete: bool = False,
     ) -> None:
         self.paths = list(paths)
         self.stdin = stdin
         # Told what is read and decoded, as it goes (the command line shows it when it takes long).
         self.progress = progress
+        # --complete: the user's word that the files hold every object of the cluster.
+        self.complete = complete
         # YAML documents or List items the fast YAML reader left to the reference reader.
         self.reference_reads = 0
 
@@ -113,8 +106,10 @@ class FileSource:
                             self._add(snapshot, _read_bytes(file, self.progress), str(file), skip_kindless=True)
                 elif given.first_time(path, raw_path, folder=False):
                     self._add(snapshot, _read_bytes(path, self.progress), str(path), skip_kindless=False)
-        if snapshot.from_cluster_info_dump:
-            for kind in sorted(CLUSTER_INFO_DUMP_LACKS - snapshot.kinds_seen):
+        for kind in [kind for kind in snapshot.missing if kind in snapshot.kinds_seen]:
+            del snapshot.missing[kind]  # another file holds what a podwhy snapshot could not fetch
+        if not self.complete:
+            for kind in sorted(VOUCHED_KINDS - snapshot.kinds_seen):
                 snapshot.missing.setdefault(kind, "")
         if self.progress is not None:
             self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))

@@ -308,15 +308,22 @@ def test_pre_filter(
     assert bool(state.claims) == (want == OK)
 
 
-def test_required_kinds() -> None:
-    plugin = DynamicResources(make_handle())
+@pytest.mark.parametrize(
+    ("claims", "want"),
+    [
+        # Not found: rejected for that, unless the snapshot cannot vouch for the claims.
+        ([], {"ResourceClaim"}),
+        # To allocate: every class, slice and allocated claim (the devices in use) counts.
+        ([make_claim()], {"ResourceClaim", "DeviceClass", "ResourceSlice"}),
+        # Allocated: the claim itself says where it can run.
+        ([make_claim(allocated=[(DRIVER_A, "pool", "dev-1")])], set()),
+    ],
+    ids=["not-found", "to-allocate", "allocated"],
+)
+def test_required_kinds(claims: list[o.ResourceClaim], want: set[str]) -> None:
+    plugin = DynamicResources(make_handle(*claims))
     assert plugin.required_kinds(PodInfo(my_pod().obj())) == set()
-    assert plugin.required_kinds(PodInfo(by_name())) == {
-        "ResourceClaim",
-        "DeviceClass",
-        "ResourceSlice",
-        "ResourceClaimTemplate",
-    }
+    assert plugin.required_kinds(PodInfo(by_name())) == want
 
 
 # ------------------------------------------------------------------ Filter
@@ -604,7 +611,7 @@ def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:
     ]
     dump = tmp_path / "cluster.json"
     dump.write_bytes(msgspec.json.encode({"kind": "List", "items": items}))
-    snapshot = FileSource([str(dump)]).load()
+    snapshot = FileSource([str(dump)], complete=True).load()
     assert snapshot.device_classes == {CLASS_A: device_class}
     assert snapshot.resource_slices == [rs]
     assert snapshot.resource_claims == {f"{NS}/{CLAIM}": claim}

@@ -366,4 +366,20 @@ def test_pre_filter_skip(pod: o.Pod, want: Code) -> None:
     plugin = NodeVolumeLimits(make_handle())
     _, pre = plugin.pre_filter(CycleState(), PodInfo(pod), [])
     assert pre.code == want
+    # Without CSINodes the limits are unknown for every volume the plugin counts.
+    plugin.handle.snapshot.missing = {"CSINode": ""}
     assert bool(plugin.required_kinds(PodInfo(pod))) == (want == Code.Success)
+
+
+def test_without_limits_only_a_claim_not_found_needs_claims() -> None:
+    """CSINodes vouched for and none limits a driver: nothing can exceed a limit."""
+    pod = make_pod().pvc(f"csi-{EBS}-0").obj()
+    assert NodeVolumeLimits(make_handle()).required_kinds(PodInfo(pod)) == {"PersistentVolumeClaim"}
+    claim = from_raw(o.PersistentVolumeClaim, {"metadata": {"name": f"csi-{EBS}-0", "namespace": "default"}})
+    assert NodeVolumeLimits(make_handle(claim)).required_kinds(PodInfo(pod)) == set()
+    limited = from_raw(
+        o.CSINode,
+        {"metadata": {"name": "n"}, "spec": {"drivers": [{"name": EBS, "nodeID": "n", "allocatable": {"count": 2}}]}},
+    )
+    want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+    assert NodeVolumeLimits(make_handle(claim, limited)).required_kinds(PodInfo(pod)) == want

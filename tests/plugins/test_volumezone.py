@@ -172,7 +172,16 @@ def test_all_volumes_are_checked() -> None:
 
 
 def test_required_kinds() -> None:
-    plugin = VolumeZone(make_handle())
-    assert plugin.required_kinds(PodInfo(pvc_pod())) == set()
-    want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"}
-    assert plugin.required_kinds(PodInfo(pvc_pod("c"))) == want
+    """The kinds of the lookups that fail: a claim, PV or class found speaks for itself."""
+    assert VolumeZone(make_handle()).required_kinds(PodInfo(pvc_pod())) == set()
+    assert VolumeZone(make_handle()).required_kinds(PodInfo(pvc_pod("c"))) == {"PersistentVolumeClaim"}
+    bound = from_raw(
+        o.PersistentVolumeClaim, {"metadata": {"name": "c", "namespace": "default"}, "spec": {"volumeName": "v"}}
+    )
+    assert VolumeZone(make_handle(bound)).required_kinds(PodInfo(pvc_pod("c"))) == {"PersistentVolume"}
+    pv = from_raw(o.PersistentVolume, {"metadata": {"name": "v"}})
+    assert VolumeZone(make_handle(bound, pv)).required_kinds(PodInfo(pvc_pod("c"))) == set()
+    unbound = from_raw(
+        o.PersistentVolumeClaim, {"metadata": {"name": "c", "namespace": "default"}, "spec": {"storageClassName": "s"}}
+    )
+    assert VolumeZone(make_handle(unbound)).required_kinds(PodInfo(pvc_pod("c"))) == {"StorageClass"}

@@ -76,7 +76,17 @@ class DynamicResources(Plugin):
         self._selector_cache = SelectorCache()
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
-        return set(DRA_KINDS) if pod.pod.spec.resource_claims else set()
+        """ResourceClaims when one of the pod's is not found; with a claim to allocate, also what
+        allocation searches: every device class, slice, and allocated claim (the devices in use)."""
+        if not pod.pod.spec.resource_claims:
+            return set()
+        try:
+            claims = pod_resource_claims(pod.pod, self.handle.snapshot.resource_claims)
+        except ClaimLookupError:
+            return {"ResourceClaim"}
+        if all(claim.status.allocation is not None for claim in claims):
+            return set()
+        return set(DRA_KINDS - {"ResourceClaimTemplate"})
 
     # ------------------------------------------------------------------ cluster objects
     def device_classes(self) -> dict[str, o.DeviceClass]:

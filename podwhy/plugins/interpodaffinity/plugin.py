@@ -41,6 +41,12 @@ class InterPodAffinity(Plugin):
                     return {"Namespace"}
         return set()
 
+    def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
+        terms = [*pod.preferred_affinity_terms, *pod.preferred_anti_affinity_terms]
+        if any(_needs_namespace_labels(weighted.term) for weighted in terms):
+            return {"Namespace"}
+        return self.required_kinds(pod)
+
     # ------------------------------------------------------------------ namespaces
     def merge_affinity_term_namespaces(self, term: AffinityTerm) -> AffinityTerm:
         """Add the namespaces the term's namespaceSelector picks to its namespace set.

@@ -67,6 +67,8 @@ class PreScoreState:
 
 class BalancedAllocation(Plugin):
     NAME = "NodeResourcesBalancedAllocation"
+    # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
+    ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesBalancedAllocationArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

@@ -244,6 +244,8 @@ class PreScoreState:
 
 class Fit(Plugin):
     NAME = "NodeResourcesFit"
+    # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
+    ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesFitArgs
 
     # Feature gates as kube-scheduler v1.35 sets them by default.

@@ -10,8 +10,22 @@ from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
-from podwhy.plugins.helper.volumes import pod_claim_name, pvc_not_found, volume_is_for_pod
-from podwhy.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, claim_key
+from podwhy.plugins.helper.volumes import (
+    MIGRATION_ON,
+    claim_class,
+    pod_claim_name,
+    pv_plugin,
+    pvc_not_found,
+    volume_is_for_pod,
+)
+from podwhy.plugins.volumebinding.binder import (
+    WAIT_FOR_FIRST_CONSUMER,
+    BinderError,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    claim_key,
+)
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
@@ -44,16 +58,39 @@ class VolumeBinding(Plugin):
         self.binder = VolumeBinder(handle)
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
-        if any(pod_claim_name(pod.pod, vol) is not None for vol in pod.pod.spec.volumes):
-            return {
-                "PersistentVolumeClaim",
-                "PersistentVolume",
-                "StorageClass",
-                "CSINode",
-                "CSIDriver",
-                "CSIStorageCapacity",
-            }
-        return set()
+        """The kinds the verdict rests on having every object of: a claim, PV or class found
+        speaks for itself; a lookup that fails, or a search over all PVs or capacities, does not."""
+        needed: set[str] = set()
+        for vol in pod.pod.spec.volumes:
+            claim = pod_claim_name(pod.pod, vol)
+            if claim is None:
+                continue
+            pvc = self.handle.pvc(pod.pod.metadata.namespace, claim[0])
+            if pvc is None:
+                needed.add("PersistentVolumeClaim")  # without it, the claim is rejected as not found
+            elif pvc.status.phase == "Lost" or pvc.metadata.deletion_timestamp is not None:
+                continue  # rejected for the claim alone
+            elif pvc.spec.volume_name:
+                pv = self.handle.pv(pvc.spec.volume_name)
+                if pv is None:
+                    needed.add("PersistentVolume")
+                elif (plugin := pv_plugin(pv)) is not None and plugin.in_tree_name in MIGRATION_ON:
+                    needed.add("CSINode")  # the node's CSINode says whether it is translated
+            elif class_name := claim_class(pvc):
+                needed |= self._delay_binding_kinds(class_name)
+        return needed
+
+    def _delay_binding_kinds(self, class_name: str) -> set[str]:
+        sc = self.handle.storage_class(class_name)
+        if sc is None:
+            return {"StorageClass"}  # without it, the claim binds Immediate: it must be bound already
+        if sc.volume_binding_mode != WAIT_FOR_FIRST_CONSUMER:
+            return set()  # an Immediate claim must already be bound
+        # Every PV of the class is a candidate; the driver says whether capacities count.
+        driver = self.handle.snapshot.csi_drivers.get(sc.provisioner)
+        if driver is None:
+            return {"PersistentVolume", "CSIDriver"}
+        return {"PersistentVolume", "CSIStorageCapacity"} if driver.spec.storage_capacity else {"PersistentVolume"}
 
     def _pod_has_pvcs(self, pod: o.Pod) -> tuple[bool, Status | None]:
         """(pod uses claims, why it cannot be scheduled yet)."""
