@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
-    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler v1.35 decides.",
+    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.35 or v1.36) decides.",
     pretty_exceptions_enable=False,
 )
 
@@ -49,6 +49,14 @@ DebugOption = Annotated[bool, typer.Option("--debug", help="Show tracebacks of e
 OutputOption = Annotated[Output, typer.Option("--output", "-o", help="table, wide, json or yaml.")]
 SchedulerConfigOption = Annotated[
     Path | None, typer.Option("--scheduler-config", help="A KubeSchedulerConfiguration file.")
+]
+KubeVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kube-version",
+        help="kube-scheduler release to emulate: 1.35 or 1.36 (v1.36.3 works too)."
+        " Default: the cluster's (API server /version, the kube-scheduler pod's image, the kubelets).",
+    ),
 ]
 
 
@@ -147,6 +155,7 @@ def explain(
     output: OutputOption = Output.table,
     node: Annotated[str | None, typer.Option("--node", help="Show the facts behind every verdict on one node.")] = None,
     scheduler_config: SchedulerConfigOption = None,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -186,6 +195,7 @@ def explain(
                     pod_file=pod_file,
                     scheduler_config=scheduler_config,
                     node=node,
+                    kube_version=kube_version,
                 )
             )
         if verbose:
@@ -210,7 +220,11 @@ def _render(report: Report, output: Output, node: str | None) -> None:
     from podwhy.report.table import render_table
 
     render_table(report, wide=output == Output.wide, node=node)
-    for warning in report.warnings:
+    _print_warnings(report.warnings)
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
         print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 
@@ -226,6 +240,7 @@ def pending(
     all_namespaces: Annotated[bool, typer.Option("--all-namespaces", "-A", help="Pods of every namespace.")] = False,
     output: OutputOption = Output.table,
     scheduler_config: SchedulerConfigOption = None,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -253,7 +268,7 @@ def pending(
                 scope = None if all_namespaces else namespace or live.connect()
                 live.events_for = (scope or "", "")
                 source = live
-            report = run_pending(PendingRequest(source, scope, scheduler_config))
+            report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
         _render_any(report, output)
     raise typer.Exit(report.exit_code)
 
@@ -263,6 +278,7 @@ def _render_any(report: PendingReport, output: Output) -> None:
         from podwhy.report.table import render_pending
 
         render_pending(report, wide=output == Output.wide)
+    _print_warnings(report.warnings)
 
 
 @app.command()
@@ -288,6 +304,7 @@ def check(
         Path | None, typer.Option("--junit", help="Also write JUnit XML here (one testcase per workload).")
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -318,7 +335,7 @@ def check(
                 namespace = namespace or live.connect()
                 source = live
             manifests = ManifestSource(files, namespace or "default")
-            report = run_check(CheckRequest(manifests, source, scheduler_config))
+            report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version))
         if junit is not None:
             from podwhy.report.check import write_junit
 
@@ -370,7 +387,7 @@ def snapshot(
             fetched = live.fetch(raw=True)
         items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
         missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
-        count = write_dump(output, items, missing, redact_text=redact)
+        count = write_dump(output, items, missing, redact_text=redact, server_version=live.server_version)
     print(f"wrote {count:,} objects to {output}", file=sys.stderr)
     if missing:
         print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)

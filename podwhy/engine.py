@@ -9,6 +9,8 @@ from pathlib import Path
 
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.types import pod_key
+from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
+from podwhy.framework.versions import Emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
@@ -17,14 +19,22 @@ from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, pending_group
 from podwhy.runtime.suggest import size_groups, suggest
+from podwhy.runtime.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
 
 
-def scheduler_config(path: Path | None) -> SchedulerConfig:
-    """The KubeSchedulerConfiguration at PATH, or what kube-scheduler runs without one."""
-    return default_config() if path is None else load_scheduler_config(path)
+def scheduler_config(path: Path | None, emulation: Emulation = DEFAULT_EMULATION) -> SchedulerConfig:
+    """The KubeSchedulerConfiguration at PATH, or what kube-scheduler runs without one, as the
+    emulated release reads it."""
+    return default_config(emulation) if path is None else load_scheduler_config(path, emulation)
+
+
+def _check_kube_version(flag: str | None) -> None:
+    """A bad --kube-version fails before anything is fetched."""
+    if flag is not None:
+        parse_kube_version_flag(flag)
 
 
 @dataclass
@@ -36,6 +46,8 @@ class ExplainRequest:
     scheduler_config: Path | None = None
     # --node: checked against the snapshot before anything runs or prints.
     node: str | None = None
+    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see runtime.versions).
+    kube_version: str | None = None
 
 
 def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
@@ -79,6 +91,7 @@ def check_node(snapshot: Snapshot, node: str) -> None:
 
 
 def explain(request: ExplainRequest) -> Report:
+    _check_kube_version(request.kube_version)
     manifest_pod: o.Pod | None = None
     if request.pod_file is not None:
         from podwhy.snapshot.manifests import read_pod_manifest
@@ -98,14 +111,15 @@ def explain(request: ExplainRequest) -> Report:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name)
-    config = scheduler_config(request.scheduler_config)
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
         check_node(snapshot, request.node)
     profile = profile_for_pod(config, pod)
     if profile is None:
-        return build_report(no_profile(pod, config), snapshot)
+        return build_report(no_profile(pod, config), snapshot, version=version)
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -123,7 +137,7 @@ def explain(request: ExplainRequest) -> Report:
         framework=framework,
         notes=notes,
     )
-    return build_report(cycle, snapshot, suggestions, notes)
+    return build_report(cycle, snapshot, suggestions, notes, version)
 
 
 @dataclass
@@ -132,21 +146,25 @@ class PendingRequest:
     # None: every namespace.
     namespace: str | None
     scheduler_config: Path | None = None
+    kube_version: str | None = None
 
 
 def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
+    _check_kube_version(request.kube_version)
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no pods ({', '.join(snapshot.sources)})",
             hint="dump them with: kubectl get nodes,pods -A -o yaml",
         )
-    config = scheduler_config(request.scheduler_config)
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
-    return build_pending_report(pending_pods, snapshot, size_groups(snapshot, pending_pods, config, frameworks))
+    sizing = size_groups(snapshot, pending_pods, config, frameworks)
+    return build_pending_report(pending_pods, snapshot, sizing, version)
 
 
 @dataclass
@@ -154,6 +172,7 @@ class CheckRequest:
     manifests: ManifestSource
     source: SnapshotSource
     scheduler_config: Path | None = None
+    kube_version: str | None = None
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -162,13 +181,15 @@ def check(request: CheckRequest) -> CheckReport:
     from podwhy.runtime.placement import place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
+    _check_kube_version(request.kube_version)
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)})",
             hint="pass a dump that includes Nodes: podwhy snapshot -o cluster.json.gz",
         )
-    config = scheduler_config(request.scheduler_config)
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
-    return build_check_report(placements, snapshot)
+    return build_check_report(placements, snapshot, version)

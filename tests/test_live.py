@@ -101,6 +101,9 @@ def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Pa
     assert (code_live, err) == (code_file, "")
     a, b = json.loads(live), json.loads(offline)
     assert a["snapshot"].pop("sources") != b["snapshot"].pop("sources")
+    # Live, the API server says its version; the dump (not written by podwhy snapshot) does not.
+    assert [a["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["apiServer", "v1.35.4"]
+    assert [b["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["default", None]
     assert a == b
     assert shop.methods == {"GET"}
 
@@ -170,7 +173,10 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
     with FakeApiServer(load_objects(cluster_file(case))) as server:
         live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
         reports = [
-            to_builtins(explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config)))
+            # The release named: live, /version would say it; the dump tells only its kubelets'.
+            to_builtins(
+                explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config, kube_version="1.35"))
+            )
             for source in (live, FileSource([str(cluster_file(case))]))
         ]
         assert server.methods == {"GET"}
@@ -225,6 +231,8 @@ def test_snapshot_reads_back_to_the_live_report(tmp_path: Path, redact: bool) ->
 def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> None:
     meta = json.loads((case / "case.json").read_text())
     args = ["--scheduler-config", str(case / meta["config"])] if "config" in meta else []
+    # The dump records the API server's version, the recording's file does not: name the release.
+    args += ["--kube-version", "1.35"]
     with FakeApiServer(load_objects(cluster_file(case))) as server:
         config = str(server.kubeconfig(tmp_path / "config"))
         dump = tmp_path / "snap.json"
@@ -248,6 +256,8 @@ def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_
     assert granted == {(r.group, r.plural) for r in (*RESOURCES, EVENTS)}
     _cli(POD, "--kubeconfig", str(shop.kubeconfig(tmp_path / "config")))
     for request in shop.requests:
+        if request.path == "/version":
+            continue  # a non-resource URL every user may read (ClusterRole system:public-info-viewer)
         parts = request.path.strip("/").split("/")
         group = "" if parts[0] == "api" else parts[1]
         assert (group, parts[-1]) in granted, request.path

@@ -341,7 +341,7 @@ def test_every_kind_is_filed_as_its_table_entry_says(kind: str) -> None:
 def test_every_snapshot_collection_has_a_kind() -> None:
     collections = {
         f.name for f in dataclasses.fields(Snapshot) if f.name not in ("kinds_seen", "ignored_kinds", "sources")
-    } - {"from_cluster_info_dump", "missing", "raw_pods"}
+    } - {"from_cluster_info_dump", "missing", "raw_pods", "server_version", "server_version_from"}
     assert collections == {info.snapshot_field for info in KINDS.values()}
 
 

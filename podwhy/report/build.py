@@ -8,6 +8,7 @@ from msgspec import UNSET
 
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.report.model import (
@@ -24,6 +25,7 @@ from podwhy.report.model import (
     PreFilterEntry,
     Report,
     SamplingReport,
+    SchedulerVersion,
     SchedulerWord,
     SchedulingEvent,
     ScoreEntry,
@@ -39,6 +41,7 @@ from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
+from podwhy.runtime.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -230,11 +233,26 @@ def _says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bo
     return theirs == ours
 
 
-def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerWord | None:
+def scheduler_version(version: ChosenVersion | None) -> SchedulerVersion:
+    """The emulated release and how it was chosen (the v1.35 default when nobody chose)."""
+    version = version or ChosenVersion(DEFAULT_EMULATION, VersionSource.DEFAULT)
+    return SchedulerVersion(
+        version=version.emulation.name,
+        versionSource=version.source.value,
+        clusterVersion=str(version.found) if version.found is not None else None,
+    )
+
+
+def scheduler_word(
+    pod: o.Pod, snapshot: Snapshot, report: Report, version: ChosenVersion | None = None
+) -> SchedulerWord:
     condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
     event = _scheduling_event(pod, snapshot)
+    emulated = scheduler_version(version)
     if condition is None and event is None:
-        return None
+        return SchedulerWord(
+            version=emulated.version, versionSource=emulated.versionSource, clusterVersion=emulated.clusterVersion
+        )
     # The condition holds the latest full text, the event the aggregated one (cut at 1 KiB); either
     # agreeing is agreement, since a placeholder or a stale copy may sit in the other.
     agrees: bool | None = None
@@ -244,6 +262,9 @@ def scheduler_word(pod: o.Pod, snapshot: Snapshot, report: Report) -> SchedulerW
         if said:
             agrees = any(_says_the_same(text, report.message, report.messageComplete, cut) for text, cut in said)
     return SchedulerWord(
+        version=emulated.version,
+        versionSource=emulated.versionSource,
+        clusterVersion=emulated.clusterVersion,
         condition=condition.message if condition is not None else None,
         conditionReason=condition.reason if condition is not None else None,
         conditionSince=condition.last_transition_time if condition is not None else None,
@@ -268,7 +289,10 @@ def _suggestion(s: SuggestedChange) -> Suggestion:
 
 
 def build_pending_report(
-    pending: list[PendingPod], snapshot: Snapshot, sizing: Mapping[GroupKey, GroupSizing] | None = None
+    pending: list[PendingPod],
+    snapshot: Snapshot,
+    sizing: Mapping[GroupKey, GroupSizing] | None = None,
+    version: ChosenVersion | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known."""
@@ -293,14 +317,25 @@ def build_pending_report(
         group.details.extend(d for d in item.details if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
-    return PendingReport(total=len(pending), stuck=stuck, groups=ordered, snapshot=snapshot_summary(snapshot))
+    return PendingReport(
+        total=len(pending),
+        stuck=stuck,
+        groups=ordered,
+        snapshot=snapshot_summary(snapshot),
+        scheduler=scheduler_version(version),
+        warnings=list(version.warnings) if version is not None else [],
+    )
 
 
 def build_report(
-    cycle: CycleOutcome, snapshot: Snapshot, suggestions: Sequence[SuggestedChange] = (), notes: Sequence[str] = ()
+    cycle: CycleOutcome,
+    snapshot: Snapshot,
+    suggestions: Sequence[SuggestedChange] = (),
+    notes: Sequence[str] = (),
+    version: ChosenVersion | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
-    join the warnings."""
+    join the warnings, and so do those of the `version` emulated."""
     pod = cycle.pod.pod
     report = Report(
         pod=PodSummary(
@@ -319,11 +354,11 @@ def build_report(
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
         snapshot=snapshot_summary(snapshot),
-        warnings=[*_warnings(cycle, snapshot), *notes],
+        warnings=[*(version.warnings if version is not None else ()), *_warnings(cycle, snapshot), *notes],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )
-    report.scheduler = scheduler_word(pod, snapshot, report)
+    report.scheduler = scheduler_word(pod, snapshot, report, version)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,

@@ -6,10 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
-from podwhy.report.build import snapshot_summary
+from podwhy.report.build import scheduler_version, snapshot_summary
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
+from podwhy.runtime.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 
 
@@ -25,7 +26,9 @@ def _replica(replica: ReplicaPlacement) -> ReplicaReport:
     )
 
 
-def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) -> CheckReport:
+def build_check_report(
+    placements: list[WorkloadPlacement], snapshot: Snapshot, version: ChosenVersion | None = None
+) -> CheckReport:
     workloads: list[WorkloadReport] = []
     for placement in placements:
         wl = placement.workload
@@ -52,12 +55,19 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         failingWorkloads=sum(1 for w in workloads if w.pending),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = [
+    warnings = list(version.warnings) if version is not None else []
+    warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
     ]
-    return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
+    return CheckReport(
+        summary=summary,
+        workloads=workloads,
+        snapshot=snapshot_summary(snapshot),
+        scheduler=scheduler_version(version),
+        warnings=warnings,
+    )
 
 
 def junit_xml(report: CheckReport) -> bytes:

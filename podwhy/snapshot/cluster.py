@@ -48,6 +48,10 @@ class Snapshot:
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply
     # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)
+    # The API server's version (gitVersion of /version), live or as `podwhy snapshot` recorded it,
+    # and where it came from; "" when unknown.
+    server_version: str = ""
+    server_version_from: str = ""
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.

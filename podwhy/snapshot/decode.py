@@ -39,6 +39,8 @@ class ListMeta(msgspec.Struct, kw_only=True):
 
 # On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch.
 MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
+# The API server's gitVersion when `podwhy snapshot` wrote the dump.
+SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class Decoded:
         snapshot.raw_pods.update(self.raw_pods)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
+        if self.list_meta is not None and self.list_meta.annotations.get(SERVER_VERSION_ANNOTATION):
+            snapshot.server_version = self.list_meta.annotations[SERVER_VERSION_ANNOTATION]
+            snapshot.server_version_from = "recorded by podwhy snapshot"
 
     def missing_kinds(self) -> dict[str, str]:
         """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.snapshot.decode import MISSING_KINDS_ANNOTATION
+from podwhy.snapshot.decode import MISSING_KINDS_ANNOTATION, SERVER_VERSION_ANNOTATION
 
 REDACTED = "<redacted>"
 # Annotations plugins or admission read (volume binding, CSI migration, DRA claims, the
@@ -101,9 +101,13 @@ def write_dump(
     items: Mapping[tuple[str, str], list[msgspec.Raw]],
     missing: Mapping[str, str],
     redact_text: bool = False,
+    server_version: str = "",
 ) -> int:
-    """Write {(kind, apiVersion): raw items} as one List; returns the number of objects written."""
+    """Write {(kind, apiVersion): raw items} as one List; returns the number of objects written.
+    `server_version`: the API server's gitVersion, recorded for choosing the scheduler release."""
     annotations = {MISSING_KINDS_ANNOTATION: json.dumps(dict(sorted(missing.items())))} if missing else {}
+    if server_version:
+        annotations[SERVER_VERSION_ANNOTATION] = server_version
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
     try:

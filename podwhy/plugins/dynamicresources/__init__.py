@@ -15,6 +15,7 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostF
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.versions import DRA_DEVICE_TAINTS, DRA_PARTITIONABLE_DEVICES
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.plugins.dynamicresources.allocator import (
@@ -140,11 +141,14 @@ class DynamicResources(Plugin):
 
         data.available_on_nodes = available_on_nodes
         if to_allocate > 0:
+            emulation = self.handle.emulation
             data.allocator = Allocator(
                 self._allocated_devices(),
                 self.device_classes(),
                 self.handle.snapshot.resource_slices,
                 self._selector_cache,
+                device_taints=emulation.enabled(DRA_DEVICE_TAINTS),
+                partitionable_devices=emulation.enabled(DRA_PARTITIONABLE_DEVICES),
             )
         data.claims = claims
         return None, success()

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
+from podwhy.model.quantity import parse_quantity
 from podwhy.plugins.dynamicresources.cel import (
     CelError,
     DefaultingMap,
@@ -51,6 +53,49 @@ class AllocationError(Exception):
 
 class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (structured.ErrFailedAllocationOnNode)."""
+
+
+def _counters(holder: Any) -> dict[str, Fraction]:
+    """{name: value} of a CounterSet or DeviceCounterConsumption as the API holds it."""
+    counters = holder.get("counters") if isinstance(holder, dict) else None
+    if not isinstance(counters, dict):
+        return {}
+    out: dict[str, Fraction] = {}
+    for name, counter in counters.items():
+        raw = counter.get("value") if isinstance(counter, dict) else None
+        if raw is not None:
+            out[str(name)] = parse_quantity(raw)
+    return out
+
+
+# Device taint effects that prevent allocation; others (None included) are ignored.
+PREVENTING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def tolerates_device_taint(toleration: Any, taint: Any) -> bool:
+    """resourceclaim.ToleratesTaint: effect, key, then Equal (or empty) compares values, Exists matches any."""
+    if not isinstance(toleration, dict) or not isinstance(taint, dict):
+        return False
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or ""
+    if operator in ("", "Equal"):
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return operator == "Exists"
+
+
+def taint_prevents_allocation(device: o.Device, request: RequestView) -> bool:
+    """taintPreventsAllocation: a NoSchedule or NoExecute taint that none of the request's tolerations tolerates."""
+    return any(
+        isinstance(taint, dict)
+        and taint.get("effect") in PREVENTING_TAINT_EFFECTS
+        and not any(tolerates_device_taint(t, taint) for t in request.tolerations)
+        for taint in device.taints
+    )
 
 
 class _MaxSizeExceededError(Exception):
@@ -162,6 +207,8 @@ class RequestView:
     count: int
     admin_access: bool
     has_admin_access: bool
+    # DeviceTolerations as the API holds them (dicts: key, operator, value, effect).
+    tolerations: tuple[Any, ...] = ()
 
     @classmethod
     def of_exact(cls, name: str, req: o.ExactDeviceRequest) -> RequestView:
@@ -175,13 +222,14 @@ class RequestView:
             count,
             bool(req.admin_access),
             req.admin_access is not None,
+            tuple(req.tolerations),
         )
 
     @classmethod
     def of_sub(cls, sub: o.DeviceSubRequest) -> RequestView:
         mode = sub.allocation_mode or MODE_EXACT_COUNT
         count = sub.count if sub.count is not None else (1 if mode == MODE_EXACT_COUNT else 0)
-        return cls(sub.name, sub.device_class_name, sub.selectors, mode, count, False, False)
+        return cls(sub.name, sub.device_class_name, sub.selectors, mode, count, False, False, tuple(sub.tolerations))
 
 
 @dataclass
@@ -333,11 +381,17 @@ class Allocator:
         device_classes: Mapping[str, o.DeviceClass],
         slices: list[o.ResourceSlice],
         selector_cache: SelectorCache | None = None,
+        device_taints: bool = False,
+        partitionable_devices: bool = False,
     ) -> None:
+        """`device_taints`, `partitionable_devices`: the DRADeviceTaints and DRAPartitionableDevices
+        feature gates of the emulated release."""
         self.allocated_devices = allocated_devices
         self.device_classes = device_classes
         self.slices = slices
         self.selector_cache = selector_cache or SelectorCache()
+        self.device_taints = device_taints
+        self.partitionable_devices = partitionable_devices
 
     def allocate(self, node: o.Node, claims: list[o.ResourceClaim]) -> list[ClaimAllocation] | None:
         """One result per claim, or None when the claims do not fit on the node.
@@ -361,6 +415,10 @@ class _Run:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.results: list[ClaimAllocation] = [[] for _ in claims]
         self.candidates: list[_Candidate] = []
+        # Partitionable devices: per (driver, pool), each counter set's counters less what allocated
+        # devices consume (computed on first use), and what this run's devices consume.
+        self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self.cel_devices: dict[DeviceID, dict[str, Any] | CelError] = {}
 
     # -------------------------------------------------------------- setup
@@ -553,6 +611,59 @@ class _Run:
             undo()
         return False
 
+    def _pool_counters(self, driver: str, pool: str) -> dict[str, dict[str, Fraction]]:
+        """The pool's counter sets less what allocated devices consume (may go negative: none left)."""
+        key = (driver, pool)
+        available = self.available_counters.get(key)
+        if available is not None:
+            return available
+        slices = [s for s in self.a.slices if s.spec.driver == driver and s.spec.pool.name == pool]
+        generation = max((s.spec.pool.generation for s in slices), default=0)
+        slices = [s for s in slices if s.spec.pool.generation == generation]
+        available = {}
+        for slice_ in slices:
+            for counter_set in slice_.spec.shared_counters:
+                counters = _counters(counter_set)
+                if isinstance(counter_set, dict) and isinstance(counter_set.get("name"), str):
+                    available[counter_set["name"]] = counters
+        for slice_ in slices:
+            for device in slice_.spec.devices:
+                if (driver, pool, device.name) not in self.a.allocated_devices:
+                    continue
+                for consumption in device.consumes_counters:
+                    if not isinstance(consumption, dict) or consumption.get("counterSet") not in available:
+                        continue
+                    counter_set = available[consumption["counterSet"]]
+                    for name, amount in _counters(consumption).items():
+                        if name in counter_set:
+                            counter_set[name] -= amount
+        self.available_counters[key] = available
+        return available
+
+    def _consume_counters(self, candidate: _Candidate, sign: int) -> None:
+        driver, pool = candidate.device_id[0], candidate.device_id[1]
+        consumed = self.consumed_counters.setdefault((driver, pool), {})
+        for consumption in candidate.device.consumes_counters:
+            if not isinstance(consumption, dict):
+                continue
+            counter_set = consumed.setdefault(str(consumption.get("counterSet", "")), {})
+            for name, amount in _counters(consumption).items():
+                counter_set[name] = counter_set.get(name, Fraction(0)) + sign * amount
+
+    def _reserve_counters(self, candidate: _Candidate) -> bool:
+        """checkAvailableCounters: count the device's counters in; False (and undone) when any
+        counter set of its pool would be exceeded."""
+        driver, pool = candidate.device_id[0], candidate.device_id[1]
+        available = self._pool_counters(driver, pool)
+        self._consume_counters(candidate, 1)
+        consumed = self.consumed_counters[(driver, pool)]
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            if any(amount < used.get(name, Fraction(0)) for name, amount in counters.items()):
+                self._consume_counters(candidate, -1)
+                return False
+        return True
+
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated_devices or bool(self.allocating.get(device_id))
 
@@ -569,7 +680,14 @@ class _Run:
             return None
         device = candidate.device
         if device.consumes_counters:
-            return None  # partitionable devices are off
+            if not self.a.partitionable_devices:
+                return None  # partitionable devices are off
+            if not self._reserve_counters(candidate):
+                return None
+        if self.a.device_taints and taint_prevents_allocation(device, request):
+            if device.consumes_counters:
+                self._consume_counters(candidate, -1)
+            return None
         if data.parent is None:
             base, sub = request.name, ""
         else:
@@ -584,6 +702,8 @@ class _Run:
                     )
                 for earlier in constraints[:index]:
                     earlier.remove(base, sub)
+                if device.consumes_counters and self.a.partitionable_devices:
+                    self._consume_counters(candidate, -1)
                 return None
         self.allocating.setdefault(device_id, set()).add(claim_index)
         results = self.results[claim_index]
@@ -597,6 +717,8 @@ class _Run:
                 constraint.remove(base, sub)
             self.allocating[device_id].discard(claim_index)
             del results[previous:]
+            if device.consumes_counters and self.a.partitionable_devices:
+                self._consume_counters(candidate, -1)
 
         return undo
 
