@@ -19,11 +19,9 @@ from tests.conformance import (
     with_gz,
 )
 
-# Recorded cases of v1.36 features podwhy does not simulate yet, each with the feature it lacks.
-KNOWN_GAPS = {
-    "golden-v1.36/v36-021": "DRAExtendedResource: extended resources backed by a DeviceClass are not delegated to DRA",
-    "golden-v1.36/v36-022": "DRAExtendedResource: extended resources backed by a DeviceClass are not delegated to DRA",
-}
+# Recorded cases of features podwhy does not simulate yet, each with the feature it lacks
+# ("golden-v1.36/v36-021": "DRAExtendedResource: ..."): xfail(strict=True) until it does.
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _param(case: Path) -> object:

@@ -16,7 +16,9 @@ from podwhy.framework.types import PodInfo
 from podwhy.framework.versions import V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources import DynamicResources
-from tests.builders import from_raw, make_node, make_snapshot
+from podwhy.plugins.dynamicresources.extended import extended_resource_classes, special_claim_requests
+from podwhy.plugins.noderesources.fit import Fit
+from tests.builders import from_raw, make_node, make_pod, make_snapshot
 from tests.plugins.test_dynamicresources import (
     CANNOT_ALLOCATE,
     DRIVER_A,
@@ -144,3 +146,167 @@ def test_partitionable_devices(counter: str, claims: list[o.ResourceClaim], v136
     assert _filter(V1_36, claims, slices) == v136
     # v1.35: a device that consumes counters is never allocated (the feature is off).
     assert _filter(V1_35, claims, slices) == REJECTED
+
+
+# ------------------------------------------------------------------ DRAExtendedResource
+
+GPU = "example.com/gpu"
+
+
+def _class(name: str, extended: str | None = None, created: str = "2026-01-01T00:00:00Z") -> o.DeviceClass:
+    spec: Json = {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER_A}"'}}]}
+    if extended is not None:
+        spec["extendedResourceName"] = extended
+    return from_raw(o.DeviceClass, {"metadata": {"name": name, "creationTimestamp": created}, "spec": spec})
+
+
+def _requests(pod: o.Pod, resources: dict[str, int], classes: list[o.DeviceClass]) -> list[tuple[str, str, int]]:
+    mapping = {c.spec.extended_resource_name or "": c for c in classes}
+    out = []
+    for request in special_claim_requests(pod, resources, mapping):
+        assert request.exactly is not None and request.exactly.allocation_mode == "ExactCount"
+        out.append((request.name, request.exactly.device_class_name, request.exactly.count or 0))
+    return out
+
+
+POD_1 = make_pod().req({GPU: "1", GPU + "1": "2"}).obj()
+POD_2 = make_pod().req({GPU: "1"}).req({GPU + "1": "2"}).obj()
+POD_INIT = make_pod().init_req({GPU + "init": "2"}).req({GPU: "1"}).obj()
+POD_INIT_2 = make_pod().init_req({GPU + "init": "1"}).init_req({GPU + "init": "2"}).req({GPU: "1"}).obj()
+POD_INIT_3 = (
+    make_pod()
+    .init_req({GPU + "init": "1"})
+    .init_req({GPU + "init": "1"}, sidecar=True)
+    .init_req({GPU + "init": "2"})
+    .req({GPU: "1"})
+    .obj()
+)
+CLASS, CLASS_1, CLASS_INIT = _class("class", GPU), _class("class1", GPU + "1"), _class("classInit", GPU + "init")
+
+
+# extendeddynamicresources_test.go (v1.36.3), Test_createRequestsAndMappings_requests.
+@pytest.mark.parametrize(
+    ("pod", "resources", "classes", "want"),
+    [
+        pytest.param(POD_1, {}, [], [], id="nil"),
+        pytest.param(POD_1, {GPU: 1}, [CLASS], [("container-0-request-0", "class", 1)], id="one resource match"),
+        pytest.param(
+            POD_1,
+            {GPU: 1, GPU + "1": 2},
+            [CLASS],
+            [("container-0-request-0", "class", 1)],
+            id="one resource match, one resource not match",
+        ),
+        pytest.param(
+            POD_1,
+            {GPU: 1, GPU + "1": 2},
+            [CLASS, CLASS_1],
+            [("container-0-request-0", "class", 1), ("container-0-request-1", "class1", 2)],
+            id="two resources match",
+        ),
+        pytest.param(
+            POD_2,
+            {GPU: 1, GPU + "1": 2},
+            [CLASS, CLASS_1],
+            [("container-0-request-0", "class", 1), ("container-1-request-0", "class1", 2)],
+            id="two containers match",
+        ),
+        pytest.param(
+            POD_INIT,
+            {GPU: 1, GPU + "init": 2},
+            [CLASS, CLASS_INIT],
+            [("container-0-request-0", "classInit", 2), ("container-1-request-0", "class", 1)],
+            id="one init container, one regular container",
+        ),
+        pytest.param(
+            POD_INIT_2,
+            {GPU: 1, GPU + "init": 2},
+            [CLASS, CLASS_INIT],
+            [("container-1-request-0", "classInit", 2), ("container-2-request-0", "class", 1)],
+            id="two init containers, one regular container",
+        ),
+        pytest.param(
+            POD_INIT_3,
+            {GPU: 1, GPU + "init": 2},
+            [CLASS, CLASS_INIT],
+            [
+                ("container-1-request-0", "classInit", 1),
+                ("container-2-request-0", "classInit", 2),
+                ("container-3-request-0", "class", 1),
+            ],
+            id="three init containers, one sidecar, one regular container",
+        ),
+    ],
+)
+def test_special_claim_requests(
+    pod: o.Pod, resources: dict[str, int], classes: list[o.DeviceClass], want: list[tuple[str, str, int]]
+) -> None:
+    assert _requests(pod, resources, classes) == want
+
+
+def test_extended_resource_names_of_device_classes() -> None:
+    """The implicit deviceclass.resource.kubernetes.io/<class> name, and the newest class for a
+    name several claim (the first by name on a tie)."""
+    older = _class("b-older", GPU, "2026-01-01T00:00:00Z")
+    newer = _class("c-newer", GPU, "2026-02-01T00:00:00Z")
+    tie = _class("a-tie", GPU, "2026-02-01T00:00:00Z")
+    mapping = extended_resource_classes({c.metadata.name: c for c in (older, newer)})
+    assert mapping[GPU] is newer
+    assert mapping["deviceclass.resource.kubernetes.io/b-older"] is older
+    assert extended_resource_classes({c.metadata.name: c for c in (older, newer, tie)})[GPU] is tie
+
+
+def _cycle(emulation: Emulation, pod: o.Pod, nodes: list[o.Node], slices: list[o.ResourceSlice]) -> dict[str, Any]:
+    """Fit's and DynamicResources' Filter verdicts per node."""
+    classes = [_class("gpu-class", GPU)]
+    handle = Handle(make_snapshot(*nodes, pod, *classes, *slices), emulation=emulation)
+    state = CycleState()
+    info = PodInfo(pod)
+    fit, dra = Fit(handle), DynamicResources(handle)
+    assert fit.pre_filter(state, info, handle.node_infos)[1].is_success()
+    dra_pre = dra.pre_filter(state, info, handle.node_infos)[1]
+    out: dict[str, Any] = {"pre": dra_pre.code}
+    for ni in handle.node_infos:
+        dra_status = dra.filter(state, info, ni) if dra_pre.is_success() else None
+        fit_status = fit.filter(state, info, ni)
+        out[ni.name] = (
+            (fit_status.code, fit_status.reasons),
+            (dra_status.code, dra_status.reasons) if dra_status is not None else None,
+        )
+    return out
+
+
+def test_extended_resource_backed_by_a_device_class() -> None:
+    """v36-022's shape: a node advertising the resource is checked by Fit; one that does not gets
+    devices from DRA (v1.36) or is short of it (v1.35)."""
+    pod = make_pod().req({GPU: "2"}).obj()
+    nodes = [
+        make_node("plugin-node").alloc(cpu="4", memory="16Gi", **{GPU: "1"}).obj(),
+        make_node("dra-node").obj(),
+        make_node("small-dra-node").obj(),
+    ]
+    slices = [
+        make_slice(device("gpu-0"), device("gpu-1"), node="dra-node"),
+        make_slice(device("gpu-0"), node="small-dra-node"),
+    ]
+    short = (Code.UnschedulableAndUnresolvable, [f"Insufficient {GPU}"])
+    assert _cycle(V1_35, pod, nodes, slices) == {
+        "pre": Code.Skip,
+        "plugin-node": (short, None),
+        "dra-node": (short, None),
+        "small-dra-node": (short, None),
+    }
+    assert _cycle(V1_36, pod, nodes, slices) == {
+        "pre": Code.Success,
+        "plugin-node": (short, OK),
+        "dra-node": (OK, OK),
+        "small-dra-node": (OK, REJECTED),
+    }
+
+
+def test_extended_resource_neither_advertised_nor_backed() -> None:
+    """With one resource on DRA, DynamicResources also rejects a node lacking another the pod asks for."""
+    pod = make_pod().req({GPU: "1", "example.com/fpga": "1"}).obj()
+    nodes = [make_node("n").obj()]
+    result = _cycle(V1_36, pod, nodes, [make_slice(device("gpu-0"), node="n")])
+    assert result["n"][1] == (Code.Unschedulable, ["cannot fit resource"])
