@@ -421,3 +421,14 @@ def test_v1_35_and_v1_36_differ_only_in_balanced_allocation(cluster: Cluster) ->
                 s.plugin: s.weighted for s in before.scores
             }.get(balanced, 0)
             assert after.totalScore - before.totalScore == delta
+
+
+def test_a_pod_of_a_pod_group_says_gang_scheduling_is_not_simulated() -> None:
+    node = make_node("n").obj()
+    pod = make_pod("worker-0").req(cpu="1").spec(schedulingGroup={"podGroupName": "training"}).obj()
+    snapshot = make_snapshot(node, pod)
+    report = build_report(run_cycle(snapshot, pod, default_profile(V1_36)), snapshot)
+    assert report.verdict == "Schedulable"
+    assert any(w.startswith("the pod belongs to pod group training: gang scheduling") for w in report.warnings)
+    plain = make_pod("solo").req(cpu="1").obj()
+    assert not any("pod group" in w for w in build_report(run_cycle(snapshot, plain), snapshot).warnings)

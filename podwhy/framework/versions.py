@@ -88,6 +88,9 @@ class Emulation:
     balanced_allocation_improvement: bool
     # ImageLocality counts the images of image volumes (spec.volumes[].image), v1.36.
     image_locality_image_volumes: bool
+    # NodeResourcesFitArgs: scoringStrategy.requestedToCapacityRatio is required with type
+    # RequestedToCapacityRatio and forbidden with the others; its shape is checked there (v1.36).
+    fit_args_ratio_only_with_its_type: bool = False
     # kubescheduler.config.k8s.io/v1 extension points of this release that podwhy reads and
     # validates but never runs (the pod-group cycle), and the upstream plugins they may name.
     unsimulated_extension_points: tuple[str, ...] = ()
@@ -116,6 +119,7 @@ V1_36 = Emulation(
     gates=MappingProxyType(_GATES_1_36),
     balanced_allocation_improvement=True,
     image_locality_image_volumes=True,
+    fit_args_ratio_only_with_its_type=True,
     unsimulated_extension_points=("placementGenerate", "placementScore"),
     unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
 )

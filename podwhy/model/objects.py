@@ -290,6 +290,10 @@ class PodResourceClaim(_Base):
     resource_claim_template_name: str | None = None
 
 
+class PodSchedulingGroup(_Base):
+    pod_group_name: str | None = None
+
+
 class PodSpec(_Base):
     node_name: str = ""
     node_selector: dict[str, str] = {}
@@ -312,6 +316,8 @@ class PodSpec(_Base):
     host_network: bool = False
     # False: a user namespace (with hostNetwork, NodeDeclaredFeatures asks for node support, v1.36).
     host_users: bool | None = None
+    # The pod group it belongs to (v1.36, GenericWorkload): gang scheduling is not simulated.
+    scheduling_group: PodSchedulingGroup | None = None
     resource_claims: list[PodResourceClaim] = []
 
 

@@ -141,8 +141,19 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
 
 
+# A pod of a pod group (spec.schedulingGroup, v1.36): what podwhy does not simulate about it.
+POD_GROUP_NOT_SIMULATED = (
+    "the pod belongs to pod group {group}: gang scheduling of pod groups (feature gates GenericWorkload and"
+    " GangScheduling, off by default) is not simulated; podwhy schedules the pod on its own, as the default"
+    " scheduler does, while with gang scheduling on its group's pods are placed together or not at all"
+)
+
+
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
+    group = cycle.pod.pod.spec.scheduling_group
+    if group is not None and group.pod_group_name:
+        warnings.append(POD_GROUP_NOT_SIMULATED.format(group=group.pod_group_name))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)

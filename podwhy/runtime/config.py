@@ -235,7 +235,7 @@ def _profile(raw: dict[str, Any], index: int, single: bool, emulation: Emulation
     for point in ("multiPoint", *EXTENSION_POINTS):
         custom = _plugin_set(raw_plugins.get(point), f"{path}.plugins.{point}")
         plugins[point] = _merge_plugin_set(defaults.get(point, PluginSet()), custom)
-    args = _plugin_args(raw.get("pluginConfig"), path)
+    args = _plugin_args(raw.get("pluginConfig"), path, emulation)
     expanded = {point: _expand(point, plugins, path) for point in EXTENSION_POINTS}
     return Profile(
         scheduler_name=name,
@@ -250,7 +250,7 @@ def _profile(raw: dict[str, Any], index: int, single: bool, emulation: Emulation
     )
 
 
-def _plugin_args(raw_config: Any, path: str) -> dict[str, PluginArgs]:
+def _plugin_args(raw_config: Any, path: str, emulation: Emulation = DEFAULT) -> dict[str, PluginArgs]:
     """Each pluginConfig entry's args, decoded into its plugin's args kind (plugins without one ignore theirs)."""
     if raw_config is None:
         return {}
@@ -272,7 +272,7 @@ def _plugin_args(raw_config: Any, path: str) -> dict[str, PluginArgs]:
         if cls.ARGS is None:
             continue
         try:
-            args[name] = decode_plugin_args(cls.ARGS, entry.get("args"), f"{entry_path}.args")
+            args[name] = decode_plugin_args(cls.ARGS, entry.get("args"), f"{entry_path}.args", emulation)
         except PluginArgsError as exc:
             raise UsageError(f"invalid scheduler configuration: {exc.message}") from None
     return args
