@@ -215,11 +215,10 @@ def _print_loaded(report: Report) -> None:
 
 
 def _render(report: Report, output: Output, node: str | None) -> None:
-    if _write_structured(report, output):
-        return
-    from podwhy.report.table import render_table
+    if not _write_structured(report, output):
+        from podwhy.report.table import render_table
 
-    render_table(report, wide=output == Output.wide, node=node)
+        render_table(report, wide=output == Output.wide, node=node)
     _print_warnings(report.warnings)
 
 

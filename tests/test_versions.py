@@ -365,6 +365,7 @@ def test_explain_names_the_release_in_its_first_line_and_report() -> None:
     report = json.loads(out.stdout)
     assert report["scheduler"]["version"] == "1.35" and report["scheduler"]["versionSource"] == "flag"
     assert any("does not emulate kube-scheduler v1.33" in w for w in report["warnings"])
+    assert "podwhy: warning: podwhy does not emulate kube-scheduler v1.33" in out.stderr
 
 
 def test_live_mode_takes_the_api_servers_version(tmp_path: Path) -> None:
