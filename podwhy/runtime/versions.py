@@ -22,7 +22,7 @@ from podwhy.framework.versions import (
     nearest_emulation,
     parse_version,
 )
-from podwhy.runtime.schedulers import KUBE_SCHEDULER, SchedulerPods, _image_name
+from podwhy.runtime.schedulers import KUBE_SCHEDULER, SchedulerPods, image_name
 from podwhy.snapshot.cluster import Snapshot
 
 # kube-scheduler supports kubelets up to three minors older than itself (version skew policy).
@@ -72,7 +72,7 @@ def _scheduler_image_version(snapshot: Snapshot) -> KubeVersion | None:
         if not sp.control_plane:
             continue
         for container in sp.pod.spec.containers:
-            if _image_name(container.image) != KUBE_SCHEDULER:
+            if image_name(container.image) != KUBE_SCHEDULER:
                 continue
             tag = container.image.partition("@")[0].rpartition("/")[2].partition(":")[2]
             version = parse_version(tag) if tag else None

@@ -310,3 +310,33 @@ def test_extended_resource_neither_advertised_nor_backed() -> None:
     nodes = [make_node("n").obj()]
     result = _cycle(V1_36, pod, nodes, [make_slice(device("gpu-0"), node="n")])
     assert result["n"][1] == (Code.Unschedulable, ["cannot fit resource"])
+
+
+# ------------------------------------------------------------------ what podwhy does not simulate, said
+
+
+def test_consumable_capacity_is_said_not_simulated() -> None:
+    """DRAConsumableCapacity: v1.35 refuses capacity requests (the scheduler's error); v1.36 would
+    share devices by capacity, which podwhy does not simulate: an Error naming it, never a guess."""
+    request = exact()
+    request["exactly"]["capacity"] = {"requests": {"memory": "1Gi"}}
+    claims = [make_claim(request)]
+    slices = [make_slice(device("device-1", "4Gi"))]
+    code, reasons = _filter(V1_35, claims, slices)
+    assert code == Code.Error and reasons[0].endswith(
+        "request req-0: has capacity requests, but the DRAConsumableCapacity feature is disabled"
+    )
+    code, reasons = _filter(V1_36, claims, slices)
+    assert code == Code.Error and "podwhy does not simulate consumable capacity" in reasons[0]
+    shared = [make_slice({**device("device-1", "4Gi"), "allowMultipleAllocations": True})]
+    assert _filter(V1_35, [make_claim(exact())], shared) == OK
+    code, reasons = _filter(V1_36, [make_claim(exact())], shared)
+    assert code == Code.Error and "allows multiple allocations" in reasons[0]
+
+
+def test_devices_with_binding_conditions_are_selectable_from_v1_36() -> None:
+    conditions = {"bindingConditions": ["attached"], "bindingFailureConditions": ["failed"]}
+    slices = [make_slice({**device("device-1"), **conditions})]
+    claims = [make_claim(exact())]
+    assert _filter(V1_35, claims, slices) == REJECTED
+    assert _filter(V1_36, claims, slices) == OK

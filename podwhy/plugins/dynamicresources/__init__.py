@@ -15,7 +15,13 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostF
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.framework.versions import DRA_DEVICE_TAINTS, DRA_EXTENDED_RESOURCE, DRA_PARTITIONABLE_DEVICES
+from podwhy.framework.versions import (
+    DRA_CONSUMABLE_CAPACITY,
+    DRA_DEVICE_BINDING_CONDITIONS,
+    DRA_DEVICE_TAINTS,
+    DRA_EXTENDED_RESOURCE,
+    DRA_PARTITIONABLE_DEVICES,
+)
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.plugins.dynamicresources.allocator import (
@@ -24,6 +30,7 @@ from podwhy.plugins.dynamicresources.allocator import (
     ClaimAllocation,
     DeviceID,
     NodeAllocationError,
+    NotSimulatedError,
     claim_key,
     describe_requests,
 )
@@ -237,6 +244,8 @@ class DynamicResources(Plugin):
                 self._selector_cache,
                 device_taints=emulation.enabled(DRA_DEVICE_TAINTS),
                 partitionable_devices=emulation.enabled(DRA_PARTITIONABLE_DEVICES),
+                consumable_capacity=emulation.enabled(DRA_CONSUMABLE_CAPACITY),
+                binding_conditions=emulation.enabled(DRA_DEVICE_BINDING_CONDITIONS),
             )
         data.claims = claims
         return None, success()
@@ -285,6 +294,8 @@ class DynamicResources(Plugin):
                 allocations = data.allocator.allocate(node, to_allocate)
             except NodeAllocationError as exc:
                 return unresolvable(exc.message)
+            except NotSimulatedError as exc:
+                return Status(Code.Error, [exc.message])
             except AllocationError as exc:
                 return Status(Code.Error, [exc.message])
             if allocations is None or len(allocations) != len(to_allocate):

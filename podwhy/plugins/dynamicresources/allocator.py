@@ -55,6 +55,19 @@ class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (structured.ErrFailedAllocationOnNode)."""
 
 
+class NotSimulatedError(Exception):
+    """The allocation needs a feature of the emulated release that podwhy does not simulate."""
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+CONSUMABLE_CAPACITY_NOT_SIMULATED = (
+    "podwhy does not simulate consumable capacity (DRAConsumableCapacity, on by default from v1.36)"
+)
+
+
 def _counters(holder: Any) -> dict[str, Fraction]:
     """{name: value} of a CounterSet or DeviceCounterConsumption as the API holds it."""
     counters = holder.get("counters") if isinstance(holder, dict) else None
@@ -383,6 +396,8 @@ class Allocator:
         selector_cache: SelectorCache | None = None,
         device_taints: bool = False,
         partitionable_devices: bool = False,
+        consumable_capacity: bool = False,
+        binding_conditions: bool = False,
     ) -> None:
         """`device_taints`, `partitionable_devices`: the DRADeviceTaints and DRAPartitionableDevices
         feature gates of the emulated release."""
@@ -392,6 +407,9 @@ class Allocator:
         self.selector_cache = selector_cache or SelectorCache()
         self.device_taints = device_taints
         self.partitionable_devices = partitionable_devices
+        self.consumable_capacity = consumable_capacity
+        # DRADeviceBindingConditions (with DRAResourceClaimDeviceStatus, on in both releases).
+        self.binding_conditions = binding_conditions
 
     def allocate(self, node: o.Node, claims: list[o.ResourceClaim]) -> list[ClaimAllocation] | None:
         """One result per claim, or None when the claims do not fit on the node.
@@ -446,6 +464,16 @@ class _Run:
 
     def _validate_claim(self, claim_index: int, claim: o.ResourceClaim) -> None:
         key = claim_key(claim)
+        for request in claim.spec.devices.requests:
+            with_capacity = [("request", request.name)] if request.exactly and request.exactly.capacity else []
+            with_capacity += [("subrequest", sub.name) for sub in request.first_available if sub.capacity]
+            for kind, name in with_capacity[:1]:
+                if self.a.consumable_capacity:
+                    raise NotSimulatedError(f"claim {key}, {kind} {name}: {CONSUMABLE_CAPACITY_NOT_SIMULATED}")
+                raise AllocationError(
+                    f"claim {key}, {kind} {name}: has capacity requests,"
+                    " but the DRAConsumableCapacity feature is disabled"
+                )
         min_devices = 0
         for request_index, request in enumerate(claim.spec.devices.requests):
             if request.first_available:
@@ -591,6 +619,7 @@ class _Run:
 
         for position in range(start, len(self.candidates)):
             candidate = self.candidates[position]
+            self._check_shared(key, data, candidate)
             if request.admin_access:
                 if claim_index in self.allocating.get(candidate.device_id, ()):
                     continue
@@ -664,6 +693,18 @@ class _Run:
                 return False
         return True
 
+    def _check_shared(self, key: _RequestKey, data: _RequestData, candidate: _Candidate) -> None:
+        """A device several claims may share (allowMultipleAllocations) that the request could take."""
+        if (
+            self.a.consumable_capacity
+            and candidate.device.allow_multiple_allocations
+            and self._is_selectable(key, data, candidate)
+        ):
+            raise NotSimulatedError(
+                f"device {device_id_string(candidate.device_id)} allows multiple allocations:"
+                f" {CONSUMABLE_CAPACITY_NOT_SIMULATED}"
+            )
+
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated_devices or bool(self.allocating.get(device_id))
 
@@ -725,8 +766,8 @@ class _Run:
     # -------------------------------------------------------------- selectors
     def _is_selectable(self, key: _RequestKey, data: _RequestData, candidate: _Candidate) -> bool:
         device = candidate.device
-        if device.binding_conditions:
-            return False  # binding conditions are off
+        if device.binding_conditions and not self.a.binding_conditions:
+            return False  # devices with binding conditions need the feature
         cache_key = (candidate.device_id, key)
         cached = self.matches.get(cache_key)
         if cached is not None:
@@ -816,10 +857,12 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
                 matching = free = 0
                 try:
                     for device_id, device in devices:
-                        if device.binding_conditions or not _all_match(allocator, selectors, device, device_id):
+                        unselectable = device.binding_conditions and not allocator.binding_conditions
+                        if unselectable or not _all_match(allocator, selectors, device, device_id):
                             continue
                         matching += 1
-                        free += device_id not in allocator.allocated_devices and not device.consumes_counters
+                        partitioned = bool(device.consumes_counters) and not allocator.partitionable_devices
+                        free += device_id not in allocator.allocated_devices and not partitioned
                 except (CelError, AllocationError) as exc:
                     entry["error"] = str(exc)
                 entry["matchingDevices"] = matching
