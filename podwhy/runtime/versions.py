@@ -22,7 +22,7 @@ from podwhy.framework.versions import (
     nearest_emulation,
     parse_version,
 )
-from podwhy.runtime.schedulers import KUBE_SCHEDULER, SchedulerPods, image_name
+from podwhy.runtime.schedulers import KUBE_SCHEDULER, KUBE_SYSTEM, SchedulerPods, image_name
 from podwhy.snapshot.cluster import Snapshot
 
 # kube-scheduler supports kubelets up to three minors older than itself (version skew policy).
@@ -66,9 +66,11 @@ def parse_kube_version_flag(text: str) -> KubeVersion:
 
 
 def _scheduler_image_version(snapshot: Snapshot) -> KubeVersion | None:
-    """The highest version tag of the cluster's own kube-scheduler pods' images."""
+    """The highest version tag of the cluster's own kube-scheduler pods' images (they run in
+    kube-system, or a namespace named after the scheduler: the other pods are not looked at)."""
     found: list[KubeVersion] = []
-    for sp in SchedulerPods.of(snapshot.pods):
+    candidates = [p for p in snapshot.pods if p.metadata.namespace == KUBE_SYSTEM or "sched" in p.metadata.namespace]
+    for sp in SchedulerPods.of(candidates):
         if not sp.control_plane:
             continue
         for container in sp.pod.spec.containers:
