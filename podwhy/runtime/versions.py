@@ -127,8 +127,9 @@ def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
     found = chosen.found
     if found is not None and (found.major, found.minor) != (1, chosen.emulation.minor):
         differs = DIFFERENCES_BEFORE if (found.major, found.minor) < (1, chosen.emulation.minor) else DIFFERENCES_AFTER
+        what = "release" if chosen.source is VersionSource.KUBELET else "kube-scheduler"
         chosen.warnings.append(
-            f"podwhy does not emulate kube-scheduler {found} ({chosen.where}): it emulates v{chosen.emulation.name},"
+            f"podwhy does not emulate {what} {found} ({chosen.where}): it emulates v{chosen.emulation.name},"
             f" the nearest release it has; what may differ: {differs}"
         )
     oldest_supported = chosen.emulation.minor - KUBELET_SKEW
