@@ -91,6 +91,9 @@ class Emulation:
     # NodeResourcesFitArgs: scoringStrategy.requestedToCapacityRatio is required with type
     # RequestedToCapacityRatio and forbidden with the others; its shape is checked there (v1.36).
     fit_args_ratio_only_with_its_type: bool = False
+    # NodeVolumeLimits counts in-tree Portworx volumes as CSI ones only on nodes whose CSINode
+    # lists the plugin as migrated (isCSIMigrationOn, v1.35); from v1.36 on every node.
+    portworx_migration_needs_annotation: bool = True
     # kubescheduler.config.k8s.io/v1 extension points of this release that podwhy reads and
     # validates but never runs (the pod-group cycle), and the upstream plugins they may name.
     unsimulated_extension_points: tuple[str, ...] = ()
@@ -120,6 +123,7 @@ V1_36 = Emulation(
     balanced_allocation_improvement=True,
     image_locality_image_volumes=True,
     fit_args_ratio_only_with_its_type=True,
+    portworx_migration_needs_annotation=False,
     unsimulated_extension_points=("placementGenerate", "placementScore"),
     unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
 )
