@@ -433,3 +433,16 @@ def test_a_pod_of_a_pod_group_says_gang_scheduling_is_not_simulated() -> None:
     assert any(w.startswith("the pod belongs to pod group training: gang scheduling") for w in report.warnings)
     plain = make_pod("solo").req(cpu="1").obj()
     assert not any("pod group" in w for w in build_report(run_cycle(snapshot, plain), snapshot).warnings)
+
+
+def test_check_takes_the_release_too(tmp_path: Path) -> None:
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: shop}\n"
+        "spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n"
+    )
+    result = CliRunner().invoke(
+        app, ["check", "-f", str(manifest), "--from", str(EXAMPLE), "--kube-version", "1.36", "-o", "json"]
+    )
+    scheduler = json.loads(result.stdout)["scheduler"]
+    assert scheduler == {"version": "1.36", "versionSource": "flag", "clusterVersion": "v1.36"}
