@@ -49,13 +49,6 @@ class ChosenVersion:
     where: str = ""
     warnings: list[str] = field(default_factory=list)
 
-    @property
-    def description(self) -> str:
-        """One line for people: "v1.36 (the API server's /version: v1.36.3)"."""
-        if self.source is VersionSource.DEFAULT:
-            return f"v{self.emulation.name} (default: nothing in the snapshot tells the cluster's version)"
-        return f"v{self.emulation.name} ({self.where}: {self.found})"
-
 
 def parse_kube_version_flag(text: str) -> KubeVersion:
     version = parse_version(text)
