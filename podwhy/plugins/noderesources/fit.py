@@ -263,7 +263,7 @@ class Fit(Plugin):
         self.scorer = build_scorer(fit_args.scoring_strategy)
         self._dra_backed_resources: frozenset[str] | None = None
 
-    def _dra_backed(self) -> frozenset[str]:
+    def dra_backed(self) -> frozenset[str]:
         """Extended resources a DeviceClass serves, when DRAExtendedResource is on (built once)."""
         if self._dra_backed_resources is None:
             on = self.handle.emulation.enabled(DRA_EXTENDED_RESOURCE)
@@ -289,7 +289,7 @@ class Fit(Plugin):
             node_info,
             self.ignored_resources,
             self.ignored_resource_groups,
-            self._dra_backed(),
+            self.dra_backed(),
         )
         if not insufficient:
             return success()
