@@ -281,7 +281,7 @@ def test_required_features(pod: o.Pod, want: list[str]) -> None:
         (
             "Node with multiple features, pod requires subset",
             _restart_all(make_pod()).obj(),
-            [RESTART_ALL_CONTAINERS, USER_NAMESPACES_HOST_NETWORK, "ExtendWebSocketsToKubelet"],
+            ["ExtendWebSocketsToKubelet", RESTART_ALL_CONTAINERS, USER_NAMESPACES_HOST_NETWORK],
             Code.Success,
             Code.Success,
         ),
@@ -446,3 +446,24 @@ def test_check_takes_the_release_too(tmp_path: Path) -> None:
     )
     scheduler = json.loads(result.stdout)["scheduler"]
     assert scheduler == {"version": "1.36", "versionSource": "flag", "clusterVersion": "v1.36"}
+
+
+@pytest.mark.parametrize(
+    ("features", "error"),
+    [
+        (
+            ["UserNamespacesHostNetworkSupport", "RestartAllContainersOnContainerExits"],
+            "list must be sorted alphabetically",
+        ),
+        (["RestartAllContainersOnContainerExits", "RestartAllContainersOnContainerExits"], "Duplicate value"),
+    ],
+)
+def test_declared_features_the_api_server_would_refuse(tmp_path: Path, features: list[str], error: str) -> None:
+    """validateNodeDeclaredFeatures: sorted and unique, as the scheduler's matching assumes."""
+    dump = tmp_path / "nodes.json"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"declaredFeatures": features}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, pod]}))
+    result = CliRunner().invoke(app, ["explain", "p", "--from", str(dump)])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1 and "items[0] (Node" in result.stderr and error in result.stderr

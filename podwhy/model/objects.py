@@ -432,6 +432,18 @@ class NodeStatus(_Base):
     declared_features: list[str] = []
     node_info: NodeSystemInfo | None = None
 
+    def __post_init__(self) -> None:
+        # The API server keeps declaredFeatures sorted and unique (validateNodeDeclaredFeatures),
+        # and the scheduler matches them as such.
+        features = self.declared_features
+        for i in range(1, len(features)):
+            if features[i] == features[i - 1]:
+                raise ValueError(f"declaredFeatures[{i}]: Duplicate value: {features[i]!r}")
+            if features[i] < features[i - 1]:
+                raise ValueError(
+                    f"declaredFeatures[{i}]: Invalid value: {features[i]!r}: list must be sorted alphabetically"
+                )
+
 
 class Node(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
