@@ -98,7 +98,7 @@ app = typer.Typer(
     name=PROGRAM,
     add_completion=True,
     no_args_is_help=True,
-    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler v1.35 decides.",
+    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.35 or v1.36) decides.",
     pretty_exceptions_enable=False,
     # Plain click help: placeholders (PATH, NAME), no boxes, readable in any terminal.
     rich_markup_mode=None,
@@ -139,6 +139,15 @@ CompleteOption = Annotated[
         "--complete",
         help="The --from files hold every object of the cluster: a kind they hold none of, the cluster has none of"
         " (without it such a kind leaves the plugins that need it NotEvaluated). See docs/complete.md.",
+    ),
+]
+KubeVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kube-version",
+        metavar="VERSION",
+        help="kube-scheduler release to emulate: 1.35 or 1.36 (v1.36.3 works too)."
+        " Default: the cluster's (API server /version, the kube-scheduler pod's image, the kubelets).",
     ),
 ]
 
@@ -306,6 +315,7 @@ def explain(
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
     complete: CompleteOption = False,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -357,14 +367,13 @@ def explain(
                     pod_file=pod_file,
                     scheduler_config=scheduler_config,
                     node=node,
+                    kube_version=kube_version,
                 )
             )
         if verbose:
             _print_loaded(report)
-        table = output in (Output.table, Output.wide)
-        _emit(
-            report.verdict.exit_code, lambda: _render(report, output, node, verbose), report.warnings if table else ()
-        )
+        # Warnings go to stderr whatever the output: -o json|yaml keeps stdout to the report alone.
+        _emit(report.verdict.exit_code, lambda: _render(report, output, node, verbose), report.warnings)
 
 
 def _print_loaded(report: Report) -> None:
@@ -403,6 +412,7 @@ def pending(
     output: OutputOption = Output.table,
     scheduler_config: SchedulerConfigOption = None,
     complete: CompleteOption = False,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -430,7 +440,7 @@ def pending(
                 scope = None if all_namespaces else namespace or live.connect()
                 live.events_for = (scope or "", "")
                 source = live
-            report = run_pending(PendingRequest(source, scope, scheduler_config))
+            report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
         _emit(report.exit_code, lambda: _render_any(report, output))
 
 
@@ -476,6 +486,7 @@ def check(
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
     complete: CompleteOption = False,
+    kube_version: KubeVersionOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
@@ -508,7 +519,7 @@ def check(
                 namespace = namespace or live.connect()
                 source = live
             manifests = ManifestSource(files, namespace or "default")
-            report = run_check(CheckRequest(manifests, source, scheduler_config))
+            report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version))
         if junit is not None:
             from podwhy.report.check import write_junit
 
@@ -584,7 +595,9 @@ def snapshot(
                 fetched = live.fetch(raw=True)
             items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
             missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
-            count = _write_snapshot(lambda: write_dump(target, items, missing, redact_text=redact))
+            count = _write_snapshot(
+                lambda: write_dump(target, items, missing, redact_text=redact, server_version=live.server_version)
+            )
         finally:
             target.discard()  # Ctrl-C or an error: no half-written file is left behind
     if count is not None:

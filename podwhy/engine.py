@@ -9,6 +9,8 @@ from pathlib import Path
 
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.types import pod_key
+from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
+from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
@@ -17,15 +19,37 @@ from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, classify_pod, pending_group
 from podwhy.runtime.suggest import size_groups, suggest
+from podwhy.runtime.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import SnapshotSource
 
 
-def scheduler_config(path: Path | None) -> SchedulerConfig:
-    """The KubeSchedulerConfiguration at PATH, or what kube-scheduler runs without one."""
-    return default_config() if path is None else load_scheduler_config(path)
+def scheduler_config(path: Path | None, emulation: Emulation = DEFAULT_EMULATION) -> SchedulerConfig:
+    """The KubeSchedulerConfiguration at PATH, or what kube-scheduler runs without one, as the
+    emulated release reads it."""
+    return default_config(emulation) if path is None else load_scheduler_config(path, emulation)
+
+
+def _check_before_fetching(config_path: Path | None, kube_version: str | None) -> None:
+    """A bad --kube-version or --scheduler-config fails before anything is fetched. The
+    configuration is read again once the release is known; here it is checked as the flag's
+    release, else as every release podwhy emulates: it fails only when none accepts it (with the
+    default release's words)."""
+    if kube_version is not None:
+        scheduler_config(config_path, nearest_emulation(parse_kube_version_flag(kube_version)))
+        return
+    try:
+        scheduler_config(config_path, DEFAULT_EMULATION)
+    except PodwhyError:
+        for emulation in EMULATED.values():
+            try:
+                scheduler_config(config_path, emulation)
+                return
+            except PodwhyError:
+                continue
+        raise
 
 
 @dataclass
@@ -37,6 +61,8 @@ class ExplainRequest:
     scheduler_config: Path | None = None
     # --node: checked against the snapshot before anything runs or prints.
     node: str | None = None
+    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see runtime.versions).
+    kube_version: str | None = None
 
 
 def kindless_note(snapshot: Snapshot) -> str:
@@ -122,7 +148,7 @@ def explain(request: ExplainRequest) -> Report:
         from podwhy.snapshot.manifests import read_pod_manifest
 
         manifest_pod = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
-    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
+    _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
@@ -138,6 +164,8 @@ def explain(request: ExplainRequest) -> Report:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name, request.source)
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
@@ -147,7 +175,7 @@ def explain(request: ExplainRequest) -> Report:
     classify = manifest_pod is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
-        return build_report(no_profile(pod, config), snapshot, pending=classified)
+        return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -167,7 +195,7 @@ def explain(request: ExplainRequest) -> Report:
         notes=notes,
         manifest=None if request.pod_file is None else str(request.pod_file),
     )
-    return build_report(cycle, snapshot, suggestions, notes, classified)
+    return build_report(cycle, snapshot, suggestions, notes, classified, version)
 
 
 @dataclass
@@ -176,11 +204,12 @@ class PendingRequest:
     # None: every namespace.
     namespace: str | None
     scheduler_config: Path | None = None
+    kube_version: str | None = None
 
 
 def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
-    config = scheduler_config(request.scheduler_config)  # a bad --scheduler-config fails before fetching
+    _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
@@ -189,11 +218,13 @@ def pending(request: PendingRequest) -> PendingReport:
         )
     if request.namespace is not None:
         check_namespace(snapshot, request.namespace, request.source)
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
     sizing = size_groups(snapshot, pending_pods, config, frameworks)
-    return build_pending_report(pending_pods, snapshot, sizing, request.namespace)
+    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version)
 
 
 @dataclass
@@ -201,6 +232,7 @@ class CheckRequest:
     manifests: ManifestSource
     source: SnapshotSource
     scheduler_config: Path | None = None
+    kube_version: str | None = None
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -209,13 +241,15 @@ def check(request: CheckRequest) -> CheckReport:
     from podwhy.runtime.placement import place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
-    config = scheduler_config(request.scheduler_config)  # so does a bad --scheduler-config
+    _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
             f"the snapshot holds no nodes ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
             hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
+    version = choose_version(request.kube_version, snapshot)
+    config = scheduler_config(request.scheduler_config, version.emulation)
     # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
     declared = request.manifests.namespaces()
     for namespace in request.manifests.workload_namespaces():
@@ -223,4 +257,4 @@ def check(request: CheckRequest) -> CheckReport:
             check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
-    return build_check_report(placements, snapshot)
+    return build_check_report(placements, snapshot, version)

@@ -110,6 +110,7 @@ class FakeApiServer:
     expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
     token: str = "test-token"
+    git_version: str = "v1.35.4"  # what /version says
     requests: list[Recorded] = field(default_factory=list)
     served: dict[str, tuple[str, str, bool]] = field(default_factory=dict, init=False)
     _index: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -195,7 +196,8 @@ class FakeApiServer:
 
     def _answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
         if path == "/version":
-            return 200, {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
+            major, minor = self.git_version.lstrip("v").split(".")[:2]
+            return 200, {"major": major, "minor": minor, "gitVersion": self.git_version}
         if path == "/api":
             return 200, {"kind": "APIVersions", "versions": ["v1"]}
         if path == "/apis" and self.discovery:

@@ -259,6 +259,14 @@ class NodeBuilder:
         self.raw["status"].setdefault("images", []).append({"names": list(names), "sizeBytes": size_bytes})
         return self
 
+    def declared_features(self, *names: str) -> Self:
+        self.raw["status"]["declaredFeatures"] = list(names)
+        return self
+
+    def kubelet(self, version: str) -> Self:
+        self.raw["status"]["nodeInfo"] = {"kubeletVersion": version}
+        return self
+
     def obj(self) -> o.Node:
         return msgspec.convert(self.raw, o.Node)
 

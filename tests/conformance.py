@@ -1,8 +1,13 @@
-"""Compare podwhy's report with kube-scheduler recordings in fixtures/golden/.
+"""Compare podwhy's report with kube-scheduler recordings in fixtures/golden*/.
+
+fixtures/golden holds v1.35.4's recordings; fixtures/golden-vX.Y those of another release, each
+case.json naming its `kubeVersion` (and, for a cluster recorded before, the `cluster` and
+`config` files of fixtures/golden it reuses). Every case runs with --kube-version set from it.
 
 Run as a script for a readable list of mismatches:
     python -m tests.conformance [--plugin NAME] [--scores] [CASE ...]
-(--scores compares scores, totals and best nodes instead of filter verdicts.)
+(--scores compares scores, totals and best nodes instead of filter verdicts; CASE is g0003 for
+fixtures/golden or golden-v1.36/g0003.)
 """
 
 from __future__ import annotations
@@ -12,16 +17,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
-GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+GOLDEN = FIXTURES / "golden"
+# The release fixtures/golden was recorded with (its case.json files name none).
+GOLDEN_KUBE_VERSION = "1.35.4"
 
 
-def case_dirs() -> list[Path]:
-    return sorted(p for p in GOLDEN.iterdir() if (p / "expected.json").is_file())
+def golden_dirs() -> list[Path]:
+    """fixtures/golden, then every fixtures/golden-vX.Y."""
+    return [GOLDEN, *sorted(p for p in FIXTURES.glob("golden-v*") if p.is_dir())]
+
+
+def case_dirs(golden: Path = GOLDEN) -> list[Path]:
+    return sorted(p for p in golden.iterdir() if (p / "expected.json").is_file())
+
+
+def all_case_dirs() -> list[Path]:
+    return [case for golden in golden_dirs() for case in case_dirs(golden)]
+
+
+def case_meta(case: Path) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads((case / "case.json").read_text())
+    return meta
+
+
+def with_gz(path: Path) -> Path:
+    return path if path.exists() else path.with_name(path.name + ".gz")
 
 
 def cluster_file(case: Path) -> Path:
-    plain = case / "cluster.yaml"
-    return plain if plain.exists() else case / "cluster.yaml.gz"
+    """The case's cluster: its own, or the one its case.json points to (compressed or not)."""
+    pointer = case_meta(case).get("cluster")
+    if pointer is not None:
+        return with_gz((case / pointer).resolve())
+    return with_gz(case / "cluster.yaml")
+
+
+def kube_version(case: Path) -> str:
+    return str(case_meta(case).get("kubeVersion", GOLDEN_KUBE_VERSION))
 
 
 def run_case(case: Path) -> dict[str, Any]:
@@ -30,14 +63,15 @@ def run_case(case: Path) -> dict[str, Any]:
     from podwhy.report.model import to_builtins
     from podwhy.snapshot.source import FileSource
 
-    meta = json.loads((case / "case.json").read_text())
-    config = case / meta["config"] if "config" in meta else None
+    meta = case_meta(case)
+    config = (case / meta["config"]).resolve() if "config" in meta else None
     report = explain(
         ExplainRequest(
             pod_ref=meta["pod"],
             namespace="default",
             source=FileSource([str(cluster_file(case))], complete=True),
             scheduler_config=config,
+            kube_version=kube_version(case),
         )
     )
     return to_builtins(report)
@@ -167,7 +201,7 @@ def main(argv: list[str]) -> int:
         i = argv.index("--plugin")
         plugin = argv[i + 1]
         del argv[i : i + 2]
-    cases = [GOLDEN / a for a in argv] if argv else case_dirs()
+    cases = [FIXTURES / a if "/" in a else GOLDEN / a for a in argv] if argv else all_case_dirs()
     failed = 0
     for case in cases:
         try:
@@ -178,7 +212,7 @@ def main(argv: list[str]) -> int:
         if diffs:
             failed += 1
             desc = json.loads((case / "case.json").read_text()).get("description", "")
-            print(f"--- {case.name}: {desc}")
+            print(f"--- {case.parent.name}/{case.name}: {desc}")
             for d in diffs[:12]:
                 print("   ", d)
             if len(diffs) > 12:

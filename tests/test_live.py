@@ -105,6 +105,9 @@ def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Pa
     assert (code_live, err) == (code_file, "")
     a, b = json.loads(live), json.loads(offline)
     assert a["snapshot"].pop("sources") != b["snapshot"].pop("sources")
+    # Live, the API server says its version; the dump (not written by podwhy snapshot) does not.
+    assert [a["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["apiServer", "v1.35.4"]
+    assert [b["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["default", None]
     assert a == b
     assert shop.methods == {"GET"}
 
@@ -174,7 +177,10 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
     with FakeApiServer(load_objects(cluster_file(case))) as server:
         live = LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config")))
         reports = [
-            to_builtins(explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config)))
+            # The release named: live, /version would say it; the dump tells only its kubelets'.
+            to_builtins(
+                explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config, kube_version="1.35"))
+            )
             for source in (live, FileSource([str(cluster_file(case))], complete=True))
         ]
         assert server.methods == {"GET"}
@@ -229,6 +235,8 @@ def test_snapshot_reads_back_to_the_live_report(tmp_path: Path, redact: bool) ->
 def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> None:
     meta = json.loads((case / "case.json").read_text())
     args = ["--scheduler-config", str(case / meta["config"])] if "config" in meta else []
+    # The dump records the API server's version, the recording's file does not: name the release.
+    args += ["--kube-version", "1.35"]
     with FakeApiServer(load_objects(cluster_file(case))) as server:
         config = str(server.kubeconfig(tmp_path / "config"))
         dump = tmp_path / "snap.json"
@@ -254,6 +262,8 @@ def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_
     for request in shop.requests:
         if request.path in ("/api", "/apis"):
             continue  # discovery, which every authenticated user may read (system:discovery)
+        if request.path == "/version":
+            continue  # a non-resource URL every user may read (ClusterRole system:public-info-viewer)
         parts = request.path.strip("/").split("/")
         group = "" if parts[0] == "api" else parts[1]
         assert (group, parts[-1]) in granted, request.path
@@ -364,7 +374,8 @@ def _explain_json(case: Path, source: Any) -> dict[str, Any]:
     from podwhy.report.model import to_builtins
 
     meta = json.loads((case / "case.json").read_text())
-    report = to_builtins(explain(ExplainRequest(meta["pod"], "default", source)))
+    # The release named: live, /version would say it; the dump tells only its kubelets'.
+    report = to_builtins(explain(ExplainRequest(meta["pod"], "default", source, kube_version="1.35")))
     report["snapshot"].pop("sources")
     return report
 
@@ -409,9 +420,11 @@ def test_snapshot_of_a_v1beta1_cluster_keeps_its_versions_and_reads_back_to_the_
         dump = tmp_path / "snap.json"
         code, _, err = _snapshot_cli("-o", str(dump), "--kubeconfig", config, "-n", "default")
         assert code == 0, err
-        _, live, _ = _cli(pod, "--kubeconfig", config, "-o", "json")
-    _, offline, _ = _cli(pod, "--from", str(dump), "-o", "json")
-    _, original, _ = _cli(pod, "--from", str(cluster_file(DRA_CASE)), "--complete", "-o", "json")
+        _, live, _ = _cli(pod, "--kubeconfig", config, "-o", "json", "--kube-version", "1.35")
+    _, offline, _ = _cli(pod, "--from", str(dump), "-o", "json", "--kube-version", "1.35")
+    _, original, _ = _cli(
+        pod, "--from", str(cluster_file(DRA_CASE)), "--complete", "-o", "json", "--kube-version", "1.35"
+    )
     reports = [json.loads(text) for text in (live, offline, original)]
     for report in reports:
         report["snapshot"].pop("sources")

@@ -351,6 +351,8 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "rereads",
         "kindless",
         "_loaded",
+        "server_version",
+        "server_version_from",
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 

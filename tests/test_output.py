@@ -113,7 +113,7 @@ def pending_json(source: Path) -> dict[str, Any]:
 def test_explain_says_first_what_pending_says(source: Path, pod: str, verdict: str, first: str) -> None:
     code, out, _ = run("explain", pod, "--from", str(source))
     lines = out.splitlines()
-    assert lines[0].endswith(f"· {verdict}")
+    assert f"· {verdict} · kube-scheduler v" in lines[0]
     assert lines[1].startswith(first)
     assert code == (0 if verdict == "Schedulable" else 1)
 

@@ -601,3 +601,65 @@ def test_cli_exits_2_naming_the_field(tmp_path: Path, plugin: str, args: Any, fi
     assert len(lines) == 1
     assert "Traceback" not in result.stderr
     assert f"invalid scheduler configuration: {field}: " in lines[0]
+
+
+# ---------------------------------------------------------------------- what v1.36 validates differently
+
+V1_36_ARGS = [
+    # ValidateNodeResourcesFitArgs (v1.36.3): the ratio belongs to RequestedToCapacityRatio only.
+    pytest.param(
+        "NodeResourcesFit",
+        {STRATEGY: {"type": "RequestedToCapacityRatio"}},
+        [
+            f"{STRATEGY}.requestedToCapacityRatio: Required value: "
+            "must be specified when type is RequestedToCapacityRatio"
+        ],
+        None,
+        id="ratio missing",
+    ),
+    pytest.param(
+        "NodeResourcesFit",
+        {STRATEGY: {"type": "LeastAllocated", "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}]}}},
+        [f"{STRATEGY}.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio"],
+        [],
+        id="ratio with another type",
+    ),
+    # ValidateDynamicResourcesArgs: DRADeviceBindingConditions is on in v1.36.
+    pytest.param(
+        "DynamicResources",
+        {"bindingTimeout": "500ms"},
+        ['bindingTimeout: Invalid value: "500ms": must be at least 1 second'],
+        [
+            "bindingTimeout: Forbidden: "
+            "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"
+        ],
+        id="binding timeout under a second",
+    ),
+    pytest.param(
+        "DynamicResources",
+        {"bindingTimeout": "10m"},
+        [],
+        [
+            "bindingTimeout: Forbidden: "
+            "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"
+        ],
+        id="binding timeout",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plugin", "args", "v136", "v135"), V1_36_ARGS)
+def test_args_as_each_release_validates_them(plugin: str, args: Any, v136: list[str], v135: list[str] | None) -> None:
+    """v1.36 errors, and v1.35's (None: not compared; without the ratio v1.35's scorer crashes
+    kube-scheduler, and podwhy reports the missing shape instead)."""
+    from podwhy.framework.versions import V1_35, V1_36
+
+    for emulation, want in ((V1_36, v136), (V1_35, v135)):
+        if want is None:
+            continue
+        if not want:
+            parse_scheduler_config(configuration(plugin, args), "test.yaml", emulation)
+            continue
+        with pytest.raises(UsageError) as info:
+            parse_scheduler_config(configuration(plugin, args), "test.yaml", emulation)
+        assert info.value.message == expected_message(want)

@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
+from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 
@@ -23,10 +24,14 @@ def normalized_image_name(name: str) -> str:
 class Handle:
     """Everything plugins read about the cluster, built once per snapshot."""
 
-    def __init__(self, snapshot: Snapshot, scheduler_names: frozenset[str] | None = None) -> None:
+    def __init__(
+        self, snapshot: Snapshot, scheduler_names: frozenset[str] | None = None, emulation: Emulation = DEFAULT
+    ) -> None:
         """`scheduler_names`: the profiles of this scheduler. Only pods it is responsible for sit
-        in its queue, so only those count as nominated (None: every unbound nominated pod)."""
+        in its queue, so only those count as nominated (None: every unbound nominated pod).
+        `emulation`: the kube-scheduler release whose plugin behaviour to follow."""
         self.snapshot = snapshot
+        self.emulation = emulation
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
         for node in snapshot.nodes:

@@ -17,6 +17,7 @@ from msgspec.structs import replace
 
 from podwhy.errors import UsageError
 from podwhy.framework.validation import (
+    SECOND,
     DurationError,
     aggregate,
     child,
@@ -32,6 +33,7 @@ from podwhy.framework.validation import (
     required,
     validate_label_name,
 )
+from podwhy.framework.versions import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
 from podwhy.model import objects as o
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -147,8 +149,8 @@ class PluginArgs(_Args):
         """SetDefaults_<Kind>."""
         return self
 
-    def validate(self, path: str) -> list[str]:
-        """Validate<Kind>: upstream's field errors, each located under `path`."""
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
+        """Validate<Kind>: upstream's field errors, each located under `path`, as `emulation`'s release checks."""
         return []
 
     def type_meta_errors(self, path: str) -> list[str]:
@@ -168,7 +170,7 @@ class DefaultPreemptionArgs(PluginArgs):
     min_candidate_nodes_percentage: Int32 = 10
     min_candidate_nodes_absolute: Int32 = 100
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         percentage_path = child(path, "minCandidateNodesPercentage")
         absolute_path = child(path, "minCandidateNodesAbsolute")
@@ -189,7 +191,7 @@ class InterPodAffinityArgs(PluginArgs):
     hard_pod_affinity_weight: Int32 = 1
     ignore_preferred_terms_of_existing_pods: bool = False
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         if not 0 <= self.hard_pod_affinity_weight <= 100:
             return [
                 invalid(
@@ -205,7 +207,7 @@ class InterPodAffinityArgs(PluginArgs):
 class NodeAffinityArgs(PluginArgs):
     added_affinity: o.NodeAffinity | None = None
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         affinity = self.added_affinity
         if affinity is None:
             return []
@@ -235,7 +237,7 @@ class NodeResourcesBalancedAllocationArgs(PluginArgs):
     def defaulted(self) -> Self:
         return replace(self, resources=_weights_defaulted(self.resources) or list(DEFAULT_RESOURCES))
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         seen: set[str] = set()
         resources_path = child(path, "resources")
@@ -276,7 +278,7 @@ class NodeResourcesFitArgs(PluginArgs):
         resources = _weights_defaulted(strategy.resources) or list(DEFAULT_RESOURCES)
         return replace(self, scoring_strategy=replace(strategy, resources=resources))
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         for i, name in enumerate(self.ignored_resources):
             errors.extend(validate_label_name(name, index(child(path, "ignoredResources"), i)))
@@ -291,7 +293,17 @@ class NodeResourcesFitArgs(PluginArgs):
             errors.append(not_supported(child(strategy_path, "type"), strategy.type, SCORING_STRATEGY_TYPES))
         errors.extend(validate_resources(strategy.resources, child(strategy_path, "resources")))
         ratio = strategy.requested_to_capacity_ratio
-        if ratio is not None or strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        if emulation.fit_args_ratio_only_with_its_type:
+            # v1.36: the shape belongs to RequestedToCapacityRatio and to it only.
+            ratio_path = child(strategy_path, "requestedToCapacityRatio")
+            if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+                if ratio is None:
+                    errors.append(required(ratio_path, "must be specified when type is RequestedToCapacityRatio"))
+                else:
+                    errors.extend(validate_function_shape(ratio.shape, child(ratio_path, "shape")))
+            elif ratio is not None:
+                errors.append(forbidden(ratio_path, "must be nil when type is not RequestedToCapacityRatio"))
+        elif ratio is not None or strategy.type == REQUESTED_TO_CAPACITY_RATIO:
             # Upstream locates shape errors at scoringStrategy.shape. Without requestedToCapacityRatio
             # its RequestedToCapacityRatio scorer dereferences nil and kube-scheduler crashes; podwhy
             # reports the missing shape instead.
@@ -309,7 +321,7 @@ class PodTopologySpreadArgs(PluginArgs):
     def defaulted(self) -> Self:
         return self if self.defaulting_type else replace(self, defaulting_type=SYSTEM_DEFAULTING)
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         defaulting_path = child(path, "defaultingType")
         if self.defaulting_type not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
@@ -356,7 +368,7 @@ class VolumeBindingArgs(PluginArgs):
     # Only valid with the StorageCapacityScoring feature gate, which is off in v1.35.
     shape: list[UtilizationShapePoint] | None = None
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         if self.bind_timeout_seconds < 0:
             errors.append(
@@ -390,7 +402,7 @@ class DynamicResourcesArgs(PluginArgs):
             return replace(self, filter_timeout=DYNAMIC_RESOURCES_FILTER_TIMEOUT_DEFAULT)
         return self
 
-    def validate(self, path: str) -> list[str]:
+    def validate(self, path: str, emulation: Emulation = DEFAULT) -> list[str]:
         errors: list[str] = []
         timeouts = (("filterTimeout", self.filter_timeout), ("bindingTimeout", self.binding_timeout))
         parsed: dict[str, int] = {}
@@ -403,11 +415,16 @@ class DynamicResourcesArgs(PluginArgs):
                 errors.append(invalid(child(path, name), text, str(exc)))
         if errors:
             return errors
-        # DRASchedulerFilterTimeout is on; DRADeviceBindingConditions is off in v1.35.
+        # DRASchedulerFilterTimeout is on; DRADeviceBindingConditions is off in v1.35, on in v1.36
+        # (DRAResourceClaimDeviceStatus is on in both).
         if parsed.get("filterTimeout", 0) < 0:
             shown = format_go_duration(parsed["filterTimeout"])
             errors.append(invalid(child(path, "filterTimeout"), shown, "must be zero or positive"))
-        if self.binding_timeout is not None:
+        if emulation.enabled(DRA_DEVICE_BINDING_CONDITIONS):
+            if "bindingTimeout" in parsed and parsed["bindingTimeout"] < SECOND:
+                shown = format_go_duration(parsed["bindingTimeout"])
+                errors.append(invalid(child(path, "bindingTimeout"), shown, "must be at least 1 second"))
+        elif self.binding_timeout is not None:
             errors.append(
                 forbidden(
                     child(path, "bindingTimeout"),
@@ -474,8 +491,9 @@ def _decode_error(exc: msgspec.ValidationError, raw: Any, path: str) -> str:
     return f"{field_path}: {message}"
 
 
-def decode_plugin_args(args_type: type[A], raw: Any, path: str = "") -> A:
-    """pluginConfig args decoded strictly, defaulted and validated; PluginArgsError names the bad fields."""
+def decode_plugin_args(args_type: type[A], raw: Any, path: str = "", emulation: Emulation = DEFAULT) -> A:
+    """pluginConfig args decoded strictly, defaulted and validated as `emulation`'s release does;
+    PluginArgsError names the bad fields."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -486,7 +504,7 @@ def decode_plugin_args(args_type: type[A], raw: Any, path: str = "") -> A:
     except msgspec.ValidationError as exc:
         raise PluginArgsError([_decode_error(exc, cleaned, path)]) from None
     args = args.defaulted()
-    errors = args.type_meta_errors(path) + args.validate(path)
+    errors = args.type_meta_errors(path) + args.validate(path, emulation)
     if errors:
         raise PluginArgsError(errors)
     return args

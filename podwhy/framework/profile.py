@@ -1,7 +1,8 @@
 """A scheduling profile: which plugins run at each extension point, in order, with args.
 
-The default v1.35 profile is not spelled out here: `podwhy.runtime.config.default_profile`
-derives it from the default MultiPoint plugin list, as kube-scheduler's defaulting does.
+The default profiles are not spelled out here: `podwhy.runtime.config.default_profile`
+derives them from the default MultiPoint plugin list and the release's feature gates, as
+kube-scheduler's defaulting does.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podwhy.framework.plugin_args import PluginArgs
+from podwhy.framework.versions import DEFAULT, Emulation
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -30,3 +32,5 @@ class Profile:
     score: dict[str, int] = field(default_factory=dict)
     plugin_args: dict[str, PluginArgs] = field(default_factory=dict)
     percentage_of_nodes_to_score: int | None = None
+    # The kube-scheduler release whose defaults and plugin behaviour the profile has.
+    emulation: Emulation = DEFAULT

@@ -152,12 +152,18 @@ class ResourceRequirements(_Base):
 _NO_WORDS: list[str] = []
 
 
+class ContainerRestartRule(_Base):
+    # "Restart", "RestartAllContainers" (NodeDeclaredFeatures reads it, v1.36).
+    action: str = ""
+
+
 class Container(_Base):
     name: str = ""
     image: str = ""
     resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
     ports: list[ContainerPort] = []
     restart_policy: str | None = None
+    restart_policy_rules: list[ContainerRestartRule] = []
     # What a scheduler pod runs, and with which flags (podwhy pending: which schedulerName it serves).
     # Kept only where the image or a word mentions a scheduler: the command lines of every other
     # container would cost a large dump a third more memory, and nothing reads them.
@@ -243,8 +249,14 @@ class EphemeralVolumeSource(_Base):
     volume_claim_template: PersistentVolumeClaimTemplate | None = None
 
 
+class ImageVolumeSource(_Base):
+    reference: str = ""
+
+
 class Volume(_Base):
     name: str = ""
+    # An OCI image mounted as a volume (ImageLocality counts it from v1.36).
+    image: ImageVolumeSource | None = None
     persistent_volume_claim: PVCVolumeSource | None = None
     ephemeral: EphemeralVolumeSource | None = None
     gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
@@ -282,6 +294,10 @@ class PodResourceClaim(_Base):
     source: dict[str, Any] | None = None
 
 
+class PodSchedulingGroup(_Base):
+    pod_group_name: str | None = None
+
+
 class PodSpec(_Base):
     node_name: str = ""
     node_selector: dict[str, str] = {}
@@ -302,6 +318,10 @@ class PodSpec(_Base):
     scheduling_gates: list[PodSchedulingGate] = []
     runtime_class_name: str | None = None
     host_network: bool = False
+    # False: a user namespace (with hostNetwork, NodeDeclaredFeatures asks for node support, v1.36).
+    host_users: bool | None = None
+    # The pod group it belongs to (v1.36, GenericWorkload): gang scheduling is not simulated.
+    scheduling_group: PodSchedulingGroup | None = None
     resource_claims: list[PodResourceClaim] = []
 
 
@@ -403,11 +423,30 @@ class NodeCondition(_Base):
     message: str = ""
 
 
+class NodeSystemInfo(_Base):
+    kubelet_version: str = ""
+
+
 class NodeStatus(_Base):
     allocatable: ResourceList = {}
     capacity: ResourceList = {}
     images: list[ContainerImage] = []
     conditions: list[NodeCondition] = []
+    # The features the kubelet declares (NodeDeclaredFeatures, v1.36).
+    declared_features: list[str] = []
+    node_info: NodeSystemInfo | None = None
+
+    def __post_init__(self) -> None:
+        # The API server keeps declaredFeatures sorted and unique (validateNodeDeclaredFeatures),
+        # and the scheduler matches them as such.
+        features = self.declared_features
+        for i in range(1, len(features)):
+            if features[i] == features[i - 1]:
+                raise ValueError(f"declaredFeatures[{i}]: Duplicate value: {features[i]!r}")
+            if features[i] < features[i - 1]:
+                raise ValueError(
+                    f"declaredFeatures[{i}]: Invalid value: {features[i]!r}: list must be sorted alphabetically"
+                )
 
 
 class Node(_Base):

@@ -1,5 +1,5 @@
-"""ImageLocality: favour nodes that already hold the pod's container images, weighted by image
-size and by how widely each image has spread over the cluster."""
+"""ImageLocality: favour nodes that already hold the pod's container images (and, from v1.36, the
+images of its image volumes), weighted by image size and by how widely each has spread over the cluster."""
 
 from __future__ import annotations
 
@@ -39,9 +39,14 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return go_div(MAX_NODE_SCORE * (clamped - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
 
 
-def _pod_images(pod: o.Pod) -> list[tuple[str, str]]:
-    """(container name, image) for init containers, then containers, as the plugin walks them."""
-    return [(c.name, c.image) for c in pod.spec.init_containers] + [(c.name, c.image) for c in pod.spec.containers]
+def _pod_images(pod: o.Pod, image_volumes: bool) -> list[tuple[str, str, str]]:
+    """(kind, name, image) for init containers, then containers, then (from v1.36) image volumes,
+    as the plugin walks them."""
+    images = [("container", c.name, c.image) for c in pod.spec.init_containers]
+    images += [("container", c.name, c.image) for c in pod.spec.containers]
+    if image_volumes:
+        images += [("volume", v.name, v.image.reference) for v in pod.spec.volumes if v.image is not None]
+    return images
 
 
 class ImageLocality(Plugin):
@@ -49,10 +54,12 @@ class ImageLocality(Plugin):
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         total_num_nodes = len(self.handle.node_infos)
-        images = _pod_images(pod.pod)
+        images = _pod_images(pod.pod, self.handle.emulation.image_locality_image_volumes)
+        # The thresholds scale with the containers only, image volumes are not counted.
+        num_containers = len(pod.pod.spec.init_containers) + len(pod.pod.spec.containers)
         found: list[dict[str, Any]] = []
         total = 0
-        for container, image in images:
+        for kind, owner, image in images:
             name = normalized_image_name(image)
             summary = node_info.image_states.get(name)
             if summary is None:
@@ -61,23 +68,23 @@ class ImageLocality(Plugin):
             total += scaled
             found.append(
                 {
-                    "container": container,
+                    kind: owner,
                     "image": name,
                     "sizeBytes": summary.size,
                     "numNodes": summary.num_nodes,
                     "scaledScore": scaled,
                 }
             )
-        value = calculate_priority(total, len(images))
+        value = calculate_priority(total, num_containers)
         evidence = Evidence(
             "imageLocality",
             {
                 "imagesOnNode": found,
                 "sumScores": total,
                 "totalNumNodes": total_num_nodes,
-                "numContainers": len(images),
+                "numContainers": num_containers,
                 "minThresholdBytes": MIN_THRESHOLD,
-                "maxThresholdBytes": MAX_CONTAINER_THRESHOLD * len(images),
+                "maxThresholdBytes": MAX_CONTAINER_THRESHOLD * num_containers,
             },
         )
         return value, Status(evidence=[evidence])

@@ -8,9 +8,11 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
+    PORTWORX,
     TranslationError,
     claim_class,
     inline_plugin,
@@ -42,9 +44,15 @@ class _VolumeError(Exception):
         self.not_found = not_found
 
 
-def is_csi_migration_on(csi_node: o.CSINode | None, plugin_name: str) -> bool:
-    """The in-tree plugin's volumes are handled (and counted) by its CSI driver on this node."""
-    return csi_node is not None and plugin_name in MIGRATION_ON and migrated_on_node(csi_node, plugin_name)
+def is_csi_migration_on(csi_node: o.CSINode | None, plugin_name: str, emulation: Emulation = DEFAULT) -> bool:
+    """isCSIMigrationOn: the in-tree plugin's volumes are handled (and counted) by its CSI driver
+    on this node. Migration of the listed plugins is on; up to v1.35 Portworx's also needs the
+    node's CSINode to list it as migrated, from v1.36 none does."""
+    if csi_node is None or plugin_name not in MIGRATION_ON:
+        return False
+    if plugin_name == PORTWORX.in_tree_name and emulation.portworx_migration_needs_annotation:
+        return migrated_on_node(csi_node, plugin_name)
+    return True
 
 
 def volume_limits(csi_node: o.CSINode | None) -> dict[str, int]:
@@ -127,7 +135,7 @@ class NodeVolumeLimits(Plugin):
 
     def _inline_volume(self, vol: o.Volume, csi_node: o.CSINode | None, result: dict[str, str]) -> None:
         plugin = inline_plugin(vol)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name):
+        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name, self.handle.emulation):
             return
         try:
             handle = inline_volume_handle(vol, plugin)
@@ -145,7 +153,7 @@ class NodeVolumeLimits(Plugin):
         if pv.spec.csi is not None:
             return pv.spec.csi.driver, pv.spec.csi.volume_handle
         plugin = pv_plugin(pv)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name):
+        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name, self.handle.emulation):
             return "", ""
         try:
             translated = translate_pv(pv)
@@ -165,7 +173,7 @@ class NodeVolumeLimits(Plugin):
         handle = f"{UNBOUND_HANDLE_PREFIX}-{pvc.metadata.namespace}/{pvc.metadata.name}"
         plugin = plugin_by_in_tree_name(sc.provisioner)
         if plugin is not None:
-            if not is_csi_migration_on(csi_node, plugin.in_tree_name):
+            if not is_csi_migration_on(csi_node, plugin.in_tree_name, self.handle.emulation):
                 return "", ""
             return plugin.csi_driver, handle
         return sc.provisioner, handle

@@ -1,4 +1,4 @@
-"""Upstream plugin name -> class, for every in-tree plugin of kube-scheduler v1.35 that podwhy knows."""
+"""Upstream plugin name -> class, for every in-tree plugin of kube-scheduler v1.35 and v1.36 that podwhy knows."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.interpodaffinity import InterPodAffinity
 from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from podwhy.plugins.nodename import NodeName
 from podwhy.plugins.nodeports import NodePorts
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
@@ -43,6 +44,7 @@ _CLASSES: tuple[type[Plugin], ...] = (
     BalancedAllocation,
     ImageLocality,
     DefaultBinder,
+    NodeDeclaredFeatures,
 )
 
 PLUGINS: dict[str, type[Plugin]] = {cls.NAME: cls for cls in _CLASSES}

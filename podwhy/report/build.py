@@ -8,6 +8,7 @@ from msgspec import UNSET
 
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.report.inputs import input_warnings
@@ -27,6 +28,7 @@ from podwhy.report.model import (
     PreFilterEntry,
     Report,
     SamplingReport,
+    SchedulerVersion,
     SchedulerWord,
     SchedulingEvent,
     ScoreEntry,
@@ -42,6 +44,7 @@ from podwhy.runtime.schedulers import SchedulerPods
 from podwhy.runtime.scoring import PluginScore
 from podwhy.runtime.suggest import GroupKey, GroupSizing
 from podwhy.runtime.suggest import Suggestion as SuggestedChange
+from podwhy.runtime.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
 
@@ -152,10 +155,21 @@ def lacking_kinds_warning(kinds: Sequence[str]) -> str:
     )
 
 
+# A pod of a pod group (spec.schedulingGroup, v1.36): what podwhy does not simulate about it.
+POD_GROUP_NOT_SIMULATED = (
+    "the pod belongs to pod group {group}: gang scheduling of pod groups (feature gates GenericWorkload and"
+    " GangScheduling, off by default) is not simulated; podwhy schedules the pod on its own, as the default"
+    " scheduler does, while with gang scheduling on its group's pods are placed together or not at all"
+)
+
+
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
     if cycle.lacking_kinds:
         warnings.append(lacking_kinds_warning(cycle.lacking_kinds))
+    group = cycle.pod.pod.spec.scheduling_group
+    if group is not None and group.pod_group_name:
+        warnings.append(POD_GROUP_NOT_SIMULATED.format(group=group.pod_group_name))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)
@@ -256,15 +270,33 @@ def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
     ]
 
 
+def scheduler_version(version: ChosenVersion | None) -> SchedulerVersion:
+    """The emulated release and how it was chosen (the v1.35 default when nobody chose)."""
+    version = version or ChosenVersion(DEFAULT_EMULATION, VersionSource.DEFAULT)
+    return SchedulerVersion(
+        version=version.emulation.name,
+        versionSource=version.source.value,
+        clusterVersion=str(version.found) if version.found is not None else None,
+    )
+
+
 def scheduler_word(
-    pod: o.Pod, snapshot: Snapshot, report: Report, not_evaluated: Sequence[str] = ()
-) -> SchedulerWord | None:
+    pod: o.Pod,
+    snapshot: Snapshot,
+    report: Report,
+    not_evaluated: Sequence[str] = (),
+    version: ChosenVersion | None = None,
+) -> SchedulerWord:
     """What kube-scheduler last said of the pod, and whether it agrees; `not_evaluated`: the
-    PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement."""
+    PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement;
+    `version`: the release emulated."""
     condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
     event = _scheduling_event(pod, snapshot)
+    emulated = scheduler_version(version)
     if condition is None and event is None:
-        return None
+        return SchedulerWord(
+            version=emulated.version, versionSource=emulated.versionSource, clusterVersion=emulated.clusterVersion
+        )
     # The condition holds the latest full text, the event the aggregated one (cut at 1 KiB); either
     # agreeing is agreement, since a placeholder or a stale copy may sit in the other.
     agrees: bool | None = None
@@ -274,6 +306,9 @@ def scheduler_word(
         if said:
             agrees = any(_says_the_same(text, report.message, report.messageComplete, cut) for text, cut in said)
     return SchedulerWord(
+        version=emulated.version,
+        versionSource=emulated.versionSource,
+        clusterVersion=emulated.clusterVersion,
         condition=condition.message if condition is not None else None,
         conditionReason=condition.reason if condition is not None else None,
         conditionSince=condition.last_transition_time if condition is not None else None,
@@ -302,6 +337,7 @@ def build_pending_report(
     snapshot: Snapshot,
     sizing: Mapping[GroupKey, GroupSizing] | None = None,
     namespace: str | None = None,
+    version: ChosenVersion | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
@@ -337,7 +373,12 @@ def build_pending_report(
         groups=ordered,
         snapshot=snapshot_summary(snapshot),
         scope=scope,
-        warnings=input_warnings(snapshot) + ([lacking_kinds_warning(lacking)] if lacking else []),
+        scheduler=scheduler_version(version),
+        warnings=[
+            *input_warnings(snapshot),
+            *(version.warnings if version is not None else ()),
+            *([lacking_kinds_warning(lacking)] if lacking else []),
+        ],
     )
 
 
@@ -358,9 +399,11 @@ def build_report(
     suggestions: Sequence[SuggestedChange] = (),
     notes: Sequence[str] = (),
     pending: PendingPod | None = None,
+    version: ChosenVersion | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
-    join the warnings; `pending`: how `podwhy pending` classifies the pod."""
+    join the warnings, and so do those of the `version` emulated; `pending`: how `podwhy pending`
+    classifies the pod."""
     pod = cycle.pod.pod
     report = Report(
         pod=PodSummary(
@@ -380,12 +423,17 @@ def build_report(
         messageComplete=cycle.message_complete,
         pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
-        warnings=[*input_warnings(snapshot), *_warnings(cycle, snapshot), *notes],
+        warnings=[
+            *input_warnings(snapshot),
+            *(version.warnings if version is not None else ()),
+            *_warnings(cycle, snapshot),
+            *notes,
+        ],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
     )
     not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
-    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated)
+    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated, version)
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,

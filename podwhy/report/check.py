@@ -6,11 +6,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
-from podwhy.report.build import lacking_kinds_warning, snapshot_summary
+from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
+from podwhy.runtime.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 
 
@@ -27,7 +28,9 @@ def _replica(replica: ReplicaPlacement) -> ReplicaReport:
     )
 
 
-def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) -> CheckReport:
+def build_check_report(
+    placements: list[WorkloadPlacement], snapshot: Snapshot, version: ChosenVersion | None = None
+) -> CheckReport:
     workloads: list[WorkloadReport] = []
     for placement in placements:
         wl = placement.workload
@@ -54,7 +57,8 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
         failingWorkloads=sum(1 for w in workloads if w.pending),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = input_warnings(snapshot) + [
+    warnings = input_warnings(snapshot) + (list(version.warnings) if version is not None else [])
+    warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
@@ -64,7 +68,13 @@ def build_check_report(placements: list[WorkloadPlacement], snapshot: Snapshot) 
     )
     if lacking:
         warnings.append(lacking_kinds_warning(lacking))
-    return CheckReport(summary=summary, workloads=workloads, snapshot=snapshot_summary(snapshot), warnings=warnings)
+    return CheckReport(
+        summary=summary,
+        workloads=workloads,
+        snapshot=snapshot_summary(snapshot),
+        scheduler=scheduler_version(version),
+        warnings=warnings,
+    )
 
 
 def junit_xml(report: CheckReport) -> bytes:

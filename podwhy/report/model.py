@@ -169,16 +169,37 @@ class SchedulingEvent(_Struct):
     reportingComponent: str  # noqa: N815
 
 
-class SchedulerWord(_Struct):
-    """What kube-scheduler itself last said about the pod, beside podwhy's verdict."""
+# How the emulated release was chosen: flag (--kube-version), apiServer (/version, live or
+# recorded by podwhy snapshot), schedulerImage (the kube-scheduler pod's image tag),
+# kubeletLowerBound (the newest kubelet: the control plane may be newer), default (nothing told it).
+VersionSourceName = Literal["flag", "apiServer", "schedulerImage", "kubeletLowerBound", "default"]
 
+
+class SchedulerVersion(_Struct):
+    """The kube-scheduler release podwhy emulates, and how it was chosen."""
+
+    # The emulated release, "1.35" or "1.36".
+    version: str
+    versionSource: VersionSourceName  # noqa: N815
+    # The cluster's version as found ("v1.36.3-eks-1a2b"); null for the default.
+    clusterVersion: str | None = None  # noqa: N815
+
+
+class SchedulerWord(_Struct):
+    """The scheduler podwhy emulates, and what kube-scheduler itself last said about the pod,
+    beside podwhy's verdict."""
+
+    # The emulated release, how it was chosen, the cluster's version as found (see SchedulerVersion).
+    version: str
+    versionSource: VersionSourceName  # noqa: N815
+    clusterVersion: str | None = None  # noqa: N815
     # The PodScheduled condition's message: the full text.
-    condition: str | None
-    conditionReason: str | None  # noqa: N815
-    conditionSince: str | None  # noqa: N815
-    event: SchedulingEvent | None
+    condition: str | None = None
+    conditionReason: str | None = None  # noqa: N815
+    conditionSince: str | None = None  # noqa: N815
+    event: SchedulingEvent | None = None
     # Whether the scheduler's text equals podwhy's message (null when there is nothing to compare).
-    agrees: bool | None
+    agrees: bool | None = None
     # When they differ: the usual causes.
     causes: list[str] = []
 
@@ -242,7 +263,8 @@ class Report(_Struct, kw_only=True):
     warnings: list[str] = []
     extenders: list[str] = []
     sampling: SamplingReport | None = None
-    # The pod's PodScheduled condition and latest FailedScheduling event, when the snapshot has them.
+    # The emulated kube-scheduler release; the pod's PodScheduled condition and latest
+    # FailedScheduling event, when the snapshot has them.
     scheduler: SchedulerWord | None = None
     # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
     scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
@@ -305,6 +327,8 @@ class PendingReport(_Struct, kw_only=True):
     groups: list[PendingGroup]
     snapshot: SnapshotSummary
     scope: PendingScope
+    # The emulated kube-scheduler release.
+    scheduler: SchedulerVersion | None = None
     warnings: list[str] = []
 
     @property
@@ -373,6 +397,8 @@ class CheckReport(_Struct, kw_only=True):
     workloads: list[WorkloadReport]
     tieBreak: str = TIE_BREAK  # noqa: N815
     snapshot: SnapshotSummary
+    # The emulated kube-scheduler release.
+    scheduler: SchedulerVersion | None = None
     warnings: list[str] = []
 
     @property

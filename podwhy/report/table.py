@@ -40,6 +40,7 @@ from podwhy.report.model import (
     PluginStatus,
     ReplicaReport,
     Report,
+    SchedulerWord,
     ScoreEntry,
     StatusName,
     WorkloadReport,
@@ -215,7 +216,7 @@ def render_table(
     pod = report.pod
     console.print(
         f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
-        f" · priority {pod.priority} · [bold]{report.verdict}[/bold]"
+        f" · priority {pod.priority} · [bold]{report.verdict}[/bold]" + scheduler_version_words(report.scheduler)
     )
     render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
@@ -347,6 +348,25 @@ def age(timestamp: str | None, now: datetime | None = None) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit} ago"
     return f"{seconds}s ago"
+
+
+# How the table names the way the emulated release was chosen.
+VERSION_SOURCE_WORDS = {
+    "flag": "--kube-version",
+    "apiServer": "API server",
+    "schedulerImage": "kube-scheduler image",
+    "kubeletLowerBound": "newest kubelet, a lower bound",
+    "default": "default",
+}
+
+
+def scheduler_version_words(word: SchedulerWord | None) -> str:
+    """ " · kube-scheduler v1.36 (API server v1.36.3)" for the table's first line."""
+    if word is None:
+        return ""
+    source = VERSION_SOURCE_WORDS[word.versionSource]
+    found = f" {escape(word.clusterVersion)}" if word.clusterVersion else ""
+    return f" · kube-scheduler v{word.version} ({source}{found})"
 
 
 def render_scheduler_word(console: Console, report: Report, verbose: bool = False) -> None:

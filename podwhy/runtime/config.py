@@ -19,6 +19,7 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.interface import EXTENSION_POINTS
 from podwhy.framework.plugin_args import API_VERSION, PluginArgs, PluginArgsError, decode_plugin_args
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.versions import DEFAULT, DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.defaultbinder import DefaultBinder
 from podwhy.plugins.defaultpreemption import DefaultPreemption
@@ -26,6 +27,7 @@ from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.interpodaffinity import InterPodAffinity
 from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from podwhy.plugins.nodename import NodeName
 from podwhy.plugins.nodeports import NodePorts
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
@@ -42,9 +44,9 @@ from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
 from podwhy.snapshot import yaml11
 
-# Default MultiPoint plugins of v1.35 (DynamicResources inserted before
-# DefaultPreemption because DynamicResourceAllocation is on) with their weights.
-DEFAULT_MULTI_POINT: list[tuple[str, int | None]] = [
+# Default MultiPoint plugins before feature gates (getDefaultPlugins, the same in v1.35 and v1.36),
+# with their weights.
+BASE_MULTI_POINT: list[tuple[str, int | None]] = [
     (SchedulingGates.NAME, None),
     (PrioritySort.NAME, None),
     (NodeUnschedulable.NAME, None),
@@ -59,12 +61,28 @@ DEFAULT_MULTI_POINT: list[tuple[str, int | None]] = [
     (VolumeZone.NAME, None),
     (PodTopologySpread.NAME, 2),
     (InterPodAffinity.NAME, 2),
-    (DynamicResources.NAME, 2),
     (DefaultPreemption.NAME, None),
     (BalancedAllocation.NAME, 1),
     (ImageLocality.NAME, 1),
     (DefaultBinder.NAME, None),
 ]
+
+
+def default_multi_point(emulation: Emulation = DEFAULT) -> list[tuple[str, int | None]]:
+    """The default MultiPoint plugins of a release: the base list with its feature gates applied
+    (applyFeatureGates): NodeDeclaredFeatures appended, DynamicResources before DefaultPreemption
+    (better to deallocate an idle claim than to evict a pod)."""
+    plugins = list(BASE_MULTI_POINT)
+    if emulation.enabled(NODE_DECLARED_FEATURES):
+        plugins.append((NodeDeclaredFeatures.NAME, None))
+    if emulation.enabled(DYNAMIC_RESOURCE_ALLOCATION):
+        at = next(i for i, (name, _) in enumerate(plugins) if name == DefaultPreemption.NAME)
+        plugins.insert(at, (DynamicResources.NAME, 2))
+    return plugins
+
+
+# The v1.35 default MultiPoint plugins (DynamicResources before DefaultPreemption).
+DEFAULT_MULTI_POINT: list[tuple[str, int | None]] = default_multi_point()
 
 # The extension points each known plugin extends, from the methods its class implements.
 PLUGIN_EXTENSION_POINTS: dict[str, frozenset[str]] = {name: cls.extension_points() for name, cls in PLUGINS.items()}
@@ -195,7 +213,7 @@ def _score_weights(plugins: dict[str, PluginSet], score_plugins: list[str], path
     return {name: weights.get(name, 1) for name in score_plugins}
 
 
-def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
+def _profile(raw: dict[str, Any], index: int, single: bool, emulation: Emulation = DEFAULT) -> Profile:
     path = f"profiles[{index}]"
     name = raw.get("schedulerName")
     if name is None and single:
@@ -205,15 +223,20 @@ def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
     raw_plugins = raw.get("plugins") or {}
     if not isinstance(raw_plugins, dict):
         raise _invalid(f"{path}.plugins", "must be a mapping")
-    unknown = set(raw_plugins) - {"multiPoint", *EXTENSION_POINTS}
+    unknown = set(raw_plugins) - {"multiPoint", *EXTENSION_POINTS, *emulation.unsimulated_extension_points}
     if unknown:
         raise _invalid(f"{path}.plugins", f"unknown extension point(s): {', '.join(sorted(unknown))}")
-    defaults = {"multiPoint": PluginSet([PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT])}
+    for point in emulation.unsimulated_extension_points:
+        # Read and validated as upstream does; podwhy runs no pod-group cycle, so they change nothing here.
+        for ref in _plugin_set(raw_plugins.get(point), f"{path}.plugins.{point}").enabled:
+            if ref.name not in emulation.unsimulated_plugins and ref.name not in PLUGIN_EXTENSION_POINTS:
+                raise _unknown_plugin(f"{path}.plugins.{point}", ref.name)
+    defaults = {"multiPoint": PluginSet([PluginRef(n, w) for n, w in default_multi_point(emulation)])}
     plugins: dict[str, PluginSet] = {}
     for point in ("multiPoint", *EXTENSION_POINTS):
         custom = _plugin_set(raw_plugins.get(point), f"{path}.plugins.{point}")
         plugins[point] = _merge_plugin_set(defaults.get(point, PluginSet()), custom)
-    args = _plugin_args(raw.get("pluginConfig"), path)
+    args = _plugin_args(raw.get("pluginConfig"), path, emulation)
     expanded = {point: _expand(point, plugins, path) for point in EXTENSION_POINTS}
     return Profile(
         scheduler_name=name,
@@ -224,10 +247,11 @@ def _profile(raw: dict[str, Any], index: int, single: bool) -> Profile:
         pre_score=expanded["preScore"],
         score=_score_weights(plugins, expanded["score"], path),
         plugin_args=args,
+        emulation=emulation,
     )
 
 
-def _plugin_args(raw_config: Any, path: str) -> dict[str, PluginArgs]:
+def _plugin_args(raw_config: Any, path: str, emulation: Emulation = DEFAULT) -> dict[str, PluginArgs]:
     """Each pluginConfig entry's args, decoded into its plugin's args kind (plugins without one ignore theirs)."""
     if raw_config is None:
         return {}
@@ -249,13 +273,13 @@ def _plugin_args(raw_config: Any, path: str) -> dict[str, PluginArgs]:
         if cls.ARGS is None:
             continue
         try:
-            args[name] = decode_plugin_args(cls.ARGS, entry.get("args"), f"{entry_path}.args")
+            args[name] = decode_plugin_args(cls.ARGS, entry.get("args"), f"{entry_path}.args", emulation)
         except PluginArgsError as exc:
             raise UsageError(f"invalid scheduler configuration: {exc.message}") from None
     return args
 
 
-def parse_scheduler_config(raw: Any, source: str = "") -> SchedulerConfig:
+def parse_scheduler_config(raw: Any, source: str = "", emulation: Emulation = DEFAULT) -> SchedulerConfig:
     if not isinstance(raw, dict):
         raise UsageError(f"{source}: not a KubeSchedulerConfiguration")
     if raw.get("kind") != "KubeSchedulerConfiguration":
@@ -265,7 +289,7 @@ def parse_scheduler_config(raw: Any, source: str = "") -> SchedulerConfig:
     raw_profiles = raw.get("profiles") or [{}]
     if not isinstance(raw_profiles, list):
         raise _invalid("profiles", "must be a list")
-    profiles = [_profile(p or {}, i, len(raw_profiles) == 1) for i, p in enumerate(raw_profiles)]
+    profiles = [_profile(p or {}, i, len(raw_profiles) == 1, emulation) for i, p in enumerate(raw_profiles)]
     seen: set[str] = set()
     for i, prof in enumerate(profiles):
         if prof.scheduler_name in seen:
@@ -296,7 +320,7 @@ def parse_scheduler_config(raw: Any, source: str = "") -> SchedulerConfig:
     return SchedulerConfig(profiles, pct, extenders, source)
 
 
-def load_scheduler_config(path: Path) -> SchedulerConfig:
+def load_scheduler_config(path: Path, emulation: Emulation = DEFAULT) -> SchedulerConfig:
     try:
         text = path.read_text()
     except OSError as exc:
@@ -309,17 +333,17 @@ def load_scheduler_config(path: Path) -> SchedulerConfig:
         ) from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: malformed YAML: {str(exc).splitlines()[0]}") from None
-    return parse_scheduler_config(raw, str(path))
+    return parse_scheduler_config(raw, str(path), emulation)
 
 
-def default_profile() -> Profile:
-    """The default v1.35 profile: an empty profile after upstream's defaulting and expansion."""
-    return _profile({}, 0, single=True)
+def default_profile(emulation: Emulation = DEFAULT) -> Profile:
+    """A release's default profile: an empty profile after upstream's defaulting and expansion."""
+    return _profile({}, 0, single=True, emulation=emulation)
 
 
-def default_config() -> SchedulerConfig:
+def default_config(emulation: Emulation = DEFAULT) -> SchedulerConfig:
     """What kube-scheduler runs without a configuration file."""
-    return SchedulerConfig([default_profile()], None, [], "the default configuration")
+    return SchedulerConfig([default_profile(emulation)], None, [], "the default configuration")
 
 
 def profile_for_pod(config: SchedulerConfig, pod: o.Pod) -> Profile | None:

@@ -126,7 +126,7 @@ class CycleOutcome:
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
     """The profile over the snapshot, its indexes built once; it can schedule many pods in turn."""
     with gc_paused():
-        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}))
+        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}), profile.emulation)
     return Framework(handle, profile)
 
 

@@ -118,7 +118,7 @@ def _basename(path: str) -> str:
     return path.rstrip("/").rpartition("/")[2]
 
 
-def _image_name(image: str) -> str:
+def image_name(image: str) -> str:
     """registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7 -> kube-scheduler."""
     name = _basename(image.partition("@")[0])
     return name.partition(":")[0]
@@ -133,7 +133,7 @@ def _runs_kube_scheduler(container: o.Container) -> bool:
     if any(_basename(word) == KUBE_SCHEDULER for word in _tokens(container)):
         return True
     # No command: the image's own entrypoint runs, and kube-scheduler images run kube-scheduler.
-    return not container.command and _image_name(container.image) == KUBE_SCHEDULER
+    return not container.command and image_name(container.image) == KUBE_SCHEDULER
 
 
 def _identity(pod: o.Pod) -> list[str]:

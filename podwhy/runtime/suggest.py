@@ -841,7 +841,7 @@ def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fi
         info.add_pod_info(PodInfo(started))
     ignored = (fit.ignored_resources, fit.ignored_resource_groups) if fit is not None else (frozenset(), frozenset())
     out: list[tuple[str, str]] = []
-    short = fits_request(compute_pod_resource_request(pod), info, *ignored)
+    short = fits_request(compute_pod_resource_request(pod), info, *ignored, fit.dra_backed() if fit else frozenset())
     if short:
         reasons = ", ".join(r.reason for r in short)
         out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
@@ -1170,7 +1170,7 @@ def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framewo
     request = compute_pod_resource_request(pod)
     lacking: list[tuple[NodeInfo, list[InsufficientResource]]] = []
     for info in shapes:
-        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups)
+        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups, fit.dra_backed())
         if not insufficient:
             return None
         lacking.append((info, insufficient))

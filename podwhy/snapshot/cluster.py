@@ -91,6 +91,10 @@ class Snapshot:
     # the fields admission sets from them (priority from a PriorityClass, overhead and
     # scheduling from a RuntimeClass) are unknown.
     admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The API server's version (gitVersion of /version), live or as `podwhy snapshot` recorded it,
+    # and where it came from; "" when unknown.
+    server_version: str = ""
+    server_version_from: str = ""
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.

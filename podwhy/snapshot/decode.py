@@ -43,6 +43,8 @@ class ListMeta(msgspec.Struct, kw_only=True):
 # without it vouches only for the kinds it holds objects or typed Lists of (source.VOUCHED_KINDS).
 MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
 FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
+# The API server's gitVersion when `podwhy snapshot` wrote the dump.
+SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class Decoded:
             snapshot.missing.update(self.missing_kinds())
         if self.list_meta is not None and FETCHED_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.kinds_seen.update(self.fetched_kinds())
+        if self.list_meta is not None and self.list_meta.annotations.get(SERVER_VERSION_ANNOTATION):
+            snapshot.server_version = self.list_meta.annotations[SERVER_VERSION_ANNOTATION]
+            snapshot.server_version_from = "recorded by podwhy snapshot"
 
     def missing_kinds(self) -> dict[str, str]:
         """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""

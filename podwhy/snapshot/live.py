@@ -135,9 +135,14 @@ class _GroupList(msgspec.Struct):
     groups: list[_Group] = []
 
 
+class _Version(msgspec.Struct):
+    git_version: str = msgspec.field(default="", name="gitVersion")
+
+
 _PAGE = msgspec.json.Decoder(_ListPage)
 _STATUS = msgspec.json.Decoder(_Status)
 _GROUPS = msgspec.json.Decoder(_GroupList)
+_VERSION = msgspec.json.Decoder(_Version)
 
 
 @dataclass
@@ -182,6 +187,8 @@ class LiveSource:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     # Unbound pods' JSON as served (see Snapshot.raw_pods), gathered from every page.
     _raw_pods: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
+    # The API server's gitVersion ("" when /version could not be read), set by fetch.
+    server_version: str = field(default="", init=False)
 
     # ------------------------------------------------------------------ connecting
     def connect(self) -> str:
@@ -355,12 +362,21 @@ class LiveSource:
             selector = f"involvedObject.name={name}" if name else ""
             jobs.append((EVENTS, [EVENTS], namespace or None, selector))
         with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+            version = pool.submit(self._server_version)
             futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
             out: dict[Resource, list[Any] | str] = {}
             for resource, future in futures:
                 listed, outcome = future.result()
                 out[listed or resource] = outcome
+            self.server_version = version.result()
             return out
+
+    def _server_version(self) -> str:
+        """The API server's gitVersion; "" when it does not say (podwhy then looks elsewhere)."""
+        try:
+            return _VERSION.decode(self.get("/version")).git_version
+        except (_HttpError, msgspec.MsgspecError):
+            return ""
 
     @property
     def description(self) -> str:
@@ -370,6 +386,8 @@ class LiveSource:
         snapshot = Snapshot()
         fetched = self.fetch()
         snapshot.sources.append(self.description)
+        snapshot.server_version = self.server_version
+        snapshot.server_version_from = self.description
         snapshot.raw_pods.update(self._raw_pods)
         with gc_paused():
             for resource, outcome in fetched.items():

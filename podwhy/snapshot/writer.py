@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, MISSING_KINDS_ANNOTATION
+from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, MISSING_KINDS_ANNOTATION, SERVER_VERSION_ANNOTATION
 
 REDACTED = "<redacted>"
 # Annotations plugins or admission read (volume binding, CSI migration, DRA claims, the
@@ -176,14 +176,18 @@ def write_dump(
     items: Mapping[tuple[str, str], list[msgspec.Raw]],
     missing: Mapping[str, str],
     redact_text: bool = False,
+    server_version: str = "",
 ) -> int:
     """Write {(kind, apiVersion): raw items} as one List; returns the number of objects written.
 
     Every kind of ITEMS was fetched in full (an empty list: the cluster has none): the List says
-    so, which makes the dump complete for them when read back (see docs/complete.md)."""
+    so, which makes the dump complete for them when read back (see docs/complete.md).
+    `server_version`: the API server's gitVersion, recorded for choosing the scheduler release."""
     annotations = {FETCHED_KINDS_ANNOTATION: json.dumps(sorted({kind for kind, _ in items}))}
     if missing:
         annotations[MISSING_KINDS_ANNOTATION] = json.dumps(dict(sorted(missing.items())))
+    if server_version:
+        annotations[SERVER_VERSION_ANNOTATION] = server_version
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
     try:

@@ -212,14 +212,16 @@ CASES: list[tuple[str, o.Pod, list[o.Pod], list[str], int | None, bool, Code]] =
         True,
         UNSCHED,
     ),
+    # isCSIMigrationOn (v1.35 and v1.36): AWS EBS migration is on whatever the CSINode's
+    # migrated-plugins annotation says (only Portworx looked at it, up to v1.35).
     (
-        "in-tree volumes are not counted without migration",
+        "in-tree volumes are counted without the migrated-plugins annotation",
         IN_TREE_ONE,
         [in_tree_two()],
         [EBS_IN_TREE, EBS],
         2,
         False,
-        Code.Success,
+        UNSCHED,
     ),
     (
         "should count unbound in-tree volumes if migration is enabled",
@@ -383,3 +385,28 @@ def test_without_limits_only_a_claim_not_found_needs_claims() -> None:
     )
     want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
     assert NodeVolumeLimits(make_handle(claim, limited)).required_kinds(PodInfo(pod)) == want
+
+
+@pytest.mark.parametrize(
+    ("plugin", "annotated", "emulation", "want"),
+    [
+        ("kubernetes.io/aws-ebs", False, "1.35", True),
+        ("kubernetes.io/gce-pd", False, "1.35", True),
+        ("kubernetes.io/portworx-volume", False, "1.35", False),
+        ("kubernetes.io/portworx-volume", True, "1.35", True),
+        ("kubernetes.io/portworx-volume", False, "1.36", True),
+        ("kubernetes.io/azure-file", True, "1.36", False),
+        ("kubernetes.io/vsphere-volume", True, "1.35", False),
+    ],
+)
+def test_is_csi_migration_on(plugin: str, annotated: bool, emulation: str, want: bool) -> None:
+    """isCSIMigrationOn of nodevolumelimits/utils.go, v1.35.4 and v1.36.3."""
+    from podwhy.framework.versions import V1_35, V1_36
+    from podwhy.plugins.nodevolumelimits import is_csi_migration_on
+
+    meta: dict[str, object] = {"name": "n"}
+    if annotated:
+        meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": plugin}
+    csi_node = from_raw(o.CSINode, {"metadata": meta, "spec": {"drivers": []}})
+    assert is_csi_migration_on(csi_node, plugin, V1_35 if emulation == "1.35" else V1_36) is want
+    assert is_csi_migration_on(None, plugin, V1_36) is False

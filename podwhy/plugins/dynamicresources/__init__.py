@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
-from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.versions import (
+    DRA_CONSUMABLE_CAPACITY,
+    DRA_DEVICE_BINDING_CONDITIONS,
+    DRA_DEVICE_TAINTS,
+    DRA_EXTENDED_RESOURCE,
+    DRA_PARTITIONABLE_DEVICES,
+)
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.plugins.dynamicresources.allocator import (
@@ -23,11 +30,18 @@ from podwhy.plugins.dynamicresources.allocator import (
     ClaimAllocation,
     DeviceID,
     NodeAllocationError,
+    NotSimulatedError,
     claim_key,
     describe_requests,
 )
 from podwhy.plugins.dynamicresources.cel import SelectorCache
 from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
+from podwhy.plugins.dynamicresources.extended import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    extended_resource_classes,
+    pod_extended_requests,
+    special_claim_requests,
+)
 from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
 from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
 from podwhy.plugins.helper.normalize_score import default_normalize_score
@@ -39,6 +53,11 @@ __all__ = ["DynamicResources", "DynamicResourcesState"]
 
 ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
+# DRAExtendedResource (v1.36).
+ERR_CANNOT_FIT_RESOURCE = "cannot fit resource"
+ERR_EXTENDED_CLAIM_FROM_EARLIER_ATTEMPT = "cannot schedule extended resource claim"
+# The scheduler's claim for the pod's extended resources before it is created.
+SPECIAL_CLAIM_IN_MEMORY_NAME = "<extended-resources>"
 
 DRA_KINDS = frozenset({"ResourceClaim", "DeviceClass", "ResourceSlice", "ResourceClaimTemplate"})
 
@@ -56,6 +75,14 @@ class DynamicResourcesState:
     unavailable_claims: set[int] = field(default_factory=set)
     # Node name -> one allocation per unallocated claim (for Score).
     node_allocations: dict[str, list[ClaimAllocation]] = field(default_factory=dict)
+    # DRAExtendedResource: how many of `claims` are the pod's own (the scheduler's claim for its
+    # DRA-backed extended resources, when it has one, comes last) and the pod's requests of them.
+    num_user_claims: int = 0
+    extended_requests: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def extended_claim(self) -> o.ResourceClaim | None:
+        return self.claims[self.num_user_claims] if len(self.claims) > self.num_user_claims else None
 
     def clone(self) -> DynamicResourcesState:
         # Shared between the nominated-pods passes, as upstream's Clone returns the same pointer.
@@ -74,10 +101,14 @@ class DynamicResources(Plugin):
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
         self._selector_cache = SelectorCache()
+        self.extended_resources = handle.emulation.enabled(DRA_EXTENDED_RESOURCE)
+        self._extended_classes: dict[str, o.DeviceClass] | None = None
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """ResourceClaims when one of the pod's is not found; with a claim to allocate, also what
         allocation searches: every device class, slice, and allocated claim (the devices in use)."""
+        if self.extended_resources and pod_extended_requests(pod.pod):
+            return set(DRA_KINDS)  # DRA-backed extended resources: device classes and slices decide
         if not pod.pod.spec.resource_claims:
             return set()
         try:
@@ -87,6 +118,65 @@ class DynamicResources(Plugin):
         if all(claim.status.allocation is not None for claim in claims):
             return set()
         return set(DRA_KINDS - {"ResourceClaimTemplate"})
+
+    def extended_classes(self) -> dict[str, o.DeviceClass]:
+        """The DeviceClass serving each extended resource name (built once)."""
+        if self._extended_classes is None:
+            self._extended_classes = extended_resource_classes(self.device_classes())
+        return self._extended_classes
+
+    def _extended_claim(self, pod: o.Pod, data: DynamicResourcesState) -> o.ResourceClaim | None:
+        """preFilterExtendedResources: the scheduler's claim for the pod's DRA-backed extended
+        resources (made by an earlier attempt, else a new one without requests), or None."""
+        if not self.extended_resources:
+            return None
+        requests = pod_extended_requests(pod)
+        classes = self.extended_classes()
+        if not any(name in classes for name in requests):
+            return None
+        data.extended_requests = requests
+        for claim in self.handle.snapshot.resource_claims.values():
+            if claim.metadata.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+                continue
+            if any(
+                ref.name == pod.metadata.name and ref.controller and ref.uid == pod.metadata.uid
+                for ref in claim.metadata.owner_references
+            ):
+                return claim
+        return o.ResourceClaim(
+            metadata=o.ObjectMeta(
+                name=SPECIAL_CLAIM_IN_MEMORY_NAME,
+                namespace=pod.metadata.namespace,
+                annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+            )
+        )
+
+    def _node_extended_claim(
+        self, data: DynamicResourcesState, pod: o.Pod, node_info: NodeInfo
+    ) -> tuple[o.ResourceClaim | None, Status | None]:
+        """filterExtendedResources: the scheduler's claim as this node needs it (requests for the
+        resources the node does not advertise), None when the node needs none."""
+        claim = data.extended_claim
+        if claim is None:
+            return None, None
+        if claim.spec.devices.requests:
+            # Made by an earlier attempt: upstream deletes it in PostFilter and tries anew.
+            return None, unschedulable(ERR_EXTENDED_CLAIM_FROM_EARLIER_ATTEMPT)
+        classes = self.extended_classes()
+        scalar = node_info.allocatable.scalar_resources
+        on_dra: dict[str, int] = {}
+        for name, count in data.extended_requests.items():
+            if name in classes and scalar.get(name, 0) == 0:
+                on_dra[name] = count
+            elif name not in scalar:
+                return None, unschedulable(
+                    ERR_CANNOT_FIT_RESOURCE, evidence=[Evidence("extendedResource", {"resource": name})]
+                )
+        if (data.num_user_claims == 0 and not on_dra) or claim.status.allocation is not None:
+            return None, None
+        requests = special_claim_requests(pod, on_dra, classes)
+        spec = o.ResourceClaimSpec(devices=o.DeviceClaim(requests=requests))
+        return o.ResourceClaim(metadata=claim.metadata, spec=spec, status=claim.status), None
 
     # ------------------------------------------------------------------ cluster objects
     def device_classes(self) -> dict[str, o.DeviceClass]:
@@ -115,6 +205,10 @@ class DynamicResources(Plugin):
             claims = pod_resource_claims(pod.pod, self.handle.snapshot.resource_claims)
         except ClaimLookupError as exc:
             return None, unresolvable(exc.message, evidence=[Evidence("resourceClaim", {"problem": exc.message})])
+        data.num_user_claims = len(claims)
+        extended_claim = self._extended_claim(pod.pod, data)
+        if extended_claim is not None:
+            claims = [*claims, extended_claim]
         if not claims:
             return None, skip()
 
@@ -133,6 +227,8 @@ class DynamicResources(Plugin):
                 continue
             available_on_nodes.append(None)
             to_allocate += 1
+            if claim is extended_claim:
+                continue  # its requests depend on the node (Filter)
             for request in claim.spec.devices.requests:
                 if request.exactly is not None:
                     status = self._check_device_class(claim, request.exactly.device_class_name, request.name)
@@ -150,11 +246,16 @@ class DynamicResources(Plugin):
 
         data.available_on_nodes = available_on_nodes
         if to_allocate > 0:
+            emulation = self.handle.emulation
             data.allocator = Allocator(
                 self._allocated_devices(),
                 self.device_classes(),
                 self.handle.snapshot.resource_slices,
                 self._selector_cache,
+                device_taints=emulation.enabled(DRA_DEVICE_TAINTS),
+                partitionable_devices=emulation.enabled(DRA_PARTITIONABLE_DEVICES),
+                consumable_capacity=emulation.enabled(DRA_CONSUMABLE_CAPACITY),
+                binding_conditions=emulation.enabled(DRA_DEVICE_BINDING_CONDITIONS),
             )
         data.claims = claims
         return None, success()
@@ -181,6 +282,11 @@ class DynamicResources(Plugin):
         if not data.claims:
             return success()
         node = node_info.node
+        node_claim, status = self._node_extended_claim(data, pod.pod, node_info)
+        if status is not None:
+            return status
+        if node_claim is None and data.num_user_claims == 0:
+            return success()
 
         unavailable = [
             index
@@ -191,10 +297,15 @@ class DynamicResources(Plugin):
         allocations: list[ClaimAllocation] | None = None
         if data.allocator is not None:
             to_allocate = data.claims_to_allocate()
+            if node_claim is not None:
+                extended = data.extended_claim
+                to_allocate = [node_claim if claim is extended else claim for claim in to_allocate]
             try:
                 allocations = data.allocator.allocate(node, to_allocate)
             except NodeAllocationError as exc:
                 return unresolvable(exc.message)
+            except NotSimulatedError as exc:
+                return Status(Code.Error, [exc.message])
             except AllocationError as exc:
                 return Status(Code.Error, [exc.message])
             if allocations is None or len(allocations) != len(to_allocate):

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
+from podwhy.model.quantity import parse_quantity
 from podwhy.plugins.dynamicresources.cel import (
     CelError,
     DefaultingMap,
@@ -51,6 +53,62 @@ class AllocationError(Exception):
 
 class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (structured.ErrFailedAllocationOnNode)."""
+
+
+class NotSimulatedError(Exception):
+    """The allocation needs a feature of the emulated release that podwhy does not simulate."""
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+CONSUMABLE_CAPACITY_NOT_SIMULATED = (
+    "podwhy does not simulate consumable capacity (DRAConsumableCapacity, on by default from v1.36)"
+)
+
+
+def _counters(holder: Any) -> dict[str, Fraction]:
+    """{name: value} of a CounterSet or DeviceCounterConsumption as the API holds it."""
+    counters = holder.get("counters") if isinstance(holder, dict) else None
+    if not isinstance(counters, dict):
+        return {}
+    out: dict[str, Fraction] = {}
+    for name, counter in counters.items():
+        raw = counter.get("value") if isinstance(counter, dict) else None
+        if raw is not None:
+            out[str(name)] = parse_quantity(raw)
+    return out
+
+
+# Device taint effects that prevent allocation; others (None included) are ignored.
+PREVENTING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def tolerates_device_taint(toleration: Any, taint: Any) -> bool:
+    """resourceclaim.ToleratesTaint: effect, key, then Equal (or empty) compares values, Exists matches any."""
+    if not isinstance(toleration, dict) or not isinstance(taint, dict):
+        return False
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or ""
+    if operator in ("", "Equal"):
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return operator == "Exists"
+
+
+def taint_prevents_allocation(device: o.Device, request: RequestView) -> bool:
+    """taintPreventsAllocation: a NoSchedule or NoExecute taint that none of the request's tolerations tolerates."""
+    return any(
+        isinstance(taint, dict)
+        and taint.get("effect") in PREVENTING_TAINT_EFFECTS
+        and not any(tolerates_device_taint(t, taint) for t in request.tolerations)
+        for taint in device.taints
+    )
 
 
 class _MaxSizeExceededError(Exception):
@@ -162,6 +220,8 @@ class RequestView:
     count: int
     admin_access: bool
     has_admin_access: bool
+    # DeviceTolerations as the API holds them (dicts: key, operator, value, effect).
+    tolerations: tuple[Any, ...] = ()
 
     @classmethod
     def of_exact(cls, name: str, req: o.ExactDeviceRequest) -> RequestView:
@@ -175,13 +235,14 @@ class RequestView:
             count,
             bool(req.admin_access),
             req.admin_access is not None,
+            tuple(req.tolerations),
         )
 
     @classmethod
     def of_sub(cls, sub: o.DeviceSubRequest) -> RequestView:
         mode = sub.allocation_mode or MODE_EXACT_COUNT
         count = sub.count if sub.count is not None else (1 if mode == MODE_EXACT_COUNT else 0)
-        return cls(sub.name, sub.device_class_name, sub.selectors, mode, count, False, False)
+        return cls(sub.name, sub.device_class_name, sub.selectors, mode, count, False, False, tuple(sub.tolerations))
 
 
 @dataclass
@@ -333,11 +394,22 @@ class Allocator:
         device_classes: Mapping[str, o.DeviceClass],
         slices: list[o.ResourceSlice],
         selector_cache: SelectorCache | None = None,
+        device_taints: bool = False,
+        partitionable_devices: bool = False,
+        consumable_capacity: bool = False,
+        binding_conditions: bool = False,
     ) -> None:
+        """`device_taints`, `partitionable_devices`: the DRADeviceTaints and DRAPartitionableDevices
+        feature gates of the emulated release."""
         self.allocated_devices = allocated_devices
         self.device_classes = device_classes
         self.slices = slices
         self.selector_cache = selector_cache or SelectorCache()
+        self.device_taints = device_taints
+        self.partitionable_devices = partitionable_devices
+        self.consumable_capacity = consumable_capacity
+        # DRADeviceBindingConditions (with DRAResourceClaimDeviceStatus, on in both releases).
+        self.binding_conditions = binding_conditions
 
     def allocate(self, node: o.Node, claims: list[o.ResourceClaim]) -> list[ClaimAllocation] | None:
         """One result per claim, or None when the claims do not fit on the node.
@@ -361,6 +433,10 @@ class _Run:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.results: list[ClaimAllocation] = [[] for _ in claims]
         self.candidates: list[_Candidate] = []
+        # Partitionable devices: per (driver, pool), each counter set's counters less what allocated
+        # devices consume (computed on first use), and what this run's devices consume.
+        self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self.cel_devices: dict[DeviceID, dict[str, Any] | CelError] = {}
 
     # -------------------------------------------------------------- setup
@@ -388,6 +464,16 @@ class _Run:
 
     def _validate_claim(self, claim_index: int, claim: o.ResourceClaim) -> None:
         key = claim_key(claim)
+        for request in claim.spec.devices.requests:
+            with_capacity = [("request", request.name)] if request.exactly and request.exactly.capacity else []
+            with_capacity += [("subrequest", sub.name) for sub in request.first_available if sub.capacity]
+            for kind, name in with_capacity[:1]:
+                if self.a.consumable_capacity:
+                    raise NotSimulatedError(f"claim {key}, {kind} {name}: {CONSUMABLE_CAPACITY_NOT_SIMULATED}")
+                raise AllocationError(
+                    f"claim {key}, {kind} {name}: has capacity requests,"
+                    " but the DRAConsumableCapacity feature is disabled"
+                )
         min_devices = 0
         for request_index, request in enumerate(claim.spec.devices.requests):
             if request.first_available:
@@ -533,6 +619,7 @@ class _Run:
 
         for position in range(start, len(self.candidates)):
             candidate = self.candidates[position]
+            self._check_shared(key, data, candidate)
             if request.admin_access:
                 if claim_index in self.allocating.get(candidate.device_id, ()):
                     continue
@@ -553,6 +640,71 @@ class _Run:
             undo()
         return False
 
+    def _pool_counters(self, driver: str, pool: str) -> dict[str, dict[str, Fraction]]:
+        """The pool's counter sets less what allocated devices consume (may go negative: none left)."""
+        key = (driver, pool)
+        available = self.available_counters.get(key)
+        if available is not None:
+            return available
+        slices = [s for s in self.a.slices if s.spec.driver == driver and s.spec.pool.name == pool]
+        generation = max((s.spec.pool.generation for s in slices), default=0)
+        slices = [s for s in slices if s.spec.pool.generation == generation]
+        available = {}
+        for slice_ in slices:
+            for counter_set in slice_.spec.shared_counters:
+                counters = _counters(counter_set)
+                if isinstance(counter_set, dict) and isinstance(counter_set.get("name"), str):
+                    available[counter_set["name"]] = counters
+        for slice_ in slices:
+            for device in slice_.spec.devices:
+                if (driver, pool, device.name) not in self.a.allocated_devices:
+                    continue
+                for consumption in device.consumes_counters:
+                    if not isinstance(consumption, dict) or consumption.get("counterSet") not in available:
+                        continue
+                    counter_set = available[consumption["counterSet"]]
+                    for name, amount in _counters(consumption).items():
+                        if name in counter_set:
+                            counter_set[name] -= amount
+        self.available_counters[key] = available
+        return available
+
+    def _consume_counters(self, candidate: _Candidate, sign: int) -> None:
+        driver, pool = candidate.device_id[0], candidate.device_id[1]
+        consumed = self.consumed_counters.setdefault((driver, pool), {})
+        for consumption in candidate.device.consumes_counters:
+            if not isinstance(consumption, dict):
+                continue
+            counter_set = consumed.setdefault(str(consumption.get("counterSet", "")), {})
+            for name, amount in _counters(consumption).items():
+                counter_set[name] = counter_set.get(name, Fraction(0)) + sign * amount
+
+    def _reserve_counters(self, candidate: _Candidate) -> bool:
+        """checkAvailableCounters: count the device's counters in; False (and undone) when any
+        counter set of its pool would be exceeded."""
+        driver, pool = candidate.device_id[0], candidate.device_id[1]
+        available = self._pool_counters(driver, pool)
+        self._consume_counters(candidate, 1)
+        consumed = self.consumed_counters[(driver, pool)]
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            if any(amount < used.get(name, Fraction(0)) for name, amount in counters.items()):
+                self._consume_counters(candidate, -1)
+                return False
+        return True
+
+    def _check_shared(self, key: _RequestKey, data: _RequestData, candidate: _Candidate) -> None:
+        """A device several claims may share (allowMultipleAllocations) that the request could take."""
+        if (
+            self.a.consumable_capacity
+            and candidate.device.allow_multiple_allocations
+            and self._is_selectable(key, data, candidate)
+        ):
+            raise NotSimulatedError(
+                f"device {device_id_string(candidate.device_id)} allows multiple allocations:"
+                f" {CONSUMABLE_CAPACITY_NOT_SIMULATED}"
+            )
+
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated_devices or bool(self.allocating.get(device_id))
 
@@ -569,7 +721,14 @@ class _Run:
             return None
         device = candidate.device
         if device.consumes_counters:
-            return None  # partitionable devices are off
+            if not self.a.partitionable_devices:
+                return None  # partitionable devices are off
+            if not self._reserve_counters(candidate):
+                return None
+        if self.a.device_taints and taint_prevents_allocation(device, request):
+            if device.consumes_counters:
+                self._consume_counters(candidate, -1)
+            return None
         if data.parent is None:
             base, sub = request.name, ""
         else:
@@ -584,6 +743,8 @@ class _Run:
                     )
                 for earlier in constraints[:index]:
                     earlier.remove(base, sub)
+                if device.consumes_counters and self.a.partitionable_devices:
+                    self._consume_counters(candidate, -1)
                 return None
         self.allocating.setdefault(device_id, set()).add(claim_index)
         results = self.results[claim_index]
@@ -597,14 +758,16 @@ class _Run:
                 constraint.remove(base, sub)
             self.allocating[device_id].discard(claim_index)
             del results[previous:]
+            if device.consumes_counters and self.a.partitionable_devices:
+                self._consume_counters(candidate, -1)
 
         return undo
 
     # -------------------------------------------------------------- selectors
     def _is_selectable(self, key: _RequestKey, data: _RequestData, candidate: _Candidate) -> bool:
         device = candidate.device
-        if device.binding_conditions:
-            return False  # binding conditions are off
+        if device.binding_conditions and not self.a.binding_conditions:
+            return False  # devices with binding conditions need the feature
         cache_key = (candidate.device_id, key)
         cached = self.matches.get(cache_key)
         if cached is not None:
@@ -694,10 +857,12 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
                 matching = free = 0
                 try:
                     for device_id, device in devices:
-                        if device.binding_conditions or not _all_match(allocator, selectors, device, device_id):
+                        unselectable = device.binding_conditions and not allocator.binding_conditions
+                        if unselectable or not _all_match(allocator, selectors, device, device_id):
                             continue
                         matching += 1
-                        free += device_id not in allocator.allocated_devices and not device.consumes_counters
+                        partitioned = bool(device.consumes_counters) and not allocator.partitionable_devices
+                        free += device_id not in allocator.allocated_devices and not partitioned
                 except (CelError, AllocationError) as exc:
                     entry["error"] = str(exc)
                 entry["matchingDevices"] = matching

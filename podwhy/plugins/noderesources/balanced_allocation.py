@@ -1,6 +1,7 @@
 """NodeResourcesBalancedAllocation: favour nodes whose resources would be used evenly (PreScore + Score).
 
-The score is (1 - standard deviation of the requested/allocatable fractions) * 100.
+The score is (1 - standard deviation of the requested/allocatable fractions) * 100 in
+v1.35; from v1.36 it is the pod's improvement of that balance (see balance_improvement_scorer).
 It uses the pods' actual requests (no non-zero stand-ins), and PreScore skips the
 plugin for a pod that requests none of the configured resources.
 """
@@ -30,29 +31,61 @@ if TYPE_CHECKING:
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
 
-def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
-    """(1 - std of the fractions) * 100 in float64, truncated to int64."""
-    fractions: list[float] = []
-    total = 0.0
-    for line in lines:
-        if not line.scored:
-            continue
-        # float64 conversions first, then the division, as upstream does.
-        fraction = min(float(line.requested) / float(line.allocatable), 1.0)
-        line.detail["fraction"] = fraction
-        total += fraction
-        fractions.append(fraction)
+def _balance_score(fractions: Sequence[float]) -> tuple[int, float]:
+    """balancedResourceScore: (int((1 - std) * 100), std) of the requested/allocatable fractions."""
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
     elif len(fractions) > 2:
+        total = 0.0
+        for fraction in fractions:
+            total += fraction
         mean = total / float(len(fractions))
         squares = 0.0
         for fraction in fractions:
             squares = squares + (fraction - mean) * (fraction - mean)
         std = math.sqrt(squares / float(len(fractions)))
-    score = int((1 - std) * float(MAX_NODE_SCORE))
+    return int((1 - std) * float(MAX_NODE_SCORE)), std
+
+
+def _fractions(lines: Sequence[ResourceLine], with_pod: bool, key: str) -> list[float]:
+    fractions: list[float] = []
+    for line in lines:
+        if not line.scored:
+            continue
+        requested = line.requested if with_pod else line.requested - line.pod_request
+        # float64 conversions first, then the division, as upstream does.
+        fraction = min(float(requested) / float(line.allocatable), 1.0)
+        line.detail[key] = fraction
+        fractions.append(fraction)
+    return fractions
+
+
+def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
+    """v1.35: (1 - std of the fractions with the pod) * 100 in float64, truncated to int64."""
+    score, std = _balance_score(_fractions(lines, True, "fraction"))
     return ScorerResult(score, {"std": std, "formula": "int((1 - std) * 100)"})
+
+
+def balance_improvement_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
+    """v1.36 (kubernetes#135573): how much the pod improves the node's balance. Both balance
+    scores lie in [50, 100]; 50 + (50 + with - without) / 2 maps their difference back there."""
+    with_pod, std = _balance_score(_fractions(lines, True, "fraction"))
+    without_pod, std_without = _balance_score(_fractions(lines, False, "fractionWithoutPod"))
+    half = MAX_NODE_SCORE // 2
+    # int64 division truncates toward zero (the numerator is never negative here).
+    numerator = half + with_pod - without_pod
+    score = half + (abs(numerator) // 2) * (1 if numerator >= 0 else -1)
+    return ScorerResult(
+        score,
+        {
+            "std": std,
+            "stdWithoutPod": std_without,
+            "scoreWithPod": with_pod,
+            "scoreWithoutPod": without_pod,
+            "formula": "50 + (50 + scoreWithPod - scoreWithoutPod) / 2",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -80,7 +113,9 @@ class BalancedAllocation(Plugin):
         self.scorer = ResourceAllocationScorer(
             strategy="BalancedAllocation",
             resources=resources,
-            scorer=balanced_resource_scorer,
+            scorer=balance_improvement_scorer
+            if handle.emulation.balanced_allocation_improvement
+            else balanced_resource_scorer,
             use_requested=True,
             use_status_resources=True,
             use_pod_level_resources=True,

@@ -8,6 +8,7 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,10 @@ from podwhy.framework.resources import (
 )
 from podwhy.framework.status import Evidence, Status, error, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.versions import DRA_EXTENDED_RESOURCE
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.plugins.dynamicresources.extended import extended_resource_classes
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
@@ -137,8 +140,11 @@ def fits_request(
     node_info: NodeInfo,
     ignored_resources: frozenset[str] = frozenset(),
     ignored_groups: frozenset[str] = frozenset(),
+    dra_backed: Container[str] = frozenset(),
 ) -> list[InsufficientResource]:
-    """Every resource the node is short of, in upstream's order (fitsRequest).
+    """Every resource the node is short of, in upstream's order (fitsRequest). `dra_backed`: the
+    extended resources a DeviceClass serves (DRAExtendedResource): a node that does not advertise
+    one leaves it to DynamicResources.
 
     Pods, cpu, memory, ephemeral-storage, then scalar resources. Upstream visits the
     scalar resources in random map order; they are sorted by name here, as the
@@ -180,9 +186,9 @@ def fits_request(
             continue
         if _is_ignored(resource_name, ignored_resources, ignored_groups):
             continue
-        # DRAExtendedResource (delegating unadvertised extended resources to DRA) is
-        # off by default in v1.35, so every scalar resource is checked here.
         capacity = allocatable.scalar_resources.get(resource_name, 0)
+        if capacity <= 0 and resource_name in dra_backed:
+            continue  # shouldDelegateResourceToDRA
         used = requested.scalar_resources.get(resource_name, 0)
         if wanted > capacity - used:
             insufficient.append(
@@ -257,6 +263,15 @@ class Fit(Plugin):
         self.ignored_resources = frozenset(fit_args.ignored_resources)
         self.ignored_resource_groups = frozenset(fit_args.ignored_resource_groups)
         self.scorer = build_scorer(fit_args.scoring_strategy)
+        self._dra_backed_resources: frozenset[str] | None = None
+
+    def dra_backed(self) -> frozenset[str]:
+        """Extended resources a DeviceClass serves, when DRAExtendedResource is on (built once)."""
+        if self._dra_backed_resources is None:
+            on = self.handle.emulation.enabled(DRA_EXTENDED_RESOURCE)
+            classes = extended_resource_classes(self.handle.snapshot.device_classes) if on else {}
+            self._dra_backed_resources = frozenset(classes)
+        return self._dra_backed_resources
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
@@ -276,6 +291,7 @@ class Fit(Plugin):
             node_info,
             self.ignored_resources,
             self.ignored_resource_groups,
+            self.dra_backed(),
         )
         if not insufficient:
             return success()

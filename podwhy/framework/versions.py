@@ -1,0 +1,172 @@
+"""What differs between the kube-scheduler versions podwhy emulates: one table, as data.
+
+Each emulated minor release carries its default feature gates (those the scheduler's plugins
+and its default profile read, as upstream's pkg/features/kube_features.go sets them for that
+release) and the plugin behaviour that changed without a gate. Plugins and the default profile
+read these switches; nothing else compares version numbers.
+
+How the version of a user's cluster is found, and what happens to one podwhy does not emulate,
+is podwhy.runtime.versions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+# Feature gates (upstream's names) whose defaults matter to the scheduler podwhy emulates.
+DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
+NODE_DECLARED_FEATURES = "NodeDeclaredFeatures"
+DRA_EXTENDED_RESOURCE = "DRAExtendedResource"
+DRA_DEVICE_TAINTS = "DRADeviceTaints"
+DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
+DRA_PARTITIONABLE_DEVICES = "DRAPartitionableDevices"
+DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
+DRA_PRIORITIZED_LIST = "DRAPrioritizedList"
+DRA_ADMIN_ACCESS = "DRAAdminAccess"
+DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
+DRA_SCHEDULER_FILTER_TIMEOUT = "DRASchedulerFilterTimeout"
+GENERIC_WORKLOAD = "GenericWorkload"
+GANG_SCHEDULING = "GangScheduling"
+TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+POD_LEVEL_RESOURCES = "PodLevelResources"
+IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
+TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
+IMAGE_VOLUME = "ImageVolume"
+
+# Default feature gates per minor release (kube_features.go of v1.35.4 and of v1.36.3).
+_GATES_1_35: dict[str, bool] = {
+    DYNAMIC_RESOURCE_ALLOCATION: True,
+    NODE_DECLARED_FEATURES: False,  # Alpha
+    DRA_EXTENDED_RESOURCE: False,  # Alpha
+    DRA_DEVICE_TAINTS: False,  # Alpha
+    DRA_DEVICE_TAINT_RULES: False,  # Alpha
+    DRA_PARTITIONABLE_DEVICES: False,  # Alpha
+    DRA_CONSUMABLE_CAPACITY: False,  # Alpha
+    DRA_PRIORITIZED_LIST: True,  # Beta
+    DRA_ADMIN_ACCESS: True,  # Beta
+    DRA_DEVICE_BINDING_CONDITIONS: False,  # Alpha
+    DRA_SCHEDULER_FILTER_TIMEOUT: True,  # Beta
+    GENERIC_WORKLOAD: False,  # Alpha
+    GANG_SCHEDULING: False,  # Alpha
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: False,  # not in v1.35
+    POD_LEVEL_RESOURCES: True,
+    IN_PLACE_POD_VERTICAL_SCALING: True,
+    STORAGE_CAPACITY_SCORING: False,
+    TAINT_TOLERATION_COMPARISON_OPERATORS: False,
+    IMAGE_VOLUME: True,  # Beta
+}
+_GATES_1_36: dict[str, bool] = {
+    **_GATES_1_35,
+    NODE_DECLARED_FEATURES: True,  # Beta
+    DRA_EXTENDED_RESOURCE: True,  # Beta
+    DRA_DEVICE_TAINTS: True,  # Beta
+    DRA_DEVICE_TAINT_RULES: False,  # Beta, off by default
+    DRA_PARTITIONABLE_DEVICES: True,  # Beta
+    DRA_CONSUMABLE_CAPACITY: True,  # Beta
+    DRA_PRIORITIZED_LIST: True,  # GA
+    DRA_ADMIN_ACCESS: True,  # GA
+    DRA_DEVICE_BINDING_CONDITIONS: True,  # Beta
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: False,  # Alpha
+    IMAGE_VOLUME: True,  # GA
+}
+
+
+@dataclass(frozen=True)
+class Emulation:
+    """One kube-scheduler minor release as podwhy emulates it."""
+
+    minor: int
+    # The release the recordings podwhy is checked against come from.
+    release: str
+    gates: Mapping[str, bool]
+    # NodeResourcesBalancedAllocation scores the pod's improvement of the node's balance
+    # (kubernetes#135573, v1.36) instead of the balance with the pod alone.
+    balanced_allocation_improvement: bool
+    # ImageLocality counts the images of image volumes (spec.volumes[].image), v1.36.
+    image_locality_image_volumes: bool
+    # NodeResourcesFitArgs: scoringStrategy.requestedToCapacityRatio is required with type
+    # RequestedToCapacityRatio and forbidden with the others; its shape is checked there (v1.36).
+    fit_args_ratio_only_with_its_type: bool = False
+    # NodeVolumeLimits counts in-tree Portworx volumes as CSI ones only on nodes whose CSINode
+    # lists the plugin as migrated (isCSIMigrationOn, v1.35); from v1.36 on every node.
+    portworx_migration_needs_annotation: bool = True
+    # kubescheduler.config.k8s.io/v1 extension points of this release that podwhy reads and
+    # validates but never runs (the pod-group cycle), and the upstream plugins they may name.
+    unsimulated_extension_points: tuple[str, ...] = ()
+    unsimulated_plugins: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """ "1.36"."""
+        return f"1.{self.minor}"
+
+    def enabled(self, gate: str) -> bool:
+        """A feature gate's default in this release (unknown gates: KeyError, a programming error)."""
+        return self.gates[gate]
+
+
+V1_35 = Emulation(
+    minor=35,
+    release="v1.35.4",
+    gates=MappingProxyType(_GATES_1_35),
+    balanced_allocation_improvement=False,
+    image_locality_image_volumes=False,
+)
+V1_36 = Emulation(
+    minor=36,
+    release="v1.36.3",
+    gates=MappingProxyType(_GATES_1_36),
+    balanced_allocation_improvement=True,
+    image_locality_image_volumes=True,
+    fit_args_ratio_only_with_its_type=True,
+    portworx_migration_needs_annotation=False,
+    unsimulated_extension_points=("placementGenerate", "placementScore"),
+    unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
+)
+
+EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_35, V1_36)}
+DEFAULT = V1_35
+
+# What may differ when a cluster's version is emulated by the nearest one podwhy has.
+DIFFERENCES_BEFORE = (
+    "feature-gate defaults and plugin behaviour of releases before v1.35 (e.g. which DRA features are on)"
+)
+DIFFERENCES_AFTER = "anything changed after v1.36: default plugins, feature-gate defaults, scores and reason strings"
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?([-+.][0-9A-Za-z.+-]*)?$")
+
+
+@dataclass(frozen=True, order=True)
+class KubeVersion:
+    """A Kubernetes version as clusters report it ("v1.36.3-eks-1234" keeps its suffix)."""
+
+    major: int
+    minor: int
+    patch: int | None = None
+    suffix: str = ""
+
+    def __str__(self) -> str:
+        patch = f".{self.patch}" if self.patch is not None else ""
+        return f"v{self.major}.{self.minor}{patch}{self.suffix}"
+
+
+def parse_version(text: str) -> KubeVersion | None:
+    """ "1.36", "v1.36.3", "v1.36.3-gke.100" -> KubeVersion; None when it is not a version."""
+    match = _VERSION.match(text.strip())
+    if match is None:
+        return None
+    major, minor, patch, suffix = match.groups()
+    return KubeVersion(int(major), int(minor), int(patch) if patch is not None else None, suffix or "")
+
+
+def nearest_emulation(version: KubeVersion) -> Emulation:
+    """The emulated release for a version: its own minor, else the nearest one podwhy has."""
+    if version.major != 1:
+        return EMULATED[max(EMULATED)] if version.major > 1 else EMULATED[min(EMULATED)]
+    if version.minor in EMULATED:
+        return EMULATED[version.minor]
+    return EMULATED[min(EMULATED)] if version.minor < min(EMULATED) else EMULATED[max(EMULATED)]

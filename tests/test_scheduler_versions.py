@@ -1,0 +1,469 @@
+"""The kube-scheduler release podwhy emulates: how it is chosen, and what differs between v1.35 and v1.36.
+
+The plugin tables follow upstream's own v1.36.3 unit tests (balanced_allocation_test.go,
+nodedeclaredfeatures_test.go, image_locality_test.go), with upstream's expected values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.errors import UsageError
+from podwhy.framework.handle import Handle
+from podwhy.framework.interface import CycleState
+from podwhy.framework.status import Code
+from podwhy.framework.types import PodInfo
+from podwhy.framework.versions import V1_35, V1_36, Emulation, KubeVersion, parse_version
+from podwhy.model import objects as o
+from podwhy.plugins.imagelocality import ImageLocality
+from podwhy.plugins.nodedeclaredfeatures import (
+    ERR_REASON_UNSATISFIED_REQUIREMENTS,
+    RESTART_ALL_CONTAINERS,
+    USER_NAMESPACES_HOST_NETWORK,
+    NodeDeclaredFeatures,
+    required_features,
+)
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
+from podwhy.report.build import build_report
+from podwhy.report.model import Report, StatusName
+from podwhy.runtime.config import default_profile, parse_scheduler_config
+from podwhy.runtime.cycle import run_cycle
+from podwhy.runtime.versions import VersionSource, choose_version
+from tests.apiserver import FakeApiServer, load_objects
+from tests.builders import make_node, make_pod, make_snapshot
+from tests.strategies import Cluster, clusters
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+POD = "shop/checkout-7c9d8b6f5-m4x2q"
+
+
+# ------------------------------------------------------------------ versions
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("1.36", KubeVersion(1, 36)),
+        ("v1.36.3", KubeVersion(1, 36, 3)),
+        ("v1.35.4-eks-1a2b3c", KubeVersion(1, 35, 4, "-eks-1a2b3c")),
+        ("v1.34.2+k3s1", KubeVersion(1, 34, 2, "+k3s1")),
+        ("v1.33.5-gke.1080000", KubeVersion(1, 33, 5, "-gke.1080000")),
+        ("latest", None),
+        ("1", None),
+        ("", None),
+    ],
+)
+def test_parse_version(text: str, want: KubeVersion | None) -> None:
+    assert parse_version(text) == want
+
+
+def _scheduler_pod(image: str) -> o.Pod:
+    return (
+        make_pod("kube-scheduler-cp1", "kube-system")
+        .labels(component="kube-scheduler")
+        .node("cp1")
+        .container(name="kube-scheduler", image=image, command=["kube-scheduler", "--leader-elect=true"])
+        .obj()
+    )
+
+
+@pytest.mark.parametrize(
+    ("flag", "server", "image", "kubelets", "want", "source", "warned"),
+    [
+        ("v1.36.3", "v1.35.4", None, [], V1_36, VersionSource.FLAG, []),
+        ("1.35", None, None, ["v1.36.1"], V1_35, VersionSource.FLAG, []),
+        (None, "v1.36.3", "registry.k8s.io/kube-scheduler:v1.35.4", [], V1_36, VersionSource.API_SERVER, []),
+        (None, None, "registry.k8s.io/kube-scheduler:v1.36.3", ["v1.35.2"], V1_36, VersionSource.SCHEDULER_IMAGE, []),
+        # A scheduler-plugins image's tag is not a Kubernetes release.
+        (None, None, "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", [], V1_35, VersionSource.DEFAULT, []),
+        (None, None, None, ["v1.35.2", "v1.36.1-eks-1"], V1_36, VersionSource.KUBELET, ["a lower bound"]),
+        (None, None, None, [], V1_35, VersionSource.DEFAULT, []),
+        ("1.33", None, None, [], V1_35, VersionSource.FLAG, ["does not emulate kube-scheduler v1.33", "before v1.35"]),
+        (None, "v1.37.0", None, [], V1_36, VersionSource.API_SERVER, ["does not emulate", "after v1.36"]),
+        (None, "v1.36.0", None, ["v1.32.9", "v1.36.0"], V1_36, VersionSource.API_SERVER, ["(v1.32) are more than 3"]),
+        (None, "v1.36.0", None, ["v1.33.0"], V1_36, VersionSource.API_SERVER, []),
+    ],
+)
+def test_choose_version(
+    flag: str | None,
+    server: str | None,
+    image: str | None,
+    kubelets: list[str],
+    want: Emulation,
+    source: VersionSource,
+    warned: list[str],
+) -> None:
+    nodes = [make_node(f"n{i}").kubelet(v).obj() for i, v in enumerate(kubelets)]
+    snapshot = make_snapshot(*nodes, *([_scheduler_pod(image)] if image else []))
+    snapshot.server_version = server or ""
+    chosen = choose_version(flag, snapshot)
+    assert (chosen.emulation, chosen.source) == (want, source)
+    text = " ".join(chosen.warnings)
+    assert all(w in text for w in warned), chosen.warnings
+    assert bool(chosen.warnings) == bool(warned)
+
+
+def test_a_bad_kube_version_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="not a Kubernetes version"):
+        choose_version("one-thirty-six", make_snapshot())
+    result = CliRunner().invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "latest"])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "--kube-version 'latest'" in result.stderr
+
+
+# ------------------------------------------------------------------ the default profile of each release
+
+
+def test_default_profiles_differ_by_node_declared_features() -> None:
+    old, new = default_profile(V1_35), default_profile(V1_36)
+    assert NodeDeclaredFeatures.NAME not in old.pre_filter + old.filter
+    assert new.pre_filter == [*old.pre_filter, NodeDeclaredFeatures.NAME]
+    assert new.filter == [*old.filter, NodeDeclaredFeatures.NAME]
+    assert (new.score, new.post_filter, new.pre_score) == (old.score, old.post_filter, old.pre_score)
+
+
+def test_placement_extension_points_are_read_from_v1_36_on() -> None:
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"placementScore": {"enabled": [{"name": "PodGroupPodsCount", "weight": 2}]}}}],
+    }
+    assert parse_scheduler_config(config, "c.yaml", V1_36).profiles[0].filter == default_profile(V1_36).filter
+    with pytest.raises(UsageError, match="unknown extension point"):
+        parse_scheduler_config(config, "c.yaml", V1_35)
+    config["profiles"][0]["plugins"]["placementScore"]["enabled"][0]["name"] = "NoSuchPlugin"  # type: ignore[index]
+    with pytest.raises(UsageError, match='plugin "NoSuchPlugin" does not exist'):
+        parse_scheduler_config(config, "c.yaml", V1_36)
+
+
+# ------------------------------------------------------------------ NodeResourcesBalancedAllocation
+
+
+def _cpu_mem(cpu: str, memory: str | None = None) -> dict[str, str]:
+    return {"cpu": cpu, **({"memory": memory} if memory is not None else {})}
+
+
+def _balanced_scores(emulation: Emulation, pod: o.Pod, nodes: list[o.Node], pods: list[o.Pod]) -> dict[str, int]:
+    handle = Handle(make_snapshot(*nodes, *pods), emulation=emulation)
+    plugin = BalancedAllocation(handle)
+    state = CycleState()
+    pod_info = _info(pod)
+    assert plugin.pre_score(state, pod_info, handle.node_infos).code == Code.Success
+    return {ni.name: plugin.score(state, pod_info, ni)[0] for ni in handle.node_infos}
+
+
+def _info(pod: o.Pod) -> PodInfo:
+    return PodInfo(pod)
+
+
+def _node(name: str, milli_cpu: int, memory: int) -> o.Node:
+    return make_node(name).alloc(cpu=f"{milli_cpu}m", memory=str(memory)).obj()
+
+
+def _two_containers(first: dict[str, str], second: dict[str, str], node: str | None = None) -> o.Pod:
+    builder = make_pod(f"p-{node or 'new'}-{len(first)}")
+    if node:
+        builder = builder.node(node)
+    return builder.req(first).req(second).obj()
+
+
+# upstream's table (balanced_allocation_test.go, v1.36.3): (pod, nodes, existing pods, v1.36 scores,
+# and the v1.35 scores, which its comments give as the balance with the pod: "(100 -> 87)").
+BALANCED_CASES: dict[str, tuple[o.Pod, list[o.Node], list[o.Pod], dict[str, int], dict[str, int]]] = {
+    "nothing scheduled, resources requested, differently sized nodes": (
+        _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000")),
+        [_node("node1", 4000, 10000), _node("node2", 6000, 10000)],
+        [],
+        {"node1": 68, "node2": 75},
+        {"node1": 87, "node2": 100},
+    ),
+    "resources requested, pods scheduled with resources": (
+        _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000")),
+        [_node("node1", 10000, 20000), _node("node2", 10000, 20000)],
+        [
+            _two_containers(_cpu_mem("1000m"), _cpu_mem("2000m"), "node1"),
+            _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000"), "node2"),
+        ],
+        {"node1": 73, "node2": 74},
+        {"node1": 82, "node2": 95},
+    ),
+    "resources requested, pods scheduled with resources, differently sized nodes": (
+        _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000")),
+        [_node("node1", 10000, 20000), _node("node2", 10000, 50000)],
+        [
+            _two_containers(_cpu_mem("1000m"), _cpu_mem("2000m"), "node1"),
+            _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000"), "node2"),
+        ],
+        {"node1": 73, "node2": 70},
+        {"node1": 82, "node2": 80},
+    ),
+    "resources requested, pods scheduled with resources, nodes to reach min/max score": (
+        _two_containers({"memory": "2000"}, {"memory": "3000"}),
+        [_node("node1", 3000, 5000), _node("node2", 3000, 5000)],
+        [_two_containers(_cpu_mem("1000m"), _cpu_mem("2000m"), "node1")],
+        {"node1": 100, "node2": 50},
+        {"node1": 100, "node2": 50},
+    ),
+    "requested resources at node capacity": (
+        _two_containers(_cpu_mem("1000m"), _cpu_mem("2000m")),
+        [_node("node1", 6000, 10000), _node("node2", 6000, 10000)],
+        [
+            _two_containers(_cpu_mem("1000m"), _cpu_mem("2000m"), "node1"),
+            _two_containers(_cpu_mem("1000m", "2000"), _cpu_mem("2000m", "3000"), "node2"),
+        ],
+        {"node1": 62, "node2": 62},
+        {"node1": 50, "node2": 75},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BALANCED_CASES))
+def test_balanced_allocation_scores_the_improvement_from_v1_36(name: str) -> None:
+    pod, nodes, pods, v136, v135 = BALANCED_CASES[name]
+    assert _balanced_scores(V1_36, pod, nodes, pods) == v136
+    assert _balanced_scores(V1_35, pod, nodes, pods) == v135
+
+
+# ------------------------------------------------------------------ NodeDeclaredFeatures
+
+
+def _restart_all(builder: Any) -> Any:
+    return builder.container(
+        name="trainer", restartPolicyRules=[{"action": "RestartAllContainers", "exitCodes": {"operator": "In"}}]
+    )
+
+
+@pytest.mark.parametrize(
+    ("pod", "want"),
+    [
+        (make_pod().obj(), []),
+        (_restart_all(make_pod()).obj(), [RESTART_ALL_CONTAINERS]),
+        (make_pod().spec(hostNetwork=True, hostUsers=False).obj(), [USER_NAMESPACES_HOST_NETWORK]),
+        (make_pod().spec(hostNetwork=True).obj(), []),
+        (make_pod().spec(hostUsers=False).obj(), []),
+        (
+            _restart_all(make_pod()).spec(hostNetwork=True, hostUsers=False).obj(),
+            [RESTART_ALL_CONTAINERS, USER_NAMESPACES_HOST_NETWORK],
+        ),
+    ],
+)
+def test_required_features(pod: o.Pod, want: list[str]) -> None:
+    assert required_features(pod.spec) == want
+
+
+# nodedeclaredfeatures_test.go TestFilter, with the registered features in place of its mocks.
+@pytest.mark.parametrize(
+    ("emulation", "pod", "declared", "pre_filter", "want"),
+    [
+        ("plugin disabled", make_pod().obj(), None, Code.Skip, None),
+        ("Pod with no requirements", make_pod().obj(), [RESTART_ALL_CONTAINERS], Code.Skip, None),
+        (
+            "Node matches requirements",
+            _restart_all(make_pod()).obj(),
+            [RESTART_ALL_CONTAINERS],
+            Code.Success,
+            Code.Success,
+        ),
+        (
+            "Node does not match requirements",
+            _restart_all(make_pod()).obj(),
+            [USER_NAMESPACES_HOST_NETWORK],
+            Code.Success,
+            Code.UnschedulableAndUnresolvable,
+        ),
+        (
+            "Node with multiple features, pod requires subset",
+            _restart_all(make_pod()).obj(),
+            ["ExtendWebSocketsToKubelet", RESTART_ALL_CONTAINERS, USER_NAMESPACES_HOST_NETWORK],
+            Code.Success,
+            Code.Success,
+        ),
+        (
+            "Node has no declared features",
+            _restart_all(make_pod()).obj(),
+            [],
+            Code.Success,
+            Code.UnschedulableAndUnresolvable,
+        ),
+        (
+            "Node with some but not all required features",
+            _restart_all(make_pod()).spec(hostNetwork=True, hostUsers=False).obj(),
+            [RESTART_ALL_CONTAINERS],
+            Code.Success,
+            Code.UnschedulableAndUnresolvable,
+        ),
+    ],
+)
+def test_node_declared_features(
+    emulation: str, pod: o.Pod, declared: list[str] | None, pre_filter: Code, want: Code | None
+) -> None:
+    node = (
+        make_node("node-1").declared_features(*(declared if declared is not None else [RESTART_ALL_CONTAINERS])).obj()
+    )
+    handle = Handle(make_snapshot(node), emulation=V1_35 if emulation == "plugin disabled" else V1_36)
+    plugin = NodeDeclaredFeatures(handle)
+    state = CycleState()
+    result, status = plugin.pre_filter(state, _info(pod), handle.node_infos)
+    assert (result, status.code) == (None, pre_filter)
+    if want is None:
+        return
+    status = plugin.filter(state, _info(pod), handle.node_infos[0])
+    assert status.code == want
+    assert status.reasons == ([] if want == Code.Success else [ERR_REASON_UNSATISFIED_REQUIREMENTS])
+
+
+def test_node_declared_features_filter_without_its_pre_filter_is_an_error() -> None:
+    handle = Handle(make_snapshot(make_node("node-1").obj()), emulation=V1_36)
+    status = NodeDeclaredFeatures(handle).filter(CycleState(), _info(make_pod().obj()), handle.node_infos[0])
+    assert status.code == Code.Error
+    assert status.reasons == ['error reading "PreFilterNodeDeclaredFeatures" from cycle-state: not found']
+
+
+# ------------------------------------------------------------------ ImageLocality
+
+
+def test_image_locality_counts_image_volumes_from_v1_36() -> None:
+    """image_locality_test.go (v1.36.3) "pod with ImageVolume": the volume's image counts, the
+    thresholds scale with the containers only."""
+    mb = 1024 * 1024
+    pod = make_pod().container(image="gcr.io/30").volume({"name": "imageVolume", "image": {"reference": "gcr.io/300"}})
+    nodes = [
+        make_node("node1")
+        .image(300 * mb, "gcr.io/300:latest")
+        .image(600 * mb, "gcr.io/600:latest")
+        .image(900 * mb, "gcr.io/900:latest")
+        .obj(),
+        make_node("node2").image(4000 * mb, "gcr.io/4000:latest").image(30 * mb, "gcr.io/30:latest").obj(),
+    ]
+    scores = {}
+    for emulation in (V1_35, V1_36):
+        handle = Handle(make_snapshot(*nodes), emulation=emulation)
+        plugin = ImageLocality(handle)
+        scores[emulation.name] = {
+            ni.name: plugin.score(CycleState(), _info(pod.obj()), ni)[0] for ni in handle.node_infos
+        }
+    # node1: 100 * (300M * 1/2 - 23M) / (1000M - 23M) = 12; node2: 30M * 1/2 is under 23M.
+    assert scores["1.36"] == {"node1": 12, "node2": 0}
+    assert scores["1.35"] == {"node1": 0, "node2": 0}
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_explain_names_the_release_in_its_first_line_and_report() -> None:
+    runner = CliRunner()
+    table = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "v1.36.3"])
+    assert table.stdout.splitlines()[0].endswith("· kube-scheduler v1.36 (--kube-version v1.36.3)")
+    out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.33", "-o", "json"])
+    report = json.loads(out.stdout)
+    assert report["scheduler"]["version"] == "1.35" and report["scheduler"]["versionSource"] == "flag"
+    assert any("does not emulate kube-scheduler v1.33" in w for w in report["warnings"])
+    assert "podwhy: warning: podwhy does not emulate kube-scheduler v1.33" in out.stderr
+
+
+def test_live_mode_takes_the_api_servers_version(tmp_path: Path) -> None:
+    with FakeApiServer(load_objects(EXAMPLE), git_version="v1.36.3") as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        result = CliRunner().invoke(app, ["explain", POD, "--kubeconfig", config, "-o", "json"])
+        dump = tmp_path / "snap.json"
+        assert CliRunner().invoke(app, ["snapshot", "-o", str(dump), "--kubeconfig", config]).exit_code == 0
+    scheduler = json.loads(result.stdout)["scheduler"]
+    assert (scheduler["version"], scheduler["versionSource"], scheduler["clusterVersion"]) == (
+        "1.36",
+        "apiServer",
+        "v1.36.3",
+    )
+    # podwhy snapshot records it: the dump says the same offline.
+    offline = CliRunner().invoke(app, ["explain", POD, "--from", str(dump), "-o", "json"])
+    assert json.loads(offline.stdout)["scheduler"] == scheduler
+    pending = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A", "-o", "json"])
+    assert json.loads(pending.stdout)["scheduler"] == {
+        "version": "1.36",
+        "versionSource": "apiServer",
+        "clusterVersion": "v1.36.3",
+    }
+
+
+# ------------------------------------------------------------------ v1.35 and v1.36 on what neither changed
+
+
+def _explain_as(cluster: Cluster, emulation: Emulation) -> Report:
+    snapshot = cluster.snapshot()
+    return build_report(run_cycle(snapshot, cluster.pod, default_profile(emulation)), snapshot)
+
+
+@given(clusters())
+def test_v1_35_and_v1_36_differ_only_in_balanced_allocation(cluster: Cluster) -> None:
+    """Generated pods use no image volume, no restart rule, no user namespace and no DeviceClass:
+    the verdicts agree, NodeDeclaredFeatures skips, and only BalancedAllocation's scores (and the
+    totals and best nodes they make) may differ."""
+    old, new = _explain_as(cluster, V1_35), _explain_as(cluster, V1_36)
+    assert (new.verdict, new.message, new.feasibleNodes) == (old.verdict, old.message, old.feasibleNodes)
+    assert new.preemption == old.preemption
+    features = [p for p in new.preFilter if p.plugin == NodeDeclaredFeatures.NAME]
+    assert [p.status for p in features] == [StatusName.SKIP]
+    assert [p for p in new.preFilter if p.plugin != NodeDeclaredFeatures.NAME] == old.preFilter
+    for before, after in zip(old.nodes, new.nodes, strict=True):
+        assert after.firstFailure == before.firstFailure
+        rows = {f.plugin: f for f in after.filters}
+        assert rows.pop(NodeDeclaredFeatures.NAME).status == StatusName.SKIP
+        assert list(rows.values()) == before.filters
+        balanced = BalancedAllocation.NAME
+        assert [s for s in after.scores if s.plugin != balanced] == [s for s in before.scores if s.plugin != balanced]
+        if before.totalScore is not None and after.totalScore is not None:
+            delta = {s.plugin: s.weighted for s in after.scores}.get(balanced, 0) - {
+                s.plugin: s.weighted for s in before.scores
+            }.get(balanced, 0)
+            assert after.totalScore - before.totalScore == delta
+
+
+def test_a_pod_of_a_pod_group_says_gang_scheduling_is_not_simulated() -> None:
+    node = make_node("n").obj()
+    pod = make_pod("worker-0").req(cpu="1").spec(schedulingGroup={"podGroupName": "training"}).obj()
+    snapshot = make_snapshot(node, pod)
+    report = build_report(run_cycle(snapshot, pod, default_profile(V1_36)), snapshot)
+    assert report.verdict == "Schedulable"
+    assert any(w.startswith("the pod belongs to pod group training: gang scheduling") for w in report.warnings)
+    plain = make_pod("solo").req(cpu="1").obj()
+    assert not any("pod group" in w for w in build_report(run_cycle(snapshot, plain), snapshot).warnings)
+
+
+def test_check_takes_the_release_too(tmp_path: Path) -> None:
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: shop}\n"
+        "spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n"
+    )
+    result = CliRunner().invoke(
+        app, ["check", "-f", str(manifest), "--from", str(EXAMPLE), "--kube-version", "1.36", "-o", "json"]
+    )
+    scheduler = json.loads(result.stdout)["scheduler"]
+    assert scheduler == {"version": "1.36", "versionSource": "flag", "clusterVersion": "v1.36"}
+
+
+@pytest.mark.parametrize(
+    ("features", "error"),
+    [
+        (
+            ["UserNamespacesHostNetworkSupport", "RestartAllContainersOnContainerExits"],
+            "list must be sorted alphabetically",
+        ),
+        (["RestartAllContainersOnContainerExits", "RestartAllContainersOnContainerExits"], "Duplicate value"),
+    ],
+)
+def test_declared_features_the_api_server_would_refuse(tmp_path: Path, features: list[str], error: str) -> None:
+    """validateNodeDeclaredFeatures: sorted and unique, as the scheduler's matching assumes."""
+    dump = tmp_path / "nodes.json"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"declaredFeatures": features}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, pod]}))
+    result = CliRunner().invoke(app, ["explain", "p", "--from", str(dump)])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1 and "items[0] (Node" in result.stderr and error in result.stderr
