@@ -298,6 +298,10 @@ class PodSchedulingGroup(_Base):
     pod_group_name: str | None = None
 
 
+class PodOS(_Base):
+    name: str = ""
+
+
 class PodSpec(_Base):
     node_name: str = ""
     node_selector: dict[str, str] = {}
@@ -318,6 +322,8 @@ class PodSpec(_Base):
     scheduling_gates: list[PodSchedulingGate] = []
     runtime_class_name: str | None = None
     host_network: bool = False
+    # The OS the pod's containers need: the kubelet of another OS refuses it.
+    os: PodOS | None = None
     # False: a user namespace (with hostNetwork, NodeDeclaredFeatures asks for node support, v1.36).
     host_users: bool | None = None
     # The pod group it belongs to (v1.36, GenericWorkload): gang scheduling is not simulated.

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from podwhy.framework.status import Status
-from podwhy.framework.types import PodInfo
+from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodeaffinity import NodeAffinity
@@ -37,6 +37,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, Reuse
+from podwhy.runtime.kubelet import admit
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
@@ -261,6 +262,34 @@ class Placer:
         for framework in self.frameworks.values():
             framework.handle.add_bound_pod(pod)
 
+    def pin(self, pod: o.Pod) -> ReplicaPlacement:
+        """A pod whose manifest names its node (spec.nodeName): the scheduler never sees it; that
+        node's kubelet admits it (and it is counted there) or rejects it (the pod fails)."""
+        node = pod.spec.node_name
+        node_info = self._node_info(node)
+        if node_info is None:
+            message = (
+                f"spec.nodeName names node {node}, which does not exist: no kubelet runs the pod and no "
+                "scheduler places it (the pod garbage collector deletes pods bound to a missing node)"
+            )
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+        rejection = admit(pod, node_info)
+        if rejection is not None:
+            message = f"the kubelet of {node} rejects it (spec.nodeName): {rejection.reason}: {rejection.message}"
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+        self.bind(pod, node)
+        return ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, "bound by spec.nodeName; its kubelet admits it")
+
+    def _node_info(self, name: str) -> NodeInfo | None:
+        """The node as every profile sees it (with the pods placed so far), None if it does not exist."""
+        if not any(n.metadata.name == name for n in self.snapshot.nodes):
+            return None
+        framework = next(iter(self.frameworks.values()), None)
+        if framework is None:
+            framework = make_framework(self.snapshot, self.config.profiles[0], self.names)
+            self.frameworks[self.config.profiles[0].scheduler_name] = framework
+        return framework.handle.node_info_by_name.get(name)
+
     def daemon_nodes(self, template: o.Pod) -> tuple[list[str], dict[str, str]]:
         """The nodes the DaemonSet controller would create a pod for, and the others with why not."""
         framework = self._framework(template)
@@ -322,7 +351,7 @@ def place(
                 continue
             for claim in workload.claims_for(pod, snapshot):
                 placer.claims.create(claim)
-            replica = placer.schedule(pod)
+            replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
             result.replicas.append(replica)
             if workload.ordered and not replica.placed:
                 waiting_for = pod.metadata.name

@@ -231,7 +231,7 @@ class ManifestSource:
         namespace = pod.metadata.namespace or self.namespace
         pod.metadata.namespace = namespace
         pod.metadata.uid = pod.metadata.uid or _uid(namespace, "Pod", pod.metadata.name)
-        pod.spec.node_name = ""
+        # spec.nodeName stays: such a pod goes to that node's kubelet, never to the scheduler.
         pod.status = o.PodStatus()
         admit(pod, snapshot, namespace)
         self._names.add((namespace, pod.metadata.name))

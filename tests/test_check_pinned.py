@@ -1,0 +1,87 @@
+"""`check` of a pod manifest with spec.nodeName: never scheduled; the node's kubelet admits it
+(lifecycle/predicate.go: the first failure, in the kubelet's words) or it is reported as such."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.builders import make_node
+from tests.test_check import check, container
+
+Json = dict[str, Any]
+
+
+def pinned(name: str, node: str, **spec: Any) -> Json:
+    body: Json = {"nodeName": node, "containers": [container(spec.pop("cpu", "100m"), spec.pop("host_port", None))]}
+    body.update(spec)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": body}
+
+
+NODE = make_node("n1").alloc(cpu="2", memory="8Gi", pods=110)
+
+
+@pytest.mark.parametrize(
+    ("node", "spec", "message"),
+    [
+        (
+            NODE,
+            {"cpu": "3"},
+            "OutOfcpu: Node didn't have enough resource: cpu, requested: 3000, used: 0, capacity: 2000",
+        ),
+        (
+            NODE,
+            {"nodeSelector": {"disk": "ssd"}},
+            "NodeAffinity: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+        ),
+        (
+            make_node("n1").alloc(cpu="2", memory="8Gi", pods=110).taint("dedicated", "db", "NoExecute"),
+            {},
+            "TaintToleration: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate",
+        ),
+    ],
+    ids=["cpu", "node-selector", "no-execute-taint"],
+)
+def test_the_kubelet_rejects_what_does_not_fit(node: Any, spec: Json, message: str) -> None:
+    report = check([node.obj()], pinned("p", "n1", **spec))
+    (replica,) = report.workloads[0].replicas
+    assert replica.node is None and replica.verdict == "Unschedulable"
+    assert replica.message == f"the kubelet of n1 rejects it (spec.nodeName): {message}"
+
+
+def test_a_no_schedule_taint_does_not_keep_a_pinned_pod_off() -> None:
+    node = make_node("n1").alloc(cpu="2", memory="8Gi", pods=110).taint("dedicated", "db", "NoSchedule").obj()
+    (replica,) = check([node], pinned("p", "n1")).workloads[0].replicas
+    assert (replica.node, replica.verdict) == ("n1", "Schedulable")
+
+
+def test_a_pinned_pod_is_counted_on_its_node() -> None:
+    """Bound first, it takes the cpu a Deployment's replica then lacks there; the same host port too."""
+    from tests.test_check import deployment
+
+    report = check(
+        [NODE.obj()],
+        pinned("big", "n1", cpu="1500m", host_port=8080),
+        deployment("web", 2, {"containers": [container("600m")]}),
+        pinned("clash", "n1", host_port=8080),
+    )
+    big, web, clash = report.workloads
+    assert big.replicas[0].node == "n1"
+    assert [r.node for r in web.replicas] == [None, None]
+    assert "Insufficient cpu" in (web.replicas[0].message or "")
+    assert clash.replicas[0].message == (
+        "the kubelet of n1 rejects it (spec.nodeName): NodePorts: Predicate NodePorts failed: "
+        "node(s) didn't have free ports for the requested pod ports"
+    )
+
+
+def test_a_pod_pinned_to_a_missing_node_says_so() -> None:
+    (replica,) = check([NODE.obj()], pinned("p", "n9")).workloads[0].replicas
+    assert replica.node is None and replica.verdict == "Unschedulable"
+    assert replica.message.startswith("spec.nodeName names node n9, which does not exist")
+
+
+def test_the_pod_os_must_be_the_nodes() -> None:
+    (replica,) = check([NODE.obj()], pinned("p", "n1", os={"name": "windows"})).workloads[0].replicas
+    assert replica.message.endswith("PodOSNotSupported: Failed to admit pod as the OS field doesn't match node OS")
