@@ -257,4 +257,4 @@ def check(request: CheckRequest) -> CheckReport:
             check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
     placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
-    return build_check_report(placements, snapshot, version)
+    return build_check_report(placements, snapshot, version, request.manifests.not_checked())

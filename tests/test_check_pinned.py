@@ -3,14 +3,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from typer.testing import CliRunner
 
+from podwhy.cli import app
 from tests.builders import make_node
 from tests.test_check import check, container
 
 Json = dict[str, Any]
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
 
 
 def pinned(name: str, node: str, **spec: Any) -> Json:
@@ -85,3 +91,33 @@ def test_a_pod_pinned_to_a_missing_node_says_so() -> None:
 def test_the_pod_os_must_be_the_nodes() -> None:
     (replica,) = check([NODE.obj()], pinned("p", "n1", os={"name": "windows"})).workloads[0].replicas
     assert replica.message.endswith("PodOSNotSupported: Failed to admit pod as the OS field doesn't match node OS")
+
+
+# ------------------------------------------------------------------ every workload kind
+def test_a_replication_controller_makes_its_replicas() -> None:
+    rc = {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": "nginx"},
+        "spec": {
+            "replicas": 3,
+            "template": {"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": [container("1")]}},
+        },
+    }
+    report = check([NODE.obj()], rc)
+    (workload,) = report.workloads
+    assert (workload.kind, workload.name) == ("ReplicationController", "nginx")
+    assert [r.node for r in workload.replicas] == ["n1", "n1", None]  # 2 cpus: the third stays Pending
+    assert all(r.name.startswith("nginx-") for r in workload.replicas)
+
+
+def test_kinds_that_may_create_pods_are_listed_as_not_checked(tmp_path: Path) -> None:
+    rollout = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "web"}, "spec": {}}
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}}
+    manifests = tmp_path / "m.yaml"
+    manifests.write_text(yaml.safe_dump_all([rollout, config, pinned("p", "worker-a1")]))
+    args = ["check", "-f", str(manifests), "--from", str(EXAMPLE), "--complete"]
+    result = CliRunner().invoke(app, [*args, "-o", "json"])
+    assert json.loads(result.stdout)["notChecked"] == [{"kind": "Rollout", "count": 1}]
+    table = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    assert "Not checked: 1 Rollout: podwhy does not simulate their controllers" in table.stdout

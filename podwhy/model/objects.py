@@ -824,6 +824,22 @@ class CronJobSpec(_Base):
     job_template: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
 
 
+class ReplicationControllerManifestSpec(_Base):
+    replicas: Int32 | None = None
+    # A plain label map (equality only); unset, the API server defaults it to the template's labels.
+    selector: dict[str, str] = {}
+    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+
+
+class ReplicationControllerManifest(_Base):
+    """A ReplicationController read from a manifest (not part of snapshots)."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ReplicationControllerManifestSpec = msgspec.field(default_factory=ReplicationControllerManifestSpec)
+
+
 class CronJobManifest(_Base):
     """A CronJob read from a manifest, with its Job template (not part of snapshots)."""
 
@@ -1090,6 +1106,7 @@ MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
     **{kind: KIND_TYPES[kind] for kind in MANIFEST_SUPPORT_KINDS},
     **{kind: Workload for kind in WORKLOAD_KINDS if kind != "CronJob"},
     "CronJob": CronJobManifest,
+    "ReplicationController": ReplicationControllerManifest,
 }
 
 

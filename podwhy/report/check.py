@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
-from podwhy.report.model import CheckReport, CheckSummary, ReplicaReport, WorkloadReport
+from podwhy.report.model import CheckReport, CheckSummary, NotChecked, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
 from podwhy.runtime.versions import ChosenVersion
@@ -29,7 +30,10 @@ def _replica(replica: ReplicaPlacement) -> ReplicaReport:
 
 
 def build_check_report(
-    placements: list[WorkloadPlacement], snapshot: Snapshot, version: ChosenVersion | None = None
+    placements: list[WorkloadPlacement],
+    snapshot: Snapshot,
+    version: ChosenVersion | None = None,
+    not_checked: Mapping[str, int] | None = None,
 ) -> CheckReport:
     workloads: list[WorkloadReport] = []
     for placement in placements:
@@ -74,6 +78,7 @@ def build_check_report(
         snapshot=snapshot_summary(snapshot),
         scheduler=scheduler_version(version),
         warnings=warnings,
+        notChecked=[NotChecked(kind=kind, count=count) for kind, count in (not_checked or {}).items()],
     )
 
 

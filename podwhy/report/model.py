@@ -384,6 +384,14 @@ class CheckSummary(_Struct):
     inconclusive: int
 
 
+class NotChecked(_Struct):
+    """Objects of a kind podwhy does not simulate that may create pods (a custom resource's
+    controller): the pods they would create are not checked."""
+
+    kind: str
+    count: int
+
+
 # How podwhy picks among nodes sharing the top score (kube-scheduler picks one at random).
 TIE_BREAK = "among nodes sharing the top score, kube-scheduler picks one at random; podwhy takes the first by name"
 
@@ -395,6 +403,8 @@ class CheckReport(_Struct, kw_only=True):
     kind: Literal["CheckReport"] = "CheckReport"
     summary: CheckSummary
     workloads: list[WorkloadReport]
+    # Kinds of the manifests that may create pods but are not simulated (their pods are not checked).
+    notChecked: list[NotChecked] = []  # noqa: N815
     tieBreak: str = TIE_BREAK  # noqa: N815
     snapshot: SnapshotSummary
     # The emulated kube-scheduler release.

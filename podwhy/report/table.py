@@ -665,6 +665,15 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
+    if report.notChecked:
+        kinds = ", ".join(f"{n.count} {n.kind}" for n in report.notChecked)
+        _say(
+            console,
+            escape(
+                f"Not checked: {kinds}: podwhy does not simulate their controllers; pods they create are not placed"
+            ),
+            0,
+        )
     rows: list[tuple[str, str, str, str]] = []
     for workload in report.workloads:
         rows.extend(_check_rows(workload, wide))

@@ -13,6 +13,7 @@ StorageClasses) are added to the snapshot first, as `kubectl apply` would create
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,6 +122,8 @@ class ManifestSource:
         self.namespace = namespace
         self.stdin = stdin
         self._entries: list[Entry] | None = None
+        # Kinds of the manifests podwhy does not read, with how many objects of each.
+        self.ignored: Counter[str] = Counter()
         # The manifests' own PVCs, created as they are applied (before any replica).
         self.applied_claims: list[o.PersistentVolumeClaim] = []
         self._names: set[tuple[str, str]] = set()
@@ -136,7 +139,9 @@ class ManifestSource:
         for raw_path in self.paths:
             if raw_path == "-":
                 stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                entries.extend(decode(read_stream(stream, "<stdin>"), "<stdin>", manifests=True).entries)
+                decoded = decode(read_stream(stream, "<stdin>"), "<stdin>", manifests=True)
+                entries.extend(decoded.entries)
+                self.ignored.update(decoded.ignored)
                 continue
             path = Path(raw_path)
             if path.is_dir():
@@ -146,11 +151,25 @@ class ManifestSource:
                 for file in files:
                     decoded = decode(_read_bytes(file), str(file), manifests=True, skip_kindless=True)
                     entries.extend(decoded.entries)
+                    self.ignored.update(decoded.ignored)
                     self.kindless.extend((decoded.source, where) for where in decoded.kindless)
             else:
-                entries.extend(decode(_read_bytes(path), str(path), manifests=True).entries)
+                decoded = decode(_read_bytes(path), str(path), manifests=True)
+                entries.extend(decoded.entries)
+                self.ignored.update(decoded.ignored)
         self._entries = entries
         return entries
+
+    def not_checked(self) -> dict[str, int]:
+        """The kinds of the manifests podwhy does not read that may create pods (every kind but the
+        Kubernetes kinds that never do), with how many objects of each: their controllers, and so
+        the pods they would create, are not simulated."""
+        self.read()
+        return {
+            kind: count
+            for kind, count in sorted(self.ignored.items())
+            if kind.split(" (")[0] not in NO_POD_KINDS and kind != "<no kind>"
+        }
 
     def namespaces(self) -> set[str]:
         """The Namespaces the manifests create."""
@@ -180,6 +199,8 @@ class ManifestSource:
                 workload = self._pod(entry, snapshot)
             elif entry.kind == "CronJob":
                 workload = self._cron_job(entry, snapshot)
+            elif entry.kind == "ReplicationController":
+                workload = self._workload(entry, _rc_as_workload(entry.obj), snapshot)
             elif entry.kind in WORKLOAD_KINDS:
                 workload = self._workload(entry, entry.obj, snapshot)
             else:
@@ -190,9 +211,12 @@ class ManifestSource:
             workloads.append(workload)
         if not workloads:
             sources = ", ".join(self.paths)
+            unread = self.not_checked()
+            found = f" (only kinds podwhy does not simulate: {', '.join(unread)})" if unread else ""
             raise PodwhyError(
-                f"no Pods or workloads in {sources}",
-                hint="pass Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob or ReplicaSet manifests",
+                f"no Pods or workloads in {sources}{found}",
+                hint="pass Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ReplicaSet or ReplicationController"
+                " manifests",
             )
         return workloads
 
@@ -272,7 +296,7 @@ class ManifestSource:
         template = wl.spec.template
         hashed = template_hash(msgspec.json.encode(template))
         owner = o.OwnerReference(
-            api_version="batch/v1" if kind == "Job" else "apps/v1",
+            api_version=_OWNER_API_VERSIONS.get(kind, "apps/v1"),
             kind=kind,
             name=name,
             uid=_uid(namespace, kind, name),
@@ -302,6 +326,11 @@ class ManifestSource:
             )
             labels[POD_TEMPLATE_HASH] = hashed
             prefix = pods_prefix(rs_name)
+        elif kind == "ReplicationController":
+            # Its selector is a plain label map (what default spreading reads of it).
+            rc_meta = o.ObjectMeta(name=name, namespace=namespace, uid=owner.uid)
+            rc_selector = dict(selector.match_labels) if selector is not None else {}
+            snapshot.add(kind, o.ReplicationController(metadata=rc_meta, spec=o.ReplicationControllerSpec(rc_selector)))
         elif kind in ("ReplicaSet", "StatefulSet"):
             meta = o.ObjectMeta(name=name, namespace=namespace, uid=owner.uid)
             if kind == "ReplicaSet":
@@ -402,6 +431,51 @@ def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name
         for t in templates
     ]
     pod.spec.volumes = volumes + [v for v in pod.spec.volumes if v.name not in claimed]
+
+
+# Kubernetes kinds that never create pods: manifests holding them leave nothing unchecked.
+NO_POD_KINDS = frozenset(
+    {
+        "APIService",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "ControllerRevision",
+        "CSIDriver",
+        "CustomResourceDefinition",
+        "Endpoints",
+        "EndpointSlice",
+        "Event",
+        "HorizontalPodAutoscaler",
+        "Ingress",
+        "IngressClass",
+        "Lease",
+        "LimitRange",
+        "MutatingWebhookConfiguration",
+        "NetworkPolicy",
+        "PodTemplate",
+        "ResourceQuota",
+        "Role",
+        "RoleBinding",
+        "Secret",
+        "ServiceAccount",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+        "VolumeAttachment",
+    }
+)
+_OWNER_API_VERSIONS = {"Job": "batch/v1", "ReplicationController": "v1"}
+
+
+def _rc_as_workload(rc: o.ReplicationControllerManifest) -> o.Workload:
+    """A ReplicationController as the workload its pods come from: replicas (default 1) of its
+    template, its selector defaulted to the template's labels as the API server does."""
+    labels = rc.spec.selector or dict(rc.spec.template.metadata.labels)
+    spec = o.WorkloadSpec(
+        replicas=rc.spec.replicas, selector=o.LabelSelector(match_labels=labels), template=rc.spec.template
+    )
+    return o.Workload(api_version=rc.api_version, kind="ReplicationController", metadata=rc.metadata, spec=spec)
 
 
 def _replica_count(wl: o.Workload) -> int:
