@@ -121,3 +121,18 @@ def test_kinds_that_may_create_pods_are_listed_as_not_checked(tmp_path: Path) ->
     assert json.loads(result.stdout)["notChecked"] == [{"kind": "Rollout", "count": 1}]
     table = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
     assert "Not checked: 1 Rollout: podwhy does not simulate their controllers" in table.stdout
+
+
+# ------------------------------------------------------------------ the queue's order
+def test_higher_priority_replicas_are_placed_first_whatever_the_manifests_order() -> None:
+    from podwhy.model import objects as o
+    from tests.test_check import deployment
+
+    high = o.PriorityClass(metadata=o.ObjectMeta(name="high"), value=1000)
+    low = deployment("low", 1, {"containers": [container("1500m")]})
+    urgent = deployment("urgent", 1, {"priorityClassName": "high", "containers": [container("1500m")]})
+    report = check([NODE.obj(), high], low, urgent)
+    assert [w.name for w in report.workloads] == ["low", "urgent"]  # reported in the manifests' order
+    low_replica, urgent_replica = (w.replicas[0] for w in report.workloads)
+    assert (urgent_replica.node, low_replica.node) == ("n1", None)  # placed by priority
+    assert "higher priority first" in report.order

@@ -392,6 +392,11 @@ class NotChecked(_Struct):
     count: int
 
 
+# The order replicas are placed in: the scheduling queue's (PrioritySort) for pods created at once.
+PLACEMENT_ORDER = (
+    "one after another in the scheduling queue's order (PrioritySort): higher priority first, then the"
+    " manifests' order"
+)
 # How podwhy picks among nodes sharing the top score (kube-scheduler picks one at random).
 TIE_BREAK = "among nodes sharing the top score, kube-scheduler picks one at random; podwhy takes the first by name"
 
@@ -405,6 +410,7 @@ class CheckReport(_Struct, kw_only=True):
     workloads: list[WorkloadReport]
     # Kinds of the manifests that may create pods but are not simulated (their pods are not checked).
     notChecked: list[NotChecked] = []  # noqa: N815
+    order: str = PLACEMENT_ORDER
     tieBreak: str = TIE_BREAK  # noqa: N815
     snapshot: SnapshotSummary
     # The emulated kube-scheduler release.

@@ -690,7 +690,8 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
         for row in rows:
             table.add_row(*[escape(cell) for cell in row])
         console.print(table)
-    console.print(f"Placed one after another; {report.tieBreak}.")
+    console.print(f"Placed {report.order}.")
+    console.print(f"{report.tieBreak[:1].upper()}{report.tieBreak[1:]}.")
 
 
 def _placed_node(replica: ReplicaReport) -> str:

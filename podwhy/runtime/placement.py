@@ -320,40 +320,51 @@ def place(
     config: SchedulerConfig,
     applied_claims: Sequence[o.PersistentVolumeClaim] = (),
 ) -> list[WorkloadPlacement]:
-    """Every workload's replicas in turn (workloads in input order), each seeing those placed before
-    it. APPLIED_CLAIMS: the manifests' own PVCs (already in the snapshot), bound first as the PV
-    controller would bind them."""
+    """Every workload's replicas in turn, each seeing those placed before it, in the order the
+    scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
+    order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
+    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them."""
     placer = Placer(snapshot, config)
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
-    out: list[WorkloadPlacement] = []
-    for workload in workloads:
-        result = WorkloadPlacement(workload)
-        if workload.daemon_template is not None:
-            eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
-            for node in eligible:
-                pod = daemon_pod_for_node(workload.daemon_template, node)
-                for claim in workload.claims_for(pod, snapshot):
-                    placer.claims.create(claim)
-                replica = placer.schedule(pod)
-                replica.target_node = node
-                result.replicas.append(replica)
-            out.append(result)
-            continue
-        waiting_for = ""
-        for pod in workload.pods:
-            if waiting_for:
-                message = (
-                    f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"
-                    " and Ready (podManagementPolicy OrderedReady)"
-                )
-                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
-                continue
+    done: dict[int, WorkloadPlacement] = {}
+    for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
+        done[index] = _place_workload(placer, workloads[index], snapshot)
+    return [done[i] for i in range(len(workloads))]
+
+
+def _priority(workload: ManifestWorkload) -> int:
+    """The priority admission gave the workload's pods (they share their template's class)."""
+    pod = workload.daemon_template if workload.daemon_template is not None else next(iter(workload.pods), None)
+    return pod.spec.priority or 0 if pod is not None else 0
+
+
+def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """One workload's replicas, one after another."""
+    result = WorkloadPlacement(workload)
+    if workload.daemon_template is not None:
+        eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+        for node in eligible:
+            pod = daemon_pod_for_node(workload.daemon_template, node)
             for claim in workload.claims_for(pod, snapshot):
                 placer.claims.create(claim)
-            replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
+            replica = placer.schedule(pod)
+            replica.target_node = node
             result.replicas.append(replica)
-            if workload.ordered and not replica.placed:
-                waiting_for = pod.metadata.name
-        out.append(result)
-    return out
+        return result
+    waiting_for = ""
+    for pod in workload.pods:
+        if waiting_for:
+            message = (
+                f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"
+                " and Ready (podManagementPolicy OrderedReady)"
+            )
+            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            continue
+        for claim in workload.claims_for(pod, snapshot):
+            placer.claims.create(claim)
+        replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
+        result.replicas.append(replica)
+        if workload.ordered and not replica.placed:
+            waiting_for = pod.metadata.name
+    return result
