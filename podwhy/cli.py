@@ -113,6 +113,7 @@ class Output(StrEnum):
     wide = "wide"
     json = "json"
     yaml = "yaml"
+    markdown = "markdown"
 
 
 # Options several commands share, declared once.
@@ -129,7 +130,15 @@ RequestTimeoutOption = Annotated[
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="No progress display while fetching.")]
 DebugOption = Annotated[bool, typer.Option("--debug", metavar="", help="Show tracebacks of errors.")]
-OutputOption = Annotated[Output, typer.Option("--output", "-o", metavar="FORMAT", help="table, wide, json or yaml.")]
+OutputOption = Annotated[
+    Output,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT",
+        help="table, wide, json, yaml or markdown (a pull-request comment or CI job summary).",
+    ),
+]
 SchedulerConfigOption = Annotated[
     Path | None, typer.Option("--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file.")
 ]
@@ -171,6 +180,16 @@ def _write_structured(report: Report | PendingReport | CheckReport, output: Outp
         import yaml
 
         sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+        return True
+    if output == Output.markdown:
+        from podwhy.report import markdown
+
+        if isinstance(report, model.CheckReport):
+            sys.stdout.write(markdown.render_check(report))
+        elif isinstance(report, model.PendingReport):
+            sys.stdout.write(markdown.render_pending(report))
+        else:
+            sys.stdout.write(markdown.render_explain(report))
         return True
     return False
 

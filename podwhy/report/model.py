@@ -394,8 +394,7 @@ class NotChecked(_Struct):
 
 # The order replicas are placed in: the scheduling queue's (PrioritySort) for pods created at once.
 PLACEMENT_ORDER = (
-    "one after another in the scheduling queue's order (PrioritySort): higher priority first, then the"
-    " manifests' order"
+    "one after another in the scheduling queue's order (PrioritySort): higher priority first, then the manifests' order"
 )
 # How podwhy picks among nodes sharing the top score (kube-scheduler picks one at random).
 TIE_BREAK = "among nodes sharing the top score, kube-scheduler picks one at random; podwhy takes the first by name"

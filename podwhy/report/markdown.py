@@ -1,0 +1,108 @@
+"""`-o markdown`: the reports as GitHub-flavoured Markdown, for a pull-request comment or a CI job
+summary: a compact table first, the detail folded in `<details>`.
+
+Cluster strings are escaped: a `|` or a newline cannot break a table, and `<`, `>` and `&` are
+written as entities, so no object name can open an HTML tag in the rendered comment.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
+from podwhy.report.table import check_summary
+
+
+def cell(text: str) -> str:
+    """TEXT safe inside a table cell (and in any Markdown line)."""
+    out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return out.replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+
+
+def _code(text: str) -> str:
+    """TEXT as a fenced block (commands to paste), the fence longer than any backtick run in it."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}sh\n{text}\n{fence}"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["<details>", f"<summary>{cell(summary)}</summary>", "", *body, "", "</details>"]
+
+
+def _warnings(warnings: list[str]) -> list[str]:
+    return ["", *[f"> ⚠️ {cell(w)}" for w in warnings]] if warnings else []
+
+
+def render_check(report: CheckReport) -> str:
+    lines = ["### podwhy check", "", f"**{cell(check_summary(report))}**", ""]
+    rows = []
+    for w in report.workloads:
+        whys = sorted({r.message for r in w.replicas if r.node is None and r.message})
+        rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), "; ".join(whys)])
+    lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
+    if report.notChecked:
+        kinds = ", ".join(f"{n.count} {n.kind}" for n in report.notChecked)
+        lines += ["", f"Not checked (controllers podwhy does not simulate): {cell(kinds)}"]
+    lines += _warnings(report.warnings)
+    lines += ["", *_details("Every replica", _replica_rows(report.workloads))]
+    lines += ["", f"_Placed {cell(report.order)}; {cell(report.tieBreak)}._"]
+    return "\n".join(lines) + "\n"
+
+
+def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
+    rows = [[w.key, r.name, r.node or "Pending", r.message] for w in workloads for r in w.replicas]
+    return _table(["Workload", "Replica", "Node", "Why Pending"], rows)
+
+
+def render_pending(report: PendingReport) -> str:
+    scope = (report.scope.namespace and f"namespace {report.scope.namespace}") or "all namespaces"
+    lines = ["### podwhy pending", "", f"**{report.total} Pending pods in {cell(scope)}, {report.stuck} stuck**", ""]
+    rows = [
+        [f"{g.count} of {g.owner}" if g.owner else f"{g.count} pods", str(g.verdict), g.cause] for g in report.groups
+    ]
+    lines += _table(["Pods", "Verdict", "Why"], rows)
+    suggested = [(g, s) for g in report.groups for s in g.suggestions]
+    if suggested:
+        body: list[str] = []
+        for group, s in suggested:
+            body += [f"- {cell(group.owner or group.pods[0])}: {cell(s.summary)}", "", _code(s.command), ""]
+        lines += ["", *_details("Suggestions", body)]
+    pods = [[p, str(g.verdict)] for g in report.groups for p in g.pods]
+    lines += ["", *_details("Every Pending pod", _table(["Pod", "Verdict"], pods))]
+    lines += _warnings(report.warnings)
+    return "\n".join(lines) + "\n"
+
+
+def render_explain(report: Report) -> str:
+    pod = f"{report.pod.namespace}/{report.pod.name}"
+    lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}**", ""]
+    if report.pending is not None and report.pending.verdict != report.verdict:
+        lines += [f"{report.pending.verdict}: {cell(report.pending.cause)}", ""]
+    if report.message:
+        lines += [f"> {cell(report.message)}", ""]
+    # Nodes grouped by where kube-scheduler stopped on them.
+    stopped: dict[str, list[str]] = defaultdict(list)
+    for node in report.nodes:
+        failure = node.firstFailure
+        why = "fits" if failure is None else f"{failure.plugin}: {'; '.join(failure.reasons)}"
+        stopped[why].append(node.name)
+    rows = [
+        [f"{len(names)} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})", why]
+        for why, names in stopped.items()
+    ]
+    lines += _table(["Nodes", "Where the scheduler stopped"], rows)
+    if report.suggestions:
+        body: list[str] = []
+        for s in report.suggestions:
+            body += [f"- {cell(s.summary)}", "", _code(s.command), ""]
+        lines += ["", *_details(f"{len(report.suggestions)} suggestions, each verified", body)]
+    lines += _warnings(report.warnings)
+    return "\n".join(lines) + "\n"
