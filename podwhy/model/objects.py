@@ -1100,6 +1100,9 @@ MANIFEST_SUPPORT_KINDS = (
     "PriorityClass",
     "RuntimeClass",
     "StorageClass",
+    "DeviceClass",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
 )
 MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
     "Pod": Pod,

@@ -38,6 +38,7 @@ from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, Reuse
 from podwhy.runtime.kubelet import admit
+from podwhy.runtime.resourceclaims import create_template_claims, reserve_claims
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
@@ -212,6 +213,7 @@ class Placer:
         best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
         node = best[0]
         self.claims.assume_pod_volumes(framework, pod, node)
+        reserve_claims(pod, node, cycle, self.snapshot)
         self.bind(pod, node)
         if known is not None:
             known.forget(node)
@@ -348,6 +350,7 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
             pod = daemon_pod_for_node(workload.daemon_template, node)
             for claim in workload.claims_for(pod, snapshot):
                 placer.claims.create(claim)
+            create_template_claims(pod, snapshot)
             replica = placer.schedule(pod)
             replica.target_node = node
             result.replicas.append(replica)
@@ -363,6 +366,7 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
             continue
         for claim in workload.claims_for(pod, snapshot):
             placer.claims.create(claim)
+        create_template_claims(pod, snapshot)
         replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
         result.replicas.append(replica)
         if workload.ordered and not replica.placed:

@@ -31,7 +31,9 @@ from podwhy.snapshot.source import _object_files, _read_bytes, read_stream
 
 WORKLOAD_KINDS = o.WORKLOAD_KINDS
 SUPPORT_KINDS = o.MANIFEST_SUPPORT_KINDS
-_CLUSTER_SCOPED_SUPPORT = frozenset({"Namespace", "PersistentVolume", "PriorityClass", "RuntimeClass", "StorageClass"})
+_CLUSTER_SCOPED_SUPPORT = frozenset(
+    {"Namespace", "PersistentVolume", "PriorityClass", "RuntimeClass", "StorageClass", "DeviceClass"}
+)
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
 _DAEMON_TOLERATIONS = (

@@ -1,0 +1,95 @@
+"""`check` with dynamic resource allocation: claims made from templates per pod as the
+resource-claim controller makes them, allocated as DynamicResources' Reserve/PreBind allocate them,
+so the next replica sees those devices in use; a claim shared by several pods is allocated once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+
+DRA = Path(__file__).resolve().parent.parent / "fixtures" / "realworld" / "dra-v1beta1"  # one node, 8 GPUs
+CLUSTER = [str(DRA / name) for name in ("node.json", "resourceslices.yaml", "deviceclass.yaml")]
+
+TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "single-gpu", "namespace": "default"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}},
+}
+
+
+def _pod_spec(claim: dict[str, str]) -> dict[str, Any]:
+    return {
+        "containers": [{"name": "c", "image": "ubuntu", "resources": {"claims": [{"name": "gpu"}]}}],
+        "resourceClaims": [{"name": "gpu", **claim}],
+    }
+
+
+def _check(tmp_path: Path, *docs: dict[str, Any]) -> dict[str, Any]:
+    manifests = tmp_path / "m.yaml"
+    manifests.write_text(yaml.safe_dump_all(docs))
+    args = ["check", "-f", str(manifests), *[a for c in CLUSTER for a in ("--from", c)], "--complete"]
+    result = CliRunner().invoke(app, [*args, "--kube-version", "1.35", "-o", "json"])
+    assert result.exit_code in (0, 1), result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def test_a_claim_per_pod_from_its_template_until_the_gpus_run_out(tmp_path: Path) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "trainer", "namespace": "default"},
+        "spec": {
+            "replicas": 9,
+            "selector": {"matchLabels": {"app": "trainer"}},
+            "template": {
+                "metadata": {"labels": {"app": "trainer"}},
+                "spec": _pod_spec({"resourceClaimTemplateName": "single-gpu"}),
+            },
+        },
+    }
+    report = _check(tmp_path, TEMPLATE, deployment)
+    replicas = report["workloads"][0]["replicas"]
+    assert [r["node"] is not None for r in replicas] == [True] * 8 + [False]
+    assert "cannot allocate all claims" in replicas[8]["message"]
+
+
+def test_a_claim_shared_by_two_pods_is_allocated_once(tmp_path: Path) -> None:
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared-gpu", "namespace": "default"},
+        "spec": TEMPLATE["spec"]["spec"],
+    }
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"pod{i}", "namespace": "default"},
+            "spec": _pod_spec({"resourceClaimName": "shared-gpu"}),
+        }
+        for i in range(2)
+    ]
+    # Each of the 8 GPUs once by its own template claim, after the shared one: the shared claim takes
+    # one GPU for both pods, so 7 are left for the others.
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "others", "namespace": "default"},
+        "spec": {
+            "parallelism": 8,
+            "completions": 8,
+            "template": {"spec": {**_pod_spec({"resourceClaimTemplateName": "single-gpu"}), "restartPolicy": "Never"}},
+        },
+    }
+    report = _check(tmp_path, TEMPLATE, claim, *pods, job)
+    shared, other, others = report["workloads"]
+    assert shared["placed"] == other["placed"] == 1
+    assert (others["placed"], others["pending"]) == (7, 1)
