@@ -22,7 +22,7 @@ from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.runtime.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
-from podwhy.snapshot.manifests import ManifestSource
+from podwhy.snapshot.manifests import ManifestSource, PodManifest
 from podwhy.snapshot.source import SnapshotSource
 
 
@@ -143,11 +143,11 @@ def check_node(snapshot: Snapshot, node: str) -> None:
 
 
 def explain(request: ExplainRequest) -> Report:
-    manifest_pod: o.Pod | None = None
+    manifest: PodManifest | None = None
     if request.pod_file is not None:
         from podwhy.snapshot.manifests import read_pod_manifest
 
-        manifest_pod = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
+        manifest = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
@@ -155,11 +155,17 @@ def explain(request: ExplainRequest) -> Report:
             f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
-    if manifest_pod is not None:
+    if manifest is not None:
+        from podwhy.runtime.resourceclaims import create_template_claims
         from podwhy.snapshot.admission import add_manifest_pod
 
-        check_namespace(snapshot, manifest_pod.metadata.namespace or request.namespace, request.source)
-        pod = add_manifest_pod(manifest_pod, snapshot, request.namespace)
+        declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
+        namespace = manifest.pod.metadata.namespace or request.namespace
+        if namespace not in declared:
+            check_namespace(snapshot, namespace, request.source)
+        manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
+        pod = add_manifest_pod(manifest.pod, snapshot, request.namespace)
+        create_template_claims(pod, snapshot)  # the resource-claim controller's part
     else:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
@@ -172,7 +178,7 @@ def explain(request: ExplainRequest) -> Report:
         check_node(snapshot, request.node)
     profile = profile_for_pod(config, pod)
     # What `pending` would say of it: only for a pod of the snapshot, not one given with -f.
-    classify = manifest_pod is None
+    classify = manifest is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
         return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)

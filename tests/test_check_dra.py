@@ -93,3 +93,20 @@ def test_a_claim_shared_by_two_pods_is_allocated_once(tmp_path: Path) -> None:
     shared, other, others = report["workloads"]
     assert shared["placed"] == other["placed"] == 1
     assert (others["placed"], others["pending"]) == (7, 1)
+
+
+def test_explain_f_with_its_claim_template_in_the_same_file(tmp_path: Path) -> None:
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-ns"}}
+    template = {**TEMPLATE, "metadata": {"name": "single-gpu", "namespace": "gpu-ns"}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "pod0", "namespace": "gpu-ns"},
+        "spec": _pod_spec({"resourceClaimTemplateName": "single-gpu"}),
+    }
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(yaml.safe_dump_all([namespace, template, pod]))
+    args = ["explain", "-f", str(manifest), *[a for c in CLUSTER for a in ("--from", c)], "--complete"]
+    result = CliRunner().invoke(app, [*args, "--kube-version", "1.35", "-o", "json"])
+    assert result.exit_code == 0, result.stdout
+    assert json.loads(result.stdout)["verdict"] == "Schedulable"

@@ -193,7 +193,7 @@ def test_a_manifest_must_hold_one_pod(manifest: str, found: str, tmp_path: Path)
     path.write_text(manifest)
     code, _, err = run("-f", str(path), "--from", str(EXAMPLE), "--complete")
     assert code == 3
-    assert f"expected exactly one Pod object, {found}" in err
+    assert f"expected exactly one Pod object (and objects created with it), {found}" in err
 
 
 def test_a_manifest_from_stdin(tmp_path: Path) -> None:

@@ -193,7 +193,7 @@ class ManifestSource:
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
-                self._apply(entry.kind, entry.obj, snapshot)
+                self.apply(entry.kind, entry.obj, snapshot)
         workloads: list[ManifestWorkload] = []
         seen: set[str] = set()
         for entry in entries:
@@ -222,7 +222,7 @@ class ManifestSource:
             )
         return workloads
 
-    def _apply(self, kind: str, obj: Any, snapshot: Snapshot) -> None:
+    def apply(self, kind: str, obj: Any, snapshot: Snapshot) -> None:
         """One support object, as `kubectl apply` creates it. A PV or PVC the cluster already has
         keeps its binding (their specs are immutable once bound)."""
         if kind not in _CLUSTER_SCOPED_SUPPORT and not obj.metadata.namespace:
@@ -517,22 +517,42 @@ def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:
     return pod
 
 
-def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None) -> o.Pod:
-    """The one Pod of a manifest file (or '-', stdin) for `explain -f`, read by the decoder
-    dumps are read by (named from generateName as `check` names it), in NAMESPACE unless it
-    names its own."""
+@dataclass
+class PodManifest:
+    """What `explain -f` reads: one Pod, and the objects created with it (its ResourceClaimTemplate,
+    PVCs, PriorityClass, ... as `kubectl apply` of the file would create them)."""
+
+    pod: o.Pod
+    support: list[Entry]
+
+    def apply(self, snapshot: Snapshot, namespace: str) -> None:
+        """Create the support objects in SNAPSHOT, as `check` creates a manifest's."""
+        source = ManifestSource([], namespace)
+        for entry in self.support:
+            source.apply(entry.kind, entry.obj, snapshot)
+
+
+def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None) -> PodManifest:
+    """The one Pod of a manifest file (or '-', stdin) for `explain -f`, with the objects the file
+    creates along with it, read by the decoder dumps are read by (named from generateName as
+    `check` names it), in NAMESPACE unless it names its own."""
     if str(path) == "-":
         data, source = read_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>"), "<stdin>"
     else:
         data, source = _read_bytes(path), str(path)
     entries = decode(data, source, manifests=True).entries
-    if len(entries) != 1 or entries[0].kind != "Pod":
+    pods = [e for e in entries if e.kind == "Pod"]
+    others = [e for e in entries if e.kind != "Pod" and e.kind not in SUPPORT_KINDS]
+    if len(pods) != 1 or others:
         found = ", ".join(e.kind for e in entries) or "nothing podwhy reads"
-        raise PodwhyError(f"{source}: expected exactly one Pod object, found {found}")
-    pod: o.Pod = entries[0].obj
+        raise PodwhyError(
+            f"{source}: expected exactly one Pod object (and objects created with it), found {found}",
+            hint="podwhy check -f places several pods and workloads",
+        )
+    pod: o.Pod = pods[0].obj
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
-    return pod
+    return PodManifest(pod, [e for e in entries if e.kind != "Pod"])
 
 
 def _uid(namespace: str, kind: str, name: str) -> str:
