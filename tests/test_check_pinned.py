@@ -136,3 +136,36 @@ def test_higher_priority_replicas_are_placed_first_whatever_the_manifests_order(
     low_replica, urgent_replica = (w.replicas[0] for w in report.workloads)
     assert (urgent_replica.node, low_replica.node) == ("n1", None)  # placed by priority
     assert "higher priority first" in report.order
+
+
+# ------------------------------------------------------------------ preemption
+def test_a_higher_priority_replica_preempts_what_the_dry_run_names() -> None:
+    """A running low-priority pod of a Deployment fills n1; the high-priority replica evicts it (the
+    dry run's victim) and is placed there once it is gone; the report names the victim and its owner."""
+    from podwhy.model import objects as o
+    from tests.builders import make_pod
+    from tests.test_check import deployment
+
+    high = o.PriorityClass(metadata=o.ObjectMeta(name="high"), value=1000)
+    busy = make_pod("busy-7d9f8-abcde").node("n1").priority(0).req(cpu="1800m").obj()
+    busy.metadata.owner_references = [
+        o.OwnerReference(api_version="apps/v1", kind="ReplicaSet", name="busy-7d9f8", uid="u1", controller=True)
+    ]
+    busy.metadata.labels = {"pod-template-hash": "7d9f8"}
+    urgent = deployment("urgent", 1, {"priorityClassName": "high", "containers": [container("1500m")]})
+    report = check([NODE.obj(), high, busy], urgent)
+    (replica,) = report.workloads[0].replicas
+    assert replica.node == "n1"
+    assert replica.evicted == ["default/busy-7d9f8-abcde (default/busy (Deployment))"]
+    assert replica.message.startswith("placed by preempting 1 pod(s) on n1")
+
+
+def test_no_preemption_below_the_victims_priority() -> None:
+    from tests.builders import make_pod
+    from tests.test_check import deployment
+
+    busy = make_pod("busy").node("n1").priority(1000).req(cpu="1800m").obj()
+    low = deployment("low", 1, {"containers": [container("1500m")]})
+    (replica,) = check([NODE.obj(), busy], low).workloads[0].replicas
+    assert replica.node is None and replica.evicted == []
+    assert "preemption:" in replica.message

@@ -74,6 +74,21 @@ class Handle:
             self.have_pods_with_required_anti_affinity.append(ni)
         return pi
 
+    def remove_bound_pod(self, pod: o.Pod) -> None:
+        """Forget a pod that is gone from its node (evicted by preemption): later pods no longer
+        see its resources, ports or affinity terms."""
+        pi = self.pod_infos.pop(pod_key(pod), None)
+        if pi is None or pod.spec.node_name not in self.node_info_by_name:
+            return
+        ni = self._own(pod.spec.node_name)
+        ni.remove_pod(pi)
+        if not ni.pods_with_affinity:
+            self.have_pods_with_affinity = [n for n in self.have_pods_with_affinity if n is not ni]
+        if not ni.pods_with_required_anti_affinity:
+            self.have_pods_with_required_anti_affinity = [
+                n for n in self.have_pods_with_required_anti_affinity if n is not ni
+            ]
+
     def _own(self, name: str) -> NodeInfo:
         """The node's index, copied first when it is still shared with the view this one was made
         from (with_nodes), so that binding a pod here leaves that view as it was."""

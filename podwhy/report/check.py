@@ -7,25 +7,40 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
+from podwhy.model import objects as o
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, NotChecked, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
+from podwhy.runtime.pending import owner_of
 from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
 from podwhy.runtime.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 
 
-def _replica(replica: ReplicaPlacement) -> ReplicaReport:
+def _victim(pod: o.Pod, snapshot: Snapshot) -> str:
+    owner = owner_of(pod, snapshot)
+    who = str(owner) if owner is not None else "a bare pod: nothing creates it again"
+    return f"{pod.metadata.namespace}/{pod.metadata.name} ({who})"
+
+
+def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     verdict = replica.verdict
+    message = replica.message
+    if replica.victims and replica.node:
+        evicting = f"placed by preempting {len(replica.victims)} pod(s) on {replica.node}"
+        message = f"{evicting}; {message}" if message else evicting
     return ReplicaReport(
         name=replica.pod.metadata.name,
         verdict=verdict,
         node=replica.node or None,
-        message=replica.message,
+        message=message,
         tiedNodes=list(replica.tied),
         created=replica.created,
         targetNode=replica.target_node or None,
+        evicted=[_victim(victim, snapshot) for victim in replica.victims],
+        violatedPdbs=list(replica.violated_pdbs),
+        preemptedBy=replica.preempted_by or None,
     )
 
 
@@ -38,7 +53,7 @@ def build_check_report(
     workloads: list[WorkloadReport] = []
     for placement in placements:
         wl = placement.workload
-        replicas = [_replica(r) for r in placement.replicas]
+        replicas = [_replica(r, snapshot) for r in placement.replicas]
         placed = sum(1 for r in placement.replicas if r.placed)
         workloads.append(
             WorkloadReport(

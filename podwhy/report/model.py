@@ -355,6 +355,11 @@ class ReplicaReport(_Struct):
     created: bool = True
     # A DaemonSet pod: the node its controller made it for (null for other workloads).
     targetNode: str | None = None  # noqa: N815
+    # The pods its preemption evicted from its node ("namespace/name (its owner)"), and the
+    # PodDisruptionBudgets that broke; a replica evicted by a later one's preemption names it.
+    evicted: list[str] = []
+    violatedPdbs: list[str] = []  # noqa: N815
+    preemptedBy: str | None = None  # noqa: N815
 
 
 class WorkloadReport(_Struct):

@@ -653,10 +653,13 @@ def check_summary(report: CheckReport) -> str:
     """The first line of `check`: "33/41 replicas placed; 8 stay Pending in 2 workloads"."""
     summary = report.summary
     line = f"{summary.placed}/{summary.replicas} replicas placed"
+    evicted = [victim for w in report.workloads for r in w.replicas for victim in r.evicted]
+    preempting = f"; preemption evicts {len(evicted)} pod{'s' if len(evicted) != 1 else ''}" if evicted else ""
     if not summary.pending:
-        return line + f" in {summary.workloads} workload{'s' if summary.workloads != 1 else ''}: everything fits"
+        workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
+        return line + f" in {workloads}: everything fits" + preempting
     failing = summary.failingWorkloads
-    return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}"
+    return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}" + preempting
 
 
 def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:

@@ -124,6 +124,12 @@ class ReplicaPlacement:
     cycle: CycleOutcome | None = None
     # A DaemonSet pod: the node its controller made it for.
     target_node: str = ""
+    # The pods its preemption evicted from `node` (it was placed once they were gone), and the
+    # PodDisruptionBudgets that broke.
+    victims: list[o.Pod] = field(default_factory=list)
+    violated_pdbs: list[str] = field(default_factory=list)
+    # Set on a replica that was placed and then evicted by a later replica's preemption.
+    preempted_by: str = ""
 
     @property
     def placed(self) -> bool:
@@ -148,6 +154,7 @@ class Placer:
         placement_only: bool = False,
         first_fit: bool = False,
         reuse: bool = True,
+        preempt: bool = False,
     ) -> None:
         """`placement_only`: where each pod goes and nothing more. On each node the filters stop
         at the first rejection, as the scheduler's do, and no preemption dry run runs for a pod
@@ -157,7 +164,8 @@ class Placer:
         only for counts that do not depend on which feasible node a pod takes. `reuse`: a pod
         identical to the one scheduled before it takes that cycle's verdicts and node-local scores
         of the nodes nothing was bound to since (see Reuse); off, every cycle starts afresh (the
-        same placements, slower: tests compare the two)."""
+        same placements, slower: tests compare the two). `preempt`: a pod that fits nowhere evicts
+        the victims of its preemption dry run and is placed once they are gone (`check`)."""
         self.snapshot = snapshot
         self.config = config
         self.placement_only = placement_only or first_fit
@@ -167,6 +175,9 @@ class Placer:
         self.claims = ClaimBinder(snapshot)
         self._memo: _Memo | None = None
         self._reuse = reuse
+        self._preempt_victims = preempt and not self.placement_only
+        # The placement of every pod bound so far, by id (a victim of preemption may be one).
+        self._placements: dict[int, ReplicaPlacement] = {}
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -209,6 +220,9 @@ class Placer:
             gates = " ".join(cycle.gates)
             return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
         if cycle.verdict not in (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE) or cycle.outcome is None:
+            preempted = self._preempt(pod, cycle, known)
+            if preempted is not None:
+                return preempted
             return ReplicaPlacement(pod, cycle.verdict, message=cycle.message, cycle=cycle)
         best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
         node = best[0]
@@ -218,7 +232,10 @@ class Placer:
         if known is not None:
             known.forget(node)
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
-        return ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
+        placed = ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
+        if self._preempt_victims:
+            self._placements[id(pod)] = placed
+        return placed
 
     def _reuse_for(self, pod: o.Pod, framework: Framework) -> Reuse:
         """The last pod's Reuse when this pod is identical to it, else a new, empty one."""
@@ -264,6 +281,42 @@ class Placer:
         for framework in self.frameworks.values():
             framework.handle.add_bound_pod(pod)
 
+    def _preempt(self, pod: o.Pod, cycle: CycleOutcome, known: KnownRejections | None) -> ReplicaPlacement | None:
+        """DefaultPreemption as the scheduler carries it out (only when placing, not when sizing):
+        the victims its PostFilter chose are evicted, the pod is nominated to that node and, once
+        they are gone, scheduled again; None when there is nothing to preempt."""
+        post = cycle.post_filter
+        preemption = post.preemption if post is not None else None
+        if not self._preempt_victims or preemption is None or not preemption.nominated_node:
+            return None
+        if not preemption.victims:
+            return None
+        victims = [pi.pod for pi in preemption.victims]
+        preemptor = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        for victim in victims:
+            earlier = self._placements.pop(id(victim), None)
+            if earlier is not None:  # a replica of this check, placed before
+                earlier.message = (
+                    f"preempted on {earlier.node} by {preemptor} (priority {pod.spec.priority or 0}): its controller"
+                    " creates it again, and it waits in the queue"
+                )
+                earlier.verdict, earlier.node, earlier.preempted_by = Verdict.UNSCHEDULABLE, "", preemptor
+            self.unbind(victim)
+        self._memo = None
+        pod.status.nominated_node_name = preemption.nominated_node
+        placed = self.schedule(pod, known)
+        placed.victims = victims
+        placed.violated_pdbs = list(preemption.violated_pdbs)
+        return placed
+
+    def unbind(self, pod: o.Pod) -> None:
+        """The pod is gone from its node (evicted): no profile's view counts it any more."""
+        self.snapshot.pods = [p for p in self.snapshot.pods if p is not pod]
+        for framework in self.frameworks.values():
+            framework.handle.remove_bound_pod(pod)
+        if self._memo is not None:
+            self._memo.reuse.forget(pod.spec.node_name)
+
     def pin(self, pod: o.Pod) -> ReplicaPlacement:
         """A pod whose manifest names its node (spec.nodeName): the scheduler never sees it; that
         node's kubelet admits it (and it is counted there) or rejects it (the pod fails)."""
@@ -280,7 +333,10 @@ class Placer:
             message = f"the kubelet of {node} rejects it (spec.nodeName): {rejection.reason}: {rejection.message}"
             return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
         self.bind(pod, node)
-        return ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, "bound by spec.nodeName; its kubelet admits it")
+        placed = ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, "bound by spec.nodeName; its kubelet admits it")
+        if self._preempt_victims:
+            self._placements[id(pod)] = placed
+        return placed
 
     def _node_info(self, name: str) -> NodeInfo | None:
         """The node as every profile sees it (with the pods placed so far), None if it does not exist."""
@@ -326,7 +382,7 @@ def place(
     scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
     order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
     manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them."""
-    placer = Placer(snapshot, config)
+    placer = Placer(snapshot, config, preempt=True)
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
     done: dict[int, WorkloadPlacement] = {}
