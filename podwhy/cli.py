@@ -128,7 +128,9 @@ RequestTimeoutOption = Annotated[
     float | None,
     typer.Option("--request-timeout", min=0.001, metavar="SECONDS", help="Seconds to wait for each API request."),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", metavar="", help="No progress display while fetching.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")
+]
 DebugOption = Annotated[bool, typer.Option("--debug", metavar="", help="Show tracebacks of errors.")]
 OutputOption = Annotated[
     Output,
@@ -518,7 +520,7 @@ def check(
     """
     from podwhy.engine import CheckRequest
     from podwhy.engine import check as run_check
-    from podwhy.report.progress import fetch_progress
+    from podwhy.report.progress import fetch_progress, place_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.manifests import ManifestSource
     from podwhy.snapshot.source import FileSource, SnapshotSource
@@ -529,7 +531,8 @@ def check(
             raise UsageError("-f - and --from - cannot both read stdin")
         if junit is not None:
             _check_output_path(junit)
-        with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
+        shown = not quiet and output in (Output.table, Output.wide)
+        with fetch_progress(shown) as progress, place_progress(shown) as placing:
             source: SnapshotSource
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
@@ -538,7 +541,7 @@ def check(
                 namespace = namespace or live.connect()
                 source = live
             manifests = ManifestSource(files, namespace or "default")
-            report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version))
+            report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version, placing))
         if junit is not None:
             from podwhy.report.check import write_junit
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from podwhy.runtime.config import SchedulerConfig, default_config, load_schedule
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
 from podwhy.runtime.pending import classify_pending, classify_pod, pending_group
+from podwhy.runtime.placement import PlaceProgress
 from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.runtime.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
@@ -239,6 +240,8 @@ class CheckRequest:
     source: SnapshotSource
     scheduler_config: Path | None = None
     kube_version: str | None = None
+    # Told how far the placement is (the command line shows it when it takes long).
+    progress: Callable[[PlaceProgress], None] | None = None
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -262,5 +265,7 @@ def check(request: CheckRequest) -> CheckReport:
         if namespace not in declared:
             check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
-    placements = place(snapshot, workloads, config, applied_claims=request.manifests.applied_claims)
+    placements = place(
+        snapshot, workloads, config, applied_claims=request.manifests.applied_claims, progress=request.progress
+    )
     return build_check_report(placements, snapshot, version, request.manifests.not_checked())

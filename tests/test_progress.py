@@ -106,3 +106,24 @@ def test_live_lists_report_their_pages(tmp_path: Path) -> None:
     assert pod_pages[0] == 1 and len(pod_pages) > 1
     assert pod_pages == list(range(1, len(pod_pages) + 1))
     assert events[-1][2] == len(source.resources)
+
+
+def test_check_reports_the_replicas_it_places() -> None:
+    from podwhy.runtime.config import default_config
+    from podwhy.runtime.placement import PlaceProgress, place
+    from podwhy.snapshot.cluster import Snapshot
+    from podwhy.snapshot.manifests import ManifestSource
+    from tests.builders import make_node
+
+    manifest = (
+        b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n"
+        b"  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        b"    spec: {containers: [{name: c, image: x}]}\n"
+    )
+    snapshot = Snapshot(nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()])
+    workloads = ManifestSource(["-"], stdin=io.BytesIO(manifest)).load_into(snapshot)
+    seen: list[PlaceProgress] = []
+    place(snapshot, workloads, default_config(), progress=seen.append)
+    assert seen == [PlaceProgress(0, 3, "default/web (Deployment)"), PlaceProgress(3, 3, "")]
+    assert describe(seen[0]) == "placing replicas 0/3 · default/web (Deployment)"
+    assert describe(seen[1]) == ""  # done: the display goes

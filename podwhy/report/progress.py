@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.status import Status
 
+from podwhy.runtime.placement import PlaceProgress
 from podwhy.snapshot.live import Progress
 from podwhy.snapshot.source import ReadProgress
 
@@ -28,10 +29,15 @@ MIN_INTERVAL_S = 0.1
 MB = 1024 * 1024
 
 ProgressCallback = Callable[[Progress | ReadProgress], None]
+PlaceCallback = Callable[[PlaceProgress], None]
 
 
-def describe(p: Progress | ReadProgress) -> str:
+def describe(p: Progress | ReadProgress | PlaceProgress) -> str:
     """What the work is doing, in words."""
+    if isinstance(p, PlaceProgress):
+        if not p.workload:
+            return ""
+        return f"placing replicas {p.done:,}/{p.total:,} · {p.workload}"
     if isinstance(p, ReadProgress):
         name = Path(p.path).name or p.path
         if p.step == "loaded":
@@ -69,7 +75,7 @@ class _Display:
             self.status.start()
             self.drawn = time.monotonic()
 
-    def update(self, p: Progress | ReadProgress) -> None:
+    def update(self, p: Progress | ReadProgress | PlaceProgress) -> None:
         text = describe(p)
         with self.lock:
             if not text:
@@ -91,6 +97,23 @@ class _Display:
             if self.status is not None:
                 self.status.stop()
                 self.status = None
+
+
+@contextmanager
+def place_progress(enabled: bool) -> Iterator[PlaceCallback | None]:
+    """As fetch_progress, for `check` placing replicas one after another."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    display = _Display(Console(stderr=True, highlight=False))
+    timer = threading.Timer(SHOW_AFTER_S, display.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield display.update
+    finally:
+        timer.cancel()
+        display.stop()
 
 
 @contextmanager

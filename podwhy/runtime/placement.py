@@ -18,7 +18,7 @@ take them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -372,11 +372,22 @@ def _reason(status: Status) -> str:
     return f"{status.plugin}: {status.message()}"
 
 
+@dataclass(frozen=True)
+class PlaceProgress:
+    """How far `check` is: replicas placed (or left Pending) of all, and the workload at hand
+    ("" once every replica is done)."""
+
+    done: int
+    total: int
+    workload: str
+
+
 def place(
     snapshot: Snapshot,
     workloads: list[ManifestWorkload],
     config: SchedulerConfig,
     applied_claims: Sequence[o.PersistentVolumeClaim] = (),
+    progress: Callable[[PlaceProgress], None] | None = None,
 ) -> list[WorkloadPlacement]:
     """Every workload's replicas in turn, each seeing those placed before it, in the order the
     scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
@@ -386,8 +397,16 @@ def place(
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
     done: dict[int, WorkloadPlacement] = {}
+    total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
+    placed = 0
     for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
-        done[index] = _place_workload(placer, workloads[index], snapshot)
+        workload = workloads[index]
+        if progress is not None:
+            progress(PlaceProgress(placed, total, workload.key))
+        done[index] = _place_workload(placer, workload, snapshot)
+        placed += len(workload.pods)
+    if progress is not None:
+        progress(PlaceProgress(total, total, ""))
     return [done[i] for i in range(len(workloads))]
 
 
