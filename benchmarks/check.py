@@ -34,7 +34,7 @@ def rss_mib():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
-snapshot = FileSource([sys.argv[1]]).load()
+snapshot = FileSource([sys.argv[1]], complete=True).load()  # the generated cluster is whole
 loaded = rss_mib()
 
 class Loaded:

@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodeaffinity import NodeAffinity
 from podwhy.plugins.nodename import NodeName
@@ -56,6 +58,15 @@ NODE_LOCAL_FILTERS = frozenset(
 NODE_LOCAL_SCORES = frozenset(
     {Fit.NAME, BalancedAllocation.NAME, ImageLocality.NAME, TaintToleration.NAME, NodeAffinity.NAME}
 )
+
+
+def _uses_devices(pod: o.Pod) -> bool:
+    """Whether DynamicResources has anything to score for the pod: resource claims, or extended
+    resources (which a DeviceClass may back, DRAExtendedResource)."""
+    if pod.spec.resource_claims:
+        return True
+    containers = [*pod.spec.containers, *pod.spec.init_containers]
+    return any(is_extended_resource_name(name) for c in containers for name in c.resources.requests)
 
 
 def replica_signature(pod: o.Pod) -> bytes:
@@ -244,6 +255,8 @@ class Placer:
         if memo is None or memo.profile != framework.profile.scheduler_name or memo.signature != signature:
             memo = self._memo = _Memo(framework.profile.scheduler_name, signature, Reuse())
             memo.reuse.raw_scores = {name: {} for name in NODE_LOCAL_SCORES}
+            if not _uses_devices(pod):  # DynamicResources scores such a pod 0 on every node
+                memo.reuse.raw_scores[DynamicResources.NAME] = {}
         return memo.reuse
 
     @staticmethod

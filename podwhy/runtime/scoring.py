@@ -82,10 +82,17 @@ def run_scores(
             continue
         scores: dict[str, int] = {}
         known = memo.get(name) if memo is not None else None
-        for ni in names:
+        if known is not None and totals_only and len(known) >= len(names):
+            # Every node's raw score is known (only the evidence-free totals are wanted).
+            missing_nodes = [ni for ni in names if ni.name not in known]
+        else:
+            missing_nodes = None
+        if missing_nodes is not None and known is not None:
+            scores = {ni.name: known[ni.name][0] for ni in names if ni.name in known}
+        for ni in names if missing_nodes is None else missing_nodes:
             if known is not None and (hit := known.get(ni.name)) is not None:
                 scores[ni.name] = hit[0]
-                if hit[1]:
+                if hit[1] and not totals_only:
                     evidence[(name, ni.name)] = hit[1]
                 continue
             value, status = plugin.score(state, pod, ni)
@@ -96,7 +103,8 @@ def run_scores(
                 evidence[(name, ni.name)] = status.evidence
             if known is not None:
                 known[ni.name] = (value, status.evidence)
-        raw_scores[name] = dict(scores)
+        if not totals_only:
+            raw_scores[name] = dict(scores)
         if plugin.implements("normalize_score"):
             status = plugin.normalize_score(state, pod, scores)
             if not status.is_success():
