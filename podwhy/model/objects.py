@@ -860,9 +860,29 @@ class DeviceAttribute(_Base):
     version_value: str | None = msgspec.field(default=None, name="version")
 
 
+class CapacityRequestPolicyRange(_Base):
+    min: QuantityInput | None = None
+    max: QuantityInput | None = None
+    step: QuantityInput | None = None
+
+
+class CapacityRequestPolicy(_Base):
+    """How much of a shareable device's capacity one allocation may consume (DRAConsumableCapacity)."""
+
+    default: QuantityInput | None = None
+    valid_values: list[QuantityInput] = []
+    valid_range: CapacityRequestPolicyRange | None = None
+
+
 class DeviceCapacity(_Base):
     value: QuantityInput = 0
-    request_policy: Any = None
+    request_policy: CapacityRequestPolicy | None = None
+
+
+class CapacityRequirements(_Base):
+    """A request's `capacity`: how much of each capacity of a shared device it consumes."""
+
+    requests: dict[str, QuantityInput] | None = None
 
 
 class ResourcePool(_Base):
@@ -909,7 +929,7 @@ class ExactDeviceRequest(_Base):
     count: Int64 | None = None
     admin_access: bool | None = None
     tolerations: list[Any] = []
-    capacity: Any = None
+    capacity: CapacityRequirements | None = None
 
 
 class DeviceSubRequest(_Base):
@@ -919,7 +939,7 @@ class DeviceSubRequest(_Base):
     allocation_mode: str = ""
     count: Int64 | None = None
     tolerations: list[Any] = []
-    capacity: Any = None
+    capacity: CapacityRequirements | None = None
 
 
 class DeviceRequest(_Base):
@@ -951,6 +971,7 @@ class DeviceRequestAllocationResult(_Base):
     device: str = ""
     admin_access: bool | None = None
     share_id: str | None = msgspec.field(default=None, name="shareID")
+    consumed_capacity: dict[str, QuantityInput] | None = None
 
 
 class DeviceAllocationResult(_Base):

@@ -133,7 +133,7 @@ class DeviceRequestV1alpha3(_Wire):
 
 
 class DeviceRequestV1beta1(DeviceRequestV1alpha3):
-    capacity: Any = None
+    capacity: o.CapacityRequirements | None = None
 
 
 class DeviceClaimV1alpha3(_Wire):
