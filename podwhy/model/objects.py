@@ -1091,6 +1091,50 @@ def _node_quantities(node: Node) -> Iterator[ResourceList]:
     yield node.status.capacity
 
 
+def _slice_quantities(rs: ResourceSlice) -> Iterator[ResourceList]:
+    """Device capacities and their requestPolicy values (the allocator computes with them)."""
+    for device in rs.spec.devices:
+        for capacity in device.capacity.values():
+            yield {"value": capacity.value}
+            policy = capacity.request_policy
+            if policy is None:
+                continue
+            yield {str(i): v for i, v in enumerate(policy.valid_values)}
+            bounds = policy.valid_range
+            yield {
+                name: value
+                for name, value in (
+                    ("default", policy.default),
+                    ("validRange.min", bounds.min if bounds else None),
+                    ("validRange.max", bounds.max if bounds else None),
+                    ("validRange.step", bounds.step if bounds else None),
+                )
+                if value is not None
+            }
+
+
+def _request_capacities(spec: ResourceClaimSpec) -> Iterator[ResourceList]:
+    for request in spec.devices.requests:
+        if request.exactly is not None and request.exactly.capacity is not None:
+            yield request.exactly.capacity.requests or {}
+        for sub in request.first_available:
+            if sub.capacity is not None:
+                yield sub.capacity.requests or {}
+
+
+def _claim_quantities(claim: ResourceClaim) -> Iterator[ResourceList]:
+    """Capacity requests, and the capacity allocated shares consume."""
+    yield from _request_capacities(claim.spec)
+    if claim.status.allocation is not None:
+        for result in claim.status.allocation.devices.results:
+            if result.consumed_capacity:
+                yield result.consumed_capacity
+
+
+def _claim_template_quantities(template: ResourceClaimTemplate) -> Iterator[ResourceList]:
+    yield from _request_capacities(template.spec.spec)
+
+
 @dataclass(frozen=True)
 class KindInfo:
     """One kind: its typed struct, plural, the snapshot field that holds it and how it is indexed."""
@@ -1126,9 +1170,15 @@ KINDS: dict[str, KindInfo] = {
     "Job": KindInfo(Job, "Jobs", "jobs", _NS),
     "CronJob": KindInfo(CronJob, "CronJobs", "cron_jobs", _NS),
     "DeviceClass": KindInfo(DeviceClass, "DeviceClasses", "device_classes", _N),
-    "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L),
-    "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS),
-    "ResourceClaimTemplate": KindInfo(ResourceClaimTemplate, "ResourceClaimTemplates", "resource_claim_templates", _NS),
+    "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L, _slice_quantities),
+    "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS, _claim_quantities),
+    "ResourceClaimTemplate": KindInfo(
+        ResourceClaimTemplate,
+        "ResourceClaimTemplates",
+        "resource_claim_templates",
+        _NS,
+        _claim_template_quantities,
+    ),
     # Read to name a pod group's policy; no plugin reads them (gang scheduling is not simulated).
     "Workload": KindInfo(SchedulingWorkload, "Workloads", "workloads", _NS),
     "PodGroup": KindInfo(PodGroup, "PodGroups", "pod_groups", _NS),

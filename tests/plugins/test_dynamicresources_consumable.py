@@ -5,13 +5,16 @@ run against podwhy's allocator with the same devices, claims and expected alloca
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.allocator import AllocationError, Allocator, DeviceID
+from podwhy.snapshot.source import FileSource
 from tests.builders import from_raw, make_node
 
 Json = dict[str, Any]
@@ -655,3 +658,47 @@ def test_unknown_attribute_type_in_distinct_constraint_is_an_error() -> None:
     claims = [claim("claim-0", req("req-0"), constraints=[distinct(BOOL, "req-0")])]
     with pytest.raises(AllocationError, match="unsupported attribute value"):
         allocate(claims, [slice_(dev("device-1", attrs={"boolAttribute": {}}, multi=True))], class_a())
+
+
+@pytest.mark.parametrize(
+    ("obj", "kind", "name"),
+    [
+        ({"kind": "ResourceSlice", "spec": {"devices": [dev("d", ranged={CAP0: "4x"})]}}, "ResourceSlice", "slice-1"),
+        (
+            {"kind": "ResourceSlice", "spec": {"devices": [dev("d", valued=(1, {CAP0: 4}, ["2y"]))]}},
+            "ResourceSlice",
+            "slice-1",
+        ),
+        ({"kind": "ResourceClaim", "spec": {"devices": {"requests": [req("req-0", cap="1q")]}}}, "ResourceClaim", "c"),
+        (
+            {
+                "kind": "ResourceClaim",
+                "status": {
+                    "allocation": {
+                        "devices": {
+                            "results": [
+                                {
+                                    "request": "r",
+                                    "driver": "d",
+                                    "pool": "p",
+                                    "device": "x",
+                                    "shareID": "s",
+                                    "consumedCapacity": {CAP0: "1z"},
+                                }
+                            ]
+                        }
+                    }
+                },
+            },
+            "ResourceClaim",
+            "c",
+        ),
+    ],
+    ids=["policy-range", "policy-values", "request", "consumed"],
+)
+def test_an_unparsable_capacity_quantity_names_the_object(tmp_path: Any, obj: Json, kind: str, name: str) -> None:
+    document = {"apiVersion": "resource.k8s.io/v1", "metadata": {"name": name, "namespace": "ns"}, **obj}
+    path = tmp_path / "objects.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(PodwhyError, match=rf"objects.json: the object \({kind} '{name}'\): unparsable quantity"):
+        FileSource([str(path)]).load()
