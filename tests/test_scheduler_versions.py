@@ -36,6 +36,7 @@ from podwhy.report.model import Report, StatusName
 from podwhy.runtime.config import default_profile, parse_scheduler_config
 from podwhy.runtime.cycle import run_cycle
 from podwhy.runtime.versions import VersionSource, choose_version
+from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.strategies import Cluster, clusters
@@ -433,6 +434,66 @@ def test_a_pod_of_a_pod_group_says_gang_scheduling_is_not_simulated() -> None:
     assert any(w.startswith("the pod belongs to pod group training: gang scheduling") for w in report.warnings)
     plain = make_pod("solo").req(cpu="1").obj()
     assert not any("pod group" in w for w in build_report(run_cycle(snapshot, plain), snapshot).warnings)
+
+
+POD_GROUP_DUMP = {
+    "apiVersion": "v1",
+    "kind": "List",
+    "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}},
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "worker-0", "namespace": "ml"},
+            "spec": {"containers": [{"name": "c"}], "schedulingGroup": {"podGroupName": "training"}},
+        },
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "Workload",
+            "metadata": {"name": "job", "namespace": "ml"},
+            "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}}}]},
+        },
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "training", "namespace": "ml"},
+            "spec": {
+                "podGroupTemplateRef": {"workload": {"workloadName": "job", "podGroupTemplateName": "workers"}},
+                "schedulingPolicy": {"gang": {"minCount": 4}},
+            },
+        },
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "solo", "namespace": "ml"},
+            "spec": {"schedulingPolicy": {"basic": {}}},
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("group", "policy"),
+    [("training", " (policy gang, minCount 4)"), ("solo", " (policy basic)"), ("absent", "")],
+)
+def test_workloads_and_pod_groups_are_read_and_name_the_policy(tmp_path: Path, group: str, policy: str) -> None:
+    """scheduling.k8s.io/v1alpha2 Workload and PodGroup (v1.36) are read, not ignored; the
+    warning about a pod of a pod group names its group's scheduling policy when the dump holds it."""
+    dump = json.loads(json.dumps(POD_GROUP_DUMP))
+    dump["items"][1]["spec"]["schedulingGroup"]["podGroupName"] = group
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(dump))
+    snapshot = FileSource([str(path)]).load()
+    assert not snapshot.ignored_kinds
+    assert snapshot.workloads["ml/job"].spec.pod_group_templates[0].scheduling_policy.gang == o.GangSchedulingPolicy(
+        min_count=4
+    )
+    assert set(snapshot.pod_groups) == {"ml/training", "ml/solo"}
+    assert "PodGroup" not in snapshot.missing and "Workload" not in snapshot.missing
+    pod = snapshot.pods[0]
+    report = build_report(run_cycle(snapshot, pod, default_profile(V1_36)), snapshot)
+    want = f"the pod belongs to pod group {group}{policy}: gang scheduling"
+    assert next(w for w in report.warnings if "pod group" in w).startswith(want)
 
 
 def test_check_takes_the_release_too(tmp_path: Path) -> None:

@@ -882,9 +882,29 @@ class DeviceAttribute(_Base):
     version_value: str | None = msgspec.field(default=None, name="version")
 
 
+class CapacityRequestPolicyRange(_Base):
+    min: QuantityInput | None = None
+    max: QuantityInput | None = None
+    step: QuantityInput | None = None
+
+
+class CapacityRequestPolicy(_Base):
+    """How much of a shareable device's capacity one allocation may consume (DRAConsumableCapacity)."""
+
+    default: QuantityInput | None = None
+    valid_values: list[QuantityInput] = []
+    valid_range: CapacityRequestPolicyRange | None = None
+
+
 class DeviceCapacity(_Base):
     value: QuantityInput = 0
-    request_policy: Any = None
+    request_policy: CapacityRequestPolicy | None = None
+
+
+class CapacityRequirements(_Base):
+    """A request's `capacity`: how much of each capacity of a shared device it consumes."""
+
+    requests: dict[str, QuantityInput] | None = None
 
 
 class ResourcePool(_Base):
@@ -931,7 +951,7 @@ class ExactDeviceRequest(_Base):
     count: Int64 | None = None
     admin_access: bool | None = None
     tolerations: list[Any] = []
-    capacity: Any = None
+    capacity: CapacityRequirements | None = None
 
 
 class DeviceSubRequest(_Base):
@@ -941,7 +961,7 @@ class DeviceSubRequest(_Base):
     allocation_mode: str = ""
     count: Int64 | None = None
     tolerations: list[Any] = []
-    capacity: Any = None
+    capacity: CapacityRequirements | None = None
 
 
 class DeviceRequest(_Base):
@@ -973,6 +993,7 @@ class DeviceRequestAllocationResult(_Base):
     device: str = ""
     admin_access: bool | None = None
     share_id: str | None = msgspec.field(default=None, name="shareID")
+    consumed_capacity: dict[str, QuantityInput] | None = None
 
 
 class DeviceAllocationResult(_Base):
@@ -1015,6 +1036,57 @@ class ResourceClaimTemplate(_Base):
     spec: ResourceClaimTemplateSpec = msgspec.field(default_factory=ResourceClaimTemplateSpec)
 
 
+# ---------------------------------------------------------------- pod groups (scheduling.k8s.io/v1alpha2, v1.36)
+
+
+class GangSchedulingPolicy(_Base):
+    min_count: Int32 = 0
+
+
+class PodGroupSchedulingPolicy(_Base):
+    """Exactly one of basic (no gang) and gang."""
+
+    basic: dict[str, Any] | None = None
+    gang: GangSchedulingPolicy | None = None
+
+
+class PodGroupTemplate(_Base):
+    name: str = ""
+    scheduling_policy: PodGroupSchedulingPolicy = msgspec.field(default_factory=PodGroupSchedulingPolicy)
+
+
+class SchedulingWorkloadSpec(_Base):
+    pod_group_templates: list[PodGroupTemplate] = []
+
+
+class SchedulingWorkload(_Base):
+    """A `Workload` of scheduling.k8s.io (GenericWorkload): templates of the pod groups it runs."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: SchedulingWorkloadSpec = msgspec.field(default_factory=SchedulingWorkloadSpec)
+
+
+class WorkloadPodGroupTemplateReference(_Base):
+    workload_name: str = ""
+    pod_group_template_name: str = ""
+
+
+class PodGroupTemplateReference(_Base):
+    workload: WorkloadPodGroupTemplateReference | None = None
+
+
+class PodGroupSpec(_Base):
+    pod_group_template_ref: PodGroupTemplateReference | None = None
+    scheduling_policy: PodGroupSchedulingPolicy = msgspec.field(default_factory=PodGroupSchedulingPolicy)
+
+
+class PodGroup(_Base):
+    """A `PodGroup` of scheduling.k8s.io: the group a pod names in spec.schedulingGroup.podGroupName."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodGroupSpec = msgspec.field(default_factory=PodGroupSpec)
+
+
 # ---------------------------------------------------------------- the kinds podwhy reads
 
 
@@ -1039,6 +1111,50 @@ def _pod_quantities(pod: Pod) -> Iterator[ResourceList]:
 def _node_quantities(node: Node) -> Iterator[ResourceList]:
     yield node.status.allocatable
     yield node.status.capacity
+
+
+def _slice_quantities(rs: ResourceSlice) -> Iterator[ResourceList]:
+    """Device capacities and their requestPolicy values (the allocator computes with them)."""
+    for device in rs.spec.devices:
+        for capacity in device.capacity.values():
+            yield {"value": capacity.value}
+            policy = capacity.request_policy
+            if policy is None:
+                continue
+            yield {str(i): v for i, v in enumerate(policy.valid_values)}
+            bounds = policy.valid_range
+            yield {
+                name: value
+                for name, value in (
+                    ("default", policy.default),
+                    ("validRange.min", bounds.min if bounds else None),
+                    ("validRange.max", bounds.max if bounds else None),
+                    ("validRange.step", bounds.step if bounds else None),
+                )
+                if value is not None
+            }
+
+
+def _request_capacities(spec: ResourceClaimSpec) -> Iterator[ResourceList]:
+    for request in spec.devices.requests:
+        if request.exactly is not None and request.exactly.capacity is not None:
+            yield request.exactly.capacity.requests or {}
+        for sub in request.first_available:
+            if sub.capacity is not None:
+                yield sub.capacity.requests or {}
+
+
+def _claim_quantities(claim: ResourceClaim) -> Iterator[ResourceList]:
+    """Capacity requests, and the capacity allocated shares consume."""
+    yield from _request_capacities(claim.spec)
+    if claim.status.allocation is not None:
+        for result in claim.status.allocation.devices.results:
+            if result.consumed_capacity:
+                yield result.consumed_capacity
+
+
+def _claim_template_quantities(template: ResourceClaimTemplate) -> Iterator[ResourceList]:
+    yield from _request_capacities(template.spec.spec)
 
 
 @dataclass(frozen=True)
@@ -1076,12 +1192,25 @@ KINDS: dict[str, KindInfo] = {
     "Job": KindInfo(Job, "Jobs", "jobs", _NS),
     "CronJob": KindInfo(CronJob, "CronJobs", "cron_jobs", _NS),
     "DeviceClass": KindInfo(DeviceClass, "DeviceClasses", "device_classes", _N),
-    "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L),
-    "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS),
-    "ResourceClaimTemplate": KindInfo(ResourceClaimTemplate, "ResourceClaimTemplates", "resource_claim_templates", _NS),
+    "ResourceSlice": KindInfo(ResourceSlice, "ResourceSlices", "resource_slices", _L, _slice_quantities),
+    "ResourceClaim": KindInfo(ResourceClaim, "ResourceClaims", "resource_claims", _NS, _claim_quantities),
+    "ResourceClaimTemplate": KindInfo(
+        ResourceClaimTemplate,
+        "ResourceClaimTemplates",
+        "resource_claim_templates",
+        _NS,
+        _claim_template_quantities,
+    ),
+    # Read to name a pod group's policy; no plugin reads them (gang scheduling is not simulated).
+    "Workload": KindInfo(SchedulingWorkload, "Workloads", "workloads", _NS),
+    "PodGroup": KindInfo(PodGroup, "PodGroups", "pod_groups", _NS),
 }
 
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
+
+# Kinds of alpha APIs (not served unless enabled): read when a dump holds them, but neither
+# fetched live, nor listed in the dump command, nor demanded of a complete dump.
+ALPHA_KINDS = frozenset({"Workload", "PodGroup"})
 
 # The kinds without a namespace: an object of one is known by its kind and name alone.
 CLUSTER_SCOPED_KINDS = frozenset(

@@ -157,10 +157,24 @@ def lacking_kinds_warning(kinds: Sequence[str]) -> str:
 
 # A pod of a pod group (spec.schedulingGroup, v1.36): what podwhy does not simulate about it.
 POD_GROUP_NOT_SIMULATED = (
-    "the pod belongs to pod group {group}: gang scheduling of pod groups (feature gates GenericWorkload and"
+    "the pod belongs to pod group {group}{policy}: gang scheduling of pod groups (feature gates GenericWorkload and"
     " GangScheduling, off by default) is not simulated; podwhy schedules the pod on its own, as the default"
     " scheduler does, while with gang scheduling on its group's pods are placed together or not at all"
 )
+
+
+def _pod_group_policy(snapshot: Snapshot, namespace: str, name: str) -> str:
+    """ " (policy gang, minCount N)" or " (policy basic)" of the pod's PodGroup; "" when the
+    snapshot does not hold it (or it names neither)."""
+    pod_group = snapshot.pod_groups.get(f"{namespace}/{name}")
+    if pod_group is None:
+        return ""
+    policy = pod_group.spec.scheduling_policy
+    if policy.gang is not None:
+        return f" (policy gang, minCount {policy.gang.min_count})"
+    if policy.basic is not None:
+        return " (policy basic)"
+    return ""
 
 
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
@@ -169,7 +183,8 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
         warnings.append(lacking_kinds_warning(cycle.lacking_kinds))
     group = cycle.pod.pod.spec.scheduling_group
     if group is not None and group.pod_group_name:
-        warnings.append(POD_GROUP_NOT_SIMULATED.format(group=group.pod_group_name))
+        policy = _pod_group_policy(snapshot, cycle.pod.pod.metadata.namespace, group.pod_group_name)
+        warnings.append(POD_GROUP_NOT_SIMULATED.format(group=group.pod_group_name, policy=policy))
     no_scheduler = _no_scheduler_warning(cycle, snapshot)
     if no_scheduler is not None:
         warnings.append(no_scheduler)

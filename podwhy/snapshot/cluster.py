@@ -78,6 +78,9 @@ class Snapshot:
     resource_slices: list[o.ResourceSlice] = field(default_factory=list)
     resource_claims: dict[str, o.ResourceClaim] = field(default_factory=dict)
     resource_claim_templates: dict[str, o.ResourceClaimTemplate] = field(default_factory=dict)
+    # Pod groups (v1.36): only to name a pod's group policy; gang scheduling is not simulated.
+    workloads: dict[str, o.SchedulingWorkload] = field(default_factory=dict)
+    pod_groups: dict[str, o.PodGroup] = field(default_factory=dict)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)

@@ -23,7 +23,7 @@ from typing import BinaryIO, Protocol
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
-from podwhy.model.objects import KINDS
+from podwhy.model.objects import ALPHA_KINDS, KINDS
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
 
@@ -31,7 +31,7 @@ from podwhy.snapshot.decode import decode
 # nothing is explained) and Events (which only add what the scheduler said). Files that hold
 # no object of one of them cannot tell a cluster without any from a dump that left it out
 # (`kubectl cluster-info dump` never writes PVCs; `kubectl get nodes,pods` writes nothing else).
-VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"}
+VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"} - ALPHA_KINDS
 
 _SUFFIXES = (".json", ".yaml", ".yml")
 

@@ -133,7 +133,7 @@ class DeviceRequestV1alpha3(_Wire):
 
 
 class DeviceRequestV1beta1(DeviceRequestV1alpha3):
-    capacity: Any = None
+    capacity: o.CapacityRequirements | None = None
 
 
 class DeviceClaimV1alpha3(_Wire):
@@ -374,6 +374,8 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
         f"{_DRA}/v1alpha3": Served(ResourceClaimV1alpha3, claim_from_old),
         f"{_DRA}/v1alpha2": Refused(CLASSIC_DRA),
     },
+    "Workload": {"scheduling.k8s.io/v1alpha2": SAME},
+    "PodGroup": {"scheduling.k8s.io/v1alpha2": SAME},
     "ResourceClaimTemplate": {
         f"{_DRA}/v1": SAME,
         f"{_DRA}/v1beta2": SAME,

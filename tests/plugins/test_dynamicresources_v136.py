@@ -315,23 +315,41 @@ def test_extended_resource_neither_advertised_nor_backed() -> None:
 # ------------------------------------------------------------------ what podwhy does not simulate, said
 
 
-def test_consumable_capacity_is_said_not_simulated() -> None:
-    """DRAConsumableCapacity: v1.35 refuses capacity requests (the scheduler's error); v1.36 would
-    share devices by capacity, which podwhy does not simulate: an Error naming it, never a guess."""
+def _shared_claim(name: str, consumed: Json | None) -> o.ResourceClaim:
+    """A claim allocated a share of device-1 (shareID, and consumedCapacity when given)."""
+    claim = make_claim(name=name, allocated=[(DRIVER_A, NODE1, "device-1")])
+    assert claim.status.allocation is not None
+    result = claim.status.allocation.devices.results[0]
+    result.share_id = f"share-{name}"
+    result.consumed_capacity = consumed
+    return claim
+
+
+def test_consumable_capacity_from_v1_36() -> None:
+    """DRAConsumableCapacity: v1.35 refuses capacity requests (the scheduler's error) and treats a
+    shared device as allocated; v1.36 shares it by what the allocated shares consume."""
     request = exact()
     request["exactly"]["capacity"] = {"requests": {"memory": "1Gi"}}
     claims = [make_claim(request)]
-    slices = [make_slice(device("device-1", "4Gi"))]
-    code, reasons = _filter(V1_35, claims, slices)
+    shared = [make_slice({**device("device-1", "4Gi"), "allowMultipleAllocations": True})]
+    code, reasons = _filter(V1_35, claims, shared)
     assert code == Code.Error and reasons[0].endswith(
         "request req-0: has capacity requests, but the DRAConsumableCapacity feature is disabled"
     )
-    code, reasons = _filter(V1_36, claims, slices)
-    assert code == Code.Error and "podwhy does not simulate consumable capacity" in reasons[0]
-    shared = [make_slice({**device("device-1", "4Gi"), "allowMultipleAllocations": True})]
-    assert _filter(V1_35, [make_claim(exact())], shared) == OK
-    code, reasons = _filter(V1_36, [make_claim(exact())], shared)
-    assert code == Code.Error and "allows multiple allocations" in reasons[0]
+    assert _filter(V1_36, claims, shared) == OK
+    # A capacity the device does not have: no device fits.
+    other = exact()
+    other["exactly"]["capacity"] = {"requests": {"cores": "1"}}
+    assert _filter(V1_36, [make_claim(other)], shared) == REJECTED
+    # Shares of other claims: 3Gi consumed leaves 1Gi; a share without consumedCapacity holds none.
+    three = _shared_claim("other", {"memory": "3Gi"})
+    assert _filter(V1_35, [make_claim(exact()), three], shared) == REJECTED
+    assert _filter(V1_36, [*claims, three], shared) == OK
+    assert _filter(V1_36, [*claims, three, _shared_claim("more", {"memory": "1Ki"})], shared) == REJECTED
+    assert _filter(V1_36, [*claims, three, _shared_claim("none", None)], shared) == OK
+    # Without a capacity request a share takes the whole capacity (no requestPolicy default).
+    assert _filter(V1_36, [make_claim(exact()), three], shared) == REJECTED
+    assert _filter(V1_36, [make_claim(exact())], shared) == OK
 
 
 def test_devices_with_binding_conditions_are_selectable_from_v1_36() -> None:

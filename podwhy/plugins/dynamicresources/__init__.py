@@ -24,13 +24,16 @@ from podwhy.framework.versions import (
 )
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
+from podwhy.model.quantity import parse_quantity
 from podwhy.plugins.dynamicresources.allocator import (
     AllocationError,
     Allocator,
+    Capacity,
     ClaimAllocation,
     DeviceID,
     NodeAllocationError,
     NotSimulatedError,
+    add_capacity,
     claim_key,
     describe_requests,
 )
@@ -182,9 +185,12 @@ class DynamicResources(Plugin):
     def device_classes(self) -> dict[str, o.DeviceClass]:
         return self.handle.snapshot.device_classes
 
-    def _allocated_devices(self) -> set[DeviceID]:
-        """Devices of every allocated claim (admin-access results do not hold a device)."""
+    def _allocated_state(self, consumable_capacity: bool) -> tuple[set[DeviceID], dict[DeviceID, Capacity]]:
+        """GatherAllocatedState: devices of every allocated claim (admin-access results do not hold
+        a device) and, with DRAConsumableCapacity, the capacity that shares (results with a
+        shareID) consume of their device instead; without it a shared device is simply allocated."""
         devices: set[DeviceID] = set()
+        capacity: dict[DeviceID, Capacity] = {}
         for claim in self.handle.snapshot.resource_claims.values():
             allocation = claim.status.allocation
             if allocation is None:
@@ -192,8 +198,14 @@ class DynamicResources(Plugin):
             for result in allocation.devices.results:
                 if result.admin_access:
                     continue
-                devices.add((result.driver, result.pool, result.device))
-        return devices
+                device_id = (result.driver, result.pool, result.device)
+                if consumable_capacity and result.share_id is not None:
+                    if result.consumed_capacity is not None:
+                        consumed = {name: parse_quantity(raw) for name, raw in result.consumed_capacity.items()}
+                        add_capacity(capacity, device_id, consumed)
+                    continue
+                devices.add(device_id)
+        return devices, capacity
 
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(
@@ -247,8 +259,9 @@ class DynamicResources(Plugin):
         data.available_on_nodes = available_on_nodes
         if to_allocate > 0:
             emulation = self.handle.emulation
+            allocated, allocated_capacity = self._allocated_state(emulation.enabled(DRA_CONSUMABLE_CAPACITY))
             data.allocator = Allocator(
-                self._allocated_devices(),
+                allocated,
                 self.device_classes(),
                 self.handle.snapshot.resource_slices,
                 self._selector_cache,
@@ -256,6 +269,7 @@ class DynamicResources(Plugin):
                 partitionable_devices=emulation.enabled(DRA_PARTITIONABLE_DEVICES),
                 consumable_capacity=emulation.enabled(DRA_CONSUMABLE_CAPACITY),
                 binding_conditions=emulation.enabled(DRA_DEVICE_BINDING_CONDITIONS),
+                allocated_capacity=allocated_capacity,
             )
         data.claims = claims
         return None, success()

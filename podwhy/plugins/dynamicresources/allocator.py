@@ -63,9 +63,128 @@ class NotSimulatedError(Exception):
         return str(self.args[0])
 
 
-CONSUMABLE_CAPACITY_NOT_SIMULATED = (
-    "podwhy does not simulate consumable capacity (DRAConsumableCapacity, on by default from v1.36)"
-)
+# Consumed capacity per capacity name (ConsumedCapacity); per device (ConsumedCapacityCollection).
+Capacity = dict[str, Fraction]
+
+
+def _quantity(raw: Any) -> Fraction:
+    return parse_quantity(raw)
+
+
+def _ceil(value: Fraction) -> int:
+    """resource.Quantity.Value(): the value rounded up to an integer."""
+    return -((-value.numerator) // value.denominator)
+
+
+def _policy_range(policy: o.CapacityRequestPolicy) -> tuple[Fraction, Fraction | None, Fraction | None]:
+    """validRange's min, max and step; the API server requires min and a positive step."""
+    valid_range = policy.valid_range
+    assert valid_range is not None
+    if valid_range.min is None:
+        raise NotSimulatedError("capacity requestPolicy.validRange without min (the API server requires it)")
+    step = _quantity(valid_range.step) if valid_range.step is not None else None
+    if step is not None and _ceil(step) <= 0:
+        raise NotSimulatedError("capacity requestPolicy.validRange.step must be positive")
+    maximum = _quantity(valid_range.max) if valid_range.max is not None else None
+    return _quantity(valid_range.min), maximum, step
+
+
+def consumed_capacity(requested: Fraction | None, capacity: o.DeviceCapacity) -> Fraction:
+    """calculateConsumedCapacity: the request rounded up to the device's requestPolicy, or the
+    policy's default (else the whole capacity) when the request names no amount."""
+    policy = capacity.request_policy
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return _quantity(policy.default)
+        return _quantity(capacity.value)
+    if policy is None:
+        return requested
+    if policy.valid_range is not None and policy.valid_range.min is not None:
+        minimum, _, step = _policy_range(policy)
+        if requested < minimum:
+            return minimum
+        if step is None:
+            return requested
+        # roundUpRange works on the integer values (Quantity.Value rounds up).
+        lowest, increment = _ceil(minimum), _ceil(step)
+        added = _ceil(requested) - lowest
+        n = added // increment + (1 if added % increment else 0)
+        return Fraction(lowest + increment * n)
+    if policy.valid_values:
+        for value in policy.valid_values:
+            allowed = _quantity(value)
+            if requested <= allowed:
+                return allowed
+    return requested
+
+
+def violates_policy(value: Fraction, policy: o.CapacityRequestPolicy | None) -> bool:
+    """violatesPolicy: above validRange.max, off validRange's step, or none of validValues."""
+    if policy is None:
+        return False
+    if policy.default is not None and value == _quantity(policy.default):
+        return False
+    if policy.valid_range is not None:
+        minimum, maximum, step = _policy_range(policy)
+        if maximum is not None and value > maximum:
+            return True
+        if step is not None:
+            # Go's % truncates towards zero; "not a multiple" is the same either way.
+            return (_ceil(value) - _ceil(minimum)) % _ceil(step) != 0
+        return False
+    if policy.valid_values:
+        return all(value != _quantity(allowed) for allowed in policy.valid_values)
+    return False
+
+
+def request_over_capacity(
+    consumed: Capacity,
+    requests: Mapping[str, Any] | None,
+    capacities: Mapping[str, o.DeviceCapacity],
+    allocating: Capacity,
+) -> bool | None:
+    """CmpRequestOverCapacity: True when the request fits in what the device has left, False when
+    it does not or breaks a requestPolicy, None (upstream's error) when it names a capacity the
+    device does not have."""
+    if requests and any(name not in capacities for name in requests):
+        return None
+    for name, capacity in capacities.items():
+        raw = requests.get(name) if requests else None
+        amount = consumed_capacity(_quantity(raw) if raw is not None else None, capacity)
+        if violates_policy(amount, capacity.request_policy):
+            return False
+        total = consumed.get(name, Fraction(0)) + amount + allocating.get(name, Fraction(0))
+        if total > _quantity(capacity.value):
+            return False
+    return True
+
+
+def capacity_from_request(requests: Mapping[str, Any] | None, capacities: Mapping[str, o.DeviceCapacity]) -> Capacity:
+    """GetConsumedCapacityFromRequest: what one allocation consumes of each of the device's capacities."""
+    out: Capacity = {}
+    for name, capacity in capacities.items():
+        raw = requests.get(name) if requests else None
+        out[name] = consumed_capacity(_quantity(raw) if raw is not None else None, capacity)
+    return out
+
+
+def add_capacity(collection: dict[DeviceID, Capacity], device_id: DeviceID, capacity: Mapping[str, Fraction]) -> None:
+    """ConsumedCapacityCollection.Insert: an entry (even an empty one) marks the device as shared."""
+    entry = collection.setdefault(device_id, {})
+    for name, amount in capacity.items():
+        entry[name] = entry.get(name, Fraction(0)) + amount
+
+
+def _remove_capacity(collection: dict[DeviceID, Capacity], device_id: DeviceID, capacity: Capacity) -> None:
+    """ConsumedCapacityCollection.Remove: subtracts, and drops the entry once all of it is zero."""
+    entry = collection.get(device_id)
+    if entry is None:
+        return
+    for name, amount in capacity.items():
+        if name in entry:
+            entry[name] -= amount
+    if all(amount == 0 for amount in entry.values()):
+        del collection[device_id]
 
 
 def _counters(holder: Any) -> dict[str, Fraction]:
@@ -222,6 +341,8 @@ class RequestView:
     has_admin_access: bool
     # DeviceTolerations as the API holds them (dicts: key, operator, value, effect).
     tolerations: tuple[Any, ...] = ()
+    # capacity.requests (DRAConsumableCapacity).
+    capacity_requests: Mapping[str, Any] | None = None
 
     @classmethod
     def of_exact(cls, name: str, req: o.ExactDeviceRequest) -> RequestView:
@@ -236,13 +357,17 @@ class RequestView:
             bool(req.admin_access),
             req.admin_access is not None,
             tuple(req.tolerations),
+            req.capacity.requests if req.capacity is not None else None,
         )
 
     @classmethod
     def of_sub(cls, sub: o.DeviceSubRequest) -> RequestView:
         mode = sub.allocation_mode or MODE_EXACT_COUNT
         count = sub.count if sub.count is not None else (1 if mode == MODE_EXACT_COUNT else 0)
-        return cls(sub.name, sub.device_class_name, sub.selectors, mode, count, False, False, tuple(sub.tolerations))
+        requests = sub.capacity.requests if sub.capacity is not None else None
+        return cls(
+            sub.name, sub.device_class_name, sub.selectors, mode, count, False, False, tuple(sub.tolerations), requests
+        )
 
 
 @dataclass
@@ -278,6 +403,8 @@ class DeviceResult:
     pool: str
     device: str
     admin_access: bool = False
+    # Shared devices (allowMultipleAllocations): what this allocation consumes of each capacity.
+    consumed_capacity: Capacity | None = None
 
 
 ClaimAllocation = list[DeviceResult]
@@ -318,6 +445,38 @@ class _MatchAttribute:
 
     def remove(self, request: str, sub: str) -> None:
         if self._applies(request, sub):
+            self.num_devices -= 1
+
+
+class _DistinctAttribute(_MatchAttribute):
+    """distinctAttribute: no two devices of the named requests share the attribute's value.
+
+    As upstream, the values seen are kept per base request name (a later device of the same
+    request replaces the earlier one's value, and removing one device forgets the request's)."""
+
+    def __init__(self, request_names: list[str], attribute: str) -> None:
+        super().__init__(request_names, attribute)
+        self.values: dict[str, tuple[str, Any]] = {}
+
+    def add(self, request: str, sub: str, device: o.Device, device_id: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = _typed_attribute(lookup_attribute(device, device_id, self.attribute))
+        if value is None:
+            return False
+        if self.num_devices == 0:
+            self.values[request] = value
+            self.num_devices = 1
+            return True
+        if any(seen == value for seen in self.values.values()):
+            return False
+        self.values[request] = value
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub: str) -> None:
+        if self._applies(request, sub):
+            self.values.pop(request, None)
             self.num_devices -= 1
 
 
@@ -377,6 +536,7 @@ def cel_device(device: o.Device, driver: str) -> dict[str, Any]:
         capacity.setdefault(domain, {})[ident] = Quantity.from_object(cap.value)
     return {
         "driver": driver,
+        "allowMultipleAllocations": bool(device.allow_multiple_allocations),
         "attributes": DefaultingMap(attributes),
         "capacity": DefaultingMap(capacity),
     }
@@ -398,10 +558,15 @@ class Allocator:
         partitionable_devices: bool = False,
         consumable_capacity: bool = False,
         binding_conditions: bool = False,
+        allocated_capacity: Mapping[DeviceID, Capacity] | None = None,
     ) -> None:
-        """`device_taints`, `partitionable_devices`: the DRADeviceTaints and DRAPartitionableDevices
-        feature gates of the emulated release."""
+        """`device_taints`, `partitionable_devices`, `consumable_capacity`: the DRADeviceTaints,
+        DRAPartitionableDevices and DRAConsumableCapacity feature gates of the emulated release.
+
+        `allocated_devices`: devices allocated to one claim; `allocated_capacity`: the capacity
+        consumed on shared devices by allocations with a shareID (AllocatedState.AggregatedCapacity)."""
         self.allocated_devices = allocated_devices
+        self.allocated_capacity: Mapping[DeviceID, Capacity] = allocated_capacity or {}
         self.device_classes = device_classes
         self.slices = slices
         self.selector_cache = selector_cache or SelectorCache()
@@ -428,7 +593,7 @@ class _Run:
         self.claims = claims
         self.pools: list[Pool] = []
         self.request_data: dict[_RequestKey, _RequestData] = {}
-        self.constraints: list[list[_MatchAttribute]] = [[] for _ in claims]
+        self.constraints: list[list[_MatchAttribute | _DistinctAttribute]] = [[] for _ in claims]
         self.matches: dict[tuple[DeviceID, _RequestKey], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.results: list[ClaimAllocation] = [[] for _ in claims]
@@ -438,6 +603,8 @@ class _Run:
         self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
         self.cel_devices: dict[DeviceID, dict[str, Any] | CelError] = {}
+        # Capacity this run's allocations consume of shared devices (allocatingCapacity).
+        self.allocating_capacity: dict[DeviceID, Capacity] = {}
 
     # -------------------------------------------------------------- setup
     def allocate(self) -> list[ClaimAllocation] | None:
@@ -469,7 +636,7 @@ class _Run:
             with_capacity += [("subrequest", sub.name) for sub in request.first_available if sub.capacity]
             for kind, name in with_capacity[:1]:
                 if self.a.consumable_capacity:
-                    raise NotSimulatedError(f"claim {key}, {kind} {name}: {CONSUMABLE_CAPACITY_NOT_SIMULATED}")
+                    break
                 raise AllocationError(
                     f"claim {key}, {kind} {name}: has capacity requests,"
                     " but the DRAConsumableCapacity feature is disabled"
@@ -502,13 +669,18 @@ class _Run:
                 f"claim {key}: number of requested devices {min_devices} exceeds the claim limit of "
                 f"{ALLOCATION_RESULTS_MAX_SIZE}"
             )
-        constraints: list[_MatchAttribute] = []
+        constraints: list[_MatchAttribute | _DistinctAttribute] = []
         for index, constraint in enumerate(claim.spec.devices.constraints):
-            if constraint.match_attribute is None:
+            if constraint.match_attribute is not None:
+                constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
+            # v1.36's allocator knows distinctAttribute (v1.35's only with DRAConsumableCapacity,
+            # which is on by default from v1.36 on).
+            elif constraint.distinct_attribute is not None and self.a.consumable_capacity:
+                constraints.append(_DistinctAttribute(constraint.requests, constraint.distinct_attribute))
+            else:
                 raise AllocationError(
                     f"claim {key}, constraint #{index}: empty constraint (unsupported constraint type?)"
                 )
-            constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
         self.constraints[claim_index] = constraints
 
     def _validate_request(
@@ -549,7 +721,7 @@ class _Run:
                 for rs in pool.slices:
                     for index, device in enumerate(rs.spec.devices):
                         candidate = _Candidate((rs.spec.driver, rs.spec.pool.name, device.name), rs, index)
-                        if self._is_selectable(key, data, candidate):
+                        if self._is_selectable(key, data, candidate) and self._capacity_fits(data, candidate):
                             data.all_devices.append(candidate)
             data.num_devices = len(data.all_devices)
         else:
@@ -619,13 +791,14 @@ class _Run:
 
         for position in range(start, len(self.candidates)):
             candidate = self.candidates[position]
-            self._check_shared(key, data, candidate)
             if request.admin_access:
                 if claim_index in self.allocating.get(candidate.device_id, ()):
                     continue
             elif self._in_use(candidate.device_id):
                 continue
             if not self._is_selectable(key, data, candidate):
+                continue
+            if not self._capacity_fits(data, candidate):
                 continue
             undo = self._allocate_device(key, data, candidate, must=False)
             if undo is None:
@@ -693,17 +866,22 @@ class _Run:
                 return False
         return True
 
-    def _check_shared(self, key: _RequestKey, data: _RequestData, candidate: _Candidate) -> None:
-        """A device several claims may share (allowMultipleAllocations) that the request could take."""
-        if (
-            self.a.consumable_capacity
-            and candidate.device.allow_multiple_allocations
-            and self._is_selectable(key, data, candidate)
-        ):
-            raise NotSimulatedError(
-                f"device {device_id_string(candidate.device_id)} allows multiple allocations:"
-                f" {CONSUMABLE_CAPACITY_NOT_SIMULATED}"
-            )
+    def _capacity_fits(self, data: _RequestData, candidate: _Candidate) -> bool:
+        """With DRAConsumableCapacity, CmpRequestOverCapacity: the request's capacity (rounded up
+        to the device's requestPolicy) fits in what allocated and allocating shares left."""
+        if not self.a.consumable_capacity:
+            return True
+        device_id = candidate.device_id
+        fits = request_over_capacity(
+            self.a.allocated_capacity.get(device_id, {}),
+            data.request.capacity_requests,
+            candidate.device.capacity,
+            self.allocating_capacity.get(device_id, {}),
+        )
+        return bool(fits)
+
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        return device_id in self.a.allocated_capacity or device_id in self.allocating_capacity
 
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated_devices or bool(self.allocating.get(device_id))
@@ -714,19 +892,24 @@ class _Run:
         claim_index = key[0]
         request = data.request
         device_id = candidate.device_id
+        device = candidate.device
+        shared = self.a.consumable_capacity and bool(device.allow_multiple_allocations)
         if request.admin_access:
-            if claim_index in self.allocating.get(device_id, ()):
+            if not shared and claim_index in self.allocating.get(device_id, ()):
                 return None
         elif self._in_use(device_id):
             return None
-        device = candidate.device
+        counters = False  # whether this device's counters were reserved
         if device.consumes_counters:
             if not self.a.partitionable_devices:
                 return None  # partitionable devices are off
-            if not self._reserve_counters(candidate):
-                return None
+            # A shared device already in use has its counters counted once already.
+            if not (shared and self._capacity_in_use(device_id)):
+                if not self._reserve_counters(candidate):
+                    return None
+                counters = True
         if self.a.device_taints and taint_prevents_allocation(device, request):
-            if device.consumes_counters:
+            if counters:
                 self._consume_counters(candidate, -1)
             return None
         if data.parent is None:
@@ -743,23 +926,51 @@ class _Run:
                     )
                 for earlier in constraints[:index]:
                     earlier.remove(base, sub)
-                if device.consumes_counters and self.a.partitionable_devices:
+                if counters:
                     self._consume_counters(candidate, -1)
                 return None
-        self.allocating.setdefault(device_id, set()).add(claim_index)
+
+        def rollback(marked: bool, consumed: Capacity | None, entry_existed: bool) -> None:
+            if consumed is not None:
+                _remove_capacity(self.allocating_capacity, device_id, consumed)
+                if entry_existed:
+                    # The earlier share still marks the device as shared.
+                    self.allocating_capacity.setdefault(device_id, {})
+            if marked:
+                self.allocating[device_id].discard(claim_index)
+            for constraint in reversed(constraints):
+                constraint.remove(base, sub)
+            if counters:
+                self._consume_counters(candidate, -1)
+
+        if not shared:
+            self.allocating.setdefault(device_id, set()).add(claim_index)
+        consumed: Capacity | None = None
+        entry_existed = False
+        if self.a.consumable_capacity:
+            if not self._capacity_fits(data, candidate):
+                rollback(not shared, None, False)
+                return None
+            if shared:
+                consumed = capacity_from_request(request.capacity_requests, device.capacity)
+                entry_existed = device_id in self.allocating_capacity
+                add_capacity(self.allocating_capacity, device_id, consumed)
         results = self.results[claim_index]
         previous = len(results)
         results.append(
-            DeviceResult(data.request_name(), device_id[0], device_id[1], device_id[2], request.admin_access)
+            DeviceResult(
+                data.request_name(),
+                device_id[0],
+                device_id[1],
+                device_id[2],
+                request.admin_access,
+                consumed or None,
+            )
         )
 
         def undo() -> None:
-            for constraint in constraints:
-                constraint.remove(base, sub)
-            self.allocating[device_id].discard(claim_index)
             del results[previous:]
-            if device.consumes_counters and self.a.partitionable_devices:
-                self._consume_counters(candidate, -1)
+            rollback(not shared, consumed, entry_existed)
 
         return undo
 
