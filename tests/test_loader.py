@@ -342,7 +342,6 @@ def test_every_snapshot_collection_has_a_kind() -> None:
     collections = {
         f.name for f in dataclasses.fields(Snapshot) if f.name not in ("kinds_seen", "ignored_kinds", "sources")
     } - {
-        "from_cluster_info_dump",
         "missing",
         "raw_pods",
         "admitted_without",

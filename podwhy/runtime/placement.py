@@ -300,9 +300,7 @@ class Placer:
         they are gone, scheduled again; None when there is nothing to preempt."""
         post = cycle.post_filter
         preemption = post.preemption if post is not None else None
-        if not self._preempt_victims or preemption is None or not preemption.nominated_node:
-            return None
-        if not preemption.victims:
+        if not self._preempt_victims or preemption is None or not preemption.nominated_node or not preemption.victims:
             return None
         victims = [pi.pod for pi in preemption.victims]
         preemptor = f"{pod.metadata.namespace}/{pod.metadata.name}"

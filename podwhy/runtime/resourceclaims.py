@@ -1,10 +1,10 @@
 """ResourceClaims through what the cluster does to them while `check` places replicas.
 
 - The resource-claim controller creates a pod's claim from its ResourceClaimTemplate when the pod
-  is created (pkg/controller/resourceclaim): named from `generateName: <pod>-<claim>-` (each part
-  cut to 28 characters when together they pass 57; the five characters are podwhy's own, as for
-  every generated name), annotated `resource.kubernetes.io/pod-claim-name`, owned by the pod, and
-  recorded in the pod's `status.resourceClaimStatuses`.
+  is created (pkg/controller/resourceclaim): named from `generateName: <pod>-<claim>-` (past 57
+  characters both names are cut in proportion to their length and joined by one dash, as the
+  controller does; the five characters are podwhy's own, as for every generated name), annotated
+  `resource.kubernetes.io/pod-claim-name`, owned by the pod, and recorded in the pod's `status.resourceClaimStatuses`.
 - When a replica is placed, DynamicResources' Reserve/PreBind take effect: each claim it allocated
   on that node gets the allocation (its devices, and the node selector of the slices they come
   from), and every claim of the pod names it in `reservedFor`. The next replica then sees those
@@ -22,13 +22,18 @@ from podwhy.snapshot.names import suffix
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 # The generateName the controller gives a claim stays within 57 characters (63 less the suffix).
 MAX_BASE_LENGTH = 57
-PART_LENGTH = 28
 
 
 def claim_generate_name(pod_name: str, claim_name: str) -> str:
+    """The controller's generateName: both names cut in proportion to their length when too long."""
     base = f"{pod_name}-{claim_name}-"
     if len(base) > MAX_BASE_LENGTH:
-        base = f"{pod_name[:PART_LENGTH]}-{claim_name[:PART_LENGTH]}-"
+        full = len(base)
+        base = (
+            pod_name[: len(pod_name) * MAX_BASE_LENGTH // full]
+            + "-"
+            + claim_name[: len(claim_name) * MAX_BASE_LENGTH // full]
+        )
     return base
 
 

@@ -86,7 +86,6 @@ class Snapshot:
     kinds_seen: set[str] = field(default_factory=set)
     ignored_kinds: Counter[str] = field(default_factory=Counter)
     sources: list[str] = field(default_factory=list)
-    from_cluster_info_dump: bool = False
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply
     # lacks it, as a cluster-info dump lacks PersistentVolumeClaims).
     missing: dict[str, str] = field(default_factory=dict)

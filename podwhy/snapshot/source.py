@@ -96,8 +96,6 @@ class FileSource:
                     continue
                 path = Path(raw_path)
                 if path.is_dir():
-                    if _is_cluster_info_dump(path):
-                        snapshot.from_cluster_info_dump = True
                     files = _object_files(path)
                     if not files:
                         raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
@@ -190,17 +188,6 @@ def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
     if data[:2] == GZIP_MAGIC and progress is not None:
         progress(ReadProgress(str(path), "decompressing", len(data), len(data)))
     return gunzip(data, str(path))
-
-
-def _is_cluster_info_dump(root: Path) -> bool:
-    """The layout `kubectl cluster-info dump --output-directory` writes (files may be gzipped)."""
-
-    def has(folder: Path, name: str) -> bool:
-        return (folder / name).is_file() or (folder / (name + ".gz")).is_file()
-
-    if not has(root, "nodes.json"):
-        return False
-    return any(has(child, "pods.json") for child in root.iterdir() if child.is_dir())
 
 
 def _object_files(root: Path) -> list[Path]:
