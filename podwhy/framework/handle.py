@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
+from typing import Any
 
 from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
@@ -55,6 +56,12 @@ class Handle:
                 self._nominated[pod.status.nominated_node_name].append(pi)
         # Node indexes shared with the view this one was made from (with_nodes), copied on first change.
         self._borrowed: set[str] = set()
+        # The nodes whose bound pods changed (add_bound_pod, remove_bound_pod), in order: what a
+        # plugin kept over every node (see `memos`) needs recounting on those nodes only.
+        self.pod_changes: list[str] = []
+        # What plugins keep over every node between pods scheduled in turn, by their own keys;
+        # each entry notes len(pod_changes) when it was made. A derived view starts empty.
+        self.memos: dict[str, Any] = {}
         self._build_image_states()
         self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
         self.have_pods_with_required_anti_affinity = [
@@ -68,6 +75,7 @@ class Handle:
         self.pod_infos[pod_key(pod)] = pi
         ni = self._own(pod.spec.node_name)
         ni.add_pod_info(pi)
+        self.pod_changes.append(ni.name)
         if ni.pods_with_affinity and all(n is not ni for n in self.have_pods_with_affinity):
             self.have_pods_with_affinity.append(ni)
         if ni.pods_with_required_anti_affinity and all(n is not ni for n in self.have_pods_with_required_anti_affinity):
@@ -82,6 +90,7 @@ class Handle:
             return
         ni = self._own(pod.spec.node_name)
         ni.remove_pod(pi)
+        self.pod_changes.append(ni.name)
         if not ni.pods_with_affinity:
             self.have_pods_with_affinity = [n for n in self.have_pods_with_affinity if n is not ni]
         if not ni.pods_with_required_anti_affinity:
@@ -112,6 +121,7 @@ class Handle:
         there: binding pods in the new view leaves this one as it was."""
         assert not any(n.status.images for n in added), "image states would need recounting"
         other = copy.copy(self)
+        other.pod_changes, other.memos = [], {}
         other.snapshot = snapshot
         other.node_infos = list(self.node_infos)
         other.node_info_by_name = dict(self.node_info_by_name)
@@ -140,6 +150,7 @@ class Handle:
         """This view with those pods' nominations released (status.nominatedNodeName cleared):
         the node indexes are shared, only the room nominated pods reserve differs."""
         other = copy.copy(self)
+        other.pod_changes, other.memos = [], {}
         other._nominated = defaultdict(
             list, {node: [pi for pi in pods if pi.uid not in uids] for node, pods in self._nominated.items()}
         )

@@ -212,6 +212,11 @@ class Plugin:
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         raise NotImplementedError
 
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> tuple[dict[str, int], Status]:
+        """Score of each of `nodes` without evidence, the same raw scores as `score` (optional:
+        a plugin whose Score is costly across many nodes offers it for callers wanting totals)."""
+        raise NotImplementedError
+
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         raise NotImplementedError
 

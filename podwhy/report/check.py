@@ -82,9 +82,7 @@ def build_check_report(
         for w, p in zip(workloads, placements, strict=True)
         if p.workload.daemon_template is not None and not w.replicas
     ]
-    lacking = sorted(
-        {kind for p in placements for r in p.replicas if r.cycle is not None for kind in r.cycle.lacking_kinds}
-    )
+    lacking = sorted({kind for p in placements for r in p.replicas for kind in r.lacking_kinds})
     if lacking:
         warnings.append(lacking_kinds_warning(lacking))
     return CheckReport(

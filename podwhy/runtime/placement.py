@@ -132,7 +132,11 @@ class ReplicaPlacement:
     tied: list[str] = field(default_factory=list)
     # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
     created: bool = True
+    # The cycle of a replica left Pending (a placed one keeps only what the report needs of it:
+    # a thousand cycles over thousands of nodes would hold every node's verdict and score).
     cycle: CycleOutcome | None = None
+    # Kinds the snapshot holds none of that its cycle needed (see cycle.lacking_kinds).
+    lacking_kinds: list[str] = field(default_factory=list)
     # A DaemonSet pod: the node its controller made it for.
     target_node: str = ""
     # The pods its preemption evicted from `node` (it was placed once they were gone), and the
@@ -141,6 +145,10 @@ class ReplicaPlacement:
     violated_pdbs: list[str] = field(default_factory=list)
     # Set on a replica that was placed and then evicted by a later replica's preemption.
     preempted_by: str = ""
+
+    def __post_init__(self) -> None:
+        if self.cycle is not None and not self.lacking_kinds:
+            self.lacking_kinds = self.cycle.lacking_kinds
 
     @property
     def placed(self) -> bool:
@@ -243,7 +251,8 @@ class Placer:
         if known is not None:
             known.forget(node)
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
-        placed = ReplicaPlacement(pod, cycle.verdict, node, message, best if len(best) > 1 else [], cycle=cycle)
+        tied = best if len(best) > 1 else []
+        placed = ReplicaPlacement(pod, cycle.verdict, node, message, tied, lacking_kinds=cycle.lacking_kinds)
         if self._preempt_victims:
             self._placements[id(pod)] = placed
         return placed

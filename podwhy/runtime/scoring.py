@@ -82,13 +82,21 @@ def run_scores(
             continue
         scores: dict[str, int] = {}
         known = memo.get(name) if memo is not None else None
-        if known is not None and totals_only and len(known) >= len(names):
-            # Every node's raw score is known (only the evidence-free totals are wanted).
-            missing_nodes = [ni for ni in names if ni.name not in known]
-        else:
-            missing_nodes = None
-        if missing_nodes is not None and known is not None:
-            scores = {ni.name: known[ni.name][0] for ni in names if ni.name in known}
+        missing_nodes: list[NodeInfo] | None = None
+        if known is not None and totals_only:
+            # Only the evidence-free totals are wanted: the known raw scores are taken whole.
+            missing_nodes = []
+            for ni in names:
+                hit = known.get(ni.name)
+                if hit is None:
+                    missing_nodes.append(ni)
+                else:
+                    scores[ni.name] = hit[0]
+        elif known is None and totals_only and plugin.implements("score_nodes"):
+            scores, status = plugin.score_nodes(state, pod, names)
+            if not status.is_success():
+                return failed(f'plugin "{name}" failed with: {status.message()}')
+            missing_nodes = []
         for ni in names if missing_nodes is None else missing_nodes:
             if known is not None and (hit := known.get(ni.name)) is not None:
                 scores[ni.name] = hit[0]
@@ -102,14 +110,14 @@ def run_scores(
             if status.evidence:
                 evidence[(name, ni.name)] = status.evidence
             if known is not None:
-                known[ni.name] = (value, status.evidence)
+                known[ni.name] = (value, [] if totals_only else status.evidence)
         if not totals_only:
             raw_scores[name] = dict(scores)
         if plugin.implements("normalize_score"):
             status = plugin.normalize_score(state, pod, scores)
             if not status.is_success():
                 return failed(f'plugin "{name}" failed with: {status.message()}')
-        for value in scores.values():
+        for value in (min(scores.values(), default=0), max(scores.values(), default=0)):
             if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
                 return failed(
                     f'plugin "{name}" returns an invalid score {value}, it should in the range of '
@@ -119,9 +127,11 @@ def run_scores(
     out: dict[str, list[PluginScore]] = {}
     totals: dict[str, int] = {}
     if totals_only:
-        weighted_scores = [(per_plugin[name], weight) for name, weight in profile.score.items() if name in per_plugin]
-        for ni in names:
-            totals[ni.name] = sum(scores[ni.name] * weight for scores, weight in weighted_scores)
+        totals = dict.fromkeys([ni.name for ni in names], 0)
+        for name, weight in profile.score.items():
+            if name in per_plugin:
+                for node, value in per_plugin[name].items():
+                    totals[node] += value * weight
     for ni in names if not totals_only else ():
         row: list[PluginScore] = []
         total = 0

@@ -15,12 +15,16 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: dict[str, 
     Scores are expected to be non-negative. When every score is 0 they stay 0, or all become
     max_priority when reversed.
     """
-    max_count = max((s for s in scores.values() if s > 0), default=0)
+    max_count = max(0, max(scores.values(), default=0))
     if max_count == 0:
         if reverse:
             for node in scores:
                 scores[node] = max_priority
         return
+    # Scores take few distinct values over many nodes: each is scaled once.
+    scaled: dict[int, int] = {}
+    for score in set(scores.values()):
+        value = go_div(max_priority * score, max_count)
+        scaled[score] = max_priority - value if reverse else value
     for node, score in scores.items():
-        scaled = go_div(max_priority * score, max_count)
-        scores[node] = max_priority - scaled if reverse else scaled
+        scores[node] = scaled[score]

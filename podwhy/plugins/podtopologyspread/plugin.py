@@ -33,6 +33,7 @@ from podwhy.plugins.podtopologyspread.scoring import (
     init_pre_score_state,
     normalize_scores,
     score_node,
+    score_nodes,
 )
 
 if TYPE_CHECKING:
@@ -133,8 +134,18 @@ class PodTopologySpread(Plugin):
             return error(f"calculating preScoreState: {exc}")
         if not constraints:
             return skip()
-        pre = init_pre_score_state(constraints, nodes, require_all_topologies)
-        count_domains(pre, pod.pod, all_nodes, require_all_topologies)
+        handle = self.handle
+        memos = handle.memos.setdefault(self.NAME, {})
+        pre = init_pre_score_state(constraints, nodes, require_all_topologies, memos)
+        count_domains(
+            pre,
+            pod.pod,
+            all_nodes,
+            require_all_topologies,
+            memos,
+            handle.pod_changes,
+            handle.node_info_by_name,
+        )
         state.write(PRE_SCORE_STATE_KEY, pre)
         return success()
 
@@ -149,6 +160,12 @@ class PodTopologySpread(Plugin):
         if isinstance(pre, Status):
             return 0, pre
         return score_node(pre, pod.pod, node_info)
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> tuple[dict[str, int], Status]:
+        pre = self._pre_score_state(state)
+        if isinstance(pre, Status):
+            return {}, pre
+        return score_nodes(pre, pod.pod, nodes, self.handle, self.handle.memos.setdefault(self.NAME, {})), success()
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         pre = self._pre_score_state(state)
