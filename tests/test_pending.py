@@ -320,10 +320,10 @@ def test_every_unschedulable_group_says_how_sizing_went(
 ) -> None:
     """Sized, or why not (no node shape holds its pods, only the largest groups are sized, a bound
     stopped it): never silent, in the JSON and under the group in the table."""
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.groups as groups_module
 
     for name, value in bounds.items():
-        monkeypatch.setattr(suggest_module, name, value)
+        monkeypatch.setattr(groups_module, name, value)
     gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     pods = [busy]

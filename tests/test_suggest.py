@@ -568,14 +568,14 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
 
 
 def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.base as suggest_base
 
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
     snapshot = _snap([node], [make_pod("busy").node("n1").req(cpu="3").obj()])
     pod = make_pod("p").req(cpu="2").obj()
     assert {s.kind for s in _suggestions(snapshot, pod)} == {"lowerRequest", "addNode"}
     # Above the size limit, node copies (which re-index the snapshot) are not tried.
-    monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
+    monkeypatch.setattr(suggest_base, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
     assert {s.kind for s in _suggestions(snapshot, pod)} == {"lowerRequest"}
 
 
@@ -689,7 +689,8 @@ def test_how_many_nodes_a_whole_group_needs(size: int, gpus: int, anti_affinity:
 
 
 def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.base as suggest_base
+    import podwhy.runtime.suggest.groups as groups_module
     from podwhy.runtime.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
@@ -698,19 +699,19 @@ def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     cycle = run_cycle(snapshot, group[0])
 
     def sized() -> Suggestion | None:
-        return suggest_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)").suggestion
+        return groups_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)").suggestion
 
     assert sized() is not None
     # Past the cap on added nodes, or on node evaluations (a count, not a time), no count is given.
-    monkeypatch.setattr(suggest_module, "MAX_ADDED_NODES", 2)
+    monkeypatch.setattr(groups_module, "MAX_ADDED_NODES", 2)
     assert sized() is None
     monkeypatch.undo()
-    monkeypatch.setattr(suggest_module, "MAX_GROUP_PLACEMENT_WORK", 10)
+    monkeypatch.setattr(groups_module, "MAX_GROUP_PLACEMENT_WORK", 10)
     assert sized() is None
     monkeypatch.undo()
     # Sizing copies the snapshot's indexes rather than indexing it again: the size limit on
     # changes that re-index does not apply to it (its bounds are the ones above).
-    monkeypatch.setattr(suggest_module, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
+    monkeypatch.setattr(suggest_base, "MAX_NODES_FOR_CLUSTER_CHANGES", 0)
     assert sized() is not None
 
 
@@ -726,7 +727,7 @@ def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_sizing_says_which_bound_stopped_it(
     bound: str | None, value: Any, outcome: str, note: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.groups as groups_module
     from podwhy.runtime.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
@@ -734,22 +735,22 @@ def test_sizing_says_which_bound_stopped_it(
     snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
     cycle = run_cycle(snapshot, group[0])
     if bound is not None:
-        monkeypatch.setattr(suggest_module, bound, value)
-    sizing = suggest_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
+        monkeypatch.setattr(groups_module, bound, value)
+    sizing = groups_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
     assert sizing.outcome == outcome
     assert sizing.note.startswith(note)
     assert (sizing.suggestion is not None) == (outcome == "sized")
 
 
 def test_explain_says_when_a_bound_stopped_sizing_the_pods_group(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.groups as groups_module
     from podwhy.runtime.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     group = [_trainer(i) for i in range(12)]
     snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
     cycle = run_cycle(snapshot, group[0])
-    monkeypatch.setattr(suggest_module, "MAX_GROUP_PLACEMENT_WORK", 10)
+    monkeypatch.setattr(groups_module, "MAX_GROUP_PLACEMENT_WORK", 10)
     notes: list[str] = []
     found = suggest(
         snapshot,
@@ -848,7 +849,7 @@ def test_fast_sizing_gives_the_count_of_full_placements(
     """The search without scoring (node-local groups only) finds the count the search with full
     placements finds; either count places every pod on the cluster indexed afresh with that many
     nodes added, and one fewer does not. Groups whose pods constrain one another never take it."""
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.groups as groups_module
     from podwhy.runtime.config import default_config
     from podwhy.runtime.cycle import make_framework
 
@@ -860,24 +861,24 @@ def test_fast_sizing_gives_the_count_of_full_placements(
     profile = config.profiles[0]
     cycle = run_cycle(snapshot, group[0])
     assert cycle.verdict == Verdict.UNSCHEDULABLE
-    real_place = suggest_module._GroupSizer.place
+    real_place = groups_module._GroupSizer.place
     searched: list[bool] = []
 
     def spy(self: Any, node: o.Node, copies: int, first_fit: bool = False, learned: bool = True) -> Any:
         searched.append(first_fit)
         return real_place(self, node, copies, first_fit, learned)
 
-    monkeypatch.setattr(suggest_module._GroupSizer, "place", spy)
+    monkeypatch.setattr(groups_module._GroupSizer, "place", spy)
     base = make_framework(snapshot, profile)
     before = {ni.name: len(ni.pods) for ni in base.handle.node_infos}
-    sized = suggest_module.size_group(
+    sized = groups_module.size_group(
         snapshot, cycle, group, config, "ml/w (Job)", frameworks={"default-scheduler": base}
     )
     assert any(searched) == fast, searched
     # The same search with full placements only.
     searched.clear()
-    monkeypatch.setattr(suggest_module, "node_local_group", lambda *_: False)
-    full = suggest_module.size_group(snapshot, cycle, group, config, "ml/w (Job)")
+    monkeypatch.setattr(groups_module, "node_local_group", lambda *_: False)
+    full = groups_module.size_group(snapshot, cycle, group, config, "ml/w (Job)")
     assert not any(searched)
     assert sized.suggestion is not None and full.suggestion is not None, (sized.note, full.note)
     assert len(sized.suggestion.patches) == len(full.suggestion.patches) == needed
@@ -943,7 +944,7 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     """Each sizing placement copies the snapshot's indexes and adds the new nodes with their
     DaemonSet pods: the pods go where they go when the grown snapshot is indexed afresh (spread,
     affinity and images too)."""
-    import podwhy.runtime.suggest as suggest_module
+    import podwhy.runtime.suggest.groups as groups_module
     from podwhy.runtime.config import default_config
     from podwhy.runtime.cycle import make_framework
     from podwhy.runtime.placement import Placer
@@ -980,7 +981,7 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     config = default_config()
     profile = config.profiles[0]
     bases = {profile.scheduler_name: make_framework(snapshot, profile)}
-    sizer = suggest_module._GroupSizer(snapshot, config, group, suggest_module.GroupBudget(), bases)
+    sizer = groups_module._GroupSizer(snapshot, config, group, groups_module.GroupBudget(), bases)
     placements: list[list[str]] = []
     for copies in (1, 2, 3):
         copied = sizer.place(nodes[2], copies)
