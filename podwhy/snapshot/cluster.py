@@ -81,6 +81,11 @@ class Snapshot:
     # Pod groups (v1.36): only to name a pod's group policy; gang scheduling is not simulated.
     workloads: dict[str, o.SchedulingWorkload] = field(default_factory=dict)
     pod_groups: dict[str, o.PodGroup] = field(default_factory=dict)
+    # Autoscalers: Cluster Autoscaler's status ConfigMap (by namespace/name; no other ConfigMap is
+    # kept), Karpenter's NodePools and NodeClaims.
+    autoscaler_status: dict[str, o.ConfigMap] = field(default_factory=dict)
+    node_pools: dict[str, o.NodePool] = field(default_factory=dict)
+    node_claims: dict[str, o.NodeClaim] = field(default_factory=dict)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)
@@ -121,6 +126,8 @@ class Snapshot:
         if info is None:
             self.ignored_kinds[kind] += 1
             return
+        if kind == "ConfigMap" and obj.metadata.name != o.AUTOSCALER_STATUS_CONFIGMAP:
+            return  # never kept, not even counted: podwhy reads no other ConfigMap
         self.kinds_seen.add(kind)
         store = getattr(self, info.snapshot_field)
         if info.indexing is o.Indexing.LIST:

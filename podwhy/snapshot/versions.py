@@ -375,6 +375,10 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
         f"{_DRA}/v1alpha2": Refused(CLASSIC_DRA),
     },
     "Workload": {"scheduling.k8s.io/v1alpha2": SAME},
+    # Autoscalers: Cluster Autoscaler's status ConfigMap; Karpenter's v1 API (v1.0 and later).
+    "ConfigMap": {"v1": SAME},
+    "NodePool": {"karpenter.sh/v1": SAME},
+    "NodeClaim": {"karpenter.sh/v1": SAME},
     "PodGroup": {"scheduling.k8s.io/v1alpha2": SAME},
     "ResourceClaimTemplate": {
         f"{_DRA}/v1": SAME,
