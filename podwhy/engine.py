@@ -268,4 +268,6 @@ def check(request: CheckRequest) -> CheckReport:
     placements = place(
         snapshot, workloads, config, applied_claims=request.manifests.applied_claims, progress=request.progress
     )
-    return build_check_report(placements, snapshot, version, request.manifests.not_checked())
+    not_checked = [(kind, "", count) for kind, count in request.manifests.not_checked().items()]
+    not_checked += [(kind, field, count) for (kind, field), count in request.manifests.unsimulated_fields().items()]
+    return build_check_report(placements, snapshot, version, not_checked)

@@ -20,7 +20,7 @@ SMALL = ["--nodes", "20", "--pods", "200"]
         ("benchmarks.run", [*SMALL, "--compare"], ["yaml/json:", "verdicts:    identical"]),
         ("benchmarks.pending", [*SMALL, "--pending", "30", "--owners", "4"], ["pending:", "end to end:"]),
         ("benchmarks.live", SMALL, ["live:", "offline:", "verdicts:"]),
-        ("benchmarks.check", [*SMALL, "--replicas", "30", "--kind", "Job"], ["check:", "memory:", "end to end:"]),
+        ("benchmarks.check", [*SMALL, "--replicas", "30", "--kind", "Job"], ["Job of 30", "replicas/s", "+"]),
     ],
     ids=["run", "run-compare", "pending", "live", "check"],
 )

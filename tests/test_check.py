@@ -184,7 +184,15 @@ def test_ties_are_broken_by_node_name_and_said() -> None:
     (replica,) = report.workloads[0].replicas
     assert replica.node == "alpha"
     assert replica.tiedNodes == ["alpha", "zeta"]
+    assert replica.tiedCount == 2
     assert "first by name" in report.tieBreak
+
+
+def test_many_tied_nodes_are_counted_and_the_first_ten_named() -> None:
+    nodes = [make_node(f"n{i:02}").obj() for i in range(12)]
+    (replica,) = check(nodes, deployment("web", 1, {"containers": []})).workloads[0].replicas
+    assert (replica.node, replica.tiedCount) == ("n00", 12)
+    assert replica.tiedNodes == [f"n{i:02}" for i in range(10)]
 
 
 def test_workloads_see_each_other_in_input_order() -> None:

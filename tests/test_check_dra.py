@@ -118,3 +118,83 @@ def test_claim_names_are_cut_as_the_resource_claim_controller_cuts_them() -> Non
     assert claim_generate_name("pod0", "gpu") == "pod0-gpu-"
     pod, claim = "p" * 60, "c" * 20  # 82 characters with the dashes: each cut to len * 57 // 82
     assert claim_generate_name(pod, claim) == "p" * 41 + "-" + "c" * 13
+
+
+def test_a_preempted_pods_claim_is_released_for_the_next_pod(tmp_path: Path) -> None:
+    """Eight running low-priority pods hold the eight GPUs. A high-priority pod that needs only CPU
+    preempts one of them; the resource-claim controller then deallocates the victim's claim, so a
+    later GPU pod finds that GPU free (without the release it would find none)."""
+    node = "dra-example-driver-cluster-worker"
+    running: list[dict[str, Any]] = []
+    for i in range(8):
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"low-{i}", "namespace": "default", "uid": f"uid-low-{i}"},
+            "spec": {
+                **_pod_spec({"resourceClaimName": f"low-{i}-gpu"}),
+                "nodeName": node,
+                "priority": 0,
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": "ubuntu",
+                        "resources": {"requests": {"cpu": "900m"}, "claims": [{"name": "gpu"}]},
+                    }
+                ],
+            },
+            "status": {"phase": "Running"},
+        }
+        claim = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": f"low-{i}-gpu", "namespace": "default", "uid": f"uid-claim-{i}"},
+            "spec": TEMPLATE["spec"]["spec"],
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [{"request": "gpu", "driver": "gpu.example.com", "pool": node, "device": f"gpu-{i}"}]
+                    }
+                },
+                "reservedFor": [{"resource": "pods", "name": f"low-{i}", "uid": f"uid-low-{i}"}],
+            },
+        }
+        running += [pod, claim]
+    cluster = tmp_path / "running.yaml"
+    cluster.write_text(yaml.safe_dump_all(running))
+    CLUSTER.append(str(cluster))
+    try:
+        high_class = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}}
+        high_class["value"] = 1000
+        urgent = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "urgent", "namespace": "default"},
+            "spec": {
+                "priorityClassName": "high",
+                "containers": [{"name": "c", "image": "ubuntu", "resources": {"requests": {"cpu": "1500m"}}}],
+            },
+        }
+        later = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "later", "namespace": "default"},
+            "spec": {
+                **_pod_spec({"resourceClaimTemplateName": "single-gpu"}),
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": "ubuntu",
+                        "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": "gpu"}]},
+                    }
+                ],
+            },
+        }
+        report = _check(tmp_path, TEMPLATE, high_class, urgent, later)
+    finally:
+        CLUSTER.remove(str(cluster))
+    first, second = report["workloads"]
+    (evicted,) = first["replicas"][0]["evicted"]
+    assert first["replicas"][0]["node"] == node
+    assert evicted.startswith("default/low-")
+    assert second["replicas"][0]["node"] == node, second["replicas"][0]["message"]

@@ -118,9 +118,30 @@ def test_kinds_that_may_create_pods_are_listed_as_not_checked(tmp_path: Path) ->
     manifests.write_text(yaml.safe_dump_all([rollout, config, pinned("p", "worker-a1")]))
     args = ["check", "-f", str(manifests), "--from", str(EXAMPLE), "--complete"]
     result = CliRunner().invoke(app, [*args, "-o", "json"])
-    assert json.loads(result.stdout)["notChecked"] == [{"kind": "Rollout", "count": 1}]
+    assert json.loads(result.stdout)["notChecked"] == [{"kind": "Rollout", "count": 1, "field": ""}]
     table = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
     assert "Not checked: 1 Rollout: podwhy does not simulate their controllers" in table.stdout
+
+
+def test_a_jobs_pod_failure_policy_is_listed_as_not_simulated(tmp_path: Path) -> None:
+    policy = {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]}
+    template = {"spec": {"restartPolicy": "Never", "containers": [container("100m")]}}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train"},
+        "spec": {"completions": 2, "parallelism": 2, "podFailurePolicy": policy, "template": template},
+    }
+    plain = {**job, "metadata": {"name": "plain"}, "spec": {**job["spec"], "podFailurePolicy": None}}
+    manifests = tmp_path / "m.yaml"
+    manifests.write_text(yaml.safe_dump_all([job, plain]))
+    args = ["check", "-f", str(manifests), "--from", str(EXAMPLE), "--complete"]
+    result = CliRunner().invoke(app, [*args, "-o", "json"])
+    report = json.loads(result.stdout)
+    assert report["notChecked"] == [{"kind": "Job", "count": 1, "field": "spec.podFailurePolicy"}]
+    assert [len(w["replicas"]) for w in report["workloads"]] == [2, 2]  # its pods are still placed
+    table = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    assert "Not simulated: spec.podFailurePolicy of 1 Job: what the controller does once pods fail" in table.stdout
 
 
 # ------------------------------------------------------------------ the queue's order

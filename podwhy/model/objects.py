@@ -804,6 +804,8 @@ class WorkloadSpec(_Base):
     completion_mode: str = ""
     # StatefulSet: the PVCs each ordinal gets (`<claim>-<statefulset>-<ordinal>`).
     volume_claim_templates: list[PersistentVolumeClaim] = []
+    # Job: what its controller does once pods fail; not simulated (check places the first pods).
+    pod_failure_policy: dict[str, Any] | None = None
 
 
 class Workload(_Base):

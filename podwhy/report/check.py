@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
 from podwhy.errors import PodwhyError
@@ -36,6 +36,7 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
         node=replica.node or None,
         message=message,
         tiedNodes=list(replica.tied),
+        tiedCount=replica.tied_count,
         created=replica.created,
         targetNode=replica.target_node or None,
         evicted=[_victim(victim, snapshot) for victim in replica.victims],
@@ -48,7 +49,7 @@ def build_check_report(
     placements: list[WorkloadPlacement],
     snapshot: Snapshot,
     version: ChosenVersion | None = None,
-    not_checked: Mapping[str, int] | None = None,
+    not_checked: Sequence[tuple[str, str, int]] = (),
 ) -> CheckReport:
     workloads: list[WorkloadReport] = []
     for placement in placements:
@@ -91,7 +92,7 @@ def build_check_report(
         snapshot=snapshot_summary(snapshot),
         scheduler=scheduler_version(version),
         warnings=warnings,
-        notChecked=[NotChecked(kind=kind, count=count) for kind, count in (not_checked or {}).items()],
+        notChecked=[NotChecked(kind=kind, count=count, field=field) for kind, field, count in not_checked],
     )
 
 
@@ -137,3 +138,20 @@ def write_junit(report: CheckReport, path: Path) -> None:
         path.write_bytes(junit_xml(report) + b"\n")
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None
+
+
+def not_checked_lines(report: CheckReport) -> list[str]:
+    """What the check left out, in words: kinds whose controllers podwhy does not simulate, and
+    fields of the workloads it read whose effect it does not simulate."""
+    lines: list[str] = []
+    kinds = [f"{n.count} {n.kind}" for n in report.notChecked if not n.field]
+    if kinds:
+        what = "podwhy does not simulate their controllers; pods they create are not placed"
+        lines.append(f"Not checked: {', '.join(kinds)}: {what}")
+    fields = [f"{n.field} of {n.count} {n.kind}" for n in report.notChecked if n.field]
+    if fields:
+        lines.append(
+            f"Not simulated: {', '.join(fields)}: what the controller does once pods fail; the pods it starts with are"
+            " placed"
+        )
+    return lines

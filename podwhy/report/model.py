@@ -349,8 +349,10 @@ class ReplicaReport(_Struct):
     node: str | None
     # The scheduler's message when it stays Pending (or why the controller would not create it).
     message: str = ""
-    # Every node sharing the top score when several did: podwhy took the first by name.
+    # The nodes sharing the top score when several did (podwhy took the first by name): the first
+    # ten by name, and how many there were.
     tiedNodes: list[str] = []  # noqa: N815
+    tiedCount: int = 0  # noqa: N815
     # False for a StatefulSet ordinal its controller would not create yet (OrderedReady).
     created: bool = True
     # A DaemonSet pod: the node its controller made it for (null for other workloads).
@@ -395,6 +397,9 @@ class NotChecked(_Struct):
 
     kind: str
     count: int
+    # Set when only this field of objects podwhy does read is not simulated (a Job's
+    # spec.podFailurePolicy); unset, the kind's controller is not simulated at all.
+    field: str = ""
 
 
 # The order replicas are placed in: the scheduling queue's (PrioritySort) for pods created at once.

@@ -33,6 +33,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
+from podwhy.report.check import not_checked_lines
 from podwhy.report.model import (
     CheckReport,
     NodeReport,
@@ -668,15 +669,8 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
-    if report.notChecked:
-        kinds = ", ".join(f"{n.count} {n.kind}" for n in report.notChecked)
-        _say(
-            console,
-            escape(
-                f"Not checked: {kinds}: podwhy does not simulate their controllers; pods they create are not placed"
-            ),
-            0,
-        )
+    for line in not_checked_lines(report):
+        _say(console, escape(line), 0)
     rows: list[tuple[str, str, str, str]] = []
     for workload in report.workloads:
         rows.extend(_check_rows(workload, wide))
@@ -700,7 +694,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
 def _placed_node(replica: ReplicaReport) -> str:
     node = replica.node or _pending_where([replica])
     if replica.node is not None and replica.tiedNodes:
-        node += f" (tied with {len(replica.tiedNodes) - 1})"
+        node += f" (tied with {replica.tiedCount - 1})"
     return node
 
 

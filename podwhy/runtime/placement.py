@@ -40,7 +40,7 @@ from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import FilterOutcome, Framework, NodeVerdict, Reuse
 from podwhy.runtime.kubelet import admit
-from podwhy.runtime.resourceclaims import create_template_claims, reserve_claims
+from podwhy.runtime.resourceclaims import create_template_claims, release_claims, reserve_claims
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
@@ -55,6 +55,9 @@ NODE_LOCAL_FILTERS = frozenset(
 # Score plugins whose raw score of a node reads only the pod and that node (ImageLocality also
 # the number of nodes holding an image, which placing pods does not change); the others
 # (PodTopologySpread, InterPodAffinity, and the claim plugins) count pods across nodes.
+# Tied nodes named per placed replica (thousands of equal nodes may tie; their count is kept).
+MAX_TIED_NAMES = 10
+
 NODE_LOCAL_SCORES = frozenset(
     {Fit.NAME, BalancedAllocation.NAME, ImageLocality.NAME, TaintToleration.NAME, NodeAffinity.NAME}
 )
@@ -128,8 +131,10 @@ class ReplicaPlacement:
     node: str = ""
     # Why it stays Pending: the scheduler's message, or why it is not even created.
     message: str = ""
-    # Every node sharing the top score when more than one did (the tie was broken by name).
+    # The nodes sharing the top score when more than one did (the tie was broken by name): the
+    # first MAX_TIED_NAMES by name, and how many there were.
     tied: list[str] = field(default_factory=list)
+    tied_count: int = 0
     # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
     created: bool = True
     # The cycle of a replica left Pending (a placed one keeps only what the report needs of it:
@@ -251,8 +256,11 @@ class Placer:
         if known is not None:
             known.forget(node)
         message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
-        tied = best if len(best) > 1 else []
-        placed = ReplicaPlacement(pod, cycle.verdict, node, message, tied, lacking_kinds=cycle.lacking_kinds)
+        tied = best[:MAX_TIED_NAMES] if len(best) > 1 else []
+        tied_count = len(best) if tied else 0
+        placed = ReplicaPlacement(
+            pod, cycle.verdict, node, message, tied, tied_count=tied_count, lacking_kinds=cycle.lacking_kinds
+        )
         if self._preempt_victims:
             self._placements[id(pod)] = placed
         return placed
@@ -330,8 +338,10 @@ class Placer:
         return placed
 
     def unbind(self, pod: o.Pod) -> None:
-        """The pod is gone from its node (evicted): no profile's view counts it any more."""
+        """The pod is gone from its node (evicted): no profile's view counts it any more, and
+        its resource claims are released."""
         self.snapshot.pods = [p for p in self.snapshot.pods if p is not pod]
+        release_claims(pod, self.snapshot)
         for framework in self.frameworks.values():
             framework.handle.remove_bound_pod(pod)
         if self._memo is not None:

@@ -9,6 +9,9 @@
   on that node gets the allocation (its devices, and the node selector of the slices they come
   from), and every claim of the pod names it in `reservedFor`. The next replica then sees those
   devices in use, and a claim shared by several pods keeps them on the node it was allocated for.
+- When preemption evicts a pod, the controller drops it from its claims' `reservedFor`; a claim no
+  pod uses any more is deallocated (its devices are free again), and a claim made for that pod
+  from a template is deleted (syncClaim).
 """
 
 from __future__ import annotations
@@ -107,3 +110,26 @@ def reserve_claims(pod: o.Pod, node: str, cycle: CycleOutcome, snapshot: Snapsho
     for claim in data.claims[: data.num_user_claims]:
         if all(ref.uid != reference.uid for ref in claim.status.reserved_for):
             claim.status.reserved_for.append(reference)
+
+
+def release_claims(pod: o.Pod, snapshot: Snapshot) -> None:
+    """What the resource-claim controller does to POD's claims once the pod is gone (evicted)."""
+    namespace = pod.metadata.namespace
+    generated = {status.resource_claim_name for status in pod.status.resource_claim_statuses}
+    names = {c.resource_claim_name for c in pod.spec.resource_claims if c.resource_claim_name} | generated
+    for name in sorted(n for n in names if n):
+        key = ns_name(namespace, name)
+        claim = snapshot.resource_claims.get(key)
+        if claim is None:
+            continue
+        remaining = [ref for ref in claim.status.reserved_for if ref.uid != pod.metadata.uid]
+        if len(remaining) == len(claim.status.reserved_for):
+            continue
+        claim.status.reserved_for = remaining
+        if remaining:
+            continue
+        # The last consumer stopped using it: deallocated (structured parameters: the allocation is cleared).
+        claim.status.allocation = None
+        owner = next((ref for ref in claim.metadata.owner_references if ref.controller and ref.kind == "Pod"), None)
+        if owner is not None and owner.uid == pod.metadata.uid:
+            del snapshot.resource_claims[key]  # made for the pod, which will not run

@@ -173,6 +173,21 @@ class ManifestSource:
             if kind.split(" (")[0] not in NO_POD_KINDS and kind != "<no kind>"
         }
 
+    def unsimulated_fields(self) -> dict[tuple[str, str], int]:
+        """Fields of the workloads read whose effect podwhy does not simulate, by kind and field,
+        with how many objects set them: a Job's podFailurePolicy (what its controller does once
+        pods fail; check places the pods it starts with)."""
+        found: dict[tuple[str, str], int] = {}
+        for entry in self.read():
+            if entry.kind == "Job" and entry.obj.spec.pod_failure_policy is not None:
+                key = ("Job", "spec.podFailurePolicy")
+            elif entry.kind == "CronJob" and entry.obj.spec.job_template.spec.pod_failure_policy is not None:
+                key = ("CronJob", "spec.jobTemplate.spec.podFailurePolicy")
+            else:
+                continue
+            found[key] = found.get(key, 0) + 1
+        return found
+
     def namespaces(self) -> set[str]:
         """The Namespaces the manifests create."""
         return {entry.obj.metadata.name for entry in self.read() if entry.kind == "Namespace"}
