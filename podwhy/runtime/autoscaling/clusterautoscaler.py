@@ -1,0 +1,215 @@
+"""Cluster Autoscaler: its status ConfigMap (node groups: health, sizes, scale-up and backoff),
+its events on the pod, which nodes belong to which group, and each group's template node.
+
+The order a group is ruled out in follows CA's scale-up orchestrator: a group that is not
+healthy, in backoff after a failed scale-up, or at its max size is skipped before the scheduler's
+filters run on its template node (core/scaleup/orchestrator, skippedreasons.go)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from podwhy.errors import PodwhyError
+from podwhy.model import castatus as cs
+from podwhy.model import objects as o
+from podwhy.runtime.autoscaling.base import (
+    CLUSTER_AUTOSCALER,
+    AutoscalerEvent,
+    AutoscalerView,
+    ComingNode,
+    GroupFinding,
+    GroupOutcome,
+    PodExclusion,
+    Reason,
+)
+from podwhy.runtime.autoscaling.events import event_time, parse_time, pod_events
+from podwhy.runtime.autoscaling.template import example_node, template_node, verdict_on_template
+from podwhy.runtime.cycle import CycleOutcome
+from podwhy.runtime.framework import Framework
+from podwhy.snapshot.castatus import parse_status
+from podwhy.snapshot.cluster import Snapshot
+
+COMPONENT = "cluster-autoscaler"
+STATUS_KEY = "status"
+# CA's defaults (flags): pods below the priority cutoff never trigger a scale-up; a node must
+# register within the provision time.
+EXPENDABLE_PRIORITY_CUTOFF = -10
+MAX_NODE_PROVISION_SECONDS = 15 * 60
+# Its events on pods (processors/status/eventing_scale_up_processor.go).
+TRIGGERED_SCALE_UP = "TriggeredScaleUp"
+NOT_TRIGGER_SCALE_UP = "NotTriggerScaleUp"
+# "pod triggered scale-up: [{ng-a 3->4 (max: 10)} {ng-b 1->2 (max: 5)}]"
+_SCALE_UP_INFO = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: (\d+)\)\}")
+
+# Node-group membership, per provider: the group's id in CA's status, and what its nodes carry.
+EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+AKS_AGENTPOOL_LABELS = ("kubernetes.azure.com/agentpool", "agentpool")
+CAPI_OWNER_KIND = "cluster.x-k8s.io/owner-kind"
+CAPI_OWNER_NAME = "cluster.x-k8s.io/owner-name"
+CAPI_CLUSTER_NAMESPACE = "cluster.x-k8s.io/cluster-namespace"
+
+
+def status_configmap(snapshot: Snapshot) -> o.ConfigMap | None:
+    """CA's status ConfigMap: kube-system's, else the one other namespace holds."""
+    found = sorted(snapshot.autoscaler_status.items(), key=lambda kv: (not kv[0].startswith("kube-system/"), kv[0]))
+    return found[0][1] if found else None
+
+
+def group_nodes(group: str, nodes: Sequence[o.Node]) -> list[o.Node]:
+    """The nodes of the node group CA names GROUP (an ASG or VMSS name, a MIG URL,
+    MachineDeployment/<ns>/<name>), found from what each provider puts on its nodes."""
+    kind, _, rest = group.partition("/")
+    if kind in ("MachineDeployment", "MachineSet", "MachinePool") and "/" in rest:
+        namespace, _, name = rest.partition("/")
+        return [n for n in nodes if _capi_member(n, kind, namespace, name)]
+    base = group.rstrip("/").rsplit("/", 1)[-1]  # a MIG URL ends in the MIG's name
+    out = []
+    for node in nodes:
+        labels = node.metadata.labels
+        name = node.metadata.name
+        eks = labels.get(EKS_NODEGROUP_LABEL)
+        gke = labels.get(GKE_NODEPOOL_LABEL)
+        if eks and base.startswith(f"eks-{eks}-"):
+            out.append(node)  # EKS names a managed group's ASG eks-<nodegroup>-<uuid>
+        elif gke and base.startswith("gke-") and name.startswith(base.removesuffix("-grp") + "-"):
+            out.append(node)  # GKE: gke-<cluster>-<pool>-<hash>-grp makes nodes gke-<cluster>-<pool>-<hash>-<id>
+        elif base and name.startswith(base) and (base.endswith("-vmss") or any(k in labels for k in AKS_AGENTPOOL_LABELS)):
+            out.append(node)  # AKS: VMSS aks-<pool>-<n>-vmss makes nodes aks-<pool>-<n>-vmss000000
+    return out
+
+
+def _capi_member(node: o.Node, kind: str, namespace: str, name: str) -> bool:
+    annotations = node.metadata.annotations
+    if annotations.get(CAPI_CLUSTER_NAMESPACE, namespace) != namespace:
+        return False
+    owner_kind, owner = annotations.get(CAPI_OWNER_KIND, ""), annotations.get(CAPI_OWNER_NAME, "")
+    if kind == "MachineDeployment":  # its MachineSets are named <deployment>-<hash>
+        return owner_kind == "MachineSet" and owner.startswith(name + "-")
+    return owner_kind == kind and owner == name
+
+
+def excluded(pod: o.Pod) -> tuple[PodExclusion, str] | None:
+    priority = pod.spec.priority
+    if priority is not None and priority < EXPENDABLE_PRIORITY_CUTOFF:
+        return PodExclusion.EXPENDABLE, f"priority {priority} is below the cutoff {EXPENDABLE_PRIORITY_CUTOFF}"
+    if pod.status.nominated_node_name:
+        return PodExclusion.NOMINATED, f"nominated to node {pod.status.nominated_node_name}"
+    return None
+
+
+class ClusterAutoscaler:
+    name = CLUSTER_AUTOSCALER
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.configmap = status_configmap(snapshot)
+        self.status: cs.ClusterAutoscalerStatus | None = None
+        self.unreadable = ""
+        if self.configmap is not None:
+            text = self.configmap.data.get(STATUS_KEY)
+            meta = self.configmap.metadata
+            if text is None:
+                self.unreadable = f"ConfigMap {meta.namespace}/{meta.name} has no {STATUS_KEY!r} key"
+            else:
+                try:
+                    self.status = parse_status(text)
+                except PodwhyError as exc:
+                    self.unreadable = f"ConfigMap {meta.namespace}/{meta.name}: {exc.message}"
+
+    @staticmethod
+    def present(snapshot: Snapshot) -> bool:
+        if snapshot.autoscaler_status:
+            return True
+        return any(
+            (e.reporting_component or (e.source.component if e.source else "")) == COMPONENT for e in snapshot.events
+        )
+
+    def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
+        view = AutoscalerView(self.name)
+        events = pod_events(pod, self.snapshot, COMPONENT)
+        if events:
+            last = events[-1]
+            view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last))
+        exclusion = excluded(pod)
+        if exclusion is not None:
+            view.excluded, view.excluded_detail = exclusion
+        if self.unreadable:
+            view.not_evaluated.append(f"its status could not be read: {self.unreadable}")
+        elif self.status is None:
+            view.not_evaluated.append("the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)")
+        groups = self.status.node_groups if self.status is not None else []
+        view.coming = self._coming(pod, events, groups, now)
+        for group in groups:
+            view.groups.append(self._finding(pod, group, framework))
+        return view
+
+    def _coming(
+        self, pod: o.Pod, events: list[o.Event], groups: Sequence[cs.NodeGroupStatus], now: float | None
+    ) -> ComingNode | None:
+        if not events or events[-1].reason != TRIGGERED_SCALE_UP:
+            return None
+        event = events[-1]
+        since = event_time(event)
+        names = [m.group(1) for m in _SCALE_UP_INFO.finditer(event.message)]
+        by_name = {g.name: g for g in groups}
+        growing = [n for n in names if n in by_name and _growing(by_name[n])]
+        if groups and names and not growing:
+            return None  # the groups it scaled reached their target: the node came
+        if not groups:
+            scheduled = [e for e in pod_events(pod, self.snapshot) if e.reason == "FailedScheduling"]
+            last_failed = parse_time(event_time(scheduled[-1])) if scheduled else None
+            started = parse_time(since)
+            if last_failed is not None and started is not None and last_failed > started + MAX_NODE_PROVISION_SECONDS:
+                return None
+        started = parse_time(since)
+        age = int(now - started) if now is not None and started is not None else None
+        return ComingNode(
+            self.name,
+            (growing or names or [""])[0],
+            f"{TRIGGERED_SCALE_UP}: {event.message}",
+            since,
+            age,
+            MAX_NODE_PROVISION_SECONDS,
+        )
+
+    def _finding(self, pod: o.Pod, group: cs.NodeGroupStatus, framework: Framework) -> GroupFinding:
+        def ruled_out(reason: Reason, **data: object) -> GroupFinding:
+            return GroupFinding(self.name, group.name, GroupOutcome.RULED_OUT, reason, dict(data))
+
+        sizes = {"target": group.target, "ready": group.ready, "minSize": group.min_size, "maxSize": group.max_size}
+        if group.health == cs.UNHEALTHY or group.scale_up == cs.UNHEALTHY:
+            return ruled_out(Reason.GROUP_UNHEALTHY, **sizes)
+        if group.scale_up == cs.SCALE_UP_BACKOFF:
+            return ruled_out(
+                Reason.GROUP_BACKOFF,
+                errorCode=group.backoff_code,
+                errorMessage=group.backoff_message,
+                since=group.scale_up_since,
+                **sizes,
+            )
+        nodes = group_nodes(group.name, self.snapshot.nodes)
+        example = example_node(nodes)
+        fits: bool | None = None
+        template_data: dict[str, object] = {}
+        if example is not None:
+            template = template_node(example, group.name)
+            verdict = verdict_on_template(self.snapshot, framework, pod, example, template)
+            fits = verdict.fits
+            template_data = {"example": example.metadata.name, "plugin": verdict.plugin, "reasons": verdict.reasons}
+        if group.at_max_size:
+            return ruled_out(Reason.GROUP_AT_MAX_SIZE, fitsNewNode=fits, **sizes, **template_data)
+        if example is None:
+            return GroupFinding(
+                self.name, group.name, GroupOutcome.NOT_EVALUATED, Reason.NO_TEMPLATE_NODE, dict(sizes)
+            )
+        if not fits:
+            return ruled_out(Reason.POD_DOES_NOT_FIT_NEW_NODE, **template_data, **sizes)
+        return GroupFinding(self.name, group.name, GroupOutcome.CAN_ADD, None, {**sizes, **template_data})
+
+
+def _growing(group: cs.NodeGroupStatus) -> bool:
+    if group.scale_up == cs.SCALE_UP_IN_PROGRESS:
+        return True
+    return group.target is not None and group.ready is not None and group.target > group.ready

@@ -1,0 +1,82 @@
+"""Events on a pod by component, and times: ages are measured to the snapshot's newest record
+(a dump is read long after it was taken; the clock of the machine podwhy runs on says nothing)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+# Go's time.Time text, as Cluster Autoscaler writes it: "2025-03-10 12:00:05.123456789 +0000 UTC"
+# (a monotonic " m=+10805.2" suffix in its older status text).
+_GO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(\.\d+)? ([+-]\d{4})(?: \S+)?(?: m=[+-][\d.]+)?$")
+
+
+def parse_time(text: str) -> float | None:
+    """Seconds since the epoch of an RFC 3339 timestamp or Go's time text; None if neither."""
+    text = text.strip()
+    if not text:
+        return None
+    match = _GO_TIME.match(text)
+    if match is not None:
+        day, clock, fraction, offset = match.groups()
+        fraction = (fraction or "")[:7]  # microseconds at most
+        try:
+            return datetime.strptime(f"{day} {clock}{fraction or ''} {offset}", _go_format(fraction)).timestamp()
+        except ValueError:
+            return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def _go_format(fraction: str | None) -> str:
+    return "%Y-%m-%d %H:%M:%S.%f %z" if fraction else "%Y-%m-%d %H:%M:%S %z"
+
+
+def event_time(event: o.Event) -> str:
+    series = event.series.last_observed_time if event.series is not None else None
+    return series or event.last_timestamp or event.event_time or event.metadata.creation_timestamp or ""
+
+
+def component_of(event: o.Event) -> str:
+    return event.reporting_component or (event.source.component if event.source is not None else "")
+
+
+def pod_events(pod: o.Pod, snapshot: Snapshot, component: str | None = None) -> list[o.Event]:
+    """The pod's own events (not an earlier pod's of the same name), oldest first; of one
+    component when given."""
+    meta = pod.metadata
+    found = [
+        e
+        for e in snapshot.events
+        if e.involved_object.kind in ("Pod", "")
+        and e.involved_object.name == meta.name
+        and (e.involved_object.namespace or e.metadata.namespace) == meta.namespace
+        and (not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid)
+        and (component is None or component_of(e) == component)
+    ]
+    return sorted(found, key=lambda e: parse_time(event_time(e)) or 0.0)
+
+
+def newest_record(snapshot: Snapshot) -> tuple[float | None, str]:
+    """The newest time the snapshot records (events, the autoscalers' status and conditions): what
+    ages are measured to, and its text."""
+    texts = [event_time(e) for e in snapshot.events]
+    for cm in snapshot.autoscaler_status.values():
+        texts.append(cm.metadata.annotations.get("cluster-autoscaler.kubernetes.io/last-updated", ""))
+    for claim in snapshot.node_claims.values():
+        texts += [c.last_transition_time or "" for c in claim.status.conditions]
+        texts.append(claim.metadata.creation_timestamp or "")
+    best: tuple[float | None, str] = (None, "")
+    for text in texts:
+        when = parse_time(text) if text else None
+        if when is not None and (best[0] is None or when > best[0]):
+            best = (when, text)
+    return best
