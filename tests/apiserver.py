@@ -52,6 +52,9 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "ResourceSlice": ("resource.k8s.io/v1", "resourceslices", False),
     "ResourceClaim": ("resource.k8s.io/v1", "resourceclaims", True),
     "ResourceClaimTemplate": ("resource.k8s.io/v1", "resourceclaimtemplates", True),
+    # Karpenter's CRDs (served where it is installed: unserved_groups={"karpenter.sh/v1"} without).
+    "NodePool": ("karpenter.sh/v1", "nodepools", False),
+    "NodeClaim": ("karpenter.sh/v1", "nodeclaims", False),
 }
 
 

@@ -21,6 +21,7 @@ from tests.oldversions import DRA_KINDS, dra_to
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
 POD = "shop/checkout-7c9d8b6f5-m4x2q"
+CA_STATUS_PATH = "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status"
 
 
 @pytest.fixture
@@ -55,7 +56,9 @@ def test_live_snapshot_equals_the_dump_and_sends_only_gets(shop: FakeApiServer, 
     # Lists are paged: the pods of the example take several pages of 3.
     pod_lists = [r for r in shop.requests if r.path == "/api/v1/pods"]
     assert len(pod_lists) > 1 and all(r.query["limit"] for r in pod_lists)
-    assert not any("secrets" in r.path or "configmaps" in r.path for r in shop.requests)
+    assert not any("secrets" in r.path for r in shop.requests)
+    # Of the ConfigMaps, only Cluster Autoscaler's status, by name: never a list of them.
+    assert [r.path for r in shop.requests if "configmaps" in r.path] == [CA_STATUS_PATH]
     assert source.requests_sent == len(shop.requests)
 
 
@@ -252,18 +255,32 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
 def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_path: Path) -> None:
     import yaml
 
-    from podwhy.snapshot.live import EVENTS, RESOURCES
+    from podwhy.snapshot.live import CA_STATUS, EVENTS, LIVE_RESOURCES
 
-    role = yaml.safe_load((Path(__file__).resolve().parent.parent / "deploy" / "rbac.yaml").read_text())
-    granted = {(group, res) for rule in role["rules"] for group in rule["apiGroups"] for res in rule["resources"]}
-    assert all(rule["verbs"] == ["get", "list"] for rule in role["rules"])
-    assert granted == {(r.group, r.plural) for r in (*RESOURCES, EVENTS)}
+    docs = list(yaml.safe_load_all((Path(__file__).resolve().parent.parent / "deploy" / "rbac.yaml").read_text()))
+    (cluster_role,) = [d for d in docs if d["kind"] == "ClusterRole"]
+    (role,) = [d for d in docs if d["kind"] == "Role"]
+    granted = {
+        (group, res) for rule in cluster_role["rules"] for group in rule["apiGroups"] for res in rule["resources"]
+    }
+    assert all(rule["verbs"] == ["get", "list"] for rule in cluster_role["rules"])
+    listed = [r for r in (*LIVE_RESOURCES, EVENTS) if not r.name]
+    assert granted == {(r.group, r.plural) for r in listed}
+    # Cluster Autoscaler's status: get by name in its namespace, and no other ConfigMap, no Secret.
+    assert role["metadata"]["namespace"] == CA_STATUS.namespace
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [CA_STATUS.name], "verbs": ["get"]}
+    ]
+    assert {d["kind"] for d in docs} == {"ClusterRole", "Role"}
     _cli(POD, "--kubeconfig", str(shop.kubeconfig(tmp_path / "config")))
+    assert {"/apis/karpenter.sh/v1/nodepools", CA_STATUS_PATH} <= {r.path for r in shop.requests}
     for request in shop.requests:
         if request.path in ("/api", "/apis"):
             continue  # discovery, which every authenticated user may read (system:discovery)
         if request.path == "/version":
             continue  # a non-resource URL every user may read (ClusterRole system:public-info-viewer)
+        if request.path == CA_STATUS_PATH:
+            continue  # the Role's one object
         parts = request.path.strip("/").split("/")
         group = "" if parts[0] == "api" else parts[1]
         assert (group, parts[-1]) in granted, request.path

@@ -29,6 +29,11 @@ class NodeGroupStatus:
     ready: int | None = None
     registered: int | None = None
     not_started: int | None = None
+    unready: int | None = None
+    # Nodes the cloud provider has but that have not registered (YAML format only: a node on its
+    # way), and those unregistered too long (both formats).
+    unregistered: int | None = None
+    long_unregistered: int | None = None
     # The size the cloud provider is asked for (cloudProviderTarget), and the group's limits.
     target: int | None = None
     min_size: int | None = None
@@ -48,7 +53,8 @@ class NodeGroupStatus:
 @dataclass(frozen=True)
 class ClusterAutoscalerStatus:
     format: StatusFormat
-    # When CA wrote it (its own time text), and Running or Initializing (YAML format; text: "").
+    # When CA wrote it (its own time text), and Running or Initializing (the text format says
+    # Initializing alone, else its status is taken as Running: CA writes it at the end of each loop).
     time: str = ""
     autoscaler_status: str = ""
     message: str = ""

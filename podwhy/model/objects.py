@@ -1093,7 +1093,7 @@ class PodGroup(_Base):
 
 
 class ConfigMap(_Base):
-    """Only Cluster Autoscaler's status ConfigMap is ever kept (see AUTOSCALER_STATUS_CONFIGMAPS):
+    """Only Cluster Autoscaler's status ConfigMap is ever kept (see AUTOSCALER_STATUS_CONFIGMAP):
     podwhy reads no other ConfigMap, whatever a dump holds."""
 
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
@@ -1334,6 +1334,9 @@ KINDS: dict[str, KindInfo] = {
 # a dump's may be in any namespace). Any other ConfigMap a dump holds is dropped unread.
 AUTOSCALER_STATUS_CONFIGMAP = "cluster-autoscaler-status"
 AUTOSCALER_STATUS_NAMESPACE = "kube-system"
+# The autoscalers' kinds: no plugin reads them, so a snapshot that cannot vouch for them makes
+# nothing NotEvaluated and no report lists them as missing; only the autoscaling analysis says so.
+AUTOSCALER_KINDS = frozenset({"ConfigMap", "NodePool", "NodeClaim"})
 
 KIND_TYPES: dict[str, type[msgspec.Struct]] = {kind: info.type for kind, info in KINDS.items()}
 

@@ -338,7 +338,8 @@ def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
         sources=list(snapshot.sources),
         nodes=len(snapshot.nodes),
         pods=len(snapshot.pods),
-        missingKinds=sorted(snapshot.missing_kinds),
+        # The autoscalers' kinds are the autoscaling analysis's to report, not every report's.
+        missingKinds=sorted(snapshot.missing_kinds - o.AUTOSCALER_KINDS),
         ignoredKinds=dict(sorted(snapshot.ignored_kinds.items())),
     )
 

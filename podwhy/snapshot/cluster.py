@@ -127,7 +127,8 @@ class Snapshot:
             self.ignored_kinds[kind] += 1
             return
         if kind == "ConfigMap" and obj.metadata.name != o.AUTOSCALER_STATUS_CONFIGMAP:
-            return  # never kept, not even counted: podwhy reads no other ConfigMap
+            self.ignored_kinds[kind] += 1  # never kept: podwhy reads no other ConfigMap
+            return
         self.kinds_seen.add(kind)
         store = getattr(self, info.snapshot_field)
         if info.indexing is o.Indexing.LIST:
@@ -158,6 +159,13 @@ class Snapshot:
         if info is None:
             self.ignored_kinds[kind] += len(objs)
             return
+        if kind == "ConfigMap":  # podwhy reads no other ConfigMap: counted as ignored, never kept
+            kept = [obj for obj in objs if obj.metadata.name == o.AUTOSCALER_STATUS_CONFIGMAP]
+            if len(kept) < len(objs):
+                self.ignored_kinds[kind] += len(objs) - len(kept)
+            if not kept:
+                return
+            objs = kept
         self.kinds_seen.add(kind)
         store = getattr(self, info.snapshot_field)
         loaded = self._loaded

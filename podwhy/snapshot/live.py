@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -22,6 +22,7 @@ import msgspec
 
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.heap import gc_paused
+from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode
 from podwhy.snapshot.versions import VERSIONS, Refused, group_of, read_versions
@@ -41,6 +42,12 @@ class Resource:
     kind: str
     group_version: str  # "v1" for the core group
     plural: str
+    # One object read by name (one GET, never a list): its namespace and name.
+    namespace: str = ""
+    name: str = ""
+    # Served only where an add-on is installed (Karpenter's CRDs): not served means the cluster
+    # has none (vouched absent), not a missing kind.
+    optional: bool = False
 
     @property
     def group(self) -> str:
@@ -48,17 +55,23 @@ class Resource:
 
     def path(self, namespace: str | None = None) -> str:
         base = "/api/v1" if self.group_version == "v1" else f"/apis/{self.group_version}"
+        if self.name:
+            namespaced = f"/namespaces/{quote(self.namespace, safe='')}" if self.namespace else ""
+            return f"{base}{namespaced}/{self.plural}/{quote(self.name, safe='')}"
         if namespace is not None:
             return f"{base}/namespaces/{quote(namespace, safe='')}/{self.plural}"
         return f"{base}/{self.plural}"
 
     @property
     def display(self) -> str:
-        return f"{self.plural}.{self.group}" if self.group else self.plural
+        plural = f"{self.plural}.{self.group}" if self.group else self.plural
+        if self.name:
+            return f"{plural} {self.namespace}/{self.name}" if self.namespace else f"{plural} {self.name}"
+        return plural
 
 
-# Everything the plugins read, the owners pods are named after, and nothing else (never Secrets
-# or ConfigMaps).
+# Everything the plugins read, the owners pods are named after, and nothing else (never Secrets,
+# and of the ConfigMaps only Cluster Autoscaler's status, see AUTOSCALER_RESOURCES).
 RESOURCES: tuple[Resource, ...] = (
     Resource("Node", "v1", "nodes"),
     Resource("Pod", "v1", "pods"),
@@ -84,6 +97,20 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
     Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
 )
+# The autoscalers (read for the autoscaling analysis only; no plugin reads them): Cluster
+# Autoscaler's status ConfigMap, read by name with one GET (never a list of ConfigMaps: a 404
+# means no Cluster Autoscaler writes it), and Karpenter's NodePools and NodeClaims, listed only
+# where the server serves karpenter.sh/v1 (elsewhere Karpenter is not installed).
+CA_STATUS = Resource(
+    "ConfigMap", "v1", "configmaps", namespace=o.AUTOSCALER_STATUS_NAMESPACE, name=o.AUTOSCALER_STATUS_CONFIGMAP
+)
+AUTOSCALER_RESOURCES: tuple[Resource, ...] = (
+    CA_STATUS,
+    Resource("NodePool", "karpenter.sh/v1", "nodepools", optional=True),
+    Resource("NodeClaim", "karpenter.sh/v1", "nodeclaims", optional=True),
+)
+# What live mode reads, and `podwhy snapshot` writes.
+LIVE_RESOURCES: tuple[Resource, ...] = (*RESOURCES, *AUTOSCALER_RESOURCES)
 # The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
 SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
 
@@ -95,11 +122,28 @@ def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:
     return f"kubectl get {','.join(names)} -A -o yaml"
 
 
+def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
+    """`kubectl get` commands for the autoscalers' objects (of KINDS): kept apart from
+    kubectl_dump_command, as kubectl fails on a resource type the server does not serve (Karpenter's,
+    where it is not installed), and only Cluster Autoscaler's status is read of the ConfigMaps."""
+    wanted = set(o.AUTOSCALER_KINDS if kinds is None else kinds)
+    commands = []
+    if "ConfigMap" in wanted:
+        commands.append(f"kubectl get configmap -n {CA_STATUS.namespace} {CA_STATUS.name} -o yaml")
+    karpenter = [r.display for r in AUTOSCALER_RESOURCES if r.optional and r.kind in wanted]
+    if karpenter:
+        commands.append(f"kubectl get {','.join(karpenter)} -o yaml")
+    return commands
+
+
 def dump_hint() -> str:
     """How to dump a cluster so that every plugin can be evaluated (see docs/complete.md)."""
+    ca_status, karpenter = autoscaler_dump_commands()
     return (
         f"dump the cluster with: {SNAPSHOT_COMMAND}; or: {kubectl_dump_command()} > cluster.yaml,"
         " read with --from cluster.yaml --complete"
+        f" (for the autoscalers add `{ca_status} > ca-status.yaml` and, where Karpenter runs,"
+        f" `{karpenter} > karpenter.yaml`)"
     )
 
 
@@ -180,7 +224,7 @@ class LiveSource:
     # The pod whose events to fetch (namespace, name); None for no events.
     events_for: tuple[str, str] | None = None
     progress: ProgressCallback | None = None
-    resources: tuple[Resource, ...] = RESOURCES
+    resources: tuple[Resource, ...] = LIVE_RESOURCES
     _api: Any = field(default=None, init=False, repr=False)
     _namespace: str = field(default="default", init=False)
     _state: Progress = field(default_factory=Progress, init=False)
@@ -304,6 +348,31 @@ class LiveSource:
             if not token:
                 return items
 
+    def _get_object(self, resource: Resource, raw: bool) -> list[Any]:
+        """The one object RESOURCE names, as a list of it (typed, or its raw JSON without kind and
+        apiVersion, as list items come); _HttpError when it cannot be read (404: there is none)."""
+        with self._lock:
+            self._state.current, self._state.page = resource.display, 1
+        self._report()
+        data = self.get(resource.path())
+        if raw:
+            try:
+                fields = msgspec.json.decode(data)
+            except msgspec.DecodeError as exc:
+                raise PodwhyError(f"{resource.display} from {self.host}: malformed JSON: {exc}") from None
+            if not isinstance(fields, dict):
+                raise PodwhyError(f"{resource.display} from {self.host}: not a Kubernetes object")
+            fields.pop("kind", None)
+            fields.pop("apiVersion", None)
+            items: list[Any] = [msgspec.Raw(msgspec.json.encode(fields))]
+        else:
+            items = decode(data, f"{resource.display} from {self.host}").objects.get(resource.kind, [])
+        with self._lock:
+            self._state.pages += 1
+            self._state.objects += len(items)
+        self._report()
+        return items
+
     @property
     def requests_sent(self) -> int:
         return self._state.requests
@@ -332,9 +401,9 @@ class LiveSource:
         group = resource.group
         candidates = [v for v in read_versions(resource.kind) if group_of(v) == group] or [resource.group_version]
         if len(candidates) == 1 or served is None:
-            return [Resource(resource.kind, v, resource.plural) for v in candidates]
+            return [replace(resource, group_version=v) for v in candidates]
         offered = served.get(group, [])
-        chosen = [Resource(resource.kind, v, resource.plural) for v in candidates if v in offered]
+        chosen = [replace(resource, group_version=v) for v in candidates if v in offered]
         if chosen:
             return chosen
         for version in offered:
@@ -351,12 +420,18 @@ class LiveSource:
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
         self._raw_pods = {}
         needs_discovery = any(
-            len([v for v in read_versions(r.kind) if group_of(v) == r.group]) > 1 for r in self.resources
+            r.optional or len([v for v in read_versions(r.kind) if group_of(v) == r.group]) > 1 for r in self.resources
         )
         served = self.served_group_versions() if needs_discovery else None
         jobs: list[tuple[Resource, list[Resource] | str, str | None, str]] = [
             (r, self.versions_to_try(r, served), None, "") for r in self.resources
         ]
+        out: dict[Resource, list[Any] | str] = {}
+        for r in self.resources:
+            if r.optional and served is not None and r.group_version not in served.get(r.group, []):
+                out[r] = []  # not installed: the cluster has none
+                jobs = [job for job in jobs if job[0] is not r]
+                self._state.kinds_done += 1
         if self.events_for is not None:
             namespace, name = self.events_for
             selector = f"involvedObject.name={name}" if name else ""
@@ -364,7 +439,6 @@ class LiveSource:
         with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
             version = pool.submit(self._server_version)
             futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
-            out: dict[Resource, list[Any] | str] = {}
             for resource, future in futures:
                 listed, outcome = future.result()
                 out[listed or resource] = outcome
@@ -411,8 +485,12 @@ class LiveSource:
             for resource in versions:
                 self._state.current = resource.display
                 try:
+                    if resource.name:
+                        return resource, self._get_object(resource, raw)
                     return resource, self._list(resource, namespace, field_selector, raw)
                 except _HttpError as exc:
+                    if exc.status == 404 and (resource.name or resource.optional):
+                        return resource, []  # no such object, or the add-on is not installed
                     reason = _missing_reason(resource, exc)
                     if resource.kind in ESSENTIAL or reason is None:
                         raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
@@ -446,7 +524,7 @@ class LiveSource:
 def _missing_reason(resource: Resource, exc: _HttpError) -> str | None:
     """Why a kind is absent from a live snapshot, or None when the failure is an error."""
     if exc.status == 403:
-        return f"cannot list {resource.display}: forbidden"
+        return f"cannot {'get' if resource.name else 'list'} {resource.display}: forbidden"
     if exc.status == 404:
         return f"the server does not serve {resource.group_version} {resource.plural}"
     return None
