@@ -14,6 +14,7 @@ from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
+from podwhy.runtime.autoscaling import analyse
 from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
@@ -202,7 +203,10 @@ def explain(request: ExplainRequest) -> Report:
         notes=notes,
         manifest=None if request.pod_file is None else str(request.pod_file),
     )
-    return build_report(cycle, snapshot, suggestions, notes, classified, version)
+    analysis = None
+    if cycle.verdict == Verdict.UNSCHEDULABLE and framework is not None:
+        analysis = analyse(snapshot, pod, cycle, framework)
+    return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
 
 
 @dataclass

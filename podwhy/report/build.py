@@ -11,6 +11,7 @@ from podwhy.framework.types import PodInfo
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.report.autoscaling import autoscaling_report
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
@@ -37,6 +38,7 @@ from podwhy.report.model import (
     Suggestion,
     Victim,
 )
+from podwhy.runtime.autoscaling import AutoscalingAnalysis
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
@@ -416,6 +418,7 @@ def build_report(
     notes: Sequence[str] = (),
     pending: PendingPod | None = None,
     version: ChosenVersion | None = None,
+    autoscaling: AutoscalingAnalysis | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
     join the warnings, and so do those of the `version` emulated; `pending`: how `podwhy pending`
@@ -447,6 +450,7 @@ def build_report(
         ],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],
+        autoscaling=autoscaling_report(autoscaling) if autoscaling is not None else None,
     )
     not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
     report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated, version)

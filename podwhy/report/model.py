@@ -244,6 +244,60 @@ class Suggestion(_Struct):
     command: str
 
 
+class AutoscalingGroup(_Struct):
+    """One node group (Cluster Autoscaler) or NodePool (Karpenter) and what it can do for the pod."""
+
+    autoscaler: str
+    group: str
+    # CanAdd, RuledOut or NotEvaluated; `reason` (RuledOut, NotEvaluated) as data, `text` in words.
+    outcome: str
+    reason: str | None
+    text: str
+    data: dict[str, Any] = {}
+
+
+class ComingNodeReport(_Struct):
+    """A node an autoscaler is adding for the pod."""
+
+    autoscaler: str
+    group: str
+    evidence: str
+    since: str | None
+    # Seconds from `since` to the snapshot's newest record, and the timeout the node is held to.
+    ageSeconds: int | None  # noqa: N815
+    timeoutSeconds: int | None  # noqa: N815
+    overdue: bool
+
+
+class AutoscalerSaid(_Struct):
+    """An autoscaler's latest event on the pod, in full, and whether podwhy's reading agrees with it
+    (both say a node is coming, or both say none is)."""
+
+    autoscaler: str
+    reason: str
+    message: str
+    time: str | None
+    agrees: bool | None
+
+
+class AutoscalingReport(_Struct):
+    """Will a node come for the Unschedulable pod? `status`: Coming (a node is being added),
+    NotComing (no autoscaler group can add one: each group's first reason), CanAdd (a group could
+    add a node the pod fits on, yet none is coming), NoAutoscaler (the snapshot shows none), or
+    NotEvaluated (the snapshot lacks what it takes to tell)."""
+
+    status: str
+    summary: str
+    coming: ComingNodeReport | None = None
+    groups: list[AutoscalingGroup] = []
+    # Why an autoscaler does not act for this pod at all (priority cutoff, preemption, ...).
+    excluded: list[str] = []
+    said: list[AutoscalerSaid] = []
+    notEvaluated: list[str] = []  # noqa: N815
+    # The snapshot's newest record, which ages are measured to.
+    asOf: str | None = None  # noqa: N815
+
+
 class Report(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["Explanation"] = "Explanation"
@@ -271,6 +325,8 @@ class Report(_Struct, kw_only=True):
     nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815
     # When the pod is Unschedulable: changes that make it fit, each verified by re-running the plugins.
     suggestions: list[Suggestion] = []
+    # When the pod is Unschedulable: whether an autoscaler will add a node for it, and why not.
+    autoscaling: AutoscalingReport | None = None
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)
@@ -305,6 +361,8 @@ class PendingGroup(_Struct):
     suggestions: list[Suggestion] = []
     # For Unschedulable groups: how sizing went, and why there is no count when there is none.
     sizing: GroupSizingNote | None = None
+    # For Unschedulable and WaitingForNode groups (the largest): the autoscalers' view of its first pod.
+    autoscaling: AutoscalingReport | None = None
 
 
 class PendingScope(_Struct):
@@ -322,8 +380,11 @@ class PendingReport(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["PendingReport"] = "PendingReport"
     total: int
-    # Pending pods that will not start as things stand (all but those that fit now).
+    # Pending pods that will not start as things stand (all but those that fit now, those an
+    # autoscaler is adding a node for, and Inconclusive ones).
     stuck: int
+    # Pending pods waiting for a node an autoscaler is adding.
+    waiting: int = 0
     groups: list[PendingGroup]
     snapshot: SnapshotSummary
     scope: PendingScope
@@ -333,11 +394,14 @@ class PendingReport(_Struct, kw_only=True):
 
     @property
     def exit_code(self) -> int:
-        """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 0."""
+        """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
+        when a pod waits for a node an autoscaler is adding, else 0."""
         verdicts = {group.verdict for group in self.groups}
-        if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE}:
+        if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
             return 1
-        return Verdict.INCONCLUSIVE.exit_code if Verdict.INCONCLUSIVE in verdicts else 0
+        if Verdict.INCONCLUSIVE in verdicts:
+            return Verdict.INCONCLUSIVE.exit_code
+        return Verdict.WAITING_FOR_NODE.exit_code if Verdict.WAITING_FOR_NODE in verdicts else 0
 
 
 class ReplicaReport(_Struct):

@@ -35,6 +35,7 @@ from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
 from podwhy.report.check import not_checked_lines
 from podwhy.report.model import (
+    AutoscalingReport,
     CheckReport,
     NodeReport,
     PendingReport,
@@ -297,6 +298,7 @@ def render_table(
             f"{', …' if count > MAX_NAMES_IN_GROUP else ''}): --node NAME shows them"
         )
     render_ranking(console, report, wide)
+    render_autoscaling(console, report.autoscaling)
     render_suggestions(console, report)
 
 
@@ -323,6 +325,28 @@ def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> Non
         for st in first.filters:
             if st.status == StatusName.NOT_EVALUATED:
                 _say(console, f"? {st.plugin}: not evaluated", 2)
+
+
+def render_autoscaling(console: Console, autoscaling: AutoscalingReport | None, indent: int = 0) -> None:
+    """Will a node come: the autoscalers' view (what each group can do, what each last said)."""
+    if autoscaling is None:
+        return
+    _say(console, f"[bold]Autoscaling[/bold]: {escape(autoscaling.summary)}", indent)
+    for g in autoscaling.groups:
+        mark = "✓" if g.outcome == "CanAdd" else ("?" if g.outcome == "NotEvaluated" else "✗")
+        _say(console, f"{mark} {escape(g.group)} ({escape(g.autoscaler)}): {escape(g.text)}", indent + 2)
+    for line in autoscaling.excluded:
+        _say(console, f"✗ {escape(line)}", indent + 2)
+    for said in autoscaling.said:
+        agrees = "" if said.agrees is None else (" (agrees)" if said.agrees else " (differs from podwhy's reading)")
+        when = f" at {said.time}" if said.time else ""
+        _say(
+            console,
+            f"{escape(said.autoscaler)} said{when}: {escape(said.reason)}: {escape(said.message)}{agrees}",
+            indent + 2,
+        )
+    for line in autoscaling.notEvaluated:
+        _say(console, f"? {escape(line)}", indent + 2)
 
 
 def render_suggestions(console: Console, report: Report) -> None:

@@ -54,6 +54,8 @@ class Verdict(StrEnum):
     # podwhy pending: the snapshot shows scheduler pods serving the pod's schedulerName, and
     # none of them runs (phase Running and Ready).
     NO_SCHEDULER = "NoScheduler"
+    # podwhy pending: no node fits, and an autoscaler is adding one for the pod (within its timeout).
+    WAITING_FOR_NODE = "WaitingForNode"
 
     @property
     def exit_code(self) -> int:
@@ -61,6 +63,8 @@ class Verdict(StrEnum):
             return 0
         if self in (Verdict.INCONCLUSIVE, Verdict.ERROR):
             return 3
+        if self is Verdict.WAITING_FOR_NODE:
+            return 4
         return 1
 
 

@@ -18,6 +18,8 @@ from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
+from podwhy.runtime.autoscaling import ComingNode, autoscalers
+from podwhy.runtime.autoscaling.events import newest_record
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework
@@ -388,6 +390,9 @@ class _Classifier:
         self._events: dict[tuple[str, str], list[o.Event]] | None = None
         self._terminating: dict[str, list[o.Pod]] | None = None
         self._nominated_nodes: dict[str, list[str]] = {}
+        # The autoscalers the snapshot shows, and the time ages are measured to.
+        self.autoscalers = autoscalers(snapshot)
+        self.now = newest_record(snapshot)[0] if self.autoscalers else None
 
     def events(self, pod: o.Pod) -> list[o.Event]:
         """The events that explain a container still being created, naming this pod (indexed once)."""
@@ -499,6 +504,14 @@ class _Classifier:
             return None
         return ReservedRoom(fits, {pi.key: pi.priority for name in fits for pi in holding[name]})
 
+    def coming(self, pod: o.Pod) -> ComingNode | None:
+        """The node an autoscaler is adding for the pod, still within its timeout."""
+        for scaler in self.autoscalers:
+            coming = scaler.coming(pod, self.now)
+            if coming is not None and not coming.overdue:
+                return coming
+        return None
+
     def _scheduled(self, pod: o.Pod, profile: Profile, owner: Owner | None) -> PendingPod:
         if profile.scheduler_name not in self.frameworks:
             self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
@@ -554,12 +567,22 @@ class _Classifier:
             details.append(f"kube-scheduler's message: {cycle.message}")
             return PendingPod(pod, cycle.verdict, cause, owner, details, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
+            coming = self.coming(pod)
+            if coming is not None:
+                details = [f"kube-scheduler's message: {cycle.message}"]
+                return PendingPod(pod, Verdict.WAITING_FOR_NODE, coming_cause(coming), owner, details, cycle)
             cause = cycle.message
         elif cycle.verdict == Verdict.INCONCLUSIVE:
             cause = f"fits the plugins evaluated; {cycle.not_evaluated_text}"
         else:
             cause = cycle.message or str(cycle.verdict)
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
+
+
+def coming_cause(coming: ComingNode) -> str:
+    """The one-line cause of a pod waiting for a node (grouped by it, so without its age)."""
+    group = f" of {coming.group}" if coming.group else ""
+    return f"waiting for a node{group} that {coming.autoscaler} is adding ({coming.evidence})"
 
 
 def _gated_since(pod: o.Pod) -> list[str]:

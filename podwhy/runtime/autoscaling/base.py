@@ -85,7 +85,11 @@ class ComingNode:
 
     @property
     def overdue(self) -> bool:
-        return self.age_seconds is not None and self.timeout_seconds is not None and self.age_seconds > self.timeout_seconds
+        return (
+            self.age_seconds is not None
+            and self.timeout_seconds is not None
+            and self.age_seconds > self.timeout_seconds
+        )
 
 
 @dataclass
@@ -116,6 +120,10 @@ class Autoscaler(Protocol):
     """One autoscaler found in the snapshot."""
 
     name: str
+
+    def coming(self, pod: o.Pod, now: float | None) -> ComingNode | None:
+        """The node it is adding for the pod, if any (cheap: no filtering)."""
+        ...
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
         """Its groups' findings for the pod, whether a node is coming, and what it last said."""

@@ -23,15 +23,14 @@ from podwhy.runtime.autoscaling.base import (
     PodExclusion,
     Reason,
 )
-from podwhy.runtime.autoscaling.events import event_time, parse_time, pod_events
+from podwhy.runtime.autoscaling.events import PodEvents, event_time, parse_time, pod_events
 from podwhy.runtime.autoscaling.template import example_node, template_node, verdict_on_template
 from podwhy.runtime.cycle import CycleOutcome
 from podwhy.runtime.framework import Framework
-from podwhy.snapshot.castatus import parse_status
+from podwhy.snapshot.castatus import read_configmap
 from podwhy.snapshot.cluster import Snapshot
 
 COMPONENT = "cluster-autoscaler"
-STATUS_KEY = "status"
 # CA's defaults (flags): pods below the priority cutoff never trigger a scale-up; a node must
 # register within the provision time.
 EXPENDABLE_PRIORITY_CUTOFF = -10
@@ -45,7 +44,15 @@ _SCALE_UP_INFO = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: (\d+)\)\}")
 # Node-group membership, per provider: the group's id in CA's status, and what its nodes carry.
 EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
 GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
-AKS_AGENTPOOL_LABELS = ("kubernetes.azure.com/agentpool", "agentpool")
+AKS_LABELS = ("kubernetes.azure.com/agentpool", "agentpool")
+# Labels whose value is the group's own name on some providers' nodes.
+GROUP_NAME_LABELS = (
+    EKS_NODEGROUP_LABEL,
+    "alpha.eksctl.io/nodegroup-name",
+    "kops.k8s.io/instancegroup",
+    GKE_NODEPOOL_LABEL,
+    *AKS_LABELS,
+)
 CAPI_OWNER_KIND = "cluster.x-k8s.io/owner-kind"
 CAPI_OWNER_NAME = "cluster.x-k8s.io/owner-name"
 CAPI_CLUSTER_NAMESPACE = "cluster.x-k8s.io/cluster-namespace"
@@ -71,11 +78,13 @@ def group_nodes(group: str, nodes: Sequence[o.Node]) -> list[o.Node]:
         name = node.metadata.name
         eks = labels.get(EKS_NODEGROUP_LABEL)
         gke = labels.get(GKE_NODEPOOL_LABEL)
-        if eks and base.startswith(f"eks-{eks}-"):
+        if any(labels.get(key) == base for key in GROUP_NAME_LABELS):
+            out.append(node)  # a label naming the group itself (eksctl, kops, or a group named as its pool)
+        elif eks and base.startswith(f"eks-{eks}-"):
             out.append(node)  # EKS names a managed group's ASG eks-<nodegroup>-<uuid>
         elif gke and base.startswith("gke-") and name.startswith(base.removesuffix("-grp") + "-"):
             out.append(node)  # GKE: gke-<cluster>-<pool>-<hash>-grp makes nodes gke-<cluster>-<pool>-<hash>-<id>
-        elif base and name.startswith(base) and (base.endswith("-vmss") or any(k in labels for k in AKS_AGENTPOOL_LABELS)):
+        elif base and name.startswith(base) and (base.endswith("-vmss") or any(k in labels for k in AKS_LABELS)):
             out.append(node)  # AKS: VMSS aks-<pool>-<n>-vmss makes nodes aks-<pool>-<n>-vmss000000
     return out
 
@@ -104,19 +113,15 @@ class ClusterAutoscaler:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        self.events = PodEvents(snapshot, COMPONENT)
         self.configmap = status_configmap(snapshot)
         self.status: cs.ClusterAutoscalerStatus | None = None
         self.unreadable = ""
         if self.configmap is not None:
-            text = self.configmap.data.get(STATUS_KEY)
-            meta = self.configmap.metadata
-            if text is None:
-                self.unreadable = f"ConfigMap {meta.namespace}/{meta.name} has no {STATUS_KEY!r} key"
-            else:
-                try:
-                    self.status = parse_status(text)
-                except PodwhyError as exc:
-                    self.unreadable = f"ConfigMap {meta.namespace}/{meta.name}: {exc.message}"
+            try:
+                self.status = read_configmap(self.configmap)
+            except PodwhyError as exc:
+                self.unreadable = exc.message
 
     @staticmethod
     def present(snapshot: Snapshot) -> bool:
@@ -128,7 +133,7 @@ class ClusterAutoscaler:
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
         view = AutoscalerView(self.name)
-        events = pod_events(pod, self.snapshot, COMPONENT)
+        events = self.events.of(pod)
         if events:
             last = events[-1]
             view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last))
@@ -138,12 +143,18 @@ class ClusterAutoscaler:
         if self.unreadable:
             view.not_evaluated.append(f"its status could not be read: {self.unreadable}")
         elif self.status is None:
-            view.not_evaluated.append("the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)")
+            view.not_evaluated.append(
+                "the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)"
+            )
         groups = self.status.node_groups if self.status is not None else []
         view.coming = self._coming(pod, events, groups, now)
         for group in groups:
             view.groups.append(self._finding(pod, group, framework))
         return view
+
+    def coming(self, pod: o.Pod, now: float | None) -> ComingNode | None:
+        groups = self.status.node_groups if self.status is not None else []
+        return self._coming(pod, self.events.of(pod), groups, now)
 
     def _coming(
         self, pod: o.Pod, events: list[o.Event], groups: Sequence[cs.NodeGroupStatus], now: float | None
@@ -201,9 +212,7 @@ class ClusterAutoscaler:
         if group.at_max_size:
             return ruled_out(Reason.GROUP_AT_MAX_SIZE, fitsNewNode=fits, **sizes, **template_data)
         if example is None:
-            return GroupFinding(
-                self.name, group.name, GroupOutcome.NOT_EVALUATED, Reason.NO_TEMPLATE_NODE, dict(sizes)
-            )
+            return GroupFinding(self.name, group.name, GroupOutcome.NOT_EVALUATED, Reason.NO_TEMPLATE_NODE, dict(sizes))
         if not fits:
             return ruled_out(Reason.POD_DOES_NOT_FIT_NEW_NODE, **template_data, **sizes)
         return GroupFinding(self.name, group.name, GroupOutcome.CAN_ADD, None, {**sizes, **template_data})

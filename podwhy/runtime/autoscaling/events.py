@@ -65,6 +65,31 @@ def pod_events(pod: o.Pod, snapshot: Snapshot, component: str | None = None) -> 
     return sorted(found, key=lambda e: parse_time(event_time(e)) or 0.0)
 
 
+class PodEvents:
+    """One component's events on pods, indexed once by pod (many pods are asked about)."""
+
+    def __init__(self, snapshot: Snapshot, component: str) -> None:
+        self._by_pod: dict[tuple[str, str], list[o.Event]] = {}
+        for e in snapshot.events:
+            if e.involved_object.kind in ("Pod", "") and component_of(e) == component:
+                key = (e.involved_object.namespace or e.metadata.namespace, e.involved_object.name)
+                self._by_pod.setdefault(key, []).append(e)
+        for events in self._by_pod.values():
+            events.sort(key=lambda e: parse_time(event_time(e)) or 0.0)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_pod)
+
+    def of(self, pod: o.Pod) -> list[o.Event]:
+        """The pod's own events (not an earlier pod's of the same name), oldest first."""
+        meta = pod.metadata
+        return [
+            e
+            for e in self._by_pod.get((meta.namespace, meta.name), [])
+            if not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid
+        ]
+
+
 def newest_record(snapshot: Snapshot) -> tuple[float | None, str]:
     """The newest time the snapshot records (events, the autoscalers' status and conditions): what
     ages are measured to, and its text."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.resources import Resource
 from podwhy.model import objects as o
-from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
+from podwhy.model.quantity import QuantityError, QuantityInput, quantity_milli_value, quantity_value
 from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request
 from podwhy.runtime.autoscaling.base import (
@@ -30,7 +30,7 @@ from podwhy.runtime.autoscaling.base import (
     PodExclusion,
     Reason,
 )
-from podwhy.runtime.autoscaling.events import event_time, parse_time, pod_events
+from podwhy.runtime.autoscaling.events import PodEvents, event_time, parse_time
 from podwhy.runtime.cycle import CycleOutcome
 from podwhy.runtime.framework import Framework
 from podwhy.snapshot.cluster import Snapshot, ns_name
@@ -179,7 +179,8 @@ def _volume_terms(pod: o.Pod, snapshot: Snapshot) -> Iterable[o.NodeSelectorTerm
         claim = snapshot.persistent_volume_claims.get(
             ns_name(pod.metadata.namespace, volume.persistent_volume_claim.claim_name)
         )
-        pv = snapshot.persistent_volumes.get(claim.spec.volume_name) if claim is not None and claim.spec.volume_name else None
+        bound = claim.spec.volume_name if claim is not None else ""
+        pv = snapshot.persistent_volumes.get(bound) if bound else None
         affinity = pv.spec.node_affinity if pv is not None else None
         required = affinity.required if affinity is not None else None
         if required is not None and len(required.node_selector_terms) == 1:
@@ -222,7 +223,7 @@ def _requested(pod: o.Pod) -> Resource:
     return compute_pod_resource_request(pod)
 
 
-def _amount(resource: str, raw: o.QuantityInput) -> int:
+def _amount(resource: str, raw: QuantityInput) -> int:
     return quantity_milli_value(raw) if resource == "cpu" else quantity_value(raw)
 
 
@@ -274,6 +275,7 @@ class Karpenter:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        self.events = PodEvents(snapshot, COMPONENT)
 
     @staticmethod
     def present(snapshot: Snapshot) -> bool:
@@ -285,7 +287,7 @@ class Karpenter:
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
         view = AutoscalerView(self.name)
-        events = pod_events(pod, self.snapshot, COMPONENT)
+        events = self.events.of(pod)
         if events:
             last = events[-1]
             view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last))
@@ -297,6 +299,9 @@ class Karpenter:
         for pool in self.pools():
             view.groups.append(self._finding(pod, pool, wanted))
         return view
+
+    def coming(self, pod: o.Pod, now: float | None) -> ComingNode | None:
+        return self._coming(self.events.of(pod), now)
 
     def _coming(self, events: list[o.Event], now: float | None) -> ComingNode | None:
         nominations = [e for e in events if e.reason == NOMINATED]
@@ -331,8 +336,8 @@ class Karpenter:
     def _finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> GroupFinding:
         name = pool.metadata.name
 
-        def ruled_out(reason: Reason, **data: object) -> GroupFinding:
-            return GroupFinding(self.name, name, GroupOutcome.RULED_OUT, reason, dict(data))
+        def ruled_out(why: Reason, **data: object) -> GroupFinding:
+            return GroupFinding(self.name, name, GroupOutcome.RULED_OUT, why, dict(data))
 
         if pool.spec.replicas is not None:
             return ruled_out(Reason.NODEPOOL_STATIC, replicas=pool.spec.replicas)

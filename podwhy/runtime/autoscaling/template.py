@@ -110,5 +110,3 @@ def verdict_on_template(
         return TemplateVerdict(True)
     first: Status | None = verdict.first_failure
     return TemplateVerdict(False, first.plugin if first else "", list(first.reasons) if first else [])
-
-

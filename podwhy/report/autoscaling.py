@@ -1,0 +1,191 @@
+"""The autoscaling section in words: runtime.autoscaling decides, this module says it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
+from podwhy.runtime.autoscaling import (
+    AutoscalingAnalysis,
+    ComingNode,
+    GroupFinding,
+    GroupOutcome,
+    PodExclusion,
+    Reason,
+)
+from podwhy.runtime.autoscaling.clusterautoscaler import NOT_TRIGGER_SCALE_UP, TRIGGERED_SCALE_UP
+from podwhy.runtime.autoscaling.karpenter import NOMINATED
+
+# How podwhy asks for the autoscaler kinds a dump lacks.
+AUTOSCALER_DUMP_HINT = (
+    "add them to the dump: kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml; "
+    "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml (or use podwhy snapshot)"
+)
+# Events that say a node is coming; the others say none is.
+COMING_EVENTS = frozenset({TRIGGERED_SCALE_UP, NOMINATED})
+
+
+def _minutes(seconds: int) -> str:
+    if seconds < 90:
+        return f"{seconds}s"
+    return f"{round(seconds / 60)} min"
+
+
+def coming_text(coming: ComingNode) -> str:
+    group = f" of {coming.group}" if coming.group else ""
+    text = f"{coming.autoscaler} is adding a node{group}: {coming.evidence}"
+    if coming.age_seconds is not None:
+        text += f"; started {_minutes(coming.age_seconds)} before the snapshot's newest record"
+    if coming.timeout_seconds is not None:
+        text += f", held to a {_minutes(coming.timeout_seconds)} timeout"
+        if coming.overdue:
+            text += " (overdue: it should have arrived by now)"
+    return text
+
+
+def finding_text(finding: GroupFinding) -> str:
+    d: dict[str, Any] = finding.data
+    if finding.outcome is GroupOutcome.CAN_ADD:
+        example = (
+            f" (a copy of {d['example']}, as {finding.autoscaler} builds its template)" if d.get("example") else ""
+        )
+        if finding.autoscaler == "Karpenter":
+            return (
+                "its requirements, taints and limits admit the pod; whether an instance type offers it is the cloud "
+                "provider's"
+            )
+        return f"the pod fits a new node of it{example}, and it can grow ({_sizes(d)})"
+    reason = finding.reason
+    if reason is Reason.GROUP_UNHEALTHY:
+        return f"the group is unhealthy: {finding.autoscaler} does not scale it up ({_sizes(d)})"
+    if reason is Reason.GROUP_BACKOFF:
+        code = f" {d.get('errorCode')}" if d.get("errorCode") else ""
+        message = f": {d.get('errorMessage')}" if d.get("errorMessage") else ""
+        return f"in backoff after a failed scale-up{code}{message}"
+    if reason is Reason.GROUP_AT_MAX_SIZE:
+        fits = d.get("fitsNewNode")
+        after = {True: "; the pod would fit a new node of it", False: "; the pod would not fit a new node of it anyway"}
+        return (
+            f"at its max size ({d.get('target')}/{d.get('maxSize')}){after.get(fits, '') if fits is not None else ''}"
+        )
+    if reason is Reason.POD_DOES_NOT_FIT_NEW_NODE:
+        reasons = "; ".join(d.get("reasons") or []) or "rejected"
+        plugin = f"{d.get('plugin')}: " if d.get("plugin") else ""
+        return f"the pod would not fit even on a new node of it (a copy of {d.get('example')}): {plugin}{reasons}"
+    if reason is Reason.NO_TEMPLATE_NODE:
+        return (
+            "no node of it is in the snapshot to build its template from (a group scaled to zero: the cloud "
+            "provider's template is not in a snapshot)"
+        )
+    if reason is Reason.NODEPOOL_STATIC:
+        return f"a static NodePool ({d.get('replicas')} replicas): Karpenter launches no node for pending pods"
+    if reason is Reason.NODEPOOL_NOT_READY:
+        return f"the NodePool is not Ready ({d.get('reason')}: {d.get('message')})"
+    if reason is Reason.TAINT_NOT_TOLERATED:
+        return f"the pod does not tolerate its taint {d.get('taint')}"
+    if reason is Reason.REQUIREMENTS_EXCLUDE_POD:
+        return f"its requirements exclude the pod: {d.get('detail')}"
+    if reason is Reason.LIMITS_REACHED:
+        return (
+            f"its limits leave less than the pod needs: {d.get('resource')} limit {d.get('limit')}, "
+            f"{d.get('used')} in use"
+        )
+    return str(reason)
+
+
+def _sizes(d: dict[str, Any]) -> str:
+    parts = [f"{k}={d[k]}" for k in ("ready", "target", "minSize", "maxSize") if d.get(k) is not None]
+    return ", ".join(parts) or "sizes unknown"
+
+
+_EXCLUSION = {
+    PodExclusion.EXPENDABLE: "Cluster Autoscaler never scales up for pods below its expendable priority cutoff",
+    PodExclusion.NOMINATED: "the pod waits for preemption victims to go: no autoscaler adds a node for it",
+    PodExclusion.DAEMON_OR_STATIC: "Karpenter provisions no node for DaemonSet or static pods",
+}
+
+
+def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
+    groups = [
+        AutoscalingGroup(
+            autoscaler=g.autoscaler,
+            group=g.group,
+            outcome=g.outcome.value,
+            reason=g.reason.value if g.reason is not None else None,
+            text=finding_text(g),
+            data=g.data,
+        )
+        for v in analysis.views
+        for g in v.groups
+    ]
+    excluded = [f"{_EXCLUSION[v.excluded]} ({v.excluded_detail})" for v in analysis.views if v.excluded is not None]
+    not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
+    if analysis.missing_kinds:
+        not_evaluated.append(
+            f"the snapshot cannot vouch for {', '.join(analysis.missing_kinds)}: {AUTOSCALER_DUMP_HINT}"
+        )
+    coming = next((v.coming for v in analysis.views if v.coming is not None), None)
+    live_coming = analysis.coming
+    said = []
+    for v in analysis.views:
+        if v.last_event is None:
+            continue
+        theirs = v.last_event.reason in COMING_EVENTS
+        ours = v.coming is not None and not v.coming.overdue
+        said.append(
+            AutoscalerSaid(
+                autoscaler=v.autoscaler,
+                reason=v.last_event.reason,
+                message=v.last_event.message,
+                time=v.last_event.time or None,
+                agrees=theirs == ours if v.last_event.reason in (*COMING_EVENTS, NOT_TRIGGER_SCALE_UP) else None,
+            )
+        )
+    can_add = [g for g in groups if g.outcome == GroupOutcome.CAN_ADD.value]
+    if live_coming is not None:
+        status, summary = "Coming", coming_text(live_coming)
+    elif analysis.none_found:
+        status, summary = (
+            "NoAutoscaler",
+            "no autoscaler: the snapshot shows no Cluster Autoscaler status and no NodePools",
+        )
+    elif not analysis.views:
+        status = "NotEvaluated"
+        summary = "the snapshot cannot tell whether an autoscaler runs: " + AUTOSCALER_DUMP_HINT
+    elif excluded:
+        status, summary = "NotComing", excluded[0]
+    elif can_add:
+        names = ", ".join(f"{g.group} ({g.autoscaler})" for g in can_add)
+        summary = f"no node is coming, yet {names} could add one the pod fits on"
+        status = "CanAdd"
+    elif groups and all(g.outcome == GroupOutcome.RULED_OUT.value for g in groups):
+        status, summary = (
+            "NotComing",
+            "no node is coming: every node group is ruled out (below, the first reason of each)",
+        )
+    else:
+        status, summary = "NotEvaluated", "no node is coming as far as the snapshot shows; " + "; ".join(not_evaluated)
+    return AutoscalingReport(
+        status=status,
+        summary=summary if coming is None or live_coming is not None else f"{summary}; {coming_text(coming)}",
+        coming=_coming(coming),
+        groups=groups,
+        excluded=excluded,
+        said=said,
+        notEvaluated=not_evaluated,
+        asOf=analysis.as_of or None,
+    )
+
+
+def _coming(coming: ComingNode | None) -> ComingNodeReport | None:
+    if coming is None:
+        return None
+    return ComingNodeReport(
+        autoscaler=coming.autoscaler,
+        group=coming.group,
+        evidence=coming.evidence,
+        since=coming.since or None,
+        ageSeconds=coming.age_seconds,
+        timeoutSeconds=coming.timeout_seconds,
+        overdue=coming.overdue,
+    )

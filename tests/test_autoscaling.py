@@ -1,0 +1,432 @@
+"""Will a node come? Cluster Autoscaler and Karpenter read and simulated, outcome by outcome."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.model import objects as o
+from podwhy.report.autoscaling import autoscaling_report
+from podwhy.runtime.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
+from podwhy.runtime.config import default_config
+from podwhy.runtime.cycle import Verdict, make_framework, run_cycle
+from podwhy.runtime.pending import classify_pending
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.source import FileSource
+from tests.builders import make_node, make_pod, make_snapshot
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "autoscaling"
+T0 = "2025-03-10T12:00:00Z"
+
+
+def _status(groups: list[dict[str, Any]]) -> o.ConfigMap:
+    """A CA >= 1.30 status ConfigMap with these node groups (name, target, ready, max, scaleUp...)."""
+    lines = ["autoscalerStatus: Running", "nodeGroups:"]
+    for g in groups:
+        lines += [
+            f"- name: {g['name']}",
+            "  health:",
+            f"    status: {g.get('health', 'Healthy')}",
+            f"    cloudProviderTarget: {g['target']}",
+            f"    minSize: {g.get('min', 0)}",
+            f"    maxSize: {g['max']}",
+            "    nodeCounts:",
+            f"      registered: {{total: {g['ready']}, ready: {g['ready']}, notStarted: 0}}",
+            "  scaleUp:",
+            f"    status: {g.get('scaleUp', 'NoActivity')}",
+            f'    lastTransitionTime: "{T0}"',
+        ]
+        if "code" in g:
+            lines += ["    backoffInfo:", f"      errorCode: {g['code']}", f"      errorMessage: {g['message']}"]
+    lines.append(f"time: {T0}")
+    return msgspec.convert(
+        {
+            "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+            "data": {"status": "\n".join(lines) + "\n"},
+        },
+        o.ConfigMap,
+    )
+
+
+def _event(pod: str, reason: str, message: str, component: str, at: str = T0) -> o.Event:
+    return msgspec.convert(
+        {
+            "metadata": {"name": f"{pod}.{reason}", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
+            "reason": reason,
+            "message": message,
+            "source": {"component": component},
+            "lastTimestamp": at,
+        },
+        o.Event,
+    )
+
+
+def _node(name: str, group: str, cpu: str = "4", zone: str = "a") -> o.Node:
+    return (
+        make_node(name).alloc(cpu=cpu, memory="16Gi").labels({"alpha.eksctl.io/nodegroup-name": group}).zone(zone).obj()
+    )
+
+
+def _ready(node: o.Node) -> o.Node:
+    node.status.conditions = [msgspec.convert({"type": "Ready", "status": "True"}, o.NodeCondition)]
+    return node
+
+
+def _snapshot(*objects: msgspec.Struct) -> Snapshot:
+    snapshot = make_snapshot(*objects)
+    snapshot.missing.clear()  # the whole cluster: it vouches for every kind
+    return snapshot
+
+
+def _analysis(snapshot: Snapshot, pod: o.Pod):  # type: ignore[no-untyped-def]
+    framework = make_framework(snapshot, default_config().profiles[0])
+    cycle = run_cycle(snapshot, pod, framework=framework)
+    assert cycle.verdict == Verdict.UNSCHEDULABLE, cycle.message
+    return analyse(snapshot, pod, cycle, framework)
+
+
+BUSY = make_pod("busy").node("w1").req(cpu="3").obj()
+
+
+# ------------------------------------------------------------------ Cluster Autoscaler, group by group
+@pytest.mark.parametrize(
+    ("group", "cpu", "outcome", "reason", "data"),
+    [
+        pytest.param(
+            {"target": 1, "ready": 1, "max": 1},
+            "2",
+            GroupOutcome.RULED_OUT,
+            Reason.GROUP_AT_MAX_SIZE,
+            {"maxSize": 1, "fitsNewNode": True},
+            id="at-max-size-would-fit",
+        ),
+        pytest.param(
+            {"target": 1, "ready": 1, "max": 1},
+            "6",
+            GroupOutcome.RULED_OUT,
+            Reason.GROUP_AT_MAX_SIZE,
+            {"fitsNewNode": False},
+            id="at-max-size-would-not-fit",
+        ),
+        pytest.param(
+            {
+                "target": 1,
+                "ready": 1,
+                "max": 5,
+                "scaleUp": "Backoff",
+                "code": "QUOTA_EXCEEDED",
+                "message": "Quota 'CPUS' exceeded",
+            },
+            "2",
+            GroupOutcome.RULED_OUT,
+            Reason.GROUP_BACKOFF,
+            {"errorCode": "QUOTA_EXCEEDED", "errorMessage": "Quota 'CPUS' exceeded"},
+            id="backoff",
+        ),
+        pytest.param(
+            {"target": 1, "ready": 1, "max": 5, "health": "Unhealthy"},
+            "2",
+            GroupOutcome.RULED_OUT,
+            Reason.GROUP_UNHEALTHY,
+            {},
+            id="unhealthy",
+        ),
+        pytest.param(
+            {"target": 1, "ready": 1, "max": 5},
+            "6",
+            GroupOutcome.RULED_OUT,
+            Reason.POD_DOES_NOT_FIT_NEW_NODE,
+            {"plugin": "NodeResourcesFit", "reasons": ["Insufficient cpu"]},
+            id="too-big-for-a-new-node",
+        ),
+        pytest.param(
+            {"target": 1, "ready": 1, "max": 5}, "2", GroupOutcome.CAN_ADD, None, {"example": "w1"}, id="can-add"
+        ),
+    ],
+)
+def test_cluster_autoscaler_group(
+    group: dict[str, Any], cpu: str, outcome: GroupOutcome, reason: Reason | None, data: dict[str, Any]
+) -> None:
+    pod = make_pod("web").req(cpu=cpu).obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a")), BUSY, pod, _status([{"name": "ng-a", **group}]))
+    (view,) = _analysis(snapshot, pod).views
+    (finding,) = view.groups
+    assert (finding.group, finding.outcome, finding.reason) == ("ng-a", outcome, reason)
+    assert data.items() <= finding.data.items()
+
+
+def test_the_text_status_of_older_releases_reads_the_same() -> None:
+    cm = FileSource([str(FIXTURES / "ca-status-text.yaml")]).load().autoscaler_status
+    pod = make_pod("web").req(cpu="6").obj()
+    nodes = [_ready(_node("g1", "ng-general")), _ready(_node("p1", "ng-gpu"))]
+    snapshot = _snapshot(*nodes, pod, *cm.values())
+    findings = {g.group: g for g in _analysis(snapshot, pod).views[0].groups}
+    assert findings["ng-general"].reason is Reason.GROUP_AT_MAX_SIZE
+    assert findings["ng-gpu"].reason is Reason.GROUP_BACKOFF  # the text form names no error code
+
+
+def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    triggered = _event(
+        "web", "TriggeredScaleUp", "pod triggered scale-up: [{ng-a 1->2 (max: 5)}]", "cluster-autoscaler"
+    )
+    later = _event("other", "Scheduled", "x", "default-scheduler", at="2025-03-10T12:04:00Z")
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")),
+        BUSY,
+        pod,
+        triggered,
+        later,
+        _status([{"name": "ng-a", "target": 2, "ready": 1, "max": 5}]),
+    )
+    analysis = _analysis(snapshot, pod)
+    coming = analysis.coming
+    assert coming is not None and (coming.group, coming.age_seconds, coming.timeout_seconds) == ("ng-a", 240, 900)
+    report = autoscaling_report(analysis)
+    assert report.status == "Coming"
+    assert [s.agrees for s in report.said] == [True]
+    (item,) = [p for p in classify_pending(snapshot, default_config()) if p.pod is pod]
+    assert item.verdict == Verdict.WAITING_FOR_NODE
+    assert "ng-a" in item.cause and Verdict.WAITING_FOR_NODE.exit_code == 4
+
+
+def test_a_scale_up_past_its_provision_timeout_is_overdue_not_waiting() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    triggered = _event(
+        "web", "TriggeredScaleUp", "pod triggered scale-up: [{ng-a 1->2 (max: 5)}]", "cluster-autoscaler"
+    )
+    later = _event("other", "Scheduled", "x", "default-scheduler", at="2025-03-10T12:30:00Z")
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")),
+        BUSY,
+        pod,
+        triggered,
+        later,
+        _status([{"name": "ng-a", "target": 2, "ready": 1, "max": 5}]),
+    )
+    analysis = _analysis(snapshot, pod)
+    assert analysis.coming is None and analysis.views[0].coming is not None and analysis.views[0].coming.overdue
+    (item,) = [p for p in classify_pending(snapshot, default_config()) if p.pod is pod]
+    assert item.verdict == Verdict.UNSCHEDULABLE
+
+
+def test_a_not_triggered_scale_up_is_shown_in_full_and_compared() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    said = "pod didn't trigger scale-up: 1 max node group size reached"
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")),
+        BUSY,
+        pod,
+        _event("web", "NotTriggerScaleUp", said, "cluster-autoscaler"),
+        _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 1}]),
+    )
+    report = autoscaling_report(_analysis(snapshot, pod))
+    assert report.status == "NotComing"
+    assert [(s.reason, s.message, s.agrees) for s in report.said] == [("NotTriggerScaleUp", said, True)]
+
+
+def test_an_expendable_pod_never_triggers_a_scale_up() -> None:
+    pod = make_pod("batch").priority(-20).req(cpu="2").obj()
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, pod, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 5}])
+    )
+    (view,) = _analysis(snapshot, pod).views
+    assert view.excluded is PodExclusion.EXPENDABLE
+    assert autoscaling_report(_analysis(snapshot, pod)).status == "NotComing"
+
+
+# ------------------------------------------------------------------ Karpenter
+def _pool(name: str, **spec: Any) -> o.NodePool:
+    status = spec.pop("status", {"conditions": [{"type": "Ready", "status": "True"}]})
+    return msgspec.convert({"metadata": {"name": name}, "spec": spec, "status": status}, o.NodePool)
+
+
+ZONES_AB = {
+    "template": {
+        "spec": {"requirements": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a", "b"]}]}
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("pool", "pod", "reason", "data"),
+    [
+        pytest.param(
+            ZONES_AB,
+            make_pod("web").req(cpu="2").node_selector({"topology.kubernetes.io/zone": "c"}),
+            Reason.REQUIREMENTS_EXCLUDE_POD,
+            {"key": "topology.kubernetes.io/zone"},
+            id="zone-excluded",
+        ),
+        pytest.param(
+            {
+                "template": {
+                    "spec": {"requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]}
+                }
+            },
+            make_pod("web").req(cpu="2").node_affinity_in("kubernetes.io/arch", "amd64"),
+            Reason.REQUIREMENTS_EXCLUDE_POD,
+            {"key": "kubernetes.io/arch"},
+            id="arch-excluded",
+        ),
+        pytest.param(
+            {"template": {"spec": {}}},
+            make_pod("web").req(cpu="2").node_selector({"team": "x"}),
+            Reason.REQUIREMENTS_EXCLUDE_POD,
+            {"key": "team"},
+            id="label-without-known-values",
+        ),
+        pytest.param(
+            {"template": {"spec": {"taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]}}},
+            make_pod("web").req(cpu="2"),
+            Reason.TAINT_NOT_TOLERATED,
+            {"taint": "gpu=yes:NoSchedule"},
+            id="taint",
+        ),
+        pytest.param(
+            {
+                "template": {"spec": {}},
+                "limits": {"cpu": "10"},
+                "status": {"resources": {"cpu": "9"}, "conditions": [{"type": "Ready", "status": "True"}]},
+            },
+            make_pod("web").req(cpu="2"),
+            Reason.LIMITS_REACHED,
+            {"resource": "cpu", "limit": "10"},
+            id="limits",
+        ),
+        pytest.param(
+            {
+                "template": {"spec": {}},
+                "status": {
+                    "conditions": [
+                        {
+                            "type": "Ready",
+                            "status": "False",
+                            "reason": "NodeClassNotFound",
+                            "message": "NodeClass not found on cluster",
+                        }
+                    ]
+                },
+            },
+            make_pod("web").req(cpu="2"),
+            Reason.NODEPOOL_NOT_READY,
+            {"reason": "NodeClassNotFound"},
+            id="not-ready",
+        ),
+        pytest.param(
+            ZONES_AB,
+            make_pod("web").req(cpu="2").node_selector({"topology.kubernetes.io/zone": "b"}),
+            None,
+            {},
+            id="compatible",
+        ),
+    ],
+)
+def test_karpenter_nodepool(pool: dict[str, Any], pod: Any, reason: Reason | None, data: dict[str, Any]) -> None:
+    target = pod.obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), target, _pool("default", **pool))
+    (view,) = _analysis(snapshot, target).views
+    (finding,) = view.groups
+    assert finding.reason is reason
+    assert finding.outcome is (GroupOutcome.CAN_ADD if reason is None else GroupOutcome.RULED_OUT)
+    assert data.items() <= finding.data.items()
+
+
+def test_a_pods_volume_zone_counts_against_the_pools_zones() -> None:
+    pv = msgspec.convert(
+        {
+            "metadata": {"name": "pv1"},
+            "spec": {
+                "nodeAffinity": {
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["c"]}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+        },
+        o.PersistentVolume,
+    )
+    pvc = msgspec.convert(
+        {
+            "metadata": {"name": "data", "namespace": "default"},
+            "spec": {"volumeName": "pv1"},
+            "status": {"phase": "Bound"},
+        },
+        o.PersistentVolumeClaim,
+    )
+    pod = make_pod("web").req(cpu="2").pvc("data").obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1", zone="c")), pod, pv, pvc, _pool("default", **ZONES_AB))
+    (finding,) = _analysis(snapshot, pod).views[0].groups
+    assert (finding.reason, finding.data["key"]) == (Reason.REQUIREMENTS_EXCLUDE_POD, "topology.kubernetes.io/zone")
+
+
+def _claim(name: str, conditions: list[dict[str, str]]) -> o.NodeClaim:
+    return msgspec.convert(
+        {
+            "metadata": {"name": name, "labels": {"karpenter.sh/nodepool": "default"}, "creationTimestamp": T0},
+            "status": {"conditions": conditions},
+        },
+        o.NodeClaim,
+    )
+
+
+def test_a_nominated_nodeclaim_being_launched_is_coming() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    nominated = _event("web", "Nominated", "Pod should schedule on: nodeclaim/default-9k4qz", "karpenter")
+    claim = _claim(
+        "default-9k4qz", [{"type": "Launched", "status": "Unknown", "lastTransitionTime": "2025-03-10T12:02:00Z"}]
+    )
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a", cpu="1")), pod, nominated, claim, _pool("default", template={"spec": {}})
+    )
+    analysis = _analysis(snapshot, pod)
+    coming = analysis.coming
+    assert coming is not None and (coming.group, coming.age_seconds, coming.timeout_seconds) == ("default", 120, 300)
+    assert "default-9k4qz launching" in coming.evidence
+
+
+def test_a_nominated_nodeclaim_that_is_gone_is_not_coming() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    nominated = _event("web", "Nominated", "Pod should schedule on: nodeclaim/default-9k4qz", "karpenter")
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), pod, nominated, _pool("default", template={"spec": {}}))
+    report = autoscaling_report(_analysis(snapshot, pod))
+    assert report.coming is None and report.status == "CanAdd"
+    assert [s.agrees for s in report.said] == [False]  # Karpenter said a node was coming; it is gone
+
+
+# ------------------------------------------------------------------ what the snapshot can tell
+def test_a_plain_dump_cannot_tell_and_says_how_to_add_them(tmp_path: Path) -> None:
+    dump = tmp_path / "c.yaml"
+    dump.write_text(
+        textwrap.dedent(
+            """\
+            apiVersion: v1
+            kind: List
+            items:
+            - {apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: "1", pods: "10"}}}
+            - {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
+            """
+        )
+    )
+    snapshot = FileSource([str(dump)]).load()
+    pod = snapshot.pods[0]
+    report = autoscaling_report(_analysis(snapshot, pod))
+    assert report.status == "NotEvaluated"
+    assert "cluster-autoscaler-status" in report.summary
+
+
+def test_a_whole_cluster_without_autoscalers_says_none() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), pod)
+    assert autoscaling_report(_analysis(snapshot, pod)).status == "NoAutoscaler"
