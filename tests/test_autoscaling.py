@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -408,20 +407,12 @@ def test_a_nominated_nodeclaim_that_is_gone_is_not_coming() -> None:
 # ------------------------------------------------------------------ what the snapshot can tell
 def test_a_plain_dump_cannot_tell_and_says_how_to_add_them(tmp_path: Path) -> None:
     dump = tmp_path / "c.yaml"
-    dump.write_text(
-        textwrap.dedent(
-            """\
-            apiVersion: v1
-            kind: List
-            items:
-            - {apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: "1", pods: "10"}}}
-            - {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
-            """
-        )
-    )
+    pod = "{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, "
+    pod += 'resources: {requests: {cpu: "2"}}}]}}'
+    node = '{apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: "1", pods: "10"}}}'
+    dump.write_text(f"apiVersion: v1\nkind: List\nitems:\n- {node}\n- {pod}\n")
     snapshot = FileSource([str(dump)]).load()
-    pod = snapshot.pods[0]
-    report = autoscaling_report(_analysis(snapshot, pod))
+    report = autoscaling_report(_analysis(snapshot, snapshot.pods[0]))
     assert report.status == "NotEvaluated"
     assert "cluster-autoscaler-status" in report.summary
 
