@@ -18,7 +18,7 @@ from podwhy.runtime.autoscaling import analyse
 from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
-from podwhy.runtime.pending import classify_pending, classify_pod, pending_group
+from podwhy.runtime.pending import analyse_groups, classify_pending, classify_pod, pending_group
 from podwhy.runtime.placement import PlaceProgress
 from podwhy.runtime.suggest import size_groups, suggest
 from podwhy.runtime.versions import choose_version, parse_kube_version_flag
@@ -235,7 +235,8 @@ def pending(request: PendingRequest) -> PendingReport:
     frameworks: dict[str, Framework] = {}
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
     sizing = size_groups(snapshot, pending_pods, config, frameworks)
-    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version)
+    autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks)
+    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling)
 
 
 @dataclass

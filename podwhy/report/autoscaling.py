@@ -21,6 +21,7 @@ AUTOSCALER_DUMP_HINT = (
     "add them to the dump: kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml; "
     "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml (or use podwhy snapshot)"
 )
+_KIND_WORDS = {"ConfigMap": "Cluster Autoscaler's status ConfigMap", "NodePool": "NodePools", "NodeClaim": "NodeClaims"}
 # Events that say a node is coming; the others say none is.
 COMING_EVENTS = frozenset({TRIGGERED_SCALE_UP, NOMINATED})
 
@@ -121,9 +122,8 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
     excluded = [f"{_EXCLUSION[v.excluded]} ({v.excluded_detail})" for v in analysis.views if v.excluded is not None]
     not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
     if analysis.missing_kinds:
-        not_evaluated.append(
-            f"the snapshot cannot vouch for {', '.join(analysis.missing_kinds)}: {AUTOSCALER_DUMP_HINT}"
-        )
+        kinds = ", ".join(_KIND_WORDS.get(kind, kind) for kind in analysis.missing_kinds)
+        not_evaluated.append(f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}")
     coming = next((v.coming for v in analysis.views if v.coming is not None), None)
     live_coming = analysis.coming
     said = []
@@ -151,7 +151,10 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         )
     elif not analysis.views:
         status = "NotEvaluated"
-        summary = "the snapshot cannot tell whether an autoscaler runs: " + AUTOSCALER_DUMP_HINT
+        summary = (
+            "not evaluated: the snapshot holds no Cluster Autoscaler status, NodePools or NodeClaims, and cannot "
+            "vouch that the cluster has none (podwhy snapshot includes them)"
+        )
     elif excluded:
         status, summary = "NotComing", excluded[0]
     elif can_add:

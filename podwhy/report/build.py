@@ -350,12 +350,21 @@ def _suggestion(s: SuggestedChange) -> Suggestion:
     return Suggestion(kind=s.kind, summary=s.summary, nodes=list(s.nodes), patches=list(s.patches), command=s.command)
 
 
+def _no_autoscaler_view(autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None) -> str | None:
+    """Said once for the report when no group got an autoscaler's view: there is none, or the
+    snapshot cannot tell."""
+    if not autoscaling or any(a.views for a in autoscaling.values()):
+        return None
+    return autoscaling_report(next(iter(autoscaling.values()))).summary
+
+
 def build_pending_report(
     pending: list[PendingPod],
     snapshot: Snapshot,
     sizing: Mapping[GroupKey, GroupSizing] | None = None,
     namespace: str | None = None,
     version: ChosenVersion | None = None,
+    autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
@@ -375,12 +384,17 @@ def build_pending_report(
                 details=[],
                 suggestions=[_suggestion(sized.suggestion)] if sized is not None and sized.suggestion else [],
                 sizing=GroupSizingNote(outcome=sized.outcome, note=sized.note) if sized is not None else None,
+                autoscaling=autoscaling_report(autoscaling[key])
+                if autoscaling and key in autoscaling and autoscaling[key].views
+                else None,
             )
         group.count += 1
         group.pods.append(item.key)
         group.details.extend(d for d in item.details if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
-    stuck = sum(1 for item in pending if item.verdict != Verdict.SCHEDULABLE)
+    waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
+    not_stuck = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
+    stuck = sum(1 for item in pending if item.verdict not in not_stuck)
     scope = PendingScope(
         namespace=namespace, namespaces=1 if namespace is not None else len(snapshot.namespace_names())
     )
@@ -388,6 +402,8 @@ def build_pending_report(
     return PendingReport(
         total=len(pending),
         stuck=stuck,
+        waiting=waiting,
+        autoscalers=_no_autoscaler_view(autoscaling),
         groups=ordered,
         snapshot=snapshot_summary(snapshot),
         scope=scope,

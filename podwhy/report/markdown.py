@@ -64,7 +64,13 @@ def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
 
 def render_pending(report: PendingReport) -> str:
     scope = (report.scope.namespace and f"namespace {report.scope.namespace}") or "all namespaces"
-    lines = ["### podwhy pending", "", f"**{report.total} Pending pods in {cell(scope)}, {report.stuck} stuck**", ""]
+    waiting = f", {report.waiting} waiting for a node" if report.waiting else ""
+    lines = [
+        "### podwhy pending",
+        "",
+        f"**{report.total} Pending pods in {cell(scope)}, {report.stuck} stuck{waiting}**",
+        "",
+    ]
     rows = [
         [f"{g.count} of {g.owner}" if g.owner else f"{g.count} pods", str(g.verdict), g.cause] for g in report.groups
     ]

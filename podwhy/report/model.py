@@ -385,6 +385,8 @@ class PendingReport(_Struct, kw_only=True):
     stuck: int
     # Pending pods waiting for a node an autoscaler is adding.
     waiting: int = 0
+    # When no group has an autoscaler's view: that the snapshot shows none, or cannot tell.
+    autoscalers: str | None = None
     groups: list[PendingGroup]
     snapshot: SnapshotSummary
     scope: PendingScope

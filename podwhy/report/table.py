@@ -349,6 +349,12 @@ def render_autoscaling(console: Console, autoscaling: AutoscalingReport | None, 
         _say(console, f"? {escape(line)}", indent + 2)
 
 
+def autoscaling_line(autoscaling: AutoscalingReport) -> str:
+    """The autoscaling section in one line (a pending group's): its summary and each group's reason."""
+    groups = "; ".join(f"{g.group}: {g.text}" for g in autoscaling.groups if g.outcome != "CanAdd")
+    return f"autoscaling: {autoscaling.summary}" + (f" ({groups})" if groups and autoscaling.status != "Coming" else "")
+
+
 def render_suggestions(console: Console, report: Report) -> None:
     if not report.suggestions:
         return
@@ -597,8 +603,11 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         return
     console.print(
         f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold] {escape(scope)}, "
-        f"{report.stuck} stuck, in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+        f"{report.stuck} stuck{f', {report.waiting} waiting for a node' if report.waiting else ''}, "
+        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
     )
+    if report.autoscalers:
+        _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
     rows: list[tuple[str, str, str, list[tuple[str, str]]]] = []
     for group in report.groups:
         shown = group.pods if wide else group.pods[:MAX_NAMES_IN_GROUP]
@@ -608,6 +617,8 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         if group.sizing is not None and not group.suggestions:
             # Never silent: why the group has no node count.
             why += f"\n⇏ {group.sizing.note}"
+        if group.autoscaling is not None:
+            why += f"\n⟳ {autoscaling_line(group.autoscaling)}"
         commands = [(s.summary, s.command) for s in group.suggestions]
         rows.append((who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands))
     cells = [

@@ -18,7 +18,7 @@ from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.runtime.autoscaling import ComingNode, autoscalers
+from podwhy.runtime.autoscaling import AutoscalingAnalysis, ComingNode, analyse, autoscalers
 from podwhy.runtime.autoscaling.events import newest_record
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
@@ -627,3 +627,40 @@ def classify_pod(
     if cycle is not None and framework is not None and cycle.outcome is not None:
         classifier.seed(pod, cycle, framework)
     return classifier.classify(pod)
+
+
+# Groups of Pending pods whose first pod gets the autoscalers' full view (each runs the scheduler's
+# filters on every node group's template node): the largest ones.
+MAX_GROUPS_AUTOSCALED = 10
+
+
+def analyse_groups(
+    snapshot: Snapshot,
+    pending: list[PendingPod],
+    config: SchedulerConfig,
+    frameworks: dict[str, Framework],
+) -> dict[tuple[str, str, str | None], AutoscalingAnalysis]:
+    """Per group of Unschedulable or WaitingForNode pods (PendingPod.group_key), the largest
+    MAX_GROUPS_AUTOSCALED, the autoscalers' view of its first pod."""
+    scalers = autoscalers(snapshot)
+    firsts: dict[tuple[str, str, str | None], PendingPod] = {}
+    sizes: dict[tuple[str, str, str | None], int] = {}
+    for item in pending:
+        if item.verdict not in (Verdict.UNSCHEDULABLE, Verdict.WAITING_FOR_NODE) or item.cycle is None:
+            continue
+        firsts.setdefault(item.group_key, item)
+        sizes[item.group_key] = sizes.get(item.group_key, 0) + 1
+    out: dict[tuple[str, str, str | None], AutoscalingAnalysis] = {}
+    for key in sorted(firsts, key=lambda k: (-sizes[k], k[1], k[2] or ""))[:MAX_GROUPS_AUTOSCALED]:
+        item = firsts[key]
+        profile = profile_for_pod(config, item.pod)
+        if profile is None or item.cycle is None:
+            continue
+        framework = frameworks.get(profile.scheduler_name)
+        if framework is None:
+            names = frozenset(p.scheduler_name for p in config.profiles)
+            framework = frameworks[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        out[key] = analyse(snapshot, item.pod, item.cycle, framework, scalers)
+        if not scalers:
+            break  # no autoscaler: every group's view is the same, said once for the report
+    return out
