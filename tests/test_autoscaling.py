@@ -414,7 +414,8 @@ def test_a_plain_dump_cannot_tell_and_says_how_to_add_them(tmp_path: Path) -> No
     snapshot = FileSource([str(dump)]).load()
     report = autoscaling_report(_analysis(snapshot, snapshot.pods[0]))
     assert report.status == "NotEvaluated"
-    assert "cluster-autoscaler-status" in report.summary
+    assert "cannot vouch" in report.summary
+    assert any("cluster-autoscaler-status" in line for line in report.notEvaluated)
 
 
 def test_a_whole_cluster_without_autoscalers_says_none() -> None:
