@@ -190,6 +190,9 @@ def explain(request: ExplainRequest) -> Report:
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names, framework=framework)
     classified = classify_pod(snapshot, config, pod, cycle, framework) if classify else None
     owner, group = pending_group(snapshot, pod) if cycle.verdict == Verdict.UNSCHEDULABLE else (None, [])
+    analysis = None
+    if cycle.verdict == Verdict.UNSCHEDULABLE and framework is not None:
+        analysis = analyse(snapshot, pod, cycle, framework)
     notes: list[str] = []
     suggestions = suggest(
         snapshot,
@@ -202,10 +205,8 @@ def explain(request: ExplainRequest) -> Report:
         framework=framework,
         notes=notes,
         manifest=None if request.pod_file is None else str(request.pod_file),
+        autoscaling=analysis,
     )
-    analysis = None
-    if cycle.verdict == Verdict.UNSCHEDULABLE and framework is not None:
-        analysis = analyse(snapshot, pod, cycle, framework)
     return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
 
 

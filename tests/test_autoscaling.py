@@ -422,3 +422,74 @@ def test_a_whole_cluster_without_autoscalers_says_none() -> None:
     pod = make_pod("web").req(cpu="2").obj()
     snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), pod)
     assert autoscaling_report(_analysis(snapshot, pod)).status == "NoAutoscaler"
+
+
+# ------------------------------------------------------------------ the autoscalers' levers
+def _levers(snapshot: Snapshot, pod: o.Pod) -> list[Any]:
+    from podwhy.runtime.suggest import suggest
+
+    config = default_config()
+    framework = make_framework(snapshot, config.profiles[0])
+    cycle = run_cycle(snapshot, pod, framework=framework)
+    analysis = analyse(snapshot, pod, cycle, framework)
+    made = suggest(snapshot, cycle, config.profiles[0], config=config, framework=framework, autoscaling=analysis)
+    return [s for s in made if s.kind in ("raiseGroupMaxSize", "addNodePoolZone", "raiseNodePoolLimit")]
+
+
+def test_a_group_at_max_size_that_would_fit_the_pod_gets_its_max_raised_in_the_cloud() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, pod, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 1}])
+    )
+    (lever,) = _levers(snapshot, pod)
+    assert lever.kind == "raiseGroupMaxSize" and "from 1 to 2" in lever.summary
+    assert lever.command.startswith("# set ") and lever.patches == []  # cloud configuration: no invented command
+
+
+def test_a_cluster_api_group_gets_a_patch_of_its_max_size_annotation() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    node = _ready(_node("w1", "x"))
+    node.metadata.annotations = {
+        "cluster.x-k8s.io/owner-kind": "MachineSet",
+        "cluster.x-k8s.io/owner-name": "workers-7f9c",
+        "cluster.x-k8s.io/cluster-namespace": "capi",
+    }
+    snapshot = _snapshot(
+        node, BUSY, pod, _status([{"name": "MachineDeployment/capi/workers", "target": 1, "ready": 1, "max": 1}])
+    )
+    (lever,) = _levers(snapshot, pod)
+    assert lever.command == (
+        "kubectl patch machinedeployment.cluster.x-k8s.io workers -n capi --type merge -p "
+        '\'{"metadata":{"annotations":{"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size":"2"}}}\''
+    )
+
+
+def test_a_group_at_max_size_the_pod_would_not_fit_anyway_gets_no_lever() -> None:
+    pod = make_pod("web").req(cpu="6").obj()
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, pod, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 1}])
+    )
+    assert _levers(snapshot, pod) == []
+
+
+def test_a_nodepool_excluding_the_pods_zone_gets_it_added_verified() -> None:
+    pod = make_pod("web").req(cpu="2").node_selector({"topology.kubernetes.io/zone": "c"}).obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), pod, _pool("default", **ZONES_AB))
+    (lever,) = _levers(snapshot, pod)
+    assert lever.kind == "addNodePoolZone"
+    (patch,) = lever.patches
+    assert patch["patch"]["spec"]["template"]["spec"]["requirements"][0]["values"] == ["a", "b", "c"]
+    assert lever.command.startswith("kubectl patch nodepool.karpenter.sh default --type merge -p '")
+
+
+def test_a_nodepool_at_its_cpu_limit_gets_it_raised_to_what_the_pod_needs() -> None:
+    pool = {
+        "template": {"spec": {}},
+        "limits": {"cpu": "10", "memory": "100Gi"},
+        "status": {"resources": {"cpu": "9500m"}, "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+    pod = make_pod("web").req(cpu="2").obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a", cpu="1")), pod, _pool("default", **pool))
+    (lever,) = _levers(snapshot, pod)
+    assert lever.kind == "raiseNodePoolLimit"
+    assert lever.patches[0]["patch"] == {"spec": {"limits": {"cpu": "12"}}}

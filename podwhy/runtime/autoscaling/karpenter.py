@@ -297,7 +297,7 @@ class Karpenter:
         view.coming = self._coming(events, now)
         wanted = pod_requirement_sets(pod, self.snapshot)
         for pool in self.pools():
-            view.groups.append(self._finding(pod, pool, wanted))
+            view.groups.append(self.finding(pod, pool, wanted))
         return view
 
     def coming(self, pod: o.Pod, now: float | None) -> ComingNode | None:
@@ -333,7 +333,8 @@ class Karpenter:
         age = int(now - started) if now is not None and started is not None else None
         return ComingNode(self.name, pool, f"NodeClaim {claim.metadata.name} {state}", since, age, timeout)
 
-    def _finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> GroupFinding:
+    def finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> GroupFinding:
+        """What POOL can do for POD (`wanted`: pod_requirement_sets of it)."""
         name = pool.metadata.name
 
         def ruled_out(why: Reason, **data: object) -> GroupFinding:

@@ -16,6 +16,7 @@ from podwhy.plugins.nodeaffinity import NodeAffinity
 from podwhy.plugins.noderesources.fit import Fit
 from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
 from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.runtime.autoscaling import AutoscalingAnalysis
 from podwhy.runtime.config import SchedulerConfig
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
 from podwhy.runtime.framework import Framework, NodeVerdict
@@ -84,6 +85,10 @@ class _Verifier:
     manifest: str | None = None
     # The snapshot's bound pods by node, built when first needed.
     pods_by_node: dict[str, list[o.Pod]] | None = None
+    # The autoscalers' view of the pod (its levers are suggested too), and the suggestions made so
+    # far (a group sizing's node count says how far to raise a node group's max size).
+    autoscaling: AutoscalingAnalysis | None = None
+    earlier: list[Suggestion] = field(default_factory=list)
 
     @property
     def exhausted(self) -> bool:

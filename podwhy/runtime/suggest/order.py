@@ -7,9 +7,11 @@ from collections.abc import Callable, Sequence
 
 from podwhy.framework.profile import Profile
 from podwhy.model import objects as o
+from podwhy.runtime.autoscaling import AutoscalingAnalysis
 from podwhy.runtime.config import SchedulerConfig
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import Framework
+from podwhy.runtime.suggest.autoscaling import _suggest_autoscaler_levers
 from podwhy.runtime.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
 from podwhy.runtime.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
 from podwhy.runtime.suggest.evictions import _suggest_evict
@@ -31,6 +33,7 @@ SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = 
     _suggest_label,
     _suggest_add_node,
     _suggest_group_nodes,
+    _suggest_autoscaler_levers,
     _suggest_evict,
     _suggest_release_nominations,
     _suggest_relax_spread,
@@ -50,6 +53,7 @@ def suggest(
     framework: Framework | None = None,
     notes: list[str] | None = None,
     manifest: str | None = None,
+    autoscaling: AutoscalingAnalysis | None = None,
 ) -> list[Suggestion]:
     """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict. With
     the pod's pending `group` and the `config`, also how many nodes the whole group needs.
@@ -68,8 +72,9 @@ def suggest(
         group_owner=group_owner,
         config=config,
         manifest=manifest,
+        autoscaling=autoscaling,
     )
-    out: list[Suggestion] = []
+    out: list[Suggestion] = verifier.earlier
     for suggester in SUGGESTERS:
         if len(out) >= MAX_SUGGESTIONS or verifier.exhausted:
             break
