@@ -599,7 +599,8 @@ def snapshot(
     """Write everything podwhy reads from the cluster to a file that --from reads back to the same report.
 
     Nodes, pods and every other kind the plugins read are fetched cluster-wide (the scheduler sees
-    them all); -n/-A choose whose events come along. Secrets and ConfigMaps are never read.
+    them all); -n/-A choose whose events come along. Secrets are never read, nor any ConfigMap but
+    Cluster Autoscaler's status.
     """
     from podwhy.report.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource

@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import KINDS, Indexing, plural
+from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KINDS, Indexing, plural
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode, peek_kind
-from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
+from podwhy.snapshot.source import NOT_VOUCHED_BY_COMPLETE, VOUCHED_KINDS, FileSource
 from tests.conformance import case_dirs, cluster_file
 
 CLUSTERS = [cluster_file(case) for case in case_dirs()]
@@ -324,14 +324,16 @@ def test_malformed_yaml_names_the_line_in_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_kind_is_filed_as_its_table_entry_says(kind: str) -> None:
     info = KINDS[kind]
-    obj = msgspec.convert({"metadata": {"name": "x", "namespace": "ns"}}, info.type)
+    # Of the ConfigMaps only Cluster Autoscaler's status is kept.
+    name = AUTOSCALER_STATUS_CONFIGMAP if kind == "ConfigMap" else "x"
+    obj = msgspec.convert({"metadata": {"name": name, "namespace": "ns"}}, info.type)
     snapshot = Snapshot()
     snapshot.add(kind, obj)
     store = getattr(snapshot, info.snapshot_field)
     expected = {
         Indexing.LIST: [obj],
-        Indexing.BY_NAME: {"x": obj},
-        Indexing.BY_NAMESPACED_NAME: {"ns/x": obj},
+        Indexing.BY_NAME: {name: obj},
+        Indexing.BY_NAMESPACED_NAME: {f"ns/{name}": obj},
     }[info.indexing]
     assert store == expected
     assert snapshot.kinds_seen == {kind}
@@ -358,8 +360,8 @@ def test_every_snapshot_collection_has_a_kind() -> None:
 
 def test_a_kind_podwhy_does_not_read_is_counted() -> None:
     snapshot = Snapshot()
-    snapshot.add("ConfigMap", object())
-    assert snapshot.ignored_kinds == {"ConfigMap": 1}
+    snapshot.add("Secret", object())
+    assert snapshot.ignored_kinds == {"Secret": 1}
     assert not snapshot.kinds_seen
 
 
@@ -406,7 +408,8 @@ def test_plain_dumps_vouch_only_for_what_they_hold(tmp_path: Path) -> None:
     path = tmp_path / "n.yaml"
     path.write_text("kind: Node\nmetadata: {name: a}\n---\nkind: StorageClass\nmetadata: {name: s}\n")
     assert load([str(path)]).missing == dict.fromkeys(VOUCHED_KINDS - {"StorageClass"}, "")
-    assert FileSource([str(path)], complete=True).load().missing == {}
+    # --complete vouches for every kind but the autoscalers' (the documented dump does not hold them).
+    assert FileSource([str(path)], complete=True).load().missing == dict.fromkeys(NOT_VOUCHED_BY_COMPLETE, "")
 
 
 # ------------------------------------------------------------------ the decoder and the file source

@@ -25,8 +25,8 @@ from podwhy.errors import PodwhyError
 from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, MISSING_KINDS_ANNOTATION, SERVER_VERSION_ANNOTATION
 
 REDACTED = "<redacted>"
-# Annotations plugins or admission read (volume binding, CSI migration, DRA claims, the
-# default StorageClass): kept by --redact.
+# Annotations plugins, admission or the autoscaling analysis read (volume binding, CSI migration,
+# DRA claims, the default StorageClass, Cluster Autoscaler's status time): kept by --redact.
 KEPT_ANNOTATIONS = frozenset(
     {
         "volume.beta.kubernetes.io/storage-class",
@@ -42,6 +42,8 @@ KEPT_ANNOTATIONS = frozenset(
         # The default StorageClass, which `podwhy check` gives claims created without a class.
         "storageclass.kubernetes.io/is-default-class",
         "storageclass.beta.kubernetes.io/is-default-class",
+        # When Cluster Autoscaler last wrote its status (a stale one: CA is not running).
+        "cluster-autoscaler.kubernetes.io/last-updated",
     }
 )
 # Keys whose values are commands or free text, wherever they appear in an object.

@@ -1,0 +1,215 @@
+"""Live mode and `podwhy snapshot` read the autoscalers: Cluster Autoscaler's status ConfigMap by
+name (one GET, never a list of ConfigMaps) and Karpenter's NodePools and NodeClaims where the
+server serves karpenter.sh/v1. None of it changes what explain, pending or check say."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.snapshot.castatus import LAST_UPDATED_ANNOTATION, read_configmap
+from podwhy.snapshot.live import CA_STATUS, LiveSource, autoscaler_dump_commands, dump_hint, kubectl_dump_command
+from podwhy.snapshot.source import FileSource
+from tests.apiserver import FakeApiServer, load_objects
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "examples" / "shop-cluster.yaml"
+AUTOSCALING = ROOT / "fixtures" / "autoscaling"
+POD = "shop/checkout-7c9d8b6f5-m4x2q"
+CA_STATUS_PATH = "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status"
+KARPENTER_PATHS = {"/apis/karpenter.sh/v1/nodepools", "/apis/karpenter.sh/v1/nodeclaims"}
+STATUS_KEY = "kube-system/cluster-autoscaler-status"
+
+# A ConfigMap podwhy must never read, next to CA's status.
+OTHER_CONFIGMAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "coredns", "namespace": "kube-system"},
+    "data": {"Corefile": ".:53 {}"},
+}
+
+
+def _with_autoscalers(*, ca_status: bool = True, karpenter: bool = True) -> list[dict[str, Any]]:
+    objects = [*load_objects(EXAMPLE), OTHER_CONFIGMAP]
+    if ca_status:
+        objects += load_objects(AUTOSCALING / "ca-status-yaml.yaml")
+    if karpenter:
+        objects += load_objects(AUTOSCALING / "karpenter.yaml")
+    return objects
+
+
+def _load(server: FakeApiServer, tmp_path: Path) -> Any:
+    return LiveSource(kubeconfig=str(server.kubeconfig(tmp_path / "config"))).load()
+
+
+def _explain(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["explain", POD, "-o", "json", *args])
+    assert result.exit_code == 1, result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    report["snapshot"].pop("sources")
+    return report
+
+
+def test_live_mode_reads_the_status_configmap_nodepools_and_nodeclaims(tmp_path: Path) -> None:
+    with FakeApiServer(_with_autoscalers(), page_size_cap=1, list_forbidden={"configmaps"}) as server:
+        snapshot = _load(server, tmp_path)
+        paths = [r.path for r in server.requests]
+        assert server.methods == {"GET"}
+    # One GET of the status by name (listing ConfigMaps is forbidden here, and never tried).
+    assert [p for p in paths if "configmaps" in p] == [CA_STATUS_PATH]
+    assert KARPENTER_PATHS <= set(paths)
+    assert not {"ConfigMap", "NodePool", "NodeClaim"} & set(snapshot.missing)
+    assert {"ConfigMap", "NodePool", "NodeClaim"} <= snapshot.kinds_seen
+    # The same objects as the files hold.
+    files = FileSource([str(AUTOSCALING / "ca-status-yaml.yaml"), str(AUTOSCALING / "karpenter.yaml")]).load()
+    assert list(snapshot.autoscaler_status) == [STATUS_KEY]
+    assert snapshot.autoscaler_status == files.autoscaler_status
+    assert snapshot.node_pools == files.node_pools and list(snapshot.node_pools) == ["default"]
+    assert snapshot.node_claims == files.node_claims and list(snapshot.node_claims) == ["default-9k4qz"]
+    status = read_configmap(snapshot.autoscaler_status[STATUS_KEY])
+    assert [g.name for g in status.node_groups] == ["ng-general", "ng-gpu"]
+
+
+def test_a_forbidden_status_configmap_is_missing_with_why_and_changes_no_report(tmp_path: Path) -> None:
+    objects = _with_autoscalers()
+    with FakeApiServer(objects) as allowed, FakeApiServer(objects, forbidden={"configmaps"}) as denied:
+        snapshot = _load(denied, tmp_path)
+        reports = [
+            _explain("--kubeconfig", str(server.kubeconfig(tmp_path / f"c{i}")))
+            for i, server in enumerate((allowed, denied))
+        ]
+    assert snapshot.missing == {"ConfigMap": "cannot get configmaps kube-system/cluster-autoscaler-status: forbidden"}
+    assert not snapshot.autoscaler_status and snapshot.node_pools
+    assert reports[0] == reports[1]
+    assert reports[1]["snapshot"]["missingKinds"] == [] and not reports[1]["warnings"]
+
+
+@pytest.mark.parametrize("discovery", [True, False])
+def test_a_cluster_without_autoscalers_vouches_for_their_absence(tmp_path: Path, discovery: bool) -> None:
+    objects = _with_autoscalers(ca_status=False, karpenter=False)
+    with FakeApiServer(objects, unserved_groups={"karpenter.sh/v1"}, discovery=discovery) as server:
+        snapshot = _load(server, tmp_path)
+        paths = {r.path for r in server.requests}
+    assert not {"ConfigMap", "NodePool", "NodeClaim"} & set(snapshot.missing)
+    assert {"ConfigMap", "NodePool", "NodeClaim"} <= snapshot.kinds_seen
+    assert not snapshot.autoscaler_status and not snapshot.node_pools and not snapshot.node_claims
+    assert CA_STATUS_PATH in paths  # a 404: no Cluster Autoscaler writes its status
+    # Discovery says Karpenter is not installed: its kinds are not asked for. Without discovery,
+    # the 404 of the list says the same.
+    assert bool(KARPENTER_PATHS & paths) is not discovery
+
+
+def test_forbidden_karpenter_kinds_are_missing(tmp_path: Path) -> None:
+    with FakeApiServer(_with_autoscalers(), forbidden={"nodepools", "nodeclaims"}) as server:
+        snapshot = _load(server, tmp_path)
+    assert snapshot.missing == {
+        "NodePool": "cannot list nodepools.karpenter.sh: forbidden",
+        "NodeClaim": "cannot list nodeclaims.karpenter.sh: forbidden",
+    }
+
+
+def _snapshot_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["snapshot", *args])
+    assert result.exit_code == 0, result.stderr
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_snapshot_writes_them_and_reads_back_the_same_objects(tmp_path: Path, redact: bool) -> None:
+    with FakeApiServer(_with_autoscalers(), page_size_cap=2) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        live = LiveSource(kubeconfig=config).load()
+        dump = tmp_path / "snap.json.gz"
+        _snapshot_cli("-o", str(dump), "-A", "--kubeconfig", config, *(["--redact"] if redact else []))
+        live_report = _explain("--kubeconfig", config)
+    written = json.loads(gzip.decompress(dump.read_bytes()))
+    fetched = json.loads(written["metadata"]["annotations"]["podwhy.dev/fetched-kinds"])
+    assert {"ConfigMap", "NodePool", "NodeClaim"} <= set(fetched)
+    kinds = [(i["kind"], i["apiVersion"], i["metadata"]["name"]) for i in written["items"]]
+    assert ("ConfigMap", "v1", "cluster-autoscaler-status") in kinds and ("ConfigMap", "v1", "coredns") not in kinds
+    assert ("NodePool", "karpenter.sh/v1", "default") in kinds
+    (cm,) = [i for i in written["items"] if i["kind"] == "ConfigMap"]
+    assert list(cm)[:2] == ["kind", "apiVersion"] and len(json.dumps(cm).split('"kind"')) == 2  # not twice
+    back = FileSource([str(dump)]).load()
+    assert back.autoscaler_status == live.autoscaler_status
+    if redact:  # --redact replaces annotations the analysis does not read (Karpenter's hashes)
+        assert back.node_pools["default"].metadata.annotations["karpenter.sh/nodepool-hash"] == "<redacted>"
+        for pools in (back.node_pools, live.node_pools):
+            pools["default"].metadata.annotations = {}
+    assert back.node_pools == live.node_pools and back.node_claims == live.node_claims
+    assert not {"ConfigMap", "NodePool", "NodeClaim"} & set(back.missing)
+    # --redact keeps the status and when CA wrote it (no secret: the analysis reads both).
+    annotations = back.autoscaler_status[STATUS_KEY].metadata.annotations
+    assert annotations[LAST_UPDATED_ANNOTATION] == "2025-03-10 12:00:05.123456789 +0000 UTC"
+    assert read_configmap(back.autoscaler_status[STATUS_KEY]).node_groups
+    assert _explain("--from", str(dump)) == live_report
+
+
+def test_a_snapshot_without_autoscalers_vouches_and_one_forbidden_records_why(tmp_path: Path) -> None:
+    objects = _with_autoscalers(ca_status=False, karpenter=False)
+    with (
+        FakeApiServer(objects, unserved_groups={"karpenter.sh/v1"}) as absent,
+        FakeApiServer(_with_autoscalers(), forbidden={"configmaps"}) as denied,
+    ):
+        dumps = []
+        for server in (absent, denied):
+            dump = tmp_path / f"snap-{len(dumps)}.json"
+            _, err = _snapshot_cli("-o", str(dump), "--kubeconfig", str(server.kubeconfig(tmp_path / "c")))
+            dumps.append((FileSource([str(dump)]).load(), err))
+    (empty, quiet), (forbidden, warned) = dumps
+    assert not {"ConfigMap", "NodePool", "NodeClaim"} & set(empty.missing) and "not fetched" not in quiet
+    assert forbidden.missing["ConfigMap"] == "cannot get configmaps kube-system/cluster-autoscaler-status: forbidden"
+    assert "cannot get configmaps kube-system/cluster-autoscaler-status: forbidden" in warned
+
+
+# ---------------------------------------------------------------------- dumps
+
+
+def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path: Path) -> None:
+    plain = FileSource([str(EXAMPLE)]).load()
+    assert {"ConfigMap", "NodePool", "NodeClaim"} <= set(plain.missing)
+    # --complete does not vouch for them: the documented complete dump does not hold them.
+    complete = FileSource([str(EXAMPLE)], complete=True).load()
+    assert complete.missing == {"ConfigMap": "", "NodePool": "", "NodeClaim": ""}
+    with_them = FileSource(
+        [str(EXAMPLE), str(AUTOSCALING / "ca-status-text.yaml"), str(AUTOSCALING / "karpenter.yaml")]
+    )
+    assert not {"ConfigMap", "NodePool", "NodeClaim"} & set(with_them.load().missing)
+    reports = [
+        _explain("--from", str(EXAMPLE), "--complete"),
+        _explain("--from", str(EXAMPLE), "--from", str(AUTOSCALING / "ca-status-yaml.yaml"), "--complete"),
+    ]
+    assert reports[0] == reports[1] and reports[0]["snapshot"]["missingKinds"] == []
+
+
+def test_other_configmaps_of_a_dump_are_ignored_unread(tmp_path: Path) -> None:
+    dump = tmp_path / "cms.json"
+    status = load_objects(AUTOSCALING / "ca-status-yaml.yaml")[0]
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [OTHER_CONFIGMAP, status]}))
+    snapshot = FileSource([str(dump)]).load()
+    assert list(snapshot.autoscaler_status) == [STATUS_KEY]
+    assert snapshot.ignored_kinds == {"ConfigMap": 1}
+    only_other = tmp_path / "other.json"
+    only_other.write_text(json.dumps(OTHER_CONFIGMAP))
+    snapshot = FileSource([str(only_other)]).load()
+    assert not snapshot.autoscaler_status and snapshot.missing["ConfigMap"] == ""
+
+
+def test_the_hint_adds_the_autoscalers_by_their_own_commands() -> None:
+    assert autoscaler_dump_commands() == [
+        "kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml",
+        "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml",
+    ]
+    assert autoscaler_dump_commands(["NodeClaim"]) == ["kubectl get nodeclaims.karpenter.sh -o yaml"]
+    assert autoscaler_dump_commands(["Pod"]) == []
+    # The main dump stays one command that works on any cluster: no Karpenter type, no ConfigMaps.
+    assert "karpenter" not in kubectl_dump_command() and "configmap" not in kubectl_dump_command()
+    hint = dump_hint()
+    assert kubectl_dump_command() in hint and all(c in hint for c in autoscaler_dump_commands())
+    assert CA_STATUS.path() == CA_STATUS_PATH
