@@ -1,0 +1,203 @@
+"""`podwhy check` as a cluster would run it: scenario folders under tests/scenarios-check/, each a
+cluster (small YAML files, or fixtures named in its case.json) and manifests.yaml. Each renders a
+JSON report (validated against the committed CheckReport schema), the table and `-o wide` at a
+fixed width without colour, and `-o markdown`, snapshotted; the key facts of each are asserted
+explicitly too, so that a change fails for its reason and not only as a snapshot diff."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+
+CASES = Path(__file__).resolve().parent / "scenarios-check"
+NAMES = sorted(p.name for p in CASES.iterdir() if (p / "manifests.yaml").is_file())
+Json = dict[str, Any]
+
+
+def _argv(name: str) -> list[str]:
+    """`check -f manifests.yaml --from ... --complete`, with the case's sources (default: its
+    cluster/ folder) and extra arguments, relative to its folder."""
+    case = CASES / name / "case.json"
+    spec: Json = json.loads(case.read_text()) if case.is_file() else {}
+    sources = [a for source in spec.get("from", ["cluster"]) for a in ("--from", source)]
+    return ["check", "-f", "manifests.yaml", *sources, "--complete", *spec.get("args", [])]
+
+
+def _invoke(name: str, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[int, str, str]:
+    # Run from the case's folder: every path in the report is then the one its case.json names.
+    monkeypatch.chdir(CASES / name)
+    result = CliRunner().invoke(app, [*_argv(name), *extra], env={"COLUMNS": "120", "NO_COLOR": "1"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _report(name: str, monkeypatch: pytest.MonkeyPatch, validator: Any) -> tuple[int, Json]:
+    code, out, err = _invoke(name, monkeypatch, "-o", "json")
+    assert code in (0, 1), err
+    report: Json = json.loads(out)
+    validator.validate(report)
+    return code, report
+
+
+def test_every_folder_is_a_case() -> None:
+    folders = sorted(p.name for p in CASES.iterdir() if p.is_dir())
+    assert folders == NAMES
+    assert set(NAMES) == set(FACTS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_json(
+    name: str, snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch, check_schema_validator: Any
+) -> None:
+    _code, report = _report(name, monkeypatch, check_schema_validator)
+    assert report == snapshot
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("output", ["table", "wide", "markdown"])
+def test_text(name: str, output: str, snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = _invoke(name, monkeypatch, "-o", output)
+    assert code in (0, 1), err
+    assert out == snapshot
+
+
+# ------------------------------------------------------------------ key facts, case by case
+@dataclass(frozen=True)
+class Facts:
+    exit_code: int
+    # Per workload ("namespace/name (Kind)", in the manifests' order): each replica's node, None
+    # while it stays Pending.
+    nodes: dict[str, list[str | None]]
+    # Per workload with evictions: the pods each replica's preemption evicted, and the budgets broken.
+    evicted: dict[str, list[list[str]]] = field(default_factory=dict)
+    violated_pdbs: dict[str, list[list[str]]] = field(default_factory=dict)
+    # Per workload: a phrase of the message of each Pending replica.
+    pending_says: dict[str, str] = field(default_factory=dict)
+    not_checked: list[Json] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+DRA_NODE = "dra-example-driver-cluster-worker"
+OLD_KUBELET = (
+    "some kubelets (v1.25) are more than 3 minor releases older than kube-scheduler v1.35: outside the supported "
+    "version skew, their nodes may not report what the scheduler reads"
+)
+NO_VICTIMS = "No preemption victims found for incoming pod"
+
+
+def _reports_pod(suffix: str) -> str:
+    return f"shop/reports-5d8f7c9b4-{suffix} (shop/reports (Deployment))"
+
+
+FACTS: dict[str, Facts] = {
+    # One GPU for the shared claim of pod0 and pod1: 7 left for the Job's 8 template claims.
+    "shared-claim": Facts(
+        1,
+        {
+            "gpu-test4/pod0 (Pod)": [DRA_NODE],
+            "gpu-test4/pod1 (Pod)": [DRA_NODE],
+            "gpu-test4/others (Job)": [DRA_NODE] * 7 + [None],
+        },
+        pending_says={"gpu-test4/others (Job)": "0/1 nodes are available: 1 cannot allocate all claims."},
+        warnings=[OLD_KUBELET],
+    ),
+    # A claim per pod from the template: 2 for the pods, 6 of the 7 replicas get the other GPUs.
+    "template-claim": Facts(
+        1,
+        {
+            "gpu-test1/pod0 (Pod)": [DRA_NODE],
+            "gpu-test1/pod1 (Pod)": [DRA_NODE],
+            "gpu-test1/trainer (Deployment)": [DRA_NODE] * 6 + [None],
+        },
+        pending_says={"gpu-test1/trainer (Deployment)": "1 cannot allocate all claims. still not schedulable"},
+        warnings=[OLD_KUBELET],
+    ),
+    # Each replica evicts one reports pod: on node-2 the newest first (the older one is reprieved,
+    # the budget allowing no disruption either way), then node-1's newer once node-2 is full.
+    "preempt-deployment": Facts(
+        0,
+        {"shop/checkout (Deployment)": ["node-2", "node-2", "node-1"]},
+        evicted={"shop/checkout (Deployment)": [[_reports_pod(s)] for s in ("x5rwd", "x7bzc", "x9vqt")]},
+        violated_pdbs={"shop/checkout (Deployment)": [["shop/reports-pdb"]] * 3},
+    ),
+    "pinned-missing-node": Facts(
+        1,
+        {
+            "default/on-missing-node (Pod)": [None],
+            "default/pinned-ok (Pod)": ["node-1"],
+            "default/pinned-too-big (Pod)": [None],
+            "default/scheduled (Pod)": ["node-1"],
+        },
+        pending_says={
+            "default/on-missing-node (Pod)": "spec.nodeName names node node-9, which does not exist",
+            "default/pinned-too-big (Pod)": (
+                "the kubelet of node-1 rejects it (spec.nodeName): OutOfcpu: Node didn't have enough resource: cpu, "
+                "requested: 1000, used: 1500, capacity: 2000"
+            ),
+        },
+    ),
+    "replication-controller": Facts(
+        1,
+        {"default/nginx (ReplicationController)": ["node-1", "node-1", None]},
+        pending_says={"default/nginx (ReplicationController)": "0/1 nodes are available: 1 Insufficient cpu."},
+    ),
+    # The Rollout is listed, not placed; the Job's pods are placed, its podFailurePolicy listed.
+    "crd-not-checked": Facts(
+        0,
+        {"default/train (Job)": ["node-1", "node-1"]},
+        not_checked=[
+            {"kind": "Rollout", "count": 1, "field": ""},
+            {"kind": "Job", "count": 1, "field": "spec.podFailurePolicy"},
+        ],
+    ),
+    # Placed urgent (1000), medium (500), then low (0), whatever the manifests' order; low preempts nothing.
+    "priority-order": Facts(
+        1,
+        {
+            "default/low (Deployment)": [None, None],
+            "default/medium (Pod)": ["node-1"],
+            "default/urgent (StatefulSet)": ["node-1"],
+        },
+        pending_says={"default/low (Deployment)": NO_VICTIMS},
+    ),
+}
+
+
+def _key(workload: Json) -> str:
+    return f"{workload['namespace']}/{workload['name']} ({workload['kind']})"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_key_facts(name: str, monkeypatch: pytest.MonkeyPatch, check_schema_validator: Any) -> None:
+    want = FACTS[name]
+    code, report = _report(name, monkeypatch, check_schema_validator)
+    workloads = {_key(w): w["replicas"] for w in report["workloads"]}
+    assert code == want.exit_code
+    assert {k: [r["node"] for r in replicas] for k, replicas in workloads.items()} == want.nodes
+    assert list(workloads) == list(want.nodes)  # reported in the manifests' order
+    evicted = {k: [r["evicted"] for r in rs] for k, rs in workloads.items() if any(r["evicted"] for r in rs)}
+    assert evicted == want.evicted
+    violated = {k: [r["violatedPdbs"] for r in rs] for k, rs in workloads.items() if any(r["violatedPdbs"] for r in rs)}
+    assert violated == want.violated_pdbs
+    for key, phrase in want.pending_says.items():
+        pending = [r["message"] for r in workloads[key] if r["node"] is None]
+        assert pending and all(phrase in message for message in pending), pending
+    assert not [k for k, rs in workloads.items() if k not in want.pending_says and any(r["node"] is None for r in rs)]
+    assert report["notChecked"] == want.not_checked
+    assert report["warnings"] == want.warnings
+    summary = report["summary"]
+    placed = sum(node is not None for nodes in want.nodes.values() for node in nodes)
+    assert (summary["placed"], summary["pending"]) == (placed, sum(map(len, want.nodes.values())) - placed)
+
+
+def test_preemption_is_said_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    _code, out, _err = _invoke("preempt-deployment", monkeypatch, "-o", "wide")
+    assert out.startswith("3/3 replicas placed in 1 workload: everything fits; preemption evicts 3 pods\n")
+    assert out.count("placed by preempting 1 pod(s) on node-") == 3
