@@ -86,6 +86,11 @@ def test_a_forbidden_status_configmap_is_missing_with_why_and_changes_no_report(
         ]
     assert snapshot.missing == {"ConfigMap": "cannot get configmaps kube-system/cluster-autoscaler-status: forbidden"}
     assert not snapshot.autoscaler_status and snapshot.node_pools
+    # Only the autoscaling section differs, and it says why Cluster Autoscaler could not be read.
+    allowed_view, denied_view = reports[0].pop("autoscaling"), reports[1].pop("autoscaling")
+    assert [g["autoscaler"] for g in allowed_view["groups"]].count("ClusterAutoscaler") >= 1
+    assert all(g["autoscaler"] == "Karpenter" for g in denied_view["groups"])
+    assert any("forbidden" in line for line in denied_view["notEvaluated"])
     assert reports[0] == reports[1]
     assert reports[1]["snapshot"]["missingKinds"] == [] and not reports[1]["warnings"]
 
@@ -174,9 +179,9 @@ def test_a_snapshot_without_autoscalers_vouches_and_one_forbidden_records_why(tm
 def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path: Path) -> None:
     plain = FileSource([str(EXAMPLE)]).load()
     assert {"ConfigMap", "NodePool", "NodeClaim"} <= set(plain.missing)
-    # --complete does not vouch for them: the documented complete dump does not hold them.
+    # --complete vouches for them too (the user's word that the files hold every object).
     complete = FileSource([str(EXAMPLE)], complete=True).load()
-    assert complete.missing == {"ConfigMap": "", "NodePool": "", "NodeClaim": ""}
+    assert complete.missing == {}
     with_them = FileSource(
         [str(EXAMPLE), str(AUTOSCALING / "ca-status-text.yaml"), str(AUTOSCALING / "karpenter.yaml")]
     )
@@ -185,6 +190,9 @@ def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path:
         _explain("--from", str(EXAMPLE), "--complete"),
         _explain("--from", str(EXAMPLE), "--from", str(AUTOSCALING / "ca-status-yaml.yaml"), "--complete"),
     ]
+    # Only the autoscaling section differs: none in the cluster, or Cluster Autoscaler's groups.
+    assert reports[0].pop("autoscaling")["status"] == "NoAutoscaler"
+    assert reports[1].pop("autoscaling")["groups"]
     assert reports[0] == reports[1] and reports[0]["snapshot"]["missingKinds"] == []
 
 

@@ -18,7 +18,7 @@ from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KINDS, Indexing, p
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode, peek_kind
-from podwhy.snapshot.source import NOT_VOUCHED_BY_COMPLETE, VOUCHED_KINDS, FileSource
+from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from tests.conformance import case_dirs, cluster_file
 
 CLUSTERS = [cluster_file(case) for case in case_dirs()]
@@ -408,8 +408,8 @@ def test_plain_dumps_vouch_only_for_what_they_hold(tmp_path: Path) -> None:
     path = tmp_path / "n.yaml"
     path.write_text("kind: Node\nmetadata: {name: a}\n---\nkind: StorageClass\nmetadata: {name: s}\n")
     assert load([str(path)]).missing == dict.fromkeys(VOUCHED_KINDS - {"StorageClass"}, "")
-    # --complete vouches for every kind but the autoscalers' (the documented dump does not hold them).
-    assert FileSource([str(path)], complete=True).load().missing == dict.fromkeys(NOT_VOUCHED_BY_COMPLETE, "")
+    # --complete vouches for every kind, the autoscalers' too.
+    assert FileSource([str(path)], complete=True).load().missing == {}
 
 
 # ------------------------------------------------------------------ the decoder and the file source

@@ -122,7 +122,9 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
     excluded = [f"{_EXCLUSION[v.excluded]} ({v.excluded_detail})" for v in analysis.views if v.excluded is not None]
     not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
     if analysis.missing_kinds:
-        kinds = ", ".join(_KIND_WORDS.get(kind, kind) for kind in analysis.missing_kinds)
+        kinds = ", ".join(
+            _KIND_WORDS.get(kind, kind) + (f" ({why})" if why else "") for kind, why in analysis.missing_kinds.items()
+        )
         not_evaluated.append(f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}")
     coming = next((v.coming for v in analysis.views if v.coming is not None), None)
     live_coming = analysis.coming

@@ -23,7 +23,7 @@ from typing import BinaryIO, Protocol
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
-from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS
+from podwhy.model.objects import ALPHA_KINDS, KINDS
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
 
@@ -32,10 +32,10 @@ from podwhy.snapshot.decode import decode
 # no object of one of them cannot tell a cluster without any from a dump that left it out
 # (`kubectl cluster-info dump` never writes PVCs; `kubectl get nodes,pods` writes nothing else).
 VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"} - ALPHA_KINDS
-# --complete does not vouch for the autoscalers' kinds: the complete dump podwhy documents
-# (live.kubectl_dump_command) does not hold them, as they come by separate commands
-# (live.autoscaler_dump_commands). Only files holding them, or a `podwhy snapshot`, do.
-NOT_VOUCHED_BY_COMPLETE = AUTOSCALER_KINDS
+# --complete vouches for every kind, the autoscalers' too: the user's word that the files hold
+# every object of the cluster podwhy reads (docs/complete.md says to add Cluster Autoscaler's
+# status and Karpenter's objects, which the main dump command cannot list, where the cluster has
+# them). Live mode and a `podwhy snapshot` of the same cluster then read the same.
 
 _SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -110,8 +110,9 @@ class FileSource:
                     self._add(snapshot, _read_bytes(path, self.progress), str(path), skip_kindless=False)
         for kind in [kind for kind in snapshot.missing if kind in snapshot.kinds_seen]:
             del snapshot.missing[kind]  # another file holds what a podwhy snapshot could not fetch
-        for kind in sorted((VOUCHED_KINDS if not self.complete else NOT_VOUCHED_BY_COMPLETE) - snapshot.kinds_seen):
-            snapshot.missing.setdefault(kind, "")
+        if not self.complete:
+            for kind in sorted(VOUCHED_KINDS - snapshot.kinds_seen):
+                snapshot.missing.setdefault(kind, "")
         if self.progress is not None:
             self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
         return snapshot

@@ -36,7 +36,7 @@ def analyse(
     of the snapshot, made once for many pods."""
     scalers = found if found is not None else autoscalers(snapshot)
     now, as_of = newest_record(snapshot)
-    missing = [kind for kind in AUTOSCALER_KINDS if kind in snapshot.missing]
+    missing = {kind: snapshot.missing[kind] for kind in AUTOSCALER_KINDS if kind in snapshot.missing}
     analysis = AutoscalingAnalysis(missing_kinds=missing, as_of=as_of)
     analysis.views = [scaler.view(pod, cycle, framework, now) for scaler in scalers]
     analysis.none_found = not scalers and not missing

@@ -137,8 +137,8 @@ class AutoscalingAnalysis:
     views: list[AutoscalerView] = field(default_factory=list)
     # No autoscaler found, and the snapshot can vouch for that (every autoscaler kind was read).
     none_found: bool = False
-    # Autoscaler kinds the snapshot could not vouch for (a dump without them).
-    missing_kinds: list[str] = field(default_factory=list)
+    # Autoscaler kinds the snapshot could not vouch for, with why ("" for a dump without them).
+    missing_kinds: dict[str, str] = field(default_factory=dict)
     # The snapshot's newest record, ages are measured to.
     as_of: str = ""
 
