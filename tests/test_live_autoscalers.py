@@ -105,6 +105,16 @@ def test_a_cluster_without_autoscalers_vouches_for_their_absence(tmp_path: Path,
     assert bool(KARPENTER_PATHS & paths) is not discovery
 
 
+def test_karpenter_before_v1_is_missing_not_absent(tmp_path: Path) -> None:
+    """Karpenter < 1.0 serves karpenter.sh/v1beta1 only: podwhy reads v1, so it cannot tell."""
+    served = {"NodePool": "karpenter.sh/v1beta1", "NodeClaim": "karpenter.sh/v1beta1"}
+    with FakeApiServer(_with_autoscalers(karpenter=False), versions=served) as server:
+        snapshot = _load(server, tmp_path)
+        assert not any("karpenter" in r.path for r in server.requests if r.path != "/apis")
+    why = "the server serves karpenter.sh in karpenter.sh/v1beta1, not karpenter.sh/v1"
+    assert snapshot.missing == {"NodePool": why, "NodeClaim": why}
+
+
 def test_forbidden_karpenter_kinds_are_missing(tmp_path: Path) -> None:
     with FakeApiServer(_with_autoscalers(), forbidden={"nodepools", "nodeclaims"}) as server:
         snapshot = _load(server, tmp_path)
@@ -186,6 +196,8 @@ def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path:
         _explain("--from", str(EXAMPLE), "--from", str(AUTOSCALING / "ca-status-yaml.yaml"), "--complete"),
     ]
     assert reports[0] == reports[1] and reports[0]["snapshot"]["missingKinds"] == []
+    pending = CliRunner().invoke(app, ["pending", "-A", "-o", "json", "--from", str(EXAMPLE), "--complete"])
+    assert json.loads(pending.stdout)["snapshot"]["missingKinds"] == [] and "vouch" not in pending.stderr
 
 
 def test_other_configmaps_of_a_dump_are_ignored_unread(tmp_path: Path) -> None:
