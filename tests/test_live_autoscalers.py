@@ -115,6 +115,17 @@ def test_karpenter_before_v1_is_missing_not_absent(tmp_path: Path) -> None:
     assert snapshot.missing == {"NodePool": why, "NodeClaim": why}
 
 
+def test_a_failing_status_get_leaves_it_missing_and_explains_the_pod(tmp_path: Path) -> None:
+    with FakeApiServer(_with_autoscalers(), fail_once={"configmaps", "nodeclaims"}) as server:
+        server.fail_always = True
+        snapshot = _load(server, tmp_path)
+        assert _explain("--kubeconfig", str(server.kubeconfig(tmp_path / "c")))["verdict"] == "Unschedulable"
+    assert snapshot.missing == {
+        "ConfigMap": "cannot get configmaps kube-system/cluster-autoscaler-status: etcdserver: leader changed",
+        "NodeClaim": "cannot list nodeclaims.karpenter.sh: etcdserver: leader changed",
+    }
+
+
 def test_forbidden_karpenter_kinds_are_missing(tmp_path: Path) -> None:
     with FakeApiServer(_with_autoscalers(), forbidden={"nodepools", "nodeclaims"}) as server:
         snapshot = _load(server, tmp_path)

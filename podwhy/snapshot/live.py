@@ -496,8 +496,12 @@ class LiveSource:
                     if exc.status == 404 and (resource.name or resource.optional):
                         return resource, []  # no such object, or the add-on is not installed
                     reason = _missing_reason(resource, exc)
+                    verb = "get" if resource.name else "list"
+                    if reason is None and resource.kind in o.AUTOSCALER_KINDS:
+                        # No plugin reads them: the autoscaling analysis says they are missing.
+                        reason = f"cannot {verb} {resource.display}: {exc.message}"
                     if resource.kind in ESSENTIAL or reason is None:
-                        raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
+                        raise PodwhyError(f"cannot {verb} {resource.display} on {self.host}: {exc.message}") from None
                     if exc.status != 404:
                         return None, reason
                     why = reason
