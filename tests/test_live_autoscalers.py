@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
@@ -222,6 +223,20 @@ def test_other_configmaps_of_a_dump_are_ignored_unread(tmp_path: Path) -> None:
     only_other.write_text(json.dumps(OTHER_CONFIGMAP))
     snapshot = FileSource([str(only_other)]).load()
     assert not snapshot.autoscaler_status and snapshot.missing["ConfigMap"] == ""
+    # Not even decoded: one no API server would hold (data not strings) is no error.
+    odd = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: odd}\ndata: {a: [1, 2], b: {c: d}}\n"
+    # A merge key: only the reference YAML reader takes it.
+    merged = odd.replace("{name: odd}", "{name: odd, labels: {<<: {a: b}}}")
+    for name, text, reference in (
+        ("odd.yaml", odd, 0),
+        ("merged.yaml", merged, 1),
+        ("odd.json", json.dumps(yaml.safe_load(odd)), 0),
+    ):
+        (tmp_path / name).write_text(text)
+        source = FileSource([str(tmp_path / name)])
+        snapshot = source.load()
+        assert snapshot.ignored_kinds == {"ConfigMap": 1} and not snapshot.autoscaler_status
+        assert source.reference_reads == reference
 
 
 def test_the_hint_adds_the_autoscalers_by_their_own_commands() -> None:
