@@ -112,6 +112,7 @@ class FakeApiServer:
     discovery: bool = True  # False: /apis answers 404
     expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
+    fail_always: bool = False  # fail_once's resources answer 500 to every request
     token: str = "test-token"
     git_version: str = "v1.35.4"  # what /version says
     requests: list[Recorded] = field(default_factory=list)
@@ -229,7 +230,8 @@ class FakeApiServer:
             )
         with self._lock:
             if resource in self.fail_once:
-                self.fail_once.discard(resource)
+                if not self.fail_always:
+                    self.fail_once.discard(resource)
                 return 500, _status(500, "InternalError", "etcdserver: leader changed")
         items = [o for o in self._index.get(resource, []) if _in_namespace(o, namespace)]
         if name is not None:

@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from podwhy.errors import PodwhyError
 from podwhy.model import castatus as ca
 from podwhy.model.objects import ConfigMap, ObjectMeta
-from podwhy.snapshot.castatus import LAST_UPDATED_ANNOTATION, parse_status, parse_time, read_configmap
+from podwhy.snapshot.castatus import (
+    LAST_UPDATED_ANNOTATION,
+    last_updated,
+    parse_status,
+    parse_time,
+    read_configmap,
+)
 from podwhy.snapshot.source import FileSource
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "autoscaling"
@@ -115,8 +121,10 @@ def test_the_built_fixtures_read_whole(fixture: str, expected: ca.ClusterAutosca
 
 def test_the_fixtures_annotation_says_when_ca_wrote_it() -> None:
     cm = FileSource([str(FIXTURES / "ca-status-yaml.yaml")]).load().autoscaler_status
-    annotation = cm["kube-system/cluster-autoscaler-status"].metadata.annotations[LAST_UPDATED_ANNOTATION]
-    assert parse_time(annotation) == datetime(2025, 3, 10, 12, 0, 5, 123456, tzinfo=UTC)
+    status = cm["kube-system/cluster-autoscaler-status"]
+    assert LAST_UPDATED_ANNOTATION in status.metadata.annotations
+    assert last_updated(status) == datetime(2025, 3, 10, 12, 0, 5, 123456, tzinfo=UTC)
+    assert last_updated(ConfigMap()) is None
 
 
 # CA 1.37's own test fixture (clusterstate/utils/status_test.yaml): quoted values, keys in

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
@@ -110,6 +111,27 @@ def test_a_cluster_without_autoscalers_vouches_for_their_absence(tmp_path: Path,
     assert bool(KARPENTER_PATHS & paths) is not discovery
 
 
+def test_karpenter_before_v1_is_missing_not_absent(tmp_path: Path) -> None:
+    """Karpenter < 1.0 serves karpenter.sh/v1beta1 only: podwhy reads v1, so it cannot tell."""
+    served = {"NodePool": "karpenter.sh/v1beta1", "NodeClaim": "karpenter.sh/v1beta1"}
+    with FakeApiServer(_with_autoscalers(karpenter=False), versions=served) as server:
+        snapshot = _load(server, tmp_path)
+        assert not any("karpenter" in r.path for r in server.requests if r.path != "/apis")
+    why = "the server serves karpenter.sh in karpenter.sh/v1beta1, not karpenter.sh/v1"
+    assert snapshot.missing == {"NodePool": why, "NodeClaim": why}
+
+
+def test_a_failing_status_get_leaves_it_missing_and_explains_the_pod(tmp_path: Path) -> None:
+    with FakeApiServer(_with_autoscalers(), fail_once={"configmaps", "nodeclaims"}) as server:
+        server.fail_always = True
+        snapshot = _load(server, tmp_path)
+        assert _explain("--kubeconfig", str(server.kubeconfig(tmp_path / "c")))["verdict"] == "Unschedulable"
+    assert snapshot.missing == {
+        "ConfigMap": "cannot get configmaps kube-system/cluster-autoscaler-status: etcdserver: leader changed",
+        "NodeClaim": "cannot list nodeclaims.karpenter.sh: etcdserver: leader changed",
+    }
+
+
 def test_forbidden_karpenter_kinds_are_missing(tmp_path: Path) -> None:
     with FakeApiServer(_with_autoscalers(), forbidden={"nodepools", "nodeclaims"}) as server:
         snapshot = _load(server, tmp_path)
@@ -194,6 +216,8 @@ def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path:
     assert reports[0].pop("autoscaling")["status"] == "NoAutoscaler"
     assert reports[1].pop("autoscaling")["groups"]
     assert reports[0] == reports[1] and reports[0]["snapshot"]["missingKinds"] == []
+    pending = CliRunner().invoke(app, ["pending", "-A", "-o", "json", "--from", str(EXAMPLE), "--complete"])
+    assert json.loads(pending.stdout)["snapshot"]["missingKinds"] == [] and "vouch" not in pending.stderr
 
 
 def test_other_configmaps_of_a_dump_are_ignored_unread(tmp_path: Path) -> None:
@@ -207,6 +231,20 @@ def test_other_configmaps_of_a_dump_are_ignored_unread(tmp_path: Path) -> None:
     only_other.write_text(json.dumps(OTHER_CONFIGMAP))
     snapshot = FileSource([str(only_other)]).load()
     assert not snapshot.autoscaler_status and snapshot.missing["ConfigMap"] == ""
+    # Not even decoded: one no API server would hold (data not strings) is no error.
+    odd = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: odd}\ndata: {a: [1, 2], b: {c: d}}\n"
+    # A merge key: only the reference YAML reader takes it.
+    merged = odd.replace("{name: odd}", "{name: odd, labels: {<<: {a: b}}}")
+    for name, text, reference in (
+        ("odd.yaml", odd, 0),
+        ("merged.yaml", merged, 1),
+        ("odd.json", json.dumps(yaml.safe_load(odd)), 0),
+    ):
+        (tmp_path / name).write_text(text)
+        source = FileSource([str(tmp_path / name)])
+        snapshot = source.load()
+        assert snapshot.ignored_kinds == {"ConfigMap": 1} and not snapshot.autoscaler_status
+        assert source.reference_reads == reference
 
 
 def test_the_hint_adds_the_autoscalers_by_their_own_commands() -> None:

@@ -47,6 +47,12 @@ def read_configmap(cm: ConfigMap) -> ca.ClusterAutoscalerStatus:
     return parse_status(text, where)
 
 
+def last_updated(cm: ConfigMap) -> datetime | None:
+    """When CA last wrote CM (its last-updated annotation); None when it does not say."""
+    text = cm.metadata.annotations.get(LAST_UPDATED_ANNOTATION)
+    return parse_time(text) if text is not None else None
+
+
 def parse_status(text: str, where: str = DEFAULT_WHERE) -> ca.ClusterAutoscalerStatus:
     """The status TEXT (the ConfigMap's `status` value) says; WHERE names it in errors."""
     stripped = text.strip()

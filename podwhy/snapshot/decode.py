@@ -21,7 +21,7 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
+from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import fastyaml, versions, yaml11
 from podwhy.snapshot.names import generated_name
@@ -449,6 +449,9 @@ class _JsonReader:
             return
         if isinstance(how, str):
             raise refused(self.source, where, kind, _json_name(data), how)
+        if kind == "ConfigMap" and _json_name(data) != AUTOSCALER_STATUS_CONFIGMAP:
+            self.out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            return
         try:
             obj = how.decoder.decode(data)
         except msgspec.ValidationError as exc:
@@ -583,6 +586,9 @@ class _YamlReader:
             return
         if isinstance(how, str):
             raise _ReferenceNeededError  # the reference reader words the error
+        if kind == "ConfigMap" and _json_name(data) != AUTOSCALER_STATUS_CONFIGMAP:
+            out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            return
         try:
             obj = how.decoder.decode(data)
             if how.doubtful(obj):
@@ -665,6 +671,9 @@ class _YamlReader:
         name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
         if isinstance(how, str):
             raise refused(self.source, where, kind, str(name or ""), how)
+        if kind == "ConfigMap" and name != AUTOSCALER_STATUS_CONFIGMAP:
+            out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            return
         try:
             obj = yaml11.convert(doc, how.wire)
         except msgspec.ValidationError as exc:

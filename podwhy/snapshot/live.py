@@ -428,10 +428,14 @@ class LiveSource:
         ]
         out: dict[Resource, list[Any] | str] = {}
         for r in self.resources:
-            if r.optional and served is not None and r.group_version not in served.get(r.group, []):
-                out[r] = []  # not installed: the cluster has none
-                jobs = [job for job in jobs if job[0] is not r]
-                self._state.kinds_done += 1
+            offered = served.get(r.group, []) if served is not None else []
+            if not r.optional or served is None or r.group_version in offered:
+                continue
+            # The group not served: not installed, the cluster has none. Served in other versions
+            # only (Karpenter before 1.0): missing, with why.
+            out[r] = f"the server serves {r.group} in {', '.join(offered)}, not {r.group_version}" if offered else []
+            jobs = [job for job in jobs if job[0] is not r]
+            self._state.kinds_done += 1
         if self.events_for is not None:
             namespace, name = self.events_for
             selector = f"involvedObject.name={name}" if name else ""
@@ -492,8 +496,12 @@ class LiveSource:
                     if exc.status == 404 and (resource.name or resource.optional):
                         return resource, []  # no such object, or the add-on is not installed
                     reason = _missing_reason(resource, exc)
+                    verb = "get" if resource.name else "list"
+                    if reason is None and resource.kind in o.AUTOSCALER_KINDS:
+                        # No plugin reads them: the autoscaling analysis says they are missing.
+                        reason = f"cannot {verb} {resource.display}: {exc.message}"
                     if resource.kind in ESSENTIAL or reason is None:
-                        raise PodwhyError(f"cannot list {resource.display} on {self.host}: {exc.message}") from None
+                        raise PodwhyError(f"cannot {verb} {resource.display} on {self.host}: {exc.message}") from None
                     if exc.status != 404:
                         return None, reason
                     why = reason
