@@ -493,3 +493,43 @@ def test_a_nodepool_at_its_cpu_limit_gets_it_raised_to_what_the_pod_needs() -> N
     (lever,) = _levers(snapshot, pod)
     assert lever.kind == "raiseNodePoolLimit"
     assert lever.patches[0]["patch"] == {"spec": {"limits": {"cpu": "12"}}}
+
+
+# ------------------------------------------------------------------ Cluster Autoscaler's words
+@pytest.mark.parametrize(
+    ("message", "counts"),
+    [
+        ("pod didn't trigger scale-up: 1 max node group size reached", {"max node group size reached": 1}),
+        (
+            "pod didn't trigger scale-up: 2 node(s) didn't match Pod's node affinity/selector, "
+            "1 max cluster cpu, memory limit reached, 3 Insufficient cpu",
+            {
+                "node(s) didn't match Pod's node affinity/selector": 2,
+                "max cluster cpu, memory limit reached": 1,
+                "Insufficient cpu": 3,
+            },
+        ),
+        ("pod didn't trigger scale-up: max total nodes in cluster reached", {}),
+        ("pod didn't trigger scale-up: ", {}),
+        ("pod triggered scale-up: [{ng-a 1->2 (max: 5)}]", {}),
+    ],
+)
+def test_not_trigger_scale_up_reasons_are_counted_as_ca_counts_them(message: str, counts: dict[str, int]) -> None:
+    from podwhy.runtime.autoscaling.clusterautoscaler import not_trigger_counts
+
+    assert not_trigger_counts(message) == counts
+
+
+def test_a_pod_younger_than_its_scale_up_delay_is_left_alone() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    pod.metadata.creation_timestamp = "2025-03-10T11:58:00Z"
+    pod.metadata.annotations = {"cluster-autoscaler.kubernetes.io/pod-scale-up-delay": "10m"}
+    said = _event("web", "NotTriggerScaleUp", "pod didn't trigger scale-up: ", "cluster-autoscaler")
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, pod, said, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 5}])
+    )
+    (view,) = _analysis(snapshot, pod).views
+    assert view.excluded is PodExclusion.SCALE_UP_DELAYED  # 2 minutes old, 10 minutes of delay
+    pod.metadata.creation_timestamp = "2025-03-10T11:00:00Z"
+    (view,) = _analysis(snapshot, pod).views
+    assert view.excluded is None

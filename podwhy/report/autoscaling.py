@@ -101,6 +101,7 @@ def _sizes(d: dict[str, Any]) -> str:
 
 _EXCLUSION = {
     PodExclusion.EXPENDABLE: "Cluster Autoscaler never scales up for pods below its expendable priority cutoff",
+    PodExclusion.SCALE_UP_DELAYED: "Cluster Autoscaler leaves the pod alone until it is older than its scale-up delay",
     PodExclusion.NOMINATED: "the pod waits for preemption victims to go: no autoscaler adds a node for it",
     PodExclusion.DAEMON_OR_STATIC: "Karpenter provisions no node for DaemonSet or static pods",
 }
@@ -141,6 +142,7 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
                 message=v.last_event.message,
                 time=v.last_event.time or None,
                 agrees=theirs == ours if v.last_event.reason in (*COMING_EVENTS, NOT_TRIGGER_SCALE_UP) else None,
+                counts=dict(v.last_event.counts),
             )
         )
     can_add = [g for g in groups if g.outcome == GroupOutcome.CAN_ADD.value]

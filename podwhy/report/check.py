@@ -28,7 +28,10 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     verdict = replica.verdict
     message = replica.message
     if replica.victims and replica.node:
-        evicting = f"placed by preempting {len(replica.victims)} pod(s) on {replica.node}"
+        victims = ", ".join(_victim(v, snapshot) for v in replica.victims)
+        evicting = f"placed by preempting {len(replica.victims)} pod(s) on {replica.node}: {victims}"
+        if replica.violated_pdbs:
+            evicting += f"; it breaks PodDisruptionBudget {', '.join(replica.violated_pdbs)}"
         message = f"{evicting}; {message}" if message else evicting
     return ReplicaReport(
         name=replica.pod.metadata.name,

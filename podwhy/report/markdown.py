@@ -105,6 +105,11 @@ def render_explain(report: Report) -> str:
         for why, names in stopped.items()
     ]
     lines += _table(["Nodes", "Where the scheduler stopped"], rows)
+    if report.autoscaling is not None:
+        lines += ["", f"**Autoscaling:** {cell(report.autoscaling.summary)}"]
+        groups = [[f"{g.group} ({g.autoscaler})", g.outcome, g.text] for g in report.autoscaling.groups]
+        if groups:
+            lines += ["", *_table(["Node group", "Outcome", "Why"], groups)]
     if report.suggestions:
         body: list[str] = []
         for s in report.suggestions:

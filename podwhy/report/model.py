@@ -278,6 +278,8 @@ class AutoscalerSaid(_Struct):
     message: str
     time: str | None
     agrees: bool | None
+    # NotTriggerScaleUp: how many node groups each reason ruled out, as Cluster Autoscaler counts.
+    counts: dict[str, int] = {}
 
 
 class AutoscalingReport(_Struct):

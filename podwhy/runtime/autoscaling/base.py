@@ -54,6 +54,8 @@ class PodExclusion(StrEnum):
 
     # Cluster Autoscaler: priority below --expendable-pods-priority-cutoff (default -10).
     EXPENDABLE = "Expendable"
+    # Cluster Autoscaler: younger than its cluster-autoscaler.kubernetes.io/pod-scale-up-delay.
+    SCALE_UP_DELAYED = "ScaleUpDelayed"
     # Waiting for preemption victims (status.nominatedNodeName): neither autoscaler adds a node.
     NOMINATED = "Nominated"
     # Karpenter: DaemonSet pods and static pods are never provisioned for.
@@ -100,6 +102,8 @@ class AutoscalerEvent:
     reason: str
     message: str
     time: str = ""
+    # NotTriggerScaleUp: how many node groups each reason ruled out ("1 max node group size reached").
+    counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

@@ -38,6 +38,14 @@ MAX_NODE_PROVISION_SECONDS = 15 * 60
 # Its events on pods (processors/status/eventing_scale_up_processor.go).
 TRIGGERED_SCALE_UP = "TriggeredScaleUp"
 NOT_TRIGGER_SCALE_UP = "NotTriggerScaleUp"
+NOT_TRIGGER_PREFIX = "pod didn't trigger scale-up:"
+# Its reasons, counted per node group and joined by ", " in no set order; a reason may itself hold
+# ", " ("max cluster cpu, memory limit reached"), so items start where a count does.
+_COUNTED = re.compile(r"(?:^|, )(\d+) (.+?)(?=, \d+ |$)")
+# A pod younger than this annotation's Go duration is left alone (static_autoscaler.go).
+SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+_GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 # "pod triggered scale-up: [{ng-a 3->4 (max: 10)} {ng-b 1->2 (max: 5)}]"
 _SCALE_UP_INFO = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: (\d+)\)\}")
 
@@ -99,7 +107,28 @@ def _capi_member(node: o.Node, kind: str, namespace: str, name: str) -> bool:
     return owner_kind == kind and owner == name
 
 
-def excluded(pod: o.Pod) -> tuple[PodExclusion, str] | None:
+def not_trigger_counts(message: str) -> dict[str, int]:
+    """The per-reason counts of a NotTriggerScaleUp message (empty when it has none)."""
+    if not message.startswith(NOT_TRIGGER_PREFIX):
+        return {}
+    body = message[len(NOT_TRIGGER_PREFIX) :].strip()
+    return {m.group(2): int(m.group(1)) for m in _COUNTED.finditer(body)}
+
+
+def go_duration_seconds(text: str) -> float | None:
+    """Seconds of a Go duration ("90s", "1h30m"); None when it is not one."""
+    text = text.strip()
+    if not text or _GO_DURATION.sub("", text):
+        return None
+    return sum(float(n) * _UNIT_SECONDS[u] for n, u in _GO_DURATION.findall(text))
+
+
+def excluded(pod: o.Pod, now: float | None = None) -> tuple[PodExclusion, str] | None:
+    delay = pod.metadata.annotations.get(SCALE_UP_DELAY_ANNOTATION)
+    created = parse_time(pod.metadata.creation_timestamp or "")
+    seconds = go_duration_seconds(delay) if delay else None
+    if seconds is not None and created is not None and now is not None and now - created < seconds:
+        return PodExclusion.SCALE_UP_DELAYED, f"{SCALE_UP_DELAY_ANNOTATION}: {delay}, and it is younger"
     priority = pod.spec.priority
     if priority is not None and priority < EXPENDABLE_PRIORITY_CUTOFF:
         return PodExclusion.EXPENDABLE, f"priority {priority} is below the cutoff {EXPENDABLE_PRIORITY_CUTOFF}"
@@ -136,8 +165,9 @@ class ClusterAutoscaler:
         events = self.events.of(pod)
         if events:
             last = events[-1]
-            view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last))
-        exclusion = excluded(pod)
+            counts = not_trigger_counts(last.message) if last.reason == NOT_TRIGGER_SCALE_UP else {}
+            view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last), counts)
+        exclusion = excluded(pod, now)
         if exclusion is not None:
             view.excluded, view.excluded_detail = exclusion
         if self.unreadable:
