@@ -190,3 +190,31 @@ def test_no_preemption_below_the_victims_priority() -> None:
     (replica,) = check([NODE.obj(), busy], low).workloads[0].replicas
     assert replica.node is None and replica.evicted == []
     assert "preemption:" in replica.message
+
+
+def test_a_second_preemption_sees_the_budget_the_first_used_up() -> None:
+    """Two running pods under a PodDisruptionBudget that allows one disruption, each alone on its
+    node. The first high-priority replica evicts one within the budget; the disruption controller
+    then allows none, so the second replica's eviction breaks the budget, and says so."""
+    import msgspec
+
+    from podwhy.model import objects as o
+    from tests.builders import make_node, make_pod
+    from tests.test_check import deployment
+
+    high = o.PriorityClass(metadata=o.ObjectMeta(name="high"), value=1000)
+    nodes = [make_node(n).alloc(cpu="2").obj() for n in ("n1", "n2")]
+    running = [make_pod(f"web-{n}").labels(app="web").node(n).priority(0).req(cpu="1800m").obj() for n in ("n1", "n2")]
+    pdb = msgspec.convert(
+        {
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "minAvailable": 1},
+            "status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2},
+        },
+        o.PodDisruptionBudget,
+    )
+    urgent = deployment("urgent", 2, {"priorityClassName": "high", "containers": [container("1500m")]})
+    report = check([*nodes, high, *running, pdb], urgent)
+    first, second = report.workloads[0].replicas
+    assert first.node and second.node and first.node != second.node
+    assert first.violatedPdbs == [] and second.violatedPdbs == ["default/web"]

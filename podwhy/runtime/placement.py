@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -330,12 +331,24 @@ class Placer:
                 )
                 earlier.verdict, earlier.node, earlier.preempted_by = Verdict.UNSCHEDULABLE, "", preemptor
             self.unbind(victim)
+            self._disrupted(victim)
         self._memo = None
         pod.status.nominated_node_name = preemption.nominated_node
         placed = self.schedule(pod, known)
         placed.victims = victims
         placed.violated_pdbs = list(preemption.violated_pdbs)
         return placed
+
+    def _disrupted(self, victim: o.Pod) -> None:
+        """The disruption controller's part once a victim is gone: every PodDisruptionBudget
+        selecting it has one healthy pod fewer, so it allows one disruption fewer (never below
+        0); the victim's replacement is Pending, not healthy. A later preemption sees that."""
+        for pdb in self.snapshot.pod_disruption_budgets:
+            budget = Budget.of(pdb)
+            if budget.namespace != victim.metadata.namespace or budget.selector is None:
+                continue
+            if budget.selector.matches(victim.metadata.labels) and pdb.status.disruptions_allowed > 0:
+                pdb.status.disruptions_allowed -= 1
 
     def unbind(self, pod: o.Pod) -> None:
         """The pod is gone from its node (evicted): no profile's view counts it any more, and
