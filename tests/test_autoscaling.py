@@ -169,20 +169,20 @@ def test_the_text_status_of_older_releases_reads_the_same() -> None:
     assert findings["ng-gpu"].reason is Reason.GROUP_BACKOFF  # the text form names no error code
 
 
-def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -> None:
+def _scaling_up(newest: str) -> tuple[Snapshot, o.Pod]:
+    """A pod CA triggered a scale-up of ng-a for at T0 (ng-a still growing: target 2, ready 1),
+    in a snapshot whose newest record is NEWEST."""
     pod = make_pod("web").req(cpu="2").obj()
     triggered = _event(
         "web", "TriggeredScaleUp", "pod triggered scale-up: [{ng-a 1->2 (max: 5)}]", "cluster-autoscaler"
     )
-    later = _event("other", "Scheduled", "x", "default-scheduler", at="2025-03-10T12:04:00Z")
-    snapshot = _snapshot(
-        _ready(_node("w1", "ng-a")),
-        BUSY,
-        pod,
-        triggered,
-        later,
-        _status([{"name": "ng-a", "target": 2, "ready": 1, "max": 5}]),
-    )
+    later = _event("other", "Scheduled", "x", "default-scheduler", at=newest)
+    status = _status([{"name": "ng-a", "target": 2, "ready": 1, "max": 5}])
+    return _snapshot(_ready(_node("w1", "ng-a")), BUSY, pod, triggered, later, status), pod
+
+
+def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -> None:
+    snapshot, pod = _scaling_up("2025-03-10T12:04:00Z")
     analysis = _analysis(snapshot, pod)
     coming = analysis.coming
     assert coming is not None and (coming.group, coming.age_seconds, coming.timeout_seconds) == ("ng-a", 240, 900)
@@ -195,19 +195,7 @@ def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -
 
 
 def test_a_scale_up_past_its_provision_timeout_is_overdue_not_waiting() -> None:
-    pod = make_pod("web").req(cpu="2").obj()
-    triggered = _event(
-        "web", "TriggeredScaleUp", "pod triggered scale-up: [{ng-a 1->2 (max: 5)}]", "cluster-autoscaler"
-    )
-    later = _event("other", "Scheduled", "x", "default-scheduler", at="2025-03-10T12:30:00Z")
-    snapshot = _snapshot(
-        _ready(_node("w1", "ng-a")),
-        BUSY,
-        pod,
-        triggered,
-        later,
-        _status([{"name": "ng-a", "target": 2, "ready": 1, "max": 5}]),
-    )
+    snapshot, pod = _scaling_up("2025-03-10T12:30:00Z")  # 30 minutes on: past CA's 15
     analysis = _analysis(snapshot, pod)
     assert analysis.coming is None and analysis.views[0].coming is not None and analysis.views[0].coming.overdue
     (item,) = [p for p in classify_pending(snapshot, default_config()) if p.pod is pod]

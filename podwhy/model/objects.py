@@ -1100,14 +1100,8 @@ class ConfigMap(_Base):
     data: dict[str, str] = {}
 
 
-class StatusCondition(_Base):
-    """metav1.Condition (Karpenter's NodePools and NodeClaims)."""
-
-    type: str = ""
-    status: str = ""
-    reason: str = ""
-    message: str = ""
-    last_transition_time: str | None = None
+# metav1.Condition (Karpenter's NodePools and NodeClaims): the fields podwhy reads are a PodCondition's.
+StatusCondition = PodCondition
 
 
 class KarpenterRequirement(_Base):
