@@ -1,6 +1,7 @@
 """`podwhy pending` benchmark: many Pending pods explained from one loaded snapshot.
 
     python -m benchmarks.pending [--nodes 5000] [--pods 100000] [--pending 1000] [--owners 40]
+                                 [--autoscaler-groups 20]
 
 Generates the synthetic cluster of `benchmarks.run` plus PENDING pods of OWNERS ReplicaSets
 (identical replicas, as a ReplicaSet's are; `--varying N` makes the replicas of N owners all
@@ -8,6 +9,9 @@ differ, so each of them is evaluated on its own), then times loading and `pendin
 Half the owners' pods ask for 64 cpu, which no node has (their groups are told so at once), half
 fit now; `--sizable N` makes N of the former ask for 14 cpu instead, which only an added node holds
 (one per node), so that their groups are sized (how many nodes each needs, verified).
+`--autoscaler-groups N` puts the nodes in N Cluster Autoscaler node groups (EKS labels) at their
+max size and adds CA's status ConfigMap: the largest Unschedulable groups then get the
+autoscalers' view too (each node group's template node filtered for their first pod).
 Targets: >= 100 pending pods per second after loading; 1,000 pending pods in <= 20 s end to end.
 """
 
@@ -59,6 +63,33 @@ def pending_pods(count: int, owners: int, varying: int = 0, sizable: int = 0) ->
     return out
 
 
+def autoscaled(cluster: dict[str, Any], groups: int) -> dict[str, Any]:
+    """Cluster Autoscaler's status ConfigMap for GROUPS node groups, each at its max size, with the
+    cluster's nodes labelled into them in turn."""
+    nodes = [item for item in cluster["items"] if item["kind"] == "Node"]
+    lines = ["autoscalerStatus: Running", "nodeGroups:"]
+    for g in range(groups):
+        members = len(nodes[g::groups])
+        lines += [
+            f"- name: eks-group{g}-00000000-0000-0000-0000-{g:012d}",
+            "  health:",
+            "    status: Healthy",
+            f"    cloudProviderTarget: {members}",
+            "    minSize: 1",
+            f"    maxSize: {members}",
+            f"    nodeCounts: {{registered: {{total: {members}, ready: {members}, notStarted: 0}}}}",
+            "  scaleUp: {status: NoActivity}",
+        ]
+    for i, node in enumerate(nodes):
+        node["metadata"].setdefault("labels", {})["eks.amazonaws.com/nodegroup"] = f"group{i % groups}"
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+        "data": {"status": "\n".join(lines) + "\n"},
+    }
+
+
 CHILD = """
 import json, resource, sys, time
 from podwhy.engine import PendingRequest, pending
@@ -79,8 +110,9 @@ for group in report.groups:
     if group.sizing is not None:
         sizing[group.sizing.outcome] = sizing.get(group.sizing.outcome, 0) + 1
 nodes = [len(s.patches) for g in report.groups for s in g.suggestions]
+autoscaled = sum(1 for g in report.groups if g.autoscaling is not None)
 print(json.dumps({"load_s": t_load, "pending_s": t_pending, "total": report.total, "groups": len(report.groups),
-                  "sizing": sizing, "nodes_suggested": nodes,
+                  "sizing": sizing, "nodes_suggested": nodes, "autoscaled": autoscaled,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -97,12 +129,18 @@ def main() -> int:
     parser.add_argument(
         "--sizable", type=int, default=0, help="owners whose pods only an added node holds (their groups get sized)"
     )
+    parser.add_argument(
+        "--autoscaler-groups", type=int, default=0, help="Cluster Autoscaler node groups the nodes belong to"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base, extra = Path(tmp) / "cluster.json", Path(tmp) / "pending.json"
         t = time.perf_counter()
-        write(build(args.nodes, args.pods), base, "json")
+        cluster = build(args.nodes, args.pods)
         items = pending_pods(args.pending, args.owners, args.varying, args.sizable)
+        if args.autoscaler_groups:
+            items.append(autoscaled(cluster, args.autoscaler_groups))
+        write(cluster, base, "json")
         extra.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
         print(f"generated in {time.perf_counter() - t:.1f}s", file=sys.stderr)
         t = time.perf_counter()
@@ -125,6 +163,8 @@ def main() -> int:
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in sorted(figures["sizing"].items()))
     sized = figures["nodes_suggested"]
     print(f"sizing:       {outcomes or 'no Unschedulable group'}; nodes suggested per sized group: {sized}")
+    if args.autoscaler_groups:
+        print(f"autoscaling:  {figures['autoscaled']} groups with the view of {args.autoscaler_groups} node groups")
     print(f"end to end:   {wall:.2f} s (child process: import, load, classify)")
     print(f"peak memory:  {figures['peak_rss_mib']:,.0f} MiB")
     return 0

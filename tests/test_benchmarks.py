@@ -19,10 +19,15 @@ SMALL = ["--nodes", "20", "--pods", "200"]
         ("benchmarks.run", SMALL, ["dump:", "load:", "explain:", "peak memory:"]),
         ("benchmarks.run", [*SMALL, "--compare"], ["yaml/json:", "verdicts:    identical"]),
         ("benchmarks.pending", [*SMALL, "--pending", "30", "--owners", "4"], ["pending:", "end to end:"]),
+        (
+            "benchmarks.pending",
+            [*SMALL, "--pending", "30", "--owners", "4", "--autoscaler-groups", "3"],
+            ["autoscaling:  2 groups with the view of 3 node groups"],
+        ),
         ("benchmarks.live", SMALL, ["live:", "offline:", "verdicts:"]),
         ("benchmarks.check", [*SMALL, "--replicas", "30", "--kind", "Job"], ["Job of 30", "replicas/s", "+"]),
     ],
-    ids=["run", "run-compare", "pending", "live", "check"],
+    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check"],
 )
 def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
     out = subprocess.run(

@@ -9,7 +9,8 @@
 - It runs the example's DaemonSet and static (mirror) pods, and nothing else.
 
 The pod is then filtered on the copy by every Filter plugin, with the rest of the cluster as it
-is (spreading and affinity count the real nodes), as CA's scheduling simulation does."""
+is (spreading and affinity count the real nodes), as CA's scheduling simulation does. Only the
+copy is filtered: its verdict is all that is asked."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import msgspec
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.runtime.cycle import run_cycle
-from podwhy.runtime.framework import Framework
+from podwhy.runtime.framework import Framework, NodeVerdict
 from podwhy.runtime.nodecopy import node_copy, pod_for_copy, startup_pods
 from podwhy.snapshot.cluster import Snapshot
 
@@ -100,7 +101,10 @@ def verdict_on_template(
     changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, template], pods=[*snapshot.pods, *pods])
     handle = framework.handle.with_nodes(changed, [template])
     view = Framework(handle, framework.profile)
-    cycle = run_cycle(changed, pod, framework=view, scoring=False, post_filter=False)
+    # Only the template node is filtered: the others' verdicts are not asked for (PreFilter still
+    # sees every node, as spreading and affinity count their pods).
+    others = {ni.name: NodeVerdict(ni.name) for ni in framework.handle.node_infos}
+    cycle = run_cycle(changed, pod, framework=view, scoring=False, post_filter=False, settled=others)
     outcome = cycle.outcome
     verdict = next((v for v in outcome.nodes if v.name == template.metadata.name), None) if outcome else None
     if verdict is None:
