@@ -521,3 +521,27 @@ def test_a_pod_younger_than_its_scale_up_delay_is_left_alone() -> None:
     pod.metadata.creation_timestamp = "2025-03-10T11:00:00Z"
     (view,) = _analysis(snapshot, pod).views
     assert view.excluded is None
+
+
+def test_the_text_status_takes_the_cloud_error_from_cas_last_failure_event() -> None:
+    """The text status says only Backoff; CA's ScaleUpFailed event on it names the error."""
+    cm = FileSource([str(FIXTURES / "ca-status-text.yaml")]).load().autoscaler_status
+    failed = msgspec.convert(
+        {
+            "metadata": {"name": "cluster-autoscaler-status.1", "namespace": "kube-system"},
+            "involvedObject": {"kind": "ConfigMap", "name": "cluster-autoscaler-status", "namespace": "kube-system"},
+            "reason": "ScaleUpFailed",
+            "message": "Failed adding 1 nodes to group ng-gpu due to OutOfResource.placeholder-cannot-be-fulfilled; "
+            "source errors: AWS cannot provision any more instances for this node group",
+            "source": {"component": "cluster-autoscaler"},
+            "lastTimestamp": T0,
+        },
+        o.Event,
+    )
+    pod = make_pod("web").req(cpu="6").obj()
+    snapshot = _snapshot(_ready(_node("p1", "ng-gpu")), pod, failed, *cm.values())
+    findings = {g.group: g for g in _analysis(snapshot, pod).views[0].groups}
+    backoff = findings["ng-gpu"]
+    assert backoff.reason is Reason.GROUP_BACKOFF
+    assert backoff.data["errorCode"] == "OutOfResource.placeholder-cannot-be-fulfilled"
+    assert backoff.data["errorMessage"] == "AWS cannot provision any more instances for this node group"

@@ -100,3 +100,29 @@ def test_live_pending_waits_for_the_node_a_triggered_scale_up_adds(tmp_path: Pat
     assert report["autoscaling"]["status"] == "Coming"
     assert report["autoscaling"]["said"][0]["agrees"] is True
     assert result.exit_code in (1, 4)  # 4 unless another pod of the namespace is stuck
+
+
+def test_live_reads_cas_events_on_its_status_for_the_clouds_error(tmp_path: Path) -> None:
+    failed = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "cluster-autoscaler-status.1", "namespace": "kube-system"},
+        "involvedObject": {"kind": "ConfigMap", "name": "cluster-autoscaler-status", "namespace": "kube-system"},
+        "reason": "ScaleUpFailed",
+        "message": "Failed adding 1 nodes to group eks-workers-6ac7f0f1-1b2c-4d5e-8f90-a1b2c3d4e5f6 due to "
+        "OutOfResource.placeholder-cannot-be-fulfilled; source errors: AWS cannot provision any more instances",
+        "source": {"component": "cluster-autoscaler"},
+        "lastTimestamp": "2025-03-10T11:59:00Z",
+    }
+    objects = _cluster([failed])
+    for obj in objects:
+        if obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "cluster-autoscaler-status":
+            obj["data"]["status"] = STATUS.replace("maxSize: 3", "maxSize: 5").replace(
+                "status: NoActivity", "status: Backoff"
+            )
+    with FakeApiServer(objects) as server:
+        _, report = _explain(server, tmp_path)
+        assert ("/api/v1/namespaces/kube-system/events") in {r.path for r in server.requests}
+    (group,) = report["autoscaling"]["groups"]
+    assert group["reason"] == "GroupBackoff"
+    assert group["data"]["errorCode"] == "OutOfResource.placeholder-cannot-be-fulfilled"

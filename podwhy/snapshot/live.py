@@ -148,6 +148,8 @@ def dump_hint() -> str:
 
 
 EVENTS = Resource("Event", "v1", "events")
+# The events of Cluster Autoscaler's status ConfigMap, listed in its namespace (a key of its own).
+CA_STATUS_EVENTS = Resource("Event", "v1", "events", namespace=o.AUTOSCALER_STATUS_NAMESPACE)
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})
 
@@ -440,6 +442,11 @@ class LiveSource:
             namespace, name = self.events_for
             selector = f"involvedObject.name={name}" if name else ""
             jobs.append((EVENTS, [EVENTS], namespace or None, selector))
+            if CA_STATUS in self.resources:
+                # Cluster Autoscaler's events on its status (ScaleUpFailed with the cloud's error).
+                selector = f"involvedObject.kind=ConfigMap,involvedObject.name={CA_STATUS.name}"
+                jobs.append((CA_STATUS_EVENTS, [CA_STATUS_EVENTS], CA_STATUS.namespace, selector))
+                self._state.kinds_total += 1
         with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
             version = pool.submit(self._server_version)
             futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
@@ -470,7 +477,8 @@ class LiveSource:
         with gc_paused():
             for resource, outcome in fetched.items():
                 if isinstance(outcome, str):
-                    snapshot.missing[resource.kind] = outcome
+                    if resource is not CA_STATUS_EVENTS:  # extra detail only: the status says the rest
+                        snapshot.missing[resource.kind] = outcome
                     continue
                 snapshot.kinds_seen.add(resource.kind)
                 for obj in outcome:

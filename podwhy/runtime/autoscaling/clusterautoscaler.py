@@ -24,7 +24,7 @@ from podwhy.runtime.autoscaling.base import (
     Reason,
 )
 from podwhy.runtime.autoscaling.events import PodEvents, event_time, parse_time, pod_events
-from podwhy.runtime.autoscaling.template import example_node, template_node, verdict_on_template
+from podwhy.runtime.autoscaling.template import TemplateView, example_node, template_node
 from podwhy.runtime.cycle import CycleOutcome
 from podwhy.runtime.framework import Framework
 from podwhy.snapshot.castatus import read_configmap
@@ -48,6 +48,24 @@ _GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 # "pod triggered scale-up: [{ng-a 3->4 (max: 10)} {ng-b 1->2 (max: 5)}]"
 _SCALE_UP_INFO = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: (\d+)\)\}")
+
+# Its events on its status ConfigMap when a scale-up fails (core/scaleup/orchestrator/executor.go,
+# clusterstate.go): the cloud's error class and code, and its messages.
+_SCALE_UP_FAILED = re.compile(r"^Failed adding \d+ nodes to group (\S+) due to (\S+); source errors: (.*)$", re.S)
+_FAILED_TO_SCALE_UP = re.compile(r"^Scale-up failed for group (\S+): (.*)$", re.S)
+_SCALE_UP_TIMED_OUT = re.compile(r"^Nodes added to group (\S+) failed to register within (.*)$", re.S)
+
+
+def scale_up_failure(event: o.Event) -> tuple[str, str, str] | None:
+    """(group, error code, message) of one of CA's scale-up failure events, else None."""
+    if event.reason == "ScaleUpFailed" and (m := _SCALE_UP_FAILED.match(event.message)):
+        return m.group(1), m.group(2), m.group(3)
+    if event.reason == "FailedToScaleUpGroup" and (m := _FAILED_TO_SCALE_UP.match(event.message)):
+        return m.group(1), "", m.group(2)
+    if event.reason == "ScaleUpTimedOut" and (m := _SCALE_UP_TIMED_OUT.match(event.message)):
+        return m.group(1), "timeout", event.message
+    return None
+
 
 # Node-group membership, per provider: the group's id in CA's status, and what its nodes carry.
 EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
@@ -143,6 +161,19 @@ class ClusterAutoscaler:
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
         self.events = PodEvents(snapshot, COMPONENT)
+        # Per group and framework: the cluster with the group's template node, indexed once.
+        self._views: dict[tuple[str, int], TemplateView] = {}
+        # The latest scale-up failure CA recorded on its status, per group.
+        self.failures: dict[str, tuple[str, str, str]] = {}
+        status_events = [
+            e
+            for e in snapshot.events
+            if e.involved_object.kind == "ConfigMap" and e.involved_object.name == o.AUTOSCALER_STATUS_CONFIGMAP
+        ]
+        for event in sorted(status_events, key=lambda e: parse_time(event_time(e)) or 0.0):
+            failure = scale_up_failure(event)
+            if failure is not None:
+                self.failures[failure[0]] = (failure[1], failure[2], event_time(event))
         self.configmap = status_configmap(snapshot)
         self.status: cs.ClusterAutoscalerStatus | None = None
         self.unreadable = ""
@@ -223,11 +254,16 @@ class ClusterAutoscaler:
         if group.health == cs.UNHEALTHY or group.scale_up == cs.UNHEALTHY:
             return ruled_out(Reason.GROUP_UNHEALTHY, **sizes)
         if group.scale_up == cs.SCALE_UP_BACKOFF:
+            code, message = group.backoff_code, group.backoff_message
+            failed = self.failures.get(group.name)
+            if not code and failed is not None:  # the text status names none: its last failure event does
+                code, message = failed[0], failed[1]
             return ruled_out(
                 Reason.GROUP_BACKOFF,
-                errorCode=group.backoff_code,
-                errorMessage=group.backoff_message,
+                errorCode=code,
+                errorMessage=message,
                 since=group.scale_up_since,
+                lastFailureEvent=failed[2] if failed is not None else None,
                 **sizes,
             )
         nodes = group_nodes(group.name, self.snapshot.nodes)
@@ -235,8 +271,13 @@ class ClusterAutoscaler:
         fits: bool | None = None
         template_data: dict[str, object] = {}
         if example is not None:
-            template = template_node(example, group.name)
-            verdict = verdict_on_template(self.snapshot, framework, pod, example, template)
+            key = (group.name, id(framework))
+            view = self._views.get(key)
+            if view is None:
+                view = self._views[key] = TemplateView(
+                    self.snapshot, framework, example, template_node(example, group.name)
+                )
+            verdict = view.verdict(pod)
             fits = verdict.fits
             template_data = {"example": example.metadata.name, "plugin": verdict.plugin, "reasons": verdict.reasons}
         if group.at_max_size:

@@ -91,26 +91,32 @@ class TemplateVerdict:
     reasons: list[str] = dataclasses.field(default_factory=list)
 
 
-def verdict_on_template(
-    snapshot: Snapshot, framework: Framework, pod: o.Pod, example: o.Node, template: o.Node
-) -> TemplateVerdict:
-    """Every Filter plugin's verdict for POD on TEMPLATE (a copy of EXAMPLE with its DaemonSet
-    and static pods), the rest of the cluster unchanged."""
-    original = example.metadata.name
-    pods = [pod_for_copy(p, original, template.metadata.name) for p in startup_pods(snapshot, original)]
-    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, template], pods=[*snapshot.pods, *pods])
-    handle = framework.handle.with_nodes(changed, [template])
-    view = Framework(handle, framework.profile)
-    # Only the template node is filtered: the others' verdicts are not asked for (PreFilter still
-    # sees every node, as spreading and affinity count their pods).
-    others = {ni.name: NodeVerdict(ni.name) for ni in framework.handle.node_infos}
-    cycle = run_cycle(changed, pod, framework=view, scoring=False, post_filter=False, settled=others)
-    outcome = cycle.outcome
-    verdict = next((v for v in outcome.nodes if v.name == template.metadata.name), None) if outcome else None
-    if verdict is None:
-        status = outcome.pre_filter_failure if outcome is not None else None
-        return TemplateVerdict(False, status.plugin if status else "", list(status.reasons) if status else [])
-    if verdict.feasible:
-        return TemplateVerdict(True)
-    first: Status | None = verdict.first_failure
-    return TemplateVerdict(False, first.plugin if first else "", list(first.reasons) if first else [])
+class TemplateView:
+    """The cluster with one group's template node added (its DaemonSet and static pods with it),
+    indexed once: the verdicts of many pods on that node are asked in turn."""
+
+    def __init__(self, snapshot: Snapshot, framework: Framework, example: o.Node, template: o.Node) -> None:
+        original = example.metadata.name
+        pods = [pod_for_copy(p, original, template.metadata.name) for p in startup_pods(snapshot, original)]
+        self.snapshot = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, template], pods=[*snapshot.pods, *pods])
+        self.framework = Framework(framework.handle.with_nodes(self.snapshot, [template]), framework.profile)
+        self.template = template
+        # Only the template node is filtered: the others' verdicts are not asked for (PreFilter
+        # still sees every node, as spreading and affinity count their pods).
+        self.others = {ni.name: NodeVerdict(ni.name) for ni in framework.handle.node_infos}
+
+    def verdict(self, pod: o.Pod) -> TemplateVerdict:
+        """Every Filter plugin's verdict for POD on the template node, the rest of the cluster unchanged."""
+        cycle = run_cycle(
+            self.snapshot, pod, framework=self.framework, scoring=False, post_filter=False, settled=self.others
+        )
+        outcome = cycle.outcome
+        name = self.template.metadata.name
+        verdict = next((v for v in outcome.nodes if v.name == name), None) if outcome else None
+        if verdict is None:
+            status = outcome.pre_filter_failure if outcome is not None else None
+            return TemplateVerdict(False, status.plugin if status else "", list(status.reasons) if status else [])
+        if verdict.feasible:
+            return TemplateVerdict(True)
+        first: Status | None = verdict.first_failure
+        return TemplateVerdict(False, first.plugin if first else "", list(first.reasons) if first else [])
