@@ -545,3 +545,30 @@ def test_the_text_status_takes_the_cloud_error_from_cas_last_failure_event() -> 
     assert backoff.reason is Reason.GROUP_BACKOFF
     assert backoff.data["errorCode"] == "OutOfResource.placeholder-cannot-be-fulfilled"
     assert backoff.data["errorMessage"] == "AWS cannot provision any more instances for this node group"
+
+
+@pytest.mark.parametrize(
+    ("message", "limit"),
+    [
+        ("pod didn't trigger scale-up: max total nodes in cluster reached", "max total nodes in cluster reached"),
+        (
+            "pod didn't trigger scale-up: 2 max cluster cpu, memory limit reached",
+            "max cluster cpu, memory limit reached",
+        ),
+        (
+            'pod didn\'t trigger scale-up: 1 Insufficient cpu, 3 exceeded quota: "cluster-wide", resources: cpu',
+            'exceeded quota: "cluster-wide", resources: cpu',
+        ),
+        ("pod didn't trigger scale-up: 1 max node group size reached", ""),
+    ],
+)
+def test_a_cluster_wide_limit_ca_names_rules_every_group_out(message: str, limit: str) -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    said = _event("web", "NotTriggerScaleUp", message, "cluster-autoscaler")
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, pod, said, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 5}])
+    )
+    analysis = _analysis(snapshot, pod)
+    assert analysis.views[0].cluster_limit == limit
+    report = autoscaling_report(analysis)
+    assert report.status == ("NotComing" if limit else "CanAdd")

@@ -121,6 +121,12 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         for g in v.groups
     ]
     excluded = [f"{_EXCLUSION[v.excluded]} ({v.excluded_detail})" for v in analysis.views if v.excluded is not None]
+    excluded += [
+        f"{v.autoscaler} says a cluster-wide limit is reached: {v.cluster_limit} (its flags --max-nodes-total, "
+        "--cores-total, --memory-total; they are in no snapshot)"
+        for v in analysis.views
+        if v.cluster_limit
+    ]
     not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
     if analysis.missing_kinds:
         kinds = ", ".join(

@@ -118,6 +118,8 @@ class AutoscalerView:
     last_event: AutoscalerEvent | None = None
     # Why part of it could not be evaluated (missing or unreadable inputs).
     not_evaluated: list[str] = field(default_factory=list)
+    # A cluster-wide limit the autoscaler itself says it reached (its flags are in no snapshot).
+    cluster_limit: str = ""
 
 
 class Autoscaler(Protocol):

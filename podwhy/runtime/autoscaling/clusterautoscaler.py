@@ -39,6 +39,10 @@ MAX_NODE_PROVISION_SECONDS = 15 * 60
 TRIGGERED_SCALE_UP = "TriggeredScaleUp"
 NOT_TRIGGER_SCALE_UP = "NotTriggerScaleUp"
 NOT_TRIGGER_PREFIX = "pod didn't trigger scale-up:"
+# Its reasons that name a cluster-wide limit (--max-nodes-total; --cores-total and --memory-total:
+# "max cluster cpu limit reached" up to CA 1.34, 'exceeded quota: "cluster-wide", ...' since 1.35).
+MAX_TOTAL_NODES = "max total nodes in cluster reached"
+_CLUSTER_LIMIT = re.compile(r'^(max cluster .+ limit reached|exceeded quota: "cluster-wide", resources: .+)$')
 # Its reasons, counted per node group and joined by ", " in no set order; a reason may itself hold
 # ", " ("max cluster cpu, memory limit reached"), so items start where a count does.
 _COUNTED = re.compile(r"(?:^|, )(\d+) (.+?)(?=, \d+ |$)")
@@ -133,6 +137,16 @@ def not_trigger_counts(message: str) -> dict[str, int]:
     return {m.group(2): int(m.group(1)) for m in _COUNTED.finditer(body)}
 
 
+def cluster_limit(message: str) -> str:
+    """The cluster-wide limit a NotTriggerScaleUp message names, else ""."""
+    if not message.startswith(NOT_TRIGGER_PREFIX):
+        return ""
+    body = message[len(NOT_TRIGGER_PREFIX) :].strip()
+    if body == MAX_TOTAL_NODES:
+        return body
+    return next((reason for reason in not_trigger_counts(message) if _CLUSTER_LIMIT.match(reason)), "")
+
+
 def go_duration_seconds(text: str) -> float | None:
     """Seconds of a Go duration ("90s", "1h30m"); None when it is not one."""
     text = text.strip()
@@ -197,6 +211,8 @@ class ClusterAutoscaler:
         if events:
             last = events[-1]
             counts = not_trigger_counts(last.message) if last.reason == NOT_TRIGGER_SCALE_UP else {}
+            if last.reason == NOT_TRIGGER_SCALE_UP:
+                view.cluster_limit = cluster_limit(last.message)
             view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last), counts)
         exclusion = excluded(pod, now)
         if exclusion is not None:
