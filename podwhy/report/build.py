@@ -39,6 +39,7 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.runtime.autoscaling import AutoscalingAnalysis
+from podwhy.runtime.autoscaling.events import event_time
 from podwhy.runtime.cycle import CycleOutcome, Verdict
 from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
 from podwhy.runtime.pending import PendingPod
@@ -241,11 +242,6 @@ DISAGREEMENT_CAUSES = [
 ]
 
 
-def _event_time(event: o.Event) -> str:
-    series = event.series.last_observed_time if event.series is not None else None
-    return series or event.last_timestamp or event.event_time or event.metadata.creation_timestamp or ""
-
-
 def _scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
     meta = pod.metadata
     events = [
@@ -259,11 +255,11 @@ def _scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
     ]
     if not events:
         return None
-    latest = max(events, key=_event_time)
+    latest = max(events, key=event_time)
     count = latest.series.count if latest.series is not None and latest.series.count else latest.count
     component = latest.reporting_component or (latest.source.component if latest.source is not None else "")
     return SchedulingEvent(
-        message=latest.message, count=count or 1, lastSeen=_event_time(latest) or None, reportingComponent=component
+        message=latest.message, count=count or 1, lastSeen=event_time(latest) or None, reportingComponent=component
     )
 
 

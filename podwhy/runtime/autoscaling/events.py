@@ -3,41 +3,16 @@
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
-
 from podwhy.model import objects as o
+from podwhy.snapshot import castatus
 from podwhy.snapshot.cluster import Snapshot
-
-# Go's time.Time text, as Cluster Autoscaler writes it: "2025-03-10 12:00:05.123456789 +0000 UTC"
-# (a monotonic " m=+10805.2" suffix in its older status text).
-_GO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(\.\d+)? ([+-]\d{4})(?: \S+)?(?: m=[+-][\d.]+)?$")
 
 
 def parse_time(text: str) -> float | None:
-    """Seconds since the epoch of an RFC 3339 timestamp or Go's time text; None if neither."""
-    text = text.strip()
-    if not text:
-        return None
-    match = _GO_TIME.match(text)
-    if match is not None:
-        day, clock, fraction, offset = match.groups()
-        fraction = (fraction or "")[:7]  # microseconds at most
-        try:
-            return datetime.strptime(f"{day} {clock}{fraction or ''} {offset}", _go_format(fraction)).timestamp()
-        except ValueError:
-            return None
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
-
-
-def _go_format(fraction: str | None) -> str:
-    return "%Y-%m-%d %H:%M:%S.%f %z" if fraction else "%Y-%m-%d %H:%M:%S %z"
+    """Seconds since the epoch of an RFC 3339 timestamp or Go's time text (castatus.parse_time);
+    None if neither."""
+    when = castatus.parse_time(text) if text else None
+    return when.timestamp() if when is not None else None
 
 
 def event_time(event: o.Event) -> str:
