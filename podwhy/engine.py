@@ -253,7 +253,7 @@ class CheckRequest:
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
     from podwhy.report.check import build_check_report
-    from podwhy.runtime.placement import place
+    from podwhy.runtime.placement import Displaced, place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
     _check_before_fetching(request.scheduler_config, request.kube_version)
@@ -271,9 +271,15 @@ def check(request: CheckRequest) -> CheckReport:
         if namespace not in declared:
             check_namespace(snapshot, namespace, request.source)
     workloads = request.manifests.load_into(snapshot)
+    displaced: list[Displaced] = []
     placements = place(
-        snapshot, workloads, config, applied_claims=request.manifests.applied_claims, progress=request.progress
+        snapshot,
+        workloads,
+        config,
+        applied_claims=request.manifests.applied_claims,
+        progress=request.progress,
+        displaced_out=displaced,
     )
     not_checked = [(kind, "", count) for kind, count in request.manifests.not_checked().items()]
     not_checked += [(kind, field, count) for (kind, field), count in request.manifests.unsimulated_fields().items()]
-    return build_check_report(placements, snapshot, version, not_checked)
+    return build_check_report(placements, snapshot, version, not_checked, displaced)

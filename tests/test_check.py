@@ -27,7 +27,7 @@ from podwhy.report.model import CheckReport, WorkloadReport, encode_json
 from podwhy.runtime.config import default_config
 from podwhy.runtime.cycle import Verdict, run_cycle
 from podwhy.runtime.pending import owner_of as pending_owner_of
-from podwhy.runtime.placement import place
+from podwhy.runtime.placement import Displaced, place
 from podwhy.runtime.suggest import template_owner
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestSource
@@ -80,7 +80,9 @@ def valid(report: CheckReport) -> CheckReport:
 def check(objects: list[msgspec.Struct], *docs: Json) -> CheckReport:
     snapshot = make_snapshot(*objects)
     workloads = ManifestSource(["-"], stdin=io.BytesIO(stream(*docs))).load_into(snapshot)
-    return valid(build_check_report(place(snapshot, workloads, default_config()), snapshot))
+    displaced: list[Displaced] = []
+    placements = place(snapshot, workloads, default_config(), displaced_out=displaced)
+    return valid(build_check_report(placements, snapshot, displaced=displaced))
 
 
 def nodes_of(workload: WorkloadReport) -> list[str | None]:

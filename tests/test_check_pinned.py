@@ -218,3 +218,42 @@ def test_a_second_preemption_sees_the_budget_the_first_used_up() -> None:
     first, second = report.workloads[0].replicas
     assert first.node and second.node and first.node != second.node
     assert first.violatedPdbs == [] and second.violatedPdbs == ["default/web"]
+
+
+def _running(name: str, node: str, cpu: str) -> object:
+    from podwhy.model import objects as o
+    from tests.builders import make_pod
+
+    pod = make_pod(name).node(node).priority(0).req(cpu=cpu).obj()
+    pod.metadata.generate_name = "busy-7d9f8-"
+    pod.metadata.labels = {"pod-template-hash": "7d9f8"}
+    pod.metadata.owner_references = [
+        o.OwnerReference(api_version="apps/v1", kind="ReplicaSet", name="busy-7d9f8", uid="u1", controller=True)
+    ]
+    return pod
+
+
+def test_a_preempted_running_pod_is_recreated_and_scheduled_after_the_replicas() -> None:
+    """The evicted pod's ReplicaSet creates it again: on one node it stays Pending (the urgent
+    replica holds its room); with a second node that has room, it goes there."""
+    from podwhy.model import objects as o
+    from tests.builders import make_node
+    from tests.test_check import deployment
+
+    high = o.PriorityClass(metadata=o.ObjectMeta(name="high"), value=1000)
+    urgent = deployment("urgent", 1, {"priorityClassName": "high", "containers": [container("1500m")]})
+    alone = check([NODE.obj(), high, _running("busy-7d9f8-abcde", "n1", "1800m")], urgent)
+    (displaced,) = alone.displaced
+    assert (displaced.pod, displaced.owner, displaced.evictedBy) == (
+        "default/busy-7d9f8-abcde",
+        "default/busy (Deployment)",
+        f"default/{alone.workloads[0].replicas[0].name}",
+    )
+    assert displaced.replacement.startswith("busy-7d9f8-") and displaced.node is None
+    assert "Insufficient cpu" in displaced.message
+    # A second node with room, but a taint the urgent replica does not tolerate: the replacement goes there.
+    spare = make_node("n2").alloc(cpu="2", memory="8Gi", pods=110).taint("reserved", "low").obj()
+    busy = _running("busy-7d9f8-abcde", "n1", "1800m")
+    busy.spec.tolerations = [o.Toleration(key="reserved", operator="Exists")]
+    (moved,) = check([NODE.obj(), spare, high, busy], urgent).displaced
+    assert moved.node == "n2"

@@ -10,10 +10,10 @@ from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
-from podwhy.report.model import CheckReport, CheckSummary, NotChecked, ReplicaReport, WorkloadReport
+from podwhy.report.model import CheckReport, CheckSummary, DisplacedPod, NotChecked, ReplicaReport, WorkloadReport
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.pending import owner_of
-from podwhy.runtime.placement import ReplicaPlacement, WorkloadPlacement
+from podwhy.runtime.placement import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.runtime.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 
@@ -22,6 +22,34 @@ def _victim(pod: o.Pod, snapshot: Snapshot) -> str:
     owner = owner_of(pod, snapshot)
     who = str(owner) if owner is not None else "a bare pod: nothing creates it again"
     return f"{pod.metadata.namespace}/{pod.metadata.name} ({who})"
+
+
+def _displaced(displaced: Displaced, snapshot: Snapshot) -> DisplacedPod:
+    victim = displaced.victim
+    owner = owner_of(victim, snapshot)
+    placed = displaced.replacement
+    return DisplacedPod(
+        pod=f"{victim.metadata.namespace}/{victim.metadata.name}",
+        owner=str(owner) if owner is not None else None,
+        evictedBy=displaced.preemptor,
+        replacement=placed.pod.metadata.name if placed is not None else "",
+        node=placed.node or None if placed is not None else None,
+        message=placed.message if placed is not None else "",
+    )
+
+
+def displaced_lines(report: CheckReport) -> list[str]:
+    """The cluster's pods the replicas' preemption evicted, and where their replacements went."""
+    lines = []
+    for d in report.displaced:
+        owner = f" ({d.owner})" if d.owner else ""
+        where = (
+            f"its replacement {d.replacement} goes to {d.node}"
+            if d.node
+            else (f"its replacement {d.replacement} stays Pending: {d.message}")
+        )
+        lines.append(f"Evicted by {d.evictedBy}'s preemption: {d.pod}{owner}; {where}")
+    return lines
 
 
 def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
@@ -53,6 +81,7 @@ def build_check_report(
     snapshot: Snapshot,
     version: ChosenVersion | None = None,
     not_checked: Sequence[tuple[str, str, int]] = (),
+    displaced: Sequence[Displaced] = (),
 ) -> CheckReport:
     workloads: list[WorkloadReport] = []
     for placement in placements:
@@ -96,6 +125,7 @@ def build_check_report(
         scheduler=scheduler_version(version),
         warnings=warnings,
         notChecked=[NotChecked(kind=kind, count=count, field=field) for kind, field, count in not_checked],
+        displaced=[_displaced(d, snapshot) for d in displaced],
     )
 
 

@@ -478,6 +478,18 @@ PLACEMENT_ORDER = (
 TIE_BREAK = "among nodes sharing the top score, kube-scheduler picks one at random; podwhy takes the first by name"
 
 
+class DisplacedPod(_Struct):
+    """A pod of the cluster that a replica's preemption evicted: its controller creates it again,
+    and the replacement is scheduled after the check's replicas (placed, or Pending and why)."""
+
+    pod: str
+    owner: str | None
+    evictedBy: str  # noqa: N815
+    replacement: str
+    node: str | None
+    message: str
+
+
 class CheckReport(_Struct, kw_only=True):
     """podwhy check: the replicas of manifests placed one after another onto a snapshot."""
 
@@ -487,6 +499,8 @@ class CheckReport(_Struct, kw_only=True):
     workloads: list[WorkloadReport]
     # Kinds of the manifests that may create pods but are not simulated (their pods are not checked).
     notChecked: list[NotChecked] = []  # noqa: N815
+    # The cluster's pods the replicas' preemption evicted, and where their replacements go.
+    displaced: list[DisplacedPod] = []
     order: str = PLACEMENT_ORDER
     tieBreak: str = TIE_BREAK  # noqa: N815
     snapshot: SnapshotSummary

@@ -33,7 +33,7 @@ from podwhy.plugins.tainttoleration import TaintToleration
 from podwhy.plugins.volumebinding import VolumeBinding
 from podwhy.plugins.volumerestrictions import VolumeRestrictions
 from podwhy.plugins.volumezone import VolumeZone
-from podwhy.report.check import not_checked_lines
+from podwhy.report.check import displaced_lines, not_checked_lines
 from podwhy.report.model import (
     AutoscalingReport,
     CheckReport,
@@ -705,6 +705,8 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
     for line in not_checked_lines(report):
+        _say(console, escape(line), 0)
+    for line in displaced_lines(report):
         _say(console, escape(line), 0)
     rows: list[tuple[str, str, str, str]] = []
     for workload in report.workloads:

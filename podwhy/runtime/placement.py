@@ -45,6 +45,7 @@ from podwhy.runtime.resourceclaims import create_template_claims, release_claims
 from podwhy.runtime.volumes import ClaimBinder
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.manifests import ManifestWorkload, daemon_pod_for_node
+from podwhy.snapshot.names import suffix
 
 # Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
 DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
@@ -162,6 +163,18 @@ class ReplicaPlacement:
 
 
 @dataclass
+class Displaced:
+    """A pod of the cluster that preemption evicted during the check: its controller creates it
+    again, and the replacement is scheduled after the check's own replicas (created later, it
+    comes later in the queue)."""
+
+    victim: o.Pod
+    # The check's replica whose preemption evicted it ("namespace/name").
+    preemptor: str
+    replacement: ReplicaPlacement | None = None
+
+
+@dataclass
 class WorkloadPlacement:
     workload: ManifestWorkload
     replicas: list[ReplicaPlacement] = field(default_factory=list)
@@ -203,6 +216,8 @@ class Placer:
         self._preempt_victims = preempt and not self.placement_only
         # The placement of every pod bound so far, by id (a victim of preemption may be one).
         self._placements: dict[int, ReplicaPlacement] = {}
+        # The cluster's own pods preemption evicted, whose controllers create them again.
+        self.displaced: list[Displaced] = []
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -330,6 +345,8 @@ class Placer:
                     " creates it again, and it waits in the queue"
                 )
                 earlier.verdict, earlier.node, earlier.preempted_by = Verdict.UNSCHEDULABLE, "", preemptor
+            elif any(ref.controller for ref in victim.metadata.owner_references):
+                self.displaced.append(Displaced(victim, preemptor))
             self.unbind(victim)
             self._disrupted(victim)
         self._memo = None
@@ -431,11 +448,13 @@ def place(
     config: SchedulerConfig,
     applied_claims: Sequence[o.PersistentVolumeClaim] = (),
     progress: Callable[[PlaceProgress], None] | None = None,
+    displaced_out: list[Displaced] | None = None,
 ) -> list[WorkloadPlacement]:
     """Every workload's replicas in turn, each seeing those placed before it, in the order the
     scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
     order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
-    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them."""
+    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
+    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement."""
     placer = Placer(snapshot, config, preempt=True)
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
@@ -448,9 +467,33 @@ def place(
             progress(PlaceProgress(placed, total, workload.key))
         done[index] = _place_workload(placer, workload, snapshot)
         placed += len(workload.pods)
+    for displaced in placer.displaced:
+        displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
+    if displaced_out is not None:
+        displaced_out.extend(placer.displaced)
     if progress is not None:
         progress(PlaceProgress(total, total, ""))
     return [done[i] for i in range(len(workloads))]
+
+
+def replacement_pod(victim: o.Pod) -> o.Pod:
+    """The pod the victim's controller creates in its place: the same spec, not bound, a name of
+    its own (its generateName, or its controller's name, with podwhy's deterministic suffix; a
+    StatefulSet's ordinal keeps its name)."""
+    meta = victim.metadata
+    owner = next((ref for ref in meta.owner_references if ref.controller), None)
+    if owner is not None and owner.kind == "StatefulSet":
+        name = meta.name  # a StatefulSet creates the same ordinal again
+    else:
+        base = meta.generate_name or (f"{owner.name}-" if owner is not None else f"{meta.name}-")
+        name = base + suffix(f"replacement/{meta.namespace}/{meta.name}")
+    spec = msgspec.structs.replace(victim.spec, node_name="")
+    return msgspec.structs.replace(
+        victim,
+        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-replacement-{meta.namespace}-{meta.name}"),
+        spec=spec,
+        status=o.PodStatus(phase="Pending"),
+    )
 
 
 def _priority(workload: ManifestWorkload) -> int:
