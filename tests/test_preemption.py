@@ -777,7 +777,9 @@ def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
     snapshot.kinds_seen = {"Node", "Pod"}
     exp = run_cycle(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
     assert exp.post_filter is not None and exp.post_filter.pdbs_assumed_none
-    assert any("PodDisruptionBudgets" in w for w in build_report(exp, snapshot).warnings)
+    # Said once: what the dry run assumed, and how to add them (not again in the lacking-kinds warning).
+    (said,) = [w for w in build_report(exp, snapshot).warnings if "PodDisruptionBudgets" in w]
+    assert "assumed none" in said and "kubectl get poddisruptionbudgets.policy -A -o yaml" in said
 
 
 def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_run() -> None:

@@ -151,10 +151,13 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
 def lacking_kinds_warning(kinds: Sequence[str]) -> str:
     """How to add the kinds the snapshot holds no object of, for plugins that need them."""
     names = ", ".join(o.plural(kind) for kind in kinds)
+    return f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: {_add_kinds(kinds)}"
+
+
+def _add_kinds(kinds: Sequence[str]) -> str:
     return (
-        f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: add them with "
-        f"--from a dump of `{kubectl_dump_command(kinds)}` (or take the whole cluster with `{SNAPSHOT_COMMAND}`), "
-        "or pass --complete if the files hold every object of the cluster"
+        f"add them with --from a dump of `{kubectl_dump_command(kinds)}` (or take the whole cluster with "
+        f"`{SNAPSHOT_COMMAND}`), or pass --complete if the files hold every object of the cluster"
     )
 
 
@@ -182,8 +185,12 @@ def _pod_group_policy(snapshot: Snapshot, namespace: str, name: str) -> str:
 
 def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     warnings: list[str] = []
-    if cycle.lacking_kinds:
-        warnings.append(lacking_kinds_warning(cycle.lacking_kinds))
+    post_filter = cycle.post_filter
+    # The preemption dry run's own warning says what no PodDisruptionBudgets mean: said once.
+    pdbs_said = post_filter is not None and post_filter.pdbs_assumed_none
+    lacking = [k for k in cycle.lacking_kinds if not (pdbs_said and k == "PodDisruptionBudget")]
+    if lacking:
+        warnings.append(lacking_kinds_warning(lacking))
     group = cycle.pod.pod.spec.scheduling_group
     if group is not None and group.pod_group_name:
         policy = _pod_group_policy(snapshot, cycle.pod.pod.metadata.namespace, group.pod_group_name)
@@ -205,14 +212,13 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
         warnings.append("score plugins podwhy does not simulate yet: " + ", ".join(scores.not_simulated))
     if cycle.missing_plugins:
         warnings.append("plugins podwhy does not simulate yet: " + ", ".join(cycle.missing_plugins))
-    post_filter = cycle.post_filter
     if post_filter is not None:
         for name, reason in post_filter.not_evaluated.items():
             warnings.append(f"PostFilter {name} {reason}")
         if post_filter.pdbs_assumed_none:
             warnings.append(
                 "the snapshot has no PodDisruptionBudgets: the preemption dry run assumed none, "
-                "so it may pick victims whose eviction a budget would forbid"
+                "so it may pick victims whose eviction a budget would forbid; " + _add_kinds(["PodDisruptionBudget"])
             )
     sampling = cycle.sampling
     feasible = cycle.outcome.feasible if cycle.outcome is not None else []
