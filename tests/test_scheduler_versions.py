@@ -33,6 +33,7 @@ from podwhy.plugins.nodedeclaredfeatures import (
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.report.build import build_report
 from podwhy.report.model import Report, StatusName
+from podwhy.report.versions import version_warnings
 from podwhy.runtime.config import default_profile, parse_scheduler_config
 from podwhy.runtime.cycle import run_cycle
 from podwhy.runtime.versions import VersionSource, choose_version
@@ -106,9 +107,10 @@ def test_choose_version(
     snapshot.server_version = server or ""
     chosen = choose_version(flag, snapshot)
     assert (chosen.emulation, chosen.source) == (want, source)
-    text = " ".join(chosen.warnings)
-    assert all(w in text for w in warned), chosen.warnings
-    assert bool(chosen.warnings) == bool(warned)
+    said = version_warnings(chosen)
+    text = " ".join(said)
+    assert all(w in text for w in warned), said
+    assert bool(said) == bool(warned)
 
 
 def test_a_bad_kube_version_is_a_usage_error() -> None:

@@ -38,6 +38,7 @@ from podwhy.report.model import (
     Suggestion,
     Victim,
 )
+from podwhy.report.versions import version_warnings
 from podwhy.runtime.autoscaling import AutoscalingAnalysis
 from podwhy.runtime.autoscaling.events import event_time
 from podwhy.runtime.cycle import CycleOutcome, Verdict
@@ -412,7 +413,7 @@ def build_pending_report(
         scheduler=scheduler_version(version),
         warnings=[
             *input_warnings(snapshot),
-            *(version.warnings if version is not None else ()),
+            *version_warnings(version),
             *([lacking_kinds_warning(lacking)] if lacking else []),
         ],
     )
@@ -462,7 +463,7 @@ def build_report(
         snapshot=snapshot_summary(snapshot),
         warnings=[
             *input_warnings(snapshot),
-            *(version.warnings if version is not None else ()),
+            *version_warnings(version),
             *_warnings(cycle, snapshot),
             *notes,
         ],

@@ -11,6 +11,7 @@ from podwhy.model import objects as o
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, DisplacedPod, NotChecked, ReplicaReport, WorkloadReport
+from podwhy.report.versions import version_warnings
 from podwhy.runtime.cycle import Verdict
 from podwhy.runtime.pending import owner_of
 from podwhy.runtime.placement import Displaced, ReplicaPlacement, WorkloadPlacement
@@ -109,7 +110,7 @@ def build_check_report(
         failingWorkloads=sum(1 for w in workloads if w.pending),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = input_warnings(snapshot) + (list(version.warnings) if version is not None else [])
+    warnings = input_warnings(snapshot) + version_warnings(version)
     warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)

@@ -14,8 +14,6 @@ from enum import StrEnum
 from podwhy.errors import UsageError
 from podwhy.framework.versions import (
     DEFAULT,
-    DIFFERENCES_AFTER,
-    DIFFERENCES_BEFORE,
     EMULATED,
     Emulation,
     KubeVersion,
@@ -47,7 +45,19 @@ class ChosenVersion:
     found: KubeVersion | None = None
     # Where it was found, in words ("the API server's /version of live: https://...").
     where: str = ""
-    warnings: list[str] = field(default_factory=list)
+    # Kubelets (major, minor) more than KUBELET_SKEW minor releases older than the emulated release.
+    old_kubelets: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def not_emulated(self) -> bool:
+        """The cluster's release is not one podwhy emulates (the nearest one stands in for it)."""
+        found = self.found
+        return found is not None and (found.major, found.minor) != (1, self.emulation.minor)
+
+    @property
+    def older_than_emulated(self) -> bool:
+        found = self.found
+        return found is not None and (found.major, found.minor) < (1, self.emulation.minor)
 
 
 def parse_kube_version_flag(text: str) -> KubeVersion:
@@ -111,27 +121,8 @@ def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
         chosen = ChosenVersion(
             nearest_emulation(version), VersionSource.KUBELET, version, "the highest kubelet version of the nodes"
         )
-        chosen.warnings.append(
-            f"the cluster's version is taken from its newest kubelet ({version}), a lower bound: the control"
-            " plane may be newer (pass --kube-version to say which release its kube-scheduler runs)"
-        )
     else:
         chosen = ChosenVersion(DEFAULT, VersionSource.DEFAULT)
-    found = chosen.found
-    if found is not None and (found.major, found.minor) != (1, chosen.emulation.minor):
-        differs = DIFFERENCES_BEFORE if (found.major, found.minor) < (1, chosen.emulation.minor) else DIFFERENCES_AFTER
-        what = "release" if chosen.source is VersionSource.KUBELET else "kube-scheduler"
-        chosen.warnings.append(
-            f"podwhy does not emulate {what} {found} ({chosen.where}): it emulates v{chosen.emulation.name},"
-            f" the nearest release it has; what may differ: {differs}"
-        )
     oldest_supported = chosen.emulation.minor - KUBELET_SKEW
-    old = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})
-    if old:
-        names = ", ".join(f"v{major}.{minor}" for major, minor in old)
-        chosen.warnings.append(
-            f"some kubelets ({names}) are more than {KUBELET_SKEW} minor releases older than kube-scheduler"
-            f" v{chosen.emulation.name}: outside the supported version skew, their nodes may not report what the"
-            " scheduler reads"
-        )
+    chosen.old_kubelets = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})
     return chosen
