@@ -702,3 +702,29 @@ def test_an_unparsable_capacity_quantity_names_the_object(tmp_path: Any, obj: Js
     path.write_text(json.dumps(document))
     with pytest.raises(PodwhyError, match=rf"objects.json: the object \({kind} '{name}'\): unparsable quantity"):
         FileSource([str(path)]).load()
+
+
+@pytest.mark.parametrize(
+    ("used", "free"),
+    [pytest.param(None, 1, id="unused"), pytest.param(1, 1, id="room-left"), pytest.param(2, 0, id="used-up")],
+)
+def test_the_report_counts_a_shared_device_free_only_while_its_capacity_takes_the_request(
+    used: int | None, free: int
+) -> None:
+    """freeMatchingDevices (the report's evidence): a shared device (allowMultipleAllocations) is
+    never in the allocated set; it is free while the capacity left takes the request, as the
+    allocator decides (CmpRequestOverCapacity)."""
+    from podwhy.plugins.dynamicresources.allocator import describe_requests
+
+    allocator = Allocator(
+        set(),
+        {CLASS_A: class_a()},
+        [slice_(dev("device-0", cap={CAP0: 2}, multi=True))],
+        partitionable_devices=True,
+        consumable_capacity=True,
+        allocated_capacity={dev_id("device-0"): {CAP0: Fraction(used)}} if used is not None else None,
+    )
+    (entry,) = describe_requests(allocator, make_node(NODE1).obj(), [claim("claim-0", req("req-0", cap=1))])
+    assert (entry["matchingDevices"], entry["freeMatchingDevices"]) == (1, free)
+    fits = allocator.allocate(make_node(NODE1).obj(), [claim("claim-0", req("req-0", cap=1))]) is not None
+    assert fits == bool(free)  # the evidence agrees with the verdict

@@ -1073,7 +1073,17 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
                             continue
                         matching += 1
                         partitioned = bool(device.consumes_counters) and not allocator.partitionable_devices
-                        free += device_id not in allocator.allocated_devices and not partitioned
+                        if allocator.consumable_capacity and device.allow_multiple_allocations:
+                            # A shared device is free while its capacity takes this request too.
+                            left = request_over_capacity(
+                                allocator.allocated_capacity.get(device_id, {}),
+                                view.capacity_requests,
+                                device.capacity,
+                                {},
+                            )
+                            free += left is True and not partitioned
+                        else:
+                            free += device_id not in allocator.allocated_devices and not partitioned
                 except (CelError, AllocationError) as exc:
                     entry["error"] = str(exc)
                 entry["matchingDevices"] = matching
