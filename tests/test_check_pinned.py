@@ -93,6 +93,26 @@ def test_the_pod_os_must_be_the_nodes() -> None:
     assert replica.message.endswith("PodOSNotSupported: Failed to admit pod as the OS field doesn't match node OS")
 
 
+@pytest.mark.parametrize(
+    ("reported", "label", "admitted"),
+    [
+        pytest.param("windows", None, True, id="reported"),
+        pytest.param("windows", "linux", True, id="reported-over-label"),
+        pytest.param("", "windows", True, id="label"),
+        pytest.param("", None, False, id="neither: linux"),
+    ],
+)
+def test_the_kubelet_compares_its_own_os(reported: str, label: str | None, admitted: bool) -> None:
+    """The kubelet admits by its runtime.GOOS, which it reports in status.nodeInfo.operatingSystem."""
+    from podwhy.model import objects as o
+
+    node = NODE.obj()
+    node.status.node_info = o.NodeSystemInfo(operating_system=reported)
+    node.metadata.labels = {**node.metadata.labels, **({"kubernetes.io/os": label} if label else {})}
+    (replica,) = check([node], pinned("p", "n1", os={"name": "windows"})).workloads[0].replicas
+    assert (replica.node == "n1") is admitted
+
+
 # ------------------------------------------------------------------ every workload kind
 def test_a_replication_controller_makes_its_replicas() -> None:
     rc = {

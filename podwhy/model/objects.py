@@ -431,6 +431,8 @@ class NodeCondition(_Base):
 
 class NodeSystemInfo(_Base):
     kubelet_version: str = ""
+    # The kubelet's own runtime.GOOS, as it reports it.
+    operating_system: str = ""
 
 
 class NodeStatus(_Base):

@@ -24,6 +24,15 @@ LABEL_OS = "kubernetes.io/os"
 # The OS a kubelet runs on when its node does not say (runtime.GOOS of the Linux kubelet).
 DEFAULT_NODE_OS = "linux"
 
+
+def kubelet_os(node: o.Node) -> str:
+    """The kubelet's runtime.GOOS, which its admission compares with: what it reports in
+    status.nodeInfo.operatingSystem, else its node's kubernetes.io/os label (the kubelet sets it
+    to the same), else Linux."""
+    info = node.status.node_info
+    return (info.operating_system if info is not None else "") or node.metadata.labels.get(LABEL_OS) or DEFAULT_NODE_OS
+
+
 # PodAdmitResult reasons (lifecycle/predicate.go).
 POD_OS_SELECTOR_MISMATCH = "PodOSSelectorNodeLabelDoesNotMatch"
 POD_OS_SELECTOR_MESSAGE = "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label"
@@ -53,7 +62,7 @@ def _predicate_failure(name: str, description: str) -> KubeletRejection:
 def admit(pod: o.Pod, node_info: NodeInfo) -> KubeletRejection | None:
     """None when the node's kubelet admits POD, else its first reason."""
     node = node_info.node
-    node_os = node.metadata.labels.get(LABEL_OS) or DEFAULT_NODE_OS
+    node_os = kubelet_os(node)
     wanted_os = pod.metadata.labels.get(LABEL_OS)
     if wanted_os is not None and wanted_os != node_os:
         return KubeletRejection(POD_OS_SELECTOR_MISMATCH, POD_OS_SELECTOR_MESSAGE)
