@@ -14,7 +14,7 @@ from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
-from podwhy.runtime.autoscaling import analyse
+from podwhy.runtime.autoscaling import analyse, autoscalers
 from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
 from podwhy.runtime.framework import Framework
@@ -188,11 +188,12 @@ def explain(request: ExplainRequest) -> Report:
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
     cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names, framework=framework)
-    classified = classify_pod(snapshot, config, pod, cycle, framework) if classify else None
+    scalers = autoscalers(snapshot)  # read once: for classifying, and for the analysis
+    classified = classify_pod(snapshot, config, pod, cycle, framework, scalers) if classify else None
     owner, group = pending_group(snapshot, pod) if cycle.verdict == Verdict.UNSCHEDULABLE else (None, [])
     analysis = None
     if cycle.verdict == Verdict.UNSCHEDULABLE and framework is not None:
-        analysis = analyse(snapshot, pod, cycle, framework)
+        analysis = analyse(snapshot, pod, cycle, framework, scalers)
     notes: list[str] = []
     suggestions = suggest(
         snapshot,
@@ -234,9 +235,10 @@ def pending(request: PendingRequest) -> PendingReport:
     config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
-    pending_pods = classify_pending(snapshot, config, request.namespace, frameworks)
+    scalers = autoscalers(snapshot)  # read once: for classifying, and for the groups' analysis
+    pending_pods = classify_pending(snapshot, config, request.namespace, frameworks, scalers)
     sizing = size_groups(snapshot, pending_pods, config, frameworks)
-    autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks)
+    autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks, scalers)
     return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling)
 
 

@@ -34,7 +34,22 @@ time: 2025-03-10 12:00:05.123456789 +0000 UTC
 """
 
 
-def _cluster(events: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+def _ca_event(on: tuple[str, str, str], reason: str, message: str, at: str) -> dict[str, Any]:
+    """An event Cluster Autoscaler records on ON (kind, namespace, name)."""
+    kind, namespace, name = on
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.{reason}", "namespace": namespace},
+        "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
+        "reason": reason,
+        "message": message,
+        "source": {"component": "cluster-autoscaler"},
+        "lastTimestamp": at,
+    }
+
+
+def _cluster(events: list[dict[str, Any]] = (), status: str = STATUS) -> list[dict[str, Any]]:  # type: ignore[assignment]
     objects = copy.deepcopy(load_objects(EXAMPLE))
     for obj in objects:
         if obj["kind"] == "Node" and obj["metadata"]["name"] in WORKERS:
@@ -43,7 +58,7 @@ def _cluster(events: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:  # type
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
-        "data": {"status": STATUS},
+        "data": {"status": status},
     }
     other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app-config", "namespace": "shop"}}
     return [*objects, status, other, *events]
@@ -74,22 +89,14 @@ def test_live_explain_says_the_group_is_at_its_max_size_and_suggests_raising_it(
 
 
 def test_live_pending_waits_for_the_node_a_triggered_scale_up_adds(tmp_path: Path) -> None:
-    triggered = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": "checkout.triggered", "namespace": "shop"},
-        "involvedObject": {"kind": "Pod", "name": POD.split("/")[1], "namespace": "shop"},
-        "reason": "TriggeredScaleUp",
-        "message": "pod triggered scale-up: [{eks-workers-6ac7f0f1-1b2c-4d5e-8f90-a1b2c3d4e5f6 3->4 (max: 5)}]",
-        "source": {"component": "cluster-autoscaler"},
-        "lastTimestamp": "2025-03-10T12:00:00Z",
-    }
-    objects = _cluster([triggered])
-    for obj in objects:
-        if obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "cluster-autoscaler-status":
-            obj["data"]["status"] = STATUS.replace("cloudProviderTarget: 3", "cloudProviderTarget: 4").replace(
-                "maxSize: 3", "maxSize: 5"
-            )
+    triggered = _ca_event(
+        ("Pod", "shop", POD.split("/")[1]),
+        "TriggeredScaleUp",
+        "pod triggered scale-up: [{eks-workers-6ac7f0f1-1b2c-4d5e-8f90-a1b2c3d4e5f6 3->4 (max: 5)}]",
+        "2025-03-10T12:00:00Z",
+    )
+    growing = STATUS.replace("cloudProviderTarget: 3", "cloudProviderTarget: 4").replace("maxSize: 3", "maxSize: 5")
+    objects = _cluster([triggered], growing)
     with FakeApiServer(objects) as server:
         kubeconfig = str(server.kubeconfig(tmp_path / "config"))
         result = CliRunner().invoke(app, ["pending", "-n", "shop", "--kubeconfig", kubeconfig, "-o", "json"])
@@ -103,23 +110,15 @@ def test_live_pending_waits_for_the_node_a_triggered_scale_up_adds(tmp_path: Pat
 
 
 def test_live_reads_cas_events_on_its_status_for_the_clouds_error(tmp_path: Path) -> None:
-    failed = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": "cluster-autoscaler-status.1", "namespace": "kube-system"},
-        "involvedObject": {"kind": "ConfigMap", "name": "cluster-autoscaler-status", "namespace": "kube-system"},
-        "reason": "ScaleUpFailed",
-        "message": "Failed adding 1 nodes to group eks-workers-6ac7f0f1-1b2c-4d5e-8f90-a1b2c3d4e5f6 due to "
+    failed = _ca_event(
+        ("ConfigMap", "kube-system", "cluster-autoscaler-status"),
+        "ScaleUpFailed",
+        "Failed adding 1 nodes to group eks-workers-6ac7f0f1-1b2c-4d5e-8f90-a1b2c3d4e5f6 due to "
         "OutOfResource.placeholder-cannot-be-fulfilled; source errors: AWS cannot provision any more instances",
-        "source": {"component": "cluster-autoscaler"},
-        "lastTimestamp": "2025-03-10T11:59:00Z",
-    }
-    objects = _cluster([failed])
-    for obj in objects:
-        if obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "cluster-autoscaler-status":
-            obj["data"]["status"] = STATUS.replace("maxSize: 3", "maxSize: 5").replace(
-                "status: NoActivity", "status: Backoff"
-            )
+        "2025-03-10T11:59:00Z",
+    )
+    backoff = STATUS.replace("maxSize: 3", "maxSize: 5").replace("status: NoActivity", "status: Backoff")
+    objects = _cluster([failed], backoff)
     with FakeApiServer(objects) as server:
         _, report = _explain(server, tmp_path)
         assert ("/api/v1/namespaces/kube-system/events") in {r.path for r in server.requests}

@@ -18,7 +18,7 @@ from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.runtime.autoscaling import AutoscalingAnalysis, ComingNode, analyse, autoscalers
+from podwhy.runtime.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
 from podwhy.runtime.autoscaling.events import newest_record
 from podwhy.runtime.config import SchedulerConfig, profile_for_pod
 from podwhy.runtime.cycle import CycleOutcome, Verdict, make_framework, run_cycle
@@ -376,7 +376,11 @@ class _Classifier:
     """Classifies the Pending pods of one snapshot; indexes and scheduler pods are built once."""
 
     def __init__(
-        self, snapshot: Snapshot, config: SchedulerConfig, frameworks: dict[str, Framework] | None = None
+        self,
+        snapshot: Snapshot,
+        config: SchedulerConfig,
+        frameworks: dict[str, Framework] | None = None,
+        scalers: list[Autoscaler] | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.config = config
@@ -391,7 +395,7 @@ class _Classifier:
         self._terminating: dict[str, list[o.Pod]] | None = None
         self._nominated_nodes: dict[str, list[str]] = {}
         # The autoscalers the snapshot shows, and the time ages are measured to.
-        self.autoscalers = autoscalers(snapshot)
+        self.autoscalers = scalers if scalers is not None else autoscalers(snapshot)
         self.now = newest_record(snapshot)[0] if self.autoscalers else None
 
     def events(self, pod: o.Pod) -> list[o.Event]:
@@ -599,11 +603,13 @@ def classify_pending(
     config: SchedulerConfig,
     namespace: str | None = None,
     frameworks: dict[str, Framework] | None = None,
+    scalers: list[Autoscaler] | None = None,
 ) -> list[PendingPod]:
     """Every Pending pod (of `namespace`, or all), each with why it is Pending. `frameworks` (per
     profile name, over `snapshot`) are used and filled with the indexes built, for the caller to
-    reuse: classifying leaves them as they were built."""
-    classifier = _Classifier(snapshot, config, frameworks)
+    reuse: classifying leaves them as they were built. `scalers`: autoscalers() of the snapshot,
+    when the caller made them."""
+    classifier = _Classifier(snapshot, config, frameworks, scalers)
     return [
         classifier.classify(pod)
         for pod in snapshot.pods
@@ -617,13 +623,14 @@ def classify_pod(
     pod: o.Pod,
     cycle: CycleOutcome | None = None,
     framework: Framework | None = None,
+    scalers: list[Autoscaler] | None = None,
 ) -> PendingPod | None:
     """How `podwhy pending` classifies one pod of the snapshot (None when it is not Pending), for
     `explain` to say first. `cycle`: the pod's own full cycle under `framework`, when the caller
     ran one (it is taken as it is; nodes only nominated pods' room keeps it off are found from it)."""
     if not is_pending(pod):
         return None
-    classifier = _Classifier(snapshot, config)
+    classifier = _Classifier(snapshot, config, scalers=scalers)
     if cycle is not None and framework is not None and cycle.outcome is not None:
         classifier.seed(pod, cycle, framework)
     return classifier.classify(pod)
@@ -639,10 +646,11 @@ def analyse_groups(
     pending: list[PendingPod],
     config: SchedulerConfig,
     frameworks: dict[str, Framework],
+    scalers: list[Autoscaler] | None = None,
 ) -> dict[tuple[str, str, str | None], AutoscalingAnalysis]:
     """Per group of Unschedulable or WaitingForNode pods (PendingPod.group_key), the largest
     MAX_GROUPS_AUTOSCALED, the autoscalers' view of its first pod."""
-    scalers = autoscalers(snapshot)
+    scalers = scalers if scalers is not None else autoscalers(snapshot)
     firsts: dict[tuple[str, str, str | None], PendingPod] = {}
     sizes: dict[tuple[str, str, str | None], int] = {}
     for item in pending:

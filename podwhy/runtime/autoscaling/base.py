@@ -4,6 +4,7 @@ node the pod fits on. One module per autoscaler implements it (clusterautoscaler
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -120,6 +121,30 @@ class AutoscalerView:
     not_evaluated: list[str] = field(default_factory=list)
     # A cluster-wide limit the autoscaler itself says it reached (its flags are in no snapshot).
     cluster_limit: str = ""
+
+
+def start_view(
+    autoscaler: str,
+    events: list[o.Event],
+    exclusion: tuple[PodExclusion, str] | None,
+    time_of: Callable[[o.Event], str],
+) -> AutoscalerView:
+    """An autoscaler's view with what every one has: its latest event on the pod (EVENTS, oldest
+    first; TIME_OF gives an event's time text) and why it does not act for the pod, if so."""
+    view = AutoscalerView(autoscaler)
+    if events:
+        last = events[-1]
+        view.last_event = AutoscalerEvent(autoscaler, last.reason, last.message, time_of(last))
+    if exclusion is not None:
+        view.excluded, view.excluded_detail = exclusion
+    return view
+
+
+def nominated(pod: o.Pod) -> tuple[PodExclusion, str] | None:
+    """A pod waiting for preemption victims: neither autoscaler adds a node for it."""
+    if pod.status.nominated_node_name:
+        return PodExclusion.NOMINATED, f"nominated to node {pod.status.nominated_node_name}"
+    return None
 
 
 class Autoscaler(Protocol):

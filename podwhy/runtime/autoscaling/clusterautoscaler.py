@@ -15,13 +15,14 @@ from podwhy.model import castatus as cs
 from podwhy.model import objects as o
 from podwhy.runtime.autoscaling.base import (
     CLUSTER_AUTOSCALER,
-    AutoscalerEvent,
     AutoscalerView,
     ComingNode,
     GroupFinding,
     GroupOutcome,
     PodExclusion,
     Reason,
+    nominated,
+    start_view,
 )
 from podwhy.runtime.autoscaling.events import PodEvents, event_time, parse_time, pod_events
 from podwhy.runtime.autoscaling.template import TemplateView, example_node, template_node
@@ -164,9 +165,7 @@ def excluded(pod: o.Pod, now: float | None = None) -> tuple[PodExclusion, str] |
     priority = pod.spec.priority
     if priority is not None and priority < EXPENDABLE_PRIORITY_CUTOFF:
         return PodExclusion.EXPENDABLE, f"priority {priority} is below the cutoff {EXPENDABLE_PRIORITY_CUTOFF}"
-    if pod.status.nominated_node_name:
-        return PodExclusion.NOMINATED, f"nominated to node {pod.status.nominated_node_name}"
-    return None
+    return nominated(pod)
 
 
 class ClusterAutoscaler:
@@ -206,17 +205,12 @@ class ClusterAutoscaler:
         )
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
-        view = AutoscalerView(self.name)
         events = self.events.of(pod)
-        if events:
-            last = events[-1]
-            counts = not_trigger_counts(last.message) if last.reason == NOT_TRIGGER_SCALE_UP else {}
-            if last.reason == NOT_TRIGGER_SCALE_UP:
-                view.cluster_limit = cluster_limit(last.message)
-            view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last), counts)
-        exclusion = excluded(pod, now)
-        if exclusion is not None:
-            view.excluded, view.excluded_detail = exclusion
+        view = start_view(self.name, events, excluded(pod, now), event_time)
+        said = view.last_event
+        if said is not None and said.reason == NOT_TRIGGER_SCALE_UP:
+            said.counts = not_trigger_counts(said.message)
+            view.cluster_limit = cluster_limit(said.message)
         if self.unreadable:
             view.not_evaluated.append(f"its status could not be read: {self.unreadable}")
         elif self.status is None:

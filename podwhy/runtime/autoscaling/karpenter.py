@@ -22,13 +22,14 @@ from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_u
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request
 from podwhy.runtime.autoscaling.base import (
     KARPENTER,
-    AutoscalerEvent,
     AutoscalerView,
     ComingNode,
     GroupFinding,
     GroupOutcome,
     PodExclusion,
     Reason,
+    nominated,
+    start_view,
 )
 from podwhy.runtime.autoscaling.events import PodEvents, event_time, parse_time
 from podwhy.runtime.cycle import CycleOutcome
@@ -262,8 +263,8 @@ def limits_left(pool: o.NodePool, pod: o.Pod) -> dict[str, object] | None:
 
 def excluded(pod: o.Pod) -> tuple[PodExclusion, str] | None:
     """IsProvisionable: Karpenter provisions for no DaemonSet or static pod, nor a preempting one."""
-    if pod.status.nominated_node_name:
-        return PodExclusion.NOMINATED, f"nominated to node {pod.status.nominated_node_name}"
+    if (waiting := nominated(pod)) is not None:
+        return waiting
     for ref in pod.metadata.owner_references:
         if ref.controller and ref.kind in ("DaemonSet", "Node"):
             return PodExclusion.DAEMON_OR_STATIC, f"owned by its {ref.kind}"
@@ -286,14 +287,8 @@ class Karpenter:
         return sorted(self.snapshot.node_pools.values(), key=lambda p: (-(p.spec.weight or 0), p.metadata.name))
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
-        view = AutoscalerView(self.name)
         events = self.events.of(pod)
-        if events:
-            last = events[-1]
-            view.last_event = AutoscalerEvent(self.name, last.reason, last.message, event_time(last))
-        exclusion = excluded(pod)
-        if exclusion is not None:
-            view.excluded, view.excluded_detail = exclusion
+        view = start_view(self.name, events, excluded(pod), event_time)
         view.coming = self._coming(events, now)
         wanted = pod_requirement_sets(pod, self.snapshot)
         for pool in self.pools():
