@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+import podwhy
 from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.model.errors import ModelError
 
@@ -271,20 +272,9 @@ def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
     return sorted(n for n in names if n.startswith(incomplete))
 
 
-def version() -> str:
-    """The installed distribution's version (the package metadata)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("podwhy")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown (not installed)"
-
-
 def _print_version(value: bool) -> None:
     if value:
-        print(f"podwhy {version()}")
+        print(f"podwhy {podwhy.version()}")
         raise typer.Exit(0)
 
 
@@ -616,10 +606,21 @@ def snapshot(
                 events_namespace = "" if all_namespaces else namespace or live.connect()
                 live.events_for = (events_namespace, "")
                 fetched = live.fetch(raw=True)
-            items = {(r.kind, r.group_version): v for r, v in fetched.items() if not isinstance(v, str)}
+            # Two lists can hold one kind (the pods' Events and Cluster Autoscaler's): both are kept.
+            items: dict[tuple[str, str], list[Any]] = {}
+            for r, v in fetched.items():
+                if not isinstance(v, str):
+                    items.setdefault((r.kind, r.group_version), []).extend(v)
             missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
             count = _write_snapshot(
-                lambda: write_dump(target, items, missing, redact_text=redact, server_version=live.server_version)
+                lambda: write_dump(
+                    target,
+                    items,
+                    missing,
+                    redact_text=redact,
+                    server_version=live.server_version,
+                    taken_at=live.taken_at,
+                )
             )
         finally:
             target.discard()  # Ctrl-C or an error: no half-written file is left behind

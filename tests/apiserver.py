@@ -4,8 +4,29 @@ It serves discovery, paged lists (limit/continue), single objects and events, an
 to answer 403 for chosen resources, 404 for unserved groups, 410 for a continue token, and
 500 once. A kind can be served in another version than SERVED's (`versions`, as a 1.32
 cluster serves DRA as resource.k8s.io/v1beta1; the objects given must be in that version's
-shape), and `/apis` can say nothing (`discovery=False`). Every request is recorded, so tests
-can assert that podwhy sends only GETs.
+shape), and `/apis` can say nothing (`discovery=False`). Every request is recorded (method,
+path, query, User-Agent), so tests can assert that podwhy sends only GETs and says who it is.
+
+What it emulates of kube-apiserver, with the upstream source of each (k8s.io/kubernetes unless
+named otherwise), so that tests catch what a real cluster would show:
+- Objects as stored (`stored`, on by default; `stored_object`): a nil slice or map whose Go field
+  is not omitempty is written as `null` (encoding/json; the fields in NULL_WHEN_EMPTY, from the
+  `json:"..."` tags of k8s.io/api storage/v1, core/v1 and resource/v1 types.go); the fields the
+  API server sets on create: metadata.uid, resourceVersion, creationTimestamp and managedFields
+  (staging/src/k8s.io/apiserver/pkg/registry/rest/create.go FillObjectMetaSystemFields, the
+  etcd3 store's resourceVersion, fieldmanager); and the Pod defaults of pkg/apis/core/v1/defaults.go
+  (SetDefaults_PodSpec, SetDefaults_Container, SetDefaults_ContainerPort) that do not depend on
+  admission.
+- Lists: `{kind}List` with metadata.resourceVersion, `continue` and `remainingItemCount` when a
+  page is cut (apiserver/pkg/storage/etcd3/store.go GetList: the token is opaque base64 JSON of
+  {"v","rv","start"}, pkg/storage/continue.go); an expired token answers 410 `Expired` with
+  the message of storage.NewResourceExpiredError / the etcd3 store, and podwhy restarts the list.
+- Errors as `Status` objects (apimachinery/pkg/api/errors: NewNotFound, NewForbidden,
+  NewInternalError, NewResourceExpired, NewMethodNotSupported).
+- Discovery: `/api` (APIVersions), `/apis` as the legacy APIGroupList, or as the aggregated
+  APIGroupDiscoveryList (apidiscovery.k8s.io/v2) when the client asks for it in Accept
+  (apiserver/pkg/endpoints/discovery/aggregated), and `/apis/GROUP/VERSION` (APIResourceList).
+- `/version`: the version.Info fields (apimachinery/pkg/version/types.go).
 """
 
 from __future__ import annotations
@@ -13,6 +34,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,6 +61,7 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),
     "CSIDriver": ("storage.k8s.io/v1", "csidrivers", False),
     "CSIStorageCapacity": ("storage.k8s.io/v1", "csistoragecapacities", True),
+    "VolumeAttachment": ("storage.k8s.io/v1", "volumeattachments", False),
     "PriorityClass": ("scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("node.k8s.io/v1", "runtimeclasses", False),
     "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets", True),
@@ -99,6 +122,97 @@ class Recorded:
     method: str
     path: str
     query: dict[str, list[str]]
+    user_agent: str = ""
+
+
+# Slices and maps whose Go field has no omitempty: a nil one is written as `null`. Paths from the
+# kind's root; `[]` steps into each item of a list. From k8s.io/api's types.go `json:"..."` tags:
+# storage/v1 CSINodeSpec.Drivers, CSINodeDriver.TopologyKeys; core/v1 ContainerImage.Names,
+# NodeSelector.NodeSelectorTerms, TopologySelectorLabelRequirement.Values; resource/v1
+# DeviceClaim.Requests.
+NULL_WHEN_EMPTY: dict[str, list[str]] = {
+    "CSINode": ["spec.drivers", "spec.drivers[].topologyKeys"],
+    "Node": ["status.images[].names"],
+    "PersistentVolume": ["spec.nodeAffinity.required.nodeSelectorTerms"],
+    "StorageClass": ["allowedTopologies[].matchLabelExpressions[].values"],
+    "ResourceClaim": ["spec.devices.requests"],
+    "ResourceClaimTemplate": ["spec.spec.devices.requests"],
+}
+# When every stored object was created (a fixture object without one).
+CREATED = "2026-01-01T00:00:00Z"
+
+
+def _null_when_empty(obj: Any, steps: list[str]) -> None:
+    """Set the field STEPS lead to as `null` where it is absent or empty, as Go writes a nil slice."""
+    if not isinstance(obj, dict) or not steps:
+        return
+    step, rest = steps[0], steps[1:]
+    each = step.endswith("[]")
+    key = step.removesuffix("[]")
+    if key not in obj:
+        if not rest and not each:
+            obj[key] = None
+        return
+    if not rest and not each:
+        if obj[key] in ([], {}, None):
+            obj[key] = None
+        return
+    value = obj[key]
+    for item in value if each and isinstance(value, list) else [value]:
+        _null_when_empty(item, rest)
+
+
+def _pod_defaults(obj: dict[str, Any]) -> None:
+    """pkg/apis/core/v1/defaults.go: what SetDefaults_PodSpec, SetDefaults_Container and
+    SetDefaults_ContainerPort fill in on every stored Pod (admission's fields are not guessed)."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("enableServiceLinks", True)
+    for key in ("containers", "initContainers"):
+        for container in spec.get(key) or []:
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            image = str(container.get("image", ""))
+            tagged = ":" in image.rpartition("/")[2] or "@" in image
+            latest = not tagged or image.endswith(":latest")
+            container.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
+            for port in container.get("ports") or []:
+                port.setdefault("protocol", "TCP")
+                if spec.get("hostNetwork") and "hostPort" not in port:
+                    port["hostPort"] = port.get("containerPort")
+
+
+def stored_object(obj: dict[str, Any], index: int, api_version: str) -> dict[str, Any]:
+    """OBJ as kube-apiserver stores and serves it (see the module's docstring)."""
+    out: dict[str, Any] = json.loads(json.dumps(obj))
+    kind = str(out.get("kind", ""))
+    meta = out.setdefault("metadata", {})
+    name = f"{kind}/{meta.get('namespace', '')}/{meta.get('name', '')}"
+    meta.setdefault("uid", str(uuid.uuid5(uuid.NAMESPACE_URL, name)))
+    meta.setdefault("resourceVersion", str(1000 + index))
+    meta.setdefault("creationTimestamp", CREATED)
+    meta.setdefault(
+        "managedFields",
+        [
+            {
+                "manager": "kubectl-client-side-apply",
+                "operation": "Update",
+                "apiVersion": api_version,
+                "time": meta["creationTimestamp"],
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {}},
+            }
+        ],
+    )
+    if kind == "Pod":
+        _pod_defaults(out)
+    for path in NULL_WHEN_EMPTY.get(kind, []):
+        _null_when_empty(out, path.split("."))
+    return out
 
 
 @dataclass
@@ -115,6 +229,7 @@ class FakeApiServer:
     fail_always: bool = False  # fail_once's resources answer 500 to every request
     token: str = "test-token"
     git_version: str = "v1.35.4"  # what /version says
+    stored: bool = True  # objects as the API server stores them (stored_object); False: as given
     requests: list[Recorded] = field(default_factory=list)
     served: dict[str, tuple[str, str, bool]] = field(default_factory=dict, init=False)
     _index: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -127,10 +242,10 @@ class FakeApiServer:
             for kind, (gv, resource, namespaced) in SERVED.items()
         }
         index: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for obj in self.objects:
+        for number, obj in enumerate(self.objects):
             served = self.served.get(str(obj.get("kind", "")))
             if served is not None:
-                index[served[1]].append(obj)
+                index[served[1]].append(stored_object(obj, number, served[0]) if self.stored else obj)
         self._index = dict(index)
 
     # ------------------------------------------------------------------ lifecycle
@@ -179,6 +294,12 @@ class FakeApiServer:
         path.write_text(yaml.safe_dump(doc))
         return path
 
+    def dump(self, path: Path) -> Path:
+        """What `kubectl get ... -A -o json` of this server's cluster writes: every object as stored."""
+        items = [obj for objs in self._index.values() for obj in objs]
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        return path
+
     @property
     def methods(self) -> set[str]:
         return {r.method for r in self.requests}
@@ -188,32 +309,44 @@ class FakeApiServer:
         parts = urlsplit(handler.path)
         query = parse_qs(parts.query)
         with self._lock:
-            self.requests.append(Recorded(method, parts.path, query))
+            self.requests.append(Recorded(method, parts.path, query, handler.headers.get("User-Agent", "")))
         if method != "GET":
             self._send(handler, 405, _status(405, "MethodNotAllowed", f"{method} is not allowed here"))
             return
         if handler.headers.get("Authorization") != f"Bearer {self.token}":
             self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
             return
-        code, body = self._answer(parts.path, query)
+        aggregated = "as=APIGroupDiscoveryList" in handler.headers.get("Accept", "")
+        code, body = self._answer(parts.path, query, aggregated)
         self._send(handler, code, body)
 
-    def _answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
+    def _answer(self, path: str, query: dict[str, list[str]], aggregated: bool = False) -> tuple[int, dict[str, Any]]:
         if path == "/version":
             major, minor = self.git_version.lstrip("v").split(".")[:2]
-            return 200, {"major": major, "minor": minor, "gitVersion": self.git_version}
+            return 200, {
+                "major": major,
+                "minor": minor,
+                "gitVersion": self.git_version,
+                "gitCommit": "0" * 40,
+                "gitTreeState": "clean",
+                "buildDate": "2026-01-01T00:00:00Z",
+                "goVersion": "go1.24.0",
+                "compiler": "gc",
+                "platform": "linux/amd64",
+            }
         if path == "/api":
-            return 200, {"kind": "APIVersions", "versions": ["v1"]}
+            return 200, {
+                "kind": "APIVersions",
+                "versions": ["v1"],
+                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443"}],
+            }
         if path == "/apis" and self.discovery:
-            served_gvs = {gv for gv, _, _ in self.served.values() if gv != "v1" and gv not in self.unserved_groups}
-            by_group: dict[str, list[str]] = defaultdict(list)
-            for gv in sorted(served_gvs):
-                by_group[gv.split("/")[0]].append(gv)
-            groups = []
-            for name, gvs in sorted(by_group.items()):
-                versions = [{"groupVersion": gv, "version": gv.split("/")[1]} for gv in gvs]
-                groups.append({"name": name, "versions": versions, "preferredVersion": versions[0]})
-            return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+            return 200, self._aggregated_discovery() if aggregated else self._group_list()
+        if self.discovery and path.startswith("/apis/") and path.count("/") == 3:
+            gv = path.removeprefix("/apis/")
+            resources = self._resources(gv)
+            if resources:
+                return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
         route = _route(path)
         if route is None:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
@@ -243,6 +376,50 @@ class FakeApiServer:
             items = [o for o in items if _matches_fields(o, selector)]
         return self._page(resource, group_version, items, query)
 
+    def _by_group(self) -> dict[str, list[str]]:
+        served_gvs = {gv for gv, _, _ in self.served.values() if gv != "v1" and gv not in self.unserved_groups}
+        by_group: dict[str, list[str]] = defaultdict(list)
+        for gv in sorted(served_gvs):
+            by_group[gv.split("/")[0]].append(gv)
+        return by_group
+
+    def _resources(self, group_version: str) -> list[dict[str, Any]]:
+        if group_version in self.unserved_groups:
+            return []
+        return [
+            {"name": res, "singularName": "", "namespaced": namespaced, "kind": kind, "verbs": ["get", "list", "watch"]}
+            for kind, (gv, res, namespaced) in sorted(self.served.items())
+            if gv == group_version
+        ]
+
+    def _group_list(self) -> dict[str, Any]:
+        """The legacy discovery document (metav1.APIGroupList)."""
+        groups = []
+        for name, gvs in sorted(self._by_group().items()):
+            versions = [{"groupVersion": gv, "version": gv.split("/")[1]} for gv in gvs]
+            groups.append({"name": name, "versions": versions, "preferredVersion": versions[0]})
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+    def _aggregated_discovery(self) -> dict[str, Any]:
+        """The aggregated discovery document (apidiscovery.k8s.io/v2 APIGroupDiscoveryList)."""
+        items = []
+        for name, gvs in sorted(self._by_group().items()):
+            versions = []
+            for gv in gvs:
+                resources = [
+                    {
+                        "resource": r["name"],
+                        "responseKind": {"group": name, "version": gv.split("/")[1], "kind": r["kind"]},
+                        "scope": "Namespaced" if r["namespaced"] else "Cluster",
+                        "singularResource": r["kind"].lower(),
+                        "verbs": r["verbs"],
+                    }
+                    for r in self._resources(gv)
+                ]
+                versions.append({"version": gv.split("/")[1], "resources": resources, "freshness": "Current"})
+            items.append({"metadata": {"name": name, "creationTimestamp": None}, "versions": versions})
+        return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items}
+
     def _page(
         self, resource: str, group_version: str, items: list[dict[str, Any]], query: dict[str, list[str]]
     ) -> tuple[int, dict[str, Any]]:
@@ -255,16 +432,21 @@ class FakeApiServer:
                     return 410, _status(
                         410,
                         "Expired",
-                        "The provided continue parameter is too old to display a consistent list result.",
+                        "The provided continue parameter is too old to display a consistent list result. You can "
+                        "start a new list without the continue parameter, or use the continue token in this response "
+                        "to retrieve the remainder of the results. Continuing with the provided token results in an "
+                        "inconsistent list - objects that were created, modified, or deleted between the time the "
+                        "first chunk was returned and now may show up in the list.",
                     )
-            start = int(base64.urlsafe_b64decode(token.encode()).decode())
+            start = int(json.loads(base64.b64decode(token.encode()))["start"])
         limit = int((query.get("limit") or ["0"])[0] or 0)
         if self.page_size_cap is not None:
             limit = min(limit or self.page_size_cap, self.page_size_cap)
         end = len(items) if not limit else min(len(items), start + limit)
         metadata: dict[str, Any] = {"resourceVersion": "12345"}
         if end < len(items):
-            metadata["continue"] = base64.urlsafe_b64encode(str(end).encode()).decode()
+            cont = {"v": "meta.k8s.io/v1", "rv": 12345, "start": str(end)}
+            metadata["continue"] = base64.b64encode(json.dumps(cont).encode()).decode()
             metadata["remainingItemCount"] = len(items) - end
         page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
         kind = next(k for k, (gv, res, _) in self.served.items() if res == resource and gv == group_version)
@@ -285,9 +467,11 @@ def _status(code: int, reason: str, message: str) -> dict[str, Any]:
     return {
         "kind": "Status",
         "apiVersion": "v1",
+        "metadata": {},
         "status": "Failure",
         "message": message,
         "reason": reason,
+        "details": {},
         "code": code,
     }
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
@@ -66,3 +67,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def moved_clock() -> Iterator[None]:
+    """podwhy's clock five years ahead and the time zone far from UTC, for the block of a test."""
+    from tests.test_clock import ODD_ZONE, clock_at, years_ahead
+
+    with clock_at(years_ahead, ODD_ZONE):
+        yield

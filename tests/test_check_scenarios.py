@@ -17,6 +17,10 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 
+# Every output here is produced with the clock years ahead, in a time zone far from UTC
+# (tests/test_clock.py): none of it may depend on either.
+pytestmark = pytest.mark.usefixtures("moved_clock")
+
 CASES = Path(__file__).resolve().parent / "scenarios-check"
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "manifests.yaml").is_file())
 Json = dict[str, Any]

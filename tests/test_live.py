@@ -104,10 +104,13 @@ def test_context_namespace_is_the_default_namespace(shop: FakeApiServer, tmp_pat
 def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Path) -> None:
     config = shop.kubeconfig(tmp_path / "config")
     code_live, live, err = _cli(POD, "--kubeconfig", str(config), "-o", "json")
-    code_file, offline, _ = _cli(POD, "--from", str(EXAMPLE), "--complete", "-o", "json")
+    # The same cluster dumped with kubectl: its objects as the server stores them.
+    dump = shop.dump(tmp_path / "cluster.json")
+    code_file, offline, _ = _cli(POD, "--from", str(dump), "--complete", "-o", "json")
     assert (code_live, err) == (code_file, "")
     a, b = json.loads(live), json.loads(offline)
     assert a["snapshot"].pop("sources") != b["snapshot"].pop("sources")
+    assert a["snapshot"].pop("takenAt") and "takenAt" not in b["snapshot"]
     # Live, the API server says its version; the dump (not written by podwhy snapshot) does not.
     assert [a["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["apiServer", "v1.35.4"]
     assert [b["scheduler"].pop(k) for k in ("versionSource", "clusterVersion")] == ["default", None]
@@ -189,6 +192,7 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
         assert server.methods == {"GET"}
     for report in reports:
         report["snapshot"].pop("sources")
+        report["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     assert reports[0] == reports[1]
 
 
@@ -216,7 +220,9 @@ def test_snapshot_reads_back_to_the_live_report(tmp_path: Path, redact: bool) ->
     _, offline, _ = _cli(POD, "--from", str(dump), "-o", "json")
     a, b = json.loads(live), json.loads(offline)
     a["snapshot"].pop("sources")
+    a["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     b["snapshot"].pop("sources")
+    b["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     if redact:
         # Merge patches are against the snapshot: from a redacted one, the pod's lists carry
         # redacted values, and the suggestion says to run its command instead.
@@ -249,6 +255,7 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
     a, b = json.loads(redacted), json.loads(original)
     for report in (a, b):
         report["snapshot"].pop("sources")
+        report["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     assert a == b
 
 
@@ -363,6 +370,7 @@ def test_jobs_that_cannot_be_listed_only_leave_owners_unlifted(tmp_path: Path) -
     assert explain_ok["snapshot"].pop("missingKinds") == []
     for doc in (explain_ok, explain_denied):
         doc["snapshot"].pop("sources")
+        doc["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     assert explain_ok == explain_denied
     assert "NotEvaluated" not in json.dumps(explain_denied)
     assert _owner_of(pending_denied, "shop/nightly-29541630-x7k2p") == "shop/nightly-29541630 (Job)"
@@ -394,6 +402,7 @@ def _explain_json(case: Path, source: Any) -> dict[str, Any]:
     # The release named: live, /version would say it; the dump tells only its kubelets'.
     report = to_builtins(explain(ExplainRequest(meta["pod"], "default", source, kube_version="1.35")))
     report["snapshot"].pop("sources")
+    report["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     return report
 
 
@@ -445,6 +454,7 @@ def test_snapshot_of_a_v1beta1_cluster_keeps_its_versions_and_reads_back_to_the_
     reports = [json.loads(text) for text in (live, offline, original)]
     for report in reports:
         report["snapshot"].pop("sources")
+        report["snapshot"].pop("takenAt", None)  # when a live snapshot was taken
     assert reports[0] == reports[1] == reports[2]
     written = {(i["kind"], i["apiVersion"]) for i in json.loads(dump.read_text())["items"]}
     assert ("ResourceClaim", "resource.k8s.io/v1beta1") in written

@@ -163,7 +163,7 @@ TRICKY = [
     ("inf", "inf", False),
     ("nan", "nan", False),
     ("~", "", False),
-    ("null", "", False),
+    ("null", "", True),  # a JSON null: read as Go reads it (decode.decode_typed)
     ("Null", "", False),
     ("NULL", "", False),
 ]
@@ -354,6 +354,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "_loaded",
         "server_version",
         "server_version_from",
+        "taken_at",
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 

@@ -21,6 +21,10 @@ from podwhy.cli import app
 from tests.builders import make_node, make_pod
 from tests.test_check import ANTI_AFFINITY, CLUSTER, container, deployment, stream
 
+# Every output here is produced with the clock years ahead, in a time zone far from UTC
+# (tests/test_clock.py): none of it may depend on either.
+pytestmark = pytest.mark.usefixtures("moved_clock")
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pending"
 CAUSES = FIXTURES / "causes"
 SCHEDULER_DOWN = FIXTURES / "scheduler-down"

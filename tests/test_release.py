@@ -56,6 +56,19 @@ def test_archive_is_reproducible(tmp_path: Path) -> None:
         assert tar.getmember("kubectl-podwhy").mode == 0o755
 
 
+def unpack(tar: tarfile.TarFile, dest: Path) -> None:
+    """Unpack as krew does: regular files and folders, each inside DEST. tarfile's "data" filter
+    says so where the Python has it (3.11.4 and newer); older 3.11s check each member here."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for member in tar.getmembers():
+        inside = (root / member.name).resolve().is_relative_to(root)
+        assert inside and (member.isfile() or member.isdir()), f"unsafe archive member {member.name!r}"
+    tar.extractall(dest)
+
+
 def test_native_archive_installs_and_runs_without_a_package_index(tmp_path: Path) -> None:
     """Build the archive for this interpreter, unpack it as krew would, and run the launcher with
     every package index switched off: the wheelhouse alone must install podwhy."""
@@ -65,7 +78,7 @@ def test_native_archive_installs_and_runs_without_a_package_index(tmp_path: Path
     assert (out / f"podwhy-{VERSION}-py3-none-any.whl").is_file()
     plugin = tmp_path / "store"
     with tarfile.open(out / "kubectl-podwhy-native.tar.gz") as tar:
-        tar.extractall(plugin, filter="data")
+        unpack(tar, plugin)
     wheels = sorted(p.name for p in (plugin / "wheelhouse").iterdir())
     assert f"podwhy-{VERSION}-py3-none-any.whl" in wheels
     assert any(name.startswith("msgspec-") for name in wheels)

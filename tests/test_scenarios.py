@@ -11,6 +11,10 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 
+# Every output here is produced with the clock years ahead, in a time zone far from UTC
+# (tests/test_clock.py): none of it may depend on either.
+pytestmark = pytest.mark.usefixtures("moved_clock")
+
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "args.json").is_file())
 

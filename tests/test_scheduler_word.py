@@ -96,4 +96,4 @@ def test_events_of_other_pods_are_ignored() -> None:
     [("2026-01-02T00:10:00Z", "50m ago"), ("2026-01-01T00:00:00Z", "1d ago"), ("", ""), ("garbage", "")],
 )
 def test_age(timestamp: str, want: str) -> None:
-    assert age(timestamp, now=datetime(2026, 1, 2, 1, 0, tzinfo=UTC)) == want
+    assert age(timestamp, datetime(2026, 1, 2, 1, 0, tzinfo=UTC)) == want

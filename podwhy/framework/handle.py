@@ -54,6 +54,7 @@ class Handle:
                 scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
             ):
                 self._nominated[pod.status.nominated_node_name].append(pi)
+        self._attachments: defaultdict[str, list[o.VolumeAttachment]] | None = None
         # Node indexes shared with the view this one was made from (with_nodes), copied on first change.
         self._borrowed: set[str] = set()
         # The nodes whose bound pods changed (add_bound_pod, remove_bound_pod), in order: what a
@@ -191,3 +192,11 @@ class Handle:
 
     def csi_node(self, name: str) -> o.CSINode | None:
         return self.snapshot.csi_nodes.get(name)
+
+    def volume_attachments(self, node_name: str) -> list[o.VolumeAttachment]:
+        """The VolumeAttachments naming the node (spec.nodeName), indexed on first use."""
+        if self._attachments is None:
+            self._attachments = defaultdict(list)
+            for va in self.snapshot.volume_attachments.values():
+                self._attachments[va.spec.node_name].append(va)
+        return self._attachments.get(node_name, [])

@@ -598,6 +598,25 @@ class CSIDriver(_Base):
     spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
 
 
+class VolumeAttachmentSource(_Base):
+    # The attached PersistentVolume (an inline volume's spec is not read: the scheduler skips it).
+    persistent_volume_name: str | None = None
+
+
+class VolumeAttachmentSpec(_Base):
+    attacher: str = ""
+    source: VolumeAttachmentSource = msgspec.field(default_factory=VolumeAttachmentSource)
+    node_name: str = ""
+
+
+class VolumeAttachment(_Base):
+    """A CSI volume attached (or attaching, or still detaching) to a node: NodeVolumeLimits
+    counts it against the node's limit even when no pod uses the volume any more."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: VolumeAttachmentSpec = msgspec.field(default_factory=VolumeAttachmentSpec)
+
+
 class CSIStorageCapacity(_Base):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     storage_class_name: str = ""
@@ -1295,6 +1314,7 @@ KINDS: dict[str, KindInfo] = {
     "CSINode": KindInfo(CSINode, "CSINodes", "csi_nodes", _N),
     "CSIDriver": KindInfo(CSIDriver, "CSIDrivers", "csi_drivers", _N),
     "CSIStorageCapacity": KindInfo(CSIStorageCapacity, "CSIStorageCapacities", "csi_storage_capacities", _L),
+    "VolumeAttachment": KindInfo(VolumeAttachment, "VolumeAttachments", "volume_attachments", _N),
     "Namespace": KindInfo(Namespace, "Namespaces", "namespaces", _N),
     "PriorityClass": KindInfo(PriorityClass, "PriorityClasses", "priority_classes", _N),
     "RuntimeClass": KindInfo(RuntimeClass, "RuntimeClasses", "runtime_classes", _N),

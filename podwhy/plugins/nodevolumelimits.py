@@ -78,7 +78,8 @@ class NodeVolumeLimits(Plugin):
         if not any(self._counted_kind(vol) for vol in pod.pod.spec.volumes):
             return set()
         if "CSINode" in self.handle.snapshot.missing or self._any_limit():
-            return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+            # VolumeAttachments count against a node's limit too (a volume still detaching).
+            return {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "VolumeAttachment"}
         # No node limits any driver: only a claim of the pod's that is not found rejects it.
         namespace = pod.pod.metadata.namespace
         for vol in pod.pod.spec.volumes:
@@ -178,6 +179,20 @@ class NodeVolumeLimits(Plugin):
             return plugin.csi_driver, handle
         return sc.provisioner, handle
 
+    def _node_attachments(self, node_name: str) -> dict[str, str]:
+        """getNodeVolumeAttachmentInfo: the node's VolumeAttachments as unique volume name -> driver,
+        those without an attacher, a PV name, an existing PV or a CSI PV left out."""
+        out: dict[str, str] = {}
+        for va in self.handle.volume_attachments(node_name):
+            pv_name = va.spec.source.persistent_volume_name
+            if not va.spec.attacher or pv_name is None:
+                continue
+            pv = self.handle.pv(pv_name)
+            if pv is None or pv.spec.csi is None:
+                continue
+            out[f"{va.spec.attacher}/{pv.spec.csi.volume_handle}"] = va.spec.attacher
+        return out
+
     # ------------------------------------------------------------------ filter
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if not pod.pod.spec.volumes:
@@ -204,6 +219,13 @@ class NodeVolumeLimits(Plugin):
             # A volume already attached for another pod does not count again.
             new_volumes.pop(unique_name, None)
             attached_count[driver] = attached_count.get(driver, 0) + 1
+        # Volumes VolumeAttachments keep attached to the node that no pod on it uses (a deleted
+        # pod's volume still detaching); a new volume among them is not taken off new_volumes.
+        held_by: dict[str, int] = {}
+        for unique_name, driver in self._node_attachments(node_info.name).items():
+            if unique_name not in attached:
+                attached_count[driver] = attached_count.get(driver, 0) + 1
+                held_by[driver] = held_by.get(driver, 0) + 1
         new_count: dict[str, int] = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
@@ -213,19 +235,13 @@ class NodeVolumeLimits(Plugin):
                 continue
             current = attached_count.get(driver, 0)
             if current + new_count[driver] > limit:
-                return unschedulable(
-                    ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
-                    evidence=[
-                        Evidence(
-                            "volumeCount",
-                            {
-                                "driver": driver,
-                                "attached": current,
-                                "new": new_count[driver],
-                                "limit": limit,
-                                "newVolumes": sorted(k for k, d in new_volumes.items() if d == driver),
-                            },
-                        )
-                    ],
-                )
+                facts: dict[str, object] = {"driver": driver, "attached": current}
+                if held_by.get(driver):  # of those attached: held by VolumeAttachments alone
+                    facts["heldByVolumeAttachments"] = held_by[driver]
+                facts |= {
+                    "new": new_count[driver],
+                    "limit": limit,
+                    "newVolumes": sorted(k for k, d in new_volumes.items() if d == driver),
+                }
+                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, evidence=[Evidence("volumeCount", facts)])
         return success()

@@ -21,6 +21,15 @@ AUTOSCALER_DUMP_HINT = (
     "add them to the dump: kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml; "
     "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml (or use podwhy snapshot)"
 )
+# How podwhy asks for what the API server forbade it to read (deploy/rbac.yaml's roles, bound):
+# a dump would not help, the permission would.
+RBAC_HINTS = {
+    "ConfigMap": "bind the Role podwhy-autoscaler-status of podwhy's deploy/rbac.yaml: kubectl create rolebinding "
+    "podwhy -n kube-system --role podwhy-autoscaler-status --user <you>",
+    "NodePool": "bind the ClusterRole podwhy-reader of podwhy's deploy/rbac.yaml: kubectl create clusterrolebinding "
+    "podwhy --clusterrole podwhy-reader --user <you>",
+}
+RBAC_HINTS["NodeClaim"] = RBAC_HINTS["NodePool"]
 _KIND_WORDS = {"ConfigMap": "Cluster Autoscaler's status ConfigMap", "NodePool": "NodePools", "NodeClaim": "NodeClaims"}
 # Events that say a node is coming; the others say none is.
 COMING_EVENTS = frozenset({TRIGGERED_SCALE_UP, NOMINATED})
@@ -128,10 +137,12 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         if v.cluster_limit
     ]
     not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
-    if analysis.missing_kinds:
-        kinds = ", ".join(
-            _KIND_WORDS.get(kind, kind) + (f" ({why})" if why else "") for kind, why in analysis.missing_kinds.items()
-        )
+    forbidden = {kind: why for kind, why in analysis.missing_kinds.items() if why.endswith(": forbidden")}
+    for kind, why in forbidden.items():
+        not_evaluated.append(f"{_KIND_WORDS.get(kind, kind)} could not be read ({why}): {RBAC_HINTS[kind]}")
+    lacking = {kind: why for kind, why in analysis.missing_kinds.items() if kind not in forbidden}
+    if lacking:
+        kinds = ", ".join(_KIND_WORDS.get(kind, kind) + (f" ({why})" if why else "") for kind, why in lacking.items())
         not_evaluated.append(f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}")
     coming = next((v.coming for v in analysis.views if v.coming is not None), None)
     live_coming = analysis.coming

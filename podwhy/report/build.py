@@ -346,6 +346,7 @@ def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
         # The autoscalers' kinds are the autoscaling analysis's to report, not every report's.
         missingKinds=sorted(snapshot.missing_kinds - o.AUTOSCALER_KINDS),
         ignoredKinds=dict(sorted(snapshot.ignored_kinds.items())),
+        takenAt=snapshot.taken_at or UNSET,
     )
 
 

@@ -150,6 +150,9 @@ class SnapshotSummary(_Struct):
     pods: int
     missingKinds: list[str]  # noqa: N815
     ignoredKinds: dict[str, int]  # noqa: N815
+    # When the snapshot was taken (RFC 3339): live, or as `podwhy snapshot` recorded it; absent
+    # for other dumps. Ages in the report are measured to it, never to the reader's clock.
+    takenAt: str | UnsetType = UNSET  # noqa: N815
 
 
 class SamplingReport(_Struct):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
-from datetime import UTC, datetime
+from datetime import datetime
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -364,21 +364,41 @@ def render_suggestions(console: Console, report: Report) -> None:
         console.print(f"    {escape(s.command)}", soft_wrap=True)
 
 
-def age(timestamp: str | None, now: datetime | None = None) -> str:
-    """'3m ago' for an RFC 3339 timestamp; '' when there is none or it cannot be read."""
-    if not timestamp:
+def age(timestamp: str | None, now: datetime | None, suffix: str = "ago") -> str:
+    """'3m ago' for an RFC 3339 timestamp, measured to NOW (when the snapshot was taken); '' when
+    there is no such time (a dump that does not record it) or it cannot be read."""
+    if not timestamp or now is None:
         return ""
     try:
         then = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return ""
-    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
+    if then.tzinfo is None:
+        return ""
+    seconds = int((now - then).total_seconds())
     if seconds < 0:
         return ""
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"
+            return f"{seconds // size}{unit} {suffix}"
+    return f"{seconds}s {suffix}"
+
+
+def taken_at(report: Report) -> datetime | None:
+    """When the report's snapshot was taken (live, or as `podwhy snapshot` recorded it)."""
+    text = report.snapshot.takenAt
+    if not isinstance(text, str):
+        return None
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
+
+
+def age_suffix(report: Report) -> str:
+    """'ago' for a live snapshot; a recorded one was taken earlier: ages are 'before the snapshot'."""
+    return "ago" if any(source.startswith("live:") for source in report.snapshot.sources) else "before the snapshot"
 
 
 # How the table names the way the emulated release was chosen.
@@ -408,7 +428,8 @@ def render_scheduler_word(console: Console, report: Report, verbose: bool = Fals
         return
     event = word.event
     if event is not None:
-        when = ", ".join(x for x in (f"last {event.lastSeen}" if event.lastSeen else "", age(event.lastSeen)) if x)
+        ago = age(event.lastSeen, taken_at(report), age_suffix(report))
+        when = ", ".join(x for x in (f"last {event.lastSeen}" if event.lastSeen else "", ago) if x)
         console.print(
             f"Last FailedScheduling event: {event.count} time{'s' if event.count != 1 else ''}"
             + (f" ({escape(when)})" if when else "")

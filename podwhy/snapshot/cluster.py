@@ -62,6 +62,7 @@ class Snapshot:
     csi_nodes: dict[str, o.CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, o.CSIDriver] = field(default_factory=dict)
     csi_storage_capacities: list[o.CSIStorageCapacity] = field(default_factory=list)
+    volume_attachments: dict[str, o.VolumeAttachment] = field(default_factory=dict)
     namespaces: dict[str, o.Namespace] = field(default_factory=dict)
     priority_classes: dict[str, o.PriorityClass] = field(default_factory=dict)
     runtime_classes: dict[str, o.RuntimeClass] = field(default_factory=dict)
@@ -102,6 +103,9 @@ class Snapshot:
     # and where it came from; "" when unknown.
     server_version: str = ""
     server_version_from: str = ""
+    # When the snapshot was taken (RFC 3339): live, or as `podwhy snapshot` recorded it; "" for
+    # other dumps. Ages are measured to it, never to the clock of the machine reading a dump.
+    taken_at: str = ""
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.

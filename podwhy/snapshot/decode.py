@@ -45,6 +45,7 @@ MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
 FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
 # The API server's gitVersion when `podwhy snapshot` wrote the dump.
 SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
+TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,8 @@ class Decoded:
         if self.list_meta is not None and self.list_meta.annotations.get(SERVER_VERSION_ANNOTATION):
             snapshot.server_version = self.list_meta.annotations[SERVER_VERSION_ANNOTATION]
             snapshot.server_version_from = "recorded by podwhy snapshot"
+        if self.list_meta is not None and self.list_meta.annotations.get(TAKEN_AT_ANNOTATION):
+            snapshot.taken_at = self.list_meta.annotations[TAKEN_AT_ANNOTATION]
 
     def missing_kinds(self) -> dict[str, str]:
         """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""
@@ -369,6 +372,45 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
         raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
 
 
+def decode_typed(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw) -> Any:
+    """DATA decoded by DECODER, a JSON `null` read as Go's encoding/json reads it: a field keeps
+    its zero value, as if absent (a nil slice or map, "", 0, a nil pointer), and a map's or
+    list's null string is "" (what the reference YAML reader does with a YAML null).
+
+    The API server writes `null` for an empty slice or map whose field is not omitempty (a
+    CSINode's `spec.drivers` until a driver registers, an image's `names`): every list and map
+    field of every kind may hold one. Objects without such a null take the one fast decode."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as first:
+        try:
+            value = msgspec.json.decode(data)
+        except msgspec.DecodeError:
+            raise first from None
+        value, found = _nulls_as_scalars(value)
+        if not found:
+            raise
+        return yaml11.convert(value, decoder.type)
+
+
+def _nulls_as_scalars(value: Any) -> tuple[Any, bool]:
+    """VALUE with each null as the reference YAML reader's null scalar; whether there was one."""
+    if value is None:
+        return yaml11.Scalar(None, "null"), True
+    found = False
+    if isinstance(value, dict):
+        for key, member in value.items():
+            if member is None or isinstance(member, dict | list):
+                value[key], was = _nulls_as_scalars(member)
+                found = found or was
+    elif isinstance(value, list):
+        for index, member in enumerate(value):
+            if member is None or isinstance(member, dict | list):
+                value[index], was = _nulls_as_scalars(member)
+                found = found or was
+    return value, found
+
+
 class _Pairs(list[tuple[str, Any]]):
     """A JSON object as its members, in order (repeated keys kept)."""
 
@@ -453,7 +495,7 @@ class _JsonReader:
             self.out.ignored[kind] += 1  # podwhy reads no other ConfigMap
             return
         try:
-            obj = how.decoder.decode(data)
+            obj = decode_typed(how.decoder, data)
         except msgspec.ValidationError as exc:
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
         if how.convert is not None:
@@ -590,7 +632,7 @@ class _YamlReader:
             out.ignored[kind] += 1  # podwhy reads no other ConfigMap
             return
         try:
-            obj = how.decoder.decode(data)
+            obj = decode_typed(how.decoder, data)
             if how.doubtful(obj):
                 raise _ReferenceNeededError
             if how.convert is not None:

@@ -10,6 +10,8 @@ clusters never exist as Python dicts. Only GET requests are ever sent.
 from __future__ import annotations
 
 import os
+import platform
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -20,6 +22,8 @@ from urllib.parse import quote
 
 import msgspec
 
+import podwhy
+from podwhy import clock
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
@@ -84,6 +88,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("CSINode", "storage.k8s.io/v1", "csinodes"),
     Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
     Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities"),
+    Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments"),
     Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
     Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses"),
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
@@ -152,6 +157,11 @@ EVENTS = Resource("Event", "v1", "events")
 CA_STATUS_EVENTS = Resource("Event", "v1", "events", namespace=o.AUTOSCALER_STATUS_NAMESPACE)
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})
+
+
+def user_agent() -> str:
+    """What podwhy's requests say they come from, as kubectl's do ("kubectl/v1.35.0 (linux/amd64) …")."""
+    return f"podwhy/{podwhy.version()} ({sys.platform}/{platform.machine().lower()})"
 
 
 class _ListPage(msgspec.Struct):
@@ -235,6 +245,8 @@ class LiveSource:
     _raw_pods: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
     # The API server's gitVersion ("" when /version could not be read), set by fetch.
     server_version: str = field(default="", init=False)
+    # When fetch began (RFC 3339), set by fetch: the time the snapshot was taken.
+    taken_at: str = field(default="", init=False)
 
     # ------------------------------------------------------------------ connecting
     def connect(self) -> str:
@@ -263,6 +275,7 @@ class LiveSource:
         # The client would retry connection errors three times over; say what happened at once.
         configuration.retries = 0
         self._api = client.ApiClient(configuration)
+        self._api.user_agent = user_agent()  # audit logs name podwhy and its version
         return self._namespace
 
     @property
@@ -419,6 +432,7 @@ class LiveSource:
         """Every resource's items (typed, or raw JSON with `raw`), or why the kind is missing; each
         resource keyed in the version it was listed in."""
         self.connect()
+        self.taken_at = clock.rfc3339(clock.now())
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
         self._raw_pods = {}
         needs_discovery = any(
@@ -442,7 +456,8 @@ class LiveSource:
             namespace, name = self.events_for
             selector = f"involvedObject.name={name}" if name else ""
             jobs.append((EVENTS, [EVENTS], namespace or None, selector))
-            if CA_STATUS in self.resources:
+            covered = not name and namespace in ("", CA_STATUS_EVENTS.namespace)  # the list above holds them
+            if CA_STATUS in self.resources and not covered:
                 # Cluster Autoscaler's events on its status (ScaleUpFailed with the cloud's error).
                 selector = f"involvedObject.kind=ConfigMap,involvedObject.name={CA_STATUS.name}"
                 jobs.append((CA_STATUS_EVENTS, [CA_STATUS_EVENTS], CA_STATUS.namespace, selector))
@@ -473,6 +488,7 @@ class LiveSource:
         snapshot.sources.append(self.description)
         snapshot.server_version = self.server_version
         snapshot.server_version_from = self.description
+        snapshot.taken_at = self.taken_at
         snapshot.raw_pods.update(self._raw_pods)
         with gc_paused():
             for resource, outcome in fetched.items():

@@ -349,6 +349,7 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
     "StorageClass": {"storage.k8s.io/v1": SAME},
     "CSINode": {"storage.k8s.io/v1": SAME},
     "CSIDriver": {"storage.k8s.io/v1": SAME},
+    "VolumeAttachment": {"storage.k8s.io/v1": SAME},
     "CSIStorageCapacity": {"storage.k8s.io/v1": SAME, "storage.k8s.io/v1beta1": SAME},
     "PriorityClass": {"scheduling.k8s.io/v1": SAME},
     "RuntimeClass": {"node.k8s.io/v1": SAME},

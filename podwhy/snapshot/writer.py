@@ -22,7 +22,12 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, MISSING_KINDS_ANNOTATION, SERVER_VERSION_ANNOTATION
+from podwhy.snapshot.decode import (
+    FETCHED_KINDS_ANNOTATION,
+    MISSING_KINDS_ANNOTATION,
+    SERVER_VERSION_ANNOTATION,
+    TAKEN_AT_ANNOTATION,
+)
 
 REDACTED = "<redacted>"
 # Annotations plugins, admission or the autoscaling analysis read (volume binding, CSI migration,
@@ -179,17 +184,21 @@ def write_dump(
     missing: Mapping[str, str],
     redact_text: bool = False,
     server_version: str = "",
+    taken_at: str = "",
 ) -> int:
     """Write {(kind, apiVersion): raw items} as one List; returns the number of objects written.
 
     Every kind of ITEMS was fetched in full (an empty list: the cluster has none): the List says
     so, which makes the dump complete for them when read back (see docs/complete.md).
-    `server_version`: the API server's gitVersion, recorded for choosing the scheduler release."""
+    `server_version`: the API server's gitVersion, recorded for choosing the scheduler release;
+    `taken_at`: when the fetch began, which ages in reports on the dump are measured to."""
     annotations = {FETCHED_KINDS_ANNOTATION: json.dumps(sorted({kind for kind, _ in items}))}
     if missing:
         annotations[MISSING_KINDS_ANNOTATION] = json.dumps(dict(sorted(missing.items())))
     if server_version:
         annotations[SERVER_VERSION_ANNOTATION] = server_version
+    if taken_at:
+        annotations[TAKEN_AT_ANNOTATION] = taken_at
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
     try:

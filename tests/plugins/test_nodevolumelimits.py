@@ -301,6 +301,100 @@ def test_csi_limits(
         assert got.evidence[0].data["limit"] == limit
 
 
+def volume_attachments(count: int, *drivers: str, node: str = NODE) -> list[msgspec.Struct]:
+    """Upstream's getFakeVolumeAttachmentLister: per driver, COUNT attachments of its PVs csi-<driver>-<j>."""
+    return [
+        from_raw(
+            o.VolumeAttachment,
+            {
+                "metadata": {"name": f"va-{driver}-{j}"},
+                "spec": {"nodeName": node, "attacher": driver, "source": {"persistentVolumeName": f"csi-{driver}-{j}"}},
+            },
+        )
+        for driver in drivers
+        for j in range(count)
+    ]
+
+
+def va(name: str, pv: str | None, attacher: str = EBS, node: str = NODE) -> o.VolumeAttachment:
+    source: Json = {"persistentVolumeName": pv} if pv is not None else {}
+    return from_raw(
+        o.VolumeAttachment,
+        {"metadata": {"name": name}, "spec": {"nodeName": node, "attacher": attacher, "source": source}},
+    )
+
+
+# (test, new pod, existing pods, VolumeAttachments, limit, want Filter code): upstream's vaCount
+# cases, then the attachments getNodeVolumeAttachmentInfo leaves out.
+VA_CASES: list[tuple[str, o.Pod, list[o.Pod], list[msgspec.Struct], int, Code]] = [
+    (
+        "should count VolumeAttachments towards volume limit when no pods exist",
+        EBS_ONE,
+        [],
+        volume_attachments(2, EBS),
+        2,
+        UNSCHED,
+    ),
+    (
+        "should schedule pod when VolumeAttachments count does not exceed limit",
+        EBS_ONE,
+        [],
+        volume_attachments(1, EBS),
+        2,
+        Code.Success,
+    ),
+    # A volume a pod on the node uses and a VolumeAttachment holds counts once.
+    (
+        "an attachment of a pod's volume counts once",
+        EBS_ONE,
+        [running_pod()],
+        [va("a", f"csi-{EBS}-3")],
+        2,
+        Code.Success,
+    ),
+    ("an attachment held for no pod counts", EBS_ONE, [running_pod()], [va("a", f"csi-{EBS}-1")], 2, UNSCHED),
+    (
+        "an attachment to another node does not",
+        EBS_ONE,
+        [running_pod()],
+        [va("a", f"csi-{EBS}-1", node="x")],
+        2,
+        Code.Success,
+    ),
+    (
+        "an attachment without an attacher does not",
+        EBS_ONE,
+        [running_pod()],
+        [va("a", f"csi-{EBS}-1", attacher="")],
+        2,
+        Code.Success,
+    ),
+    ("an attachment without a PV name does not", EBS_ONE, [running_pod()], [va("a", None)], 2, Code.Success),
+    ("an attachment of a missing PV does not", EBS_ONE, [running_pod()], [va("a", "gone")], 2, Code.Success),
+    (
+        "an attachment of a PV that is not CSI does not",
+        EBS_ONE,
+        [running_pod()],
+        [va("a", f"csi-{EBS_IN_TREE}-1")],
+        2,
+        Code.Success,
+    ),
+    # Keyed by the attacher: another driver's attachment counts against that driver only.
+    ("another driver's attachment", EBS_ONE, [running_pod()], [va("a", f"csi-{EBS}-1", attacher=GCE)], 2, Code.Success),
+]
+
+
+@pytest.mark.parametrize(("test", "pod", "existing", "attachments", "limit", "want"), VA_CASES)
+def test_volume_attachments_count_towards_the_limit(
+    test: str, pod: o.Pod, existing: list[o.Pod], attachments: list[msgspec.Struct], limit: int, want: Code
+) -> None:
+    _, got = run(pod, existing, [EBS, EBS_IN_TREE], limit, extra=attachments)
+    assert got is not None and got.code == want, test
+    if want == UNSCHED:
+        assert got.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
+        assert got.evidence[0].data["heldByVolumeAttachments"] >= 1
+
+
 def test_nil_csi_node() -> None:
     _, got = run(INLINE_EBS, [in_tree_two()], [EBS_IN_TREE, EBS], None, csi_node=False, migrated=True)
     assert got is not None and got.code == Code.Success
@@ -383,7 +477,7 @@ def test_without_limits_only_a_claim_not_found_needs_claims() -> None:
         o.CSINode,
         {"metadata": {"name": "n"}, "spec": {"drivers": [{"name": EBS, "nodeID": "n", "allocatable": {"count": 2}}]}},
     )
-    want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}
+    want = {"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "VolumeAttachment"}
     assert NodeVolumeLimits(make_handle(claim, limited)).required_kinds(PodInfo(pod)) == want
 
 
