@@ -29,7 +29,7 @@ from benchmarks.run import build, write
 CHILD = """
 import json, resource, sys, time
 from podwhy.engine import CheckRequest, check
-from podwhy.snapshot.manifests import ManifestSource
+from podwhy.cluster.manifests import ManifestSource
 from podwhy.snapshot.source import FileSource
 
 def rss_mib():

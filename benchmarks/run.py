@@ -243,7 +243,7 @@ t0 = time.perf_counter()
 from podwhy.snapshot.source import FileSource
 from podwhy.engine import find_pod
 from podwhy.report.build import build_report
-from podwhy.runtime.cycle import run_cycle
+from podwhy.scheduler.cycle import run_cycle
 t1, c1 = time.perf_counter(), time.process_time()
 snap = FileSource([sys.argv[1]], complete=True).load()
 t2, c2 = time.perf_counter(), time.process_time()

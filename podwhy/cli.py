@@ -508,11 +508,11 @@ def check(
 
     Exit 0 when every replica fits, 1 when one would stay Pending.
     """
+    from podwhy.cluster.manifests import ManifestSource
     from podwhy.engine import CheckRequest
     from podwhy.engine import check as run_check
     from podwhy.report.progress import fetch_progress, place_progress
     from podwhy.snapshot.live import LiveSource
-    from podwhy.snapshot.manifests import ManifestSource
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):

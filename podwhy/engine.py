@@ -7,24 +7,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from podwhy.analysis.autoscaling import analyse, autoscalers
+from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
+from podwhy.analysis.suggest import size_groups, suggest
+from podwhy.cluster.manifests import ManifestSource, PodManifest
+from podwhy.cluster.placement import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
+from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
-from podwhy.runtime.autoscaling import analyse, autoscalers
-from podwhy.runtime.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
-from podwhy.runtime.cycle import Verdict, make_framework, no_profile, run_cycle
-from podwhy.runtime.framework import Framework
-from podwhy.runtime.pending import analyse_groups, classify_pending, classify_pod, pending_group
-from podwhy.runtime.placement import PlaceProgress
-from podwhy.runtime.suggest import size_groups, suggest
-from podwhy.runtime.versions import choose_version, parse_kube_version_flag
+from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
+from podwhy.scheduler.cycle import Verdict, make_framework, no_profile, run_cycle
+from podwhy.scheduler.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
-from podwhy.snapshot.manifests import ManifestSource, PodManifest
 from podwhy.snapshot.source import SnapshotSource
 
 
@@ -63,7 +63,7 @@ class ExplainRequest:
     scheduler_config: Path | None = None
     # --node: checked against the snapshot before anything runs or prints.
     node: str | None = None
-    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see runtime.versions).
+    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see scheduler.versions).
     kube_version: str | None = None
 
 
@@ -147,7 +147,7 @@ def check_node(snapshot: Snapshot, node: str) -> None:
 def explain(request: ExplainRequest) -> Report:
     manifest: PodManifest | None = None
     if request.pod_file is not None:
-        from podwhy.snapshot.manifests import read_pod_manifest
+        from podwhy.cluster.manifests import read_pod_manifest
 
         manifest = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     _check_before_fetching(request.scheduler_config, request.kube_version)
@@ -158,8 +158,8 @@ def explain(request: ExplainRequest) -> Report:
             hint=dump_hint(),
         )
     if manifest is not None:
-        from podwhy.runtime.resourceclaims import create_template_claims
-        from podwhy.snapshot.admission import add_manifest_pod
+        from podwhy.cluster.admission import add_manifest_pod
+        from podwhy.cluster.resourceclaims import create_template_claims
 
         declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
         namespace = manifest.pod.metadata.namespace or request.namespace
@@ -254,8 +254,8 @@ class CheckRequest:
 
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
+    from podwhy.cluster.placement import Displaced, place
     from podwhy.report.check import build_check_report
-    from podwhy.runtime.placement import Displaced, place
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
     _check_before_fetching(request.scheduler_config, request.kube_version)

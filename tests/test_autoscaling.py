@@ -8,12 +8,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
+from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
 from podwhy.report.autoscaling import autoscaling_report
-from podwhy.runtime.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
-from podwhy.runtime.config import default_config
-from podwhy.runtime.cycle import Verdict, make_framework, run_cycle
-from podwhy.runtime.pending import classify_pending
+from podwhy.scheduler.config import default_config
+from podwhy.scheduler.cycle import Verdict, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
@@ -414,7 +414,7 @@ def test_a_whole_cluster_without_autoscalers_says_none() -> None:
 
 # ------------------------------------------------------------------ the autoscalers' levers
 def _levers(snapshot: Snapshot, pod: o.Pod) -> list[Any]:
-    from podwhy.runtime.suggest import suggest
+    from podwhy.analysis.suggest import suggest
 
     config = default_config()
     framework = make_framework(snapshot, config.profiles[0])
@@ -503,7 +503,7 @@ def test_a_nodepool_at_its_cpu_limit_gets_it_raised_to_what_the_pod_needs() -> N
     ],
 )
 def test_not_trigger_scale_up_reasons_are_counted_as_ca_counts_them(message: str, counts: dict[str, int]) -> None:
-    from podwhy.runtime.autoscaling.clusterautoscaler import not_trigger_counts
+    from podwhy.analysis.autoscaling.clusterautoscaler import not_trigger_counts
 
     assert not_trigger_counts(message) == counts
 

@@ -19,18 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from podwhy.analysis.pending import owner_of as pending_owner_of
+from podwhy.analysis.suggest import template_owner
 from podwhy.cli import app
+from podwhy.cluster.manifests import ManifestSource
+from podwhy.cluster.placement import Displaced, place
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.check import build_check_report, junit_xml
 from podwhy.report.model import CheckReport, WorkloadReport, encode_json
-from podwhy.runtime.config import default_config
-from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.pending import owner_of as pending_owner_of
-from podwhy.runtime.placement import Displaced, place
-from podwhy.runtime.suggest import template_owner
+from podwhy.scheduler.config import default_config
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.manifests import ManifestSource
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conftest import CHECK_SCHEMA
 

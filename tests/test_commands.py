@@ -13,11 +13,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.analysis.pending import owner_of, pending_group
+from podwhy.analysis.suggest import Suggestion, suggest, template_owner
 from podwhy.model import objects as o
-from podwhy.runtime.config import default_profile
-from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.pending import owner_of, pending_group
-from podwhy.runtime.suggest import Suggestion, suggest, template_owner
+from podwhy.scheduler.config import default_profile
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.test_suggest import merge_patch

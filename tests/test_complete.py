@@ -402,9 +402,9 @@ def test_volume_binding_needs_what_a_lookup_did_not_find(objects: list[Any], nee
 
 
 def test_an_eviction_from_a_snapshot_without_budgets_does_not_claim_none_is_broken() -> None:
-    from podwhy.runtime.config import default_profile
-    from podwhy.runtime.cycle import run_cycle
-    from podwhy.runtime.suggest import suggest
+    from podwhy.analysis.suggest import suggest
+    from podwhy.scheduler.config import default_profile
+    from podwhy.scheduler.cycle import run_cycle
 
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
     low = make_pod("low").node("n1").priority(0).req(cpu="4").obj()
@@ -425,9 +425,9 @@ def test_an_eviction_from_a_snapshot_without_budgets_does_not_claim_none_is_brok
 
 
 def test_a_group_is_not_sized_from_plugins_not_evaluated() -> None:
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.cycle import run_cycle
-    from podwhy.runtime.suggest import SizingOutcome, size_group
+    from podwhy.analysis.suggest import SizingOutcome, size_group
+    from podwhy.scheduler.config import default_config
+    from podwhy.scheduler.cycle import run_cycle
 
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
     busy = make_pod("busy").node("n1").req(cpu="4").obj()

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from podwhy.errors import UsageError
-from podwhy.runtime.config import parse_scheduler_config
+from podwhy.scheduler.config import parse_scheduler_config
 
 # The default v1.35.4 profile as recorded (shared/golden/README.md).
 PRE_FILTER_ORDER = [
@@ -180,6 +180,6 @@ def test_volume_binding_shape_needs_the_feature_gate() -> None:
     ],
 )
 def test_num_feasible_nodes_to_find(percentage: int | None, nodes: int, scores: bool, want: int) -> None:
-    from podwhy.runtime.cycle import num_feasible_nodes_to_find
+    from podwhy.scheduler.cycle import num_feasible_nodes_to_find
 
     assert num_feasible_nodes_to_find(percentage, nodes, scores) == want

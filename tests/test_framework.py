@@ -8,9 +8,10 @@ import pytest
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.profile import Profile
+from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.runtime.framework import Framework
+from podwhy.plugins.registry import PLUGINS
 from tests.builders import make_node, make_pod, make_snapshot
 
 
@@ -47,7 +48,7 @@ S, U, UR, E = Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvabl
 def test_pre_filter_keeps_the_last_unschedulable(codes: list[Code], expected: tuple[Code, str, str] | None) -> None:
     snapshot = make_snapshot(make_node("n1").obj(), make_node("n2").obj())
     profile = Profile(pre_filter=[], filter=[], post_filter=[], pre_score=[], score={}, plugin_args={})
-    framework = Framework(Handle(snapshot), profile)
+    framework = Framework(Handle(snapshot), profile, PLUGINS)
     for i, code in enumerate(codes):
         plugin = fake_pre_filter(f"p{i}", code, f"reason p{i}" if code != S else "")
         plugin.framework = framework

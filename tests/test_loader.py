@@ -389,7 +389,7 @@ def test_a_cluster_info_dump_lacks_kinds_it_does_not_write(tmp_path: Path) -> No
 def test_jobs_a_cluster_info_dump_lacks_change_no_verdict() -> None:
     """Jobs and CronJobs only name pods' owners: a dump without them (every cluster-info dump)
     says so, and every pod's cycle is what it is when they are vouched for."""
-    from podwhy.runtime.cycle import run_cycle
+    from podwhy.scheduler.cycle import run_cycle
 
     sample = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "cluster-info-dump"
     lacking = load([str(sample)])

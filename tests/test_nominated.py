@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from podwhy.model import objects as o
-from podwhy.runtime.cycle import run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from tests.builders import PodBuilder, from_raw, make_node, make_pod, make_snapshot
 
 

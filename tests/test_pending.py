@@ -10,13 +10,13 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
+from podwhy.analysis import pending as pending_module
+from podwhy.analysis.pending import classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report
-from podwhy.runtime import pending as pending_module
-from podwhy.runtime.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.pending import classify_pending
+from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conformance import GOLDEN, case_dirs, cluster_file
@@ -219,8 +219,8 @@ def _trainer(i: int) -> o.Pod:
 def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, tmp_path: Path) -> None:
     """The cluster-autoscaler question for the whole group, verified: the group's pods, placed one
     after another on the cluster with the suggested nodes added, all fit."""
+    from podwhy.cluster.placement import Placer
     from podwhy.engine import PendingRequest, pending
-    from podwhy.runtime.placement import Placer
     from tests.test_suggest import apply_patches
 
     gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
@@ -320,7 +320,7 @@ def test_every_unschedulable_group_says_how_sizing_went(
 ) -> None:
     """Sized, or why not (no node shape holds its pods, only the largest groups are sized, a bound
     stopped it): never silent, in the JSON and under the group in the table."""
-    import podwhy.runtime.suggest.groups as groups_module
+    import podwhy.analysis.suggest.groups as groups_module
 
     for name, value in bounds.items():
         monkeypatch.setattr(groups_module, name, value)

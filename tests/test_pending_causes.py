@@ -11,12 +11,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from podwhy.analysis.pending import PendingPod, classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.runtime.config import default_config, parse_scheduler_config
-from podwhy.runtime.cycle import Verdict
-from podwhy.runtime.pending import PendingPod, classify_pending
-from podwhy.runtime.schedulers import SchedulerPods, Serving, scheduler_pod
+from podwhy.scheduler.config import default_config, parse_scheduler_config
+from podwhy.scheduler.cycle import Verdict
+from podwhy.scheduler.schedulers import SchedulerPods, Serving, scheduler_pod
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.writer import REDACTED, redact

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from podwhy.cluster.placement import Placer, replica_signature
 from podwhy.engine import scheduler_config
 from podwhy.model import objects as o
-from podwhy.runtime.config import default_config
-from podwhy.runtime.placement import Placer, replica_signature
+from podwhy.scheduler.config import default_config
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod
 from tests.conformance import case_dirs, cluster_file

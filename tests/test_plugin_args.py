@@ -27,7 +27,7 @@ from podwhy.framework.plugin_args import (
     VolumeBindingArgs,
 )
 from podwhy.framework.validation import DurationError, format_go_duration, parse_go_duration
-from podwhy.runtime.config import parse_scheduler_config
+from podwhy.scheduler.config import parse_scheduler_config
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
 POD = "shop/checkout-7c9d8b6f5-m4x2q"

@@ -15,7 +15,7 @@ from podwhy.framework.versions import V1_36
 from podwhy.plugins.queuesort import PrioritySort
 from podwhy.plugins.registry import PLUGINS, plugin_class
 from podwhy.plugins.schedulinggates import SchedulingGates
-from podwhy.runtime.config import DEFAULT_MULTI_POINT, default_multi_point, parse_scheduler_config
+from podwhy.scheduler.config import DEFAULT_MULTI_POINT, default_multi_point, parse_scheduler_config
 from tests.builders import make_handle, make_pod
 
 PODWHY = Path(__file__).resolve().parent.parent / "podwhy"

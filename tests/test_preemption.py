@@ -23,15 +23,17 @@ from podwhy.framework.preemption import (
     filter_pods_with_pdb_violation,
     fit_error_text,
     pick_one_node_for_preemption,
+    preemption_outcome,
 )
 from podwhy.framework.profile import Profile
+from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Code, Status, error, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
-from podwhy.plugins.defaultpreemption import DefaultPreemption, preemption_outcome
+from podwhy.plugins.defaultpreemption import DefaultPreemption
+from podwhy.plugins.registry import PLUGINS
 from podwhy.report.build import build_report
-from podwhy.runtime.cycle import run_cycle
-from podwhy.runtime.framework import Framework
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import VOUCHED_KINDS
 from tests.builders import from_raw, make_handle, make_node, make_pod, make_snapshot
@@ -158,7 +160,7 @@ def run_post_filter(
         score={},
         plugin_args={DefaultPreemption.NAME: decode_plugin_args(DefaultPreemptionArgs, args or {})},
     )
-    framework = Framework(Handle(snapshot), profile)
+    framework = Framework(Handle(snapshot), profile, PLUGINS)
     if extra is not None:
         extra.framework = framework
         framework.plugins[extra.NAME] = extra

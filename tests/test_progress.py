@@ -109,10 +109,10 @@ def test_live_lists_report_their_pages(tmp_path: Path) -> None:
 
 
 def test_check_reports_the_replicas_it_places() -> None:
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.placement import PlaceProgress, place
+    from podwhy.cluster.manifests import ManifestSource
+    from podwhy.cluster.placement import PlaceProgress, place
+    from podwhy.scheduler.config import default_config
     from podwhy.snapshot.cluster import Snapshot
-    from podwhy.snapshot.manifests import ManifestSource
     from tests.builders import make_node
 
     manifest = (

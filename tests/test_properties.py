@@ -29,8 +29,8 @@ from rich.console import Console
 from podwhy.report.build import build_report
 from podwhy.report.model import NodeReport, PluginStatus, PreFilterEntry, Report, StatusName, encode_json
 from podwhy.report.table import render_table
-from podwhy.runtime.config import default_profile
-from podwhy.runtime.cycle import Verdict, run_cycle
+from podwhy.scheduler.config import default_profile
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from tests.builders import make_node
 from tests.strategies import Cluster, clusters, node_builders
 

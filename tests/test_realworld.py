@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+from podwhy.analysis.pending import is_pending
 from podwhy.cli import app
 from podwhy.errors import PodwhyError
-from podwhy.runtime.cycle import Verdict
-from podwhy.runtime.pending import is_pending
+from podwhy.scheduler.cycle import Verdict
 from podwhy.snapshot.source import FileSource
 
 CASES_DIR = Path(

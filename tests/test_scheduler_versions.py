@@ -34,9 +34,9 @@ from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.report.build import build_report
 from podwhy.report.model import Report, StatusName
 from podwhy.report.versions import version_warnings
-from podwhy.runtime.config import default_profile, parse_scheduler_config
-from podwhy.runtime.cycle import run_cycle
-from podwhy.runtime.versions import VersionSource, choose_version
+from podwhy.scheduler.config import default_profile, parse_scheduler_config
+from podwhy.scheduler.cycle import run_cycle
+from podwhy.scheduler.versions import VersionSource, choose_version
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects
 from tests.builders import make_node, make_pod, make_snapshot

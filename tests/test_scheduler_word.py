@@ -9,7 +9,7 @@ import pytest
 from podwhy.model import objects as o
 from podwhy.report.build import EVENT_MESSAGE_LIMIT, build_report
 from podwhy.report.table import age
-from podwhy.runtime.cycle import run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from tests.builders import from_raw, make_node, make_pod, make_snapshot
 
 MESSAGE = (

@@ -17,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from podwhy.analysis.pending import owner_of
 from podwhy.cli import app
+from podwhy.cluster.manifests import ManifestSource
 from podwhy.engine import ExplainRequest, explain
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.model import objects as o
 from podwhy.report.inputs import input_warnings
-from podwhy.runtime.config import load_scheduler_config
-from podwhy.runtime.pending import owner_of
+from podwhy.scheduler.config import load_scheduler_config
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot, second_is_newer
-from podwhy.snapshot.manifests import ManifestSource
 from podwhy.snapshot.source import FileSource
 from tests.strategies import Cluster, clusters
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from podwhy.model import objects as o
-from podwhy.runtime.config import default_profile
-from podwhy.runtime.cycle import make_framework, run_cycle
+from podwhy.scheduler.config import default_profile
+from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import make_node, make_pod, make_snapshot
 

@@ -16,15 +16,15 @@ import msgspec
 import pytest
 import yaml
 
+from podwhy.analysis.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
+from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
+from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
-from podwhy.runtime.config import default_profile
-from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.nodecopy import added_node_pods, with_copies
-from podwhy.runtime.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
-from podwhy.runtime.wellknown import condition_taint, reserving_taint, well_known_label
+from podwhy.scheduler.config import default_profile
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod, make_snapshot
@@ -536,9 +536,9 @@ def test_no_golden_suggestion_touches_a_well_known_label_or_puts_reserved_nodes_
 def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) -> None:
     """`podwhy pending` on every golden cluster: each group's suggested nodes, added to the recorded
     cluster, let the group's pods all be placed one after another."""
+    from podwhy.cluster.placement import Placer
     from podwhy.engine import PendingRequest, pending
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.placement import Placer
+    from podwhy.scheduler.config import default_config
 
     checked = 0
     for case in _golden_cases():
@@ -568,7 +568,7 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
 
 
 def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest.base as suggest_base
+    import podwhy.analysis.suggest.base as suggest_base
 
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
     snapshot = _snap([node], [make_pod("busy").node("n1").req(cpu="3").obj()])
@@ -635,8 +635,8 @@ def _trainer(i: int, gpus: int = 1, anti_affinity: bool = False) -> o.Pod:
 
 def _placed_all(snapshot: Snapshot, added: list[o.Node], pods: list[o.Pod]) -> bool:
     """Whether every pod gets placed, one after another, on the snapshot plus the added nodes."""
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.placement import Placer
+    from podwhy.cluster.placement import Placer
+    from podwhy.scheduler.config import default_config
 
     started = [pod for node in added for pod in added_node_pods(snapshot, node)]
     changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *started])
@@ -656,8 +656,8 @@ GROUP_CASES = [
 
 @pytest.mark.parametrize(("size", "gpus", "anti_affinity", "needed"), GROUP_CASES)
 def test_how_many_nodes_a_whole_group_needs(size: int, gpus: int, anti_affinity: bool, needed: int | None) -> None:
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.pending import pending_group
+    from podwhy.analysis.pending import pending_group
+    from podwhy.scheduler.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     group = [_trainer(i, gpus, anti_affinity) for i in range(size)]
@@ -689,9 +689,9 @@ def test_how_many_nodes_a_whole_group_needs(size: int, gpus: int, anti_affinity:
 
 
 def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest.base as suggest_base
-    import podwhy.runtime.suggest.groups as groups_module
-    from podwhy.runtime.config import default_config
+    import podwhy.analysis.suggest.base as suggest_base
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.scheduler.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     group = [_trainer(i) for i in range(12)]
@@ -727,8 +727,8 @@ def test_group_sizing_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_sizing_says_which_bound_stopped_it(
     bound: str | None, value: Any, outcome: str, note: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import podwhy.runtime.suggest.groups as groups_module
-    from podwhy.runtime.config import default_config
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.scheduler.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     group = [_trainer(i) for i in range(12)]
@@ -743,8 +743,8 @@ def test_sizing_says_which_bound_stopped_it(
 
 
 def test_explain_says_when_a_bound_stopped_sizing_the_pods_group(monkeypatch: pytest.MonkeyPatch) -> None:
-    import podwhy.runtime.suggest.groups as groups_module
-    from podwhy.runtime.config import default_config
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.scheduler.config import default_config
 
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     group = [_trainer(i) for i in range(12)]
@@ -849,9 +849,9 @@ def test_fast_sizing_gives_the_count_of_full_placements(
     """The search without scoring (node-local groups only) finds the count the search with full
     placements finds; either count places every pod on the cluster indexed afresh with that many
     nodes added, and one fewer does not. Groups whose pods constrain one another never take it."""
-    import podwhy.runtime.suggest.groups as groups_module
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.cycle import make_framework
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.scheduler.config import default_config
+    from podwhy.scheduler.cycle import make_framework
 
     nodes, bound, group = _sizing_case(case)
     if case == "mixed-specs":
@@ -944,10 +944,10 @@ def test_sizing_on_copied_indexes_places_as_indexing_anew() -> None:
     """Each sizing placement copies the snapshot's indexes and adds the new nodes with their
     DaemonSet pods: the pods go where they go when the grown snapshot is indexed afresh (spread,
     affinity and images too)."""
-    import podwhy.runtime.suggest.groups as groups_module
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.cycle import make_framework
-    from podwhy.runtime.placement import Placer
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.cluster.placement import Placer
+    from podwhy.scheduler.config import default_config
+    from podwhy.scheduler.cycle import make_framework
 
     spread = {"matchLabels": {"app": "w"}}
     nodes = [
@@ -1070,8 +1070,8 @@ DAEMON_CASES = [
 def test_added_nodes_run_the_daemonset_pods_of_the_node_they_copy(
     started: list[o.Pod], cpu: str, port: int | None, size: int, needed: int | None, words: str, tmp_path: Path
 ) -> None:
-    from podwhy.runtime.config import default_config
-    from podwhy.runtime.suggest import SizingOutcome, size_group
+    from podwhy.analysis.suggest import SizingOutcome, size_group
+    from podwhy.scheduler.config import default_config
 
     busy = make_pod("busy").node("n1").owner("ReplicaSet", "busy-1").req(cpu="2").obj()
     group = [_waiting(i, cpu, port) for i in range(size)]
@@ -1137,8 +1137,8 @@ def test_copies_of_startup_pods_are_bound_pinned_and_named_per_copy() -> None:
 
 
 def test_no_node_shape_counts_what_the_daemonset_pods_take() -> None:
-    from podwhy.runtime.cycle import make_framework
-    from podwhy.runtime.suggest import allocatable_shapes, beyond_every_node
+    from podwhy.analysis.suggest import allocatable_shapes, beyond_every_node
+    from podwhy.scheduler.cycle import make_framework
 
     pod = make_pod("p").req(cpu="3500m").obj()
     plain = _snap([_node("n1")], [_replica("1")])

@@ -14,12 +14,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from podwhy.analysis.suggest import Suggestion, suggest
+from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.runtime.config import default_profile
-from podwhy.runtime.cycle import Verdict, run_cycle
-from podwhy.runtime.suggest import Suggestion, suggest
-from podwhy.runtime.wellknown import condition_taint, reserving_taint, well_known_label
+from podwhy.scheduler.config import default_profile
+from podwhy.scheduler.cycle import Verdict, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import from_raw, make_node, make_pod, make_snapshot
 from tests.test_commands import json_patch
@@ -539,7 +539,7 @@ def test_cli_a_zone_pinned_pod(tmp_path: Path, width: int) -> None:
     ],
 )
 def test_manifest_commands(path: str, generate_name: str, expected: str) -> None:
-    from podwhy.runtime.commands import manifest_command
+    from podwhy.analysis.commands import manifest_command
 
     pod = make_pod("web-x1").obj()
     pod.metadata.generate_name = generate_name

@@ -458,3 +458,13 @@ def select_candidate(candidates: Sequence[Candidate]) -> Candidate | None:
         if candidate.node == node:
             return candidate
     return candidates[0]
+
+
+# Where DefaultPreemption leaves its full outcome for the report.
+PREEMPTION_STATE_KEY = "podwhy/preemption"
+
+
+def preemption_outcome(state: CycleState) -> PreemptionOutcome | None:
+    """The outcome DefaultPreemption stored in the cycle state, if it ran."""
+    outcome = state.get(PREEMPTION_STATE_KEY)
+    return outcome if isinstance(outcome, PreemptionOutcome) else None

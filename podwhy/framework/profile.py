@@ -1,6 +1,6 @@
 """A scheduling profile: which plugins run at each extension point, in order, with args.
 
-The default profiles are not spelled out here: `podwhy.runtime.config.default_profile`
+The default profiles are not spelled out here: `podwhy.scheduler.config.default_profile`
 derives them from the default MultiPoint plugin list and the release's feature gates, as
 kube-scheduler's defaulting does.
 """

@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import CycleState, Plugin, PostFilterResult
 from podwhy.framework.plugin_args import DefaultPreemptionArgs, PluginArgs, args_of
-from podwhy.framework.preemption import Evaluator, PreemptionOutcome
+from podwhy.framework.preemption import PREEMPTION_STATE_KEY, Evaluator
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
 
-# Where the plugin leaves its full outcome for the report.
-PREEMPTION_STATE_KEY = "podwhy/preemption"
 MESSAGE_PREFIX = "preemption: "
 
 
@@ -51,9 +49,3 @@ class DefaultPreemption(Plugin):
         if msg:
             return result, Status(status.code, [MESSAGE_PREFIX + msg], self.NAME)
         return result, status
-
-
-def preemption_outcome(state: CycleState) -> PreemptionOutcome | None:
-    """The outcome DefaultPreemption stored in the cycle state, if it ran."""
-    outcome = state.get(PREEMPTION_STATE_KEY)
-    return outcome if isinstance(outcome, PreemptionOutcome) else None

@@ -1,11 +1,10 @@
-"""The autoscaling section in words: runtime.autoscaling decides, this module says it."""
+"""The autoscaling section in words: analysis.autoscaling decides, this module says it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
-from podwhy.runtime.autoscaling import (
+from podwhy.analysis.autoscaling import (
     AutoscalingAnalysis,
     ComingNode,
     GroupFinding,
@@ -13,8 +12,9 @@ from podwhy.runtime.autoscaling import (
     PodExclusion,
     Reason,
 )
-from podwhy.runtime.autoscaling.clusterautoscaler import NOT_TRIGGER_SCALE_UP, TRIGGERED_SCALE_UP
-from podwhy.runtime.autoscaling.karpenter import NOMINATED
+from podwhy.analysis.autoscaling.clusterautoscaler import NOT_TRIGGER_SCALE_UP, TRIGGERED_SCALE_UP
+from podwhy.analysis.autoscaling.karpenter import NOMINATED
+from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
 
 # How podwhy asks for the autoscaler kinds a dump lacks.
 AUTOSCALER_DUMP_HINT = (

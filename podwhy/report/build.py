@@ -6,6 +6,13 @@ from collections.abc import Mapping, Sequence
 
 from msgspec import UNSET
 
+from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.events import event_time
+from podwhy.analysis.pending import PendingPod
+from podwhy.analysis.suggest import GroupKey, GroupSizing
+from podwhy.analysis.suggest import Suggestion as SuggestedChange
+from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
+from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
@@ -39,16 +46,9 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.report.versions import version_warnings
-from podwhy.runtime.autoscaling import AutoscalingAnalysis
-from podwhy.runtime.autoscaling.events import event_time
-from podwhy.runtime.cycle import CycleOutcome, Verdict
-from podwhy.runtime.framework import PostFilterOutcome, PreFilterRecord
-from podwhy.runtime.pending import PendingPod
-from podwhy.runtime.schedulers import SchedulerPods
-from podwhy.runtime.scoring import PluginScore
-from podwhy.runtime.suggest import GroupKey, GroupSizing
-from podwhy.runtime.suggest import Suggestion as SuggestedChange
-from podwhy.runtime.versions import ChosenVersion, VersionSource
+from podwhy.scheduler.cycle import CycleOutcome, Verdict
+from podwhy.scheduler.schedulers import SchedulerPods
+from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
 

@@ -6,16 +6,16 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from podwhy.analysis.pending import owner_of
+from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, DisplacedPod, NotChecked, ReplicaReport, WorkloadReport
 from podwhy.report.versions import version_warnings
-from podwhy.runtime.cycle import Verdict
-from podwhy.runtime.pending import owner_of
-from podwhy.runtime.placement import Displaced, ReplicaPlacement, WorkloadPlacement
-from podwhy.runtime.versions import ChosenVersion
+from podwhy.scheduler.cycle import Verdict
+from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 
 

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from podwhy.runtime.cycle import Verdict
-from podwhy.runtime.suggest import SizingOutcome
+from podwhy.analysis.suggest import SizingOutcome
+from podwhy.scheduler.cycle import Verdict
 
 API_VERSION = "podwhy/v1"
 KIND = "Explanation"

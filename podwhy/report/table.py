@@ -47,7 +47,7 @@ from podwhy.report.model import (
     StatusName,
     WorkloadReport,
 )
-from podwhy.runtime.cycle import Verdict
+from podwhy.scheduler.cycle import Verdict
 
 SHORT_NAMES = {
     NodeUnschedulable.NAME: "Unsched",

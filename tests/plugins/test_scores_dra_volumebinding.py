@@ -10,6 +10,7 @@ import pytest
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.profile import Profile
+from podwhy.framework.scoring import run_scores
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
@@ -22,7 +23,6 @@ from podwhy.plugins.dynamicresources.scoring import (
     prioritized_list_score,
 )
 from podwhy.plugins.volumebinding import VolumeBinding
-from podwhy.runtime.scoring import run_scores
 from tests.builders import from_raw, make_handle, make_node, make_pod
 
 Json = dict[str, Any]

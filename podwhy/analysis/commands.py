@@ -1,0 +1,203 @@
+"""The kubectl command that makes a change to a Pending pod's spec, through the workload that owns it.
+
+A change is given as RFC 6902 ops with paths relative to the pod (`/spec/containers/0/...`).
+Each owner kind takes it differently, and what follows the patch differs with it:
+
+- Deployment, DaemonSet: patching `/spec/template` rolls out new pods; the Pending ones go.
+- StatefulSet: patching rolls out, except that with `podManagementPolicy: OrderedReady` (the
+  default) the controller waits for the Pending pod to become Ready before it changes anything,
+  and with `updateStrategy: OnDelete` it never replaces a pod itself: the Pending pod must be
+  deleted after the patch (it is recreated from the new template). An ordinal below the rolling
+  update's `partition` is recreated from the old template, so the partition is lowered to it.
+- ReplicaSet (no Deployment) and ReplicationController: a template change never touches existing
+  pods: the Pending pods are deleted after the patch, and recreated from the new template.
+- Job: `spec.template` is immutable once created (a suspended Job that never started may change
+  scheduling directives only, and a Job with Pending pods is not suspended): the Job is recreated
+  from a patched copy of itself, without the selector and template labels the API server
+  generated from the old Job's uid (its pods start over).
+- A Job of a CronJob: the CronJob's `/spec/jobTemplate/spec/template` is patched for future runs,
+  and the running Job is recreated from the patched CronJob.
+- A bare pod: most of a pod's spec is immutable: it is replaced with a patched copy.
+- A pod given as a manifest (`explain -f pod.yaml`) is not in the cluster: the manifest is patched
+  locally and the result created (`kubectl apply`, or `kubectl create` for a manifest with only
+  `metadata.generateName`, whose name podwhy made up).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+from podwhy.analysis.pending import Owner, controller_ref, owner_of
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+# Where each owner kind holds its pod template.
+TEMPLATE_PATHS = {
+    "Deployment": "/spec/template",
+    "StatefulSet": "/spec/template",
+    "DaemonSet": "/spec/template",
+    "ReplicaSet": "/spec/template",
+    "ReplicationController": "/spec/template",
+    "Job": "/spec/template",
+    "CronJob": "/spec/jobTemplate/spec/template",
+}
+# What the API server generates on a Job when it is created (with spec.manualSelector unset): the
+# selector, and the template labels it matches, carry the Job's uid. A Job created from a copy of
+# another gets a new uid: with the old ones it would be rejected ("`selector` not auto-generated").
+# A merge patch, since a JSON-patch "remove" fails on a Job that lacks one (older Jobs have no
+# batch.kubernetes.io/controller-uid).
+JOB_GENERATED_FIELDS: dict[str, Any] = {
+    "spec": {
+        "selector": None,
+        "template": {"metadata": {"labels": {"controller-uid": None, "batch.kubernetes.io/controller-uid": None}}},
+    }
+}
+
+
+def template_owner(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
+    """(kind, namespace, name) of the workload whose template makes the pod (a ReplicaSet lifted
+    to its Deployment, a Job to its CronJob), None for a bare pod or an owner without a pod template."""
+    owner = owner_of(pod, snapshot)
+    if owner is None or owner.kind not in TEMPLATE_PATHS:
+        return None
+    return owner.kind, owner.namespace, owner.name
+
+
+def _json(value: Any) -> str:
+    return shlex.quote(json.dumps(value, separators=(",", ":")))
+
+
+def _under(prefix: str, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**op, "path": prefix + op["path"]} for op in ops]
+
+
+def _delete_pods(namespace: str, pods: Sequence[o.Pod]) -> str:
+    return f"kubectl delete pod -n {shlex.quote(namespace)} " + " ".join(shlex.quote(p.metadata.name) for p in pods)
+
+
+def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], replaced: Sequence[o.Pod] = ()) -> str:
+    """The command that makes the change `ops` (paths relative to the pod) to the pod's owner, and
+    replaces the Pending pods `replaced` (the pod's pending group; the pod alone by default) where
+    the owner would not replace them itself."""
+    owner = owner_of(pod, snapshot)
+    if owner is None or owner.kind not in TEMPLATE_PATHS:
+        return _replace_bare_pod(pod, ops)
+    pods = list(replaced) if any(p is pod for p in replaced) else [pod]
+    if owner.kind == "CronJob":
+        return _cron_job(pod, owner, ops)
+    if owner.kind == "Job":
+        job = snapshot.jobs.get(f"{owner.namespace}/{owner.name}")
+        return _recreate_job(owner, ops, manual_selector=job is not None and bool(job.spec.manual_selector))
+    patch = _patch(owner, ops)
+    if owner.kind in ("ReplicaSet", "ReplicationController"):
+        return (
+            f"{patch} && {_delete_pods(owner.namespace, pods)}"
+            f"  # a {owner.kind} does not replace its pods when its template changes:"
+            " the deleted ones are recreated from it"
+        )
+    if owner.kind == "StatefulSet":
+        return _stateful_set(pod, snapshot, owner, ops, pods)
+    return patch
+
+
+def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
+    """The command that makes the change `ops` (paths relative to the pod) to the pod manifest at
+    PATH ('-': stdin) and creates the pod from the patched manifest: never a command naming the
+    pod, which is not in the cluster (and whose name podwhy may have made up from generateName)."""
+    # A manifest without a name cannot be applied: create makes the API server generate one.
+    create = "kubectl create -f" if pod.metadata.generate_name else "kubectl apply -f"
+    local = f"kubectl patch --local --type json -p {_json(ops)} -o yaml"
+    if path == "-":
+        return f"{local} -f - | {create} -  # the manifest on stdin, as podwhy read it"
+    stem, dot, ext = path.rpartition(".")
+    patched = f"{stem}.patched.{ext}" if dot and "/" not in ext else f"{path}.patched.yaml"
+    return f"{local} -f {shlex.quote(path)} > {shlex.quote(patched)} && {create} {shlex.quote(patched)}"
+
+
+def _patch(owner: Owner, ops: list[dict[str, Any]]) -> str:
+    return (
+        f"kubectl patch {owner.kind.lower()} {shlex.quote(owner.name)} -n {shlex.quote(owner.namespace)} "
+        f"--type json -p {_json(_under(TEMPLATE_PATHS[owner.kind], ops))}"
+    )
+
+
+def _replace_bare_pod(pod: o.Pod, ops: list[dict[str, Any]]) -> str:
+    ns, name = shlex.quote(pod.metadata.namespace), shlex.quote(pod.metadata.name)
+    return (
+        f"kubectl get pod {name} -n {ns} -o json | kubectl patch --local -f - --type json "
+        f"-p {_json(ops)} -o json | kubectl replace --force -f -"
+    )
+
+
+def _recreate_job(owner: Owner, ops: list[dict[str, Any]], manual_selector: bool) -> str:
+    ns, name = shlex.quote(owner.namespace), shlex.quote(owner.name)
+    drop = (
+        ""
+        if manual_selector
+        else f"kubectl patch --local -f - --type merge -p {_json(JOB_GENERATED_FIELDS)} -o json | "
+    )
+    return (
+        f"kubectl get job {name} -n {ns} -o json | {drop}"
+        f"kubectl patch --local -f - --type json -p {_json(_under(TEMPLATE_PATHS['Job'], ops))} -o json"
+        " | kubectl replace --force -f -"
+        "  # a Job's pod template cannot change: the Job is deleted and created again (its pods start over)"
+    )
+
+
+def _cron_job(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]]) -> str:
+    ref = controller_ref(pod.metadata)
+    assert ref is not None  # the pod's Job, which lifted it to the CronJob
+    ns, job = shlex.quote(owner.namespace), shlex.quote(ref.name)
+    return (
+        f"{_patch(owner, ops)} && kubectl delete job {job} -n {ns} && "
+        f"kubectl create job {job} --from={shlex.quote(f'cronjob/{owner.name}')} -n {ns}"
+        "  # the CronJob's next Jobs get the change; its running Job, whose pod template cannot change,"
+        " is recreated from it (its pods start over)"
+    )
+
+
+def _ordinal(pod: o.Pod, stateful_set: str) -> int | None:
+    """The ordinal of a StatefulSet's pod, `<statefulset>-<ordinal>`."""
+    suffix = pod.metadata.name.removeprefix(f"{stateful_set}-")
+    return int(suffix) if suffix != pod.metadata.name and suffix.isdigit() else None
+
+
+def _stateful_set(
+    pod: o.Pod, snapshot: Snapshot, owner: Owner, ops: list[dict[str, Any]], pods: Sequence[o.Pod]
+) -> str:
+    sts = next(
+        (s for s in snapshot.stateful_sets if (s.metadata.namespace, s.metadata.name) == (owner.namespace, owner.name)),
+        None,
+    )
+    template_ops = _under(TEMPLATE_PATHS["StatefulSet"], ops)
+    notes: list[str] = []
+    if sts is None:
+        why: str | None = "the snapshot lacks the StatefulSet; with the default podManagementPolicy OrderedReady"
+    else:
+        strategy = sts.spec.update_strategy
+        if strategy.type == "OnDelete":
+            why = "updateStrategy OnDelete:"
+        elif sts.spec.pod_management_policy in ("", "OrderedReady"):
+            why = "podManagementPolicy OrderedReady:"
+        else:
+            why = None  # Parallel: the rolling update replaces the Pending pod itself
+        partition = strategy.rolling_update.partition if strategy.rolling_update is not None else None
+        ordinals = [n for p in pods if (n := _ordinal(p, owner.name)) is not None]
+        if partition and ordinals and min(ordinals) < partition:
+            # An ordinal below the partition is recreated from the old template.
+            lowest = min(ordinals)
+            template_ops.append(
+                {"op": "replace", "path": "/spec/updateStrategy/rollingUpdate/partition", "value": lowest}
+            )
+            notes.append(f"the partition ({partition}) is lowered to {lowest}: ordinals below it keep the old template")
+    command = (
+        f"kubectl patch statefulset {shlex.quote(owner.name)} -n {shlex.quote(owner.namespace)} "
+        f"--type json -p {_json(template_ops)}"
+    )
+    if why is not None:
+        command += f" && {_delete_pods(owner.namespace, pods)}"
+        notes.append(f"{why} the StatefulSet replaces a Pending pod only once it is deleted (after the patch)")
+    return command + (f"  # {'; '.join(notes)}" if notes else "")

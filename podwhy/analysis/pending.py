@@ -1,0 +1,674 @@
+"""Every Pending pod of a snapshot, classified by why it is Pending.
+
+A Pending pod is not always unscheduled: it may be gated, ignored by every profile, nominated
+and waiting for its victims, or bound with containers that do not start. Unscheduled pods run
+the scheduling cycle; the snapshot is indexed once for all of them, and pods of one owner with
+identical specs are evaluated once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import msgspec
+
+from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
+from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.framework.preemption import terminating_by_preemption
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.runtime import Framework
+from podwhy.framework.types import PodInfo, pod_key
+from podwhy.heap import gc_deferred
+from podwhy.model import objects as o
+from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
+from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
+from podwhy.snapshot.cluster import Snapshot
+
+# Waiting reasons that mean an image problem: the image is named.
+IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
+# What a container waits with while it is being created, or behind unfinished init containers:
+# the events (or the init containers) say why.
+CREATING_REASONS = frozenset({"ContainerCreating", "PodInitializing"})
+# Event reasons that explain a container still being created: volumes that do not attach or
+# mount (kubelet, attachdetach-controller), a sandbox the runtime or CNI cannot set up.
+CREATING_EVENT_REASONS = ("FailedAttachVolume", "FailedMount", "FailedCreatePodSandBox")
+# The API server's default terminationGracePeriodSeconds.
+DEFAULT_GRACE_PERIOD_S = 30
+
+
+@dataclass
+class Owner:
+    kind: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name} ({self.kind})" if self.namespace else f"{self.name} ({self.kind})"
+
+
+@dataclass
+class PendingPod:
+    pod: o.Pod
+    verdict: Verdict
+    # The one-line cause pods are grouped by (for unscheduled pods: the scheduler's message).
+    cause: str
+    owner: Owner | None
+    details: list[str] = field(default_factory=list)
+    # The scheduling cycle, when one ran (shared by identical pods of one owner).
+    cycle: CycleOutcome | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.pod.metadata.namespace}/{self.pod.metadata.name}"
+
+    @property
+    def group_key(self) -> tuple[str, str, str | None]:
+        """Pods are reported in groups of one verdict, cause and owner."""
+        return str(self.verdict), self.cause, str(self.owner) if self.owner is not None else None
+
+
+def is_pending(pod: o.Pod) -> bool:
+    return pod.status.phase in ("Pending", "") and pod.metadata.deletion_timestamp is None
+
+
+# The label the Deployment controller puts on its ReplicaSets' pods: the RS is `<deployment>-<hash>`.
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+ReplicaSetIndex = dict[tuple[str, str], o.ReplicaSet]
+
+
+def replica_set_index(snapshot: Snapshot) -> ReplicaSetIndex:
+    return {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
+
+
+def controller_ref(meta: o.ObjectMeta) -> o.OwnerReference | None:
+    return next((r for r in meta.owner_references if r.controller), None)
+
+
+def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> Owner | None:
+    """The pod's controller, lifted from a ReplicaSet to its Deployment and from a Job to its
+    CronJob. A ReplicaSet is lifted to its own controller when the snapshot has it, else to the
+    Deployment its name and the pod's pod-template-hash label show (dumps of pods alone,
+    cluster-info dumps of empty lists). A Job is lifted only when the snapshot has it and a
+    CronJob controls it: a Job's name alone does not say whether a CronJob made it."""
+    ref = controller_ref(pod.metadata)
+    if ref is None:
+        return None
+    namespace = pod.metadata.namespace
+    if ref.kind == "ReplicaSet":
+        if replica_sets is None:
+            replica_sets = replica_set_index(snapshot)
+        rs = replica_sets.get((namespace, ref.name))
+        if rs is not None:
+            parent = controller_ref(rs.metadata)
+            if parent is not None:
+                return Owner(parent.kind, namespace, parent.name)
+            return Owner(ref.kind, namespace, ref.name)
+        template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH_LABEL, "")
+        if template_hash and ref.name.endswith(f"-{template_hash}") and len(ref.name) > len(template_hash) + 1:
+            return Owner("Deployment", namespace, ref.name[: -len(template_hash) - 1])
+    elif ref.kind == "Job":
+        job = snapshot.jobs.get(f"{namespace}/{ref.name}")
+        parent = controller_ref(job.metadata) if job is not None else None
+        if parent is not None and parent.kind == "CronJob":
+            return Owner(parent.kind, namespace, parent.name)
+    # A mirror pod's owner is its Node, which has no namespace.
+    return Owner(ref.kind, "" if ref.kind in o.CLUSTER_SCOPED_KINDS else namespace, ref.name)
+
+
+def _events_of(pod: o.Pod, events: list[o.Event]) -> list[o.Event]:
+    """Of the events naming the pod, its own (not a previous pod's of the same name: uids agree)."""
+    uid = pod.metadata.uid
+    return [
+        e
+        for e in events
+        if e.involved_object.kind in ("Pod", "")
+        and (not e.involved_object.uid or not uid or e.involved_object.uid == uid)
+    ]
+
+
+def _last_exit(status: o.ContainerStatus) -> str:
+    last = status.last_state.terminated if status.last_state is not None else None
+    if last is None:
+        return ""
+    return f"last exit code {last.exit_code}" + (f": {last.reason}" if last.reason else "")
+
+
+def _waiting(status: o.ContainerStatus, what: str) -> tuple[str, str | None] | None:
+    """(cause, detail) of a container waiting for a reason that explains itself, else None; the
+    detail is None when it would only repeat the cause."""
+    waiting = status.state.waiting if status.state is not None else None
+    if waiting is None or not waiting.reason or waiting.reason in CREATING_REASONS:
+        return None
+    reason = waiting.reason
+    detail = f"{what} {status.name}: {reason}"
+    if reason in IMAGE_REASONS:
+        cause = f"{reason} (image {status.image})" if status.image else reason
+    elif reason == "CreateContainerConfigError" and waiting.message:
+        # The kubelet names the missing ConfigMap, Secret or key in the message.
+        cause = f"{reason}: {waiting.message}"
+    else:
+        cause = reason
+    last = _last_exit(status)
+    if last:
+        detail += f" ({status.restart_count} restarts; {last})" if status.restart_count else f" ({last})"
+    if waiting.message:
+        detail += f": {waiting.message}"
+    if what == "init container":
+        cause = f"init container {status.name}: {cause}"
+    if detail == f"{what} {status.name}: {cause.removeprefix(f'init container {status.name}: ')}":
+        return cause, None
+    return cause, detail
+
+
+def _init_finished(status: o.ContainerStatus, sidecar: bool) -> bool:
+    state = status.state
+    if state is None:
+        return False
+    if sidecar:
+        # A restartable init container (sidecar) counts once it has started.
+        return state.running is not None
+    return state.terminated is not None and state.terminated.exit_code == 0
+
+
+def _init_progress(pod: o.Pod) -> tuple[list[str], list[str], bool]:
+    """Causes and details of unfinished init containers (kubectl's Init:N/M), and whether the
+    first unfinished one was ever started (when not, volume or sandbox events may say why)."""
+    sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
+    statuses = pod.status.init_container_statuses
+    total = len(pod.spec.init_containers) or len(statuses)
+    done = sum(1 for s in statuses if _init_finished(s, s.name in sidecars))
+    if not total or done >= total:
+        return [], [], True
+    progress = f"Init:{done}/{total}"
+    first = next((s for s in statuses if not _init_finished(s, s.name in sidecars)), None)
+    if first is None:
+        return [f"init containers not started ({progress})"], [], False
+    waiting = _waiting(first, "init container")
+    if waiting is not None:
+        return [f"{waiting[0]} ({progress})"], [waiting[1]] if waiting[1] is not None else [], True
+    if first.state is not None and first.state.running is not None:
+        return [f"init container {first.name} still running ({progress})"], [], True
+    if first.state is not None and first.state.terminated is not None:
+        term = first.state.terminated
+        return [f"init container {first.name} exited with code {term.exit_code} ({progress})"], [], True
+    return [f"init container {first.name} not started ({progress})"], [], False
+
+
+def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
+    """Why a bound pod's containers do not run: its node, then its containers, then its events."""
+    node = nodes.get(pod.spec.node_name)
+    if node is None:
+        return f"bound to node {pod.spec.node_name}, which no longer exists", []
+    ready = next((c for c in node.status.conditions if c.type == "Ready"), None)
+    if ready is not None and ready.status != "True":
+        why = f"{ready.reason}: {ready.message}" if ready.reason and ready.message else ready.reason or ready.message
+        details = [f"node {pod.spec.node_name} Ready={ready.status}" + (f" ({why})" if why else "")]
+        return f"bound to node {pod.spec.node_name}, which is NotReady", details
+    causes, details, init_started = _init_progress(pod)
+    for status in pod.status.container_statuses:
+        waiting = _waiting(status, "container")
+        if waiting is not None and not causes:
+            causes.append(waiting[0])
+        if waiting is not None and waiting[1] is not None:
+            details.append(waiting[1])
+    if not causes or not init_started:
+        # Volumes and the sandbox come before any container, init containers included.
+        said = []
+        for event in _events_of(pod, events):
+            said.append(event.reason)
+            text = f"event {event.reason}: {event.message}"
+            if text not in details:
+                details.append(text)
+        causes = said or causes
+    if not causes:
+        creating = any(
+            s.state is not None and s.state.waiting is not None and s.state.waiting.reason == "ContainerCreating"
+            for s in pod.status.container_statuses
+        )
+        if creating:
+            return f"bound to node {pod.spec.node_name}, ContainerCreating (no event says why yet)", details
+        return f"bound to node {pod.spec.node_name}, containers not started yet", details
+    return f"bound, not running: {', '.join(dict.fromkeys(causes))}", details
+
+
+def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
+    """Of the pods terminating on its nominated node, those of lower priority: the room it waits for."""
+    priority = pod.spec.priority or 0
+    return [p for p in terminating if (p.spec.priority or 0) < priority]
+
+
+def _victim_detail(victim: o.Pod) -> str:
+    preempted = " (preempted by the scheduler)" if terminating_by_preemption(victim) else ""
+    return (
+        f"victim {victim.metadata.namespace}/{victim.metadata.name}{preempted}, priority {victim.spec.priority or 0}:"
+        f" terminating, grace period {_grace_period(victim)}s, gone by {victim.metadata.deletion_timestamp}"
+    )
+
+
+def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, victims: list[o.Pod]) -> bool:
+    """Whether the pod passes every filter on its nominated node once the victims are gone
+    (as the preemption dry run checks a node: the victims removed from a copy of it)."""
+    outcome = cycle.outcome
+    node_info = framework.handle.node_info_by_name.get(node_name)
+    if outcome is None or node_info is None or outcome.pre_filter_failure is not None:
+        return False
+    node_copy = node_info.snapshot()
+    state = outcome.state.clone()
+    gone = {pod_key(v) for v in victims}
+    for pi in [p for p in node_copy.pods if p.key in gone]:
+        node_copy.remove_pod(pi)
+        if not framework.run_pre_filter_extension_remove_pod(state, cycle.pod, pi, node_copy).is_success():
+            return False
+    return framework.run_filter_plugins_with_nominated_pods(state, cycle.pod, node_copy).is_success()
+
+
+def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[str, list[str]]:
+    """Nominated and waiting: the victims still terminating there, or a stale nomination."""
+    node_name = pod.status.nominated_node_name
+    details = [_victim_detail(v) for v in victims]
+    if fits:
+        return f"nominated to node {node_name}, where it fits now: the scheduler binds it on its next attempt", details
+    if not victims:
+        return f"nominated to node {node_name}, where it no longer fits (stale nomination)", details
+    waiting = f"nominated to node {node_name}, waiting for {len(victims)} victim(s) to terminate"
+    if fits_once_gone is False:
+        return waiting + " (even then it does not fit there: stale nomination)", details
+    return waiting + "; it fits there once they are gone", details
+
+
+def _grace_period(pod: o.Pod) -> int:
+    seconds = pod.metadata.deletion_grace_period_seconds
+    if seconds is None:
+        seconds = pod.spec.termination_grace_period_seconds
+    return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
+
+
+def _has_source(volume: o.Volume) -> bool:
+    return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
+
+
+def spec_signature(pod: o.Pod) -> bytes:
+    """What makes two pods of one owner the same to the scheduler: spec, labels, nomination.
+
+    Names of volumes the scheduler does not read (the per-pod kube-api-access-xxxxx token volume)
+    are left out. Pods with generic ephemeral volumes or resource claims refer to objects of their
+    own (PVCs, claims named after the pod): they are never taken for one another.
+    """
+    spec = pod.spec
+    if spec.resource_claims or any(v.ephemeral is not None for v in spec.volumes):
+        return msgspec.json.encode((pod.metadata.namespace, pod.metadata.name))
+    volumes = [v if _has_source(v) else msgspec.structs.replace(v, name="") for v in spec.volumes]
+    spec = msgspec.structs.replace(spec, volumes=volumes)
+    return msgspec.json.encode((pod.metadata.namespace, pod.metadata.labels, spec, pod.status.nominated_node_name))
+
+
+def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.Pod]]:
+    """The pod's pending group: the unscheduled Pending pods of its owner with identical specs,
+    itself included ([] for a pod that is not one of the snapshot's, or has no owner)."""
+    if pod.spec.node_name or not any(p is pod for p in snapshot.pods):
+        return None, []
+    replica_sets = replica_set_index(snapshot)
+    owner = owner_of(pod, snapshot, replica_sets)
+    if owner is None:
+        return None, []
+    signature = spec_signature(pod)
+    members = [
+        p
+        for p in snapshot.pods
+        if p.metadata.namespace == pod.metadata.namespace
+        and not p.spec.node_name
+        and is_pending(p)
+        and owner_of(p, snapshot, replica_sets) == owner
+        and spec_signature(p) == signature
+    ]
+    return owner, members
+
+
+@dataclass
+class ReservedRoom:
+    """Nodes that reject the pod only for the room pods nominated there reserve (pods of its
+    priority or higher): it fits on them once those nominations are released."""
+
+    nodes: list[str]
+    # The nominated pods holding that room, "namespace/name" -> priority.
+    pods: dict[str, int]
+
+
+def reserved_room(cycle: CycleOutcome) -> ReservedRoom | None:
+    """From a cycle that ran every plugin (explain's): the nodes only nominated pods' room keeps
+    the pod off, as each node's filters found them without those pods (the same facts the
+    releaseNomination suggestion starts from). None when there are none, or the cycle did not
+    run every plugin (pending's short-circuit)."""
+    outcome = cycle.outcome
+    if outcome is None or cycle.verdict != Verdict.UNSCHEDULABLE:
+        return None
+    held = [v for v in outcome.nodes if not v.feasible and v.feasible_without_nominated]
+    if not held:
+        return None
+    pods = {pi.key: pi.priority for v in held for pi in v.nominated_pods}
+    return ReservedRoom([v.name for v in held], pods)
+
+
+def _reserved_cause(room: ReservedRoom) -> tuple[str, list[str]]:
+    count = len(room.nodes)
+    shown = ", ".join(room.nodes[:3]) + (f" and {count - 3} more" if count > 3 else "")
+    pods = ", ".join(room.pods)
+    cause = f"fits on {count} node{'s' if count != 1 else ''} ({shown}) once the room reserved by {pods} is released"
+    details = [f"nominated pod {key} (priority {priority}) reserves that room" for key, priority in room.pods.items()]
+    return cause, details
+
+
+@dataclass
+class _Evaluated:
+    """One scheduling cycle's verdict and message, shared by identical pods of one owner."""
+
+    cycle: CycleOutcome
+    # For a pod nominated to a node where terminating victims still hold room: whether it fits
+    # there once they are gone (None: no such victims).
+    fits_once_victims_gone: bool | None = None
+    # Nodes it fits on but for nominated pods' room (only from a cycle that ran every plugin).
+    reserved: ReservedRoom | None = None
+
+
+class _Classifier:
+    """Classifies the Pending pods of one snapshot; indexes and scheduler pods are built once."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        config: SchedulerConfig,
+        frameworks: dict[str, Framework] | None = None,
+        scalers: list[Autoscaler] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.nodes = {n.metadata.name: n for n in snapshot.nodes}
+        self.replica_sets = replica_set_index(snapshot)
+        self.names = frozenset(p.scheduler_name for p in config.profiles)
+        self.frameworks: dict[str, Framework] = frameworks if frameworks is not None else {}
+        self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}
+        self._scheduler_pods: SchedulerPods | None = None
+        self._findings: dict[str, SchedulerFinding] = {}
+        self._events: dict[tuple[str, str], list[o.Event]] | None = None
+        self._terminating: dict[str, list[o.Pod]] | None = None
+        self._nominated_nodes: dict[str, list[str]] = {}
+        # The autoscalers the snapshot shows, and the time ages are measured to.
+        self.autoscalers = scalers if scalers is not None else autoscalers(snapshot)
+        self.now = newest_record(snapshot)[0] if self.autoscalers else None
+
+    def events(self, pod: o.Pod) -> list[o.Event]:
+        """The events that explain a container still being created, naming this pod (indexed once)."""
+        if self._events is None:
+            self._events = {}
+            for e in self.snapshot.events:
+                if e.reason in CREATING_EVENT_REASONS:
+                    ref = e.involved_object
+                    self._events.setdefault((ref.namespace or e.metadata.namespace, ref.name), []).append(e)
+        return self._events.get((pod.metadata.namespace, pod.metadata.name), [])
+
+    def terminating(self, node_name: str) -> list[o.Pod]:
+        """Pods being deleted from a node that still hold its room (indexed once)."""
+        if self._terminating is None:
+            self._terminating = {}
+            for p in self.snapshot.pods:
+                if p.metadata.deletion_timestamp is not None and p.spec.node_name:
+                    if p.status.phase not in ("Succeeded", "Failed"):
+                        self._terminating.setdefault(p.spec.node_name, []).append(p)
+        return self._terminating.get(node_name, [])
+
+    def finding(self, scheduler_name: str) -> SchedulerFinding:
+        """What the snapshot's scheduler pods say about one schedulerName (found on first need)."""
+        if self._scheduler_pods is None:
+            self._scheduler_pods = SchedulerPods.of(self.snapshot.pods)
+        found = self._findings.get(scheduler_name)
+        if found is None:
+            found = self._findings[scheduler_name] = self._scheduler_pods.for_name(scheduler_name)
+        return found
+
+    def classify(self, pod: o.Pod) -> PendingPod:
+        owner = owner_of(pod, self.snapshot, self.replica_sets)
+        if pod.spec.node_name:
+            cause, details = _bound_not_running(pod, self.events(pod), self.nodes)
+            return PendingPod(pod, Verdict.BOUND_NOT_RUNNING, cause, owner, details)
+        wanted = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
+        finding = self.finding(wanted)
+        profile = profile_for_pod(self.config, pod)
+        if profile is None:
+            item = PendingPod(pod, Verdict.NO_PROFILE, f"no scheduler profile named {wanted!r}", owner)
+            if not finding.none_running:
+                item.cause += f"; {finding.no_profile_note()}"
+        else:
+            item = self._scheduled(pod, profile, owner)
+        if finding.none_running:
+            # Nothing runs that would schedule it: that comes first; what the plugins would
+            # decide once a scheduler runs again follows.
+            details = finding.hints()
+            if item.verdict == Verdict.SCHEDULABLE:
+                details.append("once one runs: Schedulable (it fits now)")
+            elif item.verdict != Verdict.NO_PROFILE:
+                details.append(f"once one runs: {item.verdict}: {item.cause}")
+            return PendingPod(pod, Verdict.NO_SCHEDULER, finding.cause(), owner, details + item.details, item.cycle)
+        return item
+
+    def seed(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework) -> None:
+        """Take a cycle already run for `pod` (explain's, every plugin on every node) instead of
+        running one: the same facts, plus the nodes nominated pods' room alone keeps it off."""
+        self.frameworks.setdefault(framework.profile.scheduler_name, framework)
+        owner = owner_of(pod, self.snapshot, self.replica_sets)
+        self.evaluated[self._key(pod, owner)] = _Evaluated(
+            cycle, self._fits_once_gone(pod, framework, cycle), reserved_room(cycle)
+        )
+
+    @staticmethod
+    def _key(pod: o.Pod, owner: Owner | None) -> tuple[str, bytes]:
+        return (str(owner) if owner is not None else pod.metadata.uid or pod.metadata.name, spec_signature(pod))
+
+    def _fits_once_gone(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> bool | None:
+        nominated = pod.status.nominated_node_name
+        if nominated in self.nodes and not cycle.nominated_node_fits:
+            victims = _victims(pod, self.terminating(nominated))
+            if victims:
+                return _fits_without(framework, cycle, nominated, victims)
+        return None
+
+    def _reserved_room(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> ReservedRoom | None:
+        """Without every plugin's row on every node (the short-circuit cycle), the nodes only
+        nominated pods' room keeps the pod off: the pod scheduled again with those nominations
+        released (only when some reserve room on a node; the indexes are shared)."""
+        priority, uid = cycle.pod.priority, cycle.pod.uid
+        holding: dict[str, list[PodInfo]] = {}
+        nominated = self._nominated_nodes.get(framework.profile.scheduler_name)
+        if nominated is None:
+            # Nodes some pod is nominated to, found once per profile.
+            nominated = [n for n in self.nodes if framework.handle.nominated_pods_for_node(n)]
+            self._nominated_nodes[framework.profile.scheduler_name] = nominated
+        for name in nominated:
+            counted = [
+                pi for pi in framework.handle.nominated_pods_for_node(name) if pi.priority >= priority and pi.uid != uid
+            ]
+            if counted:
+                holding[name] = counted
+        if not holding:
+            return None
+        uids = frozenset(pi.uid for pods in holding.values() for pi in pods)
+        released = framework.on(framework.handle.without_nominations(uids))
+        again = run_cycle(
+            self.snapshot,
+            pod,
+            framework=released,
+            extenders=self.config.extenders,
+            scoring=False,
+            every_plugin=False,
+            post_filter=False,
+        )
+        fits = [name for name in (again.outcome.feasible if again.outcome is not None else []) if name in holding]
+        if not fits:
+            return None
+        return ReservedRoom(fits, {pi.key: pi.priority for name in fits for pi in holding[name]})
+
+    def coming(self, pod: o.Pod) -> ComingNode | None:
+        """The node an autoscaler is adding for the pod, still within its timeout."""
+        for scaler in self.autoscalers:
+            coming = scaler.coming(pod, self.now)
+            if coming is not None and not coming.overdue:
+                return coming
+        return None
+
+    def _scheduled(self, pod: o.Pod, profile: Profile, owner: Owner | None) -> PendingPod:
+        if profile.scheduler_name not in self.frameworks:
+            self.frameworks[profile.scheduler_name] = make_framework(self.snapshot, profile, self.names)
+        framework = self.frameworks[profile.scheduler_name]
+        key = self._key(pod, owner)
+        evaluated = self.evaluated.get(key)
+        if evaluated is None:
+            # Why a pod is Pending needs neither scores nor every plugin's row: the scheduler's own
+            # short-circuit gives the same verdict and message at a fraction of the cost.
+            # For the same reason one feasible node settles it: the scheduler stops there too when
+            # nothing scores, and it tries the nominated node first.
+            # The cycle's per-node verdicts are dropped before the collector is back on, so it
+            # never scans them.
+            with gc_deferred():
+                full = run_cycle(
+                    self.snapshot,
+                    pod,
+                    framework=framework,
+                    extenders=self.config.extenders,
+                    scoring=False,
+                    every_plugin=False,
+                    feasible_to_find=1,
+                )
+                fits_once_gone = self._fits_once_gone(pod, framework, full)
+                reserved = None
+                if full.verdict == Verdict.UNSCHEDULABLE and not pod.status.nominated_node_name:
+                    reserved = self._reserved_room(pod, framework, full)
+                # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
+                cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
+                del full
+            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved)
+        return self._from_cycle(pod, owner, evaluated)
+
+    def _from_cycle(self, pod: o.Pod, owner: Owner | None, evaluated: _Evaluated) -> PendingPod:
+        cycle = evaluated.cycle
+        gates = [g.name for g in pod.spec.scheduling_gates]
+        if gates:
+            return PendingPod(
+                pod, Verdict.GATED, f"scheduling gates [{' '.join(gates)}]", owner, _gated_since(pod), cycle
+            )
+        nominated = pod.status.nominated_node_name
+        if nominated:
+            if nominated not in self.nodes:
+                cause = f"nominated to node {nominated}, which no longer exists (stale nomination)"
+                return PendingPod(pod, Verdict.NOMINATED, cause, owner, [], cycle)
+            victims = _victims(pod, self.terminating(nominated))
+            cause, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
+        if cycle.verdict == Verdict.SCHEDULABLE:
+            cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+        elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
+            cause, details = _reserved_cause(evaluated.reserved)
+            details.append(f"kube-scheduler's message: {cycle.message}")
+            return PendingPod(pod, cycle.verdict, cause, owner, details, cycle)
+        elif cycle.verdict == Verdict.UNSCHEDULABLE:
+            coming = self.coming(pod)
+            if coming is not None:
+                details = [f"kube-scheduler's message: {cycle.message}"]
+                return PendingPod(pod, Verdict.WAITING_FOR_NODE, coming_cause(coming), owner, details, cycle)
+            cause = cycle.message
+        elif cycle.verdict == Verdict.INCONCLUSIVE:
+            cause = f"fits the plugins evaluated; {cycle.not_evaluated_text}"
+        else:
+            cause = cycle.message or str(cycle.verdict)
+        return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
+
+
+def coming_cause(coming: ComingNode) -> str:
+    """The one-line cause of a pod waiting for a node (grouped by it, so without its age)."""
+    group = f" of {coming.group}" if coming.group else ""
+    return f"waiting for a node{group} that {coming.autoscaler} is adding ({coming.evidence})"
+
+
+def _gated_since(pod: o.Pod) -> list[str]:
+    """When the gates began to hold the pod: its SchedulingGated condition, else its creation."""
+    condition = next(
+        (c for c in pod.status.conditions if c.type == "PodScheduled" and c.reason == "SchedulingGated"), None
+    )
+    since = (condition.last_transition_time if condition is not None else None) or pod.metadata.creation_timestamp
+    return [f"gated since {since}"] if since else []
+
+
+def classify_pending(
+    snapshot: Snapshot,
+    config: SchedulerConfig,
+    namespace: str | None = None,
+    frameworks: dict[str, Framework] | None = None,
+    scalers: list[Autoscaler] | None = None,
+) -> list[PendingPod]:
+    """Every Pending pod (of `namespace`, or all), each with why it is Pending. `frameworks` (per
+    profile name, over `snapshot`) are used and filled with the indexes built, for the caller to
+    reuse: classifying leaves them as they were built. `scalers`: autoscalers() of the snapshot,
+    when the caller made them."""
+    classifier = _Classifier(snapshot, config, frameworks, scalers)
+    return [
+        classifier.classify(pod)
+        for pod in snapshot.pods
+        if is_pending(pod) and (namespace is None or pod.metadata.namespace == namespace)
+    ]
+
+
+def classify_pod(
+    snapshot: Snapshot,
+    config: SchedulerConfig,
+    pod: o.Pod,
+    cycle: CycleOutcome | None = None,
+    framework: Framework | None = None,
+    scalers: list[Autoscaler] | None = None,
+) -> PendingPod | None:
+    """How `podwhy pending` classifies one pod of the snapshot (None when it is not Pending), for
+    `explain` to say first. `cycle`: the pod's own full cycle under `framework`, when the caller
+    ran one (it is taken as it is; nodes only nominated pods' room keeps it off are found from it)."""
+    if not is_pending(pod):
+        return None
+    classifier = _Classifier(snapshot, config, scalers=scalers)
+    if cycle is not None and framework is not None and cycle.outcome is not None:
+        classifier.seed(pod, cycle, framework)
+    return classifier.classify(pod)
+
+
+# Groups of Pending pods whose first pod gets the autoscalers' full view (each runs the scheduler's
+# filters on every node group's template node): the largest ones.
+MAX_GROUPS_AUTOSCALED = 10
+
+
+def analyse_groups(
+    snapshot: Snapshot,
+    pending: list[PendingPod],
+    config: SchedulerConfig,
+    frameworks: dict[str, Framework],
+    scalers: list[Autoscaler] | None = None,
+) -> dict[tuple[str, str, str | None], AutoscalingAnalysis]:
+    """Per group of Unschedulable or WaitingForNode pods (PendingPod.group_key), the largest
+    MAX_GROUPS_AUTOSCALED, the autoscalers' view of its first pod."""
+    scalers = scalers if scalers is not None else autoscalers(snapshot)
+    firsts: dict[tuple[str, str, str | None], PendingPod] = {}
+    sizes: dict[tuple[str, str, str | None], int] = {}
+    for item in pending:
+        if item.verdict not in (Verdict.UNSCHEDULABLE, Verdict.WAITING_FOR_NODE) or item.cycle is None:
+            continue
+        firsts.setdefault(item.group_key, item)
+        sizes[item.group_key] = sizes.get(item.group_key, 0) + 1
+    out: dict[tuple[str, str, str | None], AutoscalingAnalysis] = {}
+    for key in sorted(firsts, key=lambda k: (-sizes[k], k[1], k[2] or ""))[:MAX_GROUPS_AUTOSCALED]:
+        item = firsts[key]
+        profile = profile_for_pod(config, item.pod)
+        if profile is None or item.cycle is None:
+            continue
+        framework = frameworks.get(profile.scheduler_name)
+        if framework is None:
+            names = frozenset(p.scheduler_name for p in config.profiles)
+            framework = frameworks[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        out[key] = analyse(snapshot, item.pod, item.cycle, framework, scalers)
+        if not scalers:
+            break  # no autoscaler: every group's view is the same, said once for the report
+    return out

@@ -1,0 +1,51 @@
+"""Verified suggestions: small changes to an unschedulable pod or its cluster that make it fit.
+
+Each candidate is applied to copies (the shared snapshot and pod are never mutated) and the
+scheduling cycle runs again; only candidates whose re-run verdict is Schedulable are kept.
+Patches are RFC 7386 JSON merge patches against objects of the snapshot (a `null` patch
+removes the object, as RFC 7386 replaces the target with any non-object patch); commands are
+what a user would run, against the pod's owning workload rather than the pod.
+
+Work is bounded so that large clusters stay fast: a few candidate nodes per kind, a cap on
+re-runs, and changes to the cluster (which re-index the snapshot) only below a size limit.
+
+One module per kind of suggestion, as podwhy/plugins/ has one per plugin; order.py tries them
+in order. Bounds are module constants of the module that reads them.
+"""
+
+from podwhy.analysis.commands import template_owner
+from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
+from podwhy.analysis.suggest.groups import (
+    GroupBudget,
+    GroupKey,
+    GroupSizing,
+    SizingOutcome,
+    allocatable_shapes,
+    beyond_every_node,
+    node_local_group,
+    size_group,
+    size_groups,
+    static_filters,
+)
+from podwhy.analysis.suggest.order import suggest
+from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_document
+
+__all__ = [
+    "MAX_SUGGESTIONS",
+    "GroupBudget",
+    "GroupKey",
+    "GroupSizing",
+    "SizingOutcome",
+    "Suggestion",
+    "allocatable_shapes",
+    "apply_json_patch",
+    "beyond_every_node",
+    "merge_diff",
+    "node_local_group",
+    "size_group",
+    "size_groups",
+    "static_filters",
+    "suggest",
+    "template_owner",
+    "typed_document",
+]

@@ -1,0 +1,196 @@
+"""The autoscalers' levers: raise a node group's max size (Cluster Autoscaler), add the pod's zone
+to a NodePool's requirements or raise a NodePool's limit (Karpenter). Each is verified: the group
+is checked again as changed, and must then be able to add a node the pod fits on.
+
+A Cluster Autoscaler node group's max size is cloud configuration: the suggestion names the field
+to change (a command only for Cluster API, whose limits are annotations of a Kubernetes object);
+a NodePool is an API object: its change is a merge patch."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+from typing import Any
+
+import msgspec
+
+from podwhy.analysis.autoscaling import GroupFinding, Reason
+from podwhy.analysis.autoscaling.base import GroupOutcome
+from podwhy.analysis.autoscaling.karpenter import Karpenter, pod_requirement_sets
+from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.cluster.nodecopy import copied_from
+from podwhy.model import objects as o
+from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
+from podwhy.scheduler.cycle import CycleOutcome
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
+
+
+def _provider_field(group: str) -> str:
+    """Where a node group's max size is set, by how the provider names its groups."""
+    if group.startswith(("MachineDeployment/", "MachineSet/", "MachinePool/")):
+        return f"the {CAPI_MAX_SIZE_ANNOTATION} annotation of the {group.split('/')[0]}"
+    if "/instanceGroups/" in group:
+        return "the GKE node pool's autoscaling maximum (or the MIG's --max-nodes in CA's --nodes flag)"
+    if group.endswith("-vmss"):
+        return "the AKS node pool's --max-count (or the VMSS's max in CA's --nodes flag)"
+    if group.startswith("eks-"):
+        return "the EKS managed node group's scalingConfig.maxSize (its Auto Scaling group's MaxSize)"
+    return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
+
+
+def _needed_nodes(v: _Verifier, finding: GroupFinding) -> tuple[int, str]:
+    """How many more nodes of the group the pod's pending group needs (sized earlier by group
+    sizing, when it sized them with copies of a node of this group), else 1 for the pod."""
+    example = finding.data.get("example")
+    for earlier in v.earlier:
+        if earlier.kind != "addNodesForGroup" or not earlier.patches:
+            continue
+        copy = earlier.patches[0]["object"]["metadata"]["name"]
+        original = copied_from(v.snapshot, copy)
+        if original is not None and original.metadata.name == example:
+            count = len(earlier.patches)
+            pods = len(v.group)
+            owner = f" of {v.group_owner}" if v.group_owner else ""
+            return count, f"{pods} pods{owner} need {count} more node{'s' if count != 1 else ''} of it"
+    return 1, "the pod fits a new node of it"
+
+
+def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
+    data = finding.data
+    if finding.reason is not Reason.GROUP_AT_MAX_SIZE or data.get("fitsNewNode") is not True:
+        return None
+    current, target = data.get("maxSize"), data.get("target")
+    if not isinstance(current, int):
+        return None
+    count, why = _needed_nodes(v, finding)
+    wanted = max(current, target if isinstance(target, int) else current) + count
+    group = finding.group
+    summary = (
+        f"raise node group {group}'s max size from {current} to {wanted}: {why} (a copy of {data.get('example')}, "
+        f"as Cluster Autoscaler builds its template), and it is at {target}/{current}"
+    )
+    kind, _, rest = group.partition("/")
+    if kind in ("MachineDeployment", "MachineSet") and "/" in rest:
+        namespace, _, name = rest.partition("/")
+        patch = {"metadata": {"annotations": {CAPI_MAX_SIZE_ANNOTATION: str(wanted)}}}
+        command = (
+            f"kubectl patch {kind.lower()}.cluster.x-k8s.io {shlex.quote(name)} -n {shlex.quote(namespace)} "
+            f"--type merge -p {shlex.quote(json.dumps(patch, separators=(',', ':')))}"
+        )
+        patches = [{"kind": kind, "name": name, "namespace": namespace, "patch": patch}]
+    else:
+        command = f"# set {_provider_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+        patches = []
+    return Suggestion("raiseGroupMaxSize", summary, [], patches, command)
+
+
+def _pool_patch_command(name: str, patch: dict[str, Any]) -> str:
+    body = json.dumps(patch, separators=(",", ":"))
+    return f"kubectl patch nodepool.karpenter.sh {shlex.quote(name)} --type merge -p {shlex.quote(body)}"
+
+
+def _verified(v: _Verifier, pool: o.NodePool) -> bool:
+    """Whether the changed pool can add a node for the pod, as far as podwhy can tell."""
+    finding = Karpenter(v.snapshot).finding(v.pod, pool, pod_requirement_sets(v.pod, v.snapshot))
+    return finding.outcome is GroupOutcome.CAN_ADD
+
+
+def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
+    if finding.reason is not Reason.REQUIREMENTS_EXCLUDE_POD or finding.data.get("key") != ZONE_LABEL:
+        return None
+    pool = v.snapshot.node_pools.get(finding.group)
+    if pool is None:
+        return None
+    wanted = sorted(
+        {
+            value
+            for alternative in pod_requirement_sets(v.pod, v.snapshot)
+            if (allowed := alternative.get(ZONE_LABEL)) is not None and not allowed.complement
+            for value in allowed.values
+        }
+    )
+    requirements = [msgspec.to_builtins(r) for r in pool.spec.template.spec.requirements]
+    zone = next((r for r in requirements if r.get("key") == ZONE_LABEL and r.get("operator") == "In"), None)
+    if not wanted or zone is None:
+        return None
+    added = [z for z in wanted if z not in zone.get("values", [])][:1]
+    if not added:
+        return None
+    zone["values"] = [*zone.get("values", []), *added]
+    typed = [msgspec.convert(r, o.KarpenterRequirement) for r in requirements]
+    template = pool.spec.template
+    changed = msgspec.structs.replace(
+        pool,
+        spec=msgspec.structs.replace(
+            pool.spec,
+            template=msgspec.structs.replace(template, spec=msgspec.structs.replace(template.spec, requirements=typed)),
+        ),
+    )
+    if not _verified(v, changed):
+        return None
+    patch = {"spec": {"template": {"spec": {"requirements": requirements}}}}
+    return Suggestion(
+        "addNodePoolZone",
+        f"add zone {added[0]} to NodePool {pool.metadata.name}'s requirements: the pod needs it (its node "
+        f"selection or its volume's zone), and the pool then admits the pod (whether the cloud offers instances "
+        f"there is the cloud provider's)",
+        [],
+        [{"kind": "NodePool", "name": pool.metadata.name, "patch": patch}],
+        _pool_patch_command(pool.metadata.name, patch),
+    )
+
+
+def _raise_limit(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
+    if finding.reason is not Reason.LIMITS_REACHED:
+        return None
+    pool = v.snapshot.node_pools.get(finding.group)
+    resource = finding.data.get("resource")
+    if pool is None or not isinstance(resource, str):
+        return None
+    used = str(finding.data.get("used"))
+    request = finding.data.get("podRequest")
+    if not isinstance(request, int):
+        return None
+    try:
+        used_amount = quantity_milli_value(used) if resource == "cpu" else quantity_value(used)
+    except QuantityError:
+        return None
+    needed = used_amount + request
+    if resource == "cpu":
+        value = str(math.ceil(needed / 1000))
+    elif resource == "memory":
+        value = f"{math.ceil(needed / 2**30)}Gi"
+    else:
+        value = str(needed)
+    limits = {**{k: str(q) for k, q in pool.spec.limits.items()}, resource: value}
+    changed = msgspec.structs.replace(pool, spec=msgspec.structs.replace(pool.spec, limits=limits))
+    if not _verified(v, changed):
+        return None
+    patch = {"spec": {"limits": {resource: value}}}
+    return Suggestion(
+        "raiseNodePoolLimit",
+        f"raise NodePool {pool.metadata.name}'s {resource} limit from {finding.data.get('limit')} to {value}: "
+        f"{used} is in use, and the pod needs room for its own request",
+        [],
+        [{"kind": "NodePool", "name": pool.metadata.name, "patch": patch}],
+        _pool_patch_command(pool.metadata.name, patch),
+    )
+
+
+def _suggest_autoscaler_levers(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    if v.autoscaling is None:
+        return []
+    out: list[Suggestion] = []
+    for view in v.autoscaling.views:
+        if view.excluded is not None:
+            continue
+        for finding in view.groups:
+            for lever in (_raise_max_size, _add_zone, _raise_limit):
+                made = lever(v, finding)
+                if made is not None:
+                    out.append(made)
+                    break
+    return out

@@ -1,0 +1,169 @@
+"""What every kind of suggestion shares: the verified change, the verifier that re-runs the
+scheduling cycle on changed copies, its bounds, and small helpers on node verdicts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.pending import ReplicaSetIndex, owner_of
+from podwhy.analysis.suggest.patches import _source_document, typed_document
+from podwhy.framework.profile import Profile
+from podwhy.framework.runtime import Framework, NodeVerdict
+from podwhy.framework.status import Status
+from podwhy.model import objects as o
+from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.scheduler.config import SchedulerConfig
+from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.snapshot.cluster import Snapshot
+
+if TYPE_CHECKING:
+    from podwhy.analysis.suggest.nominations import _Nomination
+
+
+MAX_SUGGESTIONS = 5
+# Candidates tried per kind, and re-runs in all: each re-run filters every node.
+MAX_TRIES_PER_KIND = 3
+MAX_RERUNS = 16
+# Changes to nodes or pods re-index the snapshot (seconds at thousands of nodes): above these
+# sizes only changes to the pod are tried.
+MAX_PODS_FOR_CLUSTER_CHANGES = 20_000
+MAX_NODES_FOR_CLUSTER_CHANGES = 1_000
+# No re-run starts after this long: one re-run filters every node (about 1 s at 5,000 nodes).
+# Small clusters never reach it, so their suggestions do not depend on the machine's speed.
+TIME_BUDGET_SECONDS = 5.0
+
+RESOURCE_FIT = Fit.NAME
+TAINT_TOLERATION = TaintToleration.NAME
+NODE_AFFINITY = NodeAffinity.NAME
+TOPOLOGY_SPREAD = PodTopologySpread.NAME
+INTER_POD_AFFINITY = InterPodAffinity.NAME
+MI = 1024 * 1024
+# Workloads named in a summary (who selects on a label, who is on reserved nodes).
+MAX_NAMES_SELECTING = 3
+
+
+@dataclass
+class Suggestion:
+    kind: str
+    summary: str
+    # The nodes the pod fits on once the change is made.
+    nodes: list[str]
+    patches: list[dict[str, Any]]
+    command: str
+
+
+@dataclass
+class _Verifier:
+    """Re-runs the cycle on changed copies, within the bounds above."""
+
+    snapshot: Snapshot
+    pod: o.Pod
+    profile: Profile
+    scheduler_names: frozenset[str] | None
+    framework: Framework | None = None
+    reruns: int = 0
+    started: float = field(default_factory=time.monotonic)
+    document: dict[str, Any] | None = None
+    # The pod's pending group (pods of its owner with identical specs, itself included) and the
+    # configuration to place them with.
+    group: Sequence[o.Pod] = ()
+    group_owner: str | None = None
+    config: SchedulerConfig | None = None
+    release_options: list[tuple[bool, int, str, list[_Nomination]]] | None = None
+    released: bool = False
+    # Changes not looked for because a bound stopped the search, said in the report.
+    notes: list[str] = field(default_factory=list)
+    # The path of the manifest the pod was given in (`explain -f`; '-': stdin): not in the cluster.
+    manifest: str | None = None
+    # The snapshot's bound pods by node, built when first needed.
+    pods_by_node: dict[str, list[o.Pod]] | None = None
+    # The autoscalers' view of the pod (its levers are suggested too), and the suggestions made so
+    # far (a group sizing's node count says how far to raise a node group's max size).
+    autoscaling: AutoscalingAnalysis | None = None
+    earlier: list[Suggestion] = field(default_factory=list)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.reruns >= MAX_RERUNS or time.monotonic() - self.started > TIME_BUDGET_SECONDS
+
+    @property
+    def cluster_changes_allowed(self) -> bool:
+        return (
+            len(self.snapshot.pods) <= MAX_PODS_FOR_CLUSTER_CHANGES
+            and len(self.snapshot.nodes) <= MAX_NODES_FOR_CLUSTER_CHANGES
+        )
+
+    def _feasible(self, cycle: CycleOutcome) -> list[str] | None:
+        if cycle.verdict != Verdict.SCHEDULABLE or cycle.outcome is None:
+            return None
+        return list(cycle.outcome.feasible)
+
+    def with_pod(self, pod: o.Pod) -> list[str] | None:
+        """The feasible nodes for a changed pod, None when it still does not fit."""
+        if self.exhausted:
+            return None
+        self.reruns += 1
+        return self._feasible(run_cycle(self.snapshot, pod, framework=self._framework()))
+
+    def with_snapshot(self, snapshot: Snapshot) -> list[str] | None:
+        """The feasible nodes for the pod in a changed cluster."""
+        if self.exhausted or not self.cluster_changes_allowed:
+            return None
+        self.reruns += 1
+        return self._feasible(run_cycle(snapshot, self.pod, self.profile, scheduler_names=self.scheduler_names))
+
+    def _framework(self) -> Framework:
+        if self.framework is None:
+            self.framework = make_framework(self.snapshot, self.profile, self.scheduler_names)
+        return self.framework
+
+    def without_nominations(self, uids: frozenset[str]) -> list[str] | None:
+        """The feasible nodes once those pods' nominations are released. Only the nominated pods
+        differ, so the snapshot's indexes are shared: no re-index, at any cluster size."""
+        if self.exhausted:
+            return None
+        self.reruns += 1
+        framework = self._framework().on(self._framework().handle.without_nominations(uids))
+        return self._feasible(run_cycle(self.snapshot, self.pod, framework=framework))
+
+    def cycle_of(self, pod: o.Pod) -> CycleOutcome | None:
+        """Another pod's own scheduling cycle under this profile (None past the bounds)."""
+        if self.exhausted:
+            return None
+        self.reruns += 1
+        return run_cycle(self.snapshot, pod, framework=self._framework())
+
+    def pod_document(self) -> dict[str, Any]:
+        """The pod as its source held it (fields the typed model skips included) when the snapshot
+        kept it, else its typed encoding."""
+        if self.document is None:
+            self.document = _source_document(self.snapshot, self.pod) or typed_document(self.pod)
+        return self.document
+
+
+def _failing(verdict: NodeVerdict) -> dict[str, Status]:
+    return {name: st for name, st in verdict.filters.items() if st.is_rejected()}
+
+
+def _only_failing(verdict: NodeVerdict, plugin: str) -> Status | None:
+    failing = _failing(verdict)
+    return failing.get(plugin) if set(failing) == {plugin} else None
+
+
+def _nodes_text(nodes: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(nodes[:limit])
+    return shown + (f" and {len(nodes) - limit} more" if len(nodes) > limit else "")
+
+
+def _workload(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> str:
+    """`namespace/name (Kind)` of the pod's owning workload, or `namespace/name (bare pod)`."""
+    owner = owner_of(pod, snapshot, replica_sets)
+    return str(owner) if owner is not None else f"{pod.metadata.namespace}/{pod.metadata.name} (bare pod)"

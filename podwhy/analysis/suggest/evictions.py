@@ -1,0 +1,139 @@
+"""evictPods: evict the lower-priority pods of a preemption candidate that breaks no
+PodDisruptionBudget, through the Eviction API."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+from collections.abc import Sequence
+
+import msgspec
+
+from podwhy.analysis.pending import owner_of, spec_signature
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_text, _Verifier
+from podwhy.analysis.suggest.patches import _pod_ref
+from podwhy.framework.runtime import Framework
+from podwhy.model import objects as o
+from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.snapshot.cluster import Snapshot
+
+# Evicted pods whose replacement is run through the filters, per suggestion.
+MAX_VICTIMS_CHECKED = 3
+# What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
+RECREATED_BY = {
+    "DaemonSet": "its DaemonSet {name} recreates it on the same node",
+    "Job": "its Job {name} creates a new pod",
+    "CronJob": "its Job (of CronJob {name}) creates a new pod",
+}
+
+
+def _eviction_command(victims: Sequence[o.Pod]) -> str:
+    """Evictions through the Eviction API (`kubectl delete pod` would bypass PodDisruptionBudgets
+    and `kubectl drain` would cordon the node the pod needs): the API server refuses one a budget
+    forbids (429), and `&&` stops there."""
+    parts = []
+    for pod in victims:
+        ns, name = pod.metadata.namespace, pod.metadata.name
+        body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": ns}}
+        parts.append(
+            f"echo {shlex.quote(json.dumps(body, separators=(',', ':')))} | "
+            f"kubectl create --raw {shlex.quote(f'/api/v1/namespaces/{ns}/pods/{name}/eviction')} -f -"
+        )
+    return (
+        " && ".join(parts)
+        + "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)"
+    )
+
+
+def _recreated(pod: o.Pod, snapshot: Snapshot) -> str | None:
+    """What recreates the pod once it is evicted; None when nothing does (a bare pod)."""
+    owner = owner_of(pod, snapshot)
+    if owner is None:
+        return None
+    name = f"{owner.namespace}/{owner.name}"
+    return RECREATED_BY.get(owner.kind, "its {kind} {name} creates a new pod").format(kind=owner.kind, name=name)
+
+
+def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
+    """What becomes of each evicted pod: what recreates it, and where its replacement fits once the
+    pod is on NODE (the filters run against the cluster without the victims, the pod placed)."""
+    placed = msgspec.structs.replace(v.pod, spec=msgspec.structs.replace(v.pod.spec, node_name=node))
+    gone = {p.metadata.uid for p in victims}
+    pods = [
+        p
+        for p in v.snapshot.pods
+        if p.metadata.uid not in gone and p is not v.pod and (p.metadata.uid or None) != v.pod.metadata.uid
+    ]
+    changed = dataclasses.replace(v.snapshot, pods=[*pods, placed])
+    framework: Framework | None = None
+    checked: dict[bytes, str] = {}
+    said: list[str] = []
+    for victim in victims:
+        key = f"{victim.metadata.namespace}/{victim.metadata.name}"
+        recreated = _recreated(victim, v.snapshot)
+        if recreated is None:
+            said.append(f"{key} is a bare pod: nothing recreates it, it is gone for good")
+            continue
+        signature = spec_signature(victim)
+        if signature not in checked:
+            if len(checked) >= MAX_VICTIMS_CHECKED or v.exhausted:
+                checked[signature] = "where it fits then was not checked (the suggestions' bound)"
+            else:
+                framework = framework or make_framework(changed, v.profile, v.scheduler_names)
+                again = msgspec.structs.replace(
+                    victim,
+                    spec=msgspec.structs.replace(victim.spec, node_name=""),
+                    status=msgspec.structs.replace(victim.status, nominated_node_name=""),
+                )
+                v.reruns += 1
+                outcome = run_cycle(changed, again, framework=framework, scoring=False, post_filter=False)
+                if outcome.verdict == Verdict.SCHEDULABLE and outcome.outcome is not None:
+                    fits = list(outcome.outcome.feasible)
+                    back = f" ({node} again)" if node in fits else ""
+                    checked[signature] = f"it then fits on {_nodes_text(fits)}{back}"
+                elif outcome.verdict == Verdict.UNSCHEDULABLE:
+                    checked[signature] = "no node fits it then: it stays Pending"
+                else:
+                    checked[signature] = f"it is then {outcome.verdict}"
+        said.append(f"{key}: {recreated}; {checked[signature]}")
+    return "; ".join(said)
+
+
+def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    post_filter = cycle.post_filter
+    preemption = post_filter.preemption if post_filter is not None else None
+    if preemption is None:
+        return []
+    # Only candidates that break no PodDisruptionBudget, fewest victims first.
+    candidates = sorted(
+        (c for c in preemption.candidates if c.num_pdb_violations == 0 and c.victims),
+        key=lambda c: (len(c.victims), c.node),
+    )
+    for cand in candidates[:MAX_TRIES_PER_KIND]:
+        gone = {pi.uid for pi in cand.victims}
+        kept = [p for p in v.snapshot.pods if p.metadata.uid not in gone]
+        feasible = v.with_snapshot(dataclasses.replace(v.snapshot, pods=kept))
+        if feasible is None:
+            continue
+        victims = [pi.pod for pi in cand.victims]
+        budgets_unknown = "PodDisruptionBudget" in v.snapshot.missing or (
+            post_filter is not None and post_filter.pdbs_assumed_none
+        )
+        budgets = (
+            "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
+            if budgets_unknown
+            else "no PodDisruptionBudget is broken"
+        )
+        return [
+            Suggestion(
+                kind="evictPods",
+                summary=f"evict {len(victims)} lower-priority pod(s) from node {cand.node} "
+                f"({', '.join(pi.key for pi in cand.victims)}); {budgets}; afterwards "
+                f"{_afterwards(v, cand.node, victims)}",
+                nodes=feasible,
+                patches=[{**_pod_ref(p), "patch": None} for p in victims],
+                command=_eviction_command(victims),
+            )
+        ]
+    return []

@@ -1,0 +1,563 @@
+"""addNodesForGroup: how many more nodes shaped like an existing one a whole pending group needs,
+found by placing its pods one after another as the scheduler would (explain, and `podwhy pending`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import msgspec
+
+from podwhy.analysis.pending import PendingPod, spec_signature
+from podwhy.analysis.suggest.base import (
+    INTER_POD_AFFINITY,
+    MAX_RERUNS,
+    MAX_TRIES_PER_KIND,
+    MI,
+    RESOURCE_FIT,
+    TIME_BUDGET_SECONDS,
+    Suggestion,
+    _failing,
+    _Verifier,
+)
+from podwhy.analysis.suggest.nodes import (
+    CURED_BY_EMPTY_NODE,
+    _copy_candidates,
+    _fit_plugin,
+    _kept_off_copies,
+    _node_object,
+)
+from podwhy.cluster.nodecopy import copy_names, node_copy, startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.cluster.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
+from podwhy.framework.runtime import Framework
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.heap import gc_deferred
+from podwhy.model import objects as o
+from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
+from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
+from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.snapshot.cluster import Snapshot
+
+# Copies of one node a group may be sized with, and the node evaluations one group's sizing may
+# spend: per scheduling cycle, FILTER_WEIGHT for each node it filters (every filter plugin runs
+# there), plus one for every node of the cluster when it scores or when the group's pods have
+# constraints that look across nodes (PreScore and such PreFilters count pods on every node).
+# About 1 s for one group at 5,000 nodes on a 2-core machine. Both are counts, so a result does
+# not depend on the machine's speed; the time budget is a safety net such work stays well inside.
+MAX_ADDED_NODES = 100
+MAX_GROUP_PLACEMENT_WORK = 250_000
+FILTER_WEIGHT = 4
+GROUP_TIME_BUDGET_SECONDS = 10.0
+
+
+class SizingOutcome(StrEnum):
+    """How sizing a pending group ended."""
+
+    # A verified count: the suggestion says how many nodes.
+    SIZED = "sized"
+    # No node of the cluster, even emptied, holds one of the group's pods.
+    NO_NODE_SHAPE = "noNodeShape"
+    # Nodes shaped like existing ones hold some of its pods, but no number of them holds all.
+    NO_COUNT = "noCount"
+    # A bound (node evaluations, added nodes, the time safety net) stopped the search.
+    STOPPED = "stopped"
+    # Not tried: only the largest groups are sized, within one bound for the whole run.
+    SKIPPED = "skipped"
+
+
+@dataclass
+class GroupSizing:
+    outcome: SizingOutcome
+    # What it takes, when sized; otherwise why there is no count.
+    note: str
+    suggestion: Suggestion | None = None
+
+
+@dataclass
+class GroupBudget:
+    """Node evaluations left, shared by the groups sized in one run, and when to stop anyway."""
+
+    work: int = field(default_factory=lambda: MAX_GROUP_PLACEMENT_WORK)
+    deadline: float = field(default_factory=lambda: time.monotonic() + GROUP_TIME_BUDGET_SECONDS)
+    # The bound `work` stands for, as the note words it.
+    bound: str = ""
+    # What stopped the search: "" (nothing yet), "work" or "time".
+    stopped_by: str = ""
+
+    def spend(self, evaluations: int) -> bool:
+        if time.monotonic() > self.deadline:
+            self.stopped_by = "time"
+        elif evaluations > self.work:
+            self.stopped_by = "work"
+        else:
+            self.work -= evaluations
+            return True
+        return False
+
+    def stop_note(self, nodes: int) -> str:
+        if self.stopped_by == "time":
+            return (
+                f"sizing stopped by its safety net of {GROUP_TIME_BUDGET_SECONDS:.0f} s (unlike its other bounds, "
+                "this one depends on the machine's speed); no count was verified"
+            )
+        bound = self.bound or f"the {MAX_GROUP_PLACEMENT_WORK:,} node evaluations one group may spend"
+        cluster = "1 node" if nodes == 1 else f"{nodes:,} nodes"
+        return (
+            f"sizing stopped at {bound} ({cluster}: a scheduling cycle that scores looks at every one); "
+            "no count was verified"
+        )
+
+
+class _NoCount(StrEnum):
+    """Why one node shape gave no count."""
+
+    NONE_FITS = "noneFits"  # not one pod fits on a new copy
+    NO_MORE = "noMore"  # more copies placed no more pods
+    TOO_MANY = "tooMany"  # more than MAX_ADDED_NODES copies would be needed
+    BOUND = "bound"  # the budget ran out
+
+
+@dataclass
+class _Placed:
+    count: int
+    nodes: list[str]
+
+
+def _required_pod_affinity(pod: o.Pod) -> bool:
+    affinity = pod.spec.affinity
+    if affinity is None:
+        return False
+    return bool(
+        (affinity.pod_affinity and affinity.pod_affinity.required_during_scheduling_ignored_during_execution)
+        or (
+            affinity.pod_anti_affinity
+            and affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution
+        )
+    )
+
+
+def _uses_claims(pod: o.Pod) -> bool:
+    return bool(pod.spec.resource_claims) or any(
+        v.persistent_volume_claim is not None or v.ephemeral is not None for v in pod.spec.volumes
+    )
+
+
+def static_filters(pods: Sequence[o.Pod]) -> frozenset[str]:
+    """Filters whose rejection of a node, while these pods are placed one after another, holds
+    until a pod is bound to that node: the node-local ones, and InterPodAffinity when no pod of the
+    group has required pod (anti-)affinity terms (it then only applies the anti-affinity of pods
+    already running, which placing these pods does not change)."""
+    if any(_required_pod_affinity(p) for p in pods):
+        return NODE_LOCAL_FILTERS
+    return NODE_LOCAL_FILTERS | {INTER_POD_AFFINITY}
+
+
+def node_local_group(framework: Framework, cycle: CycleOutcome, pods: Sequence[o.Pod], static: frozenset[str]) -> bool:
+    """Whether every filter's verdict for the group's pods, on any node, changes only when a pod is
+    bound to that node: identical pods, no claims (volume binding and ReadWriteOncePod look across
+    nodes), and every filter of the profile static or skipped at PreFilter for them (PodTopologySpread
+    skips pods without DoNotSchedule constraints; the volume and DRA plugins, pods without claims).
+
+    Then the count is the same wherever each pod goes: an added node holds the same number c of
+    them whichever pods went before it elsewhere, no existing node ever takes one, so k copies hold
+    min(pods, k*c) however the pods are spread over them. Sizing may then search without scoring."""
+    outcome = cycle.outcome
+    if outcome is None or len({spec_signature(p) for p in pods}) != 1 or _uses_claims(pods[0]):
+        return False
+    passing = {rec.plugin for rec in outcome.pre_filter if rec.status.is_skip() or rec.status.not_evaluated}
+    passing |= outcome.not_evaluated.keys()
+    return all(
+        name in static or name in passing
+        for name in framework.profile.filter
+        if name in framework.plugins and framework.plugins[name].implements("filter")
+    )
+
+
+@dataclass
+class _GroupSizer:
+    """Places a group's pods one after another, as the scheduler would, on the snapshot plus
+    new copies of one node (each with the node's DaemonSet and static pods)."""
+
+    snapshot: Snapshot
+    config: SchedulerConfig
+    pods: Sequence[o.Pod]
+    budget: GroupBudget
+    # Per profile, the unchanged snapshot's indexes: each placement copies them and adds the
+    # copies of the node, rather than indexing every pod again.
+    frameworks: dict[str, Framework]
+    # Nodes of the snapshot known to reject the first pod's spec (from its cycle on the snapshot).
+    known: KnownRejections | None = None
+    # The filters whose rejections are remembered while placing (static_filters).
+    static: frozenset[str] = NODE_LOCAL_FILTERS
+    signatures: list[bytes] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.signatures = [spec_signature(p) for p in self.pods]
+
+    def place(
+        self, node: o.Node, copies: int, first_fit: bool = False, learned: bool = True
+    ) -> tuple[int, list[str]] | None:
+        """How many pods got placed before the first that stays Pending, and the nodes they went
+        to; None past the bounds. `first_fit`: no scoring, the first node that fits (only for
+        node-local groups, whose count does not depend on it). Without `learned`, nothing known
+        before is used: the nodes that reject the group are learned from this placement alone."""
+        # Fresh lists: binding appends to the snapshot's pods, never to the shared one's.
+        changed, added = with_copies(self.snapshot, node, copies)
+        nodes = changed.nodes
+        if not self.budget.spend(len(nodes)):
+            return None
+        placer = Placer(changed, self.config, placement_only=True, first_fit=first_fit)
+        for name, base in self.frameworks.items():
+            placer.frameworks[name] = base.on(base.handle.with_nodes(changed, added))
+        # Per spec, the nodes known to reject it; a bound pod makes every spec look at its node again.
+        known: dict[bytes, KnownRejections] = {}
+        if learned and self.known is not None and self.signatures:
+            known[self.signatures[0]] = self.known.copy()
+        used: list[str] = []
+        with gc_deferred():
+            for pod, signature in zip(self.pods, self.signatures, strict=True):
+                rejecting = known.setdefault(signature, KnownRejections(self.static))
+                filtered = FILTER_WEIGHT * (len(nodes) - len(rejecting.verdicts))
+                if not self.budget.spend(filtered if first_fit else filtered + len(nodes)):
+                    return None
+                # Binding sets spec.nodeName on the pod it is given: give it a copy.
+                placement = placer.schedule(
+                    msgspec.structs.replace(pod, spec=msgspec.structs.replace(pod.spec)), rejecting
+                )
+                if not placement.placed:
+                    break
+                used.append(placement.node)
+                for other in known.values():
+                    other.forget(placement.node)
+        return len(used), used
+
+    def nodes_needed(self, node: o.Node, first_fit: bool = False) -> _Placed | _NoCount:
+        """The fewest copies of the node on which every pod of the group gets placed, with the nodes
+        they go to (from the placement with that many copies); else why there is none."""
+        count = len(self.pods)
+        fails, fits = 0, 1  # copies known not to do (none: the pods are Pending), copies tried
+        result = self.place(node, fits, first_fit)
+        if result is None:
+            return _NoCount.BOUND
+        if result[0] == 0:
+            return _NoCount.NONE_FITS
+        placed, used = result
+        while placed < count:
+            if fits >= MAX_ADDED_NODES:
+                return _NoCount.TOO_MANY
+            fails = fits
+            # Pods per added node so far, extrapolated; at least one node more.
+            more = min(MAX_ADDED_NODES, max(fits + 1, math.ceil(count * fits / placed)))
+            result = self.place(node, more, first_fit)
+            if result is None:
+                return _NoCount.BOUND
+            if result[0] <= placed:
+                return _NoCount.NO_MORE  # more copies placed no more pods: they never all fit
+            fits, (placed, used) = more, result
+        # The fewest: one copy fewer must not do (when the extrapolation overshot, search down).
+        probe = fits - 1
+        while fits - fails > 1:
+            result = self.place(node, probe, first_fit)
+            if result is None:
+                return _NoCount.BOUND
+            if result[0] >= count:
+                fits, used = probe, result[1]
+            else:
+                fails = probe
+            probe = (fails + fits) // 2
+        return _Placed(fits, used)
+
+
+def _pods_text(count: int, owner: str | None) -> str:
+    return f"{count} pod{'s' if count != 1 else ''}" + (f" of {owner}" if owner else "")
+
+
+def _amount_text(resource: str, amount: int) -> str:
+    if resource == "cpu":
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for unit, size in (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024)):
+            if amount >= size and amount % size == 0:
+                return f"{amount // size}{unit}"
+    return str(amount)
+
+
+def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
+    """One new node per distinct allocatable and room its DaemonSet and static pods take: each
+    node's index with only those pods counted."""
+    startup = startup_pods_by_node(snapshot)
+    shapes: dict[str, NodeInfo] = {}
+    for node in snapshot.nodes:
+        info = NodeInfo.for_node(node)
+        for pod in startup.get(node.metadata.name, []):
+            info.add_pod_info(PodInfo(pod))
+        key = json.dumps(node.status.allocatable, sort_keys=True) + repr((info.requested, len(info.pods)))
+        shapes.setdefault(key, info)
+    return list(shapes.values())
+
+
+def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> str | None:
+    """Why no new node shaped like one of the snapshot has room for one such pod (its requests
+    against each distinct allocatable, less what the node's DaemonSet and static pods take,
+    `shapes`, as NodeResourcesFit counts them); None when one has."""
+    fit = framework.plugins.get(RESOURCE_FIT)
+    if not isinstance(fit, Fit) or not shapes:
+        return None
+    request = compute_pod_resource_request(pod)
+    lacking: list[tuple[NodeInfo, list[InsufficientResource]]] = []
+    for info in shapes:
+        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups, fit.dra_backed())
+        if not insufficient:
+            return None
+        lacking.append((info, insufficient))
+    # Resources no node has enough of, with the most any new node has free (allocatable less what
+    # its DaemonSet and static pods take) and that node's allocatable.
+    everywhere = set.intersection(*({r.resource_name for r in short} for _, short in lacking))
+    most: dict[str, tuple[int, int, int]] = {}
+    for _, short in lacking:
+        for r in short:
+            if r.resource_name in everywhere:
+                best = most.get(r.resource_name, (r.requested, -1, 0))
+                if r.capacity - r.used > best[1]:
+                    most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
+    started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
+    lead = "no node shape of the cluster holds one of these pods, " + (
+        "even new (running only its DaemonSet and static pods): " if started else "even empty: "
+    )
+    if most:
+        return lead + ", ".join(
+            f"it requests {_amount_text(resource, requested)} {resource}, which no node has allocatable"
+            if not capacity
+            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node has "
+            + ("free" if room < capacity else "allocatable")
+            + f" (at most {_amount_text(resource, max(room, 0))})"
+            for resource, (requested, room, capacity) in sorted(most.items())
+        )
+    said = "; ".join(
+        f"nodes like {info.name} lack {', '.join(r.resource_name for r in short)}"
+        for info, short in lacking[:MAX_TRIES_PER_KIND]
+    )
+    more = f"; and {len(lacking) - MAX_TRIES_PER_KIND} more shapes" if len(lacking) > MAX_TRIES_PER_KIND else ""
+    return lead + f"each has too little of some of its requests ({said}{more})"
+
+
+def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> str:
+    """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
+    would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
+    assert cycle.outcome is not None
+    counts: dict[tuple[str, str], int] = {}
+    startup: dict[str, list[o.Pod]] | None = None
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    for verdict in cycle.outcome.nodes:
+        kept: list[tuple[str, str]] = []
+        failing = _failing(verdict)
+        for name, status in failing.items():
+            exceeds = name == RESOURCE_FIT and any(ev.data.get("exceedsAllocatable") for ev in status.evidence)
+            if name not in CURED_BY_EMPTY_NODE or exceeds:
+                kept.append((name, status.message()))
+        node = nodes.get(verdict.name)
+        if not kept and failing and node is not None:
+            startup = startup if startup is not None else startup_pods_by_node(snapshot)
+            kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
+        for key in kept:
+            counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    reasons = "; ".join(f"{plugin} on {n} node{'s' if n != 1 else ''}: {msg}" for (plugin, msg), n in ranked[:3])
+    more = f"; and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+    return (
+        "no node shape of the cluster holds one of these pods, even empty: every node also rejects them "
+        f"for a reason a new copy of it keeps ({reasons}{more})"
+        if ranked
+        else "no node shape of the cluster holds one of these pods, even empty"
+    )
+
+
+def size_group(
+    snapshot: Snapshot,
+    cycle: CycleOutcome,
+    pods: Sequence[o.Pod],
+    config: SchedulerConfig,
+    owner: str | None,
+    budget: GroupBudget | None = None,
+    frameworks: Mapping[str, Framework] | None = None,
+) -> GroupSizing:
+    """The cluster-autoscaler question for a whole pending group (pods of one owner): how many more
+    nodes shaped like an existing one it takes for every pod to fit, found by placing the pods one
+    after another as the scheduler would. `cycle` is the first pod's with every plugin on every
+    node (it says which nodes a new copy would cure, and which reject the pod for good).
+    `frameworks` (per profile name, over `snapshot`) saves indexing it again.
+
+    The count is the fewest for which every pod gets placed (one fewer does not do), and verified:
+    by the placement with that many copies itself, or, when the search ran without scoring (a
+    node-local group, see node_local_group), by one more placement as the scheduler would, on the
+    whole cluster with that many copies, that uses nothing the search learned."""
+    budget = budget or GroupBudget()
+    if cycle.outcome is None or not pods:
+        return GroupSizing(SizingOutcome.SKIPPED, "not sized: no scheduling cycle to start from")
+    if cycle.outcome.not_evaluated:
+        # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
+        return GroupSizing(SizingOutcome.SKIPPED, f"not sized: {cycle.not_evaluated_text}")
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    bases = dict(frameworks or {})
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    for pod in pods:
+        profile = profile_for_pod(config, pod)
+        if profile is not None and profile.scheduler_name not in bases:
+            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+    profile = profile_for_pod(config, pods[0])
+    base = bases.get(profile.scheduler_name) if profile is not None else None
+    candidates = _copy_candidates(snapshot, cycle, _fit_plugin(base))
+    if not candidates:
+        return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(snapshot, cycle, _fit_plugin(base)))
+    static = static_filters(pods)
+    known = KnownRejections(static)
+    known.learn(cycle.outcome)
+    fast = base is not None and node_local_group(base, cycle, pods, static)
+    sizer = _GroupSizer(snapshot, config, pods, budget, bases, known, static)
+    why: list[str] = []
+    stopped = ""
+    for name in candidates:
+        needed = sizer.nodes_needed(nodes[name], first_fit=fast)
+        if isinstance(needed, _Placed) and fast:
+            # Searched without scoring: place them once more as the scheduler would, learning nothing.
+            verified = sizer.place(nodes[name], needed.count, learned=False)
+            if verified is None:
+                needed = _NoCount.BOUND
+            elif verified[0] >= len(pods):
+                needed.nodes = verified[1]
+            else:
+                needed = sizer.nodes_needed(nodes[name])
+        if needed == _NoCount.BOUND:
+            return GroupSizing(SizingOutcome.STOPPED, budget.stop_note(len(snapshot.nodes)))
+        if isinstance(needed, _Placed):
+            return _group_suggestion(snapshot, nodes[name], needed, pods, owner)
+        if needed == _NoCount.TOO_MANY:
+            stopped = f"sizing stopped: more than {MAX_ADDED_NODES} added nodes shaped like {name} would be needed"
+        elif needed == _NoCount.NONE_FITS:
+            why.append(f"not one fits on a new node shaped like {name}")
+        else:
+            why.append(f"more nodes shaped like {name} take no more of them")
+    if stopped:
+        return GroupSizing(SizingOutcome.STOPPED, stopped)
+    return GroupSizing(SizingOutcome.NO_COUNT, "no number of added nodes lets all of them fit: " + "; ".join(why))
+
+
+def _group_suggestion(
+    snapshot: Snapshot, node: o.Node, placed: _Placed, pods: Sequence[o.Pod], owner: str | None
+) -> GroupSizing:
+    name, count = node.metadata.name, placed.count
+    added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
+    need = "needs" if len(pods) == 1 else "need"
+    nodes_text = "1 more node" if count == 1 else f"{count} more nodes"
+    suggestion = Suggestion(
+        kind="addNodesForGroup",
+        summary=f"{_pods_text(len(pods), owner)} {need} {nodes_text} shaped like {name} "
+        f"({startup_text(startup_pods(snapshot, name), name)}): placed one after another as the scheduler would, "
+        f"{'it fits' if len(pods) == 1 else 'all of them fit'}",
+        nodes=sorted(set(placed.nodes)),
+        # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
+        patches=[_node_object(n) for n in added],
+        command=f"# scale the node group of {name} up by {count} "
+        f"(the cluster autoscaler would add {'a node' if count == 1 else 'nodes'} like it)",
+    )
+    fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
+    return GroupSizing(SizingOutcome.SIZED, f"sized: {nodes_text} shaped like {name}{fewer}", suggestion)
+
+
+def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    if v.config is None or len(v.group) < 2:
+        return []
+    if v.exhausted:
+        v.notes.append(
+            f"{_pods_text(len(v.group), v.group_owner)}, the pod's pending group: not sized, the suggestions' "
+            f"bound ({MAX_RERUNS} re-runs, {TIME_BUDGET_SECONDS:.0f} s) was reached first"
+        )
+        return []
+    sizing = size_group(
+        v.snapshot, cycle, v.group, v.config, v.group_owner, frameworks={v.profile.scheduler_name: v._framework()}
+    )
+    if sizing.suggestion is not None:
+        return [sizing.suggestion]
+    if sizing.outcome in (SizingOutcome.STOPPED, SizingOutcome.SKIPPED):
+        v.notes.append(f"{_pods_text(len(v.group), v.group_owner)}, the pod's pending group: {sizing.note}")
+    return []
+
+
+# `podwhy pending`: groups sized, largest first, and the node evaluations all of them may spend.
+MAX_GROUPS_SIZED = 5
+MAX_GROUPS_PLACEMENT_WORK = 4 * MAX_GROUP_PLACEMENT_WORK
+GroupKey = tuple[str, str, str | None]
+
+
+def size_groups(
+    snapshot: Snapshot,
+    pending: Sequence[PendingPod],
+    config: SchedulerConfig,
+    frameworks: Mapping[str, Framework] | None = None,
+) -> dict[GroupKey, GroupSizing]:
+    """For `podwhy pending`: per group of Unschedulable pods (PendingPod.group_key), how many more
+    nodes shaped like an existing one every pod of it needs, or why that was not found. Groups
+    whose pods no node shape has room for are told so at once; of the others, the largest
+    MAX_GROUPS_SIZED are sized, within MAX_GROUPS_PLACEMENT_WORK node evaluations in all.
+    `frameworks` (per profile name, over `snapshot`, e.g. the classifier's) are reused."""
+    groups: dict[GroupKey, list[o.Pod]] = {}
+    for item in pending:
+        if item.verdict == Verdict.UNSCHEDULABLE:
+            groups.setdefault(item.group_key, []).append(item.pod)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1], kv[0][2] or ""))
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    bases: dict[str, Framework] = dict(frameworks or {})
+    shared = GroupBudget(
+        work=MAX_GROUPS_PLACEMENT_WORK,
+        bound=f"the {MAX_GROUPS_PLACEMENT_WORK:,} node evaluations all groups of one run may spend",
+    )
+    shapes = allocatable_shapes(snapshot)
+    sized = 0
+    out: dict[GroupKey, GroupSizing] = {}
+    for key, pods in ordered:
+        profile = profile_for_pod(config, pods[0])
+        if profile is None:
+            continue
+        if profile.scheduler_name not in bases:
+            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        framework = bases[profile.scheduler_name]
+        distinct = {spec_signature(p): p for p in pods}.values()
+        too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
+        if too_big is not None:
+            out[key] = GroupSizing(SizingOutcome.NO_NODE_SHAPE, too_big)
+            continue
+        if sized >= MAX_GROUPS_SIZED:
+            out[key] = GroupSizing(
+                SizingOutcome.SKIPPED,
+                f"not sized: only the {MAX_GROUPS_SIZED} largest Unschedulable groups an added node could hold are",
+            )
+            continue
+        # Every plugin's verdict on every node: which nodes a new copy would cure.
+        if not shared.spend(FILTER_WEIGHT * len(snapshot.nodes)):
+            out[key] = GroupSizing(
+                SizingOutcome.SKIPPED,
+                f"not sized: too little is left of {shared.bound}"
+                if shared.stopped_by == "work"
+                else shared.stop_note(len(snapshot.nodes)),
+            )
+            continue
+        sized += 1
+        with gc_deferred():
+            cycle = run_cycle(
+                snapshot, pods[0], framework=framework, extenders=config.extenders, scoring=False, post_filter=False
+            )
+        if cycle.verdict != Verdict.UNSCHEDULABLE:
+            out[key] = GroupSizing(SizingOutcome.SKIPPED, f"not sized: run again, its first pod is {cycle.verdict}")
+            continue
+        # Each group gets at most its own share of what the run has left.
+        allowed = min(MAX_GROUP_PLACEMENT_WORK, shared.work)
+        budget = GroupBudget(
+            work=allowed, deadline=shared.deadline, bound=shared.bound if allowed < MAX_GROUP_PLACEMENT_WORK else ""
+        )
+        out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases)
+        shared.work -= allowed - budget.work
+    return out

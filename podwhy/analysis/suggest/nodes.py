@@ -1,0 +1,111 @@
+"""addNode: add one node shaped like one that rejects the pod only for what a new copy of it cures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from podwhy.analysis.suggest.base import (
+    INTER_POD_AFFINITY,
+    MAX_TRIES_PER_KIND,
+    RESOURCE_FIT,
+    TOPOLOGY_SPREAD,
+    Suggestion,
+    _failing,
+    _Verifier,
+)
+from podwhy.analysis.suggest.patches import _builtins
+from podwhy.cluster.nodecopy import HOSTNAME_LABEL, startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.framework.runtime import Framework
+from podwhy.framework.types import NodeInfo, PodInfo, host_ports
+from podwhy.model import objects as o
+from podwhy.plugins.nodeports import NodePorts, fits_ports
+from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, fits_request
+from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
+from podwhy.scheduler.cycle import CycleOutcome
+from podwhy.snapshot.cluster import Snapshot
+
+# Plugins whose rejection a new copy of the node can cure (only its DaemonSet and static pods run
+# there; _kept_off_copies checks that those leave room).
+CURED_BY_EMPTY_NODE = frozenset(
+    {RESOURCE_FIT, NodePorts.NAME, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, NodeVolumeLimits.NAME}
+)
+
+
+def _node_object(node: o.Node) -> dict[str, Any]:
+    return {"kind": "Node", "object": {"apiVersion": "v1", "kind": "Node", **_builtins(node)}}
+
+
+def _shape(node: o.Node) -> str:
+    labels = {k: val for k, val in node.metadata.labels.items() if k != HOSTNAME_LABEL}
+    return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
+
+
+def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, str]]:
+    """Why the pod fits on no new copy of the node because of the pods every copy runs from the
+    start (its DaemonSet and static pods), as (plugin, message); empty when they leave it room."""
+    if not startup:
+        return []
+    info = NodeInfo.for_node(node)
+    for started in startup:
+        info.add_pod_info(PodInfo(started))
+    ignored = (fit.ignored_resources, fit.ignored_resource_groups) if fit is not None else (frozenset(), frozenset())
+    out: list[tuple[str, str]] = []
+    short = fits_request(compute_pod_resource_request(pod), info, *ignored, fit.dra_backed() if fit else frozenset())
+    if short:
+        reasons = ", ".join(r.reason for r in short)
+        out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
+    if not fits_ports(host_ports(pod), info.used_ports):
+        out.append((NodePorts.NAME, "its host ports are taken by the DaemonSet and static pods a new node runs"))
+    return out
+
+
+def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> list[str]:
+    """One node per shape whose rejection a new copy of it would cure, in node order."""
+    assert cycle.outcome is not None
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    shapes: dict[str, str] = {}
+    startup: dict[str, list[o.Pod]] | None = None
+    for verdict in cycle.outcome.nodes:
+        failing = _failing(verdict)
+        node = nodes.get(verdict.name)
+        if node is None or not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
+            continue
+        fit_status = failing.get(RESOURCE_FIT)
+        if fit_status is not None and any(ev.data.get("exceedsAllocatable") for ev in fit_status.evidence):
+            continue
+        shape = _shape(node)
+        if shape in shapes:
+            continue
+        startup = startup if startup is not None else startup_pods_by_node(snapshot)
+        if _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit):
+            continue
+        shapes[shape] = verdict.name
+    return list(shapes.values())[:MAX_TRIES_PER_KIND]
+
+
+def _fit_plugin(framework: Framework | None) -> Fit | None:
+    fit = framework.plugins.get(RESOURCE_FIT) if framework is not None else None
+    return fit if isinstance(fit, Fit) else None
+
+
+def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    nodes = {n.metadata.name: n for n in v.snapshot.nodes}
+    for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
+        changed, (added,) = with_copies(v.snapshot, nodes[name], 1)
+        feasible = v.with_snapshot(changed)
+        if feasible is None:
+            continue
+        shape = startup_text(startup_pods(v.snapshot, name), name)
+        return [
+            Suggestion(
+                kind="addNode",
+                summary=f"add 1 node shaped like {name} ({shape}): the pod fits on it",
+                nodes=feasible,
+                # Only the Node: the DaemonSet controller and the kubelet create its pods.
+                patches=[_node_object(added)],
+                command=f"# scale the node group of {name} up by 1 (the cluster autoscaler would add a node like it)",
+            )
+        ]
+    return []

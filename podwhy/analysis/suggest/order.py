@@ -1,0 +1,91 @@
+"""The kinds of suggestion in the order they are tried, and suggest(), which tries them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
+from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
+from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
+from podwhy.analysis.suggest.evictions import _suggest_evict
+from podwhy.analysis.suggest.groups import _suggest_group_nodes
+from podwhy.analysis.suggest.labels import _suggest_label
+from podwhy.analysis.suggest.nodes import _suggest_add_node
+from podwhy.analysis.suggest.nominations import _suggest_release_nominations, _suggest_release_stale_nominations
+from podwhy.analysis.suggest.requests import _suggest_lower_request
+from podwhy.analysis.suggest.selection import _suggest_unknown_selection
+from podwhy.analysis.suggest.tolerations import _suggest_reserved_toleration, _suggest_toleration
+from podwhy.framework.profile import Profile
+from podwhy.framework.runtime import Framework
+from podwhy.model import objects as o
+from podwhy.scheduler.config import SchedulerConfig
+from podwhy.scheduler.cycle import CycleOutcome, Verdict
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.writer import REDACTED
+
+SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = (
+    _suggest_release_stale_nominations,
+    _suggest_lower_request,
+    _suggest_toleration,
+    _suggest_unknown_selection,
+    _suggest_label,
+    _suggest_add_node,
+    _suggest_group_nodes,
+    _suggest_autoscaler_levers,
+    _suggest_evict,
+    _suggest_release_nominations,
+    _suggest_relax_spread,
+    _suggest_drop_anti_affinity,
+    _suggest_reserved_toleration,
+)
+
+
+def suggest(
+    snapshot: Snapshot,
+    cycle: CycleOutcome,
+    profile: Profile,
+    scheduler_names: frozenset[str] | None = None,
+    config: SchedulerConfig | None = None,
+    group: Sequence[o.Pod] = (),
+    group_owner: str | None = None,
+    framework: Framework | None = None,
+    notes: list[str] | None = None,
+    manifest: str | None = None,
+    autoscaling: AutoscalingAnalysis | None = None,
+) -> list[Suggestion]:
+    """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict. With
+    the pod's pending `group` and the `config`, also how many nodes the whole group needs.
+    `framework`: the profile's over `snapshot` (make_framework), when the caller has one. `notes`
+    gets what a bound kept from being looked for. `manifest`: the path of the manifest the pod
+    was given in ('-': stdin), whose changes are commands on that file."""
+    if cycle.verdict != Verdict.UNSCHEDULABLE or cycle.outcome is None or cycle.outcome.error is not None:
+        return []
+    verifier = _Verifier(
+        snapshot,
+        cycle.pod.pod,
+        profile,
+        scheduler_names,
+        framework=framework,
+        group=group,
+        group_owner=group_owner,
+        config=config,
+        manifest=manifest,
+        autoscaling=autoscaling,
+    )
+    out: list[Suggestion] = verifier.earlier
+    for suggester in SUGGESTERS:
+        if len(out) >= MAX_SUGGESTIONS or verifier.exhausted:
+            break
+        out.extend(suggester(verifier, cycle))
+    out = out[:MAX_SUGGESTIONS]
+    for suggestion in out:
+        if any(p.get("kind") == "Pod" and REDACTED in json.dumps(p.get("patch")) for p in suggestion.patches):
+            # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
+            suggestion.summary += (
+                f" (the snapshot is redacted: the pod's merge patch carries {REDACTED} values; run the command instead)"
+            )
+    if notes is not None:
+        notes.extend(verifier.notes)
+    return out

@@ -1,0 +1,131 @@
+"""lowerRequest: lower the pod's requests so that it fits where only resources keep it off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from podwhy.analysis.suggest.base import (
+    MAX_TRIES_PER_KIND,
+    MI,
+    RESOURCE_FIT,
+    Suggestion,
+    _nodes_text,
+    _only_failing,
+    _Verifier,
+)
+from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
+from podwhy.model import objects as o
+from podwhy.model.quantity import quantity_milli_value, quantity_value
+from podwhy.scheduler.cycle import CycleOutcome
+
+
+def _amount(resource: str, raw: Any) -> int:
+    return quantity_milli_value(raw) if resource == "cpu" else quantity_value(raw)
+
+
+def _format(resource: str, amount: int) -> str:
+    if resource == "cpu":
+        return f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") and amount % MI == 0:
+        return f"{amount // MI}Mi"
+    return str(amount)
+
+
+def _lowered(resource: str, current: int, delta: int) -> int | None:
+    """The container's request lowered by `delta`, rounded down to whole MiB for byte sizes."""
+    new = current - delta
+    if new <= 0:
+        return None
+    if resource in ("memory", "ephemeral-storage") and new >= MI:
+        new -= new % MI
+    return new
+
+
+def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[str, Any]], list[str]] | None:
+    """The pod with each resource's total request lowered by its cut (from the largest container,
+    or the pod-level request), the json-patch ops and a description; None when it cannot be."""
+    spec = pod.spec
+    containers = list(spec.containers)
+    pod_resources = spec.resources
+    ops: list[dict[str, Any]] = []
+    said: list[str] = []
+    for resource, delta in sorted(cuts.items()):
+        if pod_resources is not None and resource in pod_resources.requests:
+            new = _lowered(resource, _amount(resource, pod_resources.requests[resource]), delta)
+            if new is None:
+                return None
+            requests = {**pod_resources.requests, resource: _format(resource, new)}
+            pod_resources = msgspec.structs.replace(pod_resources, requests=requests)
+            ops.append({"op": "add", "path": f"/spec/resources/requests/{resource}", "value": _format(resource, new)})
+            said.append(f"pod-level {resource} request to {_format(resource, new)}")
+            continue
+        holders = [(i, c) for i, c in enumerate(containers) if resource in c.resources.requests]
+        if not holders:
+            return None
+        index, container = max(holders, key=lambda ic: _amount(resource, ic[1].resources.requests[resource]))
+        new = _lowered(resource, _amount(resource, container.resources.requests[resource]), delta)
+        if new is None:
+            return None
+        requests = {**container.resources.requests, resource: _format(resource, new)}
+        containers[index] = msgspec.structs.replace(
+            container, resources=msgspec.structs.replace(container.resources, requests=requests)
+        )
+        escaped = resource.replace("~", "~0").replace("/", "~1")
+        ops.append(
+            {
+                "op": "add",
+                "path": f"/spec/containers/{index}/resources/requests/{escaped}",
+                "value": _format(resource, new),
+            }
+        )
+        said.append(f"{resource} request of container {container.name} to {_format(resource, new)}")
+    new_spec = msgspec.structs.replace(spec, containers=containers, resources=pod_resources)
+    return msgspec.structs.replace(pod, spec=new_spec), ops, said
+
+
+def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    assert cycle.outcome is not None
+    # Per node whose only rejection is resources: the cut each short resource needs there.
+    options: list[tuple[float, str, dict[str, int]]] = []
+    for verdict in cycle.outcome.nodes:
+        status = _only_failing(verdict, RESOURCE_FIT)
+        if status is None:
+            continue
+        cuts: dict[str, int] = {}
+        worst = 0.0
+        for ev in status.evidence:
+            data = ev.data
+            if ev.kind != "resource" or data["resource"] == "pods" or data["free"] <= 0:
+                cuts = {}
+                break
+            cuts[data["resource"]] = data["requested"] - data["free"]
+            worst = max(worst, cuts[data["resource"]] / data["requested"])
+        if cuts:
+            options.append((worst, verdict.name, cuts))
+    out: list[Suggestion] = []
+    seen: set[tuple[tuple[str, int], ...]] = set()
+    for _, _node, cuts in sorted(options)[: MAX_TRIES_PER_KIND * 2]:
+        key = tuple(sorted(cuts.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        lowered = _lower_requests(v.pod, cuts)
+        if lowered is None:
+            continue
+        pod, ops, said = lowered
+        feasible = v.with_pod(pod)
+        if feasible is None:
+            continue
+        out.append(
+            Suggestion(
+                kind="lowerRequest",
+                summary=f"lower the {', '.join(said)}: it then fits on {_nodes_text(feasible)}",
+                nodes=feasible,
+                patches=[_pod_patch(v, ops)],
+                command=_pod_command(v, ops),
+            )
+        )
+        break
+    return out

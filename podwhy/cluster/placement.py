@@ -1,0 +1,535 @@
+"""Place the replicas of manifests onto a snapshot, one after another, as the scheduler would.
+
+Each replica runs one scheduling cycle; a replica that fits is bound to the best-scoring node
+(kube-scheduler picks one of the tied top nodes at random: podwhy takes the first by name, so
+the outcome is deterministic) and counted on that node, so the next replica sees its
+resources, host ports, labels for spreading and affinity terms. The snapshot is indexed once
+per profile; bound replicas are added to those indexes incrementally.
+
+A DaemonSet gets one pod per node its controller would run it on (the template's required
+node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
+each pinned to its node with the controller's `metadata.name` node affinity.
+
+Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do (volumes.py):
+a replica's claims are created with it (StatefulSet claim templates, generic ephemeral
+volumes), and once it is placed the PVs chosen for them are bound, so the next replica cannot
+take them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+
+from podwhy.cluster.kubelet import admit
+from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
+from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
+from podwhy.cluster.volumes import ClaimBinder
+from podwhy.framework.preemption import Budget
+from podwhy.framework.resources import is_extended_resource_name
+from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
+from podwhy.framework.status import Status
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.dynamicresources import DynamicResources
+from podwhy.plugins.imagelocality import ImageLocality
+from podwhy.plugins.nodeaffinity import NodeAffinity
+from podwhy.plugins.nodename import NodeName
+from podwhy.plugins.nodeports import NodePorts
+from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
+from podwhy.plugins.noderesources.fit import Fit
+from podwhy.plugins.nodeunschedulable import NodeUnschedulable
+from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
+from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.names import suffix
+
+# Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
+DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
+# Filters whose verdict on a node reads only the pod and that node (its labels, taints,
+# allocatable, and the pods bound or nominated there): nothing placed on other nodes changes it.
+NODE_LOCAL_FILTERS = frozenset(
+    {NodeUnschedulable.NAME, NodeName.NAME, TaintToleration.NAME, NodeAffinity.NAME, NodePorts.NAME, Fit.NAME}
+)
+# Score plugins whose raw score of a node reads only the pod and that node (ImageLocality also
+# the number of nodes holding an image, which placing pods does not change); the others
+# (PodTopologySpread, InterPodAffinity, and the claim plugins) count pods across nodes.
+# Tied nodes named per placed replica (thousands of equal nodes may tie; their count is kept).
+MAX_TIED_NAMES = 10
+
+NODE_LOCAL_SCORES = frozenset(
+    {Fit.NAME, BalancedAllocation.NAME, ImageLocality.NAME, TaintToleration.NAME, NodeAffinity.NAME}
+)
+
+
+def _uses_devices(pod: o.Pod) -> bool:
+    """Whether DynamicResources has anything to score for the pod: resource claims, or extended
+    resources (which a DeviceClass may back, DRAExtendedResource)."""
+    if pod.spec.resource_claims:
+        return True
+    containers = [*pod.spec.containers, *pod.spec.init_containers]
+    return any(is_extended_resource_name(name) for c in containers for name in c.resources.requests)
+
+
+def replica_signature(pod: o.Pod) -> bytes:
+    """What a scheduling cycle reads of a pod besides its labels: two replicas with the same
+    signature get the same verdict and raw score from every plugin of NODE_LOCAL_FILTERS and
+    NODE_LOCAL_SCORES on a node to which nothing was bound between their cycles. (Labels only
+    matter to the plugins that count pods across nodes, whose verdicts are never reused.)"""
+    return msgspec.json.encode((pod.metadata.namespace, pod.spec, pod.status.nominated_node_name))
+
+
+@dataclass
+class _Memo:
+    """The Reuse of the last pod scheduled, for the next one if it is identical (see Reuse)."""
+
+    profile: str
+    signature: bytes
+    reuse: Reuse
+
+
+class KnownRejections:
+    """Nodes known to reject pods of one spec, remembered while placing such pods one after another.
+
+    A node that a filter of `static` rejects (one whose verdict reads only the pod and that node,
+    as NODE_LOCAL_FILTERS do) rejects every pod of the same spec until a pod is bound to it, so it
+    need not be filtered again until then (kube-scheduler once kept an equivalence cache for the
+    same reason). Nodes where nominated pods were counted are not remembered. Only for pods with
+    identical specs and labels, scheduled by one profile, of which the caller is sure.
+    """
+
+    def __init__(self, static: frozenset[str]) -> None:
+        self.static = static
+        self.verdicts: dict[str, NodeVerdict] = {}
+
+    def learn(self, outcome: FilterOutcome) -> None:
+        if outcome.pre_filter_failure is not None or outcome.error is not None:
+            return
+        known = self.verdicts
+        for verdict in outcome.nodes:
+            if verdict.name in known or verdict.feasible or verdict.nominated_pods:
+                continue
+            if any(name in self.static and st.is_rejected() for name, st in verdict.filters.items()):
+                known[verdict.name] = verdict
+
+    def forget(self, node: str) -> None:
+        """A pod was bound to the node: its verdicts may change."""
+        self.verdicts.pop(node, None)
+
+    def copy(self) -> KnownRejections:
+        out = KnownRejections(self.static)
+        out.verdicts = dict(self.verdicts)
+        return out
+
+
+@dataclass
+class ReplicaPlacement:
+    pod: o.Pod
+    verdict: Verdict
+    # The node it was bound to; "" while it stays Pending.
+    node: str = ""
+    # Why it stays Pending: the scheduler's message, or why it is not even created.
+    message: str = ""
+    # The nodes sharing the top score when more than one did (the tie was broken by name): the
+    # first MAX_TIED_NAMES by name, and how many there were.
+    tied: list[str] = field(default_factory=list)
+    tied_count: int = 0
+    # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
+    created: bool = True
+    # The cycle of a replica left Pending (a placed one keeps only what the report needs of it:
+    # a thousand cycles over thousands of nodes would hold every node's verdict and score).
+    cycle: CycleOutcome | None = None
+    # Kinds the snapshot holds none of that its cycle needed (see cycle.lacking_kinds).
+    lacking_kinds: list[str] = field(default_factory=list)
+    # A DaemonSet pod: the node its controller made it for.
+    target_node: str = ""
+    # The pods its preemption evicted from `node` (it was placed once they were gone), and the
+    # PodDisruptionBudgets that broke.
+    victims: list[o.Pod] = field(default_factory=list)
+    violated_pdbs: list[str] = field(default_factory=list)
+    # Set on a replica that was placed and then evicted by a later replica's preemption.
+    preempted_by: str = ""
+
+    def __post_init__(self) -> None:
+        if self.cycle is not None and not self.lacking_kinds:
+            self.lacking_kinds = self.cycle.lacking_kinds
+
+    @property
+    def placed(self) -> bool:
+        return bool(self.node)
+
+
+@dataclass
+class Displaced:
+    """A pod of the cluster that preemption evicted during the check: its controller creates it
+    again, and the replacement is scheduled after the check's own replicas (created later, it
+    comes later in the queue)."""
+
+    victim: o.Pod
+    # The check's replica whose preemption evicted it ("namespace/name").
+    preemptor: str
+    replacement: ReplicaPlacement | None = None
+
+
+@dataclass
+class WorkloadPlacement:
+    workload: ManifestWorkload
+    replicas: list[ReplicaPlacement] = field(default_factory=list)
+    # DaemonSet: nodes its controller would not run it on, with why.
+    ineligible_nodes: dict[str, str] = field(default_factory=dict)
+
+
+class Placer:
+    """Schedules pods in turn over one snapshot, binding each one that fits."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        config: SchedulerConfig,
+        placement_only: bool = False,
+        first_fit: bool = False,
+        reuse: bool = True,
+        preempt: bool = False,
+    ) -> None:
+        """`placement_only`: where each pod goes and nothing more. On each node the filters stop
+        at the first rejection, as the scheduler's do, and no preemption dry run runs for a pod
+        that stays Pending (the same placements; messages lack every plugin's verdict and the
+        PostFilter part). `first_fit` (with `placement_only`): nothing is scored, a pod goes to the
+        first node in the snapshot's order that fits, which is not where the scheduler puts it:
+        only for counts that do not depend on which feasible node a pod takes. `reuse`: a pod
+        identical to the one scheduled before it takes that cycle's verdicts and node-local scores
+        of the nodes nothing was bound to since (see Reuse); off, every cycle starts afresh (the
+        same placements, slower: tests compare the two). `preempt`: a pod that fits nowhere evicts
+        the victims of its preemption dry run and is placed once they are gone (`check`)."""
+        self.snapshot = snapshot
+        self.config = config
+        self.placement_only = placement_only or first_fit
+        self.first_fit = first_fit
+        self.names = frozenset(p.scheduler_name for p in config.profiles)
+        self.frameworks: dict[str, Framework] = {}
+        self.claims = ClaimBinder(snapshot)
+        self._memo: _Memo | None = None
+        self._reuse = reuse
+        self._preempt_victims = preempt and not self.placement_only
+        # The placement of every pod bound so far, by id (a victim of preemption may be one).
+        self._placements: dict[int, ReplicaPlacement] = {}
+        # The cluster's own pods preemption evicted, whose controllers create them again.
+        self.displaced: list[Displaced] = []
+
+    def _framework(self, pod: o.Pod) -> Framework | None:
+        profile = profile_for_pod(self.config, pod)
+        if profile is None:
+            return None
+        framework = self.frameworks.get(profile.scheduler_name)
+        if framework is None:
+            framework = make_framework(self.snapshot, profile, self.names)
+            self.frameworks[profile.scheduler_name] = framework
+        return framework
+
+    def schedule(self, pod: o.Pod, known: KnownRejections | None = None) -> ReplicaPlacement:
+        """One scheduling cycle; when a node fits, bind the pod to the best one. `known`: nodes
+        known to reject pods of this one's spec, which it learns from this cycle and where the pod
+        goes (the caller keeps it for pods of one spec only)."""
+        framework = self._framework(pod)
+        if framework is None:
+            cycle = no_profile(pod, self.config)
+            wanted = cycle.scheduler_name
+            return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
+        reuse = self._reuse_for(pod, framework) if self._reuse else None
+        cycle = run_cycle(
+            self.snapshot,
+            pod,
+            framework=framework,
+            extenders=self.config.extenders,
+            every_plugin=not self.placement_only,
+            post_filter=not self.placement_only,
+            scoring=not self.first_fit,
+            feasible_to_find=1 if self.first_fit else None,
+            settled=known.verdicts if known is not None else None,
+            reuse=reuse,
+            score_rows=False,  # where the pod goes is all a placement keeps of the scores
+        )
+        if known is not None and cycle.outcome is not None:
+            known.learn(cycle.outcome)
+        if reuse is not None:
+            self._learn(reuse, framework, cycle)
+        if cycle.verdict == Verdict.GATED:
+            gates = " ".join(cycle.gates)
+            return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
+        if cycle.verdict not in (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE) or cycle.outcome is None:
+            preempted = self._preempt(pod, cycle, known)
+            if preempted is not None:
+                return preempted
+            return ReplicaPlacement(pod, cycle.verdict, message=cycle.message, cycle=cycle)
+        best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
+        node = best[0]
+        self.claims.assume_pod_volumes(framework, pod, node)
+        reserve_claims(pod, node, cycle, self.snapshot)
+        self.bind(pod, node)
+        if known is not None:
+            known.forget(node)
+        message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
+        tied = best[:MAX_TIED_NAMES] if len(best) > 1 else []
+        tied_count = len(best) if tied else 0
+        placed = ReplicaPlacement(
+            pod, cycle.verdict, node, message, tied, tied_count=tied_count, lacking_kinds=cycle.lacking_kinds
+        )
+        if self._preempt_victims:
+            self._placements[id(pod)] = placed
+        return placed
+
+    def _reuse_for(self, pod: o.Pod, framework: Framework) -> Reuse:
+        """The last pod's Reuse when this pod is identical to it, else a new, empty one."""
+        signature = replica_signature(pod)
+        memo = self._memo
+        if memo is None or memo.profile != framework.profile.scheduler_name or memo.signature != signature:
+            memo = self._memo = _Memo(framework.profile.scheduler_name, signature, Reuse())
+            memo.reuse.raw_scores = {name: {} for name in NODE_LOCAL_SCORES}
+            if not _uses_devices(pod):  # DynamicResources scores such a pod 0 on every node
+                memo.reuse.raw_scores[DynamicResources.NAME] = {}
+        return memo.reuse
+
+    @staticmethod
+    def _learn(reuse: Reuse, framework: Framework, cycle: CycleOutcome) -> None:
+        """Keep the verdicts of this cycle for the next identical pod when every filter read only
+        the pod and the node (or was skipped, or could not be evaluated), as NODE_LOCAL_FILTERS do;
+        nodes where nominated pods were counted are left out."""
+        outcome = cycle.outcome
+        if outcome is None or outcome.pre_filter_failure is not None or outcome.error is not None:
+            reuse.verdicts.clear()
+            return
+        skips = frozenset(rec.plugin for rec in outcome.pre_filter if rec.status.is_skip())
+        local = all(
+            name in NODE_LOCAL_FILTERS or name in skips or name in outcome.not_evaluated
+            for name in framework.profile.filter
+            if name in framework.plugins and framework.plugins[name].implements("filter")
+        )
+        restricted = outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None
+        if not local or restricted or not outcome.complete:
+            reuse.verdicts.clear()
+            return
+        if skips != reuse.pre_filter_skips or frozenset(outcome.not_evaluated) != reuse.not_evaluated:
+            reuse.verdicts.clear()
+            reuse.pre_filter_skips, reuse.not_evaluated = skips, frozenset(outcome.not_evaluated)
+        for verdict in outcome.nodes:
+            if not verdict.nominated_pods:
+                reuse.verdicts[verdict.name] = verdict
+
+    def bind(self, pod: o.Pod, node: str) -> None:
+        """spec.nodeName set and counted on the node by every profile's view of the cluster."""
+        if self._memo is not None:
+            self._memo.reuse.forget(node)
+        pod.spec.node_name = node
+        self.snapshot.pods.append(pod)
+        for framework in self.frameworks.values():
+            framework.handle.add_bound_pod(pod)
+
+    def _preempt(self, pod: o.Pod, cycle: CycleOutcome, known: KnownRejections | None) -> ReplicaPlacement | None:
+        """DefaultPreemption as the scheduler carries it out (only when placing, not when sizing):
+        the victims its PostFilter chose are evicted, the pod is nominated to that node and, once
+        they are gone, scheduled again; None when there is nothing to preempt."""
+        post = cycle.post_filter
+        preemption = post.preemption if post is not None else None
+        if not self._preempt_victims or preemption is None or not preemption.nominated_node or not preemption.victims:
+            return None
+        victims = [pi.pod for pi in preemption.victims]
+        preemptor = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        for victim in victims:
+            earlier = self._placements.pop(id(victim), None)
+            if earlier is not None:  # a replica of this check, placed before
+                earlier.message = (
+                    f"preempted on {earlier.node} by {preemptor} (priority {pod.spec.priority or 0}): its controller"
+                    " creates it again, and it waits in the queue"
+                )
+                earlier.verdict, earlier.node, earlier.preempted_by = Verdict.UNSCHEDULABLE, "", preemptor
+            elif any(ref.controller for ref in victim.metadata.owner_references):
+                self.displaced.append(Displaced(victim, preemptor))
+            self.unbind(victim)
+            self._disrupted(victim)
+        self._memo = None
+        pod.status.nominated_node_name = preemption.nominated_node
+        placed = self.schedule(pod, known)
+        placed.victims = victims
+        placed.violated_pdbs = list(preemption.violated_pdbs)
+        return placed
+
+    def _disrupted(self, victim: o.Pod) -> None:
+        """The disruption controller's part once a victim is gone: every PodDisruptionBudget
+        selecting it has one healthy pod fewer, so it allows one disruption fewer (never below
+        0); the victim's replacement is Pending, not healthy. A later preemption sees that."""
+        for pdb in self.snapshot.pod_disruption_budgets:
+            budget = Budget.of(pdb)
+            if budget.namespace != victim.metadata.namespace or budget.selector is None:
+                continue
+            if budget.selector.matches(victim.metadata.labels) and pdb.status.disruptions_allowed > 0:
+                pdb.status.disruptions_allowed -= 1
+
+    def unbind(self, pod: o.Pod) -> None:
+        """The pod is gone from its node (evicted): no profile's view counts it any more, and
+        its resource claims are released."""
+        self.snapshot.pods = [p for p in self.snapshot.pods if p is not pod]
+        release_claims(pod, self.snapshot)
+        for framework in self.frameworks.values():
+            framework.handle.remove_bound_pod(pod)
+        if self._memo is not None:
+            self._memo.reuse.forget(pod.spec.node_name)
+
+    def pin(self, pod: o.Pod) -> ReplicaPlacement:
+        """A pod whose manifest names its node (spec.nodeName): the scheduler never sees it; that
+        node's kubelet admits it (and it is counted there) or rejects it (the pod fails)."""
+        node = pod.spec.node_name
+        node_info = self._node_info(node)
+        if node_info is None:
+            message = (
+                f"spec.nodeName names node {node}, which does not exist: no kubelet runs the pod and no "
+                "scheduler places it (the pod garbage collector deletes pods bound to a missing node)"
+            )
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+        rejection = admit(pod, node_info)
+        if rejection is not None:
+            message = f"the kubelet of {node} rejects it (spec.nodeName): {rejection.reason}: {rejection.message}"
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+        self.bind(pod, node)
+        placed = ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, "bound by spec.nodeName; its kubelet admits it")
+        if self._preempt_victims:
+            self._placements[id(pod)] = placed
+        return placed
+
+    def _node_info(self, name: str) -> NodeInfo | None:
+        """The node as every profile sees it (with the pods placed so far), None if it does not exist."""
+        if not any(n.metadata.name == name for n in self.snapshot.nodes):
+            return None
+        framework = next(iter(self.frameworks.values()), None)
+        if framework is None:
+            framework = make_framework(self.snapshot, self.config.profiles[0], self.names)
+            self.frameworks[self.config.profiles[0].scheduler_name] = framework
+        return framework.handle.node_info_by_name.get(name)
+
+    def daemon_nodes(self, template: o.Pod) -> tuple[list[str], dict[str, str]]:
+        """The nodes the DaemonSet controller would create a pod for, and the others with why not."""
+        framework = self._framework(template)
+        names = sorted(n.metadata.name for n in self.snapshot.nodes)
+        if framework is None:
+            return names, {}
+        outcome = framework.run_filters(PodInfo(template))
+        eligible: list[str] = []
+        ineligible: dict[str, str] = {}
+        for verdict in sorted(outcome.nodes, key=lambda v: v.name):
+            failed = [
+                st for name in DAEMON_PREDICATES if (st := verdict.filters.get(name)) is not None and st.is_rejected()
+            ]
+            if failed:
+                ineligible[verdict.name] = "; ".join(_reason(st) for st in failed)
+            else:
+                eligible.append(verdict.name)
+        return eligible, ineligible
+
+
+def _reason(status: Status) -> str:
+    return f"{status.plugin}: {status.message()}"
+
+
+@dataclass(frozen=True)
+class PlaceProgress:
+    """How far `check` is: replicas placed (or left Pending) of all, and the workload at hand
+    ("" once every replica is done)."""
+
+    done: int
+    total: int
+    workload: str
+
+
+def place(
+    snapshot: Snapshot,
+    workloads: list[ManifestWorkload],
+    config: SchedulerConfig,
+    applied_claims: Sequence[o.PersistentVolumeClaim] = (),
+    progress: Callable[[PlaceProgress], None] | None = None,
+    displaced_out: list[Displaced] | None = None,
+) -> list[WorkloadPlacement]:
+    """Every workload's replicas in turn, each seeing those placed before it, in the order the
+    scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
+    order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
+    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
+    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement."""
+    placer = Placer(snapshot, config, preempt=True)
+    for claim in applied_claims:
+        placer.claims.bind_if_immediate(claim)
+    done: dict[int, WorkloadPlacement] = {}
+    total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
+    placed = 0
+    for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
+        workload = workloads[index]
+        if progress is not None:
+            progress(PlaceProgress(placed, total, workload.key))
+        done[index] = _place_workload(placer, workload, snapshot)
+        placed += len(workload.pods)
+    for displaced in placer.displaced:
+        displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
+    if displaced_out is not None:
+        displaced_out.extend(placer.displaced)
+    if progress is not None:
+        progress(PlaceProgress(total, total, ""))
+    return [done[i] for i in range(len(workloads))]
+
+
+def replacement_pod(victim: o.Pod) -> o.Pod:
+    """The pod the victim's controller creates in its place: the same spec, not bound, a name of
+    its own (its generateName, or its controller's name, with podwhy's deterministic suffix; a
+    StatefulSet's ordinal keeps its name)."""
+    meta = victim.metadata
+    owner = next((ref for ref in meta.owner_references if ref.controller), None)
+    if owner is not None and owner.kind == "StatefulSet":
+        name = meta.name  # a StatefulSet creates the same ordinal again
+    else:
+        base = meta.generate_name or (f"{owner.name}-" if owner is not None else f"{meta.name}-")
+        name = base + suffix(f"replacement/{meta.namespace}/{meta.name}")
+    spec = msgspec.structs.replace(victim.spec, node_name="")
+    return msgspec.structs.replace(
+        victim,
+        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-replacement-{meta.namespace}-{meta.name}"),
+        spec=spec,
+        status=o.PodStatus(phase="Pending"),
+    )
+
+
+def _priority(workload: ManifestWorkload) -> int:
+    """The priority admission gave the workload's pods (they share their template's class)."""
+    pod = workload.daemon_template if workload.daemon_template is not None else next(iter(workload.pods), None)
+    return pod.spec.priority or 0 if pod is not None else 0
+
+
+def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """One workload's replicas, one after another."""
+    result = WorkloadPlacement(workload)
+    if workload.daemon_template is not None:
+        eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+        for node in eligible:
+            pod = daemon_pod_for_node(workload.daemon_template, node)
+            for claim in workload.claims_for(pod, snapshot):
+                placer.claims.create(claim)
+            create_template_claims(pod, snapshot)
+            replica = placer.schedule(pod)
+            replica.target_node = node
+            result.replicas.append(replica)
+        return result
+    waiting_for = ""
+    for pod in workload.pods:
+        if waiting_for:
+            message = (
+                f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"
+                " and Ready (podManagementPolicy OrderedReady)"
+            )
+            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            continue
+        for claim in workload.claims_for(pod, snapshot):
+            placer.claims.create(claim)
+        create_template_claims(pod, snapshot)
+        replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
+        result.replicas.append(replica)
+        if workload.ordered and not replica.placed:
+            waiting_for = pod.metadata.name
+    return result

@@ -1,0 +1,267 @@
+"""One scheduling cycle for one pod, as schedule_one.go runs it, returning a typed outcome.
+
+Filters (every plugin on every node, with upstream's first failure), then either the Score
+plugins over the feasible nodes or the PostFilter plugins when none is feasible. The outcome
+holds facts only; the report words them for people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from podwhy.framework.handle import Handle
+from podwhy.framework.missing import not_evaluated_reason
+from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.runtime import (
+    FilterOutcome,
+    Framework,
+    NodeVerdict,
+    PostFilterOutcome,
+    Reuse,
+    fit_error_message,
+)
+from podwhy.framework.scoring import ScoreOutcome, run_scores
+from podwhy.framework.types import PodInfo
+from podwhy.heap import gc_paused
+from podwhy.model import objects as o
+from podwhy.plugins.registry import PLUGINS
+from podwhy.scheduler.config import Extender, SchedulerConfig, default_profile
+from podwhy.snapshot.cluster import Snapshot
+
+# numFeasibleNodesToFind's constants (schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+class Verdict(StrEnum):
+    """What happens to the pod, with the exit code the command line returns for it."""
+
+    SCHEDULABLE = "Schedulable"
+    UNSCHEDULABLE = "Unschedulable"
+    GATED = "Gated"
+    ALREADY_BOUND = "AlreadyBound"
+    # No profile of the configuration has the pod's schedulerName: this scheduler ignores the pod.
+    NO_PROFILE = "NoProfile"
+    # Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
+    # lacks was not evaluated: the scheduler might still reject those nodes.
+    INCONCLUSIVE = "Inconclusive"
+    ERROR = "Error"
+    # podwhy pending: a pod with status.nominatedNodeName, waiting for its victims to go.
+    NOMINATED = "Nominated"
+    # podwhy pending: bound to a node, but its containers do not run yet.
+    BOUND_NOT_RUNNING = "BoundNotRunning"
+    # podwhy pending: the snapshot shows scheduler pods serving the pod's schedulerName, and
+    # none of them runs (phase Running and Ready).
+    NO_SCHEDULER = "NoScheduler"
+    # podwhy pending: no node fits, and an autoscaler is adding one for the pod (within its timeout).
+    WAITING_FOR_NODE = "WaitingForNode"
+
+    @property
+    def exit_code(self) -> int:
+        if self is Verdict.SCHEDULABLE:
+            return 0
+        if self in (Verdict.INCONCLUSIVE, Verdict.ERROR):
+            return 3
+        if self is Verdict.WAITING_FOR_NODE:
+            return 4
+        return 1
+
+
+@dataclass
+class Sampling:
+    """How many feasible nodes kube-scheduler looks for before it stops filtering."""
+
+    percentage_of_nodes_to_score: int | None
+    num_nodes: int
+    num_feasible_nodes_to_find: int
+
+    @property
+    def adaptive_percentage(self) -> int:
+        if self.percentage_of_nodes_to_score:
+            return self.percentage_of_nodes_to_score
+        return max(50 - self.num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_nodes: int, scores: bool) -> int:
+    """numFeasibleNodesToFind, plus the one-node shortcut when nothing scores."""
+    if not scores:
+        return 1
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_nodes
+    pct = percentage or max(50 - num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class CycleOutcome:
+    pod: PodInfo
+    verdict: Verdict
+    # The scheduler's FailedScheduling message ("" when the pod fits), or the error.
+    message: str
+    # False while the message lacks the PostFilter part kube-scheduler appends.
+    message_complete: bool = True
+    outcome: FilterOutcome | None = None
+    gates: list[str] = field(default_factory=list)
+    bound_node: str = ""
+    # Plugins of the profile podwhy does not implement.
+    missing_plugins: list[str] = field(default_factory=list)
+    scores: ScoreOutcome | None = None
+    # A Score plugin failed where the scheduler does not score (one feasible node, or the nominated node fits).
+    ignored_score_error: str | None = None
+    # Set when the pod's nominated node passes every filter: the scheduler takes it unscored.
+    nominated_node_fits: bool = False
+    # What the PostFilter plugins did when no node fits (None: they did not run).
+    post_filter: PostFilterOutcome | None = None
+    sampling: Sampling | None = None
+    # Scheduler extenders of the configuration: podwhy cannot call them.
+    extenders: list[str] = field(default_factory=list)
+    # For NoProfile: the schedulerName asked for, the profiles there are, and where they come from.
+    scheduler_name: str = ""
+    profiles: list[str] = field(default_factory=list)
+    config_source: str = ""
+    # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
+    # evaluated for this pod or the preemption dry run assuming none (say how to add them).
+    lacking_kinds: list[str] = field(default_factory=list)
+    # The Filter plugins not evaluated and why, in one line ("" when every one was).
+    not_evaluated_text: str = ""
+
+
+def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
+    """The profile over the snapshot, its indexes built once; it can schedule many pods in turn."""
+    with gc_paused():
+        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}), profile.emulation)
+    return Framework(handle, profile, PLUGINS)
+
+
+def run_cycle(
+    snapshot: Snapshot,
+    pod: o.Pod,
+    profile: Profile | None = None,
+    extenders: Sequence[Extender] = (),
+    scheduler_names: frozenset[str] | None = None,
+    framework: Framework | None = None,
+    scoring: bool = True,
+    every_plugin: bool = True,
+    feasible_to_find: int | None = None,
+    post_filter: bool = True,
+    settled: Mapping[str, NodeVerdict] | None = None,
+    reuse: Reuse | None = None,
+    score_rows: bool = True,
+) -> CycleOutcome:
+    """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
+    profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
+    `framework` from make_framework is reused instead of indexing the snapshot again.
+    `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters).
+    Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part).
+    `settled` nodes are known to reject the pod and are not filtered (see Framework.run_filters).
+    `reuse`: what an identical pod's cycle learnt that still holds (see framework.runtime.Reuse).
+    Without `score_rows` the scores hold the totals and best nodes only, not each plugin's score."""
+    profile = framework.profile if framework is not None else profile or default_profile()
+    target = PodInfo(pod)
+    if pod.spec.node_name:
+        return CycleOutcome(target, Verdict.ALREADY_BOUND, "", bound_node=pod.spec.node_name)
+    framework = framework or make_framework(snapshot, profile, scheduler_names)
+    handle = framework.handle
+    # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
+    # plugins' verdicts still show what happens once it is let in.
+    enqueue = framework.run_pre_enqueue_plugins(target)
+    outcome = framework.run_filters(target, every_plugin, feasible_to_find, settled, reuse)
+    out = CycleOutcome(
+        target,
+        Verdict.UNSCHEDULABLE,
+        "",
+        outcome=outcome,
+        gates=[g.name for g in pod.spec.scheduling_gates],
+        missing_plugins=framework.missing_plugins,
+        extenders=[e.url_prefix for e in extenders],
+    )
+    nominated = pod.status.nominated_node_name
+    out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
+    if scoring and outcome.error is None and outcome.feasible:
+        feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
+        out.scores = run_scores(
+            profile,
+            framework.plugins,
+            outcome.state,
+            target,
+            feasible_infos,
+            snapshot.missing,
+            reuse.raw_scores if reuse is not None else None,
+            totals_only=not score_rows,
+        )
+        if out.nominated_node_fits:
+            out.scores.best_nodes = [nominated]
+    scores = out.scores
+    if outcome.error is not None:
+        out.verdict, out.message = Verdict.ERROR, outcome.error
+    elif scores is not None and scores.error is not None and not scores.scoring_skipped and not out.nominated_node_fits:
+        # Only when the scheduler really scores: with one feasible node (or a fitting
+        # nominated node) it never runs Score, so a Score error cannot stop it.
+        out.verdict, out.message = Verdict.ERROR, scores.error
+    elif outcome.feasible:
+        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated else Verdict.SCHEDULABLE
+    else:
+        out.message = fit_error_message(outcome, len(handle.node_infos))
+        if post_filter:
+            out.post_filter = framework.run_post_filter_plugins(outcome, target)
+            out.message_complete = out.post_filter.complete
+            # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
+            if out.message_complete and out.post_filter.message():
+                out.message += " " + out.post_filter.message()
+        else:
+            out.message_complete = False
+    if not enqueue.is_success():
+        out.verdict = Verdict.GATED
+    if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
+        scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
+        out.ignored_score_error = scores.error
+    out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
+    if outcome.not_evaluated:
+        kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
+        reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")
+        out.not_evaluated_text = f"not evaluated: {', '.join(sorted(outcome.not_evaluated))} ({reasons})"
+    considered = len(handle.node_infos)
+    if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
+        considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
+    has_scoring = bool(profile.score) or any(e.prioritize_verb for e in extenders)
+    has_extender_filters = any(e.filter_verb for e in extenders)
+    out.sampling = Sampling(
+        profile.percentage_of_nodes_to_score,
+        considered,
+        num_feasible_nodes_to_find(
+            profile.percentage_of_nodes_to_score, considered, has_scoring or has_extender_filters
+        ),
+    )
+    return out
+
+
+def lacking_kinds(framework: Framework, cycle: CycleOutcome, missing: Mapping[str, str]) -> list[str]:
+    """The kinds the snapshot simply holds none of (no other cause) that the cycle needed."""
+    if cycle.outcome is None:
+        return []
+    pod = cycle.pod
+    needed: set[str] = set()
+    for name in cycle.outcome.not_evaluated:
+        needed |= framework.plugins[name].needed_kinds(pod)
+    for name in cycle.scores.not_evaluated if cycle.scores is not None else ():
+        needed |= framework.plugins[name].needed_kinds(pod, score=True)
+    if cycle.post_filter is not None:
+        for name in cycle.post_filter.not_evaluated:
+            needed |= framework.plugins[name].needed_kinds(pod)
+        if cycle.post_filter.pdbs_assumed_none:
+            needed.add("PodDisruptionBudget")
+    return sorted(kind for kind in needed if missing.get(kind) == "")
+
+
+def no_profile(pod: o.Pod, config: SchedulerConfig) -> CycleOutcome:
+    """The pod names a scheduler that no profile of the configuration provides."""
+    return CycleOutcome(
+        PodInfo(pod),
+        Verdict.NO_PROFILE,
+        "",
+        scheduler_name=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+        profiles=[p.scheduler_name for p in config.profiles],
+        config_source=config.source,
+    )

@@ -1,0 +1,128 @@
+"""Which kube-scheduler release to emulate for a cluster, how podwhy knows, and what that leaves open.
+
+In order: --kube-version; the API server's /version (live, or as `podwhy snapshot` recorded
+it); the image tag of the cluster's own kube-scheduler pod; the highest kubelet version of
+the nodes (a lower bound: the control plane may be up to three minors newer); else v1.35.
+A release podwhy does not emulate is emulated by the nearest one it does, with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from podwhy.errors import UsageError
+from podwhy.framework.versions import (
+    DEFAULT,
+    EMULATED,
+    Emulation,
+    KubeVersion,
+    nearest_emulation,
+    parse_version,
+)
+from podwhy.scheduler.schedulers import KUBE_SCHEDULER, KUBE_SYSTEM, SchedulerPods, image_name
+from podwhy.snapshot.cluster import Snapshot
+
+# kube-scheduler supports kubelets up to three minors older than itself (version skew policy).
+KUBELET_SKEW = 3
+
+
+class VersionSource(StrEnum):
+    """How the version was chosen (the report's scheduler.versionSource)."""
+
+    FLAG = "flag"
+    API_SERVER = "apiServer"
+    SCHEDULER_IMAGE = "schedulerImage"
+    KUBELET = "kubeletLowerBound"
+    DEFAULT = "default"
+
+
+@dataclass
+class ChosenVersion:
+    emulation: Emulation
+    source: VersionSource
+    # The cluster's version as found ("v1.36.3-eks-1a2b"), None when nothing said it.
+    found: KubeVersion | None = None
+    # Where it was found, in words ("the API server's /version of live: https://...").
+    where: str = ""
+    # Kubelets (major, minor) more than KUBELET_SKEW minor releases older than the emulated release.
+    old_kubelets: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def not_emulated(self) -> bool:
+        """The cluster's release is not one podwhy emulates (the nearest one stands in for it)."""
+        found = self.found
+        return found is not None and (found.major, found.minor) != (1, self.emulation.minor)
+
+    @property
+    def older_than_emulated(self) -> bool:
+        found = self.found
+        return found is not None and (found.major, found.minor) < (1, self.emulation.minor)
+
+
+def parse_kube_version_flag(text: str) -> KubeVersion:
+    version = parse_version(text)
+    if version is None:
+        supported = ", ".join(f"1.{m}" for m in sorted(EMULATED))
+        raise UsageError(f"--kube-version {text!r}: not a Kubernetes version", hint=f"e.g. {supported} or v1.36.3")
+    return version
+
+
+def _scheduler_image_version(snapshot: Snapshot) -> KubeVersion | None:
+    """The highest version tag of the cluster's own kube-scheduler pods' images (they run in
+    kube-system, or a namespace named after the scheduler: the other pods are not looked at)."""
+    found: list[KubeVersion] = []
+    candidates = [p for p in snapshot.pods if p.metadata.namespace == KUBE_SYSTEM or "sched" in p.metadata.namespace]
+    for sp in SchedulerPods.of(candidates):
+        if not sp.control_plane:
+            continue
+        for container in sp.pod.spec.containers:
+            if image_name(container.image) != KUBE_SCHEDULER:
+                continue
+            tag = container.image.partition("@")[0].rpartition("/")[2].partition(":")[2]
+            version = parse_version(tag) if tag else None
+            if version is not None and version.major == 1:
+                found.append(version)
+    return max(found) if found else None
+
+
+def _kubelet_versions(snapshot: Snapshot) -> list[KubeVersion]:
+    versions = []
+    for node in snapshot.nodes:
+        info = node.status.node_info
+        version = parse_version(info.kubelet_version) if info is not None and info.kubelet_version else None
+        if version is not None:
+            versions.append(version)
+    return versions
+
+
+def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
+    """The release to emulate for this snapshot (see the module's docstring)."""
+    kubelets = _kubelet_versions(snapshot)
+    chosen: ChosenVersion
+    server = parse_version(snapshot.server_version) if snapshot.server_version else None
+    image = _scheduler_image_version(snapshot) if flag is None and server is None else None
+    if flag is not None:
+        version = parse_kube_version_flag(flag)
+        chosen = ChosenVersion(nearest_emulation(version), VersionSource.FLAG, version, "--kube-version")
+    elif server is not None:
+        version = server
+        where = "the API server's /version"
+        if snapshot.server_version_from:
+            where += f" ({snapshot.server_version_from})"
+        chosen = ChosenVersion(nearest_emulation(version), VersionSource.API_SERVER, version, where)
+    elif image is not None:
+        version = image
+        chosen = ChosenVersion(
+            nearest_emulation(version), VersionSource.SCHEDULER_IMAGE, version, "the kube-scheduler pod's image tag"
+        )
+    elif kubelets:
+        version = max(kubelets)
+        chosen = ChosenVersion(
+            nearest_emulation(version), VersionSource.KUBELET, version, "the highest kubelet version of the nodes"
+        )
+    else:
+        chosen = ChosenVersion(DEFAULT, VersionSource.DEFAULT)
+    oldest_supported = chosen.emulation.minor - KUBELET_SKEW
+    chosen.old_kubelets = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})
+    return chosen
