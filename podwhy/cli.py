@@ -17,6 +17,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 import podwhy
 from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.model.errors import ModelError
+from podwhy.verdict import ExitCode
 
 if TYPE_CHECKING:
     from podwhy.report.model import CheckReport, PendingReport, Report
@@ -99,14 +100,13 @@ app = typer.Typer(
     name=PROGRAM,
     add_completion=True,
     no_args_is_help=True,
-    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.35 or v1.36) decides.",
+    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.34, v1.35 or v1.36) decides.",
     pretty_exceptions_enable=False,
     # Plain click help: placeholders (PATH, NAME), no boxes, readable in any terminal.
     rich_markup_mode=None,
 )
 
-# Exit codes for verdicts come with the verdict (Verdict.exit_code); errors carry their own.
-EXIT_INPUT = 3
+# Exit codes (podwhy.verdict.ExitCode) come with the verdict (Verdict.exit_code); errors carry their own.
 
 
 class Output(StrEnum):
@@ -158,7 +158,7 @@ KubeVersionOption = Annotated[
     typer.Option(
         "--kube-version",
         metavar="VERSION",
-        help="kube-scheduler release to emulate: 1.35 or 1.36 (v1.36.3 works too)."
+        help="kube-scheduler release to emulate: 1.34, 1.35 or 1.36 (v1.36.3 works too)."
         " Default: the cluster's (API server /version, the kube-scheduler pod's image, the kubelets).",
     ),
 ]
@@ -245,12 +245,12 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
         if debug:
             traceback.print_exc(file=sys.stderr)
         print(f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
+        raise typer.Exit(ExitCode.INCONCLUSIVE) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
         print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
+        raise typer.Exit(ExitCode.INCONCLUSIVE) from None
 
 
 def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
@@ -452,7 +452,7 @@ def pending(
                 live.events_for = (scope or "", "")
                 source = live
             report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
-        _emit(report.exit_code, lambda: _render_any(report, output))
+        _emit(report.exit_code, lambda: _render_any(report, output), report.warnings)
 
 
 def _render_any(report: PendingReport, output: Output) -> None:
@@ -460,8 +460,6 @@ def _render_any(report: PendingReport, output: Output) -> None:
         from podwhy.report.table import render_pending
 
         render_pending(report, wide=output == Output.wide)
-        for warning in report.warnings:
-            print(f"podwhy: warning: {warning}", file=sys.stderr)
 
 
 @app.command(cls=_Command)

@@ -21,11 +21,12 @@ from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
-from podwhy.scheduler.cycle import Verdict, make_framework, no_profile, run_cycle
+from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
 from podwhy.scheduler.versions import choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource
+from podwhy.verdict import Verdict
 
 
 def scheduler_config(path: Path | None, emulation: Emulation = DEFAULT_EMULATION) -> SchedulerConfig:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from podwhy.verdict import ExitCode
+
 # Characters that break or rewrite a terminal line (C0 controls, DEL, and what str.splitlines
 # also splits at), written as escapes: names from a dump can hold them.
 _ESCAPES = {
@@ -17,7 +19,7 @@ def one_line(text: str) -> str:
 class PodwhyError(Exception):
     """An input, usage or runtime problem, reported as one line plus an optional hint."""
 
-    exit_code = 3
+    exit_code: int = int(ExitCode.INCONCLUSIVE)
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         message = one_line(message)
@@ -29,4 +31,4 @@ class PodwhyError(Exception):
 class UsageError(PodwhyError):
     """The command line itself is wrong (exit code 2)."""
 
-    exit_code = 2
+    exit_code = int(ExitCode.USAGE)

@@ -47,7 +47,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.model.objects import KIND_TYPES
-from podwhy.scheduler.cycle import Verdict
+from podwhy.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "podwhy" / "report" / "schema.json"

@@ -13,9 +13,10 @@ from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
 from podwhy.report.autoscaling import autoscaling_report
 from podwhy.scheduler.config import default_config
-from podwhy.scheduler.cycle import Verdict, make_framework, run_cycle
+from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
+from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "autoscaling"

@@ -29,8 +29,9 @@ from podwhy.model import objects as o
 from podwhy.report.check import build_check_report, junit_xml
 from podwhy.report.model import CheckReport, WorkloadReport, encode_json
 from podwhy.scheduler.config import default_config
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conftest import CHECK_SCHEMA
 

@@ -17,8 +17,9 @@ from podwhy.analysis.pending import owner_of, pending_group
 from podwhy.analysis.suggest import Suggestion, suggest, template_owner
 from podwhy.model import objects as o
 from podwhy.scheduler.config import default_profile
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.test_suggest import merge_patch
 

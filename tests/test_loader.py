@@ -347,6 +347,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "missing",
         "raw_pods",
         "admitted_without",
+        "defaulted",
         "repeats",
         "duplicates",
         "rereads",

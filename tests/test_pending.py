@@ -16,8 +16,9 @@ from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report
 from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.source import FileSource
+from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conformance import GOLDEN, case_dirs, cluster_file
 

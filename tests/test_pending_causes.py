@@ -15,11 +15,11 @@ from podwhy.analysis.pending import PendingPod, classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.scheduler.config import default_config, parse_scheduler_config
-from podwhy.scheduler.cycle import Verdict
 from podwhy.scheduler.schedulers import SchedulerPods, Serving, scheduler_pod
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.writer import REDACTED, redact
+from podwhy.verdict import Verdict
 from tests.builders import PodBuilder, make_node, make_pod, make_snapshot
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pending"

@@ -12,6 +12,7 @@ import pytest
 from podwhy.errors import UsageError
 from podwhy.framework.interface import EXTENSION_POINTS, Plugin, QueuedPodInfo
 from podwhy.framework.versions import V1_36
+from podwhy.plugins import names
 from podwhy.plugins.queuesort import PrioritySort
 from podwhy.plugins.registry import PLUGINS, plugin_class
 from podwhy.plugins.schedulinggates import SchedulingGates
@@ -69,18 +70,33 @@ def test_extension_points_follow_from_the_class(name: str) -> None:
 
 
 def _string_constants(path: Path) -> set[str]:
+    """The string literals of a module, but those of `__all__` (names of classes, not of plugins)."""
     tree = ast.parse(path.read_text(), str(path))
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    exported = {
+        id(const)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        for const in ast.walk(node.value)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported
+    }
 
 
-def test_each_plugin_name_is_written_in_one_file() -> None:
+def test_each_plugin_name_is_written_once_in_names() -> None:
+    """plugins/names.py is upstream's names.go: every registered plugin's name is one of its
+    constants, every constant names a registered plugin, and no other file writes a name."""
     constants = {path: _string_constants(path) for path in PODWHY.rglob("*.py")}
+    declared = {value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)}
+    assert declared == set(PLUGINS)
     # A feature gate may share its plugin's name (NodeDeclaredFeatures): the gate table is not a plugin name.
     gates = PODWHY / "framework" / "versions.py"
-    for name, cls in PLUGINS.items():
+    for name in PLUGINS:
         gate = name in V1_36.gates
         files = sorted(path for path, strings in constants.items() if name in strings and not (gate and path == gates))
-        assert files == [Path(inspect.getfile(cls))], name
+        assert files == [Path(inspect.getfile(names))], name
 
 
 def _configuration(profile: dict[str, Any]) -> dict[str, Any]:

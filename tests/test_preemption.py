@@ -30,6 +30,7 @@ from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Code, Status, error, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.defaultpreemption import DefaultPreemption
 from podwhy.plugins.registry import PLUGINS
 from podwhy.report.build import build_report
@@ -158,7 +159,7 @@ def run_post_filter(
         post_filter=["DefaultPreemption"],
         pre_score=[],
         score={},
-        plugin_args={DefaultPreemption.NAME: decode_plugin_args(DefaultPreemptionArgs, args or {})},
+        plugin_args={names.DEFAULT_PREEMPTION: decode_plugin_args(DefaultPreemptionArgs, args or {})},
     )
     framework = Framework(Handle(snapshot), profile, PLUGINS)
     if extra is not None:

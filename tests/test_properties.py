@@ -30,7 +30,8 @@ from podwhy.report.build import build_report
 from podwhy.report.model import NodeReport, PluginStatus, PreFilterEntry, Report, StatusName, encode_json
 from podwhy.report.table import render_table
 from podwhy.scheduler.config import default_profile
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
+from podwhy.verdict import Verdict
 from tests.builders import make_node
 from tests.strategies import Cluster, clusters, node_builders
 

@@ -20,8 +20,8 @@ from typer.testing import CliRunner, Result
 from podwhy.analysis.pending import is_pending
 from podwhy.cli import app
 from podwhy.errors import PodwhyError
-from podwhy.scheduler.cycle import Verdict
 from podwhy.snapshot.source import FileSource
+from podwhy.verdict import Verdict
 
 CASES_DIR = Path(
     os.environ.get("PODWHY_REALWORLD", Path(__file__).resolve().parent.parent.parent / "shared" / "realworld" / "cases")

@@ -20,8 +20,9 @@ from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import V1_35, V1_36, Emulation, KubeVersion, parse_version
+from podwhy.framework.versions import V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodedeclaredfeatures import (
     ERR_REASON_UNSATISFIED_REQUIREMENTS,
@@ -87,7 +88,9 @@ def _scheduler_pod(image: str) -> o.Pod:
         (None, None, "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", [], V1_35, VersionSource.DEFAULT, []),
         (None, None, None, ["v1.35.2", "v1.36.1-eks-1"], V1_36, VersionSource.KUBELET, ["a lower bound"]),
         (None, None, None, [], V1_35, VersionSource.DEFAULT, []),
-        ("1.33", None, None, [], V1_35, VersionSource.FLAG, ["does not emulate kube-scheduler v1.33", "before v1.35"]),
+        ("1.33", None, None, [], V1_34, VersionSource.FLAG, ["does not emulate kube-scheduler v1.33", "before v1.34"]),
+        ("1.34", None, None, [], V1_34, VersionSource.FLAG, []),
+        (None, "v1.34.7-eks-3", None, ["v1.34.2"], V1_34, VersionSource.API_SERVER, []),
         (None, "v1.37.0", None, [], V1_36, VersionSource.API_SERVER, ["does not emulate", "after v1.36"]),
         (None, "v1.36.0", None, ["v1.32.9", "v1.36.0"], V1_36, VersionSource.API_SERVER, ["(v1.32) are more than 3"]),
         (None, "v1.36.0", None, ["v1.33.0"], V1_36, VersionSource.API_SERVER, []),
@@ -126,9 +129,9 @@ def test_a_bad_kube_version_is_a_usage_error() -> None:
 
 def test_default_profiles_differ_by_node_declared_features() -> None:
     old, new = default_profile(V1_35), default_profile(V1_36)
-    assert NodeDeclaredFeatures.NAME not in old.pre_filter + old.filter
-    assert new.pre_filter == [*old.pre_filter, NodeDeclaredFeatures.NAME]
-    assert new.filter == [*old.filter, NodeDeclaredFeatures.NAME]
+    assert names.NODE_DECLARED_FEATURES not in old.pre_filter + old.filter
+    assert new.pre_filter == [*old.pre_filter, names.NODE_DECLARED_FEATURES]
+    assert new.filter == [*old.filter, names.NODE_DECLARED_FEATURES]
     assert (new.score, new.post_filter, new.pre_score) == (old.score, old.post_filter, old.pre_score)
 
 
@@ -366,7 +369,7 @@ def test_explain_names_the_release_in_its_first_line_and_report() -> None:
     assert table.stdout.splitlines()[0].endswith("· kube-scheduler v1.36 (--kube-version v1.36.3)")
     out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.33", "-o", "json"])
     report = json.loads(out.stdout)
-    assert report["scheduler"]["version"] == "1.35" and report["scheduler"]["versionSource"] == "flag"
+    assert report["scheduler"]["version"] == "1.34" and report["scheduler"]["versionSource"] == "flag"
     assert any("does not emulate kube-scheduler v1.33" in w for w in report["warnings"])
     assert "podwhy: warning: podwhy does not emulate kube-scheduler v1.33" in out.stderr
 
@@ -410,15 +413,15 @@ def test_v1_35_and_v1_36_differ_only_in_balanced_allocation(cluster: Cluster) ->
     old, new = _explain_as(cluster, V1_35), _explain_as(cluster, V1_36)
     assert (new.verdict, new.message, new.feasibleNodes) == (old.verdict, old.message, old.feasibleNodes)
     assert new.preemption == old.preemption
-    features = [p for p in new.preFilter if p.plugin == NodeDeclaredFeatures.NAME]
+    features = [p for p in new.preFilter if p.plugin == names.NODE_DECLARED_FEATURES]
     assert [p.status for p in features] == [StatusName.SKIP]
-    assert [p for p in new.preFilter if p.plugin != NodeDeclaredFeatures.NAME] == old.preFilter
+    assert [p for p in new.preFilter if p.plugin != names.NODE_DECLARED_FEATURES] == old.preFilter
     for before, after in zip(old.nodes, new.nodes, strict=True):
         assert after.firstFailure == before.firstFailure
         rows = {f.plugin: f for f in after.filters}
-        assert rows.pop(NodeDeclaredFeatures.NAME).status == StatusName.SKIP
+        assert rows.pop(names.NODE_DECLARED_FEATURES).status == StatusName.SKIP
         assert list(rows.values()) == before.filters
-        balanced = BalancedAllocation.NAME
+        balanced = names.NODE_RESOURCES_BALANCED_ALLOCATION
         assert [s for s in after.scores if s.plugin != balanced] == [s for s in before.scores if s.plugin != balanced]
         if before.totalScore is not None and after.totalScore is not None:
             delta = {s.plugin: s.weighted for s in after.scores}.get(balanced, 0) - {
@@ -530,3 +533,18 @@ def test_declared_features_the_api_server_would_refuse(tmp_path: Path, features:
     result = CliRunner().invoke(app, ["explain", "p", "--from", str(dump)])
     assert result.exit_code == 3
     assert result.stderr.count("\n") == 1 and "items[0] (Node" in result.stderr and error in result.stderr
+
+
+def test_v1_34_dynamic_resources_has_no_score() -> None:
+    """v1.34.7's DynamicResources has no Score method: not in the default profile's scores, and a
+    configuration enabling it there is refused as that scheduler refuses it."""
+    assert "DynamicResources" not in default_profile(V1_34).score
+    assert default_profile(V1_35).score["DynamicResources"] == 2
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"score": {"enabled": [{"name": "DynamicResources", "weight": 1}]}}}],
+    }
+    with pytest.raises(UsageError, match='plugin "DynamicResources" does not extend score plugin'):
+        parse_scheduler_config(config, emulation=V1_34)
+    assert parse_scheduler_config(config, emulation=V1_35).profiles[0].score["DynamicResources"] == 1

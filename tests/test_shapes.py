@@ -535,6 +535,12 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
     pending = invoke("pending", "-A", "--from", nodes, "--from", str(OVERLAPPING))
     assert pending.exit_code == 1
     assert f"podwhy: warning: {nodes} given as {nodes} and again in {OVERLAPPING}: read once\n" in pending.stderr
+    # -o json and yaml too: the report alone on stdout, its warnings on stderr, as explain does.
+    for output in ("json", "yaml"):
+        structured = invoke("pending", "-A", "--from", nodes, "--from", str(OVERLAPPING), "-o", output)
+        assert structured.exit_code == 1
+        assert f"podwhy: warning: {nodes} given as {nodes} and again in {OVERLAPPING}: read once\n" in structured.stderr
+        assert "podwhy: warning" not in structured.stdout
     manifest = write(tmp_path, "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
     check = invoke("check", "-f", manifest, "--from", nodes, "--from", nodes)
     assert check.exit_code == 0

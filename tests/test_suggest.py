@@ -24,9 +24,10 @@ from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
 from podwhy.scheduler.config import default_profile
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import FileSource
+from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conformance import case_dirs, cluster_file
 

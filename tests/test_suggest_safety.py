@@ -19,8 +19,9 @@ from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_kno
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.scheduler.config import default_profile
-from podwhy.scheduler.cycle import Verdict, run_cycle
+from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 from tests.builders import from_raw, make_node, make_pod, make_snapshot
 from tests.test_commands import json_patch
 

@@ -15,16 +15,19 @@ import msgspec
 
 from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
 from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.analysis.events import events_of
 from podwhy.framework.preemption import terminating_by_preemption
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 # Waiting reasons that mean an image problem: the image is named.
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
@@ -117,17 +120,6 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | Non
     return Owner(ref.kind, "" if ref.kind in o.CLUSTER_SCOPED_KINDS else namespace, ref.name)
 
 
-def _events_of(pod: o.Pod, events: list[o.Event]) -> list[o.Event]:
-    """Of the events naming the pod, its own (not a previous pod's of the same name: uids agree)."""
-    uid = pod.metadata.uid
-    return [
-        e
-        for e in events
-        if e.involved_object.kind in ("Pod", "")
-        and (not e.involved_object.uid or not uid or e.involved_object.uid == uid)
-    ]
-
-
 def _last_exit(status: o.ContainerStatus) -> str:
     last = status.last_state.terminated if status.last_state is not None else None
     if last is None:
@@ -216,7 +208,7 @@ def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Nod
     if not causes or not init_started:
         # Volumes and the sandbox come before any container, init containers included.
         said = []
-        for event in _events_of(pod, events):
+        for event in events:  # the pod's own (events_of)
             said.append(event.reason)
             text = f"event {event.reason}: {event.message}"
             if text not in details:
@@ -391,7 +383,6 @@ class _Classifier:
         self.evaluated: dict[tuple[str, bytes], _Evaluated] = {}
         self._scheduler_pods: SchedulerPods | None = None
         self._findings: dict[str, SchedulerFinding] = {}
-        self._events: dict[tuple[str, str], list[o.Event]] | None = None
         self._terminating: dict[str, list[o.Pod]] | None = None
         self._nominated_nodes: dict[str, list[str]] = {}
         # The autoscalers the snapshot shows, and the time ages are measured to.
@@ -400,13 +391,7 @@ class _Classifier:
 
     def events(self, pod: o.Pod) -> list[o.Event]:
         """The events that explain a container still being created, naming this pod (indexed once)."""
-        if self._events is None:
-            self._events = {}
-            for e in self.snapshot.events:
-                if e.reason in CREATING_EVENT_REASONS:
-                    ref = e.involved_object
-                    self._events.setdefault((ref.namespace or e.metadata.namespace, ref.name), []).append(e)
-        return self._events.get((pod.metadata.namespace, pod.metadata.name), [])
+        return events_of(self.snapshot).of_pod(pod, reasons=CREATING_EVENT_REASONS)
 
     def terminating(self, node_name: str) -> list[o.Pod]:
         """Pods being deleted from a node that still hold its room (indexed once)."""

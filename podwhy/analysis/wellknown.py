@@ -16,6 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from podwhy.model.wellknown import (
+    LABEL_ARCH_STABLE,
+    LABEL_HOSTNAME,
+    LABEL_OS_STABLE,
+    TAINT_NODE_NOT_READY,
+    TAINT_NODE_UNREACHABLE,
+    TAINT_NODE_UNSCHEDULABLE,
+)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -54,12 +63,12 @@ _KARPENTER = "Karpenter sets it for the nodes it provisions; its NodePools and d
 # Most specific first: the first rule matching a key gives its reason.
 WELL_KNOWN_LABELS: tuple[Rule, ...] = (
     Rule(
-        "kubernetes.io/hostname",
+        LABEL_HOSTNAME,
         "the kubelet sets it to the node's hostname; hostname topology (spreading, anti-affinity) and local "
         "volumes rely on it",
     ),
-    Rule("kubernetes.io/arch", _PLATFORM),
-    Rule("kubernetes.io/os", _PLATFORM),
+    Rule(LABEL_ARCH_STABLE, _PLATFORM),
+    Rule(LABEL_OS_STABLE, _PLATFORM),
     Rule(
         "beta.kubernetes.io/",
         "the kubelet or the cloud provider still sets these deprecated labels (arch, os, instance-type); older "
@@ -106,9 +115,7 @@ WELL_KNOWN_LABELS: tuple[Rule, ...] = (
 
 # A pod's requirement on its node's platform follows its images (built for that OS and CPU): the
 # scheduler cannot tell, so dropping the requirement is never suggested, however it verifies.
-PLATFORM_LABELS = frozenset(
-    {"kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/os"}
-)
+PLATFORM_LABELS = frozenset({LABEL_ARCH_STABLE, LABEL_OS_STABLE, "beta.kubernetes.io/arch", "beta.kubernetes.io/os"})
 
 
 def well_known_label(key: str) -> str | None:
@@ -120,9 +127,9 @@ def well_known_label(key: str) -> str | None:
 # Taints of the node's condition or lifecycle: tolerating one puts the pod on a node that is not
 # ready, under pressure, cordoned, going away, or the control plane.
 CONDITION_TAINTS: tuple[Rule, ...] = (
-    Rule("node.kubernetes.io/not-ready", "the node is not ready"),
-    Rule("node.kubernetes.io/unreachable", "the node controller cannot reach the node"),
-    Rule("node.kubernetes.io/unschedulable", "the node is cordoned"),
+    Rule(TAINT_NODE_NOT_READY, "the node is not ready"),
+    Rule(TAINT_NODE_UNREACHABLE, "the node controller cannot reach the node"),
+    Rule(TAINT_NODE_UNSCHEDULABLE, "the node is cordoned"),
     Rule("node.kubernetes.io/disk-pressure", "the node is short of disk"),
     Rule("node.kubernetes.io/memory-pressure", "the node is short of memory"),
     Rule("node.kubernetes.io/pid-pressure", "the node is short of process IDs"),
@@ -155,7 +162,7 @@ RESERVING_TAINTS: tuple[Rule, ...] = (
         "workloads that accept spot nodes, which can be stopped at short notice",
     ),
     Rule("sandbox.gke.io/runtime", "pods that run in GKE Sandbox (gVisor)"),
-    Rule("kubernetes.io/arch", "pods whose images are built for {value}"),
+    Rule(LABEL_ARCH_STABLE, "pods whose images are built for {value}"),
     Rule("CriticalAddonsOnly", "critical cluster add-ons"),
 )
 

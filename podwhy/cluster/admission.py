@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from podwhy.cluster.defaults import default_pod
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
+from podwhy.model.wellknown import (
+    ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
+    ANN_BETA_STORAGE_CLASS,
+    ANN_IS_DEFAULT_STORAGE_CLASS,
+    TAINT_NODE_NOT_READY,
+    TAINT_NODE_UNREACHABLE,
+)
 from podwhy.snapshot.cluster import Snapshot
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_TOLERATION_SECONDS = 300
-NOT_READY_TAINT = "node.kubernetes.io/not-ready"
-UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 
 def _tolerates(pod: o.Pod, key: str) -> bool:
@@ -99,11 +103,14 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
 
 
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
-    """Apply Priority, RuntimeClass and DefaultTolerationSeconds admission, as the API server would."""
+    """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults),
+    then Priority, RuntimeClass and DefaultTolerationSeconds admission."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
-    if not pod.spec.scheduler_name:
-        pod.spec.scheduler_name = DEFAULT_SCHEDULER_NAME
+    defaulted = default_pod(pod)
+    if defaulted:
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        snapshot.defaulted[key] = [(d.field, d.value, d.why) for d in defaulted]
     _admit_priority(pod, snapshot)
     if pod.spec.preemption_policy is None:
         pod.spec.preemption_policy = "PreemptLowerPriority"
@@ -130,7 +137,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
                         )
                     pod.spec.node_selector[key] = val
                 pod.spec.tolerations.extend(rclass.scheduling.tolerations)
-    for key in (NOT_READY_TAINT, UNREACHABLE_TAINT):
+    for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE):
         if not _tolerates(pod, key):
             pod.spec.tolerations.append(
                 o.Toleration(
@@ -156,8 +163,8 @@ def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
 
 # The annotations that make a StorageClass the default one (the beta one is still honoured).
 DEFAULT_CLASS_ANNOTATIONS = (
-    "storageclass.kubernetes.io/is-default-class",
-    "storageclass.beta.kubernetes.io/is-default-class",
+    ANN_IS_DEFAULT_STORAGE_CLASS,
+    ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
 )
 
 
@@ -178,7 +185,7 @@ def default_storage_class(snapshot: Snapshot) -> o.StorageClass | None:
 
 def admit_claim(pvc: o.PersistentVolumeClaim, snapshot: Snapshot) -> o.PersistentVolumeClaim:
     """DefaultStorageClass admission: a claim created without a class gets the default one."""
-    if pvc.spec.storage_class_name is None and BETA_STORAGE_CLASS_ANNOTATION not in pvc.metadata.annotations:
+    if pvc.spec.storage_class_name is None and ANN_BETA_STORAGE_CLASS not in pvc.metadata.annotations:
         default = default_storage_class(snapshot)
         if default is not None:
             pvc.spec.storage_class_name = default.metadata.name

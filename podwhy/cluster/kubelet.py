@@ -16,11 +16,11 @@ from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
 from podwhy.model.labels import RequiredNodeAffinity
-from podwhy.plugins import nodeaffinity, nodename, nodeports, tainttoleration
+from podwhy.model.wellknown import LABEL_OS_STABLE
+from podwhy.plugins import names, nodeaffinity, nodename, nodeports, tainttoleration
 from podwhy.plugins.helper.taints import find_matching_untolerated_taint
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request, fits_request
 
-LABEL_OS = "kubernetes.io/os"
 # The OS a kubelet runs on when its node does not say (runtime.GOOS of the Linux kubelet).
 DEFAULT_NODE_OS = "linux"
 
@@ -30,7 +30,11 @@ def kubelet_os(node: o.Node) -> str:
     status.nodeInfo.operatingSystem, else its node's kubernetes.io/os label (the kubelet sets it
     to the same), else Linux."""
     info = node.status.node_info
-    return (info.operating_system if info is not None else "") or node.metadata.labels.get(LABEL_OS) or DEFAULT_NODE_OS
+    return (
+        (info.operating_system if info is not None else "")
+        or node.metadata.labels.get(LABEL_OS_STABLE)
+        or DEFAULT_NODE_OS
+    )
 
 
 # PodAdmitResult reasons (lifecycle/predicate.go).
@@ -63,7 +67,7 @@ def admit(pod: o.Pod, node_info: NodeInfo) -> KubeletRejection | None:
     """None when the node's kubelet admits POD, else its first reason."""
     node = node_info.node
     node_os = kubelet_os(node)
-    wanted_os = pod.metadata.labels.get(LABEL_OS)
+    wanted_os = pod.metadata.labels.get(LABEL_OS_STABLE)
     if wanted_os is not None and wanted_os != node_os:
         return KubeletRejection(POD_OS_SELECTOR_MISMATCH, POD_OS_SELECTOR_MESSAGE)
     if pod.spec.os is not None and pod.spec.os.name and pod.spec.os.name != node_os:
@@ -85,15 +89,15 @@ def admit(pod: o.Pod, node_info: NodeInfo) -> KubeletRejection | None:
             f"used: {first.used}, capacity: {first.capacity}",
         )
     if not RequiredNodeAffinity.of_pod(pod).matches(node):
-        return _predicate_failure(nodeaffinity.NodeAffinity.NAME, nodeaffinity.ERR_REASON_POD)
+        return _predicate_failure(names.NODE_AFFINITY, nodeaffinity.ERR_REASON_POD)
     if not nodename.fits(PodInfo(pod), node_info):
-        return _predicate_failure(nodename.NodeName.NAME, nodename.ERR_REASON)
+        return _predicate_failure(names.NODE_NAME, nodename.ERR_REASON)
     used = node_info.used_ports
     if any(used.check_conflict(p.host_ip, p.protocol, p.host_port) for p in host_ports(pod)):
-        return _predicate_failure(nodeports.NodePorts.NAME, nodeports.ERR_REASON)
+        return _predicate_failure(names.NODE_PORTS, nodeports.ERR_REASON)
     untolerated = find_matching_untolerated_taint(
         node.spec.taints, pod.spec.tolerations, lambda taint: taint.effect == "NoExecute"
     )
     if untolerated is not None:
-        return _predicate_failure(tainttoleration.TaintToleration.NAME, tainttoleration.ERR_REASON_NOT_MATCH)
+        return _predicate_failure(names.TAINT_TOLERATION, tainttoleration.ERR_REASON_NOT_MATCH)
     return None

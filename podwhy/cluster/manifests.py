@@ -24,6 +24,7 @@ import msgspec
 from podwhy.cluster.admission import admit, admit_claim
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
+from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
@@ -37,12 +38,12 @@ _CLUSTER_SCOPED_SUPPORT = frozenset(
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
 _DAEMON_TOLERATIONS = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
+    (TAINT_NODE_NOT_READY, "NoExecute"),
+    (TAINT_NODE_UNREACHABLE, "NoExecute"),
     ("node.kubernetes.io/disk-pressure", "NoSchedule"),
     ("node.kubernetes.io/memory-pressure", "NoSchedule"),
     ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    (TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
 )
 _HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 

@@ -24,11 +24,9 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.model import objects as o
+from podwhy.model.wellknown import ANN_MIRROR_POD, LABEL_HOSTNAME
 from podwhy.snapshot.cluster import Snapshot
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
-# The kubelet marks the API object of a static pod (a mirror pod) with it.
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 TERMINAL_PHASES = ("Succeeded", "Failed")
 _COPY_SUFFIX = re.compile(r"-copy[0-9]*$")
 
@@ -59,8 +57,8 @@ def node_copy(node: o.Node, name: str) -> o.Node:
     """The Node object of a new node shaped like `node`: same labels (its hostname label its own
     name), taints and allocatable; no annotations, no images pulled yet."""
     labels = dict(node.metadata.labels)
-    if HOSTNAME_LABEL in labels:
-        labels[HOSTNAME_LABEL] = name
+    if LABEL_HOSTNAME in labels:
+        labels[LABEL_HOSTNAME] = name
     meta = o.ObjectMeta(name=name, labels=labels, annotations={})
     return msgspec.structs.replace(node, metadata=meta, status=msgspec.structs.replace(node.status, images=[]))
 
@@ -70,7 +68,7 @@ def is_daemon_pod(pod: o.Pod) -> bool:
 
 
 def is_mirror_pod(pod: o.Pod) -> bool:
-    return MIRROR_ANNOTATION in pod.metadata.annotations
+    return ANN_MIRROR_POD in pod.metadata.annotations
 
 
 def starts_on_new_node(pod: o.Pod) -> bool:

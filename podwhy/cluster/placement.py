@@ -33,26 +33,26 @@ from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reus
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources import DynamicResources
-from podwhy.plugins.imagelocality import ImageLocality
-from podwhy.plugins.nodeaffinity import NodeAffinity
-from podwhy.plugins.nodename import NodeName
-from podwhy.plugins.nodeports import NodePorts
-from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
-from podwhy.plugins.noderesources.fit import Fit
-from podwhy.plugins.nodeunschedulable import NodeUnschedulable
-from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.plugins import names
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, no_profile, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework, no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import suffix
+from podwhy.verdict import Verdict
 
 # Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
-DAEMON_PREDICATES = (NodeAffinity.NAME, TaintToleration.NAME)
+DAEMON_PREDICATES = (names.NODE_AFFINITY, names.TAINT_TOLERATION)
 # Filters whose verdict on a node reads only the pod and that node (its labels, taints,
 # allocatable, and the pods bound or nominated there): nothing placed on other nodes changes it.
 NODE_LOCAL_FILTERS = frozenset(
-    {NodeUnschedulable.NAME, NodeName.NAME, TaintToleration.NAME, NodeAffinity.NAME, NodePorts.NAME, Fit.NAME}
+    {
+        names.NODE_UNSCHEDULABLE,
+        names.NODE_NAME,
+        names.TAINT_TOLERATION,
+        names.NODE_AFFINITY,
+        names.NODE_PORTS,
+        names.NODE_RESOURCES_FIT,
+    }
 )
 # Score plugins whose raw score of a node reads only the pod and that node (ImageLocality also
 # the number of nodes holding an image, which placing pods does not change); the others
@@ -61,7 +61,13 @@ NODE_LOCAL_FILTERS = frozenset(
 MAX_TIED_NAMES = 10
 
 NODE_LOCAL_SCORES = frozenset(
-    {Fit.NAME, BalancedAllocation.NAME, ImageLocality.NAME, TaintToleration.NAME, NodeAffinity.NAME}
+    {
+        names.NODE_RESOURCES_FIT,
+        names.NODE_RESOURCES_BALANCED_ALLOCATION,
+        names.IMAGE_LOCALITY,
+        names.TAINT_TOLERATION,
+        names.NODE_AFFINITY,
+    }
 )
 
 
@@ -289,7 +295,7 @@ class Placer:
             memo = self._memo = _Memo(framework.profile.scheduler_name, signature, Reuse())
             memo.reuse.raw_scores = {name: {} for name in NODE_LOCAL_SCORES}
             if not _uses_devices(pod):  # DynamicResources scores such a pod 0 on every node
-                memo.reuse.raw_scores[DynamicResources.NAME] = {}
+                memo.reuse.raw_scores[names.DYNAMIC_RESOURCES] = {}
         return memo.reuse
 
     @staticmethod

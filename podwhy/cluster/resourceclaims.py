@@ -17,7 +17,8 @@
 from __future__ import annotations
 
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources import DynamicResources, DynamicResourcesState
+from podwhy.plugins import names
+from podwhy.plugins.dynamicresources import DynamicResourcesState
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.names import suffix
@@ -83,7 +84,7 @@ def reserve_claims(pod: o.Pod, node: str, cycle: CycleOutcome, snapshot: Snapsho
     outcome = cycle.outcome
     if outcome is None or not pod.spec.resource_claims:
         return
-    data = outcome.state.get(DynamicResources.NAME)
+    data = outcome.state.get(names.DYNAMIC_RESOURCES)
     if not isinstance(data, DynamicResourcesState):
         return
     slices = {(s.spec.driver, s.spec.pool.name): s for s in snapshot.resource_slices}

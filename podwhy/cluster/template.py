@@ -23,6 +23,7 @@ from podwhy.cluster.nodecopy import node_copy, pod_for_copy, startup_pods
 from podwhy.framework.runtime import Framework, NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
+from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 
@@ -33,9 +34,9 @@ SANITIZED_TAINTS = frozenset(
     {
         TO_BE_DELETED_TAINT,
         DELETION_CANDIDATE_TAINT,
-        "node.kubernetes.io/not-ready",
-        "node.kubernetes.io/unreachable",
-        "node.kubernetes.io/unschedulable",
+        TAINT_NODE_NOT_READY,
+        TAINT_NODE_UNREACHABLE,
+        TAINT_NODE_UNSCHEDULABLE,
         "node.kubernetes.io/memory-pressure",
         "node.kubernetes.io/disk-pressure",
         "node.kubernetes.io/network-unavailable",

@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
-from podwhy.plugins.helper.volumes import (
+from podwhy.model.wellknown import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_PROVISIONED_BY,
     ANN_SELECTED_NODE,
     ANN_STORAGE_PROVISIONER,
-    NOT_SUPPORTED_PROVISIONER,
-    claim_class,
 )
+from podwhy.plugins import names
+from podwhy.plugins.helper.volumes import NOT_SUPPORTED_PROVISIONER, claim_class
 from podwhy.plugins.volumebinding.binder import (
     STORAGE,
     WAIT_FOR_FIRST_CONSUMER,
@@ -161,7 +161,7 @@ class ClaimBinder:
     def assume_pod_volumes(self, framework: Framework, pod: o.Pod, node_name: str) -> None:
         """VolumeBinding's Reserve and PreBind for POD placed on NODE_NAME: the PVs found for its
         WaitForFirstConsumer claims bound to them, the claims to provision annotated with the node."""
-        plugin = framework.plugins.get(VolumeBinding.NAME)
+        plugin = framework.plugins.get(names.VOLUME_BINDING)
         if not isinstance(plugin, VolumeBinding):
             return  # the profile does not bind volumes
         binder = plugin.binder

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from podwhy.framework.fiterror import nodes_available_message
 from podwhy.framework.interface import CycleState, FilterRunner, PostFilterResult
 from podwhy.framework.plugin_args import DefaultPreemptionArgs
 from podwhy.framework.status import Code, Status, unresolvable
@@ -19,7 +20,6 @@ from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
 
-NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 ERR_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -176,11 +176,7 @@ def fit_error_text(num_all_nodes: int, node_statuses: Mapping[str, Status], abse
     if len(node_statuses) < num_all_nodes:
         for reason in absent_reasons:
             counts[reason] = counts.get(reason, 0) + num_all_nodes - len(node_statuses)
-    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
-    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
-    if histogram:
-        msg += f" {', '.join(histogram)}."
-    return msg
+    return nodes_available_message(num_all_nodes, counts)
 
 
 # ---------------------------------------------------------------------- the evaluator

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 
 from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.versions import DEFAULT, Emulation
-
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 
 
 @dataclass

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
     PRE_FILTER_REACHED_KEY,
@@ -192,37 +193,10 @@ class Framework:
             )
             if status.is_skip():
                 state.skip_filter_plugins.add(name)
-        # Upstream's RunPreFilterPlugins outcome, from the per-plugin records.
-        merged: PreFilterResult | None = None
-        with_nodes: list[str] = []
-        failure: Status | None = None
-        for rec in records:
-            st = rec.status
-            if st.is_skip():
-                continue
-            if not st.is_success():
-                if st.code == Code.UnschedulableAndUnresolvable:
-                    return records, st, None, None
-                if st.code == Code.Unschedulable:
-                    failure = st  # upstream keeps the last Unschedulable (kubernetes#119770)
-                    continue
-                return records, None, None, f'running PreFilter plugin "{rec.plugin}": {st.message()}'
-            if rec.node_names is not None:
-                with_nodes.append(rec.plugin)
-            merged = (merged or PreFilterResult()).merge(PreFilterResult(rec.node_names))
-            if merged.node_names is not None and not merged.node_names:
-                plugins = sorted(with_nodes)
-                if len(plugins) == 1:
-                    msg = f"node(s) didn't satisfy plugin {plugins[0]}"
-                else:
-                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
-                st = Status(Code.UnschedulableAndUnresolvable, [msg], plugin=plugins[0])
-                return records, st, merged, None
-        if failure is not None:
-            return records, failure, None, None
-        if merged is not None and merged.node_names is not None:
-            self._restricting_plugins = sorted(with_nodes)
-        return records, None, merged, None
+        run = merge_pre_filter(records)
+        if run.failure is None and run.error is None and run.merged is not None and run.merged.node_names is not None:
+            self._restricting_plugins = run.restricting
+        return records, run.failure, run.merged, run.error
 
     # ------------------------------------------------------------------ Filter
     @cached_property
@@ -590,46 +564,77 @@ class Framework:
         )
 
 
-NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
-
-
 def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
     """FitError.Error() without the PostFilter part: "0/N nodes are available: ...".
 
     Reasons are counted per node and sorted as strings, as upstream does.
     """
-    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
     if outcome.pre_filter_failure is not None:
-        return msg + f" {outcome.pre_filter_failure.message()}."
+        return NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + f": {outcome.pre_filter_failure.message()}."
     counts: dict[str, int] = {}
     for verdict in outcome.nodes:
         if verdict.first_failure is None:
             continue
         for reason in verdict.first_failure.reasons:
             counts[reason] = counts.get(reason, 0) + 1
-    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
-    if histogram:
-        msg += f" {', '.join(histogram)}."
-    return msg
+    return nodes_available_message(num_all_nodes, counts)
+
+
+# ---------------------------------------------------------------------- PreFilter's merge
+@dataclass
+class PreFilterRun:
+    """What RunPreFilterPlugins returns, from the plugins' records in the profile's order."""
+
+    failure: Status | None = None  # the rejecting status (UnschedulableAndUnresolvable, or the last Unschedulable)
+    merged: PreFilterResult | None = None  # the intersection of the plugins' node sets
+    error: str | None = None  # a plugin's error, worded as upstream wraps it
+    stopped_at: str | None = None  # the plugin at which it returned early (None: it ran them all)
+    restricting: list[str] = field(default_factory=list)  # the plugins whose node sets were merged, sorted
+
+
+def merge_pre_filter(records: list[PreFilterRecord]) -> PreFilterRun:
+    """RunPreFilterPlugins over the records: Skip is passed over; UnschedulableAndUnresolvable and
+    errors return at once; the last Unschedulable is kept (kubernetes#119770) while the others run;
+    the node sets are intersected, and an empty intersection rejects the pod. A plugin that was not
+    evaluated is recorded as a Success for every node."""
+    run = PreFilterRun()
+    unschedulable: Status | None = None
+    with_nodes: list[str] = []
+    for rec in records:
+        st = rec.status
+        if st.is_skip():
+            continue
+        if not st.is_success():
+            if st.code == Code.Unschedulable:
+                unschedulable = st
+                continue
+            run.stopped_at, run.merged = rec.plugin, None
+            if st.code == Code.UnschedulableAndUnresolvable:
+                run.failure = st
+            else:
+                run.error = f'running PreFilter plugin "{rec.plugin}": {st.message()}'
+            return run
+        if rec.node_names is not None:
+            with_nodes.append(rec.plugin)
+        run.merged = (run.merged or PreFilterResult()).merge(PreFilterResult(rec.node_names))
+        if run.merged.node_names is not None and not run.merged.node_names:
+            plugins = sorted(with_nodes)
+            if len(plugins) == 1:
+                msg = f"node(s) didn't satisfy plugin {plugins[0]}"
+            else:
+                msg = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
+            run.failure = Status(Code.UnschedulableAndUnresolvable, [msg], plugin=plugins[0])
+            run.stopped_at = rec.plugin
+            return run
+    if unschedulable is not None:
+        run.failure, run.merged = unschedulable, None
+    run.restricting = sorted(with_nodes)
+    return run
 
 
 # ---------------------------------------------------------------------- PostFilter support
 def pre_filter_reached(profile: Profile, records: list[PreFilterRecord]) -> frozenset[str]:
     """Names in the profile's PreFilter order up to the plugin where RunPreFilterPlugins returned early."""
-    by_name = {rec.plugin: rec for rec in records}
-    reached: list[str] = []
-    merged: PreFilterResult | None = None
-    for name in profile.pre_filter:
-        reached.append(name)
-        rec = by_name.get(name)
-        if rec is None or rec.status.not_evaluated or rec.status.is_skip():
-            continue
-        st = rec.status
-        if not st.is_success():
-            if st.code == Code.Unschedulable:
-                continue
-            break
-        merged = (merged or PreFilterResult()).merge(PreFilterResult(rec.node_names))
-        if merged.node_names is not None and not merged.node_names:
-            break
-    return frozenset(reached)
+    stopped_at = merge_pre_filter(records).stopped_at
+    names = list(profile.pre_filter)
+    return frozenset(names if stopped_at is None else names[: names.index(stopped_at) + 1])

@@ -37,7 +37,7 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
 
-# Default feature gates per minor release (kube_features.go of v1.35.4 and of v1.36.3).
+# Default feature gates per minor release (kube_features.go of v1.34.7, v1.35.4 and v1.36.3).
 _GATES_1_35: dict[str, bool] = {
     DYNAMIC_RESOURCE_ALLOCATION: True,
     NODE_DECLARED_FEATURES: False,  # Alpha
@@ -59,6 +59,8 @@ _GATES_1_35: dict[str, bool] = {
     TAINT_TOLERATION_COMPARISON_OPERATORS: False,
     IMAGE_VOLUME: True,  # Beta
 }
+# v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
+_GATES_1_34: dict[str, bool] = dict(_GATES_1_35)
 _GATES_1_36: dict[str, bool] = {
     **_GATES_1_35,
     NODE_DECLARED_FEATURES: True,  # Beta
@@ -98,6 +100,9 @@ class Emulation:
     # validates but never runs (the pod-group cycle), and the upstream plugins they may name.
     unsimulated_extension_points: tuple[str, ...] = ()
     unsimulated_plugins: tuple[str, ...] = ()
+    # DynamicResources has a Score (it scores claims that use firstAvailable, v1.35); before, the
+    # plugin has no Score method and the default profile gives it no weight.
+    dynamic_resources_scores: bool = True
 
     @property
     def name(self) -> str:
@@ -109,6 +114,14 @@ class Emulation:
         return self.gates[gate]
 
 
+V1_34 = Emulation(
+    minor=34,
+    release="v1.34.7",
+    gates=MappingProxyType(_GATES_1_34),
+    balanced_allocation_improvement=False,
+    image_locality_image_volumes=False,
+    dynamic_resources_scores=False,
+)
 V1_35 = Emulation(
     minor=35,
     release="v1.35.4",
@@ -128,12 +141,12 @@ V1_36 = Emulation(
     unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
 )
 
-EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_35, V1_36)}
+EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_34, V1_35, V1_36)}
 DEFAULT = V1_35
 
 # What may differ when a cluster's version is emulated by the nearest one podwhy has.
 DIFFERENCES_BEFORE = (
-    "feature-gate defaults and plugin behaviour of releases before v1.35 (e.g. which DRA features are on)"
+    "feature-gate defaults and plugin behaviour of releases before v1.34 (e.g. which DRA features are on)"
 )
 DIFFERENCES_AFTER = "anything changed after v1.36: default plugins, feature-gate defaults, scores and reason strings"
 

@@ -6,8 +6,9 @@ podwhy never writes to a cluster, so the plugin is known to configurations but n
 from __future__ import annotations
 
 from podwhy.framework.interface import Plugin
+from podwhy.plugins import names
 
 
 class DefaultBinder(Plugin):
-    NAME = "DefaultBinder"
+    NAME = names.DEFAULT_BINDER
     UNSIMULATED_POINTS = frozenset({"bind"})

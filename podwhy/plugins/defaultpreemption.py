@@ -13,6 +13,7 @@ from podwhy.framework.plugin_args import DefaultPreemptionArgs, PluginArgs, args
 from podwhy.framework.preemption import PREEMPTION_STATE_KEY, Evaluator
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.plugins import names
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -21,7 +22,7 @@ MESSAGE_PREFIX = "preemption: "
 
 
 class DefaultPreemption(Plugin):
-    NAME = "DefaultPreemption"
+    NAME = names.DEFAULT_PREEMPTION
     # The pod's priority, which a PriorityClass gives it at admission.
     ADMISSION_KINDS = frozenset({"PriorityClass"})
     ARGS = DefaultPreemptionArgs

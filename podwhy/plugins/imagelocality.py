@@ -10,6 +10,7 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.status import Evidence, Status
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.helper.normalize_score import go_div
 
 MB = 1024 * 1024
@@ -50,7 +51,7 @@ def _pod_images(pod: o.Pod, image_volumes: bool) -> list[tuple[str, str, str]]:
 
 
 class ImageLocality(Plugin):
-    NAME = "ImageLocality"
+    NAME = names.IMAGE_LOCALITY
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         total_num_nodes = len(self.handle.node_infos)

@@ -23,6 +23,7 @@ from podwhy.model.labels import (
     new_requirement,
     parse_node_selector_term,
 )
+from podwhy.plugins import names
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[Evidence]:
 
 
 class NodeAffinity(Plugin):
-    NAME = "NodeAffinity"
+    NAME = names.NODE_AFFINITY
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeAffinityArgs

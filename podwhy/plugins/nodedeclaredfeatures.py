@@ -16,6 +16,7 @@ from podwhy.framework.status import Evidence, Status, error, skip, success, unre
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import NODE_DECLARED_FEATURES
 from podwhy.model import objects as o
+from podwhy.plugins import names
 
 ERR_REASON_UNSATISFIED_REQUIREMENTS = "node(s) didn't match Pod's required features"
 PRE_FILTER_STATE_KEY = "PreFilterNodeDeclaredFeatures"
@@ -56,7 +57,7 @@ class PreFilterState:
 
 
 class NodeDeclaredFeatures(Plugin):
-    NAME = "NodeDeclaredFeatures"
+    NAME = names.NODE_DECLARED_FEATURES
 
     @property
     def enabled(self) -> bool:

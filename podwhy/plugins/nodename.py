@@ -5,6 +5,7 @@ from __future__ import annotations
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Evidence, Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.plugins import names
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
@@ -14,7 +15,7 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> bool:
 
 
 class NodeName(Plugin):
-    NAME = "NodeName"
+    NAME = names.NODE_NAME
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if fits(pod, node_info):

@@ -8,6 +8,7 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.status import Evidence, Status, error, skip, success, unschedulable
 from podwhy.framework.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
+from podwhy.plugins import names
 
 PRE_FILTER_STATE_KEY = "PreFilterNodePorts"
 
@@ -40,7 +41,7 @@ def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]
 
 
 class NodePorts(Plugin):
-    NAME = "NodePorts"
+    NAME = names.NODE_PORTS
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]

@@ -6,16 +6,16 @@ from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Evidence, Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.plugins import names
 from podwhy.plugins.helper.taints import tolerations_tolerate_taint
 
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
-TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
-
 
 class NodeUnschedulable(Plugin):
-    NAME = "NodeUnschedulable"
+    NAME = names.NODE_UNSCHEDULABLE
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if not node_info.node.spec.unschedulable:

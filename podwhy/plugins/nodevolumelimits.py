@@ -10,6 +10,7 @@ from podwhy.framework.status import Evidence, Status, error, skip, success, unre
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
     PORTWORX,
@@ -66,7 +67,7 @@ def volume_limits(csi_node: o.CSINode | None) -> dict[str, int]:
 
 
 class NodeVolumeLimits(Plugin):
-    NAME = "NodeVolumeLimits"
+    NAME = names.NODE_VOLUME_LIMITS
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from podwhy.framework.interface import Plugin, QueuedPodInfo
+from podwhy.plugins import names
 
 
 class PrioritySort(Plugin):
-    NAME = "PrioritySort"
+    NAME = names.PRIORITY_SORT
 
     def less(self, first: QueuedPodInfo, second: QueuedPodInfo) -> bool:
         first_priority, second_priority = first.pod_info.priority, second.pod_info.priority

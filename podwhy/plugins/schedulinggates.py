@@ -5,10 +5,11 @@ from __future__ import annotations
 from podwhy.framework.interface import Plugin
 from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import PodInfo
+from podwhy.plugins import names
 
 
 class SchedulingGates(Plugin):
-    NAME = "SchedulingGates"
+    NAME = names.SCHEDULING_GATES
 
     def pre_enqueue(self, pod: PodInfo) -> Status:
         gates = [gate.name for gate in pod.pod.spec.scheduling_gates]

@@ -9,6 +9,7 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.status import Evidence, Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 from podwhy.plugins.helper.taints import (
     do_not_schedule_taints,
@@ -46,7 +47,7 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
 
 
 class TaintToleration(Plugin):
-    NAME = "TaintToleration"
+    NAME = names.TAINT_TOLERATION
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
 

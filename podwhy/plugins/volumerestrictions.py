@@ -8,6 +8,7 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.status import Evidence, Status, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import READ_WRITE_ONCE_POD, pvc_not_found
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -86,7 +87,7 @@ def _disk_name(volume: o.Volume) -> str:
 
 
 class VolumeRestrictions(Plugin):
-    NAME = "VolumeRestrictions"
+    NAME = names.VOLUME_RESTRICTIONS
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """PersistentVolumeClaims when one of the pod's is not in the snapshot (a claim found speaks for itself)."""

@@ -8,12 +8,15 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
-from podwhy.plugins.helper.volumes import (
-    LABEL_BETA_REGION,
-    LABEL_BETA_ZONE,
-    LABEL_MULTI_ZONE_DELIMITER,
+from podwhy.model.wellknown import (
+    LABEL_FAILURE_DOMAIN_BETA_REGION,
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
     LABEL_TOPOLOGY_REGION,
     LABEL_TOPOLOGY_ZONE,
+)
+from podwhy.plugins import names
+from podwhy.plugins.helper.volumes import (
+    LABEL_MULTI_ZONE_DELIMITER,
     claim_class,
     pv_not_found,
     pvc_not_found,
@@ -25,9 +28,14 @@ ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 STATE_KEY = "PreFilterVolumeZone"
 
 # Checked in this order, as upstream does.
-TOPOLOGY_LABELS = (LABEL_BETA_ZONE, LABEL_BETA_REGION, LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION)
+TOPOLOGY_LABELS = (
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
+    LABEL_FAILURE_DOMAIN_BETA_REGION,
+    LABEL_TOPOLOGY_ZONE,
+    LABEL_TOPOLOGY_REGION,
+)
 
-_TO_GA = {LABEL_BETA_ZONE: LABEL_TOPOLOGY_ZONE, LABEL_BETA_REGION: LABEL_TOPOLOGY_REGION}
+_TO_GA = {LABEL_FAILURE_DOMAIN_BETA_ZONE: LABEL_TOPOLOGY_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION: LABEL_TOPOLOGY_REGION}
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ def pv_topologies(pv: o.PersistentVolume) -> list[PVTopology]:
 
 
 class VolumeZone(Plugin):
-    NAME = "VolumeZone"
+    NAME = names.VOLUME_ZONE
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """The kinds of the lookups that fail: an object found speaks for itself."""

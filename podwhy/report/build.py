@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from msgspec import UNSET
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.autoscaling.events import event_time
+from podwhy.analysis.events import component_of, event_time, events_of
 from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.suggest import GroupKey, GroupSizing
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
@@ -18,10 +18,12 @@ from podwhy.framework.types import PodInfo
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.report.autoscaling import autoscaling_report
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
+    DefaultedField,
     DryRunStatus,
     GroupSizingNote,
     NodeReport,
@@ -46,13 +48,13 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.report.versions import version_warnings
-from podwhy.scheduler.cycle import CycleOutcome, Verdict
+from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.schedulers import SchedulerPods
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
+from podwhy.verdict import Verdict
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_CONFIG_SOURCE = "the default configuration"
 
 
@@ -250,21 +252,12 @@ DISAGREEMENT_CAUSES = [
 
 
 def _scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
-    meta = pod.metadata
-    events = [
-        e
-        for e in snapshot.events
-        if e.reason == "FailedScheduling"
-        and e.involved_object.kind in ("Pod", "")
-        and e.involved_object.name == meta.name
-        and (e.involved_object.namespace or e.metadata.namespace) == meta.namespace
-        and (not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid)
-    ]
+    events = events_of(snapshot).of_pod(pod, reasons=("FailedScheduling",))
     if not events:
         return None
     latest = max(events, key=event_time)
     count = latest.series.count if latest.series is not None and latest.series.count else latest.count
-    component = latest.reporting_component or (latest.source.component if latest.source is not None else "")
+    component = component_of(latest)
     return SchedulingEvent(
         message=latest.message, count=count or 1, lastSeen=event_time(latest) or None, reportingComponent=component
     )
@@ -474,6 +467,9 @@ def build_report(
     )
     not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
     report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated, version)
+    defaulted = snapshot.defaulted.get(f"{pod.metadata.namespace}/{pod.metadata.name}")
+    if defaulted:
+        report.apiServerDefaults = [DefaultedField(field=f, value=v, why=w) for f, v, w in defaulted]
     if cycle.sampling is not None:
         report.sampling = SamplingReport(
             percentageOfNodesToScore=cycle.sampling.percentage_of_nodes_to_score,

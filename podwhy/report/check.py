@@ -14,9 +14,9 @@ from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapsh
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import CheckReport, CheckSummary, DisplacedPod, NotChecked, ReplicaReport, WorkloadReport
 from podwhy.report.versions import version_warnings
-from podwhy.scheduler.cycle import Verdict
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 
 def _victim(pod: o.Pod, snapshot: Snapshot) -> str:

@@ -13,7 +13,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from podwhy.analysis.suggest import SizingOutcome
-from podwhy.scheduler.cycle import Verdict
+from podwhy.verdict import ExitCode, Verdict
 
 API_VERSION = "podwhy/v1"
 KIND = "Explanation"
@@ -153,6 +153,14 @@ class SnapshotSummary(_Struct):
     # When the snapshot was taken (RFC 3339): live, or as `podwhy snapshot` recorded it; absent
     # for other dumps. Ages in the report are measured to it, never to the reader's clock.
     takenAt: str | UnsetType = UNSET  # noqa: N815
+
+
+class DefaultedField(_Struct):
+    """A field of a manifest's pod the API server's defaulting fills in, which the scheduler reads."""
+
+    field: str  # as a JSON path of the pod: spec.containers[0].resources.requests.nvidia.com/gpu
+    value: str
+    why: str  # "copied from limits", "host network: the container port", ...
 
 
 class SamplingReport(_Struct):
@@ -332,6 +340,9 @@ class Report(_Struct, kw_only=True):
     suggestions: list[Suggestion] = []
     # When the pod is Unschedulable: whether an autoscaler will add a node for it, and why not.
     autoscaling: AutoscalingReport | None = None
+    # A pod from a manifest (-f): the fields the API server would fill in before the scheduler
+    # sees it (its defaulting, cluster/defaults.py), which the verdict above already includes.
+    apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)
@@ -405,10 +416,10 @@ class PendingReport(_Struct, kw_only=True):
         when a pod waits for a node an autoscaler is adding, else 0."""
         verdicts = {group.verdict for group in self.groups}
         if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
-            return 1
+            return int(ExitCode.NOT_SCHEDULED)
         if Verdict.INCONCLUSIVE in verdicts:
-            return Verdict.INCONCLUSIVE.exit_code
-        return Verdict.WAITING_FOR_NODE.exit_code if Verdict.WAITING_FOR_NODE in verdicts else 0
+            return int(ExitCode.INCONCLUSIVE)
+        return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
 
 
 class ReplicaReport(_Struct):
@@ -515,8 +526,8 @@ class CheckReport(_Struct, kw_only=True):
     def exit_code(self) -> int:
         """0 when every replica fits, 1 when one stays Pending, 3 when a placement was inconclusive."""
         if self.summary.pending:
-            return 1
-        return 3 if self.summary.inconclusive else 0
+            return int(ExitCode.NOT_SCHEDULED)
+        return int(ExitCode.INCONCLUSIVE if self.summary.inconclusive else ExitCode.OK)
 
 
 def encode_json(report: Report | PendingReport | CheckReport) -> bytes:

@@ -18,21 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from podwhy.plugins.dynamicresources import DynamicResources
-from podwhy.plugins.imagelocality import ImageLocality
-from podwhy.plugins.interpodaffinity import InterPodAffinity
-from podwhy.plugins.nodeaffinity import NodeAffinity
-from podwhy.plugins.nodename import NodeName
-from podwhy.plugins.nodeports import NodePorts
-from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
-from podwhy.plugins.noderesources.fit import Fit
-from podwhy.plugins.nodeunschedulable import NodeUnschedulable
-from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
-from podwhy.plugins.podtopologyspread import PodTopologySpread
-from podwhy.plugins.tainttoleration import TaintToleration
-from podwhy.plugins.volumebinding import VolumeBinding
-from podwhy.plugins.volumerestrictions import VolumeRestrictions
-from podwhy.plugins.volumezone import VolumeZone
+from podwhy.plugins import names
 from podwhy.report.check import displaced_lines, not_checked_lines
 from podwhy.report.model import (
     AutoscalingReport,
@@ -47,24 +33,24 @@ from podwhy.report.model import (
     StatusName,
     WorkloadReport,
 )
-from podwhy.scheduler.cycle import Verdict
+from podwhy.verdict import Verdict
 
 SHORT_NAMES = {
-    NodeUnschedulable.NAME: "Unsched",
-    NodeName.NAME: "Name",
-    TaintToleration.NAME: "Taints",
-    NodeAffinity.NAME: "Affinity",
-    NodePorts.NAME: "Ports",
-    Fit.NAME: "Fit",
-    VolumeRestrictions.NAME: "VolRestr",
-    NodeVolumeLimits.NAME: "VolLimits",
-    VolumeBinding.NAME: "VolBind",
-    VolumeZone.NAME: "VolZone",
-    PodTopologySpread.NAME: "Spread",
-    InterPodAffinity.NAME: "PodAff",
-    DynamicResources.NAME: "DRA",
-    BalancedAllocation.NAME: "Balanced",
-    ImageLocality.NAME: "Images",
+    names.NODE_UNSCHEDULABLE: "Unsched",
+    names.NODE_NAME: "Name",
+    names.TAINT_TOLERATION: "Taints",
+    names.NODE_AFFINITY: "Affinity",
+    names.NODE_PORTS: "Ports",
+    names.NODE_RESOURCES_FIT: "Fit",
+    names.VOLUME_RESTRICTIONS: "VolRestr",
+    names.NODE_VOLUME_LIMITS: "VolLimits",
+    names.VOLUME_BINDING: "VolBind",
+    names.VOLUME_ZONE: "VolZone",
+    names.POD_TOPOLOGY_SPREAD: "Spread",
+    names.INTER_POD_AFFINITY: "PodAff",
+    names.DYNAMIC_RESOURCES: "DRA",
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: "Balanced",
+    names.IMAGE_LOCALITY: "Images",
 }
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
@@ -247,6 +233,7 @@ def render_table(
     if preemption_line:
         console.print(escape(preemption_line))
     render_scheduler_word(console, report, verbose)
+    render_api_server_defaults(console, report)
     for rec in report.preFilter:
         if not _passes_or_unknown(rec):
             console.print(f"PreFilter {rec.plugin} rejects the pod: {escape(', '.join(rec.reasons))}")
@@ -353,6 +340,14 @@ def autoscaling_line(autoscaling: AutoscalingReport) -> str:
     """The autoscaling section in one line (a pending group's): its summary and each group's reason."""
     groups = "; ".join(f"{g.group}: {g.text}" for g in autoscaling.groups if g.outcome != "CanAdd")
     return f"autoscaling: {autoscaling.summary}" + (f" ({groups})" if groups and autoscaling.status != "Coming" else "")
+
+
+def render_api_server_defaults(console: Console, report: Report) -> None:
+    """What the API server fills in on the manifest's pod before the scheduler sees it."""
+    if not isinstance(report.apiServerDefaults, list) or not report.apiServerDefaults:
+        return
+    said = "; ".join(f"{d.field}: {d.value} ({d.why})" for d in report.apiServerDefaults)
+    _say(console, escape(f"The API server fills in (defaulting), and the scheduler reads: {said}"), 0)
 
 
 def render_suggestions(console: Console, report: Report) -> None:

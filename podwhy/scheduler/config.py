@@ -16,56 +16,42 @@ from typing import Any
 import yaml
 
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.framework.interface import EXTENSION_POINTS
+from podwhy.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE
 from podwhy.framework.plugin_args import API_VERSION, PluginArgs, PluginArgsError, decode_plugin_args
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.profile import Profile
 from podwhy.framework.versions import DEFAULT, DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES, Emulation
 from podwhy.model import objects as o
-from podwhy.plugins.defaultbinder import DefaultBinder
-from podwhy.plugins.defaultpreemption import DefaultPreemption
-from podwhy.plugins.dynamicresources import DynamicResources
-from podwhy.plugins.imagelocality import ImageLocality
-from podwhy.plugins.interpodaffinity import InterPodAffinity
-from podwhy.plugins.nodeaffinity import NodeAffinity
-from podwhy.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
-from podwhy.plugins.nodename import NodeName
-from podwhy.plugins.nodeports import NodePorts
-from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
-from podwhy.plugins.noderesources.fit import Fit
-from podwhy.plugins.nodeunschedulable import NodeUnschedulable
-from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
-from podwhy.plugins.podtopologyspread import PodTopologySpread
-from podwhy.plugins.queuesort import PrioritySort
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.plugins import names
 from podwhy.plugins.registry import PLUGINS
-from podwhy.plugins.schedulinggates import SchedulingGates
-from podwhy.plugins.tainttoleration import TaintToleration
-from podwhy.plugins.volumebinding import VolumeBinding
-from podwhy.plugins.volumerestrictions import VolumeRestrictions
-from podwhy.plugins.volumezone import VolumeZone
 from podwhy.snapshot import yaml11
 
 # Default MultiPoint plugins before feature gates (getDefaultPlugins, the same in v1.35 and v1.36),
 # with their weights.
 BASE_MULTI_POINT: list[tuple[str, int | None]] = [
-    (SchedulingGates.NAME, None),
-    (PrioritySort.NAME, None),
-    (NodeUnschedulable.NAME, None),
-    (NodeName.NAME, None),
-    (TaintToleration.NAME, 3),
-    (NodeAffinity.NAME, 2),
-    (NodePorts.NAME, None),
-    (Fit.NAME, 1),
-    (VolumeRestrictions.NAME, None),
-    (NodeVolumeLimits.NAME, None),
-    (VolumeBinding.NAME, None),
-    (VolumeZone.NAME, None),
-    (PodTopologySpread.NAME, 2),
-    (InterPodAffinity.NAME, 2),
-    (DefaultPreemption.NAME, None),
-    (BalancedAllocation.NAME, 1),
-    (ImageLocality.NAME, 1),
-    (DefaultBinder.NAME, None),
+    (names.SCHEDULING_GATES, None),
+    (names.PRIORITY_SORT, None),
+    (names.NODE_UNSCHEDULABLE, None),
+    (names.NODE_NAME, None),
+    (names.TAINT_TOLERATION, 3),
+    (names.NODE_AFFINITY, 2),
+    (names.NODE_PORTS, None),
+    (names.NODE_RESOURCES_FIT, 1),
+    (names.VOLUME_RESTRICTIONS, None),
+    (names.NODE_VOLUME_LIMITS, None),
+    (names.VOLUME_BINDING, None),
+    (names.VOLUME_ZONE, None),
+    (names.POD_TOPOLOGY_SPREAD, 2),
+    (names.INTER_POD_AFFINITY, 2),
+    (names.DEFAULT_PREEMPTION, None),
+    (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
+    (names.IMAGE_LOCALITY, 1),
+    (names.DEFAULT_BINDER, None),
 ]
+
+
+# The extension points each known plugin extends, from the methods its class implements.
+PLUGIN_EXTENSION_POINTS: dict[str, frozenset[str]] = {name: cls.extension_points() for name, cls in PLUGINS.items()}
 
 
 def default_multi_point(emulation: Emulation = DEFAULT) -> list[tuple[str, int | None]]:
@@ -74,20 +60,26 @@ def default_multi_point(emulation: Emulation = DEFAULT) -> list[tuple[str, int |
     (better to deallocate an idle claim than to evict a pod)."""
     plugins = list(BASE_MULTI_POINT)
     if emulation.enabled(NODE_DECLARED_FEATURES):
-        plugins.append((NodeDeclaredFeatures.NAME, None))
+        plugins.append((names.NODE_DECLARED_FEATURES, None))
     if emulation.enabled(DYNAMIC_RESOURCE_ALLOCATION):
-        at = next(i for i, (name, _) in enumerate(plugins) if name == DefaultPreemption.NAME)
-        plugins.insert(at, (DynamicResources.NAME, 2))
+        at = next(i for i, (name, _) in enumerate(plugins) if name == names.DEFAULT_PREEMPTION)
+        scores = "score" in extension_points(names.DYNAMIC_RESOURCES, emulation)
+        plugins.insert(at, (names.DYNAMIC_RESOURCES, 2 if scores else None))
     return plugins
+
+
+def extension_points(name: str, emulation: Emulation = DEFAULT) -> frozenset[str]:
+    """The extension points the plugin NAME extends in the release (empty: no such plugin)."""
+    points = PLUGIN_EXTENSION_POINTS.get(name, frozenset())
+    if name == names.DYNAMIC_RESOURCES and not emulation.dynamic_resources_scores:
+        return points - {"score"}
+    return points
 
 
 # The v1.35 default MultiPoint plugins (DynamicResources before DefaultPreemption).
 DEFAULT_MULTI_POINT: list[tuple[str, int | None]] = default_multi_point()
 
-# The extension points each known plugin extends, from the methods its class implements.
-PLUGIN_EXTENSION_POINTS: dict[str, frozenset[str]] = {name: cls.extension_points() for name, cls in PLUGINS.items()}
 
-MAX_NODE_SCORE = 100
 MAX_TOTAL_SCORE = 2**63 - 1
 MAX_WEIGHT = MAX_TOTAL_SCORE // MAX_NODE_SCORE
 
@@ -171,14 +163,14 @@ def _merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     return PluginSet(enabled, disabled)
 
 
-def _expand(point: str, plugins: dict[str, PluginSet], path: str) -> list[str]:
+def _expand(point: str, plugins: dict[str, PluginSet], path: str, emulation: Emulation = DEFAULT) -> list[str]:
     """expandMultiPointPlugins for one extension point."""
     specific = plugins.get(point, PluginSet())
-    enabled = [p.name for p in specific.enabled if point in PLUGIN_EXTENSION_POINTS.get(p.name, frozenset())]
+    enabled = [p.name for p in specific.enabled if point in extension_points(p.name, emulation)]
     for p in specific.enabled:
         if p.name not in PLUGIN_EXTENSION_POINTS:
             raise _unknown_plugin(f"{path}.plugins.{point}", p.name)
-        if point not in PLUGIN_EXTENSION_POINTS[p.name]:
+        if point not in extension_points(p.name, emulation):
             raise _invalid(f"{path}.plugins.{point}", f'plugin "{p.name}" does not extend {point} plugin')
     disabled = {p.name for p in specific.disabled}
     if "*" in disabled:
@@ -188,7 +180,7 @@ def _expand(point: str, plugins: dict[str, PluginSet], path: str) -> list[str]:
     for p in plugins["multiPoint"].enabled:
         if p.name not in PLUGIN_EXTENSION_POINTS:
             raise _unknown_plugin(f"{path}.plugins.multiPoint", p.name)
-        if point not in PLUGIN_EXTENSION_POINTS[p.name] or p.name in disabled:
+        if point not in extension_points(p.name, emulation) or p.name in disabled:
             continue
         if p.name in enabled:
             overrides.append(p.name)
@@ -237,7 +229,7 @@ def _profile(raw: dict[str, Any], index: int, single: bool, emulation: Emulation
         custom = _plugin_set(raw_plugins.get(point), f"{path}.plugins.{point}")
         plugins[point] = _merge_plugin_set(defaults.get(point, PluginSet()), custom)
     args = _plugin_args(raw.get("pluginConfig"), path, emulation)
-    expanded = {point: _expand(point, plugins, path) for point in EXTENSION_POINTS}
+    expanded = {point: _expand(point, plugins, path, emulation) for point in EXTENSION_POINTS}
     return Profile(
         scheduler_name=name,
         pre_enqueue=expanded["preEnqueue"],

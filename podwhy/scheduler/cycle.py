@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.missing import not_evaluated_reason
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME, Profile
+from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import (
     FilterOutcome,
     Framework,
@@ -26,47 +25,15 @@ from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.plugins.registry import PLUGINS
 from podwhy.scheduler.config import Extender, SchedulerConfig, default_profile
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 # numFeasibleNodesToFind's constants (schedule_one.go).
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-
-
-class Verdict(StrEnum):
-    """What happens to the pod, with the exit code the command line returns for it."""
-
-    SCHEDULABLE = "Schedulable"
-    UNSCHEDULABLE = "Unschedulable"
-    GATED = "Gated"
-    ALREADY_BOUND = "AlreadyBound"
-    # No profile of the configuration has the pod's schedulerName: this scheduler ignores the pod.
-    NO_PROFILE = "NoProfile"
-    # Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
-    # lacks was not evaluated: the scheduler might still reject those nodes.
-    INCONCLUSIVE = "Inconclusive"
-    ERROR = "Error"
-    # podwhy pending: a pod with status.nominatedNodeName, waiting for its victims to go.
-    NOMINATED = "Nominated"
-    # podwhy pending: bound to a node, but its containers do not run yet.
-    BOUND_NOT_RUNNING = "BoundNotRunning"
-    # podwhy pending: the snapshot shows scheduler pods serving the pod's schedulerName, and
-    # none of them runs (phase Running and Ready).
-    NO_SCHEDULER = "NoScheduler"
-    # podwhy pending: no node fits, and an autoscaler is adding one for the pod (within its timeout).
-    WAITING_FOR_NODE = "WaitingForNode"
-
-    @property
-    def exit_code(self) -> int:
-        if self is Verdict.SCHEDULABLE:
-            return 0
-        if self in (Verdict.INCONCLUSIVE, Verdict.ERROR):
-            return 3
-        if self is Verdict.WAITING_FOR_NODE:
-            return 4
-        return 1
 
 
 @dataclass

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
 from podwhy.model import objects as o
+from podwhy.model.wellknown import ANN_MIRROR_POD, DEFAULT_SCHEDULER_NAME
 
 KUBE_SCHEDULER = "kube-scheduler"
 KUBE_SYSTEM = "kube-system"
@@ -149,7 +149,7 @@ def _named_after(pod: o.Pod, scheduler_name: str) -> bool:
 
 
 def _is_mirror_pod(pod: o.Pod) -> bool:
-    return "kubernetes.io/config.mirror" in pod.metadata.annotations or any(
+    return ANN_MIRROR_POD in pod.metadata.annotations or any(
         r.kind == "Node" and r.controller for r in pod.metadata.owner_references
     )
 

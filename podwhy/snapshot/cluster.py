@@ -99,6 +99,9 @@ class Snapshot:
     # the fields admission sets from them (priority from a PriorityClass, overhead and
     # scheduling from a RuntimeClass) are unknown.
     admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Manifest pods (-f), by "namespace/name": the fields the API server's defaulting filled in
+    # that the scheduler reads, as (field, value, why) (cluster.defaults.Defaulted).
+    defaulted: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     # The API server's version (gitVersion of /version), live or as `podwhy snapshot` recorded it,
     # and where it came from; "" when unknown.
     server_version: str = ""

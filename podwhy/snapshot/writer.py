@@ -22,6 +22,18 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
+from podwhy.model.wellknown import (
+    ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
+    ANN_BETA_STORAGE_CLASS,
+    ANN_BETA_STORAGE_PROVISIONER,
+    ANN_BIND_COMPLETED,
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_IS_DEFAULT_STORAGE_CLASS,
+    ANN_MIGRATED_PLUGINS,
+    ANN_PROVISIONED_BY,
+    ANN_SELECTED_NODE,
+    ANN_STORAGE_PROVISIONER,
+)
 from podwhy.snapshot.decode import (
     FETCHED_KINDS_ANNOTATION,
     MISSING_KINDS_ANNOTATION,
@@ -34,19 +46,19 @@ REDACTED = "<redacted>"
 # DRA claims, the default StorageClass, Cluster Autoscaler's status time): kept by --redact.
 KEPT_ANNOTATIONS = frozenset(
     {
-        "volume.beta.kubernetes.io/storage-class",
-        "volume.kubernetes.io/selected-node",
-        "volume.kubernetes.io/storage-provisioner",
-        "volume.beta.kubernetes.io/storage-provisioner",
-        "storage.alpha.kubernetes.io/migrated-plugins",
-        "pv.kubernetes.io/bind-completed",
-        "pv.kubernetes.io/bound-by-controller",
-        "pv.kubernetes.io/provisioned-by",
+        ANN_BETA_STORAGE_CLASS,
+        ANN_SELECTED_NODE,
+        ANN_STORAGE_PROVISIONER,
+        ANN_BETA_STORAGE_PROVISIONER,
+        ANN_MIGRATED_PLUGINS,
+        ANN_BIND_COMPLETED,
+        ANN_BOUND_BY_CONTROLLER,
+        ANN_PROVISIONED_BY,
         "resource.kubernetes.io/pod-claim-name",
         "scheduler.alpha.kubernetes.io/critical-pod",
         # The default StorageClass, which `podwhy check` gives claims created without a class.
-        "storageclass.kubernetes.io/is-default-class",
-        "storageclass.beta.kubernetes.io/is-default-class",
+        ANN_IS_DEFAULT_STORAGE_CLASS,
+        ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
         # When Cluster Autoscaler last wrote its status (a stale one: CA is not running).
         "cluster-autoscaler.kubernetes.io/last-updated",
     }

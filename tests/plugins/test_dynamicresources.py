@@ -14,6 +14,7 @@ from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.dynamicresources import DynamicResources, DynamicResourcesState
 from podwhy.snapshot.source import FileSource
 from tests.builders import PodBuilder, from_raw, make_handle, make_node, make_pod
@@ -197,7 +198,7 @@ def run(
     if pre.is_success():
         for ni in handle.node_infos:
             verdicts[ni.name] = plugin.filter(state, info, ni)
-    return pre, verdicts, state.read(DynamicResources.NAME)
+    return pre, verdicts, state.read(names.DYNAMIC_RESOURCES)
 
 
 def verdict(status: Status) -> tuple[Code, list[str]]:

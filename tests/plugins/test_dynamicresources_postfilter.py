@@ -12,6 +12,7 @@ from podwhy.framework.interface import PRE_FILTER_REACHED_KEY, CycleState, PreFi
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.dynamicresources.postfilter import (
     ERR_NOT_AVAILABLE,
@@ -124,15 +125,15 @@ def test_post_filter(
 ) -> None:
     handle = make_handle(*nodes(NODE1, NODE2))
     state = CycleState()
-    state.write(DynamicResources.NAME, FakeState(claims))
-    result, status = post_filter(handle, state, my_pod().info(), statuses, DynamicResources.NAME)
+    state.write(names.DYNAMIC_RESOURCES, FakeState(claims))
+    result, status = post_filter(handle, state, my_pod().info(), statuses, names.DYNAMIC_RESOURCES)
     assert result is None
     assert (status.code, status.reasons) == (want_code, [want_reason])
 
 
 def test_no_state_is_not_found() -> None:
     handle = make_handle(*nodes(NODE1))
-    _, status = post_filter(handle, CycleState(), my_pod().info(), {}, DynamicResources.NAME)
+    _, status = post_filter(handle, CycleState(), my_pod().info(), {}, names.DYNAMIC_RESOURCES)
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
 
 
@@ -140,9 +141,9 @@ def test_pre_filter_stopped_before_the_plugin_is_not_found() -> None:
     # podwhy ran the PreFilter anyway; kube-scheduler stopped at an earlier unresolvable plugin.
     handle = make_handle(*nodes(NODE1))
     state = CycleState()
-    state.write(DynamicResources.NAME, FakeState())
+    state.write(names.DYNAMIC_RESOURCES, FakeState())
     state.write(PRE_FILTER_REACHED_KEY, PreFilterReached(frozenset({"NodeAffinity", "VolumeBinding"})))
-    _, status = post_filter(handle, state, my_pod().info(), {}, DynamicResources.NAME)
+    _, status = post_filter(handle, state, my_pod().info(), {}, names.DYNAMIC_RESOURCES)
     assert (status.code, status.reasons) == (Code.Error, ["not found"])
     _, status = DynamicResources(handle).post_filter(state, my_pod().info(), {})
     assert (status.code, status.reasons) == (Code.Error, ["not found"])

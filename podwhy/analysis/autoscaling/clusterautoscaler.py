@@ -21,7 +21,8 @@ from podwhy.analysis.autoscaling.base import (
     nominated,
     start_view,
 )
-from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time, pod_events
+from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
+from podwhy.analysis.events import events_of
 from podwhy.cluster.template import TemplateView, example_node, template_node
 from podwhy.errors import PodwhyError
 from podwhy.framework.runtime import Framework
@@ -178,12 +179,7 @@ class ClusterAutoscaler:
         self._views: dict[tuple[str, int], TemplateView] = {}
         # The latest scale-up failure CA recorded on its status, per group.
         self.failures: dict[str, tuple[str, str, str]] = {}
-        status_events = [
-            e
-            for e in snapshot.events
-            if e.involved_object.kind == "ConfigMap" and e.involved_object.name == o.AUTOSCALER_STATUS_CONFIGMAP
-        ]
-        for event in sorted(status_events, key=lambda e: parse_time(event_time(e)) or 0.0):
+        for event in events_of(snapshot).about("ConfigMap", o.AUTOSCALER_STATUS_CONFIGMAP, oldest_first=True):
             failure = scale_up_failure(event)
             if failure is not None:
                 self.failures[failure[0]] = (failure[1], failure[2], event_time(event))
@@ -200,9 +196,7 @@ class ClusterAutoscaler:
     def present(snapshot: Snapshot) -> bool:
         if snapshot.autoscaler_status:
             return True
-        return any(
-            (e.reporting_component or (e.source.component if e.source else "")) == COMPONENT for e in snapshot.events
-        )
+        return events_of(snapshot).reported_by(COMPONENT)
 
     def view(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework, now: float | None) -> AutoscalerView:
         events = self.events.of(pod)
@@ -240,7 +234,7 @@ class ClusterAutoscaler:
         if groups and names and not growing:
             return None  # the groups it scaled reached their target: the node came
         if not groups:
-            scheduled = [e for e in pod_events(pod, self.snapshot) if e.reason == "FailedScheduling"]
+            scheduled = events_of(self.snapshot).of_pod(pod, reasons=("FailedScheduling",), oldest_first=True)
             last_failed = parse_time(event_time(scheduled[-1])) if scheduled else None
             started = parse_time(since)
             if last_failed is not None and started is not None and last_failed > started + MAX_NODE_PROVISION_SECONDS:

@@ -3,66 +3,26 @@
 
 from __future__ import annotations
 
+from podwhy.analysis.events import event_time, events_of, parse_time
 from podwhy.model import objects as o
-from podwhy.snapshot import castatus
 from podwhy.snapshot.cluster import Snapshot
 
-
-def parse_time(text: str) -> float | None:
-    """Seconds since the epoch of an RFC 3339 timestamp or Go's time text (castatus.parse_time);
-    None if neither."""
-    when = castatus.parse_time(text) if text else None
-    return when.timestamp() if when is not None else None
-
-
-def event_time(event: o.Event) -> str:
-    series = event.series.last_observed_time if event.series is not None else None
-    return series or event.last_timestamp or event.event_time or event.metadata.creation_timestamp or ""
-
-
-def component_of(event: o.Event) -> str:
-    return event.reporting_component or (event.source.component if event.source is not None else "")
-
-
-def pod_events(pod: o.Pod, snapshot: Snapshot, component: str | None = None) -> list[o.Event]:
-    """The pod's own events (not an earlier pod's of the same name), oldest first; of one
-    component when given."""
-    meta = pod.metadata
-    found = [
-        e
-        for e in snapshot.events
-        if e.involved_object.kind in ("Pod", "")
-        and e.involved_object.name == meta.name
-        and (e.involved_object.namespace or e.metadata.namespace) == meta.namespace
-        and (not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid)
-        and (component is None or component_of(e) == component)
-    ]
-    return sorted(found, key=lambda e: parse_time(event_time(e)) or 0.0)
+__all__ = ["PodEvents", "event_time", "newest_record", "parse_time"]
 
 
 class PodEvents:
-    """One component's events on pods, indexed once by pod (many pods are asked about)."""
+    """One component's events on pods (the snapshot's event index, asked for that component)."""
 
     def __init__(self, snapshot: Snapshot, component: str) -> None:
-        self._by_pod: dict[tuple[str, str], list[o.Event]] = {}
-        for e in snapshot.events:
-            if e.involved_object.kind in ("Pod", "") and component_of(e) == component:
-                key = (e.involved_object.namespace or e.metadata.namespace, e.involved_object.name)
-                self._by_pod.setdefault(key, []).append(e)
-        for events in self._by_pod.values():
-            events.sort(key=lambda e: parse_time(event_time(e)) or 0.0)
+        self._index = events_of(snapshot)
+        self._component = component
 
     def __bool__(self) -> bool:
-        return bool(self._by_pod)
+        return self._index.reported_by(self._component, on_pods=True)
 
     def of(self, pod: o.Pod) -> list[o.Event]:
         """The pod's own events (not an earlier pod's of the same name), oldest first."""
-        meta = pod.metadata
-        return [
-            e
-            for e in self._by_pod.get((meta.namespace, meta.name), [])
-            if not e.involved_object.uid or not meta.uid or e.involved_object.uid == meta.uid
-        ]
+        return self._index.of_pod(pod, component=self._component, oldest_first=True)
 
 
 def newest_record(snapshot: Snapshot) -> tuple[float | None, str]:

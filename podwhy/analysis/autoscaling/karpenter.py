@@ -31,6 +31,13 @@ from podwhy.framework.resources import Resource
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, QuantityInput, quantity_milli_value, quantity_value
+from podwhy.model.wellknown import (
+    LABEL_ARCH_STABLE,
+    LABEL_INSTANCE_TYPE_STABLE,
+    LABEL_OS_STABLE,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+)
 from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request
 from podwhy.scheduler.cycle import CycleOutcome
@@ -49,11 +56,11 @@ REGISTRATION_TIMEOUT_SECONDS = 15 * 60
 WELL_KNOWN_LABELS = frozenset(
     {
         NODEPOOL_LABEL,
-        "topology.kubernetes.io/zone",
-        "topology.kubernetes.io/region",
-        "node.kubernetes.io/instance-type",
-        "kubernetes.io/arch",
-        "kubernetes.io/os",
+        LABEL_TOPOLOGY_ZONE,
+        LABEL_TOPOLOGY_REGION,
+        LABEL_INSTANCE_TYPE_STABLE,
+        LABEL_ARCH_STABLE,
+        LABEL_OS_STABLE,
         "karpenter.sh/capacity-type",
         "node.kubernetes.io/windows-build",
     }

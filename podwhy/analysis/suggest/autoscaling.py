@@ -22,9 +22,9 @@ from podwhy.analysis.suggest.base import Suggestion, _Verifier
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
+from podwhy.model.wellknown import LABEL_TOPOLOGY_ZONE
 from podwhy.scheduler.cycle import CycleOutcome
 
-ZONE_LABEL = "topology.kubernetes.io/zone"
 CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
 
@@ -99,7 +99,7 @@ def _verified(v: _Verifier, pool: o.NodePool) -> bool:
 
 
 def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
-    if finding.reason is not Reason.REQUIREMENTS_EXCLUDE_POD or finding.data.get("key") != ZONE_LABEL:
+    if finding.reason is not Reason.REQUIREMENTS_EXCLUDE_POD or finding.data.get("key") != LABEL_TOPOLOGY_ZONE:
         return None
     pool = v.snapshot.node_pools.get(finding.group)
     if pool is None:
@@ -108,12 +108,12 @@ def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
         {
             value
             for alternative in pod_requirement_sets(v.pod, v.snapshot)
-            if (allowed := alternative.get(ZONE_LABEL)) is not None and not allowed.complement
+            if (allowed := alternative.get(LABEL_TOPOLOGY_ZONE)) is not None and not allowed.complement
             for value in allowed.values
         }
     )
     requirements = [msgspec.to_builtins(r) for r in pool.spec.template.spec.requirements]
-    zone = next((r for r in requirements if r.get("key") == ZONE_LABEL and r.get("operator") == "In"), None)
+    zone = next((r for r in requirements if r.get("key") == LABEL_TOPOLOGY_ZONE and r.get("operator") == "In"), None)
     if not wanted or zone is None:
         return None
     added = [z for z in wanted if z not in zone.get("values", [])][:1]

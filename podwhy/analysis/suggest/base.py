@@ -15,14 +15,11 @@ from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework, NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
-from podwhy.plugins.interpodaffinity.plugin import InterPodAffinity
-from podwhy.plugins.nodeaffinity import NodeAffinity
-from podwhy.plugins.noderesources.fit import Fit
-from podwhy.plugins.podtopologyspread.plugin import PodTopologySpread
-from podwhy.plugins.tainttoleration import TaintToleration
+from podwhy.plugins import names
 from podwhy.scheduler.config import SchedulerConfig
-from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 if TYPE_CHECKING:
     from podwhy.analysis.suggest.nominations import _Nomination
@@ -40,11 +37,11 @@ MAX_NODES_FOR_CLUSTER_CHANGES = 1_000
 # Small clusters never reach it, so their suggestions do not depend on the machine's speed.
 TIME_BUDGET_SECONDS = 5.0
 
-RESOURCE_FIT = Fit.NAME
-TAINT_TOLERATION = TaintToleration.NAME
-NODE_AFFINITY = NodeAffinity.NAME
-TOPOLOGY_SPREAD = PodTopologySpread.NAME
-INTER_POD_AFFINITY = InterPodAffinity.NAME
+RESOURCE_FIT = names.NODE_RESOURCES_FIT
+TAINT_TOLERATION = names.TAINT_TOLERATION
+NODE_AFFINITY = names.NODE_AFFINITY
+TOPOLOGY_SPREAD = names.POD_TOPOLOGY_SPREAD
+INTER_POD_AFFINITY = names.INTER_POD_AFFINITY
 MI = 1024 * 1024
 # Workloads named in a summary (who selects on a label, who is on reserved nodes).
 MAX_NAMES_SELECTING = 3

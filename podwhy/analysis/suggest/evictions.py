@@ -15,8 +15,9 @@ from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
-from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 # Evicted pods whose replacement is run through the filters, per suggestion.
 MAX_VICTIMS_CHECKED = 3

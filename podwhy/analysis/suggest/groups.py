@@ -39,8 +39,9 @@ from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, Verdict, make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 # Copies of one node a group may be sized with, and the node evaluations one group's sizing may
 # spend: per scheduling cycle, FILTER_WEIGHT for each node it filters (every filter plugin runs

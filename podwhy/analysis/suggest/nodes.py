@@ -16,20 +16,21 @@ from podwhy.analysis.suggest.base import (
     _Verifier,
 )
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import HOSTNAME_LABEL, startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.cluster.nodecopy import startup_pods, startup_pods_by_node, startup_text, with_copies
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
-from podwhy.plugins.nodeports import NodePorts, fits_ports
+from podwhy.model.wellknown import LABEL_HOSTNAME
+from podwhy.plugins import names
+from podwhy.plugins.nodeports import fits_ports
 from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, fits_request
-from podwhy.plugins.nodevolumelimits import NodeVolumeLimits
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 
 # Plugins whose rejection a new copy of the node can cure (only its DaemonSet and static pods run
 # there; _kept_off_copies checks that those leave room).
 CURED_BY_EMPTY_NODE = frozenset(
-    {RESOURCE_FIT, NodePorts.NAME, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, NodeVolumeLimits.NAME}
+    {RESOURCE_FIT, names.NODE_PORTS, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, names.NODE_VOLUME_LIMITS}
 )
 
 
@@ -38,7 +39,7 @@ def _node_object(node: o.Node) -> dict[str, Any]:
 
 
 def _shape(node: o.Node) -> str:
-    labels = {k: val for k, val in node.metadata.labels.items() if k != HOSTNAME_LABEL}
+    labels = {k: val for k, val in node.metadata.labels.items() if k != LABEL_HOSTNAME}
     return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
 
 
@@ -57,7 +58,7 @@ def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fi
         reasons = ", ".join(r.reason for r in short)
         out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
     if not fits_ports(host_ports(pod), info.used_ports):
-        out.append((NodePorts.NAME, "its host ports are taken by the DaemonSet and static pods a new node runs"))
+        out.append((names.NODE_PORTS, "its host ports are taken by the DaemonSet and static pods a new node runs"))
     return out
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_text, _Verifier
 from podwhy.analysis.suggest.patches import _pod_ref
-from podwhy.framework.profile import DEFAULT_SCHEDULER_NAME
 from podwhy.framework.types import PodInfo
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 

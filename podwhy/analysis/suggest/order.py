@@ -21,9 +21,10 @@ from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
 from podwhy.scheduler.config import SchedulerConfig
-from podwhy.scheduler.cycle import CycleOutcome, Verdict
+from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.writer import REDACTED
+from podwhy.verdict import Verdict
 
 SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = (
     _suggest_release_stale_nominations,

@@ -23,11 +23,12 @@ from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
 from podwhy.analysis.wellknown import condition_taint, reserving_taint
 from podwhy.cluster.nodecopy import is_daemon_pod, is_mirror_pod
 from podwhy.model import objects as o
+from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.scheduler.cycle import CycleOutcome
 
 # Tolerations admission adds to every pod: a workload's template does not hold them.
-ADMISSION_TOLERATION_KEYS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+ADMISSION_TOLERATION_KEYS = frozenset({TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE})
 
 
 def _toleration_for(taint: o.Taint) -> o.Toleration:

@@ -25,6 +25,7 @@ from podwhy.framework.versions import (
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
+from podwhy.plugins import names
 from podwhy.plugins.dynamicresources.allocator import (
     AllocationError,
     Allocator,
@@ -96,7 +97,7 @@ class DynamicResourcesState:
 
 
 class DynamicResources(Plugin):
-    NAME = "DynamicResources"
+    NAME = names.DYNAMIC_RESOURCES
     # Its args (filterTimeout, bindingTimeout) bound the scheduler's own work; the verdicts do not depend on them.
     ARGS = DynamicResourcesArgs
     UNSIMULATED_POINTS = frozenset({"preEnqueue", "reserve", "preBind"})

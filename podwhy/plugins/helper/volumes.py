@@ -17,21 +17,17 @@ import msgspec
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector, SelectorError, new_requirement
+from podwhy.model.wellknown import (
+    ANN_BETA_STORAGE_CLASS,
+    ANN_MIGRATED_PLUGINS,
+    LABEL_FAILURE_DOMAIN_BETA_REGION,
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+)
 
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-# Set by the PV controller when it (not the user) bound a PV and a PVC, and on provisioned PVs.
-ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
-ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
-ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
-MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
-LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
-LABEL_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
-LABEL_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 LABEL_MULTI_ZONE_DELIMITER = "__"
 
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
@@ -85,14 +81,14 @@ def volume_is_for_pod(pod: o.Pod, pvc: o.PersistentVolumeClaim) -> str | None:
 
 def claim_class(pvc: o.PersistentVolumeClaim) -> str:
     """The claim's storage class; the beta annotation wins over the field."""
-    annotated = pvc.metadata.annotations.get(BETA_STORAGE_CLASS_ANNOTATION)
+    annotated = pvc.metadata.annotations.get(ANN_BETA_STORAGE_CLASS)
     if annotated is not None:
         return annotated
     return pvc.spec.storage_class_name or ""
 
 
 def volume_class(pv: o.PersistentVolume) -> str:
-    annotated = pv.metadata.annotations.get(BETA_STORAGE_CLASS_ANNOTATION)
+    annotated = pv.metadata.annotations.get(ANN_BETA_STORAGE_CLASS)
     if annotated is not None:
         return annotated
     return pv.spec.storage_class_name
@@ -180,7 +176,7 @@ def migrated_on_node(csi_node: o.CSINode | None, plugin_name: str) -> bool:
     """The node's CSINode lists the in-tree plugin as migrated to its CSI driver."""
     if csi_node is None:
         return False
-    listed = csi_node.metadata.annotations.get(MIGRATED_PLUGINS_ANNOTATION, "")
+    listed = csi_node.metadata.annotations.get(ANN_MIGRATED_PLUGINS, "")
     return bool(listed) and plugin_name in listed.split(",")
 
 
@@ -244,7 +240,9 @@ def _gce_region_from_zones(zones: list[str]) -> str:
 
 
 def _gce_pv_handle(pv: o.PersistentVolume, pd_name: str) -> str:
-    zones_label = pv.metadata.labels.get(LABEL_BETA_ZONE, "") or pv.metadata.labels.get(LABEL_TOPOLOGY_ZONE, "")
+    zones_label = pv.metadata.labels.get(LABEL_FAILURE_DOMAIN_BETA_ZONE, "") or pv.metadata.labels.get(
+        LABEL_TOPOLOGY_ZONE, ""
+    )
     zones = zones_label.split(LABEL_MULTI_ZONE_DELIMITER)
     if len(zones) == 1 and zones[0]:
         return f"projects/UNSPECIFIED/zones/{zones[0]}/disks/{pd_name}"
@@ -296,19 +294,19 @@ def _translate_topology(pv: o.PersistentVolume, csi_key: str) -> None:
     """Rewrite the PV's zone affinity (or zone label) to the CSI driver's topology key."""
     if _topology_key_exists(pv, LABEL_TOPOLOGY_ZONE):
         zone_label, region_label = LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
-    elif _topology_key_exists(pv, LABEL_BETA_ZONE):
-        zone_label, region_label = LABEL_BETA_ZONE, LABEL_BETA_REGION
+    elif _topology_key_exists(pv, LABEL_FAILURE_DOMAIN_BETA_ZONE):
+        zone_label, region_label = LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION
     elif LABEL_TOPOLOGY_ZONE in pv.metadata.labels:
         zone_label, region_label = LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
-    elif LABEL_BETA_ZONE in pv.metadata.labels:
-        zone_label, region_label = LABEL_BETA_ZONE, LABEL_BETA_REGION
+    elif LABEL_FAILURE_DOMAIN_BETA_ZONE in pv.metadata.labels:
+        zone_label, region_label = LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION
     else:
         zone_label, region_label = LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION
     if _topology_values(pv, zone_label):
         _replace_topology(pv, zone_label, csi_key)
     elif zone_label in pv.metadata.labels:
         _add_topology(pv, csi_key, pv.metadata.labels[zone_label].split(LABEL_MULTI_ZONE_DELIMITER))
-    if region_label == LABEL_BETA_REGION and _topology_values(pv, region_label):
+    if region_label == LABEL_FAILURE_DOMAIN_BETA_REGION and _topology_values(pv, region_label):
         _replace_topology(pv, region_label, LABEL_TOPOLOGY_REGION)
 
 

@@ -9,6 +9,7 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import InterPodAffinityArgs, PluginArgs, args_of
 from podwhy.framework.status import Status
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
+from podwhy.plugins import names
 from podwhy.plugins.interpodaffinity import filtering, scoring
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def _needs_namespace_labels(term: AffinityTerm) -> bool:
 
 
 class InterPodAffinity(Plugin):
-    NAME = "InterPodAffinity"
+    NAME = names.INTER_POD_AFFINITY
     ARGS = InterPodAffinityArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

@@ -17,6 +17,7 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.plugin_args import NodeResourcesBalancedAllocationArgs, PluginArgs, args_of
 from podwhy.framework.status import Status, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.plugins import names
 from podwhy.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceLine,
@@ -99,7 +100,7 @@ class PreScoreState:
 
 
 class BalancedAllocation(Plugin):
-    NAME = "NodeResourcesBalancedAllocation"
+    NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesBalancedAllocationArgs

@@ -36,6 +36,7 @@ from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DRA_EXTENDED_RESOURCE
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.plugins import names
 from podwhy.plugins.dynamicresources.extended import extended_resource_classes
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
@@ -249,7 +250,7 @@ class PreScoreState:
 
 
 class Fit(Plugin):
-    NAME = "NodeResourcesFit"
+    NAME = names.NODE_RESOURCES_FIT
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesFitArgs

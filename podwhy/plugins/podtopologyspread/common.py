@@ -15,6 +15,7 @@ from podwhy.model.labels import (
     SelectorError,
     label_selector_as_selector,
 )
+from podwhy.model.wellknown import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
 from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_untolerated_taint
 from podwhy.snapshot.cluster import Snapshot
 
@@ -24,8 +25,6 @@ SCHEDULE_ANYWAY = "ScheduleAnyway"
 POLICY_HONOR = "Honor"
 POLICY_IGNORE = "Ignore"
 
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
 # Used when the plugin args say defaultingType System (the default).
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[o.TopologySpreadConstraint, ...] = (

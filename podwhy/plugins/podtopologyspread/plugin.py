@@ -10,6 +10,7 @@ from podwhy.framework.status import Status, error, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import SelectorError
+from podwhy.plugins import names
 from podwhy.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -45,7 +46,7 @@ class ConstraintsError(Exception):
 
 
 class PodTopologySpread(Plugin):
-    NAME = "PodTopologySpread"
+    NAME = names.POD_TOPOLOGY_SPREAD
     ARGS = PodTopologySpreadArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

@@ -12,10 +12,10 @@ from podwhy.framework.status import Evidence, Status, success
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import RequiredNodeAffinity, Selector
+from podwhy.model.wellknown import LABEL_HOSTNAME
 from podwhy.plugins.helper.normalize_score import go_div
 from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,
-    LABEL_HOSTNAME,
     SpreadConstraint,
     count_key,
     count_matching,

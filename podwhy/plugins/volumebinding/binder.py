@@ -10,9 +10,8 @@ from podwhy.framework.handle import Handle
 from podwhy.model import objects as o
 from podwhy.model.labels import SelectorError, label_selector_as_selector
 from podwhy.model.quantity import parse_quantity, value
+from podwhy.model.wellknown import ANN_BIND_COMPLETED, ANN_SELECTED_NODE
 from podwhy.plugins.helper.volumes import (
-    ANN_BIND_COMPLETED,
-    ANN_SELECTED_NODE,
     MIGRATION_ON,
     NOT_SUPPORTED_PROVISIONER,
     TranslationError,

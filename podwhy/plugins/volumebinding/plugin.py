@@ -10,6 +10,7 @@ from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
 from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
     claim_class,
@@ -48,7 +49,7 @@ class StateData:
 
 
 class VolumeBinding(Plugin):
-    NAME = "VolumeBinding"
+    NAME = names.VOLUME_BINDING
     # Its args (bindTimeoutSeconds) only matter for binding, which podwhy never does.
     ARGS = VolumeBindingArgs
     UNSIMULATED_POINTS = frozenset({"reserve", "preBind"})
