@@ -100,7 +100,7 @@ app = typer.Typer(
     name=PROGRAM,
     add_completion=True,
     no_args_is_help=True,
-    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.34, v1.35 or v1.36) decides.",
+    help="Explain why a Kubernetes pod is Pending, exactly as kube-scheduler (v1.33 to v1.36) decides.",
     pretty_exceptions_enable=False,
     # Plain click help: placeholders (PATH, NAME), no boxes, readable in any terminal.
     rich_markup_mode=None,
@@ -158,7 +158,7 @@ KubeVersionOption = Annotated[
     typer.Option(
         "--kube-version",
         metavar="VERSION",
-        help="kube-scheduler release to emulate: 1.34, 1.35 or 1.36 (v1.36.3 works too)."
+        help="kube-scheduler release to emulate: 1.33, 1.34, 1.35 or 1.36 (v1.36.3 works too)."
         " Default: the cluster's (API server /version, the kube-scheduler pod's image, the kubelets).",
     ),
 ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from podwhy.analysis.autoscaling import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
 from podwhy.analysis.suggest import size_groups, suggest
+from podwhy.cluster.defaults import drop_disabled_fields
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
@@ -174,6 +175,7 @@ def explain(request: ExplainRequest) -> Report:
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name, request.source)
     version = choose_version(request.kube_version, snapshot)
+    drop_disabled_fields(snapshot, version.emulation)
     config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
@@ -233,6 +235,7 @@ def pending(request: PendingRequest) -> PendingReport:
     if request.namespace is not None:
         check_namespace(snapshot, request.namespace, request.source)
     version = choose_version(request.kube_version, snapshot)
+    drop_disabled_fields(snapshot, version.emulation)
     config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}
@@ -267,6 +270,7 @@ def check(request: CheckRequest) -> CheckReport:
             hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
     version = choose_version(request.kube_version, snapshot)
+    drop_disabled_fields(snapshot, version.emulation)
     config = scheduler_config(request.scheduler_config, version.emulation)
     # The manifests' own Namespaces are created first, as `kubectl apply` of them would.
     declared = request.manifests.namespaces()

@@ -57,8 +57,9 @@ def kube_version(case: Path) -> str:
     return str(case_meta(case).get("kubeVersion", GOLDEN_KUBE_VERSION))
 
 
-def run_case(case: Path) -> dict[str, Any]:
-    """podwhy's JSON report for a case, through the same path as the CLI."""
+def run_case(case: Path, cluster: Path | None = None) -> dict[str, Any]:
+    """podwhy's JSON report for a case, through the same path as the CLI (CLUSTER: another file
+    holding its cluster)."""
     from podwhy.engine import ExplainRequest, explain
     from podwhy.report.model import to_builtins
     from podwhy.snapshot.source import FileSource
@@ -69,7 +70,7 @@ def run_case(case: Path) -> dict[str, Any]:
         ExplainRequest(
             pod_ref=meta["pod"],
             namespace="default",
-            source=FileSource([str(cluster_file(case))], complete=True),
+            source=FileSource([str(cluster or cluster_file(case))], complete=True),
             scheduler_config=config,
             kube_version=kube_version(case),
         )

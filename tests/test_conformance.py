@@ -66,7 +66,7 @@ SHARED_GOLDEN = SHARED / "golden"
 
 
 @pytest.mark.skipif(not SHARED_GOLDEN.is_dir(), reason="../shared/golden is not beside this clone")
-@pytest.mark.parametrize("name", ["golden", "golden-v1.34", "golden-v1.36"])
+@pytest.mark.parametrize("name", ["golden", "golden-v1.33", "golden-v1.34", "golden-v1.36"])
 def test_fixtures_hold_the_shared_recordings(name: str) -> None:
     """fixtures/<name> is a copy of ../shared/<name>: same cases, same files, same contents (a
     cluster or configuration a case.json points to is compared where it points)."""

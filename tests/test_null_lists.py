@@ -20,13 +20,10 @@ import msgspec.inspect as mi
 import pytest
 import yaml
 
-from podwhy.engine import ExplainRequest, explain
-from podwhy.report.model import to_builtins
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import SNAPSHOT_KINDS, Reading, decode
-from podwhy.snapshot.source import FileSource
 from tests.apiserver import load_objects
-from tests.conformance import case_dirs, case_meta, cluster_file, kube_version
+from tests.conformance import case_dirs, cluster_file, run_case
 
 
 def _unwrap(t: mi.Type) -> list[mi.Type]:
@@ -81,18 +78,7 @@ def _objects(path: Path) -> list[dict[str, Any]]:
 
 
 def _report(case: Path, path: Path) -> dict[str, Any]:
-    meta = case_meta(case)
-    config = (case / meta["config"]).resolve() if "config" in meta else None
-    report = explain(
-        ExplainRequest(
-            pod_ref=meta["pod"],
-            namespace="default",
-            source=FileSource([str(path)], complete=True),
-            scheduler_config=config,
-            kube_version=kube_version(case),
-        )
-    )
-    doc = to_builtins(report)
+    doc = run_case(case, path)
     doc["snapshot"].pop("sources")
     return doc
 

@@ -20,7 +20,7 @@ from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
+from podwhy.framework.versions import V1_33, V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.imagelocality import ImageLocality
@@ -88,7 +88,8 @@ def _scheduler_pod(image: str) -> o.Pod:
         (None, None, "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", [], V1_35, VersionSource.DEFAULT, []),
         (None, None, None, ["v1.35.2", "v1.36.1-eks-1"], V1_36, VersionSource.KUBELET, ["a lower bound"]),
         (None, None, None, [], V1_35, VersionSource.DEFAULT, []),
-        ("1.33", None, None, [], V1_34, VersionSource.FLAG, ["does not emulate kube-scheduler v1.33", "before v1.34"]),
+        ("1.32", None, None, [], V1_33, VersionSource.FLAG, ["does not emulate kube-scheduler v1.32", "before v1.33"]),
+        ("1.33", None, None, [], V1_33, VersionSource.FLAG, []),
         ("1.34", None, None, [], V1_34, VersionSource.FLAG, []),
         (None, "v1.34.7-eks-3", None, ["v1.34.2"], V1_34, VersionSource.API_SERVER, []),
         (None, "v1.37.0", None, [], V1_36, VersionSource.API_SERVER, ["does not emulate", "after v1.36"]),
@@ -367,33 +368,36 @@ def test_explain_names_the_release_in_its_first_line_and_report() -> None:
     runner = CliRunner()
     table = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "v1.36.3"])
     assert table.stdout.splitlines()[0].endswith("· kube-scheduler v1.36 (--kube-version v1.36.3)")
-    out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.33", "-o", "json"])
+    out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.31", "-o", "json"])
     report = json.loads(out.stdout)
-    assert report["scheduler"]["version"] == "1.34" and report["scheduler"]["versionSource"] == "flag"
-    assert any("does not emulate kube-scheduler v1.33" in w for w in report["warnings"])
-    assert "podwhy: warning: podwhy does not emulate kube-scheduler v1.33" in out.stderr
+    assert report["scheduler"]["version"] == "1.33" and report["scheduler"]["versionSource"] == "flag"
+    assert any("does not emulate kube-scheduler v1.31" in w for w in report["warnings"])
+    assert "podwhy: warning: podwhy does not emulate kube-scheduler v1.31" in out.stderr
 
 
-def test_live_mode_takes_the_api_servers_version(tmp_path: Path) -> None:
-    with FakeApiServer(load_objects(EXAMPLE), git_version="v1.36.3") as server:
+@pytest.mark.parametrize(
+    ("served", "minor"), [("v1.36.3", "1.36"), ("v1.34.7-eks-4f2a8c1", "1.34"), ("v1.33.3", "1.33")]
+)
+def test_live_mode_takes_the_api_servers_version(served: str, minor: str, tmp_path: Path) -> None:
+    with FakeApiServer(load_objects(EXAMPLE), git_version=served) as server:
         config = str(server.kubeconfig(tmp_path / "config"))
         result = CliRunner().invoke(app, ["explain", POD, "--kubeconfig", config, "-o", "json"])
         dump = tmp_path / "snap.json"
         assert CliRunner().invoke(app, ["snapshot", "-o", str(dump), "--kubeconfig", config]).exit_code == 0
     scheduler = json.loads(result.stdout)["scheduler"]
     assert (scheduler["version"], scheduler["versionSource"], scheduler["clusterVersion"]) == (
-        "1.36",
+        minor,
         "apiServer",
-        "v1.36.3",
+        served,
     )
     # podwhy snapshot records it: the dump says the same offline.
     offline = CliRunner().invoke(app, ["explain", POD, "--from", str(dump), "-o", "json"])
     assert json.loads(offline.stdout)["scheduler"] == scheduler
     pending = CliRunner().invoke(app, ["pending", "--from", str(dump), "-A", "-o", "json"])
     assert json.loads(pending.stdout)["scheduler"] == {
-        "version": "1.36",
+        "version": minor,
         "versionSource": "apiServer",
-        "clusterVersion": "v1.36.3",
+        "clusterVersion": served,
     }
 
 
@@ -548,3 +552,62 @@ def test_v1_34_dynamic_resources_has_no_score() -> None:
     with pytest.raises(UsageError, match='plugin "DynamicResources" does not extend score plugin'):
         parse_scheduler_config(config, emulation=V1_34)
     assert parse_scheduler_config(config, emulation=V1_35).profiles[0].score["DynamicResources"] == 1
+
+
+@given(clusters())
+def test_v1_34_and_v1_35_differ_only_in_dynamic_resources_scoring(cluster: Cluster) -> None:
+    """v1.34's DynamicResources has no Score: without it, every verdict, message, filter row,
+    score and total of v1.35 (generated pods use no claims: DynamicResources scores 0)."""
+    old, new = _explain_as(cluster, V1_34), _explain_as(cluster, V1_35)
+    assert (old.verdict, old.message, old.feasibleNodes, old.preemption, old.preFilter) == (
+        new.verdict,
+        new.message,
+        new.feasibleNodes,
+        new.preemption,
+        new.preFilter,
+    )
+    for before, after in zip(old.nodes, new.nodes, strict=True):
+        assert before.filters == after.filters and before.firstFailure == after.firstFailure
+        assert before.scores == [s for s in after.scores if s.plugin != names.DYNAMIC_RESOURCES]
+        assert before.totalScore == after.totalScore
+
+
+def test_v1_33_words_and_codes() -> None:
+    """v1.33's TaintToleration names the taint, NodeResourcesFit never says a node is too small for
+    good (preemption tries it), and DynamicResources is not in the profile."""
+    small = make_node("small").alloc(cpu="1").taint("team", "ml", "NoSchedule").obj()
+    big = make_node("big").alloc(cpu="1").obj()
+    pod = make_pod("p").req(cpu="2").obj()
+    snapshot = make_snapshot(small, big, pod)
+    old, new = (build_report(run_cycle(snapshot, pod, default_profile(e)), snapshot) for e in (V1_33, V1_35))
+    assert old.message.startswith(
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {team: ml}."
+    )
+    assert new.message.startswith("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).")
+    fit = {n.name: next(f for f in n.filters if f.plugin == names.NODE_RESOURCES_FIT) for n in old.nodes}
+    assert fit["big"].status == StatusName.UNSCHEDULABLE
+    assert names.DYNAMIC_RESOURCES not in {p.plugin for p in old.preFilter}
+    assert "no new claims to deallocate" not in old.message and "no new claims to deallocate" in new.message
+
+
+@pytest.mark.parametrize(
+    ("served", "dra_on"),
+    [
+        ({"resource.k8s.io/v1beta1"}, True),
+        ({"resource.k8s.io/v1beta2", "resource.k8s.io/v1"}, True),
+        ({"resource.k8s.io/v1"}, False),
+        (set(), False),
+    ],
+)
+def test_a_v1_33_cluster_serving_dra_has_turned_it_on(served: set[str], dra_on: bool) -> None:
+    """DynamicResourceAllocation is off by default in v1.33 and its API group is served only when
+    it is on: DRA objects in a beta or alpha version mean the cluster enabled it. resource.k8s.io/v1
+    exists only from v1.34 (the recordings hold such objects, and v1.33 ignores them)."""
+    snapshot = make_snapshot(make_node("n").obj())
+    if served:
+        snapshot.api_versions["ResourceSlice"] = served
+    chosen = choose_version("1.33", snapshot)
+    assert chosen.emulation.minor == 33
+    assert chosen.emulation.enabled("DynamicResourceAllocation") is dra_on
+    assert any("it has DynamicResourceAllocation on" in w for w in version_warnings(chosen)) is dra_on
+    assert names.DYNAMIC_RESOURCES in default_profile(chosen.emulation).filter if dra_on else True

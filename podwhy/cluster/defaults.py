@@ -24,6 +24,7 @@ from podwhy.framework.resources import (
 from podwhy.framework.versions import DEFAULT, POD_LEVEL_RESOURCES, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.snapshot.cluster import Snapshot
 
 # v1.DefaultEnableServiceLinks, and the PodSpec/Container defaults of SetDefaults_PodSpec.
 DEFAULT_PROTOCOL = "TCP"
@@ -142,3 +143,14 @@ def default_pod(pod: o.Pod, emulation: Emulation = DEFAULT) -> list[Defaulted]:
     if pod.spec.termination_grace_period_seconds is None:
         pod.spec.termination_grace_period_seconds = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
     return out
+
+
+def drop_disabled_fields(snapshot: Snapshot, emulation: Emulation) -> None:
+    """The pods as a cluster of the emulated release holds them: its API server drops the fields of
+    a disabled feature on create (dropDisabledPodFields), and its scheduler ignores them. With
+    PodLevelResources off (v1.33), pod-level `spec.resources` does not count."""
+    if emulation.enabled(POD_LEVEL_RESOURCES):
+        return
+    for pod in snapshot.pods:
+        if pod.spec.resources is not None:
+            pod.spec.resources = None

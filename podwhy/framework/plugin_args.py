@@ -35,6 +35,7 @@ from podwhy.framework.validation import (
 )
 from podwhy.framework.versions import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
 from podwhy.model import objects as o
+from podwhy.model.gojson import without_nulls
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 
@@ -452,15 +453,6 @@ _TYPE_WORDS = {
 }
 
 
-def _without_nulls(value: Any) -> Any:
-    """A JSON null leaves a Go field unset, so null-valued keys are dropped before decoding."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
-
-
 def _value_at(raw: Any, json_path: str) -> Any:
     for name, position in _PATH_PART.findall(json_path):
         if name and isinstance(raw, dict):
@@ -498,7 +490,7 @@ def decode_plugin_args(args_type: type[A], raw: Any, path: str = "", emulation: 
         raw = {}
     if not isinstance(raw, dict):
         raise PluginArgsError([invalid(path or "args", raw, "has to match plugin args")])
-    cleaned = _without_nulls(raw)
+    cleaned = without_nulls(raw)
     try:
         args = msgspec.convert(cleaned, args_type)
     except msgspec.ValidationError as exc:

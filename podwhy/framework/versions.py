@@ -61,6 +61,16 @@ _GATES_1_35: dict[str, bool] = {
 }
 # v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
 _GATES_1_34: dict[str, bool] = dict(_GATES_1_35)
+# v1.33.3: DynamicResourceAllocation beta and off (no DynamicResources plugin), PodLevelResources
+# alpha and off (pod-level resources do not count).
+_GATES_1_33: dict[str, bool] = {
+    **_GATES_1_34,
+    DYNAMIC_RESOURCE_ALLOCATION: False,
+    DRA_PRIORITIZED_LIST: False,  # Alpha
+    DRA_ADMIN_ACCESS: False,  # Alpha
+    DRA_SCHEDULER_FILTER_TIMEOUT: False,  # not in v1.33
+    POD_LEVEL_RESOURCES: False,  # Alpha
+}
 _GATES_1_36: dict[str, bool] = {
     **_GATES_1_35,
     NODE_DECLARED_FEATURES: True,  # Beta
@@ -103,6 +113,14 @@ class Emulation:
     # DynamicResources has a Score (it scores claims that use firstAvailable, v1.35); before, the
     # plugin has no Score method and the default profile gives it no weight.
     dynamic_resources_scores: bool = True
+    # NodeResourcesFit returns UnschedulableAndUnresolvable when the request alone exceeds the
+    # node's allocatable (v1.34): preemption then passes such nodes by; before, Unschedulable.
+    fit_unresolvable_over_allocatable: bool = True
+    # TaintToleration's reason names the first untolerated taint (v1.33: "node(s) had untolerated
+    # taint {key: value}"); from v1.34 on one reason for all.
+    taint_toleration_names_taint: bool = False
+    # VolumeRestrictions says a ReadWriteOncePod claim in use elsewhere in v1.33's words.
+    read_write_once_pod_older_words: bool = False
 
     @property
     def name(self) -> str:
@@ -114,6 +132,17 @@ class Emulation:
         return self.gates[gate]
 
 
+V1_33 = Emulation(
+    minor=33,
+    release="v1.33.3",
+    gates=MappingProxyType(_GATES_1_33),
+    balanced_allocation_improvement=False,
+    image_locality_image_volumes=False,
+    dynamic_resources_scores=False,
+    fit_unresolvable_over_allocatable=False,
+    taint_toleration_names_taint=True,
+    read_write_once_pod_older_words=True,
+)
 V1_34 = Emulation(
     minor=34,
     release="v1.34.7",
@@ -141,12 +170,12 @@ V1_36 = Emulation(
     unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
 )
 
-EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_34, V1_35, V1_36)}
+EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_33, V1_34, V1_35, V1_36)}
 DEFAULT = V1_35
 
 # What may differ when a cluster's version is emulated by the nearest one podwhy has.
 DIFFERENCES_BEFORE = (
-    "feature-gate defaults and plugin behaviour of releases before v1.34 (e.g. which DRA features are on)"
+    "feature-gate defaults and plugin behaviour of releases before v1.33 (e.g. which DRA features are on)"
 )
 DIFFERENCES_AFTER = "anything changed after v1.36: default plugins, feature-gate defaults, scores and reason strings"
 

@@ -1,4 +1,4 @@
-"""Upstream plugin name -> class, for every in-tree plugin of kube-scheduler v1.35 and v1.36 that podwhy knows."""
+"""Upstream plugin name -> class, for every in-tree plugin of kube-scheduler v1.33 to v1.36 that podwhy knows."""
 
 from __future__ import annotations
 

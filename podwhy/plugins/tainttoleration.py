@@ -20,6 +20,8 @@ from podwhy.plugins.helper.taints import (
 
 ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+# v1.33 named the first untolerated taint.
+ERR_REASON_UNTOLERATED_V1_33 = "node(s) had untolerated taint {{{key}: {value}}}"
 
 PRE_SCORE_STATE_KEY = "PreScoreTaintToleration"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
@@ -57,8 +59,11 @@ class TaintToleration(Plugin):
         )
         if taint is None:
             return success()
+        reason = ERR_REASON_UNTOLERATED
+        if self.handle.emulation.taint_toleration_names_taint:
+            reason = ERR_REASON_UNTOLERATED_V1_33.format(key=taint.key, value=taint.value)
         return unresolvable(
-            ERR_REASON_UNTOLERATED,
+            reason,
             evidence=[
                 Evidence(
                     "taint",

@@ -15,6 +15,10 @@ ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
 )
+# v1.33's words for the same conflict.
+ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_V1_33 = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
 
 STATE_KEY = "PreFilterVolumeRestrictions"
 
@@ -175,7 +179,9 @@ class VolumeRestrictions(Plugin):
         st: _State = state.read(STATE_KEY)
         if st.conflicting_ref_count > 0:
             return unschedulable(
-                ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
+                ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_V1_33
+                if self.handle.emulation.read_write_once_pod_older_words
+                else ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
                 evidence=[
                     Evidence(
                         "readWriteOncePod",

@@ -25,6 +25,12 @@ def version_warnings(chosen: ChosenVersion | None) -> list[str]:
             f"podwhy does not emulate {what} {found} ({chosen.where}): it emulates v{chosen.emulation.name},"
             f" the nearest release it has; what may differ: {differs}"
         )
+    if chosen.dra_enabled_by_cluster:
+        served = ", ".join(chosen.dra_enabled_by_cluster)
+        out.append(
+            f"the cluster serves DRA objects ({served}): it has DynamicResourceAllocation on, which is off by"
+            f" default in v{chosen.emulation.name}; podwhy emulates v{chosen.emulation.name} with it on"
+        )
     if chosen.old_kubelets:
         names = ", ".join(f"v{major}.{minor}" for major, minor in chosen.old_kubelets)
         out.append(

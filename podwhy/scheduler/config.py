@@ -26,7 +26,7 @@ from podwhy.plugins import names
 from podwhy.plugins.registry import PLUGINS
 from podwhy.snapshot import yaml11
 
-# Default MultiPoint plugins before feature gates (getDefaultPlugins, the same in v1.35 and v1.36),
+# Default MultiPoint plugins before feature gates (getDefaultPlugins, the same in v1.33 to v1.36),
 # with their weights.
 BASE_MULTI_POINT: list[tuple[str, int | None]] = [
     (names.SCHEDULING_GATES, None),

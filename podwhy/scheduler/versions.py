@@ -8,12 +8,14 @@ A release podwhy does not emulate is emulated by the nearest one it does, with a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from types import MappingProxyType
 
 from podwhy.errors import UsageError
 from podwhy.framework.versions import (
     DEFAULT,
+    DYNAMIC_RESOURCE_ALLOCATION,
     EMULATED,
     Emulation,
     KubeVersion,
@@ -47,6 +49,9 @@ class ChosenVersion:
     where: str = ""
     # Kubelets (major, minor) more than KUBELET_SKEW minor releases older than the emulated release.
     old_kubelets: list[tuple[int, int]] = field(default_factory=list)
+    # The DRA apiVersions the cluster served although DynamicResourceAllocation is off by default
+    # in the emulated release: the cluster enabled it, and so does the emulation.
+    dra_enabled_by_cluster: list[str] = field(default_factory=list)
 
     @property
     def not_emulated(self) -> bool:
@@ -96,6 +101,25 @@ def _kubelet_versions(snapshot: Snapshot) -> list[KubeVersion]:
     return versions
 
 
+# The DRA kinds, and the version a cluster serves them in whatever its gates (resource.k8s.io/v1
+# exists only from v1.34, where the gate is on by default).
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+DRA_GA_VERSION = "resource.k8s.io/v1"
+
+
+def _honour_dra_gate(chosen: ChosenVersion, snapshot: Snapshot) -> None:
+    """A cluster of a release whose DynamicResourceAllocation is off by default (v1.33) that serves
+    DRA objects in a beta or alpha version has turned the gate on (the API group is only served
+    then): emulate the release with it on, rather than ignore its claims."""
+    if chosen.emulation.enabled(DYNAMIC_RESOURCE_ALLOCATION):
+        return
+    served = sorted({v for kind in DRA_KINDS for v in snapshot.api_versions.get(kind, ()) if v and v != DRA_GA_VERSION})
+    if served:
+        gates = MappingProxyType({**chosen.emulation.gates, DYNAMIC_RESOURCE_ALLOCATION: True})
+        chosen.emulation = replace(chosen.emulation, gates=gates)
+        chosen.dra_enabled_by_cluster = served
+
+
 def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
     """The release to emulate for this snapshot (see the module's docstring)."""
     kubelets = _kubelet_versions(snapshot)
@@ -123,6 +147,7 @@ def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
         )
     else:
         chosen = ChosenVersion(DEFAULT, VersionSource.DEFAULT)
+    _honour_dra_gate(chosen, snapshot)
     oldest_supported = chosen.emulation.minor - KUBELET_SKEW
     chosen.old_kubelets = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})
     return chosen

@@ -90,6 +90,8 @@ class Snapshot:
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)
+    # The apiVersions each kind's objects came in (before conversion): what the cluster served.
+    api_versions: dict[str, set[str]] = field(default_factory=dict)
     ignored_kinds: Counter[str] = field(default_factory=Counter)
     sources: list[str] = field(default_factory=list)
     # Kinds the sources could not vouch for, each with its cause ("" when a source simply

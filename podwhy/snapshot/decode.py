@@ -65,6 +65,7 @@ class Decoded:
     objects: dict[str, list[Any]] = field(default_factory=dict)  # kind -> objects, in input order
     entries: list[Entry] = field(default_factory=list)  # manifests only: every object, in input order
     list_kinds: set[str] = field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
+    api_versions: dict[str, set[str]] = field(default_factory=dict)  # kind -> the apiVersions it came in
     ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
@@ -74,8 +75,9 @@ class Decoded:
     kindless: list[str] = field(default_factory=list)
     source: str = ""  # the input, as errors name it
 
-    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool) -> None:
+    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool, api_version: str = "") -> None:
         self.objects.setdefault(kind, []).append(obj)
+        self.api_versions.setdefault(kind, set()).add(api_version)
         if manifests:
             self.entries.append(Entry(kind, obj, source, where))
 
@@ -87,6 +89,8 @@ class Decoded:
         self.raw_objects.update(other.raw_objects)
         self.kindless.extend(other.kindless)
         self.list_kinds |= other.list_kinds
+        for kind, served in other.api_versions.items():
+            self.api_versions.setdefault(kind, set()).update(served)
         self.ignored.update(other.ignored)
         if other.list_meta is not None:
             self.list_meta = other.list_meta
@@ -97,6 +101,8 @@ class Decoded:
         for kind, objs in self.objects.items():
             snapshot.load(kind, objs, self.source)
         snapshot.kinds_seen |= self.list_kinds
+        for kind, served in self.api_versions.items():
+            snapshot.api_versions.setdefault(kind, set()).update(served)
         snapshot.ignored_kinds.update(self.ignored)
         for key, data in self.raw_pods.items():
             namespace, _, name = key.partition("/")
@@ -503,7 +509,7 @@ class _JsonReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(self.out, kind, obj, lambda: bytes(data))
-        self.out.append(kind, obj, self.source, where, self.table.manifests)
+        self.out.append(kind, obj, self.source, where, self.table.manifests, api_version)
 
 
 class _ReferenceNeededError(Exception):
@@ -643,7 +649,7 @@ class _YamlReader:
             raise _ReferenceNeededError from None
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: bytes(data))
-        out.append(kind, obj, self.source, where, self.table.manifests)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version)
 
     # -- the reference reader ---------------------------------------------
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
@@ -726,4 +732,4 @@ class _YamlReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: _plain_json(doc))
-        out.append(kind, obj, self.source, where, self.table.manifests)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version)

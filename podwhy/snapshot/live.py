@@ -497,6 +497,8 @@ class LiveSource:
                         snapshot.missing[resource.kind] = outcome
                     continue
                 snapshot.kinds_seen.add(resource.kind)
+                if outcome:
+                    snapshot.api_versions.setdefault(resource.kind, set()).add(resource.group_version)
                 for obj in outcome:
                     snapshot.add(resource.kind, obj)
         return snapshot

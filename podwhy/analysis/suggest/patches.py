@@ -10,6 +10,7 @@ import msgspec
 
 from podwhy.analysis.commands import manifest_command, patch_command
 from podwhy.model import objects as o
+from podwhy.model.gojson import without_nulls
 from podwhy.snapshot.cluster import Snapshot
 
 if TYPE_CHECKING:
@@ -41,17 +42,8 @@ def _source_document(snapshot: Snapshot, pod: o.Pod) -> dict[str, Any] | None:
         return None
     if not isinstance(doc, dict):
         return None
-    doc = _without_nulls(doc)  # a field the API server wrote as null is as absent (Go reads it so)
+    doc = without_nulls(doc)  # a field the API server wrote as null is as absent (Go reads it so)
     return doc if isinstance(doc.get("spec"), dict) else None
-
-
-def _without_nulls(value: Any) -> Any:
-    """VALUE with every object member whose value is null left out, recursively."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
 
 
 def _pointer(path: str) -> list[str]:

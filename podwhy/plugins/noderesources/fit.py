@@ -298,7 +298,7 @@ class Fit(Plugin):
             return success()
         reasons = [r.reason for r in insufficient]
         evidence = [r.evidence() for r in insufficient]
-        if any(r.unresolvable for r in insufficient):
+        if any(r.unresolvable for r in insufficient) and self.handle.emulation.fit_unresolvable_over_allocatable:
             return unresolvable(*reasons, evidence=evidence)
         return unschedulable(*reasons, evidence=evidence)
 
