@@ -237,3 +237,36 @@ def test_a_host_network_deployment_needs_its_ports_free(tmp_path: Path) -> None:
     assert code == 1, err
     assert out.startswith("0/2 replicas placed")
     assert "didn't have free ports for the requested pod ports" in out
+
+
+def test_lowering_a_request_derived_from_a_limit_patches_the_manifest_as_written(tmp_path: Path) -> None:
+    """A manifest that sets only limits has no `requests` to add a member to: the suggested patch
+    adds the whole map, so that it applies to the file as written (as `kubectl patch --local`)."""
+    import json
+    import re
+    import shlex
+
+    import yaml
+
+    from podwhy.analysis.suggest.patches import apply_json_patch
+
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"
+        "  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}\n"
+        "  status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}\n"
+    )
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: app\n"
+        "    image: nginx:1.27\n    resources:\n      limits: {cpu: '3', memory: 1Gi}\n"
+    )
+    result = CliRunner().invoke(
+        app, ["explain", "-f", str(manifest), "--from", str(cluster), "--complete", "-o", "json"]
+    )
+    report = json.loads(result.stdout)
+    (lower,) = [s for s in report["suggestions"] if s["kind"] == "lowerRequest"]
+    ops = json.loads(shlex.split(re.search(r"-p ('[^']*')", lower["command"]).group(1))[0])  # type: ignore[union-attr]
+    patched = apply_json_patch(yaml.safe_load(manifest.read_text()), ops)
+    resources = patched["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"cpu": "3", "memory": "1Gi"}, "requests": {"cpu": "2000m", "memory": "1Gi"}}

@@ -16,7 +16,7 @@ from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report
 from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
-from podwhy.scheduler.cycle import run_cycle
+from podwhy.scheduler.cycle import FIRST_FIT, CycleOptions, run_cycle
 from podwhy.snapshot.source import FileSource
 from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
@@ -169,10 +169,8 @@ def test_pending_shortcuts_keep_the_verdict_and_message(case: str) -> None:
     if profile is None:
         pytest.skip("no profile serves the pod")
     names = frozenset(p.scheduler_name for p in config.profiles)
-    full = run_cycle(snapshot, pod, profile, config.extenders, names, scoring=False)
-    quick = run_cycle(
-        snapshot, pod, profile, config.extenders, names, scoring=False, every_plugin=False, feasible_to_find=1
-    )
+    full = run_cycle(snapshot, pod, profile, config.extenders, names, options=CycleOptions(scoring=False))
+    quick = run_cycle(snapshot, pod, profile, config.extenders, names, options=FIRST_FIT)
     assert (quick.verdict, quick.message, quick.nominated_node_fits) == (
         full.verdict,
         full.message,
@@ -198,7 +196,7 @@ def test_first_feasible_walk_tries_the_nominated_node_first(nominated_to: str, f
     ]
     pod = make_pod("p").req(cpu="2").nominated(nominated_to).obj()
     snapshot = make_snapshot(*nodes, pod)
-    quick = run_cycle(snapshot, pod, scoring=False, every_plugin=False, feasible_to_find=1)
+    quick = run_cycle(snapshot, pod, options=FIRST_FIT)
     assert quick.verdict == Verdict.SCHEDULABLE
     assert quick.nominated_node_fits is fits
     assert quick.outcome is not None

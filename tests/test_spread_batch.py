@@ -12,9 +12,13 @@ from hypothesis import strategies as st
 
 from podwhy.model import objects as o
 from podwhy.scheduler.config import default_profile
-from podwhy.scheduler.cycle import make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOptions, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from tests.builders import make_node, make_pod, make_snapshot
+
+# A fresh cycle without preemption, and the same keeping only the totals (as check does).
+NO_POST_FILTER = CycleOptions(post_filter=False)
+TOTALS_ONLY = CycleOptions(post_filter=False, score_rows=False)
 
 ZONES = ["a", "b", "c"]
 
@@ -65,8 +69,8 @@ def test_batch_scores_equal_node_by_node_scores(case: tuple[Snapshot, o.Pod, lis
         pod = copy.deepcopy(template)
         pod.metadata.name = f"web-{step}"
         pod.metadata.uid = f"uid-{step}"
-        fresh = run_cycle(snapshot, pod, framework=make_framework(snapshot, profile), post_filter=False)
-        batch = run_cycle(snapshot, pod, framework=kept, post_filter=False, score_rows=False)
+        fresh = run_cycle(snapshot, pod, framework=make_framework(snapshot, profile), options=NO_POST_FILTER)
+        batch = run_cycle(snapshot, pod, framework=kept, options=TOTALS_ONLY)
         if fresh.scores is None or batch.scores is None:
             assert fresh.scores is batch.scores
             break

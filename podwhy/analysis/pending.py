@@ -24,7 +24,7 @@ from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
+from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
@@ -484,9 +484,7 @@ class _Classifier:
             pod,
             framework=released,
             extenders=self.config.extenders,
-            scoring=False,
-            every_plugin=False,
-            post_filter=False,
+            options=FITS,
         )
         fits = [name for name in (again.outcome.feasible if again.outcome is not None else []) if name in holding]
         if not fits:
@@ -520,9 +518,7 @@ class _Classifier:
                     pod,
                     framework=framework,
                     extenders=self.config.extenders,
-                    scoring=False,
-                    every_plugin=False,
-                    feasible_to_find=1,
+                    options=FIRST_FIT,
                 )
                 fits_once_gone = self._fits_once_gone(pod, framework, full)
                 reserved = None

@@ -35,7 +35,7 @@ from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, make_framework, no_profile, run_cycle
+from podwhy.scheduler.cycle import CycleOptions, CycleOutcome, make_framework, no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import suffix
 from podwhy.verdict import Verdict
@@ -214,6 +214,14 @@ class Placer:
         self.config = config
         self.placement_only = placement_only or first_fit
         self.first_fit = first_fit
+        # Where the pod goes is all a placement keeps of the scores: no per-plugin rows.
+        self._cycle_options = CycleOptions(
+            scoring=not first_fit,
+            every_plugin=not self.placement_only,
+            feasible_to_find=1 if first_fit else None,
+            post_filter=not self.placement_only,
+            score_rows=False,
+        )
         self.names = frozenset(p.scheduler_name for p in config.profiles)
         self.frameworks: dict[str, Framework] = {}
         self.claims = ClaimBinder(snapshot)
@@ -250,13 +258,9 @@ class Placer:
             pod,
             framework=framework,
             extenders=self.config.extenders,
-            every_plugin=not self.placement_only,
-            post_filter=not self.placement_only,
-            scoring=not self.first_fit,
-            feasible_to_find=1 if self.first_fit else None,
+            options=self._cycle_options,
             settled=known.verdicts if known is not None else None,
             reuse=reuse,
-            score_rows=False,  # where the pod goes is all a placement keeps of the scores
         )
         if known is not None and cycle.outcome is not None:
             known.learn(cycle.outcome)

@@ -24,7 +24,7 @@ from podwhy.framework.runtime import Framework, NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
-from podwhy.scheduler.cycle import run_cycle
+from podwhy.scheduler.cycle import FILTER_ONLY, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 
 TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler"
@@ -108,9 +108,7 @@ class TemplateView:
 
     def verdict(self, pod: o.Pod) -> TemplateVerdict:
         """Every Filter plugin's verdict for POD on the template node, the rest of the cluster unchanged."""
-        cycle = run_cycle(
-            self.snapshot, pod, framework=self.framework, scoring=False, post_filter=False, settled=self.others
-        )
+        cycle = run_cycle(self.snapshot, pod, framework=self.framework, options=FILTER_ONLY, settled=self.others)
         outcome = cycle.outcome
         name = self.template.metadata.name
         verdict = next((v for v in outcome.nodes if v.name == name), None) if outcome else None

@@ -102,6 +102,35 @@ def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozen
     return Framework(handle, profile, PLUGINS)
 
 
+@dataclass(frozen=True)
+class CycleOptions:
+    """How much of the cycle to run. The named modes below are what podwhy asks."""
+
+    # Score the feasible nodes (without: where the pod goes is not asked).
+    scoring: bool = True
+    # Run every filter plugin on every node (without: stop at a node's first rejection, as the
+    # scheduler does; the report then lacks the later plugins' verdicts).
+    every_plugin: bool = True
+    # Stop filtering once this many nodes fit (see Framework.run_filters).
+    feasible_to_find: int | None = None
+    # Run the PostFilter plugins (preemption's dry run) when no node fits; without, the message
+    # lacks their part.
+    post_filter: bool = True
+    # Keep each plugin's score (without: the totals and best nodes only).
+    score_rows: bool = True
+
+
+# explain: everything the scheduler does, and every plugin's verdict on every node.
+EXPLAIN = CycleOptions()
+# Does it fit? Every filter's verdict, nothing after (suggestions' and template nodes' checks).
+FILTER_ONLY = CycleOptions(scoring=False, post_filter=False)
+# Does it fit anywhere? As the scheduler filters: a node's first rejection is enough.
+FITS = CycleOptions(scoring=False, every_plugin=False, post_filter=False)
+# Does it fit, and where would preemption take it (pending's classification): stops at the first
+# fitting node, then runs the PostFilter plugins when none fits.
+FIRST_FIT = CycleOptions(scoring=False, every_plugin=False, feasible_to_find=1)
+
+
 def run_cycle(
     snapshot: Snapshot,
     pod: o.Pod,
@@ -109,22 +138,18 @@ def run_cycle(
     extenders: Sequence[Extender] = (),
     scheduler_names: frozenset[str] | None = None,
     framework: Framework | None = None,
-    scoring: bool = True,
-    every_plugin: bool = True,
-    feasible_to_find: int | None = None,
-    post_filter: bool = True,
+    options: CycleOptions = EXPLAIN,
     settled: Mapping[str, NodeVerdict] | None = None,
     reuse: Reuse | None = None,
-    score_rows: bool = True,
 ) -> CycleOutcome:
-    """Schedule `pod` under `profile` (default: the default profile). `scheduler_names` are all
-    profiles of the scheduler (default: this profile's): whose nominated pods it knows. A
-    `framework` from make_framework is reused instead of indexing the snapshot again.
-    `feasible_to_find` stops filtering once that many nodes fit (see Framework.run_filters).
-    Without `post_filter` no preemption dry run runs when no node fits (the message lacks its part).
-    `settled` nodes are known to reject the pod and are not filtered (see Framework.run_filters).
-    `reuse`: what an identical pod's cycle learnt that still holds (see framework.runtime.Reuse).
-    Without `score_rows` the scores hold the totals and best nodes only, not each plugin's score."""
+    """Schedule `pod` under `profile` (default: the default profile), running what `options` asks.
+    `scheduler_names` are all profiles of the scheduler (default: this profile's): whose nominated
+    pods it knows. A `framework` from make_framework is reused instead of indexing the snapshot
+    again. `settled` nodes are known to reject the pod and are not filtered (see
+    Framework.run_filters). `reuse`: what an identical pod's cycle learnt that still holds (see
+    framework.runtime.Reuse)."""
+    scoring, every_plugin, post_filter = options.scoring, options.every_plugin, options.post_filter
+    feasible_to_find, score_rows = options.feasible_to_find, options.score_rows
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:

@@ -15,7 +15,7 @@ from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
-from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
+from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
@@ -88,7 +88,7 @@ def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
                     status=msgspec.structs.replace(victim.status, nominated_node_name=""),
                 )
                 v.reruns += 1
-                outcome = run_cycle(changed, again, framework=framework, scoring=False, post_filter=False)
+                outcome = run_cycle(changed, again, framework=framework, options=FILTER_ONLY)
                 if outcome.verdict == Verdict.SCHEDULABLE and outcome.outcome is not None:
                     fits = list(outcome.outcome.feasible)
                     back = f" ({node} again)" if node in fits else ""

@@ -39,7 +39,7 @@ from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import CycleOutcome, make_framework, run_cycle
+from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
@@ -548,9 +548,7 @@ def size_groups(
             continue
         sized += 1
         with gc_deferred():
-            cycle = run_cycle(
-                snapshot, pods[0], framework=framework, extenders=config.extenders, scoring=False, post_filter=False
-            )
+            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
         if cycle.verdict != Verdict.UNSCHEDULABLE:
             out[key] = GroupSizing(SizingOutcome.SKIPPED, f"not sized: run again, its first pod is {cycle.verdict}")
             continue

@@ -58,7 +58,7 @@ def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[
                 return None
             requests = {**pod_resources.requests, resource: _format(resource, new)}
             pod_resources = msgspec.structs.replace(pod_resources, requests=requests)
-            ops.append({"op": "add", "path": f"/spec/resources/requests/{resource}", "value": _format(resource, new)})
+            ops.append({"op": "add", "path": "/spec/resources/requests", "value": dict(requests)})
             said.append(f"pod-level {resource} request to {_format(resource, new)}")
             continue
         holders = [(i, c) for i, c in enumerate(containers) if resource in c.resources.requests]
@@ -72,14 +72,10 @@ def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[
         containers[index] = msgspec.structs.replace(
             container, resources=msgspec.structs.replace(container.resources, requests=requests)
         )
-        escaped = resource.replace("~", "~0").replace("/", "~1")
-        ops.append(
-            {
-                "op": "add",
-                "path": f"/spec/containers/{index}/resources/requests/{escaped}",
-                "value": _format(resource, new),
-            }
-        )
+        # The whole map: a template or manifest that sets only limits has no `requests` to add a
+        # member to (the API server derives the pod's requests from its limits); this one applies
+        # to either, and gives the pod the requests it had, but the one lowered.
+        ops.append({"op": "add", "path": f"/spec/containers/{index}/resources/requests", "value": dict(requests)})
         said.append(f"{resource} request of container {container.name} to {_format(resource, new)}")
     new_spec = msgspec.structs.replace(spec, containers=containers, resources=pod_resources)
     return msgspec.structs.replace(pod, spec=new_spec), ops, said
