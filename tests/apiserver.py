@@ -53,6 +53,7 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "PersistentVolumeClaim": ("v1", "persistentvolumeclaims", True),
     "Namespace": ("v1", "namespaces", False),
     "Service": ("v1", "services", True),
+    "LimitRange": ("v1", "limitranges", True),
     "ReplicationController": ("v1", "replicationcontrollers", True),
     "Event": ("v1", "events", True),
     "ConfigMap": ("v1", "configmaps", True),

@@ -37,7 +37,10 @@ def one_error_line(err: str) -> str:
 
 
 def manifest(tmp_path: Path, namespace: str = "shop", priority_class: str | None = None, **spec_fields: Any) -> Path:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}
+    # Requests given in full: no LimitRange of the namespace could add any (EXAMPLE holds none).
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]
+    }
     if priority_class is not None:
         spec["priorityClassName"] = priority_class
     spec.update(spec_fields)

@@ -266,7 +266,10 @@ def test_a_manifest_pod_that_fits_needs_no_priority_class(tmp_path: Path) -> Non
     """Only preemption reads the priority: a pod that fits is Schedulable, and nothing is asked for."""
     dump = _dump(tmp_path / "dump.json", NODE)
     manifest = tmp_path / "pod.yaml"
-    manifest.write_text(json.dumps(_pod("new", priorityClassName="high")))
+    pod = _pod("new", priorityClassName="high")
+    # Its requests given: no LimitRange could add any (the dump holds no LimitRanges).
+    pod["spec"]["containers"] = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]
+    manifest.write_text(json.dumps(pod))
     code, report, _ = _explain("-f", str(manifest), "--from", str(dump))
     assert (code, report["verdict"]) == (0, "Schedulable")
     assert not any("PriorityClasses" in w for w in report["warnings"])

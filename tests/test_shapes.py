@@ -541,7 +541,13 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
         assert structured.exit_code == 1
         assert f"podwhy: warning: {nodes} given as {nodes} and again in {OVERLAPPING}: read once\n" in structured.stderr
         assert "podwhy: warning" not in structured.stdout
-    manifest = write(tmp_path, "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    # Its requests given: no LimitRange of a namespace could add any (the dump holds none).
+    manifest = write(
+        tmp_path,
+        "pod.yaml",
+        "kind: Pod\nmetadata: {name: p}\n"
+        "spec: {containers: [{name: c, resources: {requests: {cpu: 10m, memory: 1Mi}}}]}\n",
+    )
     check = invoke("check", "-f", manifest, "--from", nodes, "--from", nodes)
     assert check.exit_code == 0
     assert f"podwhy: warning: {nodes} was given twice: read once\n" in check.stderr

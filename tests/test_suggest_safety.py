@@ -441,7 +441,10 @@ def test_a_manifest_is_patched_as_a_file_never_as_a_made_up_pod(tmp_path: Path, 
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": metadata,
-        "spec": {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "2"}}}]},
+        # Requests given in full: no LimitRange could add any (the dump holds none).
+        "spec": {
+            "containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}]
+        },
     }
     path = tmp_path / "pod.yaml"
     path.write_text(yaml.safe_dump(manifest))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from podwhy.cluster.defaults import default_pod
+from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
+from podwhy.cluster.limitranger import mutate as limit_range_mutate
+from podwhy.cluster.limitranger import validate as limit_range_validate
 from podwhy.errors import PodwhyError
+from podwhy.framework.resources import CPU, MEMORY
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
@@ -102,15 +106,45 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     pod.spec.preemption_policy = pod.spec.preemption_policy or policy
 
 
+def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> list[tuple[str, str, str]]:
+    """LimitRanger: the namespace's LimitRanges default the containers' requests and limits, then
+    a pod outside their bounds is refused (the first LimitRange it breaks, as the API server
+    checks them in turn). Without LimitRanges the snapshot can vouch for, a pod whose containers
+    lack a cpu or memory request is admitted without them: its requests are unknown."""
+    namespace = pod.metadata.namespace
+    if "LimitRange" in snapshot.missing:
+        lacking = any(
+            CPU not in c.resources.requests or MEMORY not in c.resources.requests
+            for c in (*pod.spec.containers, *pod.spec.init_containers)
+        )
+        if lacking:
+            _admitted_without(pod, snapshot, "LimitRange")
+        return []
+    ranges = namespace_limit_ranges(snapshot.limit_ranges, namespace)
+    filled = [
+        (d.field, d.value, f"LimitRange {d.limit_range} default") for lr in ranges for d in limit_range_mutate(pod, lr)
+    ]
+    for lr in ranges:
+        errors = limit_range_validate(pod, lr, pod_level=pod.spec.resources is not None)
+        if errors:
+            raise PodwhyError(
+                f'pods "{pod.metadata.name}" is forbidden: {aggregate(errors)}',
+                hint=f"the API server's LimitRanger admission refuses this pod (LimitRange {lr.metadata.name} "
+                f"in namespace {namespace})",
+            )
+    return filled
+
+
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
     """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults),
     then Priority, RuntimeClass and DefaultTolerationSeconds admission."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
-    defaulted = default_pod(pod)
-    if defaulted:
-        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
-        snapshot.defaulted[key] = [(d.field, d.value, d.why) for d in defaulted]
+    key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+    filled = [(d.field, d.value, d.why) for d in default_pod(pod)]
+    filled += _admit_limit_ranges(pod, snapshot)
+    if filled:
+        snapshot.defaulted[key] = filled
     _admit_priority(pod, snapshot)
     if pod.spec.preemption_policy is None:
         pod.spec.preemption_policy = "PreemptLowerPriority"

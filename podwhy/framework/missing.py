@@ -6,6 +6,10 @@ from collections.abc import Iterable, Mapping
 
 from podwhy.model.objects import plural
 
+# Kinds whose admission can only add requests and limits to a pod (LimitRanger's defaults): a pod
+# admitted without them that fits may not fit, but one that does not fit still does not.
+REQUESTS_ADDED_AT_ADMISSION = frozenset({"LimitRange"})
+
 
 def not_evaluated_reason(kinds: Iterable[str], missing: Mapping[str, str]) -> str:
     """Why a plugin needing KINDS was not evaluated, or "" when the snapshot has all of them.

@@ -598,6 +598,26 @@ class CSIDriver(_Base):
     spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
 
 
+class LimitRangeItem(_Base):
+    type: str = ""  # Container, Pod or PersistentVolumeClaim
+    max: ResourceList = {}
+    min: ResourceList = {}
+    default: ResourceList = {}
+    default_request: ResourceList = {}
+    max_limit_request_ratio: ResourceList = {}
+
+
+class LimitRangeSpec(_Base):
+    limits: list[LimitRangeItem] = []
+
+
+class LimitRange(_Base):
+    """A namespace's defaults and bounds for its pods' resources (LimitRanger admission)."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: LimitRangeSpec = msgspec.field(default_factory=LimitRangeSpec)
+
+
 class VolumeAttachmentSource(_Base):
     # The attached PersistentVolume (an inline volume's spec is not read: the scheduler skips it).
     persistent_volume_name: str | None = None
@@ -1315,6 +1335,8 @@ KINDS: dict[str, KindInfo] = {
     "CSIDriver": KindInfo(CSIDriver, "CSIDrivers", "csi_drivers", _N),
     "CSIStorageCapacity": KindInfo(CSIStorageCapacity, "CSIStorageCapacities", "csi_storage_capacities", _L),
     "VolumeAttachment": KindInfo(VolumeAttachment, "VolumeAttachments", "volume_attachments", _N),
+    # Read for LimitRanger admission of manifests (-f, check); no plugin reads them.
+    "LimitRange": KindInfo(LimitRange, "LimitRanges", "limit_ranges", _L),
     "Namespace": KindInfo(Namespace, "Namespaces", "namespaces", _N),
     "PriorityClass": KindInfo(PriorityClass, "PriorityClasses", "priority_classes", _N),
     "RuntimeClass": KindInfo(RuntimeClass, "RuntimeClasses", "runtime_classes", _N),
@@ -1370,6 +1392,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
 MANIFEST_SUPPORT_KINDS = (
     "Namespace",
+    "LimitRange",
     "Service",
     "PersistentVolume",
     "PersistentVolumeClaim",

@@ -83,6 +83,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims"),
     Resource("Namespace", "v1", "namespaces"),
     Resource("Service", "v1", "services"),
+    Resource("LimitRange", "v1", "limitranges"),
     Resource("ReplicationController", "v1", "replicationcontrollers"),
     Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
     Resource("CSINode", "storage.k8s.io/v1", "csinodes"),

@@ -1,0 +1,227 @@
+"""LimitRanger admission (plugin/pkg/admission/limitranger): a namespace's LimitRanges give a
+pod's containers the requests and limits they lack (MutateLimit), then refuse a pod outside
+their min, max or limit-to-request ratio (ValidateLimit), in the API server's words.
+
+The LimitRanges are read from the snapshot (or created by the manifests alongside); each item is
+defaulted as the API server stores it (SetDefaults_LimitRangeItem), so one from a manifest reads
+as one from the cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from podwhy.framework.resources import CPU, MEMORY
+from podwhy.model import objects as o
+from podwhy.model.quantity import QuantityInput, milli_value, parse_quantity, value
+
+CONTAINER = "Container"
+POD = "Pod"
+LIMIT_RANGER_DEFAULT = "LimitRange default in namespace {namespace}"
+# resource.MaxMilliValue: milli-precision comparisons while no value overflows int64 in milli.
+MAX_MILLI_VALUE = (2**63 - 1) // 1000
+
+
+@dataclass(frozen=True)
+class LimitRangeDefault:
+    """A request or limit a LimitRange gave a container (the field, its value, the LimitRange)."""
+
+    field: str
+    value: str
+    limit_range: str
+
+
+def defaulted_item(item: o.LimitRangeItem) -> o.LimitRangeItem:
+    """SetDefaults_LimitRangeItem: for containers, the default limit is the max where unset, the
+    default request the default limit, then the min."""
+    if item.type != CONTAINER:
+        return item
+    default = dict(item.default)
+    for name, raw in item.max.items():
+        default.setdefault(name, raw)
+    default_request = dict(item.default_request)
+    for name, raw in default.items():
+        default_request.setdefault(name, raw)
+    for name, raw in item.min.items():
+        default_request.setdefault(name, raw)
+    return o.LimitRangeItem(
+        type=item.type,
+        max=item.max,
+        min=item.min,
+        default=default,
+        default_request=default_request,
+        max_limit_request_ratio=item.max_limit_request_ratio,
+    )
+
+
+def namespace_limit_ranges(snapshot_ranges: list[o.LimitRange], namespace: str) -> list[o.LimitRange]:
+    return [lr for lr in snapshot_ranges if lr.metadata.namespace == namespace]
+
+
+def mutate(pod: o.Pod, limit_range: o.LimitRange) -> list[LimitRangeDefault]:
+    """PodMutateLimitFunc: each container and init container gets the Container items' default
+    limits and requests it lacks."""
+    requests: dict[str, QuantityInput] = {}
+    limits: dict[str, QuantityInput] = {}
+    for item in map(defaulted_item, limit_range.spec.limits):
+        if item.type == CONTAINER:
+            requests.update(item.default_request)
+            limits.update(item.default)
+    out: list[LimitRangeDefault] = []
+    name = limit_range.metadata.name
+    for where, containers in (("containers", pod.spec.containers), ("initContainers", pod.spec.init_containers)):
+        for index, container in enumerate(containers):
+            res = container.resources
+            new_limits, new_requests = dict(res.limits), dict(res.requests)
+            for resource, raw in limits.items():
+                if resource not in new_limits:
+                    new_limits[resource] = raw
+                    out.append(LimitRangeDefault(f"spec.{where}[{index}].resources.limits.{resource}", str(raw), name))
+            for resource, raw in requests.items():
+                if resource not in new_requests:
+                    new_requests[resource] = raw
+                    out.append(
+                        LimitRangeDefault(f"spec.{where}[{index}].resources.requests.{resource}", str(raw), name)
+                    )
+            res.limits, res.requests = new_limits, new_requests
+    return out
+
+
+def _values(req: QuantityInput | None, lim: QuantityInput | None, enforced: QuantityInput) -> tuple[int, int, int]:
+    """requestLimitEnforcedValues: milli-precision when nothing overflows, else whole values."""
+    amounts = [parse_quantity(x) if x is not None else Fraction(0) for x in (req, lim, enforced)]
+    whole = [value(a) for a in amounts]
+    if all(w <= MAX_MILLI_VALUE for w in whole):
+        return milli_value(amounts[0]), milli_value(amounts[1]), milli_value(amounts[2])
+    return whole[0], whole[1], whole[2]
+
+
+def _text(raw: QuantityInput) -> str:
+    return str(raw)
+
+
+def _min(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
+    req, lim = request.get(name), limit.get(name)
+    r, li, e = _values(req, lim, enforced)
+    if req is None:
+        return f"minimum {name} usage per {kind} is {_text(enforced)}.  No request is specified"
+    if r < e:
+        return f"minimum {name} usage per {kind} is {_text(enforced)}, but request is {_text(req)}"
+    if lim is not None and li < e:
+        return f"minimum {name} usage per {kind} is {_text(enforced)}, but limit is {_text(lim)}"
+    return None
+
+
+def _max(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
+    req, lim = request.get(name), limit.get(name)
+    r, li, e = _values(req, lim, enforced)
+    if lim is None:
+        return f"maximum {name} usage per {kind} is {_text(enforced)}.  No limit is specified"
+    if li > e:
+        return f"maximum {name} usage per {kind} is {_text(enforced)}, but limit is {_text(lim)}"
+    if req is not None and r > e:
+        return f"maximum {name} usage per {kind} is {_text(enforced)}, but request is {_text(req)}"
+    return None
+
+
+def _ratio(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
+    req, lim = request.get(name), limit.get(name)
+    r, li, _ = _values(req, lim, enforced)
+    if req is None or r == 0:
+        return (
+            f"{name} max limit to request ratio per {kind} is {_text(enforced)}, "
+            "but no request is specified or request is 0"
+        )
+    if lim is None or li == 0:
+        return (
+            f"{name} max limit to request ratio per {kind} is {_text(enforced)}, "
+            "but no limit is specified or limit is 0"
+        )
+    observed = li / r
+    amount = parse_quantity(enforced)
+    bound = float(value(amount))
+    ratio = observed
+    if value(amount) <= MAX_MILLI_VALUE:
+        ratio, bound = observed * 1000, float(milli_value(amount))
+    if ratio > bound:
+        return f"{name} max limit to request ratio per {kind} is {_text(enforced)}, but provided ratio is {observed:f}"
+    return None
+
+
+def _check(kind: str, item: o.LimitRangeItem, request: o.ResourceList, limit: o.ResourceList) -> list[str]:
+    errors: list[str] = []
+    for name, enforced in sorted(item.min.items()):
+        errors += [e for e in [_min(kind, name, enforced, request, limit)] if e]
+    for name, enforced in sorted(item.max.items()):
+        errors += [e for e in [_max(kind, name, enforced, request, limit)] if e]
+    for name, enforced in sorted(item.max_limit_request_ratio.items()):
+        errors += [e for e in [_ratio(kind, name, enforced, request, limit)] if e]
+    return errors
+
+
+def _summed(lists: list[o.ResourceList]) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for resources in lists:
+        for name, raw in resources.items():
+            out[name] = out.get(name, Fraction(0)) + parse_quantity(raw)
+    return out
+
+
+def _pod_totals(pod: o.Pod, pod_level: bool, limits: bool) -> o.ResourceList:
+    """podRequests / podLimits of the admission plugin: containers and sidecars summed, init
+    containers' peak, pod-level cpu and memory overriding (spec only, no status)."""
+
+    def pick(container: o.Container) -> o.ResourceList:
+        return container.resources.limits if limits else container.resources.requests
+
+    total = _summed([pick(c) for c in pod.spec.containers])
+    sidecars: dict[str, Fraction] = {}
+    init_peak: dict[str, Fraction] = {}
+    for container in pod.spec.init_containers:
+        own = _summed([pick(container)])
+        if container.restart_policy == "Always":
+            for name, amount in own.items():
+                total[name] = total.get(name, Fraction(0)) + amount
+                sidecars[name] = sidecars.get(name, Fraction(0)) + amount
+            own = dict(sidecars)
+        else:
+            for name, amount in sidecars.items():
+                own[name] = own.get(name, Fraction(0)) + amount
+        for name, amount in own.items():
+            if amount > init_peak.get(name, Fraction(-1)):
+                init_peak[name] = amount
+    for name, amount in init_peak.items():
+        if amount > total.get(name, Fraction(-1)):
+            total[name] = amount
+    out: o.ResourceList = {name: _fraction_text(name, amount) for name, amount in total.items()}
+    if pod_level and pod.spec.resources is not None:
+        for name, raw in (pod.spec.resources.limits if limits else pod.spec.resources.requests).items():
+            if name in (CPU, MEMORY):
+                out[name] = raw
+    return out
+
+
+def _fraction_text(name: str, amount: Fraction) -> str:
+    milli = amount * 1000
+    if milli.denominator == 1 and milli.numerator % 1000:
+        return f"{milli.numerator}m"
+    return str(-(-amount.numerator // amount.denominator))
+
+
+def validate(pod: o.Pod, limit_range: o.LimitRange, pod_level: bool) -> list[str]:
+    """PodValidateLimitFunc: each Container item against every container and init container, each
+    Pod item against the pod's totals; the errors (sorted: upstream walks Go maps)."""
+    errors: list[str] = []
+    for item in map(defaulted_item, limit_range.spec.limits):
+        if item.type == CONTAINER:
+            for container in (*pod.spec.containers, *pod.spec.init_containers):
+                errors += _check(CONTAINER, item, container.resources.requests, container.resources.limits)
+        elif item.type == POD:
+            errors += _check(POD, item, _pod_totals(pod, pod_level, False), _pod_totals(pod, pod_level, True))
+    return errors
+
+
+def aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate's words: one error as is, several in brackets."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
