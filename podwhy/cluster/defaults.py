@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from podwhy.framework.resources import (
-    CPU,
     aggregate_container_requests,
     is_hugepages,
     is_native_resource,
@@ -23,6 +22,7 @@ from podwhy.framework.resources import (
 )
 from podwhy.framework.versions import DEFAULT, POD_LEVEL_RESOURCES, Emulation
 from podwhy.model import objects as o
+from podwhy.model.quantity import format_quantity
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
@@ -45,14 +45,6 @@ class Defaulted:
     field: str  # as a JSON path of the pod: spec.containers[0].resources.requests.nvidia.com/gpu
     value: str
     why: str
-
-
-def _quantity_text(name: str, amount: Fraction) -> str:
-    """AMOUNT as a quantity: millicores for cpu when not whole, else its integer value."""
-    if name == CPU and amount.denominator != 1:
-        milli = amount * 1000
-        return f"{milli.numerator // milli.denominator + (milli.denominator != 1)}m"
-    return str(-(-amount.numerator // amount.denominator))
 
 
 def _requests_from_limits(containers: list[o.Container], where: str, out: list[Defaulted]) -> None:
@@ -98,7 +90,7 @@ def _pod_level_hugepage_limits(pod: o.Pod) -> None:
             summed[name] = summed.get(name, Fraction(0)) + amount
     for name, amount in summed.items():
         if is_hugepages(name) and name not in res.requests and name not in limits:
-            limits[name] = _quantity_text(name, amount)
+            limits[name] = format_quantity(amount)
     if limits:
         res.limits = limits
 
@@ -112,7 +104,7 @@ def _pod_level_requests(pod: o.Pod, out: list[Defaulted]) -> None:
     requests = dict(res.requests)
     for name, amount in aggregate_container_requests(pod, use_status_resources=False).items():
         if name not in requests and is_supported_pod_level_resource(name) and _overcommit_allowed(name):
-            requests[name] = _quantity_text(name, amount)
+            requests[name] = format_quantity(amount)
             out.append(Defaulted(f"spec.resources.requests.{name}", str(requests[name]), FROM_CONTAINERS))
     for name, raw in res.limits.items():
         if name not in requests and is_supported_pod_level_resource(name):

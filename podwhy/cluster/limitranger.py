@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.model import objects as o
-from podwhy.model.quantity import QuantityInput, milli_value, parse_quantity, value
+from podwhy.model.quantity import QuantityInput, format_quantity, milli_value, parse_quantity, value
 
 CONTAINER = "Container"
 POD = "Pod"
@@ -97,19 +97,15 @@ def _values(req: QuantityInput | None, lim: QuantityInput | None, enforced: Quan
     return whole[0], whole[1], whole[2]
 
 
-def _text(raw: QuantityInput) -> str:
-    return str(raw)
-
-
 def _min(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
     req, lim = request.get(name), limit.get(name)
     r, li, e = _values(req, lim, enforced)
     if req is None:
-        return f"minimum {name} usage per {kind} is {_text(enforced)}.  No request is specified"
+        return f"minimum {name} usage per {kind} is {enforced}.  No request is specified"
     if r < e:
-        return f"minimum {name} usage per {kind} is {_text(enforced)}, but request is {_text(req)}"
+        return f"minimum {name} usage per {kind} is {enforced}, but request is {req}"
     if lim is not None and li < e:
-        return f"minimum {name} usage per {kind} is {_text(enforced)}, but limit is {_text(lim)}"
+        return f"minimum {name} usage per {kind} is {enforced}, but limit is {lim}"
     return None
 
 
@@ -117,11 +113,11 @@ def _max(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList,
     req, lim = request.get(name), limit.get(name)
     r, li, e = _values(req, lim, enforced)
     if lim is None:
-        return f"maximum {name} usage per {kind} is {_text(enforced)}.  No limit is specified"
+        return f"maximum {name} usage per {kind} is {enforced}.  No limit is specified"
     if li > e:
-        return f"maximum {name} usage per {kind} is {_text(enforced)}, but limit is {_text(lim)}"
+        return f"maximum {name} usage per {kind} is {enforced}, but limit is {lim}"
     if req is not None and r > e:
-        return f"maximum {name} usage per {kind} is {_text(enforced)}, but request is {_text(req)}"
+        return f"maximum {name} usage per {kind} is {enforced}, but request is {req}"
     return None
 
 
@@ -130,14 +126,10 @@ def _ratio(kind: str, name: str, enforced: QuantityInput, request: o.ResourceLis
     r, li, _ = _values(req, lim, enforced)
     if req is None or r == 0:
         return (
-            f"{name} max limit to request ratio per {kind} is {_text(enforced)}, "
-            "but no request is specified or request is 0"
+            f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
         )
     if lim is None or li == 0:
-        return (
-            f"{name} max limit to request ratio per {kind} is {_text(enforced)}, "
-            "but no limit is specified or limit is 0"
-        )
+        return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
     observed = li / r
     amount = parse_quantity(enforced)
     bound = float(value(amount))
@@ -145,7 +137,7 @@ def _ratio(kind: str, name: str, enforced: QuantityInput, request: o.ResourceLis
     if value(amount) <= MAX_MILLI_VALUE:
         ratio, bound = observed * 1000, float(milli_value(amount))
     if ratio > bound:
-        return f"{name} max limit to request ratio per {kind} is {_text(enforced)}, but provided ratio is {observed:f}"
+        return f"{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {observed:f}"
     return None
 
 
@@ -194,19 +186,12 @@ def _pod_totals(pod: o.Pod, pod_level: bool, limits: bool) -> o.ResourceList:
     for name, amount in init_peak.items():
         if amount > total.get(name, Fraction(-1)):
             total[name] = amount
-    out: o.ResourceList = {name: _fraction_text(name, amount) for name, amount in total.items()}
+    out: o.ResourceList = {name: format_quantity(amount) for name, amount in total.items()}
     if pod_level and pod.spec.resources is not None:
         for name, raw in (pod.spec.resources.limits if limits else pod.spec.resources.requests).items():
             if name in (CPU, MEMORY):
                 out[name] = raw
     return out
-
-
-def _fraction_text(name: str, amount: Fraction) -> str:
-    milli = amount * 1000
-    if milli.denominator == 1 and milli.numerator % 1000:
-        return f"{milli.numerator}m"
-    return str(-(-amount.numerator // amount.denominator))
 
 
 def validate(pod: o.Pod, limit_range: o.LimitRange, pod_level: bool) -> list[str]:

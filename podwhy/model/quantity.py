@@ -115,3 +115,11 @@ def quantity_value(raw: QuantityInput) -> int:
 
 def quantity_milli_value(raw: QuantityInput) -> int:
     return milli_value(parse_quantity(raw))
+
+
+def format_quantity(amount: Fraction) -> str:
+    """AMOUNT as a quantity: its integer when whole ("2", "1073741824"), else in thousandths,
+    rounded up as Quantity.MilliValue rounds ("500m", "1200m")."""
+    if amount.denominator == 1:
+        return str(amount.numerator)
+    return f"{-(-amount.numerator * 1000 // amount.denominator)}m"

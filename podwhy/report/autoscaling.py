@@ -15,6 +15,7 @@ from podwhy.analysis.autoscaling import (
 from podwhy.analysis.autoscaling.clusterautoscaler import NOT_TRIGGER_SCALE_UP, TRIGGERED_SCALE_UP
 from podwhy.analysis.autoscaling.karpenter import NOMINATED
 from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
+from podwhy.snapshot.live import FORBIDDEN
 
 # How podwhy asks for the autoscaler kinds a dump lacks.
 AUTOSCALER_DUMP_HINT = (
@@ -137,7 +138,7 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         if v.cluster_limit
     ]
     not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
-    forbidden = {kind: why for kind, why in analysis.missing_kinds.items() if why.endswith(": forbidden")}
+    forbidden = {kind: why for kind, why in analysis.missing_kinds.items() if why.endswith(FORBIDDEN)}
     for kind, why in forbidden.items():
         not_evaluated.append(f"{_KIND_WORDS.get(kind, kind)} could not be read ({why}): {RBAC_HINTS[kind]}")
     lacking = {kind: why for kind, why in analysis.missing_kinds.items() if kind not in forbidden}

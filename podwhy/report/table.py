@@ -33,6 +33,7 @@ from podwhy.report.model import (
     StatusName,
     WorkloadReport,
 )
+from podwhy.snapshot.live import LIVE_SOURCE
 from podwhy.verdict import Verdict
 
 SHORT_NAMES = {
@@ -393,7 +394,8 @@ def taken_at(report: Report) -> datetime | None:
 
 def age_suffix(report: Report) -> str:
     """'ago' for a live snapshot; a recorded one was taken earlier: ages are 'before the snapshot'."""
-    return "ago" if any(source.startswith("live:") for source in report.snapshot.sources) else "before the snapshot"
+    live = any(source.startswith(LIVE_SOURCE) for source in report.snapshot.sources)
+    return "ago" if live else "before the snapshot"
 
 
 # How the table names the way the emulated release was chosen.

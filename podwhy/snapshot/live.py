@@ -156,6 +156,9 @@ def dump_hint() -> str:
 EVENTS = Resource("Event", "v1", "events")
 # The events of Cluster Autoscaler's status ConfigMap, listed in its namespace (a key of its own).
 CA_STATUS_EVENTS = Resource("Event", "v1", "events", namespace=o.AUTOSCALER_STATUS_NAMESPACE)
+# How a live source names itself among a snapshot's sources, and how a kind the server refused ends.
+LIVE_SOURCE = "live: "
+FORBIDDEN = ": forbidden"
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})
 
@@ -481,7 +484,7 @@ class LiveSource:
 
     @property
     def description(self) -> str:
-        return f"live: {self.host}" + (f" (context {self.context})" if self.context else "")
+        return f"{LIVE_SOURCE}{self.host}" + (f" (context {self.context})" if self.context else "")
 
     def load(self) -> Snapshot:
         snapshot = Snapshot()
@@ -559,7 +562,7 @@ class LiveSource:
 def _missing_reason(resource: Resource, exc: _HttpError) -> str | None:
     """Why a kind is absent from a live snapshot, or None when the failure is an error."""
     if exc.status == 403:
-        return f"cannot {'get' if resource.name else 'list'} {resource.display}: forbidden"
+        return f"cannot {'get' if resource.name else 'list'} {resource.display}{FORBIDDEN}"
     if exc.status == 404:
         return f"the server does not serve {resource.group_version} {resource.plural}"
     return None
