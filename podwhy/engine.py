@@ -168,13 +168,14 @@ def explain(request: ExplainRequest) -> Report:
         if namespace not in declared:
             check_namespace(snapshot, namespace, request.source)
         manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
-        pod = add_manifest_pod(manifest.pod, snapshot, request.namespace)
+        version = choose_version(request.kube_version, snapshot)
+        pod = add_manifest_pod(manifest.pod, snapshot, request.namespace, version.emulation)
         create_template_claims(pod, snapshot)  # the resource-claim controller's part
     else:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name, request.source)
-    version = choose_version(request.kube_version, snapshot)
+        version = choose_version(request.kube_version, snapshot)
     drop_disabled_fields(snapshot, version.emulation)
     config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
@@ -277,7 +278,7 @@ def check(request: CheckRequest) -> CheckReport:
     for namespace in request.manifests.workload_namespaces():
         if namespace not in declared:
             check_namespace(snapshot, namespace, request.source)
-    workloads = request.manifests.load_into(snapshot)
+    workloads = request.manifests.load_into(snapshot, version.emulation)
     displaced: list[Displaced] = []
     placements = place(
         snapshot,

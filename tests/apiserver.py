@@ -54,6 +54,7 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "Namespace": ("v1", "namespaces", False),
     "Service": ("v1", "services", True),
     "LimitRange": ("v1", "limitranges", True),
+    "ResourceQuota": ("v1", "resourcequotas", True),
     "ReplicationController": ("v1", "replicationcontrollers", True),
     "Event": ("v1", "events", True),
     "ConfigMap": ("v1", "configmaps", True),

@@ -10,6 +10,8 @@ does, so tests exercise the same decoding as real dumps.
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import msgspec
@@ -303,3 +305,21 @@ def make_handle(*objects: msgspec.Struct) -> Handle:
 
 def node_info(handle: Handle, name: str) -> NodeInfo:
     return handle.node_info_by_name[name]
+
+
+# A ResourceQuota of another namespace: a dump holding it lists its ResourceQuotas, so a manifest
+# pod's quota admission is evaluated (and no quota applies to it).
+QUOTA_ELSEWHERE: Json = {
+    "apiVersion": "v1",
+    "kind": "ResourceQuota",
+    "metadata": {"name": "elsewhere", "namespace": "kube-system"},
+    "spec": {"hard": {"pods": "100"}},
+    "status": {"hard": {"pods": "100"}, "used": {"pods": "0"}},
+}
+
+
+def quotas_listed(directory: Path) -> str:
+    """A file to add with --from: the snapshot then lists its ResourceQuotas (QUOTA_ELSEWHERE)."""
+    path = directory / "quotas.json"
+    path.write_text(json.dumps(QUOTA_ELSEWHERE))
+    return str(path)

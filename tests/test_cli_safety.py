@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects
+from tests.builders import quotas_listed
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
 POD = "shop/checkout-7c9d8b6f5-m4x2q"
@@ -96,7 +97,8 @@ def test_check_accepts_a_namespace_its_manifests_create(tmp_path: Path) -> None:
     pod = manifest(tmp_path, namespace="fresh")
     objects = [namespace_object("fresh"), yaml.safe_load(pod.read_text())]
     pod.write_text(yaml.safe_dump_all(objects))
-    code, out, err = cli("check", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
+    quotas = quotas_listed(tmp_path)
+    code, out, err = cli("check", "-f", str(pod), "--from", str(EXAMPLE), "--from", quotas, "-o", "json")
     assert code == 0, err
     assert json.loads(out)["workloads"][0]["namespace"] == "fresh"
 
@@ -200,7 +202,8 @@ def test_a_priority_the_manifest_sets_must_be_the_classs(tmp_path: Path, spec: d
 def test_known_and_built_in_priority_classes(
     tmp_path: Path, classes: list[Any], name: str, priority: int, spec: dict[str, Any]
 ) -> None:
-    sources = ["--from", str(EXAMPLE)] + (["--from", str(extra_objects(tmp_path, *classes))] if classes else [])
+    sources = ["--from", str(EXAMPLE), "--from", quotas_listed(tmp_path)]
+    sources += ["--from", str(extra_objects(tmp_path, *classes))] if classes else []
     pod = manifest(tmp_path, priority_class=name, **spec)
     code, out, err = cli("explain", "-f", str(pod), *sources, "-o", "json")
     report = json.loads(out)
@@ -214,7 +217,8 @@ def test_without_any_priority_class_only_what_reads_the_priority_is_not_evaluate
     reads its priority, so the verdict stands and nothing is asked for; with --complete the API
     server's refusal is given."""
     pod = manifest(tmp_path, priority_class="gold")
-    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "-o", "json")
+    quotas = quotas_listed(tmp_path)
+    code, out, err = cli("explain", "-f", str(pod), "--from", str(EXAMPLE), "--from", quotas, "-o", "json")
     report = json.loads(out)
     assert (code, report["verdict"], report["pod"]["priority"]) == (0, "Schedulable", 0)
     assert not any("PriorityClass" in w for w in report["warnings"])

@@ -20,7 +20,7 @@ from podwhy.snapshot.live import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from podwhy.snapshot.writer import DumpTarget, write_dump
 from tests.apiserver import FakeApiServer
-from tests.builders import make_node, make_pod, make_snapshot
+from tests.builders import make_node, make_pod, make_snapshot, quotas_listed
 
 Json = dict[str, Any]
 
@@ -270,7 +270,7 @@ def test_a_manifest_pod_that_fits_needs_no_priority_class(tmp_path: Path) -> Non
     # Its requests given: no LimitRange could add any (the dump holds no LimitRanges).
     pod["spec"]["containers"] = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]
     manifest.write_text(json.dumps(pod))
-    code, report, _ = _explain("-f", str(manifest), "--from", str(dump))
+    code, report, _ = _explain("-f", str(manifest), "--from", str(dump), "--from", quotas_listed(tmp_path))
     assert (code, report["verdict"]) == (0, "Schedulable")
     assert not any("PriorityClasses" in w for w in report["warnings"])
 

@@ -270,3 +270,21 @@ def test_lowering_a_request_derived_from_a_limit_patches_the_manifest_as_written
     patched = apply_json_patch(yaml.safe_load(manifest.read_text()), ops)
     resources = patched["spec"]["containers"][0]["resources"]
     assert resources == {"limits": {"cpu": "3", "memory": "1Gi"}, "requests": {"cpu": "2000m", "memory": "1Gi"}}
+
+
+@pytest.mark.parametrize(("version", "placed"), [("1.33", "1/1 replicas placed"), ("1.35", "0/1 replicas placed")])
+def test_pod_level_resources_of_replicas_follow_the_release(tmp_path: Path, version: str, placed: str) -> None:
+    """With PodLevelResources off (v1.33) the API server drops pod-level resources from the pods a
+    controller creates, before validating admission and the scheduler see them."""
+    cluster = _cluster(tmp_path, ["a"], "")
+    deployment = tmp_path / "deploy.yaml"
+    deployment.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n"
+        "      resources: {requests: {cpu: '16'}}\n"
+        "      containers:\n      - name: c\n        image: x:1\n"
+        "        resources: {requests: {cpu: 100m, memory: 1Mi}}\n"
+    )
+    code, out, err = _run("check", "-f", str(deployment), "--from", str(cluster), "--kube-version", version)
+    assert out.startswith(placed), err
+    assert code == (0 if version == "1.33" else 1)

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.cluster.limitranger import aggregate, defaulted_item, mutate, validate
 from podwhy.model import objects as o
+from tests.builders import quotas_listed
 
 Json = dict[str, Any]
 
@@ -175,5 +176,5 @@ def test_without_limit_ranges_a_pod_lacking_requests_is_inconclusive(tmp_path: P
     assert "Inconclusive" in out.splitlines()[0]
     # With every request given, no LimitRange could change what the scheduler sees.
     given = "    resources: {requests: {cpu: 100m, memory: 64Mi}}\n"
-    code, out, _ = _run(tmp_path, CLUSTER, POD + given)
+    code, out, _ = _run(tmp_path, CLUSTER, POD + given, "--from", quotas_listed(tmp_path))
     assert "Inconclusive" not in out.splitlines()[0]

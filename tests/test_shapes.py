@@ -28,6 +28,7 @@ from podwhy.scheduler.config import load_scheduler_config
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot, second_is_newer
 from podwhy.snapshot.source import FileSource
+from tests.builders import quotas_listed
 from tests.strategies import Cluster, clusters
 
 REAL = Path(__file__).parent.parent / "fixtures" / "realworld"
@@ -548,7 +549,7 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
         "kind: Pod\nmetadata: {name: p}\n"
         "spec: {containers: [{name: c, resources: {requests: {cpu: 10m, memory: 1Mi}}}]}\n",
     )
-    check = invoke("check", "-f", manifest, "--from", nodes, "--from", nodes)
+    check = invoke("check", "-f", manifest, "--from", nodes, "--from", nodes, "--from", quotas_listed(tmp_path))
     assert check.exit_code == 0
     assert f"podwhy: warning: {nodes} was given twice: read once\n" in check.stderr
 

@@ -22,7 +22,7 @@ from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
-from tests.builders import from_raw, make_node, make_pod, make_snapshot
+from tests.builders import from_raw, make_node, make_pod, make_snapshot, quotas_listed
 from tests.test_commands import json_patch
 
 Json = dict[str, Any]
@@ -464,7 +464,10 @@ def test_a_manifest_is_patched_as_a_file_never_as_a_made_up_pod(tmp_path: Path, 
     patched = json_patch(manifest, ops)
     patched_file = tmp_path / "patched.yaml"
     patched_file.write_text(yaml.safe_dump(patched))
-    result = CliRunner().invoke(app, ["explain", "-f", str(patched_file), "--from", str(cluster), "-o", "json"])
+    quotas = quotas_listed(tmp_path)
+    result = CliRunner().invoke(
+        app, ["explain", "-f", str(patched_file), "--from", str(cluster), "--from", quotas, "-o", "json"]
+    )
     assert json.loads(result.stdout)["verdict"] == "Schedulable"
 
 

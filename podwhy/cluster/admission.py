@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from podwhy.cluster.defaults import default_pod
+from podwhy.cluster.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
 from podwhy.cluster.limitranger import mutate as limit_range_mutate
 from podwhy.cluster.limitranger import validate as limit_range_validate
+from podwhy.cluster.resourcequota import admit as quota_admit
+from podwhy.cluster.resourcequota import controller_usage
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
+from podwhy.framework.versions import Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
@@ -44,6 +47,19 @@ def forbidden(pod: o.Pod, why: str) -> PodwhyError:
         f'pods "{pod.metadata.name}" is forbidden: {why}',
         hint="the API server's Priority admission refuses this pod",
     )
+
+
+class QuotaRefusalError(PodwhyError):
+    """ResourceQuota admission refused to create a pod: its controller's create fails
+    (FailedCreate) and retries until the quota has room; `kubectl apply` of a Pod fails."""
+
+    def __init__(self, pod: o.Pod, quota: str, why: str) -> None:
+        self.words = f'pods "{pod.metadata.name}" is forbidden: {why}'
+        super().__init__(
+            self.words,
+            hint=f"the API server's ResourceQuota admission refuses it: ResourceQuota {quota} in namespace "
+            f"{pod.metadata.namespace}",
+        )
 
 
 def _admitted_without(pod: o.Pod, snapshot: Snapshot, kind: str) -> None:
@@ -106,7 +122,7 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     pod.spec.preemption_policy = pod.spec.preemption_policy or policy
 
 
-def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> list[tuple[str, str, str]]:
+def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) -> list[tuple[str, str, str]]:
     """LimitRanger: the namespace's LimitRanges default the containers' requests and limits, then
     a pod outside their bounds is refused (the first LimitRange it breaks, as the API server
     checks them in turn). Without LimitRanges the snapshot can vouch for, a pod whose containers
@@ -124,6 +140,7 @@ def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> list[tuple[str, str, 
     filled = [
         (d.field, d.value, f"LimitRange {d.limit_range} default") for lr in ranges for d in limit_range_mutate(pod, lr)
     ]
+    drop_disabled_pod_fields(pod, emulation)
     for lr in ranges:
         errors = limit_range_validate(pod, lr, pod_level=pod.spec.resources is not None)
         if errors:
@@ -135,14 +152,39 @@ def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> list[tuple[str, str, 
     return filled
 
 
-def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
-    """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults),
-    then Priority, RuntimeClass and DefaultTolerationSeconds admission."""
+def sync_manifest_quotas(snapshot: Snapshot) -> None:
+    """The quota controller's first count of a quota that has none yet (one read from a
+    manifest): its hard limits published, and what the namespace's pods use of them."""
+    for quota in snapshot.resource_quotas:
+        if not quota.status.hard:
+            quota.status.hard = dict(quota.spec.hard)
+            quota.status.used = controller_usage(quota, snapshot.pods)
+
+
+def admit_quota(pod: o.Pod, snapshot: Snapshot) -> None:
+    """ResourceQuota admission, the last step of a pod's creation: refused (QuotaRefusalError), or
+    admitted and charged to the matching quotas. Without ResourceQuotas the snapshot can vouch
+    for, the pod is admitted without them (a quota may refuse it)."""
+    if "ResourceQuota" in snapshot.missing:
+        _admitted_without(pod, snapshot, "ResourceQuota")
+        return
+    refusal = quota_admit(pod, snapshot.resource_quotas)
+    if refusal is not None:
+        raise QuotaRefusalError(pod, refusal.quota, refusal.message)
+
+
+def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
+    """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults);
+    the mutating admission plugins (LimitRanger's defaults, Priority, RuntimeClass,
+    DefaultTolerationSeconds); the fields of disabled features dropped (PrepareForCreate); then
+    the validating ones (LimitRanger's bounds, ResourceQuota unless QUOTA is False: a DaemonSet's
+    template, whose pods are charged one by one as they are created)."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
     filled = [(d.field, d.value, d.why) for d in default_pod(pod)]
-    filled += _admit_limit_ranges(pod, snapshot)
+    filled += _admit_limit_ranges(pod, snapshot, emulation)
+    drop_disabled_pod_fields(pod, emulation)
     if filled:
         snapshot.defaulted[key] = filled
     _admit_priority(pod, snapshot)
@@ -183,12 +225,15 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
             )
     if not pod.status.phase:
         pod.status.phase = "Pending"
+    if quota:
+        admit_quota(pod, snapshot)
     return pod
 
 
-def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str) -> o.Pod:
+def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
     """Admit a pod read from a manifest and put it in the snapshot, in place of a pod of its name."""
-    pod = admit(pod, snapshot, namespace)
+    sync_manifest_quotas(snapshot)
+    pod = admit(pod, snapshot, namespace, emulation)
     key = (pod.metadata.namespace, pod.metadata.name)
     snapshot.pods = [p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) != key]
     snapshot.pods.append(pod)

@@ -141,8 +141,12 @@ def drop_disabled_fields(snapshot: Snapshot, emulation: Emulation) -> None:
     """The pods as a cluster of the emulated release holds them: its API server drops the fields of
     a disabled feature on create (dropDisabledPodFields), and its scheduler ignores them. With
     PodLevelResources off (v1.33), pod-level `spec.resources` does not count."""
-    if emulation.enabled(POD_LEVEL_RESOURCES):
-        return
     for pod in snapshot.pods:
-        if pod.spec.resources is not None:
-            pod.spec.resources = None
+        drop_disabled_pod_fields(pod, emulation)
+
+
+def drop_disabled_pod_fields(pod: o.Pod, emulation: Emulation) -> None:
+    """dropDisabledPodFields of one pod. The API server runs it between mutating and validating
+    admission (the registry's PrepareForCreate)."""
+    if not emulation.enabled(POD_LEVEL_RESOURCES) and pod.spec.resources is not None:
+        pod.spec.resources = None

@@ -21,8 +21,9 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import admit, admit_claim
+from podwhy.cluster.admission import QuotaRefusalError, admit, admit_claim, sync_manifest_quotas
 from podwhy.errors import PodwhyError
+from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.snapshot.cluster import Snapshot, ns_name
@@ -74,6 +75,9 @@ class ManifestWorkload:
     # StatefulSet: the claim templates each ordinal's PVCs are made from.
     claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
     selector_labels: dict[str, str] = field(default_factory=dict)
+    # Replicas ResourceQuota admission refused (by pod name): the API server's words. Their
+    # controller's create fails (FailedCreate) and is retried until the quota has room.
+    refused: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -119,6 +123,8 @@ class ManifestWorkload:
 
 class ManifestSource:
     """Manifests from files, folders or '-' (stdin)."""
+
+    _emulation: Emulation = DEFAULT
 
     def __init__(self, paths: Sequence[str], namespace: str = "default", stdin: BinaryIO | None = None) -> None:
         self.paths = list(paths)
@@ -202,14 +208,17 @@ class ManifestSource:
         )
         return list(dict.fromkeys(found))
 
-    def load_into(self, snapshot: Snapshot) -> list[ManifestWorkload]:
-        """Add the manifests' support objects to SNAPSHOT, then build every workload's admitted pods."""
+    def load_into(self, snapshot: Snapshot, emulation: Emulation = DEFAULT) -> list[ManifestWorkload]:
+        """Add the manifests' support objects to SNAPSHOT, then build every workload's pods as the
+        API server of EMULATION admits them, in the manifests' order (quotas are charged so)."""
+        self._emulation = emulation
         entries = self.read()
         snapshot.kindless.extend(self.kindless)
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
                 self.apply(entry.kind, entry.obj, snapshot)
+        sync_manifest_quotas(snapshot)
         workloads: list[ManifestWorkload] = []
         seen: set[str] = set()
         for entry in entries:
@@ -275,9 +284,20 @@ class ManifestSource:
         pod.metadata.uid = pod.metadata.uid or _uid(namespace, "Pod", pod.metadata.name)
         # spec.nodeName stays: such a pod goes to that node's kubelet, never to the scheduler.
         pod.status = o.PodStatus()
-        admit(pod, snapshot, namespace)
+        workload = ManifestWorkload("Pod", namespace, pod.metadata.name, entry.source, pods=[pod])
+        self._admit(pod, snapshot, namespace, workload)
         self._names.add((namespace, pod.metadata.name))
-        return ManifestWorkload("Pod", namespace, pod.metadata.name, entry.source, pods=[pod])
+        return workload
+
+    def _admit(self, pod: o.Pod, snapshot: Snapshot, namespace: str, workload: ManifestWorkload) -> o.Pod:
+        """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
+        refusal by ResourceQuota leaves the pod not created. An OrderedReady StatefulSet creates
+        (and is charged for) each ordinal only when the one before runs: at placement."""
+        try:
+            return admit(pod, snapshot, namespace, self._emulation, quota=not workload.ordered)
+        except QuotaRefusalError as refused:
+            workload.refused[pod.metadata.name] = refused.words
+            return pod
 
     def _cron_job(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
         """A CronJob's next Job, `<cronjob>-<scheduled minutes>`, owned by the CronJob."""
@@ -383,7 +403,8 @@ class ManifestSource:
         if kind == "DaemonSet":
             pod = self._replica(entry, template, prefix, namespace, owner, labels)
             _add_daemon_tolerations(pod)
-            out.daemon_template = admit(pod, snapshot, namespace)
+            # Each node's pod is created (and charged to quotas) when it is placed.
+            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
@@ -406,7 +427,7 @@ class ManifestSource:
             pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
             if kind == "StatefulSet":
                 _mount_claims(pod, out.claim_templates, name, index)
-            out.pods.append(admit(pod, snapshot, namespace))
+            out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
 
     @staticmethod

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from podwhy.cluster.admission import QuotaRefusalError, admit_quota
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
@@ -519,6 +520,14 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
         eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
         for node in eligible:
             pod = daemon_pod_for_node(workload.daemon_template, node)
+            try:
+                admit_quota(pod, snapshot)
+            except QuotaRefusalError as refusal:
+                message = f"not created: Error creating: {refusal.words}"
+                replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
+                replica.target_node = node
+                result.replicas.append(replica)
+                continue
             for claim in workload.claims_for(pod, snapshot):
                 placer.claims.create(claim)
             create_template_claims(pod, snapshot)
@@ -528,6 +537,19 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
         return result
     waiting_for = ""
     for pod in workload.pods:
+        refused = workload.refused.get(pod.metadata.name)
+        if refused is not None:
+            message = f"not created: Error creating: {refused}"
+            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            continue
+        if not waiting_for and workload.ordered:
+            try:
+                admit_quota(pod, snapshot)
+            except QuotaRefusalError as refusal:
+                message = f"not created: Error creating: {refusal.words}"
+                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+                waiting_for = pod.metadata.name
+                continue
         if waiting_for:
             message = (
                 f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"

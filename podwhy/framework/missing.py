@@ -9,6 +9,12 @@ from podwhy.model.objects import plural
 # Kinds whose admission can only add requests and limits to a pod (LimitRanger's defaults): a pod
 # admitted without them that fits may not fit, but one that does not fit still does not.
 REQUESTS_ADDED_AT_ADMISSION = frozenset({"LimitRange"})
+# What admission might do with kinds the snapshot cannot vouch for: a pod that fits is then
+# Inconclusive (one that does not fit still does not fit, whatever admission does).
+ADMISSION_UNKNOWNS = {
+    "LimitRange": "the requests its namespace's defaults may add",
+    "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
+}
 
 
 def not_evaluated_reason(kinds: Iterable[str], missing: Mapping[str, str]) -> str:

@@ -174,6 +174,48 @@ def pod_requests(pod: o.Pod, non_missing: Quantities | None = None, *, use_statu
     return reqs
 
 
+def aggregate_container_limits(pod: o.Pod) -> Quantities:
+    """AggregateContainerLimits of a pod not yet running (no status resources): the containers'
+    and sidecars' sum, at least any init container's peak (with the sidecars before it)."""
+    limits: Quantities = {}
+    for container in pod.spec.containers:
+        _add(limits, to_quantities(container.resources.limits))
+    sidecars: Quantities = {}
+    init_peak: Quantities = {}
+    for container in pod.spec.init_containers:
+        climits = to_quantities(container.resources.limits)
+        if _is_sidecar(container):
+            _add(limits, climits)
+            _add(sidecars, climits)
+            climits = dict(sidecars)
+        else:
+            _add(climits, sidecars)
+        _max_into(init_peak, climits)
+    _max_into(limits, init_peak)
+    return limits
+
+
+def is_pod_level_resources_set(pod: o.Pod) -> bool:
+    """IsPodLevelResourcesSet: a supported resource in the pod-level requests or limits."""
+    res = pod.spec.resources
+    return res is not None and any(is_supported_pod_level_resource(n) for n in (*res.requests, *res.limits))
+
+
+def pod_limits(pod: o.Pod) -> Quantities:
+    """PodLimits of a pod not yet running: the containers' aggregate, the pod-level limits where
+    set, and the overhead added to each limit that is set and not zero."""
+    limits = aggregate_container_limits(pod)
+    if is_pod_level_resources_set(pod):
+        assert pod.spec.resources is not None
+        for name, raw in pod.spec.resources.limits.items():
+            if is_supported_pod_level_resource(name):
+                limits[name] = parse_quantity(raw)
+    for name, raw in pod.spec.overhead.items():
+        if limits.get(name):
+            limits[name] += parse_quantity(raw)
+    return limits
+
+
 @dataclass
 class Resource:
     """The scheduler's integer resource vector (framework.Resource)."""

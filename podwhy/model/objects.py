@@ -314,6 +314,8 @@ class PodSpec(_Base):
     priority: Int32 | None = None
     # How long victims of preemption may take to go.
     termination_grace_period_seconds: Int64 | None = None
+    # Set, the pod is in a quota's Terminating scope (ResourceQuota admission).
+    active_deadline_seconds: Int64 | None = None
     priority_class_name: str = ""
     preemption_policy: str | None = None
     scheduler_name: str = ""
@@ -616,6 +618,36 @@ class LimitRange(_Base):
 
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: LimitRangeSpec = msgspec.field(default_factory=LimitRangeSpec)
+
+
+class ScopedResourceSelectorRequirement(_Base):
+    scope_name: str = ""
+    operator: str = ""  # In, NotIn, Exists, DoesNotExist
+    values: list[str] = []
+
+
+class ScopeSelector(_Base):
+    match_expressions: list[ScopedResourceSelectorRequirement] = []
+
+
+class ResourceQuotaSpec(_Base):
+    hard: ResourceList = {}
+    scopes: list[str] = []
+    scope_selector: ScopeSelector | None = None
+
+
+class ResourceQuotaStatus(_Base):
+    hard: ResourceList = {}
+    used: ResourceList = {}
+
+
+class ResourceQuota(_Base):
+    """A namespace's quota (ResourceQuota admission): its status is what the quota controller
+    last counted, which the API server's admission checks a new pod against."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceQuotaSpec = msgspec.field(default_factory=ResourceQuotaSpec)
+    status: ResourceQuotaStatus = msgspec.field(default_factory=ResourceQuotaStatus)
 
 
 class VolumeAttachmentSource(_Base):
@@ -1267,6 +1299,12 @@ def _node_quantities(node: Node) -> Iterator[ResourceList]:
     yield node.status.capacity
 
 
+def _quota_quantities(quota: ResourceQuota) -> Iterator[ResourceList]:
+    yield quota.spec.hard
+    yield quota.status.hard
+    yield quota.status.used
+
+
 def _slice_quantities(rs: ResourceSlice) -> Iterator[ResourceList]:
     """Device capacities and their requestPolicy values (the allocator computes with them)."""
     for device in rs.spec.devices:
@@ -1337,6 +1375,8 @@ KINDS: dict[str, KindInfo] = {
     "VolumeAttachment": KindInfo(VolumeAttachment, "VolumeAttachments", "volume_attachments", _N),
     # Read for LimitRanger admission of manifests (-f, check); no plugin reads them.
     "LimitRange": KindInfo(LimitRange, "LimitRanges", "limit_ranges", _L),
+    # Read for ResourceQuota admission of manifests (-f, check); no plugin reads them.
+    "ResourceQuota": KindInfo(ResourceQuota, "ResourceQuotas", "resource_quotas", _L, _quota_quantities),
     "Namespace": KindInfo(Namespace, "Namespaces", "namespaces", _N),
     "PriorityClass": KindInfo(PriorityClass, "PriorityClasses", "priority_classes", _N),
     "RuntimeClass": KindInfo(RuntimeClass, "RuntimeClasses", "runtime_classes", _N),
@@ -1393,6 +1433,7 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
 MANIFEST_SUPPORT_KINDS = (
     "Namespace",
     "LimitRange",
+    "ResourceQuota",
     "Service",
     "PersistentVolume",
     "PersistentVolumeClaim",

@@ -123,3 +123,60 @@ def format_quantity(amount: Fraction) -> str:
     if amount.denominator == 1:
         return str(amount.numerator)
     return f"{-(-amount.numerator * 1000 // amount.denominator)}m"
+
+
+# Quantity formats (resource.Format): what a quantity's suffix says, and the form Go prints it in.
+DECIMAL_SI = "DecimalSI"
+BINARY_SI = "BinarySI"
+DECIMAL_EXPONENT = "DecimalExponent"
+_DECIMAL_SUFFIX = {exponent: suffix for suffix, exponent in _DECIMAL.items()}
+_BINARY_SUFFIX = {bits // 10: suffix for suffix, bits in _BINARY.items()}
+
+
+def quantity_format(raw: QuantityInput) -> str:
+    """The format a quantity as written keeps (Quantity.Format): binary for Ki…Ei, exponent for
+    e/E followed by digits, decimal SI otherwise (bare numbers included)."""
+    if isinstance(raw, str):
+        match = _QUANTITY_RE.match(raw.strip())
+        suffix = (match["suffix"] or "") if match is not None else ""
+        if suffix in _BINARY:
+            return BINARY_SI
+        if suffix and suffix not in _DECIMAL:
+            return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def _strip(amount: int, base: int) -> tuple[int, int]:
+    """AMOUNT without its factors of BASE, and how many there were (removeInt64Factors)."""
+    times = 0
+    while amount and amount % base == 0:
+        amount //= base
+        times += 1
+    return amount, times
+
+
+def go_string(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
+    """Quantity.String() of a computed quantity (CanonicalizeBytes): "0"; binary suffixes for a
+    whole BinarySI amount of at least 1024 in magnitude; otherwise the mantissa of the largest
+    exponent that is a multiple of 3 and keeps it whole ("1500m", "2k", "1G"), as an SI suffix
+    or, for DecimalExponent, as "e3"."""
+    if amount == 0:
+        return "0"
+    if fmt == BINARY_SI and abs(amount) >= 1024 and amount.denominator == 1:
+        mantissa, times = _strip(amount.numerator, 1024)
+        if times in _BINARY_SUFFIX or times == 0:
+            return f"{mantissa}{_BINARY_SUFFIX.get(times, '')}"
+    # Exact to nano units (parsing rounds to them): an integer number of 10**-9.
+    nanos = amount * 10**9
+    scaled = nanos.numerator // nanos.denominator
+    mantissa, times = _strip(scaled, 10)
+    exponent = times - 9
+    shift = exponent % 3  # Python's modulo: always 0, 1 or 2
+    mantissa *= 10**shift
+    exponent -= shift
+    if fmt == DECIMAL_EXPONENT:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    while exponent > 18:  # no SI suffix beyond E
+        mantissa *= 1000
+        exponent -= 3
+    return f"{mantissa}{_DECIMAL_SUFFIX[exponent]}"

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.missing import REQUESTS_ADDED_AT_ADMISSION, not_evaluated_reason
+from podwhy.framework.missing import ADMISSION_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import (
     FilterOutcome,
@@ -93,6 +93,9 @@ class CycleOutcome:
     lacking_kinds: list[str] = field(default_factory=list)
     # The Filter plugins not evaluated and why, in one line ("" when every one was).
     not_evaluated_text: str = ""
+    # Kinds admission needed that the snapshot cannot vouch for (LimitRange, ResourceQuota): a fit
+    # is then Inconclusive for what admission might do, not for any plugin.
+    admission_unknown: frozenset[str] = frozenset()
 
 
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
@@ -169,8 +172,9 @@ def run_cycle(
         missing_plugins=framework.missing_plugins,
         extenders=[e.url_prefix for e in extenders],
     )
-    # Admitted without LimitRanges: requests they would add are unknown (a fit is not vouched for).
-    unknown_requests = snapshot.admitted_without.get(target.key, frozenset()) & REQUESTS_ADDED_AT_ADMISSION
+    # Admitted without LimitRanges or ResourceQuotas: the requests they would add, or whether the
+    # pod is created at all, are unknown (a fit is not vouched for).
+    unknown_admission = snapshot.admitted_without.get(target.key, frozenset()) & ADMISSION_UNKNOWNS.keys()
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if scoring and outcome.error is None and outcome.feasible:
@@ -195,7 +199,7 @@ def run_cycle(
         # nominated node) it never runs Score, so a Score error cannot stop it.
         out.verdict, out.message = Verdict.ERROR, scores.error
     elif outcome.feasible:
-        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_requests else Verdict.SCHEDULABLE
+        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_admission else Verdict.SCHEDULABLE
     else:
         out.message = fit_error_message(outcome, len(handle.node_infos))
         if post_filter:
@@ -212,11 +216,13 @@ def run_cycle(
         scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
         out.ignored_score_error = scores.error
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
-    if unknown_requests and outcome.feasible and not outcome.not_evaluated:
-        reasons = not_evaluated_reason(unknown_requests, snapshot.missing).removeprefix("not evaluated: ")
-        out.not_evaluated_text = f"not evaluated: the requests its namespace's defaults may add ({reasons})"
+    out.admission_unknown = frozenset(unknown_admission)
+    if unknown_admission and outcome.feasible and not outcome.not_evaluated:
+        reasons = not_evaluated_reason(unknown_admission, snapshot.missing).removeprefix("not evaluated: ")
+        what = "; ".join(ADMISSION_UNKNOWNS[kind] for kind in sorted(unknown_admission))
+        out.not_evaluated_text = f"not evaluated: {what} ({reasons})"
         out.lacking_kinds = sorted(
-            {*out.lacking_kinds, *(k for k in unknown_requests if snapshot.missing.get(k) == "")}
+            {*out.lacking_kinds, *(k for k in unknown_admission if snapshot.missing.get(k) == "")}
         )
     if outcome.not_evaluated:
         kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}

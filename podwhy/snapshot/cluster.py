@@ -64,6 +64,7 @@ class Snapshot:
     csi_storage_capacities: list[o.CSIStorageCapacity] = field(default_factory=list)
     volume_attachments: dict[str, o.VolumeAttachment] = field(default_factory=dict)
     limit_ranges: list[o.LimitRange] = field(default_factory=list)
+    resource_quotas: list[o.ResourceQuota] = field(default_factory=list)
     namespaces: dict[str, o.Namespace] = field(default_factory=dict)
     priority_classes: dict[str, o.PriorityClass] = field(default_factory=dict)
     runtime_classes: dict[str, o.RuntimeClass] = field(default_factory=dict)

@@ -84,6 +84,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("Namespace", "v1", "namespaces"),
     Resource("Service", "v1", "services"),
     Resource("LimitRange", "v1", "limitranges"),
+    Resource("ResourceQuota", "v1", "resourcequotas"),
     Resource("ReplicationController", "v1", "replicationcontrollers"),
     Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
     Resource("CSINode", "storage.k8s.io/v1", "csinodes"),

@@ -344,6 +344,7 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
     "Namespace": {"v1": SAME},
     "Service": {"v1": SAME},
     "LimitRange": {"v1": SAME},
+    "ResourceQuota": {"v1": SAME},
     "ReplicationController": {"v1": SAME},
     # The model reads core/v1 and events.k8s.io Events alike (see objects.Event).
     "Event": {"v1": SAME, "events.k8s.io/v1": SAME, "events.k8s.io/v1beta1": SAME},

@@ -99,7 +99,13 @@ class _Verifier:
         )
 
     def _feasible(self, cycle: CycleOutcome) -> list[str] | None:
-        if cycle.verdict != Verdict.SCHEDULABLE or cycle.outcome is None:
+        """The nodes the plugins accept the changed pod on. A fit left Inconclusive only by what
+        admission might do (the snapshot lacks LimitRanges or ResourceQuotas) counts: the pod
+        itself carries the same doubt, and the report says it once."""
+        if cycle.outcome is None:
+            return None
+        admission_only = cycle.admission_unknown and not cycle.outcome.not_evaluated
+        if cycle.verdict != Verdict.SCHEDULABLE and not (cycle.verdict == Verdict.INCONCLUSIVE and admission_only):
             return None
         return list(cycle.outcome.feasible)
 
