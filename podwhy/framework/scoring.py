@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import Profile
-from podwhy.framework.status import Evidence
 from podwhy.framework.types import NodeInfo, PodInfo
 
 
@@ -20,7 +20,7 @@ class PluginScore:
     weight: int
     weighted: int
     skipped: bool = False
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[AnyEvidence] = field(default_factory=list)
     # Set when the snapshot lacks kinds this plugin reads: the score is unknown, counted as 0.
     not_evaluated: str = ""
 
@@ -44,7 +44,7 @@ def run_scores(
     pod: PodInfo,
     nodes: list[NodeInfo],
     missing: Mapping[str, str] | None = None,
-    memo: dict[str, dict[str, tuple[int, list[Evidence]]]] | None = None,
+    memo: dict[str, dict[str, tuple[int, list[AnyEvidence]]]] | None = None,
     totals_only: bool = False,
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile. `memo`: per plugin, raw
@@ -75,7 +75,7 @@ def run_scores(
             return failed(f'running PreScore plugin "{name}": {status.message()}')
     per_plugin: dict[str, dict[str, int]] = {}
     raw_scores: dict[str, dict[str, int]] = {}
-    evidence: dict[tuple[str, str], list[Evidence]] = {}
+    evidence: dict[tuple[str, str], list[AnyEvidence]] = {}
     for name in profile.score:
         plugin = scorers.get(name)
         if plugin is None or name in state.skip_score_plugins or name in not_evaluated:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+
+from podwhy.framework.evidence import AnyEvidence
 
 
 class Code(IntEnum):
@@ -18,26 +20,11 @@ class Code(IntEnum):
 
 
 @dataclass
-class Evidence:
-    """Typed facts behind a verdict, shared by the table, `--node` and JSON.
-
-    `kind` names what was compared ("resource", "taint", "nodeAffinityTerm",
-    "topologySpread", "podAffinityTerm", ...); `data` holds its JSON-ready fields.
-    """
-
-    kind: str
-    data: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self.data}
-
-
-@dataclass
 class Status:
     code: Code = Code.Success
     reasons: list[str] = field(default_factory=list)
     plugin: str = ""
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[AnyEvidence] = field(default_factory=list)
     # podwhy's own verdict for a plugin it could not run (kinds absent from the snapshot).
     not_evaluated: str = ""
 
@@ -65,12 +52,12 @@ def skip() -> Status:
     return Status(Code.Skip)
 
 
-def unschedulable(*reasons: str, evidence: list[Evidence] | None = None) -> Status:
-    return Status(Code.Unschedulable, list(reasons), evidence=evidence or [])
+def unschedulable(*reasons: str, evidence: Sequence[AnyEvidence] = ()) -> Status:
+    return Status(Code.Unschedulable, list(reasons), evidence=list(evidence))
 
 
-def unresolvable(*reasons: str, evidence: list[Evidence] | None = None) -> Status:
-    return Status(Code.UnschedulableAndUnresolvable, list(reasons), evidence=evidence or [])
+def unresolvable(*reasons: str, evidence: Sequence[AnyEvidence] = ()) -> Status:
+    return Status(Code.UnschedulableAndUnresolvable, list(reasons), evidence=list(evidence))
 
 
 def error(message: str) -> Status:

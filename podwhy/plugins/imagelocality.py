@@ -3,11 +3,12 @@ images of its image volumes), weighted by image size and by how widely each has 
 
 from __future__ import annotations
 
-from typing import Any
+from msgspec import UNSET
 
+from podwhy.framework.evidence import ImageLocalityEvidence, ImageOnNode
 from podwhy.framework.handle import normalized_image_name
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
-from podwhy.framework.status import Evidence, Status
+from podwhy.framework.status import Status
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -58,7 +59,7 @@ class ImageLocality(Plugin):
         images = _pod_images(pod.pod, self.handle.emulation.image_locality_image_volumes)
         # The thresholds scale with the containers only, image volumes are not counted.
         num_containers = len(pod.pod.spec.init_containers) + len(pod.pod.spec.containers)
-        found: list[dict[str, Any]] = []
+        found: list[ImageOnNode] = []
         total = 0
         for kind, owner, image in images:
             name = normalized_image_name(image)
@@ -68,24 +69,22 @@ class ImageLocality(Plugin):
             scaled = scaled_image_score(summary, total_num_nodes)
             total += scaled
             found.append(
-                {
-                    kind: owner,
-                    "image": name,
-                    "sizeBytes": summary.size,
-                    "numNodes": summary.num_nodes,
-                    "scaledScore": scaled,
-                }
+                ImageOnNode(
+                    container=owner if kind == "container" else UNSET,
+                    volume=owner if kind == "volume" else UNSET,
+                    image=name,
+                    size_bytes=summary.size,
+                    num_nodes=summary.num_nodes,
+                    scaled_score=scaled,
+                )
             )
         value = calculate_priority(total, num_containers)
-        evidence = Evidence(
-            "imageLocality",
-            {
-                "imagesOnNode": found,
-                "sumScores": total,
-                "totalNumNodes": total_num_nodes,
-                "numContainers": num_containers,
-                "minThresholdBytes": MIN_THRESHOLD,
-                "maxThresholdBytes": MAX_CONTAINER_THRESHOLD * num_containers,
-            },
+        evidence = ImageLocalityEvidence(
+            images_on_node=found,
+            sum_scores=total,
+            total_num_nodes=total_num_nodes,
+            num_containers=num_containers,
+            min_threshold_bytes=MIN_THRESHOLD,
+            max_threshold_bytes=MAX_CONTAINER_THRESHOLD * num_containers,
         )
         return value, Status(evidence=[evidence])

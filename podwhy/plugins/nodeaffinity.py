@@ -5,11 +5,20 @@ add their weights to the node's score."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from msgspec import UNSET
+
+from podwhy.framework.evidence import (
+    AnyEvidence,
+    MatchedTerm,
+    NodeAffinityTermEvidence,
+    NodeSelectorEvidence,
+    PreferredNodeAffinityEvidence,
+)
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import NodeAffinityArgs, PluginArgs, args_of
-from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.validation import aggregate, node_selector_term_errors
 from podwhy.model import objects as o
@@ -88,13 +97,13 @@ def pod_preferred_terms(pod: o.Pod) -> tuple[_PreferredTerm, ...] | str | None:
     return preferred_terms(terms) if terms else None
 
 
-def _score_terms(terms: tuple[_PreferredTerm, ...], node: o.Node, source: str, matched: list[dict[str, Any]]) -> int:
+def _score_terms(terms: tuple[_PreferredTerm, ...], node: o.Node, source: str, matched: list[MatchedTerm]) -> int:
     """Sum of the weights of the terms matching the node; the matches are appended to `matched`."""
     total = 0
     for term in terms:
         if term.matcher.matches(node):
             total += term.weight
-            matched.append({"source": source, "term": term.index, "weight": term.weight})
+            matched.append(MatchedTerm(source=source, term=term.index, weight=term.weight))
     return total
 
 
@@ -138,13 +147,13 @@ def _field_failure(req: o.NodeSelectorRequirement, node_name: str) -> str | None
     return None if (got == req.values[0]) == (req.operator == "In") else _describe(req)
 
 
-def _term_evidence(selector: o.NodeSelector, node: o.Node, source: str) -> list[Evidence]:
+def _term_evidence(selector: o.NodeSelector, node: o.Node, source: str) -> list[AnyEvidence]:
     """One item per nodeSelectorTerm (they are ORed), naming what in it rejects the node."""
     labels = node.metadata.labels
-    out: list[Evidence] = []
+    out: list[AnyEvidence] = []
     for i, term in enumerate(selector.node_selector_terms):
         if is_empty_term(term):
-            out.append(Evidence("nodeAffinityTerm", {"source": source, "term": i, "unmatched": ["empty term"]}))
+            out.append(NodeAffinityTermEvidence(source=source, term=i, unmatched=["empty term"]))
             continue
         parsed = parse_node_selector_term(term)
         # A term with any invalid requirement matches nothing; list every requirement's verdict then.
@@ -154,26 +163,23 @@ def _term_evidence(selector: o.NodeSelector, node: o.Node, source: str) -> list[
             continue
         keys = sorted({r.key for r in term.match_expressions})
         out.append(
-            Evidence(
-                "nodeAffinityTerm",
-                {
-                    "source": source,
-                    "term": i,
-                    "unmatched": failures or list(parsed.parse_errors),
-                    "nodeLabels": {k: labels.get(k) for k in keys},
-                    **({"nodeName": node.metadata.name} if term.match_fields else {}),
-                },
+            NodeAffinityTermEvidence(
+                source=source,
+                term=i,
+                unmatched=failures or list(parsed.parse_errors),
+                node_labels={k: labels.get(k) for k in keys},
+                node_name=node.metadata.name if term.match_fields else UNSET,
             )
         )
     if not selector.node_selector_terms:
-        out.append(Evidence("nodeAffinityTerm", {"source": source, "term": None, "unmatched": ["no terms"]}))
+        out.append(NodeAffinityTermEvidence(source=source, term=None, unmatched=["no terms"]))
     return out
 
 
-def _pod_evidence(pod: o.Pod, node: o.Node) -> list[Evidence]:
+def _pod_evidence(pod: o.Pod, node: o.Node) -> list[AnyEvidence]:
     labels = node.metadata.labels
-    out = [
-        Evidence("nodeSelector", {"key": key, "required": want, "nodeValue": labels.get(key)})
+    out: list[AnyEvidence] = [
+        NodeSelectorEvidence(key=key, required=want, node_value=labels.get(key))
         for key, want in sorted(pod.spec.node_selector.items())
         if labels.get(key) != want
     ]
@@ -236,7 +242,7 @@ class NodeAffinity(Plugin):
         if not node_names:
             return None, unresolvable(
                 ERR_REASON_CONFLICT,
-                evidence=[Evidence("nodeAffinityTerm", {"source": "pod", "nodeNamesPerTerm": per_term})],
+                evidence=[NodeAffinityTermEvidence(source="pod", node_names_per_term=per_term)],
             )
         return PreFilterResult(node_names), success()
 
@@ -267,7 +273,7 @@ class NodeAffinity(Plugin):
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         node = node_info.node
-        matched: list[dict[str, Any]] = []
+        matched: list[MatchedTerm] = []
         total = 0
         if self.added_preferred is not None:
             total += _score_terms(self.added_preferred, node, "addedAffinity", matched)
@@ -282,7 +288,7 @@ class NodeAffinity(Plugin):
             terms = parsed
         if terms is not None:
             total += _score_terms(terms, node, "pod", matched)
-        return total, Status(evidence=[Evidence("preferredNodeAffinity", {"matchedTerms": matched, "sum": total})])
+        return total, Status(evidence=[PreferredNodeAffinityEvidence(matched_terms=matched, sum=total)])
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

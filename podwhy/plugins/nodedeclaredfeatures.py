@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.evidence import DeclaredFeaturesEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
-from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import NODE_DECLARED_FEATURES
 from podwhy.model import objects as o
@@ -87,9 +88,6 @@ class NodeDeclaredFeatures(Plugin):
         return unresolvable(
             ERR_REASON_UNSATISFIED_REQUIREMENTS,
             evidence=[
-                Evidence(
-                    "declaredFeatures",
-                    {"required": list(pre.required), "declared": sorted(declared), "missing": missing},
-                )
+                DeclaredFeaturesEvidence(required=list(pre.required), declared=sorted(declared), missing=missing)
             ],
         )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from podwhy.framework.evidence import NodeNameEvidence
 from podwhy.framework.interface import CycleState, Plugin
-from podwhy.framework.status import Evidence, Status, success, unresolvable
+from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins import names
 
@@ -22,5 +23,5 @@ class NodeName(Plugin):
             return success()
         return unresolvable(
             ERR_REASON,
-            evidence=[Evidence("nodeName", {"requested": pod.pod.spec.node_name, "node": node_info.name})],
+            evidence=[NodeNameEvidence(requested=pod.pod.spec.node_name, node=node_info.name)],
         )

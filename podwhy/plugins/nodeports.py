@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.evidence import HostPortEvidence, PortHolder
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
-from podwhy.framework.status import Evidence, Status, error, skip, success, unschedulable
+from podwhy.framework.status import Status, error, skip, success, unschedulable
 from podwhy.framework.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -28,7 +29,7 @@ def fits_ports(wanted: tuple[o.ContainerPort, ...] | list[o.ContainerPort], used
     return not any(used.check_conflict(p.host_ip, p.protocol, p.host_port) for p in wanted)
 
 
-def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]:
+def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[PortHolder]:
     """Pods on the node whose host ports collide with `port`, by the same rule as the check."""
     wanted = HostPortInfo()
     wanted.add(port.host_ip, port.protocol, port.host_port)
@@ -36,7 +37,7 @@ def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]
     for pi in node_info.pods:
         for used in host_ports(pi.pod):
             if wanted.check_conflict(used.host_ip, used.protocol, used.host_port):
-                out.append({"pod": pi.key, "hostIP": used.host_ip or DEFAULT_BIND_ALL_HOST_IP})
+                out.append(PortHolder(pod=pi.key, host_ip=used.host_ip or DEFAULT_BIND_ALL_HOST_IP))
     return out
 
 
@@ -64,14 +65,11 @@ class NodePorts(Plugin):
         return unschedulable(
             ERR_REASON,
             evidence=[
-                Evidence(
-                    "hostPort",
-                    {
-                        "hostIP": p.host_ip or DEFAULT_BIND_ALL_HOST_IP,
-                        "protocol": p.protocol or "TCP",
-                        "hostPort": p.host_port,
-                        "usedBy": _holders(p, node_info),
-                    },
+                HostPortEvidence(
+                    host_ip=p.host_ip or DEFAULT_BIND_ALL_HOST_IP,
+                    protocol=p.protocol or "TCP",
+                    host_port=p.host_port,
+                    used_by=_holders(p, node_info),
                 )
                 for p in conflicts
             ],

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from podwhy.framework.evidence import UnschedulableEvidence
 from podwhy.framework.interface import CycleState, Plugin
-from podwhy.framework.status import Evidence, Status, success, unresolvable
+from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
@@ -26,5 +27,5 @@ class NodeUnschedulable(Plugin):
             return success()
         return unresolvable(
             ERR_REASON_UNSCHEDULABLE,
-            evidence=[Evidence("unschedulable", {"node": node_info.name, "spec.unschedulable": True})],
+            evidence=[UnschedulableEvidence(node=node_info.name, spec_unschedulable=True)],
         )

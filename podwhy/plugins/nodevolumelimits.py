@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from msgspec import UNSET
+
+from podwhy.framework.evidence import VolumeCountEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs
-from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable, unschedulable
+from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -236,13 +239,14 @@ class NodeVolumeLimits(Plugin):
                 continue
             current = attached_count.get(driver, 0)
             if current + new_count[driver] > limit:
-                facts: dict[str, object] = {"driver": driver, "attached": current}
-                if held_by.get(driver):  # of those attached: held by VolumeAttachments alone
-                    facts["heldByVolumeAttachments"] = held_by[driver]
-                facts |= {
-                    "new": new_count[driver],
-                    "limit": limit,
-                    "newVolumes": sorted(k for k, d in new_volumes.items() if d == driver),
-                }
-                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, evidence=[Evidence("volumeCount", facts)])
+                facts = VolumeCountEvidence(
+                    driver=driver,
+                    attached=current,
+                    # Of those attached: held by VolumeAttachments alone.
+                    held_by_volume_attachments=held_by.get(driver) or UNSET,
+                    new=new_count[driver],
+                    limit=limit,
+                    new_volumes=sorted(k for k, d in new_volumes.items() if d == driver),
+                )
+                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, evidence=[facts])
         return success()

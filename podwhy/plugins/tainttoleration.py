@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.evidence import IntolerableTaintsEvidence, TaintEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
-from podwhy.framework.status import Evidence, Status, error, success, unresolvable
+from podwhy.framework.status import Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -65,10 +66,7 @@ class TaintToleration(Plugin):
         return unresolvable(
             reason,
             evidence=[
-                Evidence(
-                    "taint",
-                    {"taint": taint_to_string(taint), "key": taint.key, "value": taint.value, "effect": taint.effect},
-                )
+                TaintEvidence(taint=taint_to_string(taint), key=taint.key, value=taint.value, effect=taint.effect)
             ],
         )
 
@@ -81,15 +79,12 @@ class TaintToleration(Plugin):
         if not isinstance(st, _PreScoreState):
             return 0, error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         untolerated = _untolerated_prefer_no_schedule(node_info.node.spec.taints, st.tolerations_prefer_no_schedule)
-        evidence = Evidence(
-            "intolerableTaints",
-            {
-                "effect": PREFER_NO_SCHEDULE,
-                "count": len(untolerated),
-                "taints": [taint_to_string(t) for t in untolerated],
-                # Fewer untolerated PreferNoSchedule taints score higher after reverse normalization.
-                "normalization": "reverse",
-            },
+        evidence = IntolerableTaintsEvidence(
+            effect=PREFER_NO_SCHEDULE,
+            count=len(untolerated),
+            taints=[taint_to_string(t) for t in untolerated],
+            # Fewer untolerated PreferNoSchedule taints score higher after reverse normalization.
+            normalization="reverse",
         )
         return len(untolerated), Status(evidence=[evidence])
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from podwhy.framework.evidence import DiskConflictEvidence, ReadWriteOncePodEvidence, VolumeClaimEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
-from podwhy.framework.status import Evidence, Status, skip, success, unresolvable, unschedulable
+from podwhy.framework.status import Status, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -115,8 +116,8 @@ class VolumeRestrictions(Plugin):
             claim_name = vol.persistent_volume_claim.claim_name
             pvc = self.handle.pvc(namespace, claim_name)
             if pvc is None:
-                claim = {"persistentVolumeClaim": f"{namespace}/{claim_name}", "volume": vol.name}
-                return None, unresolvable(pvc_not_found(claim_name), evidence=[Evidence("volumeClaim", claim)])
+                claim = VolumeClaimEvidence(persistent_volume_claim=f"{namespace}/{claim_name}", volume=vol.name)
+                return None, unresolvable(pvc_not_found(claim_name), evidence=[claim])
             if READ_WRITE_ONCE_POD in pvc.spec.access_modes:
                 rwop.add(pvc.metadata.name)
         conflicts = 0
@@ -170,10 +171,7 @@ class VolumeRestrictions(Plugin):
                     return unschedulable(
                         ERR_REASON_DISK_CONFLICT,
                         evidence=[
-                            Evidence(
-                                "diskConflict",
-                                {"volume": vol.name, "disk": _disk_name(vol), "conflictingPod": existing.key},
-                            )
+                            DiskConflictEvidence(volume=vol.name, disk=_disk_name(vol), conflicting_pod=existing.key)
                         ],
                     )
         st: _State = state.read(STATE_KEY)
@@ -182,11 +180,6 @@ class VolumeRestrictions(Plugin):
                 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_V1_33
                 if self.handle.emulation.read_write_once_pod_older_words
                 else ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
-                evidence=[
-                    Evidence(
-                        "readWriteOncePod",
-                        {"claims": sorted(st.rwop_claims), "inUseBy": list(st.holders)},
-                    )
-                ],
+                evidence=[ReadWriteOncePodEvidence(claims=sorted(st.rwop_claims), in_use_by=list(st.holders))],
             )
         return success()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.evidence import VolumeClaimEvidence, VolumeZoneEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
-from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
+from podwhy.framework.status import Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
@@ -100,8 +101,10 @@ class VolumeZone(Plugin):
             claim_name = vol.persistent_volume_claim.claim_name
             problem = self._claim_topologies(pod.metadata.namespace, claim_name, out)
             if problem:
-                claim = {"persistentVolumeClaim": f"{pod.metadata.namespace}/{claim_name}", "volume": vol.name}
-                return [], unresolvable(problem, evidence=[Evidence("volumeClaim", claim)])
+                claim = VolumeClaimEvidence(
+                    persistent_volume_claim=f"{pod.metadata.namespace}/{claim_name}", volume=vol.name
+                )
+                return [], unresolvable(problem, evidence=[claim])
         return out, success()
 
     def _claim_topologies(self, namespace: str, claim_name: str, out: list[PVTopology]) -> str:
@@ -166,15 +169,12 @@ class VolumeZone(Plugin):
                 return unresolvable(
                     ERR_REASON_CONFLICT,
                     evidence=[
-                        Evidence(
-                            "volumeZone",
-                            {
-                                "persistentVolume": topo.pv_name,
-                                "label": topo.key,
-                                "volumeValues": sorted(topo.values),
-                                "nodeLabel": key,
-                                "nodeValue": value,
-                            },
+                        VolumeZoneEvidence(
+                            persistent_volume=topo.pv_name,
+                            label=topo.key,
+                            volume_values=sorted(topo.values),
+                            node_label=key,
+                            node_value=value,
                         )
                     ],
                 )

@@ -67,7 +67,7 @@ def plugin_status(plugin: str, status: Status, with_evidence: bool = True) -> Pl
         plugin=plugin,
         status=status_name(status),
         reasons=[status.not_evaluated] if status.not_evaluated else list(status.reasons),
-        evidence=[e.to_json() for e in status.evidence] if with_evidence and status.evidence else UNSET,
+        evidence=list(status.evidence) if with_evidence and status.evidence else UNSET,
     )
 
 
@@ -98,7 +98,7 @@ def _score_entry(ps: PluginScore) -> ScoreEntry:
         weighted=ps.weighted,
         skipped=True if ps.skipped else UNSET,
         notEvaluated=ps.not_evaluated or UNSET,
-        evidence=[e.to_json() for e in ps.evidence] if ps.evidence else UNSET,
+        evidence=list(ps.evidence) if ps.evidence else UNSET,
     )
 
 

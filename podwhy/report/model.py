@@ -13,6 +13,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from podwhy.analysis.suggest import SizingOutcome
+from podwhy.framework.evidence import AnyEvidence
 from podwhy.verdict import ExitCode, Verdict
 
 API_VERSION = "podwhy/v1"
@@ -40,16 +41,6 @@ class _Struct(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pass
 
 
-# Evidence: the facts behind a verdict, {"kind": what was compared, ...its fields}.
-Evidence = Annotated[
-    dict[str, Any],
-    msgspec.Meta(
-        description='Facts behind a verdict: "kind" names what was compared, the other keys its values',
-        extra_json_schema={"required": ["kind"], "properties": {"kind": {"type": "string"}}},
-    ),
-]
-
-
 class PodSummary(_Struct):
     namespace: str
     name: str
@@ -67,7 +58,8 @@ class PluginStatus(_Struct):
     plugin: str
     status: StatusName
     reasons: list[str]
-    evidence: list[Evidence] | UnsetType = UNSET
+    # The facts behind the verdict or score: "kind" names what was compared.
+    evidence: list[AnyEvidence] | UnsetType = UNSET
 
     @property
     def passes(self) -> bool:
@@ -89,7 +81,8 @@ class ScoreEntry(_Struct):
     skipped: bool | UnsetType = UNSET
     # Why the score could not be computed (the snapshot lacks kinds the plugin reads); counted as 0.
     notEvaluated: str | UnsetType = UNSET  # noqa: N815
-    evidence: list[Evidence] | UnsetType = UNSET
+    # The facts behind the verdict or score: "kind" names what was compared.
+    evidence: list[AnyEvidence] | UnsetType = UNSET
 
 
 class NominatedPod(_Struct):

@@ -12,12 +12,15 @@ import sys
 from collections import OrderedDict
 from datetime import datetime
 
+import msgspec
+from msgspec import UnsetType
 from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
 from podwhy.plugins import names
 from podwhy.report.check import displaced_lines, not_checked_lines
 from podwhy.report.model import (
@@ -507,21 +510,23 @@ def _score_cell(ps: ScoreEntry) -> str:
     return "–" if ps.skipped is True else str(ps.weighted)
 
 
-def describe_evidence(data: dict[str, object]) -> str:
-    """One line of facts; resource comparisons read as arithmetic."""
-    kind = data.get("kind")
-    if kind == "resource" and {"resource", "requested", "used", "allocatable"} <= data.keys():
-        unit = "m" if data.get("unit") == "millicores" else ""
-        name = data["resource"]
-        return (
-            f"{name}: this pod {data['requested']}{unit} + already requested {data['used']}{unit}"
-            f" vs allocatable {data['allocatable']}{unit}"
-        )
-    facts = ", ".join(f"{k}={v}" for k, v in data.items() if k != "kind")
-    return f"{kind}: {facts}"
+def describe_evidence(evidence: AnyEvidence) -> str:
+    """One line of facts; resource comparisons read as arithmetic, other kinds as their JSON fields."""
+    match evidence:
+        case ResourceEvidence():
+            unit = "m" if evidence.unit == "millicores" else ""
+            return (
+                f"{evidence.resource}: this pod {evidence.requested}{unit} + already requested {evidence.used}{unit}"
+                f" vs allocatable {evidence.allocatable}{unit}"
+            )
+        case _:
+            data: dict[str, object] = msgspec.to_builtins(evidence)
+            kind = data.pop("kind")
+            facts = ", ".join(f"{k}={v}" for k, v in data.items())
+            return f"{kind}: {facts}"
 
 
-def _evidence(items: object) -> list[str]:
+def _evidence(items: list[AnyEvidence] | UnsetType) -> list[str]:
     return [describe_evidence(e) for e in items] if isinstance(items, list) else []
 
 

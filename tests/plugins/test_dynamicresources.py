@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.framework.evidence import DeviceRequestEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
@@ -596,9 +597,9 @@ def test_cannot_allocate_evidence() -> None:
         [make_slice(device("dev-1", model="big"), device("dev-2", model="small"))],
     )
     (evidence,) = verdicts[NODE1].evidence
-    assert evidence.kind == "deviceRequest"
-    assert evidence.data["matchingDevices"] == 1
-    assert evidence.data["count"] == 2
+    assert isinstance(evidence, DeviceRequestEvidence)
+    assert evidence.matching_devices == 1
+    assert evidence.count == 2
 
 
 def test_loaded_objects_reach_the_plugin_typed(tmp_path: Path) -> None:

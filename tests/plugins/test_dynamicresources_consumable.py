@@ -725,6 +725,6 @@ def test_the_report_counts_a_shared_device_free_only_while_its_capacity_takes_th
         allocated_capacity={dev_id("device-0"): {CAP0: Fraction(used)}} if used is not None else None,
     )
     (entry,) = describe_requests(allocator, make_node(NODE1).obj(), [claim("claim-0", req("req-0", cap=1))])
-    assert (entry["matchingDevices"], entry["freeMatchingDevices"]) == (1, free)
+    assert (entry.matching_devices, entry.free_matching_devices) == (1, free)
     fits = allocator.allocate(make_node(NODE1).obj(), [claim("claim-0", req("req-0", cap=1))]) is not None
     assert fits == bool(free)  # the evidence agrees with the verdict

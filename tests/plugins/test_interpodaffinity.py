@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import MatchingDomain, PodAffinityTermEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -520,14 +521,15 @@ def test_affinity_evidence_names_term_and_domains() -> None:
     )
     pi, _ = setup.pre_filter(new_pod(affinity=[term("zone", match_labels={"foo": "bar"})]))
     on_b = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[1])
-    data = on_b.evidence[0].to_json()
-    assert data["kind"] == "podAffinityTerm"
-    assert data["topologyKey"] == "zone"
-    assert data["selector"] == "foo=bar"
-    assert data["nodeTopologyValue"] == "az2"
-    assert data["matchingDomains"] == [{"value": "az1", "count": 1, "pods": ["default/db"]}]
+    evidence = on_b.evidence[0]
+    assert isinstance(evidence, PodAffinityTermEvidence)
+    assert evidence.topology_key == "zone"
+    assert evidence.selector == "foo=bar"
+    assert evidence.node_topology_value == "az2"
+    assert evidence.matching_domains == [MatchingDomain(value="az1", count=1, pods=["default/db"])]
     on_c = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[2])
-    assert on_c.evidence[0].data["nodeTopologyValue"] is None
+    evidence = on_c.evidence[0]
+    assert isinstance(evidence, PodAffinityTermEvidence) and evidence.node_topology_value is None
 
 
 def test_anti_affinity_evidence_names_conflicting_pods() -> None:
@@ -541,13 +543,14 @@ def test_anti_affinity_evidence_names_conflicting_pods() -> None:
     pi, _ = setup.pre_filter(new_pod({"app": "x"}, anti=[term("zone", match_labels={"app": "web"})]))
     st = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[0])
     assert (st.code, st.reasons) == (U, [ANTI])
-    assert st.evidence[0].data["conflictingPods"] == ["default/web-1"]
+    evidence = st.evidence[0]
+    assert isinstance(evidence, PodAffinityTermEvidence) and evidence.conflicting_pods == ["default/web-1"]
 
     pi, _ = setup.pre_filter(new_pod({"app": "x"}))
     st = setup.plugin.filter(setup.state, pi, setup.handle.node_infos[0])
     assert (st.code, st.reasons) == (U, [EXISTING])
-    assert [e.data["pod"] for e in st.evidence] == ["default/guard"]
-    assert st.evidence[0].data["nodeTopologyValue"] == "az1"
+    assert [e.pod for e in st.evidence if isinstance(e, PodAffinityTermEvidence)] == ["default/guard"]
+    assert [e.node_topology_value for e in st.evidence if isinstance(e, PodAffinityTermEvidence)] == ["az1"]
 
 
 def _state(setup: Setup) -> PreFilterState:

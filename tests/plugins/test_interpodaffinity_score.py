@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import AffinityContribution, AnyEvidence, PodAffinityScoreEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -106,7 +107,7 @@ class Result:
     # Normalized scores in node order; empty when PreScore did not succeed.
     scores: list[int]
     raw: list[int]
-    evidence: dict[str, list[dict[str, Any]]]
+    evidence: dict[str, list[AnyEvidence]]
 
 
 def run(
@@ -125,12 +126,12 @@ def run(
     if not status.is_success():
         return Result(status, [], [], {})
     scores: dict[str, int] = {}
-    evidence: dict[str, list[dict[str, Any]]] = {}
+    evidence: dict[str, list[AnyEvidence]] = {}
     for ni in node_infos:
         value, st = plugin.score(state, pi, ni)
         assert st.is_success()
         scores[ni.name] = value
-        evidence[ni.name] = [e.to_json() for e in st.evidence]
+        evidence[ni.name] = st.evidence
     raw = list(scores.values())
     assert plugin.normalize_score(state, pi, scores).is_success()
     return Result(status, list(scores.values()), raw, evidence)
@@ -594,15 +595,15 @@ def test_evidence_names_terms_and_pods() -> None:
     result = run(pod, [holder], [make_node("n1").labels(RG_CHINA).obj(), make_node("n2").labels(RG_INDIA).obj()])
     assert result.raw == [5 - 3 + 2, 0]
     (ev,) = result.evidence["n1"]
-    assert ev["kind"] == "podAffinityScore"
-    assert (ev["topologyKey"], ev["topologyValue"], ev["score"]) == ("region", "China", 4)
-    by_rule: dict[str, list[dict[str, Any]]] = {}
-    for c in ev["contributions"]:
-        by_rule.setdefault(c["rule"], []).append(c)
-    assert [c["subtotal"] for c in by_rule["preferredAffinity"]] == [5]
-    assert [c["subtotal"] for c in by_rule["preferredAntiAffinity"]] == [-3]
+    assert isinstance(ev, PodAffinityScoreEvidence)
+    assert (ev.topology_key, ev.topology_value, ev.score) == ("region", "China", 4)
+    by_rule: dict[str, list[AffinityContribution]] = {}
+    for c in ev.contributions:
+        by_rule.setdefault(c.rule, []).append(c)
+    assert [c.subtotal for c in by_rule["preferredAffinity"]] == [5]
+    assert [c.subtotal for c in by_rule["preferredAntiAffinity"]] == [-3]
     # One entry per required term of the existing pod, each weighted by hardPodAffinityWeight.
     required = by_rule["existingRequiredAffinity"]
-    assert [c["subtotal"] for c in required] == [1, 1]
-    assert all(c["pods"] == [f"default/{holder.metadata.name}"] for c in required)
+    assert [c.subtotal for c in required] == [1, 1]
+    assert all(c.pods == [f"default/{holder.metadata.name}"] for c in required)
     assert result.evidence["n2"] == []

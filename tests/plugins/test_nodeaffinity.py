@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from podwhy.errors import PodwhyError
+from podwhy.framework.evidence import NodeAffinityTermEvidence, NodeSelectorEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -534,15 +535,11 @@ def test_evidence_names_failing_selector_and_term() -> None:
     state = CycleState()
     plugin.pre_filter(state, pod, [node_info])
     got = plugin.filter(state, pod, node_info)
-    assert [e.to_json() for e in got.evidence] == [
-        {"kind": "nodeSelector", "key": "disk", "required": "ssd", "nodeValue": "hdd"},
-        {
-            "kind": "nodeAffinityTerm",
-            "source": "pod",
-            "term": 0,
-            "unmatched": ["zone In [a, b]"],
-            "nodeLabels": {"gpu": "x", "zone": "c"},
-        },
+    assert got.evidence == [
+        NodeSelectorEvidence(key="disk", required="ssd", node_value="hdd"),
+        NodeAffinityTermEvidence(
+            source="pod", term=0, unmatched=["zone In [a, b]"], node_labels={"gpu": "x", "zone": "c"}
+        ),
     ]
 
 
@@ -551,8 +548,11 @@ def test_enforced_evidence_names_added_affinity() -> None:
     plugin, node_info = make_plugin(make_node("node1").obj(), args)
     got = plugin.filter(CycleState(), pod_info(), node_info)
     assert got.reasons == [ERR_REASON_ENFORCED]
-    assert got.evidence[0].data["source"] == "addedAffinity"
-    assert got.evidence[0].data["unmatched"] == ["metadata.name In [node2]"]
+    assert got.evidence == [
+        NodeAffinityTermEvidence(
+            source="addedAffinity", term=0, unmatched=["metadata.name In [node2]"], node_labels={}, node_name="node1"
+        )
+    ]
 
 
 def test_pre_filter_state_survives_clone() -> None:

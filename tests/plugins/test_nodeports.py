@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import HostPortEvidence, PortHolder
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -186,14 +187,13 @@ def test_evidence_names_conflicting_port_and_holder() -> None:
     state = CycleState()
     plugin.pre_filter(state, pod, [node_info])
     got = plugin.filter(state, pod, node_info)
-    assert [e.to_json() for e in got.evidence] == [
-        {
-            "kind": "hostPort",
-            "hostIP": "127.0.0.1",
-            "protocol": "TCP",
-            "hostPort": 8001,
-            "usedBy": [{"pod": "default/existing", "hostIP": "0.0.0.0"}],
-        }
+    assert got.evidence == [
+        HostPortEvidence(
+            host_ip="127.0.0.1",
+            protocol="TCP",
+            host_port=8001,
+            used_by=[PortHolder(pod="default/existing", host_ip="0.0.0.0")],
+        )
     ]
 
 

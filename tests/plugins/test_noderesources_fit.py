@@ -8,6 +8,7 @@ import msgspec
 import pytest
 
 from podwhy.errors import PodwhyError
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.plugin_args import NodeResourcesFitArgs, decode_plugin_args
 from podwhy.framework.resources import calculate_pod_resource, pod_requests
@@ -311,17 +312,10 @@ def test_filter_without_pre_filter_is_an_error() -> None:
 
 def test_evidence_shows_the_arithmetic() -> None:
     status = run(pod_of(res(3, 1)), [pod_of(res(8, 1))])
-    assert [e.to_json() for e in status.evidence] == [
-        {
-            "kind": "resource",
-            "resource": "cpu",
-            "unit": "millicores",
-            "requested": 3,
-            "used": 8,
-            "allocatable": 10,
-            "free": 2,
-            "exceedsAllocatable": False,
-        }
+    assert status.evidence == [
+        ResourceEvidence(
+            resource="cpu", unit="millicores", requested=3, used=8, allocatable=10, free=2, exceeds_allocatable=False
+        )
     ]
 
 

@@ -8,8 +8,10 @@ import re
 from typing import Any
 
 import pytest
+from msgspec import UNSET
 
 from podwhy.errors import PodwhyError
+from podwhy.framework.evidence import NodeScoreEvidence, ResourceScoreEvidence, ShapePoint
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.plugin_args import NodeResourcesFitArgs, decode_plugin_args
 from podwhy.framework.status import Code
@@ -636,64 +638,68 @@ def test_scoring_resources_defaulting(raw: Any, want: list[tuple[str, int]]) -> 
 # --------------------------------------------------------------------- evidence
 
 
-def _evidence(plugin_cls: type[Plugin], args: dict[str, Any], pod: o.Pod, node: o.Node) -> list[dict[str, Any]]:
+def _evidence(
+    plugin_cls: type[Plugin], args: dict[str, Any], pod: o.Pod, node: o.Node
+) -> tuple[list[ResourceScoreEvidence], NodeScoreEvidence]:
+    """Per configured resource its evidence, then the node's."""
     handle = make_handle(node)
     plugin = with_args(plugin_cls, handle, args)
     state = CycleState()
     plugin.pre_score(state, PodInfo(pod), handle.node_infos)
     _, status = plugin.score(state, PodInfo(pod), handle.node_infos[0])
-    return [e.to_json() for e in status.evidence]
+    *per_resource, summary = status.evidence
+    lines = [e for e in per_resource if isinstance(e, ResourceScoreEvidence)]
+    assert len(lines) == len(per_resource) and isinstance(summary, NodeScoreEvidence)
+    return lines, summary
 
 
 def test_least_allocated_evidence() -> None:
     pod = pod_of(res(1000, 2 * GI))
     node = sized_node("n1", 4000, 8 * GI)
-    evidence = _evidence(Fit, fit_args("LeastAllocated", [("cpu", 1), ("memory", 1), (GPU, 2)]), pod, node)
-    cpu, memory, gpu, summary = evidence
-    assert cpu["kind"] == "resourceScore"
-    assert {k: cpu[k] for k in ("resource", "podRequest", "requested", "allocatable", "weight", "resourceScore")} == {
-        "resource": "cpu",
-        "podRequest": 1000,
-        "requested": 1000,
-        "allocatable": 4000,
-        "weight": 1,
-        "resourceScore": 75,
-    }
-    assert memory["resourceScore"] == 75
-    assert gpu["omitted"] == "pod does not request it"
-    assert "resourceScore" not in gpu
-    assert summary["kind"] == "nodeScore"
-    assert (summary["strategy"], summary["score"], summary["weightedSum"], summary["weightSum"]) == (
-        "LeastAllocated",
-        75,
-        150,
-        2,
+    (cpu, memory, gpu), summary = _evidence(
+        Fit, fit_args("LeastAllocated", [("cpu", 1), ("memory", 1), (GPU, 2)]), pod, node
+    )
+    assert cpu == ResourceScoreEvidence(
+        resource="cpu",
+        weight=1,
+        pod_request=1000,
+        requested=1000,
+        allocatable=4000,
+        resource_score=75,
+        formula="(allocatable - requested) * 100 / allocatable",
+    )
+    assert memory.resource_score == 75
+    assert gpu.omitted == "pod does not request it"
+    assert gpu.resource_score is UNSET
+    assert summary == NodeScoreEvidence(
+        strategy="LeastAllocated", score=75, weighted_sum=150, weight_sum=2, formula="weightedSum / weightSum"
     )
 
 
 def test_requested_to_capacity_ratio_evidence() -> None:
     pod = pod_of(res(3000, 0))
     node = sized_node("n1", 4000, 8 * GI)
-    evidence = _evidence(Fit, fit_args("RequestedToCapacityRatio", None, [(0, 0), (50, 8), (100, 10)]), pod, node)
-    cpu, memory, summary = evidence
+    (cpu, memory), summary = _evidence(
+        Fit, fit_args("RequestedToCapacityRatio", None, [(0, 0), (50, 8), (100, 10)]), pod, node
+    )
     # 75% lies between (50, 80) and (100, 100): 80 + 20*25/50 = 90
-    assert (cpu["utilization"], cpu["resourceScore"]) == (75, 90)
-    assert cpu["between"] == [{"utilization": 50, "score": 80}, {"utilization": 100, "score": 100}]
-    assert memory["resourceScore"] == 0 and memory["countedInMean"] is False
-    assert summary["shape"] == [
-        {"utilization": 0, "score": 0},
-        {"utilization": 50, "score": 80},
-        {"utilization": 100, "score": 100},
+    assert (cpu.utilization, cpu.resource_score) == (75, 90)
+    assert cpu.between == [ShapePoint(utilization=50, score=80), ShapePoint(utilization=100, score=100)]
+    assert memory.resource_score == 0 and memory.counted_in_mean is False
+    assert summary.shape == [
+        ShapePoint(utilization=0, score=0),
+        ShapePoint(utilization=50, score=80),
+        ShapePoint(utilization=100, score=100),
     ]
-    assert summary["score"] == 90
+    assert summary.score == 90
 
 
 def test_balanced_allocation_evidence() -> None:
     pod = pod_of(res(1000, 2 * GI))
     node = sized_node("n1", 4000, 4 * GI)
-    cpu, memory, summary = _evidence(BalancedAllocation, {}, pod, node)
-    assert (cpu["fraction"], memory["fraction"]) == (0.25, 0.5)
-    assert (summary["std"], summary["score"]) == (0.125, 87)
+    (cpu, memory), summary = _evidence(BalancedAllocation, {}, pod, node)
+    assert (cpu.fraction, memory.fraction) == (0.25, 0.5)
+    assert (summary.std, summary.score) == (0.125, 87)
 
 
 @pytest.mark.parametrize(

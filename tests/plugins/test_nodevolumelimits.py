@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.framework.evidence import VolumeCountEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -298,7 +299,8 @@ def test_csi_limits(
     assert got is not None and got.code == want
     if want == UNSCHED:
         assert got.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
-        assert got.evidence[0].data["limit"] == limit
+        (evidence,) = got.evidence
+        assert isinstance(evidence, VolumeCountEvidence) and evidence.limit == limit
 
 
 def volume_attachments(count: int, *drivers: str, node: str = NODE) -> list[msgspec.Struct]:
@@ -392,7 +394,9 @@ def test_volume_attachments_count_towards_the_limit(
     assert got is not None and got.code == want, test
     if want == UNSCHED:
         assert got.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
-        assert got.evidence[0].data["heldByVolumeAttachments"] >= 1
+        (evidence,) = got.evidence
+        assert isinstance(evidence, VolumeCountEvidence)
+        assert isinstance(evidence.held_by_volume_attachments, int) and evidence.held_by_volume_attachments >= 1
 
 
 def test_nil_csi_node() -> None:

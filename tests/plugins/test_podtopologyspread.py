@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
@@ -700,16 +701,17 @@ def test_filter_reasons_and_evidence() -> None:
     assert skewed.code == Code.Unschedulable
     assert skewed.reasons == [ERR_REASON_CONSTRAINTS_NOT_MATCH]
     assert skewed.reasons == ["node(s) didn't match pod topology spread constraints"]
-    data = skewed.evidence[0].to_json()
-    assert data["kind"] == "topologySpread"
-    assert (data["topologyKey"], data["maxSkew"], data["domain"]) == ("zone", 1, "zone1")
-    assert (data["matchingPods"], data["selfMatch"], data["globalMinimum"], data["skew"]) == (1, 1, 0, 2)
+    evidence = skewed.evidence[0]
+    assert isinstance(evidence, TopologySpreadEvidence)
+    assert (evidence.topology_key, evidence.max_skew, evidence.domain) == ("zone", 1, "zone1")
+    assert (evidence.matching_pods, evidence.self_match, evidence.global_minimum, evidence.skew) == (1, 1, 0, 2)
 
     missing = by_name["node-z"]
     assert missing.code == Code.UnschedulableAndUnresolvable
     assert missing.reasons == [ERR_REASON_NODE_LABEL_NOT_MATCH]
     assert missing.reasons == ["node(s) didn't match pod topology spread constraints (missing required label)"]
-    assert missing.evidence[0].data["missingLabel"] == "zone"
+    evidence = missing.evidence[0]
+    assert isinstance(evidence, TopologySpreadEvidence) and evidence.missing_label == "zone"
 
     assert by_name["node-x"].code == Code.Success
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import TopologySpreadScoreEvidence, TopologySpreadScoreTotalEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
@@ -659,8 +660,8 @@ def test_raw_scores_and_evidence() -> None:
     for name in ("node-a", "node-b", "node-c"):
         value, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, name))
         raw[name] = value
-        assert status.evidence[-1].kind == "topologySpreadScoreTotal"
-        assert status.evidence[-1].data["raw"] == value
+        total = status.evidence[-1]
+        assert isinstance(total, TopologySpreadScoreTotalEvidence) and total.raw == value
     assert raw == {
         "node-a": go_round(2 * host_weight + 2 + 3 * zone_weight + 4),
         "node-b": go_round(1 * host_weight + 2 + 3 * zone_weight + 4),
@@ -669,8 +670,9 @@ def test_raw_scores_and_evidence() -> None:
     }
     _, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, "node-c"))
     zone_evidence = status.evidence[1]
-    assert zone_evidence.data["topologyKey"] == ZONE
-    assert zone_evidence.data["missingLabel"] == ZONE
+    assert isinstance(zone_evidence, TopologySpreadScoreEvidence)
+    assert zone_evidence.topology_key == ZONE
+    assert zone_evidence.missing_label == ZONE
 
 
 def test_ignored_node_evidence_names_missing_key() -> None:
@@ -679,4 +681,4 @@ def test_ignored_node_evidence_names_missing_key() -> None:
     plugin, state, _ = setup.pre_score(pod)
     value, status = plugin.score(state, PodInfo(pod), node_info(plugin.handle, "node-b"))
     assert value == 0
-    assert status.evidence[0].data == {"ignored": True, "missingLabels": [HOSTNAME]}
+    assert status.evidence == [TopologySpreadScoreEvidence(ignored=True, missing_labels=[HOSTNAME])]

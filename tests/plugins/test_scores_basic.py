@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from podwhy.errors import PodwhyError
+from podwhy.framework.evidence import ImageLocalityEvidence, IntolerableTaintsEvidence
 from podwhy.framework.handle import normalized_image_name
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.status import Code
@@ -175,7 +176,9 @@ def test_taint_toleration_score_counts_and_evidence() -> None:
     assert plugin.pre_score(state, pod, handle.node_infos).is_success()
     value, status = plugin.score(state, pod, node_info(handle, "a"))
     assert value == 1
-    assert status.evidence[0].data["taints"] == ["y:PreferNoSchedule"]
+    assert status.evidence == [
+        IntolerableTaintsEvidence(effect=PREFER, count=1, taints=["y:PreferNoSchedule"], normalization="reverse")
+    ]
 
 
 def test_taint_toleration_score_without_pre_score_fails() -> None:
@@ -438,8 +441,9 @@ def test_image_locality_evidence() -> None:
     handle = make_handle(*nodes)
     pod = pod_with_images("gcr.io/300", "gcr.io/missing")
     value, status = ImageLocality(handle).score(CycleState(), pod, node_info(handle, "a"))
-    data = status.evidence[0].data
-    assert data["sumScores"] == 150 * MB
-    assert data["totalNumNodes"] == 2
-    assert [i["image"] for i in data["imagesOnNode"]] == ["gcr.io/300:latest"]
+    (evidence,) = status.evidence
+    assert isinstance(evidence, ImageLocalityEvidence)
+    assert evidence.sum_scores == 150 * MB
+    assert evidence.total_num_nodes == 2
+    assert [i.image for i in evidence.images_on_node] == ["gcr.io/300:latest"]
     assert value == 6

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import PrioritizedListEvidence, SubRequestPoints
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.profile import Profile
@@ -291,12 +292,15 @@ def test_dynamic_resources_score_evidence() -> None:
     assert plugin.filter(state, info, handle.node_infos[0]).is_success()
     value, status = plugin.score(state, info, handle.node_infos[0])
     assert value == 7
-    [evidence] = status.evidence
-    assert evidence.kind == "prioritizedList"
-    assert evidence.data["allocatedSubRequests"] == [
-        {"claim": "default/c1", "request": "gpu", "subRequest": "small", "index": 1, "points": 7}
+    assert status.evidence == [
+        PrioritizedListEvidence(
+            allocated_sub_requests=[
+                SubRequestPoints(claim="default/c1", request="gpu", sub_request="small", index=1, points=7)
+            ],
+            score=7,
+            max_list_size=8,
+        )
     ]
-    assert evidence.data["score"] == 7
 
 
 # ------------------------------------------------------------------ computeScore on given results
@@ -362,7 +366,7 @@ def test_prioritized_list_points(
         return
     value, evidence = prioritized_list_score(claims, allocations)
     assert value == want
-    assert evidence.data["score"] == want
+    assert evidence.score == want
 
 
 # ------------------------------------------------------------------ VolumeBinding

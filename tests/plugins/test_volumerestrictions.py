@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import DiskConflictEvidence, ReadWriteOncePodEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
@@ -106,7 +107,8 @@ def test_disk_conflicts(
     assert got is not None and got.code == want_filter
     if want_filter == Code.Unschedulable:
         assert got.reasons == [ERR_REASON_DISK_CONFLICT]
-        assert got.evidence[0].data["conflictingPod"] == "default/existing"
+        (evidence,) = got.evidence
+        assert isinstance(evidence, DiskConflictEvidence) and evidence.conflicting_pod == "default/existing"
 
 
 RWOP = make_pvc("claim-with-rwop", "ReadWriteOncePod")
@@ -134,7 +136,8 @@ def test_rwop_conflict_is_reported_at_filter() -> None:
     assert pre.code == Code.Success
     assert got is not None and got.code == Code.Unschedulable
     assert got.reasons == [ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT]
-    assert got.evidence[0].data["claims"] == ["claim-with-rwop"]
+    (evidence,) = got.evidence
+    assert isinstance(evidence, ReadWriteOncePodEvidence) and evidence.claims == ["claim-with-rwop"]
 
 
 def test_rwop_holder_removed_by_preemption_frees_the_claim() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.evidence import VolumeZoneEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code, Status
@@ -144,7 +145,8 @@ def test_volume_zone(
     assert got is not None and got.code == want_filter
     if want_filter == UNRESOLVABLE:
         assert got.reasons == [ERR_REASON_CONFLICT]
-        assert got.evidence[0].data["persistentVolume"] == claim.removeprefix("PVC_")  # type: ignore[union-attr]
+        (evidence,) = got.evidence
+        assert isinstance(evidence, VolumeZoneEvidence) and evidence.persistent_volume == claim.removeprefix("PVC_")  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +170,8 @@ def test_all_volumes_are_checked() -> None:
     pre, got = run(pvc_pod("PVC_Vol_Stable_1", "PVC_WaitSC", "PVC_Vol_Stable_2"), {ZONE: "us-west1-a"})
     assert pre.code == Code.Success
     assert got is not None and got.code == UNRESOLVABLE
-    assert got.evidence[0].data["persistentVolume"] == "Vol_Stable_2"
+    (evidence,) = got.evidence
+    assert isinstance(evidence, VolumeZoneEvidence) and evidence.persistent_volume == "Vol_Stable_2"
 
 
 def test_required_kinds() -> None:

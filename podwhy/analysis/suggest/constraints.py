@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from podwhy.analysis.suggest.base import INTER_POD_AFFINITY, MAX_TRIES_PER_KIND, TOPOLOGY_SPREAD, Suggestion, _Verifier
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
+from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import CycleOutcome
 
@@ -15,11 +17,11 @@ from podwhy.scheduler.cycle import CycleOutcome
 def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     assert cycle.outcome is not None
     keys = {
-        ev.data["topologyKey"]
+        ev.topology_key
         for verdict in cycle.outcome.nodes
         if (st := verdict.filters.get(TOPOLOGY_SPREAD)) is not None and st.is_rejected()
         for ev in st.evidence
-        if ev.kind == "topologySpread" and "skew" in ev.data
+        if isinstance(ev, TopologySpreadEvidence) and ev.skew is not UNSET
     }
     constraints = v.pod.spec.topology_spread_constraints
     for index, c in enumerate(constraints):

@@ -33,6 +33,7 @@ from podwhy.analysis.suggest.nodes import (
 )
 from podwhy.cluster.nodecopy import copy_names, node_copy, startup_pods, startup_pods_by_node, startup_text, with_copies
 from podwhy.cluster.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.heap import gc_deferred
@@ -357,7 +358,9 @@ def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> st
         kept: list[tuple[str, str]] = []
         failing = _failing(verdict)
         for name, status in failing.items():
-            exceeds = name == RESOURCE_FIT and any(ev.data.get("exceedsAllocatable") for ev in status.evidence)
+            exceeds = name == RESOURCE_FIT and any(
+                isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
+            )
             if name not in CURED_BY_EMPTY_NODE or exceeds:
                 kept.append((name, status.message()))
         node = nodes.get(verdict.name)

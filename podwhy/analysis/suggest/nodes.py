@@ -17,6 +17,7 @@ from podwhy.analysis.suggest.base import (
 )
 from podwhy.analysis.suggest.patches import _builtins
 from podwhy.cluster.nodecopy import startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
@@ -74,7 +75,9 @@ def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -
         if node is None or not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
             continue
         fit_status = failing.get(RESOURCE_FIT)
-        if fit_status is not None and any(ev.data.get("exceedsAllocatable") for ev in fit_status.evidence):
+        if fit_status is not None and any(
+            isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in fit_status.evidence
+        ):
             continue
         shape = _shape(node)
         if shape in shapes:

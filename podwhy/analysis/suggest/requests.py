@@ -16,6 +16,7 @@ from podwhy.analysis.suggest.base import (
     _Verifier,
 )
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.model import objects as o
 from podwhy.model.quantity import quantity_milli_value, quantity_value
 from podwhy.scheduler.cycle import CycleOutcome
@@ -92,12 +93,11 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
         cuts: dict[str, int] = {}
         worst = 0.0
         for ev in status.evidence:
-            data = ev.data
-            if ev.kind != "resource" or data["resource"] == "pods" or data["free"] <= 0:
+            if not isinstance(ev, ResourceEvidence) or ev.resource == "pods" or ev.free <= 0:
                 cuts = {}
                 break
-            cuts[data["resource"]] = data["requested"] - data["free"]
-            worst = max(worst, cuts[data["resource"]] / data["requested"])
+            cuts[ev.resource] = ev.requested - ev.free
+            worst = max(worst, cuts[ev.resource] / ev.requested)
         if cuts:
             options.append((worst, verdict.name, cuts))
     out: list[Suggestion] = []

@@ -11,9 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from podwhy.framework.evidence import (
+    AllocatedClaimEvidence,
+    DeviceClassEvidence,
+    ExtendedResourceEvidence,
+    ResourceClaimEvidence,
+)
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
-from podwhy.framework.status import Code, Evidence, Status, error, skip, success, unresolvable, unschedulable
+from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import (
     DRA_CONSUMABLE_CAPACITY,
@@ -173,9 +179,7 @@ class DynamicResources(Plugin):
             if name in classes and scalar.get(name, 0) == 0:
                 on_dra[name] = count
             elif name not in scalar:
-                return None, unschedulable(
-                    ERR_CANNOT_FIT_RESOURCE, evidence=[Evidence("extendedResource", {"resource": name})]
-                )
+                return None, unschedulable(ERR_CANNOT_FIT_RESOURCE, evidence=[ExtendedResourceEvidence(resource=name)])
         if (data.num_user_claims == 0 and not on_dra) or claim.status.allocation is not None:
             return None, None
         requests = special_claim_requests(pod, on_dra, classes)
@@ -217,7 +221,7 @@ class DynamicResources(Plugin):
         try:
             claims = pod_resource_claims(pod.pod, self.handle.snapshot.resource_claims)
         except ClaimLookupError as exc:
-            return None, unresolvable(exc.message, evidence=[Evidence("resourceClaim", {"problem": exc.message})])
+            return None, unresolvable(exc.message, evidence=[ResourceClaimEvidence(problem=exc.message)])
         data.num_user_claims = len(claims)
         extended_claim = self._extended_claim(pod.pod, data)
         if extended_claim is not None:
@@ -281,11 +285,7 @@ class DynamicResources(Plugin):
         if class_name not in self.device_classes():
             return unresolvable(
                 f"request {request_name}: device class {class_name} does not exist",
-                evidence=[
-                    Evidence(
-                        "deviceClass", {"claim": claim_key(claim), "request": request_name, "deviceClass": class_name}
-                    )
-                ],
+                evidence=[DeviceClassEvidence(claim=claim_key(claim), request=request_name, device_class=class_name)],
             )
         return None
 
@@ -326,10 +326,7 @@ class DynamicResources(Plugin):
             if allocations is None or len(allocations) != len(to_allocate):
                 return unresolvable(
                     ERR_CANNOT_ALLOCATE,
-                    evidence=[
-                        Evidence("deviceRequest", entry)
-                        for entry in describe_requests(data.allocator, node, to_allocate)
-                    ],
+                    evidence=list(describe_requests(data.allocator, node, to_allocate)),
                 )
 
         if unavailable:
@@ -337,7 +334,7 @@ class DynamicResources(Plugin):
             return unresolvable(
                 ERR_NOT_AVAILABLE,
                 evidence=[
-                    Evidence("allocatedClaim", {"claim": claim_key(data.claims[index]), "node": node_info.name})
+                    AllocatedClaimEvidence(claim=claim_key(data.claims[index]), node=node_info.name)
                     for index in unavailable
                 ],
             )

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from msgspec import UNSET, UnsetType
+
+from podwhy.framework.evidence import DeviceRequestEvidence
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
@@ -1034,7 +1037,7 @@ class _Run:
 # ------------------------------------------------------------------ explanations
 
 
-def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.ResourceClaim]) -> list[dict[str, Any]]:
+def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.ResourceClaim]) -> list[DeviceRequestEvidence]:
     """Per request (or subrequest): devices on the node that match it and how many are free.
 
     Only for the report; the verdict comes from `Allocator.allocate`.
@@ -1046,7 +1049,7 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
         for rs in pool.slices
         for device in rs.spec.devices
     ]
-    out: list[dict[str, Any]] = []
+    out: list[DeviceRequestEvidence] = []
     for claim in claims:
         for request in claim.spec.devices.requests:
             views = (
@@ -1055,14 +1058,7 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
                 else [(request.name, RequestView.of_exact(request.name, request.exactly or o.ExactDeviceRequest()))]
             )
             for name, view in views:
-                entry: dict[str, Any] = {
-                    "claim": claim_key(claim),
-                    "request": name,
-                    "deviceClass": view.device_class_name,
-                    "allocationMode": view.allocation_mode,
-                }
-                if view.allocation_mode == MODE_EXACT_COUNT:
-                    entry["count"] = view.count
+                failure: str | UnsetType = UNSET
                 device_class = allocator.device_classes.get(view.device_class_name)
                 selectors = (device_class.spec.selectors if device_class else []) + view.selectors
                 matching = free = 0
@@ -1085,10 +1081,19 @@ def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.Resourc
                         else:
                             free += device_id not in allocator.allocated_devices and not partitioned
                 except (CelError, AllocationError) as exc:
-                    entry["error"] = str(exc)
-                entry["matchingDevices"] = matching
-                entry["freeMatchingDevices"] = free
-                out.append(entry)
+                    failure = str(exc)
+                out.append(
+                    DeviceRequestEvidence(
+                        claim=claim_key(claim),
+                        request=name,
+                        device_class=view.device_class_name,
+                        allocation_mode=view.allocation_mode,
+                        count=view.count if view.allocation_mode == MODE_EXACT_COUNT else UNSET,
+                        error=failure,
+                        matching_devices=matching,
+                        free_matching_devices=free,
+                    )
+                )
     return out
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from podwhy.framework.evidence import AnyEvidence, ResourceClaimEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import PRE_FILTER_REACHED_KEY, CycleState, PostFilterResult, PreFilterReached
-from podwhy.framework.status import Code, Evidence, Status
+from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
@@ -83,7 +84,7 @@ def decide(
         claim = claims[index]
         # Only a claim no other pod uses may be deallocated (upstream picks one at random).
         if not claim.reserved_for or claim.reserved_for == (pod.uid,):
-            evidence = [Evidence("resourceClaim", {"claim": claim.key, "action": "deallocate"})]
+            evidence: list[AnyEvidence] = [ResourceClaimEvidence(claim=claim.key, action="deallocate")]
             return None, Status(Code.Unschedulable, [MSG_DEALLOCATED], plugin, evidence)
     return None, Status(Code.Unschedulable, [MSG_STILL_NOT_SCHEDULABLE], plugin)
 

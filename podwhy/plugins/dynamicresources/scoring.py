@@ -6,9 +6,7 @@ FIRST_AVAILABLE_MAX_SIZE - i points; the sums are then scaled to [0, 100] over t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from podwhy.framework.status import Evidence
+from podwhy.framework.evidence import PrioritizedListEvidence, SubRequestPoints
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.allocator import ClaimAllocation, claim_key
 
@@ -18,26 +16,6 @@ FIRST_AVAILABLE_MAX_SIZE = 8
 
 class ScoreError(Exception):
     """The node's allocation results do not line up with the pod's claims."""
-
-
-@dataclass(frozen=True)
-class SubRequestPoints:
-    """Points one allocated subrequest earned."""
-
-    claim: str
-    request: str
-    sub_request: str
-    index: int
-    points: int
-
-    def as_dict(self) -> dict[str, str | int]:
-        return {
-            "claim": self.claim,
-            "request": self.request,
-            "subRequest": self.sub_request,
-            "index": self.index,
-            "points": self.points,
-        }
 
 
 def sub_request_ref(request: str, sub_request: str) -> str:
@@ -69,22 +47,23 @@ def prioritized_list_points(
                 if sub_request_ref(request.name, sub.name) in allocated:
                     earned.append(
                         SubRequestPoints(
-                            claim_key(claim), request.name, sub.name, index, FIRST_AVAILABLE_MAX_SIZE - index
+                            claim=claim_key(claim),
+                            request=request.name,
+                            sub_request=sub.name,
+                            index=index,
+                            points=FIRST_AVAILABLE_MAX_SIZE - index,
                         )
                     )
     return earned
 
 
-def prioritized_list_score(claims: list[o.ResourceClaim], allocations: list[ClaimAllocation]) -> tuple[int, Evidence]:
+def prioritized_list_score(
+    claims: list[o.ResourceClaim], allocations: list[ClaimAllocation]
+) -> tuple[int, PrioritizedListEvidence]:
     """The node's raw score with the subrequests behind it; ScoreError as upstream fails."""
     earned = prioritized_list_points(claims, allocations)
     total = sum(entry.points for entry in earned)
-    evidence = Evidence(
-        "prioritizedList",
-        {
-            "allocatedSubRequests": [entry.as_dict() for entry in earned],
-            "score": total,
-            "maxListSize": FIRST_AVAILABLE_MAX_SIZE,
-        },
+    evidence = PrioritizedListEvidence(
+        allocated_sub_requests=earned, score=total, max_list_size=FIRST_AVAILABLE_MAX_SIZE
     )
     return total, evidence

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
+from podwhy.framework.evidence import AnyEvidence, MatchingDomain, PodAffinityTermEvidence
 from podwhy.framework.interface import CycleState, PreFilterResult
-from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable, unschedulable
+from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.interpodaffinity.parse_errors import pod_affinity_parse_error
@@ -264,12 +265,21 @@ def filter_node(state: CycleState, node_info: NodeInfo) -> Status:
 # ---------------------------------------------------------------------- evidence
 
 
-def _term_data(term: AffinityTerm) -> dict[str, Any]:
+class TermFacts(TypedDict):
+    """An affinity term as evidence shows it."""
+
+    topology_key: str
+    selector: str
+    namespaces: list[str]
+    namespace_selector: str
+
+
+def term_facts(term: AffinityTerm) -> TermFacts:
     return {
-        "topologyKey": term.topology_key,
+        "topology_key": term.topology_key,
         "selector": str(term.selector),
         "namespaces": sorted(term.namespaces),
-        "namespaceSelector": str(term.namespace_selector),
+        "namespace_selector": str(term.namespace_selector),
     }
 
 
@@ -282,8 +292,8 @@ def _pod_keys(pods: Iterable[PodInfo]) -> list[str]:
     return sorted({pi.key for pi in pods})[:MAX_LISTED_PODS]
 
 
-def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
-    out: list[Evidence] = []
+def affinity_evidence(s: PreFilterState, node: o.Node) -> list[AnyEvidence]:
+    out: list[AnyEvidence] = []
     for term in s.affinity_terms:
         key = term.topology_key
         value = node.metadata.labels.get(key)
@@ -295,30 +305,27 @@ def affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
             continue
         # Domains (of this key) holding pods that match all the affinity terms.
         domains = [
-            {"value": pair[1], "count": s.affinity_counts.get(pair), "pods": _pod_keys(pods)}
+            MatchingDomain(value=pair[1], count=s.affinity_counts.get(pair), pods=_pod_keys(pods))
             for pair, pods in sorted(s.affinity_counts.pods.items())
             if pair[0] == key
         ]
         out.append(
-            Evidence(
-                "podAffinityTerm",
-                {
-                    "rule": "affinity",
-                    **_term_data(term),
-                    "nodeTopologyValue": value,
-                    "problem": problem,
-                    "matchingDomainCount": len(domains),
-                    "matchingDomains": domains[:MAX_LISTED_DOMAINS],
-                    "anyMatchingPod": len(s.affinity_counts) > 0,
-                    "podMatchesOwnTerms": pod_matches_all_affinity_terms(s.affinity_terms, s.pod_info.pod),
-                },
+            PodAffinityTermEvidence(
+                rule="affinity",
+                **term_facts(term),
+                node_topology_value=value,
+                problem=problem,
+                matching_domain_count=len(domains),
+                matching_domains=domains[:MAX_LISTED_DOMAINS],
+                any_matching_pod=len(s.affinity_counts) > 0,
+                pod_matches_own_terms=pod_matches_all_affinity_terms(s.affinity_terms, s.pod_info.pod),
             )
         )
     return out
 
 
-def anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
-    out: list[Evidence] = []
+def anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[AnyEvidence]:
+    out: list[AnyEvidence] = []
     for term in s.anti_affinity_terms:
         value = node.metadata.labels.get(term.topology_key)
         if value is None:
@@ -328,22 +335,19 @@ def anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
             continue
         conflicting = [pi for pi in s.anti_affinity_counts.pods.get(pair, []) if term.matches(pi.pod, None)]
         out.append(
-            Evidence(
-                "podAffinityTerm",
-                {
-                    "rule": "antiAffinity",
-                    **_term_data(term),
-                    "nodeTopologyValue": value,
-                    "conflictingPodCount": len({pi.uid for pi in conflicting}),
-                    "conflictingPods": _pod_keys(conflicting),
-                },
+            PodAffinityTermEvidence(
+                rule="antiAffinity",
+                **term_facts(term),
+                node_topology_value=value,
+                conflicting_pod_count=len({pi.uid for pi in conflicting}),
+                conflicting_pods=_pod_keys(conflicting),
             )
         )
     return out
 
 
-def existing_anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evidence]:
-    out: list[Evidence] = []
+def existing_anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[AnyEvidence]:
+    out: list[AnyEvidence] = []
     for pair in sorted(node.metadata.labels.items()):
         if s.existing_anti_affinity_counts.get(pair) <= 0:
             continue
@@ -353,14 +357,8 @@ def existing_anti_affinity_evidence(s: PreFilterState, node: o.Node) -> list[Evi
                 if term.topology_key != pair[0] or not term.matches(s.pod_info.pod, s.namespace_labels):
                     continue
                 out.append(
-                    Evidence(
-                        "podAffinityTerm",
-                        {
-                            "rule": "existingAntiAffinity",
-                            "pod": existing.key,
-                            **_term_data(term),
-                            "nodeTopologyValue": pair[1],
-                        },
+                    PodAffinityTermEvidence(
+                        rule="existingAntiAffinity", pod=existing.key, **term_facts(term), node_topology_value=pair[1]
                     )
                 )
     return out

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from podwhy.framework.evidence import AffinityContribution, AnyEvidence, PodAffinityScoreEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
-from podwhy.framework.status import Evidence, Status, error, skip, success
+from podwhy.framework.status import Status, error, skip, success
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm
 from podwhy.model import objects as o
+from podwhy.plugins.interpodaffinity.filtering import TermFacts, term_facts
 from podwhy.plugins.interpodaffinity.parse_errors import pod_affinity_parse_error
 
 if TYPE_CHECKING:
@@ -40,21 +42,12 @@ RULE_EXISTING_PREFERRED_ANTI_AFFINITY = "existingPreferredAntiAffinity"
 TopologyPair = tuple[str, str]
 
 
-def _term_data(term: AffinityTerm) -> dict[str, Any]:
-    return {
-        "topologyKey": term.topology_key,
-        "selector": str(term.selector),
-        "namespaces": sorted(term.namespaces),
-        "namespaceSelector": str(term.namespace_selector),
-    }
-
-
 @dataclass
 class Contribution:
     """Matches of one rule and term (with one weight) in one topology pair."""
 
     rule: str
-    term: dict[str, Any]
+    term: TermFacts
     weight: int
     matches: int = 0
     # Incoming-pod rules: the existing pods the term matched; existing-pod rules: the pods owning the term.
@@ -68,18 +61,19 @@ class Contribution:
             if len(self.pods) < MAX_LISTED_PODS:
                 self.pods.append(pod_key)
 
-    def to_json(self) -> dict[str, Any]:
+    def fact(self) -> AffinityContribution:
         # The pair's topology key is already on the enclosing evidence.
-        term = {k: v for k, v in self.term.items() if k != "topologyKey"}
-        return {
-            "rule": self.rule,
-            **term,
-            "weight": self.weight,
-            "matches": self.matches,
-            "subtotal": self.weight * self.matches,
-            "podCount": self.pod_count,
-            "pods": sorted(self.pods),
-        }
+        return AffinityContribution(
+            rule=self.rule,
+            selector=self.term["selector"],
+            namespaces=self.term["namespaces"],
+            namespace_selector=self.term["namespace_selector"],
+            weight=self.weight,
+            matches=self.matches,
+            subtotal=self.weight * self.matches,
+            pod_count=self.pod_count,
+            pods=sorted(self.pods),
+        )
 
 
 @dataclass
@@ -90,7 +84,7 @@ class PreScoreState:
     contributions: dict[TopologyPair, dict[tuple[str, str, int], Contribution]] = field(default_factory=dict)
     hard_pod_affinity_weight: int = 0
     # Evidence description of each term by id(); every term outlives PreScore (held by PodInfos or the caller).
-    _term_cache: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict, repr=False)
+    _term_cache: dict[int, tuple[str, TermFacts]] = field(default_factory=dict, repr=False)
 
     def clone(self) -> PreScoreState:
         # Never changed after PreScore, as upstream's Clone assumes.
@@ -105,7 +99,7 @@ class PreScoreState:
         per_key[value] = per_key.get(value, 0) + weight
         cached = self._term_cache.get(id(term))
         if cached is None:
-            data = _term_data(term)
+            data = term_facts(term)
             cached = self._term_cache[id(term)] = (json.dumps(data, sort_keys=True), data)
         term_json, term_data = cached
         group = (rule, term_json, weight)
@@ -203,7 +197,7 @@ def score(state: CycleState, node_info: NodeInfo) -> tuple[int, Status]:
         return 0, s
     labels = node_info.node.metadata.labels
     total = 0
-    evidence: list[Evidence] = []
+    evidence: list[AnyEvidence] = []
     for key in sorted(s.topology_score):
         value = labels.get(key)
         if value is None:
@@ -214,16 +208,13 @@ def score(state: CycleState, node_info: NodeInfo) -> tuple[int, Status]:
         if not contributions:
             continue
         evidence.append(
-            Evidence(
-                "podAffinityScore",
-                {
-                    "topologyKey": key,
-                    "topologyValue": value,
-                    "score": pair_score,
-                    "contributions": [
-                        c.to_json() for c in sorted(contributions.values(), key=lambda c: (c.rule, -abs(c.weight)))
-                    ],
-                },
+            PodAffinityScoreEvidence(
+                topology_key=key,
+                topology_value=value,
+                score=pair_score,
+                contributions=[
+                    c.fact() for c in sorted(contributions.values(), key=lambda c: (c.rule, -abs(c.weight)))
+                ],
             )
         )
     return total, Status(evidence=evidence)

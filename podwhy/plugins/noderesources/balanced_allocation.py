@@ -49,7 +49,7 @@ def _balance_score(fractions: Sequence[float]) -> tuple[int, float]:
     return int((1 - std) * float(MAX_NODE_SCORE)), std
 
 
-def _fractions(lines: Sequence[ResourceLine], with_pod: bool, key: str) -> list[float]:
+def _fractions(lines: Sequence[ResourceLine], with_pod: bool) -> list[float]:
     fractions: list[float] = []
     for line in lines:
         if not line.scored:
@@ -57,22 +57,25 @@ def _fractions(lines: Sequence[ResourceLine], with_pod: bool, key: str) -> list[
         requested = line.requested if with_pod else line.requested - line.pod_request
         # float64 conversions first, then the division, as upstream does.
         fraction = min(float(requested) / float(line.allocatable), 1.0)
-        line.detail[key] = fraction
+        if with_pod:
+            line.detail["fraction"] = fraction
+        else:
+            line.detail["fraction_without_pod"] = fraction
         fractions.append(fraction)
     return fractions
 
 
 def balanced_resource_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
     """v1.35: (1 - std of the fractions with the pod) * 100 in float64, truncated to int64."""
-    score, std = _balance_score(_fractions(lines, True, "fraction"))
+    score, std = _balance_score(_fractions(lines, True))
     return ScorerResult(score, {"std": std, "formula": "int((1 - std) * 100)"})
 
 
 def balance_improvement_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
     """v1.36 (kubernetes#135573): how much the pod improves the node's balance. Both balance
     scores lie in [50, 100]; 50 + (50 + with - without) / 2 maps their difference back there."""
-    with_pod, std = _balance_score(_fractions(lines, True, "fraction"))
-    without_pod, std_without = _balance_score(_fractions(lines, False, "fractionWithoutPod"))
+    with_pod, std = _balance_score(_fractions(lines, True))
+    without_pod, std_without = _balance_score(_fractions(lines, False))
     half = MAX_NODE_SCORE // 2
     # int64 division truncates toward zero (the numerator is never negative here).
     numerator = half + with_pod - without_pod
@@ -81,9 +84,9 @@ def balance_improvement_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
         score,
         {
             "std": std,
-            "stdWithoutPod": std_without,
-            "scoreWithPod": with_pod,
-            "scoreWithoutPod": without_pod,
+            "std_without_pod": std_without,
+            "score_with_pod": with_pod,
+            "score_without_pod": without_pod,
             "formula": "50 + (50 + scoreWithPod - scoreWithoutPod) / 2",
         },
     )

@@ -12,6 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
     MOST_ALLOCATED,
@@ -31,7 +32,7 @@ from podwhy.framework.resources import (
     is_scalar_resource_name,
     pod_requests,
 )
-from podwhy.framework.status import Evidence, Status, error, success, unresolvable, unschedulable
+from podwhy.framework.status import Status, error, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DRA_EXTENDED_RESOURCE
 from podwhy.model import objects as o
@@ -113,18 +114,15 @@ class InsufficientResource:
     # The request exceeds the node's whole allocatable: evicting pods cannot help.
     unresolvable: bool = False
 
-    def evidence(self) -> Evidence:
-        return Evidence(
-            "resource",
-            {
-                "resource": self.resource_name,
-                "unit": UNITS.get(self.resource_name, "units"),
-                "requested": self.requested,
-                "used": self.used,
-                "allocatable": self.capacity,
-                "free": self.capacity - self.used,
-                "exceedsAllocatable": self.unresolvable,
-            },
+    def evidence(self) -> ResourceEvidence:
+        return ResourceEvidence(
+            resource=self.resource_name,
+            unit=UNITS.get(self.resource_name, "units"),
+            requested=self.requested,
+            used=self.used,
+            allocatable=self.capacity,
+            free=self.capacity - self.used,
+            exceeds_allocatable=self.unresolvable,
         )
 
 

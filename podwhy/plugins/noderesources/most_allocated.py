@@ -25,11 +25,11 @@ def most_allocated_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
         if not line.scored:
             continue
         resource_score = most_requested_score(line.requested, line.allocatable)
-        line.detail["resourceScore"] = resource_score
+        line.detail["resource_score"] = resource_score
         line.detail["formula"] = "min(requested, allocatable) * 100 / allocatable"
         node_score = wrap_int64(node_score + resource_score * line.weight)
         weight_sum += line.weight
     score = trunc_div(node_score, weight_sum) if weight_sum else 0
     return ScorerResult(
-        score, {"weightedSum": node_score, "weightSum": weight_sum, "formula": "weightedSum / weightSum"}
+        score, {"weighted_sum": node_score, "weight_sum": weight_sum, "formula": "weightedSum / weightSum"}
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from podwhy.framework.evidence import ShapePoint
 from podwhy.framework.interface import MAX_NODE_SCORE
 from podwhy.framework.plugin_args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
 from podwhy.plugins.helper.shape_score import FunctionShapePoint, evaluate_broken_linear, trunc_div
@@ -32,7 +33,7 @@ def utilization(requested: int, capacity: int) -> int:
 def requested_to_capacity_ratio_scorer(shape: Iterable[tuple[int, int]]) -> Scorer:
     """A scorer for the shape's (utilization, score) points, scores scaled to 0-100."""
     points = tuple(FunctionShapePoint(u, s * SHAPE_SCORE_SCALE) for u, s in shape)
-    shape_json = [{"utilization": p.utilization, "score": p.score} for p in points]
+    shape_facts = [ShapePoint(utilization=p.utilization, score=p.score) for p in points]
 
     def scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
         node_score = weight_sum = 0
@@ -41,29 +42,25 @@ def requested_to_capacity_ratio_scorer(shape: Iterable[tuple[int, int]]) -> Scor
                 continue
             used = utilization(line.requested, line.allocatable)
             point = evaluate_broken_linear(points, used)
-            line.detail.update(
-                {
-                    "utilization": used,
-                    "resourceScore": point.score,
-                    "between": [
-                        {"utilization": point.lower.utilization, "score": point.lower.score},
-                        {"utilization": point.upper.utilization, "score": point.upper.score},
-                    ],
-                }
-            )
+            line.detail["utilization"] = used
+            line.detail["resource_score"] = point.score
+            line.detail["between"] = [
+                ShapePoint(utilization=point.lower.utilization, score=point.lower.score),
+                ShapePoint(utilization=point.upper.utilization, score=point.upper.score),
+            ]
             # A resource scoring 0 does not count toward the mean at all.
             if point.score > 0:
                 node_score = wrap_int64(node_score + point.score * line.weight)
                 weight_sum += line.weight
             else:
-                line.detail["countedInMean"] = False
+                line.detail["counted_in_mean"] = False
         score = go_round(float(node_score) / float(weight_sum)) if weight_sum else 0
         return ScorerResult(
             score,
             {
-                "shape": shape_json,
-                "weightedSum": node_score,
-                "weightSum": weight_sum,
+                "shape": shape_facts,
+                "weighted_sum": node_score,
+                "weight_sum": weight_sum,
                 "formula": "round(weightedSum / weightSum)",
             },
         )

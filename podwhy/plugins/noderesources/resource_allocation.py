@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Required, TypedDict
 
+from msgspec import UNSET
+
+from podwhy.framework.evidence import NodeScoreEvidence, ResourceScoreEvidence, ShapePoint
 from podwhy.framework.resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -25,7 +28,7 @@ from podwhy.framework.resources import (
     pod_requests,
     to_quantities,
 )
-from podwhy.framework.status import Evidence, Status, error
+from podwhy.framework.status import Status, error
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
@@ -79,6 +82,31 @@ def request_amount(requests: Quantities, resource_name: str) -> int:
 # ---------------------------------------------------------------- node figures
 
 
+class LineDetail(TypedDict, total=False):
+    """What a scorer found for one resource: the optional fields of its ResourceScoreEvidence."""
+
+    fraction: float
+    fraction_without_pod: float
+    utilization: int
+    resource_score: int
+    between: list[ShapePoint]
+    counted_in_mean: bool
+    formula: str
+
+
+class ScoreSummary(TypedDict, total=False):
+    """How a scorer turned the per-resource scores into the node score: NodeScoreEvidence's fields."""
+
+    shape: list[ShapePoint]
+    std: float
+    std_without_pod: float
+    score_with_pod: int
+    score_without_pod: int
+    weighted_sum: int
+    weight_sum: int
+    formula: Required[str]
+
+
 @dataclass
 class ResourceLine:
     """One configured resource on one node: the figures a scorer works with."""
@@ -92,31 +120,29 @@ class ResourceLine:
     # Why the resource is left out of the score, when it is.
     omitted: str = ""
     # Filled in by the scorer: the resource's own score, fraction, utilization...
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: LineDetail = field(default_factory=LineDetail)
 
     @property
     def scored(self) -> bool:
         return self.allocatable != 0
 
-    def evidence(self) -> Evidence:
-        data: dict[str, Any] = {
-            "resource": self.resource,
-            "weight": self.weight,
-            "podRequest": self.pod_request,
-            "requested": self.requested,
-            "allocatable": self.allocatable,
-        }
-        if self.omitted:
-            data["omitted"] = self.omitted
-        data.update(self.detail)
-        return Evidence("resourceScore", data)
+    def evidence(self) -> ResourceScoreEvidence:
+        return ResourceScoreEvidence(
+            resource=self.resource,
+            weight=self.weight,
+            pod_request=self.pod_request,
+            requested=self.requested,
+            allocatable=self.allocatable,
+            omitted=self.omitted or UNSET,
+            **self.detail,
+        )
 
 
 @dataclass
 class ScorerResult:
     score: int
     # How the per-resource scores became the node score, for the evidence.
-    summary: dict[str, Any]
+    summary: ScoreSummary
 
 
 Scorer = Callable[[Sequence[ResourceLine]], ScorerResult]
@@ -192,7 +218,7 @@ class ResourceAllocationScorer:
             return 0, error("resources not found")
         lines = self.lines(node_info, pod_requests)
         result = self.scorer(lines)
-        summary = Evidence("nodeScore", {"strategy": self.strategy, "score": result.score, **result.summary})
+        summary = NodeScoreEvidence(strategy=self.strategy, score=result.score, **result.summary)
         return result.score, Status(evidence=[*(line.evidence() for line in lines), summary])
 
 

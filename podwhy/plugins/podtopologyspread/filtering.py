@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from podwhy.framework.status import Evidence, Status, success, unresolvable, unschedulable
+from podwhy.framework.evidence import TopologySpreadEvidence
+from podwhy.framework.status import Status, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import RequiredNodeAffinity
@@ -147,11 +148,17 @@ def filter_node(state: PreFilterState, pod: o.Pod, node_info: NodeInfo) -> Statu
     node_labels = node_info.node.metadata.labels
     pod_labels = pod.metadata.labels
     for index, c in enumerate(state.constraints):
-        base = {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "selector": str(c.selector)}
         if c.topology_key not in node_labels:
             return unresolvable(
                 ERR_REASON_NODE_LABEL_NOT_MATCH,
-                evidence=[Evidence("topologySpread", {**base, "missingLabel": c.topology_key})],
+                evidence=[
+                    TopologySpreadEvidence(
+                        topology_key=c.topology_key,
+                        max_skew=c.max_skew,
+                        selector=str(c.selector),
+                        missing_label=c.topology_key,
+                    )
+                ],
             )
         tp_value = node_labels[c.topology_key]
         min_match_num = state.min_match_num(index, c.min_domains)
@@ -162,18 +169,17 @@ def filter_node(state: PreFilterState, pod: o.Pod, node_info: NodeInfo) -> Statu
             return unschedulable(
                 ERR_REASON_CONSTRAINTS_NOT_MATCH,
                 evidence=[
-                    Evidence(
-                        "topologySpread",
-                        {
-                            **base,
-                            "domain": tp_value,
-                            "matchingPods": match_num,
-                            "selfMatch": self_match_num,
-                            "globalMinimum": min_match_num,
-                            "eligibleDomains": len(state.tp_value_to_match_num[index]),
-                            "minDomains": c.min_domains,
-                            "skew": skew,
-                        },
+                    TopologySpreadEvidence(
+                        topology_key=c.topology_key,
+                        max_skew=c.max_skew,
+                        selector=str(c.selector),
+                        domain=tp_value,
+                        matching_pods=match_num,
+                        self_match=self_match_num,
+                        global_minimum=min_match_num,
+                        eligible_domains=len(state.tp_value_to_match_num[index]),
+                        min_domains=c.min_domains,
+                        skew=skew,
                     )
                 ],
             )

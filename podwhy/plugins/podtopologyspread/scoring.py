@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from podwhy.framework.evidence import AnyEvidence, TopologySpreadScoreEvidence, TopologySpreadScoreTotalEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE
-from podwhy.framework.status import Evidence, Status, success
+from podwhy.framework.status import Status, success
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.model.labels import RequiredNodeAffinity, Selector
@@ -284,15 +285,21 @@ def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[i
     labels = node_info.node.metadata.labels
     if node_info.name in state.ignored_nodes:
         missing = [c.topology_key for c in state.constraints if c.topology_key not in labels]
-        return 0, Status(
-            evidence=[Evidence("topologySpreadScore", {"ignored": True, "missingLabels": sorted(set(missing))})]
-        )
+        return 0, Status(evidence=[TopologySpreadScoreEvidence(ignored=True, missing_labels=sorted(set(missing)))])
     total = 0.0
-    evidence: list[Evidence] = []
+    evidence: list[AnyEvidence] = []
     for index, c in enumerate(state.constraints):
-        base = {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "selector": state.selector_texts[index]}
+        selector = state.selector_texts[index]
         if c.topology_key not in labels:
-            evidence.append(Evidence("topologySpreadScore", {**base, "missingLabel": c.topology_key, "points": 0.0}))
+            evidence.append(
+                TopologySpreadScoreEvidence(
+                    topology_key=c.topology_key,
+                    max_skew=c.max_skew,
+                    selector=selector,
+                    missing_label=c.topology_key,
+                    points=0.0,
+                )
+            )
             continue
         value = labels[c.topology_key]
         if c.topology_key == LABEL_HOSTNAME:
@@ -304,20 +311,19 @@ def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[i
         points = score_for_count(count, c.max_skew, weight)
         total += points
         evidence.append(
-            Evidence(
-                "topologySpreadScore",
-                {
-                    **base,
-                    "domain": value,
-                    "matchingPods": count,
-                    "domains": state.topology_sizes[index],
-                    "domainWeight": weight,
-                    "points": points,
-                },
+            TopologySpreadScoreEvidence(
+                topology_key=c.topology_key,
+                max_skew=c.max_skew,
+                selector=selector,
+                domain=value,
+                matching_pods=count,
+                domains=state.topology_sizes[index],
+                domain_weight=weight,
+                points=points,
             )
         )
     raw = go_round(total)
-    evidence.append(Evidence("topologySpreadScoreTotal", {"sum": total, "raw": raw, "fewerIsBetter": True}))
+    evidence.append(TopologySpreadScoreTotalEvidence(sum=total, raw=raw, fewer_is_better=True))
     return raw, Status(evidence=evidence)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Literal, TypedDict
 
 from podwhy.framework.handle import Handle
 from podwhy.model import objects as o
@@ -80,15 +81,36 @@ class PodVolumes:
     dynamic_provisions: list[DynamicProvision] = field(default_factory=list)
 
 
+VolumeBindingTopic = Literal[
+    "missing_persistent_volumes",
+    "node_affinity_conflicts",
+    "selected_for_other_node",
+    "claims_without_matching_volume",
+    "not_provisionable",
+    "insufficient_capacity",
+]
+
+
+class VolumeBindingDetails(TypedDict, total=False):
+    """The facts behind a node's rejection, by topic: VolumeBindingEvidence's fields."""
+
+    missing_persistent_volumes: list[str]
+    node_affinity_conflicts: list[str]
+    selected_for_other_node: list[str]
+    claims_without_matching_volume: list[str]
+    not_provisionable: list[str]
+    insufficient_capacity: list[str]
+
+
 @dataclass
 class NodeVolumeCheck:
     """FindPodVolumes for one node: the reasons, what was found and the facts behind a rejection."""
 
     reasons: list[str]
     pod_volumes: PodVolumes
-    details: dict[str, list[str]] = field(default_factory=dict)
+    details: VolumeBindingDetails = field(default_factory=VolumeBindingDetails)
 
-    def note(self, topic: str, fact: str) -> None:
+    def note(self, topic: VolumeBindingTopic, fact: str) -> None:
         self.details.setdefault(topic, []).append(fact)
 
 
@@ -243,11 +265,11 @@ class VolumeBinder:
         for pvc in claims:
             pv = self.handle.pv(pvc.spec.volume_name)
             if pv is None:
-                check.note("missingPersistentVolumes", f"{claim_key(pvc)} -> {pvc.spec.volume_name}")
+                check.note("missing_persistent_volumes", f"{claim_key(pvc)} -> {pvc.spec.volume_name}")
                 return True, False
             pv = self._translate_if_migrated(pv, csi_node)
             if not check_node_affinity(pv, node.metadata.labels):
-                check.note("nodeAffinityConflicts", f"{claim_key(pvc)} -> {pv.metadata.name}")
+                check.note("node_affinity_conflicts", f"{claim_key(pvc)} -> {pv.metadata.name}")
                 return False, True
         return True, True
 
@@ -262,7 +284,7 @@ class VolumeBinder:
             if selected is None:
                 to_match.append(pvc)
             elif selected != node.metadata.name:
-                check.note("selectedForOtherNode", f"{claim_key(pvc)} -> {selected}")
+                check.note("selected_for_other_node", f"{claim_key(pvc)} -> {selected}")
                 return False, True
             else:
                 to_provision.append(pvc)
@@ -274,7 +296,7 @@ class VolumeBinder:
             provisionable, sufficient = self._check_volume_provisions(to_provision, node, check)
             if provisionable and sufficient:
                 # The claims without a matching PV get provisioned instead.
-                check.details.pop("claimsWithoutMatchingVolume", None)
+                check.details.pop("claims_without_matching_volume", None)
             return provisionable, sufficient
         return unbound_ok, True
 
@@ -293,7 +315,7 @@ class VolumeBinder:
             pvs = claims.unbound_volumes_delay_binding.get(claim_class(pvc), [])
             pv = find_matching_volume(pvc, pvs, node.metadata.labels, chosen)
             if pv is None:
-                check.note("claimsWithoutMatchingVolume", claim_key(pvc))
+                check.note("claims_without_matching_volume", claim_key(pvc))
                 unmatched.append(pvc)
                 continue
             chosen.add(pv.metadata.name)
@@ -313,15 +335,15 @@ class VolumeBinder:
             if sc is None:
                 raise BinderError(f'failed to find storage class "{class_name}"')
             if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
-                check.note("notProvisionable", f"{claim_key(pvc)}: StorageClass {class_name} has no provisioner")
+                check.note("not_provisionable", f"{claim_key(pvc)}: StorageClass {class_name} has no provisioner")
                 return False, True
             if not match_topology_selector_terms(sc.allowed_topologies, node.metadata.labels):
-                check.note("notProvisionable", f"{claim_key(pvc)}: node outside StorageClass {class_name} topologies")
+                check.note("not_provisionable", f"{claim_key(pvc)}: node outside StorageClass {class_name} topologies")
                 return False, True
             enough, capacity = self._has_enough_capacity(sc.provisioner, pvc, sc, node)
             if not enough:
                 size = pvc.spec.resources.requests.get(STORAGE)
-                check.note("insufficientCapacity", f"{claim_key(pvc)} requests {size} of StorageClass {class_name}")
+                check.note("insufficient_capacity", f"{claim_key(pvc)} requests {size} of StorageClass {class_name}")
                 return True, False
             provisions.append(DynamicProvision(pvc, capacity))
         check.pod_volumes.dynamic_provisions = provisions

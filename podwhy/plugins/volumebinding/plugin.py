@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from podwhy.framework.evidence import (
+    UnboundImmediateClaimsEvidence,
+    VolumeBindingEvidence,
+    VolumeCapacityScoringEvidence,
+    VolumeClaimEvidence,
+)
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
-from podwhy.framework.status import Evidence, Status, error, skip, success, unresolvable
+from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -103,8 +109,10 @@ class VolumeBinding(Plugin):
             has_pvc = True
             problem = self._claim_problem(pod, *claim)
             if problem:
-                facts = {"persistentVolumeClaim": f"{pod.metadata.namespace}/{claim[0]}", "volume": vol.name}
-                return True, unresolvable(problem, evidence=[Evidence("volumeClaim", facts)])
+                facts = VolumeClaimEvidence(
+                    persistent_volume_claim=f"{pod.metadata.namespace}/{claim[0]}", volume=vol.name
+                )
+                return True, unresolvable(problem, evidence=[facts])
         return has_pvc, None
 
     def _claim_problem(self, pod: o.Pod, claim_name: str, is_ephemeral: bool) -> str:
@@ -142,9 +150,8 @@ class VolumeBinding(Plugin):
             return None, unresolvable(
                 ERR_REASON_UNBOUND_IMMEDIATE,
                 evidence=[
-                    Evidence(
-                        "unboundImmediateClaims",
-                        {"persistentVolumeClaims": [claim_key(pvc) for pvc in claims.unbound_immediate]},
+                    UnboundImmediateClaimsEvidence(
+                        persistent_volume_claims=[claim_key(pvc) for pvc in claims.unbound_immediate]
                     )
                 ],
             )
@@ -162,7 +169,7 @@ class VolumeBinding(Plugin):
         except BinderError as exc:
             return error(str(exc))
         if check.reasons:
-            return unresolvable(*check.reasons, evidence=[Evidence("volumeBinding", dict(check.details))])
+            return unresolvable(*check.reasons, evidence=[VolumeBindingEvidence(**check.details)])
         st.pod_volumes_by_node[node_info.name] = check.pod_volumes
         st.has_static_bindings = st.has_static_bindings or bool(check.pod_volumes.static_bindings)
         return success()
@@ -174,9 +181,8 @@ class VolumeBinding(Plugin):
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         return 0, Status(
             evidence=[
-                Evidence(
-                    "volumeCapacityScoring",
-                    {"featureGate": "StorageCapacityScoring", "enabled": STORAGE_CAPACITY_SCORING, "score": 0},
+                VolumeCapacityScoringEvidence(
+                    feature_gate="StorageCapacityScoring", enabled=STORAGE_CAPACITY_SCORING, score=0
                 )
             ]
         )
