@@ -1,5 +1,5 @@
 """The typed decoder every snapshot source uses: bytes of an object, a List or a YAML stream
-in, objects of the typed model (model/objects.py) out, by kind.
+in, objects of the typed model (model/objects/) out, by kind.
 
 JSON is decoded by msgspec straight into the typed structs (only declared fields are
 materialised). YAML is read by the fast reader (rapidyaml, then the same msgspec decoding);

@@ -1,0 +1,69 @@
+"""apps: the ReplicaSets and StatefulSets of a snapshot, and a workload read from a manifest
+(Deployment, StatefulSet, DaemonSet, ReplicaSet, and batch's Job, which share its shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from podwhy.model.objects.core import PersistentVolumeClaim, PodTemplateSpec
+from podwhy.model.objects.meta import Int32, LabelSelector, ObjectMeta, _Base
+
+
+class SelectorSpec(_Base):
+    selector: LabelSelector | None = None
+
+
+class ReplicaSet(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: SelectorSpec = msgspec.field(default_factory=SelectorSpec)
+
+
+class RollingUpdateStatefulSetStrategy(_Base):
+    # Ordinals below the partition keep the current revision, even when recreated.
+    partition: Int32 | None = None
+
+
+class StatefulSetUpdateStrategy(_Base):
+    type: str = ""  # RollingUpdate (the default) or OnDelete
+    rolling_update: RollingUpdateStatefulSetStrategy | None = None
+
+
+class StatefulSetSpec(_Base):
+    selector: LabelSelector | None = None
+    # OrderedReady (the default) or Parallel: whether a Pending pod blocks the controller (suggestions).
+    pod_management_policy: str = ""
+    update_strategy: StatefulSetUpdateStrategy = msgspec.field(default_factory=StatefulSetUpdateStrategy)
+
+
+class StatefulSet(_Base):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: StatefulSetSpec = msgspec.field(default_factory=StatefulSetSpec)
+
+
+class WorkloadSpec(_Base):
+    """The fields of Deployment, StatefulSet, DaemonSet, ReplicaSet and Job specs that make pods."""
+
+    replicas: Int32 | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    # StatefulSet: OrderedReady (default) creates the next ordinal once the previous one runs.
+    pod_management_policy: str = ""
+    # Job: how many pods run at once, and how many must finish; Indexed pods carry their index.
+    parallelism: Int32 | None = None
+    completions: Int32 | None = None
+    completion_mode: str = ""
+    # StatefulSet: the PVCs each ordinal gets (`<claim>-<statefulset>-<ordinal>`).
+    volume_claim_templates: list[PersistentVolumeClaim] = []
+    # Job: what its controller does once pods fail; not simulated (check places the first pods).
+    pod_failure_policy: dict[str, Any] | None = None
+
+
+class Workload(_Base):
+    """A pod controller read from a manifest (not part of snapshots)."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
