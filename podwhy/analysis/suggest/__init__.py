@@ -14,12 +14,12 @@ in order. Bounds are module constants of the module that reads them.
 """
 
 from podwhy.analysis.commands import template_owner
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
 from podwhy.analysis.suggest.groups import (
     GroupBudget,
     GroupKey,
     GroupSizing,
-    SizingOutcome,
     allocatable_shapes,
     beyond_every_node,
     node_local_group,

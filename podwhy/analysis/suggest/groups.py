@@ -13,6 +13,7 @@ from enum import StrEnum
 import msgspec
 
 from podwhy.analysis.pending import PendingPod, spec_signature
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
     MAX_RERUNS,
@@ -53,21 +54,6 @@ MAX_ADDED_NODES = 100
 MAX_GROUP_PLACEMENT_WORK = 250_000
 FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
-
-
-class SizingOutcome(StrEnum):
-    """How sizing a pending group ended."""
-
-    # A verified count: the suggestion says how many nodes.
-    SIZED = "sized"
-    # No node of the cluster, even emptied, holds one of the group's pods.
-    NO_NODE_SHAPE = "noNodeShape"
-    # Nodes shaped like existing ones hold some of its pods, but no number of them holds all.
-    NO_COUNT = "noCount"
-    # A bound (node evaluations, added nodes, the time safety net) stopped the search.
-    STOPPED = "stopped"
-    # Not tried: only the largest groups are sized, within one bound for the whole run.
-    SKIPPED = "skipped"
 
 
 @dataclass
