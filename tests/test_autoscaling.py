@@ -12,6 +12,7 @@ from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, anal
 from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
 from podwhy.report.autoscaling import autoscaling_report
+from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -192,7 +193,7 @@ def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -
     assert [s.agrees for s in report.said] == [True]
     (item,) = [p for p in classify_pending(snapshot, default_config()) if p.pod is pod]
     assert item.verdict == Verdict.WAITING_FOR_NODE
-    assert "ng-a" in item.cause and Verdict.WAITING_FOR_NODE.exit_code == 4
+    assert "ng-a" in cause_text(item.cause) and Verdict.WAITING_FOR_NODE.exit_code == 4
 
 
 def test_a_scale_up_past_its_provision_timeout_is_overdue_not_waiting() -> None:

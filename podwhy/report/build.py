@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from msgspec import UNSET
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.pending import PendingPod
+from podwhy.analysis.pending import GroupKey, PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
-from podwhy.analysis.suggest import GroupKey, GroupSizing
+from podwhy.analysis.suggest import GroupSizing
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
 from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore
@@ -48,6 +48,8 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.report.versions import version_warnings
+from podwhy.report.words.pending import cause_text, details_text
+from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
@@ -136,7 +138,7 @@ def _no_profile_message(cycle: CycleOutcome, snapshot: Snapshot) -> str:
     finding = serving(snapshot, cycle.scheduler_name)
     if cycle.config_source == DEFAULT_CONFIG_SOURCE and not finding.running:
         message += " (for a scheduler of its own, pass its configuration with --scheduler-config)"
-    return f"{message}; {finding.no_profile_note()}"
+    return f"{message}; {no_profile_note(finding)}"
 
 
 def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None:
@@ -147,7 +149,9 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     finding = serving(snapshot, pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME)
     if not finding.none_running:
         return None
-    return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
+    return (
+        f"{no_scheduler(finding)}: nothing schedules the pod until one runs; the verdict is what it would decide then"
+    )
 
 
 def lacking_kinds_warning(kinds: Sequence[str]) -> str:
@@ -348,7 +352,7 @@ def build_pending_report(
             sized = (sizing or {}).get(key)
             group = groups[key] = PendingGroup(
                 verdict=item.verdict,
-                cause=item.cause,
+                cause=cause_text(item.cause),
                 owner=key[2],
                 count=0,
                 pods=[],
@@ -361,7 +365,7 @@ def build_pending_report(
             )
         group.count += 1
         group.pods.append(item.key)
-        group.details.extend(d for d in item.details if d not in group.details)
+        group.details.extend(d for d in details_text(item.details) if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
     not_stuck = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
@@ -392,9 +396,9 @@ def pending_cause(item: PendingPod | None) -> PendingCause | None:
         return None
     return PendingCause(
         verdict=item.verdict,
-        cause=item.cause,
+        cause=cause_text(item.cause),
         owner=str(item.owner) if item.owner is not None else None,
-        details=list(item.details),
+        details=details_text(item.details),
     )
 
 

@@ -18,7 +18,6 @@ from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
 from podwhy.analysis.suggest.groups import (
     GroupBudget,
-    GroupKey,
     GroupSizing,
     allocatable_shapes,
     beyond_every_node,
@@ -33,7 +32,6 @@ from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_
 __all__ = [
     "MAX_SUGGESTIONS",
     "GroupBudget",
-    "GroupKey",
     "GroupSizing",
     "SizingOutcome",
     "Suggestion",
