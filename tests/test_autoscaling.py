@@ -11,7 +11,7 @@ import pytest
 from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
 from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
-from podwhy.report.autoscaling import autoscaling_report
+from podwhy.report.autoscaling import autoscaling_report, evidence_text
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle
@@ -382,7 +382,7 @@ def test_a_nominated_nodeclaim_being_launched_is_coming() -> None:
     analysis = _analysis(snapshot, pod)
     coming = analysis.coming
     assert coming is not None and (coming.group, coming.age_seconds, coming.timeout_seconds) == ("default", 120, 300)
-    assert "default-9k4qz launching" in coming.evidence
+    assert "default-9k4qz launching" in evidence_text(coming.evidence)
 
 
 def test_a_nominated_nodeclaim_that_is_gone_is_not_coming() -> None:

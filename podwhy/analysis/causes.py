@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from podwhy.analysis.autoscaling.base import ComingEvidence
 from podwhy.model import objects as o
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPod
 from podwhy.verdict import Verdict
@@ -178,7 +179,7 @@ class WaitingForNode:
 
     autoscaler: str
     group: str
-    evidence: str
+    evidence: ComingEvidence
 
 
 @dataclass(frozen=True)

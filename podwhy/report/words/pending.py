@@ -41,6 +41,7 @@ from podwhy.analysis.causes import (
     Waiting,
     WaitingForNode,
 )
+from podwhy.report.autoscaling import evidence_text
 from podwhy.report.words.schedulers import hint, no_profile_note, no_scheduler
 from podwhy.verdict import Verdict
 
@@ -122,7 +123,7 @@ def cause_text(cause: Cause) -> str:
             )
         case WaitingForNode(autoscaler, group, evidence):
             of_group = f" of {group}" if group else ""
-            return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence})"
+            return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence_text(evidence)})"
         case PartlyEvaluated(not_evaluated):
             return f"fits the plugins evaluated; {not_evaluated}"
         case SchedulerMessage(message):
