@@ -11,7 +11,7 @@ import pytest
 from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
 from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
-from podwhy.report.autoscaling import autoscaling_report, evidence_text
+from podwhy.report.words.autoscaling import autoscaling_report, evidence_text
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle

@@ -19,7 +19,6 @@ from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
-from podwhy.report.autoscaling import autoscaling_report
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
@@ -48,6 +47,7 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.report.versions import version_warnings
+from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.scheduler.cycle import CycleOutcome

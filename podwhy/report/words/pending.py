@@ -41,7 +41,7 @@ from podwhy.analysis.causes import (
     Waiting,
     WaitingForNode,
 )
-from podwhy.report.autoscaling import evidence_text
+from podwhy.report.words.autoscaling import evidence_text
 from podwhy.report.words.schedulers import hint, no_profile_note, no_scheduler
 from podwhy.verdict import Verdict
 
