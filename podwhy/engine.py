@@ -21,6 +21,7 @@ from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report, build_report
 from podwhy.report.model import CheckReport, PendingReport, Report
+from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
 from podwhy.scheduler.versions import choose_version, parse_kube_version_flag
@@ -242,8 +243,9 @@ def pending(request: PendingRequest) -> PendingReport:
     frameworks: dict[str, Framework] = {}
     scalers = autoscalers(snapshot)  # read once: for classifying, and for the groups' analysis
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks, scalers)
-    sizing = size_groups(snapshot, pending_pods, config, frameworks)
-    autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks, scalers)
+    # Groups of one size are sized and analysed in the report's order.
+    sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text)
+    autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks, scalers, cause_order=cause_text)
     return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling)
 
 

@@ -11,7 +11,8 @@ import pytest
 from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
 from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
-from podwhy.report.autoscaling import autoscaling_report
+from podwhy.report.words.autoscaling import autoscaling_report, evidence_text
+from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -192,7 +193,7 @@ def test_a_triggered_scale_up_in_progress_is_coming_and_pending_says_waiting() -
     assert [s.agrees for s in report.said] == [True]
     (item,) = [p for p in classify_pending(snapshot, default_config()) if p.pod is pod]
     assert item.verdict == Verdict.WAITING_FOR_NODE
-    assert "ng-a" in item.cause and Verdict.WAITING_FOR_NODE.exit_code == 4
+    assert "ng-a" in cause_text(item.cause) and Verdict.WAITING_FOR_NODE.exit_code == 4
 
 
 def test_a_scale_up_past_its_provision_timeout_is_overdue_not_waiting() -> None:
@@ -381,7 +382,7 @@ def test_a_nominated_nodeclaim_being_launched_is_coming() -> None:
     analysis = _analysis(snapshot, pod)
     coming = analysis.coming
     assert coming is not None and (coming.group, coming.age_seconds, coming.timeout_seconds) == ("default", 120, 300)
-    assert "default-9k4qz launching" in coming.evidence
+    assert "default-9k4qz launching" in evidence_text(coming.evidence)
 
 
 def test_a_nominated_nodeclaim_that_is_gone_is_not_coming() -> None:

@@ -15,6 +15,7 @@ from podwhy.analysis.pending import classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.build import build_pending_report
+from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, CycleOptions, run_cycle
 from podwhy.snapshot.source import FileSource
@@ -93,17 +94,17 @@ def test_every_cause_of_pending() -> None:
     pending = {p.key: p for p in _classify(node, image, config_error, gone, gated, stale, other, fits, running)}
     assert "default/running" not in pending
     assert pending["default/img"].verdict == Verdict.BOUND_NOT_RUNNING
-    assert pending["default/img"].cause == "bound, not running: ImagePullBackOff (image reg/app:v9)"
-    assert pending["default/cfg"].cause == (
+    assert cause_text(pending["default/img"].cause) == "bound, not running: ImagePullBackOff (image reg/app:v9)"
+    assert cause_text(pending["default/cfg"].cause) == (
         "bound, not running: CreateContainerConfigError: couldn't find key token in Secret default/api"
     )
-    assert pending["default/orphan"].cause == "bound to node lost-node, which no longer exists"
-    assert (pending["default/gated"].verdict, pending["default/gated"].cause) == (
+    assert cause_text(pending["default/orphan"].cause) == "bound to node lost-node, which no longer exists"
+    assert (pending["default/gated"].verdict, cause_text(pending["default/gated"].cause)) == (
         Verdict.GATED,
         "scheduling gates [example.com/quota]",
     )
     assert pending["default/stale"].verdict == Verdict.NOMINATED
-    assert "stale nomination" in pending["default/stale"].cause
+    assert "stale nomination" in cause_text(pending["default/stale"].cause)
     assert pending["default/mine"].verdict == Verdict.NO_PROFILE
     assert pending["default/fits"].verdict == Verdict.SCHEDULABLE
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from podwhy.analysis.pending import PendingPod, classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
+from podwhy.report.words.pending import cause_text, detail_text
 from podwhy.scheduler.config import default_config, parse_scheduler_config
 from podwhy.scheduler.schedulers import SchedulerPods, Serving, scheduler_pod
 from podwhy.snapshot import fastyaml
@@ -458,7 +459,7 @@ def test_scheduler_pods(scheduler_pods: list[PodBuilder], scheduler_name: str, v
     pod = make_pod("web", "shop").scheduler(scheduler_name).req(cpu="1").obj()
     snapshot = make_snapshot(node, pod, *(b.obj() for b in scheduler_pods))
     item = next(p for p in classify_pending(snapshot, default_config()) if p.key == "shop/web")
-    assert (item.verdict, item.cause[: len(cause)]) == (verdict, cause)
+    assert (item.verdict, cause_text(item.cause)[: len(cause)]) == (verdict, cause)
 
 
 def test_a_profile_for_a_second_scheduler_that_does_not_run() -> None:
@@ -478,7 +479,9 @@ def test_a_profile_for_a_second_scheduler_that_does_not_run() -> None:
     )
     [item] = [p for p in classify_pending(snapshot, config) if p.key == "shop/web"]
     assert item.verdict == Verdict.NO_SCHEDULER
-    assert item.details[-1].startswith("once one runs: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.")
+    assert detail_text(item.details[-1]).startswith(
+        "once one runs: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu."
+    )
 
 
 @pytest.mark.parametrize(
@@ -626,7 +629,7 @@ CREATING = {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}
 )
 def test_bound_not_running_shapes(builder: PodBuilder, events: list[dict[str, Any]], cause: str) -> None:
     item = _bound(builder, *events)
-    assert (item.verdict, item.cause) == (Verdict.BOUND_NOT_RUNNING, cause)
+    assert (item.verdict, cause_text(item.cause)) == (Verdict.BOUND_NOT_RUNNING, cause)
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.yaml")), ids=lambda p: str(p.relative_to(FIXTURES)))

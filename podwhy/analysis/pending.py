@@ -9,12 +9,52 @@ identical specs are evaluated once.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgspec
 
 from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
 from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.analysis.causes import (
+    BoundCreating,
+    BoundNodeGone,
+    BoundNodeNotReady,
+    BoundNotRunning,
+    BoundNotStarted,
+    Cause,
+    ContainerDetail,
+    ContainerProblem,
+    Detail,
+    EventDetail,
+    EventReason,
+    FitsNow,
+    Gated,
+    GatedSince,
+    InitExited,
+    InitNotStarted,
+    InitProgress,
+    InitRunning,
+    InitWaiting,
+    NodeReadyDetail,
+    NominatedFits,
+    NominatedNodeGone,
+    NominatedStale,
+    NominatedWaiting,
+    NoProfile,
+    NoScheduler,
+    OnceOneRuns,
+    PartlyEvaluated,
+    ReservedRoomCause,
+    ReservingPodDetail,
+    SchedulerMessage,
+    SchedulerMessageDetail,
+    SchedulerPodDown,
+    VictimDetail,
+    Waiting,
+    WaitingForNode,
+    victim_detail,
+)
 from podwhy.analysis.events import events_of
 from podwhy.framework.preemption import terminating_by_preemption
 from podwhy.framework.profile import Profile
@@ -51,14 +91,21 @@ class Owner:
         return f"{self.namespace}/{self.name} ({self.kind})" if self.namespace else f"{self.name} ({self.kind})"
 
 
+# Pending pods are grouped by verdict, cause and owner ("namespace/name (Kind)").
+GroupKey = tuple[str, Cause, str | None]
+# How the report orders groups of one size: by the words of their cause (report/words/pending.py's
+# cause_text), so that the largest groups analysed first are the first the report shows.
+CauseOrder = Callable[[Cause], str]
+
+
 @dataclass
 class PendingPod:
     pod: o.Pod
     verdict: Verdict
-    # The one-line cause pods are grouped by (for unscheduled pods: the scheduler's message).
-    cause: str
+    # What pods are grouped by (for unscheduled pods: the scheduler's message).
+    cause: Cause
     owner: Owner | None
-    details: list[str] = field(default_factory=list)
+    details: list[Detail] = field(default_factory=list)
     # The scheduling cycle, when one ran (shared by identical pods of one owner).
     cycle: CycleOutcome | None = None
 
@@ -67,7 +114,7 @@ class PendingPod:
         return f"{self.pod.metadata.namespace}/{self.pod.metadata.name}"
 
     @property
-    def group_key(self) -> tuple[str, str, str | None]:
+    def group_key(self) -> GroupKey:
         """Pods are reported in groups of one verdict, cause and owner."""
         return str(self.verdict), self.cause, str(self.owner) if self.owner is not None else None
 
@@ -120,37 +167,32 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | Non
     return Owner(ref.kind, "" if ref.kind in o.CLUSTER_SCOPED_KINDS else namespace, ref.name)
 
 
-def _last_exit(status: o.ContainerStatus) -> str:
-    last = status.last_state.terminated if status.last_state is not None else None
-    if last is None:
-        return ""
-    return f"last exit code {last.exit_code}" + (f": {last.reason}" if last.reason else "")
-
-
-def _waiting(status: o.ContainerStatus, what: str) -> tuple[str, str | None] | None:
+def _waiting(status: o.ContainerStatus, init: bool) -> tuple[Waiting, ContainerDetail | None] | None:
     """(cause, detail) of a container waiting for a reason that explains itself, else None; the
     detail is None when it would only repeat the cause."""
     waiting = status.state.waiting if status.state is not None else None
     if waiting is None or not waiting.reason or waiting.reason in CREATING_REASONS:
         return None
     reason = waiting.reason
-    detail = f"{what} {status.name}: {reason}"
     if reason in IMAGE_REASONS:
-        cause = f"{reason} (image {status.image})" if status.image else reason
+        cause = Waiting(reason, image=status.image)
     elif reason == "CreateContainerConfigError" and waiting.message:
         # The kubelet names the missing ConfigMap, Secret or key in the message.
-        cause = f"{reason}: {waiting.message}"
+        cause = Waiting(reason, message=waiting.message)
     else:
-        cause = reason
-    last = _last_exit(status)
-    if last:
-        detail += f" ({status.restart_count} restarts; {last})" if status.restart_count else f" ({last})"
-    if waiting.message:
-        detail += f": {waiting.message}"
-    if what == "init container":
-        cause = f"init container {status.name}: {cause}"
-    if detail == f"{what} {status.name}: {cause.removeprefix(f'init container {status.name}: ')}":
-        return cause, None
+        cause = Waiting(reason)
+    last = status.last_state.terminated if status.last_state is not None else None
+    if last is None and waiting.message == cause.message and not cause.image:
+        return cause, None  # it would say what the cause says
+    detail = ContainerDetail(
+        init,
+        status.name,
+        reason,
+        status.restart_count if last is not None else 0,
+        last.exit_code if last is not None else None,
+        last.reason if last is not None else "",
+        waiting.message,
+    )
     return cause, detail
 
 
@@ -164,7 +206,7 @@ def _init_finished(status: o.ContainerStatus, sidecar: bool) -> bool:
     return state.terminated is not None and state.terminated.exit_code == 0
 
 
-def _init_progress(pod: o.Pod) -> tuple[list[str], list[str], bool]:
+def _init_progress(pod: o.Pod) -> tuple[list[ContainerProblem], list[Detail], bool]:
     """Causes and details of unfinished init containers (kubectl's Init:N/M), and whether the
     first unfinished one was ever started (when not, volume or sandbox events may say why)."""
     sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
@@ -173,46 +215,44 @@ def _init_progress(pod: o.Pod) -> tuple[list[str], list[str], bool]:
     done = sum(1 for s in statuses if _init_finished(s, s.name in sidecars))
     if not total or done >= total:
         return [], [], True
-    progress = f"Init:{done}/{total}"
+    progress = InitProgress(done, total)
     first = next((s for s in statuses if not _init_finished(s, s.name in sidecars)), None)
     if first is None:
-        return [f"init containers not started ({progress})"], [], False
-    waiting = _waiting(first, "init container")
+        return [InitNotStarted("", progress)], [], False
+    waiting = _waiting(first, init=True)
     if waiting is not None:
-        return [f"{waiting[0]} ({progress})"], [waiting[1]] if waiting[1] is not None else [], True
+        return [InitWaiting(first.name, waiting[0], progress)], [waiting[1]] if waiting[1] is not None else [], True
     if first.state is not None and first.state.running is not None:
-        return [f"init container {first.name} still running ({progress})"], [], True
+        return [InitRunning(first.name, progress)], [], True
     if first.state is not None and first.state.terminated is not None:
-        term = first.state.terminated
-        return [f"init container {first.name} exited with code {term.exit_code} ({progress})"], [], True
-    return [f"init container {first.name} not started ({progress})"], [], False
+        return [InitExited(first.name, first.state.terminated.exit_code, progress)], [], True
+    return [InitNotStarted(first.name, progress)], [], False
 
 
-def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[str, list[str]]:
+def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[Cause, list[Detail]]:
     """Why a bound pod's containers do not run: its node, then its containers, then its events."""
     node = nodes.get(pod.spec.node_name)
     if node is None:
-        return f"bound to node {pod.spec.node_name}, which no longer exists", []
+        return BoundNodeGone(pod.spec.node_name), []
     ready = next((c for c in node.status.conditions if c.type == "Ready"), None)
     if ready is not None and ready.status != "True":
-        why = f"{ready.reason}: {ready.message}" if ready.reason and ready.message else ready.reason or ready.message
-        details = [f"node {pod.spec.node_name} Ready={ready.status}" + (f" ({why})" if why else "")]
-        return f"bound to node {pod.spec.node_name}, which is NotReady", details
+        details: list[Detail] = [NodeReadyDetail(pod.spec.node_name, ready.status, ready.reason, ready.message)]
+        return BoundNodeNotReady(pod.spec.node_name), details
     causes, details, init_started = _init_progress(pod)
     for status in pod.status.container_statuses:
-        waiting = _waiting(status, "container")
+        waiting = _waiting(status, init=False)
         if waiting is not None and not causes:
             causes.append(waiting[0])
         if waiting is not None and waiting[1] is not None:
             details.append(waiting[1])
     if not causes or not init_started:
         # Volumes and the sandbox come before any container, init containers included.
-        said = []
+        said: list[ContainerProblem] = []
         for event in events:  # the pod's own (events_of)
-            said.append(event.reason)
-            text = f"event {event.reason}: {event.message}"
-            if text not in details:
-                details.append(text)
+            said.append(EventReason(event.reason))
+            detail = EventDetail(event.reason, event.message)
+            if detail not in details:
+                details.append(detail)
         causes = said or causes
     if not causes:
         creating = any(
@@ -220,9 +260,9 @@ def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Nod
             for s in pod.status.container_statuses
         )
         if creating:
-            return f"bound to node {pod.spec.node_name}, ContainerCreating (no event says why yet)", details
-        return f"bound to node {pod.spec.node_name}, containers not started yet", details
-    return f"bound, not running: {', '.join(dict.fromkeys(causes))}", details
+            return BoundCreating(pod.spec.node_name), details
+        return BoundNotStarted(pod.spec.node_name), details
+    return BoundNotRunning(tuple(dict.fromkeys(causes))), details
 
 
 def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
@@ -231,12 +271,8 @@ def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
     return [p for p in terminating if (p.spec.priority or 0) < priority]
 
 
-def _victim_detail(victim: o.Pod) -> str:
-    preempted = " (preempted by the scheduler)" if terminating_by_preemption(victim) else ""
-    return (
-        f"victim {victim.metadata.namespace}/{victim.metadata.name}{preempted}, priority {victim.spec.priority or 0}:"
-        f" terminating, grace period {_grace_period(victim)}s, gone by {victim.metadata.deletion_timestamp}"
-    )
+def _victim_detail(victim: o.Pod) -> VictimDetail:
+    return victim_detail(victim, terminating_by_preemption(victim), _grace_period(victim))
 
 
 def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, victims: list[o.Pod]) -> bool:
@@ -256,18 +292,15 @@ def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, vic
     return framework.run_filter_plugins_with_nominated_pods(state, cycle.pod, node_copy).is_success()
 
 
-def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[str, list[str]]:
+def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[Cause, list[Detail]]:
     """Nominated and waiting: the victims still terminating there, or a stale nomination."""
     node_name = pod.status.nominated_node_name
-    details = [_victim_detail(v) for v in victims]
+    details: list[Detail] = [_victim_detail(v) for v in victims]
     if fits:
-        return f"nominated to node {node_name}, where it fits now: the scheduler binds it on its next attempt", details
+        return NominatedFits(node_name), details
     if not victims:
-        return f"nominated to node {node_name}, where it no longer fits (stale nomination)", details
-    waiting = f"nominated to node {node_name}, waiting for {len(victims)} victim(s) to terminate"
-    if fits_once_gone is False:
-        return waiting + " (even then it does not fit there: stale nomination)", details
-    return waiting + "; it fits there once they are gone", details
+        return NominatedStale(node_name), details
+    return NominatedWaiting(node_name, len(victims), fits_once_gone), details
 
 
 def _grace_period(pod: o.Pod) -> int:
@@ -343,12 +376,9 @@ def reserved_room(cycle: CycleOutcome) -> ReservedRoom | None:
     return ReservedRoom([v.name for v in held], pods)
 
 
-def _reserved_cause(room: ReservedRoom) -> tuple[str, list[str]]:
-    count = len(room.nodes)
-    shown = ", ".join(room.nodes[:3]) + (f" and {count - 3} more" if count > 3 else "")
-    pods = ", ".join(room.pods)
-    cause = f"fits on {count} node{'s' if count != 1 else ''} ({shown}) once the room reserved by {pods} is released"
-    details = [f"nominated pod {key} (priority {priority}) reserves that room" for key, priority in room.pods.items()]
+def _reserved_cause(room: ReservedRoom) -> tuple[Cause, list[Detail]]:
+    cause = ReservedRoomCause(tuple(room.nodes), tuple(room.pods))
+    details: list[Detail] = [ReservingPodDetail(key, priority) for key, priority in room.pods.items()]
     return cause, details
 
 
@@ -421,20 +451,19 @@ class _Classifier:
         finding = self.finding(wanted)
         profile = profile_for_pod(self.config, pod)
         if profile is None:
-            item = PendingPod(pod, Verdict.NO_PROFILE, f"no scheduler profile named {wanted!r}", owner)
-            if not finding.none_running:
-                item.cause += f"; {finding.no_profile_note()}"
+            note = finding if not finding.none_running else None
+            item = PendingPod(pod, Verdict.NO_PROFILE, NoProfile(wanted, note), owner)
         else:
             item = self._scheduled(pod, profile, owner)
         if finding.none_running:
             # Nothing runs that would schedule it: that comes first; what the plugins would
             # decide once a scheduler runs again follows.
-            details = finding.hints()
-            if item.verdict == Verdict.SCHEDULABLE:
-                details.append("once one runs: Schedulable (it fits now)")
-            elif item.verdict != Verdict.NO_PROFILE:
-                details.append(f"once one runs: {item.verdict}: {item.cause}")
-            return PendingPod(pod, Verdict.NO_SCHEDULER, finding.cause(), owner, details + item.details, item.cycle)
+            hints: list[Detail] = [SchedulerPodDown(sp) for sp in finding.serving]
+            if item.verdict != Verdict.NO_PROFILE:
+                hints.append(OnceOneRuns(item.verdict, item.cause))
+            return PendingPod(
+                pod, Verdict.NO_SCHEDULER, NoScheduler(wanted, finding), owner, hints + item.details, item.cycle
+            )
         return item
 
     def seed(self, pod: o.Pod, cycle: CycleOutcome, framework: Framework) -> None:
@@ -534,49 +563,52 @@ class _Classifier:
         cycle = evaluated.cycle
         gates = [g.name for g in pod.spec.scheduling_gates]
         if gates:
-            return PendingPod(
-                pod, Verdict.GATED, f"scheduling gates [{' '.join(gates)}]", owner, _gated_since(pod), cycle
-            )
+            return PendingPod(pod, Verdict.GATED, Gated(tuple(gates)), owner, _gated_since(pod), cycle)
         nominated = pod.status.nominated_node_name
         if nominated:
             if nominated not in self.nodes:
-                cause = f"nominated to node {nominated}, which no longer exists (stale nomination)"
-                return PendingPod(pod, Verdict.NOMINATED, cause, owner, [], cycle)
+                return PendingPod(pod, Verdict.NOMINATED, NominatedNodeGone(nominated), owner, [], cycle)
             victims = _victims(pod, self.terminating(nominated))
-            cause, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
-            return PendingPod(pod, Verdict.NOMINATED, cause, owner, details, cycle)
+            waiting, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            return PendingPod(pod, Verdict.NOMINATED, waiting, owner, details, cycle)
+        cause: Cause
         if cycle.verdict == Verdict.SCHEDULABLE:
-            cause = "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+            cause = FitsNow()
         elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
-            cause, details = _reserved_cause(evaluated.reserved)
-            details.append(f"kube-scheduler's message: {cycle.message}")
-            return PendingPod(pod, cycle.verdict, cause, owner, details, cycle)
+            reserved, details = _reserved_cause(evaluated.reserved)
+            details.append(SchedulerMessageDetail(cycle.message))
+            return PendingPod(pod, cycle.verdict, reserved, owner, details, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             coming = self.coming(pod)
             if coming is not None:
-                details = [f"kube-scheduler's message: {cycle.message}"]
-                return PendingPod(pod, Verdict.WAITING_FOR_NODE, coming_cause(coming), owner, details, cycle)
-            cause = cycle.message
+                return PendingPod(
+                    pod,
+                    Verdict.WAITING_FOR_NODE,
+                    coming_cause(coming),
+                    owner,
+                    [SchedulerMessageDetail(cycle.message)],
+                    cycle,
+                )
+            cause = SchedulerMessage(cycle.message)
         elif cycle.verdict == Verdict.INCONCLUSIVE:
-            cause = f"fits the plugins evaluated; {cycle.not_evaluated_text}"
+            cause = PartlyEvaluated(cycle.not_evaluated_text)
         else:
-            cause = cycle.message or str(cycle.verdict)
+            cause = SchedulerMessage(cycle.message or str(cycle.verdict))
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
 
 
-def coming_cause(coming: ComingNode) -> str:
-    """The one-line cause of a pod waiting for a node (grouped by it, so without its age)."""
-    group = f" of {coming.group}" if coming.group else ""
-    return f"waiting for a node{group} that {coming.autoscaler} is adding ({coming.evidence})"
+def coming_cause(coming: ComingNode) -> WaitingForNode:
+    """The cause of a pod waiting for a node (grouped by it, so without its age)."""
+    return WaitingForNode(coming.autoscaler, coming.group, coming.evidence)
 
 
-def _gated_since(pod: o.Pod) -> list[str]:
+def _gated_since(pod: o.Pod) -> list[Detail]:
     """When the gates began to hold the pod: its SchedulingGated condition, else its creation."""
     condition = next(
         (c for c in pod.status.conditions if c.type == "PodScheduled" and c.reason == "SchedulingGated"), None
     )
     since = (condition.last_transition_time if condition is not None else None) or pod.metadata.creation_timestamp
-    return [f"gated since {since}"] if since else []
+    return [GatedSince(since)] if since else []
 
 
 def classify_pending(
@@ -628,19 +660,22 @@ def analyse_groups(
     config: SchedulerConfig,
     frameworks: dict[str, Framework],
     scalers: list[Autoscaler] | None = None,
-) -> dict[tuple[str, str, str | None], AutoscalingAnalysis]:
+    *,
+    cause_order: CauseOrder,
+) -> dict[GroupKey, AutoscalingAnalysis]:
     """Per group of Unschedulable or WaitingForNode pods (PendingPod.group_key), the largest
-    MAX_GROUPS_AUTOSCALED, the autoscalers' view of its first pod."""
+    MAX_GROUPS_AUTOSCALED, the autoscalers' view of its first pod (groups of one size in the
+    report's order: `cause_order`)."""
     scalers = scalers if scalers is not None else autoscalers(snapshot)
-    firsts: dict[tuple[str, str, str | None], PendingPod] = {}
-    sizes: dict[tuple[str, str, str | None], int] = {}
+    firsts: dict[GroupKey, PendingPod] = {}
+    sizes: dict[GroupKey, int] = {}
     for item in pending:
         if item.verdict not in (Verdict.UNSCHEDULABLE, Verdict.WAITING_FOR_NODE) or item.cycle is None:
             continue
         firsts.setdefault(item.group_key, item)
         sizes[item.group_key] = sizes.get(item.group_key, 0) + 1
-    out: dict[tuple[str, str, str | None], AutoscalingAnalysis] = {}
-    for key in sorted(firsts, key=lambda k: (-sizes[k], k[1], k[2] or ""))[:MAX_GROUPS_AUTOSCALED]:
+    out: dict[GroupKey, AutoscalingAnalysis] = {}
+    for key in sorted(firsts, key=lambda k: (-sizes[k], cause_order(k[1]), k[2] or ""))[:MAX_GROUPS_AUTOSCALED]:
         item = firsts[key]
         profile = profile_for_pod(config, item.pod)
         if profile is None or item.cycle is None:

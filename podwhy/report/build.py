@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from msgspec import UNSET
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.events import component_of, event_time, events_of
-from podwhy.analysis.pending import PendingPod
-from podwhy.analysis.suggest import GroupKey, GroupSizing
+from podwhy.analysis.pending import GroupKey, PendingPod
+from podwhy.analysis.schedulerword import scheduler_said, serving
+from podwhy.analysis.suggest import GroupSizing
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
 from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore
@@ -19,7 +19,6 @@ from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
-from podwhy.report.autoscaling import autoscaling_report
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     Candidate,
@@ -48,8 +47,10 @@ from podwhy.report.model import (
     Victim,
 )
 from podwhy.report.versions import version_warnings
+from podwhy.report.words.autoscaling import autoscaling_report
+from podwhy.report.words.pending import cause_text, details_text
+from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.scheduler.cycle import CycleOutcome
-from podwhy.scheduler.schedulers import SchedulerPods
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
@@ -134,10 +135,10 @@ def _no_profile_message(cycle: CycleOutcome, snapshot: Snapshot) -> str:
         f"no profile of {cycle.config_source} has schedulerName {cycle.scheduler_name!r} "
         f"(profiles: {', '.join(cycle.profiles)}): this scheduler ignores the pod"
     )
-    finding = SchedulerPods.of(snapshot.pods).for_name(cycle.scheduler_name)
+    finding = serving(snapshot, cycle.scheduler_name)
     if cycle.config_source == DEFAULT_CONFIG_SOURCE and not finding.running:
         message += " (for a scheduler of its own, pass its configuration with --scheduler-config)"
-    return f"{message}; {finding.no_profile_note()}"
+    return f"{message}; {no_profile_note(finding)}"
 
 
 def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None:
@@ -145,10 +146,12 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     pod = cycle.pod.pod
     if cycle.verdict in (Verdict.ALREADY_BOUND, Verdict.NO_PROFILE):
         return None
-    finding = SchedulerPods.of(snapshot.pods).for_name(pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME)
+    finding = serving(snapshot, pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME)
     if not finding.none_running:
         return None
-    return f"{finding.cause()}: nothing schedules the pod until one runs; the verdict is what it would decide then"
+    return (
+        f"{no_scheduler(finding)}: nothing schedules the pod until one runs; the verdict is what it would decide then"
+    )
 
 
 def lacking_kinds_warning(kinds: Sequence[str]) -> str:
@@ -241,36 +244,12 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     return warnings
 
 
-# Upstream cuts event messages to this many bytes (the FailedScheduling note); conditions keep the full text.
-EVENT_MESSAGE_LIMIT = 1024
 DISAGREEMENT_CAUSES = [
     "the scheduler's message is older than the state of the snapshot (objects changed since it tried)",
     "a scheduler extender rejected nodes (podwhy cannot call extenders)",
     "the scheduler runs a non-default configuration (pass it with --scheduler-config) or is another scheduler",
     "a nominated pod's reservation has moved or gone since the scheduler tried",
 ]
-
-
-def _scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
-    events = events_of(snapshot).of_pod(pod, reasons=("FailedScheduling",))
-    if not events:
-        return None
-    latest = max(events, key=event_time)
-    count = latest.series.count if latest.series is not None and latest.series.count else latest.count
-    component = component_of(latest)
-    return SchedulingEvent(
-        message=latest.message, count=count or 1, lastSeen=event_time(latest) or None, reportingComponent=component
-    )
-
-
-def _says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bool:
-    if cut and len(theirs.encode()) >= EVENT_MESSAGE_LIMIT - 3:
-        # A cut message ends with "..." or mid-word: compare what is left of it.
-        return ours.startswith(theirs.removesuffix("...").rstrip())
-    if not ours_complete:
-        # podwhy could not word the PostFilter part: the filter summary must still agree.
-        return theirs.startswith(ours)
-    return theirs == ours
 
 
 def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
@@ -303,21 +282,13 @@ def scheduler_word(
     """What kube-scheduler last said of the pod, and whether it agrees; `not_evaluated`: the
     PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement;
     `version`: the release emulated."""
-    condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
-    event = _scheduling_event(pod, snapshot)
     emulated = scheduler_version(version)
+    said = scheduler_said(pod, snapshot, report.verdict, report.message, report.messageComplete)
+    condition, event = said.condition, said.event
     if condition is None and event is None:
         return SchedulerWord(
             version=emulated.version, versionSource=emulated.versionSource, clusterVersion=emulated.clusterVersion
         )
-    # The condition holds the latest full text, the event the aggregated one (cut at 1 KiB); either
-    # agreeing is agreement, since a placeholder or a stale copy may sit in the other.
-    agrees: bool | None = None
-    if report.verdict in (Verdict.UNSCHEDULABLE, Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE):
-        said = [(condition.message, False)] if condition is not None and condition.message else []
-        said += [(event.message, True)] if event is not None and event.message else []
-        if said:
-            agrees = any(_says_the_same(text, report.message, report.messageComplete, cut) for text, cut in said)
     return SchedulerWord(
         version=emulated.version,
         versionSource=emulated.versionSource,
@@ -325,9 +296,16 @@ def scheduler_word(
         condition=condition.message if condition is not None else None,
         conditionReason=condition.reason if condition is not None else None,
         conditionSince=condition.last_transition_time if condition is not None else None,
-        event=event,
-        agrees=agrees,
-        causes=[*_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES] if agrees is False else [],
+        event=SchedulingEvent(
+            message=event.message,
+            count=event.count,
+            lastSeen=event.last_seen or None,
+            reportingComponent=event.component,
+        )
+        if event is not None
+        else None,
+        agrees=said.agrees,
+        causes=[*_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES] if said.agrees is False else [],
     )
 
 
@@ -374,7 +352,7 @@ def build_pending_report(
             sized = (sizing or {}).get(key)
             group = groups[key] = PendingGroup(
                 verdict=item.verdict,
-                cause=item.cause,
+                cause=cause_text(item.cause),
                 owner=key[2],
                 count=0,
                 pods=[],
@@ -387,7 +365,7 @@ def build_pending_report(
             )
         group.count += 1
         group.pods.append(item.key)
-        group.details.extend(d for d in item.details if d not in group.details)
+        group.details.extend(d for d in details_text(item.details) if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
     not_stuck = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
@@ -418,9 +396,9 @@ def pending_cause(item: PendingPod | None) -> PendingCause | None:
         return None
     return PendingCause(
         verdict=item.verdict,
-        cause=item.cause,
+        cause=cause_text(item.cause),
         owner=str(item.owner) if item.owner is not None else None,
-        details=list(item.details),
+        details=details_text(item.details),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from podwhy.analysis.suggest import SizingOutcome
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.framework.evidence import AnyEvidence
 from podwhy.verdict import ExitCode, Verdict
 

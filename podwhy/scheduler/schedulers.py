@@ -68,38 +68,6 @@ class SchedulerPod:
             return Serving.APPARENTLY
         return Serving.NO
 
-    def state(self) -> str:
-        """What the pod is doing, as `kubectl get pod` would sum it up, with its last crash."""
-        status = self.pod.status
-        if self.pod.metadata.deletion_timestamp is not None:
-            return "Terminating"
-        if self.running:
-            return "Running"
-        for cs in status.container_statuses:
-            waiting = cs.state.waiting if cs.state is not None else None
-            if waiting is None or not waiting.reason:
-                continue
-            facts = [f"{cs.restart_count} restarts"] if cs.restart_count else []
-            last = cs.last_state.terminated if cs.last_state is not None else None
-            if last is not None:
-                facts.append(f"last exit code {last.exit_code}" + (f": {last.reason}" if last.reason else ""))
-            return waiting.reason + (f" ({'; '.join(facts)})" if facts else "")
-        if status.phase == "Running":
-            return "Running, not Ready"
-        return status.phase or "Pending"
-
-    def describe(self) -> str:
-        """The pod, its state, and what tells podwhy which names it serves."""
-        if self.names:
-            how = f"{SCHEDULER_NAME_FLAG}={','.join(sorted(self.names))}"
-        elif self.config:
-            how = f"{CONFIG_FLAG}={self.config}, which podwhy cannot read"
-        elif self.names is None:
-            how = "configured in a way podwhy cannot read"
-        else:
-            how = ""
-        return f"{self.key} ({self.state()}{'; ' + how if how else ''})"
-
 
 def _flag(args: Sequence[str], flag: str) -> list[str]:
     """Every value of `flag` in `args` (--flag=value or --flag value; a single dash works too)."""
@@ -211,41 +179,6 @@ class SchedulerFinding:
         pods of every namespace (kube-system's among them): a dump of a few namespaces may lack the
         replica that does run."""
         return self.cluster_wide and bool(self.serving) and not self.running
-
-    def cause(self) -> str:
-        """No running scheduler: the one-line cause (every pod asking for the name shares it)."""
-        down = ", ".join(f"{p.key} is {p.state()}" for p in self.serving)
-        return f"no running scheduler serves {self.scheduler_name!r}: {down}"
-
-    def hints(self) -> list[str]:
-        """Where to look next: why each serving pod stopped."""
-        out = []
-        for sp in self.serving:
-            meta = sp.pod.metadata
-            if sp.pod.status.phase != "Running":
-                out.append(f"why it does not start: kubectl describe pod -n {meta.namespace} {meta.name}")
-                continue
-            containers = sp.pod.spec.containers
-            flag = f" -c {containers[0].name}" if len(containers) > 1 else ""
-            out.append(f"why it stops: kubectl logs -n {meta.namespace} {meta.name}{flag} --previous")
-        return out
-
-    def no_profile_note(self) -> str:
-        """For a name no profile has: what serves it, or that nothing appears to."""
-        if self.running:
-            shown = ", ".join(p.describe() for p in self.running)
-            return f"it appears to be served by {shown}: pass that scheduler's configuration with --scheduler-config"
-        if self.serving and self.cluster_wide:
-            return self.cause()
-        if self.serving:
-            down = ", ".join(f"{p.key} ({p.state()})" for p in self.serving)
-            return (
-                f"it appears to be served by {down}, not running; the snapshot holds no kube-system pods,"
-                " so one running elsewhere may be missing from it"
-            )
-        if self.cluster_wide:
-            return "no pod in the snapshot appears to serve it (a misspelt name, or a scheduler not installed?)"
-        return "the snapshot holds no kube-system pods: podwhy cannot tell whether a scheduler serving it runs"
 
 
 @dataclass

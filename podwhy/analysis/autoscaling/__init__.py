@@ -7,11 +7,15 @@ from podwhy.analysis.autoscaling.base import (
     AutoscalerEvent,
     AutoscalerView,
     AutoscalingAnalysis,
+    ComingEvidence,
     ComingNode,
     GroupFinding,
     GroupOutcome,
+    NodeClaimProgress,
+    NotEvaluated,
     PodExclusion,
     Reason,
+    ScaleUpTriggered,
 )
 
 __all__ = [
@@ -20,11 +24,15 @@ __all__ = [
     "AutoscalerEvent",
     "AutoscalerView",
     "AutoscalingAnalysis",
+    "ComingEvidence",
     "ComingNode",
     "GroupFinding",
     "GroupOutcome",
+    "NodeClaimProgress",
+    "NotEvaluated",
     "PodExclusion",
     "Reason",
+    "ScaleUpTriggered",
     "analyse",
     "autoscalers",
 ]

@@ -73,6 +73,35 @@ class GroupFinding:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ScaleUpTriggered:
+    """Cluster Autoscaler's TriggeredScaleUp event on the pod (its message, upstream's words)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class NodeClaimProgress:
+    """A Karpenter NodeClaim for the pod: launched and waiting for its node, or still launching
+    (with its Launched condition's reason and message, if any)."""
+
+    claim: str
+    launched: bool
+    reason: str = ""
+    message: str = ""
+
+
+ComingEvidence = ScaleUpTriggered | NodeClaimProgress
+
+
+@dataclass(frozen=True)
+class NotEvaluated:
+    """Why part of an autoscaler's view could not be evaluated: its status is not in the snapshot
+    (`error` empty), or could not be read (`error`: why)."""
+
+    error: str = ""
+
+
 @dataclass
 class ComingNode:
     """A node being added for the pod."""
@@ -80,7 +109,7 @@ class ComingNode:
     autoscaler: str
     group: str
     # What says so: the event or object, and when it started (timestamp text).
-    evidence: str
+    evidence: ComingEvidence
     since: str = ""
     # Seconds from `since` to the snapshot's newest record, and the timeout the node is held to.
     age_seconds: int | None = None
@@ -115,10 +144,11 @@ class AutoscalerView:
     groups: list[GroupFinding] = field(default_factory=list)
     coming: ComingNode | None = None
     excluded: PodExclusion | None = None
-    excluded_detail: str = ""
+    # The particular of the exclusion: the scale-up delay, the priority, the nominated node, the owner's kind.
+    excluded_by: str | int = ""
     last_event: AutoscalerEvent | None = None
     # Why part of it could not be evaluated (missing or unreadable inputs).
-    not_evaluated: list[str] = field(default_factory=list)
+    not_evaluated: list[NotEvaluated] = field(default_factory=list)
     # A cluster-wide limit the autoscaler itself says it reached (its flags are in no snapshot).
     cluster_limit: str = ""
 
@@ -126,7 +156,7 @@ class AutoscalerView:
 def start_view(
     autoscaler: str,
     events: list[o.Event],
-    exclusion: tuple[PodExclusion, str] | None,
+    exclusion: tuple[PodExclusion, str | int] | None,
     time_of: Callable[[o.Event], str],
 ) -> AutoscalerView:
     """An autoscaler's view with what every one has: its latest event on the pod (EVENTS, oldest
@@ -136,14 +166,14 @@ def start_view(
         last = events[-1]
         view.last_event = AutoscalerEvent(autoscaler, last.reason, last.message, time_of(last))
     if exclusion is not None:
-        view.excluded, view.excluded_detail = exclusion
+        view.excluded, view.excluded_by = exclusion
     return view
 
 
-def nominated(pod: o.Pod) -> tuple[PodExclusion, str] | None:
+def nominated(pod: o.Pod) -> tuple[PodExclusion, str | int] | None:
     """A pod waiting for preemption victims: neither autoscaler adds a node for it."""
     if pod.status.nominated_node_name:
-        return PodExclusion.NOMINATED, f"nominated to node {pod.status.nominated_node_name}"
+        return PodExclusion.NOMINATED, pod.status.nominated_node_name
     return None
 
 

@@ -16,8 +16,10 @@ from podwhy.analysis.autoscaling.base import (
     ComingNode,
     GroupFinding,
     GroupOutcome,
+    NotEvaluated,
     PodExclusion,
     Reason,
+    ScaleUpTriggered,
     nominated,
     start_view,
 )
@@ -157,15 +159,15 @@ def go_duration_seconds(text: str) -> float | None:
     return sum(float(n) * _UNIT_SECONDS[u] for n, u in _GO_DURATION.findall(text))
 
 
-def excluded(pod: o.Pod, now: float | None = None) -> tuple[PodExclusion, str] | None:
+def excluded(pod: o.Pod, now: float | None = None) -> tuple[PodExclusion, str | int] | None:
     delay = pod.metadata.annotations.get(SCALE_UP_DELAY_ANNOTATION)
     created = parse_time(pod.metadata.creation_timestamp or "")
     seconds = go_duration_seconds(delay) if delay else None
-    if seconds is not None and created is not None and now is not None and now - created < seconds:
-        return PodExclusion.SCALE_UP_DELAYED, f"{SCALE_UP_DELAY_ANNOTATION}: {delay}, and it is younger"
+    if delay and seconds is not None and created is not None and now is not None and now - created < seconds:
+        return PodExclusion.SCALE_UP_DELAYED, delay
     priority = pod.spec.priority
     if priority is not None and priority < EXPENDABLE_PRIORITY_CUTOFF:
-        return PodExclusion.EXPENDABLE, f"priority {priority} is below the cutoff {EXPENDABLE_PRIORITY_CUTOFF}"
+        return PodExclusion.EXPENDABLE, priority
     return nominated(pod)
 
 
@@ -206,11 +208,9 @@ class ClusterAutoscaler:
             said.counts = not_trigger_counts(said.message)
             view.cluster_limit = cluster_limit(said.message)
         if self.unreadable:
-            view.not_evaluated.append(f"its status could not be read: {self.unreadable}")
+            view.not_evaluated.append(NotEvaluated(self.unreadable))
         elif self.status is None:
-            view.not_evaluated.append(
-                "the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)"
-            )
+            view.not_evaluated.append(NotEvaluated())
         groups = self.status.node_groups if self.status is not None else []
         view.coming = self._coming(pod, events, groups, now)
         for group in groups:
@@ -244,7 +244,7 @@ class ClusterAutoscaler:
         return ComingNode(
             self.name,
             (growing or names or [""])[0],
-            f"{TRIGGERED_SCALE_UP}: {event.message}",
+            ScaleUpTriggered(event.message),
             since,
             age,
             MAX_NODE_PROVISION_SECONDS,

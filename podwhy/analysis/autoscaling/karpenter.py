@@ -21,6 +21,7 @@ from podwhy.analysis.autoscaling.base import (
     ComingNode,
     GroupFinding,
     GroupOutcome,
+    NodeClaimProgress,
     PodExclusion,
     Reason,
     nominated,
@@ -268,13 +269,13 @@ def limits_left(pool: o.NodePool, pod: o.Pod) -> dict[str, object] | None:
     return None
 
 
-def excluded(pod: o.Pod) -> tuple[PodExclusion, str] | None:
+def excluded(pod: o.Pod) -> tuple[PodExclusion, str | int] | None:
     """IsProvisionable: Karpenter provisions for no DaemonSet or static pod, nor a preempting one."""
     if (waiting := nominated(pod)) is not None:
         return waiting
     for ref in pod.metadata.owner_references:
         if ref.controller and ref.kind in ("DaemonSet", "Node"):
-            return PodExclusion.DAEMON_OR_STATIC, f"owned by its {ref.kind}"
+            return PodExclusion.DAEMON_OR_STATIC, ref.kind
     return None
 
 
@@ -320,20 +321,21 @@ class Karpenter:
             return None  # its node is there
         launched = _condition(claim.status.conditions, "Launched")
         pool = claim.metadata.labels.get(NODEPOOL_LABEL, "")
+        name = claim.metadata.name
         if launched is not None and launched.status == "True":
             registered = _condition(claim.status.conditions, "Registered")
             since = (registered.last_transition_time if registered else None) or launched.last_transition_time or ""
             timeout = REGISTRATION_TIMEOUT_SECONDS
-            state = "launched, waiting for its node to register and initialize"
+            state = NodeClaimProgress(name, launched=True)
         else:
             since = claim.metadata.creation_timestamp or ""
             timeout = LAUNCH_TIMEOUT_SECONDS
-            state = "launching"
+            state = NodeClaimProgress(name, False)
             if launched is not None and launched.reason:
-                state += f" ({launched.reason}: {launched.message})" if launched.message else f" ({launched.reason})"
+                state = NodeClaimProgress(name, False, launched.reason, launched.message)
         started = parse_time(since) if since else None
         age = int(now - started) if now is not None and started is not None else None
-        return ComingNode(self.name, pool, f"NodeClaim {claim.metadata.name} {state}", since, age, timeout)
+        return ComingNode(self.name, pool, state, since, age, timeout)
 
     def finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> GroupFinding:
         """What POOL can do for POD (`wanted`: pod_requirement_sets of it)."""

@@ -14,12 +14,11 @@ in order. Bounds are module constants of the module that reads them.
 """
 
 from podwhy.analysis.commands import template_owner
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
 from podwhy.analysis.suggest.groups import (
     GroupBudget,
-    GroupKey,
     GroupSizing,
-    SizingOutcome,
     allocatable_shapes,
     beyond_every_node,
     node_local_group,
@@ -33,7 +32,6 @@ from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_
 __all__ = [
     "MAX_SUGGESTIONS",
     "GroupBudget",
-    "GroupKey",
     "GroupSizing",
     "SizingOutcome",
     "Suggestion",

@@ -12,7 +12,8 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.analysis.pending import PendingPod, spec_signature
+from podwhy.analysis.pending import CauseOrder, GroupKey, PendingPod, spec_signature
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
     MAX_RERUNS,
@@ -54,21 +55,6 @@ MAX_ADDED_NODES = 100
 MAX_GROUP_PLACEMENT_WORK = 250_000
 FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
-
-
-class SizingOutcome(StrEnum):
-    """How sizing a pending group ended."""
-
-    # A verified count: the suggestion says how many nodes.
-    SIZED = "sized"
-    # No node of the cluster, even emptied, holds one of the group's pods.
-    NO_NODE_SHAPE = "noNodeShape"
-    # Nodes shaped like existing ones hold some of its pods, but no number of them holds all.
-    NO_COUNT = "noCount"
-    # A bound (node evaluations, added nodes, the time safety net) stopped the search.
-    STOPPED = "stopped"
-    # Not tried: only the largest groups are sized, within one bound for the whole run.
-    SKIPPED = "skipped"
 
 
 @dataclass
@@ -494,7 +480,6 @@ def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
 # `podwhy pending`: groups sized, largest first, and the node evaluations all of them may spend.
 MAX_GROUPS_SIZED = 5
 MAX_GROUPS_PLACEMENT_WORK = 4 * MAX_GROUP_PLACEMENT_WORK
-GroupKey = tuple[str, str, str | None]
 
 
 def size_groups(
@@ -502,17 +487,20 @@ def size_groups(
     pending: Sequence[PendingPod],
     config: SchedulerConfig,
     frameworks: Mapping[str, Framework] | None = None,
+    *,
+    cause_order: CauseOrder,
 ) -> dict[GroupKey, GroupSizing]:
     """For `podwhy pending`: per group of Unschedulable pods (PendingPod.group_key), how many more
     nodes shaped like an existing one every pod of it needs, or why that was not found. Groups
     whose pods no node shape has room for are told so at once; of the others, the largest
-    MAX_GROUPS_SIZED are sized, within MAX_GROUPS_PLACEMENT_WORK node evaluations in all.
-    `frameworks` (per profile name, over `snapshot`, e.g. the classifier's) are reused."""
+    MAX_GROUPS_SIZED are sized (groups of one size in the report's order: `cause_order`), within
+    MAX_GROUPS_PLACEMENT_WORK node evaluations in all. `frameworks` (per profile name, over
+    `snapshot`, e.g. the classifier's) are reused."""
     groups: dict[GroupKey, list[o.Pod]] = {}
     for item in pending:
         if item.verdict == Verdict.UNSCHEDULABLE:
             groups.setdefault(item.group_key, []).append(item.pod)
-    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1], kv[0][2] or ""))
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1]), kv[0][2] or ""))
     names = frozenset(p.scheduler_name for p in config.profiles)
     bases: dict[str, Framework] = dict(frameworks or {})
     shared = GroupBudget(

@@ -6,13 +6,22 @@ from typing import Any
 
 from podwhy.analysis.autoscaling import (
     AutoscalingAnalysis,
+    ComingEvidence,
     ComingNode,
     GroupFinding,
     GroupOutcome,
+    NodeClaimProgress,
+    NotEvaluated,
     PodExclusion,
     Reason,
+    ScaleUpTriggered,
 )
-from podwhy.analysis.autoscaling.clusterautoscaler import NOT_TRIGGER_SCALE_UP, TRIGGERED_SCALE_UP
+from podwhy.analysis.autoscaling.clusterautoscaler import (
+    EXPENDABLE_PRIORITY_CUTOFF,
+    NOT_TRIGGER_SCALE_UP,
+    SCALE_UP_DELAY_ANNOTATION,
+    TRIGGERED_SCALE_UP,
+)
 from podwhy.analysis.autoscaling.karpenter import NOMINATED
 from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
 from podwhy.snapshot.live import FORBIDDEN
@@ -42,9 +51,23 @@ def _minutes(seconds: int) -> str:
     return f"{round(seconds / 60)} min"
 
 
+def evidence_text(evidence: ComingEvidence) -> str:
+    """What says a node is coming: Cluster Autoscaler's event, or the state of Karpenter's NodeClaim."""
+    match evidence:
+        case ScaleUpTriggered(message):
+            return f"{TRIGGERED_SCALE_UP}: {message}"
+        case NodeClaimProgress(claim, launched, reason, message):
+            if launched:
+                return f"NodeClaim {claim} launched, waiting for its node to register and initialize"
+            state = "launching"
+            if reason:
+                state += f" ({reason}: {message})" if message else f" ({reason})"
+            return f"NodeClaim {claim} {state}"
+
+
 def coming_text(coming: ComingNode) -> str:
     group = f" of {coming.group}" if coming.group else ""
-    text = f"{coming.autoscaler} is adding a node{group}: {coming.evidence}"
+    text = f"{coming.autoscaler} is adding a node{group}: {evidence_text(coming.evidence)}"
     if coming.age_seconds is not None:
         text += f"; started {_minutes(coming.age_seconds)} before the snapshot's newest record"
     if coming.timeout_seconds is not None:
@@ -109,6 +132,22 @@ def _sizes(d: dict[str, Any]) -> str:
     return ", ".join(parts) or "sizes unknown"
 
 
+def _excluded_by(exclusion: PodExclusion, particular: str | int) -> str:
+    if exclusion is PodExclusion.SCALE_UP_DELAYED:
+        return f"{SCALE_UP_DELAY_ANNOTATION}: {particular}, and it is younger"
+    if exclusion is PodExclusion.EXPENDABLE:
+        return f"priority {particular} is below the cutoff {EXPENDABLE_PRIORITY_CUTOFF}"
+    if exclusion is PodExclusion.NOMINATED:
+        return f"nominated to node {particular}"
+    return f"owned by its {particular}"
+
+
+def _not_evaluated(why: NotEvaluated) -> str:
+    if why.error:
+        return f"its status could not be read: {why.error}"
+    return "the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)"
+
+
 _EXCLUSION = {
     PodExclusion.EXPENDABLE: "Cluster Autoscaler never scales up for pods below its expendable priority cutoff",
     PodExclusion.SCALE_UP_DELAYED: "Cluster Autoscaler leaves the pod alone until it is older than its scale-up delay",
@@ -130,14 +169,18 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         for v in analysis.views
         for g in v.groups
     ]
-    excluded = [f"{_EXCLUSION[v.excluded]} ({v.excluded_detail})" for v in analysis.views if v.excluded is not None]
+    excluded = [
+        f"{_EXCLUSION[v.excluded]} ({_excluded_by(v.excluded, v.excluded_by)})"
+        for v in analysis.views
+        if v.excluded is not None
+    ]
     excluded += [
         f"{v.autoscaler} says a cluster-wide limit is reached: {v.cluster_limit} (its flags --max-nodes-total, "
         "--cores-total, --memory-total; they are in no snapshot)"
         for v in analysis.views
         if v.cluster_limit
     ]
-    not_evaluated = [f"{v.autoscaler}: {why}" for v in analysis.views for why in v.not_evaluated]
+    not_evaluated = [f"{v.autoscaler}: {_not_evaluated(why)}" for v in analysis.views for why in v.not_evaluated]
     forbidden = {kind: why for kind, why in analysis.missing_kinds.items() if why.endswith(FORBIDDEN)}
     for kind, why in forbidden.items():
         not_evaluated.append(f"{_KIND_WORDS.get(kind, kind)} could not be read ({why}): {RBAC_HINTS[kind]}")
@@ -208,7 +251,7 @@ def _coming(coming: ComingNode | None) -> ComingNodeReport | None:
     return ComingNodeReport(
         autoscaler=coming.autoscaler,
         group=coming.group,
-        evidence=coming.evidence,
+        evidence=evidence_text(coming.evidence),
         since=coming.since or None,
         ageSeconds=coming.age_seconds,
         timeoutSeconds=coming.timeout_seconds,

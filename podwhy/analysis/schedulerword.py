@@ -1,0 +1,79 @@
+"""What kube-scheduler itself last said of a pod (its PodScheduled condition, its latest
+FailedScheduling event) and whether that agrees with the message podwhy emulates; which scheduler
+pods of the snapshot serve a schedulerName. Facts only: report/ words them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podwhy.analysis.events import component_of, event_time, events_of
+from podwhy.model import objects as o
+from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
+
+# Upstream cuts event messages to this many bytes (the FailedScheduling note); conditions keep the full text.
+EVENT_MESSAGE_LIMIT = 1024
+# Verdicts whose message is the scheduler's own, so that its word can agree with it or not.
+COMPARED_VERDICTS = (Verdict.UNSCHEDULABLE, Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE)
+
+
+@dataclass(frozen=True)
+class SchedulingEvent:
+    """The pod's latest FailedScheduling event."""
+
+    message: str
+    count: int
+    # When it was last seen ("" when the event says nothing).
+    last_seen: str
+    component: str
+
+
+@dataclass(frozen=True)
+class SchedulerSaid:
+    """The scheduler's own word on the pod and whether it agrees with podwhy's message (None:
+    nothing to compare)."""
+
+    condition: o.PodCondition | None
+    event: SchedulingEvent | None
+    agrees: bool | None
+
+
+def scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
+    events = events_of(snapshot).of_pod(pod, reasons=("FailedScheduling",))
+    if not events:
+        return None
+    latest = max(events, key=event_time)
+    count = latest.series.count if latest.series is not None and latest.series.count else latest.count
+    return SchedulingEvent(latest.message, count or 1, event_time(latest), component_of(latest))
+
+
+def says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bool:
+    if cut and len(theirs.encode()) >= EVENT_MESSAGE_LIMIT - 3:
+        # A cut message ends with "..." or mid-word: compare what is left of it.
+        return ours.startswith(theirs.removesuffix("...").rstrip())
+    if not ours_complete:
+        # podwhy could not word the PostFilter part: the filter summary must still agree.
+        return theirs.startswith(ours)
+    return theirs == ours
+
+
+def scheduler_said(pod: o.Pod, snapshot: Snapshot, verdict: Verdict, message: str, complete: bool) -> SchedulerSaid:
+    """What kube-scheduler last said of the pod, and whether it agrees with podwhy's `verdict` and
+    `message` (`complete`: whether podwhy could word every part of it)."""
+    condition = next((c for c in pod.status.conditions if c.type == "PodScheduled" and c.status == "False"), None)
+    event = scheduling_event(pod, snapshot)
+    # The condition holds the latest full text, the event the aggregated one (cut at 1 KiB); either
+    # agreeing is agreement, since a placeholder or a stale copy may sit in the other.
+    agrees: bool | None = None
+    if verdict in COMPARED_VERDICTS:
+        said = [(condition.message, False)] if condition is not None and condition.message else []
+        said += [(event.message, True)] if event is not None and event.message else []
+        if said:
+            agrees = any(says_the_same(text, message, complete, cut) for text, cut in said)
+    return SchedulerSaid(condition, event, agrees)
+
+
+def serving(snapshot: Snapshot, scheduler_name: str) -> SchedulerFinding:
+    """What the snapshot's scheduler pods say about one schedulerName."""
+    return SchedulerPods.of(snapshot.pods).for_name(scheduler_name)

@@ -1,0 +1,171 @@
+"""What keeps a Pending pod Pending, in words: analysis/causes.py's facts said as one line (the
+cause pods are grouped by) and the details behind it."""
+
+from __future__ import annotations
+
+from podwhy.analysis.causes import (
+    BoundCreating,
+    BoundNodeGone,
+    BoundNodeNotReady,
+    BoundNotRunning,
+    BoundNotStarted,
+    Cause,
+    ContainerDetail,
+    ContainerProblem,
+    Detail,
+    EventDetail,
+    EventReason,
+    FitsNow,
+    Gated,
+    GatedSince,
+    InitExited,
+    InitNotStarted,
+    InitProgress,
+    InitRunning,
+    InitWaiting,
+    NodeReadyDetail,
+    NominatedFits,
+    NominatedNodeGone,
+    NominatedStale,
+    NominatedWaiting,
+    NoProfile,
+    NoScheduler,
+    OnceOneRuns,
+    PartlyEvaluated,
+    ReservedRoomCause,
+    ReservingPodDetail,
+    SchedulerMessage,
+    SchedulerMessageDetail,
+    SchedulerPodDown,
+    VictimDetail,
+    Waiting,
+    WaitingForNode,
+)
+from podwhy.report.words.autoscaling import evidence_text
+from podwhy.report.words.schedulers import hint, no_profile_note, no_scheduler
+from podwhy.verdict import Verdict
+
+# Nodes named in a cause before "and N more".
+MAX_NODES_NAMED = 3
+
+
+def _progress(progress: InitProgress) -> str:
+    return f"Init:{progress.done}/{progress.total}"
+
+
+def _waiting(waiting: Waiting) -> str:
+    if waiting.image:
+        return f"{waiting.reason} (image {waiting.image})"
+    if waiting.message:
+        return f"{waiting.reason}: {waiting.message}"
+    return waiting.reason
+
+
+def _problem(problem: ContainerProblem) -> str:
+    match problem:
+        case Waiting():
+            return _waiting(problem)
+        case InitWaiting(container, waiting, progress):
+            return f"init container {container}: {_waiting(waiting)} ({_progress(progress)})"
+        case InitNotStarted("", progress):
+            return f"init containers not started ({_progress(progress)})"
+        case InitNotStarted(container, progress):
+            return f"init container {container} not started ({_progress(progress)})"
+        case InitRunning(container, progress):
+            return f"init container {container} still running ({_progress(progress)})"
+        case InitExited(container, exit_code, progress):
+            return f"init container {container} exited with code {exit_code} ({_progress(progress)})"
+        case EventReason(reason):
+            return reason
+
+
+def cause_text(cause: Cause) -> str:
+    """The one line pods are grouped by."""
+    match cause:
+        case BoundNodeGone(node):
+            return f"bound to node {node}, which no longer exists"
+        case BoundNodeNotReady(node):
+            return f"bound to node {node}, which is NotReady"
+        case BoundCreating(node):
+            return f"bound to node {node}, ContainerCreating (no event says why yet)"
+        case BoundNotStarted(node):
+            return f"bound to node {node}, containers not started yet"
+        case BoundNotRunning(problems):
+            return f"bound, not running: {', '.join(_problem(p) for p in problems)}"
+        case NoProfile(name, finding):
+            text = f"no scheduler profile named {name!r}"
+            return text if finding is None else f"{text}; {no_profile_note(finding)}"
+        case NoScheduler(_, finding):
+            return no_scheduler(finding)
+        case Gated(gates):
+            return f"scheduling gates [{' '.join(gates)}]"
+        case NominatedNodeGone(node):
+            return f"nominated to node {node}, which no longer exists (stale nomination)"
+        case NominatedFits(node):
+            return f"nominated to node {node}, where it fits now: the scheduler binds it on its next attempt"
+        case NominatedStale(node):
+            return f"nominated to node {node}, where it no longer fits (stale nomination)"
+        case NominatedWaiting(node, victims, fits_once_gone):
+            waiting = f"nominated to node {node}, waiting for {victims} victim(s) to terminate"
+            if fits_once_gone is False:
+                return waiting + " (even then it does not fit there: stale nomination)"
+            return waiting + "; it fits there once they are gone"
+        case FitsNow():
+            return "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+        case ReservedRoomCause(nodes, pods):
+            count = len(nodes)
+            shown = ", ".join(nodes[:MAX_NODES_NAMED]) + (
+                f" and {count - MAX_NODES_NAMED} more" if count > MAX_NODES_NAMED else ""
+            )
+            return (
+                f"fits on {count} node{'s' if count != 1 else ''} ({shown}) once the room reserved by "
+                f"{', '.join(pods)} is released"
+            )
+        case WaitingForNode(autoscaler, group, evidence):
+            of_group = f" of {group}" if group else ""
+            return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence_text(evidence)})"
+        case PartlyEvaluated(not_evaluated):
+            return f"fits the plugins evaluated; {not_evaluated}"
+        case SchedulerMessage(message):
+            return message
+
+
+def detail_text(detail: Detail) -> str:
+    match detail:
+        case ContainerDetail():
+            text = f"{'init container' if detail.init else 'container'} {detail.container}: {detail.reason}"
+            if detail.last_exit_code is not None:
+                last = f"last exit code {detail.last_exit_code}" + (
+                    f": {detail.last_reason}" if detail.last_reason else ""
+                )
+                text += f" ({detail.restarts} restarts; {last})" if detail.restarts else f" ({last})"
+            if detail.message:
+                text += f": {detail.message}"
+            return text
+        case EventDetail(reason, message):
+            return f"event {reason}: {message}"
+        case NodeReadyDetail(node, status, reason, message):
+            why = f"{reason}: {message}" if reason and message else reason or message
+            return f"node {node} Ready={status}" + (f" ({why})" if why else "")
+        case VictimDetail():
+            preempted = " (preempted by the scheduler)" if detail.preempted else ""
+            return (
+                f"victim {detail.pod}{preempted}, priority {detail.priority}: terminating, grace period "
+                f"{detail.grace_period_s}s, gone by {detail.gone_by}"
+            )
+        case ReservingPodDetail(pod, priority):
+            return f"nominated pod {pod} (priority {priority}) reserves that room"
+        case SchedulerMessageDetail(message):
+            return f"kube-scheduler's message: {message}"
+        case GatedSince(since):
+            return f"gated since {since}"
+        case SchedulerPodDown(pod):
+            return hint(pod)
+        case OnceOneRuns(verdict, cause):
+            if verdict == Verdict.SCHEDULABLE:
+                return "once one runs: Schedulable (it fits now)"
+            return f"once one runs: {verdict}: {cause_text(cause)}"
+
+
+def details_text(details: list[Detail]) -> list[str]:
+    return [detail_text(d) for d in details]
