@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Evidence, Status, error, skip, success, unschedulable
 from podwhy.framework.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
@@ -42,6 +43,9 @@ def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[dict[str, str]]
 
 class NodePorts(Plugin):
     NAME = names.NODE_PORTS
+    NODE_LOCAL_FILTER = True
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Evidence, Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -50,6 +51,8 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
 
 class TaintToleration(Plugin):
     NAME = names.TAINT_TOLERATION
+    NODE_LOCAL_FILTER = NODE_LOCAL_SCORE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
 

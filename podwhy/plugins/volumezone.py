@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Evidence, Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -75,6 +76,7 @@ def pv_topologies(pv: o.PersistentVolume) -> list[PVTopology]:
 
 class VolumeZone(Plugin):
     NAME = names.VOLUME_ZONE
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """The kinds of the lookups that fail: an object found speaks for itself."""
