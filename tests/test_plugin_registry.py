@@ -7,12 +7,15 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from podwhy.errors import UsageError
 from podwhy.framework.interface import EXTENSION_POINTS, Plugin, QueuedPodInfo
+from podwhy.framework.signature import FRAMEWORK_PARTS, PLUGIN_PARTS, PodPart, pod_signature
 from podwhy.framework.versions import V1_36
-from podwhy.plugins import names
+from podwhy.model import objects as o
+from podwhy.plugins import names, registry
 from podwhy.plugins.queuesort import PrioritySort
 from podwhy.plugins.registry import PLUGINS, plugin_class
 from podwhy.plugins.schedulinggates import SchedulingGates
@@ -67,6 +70,87 @@ def test_extension_points_follow_from_the_class(name: str) -> None:
     simulated = cls.extension_points() - cls.UNSIMULATED_POINTS
     assert not cls.UNSIMULATED_POINTS & simulated
     assert cls.UNSIMULATED_POINTS <= set(EXTENSION_POINTS)
+
+
+def test_every_name_has_a_class() -> None:
+    for key, name in vars(names).items():
+        if key.isupper() and isinstance(name, str):
+            cls = plugin_class(name)
+            assert cls is not None and issubclass(cls, Plugin) and cls.NAME == name, key
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM_EXTENSION_POINTS))
+def test_traits_follow_from_the_methods(name: str) -> None:
+    """A trait names a point the plugin has: a node-local filter filters, a node-local score
+    scores, a rejection a new node cures is a Filter's; and a plugin that runs reads the pod."""
+    cls = PLUGINS[name]
+    if cls.NODE_LOCAL_FILTER or cls.CURED_BY_EMPTY_NODE:
+        assert cls.implements("filter")
+    if cls.NODE_LOCAL_SCORE:
+        assert cls.implements("score")
+    assert cls.POD_PARTS <= PLUGIN_PARTS
+    simulated = cls.extension_points() - cls.UNSIMULATED_POINTS
+    assert bool(cls.POD_PARTS) == bool(simulated)
+    # A plugin that counts pods across nodes reads their labels and is not node-local.
+    if PodPart.LABELS in cls.POD_PARTS:
+        assert not (cls.NODE_LOCAL_FILTER or cls.NODE_LOCAL_SCORE)
+
+
+def test_the_trait_sets_the_analysis_reads() -> None:
+    assert registry.NODE_LOCAL_FILTERS == {
+        names.NODE_UNSCHEDULABLE,
+        names.NODE_NAME,
+        names.TAINT_TOLERATION,
+        names.NODE_AFFINITY,
+        names.NODE_PORTS,
+        names.NODE_RESOURCES_FIT,
+    }
+    assert registry.NODE_LOCAL_SCORES == {
+        names.NODE_RESOURCES_FIT,
+        names.NODE_RESOURCES_BALANCED_ALLOCATION,
+        names.IMAGE_LOCALITY,
+        names.TAINT_TOLERATION,
+        names.NODE_AFFINITY,
+    }
+    assert registry.CURED_BY_EMPTY_NODE == {
+        names.NODE_RESOURCES_FIT,
+        names.NODE_PORTS,
+        names.INTER_POD_AFFINITY,
+        names.POD_TOPOLOGY_SPREAD,
+        names.NODE_VOLUME_LIMITS,
+    }
+    # Node-local plugins read neither labels nor objects named after the pod; some plugin reads each.
+    assert registry.NODE_LOCAL_PARTS == {PodPart.NAMESPACE, PodPart.SPEC, PodPart.NOMINATED_NODE}
+    assert registry.SCHEDULER_PARTS == PLUGIN_PARTS | FRAMEWORK_PARTS
+
+
+def test_pod_signatures() -> None:
+    base = make_pod("a").labels(app="x").obj()
+    relabelled = msgspec.structs.replace(
+        base, metadata=msgspec.structs.replace(base.metadata, name="b", labels={"app": "y"})
+    )
+    token = o.Volume(name="kube-api-access-abcde")
+    with_token = msgspec.structs.replace(base, spec=msgspec.structs.replace(base.spec, volumes=[token]))
+    other_token = msgspec.structs.replace(
+        base, spec=msgspec.structs.replace(base.spec, volumes=[o.Volume(name="kube-api-access-fghij")])
+    )
+    ephemeral = o.Volume(name="scratch", ephemeral=o.EphemeralVolumeSource())
+    own = msgspec.structs.replace(base, spec=msgspec.structs.replace(base.spec, volumes=[ephemeral]))
+    own_b = msgspec.structs.replace(own, metadata=msgspec.structs.replace(own.metadata, name="b"))
+
+    def local(pod: o.Pod) -> bytes:
+        return pod_signature(pod, registry.NODE_LOCAL_PARTS)
+
+    def scheduler(pod: o.Pod) -> bytes:
+        return pod_signature(pod, registry.SCHEDULER_PARTS)
+
+    # Labels (and names) only matter to plugins that count pods across nodes.
+    assert local(base) == local(relabelled) and scheduler(base) != scheduler(relabelled)
+    # No plugin reads a source-less volume's name.
+    assert scheduler(with_token) == scheduler(other_token) != scheduler(base)
+    # A pod whose PVC is named after it is like no other to the scheduler.
+    assert local(own) == local(own_b) and scheduler(own) != scheduler(own_b)
+    assert scheduler(own) == scheduler(msgspec.structs.replace(own))
 
 
 def _string_constants(path: Path) -> set[str]:

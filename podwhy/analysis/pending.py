@@ -12,8 +12,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import msgspec
-
 from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
 from podwhy.analysis.autoscaling.events import newest_record
 from podwhy.analysis.causes import (
@@ -59,10 +57,12 @@ from podwhy.analysis.events import events_of
 from podwhy.framework.preemption import terminating_by_preemption
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
+from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.plugins.registry import SCHEDULER_PARTS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
@@ -310,23 +310,12 @@ def _grace_period(pod: o.Pod) -> int:
     return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
 
 
-def _has_source(volume: o.Volume) -> bool:
-    return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
-
-
 def spec_signature(pod: o.Pod) -> bytes:
-    """What makes two pods of one owner the same to the scheduler: spec, labels, nomination.
-
-    Names of volumes the scheduler does not read (the per-pod kube-api-access-xxxxx token volume)
-    are left out. Pods with generic ephemeral volumes or resource claims refer to objects of their
-    own (PVCs, claims named after the pod): they are never taken for one another.
-    """
-    spec = pod.spec
-    if spec.resource_claims or any(v.ephemeral is not None for v in spec.volumes):
-        return msgspec.json.encode((pod.metadata.namespace, pod.metadata.name))
-    volumes = [v if _has_source(v) else msgspec.structs.replace(v, name="") for v in spec.volumes]
-    spec = msgspec.structs.replace(spec, volumes=volumes)
-    return msgspec.json.encode((pod.metadata.namespace, pod.metadata.labels, spec, pod.status.nominated_node_name))
+    """What makes two pods of one owner the same to the scheduler: what any plugin or the framework
+    reads of them (spec, labels, nomination). Pods with generic ephemeral volumes or resource
+    claims refer to objects of their own (PVCs, claims named after the pod): they are never taken
+    for one another."""
+    return pod_signature(pod, SCHEDULER_PARTS)
 
 
 def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.Pod]]:

@@ -31,10 +31,12 @@ from podwhy.cluster.volumes import ClaimBinder
 from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
+from podwhy.framework.signature import pod_signature
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
+from podwhy.plugins.registry import NODE_LOCAL_FILTERS, NODE_LOCAL_PARTS, NODE_LOCAL_SCORES
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import CycleOptions, CycleOutcome, make_framework, no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -43,33 +45,8 @@ from podwhy.verdict import Verdict
 
 # Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
 DAEMON_PREDICATES = (names.NODE_AFFINITY, names.TAINT_TOLERATION)
-# Filters whose verdict on a node reads only the pod and that node (its labels, taints,
-# allocatable, and the pods bound or nominated there): nothing placed on other nodes changes it.
-NODE_LOCAL_FILTERS = frozenset(
-    {
-        names.NODE_UNSCHEDULABLE,
-        names.NODE_NAME,
-        names.TAINT_TOLERATION,
-        names.NODE_AFFINITY,
-        names.NODE_PORTS,
-        names.NODE_RESOURCES_FIT,
-    }
-)
-# Score plugins whose raw score of a node reads only the pod and that node (ImageLocality also
-# the number of nodes holding an image, which placing pods does not change); the others
-# (PodTopologySpread, InterPodAffinity, and the claim plugins) count pods across nodes.
 # Tied nodes named per placed replica (thousands of equal nodes may tie; their count is kept).
 MAX_TIED_NAMES = 10
-
-NODE_LOCAL_SCORES = frozenset(
-    {
-        names.NODE_RESOURCES_FIT,
-        names.NODE_RESOURCES_BALANCED_ALLOCATION,
-        names.IMAGE_LOCALITY,
-        names.TAINT_TOLERATION,
-        names.NODE_AFFINITY,
-    }
-)
 
 
 def _uses_devices(pod: o.Pod) -> bool:
@@ -82,11 +59,12 @@ def _uses_devices(pod: o.Pod) -> bool:
 
 
 def replica_signature(pod: o.Pod) -> bytes:
-    """What a scheduling cycle reads of a pod besides its labels: two replicas with the same
-    signature get the same verdict and raw score from every plugin of NODE_LOCAL_FILTERS and
-    NODE_LOCAL_SCORES on a node to which nothing was bound between their cycles. (Labels only
-    matter to the plugins that count pods across nodes, whose verdicts are never reused.)"""
-    return msgspec.json.encode((pod.metadata.namespace, pod.spec, pod.status.nominated_node_name))
+    """What a scheduling cycle's node-local plugins and the framework read of a pod: two replicas
+    with the same signature get the same verdict and raw score from every plugin of
+    NODE_LOCAL_FILTERS and NODE_LOCAL_SCORES on a node to which nothing was bound between their
+    cycles. (Labels only matter to the plugins that count pods across nodes, whose verdicts are
+    never reused.)"""
+    return pod_signature(pod, NODE_LOCAL_PARTS)
 
 
 @dataclass

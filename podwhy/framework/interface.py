@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from podwhy.framework.plugin_args import PluginArgs
+from podwhy.framework.signature import PLUGIN_PARTS, PodPart
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
@@ -151,6 +152,20 @@ class Plugin:
     NAME: ClassVar[str] = ""
     ARGS: ClassVar[type[PluginArgs] | None] = None
     UNSIMULATED_POINTS: ClassVar[frozenset[str]] = frozenset()
+
+    # Traits podwhy's own reasoning reads; plugins/registry.py gathers them by name.
+    # Its Filter verdict on a node reads only the pod and that node (its labels, taints,
+    # allocatable, and the pods bound or nominated there): nothing placed on other nodes changes it.
+    NODE_LOCAL_FILTER: ClassVar[bool] = False
+    # Its raw Score of a node reads only the pod and that node (ImageLocality's also the number of
+    # nodes holding an image, which placing pods does not change).
+    NODE_LOCAL_SCORE: ClassVar[bool] = False
+    # A new copy of a node it rejects the pod on (running only that node's DaemonSet and static
+    # pods) may take the pod: its rejection rests on what runs on the node, or where the node is
+    # among the others (addNode checks that the copy's own pods leave room).
+    CURED_BY_EMPTY_NODE: ClassVar[bool] = False
+    # The parts of a pod its verdicts and scores read (framework/signature.py).
+    POD_PARTS: ClassVar[frozenset[PodPart]] = PLUGIN_PARTS
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         self.handle = handle

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import msgspec
-
+from podwhy.framework.signature import PodPart, pod_signature
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, parse_quantity, value
 from podwhy.model.validation import is_qualified_name
@@ -310,28 +309,13 @@ def calculate_pod_resource(pod: o.Pod) -> PodResource:
 
 
 _RESOURCE_CACHE: dict[bytes, PodResource] = {}
-_encode = msgspec.json.Encoder().encode
-
-
-def _resource_key(pod: o.Pod) -> bytes:
-    """Everything calculate_pod_resource reads; replicas of one template share it."""
-    spec, status = pod.spec, pod.status
-    return _encode(
-        (
-            spec.containers,
-            spec.init_containers,
-            spec.overhead,
-            spec.resources,
-            status.container_statuses,
-            status.init_container_statuses,
-            [c for c in status.conditions if c.type == "PodResizePending"],
-        )
-    )
+# Everything calculate_pod_resource reads; replicas of one template share it.
+_RESOURCE_PARTS = frozenset({PodPart.REQUESTS})
 
 
 def cached_pod_resource(pod: o.Pod) -> PodResource:
     """calculate_pod_resource, memoised by content. The result is shared: never mutate it."""
-    key = _resource_key(pod)
+    key = pod_signature(pod, _RESOURCE_PARTS)
     found = _RESOURCE_CACHE.get(key)
     if found is None:
         found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)

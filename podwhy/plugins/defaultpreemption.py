@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from podwhy.framework.interface import CycleState, Plugin, PostFilterResult
 from podwhy.framework.plugin_args import DefaultPreemptionArgs, PluginArgs, args_of
 from podwhy.framework.preemption import PREEMPTION_STATE_KEY, Evaluator
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.plugins import names
@@ -23,6 +24,7 @@ MESSAGE_PREFIX = "preemption: "
 
 class DefaultPreemption(Plugin):
     NAME = names.DEFAULT_PREEMPTION
+    POD_PARTS = frozenset({PodPart.SPEC})
     # The pod's priority, which a PriorityClass gives it at admission.
     ADMISSION_KINDS = frozenset({"PriorityClass"})
     ARGS = DefaultPreemptionArgs

@@ -8,6 +8,7 @@ from msgspec import UNSET
 from podwhy.framework.evidence import ImageLocalityEvidence, ImageOnNode
 from podwhy.framework.handle import normalized_image_name
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -53,6 +54,8 @@ def _pod_images(pod: o.Pod, image_volumes: bool) -> list[tuple[str, str, str]]:
 
 class ImageLocality(Plugin):
     NAME = names.IMAGE_LOCALITY
+    NODE_LOCAL_SCORE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         total_num_nodes = len(self.handle.node_infos)

@@ -18,6 +18,7 @@ from podwhy.framework.evidence import (
 )
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import NodeAffinityArgs, PluginArgs, args_of
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.validation import aggregate, node_selector_term_errors
@@ -194,6 +195,8 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[AnyEvidence]:
 
 class NodeAffinity(Plugin):
     NAME = names.NODE_AFFINITY
+    NODE_LOCAL_FILTER = NODE_LOCAL_SCORE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeAffinityArgs

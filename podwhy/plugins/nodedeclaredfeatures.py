@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.evidence import DeclaredFeaturesEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import NODE_DECLARED_FEATURES
@@ -59,6 +60,7 @@ class PreFilterState:
 
 class NodeDeclaredFeatures(Plugin):
     NAME = names.NODE_DECLARED_FEATURES
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     @property
     def enabled(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from podwhy.framework.evidence import NodeNameEvidence
 from podwhy.framework.interface import CycleState, Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins import names
@@ -17,6 +18,8 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> bool:
 
 class NodeName(Plugin):
     NAME = names.NODE_NAME
+    NODE_LOCAL_FILTER = True
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if fits(pod, node_info):

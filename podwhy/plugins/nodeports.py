@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.evidence import HostPortEvidence, PortHolder
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unschedulable
 from podwhy.framework.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
@@ -43,6 +44,9 @@ def _holders(port: o.ContainerPort, node_info: NodeInfo) -> list[PortHolder]:
 
 class NodePorts(Plugin):
     NAME = names.NODE_PORTS
+    NODE_LOCAL_FILTER = True
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from podwhy.framework.evidence import UnschedulableEvidence
 from podwhy.framework.interface import CycleState, Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -17,6 +18,8 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 class NodeUnschedulable(Plugin):
     NAME = names.NODE_UNSCHEDULABLE
+    NODE_LOCAL_FILTER = True
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         if not node_info.node.spec.unschedulable:

@@ -9,6 +9,7 @@ from msgspec import UNSET
 from podwhy.framework.evidence import VolumeCountEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DEFAULT, Emulation
@@ -71,6 +72,8 @@ def volume_limits(csi_node: o.CSINode | None) -> dict[str, int]:
 
 class NodeVolumeLimits(Plugin):
     NAME = names.NODE_VOLUME_LIMITS
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)

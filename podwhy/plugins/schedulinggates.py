@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from podwhy.framework.interface import Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import PodInfo
 from podwhy.plugins import names
@@ -10,6 +11,7 @@ from podwhy.plugins import names
 
 class SchedulingGates(Plugin):
     NAME = names.SCHEDULING_GATES
+    POD_PARTS = frozenset({PodPart.SPEC})
 
     def pre_enqueue(self, pod: PodInfo) -> Status:
         gates = [gate.name for gate in pod.pod.spec.scheduling_gates]

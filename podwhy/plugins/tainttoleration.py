@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.evidence import IntolerableTaintsEvidence, TaintEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -51,6 +52,8 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
 
 class TaintToleration(Plugin):
     NAME = names.TAINT_TOLERATION
+    NODE_LOCAL_FILTER = NODE_LOCAL_SCORE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
 

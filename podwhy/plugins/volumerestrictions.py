@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from podwhy.framework.evidence import DiskConflictEvidence, ReadWriteOncePodEvidence, VolumeClaimEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -93,6 +94,7 @@ def _disk_name(volume: o.Volume) -> str:
 
 class VolumeRestrictions(Plugin):
     NAME = names.VOLUME_RESTRICTIONS
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """PersistentVolumeClaims when one of the pod's is not in the snapshot (a claim found speaks for itself)."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.evidence import VolumeClaimEvidence, VolumeZoneEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -76,6 +77,7 @@ def pv_topologies(pv: o.PersistentVolume) -> list[PVTopology]:
 
 class VolumeZone(Plugin):
     NAME = names.VOLUME_ZONE
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
 
     def required_kinds(self, pod: PodInfo) -> set[str]:
         """The kinds of the lookups that fail: an object found speaks for itself."""

@@ -26,20 +26,20 @@ from podwhy.analysis.suggest.base import (
     _Verifier,
 )
 from podwhy.analysis.suggest.nodes import (
-    CURED_BY_EMPTY_NODE,
     _copy_candidates,
     _fit_plugin,
     _kept_off_copies,
     _node_object,
 )
 from podwhy.cluster.nodecopy import copy_names, node_copy, startup_pods, startup_pods_by_node, startup_text, with_copies
-from podwhy.cluster.placement import NODE_LOCAL_FILTERS, KnownRejections, Placer
+from podwhy.cluster.placement import KnownRejections, Placer
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
+from podwhy.plugins.registry import CURED_BY_EMPTY_NODE, NODE_LOCAL_FILTERS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot

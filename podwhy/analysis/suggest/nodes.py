@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from podwhy.analysis.suggest.base import (
-    INTER_POD_AFFINITY,
     MAX_TRIES_PER_KIND,
     RESOURCE_FIT,
-    TOPOLOGY_SPREAD,
     Suggestion,
     _failing,
     _Verifier,
@@ -25,14 +23,9 @@ from podwhy.model.wellknown import LABEL_HOSTNAME
 from podwhy.plugins import names
 from podwhy.plugins.nodeports import fits_ports
 from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, fits_request
+from podwhy.plugins.registry import CURED_BY_EMPTY_NODE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
-
-# Plugins whose rejection a new copy of the node can cure (only its DaemonSet and static pods run
-# there; _kept_off_copies checks that those leave room).
-CURED_BY_EMPTY_NODE = frozenset(
-    {RESOURCE_FIT, names.NODE_PORTS, INTER_POD_AFFINITY, TOPOLOGY_SPREAD, names.NODE_VOLUME_LIMITS}
-)
 
 
 def _node_object(node: o.Node) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from podwhy.framework.evidence import (
 )
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import (
@@ -104,6 +105,7 @@ class DynamicResourcesState:
 
 class DynamicResources(Plugin):
     NAME = names.DYNAMIC_RESOURCES
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
     # Its args (filterTimeout, bindingTimeout) bound the scheduler's own work; the verdicts do not depend on them.
     ARGS = DynamicResourcesArgs
     UNSIMULATED_POINTS = frozenset({"preEnqueue", "reserve", "preBind"})

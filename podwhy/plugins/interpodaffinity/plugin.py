@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import InterPodAffinityArgs, PluginArgs, args_of
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
 from podwhy.plugins import names
@@ -23,6 +24,8 @@ def _needs_namespace_labels(term: AffinityTerm) -> bool:
 
 class InterPodAffinity(Plugin):
     NAME = names.INTER_POD_AFFINITY
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.LABELS, PodPart.SPEC})
     ARGS = InterPodAffinityArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

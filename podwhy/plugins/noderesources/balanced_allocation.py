@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.plugin_args import NodeResourcesBalancedAllocationArgs, PluginArgs, args_of
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins import names
@@ -104,6 +105,8 @@ class PreScoreState:
 
 class BalancedAllocation(Plugin):
     NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
+    NODE_LOCAL_SCORE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesBalancedAllocationArgs

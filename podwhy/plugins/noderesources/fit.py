@@ -32,6 +32,7 @@ from podwhy.framework.resources import (
     is_scalar_resource_name,
     pod_requests,
 )
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.framework.versions import DRA_EXTENDED_RESOURCE
@@ -249,6 +250,9 @@ class PreScoreState:
 
 class Fit(Plugin):
     NAME = names.NODE_RESOURCES_FIT
+    NODE_LOCAL_FILTER = NODE_LOCAL_SCORE = True
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.SPEC})
     # A RuntimeClass adds its overhead and scheduling constraints to the pod at admission.
     ADMISSION_KINDS = frozenset({"RuntimeClass"})
     ARGS = NodeResourcesFitArgs

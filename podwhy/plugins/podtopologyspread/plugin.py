@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs, args_of
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -47,6 +48,8 @@ class ConstraintsError(Exception):
 
 class PodTopologySpread(Plugin):
     NAME = names.POD_TOPOLOGY_SPREAD
+    CURED_BY_EMPTY_NODE = True
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.LABELS, PodPart.SPEC})
     ARGS = PodTopologySpreadArgs
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:

@@ -13,6 +13,7 @@ from podwhy.framework.evidence import (
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
+from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
@@ -56,6 +57,7 @@ class StateData:
 
 class VolumeBinding(Plugin):
     NAME = names.VOLUME_BINDING
+    POD_PARTS = frozenset({PodPart.NAMESPACE, PodPart.OWN_OBJECTS, PodPart.SPEC})
     # Its args (bindTimeoutSeconds) only matter for binding, which podwhy never does.
     ARGS = VolumeBindingArgs
     UNSIMULATED_POINTS = frozenset({"reserve", "preBind"})
