@@ -34,7 +34,7 @@ def test_check_in_markdown(tmp_path: Path) -> None:
     code, out = run("check", "-f", str(manifest), "--from", str(EXAMPLE))
     assert code == 1
     lines = out.splitlines()
-    assert lines[:3] == ["### podwhy check", "", "**2/3 replicas placed; 1 stay Pending in 1 workload**"]
+    assert lines[:2] == ["### podwhy check: 2/3 replicas placed; 1 stay Pending in 1 workload", ""]
     assert "| Workload | Placed | Pending | Why |" in lines
     row = next(line for line in lines if line.startswith("| default/nginx (ReplicationController) | 2/3 | 1 |"))
     assert "Insufficient cpu" in row

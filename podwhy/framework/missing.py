@@ -15,6 +15,10 @@ ADMISSION_UNKNOWNS = {
     "LimitRange": "the requests its namespace's defaults may add",
     "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
 }
+# Kinds without which no fit can be vouched for: a snapshot holding no Pod at all cannot tell
+# how much room the cluster's pods take (a pod that does not fit still does not fit).
+ROOM_UNKNOWNS = {"Pod": "the room the cluster's pods take on its nodes"}
+FIT_UNKNOWNS = {**ADMISSION_UNKNOWNS, **ROOM_UNKNOWNS}
 
 
 def not_evaluated_reason(kinds: Iterable[str], missing: Mapping[str, str]) -> str:

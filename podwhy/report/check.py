@@ -138,7 +138,7 @@ def junit_xml(report: CheckReport) -> bytes:
             "name": "podwhy check",
             "tests": str(report.summary.workloads),
             "failures": str(report.summary.failingWorkloads),
-            "errors": "0",
+            "errors": str(sum(1 for w in report.workloads if _inconclusive(w))),
         },
     )
     for workload in report.workloads:
@@ -157,6 +157,20 @@ def junit_xml(report: CheckReport) -> bytes:
                 },
             )
             failure.text = "\n".join(f"{r.name}: {r.message}" for r in pending)
+        elif _inconclusive(workload):
+            # Not a pass: an <error> (GitHub's, GitLab's and Jenkins' reports all show it as a
+            # failed test, where <skipped> would read as green), with what was not evaluated.
+            doubtful = _inconclusive(workload)
+            error = ET.SubElement(
+                case,
+                "error",
+                {
+                    "type": "Inconclusive",
+                    "message": f"{len(doubtful)} of {len(workload.replicas)} replicas placed, but "
+                    f"{doubtful[0].message.removeprefix('placed, but ')}",
+                },
+            )
+            error.text = "\n".join(f"{r.name}: {r.message}" for r in doubtful)
         placed = [f"{r.name} -> {r.node}" for r in workload.replicas if r.node is not None]
         if placed:
             ET.SubElement(case, "system-out").text = "\n".join(placed)
@@ -165,6 +179,11 @@ def junit_xml(report: CheckReport) -> bytes:
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data
+
+
+def _inconclusive(workload: WorkloadReport) -> list[ReplicaReport]:
+    """The workload's replicas placed without every input evaluated (exit 3)."""
+    return [r for r in workload.replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE]
 
 
 def write_junit(report: CheckReport, path: Path) -> None:

@@ -43,7 +43,8 @@ def _warnings(warnings: list[str]) -> list[str]:
 
 
 def render_check(report: CheckReport) -> str:
-    lines = ["### podwhy check", "", f"**{cell(check_summary(report))}**", ""]
+    # The verdict is the first line: a job summary or PR comment shows it first.
+    lines = [f"### podwhy check: {cell(check_summary(report))}", ""]
     rows = []
     for w in report.workloads:
         whys = sorted({r.message for r in w.replicas if r.node is None and r.message})

@@ -716,6 +716,19 @@ def check_summary(report: CheckReport) -> str:
     preempting = f"; preemption evicts {len(evicted)} pod{'s' if len(evicted) != 1 else ''}" if evicted else ""
     if not summary.pending:
         workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
+        if summary.inconclusive:
+            # Exit 3: the first line says so, and why (what was not evaluated for the placements).
+            doubts = list(
+                dict.fromkeys(
+                    r.message.removeprefix("placed, but ")
+                    for w in report.workloads
+                    for r in w.replicas
+                    if r.node is not None and r.verdict == Verdict.INCONCLUSIVE and r.message
+                )
+            )
+            why = doubts[0] if doubts else "not evaluated"
+            more = f" (and {len(doubts) - 1} more)" if len(doubts) > 1 else ""
+            return f"inconclusive: {line} in {workloads}, {why}{more}" + preempting
         return line + f" in {workloads}: everything fits" + preempting
     failing = summary.failingWorkloads
     return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}" + preempting

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.missing import ADMISSION_UNKNOWNS, not_evaluated_reason
+from podwhy.framework.missing import ADMISSION_UNKNOWNS, FIT_UNKNOWNS, ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import (
     FilterOutcome,
@@ -95,7 +95,7 @@ class CycleOutcome:
     not_evaluated_text: str = ""
     # Kinds admission needed that the snapshot cannot vouch for (LimitRange, ResourceQuota): a fit
     # is then Inconclusive for what admission might do, not for any plugin.
-    admission_unknown: frozenset[str] = frozenset()
+    fit_unknown: frozenset[str] = frozenset()
 
 
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
@@ -174,7 +174,9 @@ def run_cycle(
     )
     # Admitted without LimitRanges or ResourceQuotas: the requests they would add, or whether the
     # pod is created at all, are unknown (a fit is not vouched for).
-    unknown_admission = snapshot.admitted_without.get(target.key, frozenset()) & ADMISSION_UNKNOWNS.keys()
+    unknown_fit = snapshot.admitted_without.get(target.key, frozenset()) & ADMISSION_UNKNOWNS.keys()
+    # A snapshot without any Pod: the room they take is unknown for every pod.
+    unknown_fit |= ROOM_UNKNOWNS.keys() & snapshot.missing.keys()
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if scoring and outcome.error is None and outcome.feasible:
@@ -199,7 +201,7 @@ def run_cycle(
         # nominated node) it never runs Score, so a Score error cannot stop it.
         out.verdict, out.message = Verdict.ERROR, scores.error
     elif outcome.feasible:
-        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_admission else Verdict.SCHEDULABLE
+        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_fit else Verdict.SCHEDULABLE
     else:
         out.message = fit_error_message(outcome, len(handle.node_infos))
         if post_filter:
@@ -216,14 +218,12 @@ def run_cycle(
         scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
         out.ignored_score_error = scores.error
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
-    out.admission_unknown = frozenset(unknown_admission)
-    if unknown_admission and outcome.feasible and not outcome.not_evaluated:
-        reasons = not_evaluated_reason(unknown_admission, snapshot.missing).removeprefix("not evaluated: ")
-        what = "; ".join(ADMISSION_UNKNOWNS[kind] for kind in sorted(unknown_admission))
+    out.fit_unknown = frozenset(unknown_fit)
+    if unknown_fit and outcome.feasible and not outcome.not_evaluated:
+        reasons = not_evaluated_reason(unknown_fit, snapshot.missing).removeprefix("not evaluated: ")
+        what = "; ".join(FIT_UNKNOWNS[kind] for kind in sorted(unknown_fit))
         out.not_evaluated_text = f"not evaluated: {what} ({reasons})"
-        out.lacking_kinds = sorted(
-            {*out.lacking_kinds, *(k for k in unknown_admission if snapshot.missing.get(k) == "")}
-        )
+        out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if snapshot.missing.get(k) == "")})
     if outcome.not_evaluated:
         kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
         reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")

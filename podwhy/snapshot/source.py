@@ -113,6 +113,9 @@ class FileSource:
         if not self.complete:
             for kind in sorted(VOUCHED_KINDS - snapshot.kinds_seen):
                 snapshot.missing.setdefault(kind, "")
+            if "Pod" not in snapshot.kinds_seen:
+                # No pod at all (`kubectl get nodes -o yaml`): the room they take is unknown.
+                snapshot.missing.setdefault("Pod", "")
         if self.progress is not None:
             self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
         return snapshot

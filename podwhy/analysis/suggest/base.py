@@ -104,8 +104,8 @@ class _Verifier:
         itself carries the same doubt, and the report says it once."""
         if cycle.outcome is None:
             return None
-        admission_only = cycle.admission_unknown and not cycle.outcome.not_evaluated
-        if cycle.verdict != Verdict.SCHEDULABLE and not (cycle.verdict == Verdict.INCONCLUSIVE and admission_only):
+        doubt_only = cycle.fit_unknown and not cycle.outcome.not_evaluated
+        if cycle.verdict != Verdict.SCHEDULABLE and not (cycle.verdict == Verdict.INCONCLUSIVE and doubt_only):
             return None
         return list(cycle.outcome.feasible)
 
