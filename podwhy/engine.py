@@ -161,7 +161,6 @@ def explain(request: ExplainRequest) -> Report:
             hint=dump_hint(),
         )
     if manifest is not None:
-        from podwhy.cluster.admission import add_manifest_pod
         from podwhy.cluster.resourceclaims import create_template_claims
 
         declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
@@ -170,7 +169,7 @@ def explain(request: ExplainRequest) -> Report:
             check_namespace(snapshot, namespace, request.source)
         manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
         version = choose_version(request.kube_version, snapshot)
-        pod = add_manifest_pod(manifest.pod, snapshot, request.namespace, version.emulation)
+        pod = manifest.admit(snapshot, request.namespace, version.emulation)
         create_template_claims(pod, snapshot)  # the resource-claim controller's part
     else:
         assert request.pod_ref is not None

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podwhy.model.validation import (
+    dns1123_label_errors,
     dns1123_subdomain_errors,
     is_dns1123_subdomain,
     is_qualified_name,
@@ -91,3 +92,25 @@ def test_checks_and_error_lists_agree(text: str) -> None:
     assert is_valid_label_key(text) == (label_key_errors(text) == [])
     assert is_valid_label_value(text) == (label_value_errors(text) == [])
     assert is_dns1123_subdomain(text) == (dns1123_subdomain_errors(text) == [])
+
+
+@pytest.mark.parametrize(
+    ("value", "errors"),
+    [
+        ("web", []),
+        ("a" * 63, []),
+        ("a" * 64, ["must be no more than 63 bytes"]),
+        ("web.app", ["must not contain dots"]),
+        (
+            "Web",
+            [
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+                "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+            ],
+        ),
+    ],
+)
+def test_dns1123_labels(value: str, errors: list[str]) -> None:
+    """IsDNS1123Label: a valid subdomain that is no label holds dots."""
+    assert dns1123_label_errors(value) == errors

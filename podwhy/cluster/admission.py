@@ -8,6 +8,7 @@ from podwhy.cluster.limitranger import mutate as limit_range_mutate
 from podwhy.cluster.limitranger import validate as limit_range_validate
 from podwhy.cluster.resourcequota import admit as quota_admit
 from podwhy.cluster.resourcequota import controller_usage
+from podwhy.cluster.validation import validate_pod
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.framework.versions import Emulation
@@ -122,11 +123,11 @@ def _admit_priority(pod: o.Pod, snapshot: Snapshot) -> None:
     pod.spec.preemption_policy = pod.spec.preemption_policy or policy
 
 
-def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) -> list[tuple[str, str, str]]:
-    """LimitRanger: the namespace's LimitRanges default the containers' requests and limits, then
-    a pod outside their bounds is refused (the first LimitRange it breaks, as the API server
-    checks them in turn). Without LimitRanges the snapshot can vouch for, a pod whose containers
-    lack a cpu or memory request is admitted without them: its requests are unknown."""
+def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> list[tuple[str, str, str]]:
+    """LimitRanger's mutating half: the namespace's LimitRanges default the containers' requests
+    and limits (its bounds are checked after the pod is validated: _validate_limit_ranges).
+    Without LimitRanges the snapshot can vouch for, a pod whose containers lack a cpu or memory
+    request is admitted without them: its requests are unknown."""
     namespace = pod.metadata.namespace
     if "LimitRange" in snapshot.missing:
         lacking = any(
@@ -137,11 +138,18 @@ def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) ->
             _admitted_without(pod, snapshot, "LimitRange")
         return []
     ranges = namespace_limit_ranges(snapshot.limit_ranges, namespace)
-    filled = [
+    return [
         (d.field, d.value, f"LimitRange {d.limit_range} default") for lr in ranges for d in limit_range_mutate(pod, lr)
     ]
-    drop_disabled_pod_fields(pod, emulation)
-    for lr in ranges:
+
+
+def _validate_limit_ranges(pod: o.Pod, snapshot: Snapshot) -> None:
+    """LimitRanger's validating half, after the pod itself was validated: a pod outside the
+    bounds of its namespace's LimitRanges is refused (the first one it breaks)."""
+    if "LimitRange" in snapshot.missing:
+        return
+    namespace = pod.metadata.namespace
+    for lr in namespace_limit_ranges(snapshot.limit_ranges, namespace):
         errors = limit_range_validate(pod, lr, pod_level=pod.spec.resources is not None)
         if errors:
             raise PodwhyError(
@@ -149,7 +157,6 @@ def _admit_limit_ranges(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) ->
                 hint=f"the API server's LimitRanger admission refuses this pod (LimitRange {lr.metadata.name} "
                 f"in namespace {namespace})",
             )
-    return filled
 
 
 def sync_manifest_quotas(snapshot: Snapshot) -> None:
@@ -176,14 +183,15 @@ def admit_quota(pod: o.Pod, snapshot: Snapshot) -> None:
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
     """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults);
     the mutating admission plugins (LimitRanger's defaults, Priority, RuntimeClass,
-    DefaultTolerationSeconds); the fields of disabled features dropped (PrepareForCreate); then
-    the validating ones (LimitRanger's bounds, ResourceQuota unless QUOTA is False: a DaemonSet's
-    template, whose pods are charged one by one as they are created)."""
+    DefaultTolerationSeconds); the fields of disabled features dropped (PrepareForCreate); the
+    pod's validation (cluster.validation: InvalidObjectError); then the validating plugins
+    (LimitRanger's bounds, ResourceQuota unless QUOTA is False: a DaemonSet's template, whose pods
+    are charged one by one as they are created)."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
     filled = [(d.field, d.value, d.why) for d in default_pod(pod)]
-    filled += _admit_limit_ranges(pod, snapshot, emulation)
+    filled += _admit_limit_ranges(pod, snapshot)
     drop_disabled_pod_fields(pod, emulation)
     if filled:
         snapshot.defaulted[key] = filled
@@ -225,6 +233,8 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
             )
     if not pod.status.phase:
         pod.status.phase = "Pending"
+    validate_pod(pod, emulation)  # the registry's Validate, between mutating and validating admission
+    _validate_limit_ranges(pod, snapshot)
     if quota:
         admit_quota(pod, snapshot)
     return pod

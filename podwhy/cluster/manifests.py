@@ -21,7 +21,8 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import QuotaRefusalError, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.admission import QuotaRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -222,6 +223,8 @@ class ManifestSource:
         workloads: list[ManifestWorkload] = []
         seen: set[str] = set()
         for entry in entries:
+            if entry.kind in WORKLOAD_KINDS or entry.kind == "ReplicationController":
+                validate_workload(entry.kind, entry.obj, emulation, entry.source)  # as `kubectl apply` creates it
             if entry.kind == "Pod":
                 workload = self._pod(entry, snapshot)
             elif entry.kind == "CronJob":
@@ -291,12 +294,19 @@ class ManifestSource:
 
     def _admit(self, pod: o.Pod, snapshot: Snapshot, namespace: str, workload: ManifestWorkload) -> o.Pod:
         """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
-        refusal by ResourceQuota leaves the pod not created. An OrderedReady StatefulSet creates
-        (and is charged for) each ordinal only when the one before runs: at placement."""
+        refusal by ResourceQuota, or a pod the API server finds invalid (after LimitRange defaults),
+        leaves a controller's pod not created (FailedCreate); an invalid Pod of the manifests is
+        refused. An OrderedReady StatefulSet creates (and is charged for) each ordinal only when the
+        one before runs: at placement."""
         try:
             return admit(pod, snapshot, namespace, self._emulation, quota=not workload.ordered)
         except QuotaRefusalError as refused:
             workload.refused[pod.metadata.name] = refused.words
+            return pod
+        except InvalidObjectError as invalid:
+            if workload.kind == "Pod":
+                raise invalid.in_file(workload.source) from None
+            workload.refused[pod.metadata.name] = invalid.words
             return pod
 
     def _cron_job(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
@@ -404,7 +414,13 @@ class ManifestSource:
             pod = self._replica(entry, template, prefix, namespace, owner, labels)
             _add_daemon_tolerations(pod)
             # Each node's pod is created (and charged to quotas) when it is placed.
-            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+            try:
+                out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+            except InvalidObjectError as invalid:
+                raise PodwhyError(
+                    f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
+                    hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
+                ) from None
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
@@ -561,6 +577,15 @@ class PodManifest:
 
     pod: o.Pod
     support: list[Entry]
+    source: str = ""  # the file, as errors name it
+
+    def admit(self, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
+        """The pod as the API server admits it into SNAPSHOT (admission.add_manifest_pod); one it
+        would find invalid is refused naming the file."""
+        try:
+            return add_manifest_pod(self.pod, snapshot, namespace, emulation)
+        except InvalidObjectError as invalid:
+            raise invalid.in_file(self.source) from None
 
     def apply(self, snapshot: Snapshot, namespace: str) -> None:
         """Create the support objects in SNAPSHOT, as `check` creates a manifest's."""
@@ -589,7 +614,7 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
     pod: o.Pod = pods[0].obj
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
-    return PodManifest(pod, [e for e in entries if e.kind != "Pod"])
+    return PodManifest(pod, [e for e in entries if e.kind != "Pod"], source)
 
 
 def _uid(namespace: str, kind: str, name: str) -> str:

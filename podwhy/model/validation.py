@@ -2,7 +2,7 @@
 
 One implementation for every caller: the boolean checks used by selectors and resource
 names, and the error lists whose wording parse errors repeat (IsQualifiedName, IsLabelValue,
-IsDNS1123Subdomain). Lengths are in bytes and patterns must match the whole value, as Go's do.
+IsDNS1123Subdomain, IsDNS1123Label). Lengths are in bytes and patterns must match the whole value, as Go's do.
 """
 
 from __future__ import annotations
@@ -16,12 +16,17 @@ LABEL_VALUE_MAX_LENGTH = 63
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*"
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+DNS1123_LABEL_MAX_LENGTH = 63
 
 _QUALIFIED_NAME_ERR = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 )
 _LABEL_VALUE_ERR = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_LABEL_ERR = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character"
 )
 _DNS1123_SUBDOMAIN_ERR = (
@@ -31,6 +36,7 @@ _DNS1123_SUBDOMAIN_ERR = (
 _QUALIFIED_NAME_RE = re.compile(QUALIFIED_NAME_FMT)
 _LABEL_VALUE_RE = re.compile(LABEL_VALUE_FMT)
 _DNS1123_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
+_DNS1123_LABEL_RE = re.compile(DNS1123_LABEL_FMT)
 
 
 def _regex_error(msg: str, fmt: str, *examples: str) -> str:
@@ -85,6 +91,20 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
         errs.append(_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
         errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """IsDNS1123Label (container and volume names): a valid subdomain that is no label
+    holds dots."""
+    errs: list[str] = []
+    if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(_max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if _DNS1123_LABEL_RE.fullmatch(value) is None:
+        if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None:
+            errs.append("must not contain dots")
+        else:
+            errs.append(_regex_error(_DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errs
 
 
