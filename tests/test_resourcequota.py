@@ -404,7 +404,7 @@ def test_without_resource_quotas_a_fitting_manifest_pod_is_inconclusive(tmp_path
     result = CliRunner().invoke(app, argv, env={"COLUMNS": "200", "NO_COLOR": "1"})
     first = result.stdout.splitlines()[0]
     assert result.exit_code == 3 and "Inconclusive" in first
-    assert "the snapshot holds no ResourceQuotas" in result.stderr
+    assert "the snapshot holds no Pods, ResourceQuotas" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -549,7 +549,11 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
         "kind: Pod\nmetadata: {name: p}\n"
         "spec: {containers: [{name: c, resources: {requests: {cpu: 10m, memory: 1Mi}}}]}\n",
     )
-    check = invoke("check", "-f", manifest, "--from", nodes, "--from", nodes, "--from", quotas_listed(tmp_path))
+    # A pod of the cluster (without any, no free room is vouched for) and its ResourceQuotas listed.
+    pods = write(tmp_path, "pods.yaml", "kind: Pod\nmetadata: {name: other, namespace: default}\nspec: {}\n")
+    check = invoke(
+        "check", "-f", manifest, "--from", nodes, "--from", nodes, "--from", pods, "--from", quotas_listed(tmp_path)
+    )
     assert check.exit_code == 0
     assert f"podwhy: warning: {nodes} was given twice: read once\n" in check.stderr
 

@@ -61,7 +61,7 @@ from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME, POD_TEMPLATE_HASH
 from podwhy.plugins.registry import SCHEDULER_PARTS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle
@@ -124,7 +124,6 @@ def is_pending(pod: o.Pod) -> bool:
 
 
 # The label the Deployment controller puts on its ReplicaSets' pods: the RS is `<deployment>-<hash>`.
-POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 ReplicaSetIndex = dict[tuple[str, str], o.ReplicaSet]
 
 
@@ -155,7 +154,7 @@ def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | Non
             if parent is not None:
                 return Owner(parent.kind, namespace, parent.name)
             return Owner(ref.kind, namespace, ref.name)
-        template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH_LABEL, "")
+        template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH, "")
         if template_hash and ref.name.endswith(f"-{template_hash}") and len(ref.name) > len(template_hash) + 1:
             return Owner("Deployment", namespace, ref.name[: -len(template_hash) - 1])
     elif ref.kind == "Job":

@@ -22,11 +22,18 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from podwhy.cluster.admission import QuotaRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.rollout import existing_pods
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknown import (
+    CONTROLLER_REVISION_HASH,
+    POD_TEMPLATE_HASH,
+    TAINT_NODE_NOT_READY,
+    TAINT_NODE_UNREACHABLE,
+    TAINT_NODE_UNSCHEDULABLE,
+)
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
@@ -51,8 +58,6 @@ _HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedul
 
 _T = TypeVar("_T", bound=msgspec.Struct)
 
-POD_TEMPLATE_HASH = "pod-template-hash"
-CONTROLLER_REVISION_HASH = "controller-revision-hash"
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 # The scheduled time a CronJob's Job is named after (minutes since the Unix epoch): podwhy's
 # own fixed 2025-01-01T00:00:00Z, since no real schedule is run.
@@ -76,6 +81,12 @@ class ManifestWorkload:
     # StatefulSet: the claim templates each ordinal's PVCs are made from.
     claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
     selector_labels: dict[str, str] = field(default_factory=dict)
+    # The pods of this workload the cluster already runs (the manifest updates it), and how the
+    # manifest says to roll out a change (cluster.rollout).
+    existing: list[o.Pod] = field(default_factory=list)
+    strategy: o.DeploymentStrategy | None = None
+    update_strategy: o.StatefulSetUpdateStrategy | None = None
+    progress_deadline_seconds: int | None = None
     # Replicas ResourceQuota admission refused (by pod name): the API server's words. Their
     # controller's create fails (FailedCreate) and is retried until the quota has room.
     refused: dict[str, str] = field(default_factory=dict)
@@ -341,6 +352,9 @@ class ManifestSource:
         name = wl.metadata.name
         kind = wl.kind
         out = ManifestWorkload(kind, namespace, name, entry.source)
+        out.existing = existing_pods(snapshot, kind, namespace, name)
+        out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
+        out.progress_deadline_seconds = wl.spec.progress_deadline_seconds
         template = wl.spec.template
         hashed = template_hash(msgspec.json.encode(template))
         owner = o.OwnerReference(
@@ -424,7 +438,10 @@ class ManifestSource:
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
-        for index in range(_replica_count(wl)):
+        count = _replica_count(wl)
+        if out.existing and wl.spec.replicas is None and kind in _KEEPS_RUNNING_COUNT:
+            count = len(out.existing)  # `kubectl apply` keeps the count (an HPA's, say)
+        for index in range(count):
             pod_labels = dict(labels)
             annotations: dict[str, str] = {}
             if kind == "StatefulSet":
@@ -531,6 +548,11 @@ def _rc_as_workload(rc: o.ReplicationControllerManifest) -> o.Workload:
         replicas=rc.spec.replicas, selector=o.LabelSelector(match_labels=labels), template=rc.spec.template
     )
     return o.Workload(api_version=rc.api_version, kind="ReplicationController", metadata=rc.metadata, spec=spec)
+
+
+# Kinds whose manifest without `replicas` keeps the count the cluster runs, as `kubectl apply`
+# of a field it does not set keeps it (HPA-managed workloads are written so).
+_KEEPS_RUNNING_COUNT = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 
 
 def _replica_count(wl: o.Workload) -> int:

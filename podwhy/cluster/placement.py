@@ -27,6 +27,17 @@ from podwhy.cluster.admission import QuotaRefusalError, admit_quota
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
+from podwhy.cluster.rollout import (
+    ON_DELETE,
+    RECREATE,
+    Rollout,
+    RolloutStatus,
+    deletion_order,
+    recreate,
+    rolling_update,
+    same_template,
+    scale,
+)
 from podwhy.cluster.volumes import ClaimBinder
 from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
@@ -165,6 +176,8 @@ class WorkloadPlacement:
     replicas: list[ReplicaPlacement] = field(default_factory=list)
     # DaemonSet: nodes its controller would not run it on, with why.
     ineligible_nodes: dict[str, str] = field(default_factory=dict)
+    # A workload the cluster already runs: what its controller's update does.
+    rollout: Rollout | None = None
 
 
 class Placer:
@@ -491,28 +504,167 @@ def _priority(workload: ManifestWorkload) -> int:
     return pod.spec.priority or 0 if pod is not None else 0
 
 
-def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
-    """One workload's replicas, one after another."""
+def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """A manifest that updates a workload the cluster runs: its controller's rollout (or scale),
+    with each pod it creates scheduled as it is created and each pod it removes gone at once."""
     result = WorkloadPlacement(workload)
-    if workload.daemon_template is not None:
-        eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
-        for node in eligible:
-            pod = daemon_pod_for_node(workload.daemon_template, node)
-            try:
-                admit_quota(pod, snapshot)
-            except QuotaRefusalError as refusal:
-                message = f"not created: Error creating: {refusal.words}"
-                replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
-                replica.target_node = node
-                result.replicas.append(replica)
-                continue
+    old = workload.existing
+    # Each new pod's latest placement (a Pending one is tried again as old pods go).
+    latest: dict[int, ReplicaPlacement] = {}
+
+    def place_one(pod: o.Pod) -> bool:
+        refused = workload.refused.get(pod.metadata.name)
+        if refused is not None:
+            message = f"not created: Error creating: {refused}"
+            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
+            return False
+        if id(pod) not in latest:
             for claim in workload.claims_for(pod, snapshot):
                 placer.claims.create(claim)
             create_template_claims(pod, snapshot)
-            replica = placer.schedule(pod)
+        replica = placer.schedule(pod)
+        latest[id(pod)] = replica
+        return replica.placed
+
+    kind = workload.kind
+    if kind == "DaemonSet":
+        assert workload.daemon_template is not None
+        template = workload.daemon_template
+        if all(same_template([p], daemon_pod_for_node(template, p.spec.node_name)) for p in old):
+            result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old))
+            return result
+        if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
+            result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
+            return result
+        # Every old pod replaced by its node's new one (maxUnavailable per node is not simulated).
+        for pod in old:
+            placer.unbind(pod)
+        fresh = _place_daemon(placer, workload, snapshot, result)
+        done = all(r.placed for r in fresh.replicas)
+        status = RolloutStatus.COMPLETES if done else RolloutStatus.STALLS
+        placed = sum(1 for r in fresh.replicas if r.placed)
+        fresh.rollout = Rollout(status, len(old), placed, [p.metadata.name for p in old])
+        return fresh
+    new = workload.pods
+    result.rollout = _update_pods(workload, old, new, place_one, placer.unbind)
+    result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
+    return result
+
+
+def _update_pods(
+    workload: ManifestWorkload,
+    old: list[o.Pod],
+    new: list[o.Pod],
+    place_one: Callable[[o.Pod], bool],
+    remove: Callable[[o.Pod], None],
+) -> Rollout:
+    """The rollout (or scale) of a workload that runs pods, by kind and strategy."""
+    kind = workload.kind
+    unchanged = bool(new) and same_template(old, new[0])
+    if kind == "Job":
+        return Rollout(RolloutStatus.UNCHANGED if unchanged else RolloutStatus.IMMUTABLE, len(old))
+    if unchanged or kind in ("ReplicaSet", "ReplicationController"):
+        # Scaling only (a ReplicaSet's changed template applies only to the pods it adds).
+        names = {p.metadata.name for p in old}
+        fresh = [p for p in new if p.metadata.name not in names]
+        order = _highest_ordinal_first if kind == "StatefulSet" else deletion_order
+        return scale(old, len(new), fresh, place_one, remove, order)
+    if kind == "StatefulSet":
+        return _statefulset_update(workload, old, new, place_one, remove)
+    if workload.strategy is not None and workload.strategy.type == RECREATE:
+        rollout = recreate(old, new, place_one, remove)
+    else:
+        rollout = rolling_update(old, new, workload.strategy, place_one, remove)
+    if workload.progress_deadline_seconds is not None:
+        rollout.progress_deadline_seconds = workload.progress_deadline_seconds
+    return rollout
+
+
+def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:
+    """The StatefulSet controller scales down from the highest ordinal."""
+    return sorted(pods, key=lambda p: _ordinal(p.metadata.name), reverse=True)
+
+
+def _ordinal(name: str) -> int:
+    tail = name.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def _statefulset_update(
+    workload: ManifestWorkload,
+    old: list[o.Pod],
+    new: list[o.Pod],
+    place_one: Callable[[o.Pod], bool],
+    remove: Callable[[o.Pod], None],
+) -> Rollout:
+    """The StatefulSet controller: missing ordinals created first (in order), then, with
+    RollingUpdate, from the highest ordinal down to the partition, one at a time: the old pod goes
+    and the new one of its name must run before the next. OnDelete changes nothing until pods are
+    deleted."""
+    strategy = workload.update_strategy
+    by_name = {p.metadata.name: p for p in old}
+    out = Rollout(RolloutStatus.COMPLETES, len(old))
+    for pod in new:
+        if pod.metadata.name not in by_name:
+            if not place_one(pod):
+                out.status = RolloutStatus.STALLS
+                return out
+            out.new_replicas += 1
+    extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
+    for pod in _highest_ordinal_first(extra):
+        remove(pod)
+        out.removed.append(pod.metadata.name)
+    if strategy is not None and strategy.type == ON_DELETE:
+        out.status = RolloutStatus.WAITS_FOR_DELETION
+        return out
+    partition = strategy.rolling_update.partition if strategy and strategy.rolling_update else None
+    for index in range(len(new) - 1, (partition or 0) - 1, -1):
+        pod = new[index]
+        previous = by_name.get(pod.metadata.name)
+        if previous is None:
+            continue
+        remove(previous)
+        out.removed.append(previous.metadata.name)
+        if not place_one(pod):
+            out.status = RolloutStatus.STALLS
+            return out
+        out.new_replicas += 1
+    return out
+
+
+def _place_daemon(
+    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement | None = None
+) -> WorkloadPlacement:
+    """A DaemonSet's pod on each node its controller runs it on."""
+    result = WorkloadPlacement(workload) if result is None else result
+    assert workload.daemon_template is not None
+    eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+    for node in eligible:
+        pod = daemon_pod_for_node(workload.daemon_template, node)
+        try:
+            admit_quota(pod, snapshot)
+        except QuotaRefusalError as refusal:
+            message = f"not created: Error creating: {refusal.words}"
+            replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
             replica.target_node = node
             result.replicas.append(replica)
-        return result
+            continue
+        for claim in workload.claims_for(pod, snapshot):
+            placer.claims.create(claim)
+        create_template_claims(pod, snapshot)
+        replica = placer.schedule(pod)
+        replica.target_node = node
+        result.replicas.append(replica)
+    return result
+
+
+def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """One workload's replicas, one after another (or, for a workload the cluster runs, its update)."""
+    if workload.existing:
+        return _update(placer, workload, snapshot)
+    result = WorkloadPlacement(workload)
+    if workload.daemon_template is not None:
+        return _place_daemon(placer, workload, snapshot)
     waiting_for = ""
     for pod in workload.pods:
         refused = workload.refused.get(pod.metadata.name)

@@ -37,3 +37,7 @@ ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
 ANN_IS_DEFAULT_STORAGE_CLASS = "storageclass.kubernetes.io/is-default-class"
 ANN_BETA_IS_DEFAULT_STORAGE_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
+
+# Labels the workload controllers set on the pods they create (apps/v1 and batch/v1 types.go).
+POD_TEMPLATE_HASH = "pod-template-hash"
+CONTROLLER_REVISION_HASH = "controller-revision-hash"

@@ -6,13 +6,25 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from msgspec import UNSET, UnsetType
+
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
-from podwhy.report.model import CheckReport, CheckSummary, DisplacedPod, NotChecked, ReplicaReport, WorkloadReport
+from podwhy.report.model import (
+    CheckReport,
+    CheckSummary,
+    DisplacedPod,
+    NotChecked,
+    ReplicaReport,
+    RolloutReport,
+    RolloutStep,
+    WorkloadReport,
+)
 from podwhy.report.versions import version_warnings
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
@@ -77,6 +89,26 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     )
 
 
+def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport | UnsetType:
+    if rollout is None:
+        return UNSET
+    deployment = kind == "Deployment" and bool(rollout.steps)
+    return RolloutReport(
+        status=rollout.status.value,
+        oldReplicas=rollout.old_replicas,
+        replicas=replicas,
+        newReplicas=rollout.new_replicas,
+        removed=list(rollout.removed),
+        steps=[RolloutStep(old=s.old, new=s.new, newPlaced=s.new_placed) for s in rollout.steps],
+        maxSurge=rollout.max_surge if deployment else None,
+        maxUnavailable=rollout.max_unavailable if deployment else None,
+        progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
+    )
+
+
+FAILING_ROLLOUTS = frozenset({RolloutStatus.STALLS.value, RolloutStatus.IMMUTABLE.value})
+
+
 def build_check_report(
     placements: list[WorkloadPlacement],
     snapshot: Snapshot,
@@ -99,6 +131,7 @@ def build_check_report(
                 pending=len(replicas) - placed,
                 replicas=replicas,
                 ineligibleNodes=dict(placement.ineligible_nodes),
+                rollout=_rollout(placement.rollout, wl.kind, len(wl.pods)),
             )
         )
     all_replicas = [r for w in workloads for r in w.replicas]
@@ -107,7 +140,9 @@ def build_check_report(
         replicas=len(all_replicas),
         placed=sum(w.placed for w in workloads),
         pending=sum(w.pending for w in workloads),
-        failingWorkloads=sum(1 for w in workloads if w.pending),
+        failingWorkloads=sum(
+            1 for w in workloads if w.pending or (w.update is not None and w.update.status in FAILING_ROLLOUTS)
+        ),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
     warnings = input_warnings(snapshot) + version_warnings(version)
@@ -146,7 +181,10 @@ def junit_xml(report: CheckReport) -> bytes:
             suite, "testcase", {"classname": f"{workload.namespace}.{workload.kind}", "name": workload.name}
         )
         pending = [r for r in workload.replicas if r.node is None]
-        if pending:
+        failed_rollout = workload.update is not None and workload.update.status in FAILING_ROLLOUTS
+        if failed_rollout and not pending:
+            ET.SubElement(case, "failure", {"type": "Rollout", "message": rollout_line(workload)})
+        elif pending:
             summary = f"{len(pending)} of {len(workload.replicas)} replicas stay Pending"
             failure = ET.SubElement(
                 case,
@@ -208,3 +246,47 @@ def not_checked_lines(report: CheckReport) -> list[str]:
             " placed"
         )
     return lines
+
+
+# Said once when a check updates workloads the cluster runs.
+ROLLOUT_NOTE = (
+    "Rollouts: each pod the controllers create is scheduled as it is created and counts as available once"
+    " placed (readiness, probes and minReadySeconds are not simulated)"
+)
+
+
+def rollout_line(workload: WorkloadReport) -> str:
+    """What updating the workload the cluster runs does, in words ("" when it runs nothing yet)."""
+    rollout = workload.update
+    if rollout is None:
+        return ""
+    old, new, removed = rollout.oldReplicas, rollout.newReplicas, rollout.removed
+    if rollout.status == "Unchanged":
+        if removed:
+            return f"unchanged template: scaled down from {old} to {old - len(removed)} (removes {', '.join(removed)})"
+        if workload.replicas:
+            return f"unchanged template: scaled up from {old}, {new} of {len(workload.replicas)} new replicas placed"
+        return f"unchanged: {old} replica{'s' if old != 1 else ''} running"
+    if rollout.status == "Completes":
+        return f"rollout completes: {new} new replica{'s' if new != 1 else ''} ({len(removed)} old removed)"
+    if rollout.status == "Immutable":
+        return (
+            "template changed, but a Job's template is immutable: `kubectl apply` fails "
+            f'(The Job "{workload.name}" is invalid: spec.template: field is immutable); its pods keep running'
+        )
+    if rollout.status == "WaitsForDeletion":
+        return f"updateStrategy OnDelete: nothing changes until its pods are deleted ({old} old keep running)"
+    still = rollout.steps[-1].old if rollout.steps else old - len(removed)
+    created = len(workload.replicas)
+    line = (
+        f"rollout stalls at {new} of {rollout.replicas} new replicas placed ({created} created, {still} old still run)"
+    )
+    if rollout.progressDeadlineSeconds is not None:
+        line += f"; the Deployment reports ProgressDeadlineExceeded after {rollout.progressDeadlineSeconds}s"
+    return line
+
+
+def rollout_lines(report: CheckReport) -> list[str]:
+    """Each updated workload's rollout, then what is not simulated of them."""
+    lines = [f"{w.key}: {rollout_line(w)}" for w in report.workloads if w.update is not None]
+    return [*lines, ROLLOUT_NOTE] if lines else []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podwhy.report.check import displaced_lines, not_checked_lines
+from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
 from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
 from podwhy.report.table import check_summary
 
@@ -50,7 +50,7 @@ def render_check(report: CheckReport) -> str:
         whys = sorted({r.message for r in w.replicas if r.node is None and r.message})
         rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), "; ".join(whys)])
     lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
-    for line in [*not_checked_lines(report), *displaced_lines(report)]:
+    for line in [*not_checked_lines(report), *rollout_lines(report), *displaced_lines(report)]:
         lines += ["", cell(line)]
     lines += _warnings(report.warnings)
     lines += ["", *_details("Every replica", _replica_rows(report.workloads))]

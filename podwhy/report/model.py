@@ -439,6 +439,36 @@ class ReplicaReport(_Struct):
     preemptedBy: str | None = None  # noqa: N815
 
 
+class RolloutStep(_Struct):
+    """One round of the controllers during a rollout."""
+
+    old: int
+    new: int
+    newPlaced: int  # noqa: N815
+
+
+class RolloutReport(_Struct):
+    """A manifest that updates a workload the cluster already runs: what its controller does
+    (replicas are then the pods it creates). Not simulated: readiness, probes and minReadySeconds
+    (a placed pod counts as available at once)."""
+
+    # Unchanged (only scaled, if at all), Completes, Stalls, Immutable (`kubectl apply` fails),
+    # WaitsForDeletion (OnDelete).
+    status: Literal["Unchanged", "Completes", "Stalls", "Immutable", "WaitsForDeletion"]
+    # The pods of the workload the cluster ran, how many it is to run, and the new ones placed.
+    oldReplicas: int  # noqa: N815
+    replicas: int
+    newReplicas: int  # noqa: N815
+    # The old pods its controllers removed, in order.
+    removed: list[str] = []
+    # A Deployment's rolling update: each round, and its maxSurge and maxUnavailable resolved.
+    steps: list[RolloutStep] = []
+    maxSurge: int | None = None  # noqa: N815
+    maxUnavailable: int | None = None  # noqa: N815
+    # A stalled Deployment reports ProgressDeadlineExceeded after this long.
+    progressDeadlineSeconds: int | None = None  # noqa: N815
+
+
 class WorkloadReport(_Struct):
     kind: str
     namespace: str
@@ -449,6 +479,13 @@ class WorkloadReport(_Struct):
     replicas: list[ReplicaReport]
     # DaemonSet: nodes its controller would not run it on, with why.
     ineligibleNodes: dict[str, str] = {}  # noqa: N815
+    # Set when the manifest updates a workload the cluster runs.
+    rollout: RolloutReport | UnsetType = UNSET
+
+    @property
+    def update(self) -> RolloutReport | None:
+        """The rollout, when the manifest updates a workload the cluster runs."""
+        return self.rollout if isinstance(self.rollout, RolloutReport) else None
 
     @property
     def key(self) -> str:
@@ -517,8 +554,9 @@ class CheckReport(_Struct, kw_only=True):
 
     @property
     def exit_code(self) -> int:
-        """0 when every replica fits, 1 when one stays Pending, 3 when a placement was inconclusive."""
-        if self.summary.pending:
+        """0 when every replica fits and every rollout completes, 1 when a replica stays Pending or a
+        rollout stalls (or cannot be applied), 3 when a placement was inconclusive."""
+        if self.summary.pending or self.summary.failingWorkloads:
             return int(ExitCode.NOT_SCHEDULED)
         return int(ExitCode.INCONCLUSIVE if self.summary.inconclusive else ExitCode.OK)
 

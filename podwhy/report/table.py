@@ -22,7 +22,7 @@ from rich.text import Text
 
 from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
 from podwhy.plugins import names
-from podwhy.report.check import displaced_lines, not_checked_lines
+from podwhy.report.check import displaced_lines, not_checked_lines, rollout_line, rollout_lines
 from podwhy.report.model import (
     AutoscalingReport,
     CheckReport,
@@ -714,6 +714,16 @@ def check_summary(report: CheckReport) -> str:
     line = f"{summary.placed}/{summary.replicas} replicas placed"
     evicted = [victim for w in report.workloads for r in w.replicas for victim in r.evicted]
     preempting = f"; preemption evicts {len(evicted)} pod{'s' if len(evicted) != 1 else ''}" if evicted else ""
+    unchanged = [w for w in report.workloads if w.update is not None and w.update.status == "Unchanged"]
+    if not summary.replicas and unchanged and len(unchanged) == summary.workloads:
+        running = sum(w.update.oldReplicas for w in unchanged if w.update is not None)
+        kinds = f"{len(unchanged)} workload{'s' if len(unchanged) != 1 else ''}"
+        return f"nothing to place: {kinds} unchanged ({running} replica{'s' if running != 1 else ''} running)"
+    if unchanged:
+        preempting += f"; {len(unchanged)} workload{'s' if len(unchanged) != 1 else ''} unchanged"
+    if not summary.pending and summary.failingWorkloads:
+        failing = summary.failingWorkloads
+        return line + f"; {failing} workload{'s' if failing != 1 else ''} cannot be updated" + preempting
     if not summary.pending:
         workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
         if summary.inconclusive:
@@ -740,7 +750,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
-    for line in not_checked_lines(report):
+    for line in [*not_checked_lines(report), *rollout_lines(report)]:
         _say(console, escape(line), 0)
     for line in displaced_lines(report):
         _say(console, escape(line), 0)
@@ -776,7 +786,7 @@ def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, st
     who = f"{workload.key}\n{workload.placed}/{len(workload.replicas)} placed"
     rows: list[tuple[str, str, str, str]] = []
     if not workload.replicas:
-        return [(who, "", "", "no replicas")]
+        return [(who, "", "", rollout_line(workload) or "no replicas")]
     if wide:
         rows = [("", r.name, _placed_node(r), r.message) for r in workload.replicas]
         rows += [("", "", n, f"not run here by its controller: {why}") for n, why in workload.ineligibleNodes.items()]
@@ -810,7 +820,7 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
     """One workload as a list: one line when every replica was placed."""
     head = f"{workload.key}: {workload.placed}/{len(workload.replicas)} placed"
     if not workload.replicas:
-        console.print(f"{escape(head)}: no replicas")
+        console.print(f"{escape(head)}: {escape(rollout_line(workload) or 'no replicas')}")
         return
     placed = [r for r in workload.replicas if r.node is not None]
     if not workload.pending and not wide:

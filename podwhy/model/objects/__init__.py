@@ -12,7 +12,9 @@ re-exported here: `from podwhy.model import objects as o; o.Pod`.
 from __future__ import annotations
 
 from podwhy.model.objects.apps import (
+    DeploymentStrategy,
     ReplicaSet,
+    RollingUpdateDeployment,
     RollingUpdateStatefulSetStrategy,
     SelectorSpec,
     StatefulSet,
@@ -270,6 +272,7 @@ __all__ = [
     "CronJob",
     "CronJobManifest",
     "CronJobSpec",
+    "DeploymentStrategy",
     "Device",
     "DeviceAllocationResult",
     "DeviceAttribute",
@@ -385,6 +388,7 @@ __all__ = [
     "ResourceRequirements",
     "ResourceSlice",
     "ResourceSliceSpec",
+    "RollingUpdateDeployment",
     "RollingUpdateStatefulSetStrategy",
     "RuntimeClass",
     "RuntimeClassOverhead",

@@ -23,6 +23,9 @@ class ReplicaSet(_Base):
 class RollingUpdateStatefulSetStrategy(_Base):
     # Ordinals below the partition keep the current revision, even when recreated.
     partition: Int32 | None = None
+    # DaemonSet (and StatefulSet's alpha field): how many pods may be down, or be added, at once.
+    max_unavailable: int | str | None = None
+    max_surge: int | str | None = None
 
 
 class StatefulSetUpdateStrategy(_Base):
@@ -42,6 +45,17 @@ class StatefulSet(_Base):
     spec: StatefulSetSpec = msgspec.field(default_factory=StatefulSetSpec)
 
 
+class RollingUpdateDeployment(_Base):
+    # An integer or a percentage of the replicas ("25%", the default of both).
+    max_surge: int | str | None = None
+    max_unavailable: int | str | None = None
+
+
+class DeploymentStrategy(_Base):
+    type: str = ""  # RollingUpdate (the default) or Recreate
+    rolling_update: RollingUpdateDeployment | None = None
+
+
 class WorkloadSpec(_Base):
     """The fields of Deployment, StatefulSet, DaemonSet, ReplicaSet and Job specs that make pods."""
 
@@ -58,6 +72,11 @@ class WorkloadSpec(_Base):
     volume_claim_templates: list[PersistentVolumeClaim] = []
     # Job: what its controller does once pods fail; not simulated (check places the first pods).
     pod_failure_policy: dict[str, Any] | None = None
+    # Deployment: how a changed template rolls out, and how long before it reports a stall.
+    strategy: DeploymentStrategy | None = None
+    progress_deadline_seconds: Int32 | None = None
+    # StatefulSet and DaemonSet: how a changed template rolls out.
+    update_strategy: StatefulSetUpdateStrategy | None = None
 
 
 class Workload(_Base):

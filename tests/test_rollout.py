@@ -1,0 +1,239 @@
+"""`check` of manifests that update workloads the cluster runs (cluster/rollout.py, issue 24):
+the Deployment controller's rolling update and recreate, scaling, the StatefulSet controller's
+ordinal-by-ordinal update, DaemonSets, and a Job's immutable template."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.cluster.rollout import deletion_order, fenceposts, scaled
+from podwhy.model import objects as o
+from tests.builders import from_raw
+
+Json = dict[str, Any]
+
+
+@pytest.mark.parametrize(
+    ("surge", "unavailable", "replicas", "expected"),
+    [
+        # util.ResolveFenceposts (deployment/util/deployment_util_test.go TestResolveFenceposts)
+        ("0", "0", 0, (0, 1)),
+        ("39%", "39%", 10, (4, 3)),
+        ("oops", "0", 10, (0, 1)),
+        ("55%", "urg", 10, (6, 0)),
+        ("5", "1", 10, (5, 1)),
+        (None, None, 3, (1, 0)),  # the defaults, 25% each: surge rounds up, unavailable down
+        (None, None, 4, (1, 1)),
+        (None, None, 10, (3, 2)),
+    ],
+)
+def test_fenceposts(surge: str | None, unavailable: str | None, replicas: int, expected: tuple[int, int]) -> None:
+    rolling = {k: v for k, v in (("maxSurge", surge), ("maxUnavailable", unavailable)) if v is not None}
+    strategy = from_raw(o.DeploymentStrategy, {"rollingUpdate": rolling})
+    assert fenceposts(strategy, replicas) == expected
+
+
+def test_scaled_accepts_integers_and_percentages() -> None:
+    assert scaled(2, 10, "25%", round_up=True) == 2
+    assert scaled("25%", 3, "25%", round_up=True) == 1
+    assert scaled("25%", 3, "25%", round_up=False) == 0
+
+
+def test_the_replicaset_controller_removes_unscheduled_then_pending_then_newest() -> None:
+    def pod(name: str, node: str, phase: str, created: str) -> o.Pod:
+        raw = {"metadata": {"name": name, "creationTimestamp": created}, "spec": {"nodeName": node}}
+        return from_raw(o.Pod, {**raw, "status": {"phase": phase}})
+
+    pods = [
+        pod("old", "n1", "Running", "2026-01-01T00:00:00Z"),
+        pod("new", "n1", "Running", "2026-02-01T00:00:00Z"),
+        pod("starting", "n1", "Pending", "2026-01-15T00:00:00Z"),
+        pod("unscheduled", "", "Pending", "2026-01-01T00:00:00Z"),
+    ]
+    assert [p.metadata.name for p in deletion_order(pods)] == ["unscheduled", "starting", "new", "old"]
+
+
+def _node(name: str, cpu: str) -> Json:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "110"}},
+    }
+
+
+def _running(name: str, node: str, owner_kind: str, owner: str, labels: Json, image: str = "x:1") -> Json:
+    """A pod as the API server stores it, owned by its controller."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": labels,
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": owner_kind, "name": owner, "uid": "u", "controller": True}
+            ],
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+REQUESTS: Json = {"requests": {"cpu": "1", "memory": "1Gi"}}
+
+
+def deployment_pods(count: int, node: str = "n1") -> list[Json]:
+    labels = {"app": "web", "pod-template-hash": "6d4cf56db6"}
+    return [_running(f"web-6d4cf56db6-{i}", node, "ReplicaSet", "web-6d4cf56db6", labels) for i in range(count)]
+
+
+def deployment(replicas: int | None = 3, image: str = "x:1", strategy: Json | None = None) -> Json:
+    spec: Json = {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {
+                "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]
+            },
+        },
+    }
+    if replicas is not None:
+        spec["replicas"] = replicas
+    if strategy is not None:
+        spec["strategy"] = strategy
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": spec}
+
+
+def _check(tmp_path: Path, objects: list[Json], manifest: Json) -> tuple[int, str, Json]:
+    (tmp_path / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(manifest))
+    base = ["check", "-f", str(tmp_path / "m.yaml"), "--from", str(tmp_path / "cluster.json"), "--complete"]
+    env = {"COLUMNS": "250", "NO_COLOR": "1"}
+    text = CliRunner().invoke(app, base, env=env)
+    report = json.loads(CliRunner().invoke(app, [*base, "-o", "json"], env=env).stdout)
+    return text.exit_code, text.stdout, report
+
+
+def test_an_unchanged_deployment_creates_nothing(tmp_path: Path) -> None:
+    """The reported case: 3 one-cpu pods on a 4-cpu node, the same manifest applied again."""
+    code, out, report = _check(tmp_path, [_node("n1", "4"), *deployment_pods(3)], deployment())
+    assert code == 0
+    assert out.splitlines()[0] == "nothing to place: 1 workload unchanged (3 replicas running)"
+    assert report["workloads"][0]["rollout"]["status"] == "Unchanged"
+
+
+def test_a_changed_deployment_rolls_out_within_its_surge(tmp_path: Path) -> None:
+    code, out, report = _check(tmp_path, [_node("n1", "4"), *deployment_pods(3)], deployment(image="x:2"))
+    assert code == 0
+    rollout = report["workloads"][0]["rollout"]
+    assert (rollout["status"], rollout["maxSurge"], rollout["maxUnavailable"]) == ("Completes", 1, 0)
+    assert len(rollout["removed"]) == 3
+    assert "rollout completes: 3 new replicas (3 old removed)" in out
+    # Never more than replicas + maxSurge pods, never fewer than replicas - maxUnavailable available.
+    for step in rollout["steps"]:
+        assert step["old"] + step["new"] <= 3 + 1
+        assert step["old"] + step["newPlaced"] >= 3 - 0
+
+
+def test_a_rollout_without_room_to_surge_stalls(tmp_path: Path) -> None:
+    code, out, report = _check(tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2"))
+    assert code == 1
+    assert "rollout stalls at 0 of 3 new replicas placed (1 created, 3 old still run)" in out
+    assert "ProgressDeadlineExceeded after 600s" in out
+    assert report["workloads"][0]["rollout"]["status"] == "Stalls"
+
+
+def test_max_unavailable_lets_it_through(tmp_path: Path) -> None:
+    strategy = {"rollingUpdate": {"maxUnavailable": 1}}
+    code, _, report = _check(
+        tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2", strategy=strategy)
+    )
+    assert (code, report["workloads"][0]["rollout"]["status"]) == (0, "Completes")
+
+
+def test_recreate_removes_every_old_pod_first(tmp_path: Path) -> None:
+    strategy = {"type": "Recreate"}
+    code, _, report = _check(
+        tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2", strategy=strategy)
+    )
+    rollout = report["workloads"][0]["rollout"]
+    assert (code, rollout["status"], rollout["newReplicas"]) == (0, "Completes", 3)
+
+
+@pytest.mark.parametrize(("replicas", "placed", "removed"), [(5, 2, 0), (1, 0, 2)])
+def test_scaling_an_unchanged_deployment(tmp_path: Path, replicas: int, placed: int, removed: int) -> None:
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *deployment_pods(3)], deployment(replicas=replicas))
+    workload = report["workloads"][0]
+    assert (code, workload["placed"], len(workload["rollout"]["removed"])) == (0, placed, removed)
+
+
+def test_without_replicas_the_running_count_is_kept(tmp_path: Path) -> None:
+    """An HPA-managed Deployment is written without replicas: `kubectl apply` keeps the count."""
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *deployment_pods(3)], deployment(replicas=None, image="x:2"))
+    rollout = report["workloads"][0]["rollout"]
+    assert (code, rollout["replicas"], rollout["newReplicas"]) == (0, 3, 3)
+
+
+def _statefulset(replicas: int, image: str, strategy: Json | None = None) -> Json:
+    spec: Json = {
+        "replicas": replicas,
+        "serviceName": "db",
+        "selector": {"matchLabels": {"app": "db"}},
+        "template": {
+            "metadata": {"labels": {"app": "db"}},
+            "spec": {
+                "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]
+            },
+        },
+    }
+    if strategy is not None:
+        spec["updateStrategy"] = strategy
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"}, "spec": spec}
+
+
+def _db_pods(count: int) -> list[Json]:
+    return [
+        _running(f"db-{i}", "n1", "StatefulSet", "db", {"app": "db", "statefulset.kubernetes.io/pod-name": f"db-{i}"})
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("strategy", "status", "removed"),
+    [
+        (None, "Completes", ["db-2", "db-1", "db-0"]),
+        ({"rollingUpdate": {"partition": 1}}, "Completes", ["db-2", "db-1"]),
+        ({"type": "OnDelete"}, "WaitsForDeletion", []),
+    ],
+)
+def test_a_statefulset_updates_from_its_highest_ordinal(
+    tmp_path: Path, strategy: Json | None, status: str, removed: list[str]
+) -> None:
+    code, _, report = _check(tmp_path, [_node("n1", "3"), *_db_pods(3)], _statefulset(3, "x:2", strategy))
+    rollout = report["workloads"][0]["rollout"]
+    assert (code, rollout["status"], rollout["removed"]) == (0, status, removed)
+
+
+def test_a_changed_job_cannot_be_applied(tmp_path: Path) -> None:
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "migrate"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x:2"}]}}},
+    }
+    pod = _running("migrate-abcde", "n1", "Job", "migrate", {"job-name": "migrate"})
+    code, out, report = _check(tmp_path, [_node("n1", "4"), pod], job)
+    assert code == 1
+    assert report["workloads"][0]["rollout"]["status"] == "Immutable"
+    assert 'The Job "migrate" is invalid: spec.template: field is immutable' in out
