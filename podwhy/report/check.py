@@ -18,6 +18,7 @@ from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     CheckReport,
     CheckSummary,
+    DefaultedField,
     DisplacedPod,
     NotChecked,
     ReplicaReport,
@@ -89,6 +90,17 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     )
 
 
+def _defaults(placement: WorkloadPlacement, snapshot: Snapshot) -> list[DefaultedField] | UnsetType:
+    """What the API server filled in on the workload's first replica (its pods share a template)."""
+    first = placement.replicas[0].pod if placement.replicas else None
+    if first is None:
+        first = placement.workload.daemon_template or next(iter(placement.workload.pods), None)
+    if first is None:
+        return UNSET
+    filled = snapshot.defaulted.get(f"{first.metadata.namespace}/{first.metadata.name}")
+    return [DefaultedField(field=f, value=v, why=w) for f, v, w in filled] if filled else UNSET
+
+
 def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport | UnsetType:
     if rollout is None:
         return UNSET
@@ -132,6 +144,7 @@ def build_check_report(
                 replicas=replicas,
                 ineligibleNodes=dict(placement.ineligible_nodes),
                 rollout=_rollout(placement.rollout, wl.kind, len(wl.pods)),
+                apiServerDefaults=_defaults(placement, snapshot),
             )
         )
     all_replicas = [r for w in workloads for r in w.replicas]

@@ -481,6 +481,9 @@ class WorkloadReport(_Struct):
     ineligibleNodes: dict[str, str] = {}  # noqa: N815
     # Set when the manifest updates a workload the cluster runs.
     rollout: RolloutReport | UnsetType = UNSET
+    # What the API server's defaulting and admission filled in on its pods (of its first replica:
+    # they share its template), which the scheduler reads.
+    apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
 
     @property
     def update(self) -> RolloutReport | None:
