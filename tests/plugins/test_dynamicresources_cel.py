@@ -8,8 +8,7 @@ import pytest
 
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError
-from podwhy.plugins.dynamicresources.allocator import cel_device
-from podwhy.plugins.dynamicresources.cel import (
+from podwhy.plugins.dynamicresources.cel.interpreter import (
     CelCompileError,
     CelError,
     Program,
@@ -18,6 +17,7 @@ from podwhy.plugins.dynamicresources.cel import (
     Semver,
     evaluate_selector,
 )
+from podwhy.plugins.dynamicresources.structured.allocator import cel_device
 from tests.builders import from_raw
 
 DRIVER = "gpu.example.com"

@@ -10,7 +10,7 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podwhy.plugins.dynamicresources.cel import CelError, Program, Quantity
+from podwhy.plugins.dynamicresources.cel.interpreter import CelError, Program, Quantity
 
 settings.register_profile("podwhy-cel", deadline=None, max_examples=100, database=None)
 settings.load_profile("podwhy-cel")

@@ -26,7 +26,17 @@ from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
 from podwhy.plugins import names
-from podwhy.plugins.dynamicresources.allocator import (
+from podwhy.plugins.dynamicresources.cel.interpreter import SelectorCache
+from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
+from podwhy.plugins.dynamicresources.extended import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    extended_resource_classes,
+    pod_extended_requests,
+    special_claim_requests,
+)
+from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
+from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
+from podwhy.plugins.dynamicresources.structured.allocator import (
     AllocationError,
     Allocator,
     Capacity,
@@ -38,16 +48,6 @@ from podwhy.plugins.dynamicresources.allocator import (
     claim_key,
     describe_requests,
 )
-from podwhy.plugins.dynamicresources.cel import SelectorCache
-from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
-from podwhy.plugins.dynamicresources.extended import (
-    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
-    extended_resource_classes,
-    pod_extended_requests,
-    special_claim_requests,
-)
-from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
-from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:

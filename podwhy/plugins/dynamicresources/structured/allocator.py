@@ -21,7 +21,7 @@ from typing import Any
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
-from podwhy.plugins.dynamicresources.cel import (
+from podwhy.plugins.dynamicresources.cel.interpreter import (
     CelError,
     DefaultingMap,
     Quantity,
