@@ -16,13 +16,13 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
 import re2
 
-from podwhy.model.quantity import QuantityError
+from podwhy.model.gojson import GO_SPACE
+from podwhy.model.quantity import Quantity, QuantityParseError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -54,256 +54,15 @@ class UInt(int):
     """CEL uint: kept apart from int for typing; arithmetic results are re-wrapped."""
 
 
-class Quantity:
-    """A Kubernetes resource.Quantity as the CEL quantity library sees it.
+class QuantityPointer(Quantity):
+    """What the quantity library's add() and sub() return: a *resource.Quantity to cel-go, whose
+    equality then refuses it as the right-hand operand."""
 
-    The value is `coefficient * 10**exponent`. Upstream holds a quantity either as an int64 with
-    a decimal scale (`int64_form`) or as an arbitrary-precision decimal; isInteger()/asInteger()
-    and asApproximateFloat() depend on which, so the form is kept as ParseQuantity and
-    Add/Sub leave it. `boxed` marks the results of add()/sub(), which the library returns as
-    pointers: cel-go's equality then refuses them as the right-hand operand.
-    """
-
-    __slots__ = ("boxed", "coefficient", "exponent", "int64_form")
-
-    def __init__(self, coefficient: int, exponent: int, int64_form: bool, boxed: bool = False) -> None:
-        self.coefficient = coefficient
-        self.exponent = exponent
-        self.int64_form = int64_form
-        self.boxed = boxed
-
-    @classmethod
-    def parse(cls, text: str) -> Quantity:
-        """resource.ParseQuantity; raises QuantityParseError with its error text."""
-        return _parse_k8s_quantity(text)
-
-    @classmethod
-    def from_object(cls, raw: str | int | float) -> Quantity:
-        """A quantity field of a decoded object: JSON decoding trims spaces before parsing."""
-        text = raw if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
-        try:
-            return _parse_k8s_quantity(text.strip(_GO_SPACE))
-        except QuantityParseError as exc:
-            raise QuantityError(f"unparsable quantity {raw!r}: {exc}") from None
-
-    @property
-    def value(self) -> Decimal:
-        """The exact value (Decimal comparison is exact whatever the context precision)."""
-        return Decimal(f"{self.coefficient}e{self.exponent}")
-
-    def as_int64(self) -> int | None:
-        """Quantity.AsInt64: only an int64-form value with a non-negative scale that fits."""
-        if not self.int64_form or self.exponent < 0:
-            return None
-        if self.exponent == 0 or self.coefficient == 0:
-            return self.coefficient
-        if self.coefficient == INT64_MIN or self.exponent > 18:
-            return None
-        scaled = self.coefficient * 10**self.exponent
-        return scaled if INT64_MIN <= scaled <= INT64_MAX else None
-
-    def approximate_float(self) -> float:
-        """Quantity.AsApproximateFloat64: float(coefficient) * math.Pow10(exponent), as Go computes it."""
-        try:
-            base = float(self.coefficient)
-        except OverflowError:
-            base = math.copysign(math.inf, self.coefficient)
-        if self.exponent == 0:
-            return base
-        return base * _go_pow10(self.exponent)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and self.value == other.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __repr__(self) -> str:
-        form = "int64" if self.int64_form else "dec"
-        return f"Quantity({self.coefficient}e{self.exponent}, {form})"
+    __slots__ = ()
 
 
-class QuantityParseError(ValueError):
-    """What resource.ParseQuantity rejects, worded as it words it."""
-
-
-_QUANTITY_SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-QUANTITY_FORMAT_ERROR = f"quantities must match the regular expression '{_QUANTITY_SPLIT_RE}'"
-QUANTITY_NUMERIC_ERROR = "unable to parse numeric part of quantity"
-QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix"
-_DIGITS = "0123456789"
-_SUFFIX_CHARS = "eEinumkKMGTP"
-_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_INT64_DIGITS = 18  # decimal digits an int64 always holds
-_NANO_EXPONENT = -9
-# Beyond this many digits a value is far outside float range; its decimal is not padded to nanos.
-_MAX_PADDED_DIGITS = 10000
-
-
-def _scan_quantity(text: str) -> tuple[bool, str, str, str, str]:
-    """Split a quantity into sign, numeric text (as written), integer digits without leading
-    zeros, fraction digits and suffix, as apimachinery's scanner does."""
-    positive = True
-    pos = 0
-    end = len(text)
-    if text[:1] in ("+", "-"):
-        positive = text[0] == "+"
-        pos = 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return positive, "0", "0", "", ""
-    start = pos
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    if pos >= end:
-        return positive, text, text[start:], "", ""
-    num = text[start:pos] or "0"
-    denom = ""
-    if text[pos] == ".":
-        pos += 1
-        denom_start = pos
-        while pos < end and text[pos] in _DIGITS:
-            pos += 1
-        denom = text[denom_start:pos]
-        if pos >= end:
-            return positive, text, num, denom, ""
-    value = text[:pos]
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_CHARS:
-        pos += 1
-    if pos < end and text[pos] in "+-":
-        pos += 1
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    if pos < end:
-        raise QuantityParseError(QUANTITY_FORMAT_ERROR)
-    return positive, value, num, denom, text[suffix_start:]
-
-
-def _interpret_suffix(suffix: str) -> tuple[int, int, bool]:
-    """(base, exponent, exponent-notation) of a suffix."""
-    if suffix in _DECIMAL_SUFFIXES:
-        return 10, _DECIMAL_SUFFIXES[suffix], False
-    if suffix in _BINARY_SUFFIXES:
-        return 2, _BINARY_SUFFIXES[suffix], False
-    if len(suffix) > 1 and suffix[0] in "eE" and _GO_INT_RE.fullmatch(suffix[1:]):
-        exponent = int(suffix[1:])
-        if INT64_MIN <= exponent <= INT64_MAX:
-            # Parsed as int64, then narrowed to int32 (wrapping).
-            return 10, (exponent + 2**31) % 2**32 - 2**31, True
-    raise QuantityParseError(QUANTITY_SUFFIX_ERROR)
-
-
-def _parse_k8s_quantity(text: str) -> Quantity:
-    if not text:
-        raise QuantityParseError(QUANTITY_FORMAT_ERROR)
-    if text == "0":
-        return Quantity(0, 0, True)
-    positive, value, num, denom, suffix = _scan_quantity(text)
-    base, exponent, _ = _interpret_suffix(suffix)
-
-    # Fast path: an int64 mantissa with a decimal scale no finer than nano.
-    if base == 10:
-        scale = exponent
-        precision = _INT64_DIGITS - len(num) - len(denom)
-        multiplier = 1
-    elif exponent >= 0 and not denom:
-        scale = 0
-        multiplier = 1 << exponent
-        precision = 15 - len(num) - exponent * 3 // 10 - 1
-    else:
-        scale, multiplier, precision = 0, 1, -1
-    if precision >= 0:
-        scale -= len(denom)
-        if scale >= _NANO_EXPONENT:
-            mantissa = int(num + denom) * multiplier
-            if mantissa <= INT64_MAX:
-                return Quantity(mantissa if positive else -mantissa, scale, True)
-
-    # Slow path: an arbitrary-precision decimal, rounded up (away from zero) to nanos.
-    try:
-        sign, digits, dec_exponent = Decimal(value).as_tuple()
-    except InvalidOperation:
-        raise QuantityParseError(QUANTITY_NUMERIC_ERROR) from None
-    if not isinstance(dec_exponent, int):  # pragma: no cover - the scanner admits digits only
-        raise QuantityParseError(QUANTITY_NUMERIC_ERROR)
-    magnitude = int("".join(map(str, digits)) or "0")
-    if base == 10:
-        dec_exponent += exponent
-    else:
-        magnitude <<= exponent
-    if magnitude:
-        if dec_exponent < _NANO_EXPONENT:
-            shift = 10 ** (_NANO_EXPONENT - dec_exponent)
-            magnitude = -(-magnitude // shift)
-            dec_exponent = _NANO_EXPONENT
-        elif len(str(magnitude)) + dec_exponent - _NANO_EXPONENT <= _MAX_PADDED_DIGITS:
-            magnitude *= 10 ** (dec_exponent - _NANO_EXPONENT)
-            dec_exponent = _NANO_EXPONENT
-        if base == 2 and Decimal(f"{magnitude}e{dec_exponent}") > INT64_MAX:
-            magnitude, dec_exponent = INT64_MAX, 0  # binary quantities are capped at 2^63-1
-    return Quantity(-magnitude if sign else magnitude, dec_exponent, False)
-
-
-def _go_pow10(n: int) -> float:
-    """math.Pow10 as Go computes it: a product (or quotient) of two table powers, not always
-    the correctly rounded power."""
-    if 0 <= n <= 308:
-        return float(f"1e{32 * (n // 32)}") * float(f"1e{n % 32}")
-    if -323 <= n < 0:
-        return float(f"1e-{32 * (-n // 32)}") / float(f"1e{-n % 32}")
-    return math.inf if n > 0 else 0.0
-
-
-def _int64_scaled(value: int, scale: int) -> int | None:
-    """value * 10**scale (scale > 0), or None when that leaves int64."""
-    if value == 0:
-        return 0
-    if value == INT64_MIN or scale > 18:
-        return None
-    scaled = value * 10**scale
-    return scaled if INT64_MIN <= scaled <= INT64_MAX else None
-
-
-def _int64_add(a: Quantity, b_value: int, b_scale: int) -> Quantity | None:
-    """int64Amount.Add: the sum at the finer scale, or None on overflow."""
-    if b_value == 0:
-        return Quantity(a.coefficient, a.exponent, True, boxed=True)
-    if a.coefficient == 0:
-        return Quantity(b_value, b_scale, True, boxed=True)
-    a_value, a_scale = a.coefficient, a.exponent
-    if a_scale > b_scale:
-        scaled = _int64_scaled(a_value, a_scale - b_scale)
-        if scaled is None:
-            return None
-        a_value, a_scale = scaled, b_scale
-    elif a_scale < b_scale:
-        scaled = _int64_scaled(b_value, b_scale - a_scale)
-        if scaled is None:
-            return None
-        b_value = scaled
-    total = a_value + b_value
-    if not INT64_MIN <= total <= INT64_MAX:
-        return None
-    return Quantity(total, a_scale, True, boxed=True)
-
-
-def quantity_add(q: Quantity, other: Quantity, subtract: bool) -> Quantity:
-    """Quantity.Add / Quantity.Sub: exact; int64 form while both are and nothing overflows."""
-    if q.int64_form and other.int64_form:
-        b_value = other.coefficient
-        if subtract:
-            # int64 negation wraps: -(-2^63) stays -2^63.
-            b_value = -b_value if b_value != INT64_MIN else INT64_MIN
-        result = _int64_add(q, b_value, other.exponent)
-        if result is not None:
-            return result
-    exponent = min(q.exponent, other.exponent)
-    a = q.coefficient * 10 ** (q.exponent - exponent)
-    b = other.coefficient * 10 ** (other.exponent - exponent)
-    return Quantity(a - b if subtract else a + b, exponent, False, boxed=True)
+def _pointer(q: Quantity) -> QuantityPointer:
+    return QuantityPointer(q.coefficient, q.exponent, q.int64_form)
 
 
 _SEMVER_RE = re.compile(
@@ -975,9 +734,9 @@ def _equal(a: Any, b: Any) -> bool | None:
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, Quantity):
-        if not isinstance(b, Quantity) or b.boxed:
+        if not isinstance(b, Quantity) or isinstance(b, QuantityPointer):
             return None
-        return a.value == b.value
+        return a.compare(b) == 0
     if isinstance(a, Semver):
         return a.compare(b) == 0 if isinstance(b, Semver) else None
     if isinstance(a, bool) or isinstance(b, bool):
@@ -1100,8 +859,8 @@ def _is_quantity(value: Any) -> bool:
 
 def _quantity_sign(value: Any) -> int:
     """sign() is declared as a global function only: sign(q), not q.sign()."""
-    coefficient: int = _need(value, Quantity).coefficient
-    return (coefficient > 0) - (coefficient < 0)
+    quantity: Quantity = _need(value, Quantity)
+    return quantity.sign()
 
 
 def _semver(value: Any, normalize: bool = False) -> Semver:
@@ -1263,15 +1022,15 @@ def _need(value: Any, kind: type | tuple[type, ...]) -> Any:
 def _quantity_method(name: str, q: Quantity, args: list[Any]) -> Any:
     if name in ("isGreaterThan", "isLessThan", "compareTo") and len(args) == 1:
         other = _need(args[0], Quantity)
-        cmp = (q.value > other.value) - (q.value < other.value)
+        cmp = q.compare(other)
         if name == "compareTo":
             return cmp
         return cmp > 0 if name == "isGreaterThan" else cmp < 0
     if name in ("add", "sub") and len(args) == 1:
         arg = args[0]
-        # An int operand is resource.NewQuantity(n): an int64 at scale 0.
-        other = arg if isinstance(arg, Quantity) else Quantity(_need(arg, int), 0, True)
-        return quantity_add(q, other, subtract=name == "sub")
+        # An int operand is resource.NewQuantity(n).
+        other = arg if isinstance(arg, Quantity) else Quantity.from_int(_need(arg, int))
+        return _pointer(q.sub(other) if name == "sub" else q.add(other))
     if not args:
         if name == "isInteger":
             return q.as_int64() is not None
@@ -1296,10 +1055,6 @@ def _semver_method(name: str, v: Semver, args: list[Any]) -> Any:
     raise CelError(NO_SUCH_OVERLOAD)
 
 
-# strings.TrimSpace trims what unicode.IsSpace calls space (Python's strip() also trims U+001C..U+001F).
-_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
-
-
 def _string_method(name: str, s: str, args: list[Any]) -> Any:
     """Standard string functions and cel-go's ext.Strings (version 2, as Kubernetes enables it)."""
     arity = len(args)
@@ -1318,7 +1073,7 @@ def _string_method(name: str, s: str, args: list[Any]) -> Any:
     if name == "upperAscii" and arity == 0:
         return "".join(c.upper() if c.isascii() else c for c in s)
     if name == "trim" and arity == 0:
-        return s.strip(_GO_SPACE)
+        return s.strip(GO_SPACE)
     if name == "split" and arity in (1, 2):
         return _split(s, _need(args[0], str), _need(args[1], int) if arity == 2 else -1)
     if name == "indexOf" and arity in (1, 2):

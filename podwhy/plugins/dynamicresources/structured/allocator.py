@@ -20,11 +20,10 @@ from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
-from podwhy.model.quantity import parse_quantity
+from podwhy.model.quantity import Quantity, parse_quantity
 from podwhy.plugins.dynamicresources.cel.interpreter import (
     CelError,
     DefaultingMap,
-    Quantity,
     SelectorCache,
     Semver,
     evaluate_selector,
