@@ -7,15 +7,10 @@ from typing import Any
 import pytest
 
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources.cel.interpreter import (
-    CelCompileError,
-    CelError,
-    Program,
-    SelectorCache,
-    Semver,
-    evaluate_selector,
-)
-from podwhy.plugins.dynamicresources.structured.allocator import cel_device
+from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
+from podwhy.plugins.dynamicresources.cel.errors import CelCompileError, CelError
+from podwhy.plugins.dynamicresources.cel.interpreter import Program
+from podwhy.plugins.dynamicresources.cel.values import Semver
 from tests.builders import from_raw
 
 DRIVER = "gpu.example.com"

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.interpreter import CelError, Program
+from podwhy.plugins.dynamicresources.cel.errors import CelError
+from podwhy.plugins.dynamicresources.cel.interpreter import Program
 
 settings.register_profile("podwhy-cel", deadline=None, max_examples=100, database=None)
 settings.load_profile("podwhy-cel")

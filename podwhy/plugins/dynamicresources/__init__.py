@@ -26,7 +26,7 @@ from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
 from podwhy.plugins import names
-from podwhy.plugins.dynamicresources.cel.interpreter import SelectorCache
+from podwhy.plugins.dynamicresources.cel.compile import SelectorCache
 from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
 from podwhy.plugins.dynamicresources.extended import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,

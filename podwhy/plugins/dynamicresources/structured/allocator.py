@@ -20,14 +20,9 @@ from typing import Any
 
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
-from podwhy.model.quantity import Quantity, parse_quantity
-from podwhy.plugins.dynamicresources.cel.interpreter import (
-    CelError,
-    DefaultingMap,
-    SelectorCache,
-    Semver,
-    evaluate_selector,
-)
+from podwhy.model.quantity import parse_quantity
+from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
+from podwhy.plugins.dynamicresources.cel.errors import CelError
 
 # resourceapi.AllocationResultsMaxSize
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -502,43 +497,6 @@ def lookup_attribute(device: o.Device, device_id: DeviceID, name: str) -> o.Devi
     if not sep or domain != device_id[0]:
         return None
     return device.attributes.get(ident)
-
-
-def _split_qualified(name: str, default_domain: str) -> tuple[str, str]:
-    domain, sep, ident = name.partition("/")
-    return (domain, ident) if sep else (default_domain, name)
-
-
-def cel_device(device: o.Device, driver: str) -> dict[str, Any]:
-    """The `device` variable of a selector; raises CelError for an attribute it cannot type."""
-    attributes: dict[str, dict[str, Any]] = {}
-    for name, attr in device.attributes.items():
-        value: Any
-        if attr.int_value is not None:
-            value = attr.int_value
-        elif attr.bool_value is not None:
-            value = attr.bool_value
-        elif attr.string_value is not None:
-            value = attr.string_value
-        elif attr.version_value is not None:
-            try:
-                value = Semver.parse(attr.version_value)
-            except ValueError:
-                raise CelError(f"attribute {name}: parse semantic version: {attr.version_value}") from None
-        else:
-            raise CelError(f"attribute {name}: unsupported attribute value")
-        domain, ident = _split_qualified(name, driver)
-        attributes.setdefault(domain, {})[ident] = value
-    capacity: dict[str, dict[str, Any]] = {}
-    for name, cap in device.capacity.items():
-        domain, ident = _split_qualified(name, driver)
-        capacity.setdefault(domain, {})[ident] = Quantity.from_object(cap.value)
-    return {
-        "driver": driver,
-        "allowMultipleAllocations": bool(device.allow_multiple_allocations),
-        "attributes": DefaultingMap(attributes),
-        "capacity": DefaultingMap(capacity),
-    }
 
 
 # ------------------------------------------------------------------ allocator
