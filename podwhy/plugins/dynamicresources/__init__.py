@@ -36,17 +36,16 @@ from podwhy.plugins.dynamicresources.extended import (
 )
 from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
 from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
-from podwhy.plugins.dynamicresources.structured.allocator import (
+from podwhy.plugins.dynamicresources.structured.allocator import Allocator, ClaimAllocation
+from podwhy.plugins.dynamicresources.structured.consumable_capacity import add_capacity
+from podwhy.plugins.dynamicresources.structured.describe import describe_requests
+from podwhy.plugins.dynamicresources.structured.types import (
     AllocationError,
-    Allocator,
     Capacity,
-    ClaimAllocation,
     DeviceID,
     NodeAllocationError,
     NotSimulatedError,
-    add_capacity,
     claim_key,
-    describe_requests,
 )
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from podwhy.framework.status import Evidence
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources.structured.allocator import ClaimAllocation, claim_key
+from podwhy.plugins.dynamicresources.structured.allocator import ClaimAllocation
+from podwhy.plugins.dynamicresources.structured.types import claim_key
 
 # resourceapi.FirstAvailableDeviceRequestMaxSize: the longest prioritized list allowed.
 FIRST_AVAILABLE_MAX_SIZE = 8
