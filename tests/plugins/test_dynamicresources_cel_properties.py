@@ -10,7 +10,9 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podwhy.plugins.dynamicresources.cel import CelError, Program, Quantity
+from podwhy.model.quantity import Quantity
+from podwhy.plugins.dynamicresources.cel.errors import CelError
+from podwhy.plugins.dynamicresources.cel.interpreter import Program
 
 settings.register_profile("podwhy-cel", deadline=None, max_examples=100, database=None)
 settings.load_profile("podwhy-cel")
@@ -94,7 +96,7 @@ def rounded_to_nanos(value: Decimal) -> Decimal:
 @given(decimal_quantities())
 def test_parsed_value_is_exact_up_to_nano_rounding(case: tuple[str, Decimal]) -> None:
     text, value = case
-    assert Quantity.parse(text).value == rounded_to_nanos(value)
+    assert Quantity.parse(text).exact == rounded_to_nanos(value)
 
 
 @given(decimal_quantities())
@@ -104,7 +106,7 @@ def test_integer_forms_agree_with_the_value(case: tuple[str, Decimal]) -> None:
     is_integer = Program("quantity(q).isInteger()").evaluate({"q": case[0]})
     assert is_integer == (as_int is not None)
     if as_int is not None:
-        assert Decimal(as_int) == q.value
+        assert Decimal(as_int) == q.exact
         assert Program("quantity(q).asInteger()").evaluate({"q": case[0]}) == as_int
 
 
@@ -118,12 +120,12 @@ def test_add_sub_and_compare_are_exact(a: tuple[str, Decimal], b: tuple[str, Dec
     qa, qb = Quantity.parse(a[0]), Quantity.parse(b[0])
     env = {"a": a[0], "b": b[0]}
     total = Program("quantity(a).add(quantity(b))").evaluate(env)
-    assert total.value == EXACT.add(qa.value, qb.value)
-    assert Program("quantity(a).sub(quantity(b))").evaluate(env).value == EXACT.subtract(qa.value, qb.value)
+    assert total.exact == EXACT.add(qa.exact, qb.exact)
+    assert Program("quantity(a).sub(quantity(b))").evaluate(env).exact == EXACT.subtract(qa.exact, qb.exact)
     # The sum's own (int64 or decimal) form must not change its value when compared again.
     assert Program("quantity(a).add(quantity(b)).sub(quantity(b)).compareTo(quantity(a))").evaluate(env) == 0
     cmp = Program("quantity(a).compareTo(quantity(b))").evaluate(env)
-    assert cmp == (qa.value > qb.value) - (qa.value < qb.value)
+    assert cmp == (qa.exact > qb.exact) - (qa.exact < qb.exact)
 
 
 @given(st.text(alphabet="0123456789.+-eEinumkKMGTPx ", max_size=8))
@@ -144,4 +146,4 @@ def test_is_quantity_is_whether_quantity_parses(text: str) -> None:
 def test_binary_and_long_quantities_are_exact(text: str) -> None:
     digits, suffix = re.fullmatch(r"([0-9.]+)(\w*)", text).groups()  # type: ignore[union-attr]
     power = {"": 0, "Ki": 10, "Mi": 20, "Gi": 30, "Ei": 60}[suffix]
-    assert Quantity.parse(text).value == rounded_to_nanos(EXACT.multiply(Decimal(digits), Decimal(2**power)))
+    assert Quantity.parse(text).exact == rounded_to_nanos(EXACT.multiply(Decimal(digits), Decimal(2**power)))

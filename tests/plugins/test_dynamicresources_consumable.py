@@ -13,7 +13,8 @@ import pytest
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources.allocator import AllocationError, Allocator, DeviceID
+from podwhy.plugins.dynamicresources.structured.allocator import Allocator
+from podwhy.plugins.dynamicresources.structured.types import AllocationError, DeviceID
 from podwhy.snapshot.source import FileSource
 from tests.builders import from_raw, make_node
 
@@ -714,7 +715,7 @@ def test_the_report_counts_a_shared_device_free_only_while_its_capacity_takes_th
     """freeMatchingDevices (the report's evidence): a shared device (allowMultipleAllocations) is
     never in the allocated set; it is free while the capacity left takes the request, as the
     allocator decides (CmpRequestOverCapacity)."""
-    from podwhy.plugins.dynamicresources.allocator import describe_requests
+    from podwhy.plugins.dynamicresources.structured.describe import describe_requests
 
     allocator = Allocator(
         set(),

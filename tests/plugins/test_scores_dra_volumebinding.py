@@ -16,13 +16,13 @@ from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources import DynamicResources
-from podwhy.plugins.dynamicresources.allocator import DeviceResult
 from podwhy.plugins.dynamicresources.scoring import (
     FIRST_AVAILABLE_MAX_SIZE,
     ScoreError,
     prioritized_list_points,
     prioritized_list_score,
 )
+from podwhy.plugins.dynamicresources.structured.allocator import DeviceResult
 from podwhy.plugins.volumebinding import VolumeBinding
 from tests.builders import from_raw, make_handle, make_node, make_pod
 

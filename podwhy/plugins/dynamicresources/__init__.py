@@ -33,19 +33,7 @@ from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
 from podwhy.plugins import names
-from podwhy.plugins.dynamicresources.allocator import (
-    AllocationError,
-    Allocator,
-    Capacity,
-    ClaimAllocation,
-    DeviceID,
-    NodeAllocationError,
-    NotSimulatedError,
-    add_capacity,
-    claim_key,
-    describe_requests,
-)
-from podwhy.plugins.dynamicresources.cel import SelectorCache
+from podwhy.plugins.dynamicresources.cel.compile import SelectorCache
 from podwhy.plugins.dynamicresources.claims import ClaimLookupError, pod_resource_claims
 from podwhy.plugins.dynamicresources.extended import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -55,6 +43,17 @@ from podwhy.plugins.dynamicresources.extended import (
 )
 from podwhy.plugins.dynamicresources.postfilter import post_filter as claims_post_filter
 from podwhy.plugins.dynamicresources.scoring import ScoreError, prioritized_list_score
+from podwhy.plugins.dynamicresources.structured.allocator import Allocator, ClaimAllocation
+from podwhy.plugins.dynamicresources.structured.consumable_capacity import add_capacity
+from podwhy.plugins.dynamicresources.structured.describe import describe_requests
+from podwhy.plugins.dynamicresources.structured.types import (
+    AllocationError,
+    Capacity,
+    DeviceID,
+    NodeAllocationError,
+    NotSimulatedError,
+    claim_key,
+)
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from podwhy.framework.evidence import PrioritizedListEvidence, SubRequestPoints
 from podwhy.model import objects as o
-from podwhy.plugins.dynamicresources.allocator import ClaimAllocation, claim_key
+from podwhy.plugins.dynamicresources.structured.allocator import ClaimAllocation
+from podwhy.plugins.dynamicresources.structured.types import claim_key
 
 # resourceapi.FirstAvailableDeviceRequestMaxSize: the longest prioritized list allowed.
 FIRST_AVAILABLE_MAX_SIZE = 8

@@ -1,0 +1,313 @@
+"""The evaluator: a parsed expression run against a variable binding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from podwhy.model.quantity import Quantity
+from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.plugins.dynamicresources.cel.functions import size, to_bool, to_bytes, to_double, to_int, to_string, to_uint
+from podwhy.plugins.dynamicresources.cel.library.quantity import is_quantity, quantity, quantity_method, sign
+from podwhy.plugins.dynamicresources.cel.library.regex import matches
+from podwhy.plugins.dynamicresources.cel.library.semver import is_semver, semver, semver_method
+from podwhy.plugins.dynamicresources.cel.library.strings import string_method
+from podwhy.plugins.dynamicresources.cel.nodes import (
+    Binary,
+    Bind,
+    Call,
+    Comprehension,
+    Cond,
+    Ident,
+    Index,
+    ListLit,
+    Lit,
+    Logical,
+    MapLit,
+    Node,
+    Select,
+    Unary,
+)
+from podwhy.plugins.dynamicresources.cel.operators import (
+    MISSING,
+    arith,
+    cel_equal,
+    compare,
+    format_key,
+    index,
+    map_find,
+    try_equal,
+)
+from podwhy.plugins.dynamicresources.cel.parser import parse
+from podwhy.plugins.dynamicresources.cel.values import (
+    DefaultingMap,
+    Semver,
+    UInt,
+    check_int,
+    is_number,
+    need,
+    type_name,
+)
+
+
+class Program:
+    """A parsed expression, evaluated against a variable binding."""
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        self.ast = parse(expression)
+
+    def evaluate(self, variables: Mapping[str, Any]) -> Any:
+        return _eval(self.ast, dict(variables))
+
+
+def _eval(node: Node, env: dict[str, Any]) -> Any:
+    if isinstance(node, Lit):
+        return node.value
+    if isinstance(node, Ident):
+        if node.name in env:
+            return env[node.name]
+        raise CelError(f"no such attribute(s): {node.name}")
+    if isinstance(node, Select):
+        return _eval_select(node, env)
+    if isinstance(node, Index):
+        return index(_eval(node.operand, env), _eval(node.index, env))
+    if isinstance(node, Logical):
+        return _eval_logical(node, env)
+    if isinstance(node, Cond):
+        cond = _eval(node.cond, env)
+        if not isinstance(cond, bool):
+            raise CelError(NO_SUCH_OVERLOAD)
+        return _eval(node.then if cond else node.otherwise, env)
+    if isinstance(node, Unary):
+        value = _eval(node.operand, env)
+        if node.op == "!":
+            if not isinstance(value, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            return not value
+        if isinstance(value, bool) or isinstance(value, UInt) or not is_number(value):
+            raise CelError(NO_SUCH_OVERLOAD)
+        return -value if isinstance(value, float) else check_int(-value)
+    if isinstance(node, Binary):
+        return _eval_binary(node, env)
+    if isinstance(node, ListLit):
+        return [_eval(item, env) for item in node.items]
+    if isinstance(node, MapLit):
+        out: dict[Any, Any] = {}
+        for key_node, val_node in node.entries:
+            key = _eval(key_node, env)
+            if not isinstance(key, (str, int)) and key is not None:
+                raise CelError(f"unsupported key type: {type_name(key)}")
+            if map_find(out, key) is not MISSING:
+                raise CelError(f"Failed with repeated key: {format_key(key)}")
+            out[key] = _eval(val_node, env)
+        return out
+    if isinstance(node, Call):
+        return _eval_call(node, env)
+    if isinstance(node, Comprehension):
+        return _eval_comprehension(node, env)
+    if isinstance(node, Bind):
+        scope = dict(env)
+        scope[node.var] = _eval(node.init, env)
+        return _eval(node.body, scope)
+    raise CelError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
+
+
+def _eval_select(node: Select, env: dict[str, Any]) -> Any:
+    operand = _eval(node.operand, env)
+    if isinstance(operand, DefaultingMap):
+        return True if node.test_only else operand.lookup(node.field)
+    if isinstance(operand, dict):
+        found = map_find(operand, node.field)
+        if node.test_only:
+            return found is not MISSING
+        if found is MISSING:
+            raise CelError(f"no such key: {node.field}")
+        return found
+    if node.test_only:
+        raise CelError(f"invalid type for field selection: {type_name(operand)}")
+    raise CelError(f"no such key: {node.field}")
+
+
+def _eval_logical(node: Logical, env: dict[str, Any]) -> Any:
+    absorbing = node.op == "||"  # the value that decides: true for ||, false for &&
+    first_error: CelError | None = None
+    for term in node.terms:
+        try:
+            value = _eval(term, env)
+        except CelError as exc:
+            first_error = first_error or exc
+            continue
+        if isinstance(value, bool):
+            if value is absorbing:
+                return absorbing
+        elif first_error is None:
+            first_error = CelError(NO_SUCH_OVERLOAD)
+    if first_error is not None:
+        raise first_error
+    return not absorbing
+
+
+def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
+    left = _eval(node.left, env)
+    right = _eval(node.right, env)
+    op = node.op
+    if op == "==":
+        return cel_equal(left, right)
+    if op == "!=":
+        # cel-go's `!=` is "equality is not true": an error value from the equality reads as true.
+        return try_equal(left, right) is not True
+    if op in ("<", "<=", ">", ">="):
+        cmp = compare(left, right)
+        return {"<": cmp < 0, "<=": cmp <= 0, ">": cmp > 0, ">=": cmp >= 0}[op]
+    if op == "in":
+        if isinstance(right, list):
+            return any(try_equal(left, item) is True for item in right)
+        if isinstance(right, dict):
+            return map_find(right, left) is not MISSING
+        raise CelError(NO_SUCH_OVERLOAD)
+    return arith(op, left, right)
+
+
+_GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "quantity": quantity,
+    "isQuantity": is_quantity,
+    "sign": sign,
+    "semver": semver,
+    "size": size,
+    "int": to_int,
+    "uint": to_uint,
+    "double": to_double,
+    "bool": to_bool,
+    "bytes": to_bytes,
+    "string": to_string,
+    "matches": lambda s, pattern: matches(need(s, str), need(pattern, str)),
+    "dyn": lambda value: value,
+}
+
+
+def _eval_call(node: Call, env: dict[str, Any]) -> Any:
+    if node.target is None:
+        args = [_eval(arg, env) for arg in node.args]
+        if node.function == "isSemver" and len(args) in (1, 2):
+            return is_semver(*args)
+        fn = _GLOBAL_FUNCTIONS.get(node.function)
+        if fn is None:
+            raise CelError(f"no such overload: {node.function}")
+        try:
+            return fn(*args)
+        except TypeError:
+            raise CelError(NO_SUCH_OVERLOAD) from None
+    target = _eval(node.target, env)
+    args = [_eval(arg, env) for arg in node.args]
+    name = node.function
+    if isinstance(target, Quantity):
+        return quantity_method(name, target, args)
+    if isinstance(target, Semver):
+        return semver_method(name, target, args)
+    if isinstance(target, str):
+        try:
+            return string_method(name, target, args)
+        except IndexError:
+            raise CelError(NO_SUCH_OVERLOAD) from None
+    if name == "size" and not args:
+        return size(target)
+    if name == "join" and isinstance(target, list):
+        sep = need(args[0], str) if args else ""
+        if not all(isinstance(item, str) for item in target):
+            raise CelError(NO_SUCH_OVERLOAD)
+        return sep.join(target)
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
+    target = _eval(node.target, env)
+    # Each item binds the first variable; with two variables, (index or key, value).
+    items: list[Any]
+    if isinstance(target, dict):
+        items = list(target.items()) if node.var2 is not None else list(target.keys())
+    elif isinstance(target, list):
+        items = list(enumerate(target)) if node.var2 is not None else list(target)
+    else:
+        raise CelError(NO_SUCH_OVERLOAD)
+    scope = dict(env)
+
+    def run(expr: Node, item: Any) -> Any:
+        if node.var2 is None:
+            scope[node.var] = item
+        else:
+            scope[node.var], scope[node.var2] = item
+        return _eval(expr, scope)
+
+    if node.macro in ("transformMap", "transformMapEntry"):
+        return _transform_map(node, items, run)
+
+    if node.macro in ("all", "exists"):
+        # Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value.
+        decisive = node.macro == "exists"
+        first_error: CelError | None = None
+        for item in items:
+            try:
+                value = run(node.body, item)
+            except CelError as exc:
+                first_error = first_error or exc
+                continue
+            if not isinstance(value, bool):
+                first_error = first_error or CelError(NO_SUCH_OVERLOAD)
+                continue
+            if value is decisive:
+                return decisive
+        if first_error is not None:
+            raise first_error
+        return not decisive
+    if node.macro == "exists_one":
+        count = 0
+        for item in items:
+            value = run(node.body, item)
+            if not isinstance(value, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            count += value
+        return count == 1
+    if node.macro == "filter":
+        out = []
+        for item in items:
+            keep = run(node.body, item)
+            if not isinstance(keep, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            if keep:
+                out.append(item)
+        return out
+    mapped = []
+    for item in items:
+        if node.filter is not None:
+            keep = run(node.filter, item)
+            if not isinstance(keep, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            if not keep:
+                continue
+        mapped.append(run(node.body, item))
+    return mapped
+
+
+def _transform_map(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> dict[Any, Any]:
+    """transformMap inserts key -> transform (the key is the list index for a list);
+    transformMapEntry merges the single-entry maps the transform returns."""
+    out: dict[Any, Any] = {}
+    for item in items:
+        if node.filter is not None:
+            keep = run(node.filter, item)
+            if not isinstance(keep, bool):
+                raise CelError(NO_SUCH_OVERLOAD)
+            if not keep:
+                continue
+        result = run(node.body, item)
+        entries = [(item[0], result)] if node.macro == "transformMap" else None
+        if entries is None:
+            if not isinstance(result, dict):
+                raise CelError(NO_SUCH_OVERLOAD)
+            entries = list(result.items())
+        for key, value in entries:
+            if map_find(out, key) is not MISSING:
+                raise CelError(f"insert failed: key {format_key(key)} already exists")
+            out[key] = value
+    return out

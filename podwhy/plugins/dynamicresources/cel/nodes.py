@@ -1,0 +1,94 @@
+"""The parsed expression: one node class per construct."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class Node:
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Lit(Node):
+    value: Any
+
+
+@dataclass(frozen=True)
+class Ident(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class Select(Node):
+    operand: Node
+    field: str
+    test_only: bool = False
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    operand: Node
+    index: Node
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    target: Node | None
+    function: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class ListLit(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class MapLit(Node):
+    entries: tuple[tuple[Node, Node], ...]
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Logical(Node):
+    op: str  # "&&" or "||"
+    terms: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Cond(Node):
+    cond: Node
+    then: Node
+    otherwise: Node
+
+
+@dataclass(frozen=True)
+class Comprehension(Node):
+    macro: str  # all, exists, exists_one, map, filter, transformMap, transformMapEntry
+    target: Node
+    var: str
+    filter: Node | None
+    body: Node
+    # The second variable of ext.TwoVarComprehensions (index or key first, then the value).
+    var2: str | None = None
+
+
+@dataclass(frozen=True)
+class Bind(Node):
+    var: str
+    init: Node
+    body: Node
