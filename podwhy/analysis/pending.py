@@ -278,7 +278,7 @@ def _grace_period(pod: o.Pod) -> int:
 
 
 def _has_source(volume: o.Volume) -> bool:
-    return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
+    return any(getattr(volume, f) is not None for f in o.SCHEDULER_VOLUME_SOURCES)
 
 
 def spec_signature(pod: o.Pod) -> bytes:
