@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import QuotaRefusalError, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.admission import AdmissionRefusalError, admit, admit_claim, sync_manifest_quotas
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -75,9 +75,12 @@ class ManifestWorkload:
     # StatefulSet: the claim templates each ordinal's PVCs are made from.
     claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
     selector_labels: dict[str, str] = field(default_factory=dict)
-    # Replicas ResourceQuota admission refused (by pod name): the API server's words. Their
-    # controller's create fails (FailedCreate) and is retried until the quota has room.
+    # Replicas PodSecurity or ResourceQuota admission refused (by pod name): the API server's
+    # words. Their controller's create fails (FailedCreate) and is retried.
     refused: dict[str, str] = field(default_factory=dict)
+    # DaemonSet: PodSecurity's refusal of its template, the words after `pods "NAME" is
+    # forbidden: ` (it refuses every node's pod alike).
+    daemon_refusal: str = ""
 
     @property
     def key(self) -> str:
@@ -291,11 +294,12 @@ class ManifestSource:
 
     def _admit(self, pod: o.Pod, snapshot: Snapshot, namespace: str, workload: ManifestWorkload) -> o.Pod:
         """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
-        refusal by ResourceQuota leaves the pod not created. An OrderedReady StatefulSet creates
-        (and is charged for) each ordinal only when the one before runs: at placement."""
+        refusal by PodSecurity or ResourceQuota leaves the pod not created. An OrderedReady
+        StatefulSet creates (and is charged for) each ordinal only when the one before runs: at
+        placement."""
         try:
             return admit(pod, snapshot, namespace, self._emulation, quota=not workload.ordered)
-        except QuotaRefusalError as refused:
+        except AdmissionRefusalError as refused:
             workload.refused[pod.metadata.name] = refused.words
             return pod
 
@@ -404,7 +408,10 @@ class ManifestSource:
             pod = self._replica(entry, template, prefix, namespace, owner, labels)
             _add_daemon_tolerations(pod)
             # Each node's pod is created (and charged to quotas) when it is placed.
-            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+            try:
+                out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+            except AdmissionRefusalError as refused:  # as it refuses every node's pod
+                out.daemon_template, out.daemon_refusal = pod, refused.why
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"

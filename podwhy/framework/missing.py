@@ -14,6 +14,7 @@ REQUESTS_ADDED_AT_ADMISSION = frozenset({"LimitRange"})
 ADMISSION_UNKNOWNS = {
     "LimitRange": "the requests its namespace's defaults may add",
     "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
+    "Namespace": "whether its namespace's PodSecurity level admits it",
 }
 
 
