@@ -318,8 +318,14 @@ QUOTA_ELSEWHERE: Json = {
 }
 
 
+# A Namespace without PodSecurity labels: a dump holding it lists its Namespaces, so a manifest
+# pod's PodSecurity admission is evaluated (a namespace the dump does not hold enforces nothing).
+NAMESPACE_ELSEWHERE: Json = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}}
+
+
 def quotas_listed(directory: Path) -> str:
-    """A file to add with --from: the snapshot then lists its ResourceQuotas (QUOTA_ELSEWHERE)."""
+    """A file to add with --from: the snapshot then lists its ResourceQuotas (QUOTA_ELSEWHERE) and
+    its Namespaces (NAMESPACE_ELSEWHERE), what admission of a manifest pod reads."""
     path = directory / "quotas.json"
-    path.write_text(json.dumps(QUOTA_ELSEWHERE))
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [QUOTA_ELSEWHERE, NAMESPACE_ELSEWHERE]}))
     return str(path)

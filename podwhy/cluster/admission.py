@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from podwhy.cluster import podsecurity as pod_security
 from podwhy.cluster.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
 from podwhy.cluster.limitranger import mutate as limit_range_mutate
@@ -50,17 +51,16 @@ def forbidden(pod: o.Pod, why: str) -> PodwhyError:
     )
 
 
-class QuotaRefusalError(PodwhyError):
-    """ResourceQuota admission refused to create a pod: its controller's create fails
-    (FailedCreate) and retries until the quota has room; `kubectl apply` of a Pod fails."""
+class AdmissionRefusalError(PodwhyError):
+    """A validating admission plugin (PLUGIN: PodSecurity, ResourceQuota) refused to create a
+    pod: its controller's create fails (FailedCreate, with these WORDS) and is retried; `kubectl
+    apply` of a Pod fails. WHY is the plugin's part, after `pods "NAME" is forbidden: `."""
 
-    def __init__(self, pod: o.Pod, quota: str, why: str) -> None:
+    def __init__(self, pod: o.Pod, plugin: str, why: str, cause: str) -> None:
+        self.plugin = plugin
+        self.why = why
         self.words = f'pods "{pod.metadata.name}" is forbidden: {why}'
-        super().__init__(
-            self.words,
-            hint=f"the API server's ResourceQuota admission refuses it: ResourceQuota {quota} in namespace "
-            f"{pod.metadata.namespace}",
-        )
+        super().__init__(self.words, hint=f"the API server's {plugin} admission refuses it: {cause}")
 
 
 def _admitted_without(pod: o.Pod, snapshot: Snapshot, kind: str) -> None:
@@ -169,7 +169,7 @@ def sync_manifest_quotas(snapshot: Snapshot) -> None:
 
 
 def admit_quota(pod: o.Pod, snapshot: Snapshot) -> None:
-    """ResourceQuota admission, the last step of a pod's creation: refused (QuotaRefusalError), or
+    """ResourceQuota admission, the last step of a pod's creation: refused (AdmissionRefusalError), or
     admitted and charged to the matching quotas. Without ResourceQuotas the snapshot can vouch
     for, the pod is admitted without them (a quota may refuse it)."""
     if "ResourceQuota" in snapshot.missing:
@@ -177,7 +177,32 @@ def admit_quota(pod: o.Pod, snapshot: Snapshot) -> None:
         return
     refusal = quota_admit(pod, snapshot.resource_quotas)
     if refusal is not None:
-        raise QuotaRefusalError(pod, refusal.quota, refusal.message)
+        cause = f"ResourceQuota {refusal.quota} in namespace {pod.metadata.namespace}"
+        raise AdmissionRefusalError(pod, "ResourceQuota", refusal.message, cause)
+
+
+def admit_pod_security(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) -> None:
+    """PodSecurity admission: the policy the pod's namespace enforces (its labels; none:
+    privileged), refused (AdmissionRefusalError) with every check it fails. Without the Namespace
+    object and Namespaces the snapshot can vouch for, a pod some policy would refuse is admitted
+    without it (its namespace's labels are unknown)."""
+    namespace = pod.metadata.namespace
+    ns = snapshot.namespaces.get(namespace)
+    if ns is None and "Namespace" in snapshot.missing:
+        if pod_security.refused_by_some_policy(pod, emulation.minor):
+            _admitted_without(pod, snapshot, "Namespace")
+        return
+    labels = ns.metadata.labels if ns is not None else {}
+    policy = pod_security.enforced_policy(labels)
+    violations = pod_security.evaluate(pod, policy.level, policy.version, newest=emulation.minor)
+    if violations:
+        set_labels = ", ".join(
+            f"{key}={labels[key]}"
+            for key in (pod_security.ENFORCE_LEVEL_LABEL, pod_security.ENFORCE_VERSION_LABEL)
+            if key in labels
+        )
+        cause = f"namespace {namespace} is labelled {set_labels}"
+        raise AdmissionRefusalError(pod, "PodSecurity", pod_security.refusal(policy, violations), cause)
 
 
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
@@ -185,8 +210,9 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     the mutating admission plugins (LimitRanger's defaults, Priority, RuntimeClass,
     DefaultTolerationSeconds); the fields of disabled features dropped (PrepareForCreate); the
     pod's validation (cluster.validation: InvalidObjectError); then the validating plugins
-    (LimitRanger's bounds, ResourceQuota unless QUOTA is False: a DaemonSet's template, whose pods
-    are charged one by one as they are created)."""
+    (LimitRanger's bounds, PodSecurity, ResourceQuota unless QUOTA is False: a DaemonSet's
+    template, whose pods are charged one by one as they are created). A refusal by PodSecurity or
+    ResourceQuota raises AdmissionRefusalError once the pod is fully mutated."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
@@ -235,6 +261,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
         pod.status.phase = "Pending"
     validate_pod(pod, emulation)  # the registry's Validate, between mutating and validating admission
     _validate_limit_ranges(pod, snapshot)
+    admit_pod_security(pod, snapshot, emulation)
     if quota:
         admit_quota(pod, snapshot)
     return pod

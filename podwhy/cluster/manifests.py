@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import QuotaRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
 from podwhy.cluster.rollout import existing_pods
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
@@ -87,9 +87,13 @@ class ManifestWorkload:
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
     progress_deadline_seconds: int | None = None
-    # Replicas ResourceQuota admission refused (by pod name): the API server's words. Their
-    # controller's create fails (FailedCreate) and is retried until the quota has room.
+    # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
+    # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
+    # retried.
     refused: dict[str, str] = field(default_factory=dict)
+    # DaemonSet: PodSecurity's refusal of its template, the words after `pods "NAME" is
+    # forbidden: ` (it refuses every node's pod alike).
+    daemon_refusal: str = ""
 
     @property
     def key(self) -> str:
@@ -305,13 +309,13 @@ class ManifestSource:
 
     def _admit(self, pod: o.Pod, snapshot: Snapshot, namespace: str, workload: ManifestWorkload) -> o.Pod:
         """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
-        refusal by ResourceQuota, or a pod the API server finds invalid (after LimitRange defaults),
-        leaves a controller's pod not created (FailedCreate); an invalid Pod of the manifests is
-        refused. An OrderedReady StatefulSet creates (and is charged for) each ordinal only when the
-        one before runs: at placement."""
+        refusal by PodSecurity or ResourceQuota, or a pod the API server finds invalid (after
+        LimitRange defaults), leaves a controller's pod not created (FailedCreate); an invalid Pod
+        of the manifests is refused. An OrderedReady StatefulSet creates (and is charged for) each
+        ordinal only when the one before runs: at placement."""
         try:
             return admit(pod, snapshot, namespace, self._emulation, quota=not workload.ordered)
-        except QuotaRefusalError as refused:
+        except AdmissionRefusalError as refused:
             workload.refused[pod.metadata.name] = refused.words
             return pod
         except InvalidObjectError as invalid:
@@ -435,6 +439,8 @@ class ManifestSource:
                     f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
                     hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
                 ) from None
+            except AdmissionRefusalError as refused:  # as it refuses every node's pod
+                out.daemon_template, out.daemon_refusal = pod, refused.why
             return out
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from podwhy.cluster.admission import QuotaRefusalError, admit_quota
+from podwhy.cluster.admission import AdmissionRefusalError, admit_quota
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
@@ -632,19 +632,34 @@ def _statefulset_update(
     return out
 
 
+def _daemon_refusal(workload: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) -> str | None:
+    """The API server's words refusing a DaemonSet's pod for one node (PodSecurity refused its
+    template, or a quota has no room left), or None once it is created and charged."""
+    if workload.daemon_refusal:
+        return f'pods "{pod.metadata.name}" is forbidden: {workload.daemon_refusal}'
+    try:
+        admit_quota(pod, snapshot)
+    except AdmissionRefusalError as refusal:
+        return refusal.words
+    return None
+
+
 def _place_daemon(
     placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement | None = None
 ) -> WorkloadPlacement:
     """A DaemonSet's pod on each node its controller runs it on."""
     result = WorkloadPlacement(workload) if result is None else result
-    assert workload.daemon_template is not None
-    eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+    template = workload.daemon_template
+    assert template is not None
+    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
+    admitted_without = snapshot.admitted_without.get(f"{template.metadata.namespace}/{template.metadata.name}")
     for node in eligible:
-        pod = daemon_pod_for_node(workload.daemon_template, node)
-        try:
-            admit_quota(pod, snapshot)
-        except QuotaRefusalError as refusal:
-            message = f"not created: Error creating: {refusal.words}"
+        pod = daemon_pod_for_node(template, node)
+        if admitted_without:
+            snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
+        refused = _daemon_refusal(workload, pod, snapshot)
+        if refused is not None:
+            message = f"not created: Error creating: {refused}"
             replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
             replica.target_node = node
             result.replicas.append(replica)
@@ -668,14 +683,16 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
     waiting_for = ""
     for pod in workload.pods:
         refused = workload.refused.get(pod.metadata.name)
-        if refused is not None:
+        if refused is not None and not waiting_for:
             message = f"not created: Error creating: {refused}"
             result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            if workload.ordered:  # OrderedReady: no later ordinal until this one runs
+                waiting_for = pod.metadata.name
             continue
         if not waiting_for and workload.ordered:
             try:
                 admit_quota(pod, snapshot)
-            except QuotaRefusalError as refusal:
+            except AdmissionRefusalError as refusal:
                 message = f"not created: Error creating: {refusal.words}"
                 result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
                 waiting_for = pod.metadata.name

@@ -14,6 +14,7 @@ REQUESTS_ADDED_AT_ADMISSION = frozenset({"LimitRange"})
 ADMISSION_UNKNOWNS = {
     "LimitRange": "the requests its namespace's defaults may add",
     "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
+    "Namespace": "whether its namespace's PodSecurity level admits it",
 }
 # Kinds without which no fit can be vouched for: a snapshot holding no Pod at all cannot tell
 # how much room the cluster's pods take (a pod that does not fit still does not fit).

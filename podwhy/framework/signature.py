@@ -53,7 +53,7 @@ FRAMEWORK_PARTS = frozenset({PodPart.NAMESPACE, PodPart.NOMINATED_NODE})
 
 
 def _has_source(volume: o.Volume) -> bool:
-    return any(getattr(volume, f) is not None for f in volume.__struct_fields__ if f != "name")
+    return any(getattr(volume, f) is not None for f in o.SCHEDULER_VOLUME_SOURCES)
 
 
 def _spec(pod: o.Pod) -> o.PodSpec:

@@ -96,6 +96,88 @@ class ResourceRequirements(_Base):
 _NO_WORDS: list[str] = []
 
 
+class Opaque(_Base):
+    """An object whose presence is read, never its fields (msgspec skips them when decoding)."""
+
+
+# What PodSecurity admission reads of security contexts (pod-security-admission's checks).
+class SELinuxOptions(_Base):
+    user: str = ""
+    role: str = ""
+    type: str = ""
+
+
+class SeccompProfile(_Base):
+    type: str = ""
+
+
+class AppArmorProfile(_Base):
+    type: str = ""
+
+
+class WindowsSecurityContextOptions(_Base):
+    host_process: bool | None = None
+
+
+class Capabilities(_Base):
+    add: list[str] = []
+    drop: list[str] = []
+
+
+class Sysctl(_Base):
+    name: str = ""
+
+
+class SecurityContext(_Base):
+    privileged: bool | None = None
+    allow_privilege_escalation: bool | None = None
+    run_as_non_root: bool | None = None
+    run_as_user: Int64 | None = None
+    capabilities: Capabilities | None = None
+    proc_mount: str | None = None
+    se_linux_options: SELinuxOptions | None = msgspec.field(default=None, name="seLinuxOptions")
+    seccomp_profile: SeccompProfile | None = None
+    app_armor_profile: AppArmorProfile | None = None
+    windows_options: WindowsSecurityContextOptions | None = None
+
+
+class PodSecurityContext(_Base):
+    run_as_non_root: bool | None = None
+    run_as_user: Int64 | None = None
+    se_linux_options: SELinuxOptions | None = msgspec.field(default=None, name="seLinuxOptions")
+    seccomp_profile: SeccompProfile | None = None
+    app_armor_profile: AppArmorProfile | None = None
+    windows_options: WindowsSecurityContextOptions | None = None
+    sysctls: list[Sysctl] = []
+
+
+class HostAddress(_Base):
+    """An httpGet or tcpSocket action: the host it calls (empty: the pod's own IP)."""
+
+    host: str = ""
+
+
+class Handler(_Base):
+    """A probe or a lifecycle hook: of its actions, those that may call another host."""
+
+    http_get: HostAddress | None = None
+    tcp_socket: HostAddress | None = None
+
+
+def _calls_host(handler: Handler | None) -> bool:
+    if handler is None:
+        return False
+    return bool(
+        (handler.http_get is not None and handler.http_get.host)
+        or (handler.tcp_socket is not None and handler.tcp_socket.host)
+    )
+
+
+class Lifecycle(_Base):
+    post_start: Handler | None = None
+    pre_stop: Handler | None = None
+
+
 class ContainerRestartRule(_Base):
     # "Restart", "RestartAllContainers" (NodeDeclaredFeatures reads it, v1.36).
     action: str = ""
@@ -113,11 +195,27 @@ class Container(_Base):
     # container would cost a large dump a third more memory, and nothing reads them.
     command: list[str] = []
     args: list[str] = []
+    security_context: SecurityContext | None = None
+    # Kept only where they call a host other than the pod (what PodSecurity's baseline forbids):
+    # nothing else reads probes and hooks, which most containers of a dump have.
+    liveness_probe: Handler | None = None
+    readiness_probe: Handler | None = None
+    startup_probe: Handler | None = None
+    lifecycle: Lifecycle | None = None
 
     def __post_init__(self) -> None:
         if (self.command or self.args) and "sched" not in self.image:
             if not any("sched" in word for word in (*self.command, *self.args)):
                 self.command = self.args = _NO_WORDS
+        if self.liveness_probe is not None and not _calls_host(self.liveness_probe):
+            self.liveness_probe = None
+        if self.readiness_probe is not None and not _calls_host(self.readiness_probe):
+            self.readiness_probe = None
+        if self.startup_probe is not None and not _calls_host(self.startup_probe):
+            self.startup_probe = None
+        lifecycle = self.lifecycle
+        if lifecycle is not None and not (_calls_host(lifecycle.post_start) or _calls_host(lifecycle.pre_stop)):
+            self.lifecycle = None
 
 
 class PVCVolumeSource(_Base):
@@ -213,6 +311,42 @@ class Volume(_Base):
     cinder: CinderVolumeSource | None = None
     vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
     portworx_volume: PortworxVolumeSource | None = None
+    # Sources no plugin reads: only which one a volume has matters (PodSecurity's volume types).
+    host_path: Opaque | None = None
+    empty_dir: Opaque | None = None
+    secret: Opaque | None = None
+    config_map: Opaque | None = None
+    projected: Opaque | None = None
+    downward_api: Opaque | None = msgspec.field(default=None, name="downwardAPI")
+    git_repo: Opaque | None = None
+    nfs: Opaque | None = None
+    glusterfs: Opaque | None = None
+    flex_volume: Opaque | None = None
+    cephfs: Opaque | None = None
+    flocker: Opaque | None = None
+    fc: Opaque | None = None
+    quobyte: Opaque | None = None
+    photon_persistent_disk: Opaque | None = None
+    scale_io: Opaque | None = msgspec.field(default=None, name="scaleIO")
+    storageos: Opaque | None = None
+
+
+# The volume sources the scheduler's plugins read (the others only name a kind of volume).
+SCHEDULER_VOLUME_SOURCES = (
+    "image",
+    "persistent_volume_claim",
+    "ephemeral",
+    "gce_persistent_disk",
+    "aws_elastic_block_store",
+    "rbd",
+    "iscsi",
+    "csi",
+    "azure_disk",
+    "azure_file",
+    "cinder",
+    "vsphere_volume",
+    "portworx_volume",
+)
 
 
 class TopologySpreadConstraint(_Base):
@@ -268,6 +402,9 @@ class PodSpec(_Base):
     scheduling_gates: list[PodSchedulingGate] = []
     runtime_class_name: str | None = None
     host_network: bool = False
+    host_pid: bool = msgspec.field(default=False, name="hostPID")
+    host_ipc: bool = msgspec.field(default=False, name="hostIPC")
+    security_context: PodSecurityContext | None = None
     # The OS the pod's containers need: the kubelet of another OS refuses it.
     os: PodOS | None = None
     # False: a user namespace (with hostNetwork, NodeDeclaredFeatures asks for node support, v1.36).
