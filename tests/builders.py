@@ -323,9 +323,22 @@ QUOTA_ELSEWHERE: Json = {
 NAMESPACE_ELSEWHERE: Json = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}}
 
 
+# A pod that ran to completion: a dump holding it lists its Pods (a snapshot without any Pod
+# cannot vouch for free room), and, ended, it takes none.
+POD_ELSEWHERE: Json = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "ended", "namespace": "kube-system"},
+    "spec": {"containers": [{"name": "c", "image": "x:1"}]},
+    "status": {"phase": "Succeeded"},
+}
+
+
 def quotas_listed(directory: Path) -> str:
-    """A file to add with --from: the snapshot then lists its ResourceQuotas (QUOTA_ELSEWHERE) and
-    its Namespaces (NAMESPACE_ELSEWHERE), what admission of a manifest pod reads."""
+    """A file to add with --from: the snapshot then lists its ResourceQuotas (QUOTA_ELSEWHERE), its
+    Namespaces (NAMESPACE_ELSEWHERE) and its Pods (POD_ELSEWHERE), what admission of a manifest pod
+    and its placement read besides the nodes."""
     path = directory / "quotas.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [QUOTA_ELSEWHERE, NAMESPACE_ELSEWHERE]}))
+    items = [QUOTA_ELSEWHERE, NAMESPACE_ELSEWHERE, POD_ELSEWHERE]
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return str(path)

@@ -4,6 +4,7 @@ says so everywhere."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from tests.builders import quotas_listed
+from tests.builders import NAMESPACE_ELSEWHERE, QUOTA_ELSEWHERE, quotas_listed
 
 NODES = """apiVersion: v1
 kind: List
@@ -54,7 +55,10 @@ def _check(tmp_path: Path, cluster: str, *extra: str) -> tuple[int, str, str]:
 
 
 def test_a_nodes_only_dump_cannot_say_everything_fits(tmp_path: Path) -> None:
-    code, out, err = _check(tmp_path, NODES, "--from", quotas_listed(tmp_path))
+    # Its ResourceQuotas and Namespaces listed: only the Pods are missing.
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps({"kind": "List", "items": [QUOTA_ELSEWHERE, NAMESPACE_ELSEWHERE]}))
+    code, out, err = _check(tmp_path, NODES, "--from", str(listed))
     assert code == 3
     first = out.splitlines()[0]
     assert first.startswith("inconclusive: 2/2 replicas placed in 1 workload, not evaluated: ")

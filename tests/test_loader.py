@@ -411,7 +411,8 @@ def test_jobs_a_cluster_info_dump_lacks_change_no_verdict() -> None:
 def test_plain_dumps_vouch_only_for_what_they_hold(tmp_path: Path) -> None:
     path = tmp_path / "n.yaml"
     path.write_text("kind: Node\nmetadata: {name: a}\n---\nkind: StorageClass\nmetadata: {name: s}\n")
-    assert load([str(path)]).missing == dict.fromkeys(VOUCHED_KINDS - {"StorageClass"}, "")
+    # Nor for Pods: without any, free room is not vouched for.
+    assert load([str(path)]).missing == dict.fromkeys((VOUCHED_KINDS - {"StorageClass"}) | {"Pod"}, "")
     # --complete vouches for every kind, the autoscalers' too.
     assert FileSource([str(path)], complete=True).load().missing == {}
 

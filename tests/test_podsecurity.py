@@ -28,7 +28,7 @@ from podwhy.cluster.podsecurity import (
     refused_by_some_policy,
 )
 from podwhy.model import objects as o
-from tests.builders import QUOTA_ELSEWHERE
+from tests.builders import POD_ELSEWHERE, QUOTA_ELSEWHERE
 
 Json = dict[str, Any]
 
@@ -969,7 +969,7 @@ def test_without_namespaces_only_a_pod_some_policy_refuses_is_inconclusive(tmp_p
     nodes = CLUSTER.split("- apiVersion: v1\n  kind: Namespace")[0]
     (tmp_path / "cluster.yaml").write_text(nodes)
     quotas = str(tmp_path / "quotas.json")  # ResourceQuotas listed, Namespaces not
-    Path(quotas).write_text(json.dumps(QUOTA_ELSEWHERE))
+    Path(quotas).write_text(json.dumps({"kind": "List", "items": [QUOTA_ELSEWHERE, POD_ELSEWHERE]}))
 
     def run(command: str, manifest: str) -> tuple[int, Json]:
         (tmp_path / "m.yaml").write_text(manifest)

@@ -24,8 +24,8 @@ class RollingUpdateStatefulSetStrategy(_Base):
     # Ordinals below the partition keep the current revision, even when recreated.
     partition: Int32 | None = None
     # DaemonSet (and StatefulSet's alpha field): how many pods may be down, or be added, at once.
-    max_unavailable: int | str | None = None
-    max_surge: int | str | None = None
+    max_unavailable: Int32 | str | None = None
+    max_surge: Int32 | str | None = None
 
 
 class StatefulSetUpdateStrategy(_Base):
@@ -47,8 +47,8 @@ class StatefulSet(_Base):
 
 class RollingUpdateDeployment(_Base):
     # An integer or a percentage of the replicas ("25%", the default of both).
-    max_surge: int | str | None = None
-    max_unavailable: int | str | None = None
+    max_surge: Int32 | str | None = None
+    max_unavailable: Int32 | str | None = None
 
 
 class DeploymentStrategy(_Base):
