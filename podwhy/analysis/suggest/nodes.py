@@ -13,8 +13,9 @@ from podwhy.analysis.suggest.base import (
     _failing,
     _Verifier,
 )
+from podwhy.analysis.suggest.facts import AddNode
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
@@ -94,11 +95,9 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         feasible = v.with_snapshot(changed)
         if feasible is None:
             continue
-        shape = startup_text(startup_pods(v.snapshot, name), name)
         return [
             Suggestion(
-                kind="addNode",
-                summary=f"add 1 node shaped like {name} ({shape}): the pod fits on it",
+                AddNode(name, startup_counts(startup_pods(v.snapshot, name))),
                 nodes=feasible,
                 # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],
