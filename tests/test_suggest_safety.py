@@ -20,6 +20,7 @@ from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_kno
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.words.suggest import note_text, suggestion_text
+from podwhy.report.words.wellknown import condition_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -309,8 +310,10 @@ def test_reserved_nodes_are_the_last_resort_and_a_condition_is_never_tolerated(
     if expected == "never":
         assert not tolerations, [suggestion_text(s) for s in suggestions]
         # The report says why: the node's condition, not the pod.
+        condition = condition_taint(key)
+        assert condition is not None
         assert [note_text(n) for n in notes] == [
-            f"node n2 would take the pod but for its taint {key} ({condition_taint(key)}): the node's condition "
+            f"node n2 would take the pod but for its taint {key} ({condition_text(condition)}): the node's condition "
             "is the cause, not the pod; tolerating such a taint is never suggested"
         ]
         return
@@ -553,3 +556,12 @@ def test_manifest_commands(path: str, generate_name: str, expected: str) -> None
     pod = make_pod("web-x1").obj()
     pod.metadata.generate_name = generate_name
     assert manifest_command(path, pod, []) == expected
+
+
+def test_every_well_known_meaning_has_its_words() -> None:
+    from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reservation
+    from podwhy.report.words.wellknown import CONDITIONS, LABELS, RESERVATIONS
+
+    assert set(LABELS) == set(LabelMeaning)
+    assert set(CONDITIONS) == set(NodeCondition)
+    assert set(RESERVATIONS) == set(Reservation)

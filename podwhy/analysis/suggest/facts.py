@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.verdict import Verdict
 
@@ -48,7 +49,7 @@ class TaintRef:
 class ReservingTaint:
     """A well-known reserving taint: for whom it sets its nodes aside (analysis/wellknown.py)."""
 
-    whom: str
+    whom: Reserving
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class DropNodeSelection:
     # The values of the label the nodes have, sorted.
     have: tuple[str, ...]
     # Why no node is relabelled with it (analysis/wellknown.py).
-    well_known: str
+    well_known: LabelMeaning
 
 
 # ---- labelNode ----
@@ -473,7 +474,7 @@ class ConditionTaints:
     """Nodes that would take the pod but for taints of their condition: (key, what it says of the
     node), never tolerated."""
 
-    taints: tuple[tuple[str, str], ...]
+    taints: tuple[tuple[str, NodeCondition], ...]
     nodes: tuple[str, ...]
 
 

@@ -53,6 +53,7 @@ from podwhy.analysis.suggest.facts import (
     WorkBound,
 )
 from podwhy.cluster.nodecopy import StartupPods
+from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
 from podwhy.snapshot.writer import REDACTED
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
@@ -113,7 +114,10 @@ def _taints(change: AddToleration) -> str:
 
 
 def _reserved_for(reserved: ReservedFor) -> str:
-    whom = [w.whom if isinstance(w, ReservingTaint) else f"the workloads that tolerate {w.key}" for w in reserved.whom]
+    whom = [
+        reserving_text(w.whom) if isinstance(w, ReservingTaint) else f"the workloads that tolerate {w.key}"
+        for w in reserved.whom
+    ]
     already = f" (already there: {_named(reserved.already, ', ')})" if reserved.already else ""
     return " and ".join(whom) + already
 
@@ -201,7 +205,7 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
             return (
                 f"the pod's {_asks(asks)}, which no node has (nodes have {key} {_values_text(have)}): drop the "
                 f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
-                f"{nodes_text(feasible)} (no node is relabelled with {key}: {well_known})"
+                f"{nodes_text(feasible)} (no node is relabelled with {key}: {label_text(well_known)})"
             )
         case LabelNode(node, key, value, away, replaced):
             others = f" ({len(away)} nodes are one label away: {nodes_text(away)})" if len(away) > 1 else ""
@@ -353,7 +357,7 @@ def note_text(note: Note) -> str:
     """What a bound or a rule kept the suggestions from, said among the report's warnings."""
     match note:
         case ConditionTaints(taints, names):
-            said = ", ".join(f"{key} ({why})" for key, why in taints)
+            said = ", ".join(f"{key} ({condition_text(why)})" for key, why in taints)
             many = len(names) > 1
             nodes, their = (
                 (f"{len(names)} nodes ({nodes_text(names)})", "their") if many else (f"node {names[0]}", "its")
