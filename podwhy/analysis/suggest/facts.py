@@ -349,21 +349,42 @@ class NotEvaluated:
 
 
 @dataclass(frozen=True)
+class PluginMessage:
+    """The plugin's own message."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ShortBesideStartup:
+    """Too little is left beside the DaemonSet and static pods a new copy runs: NodeResourcesFit's
+    reasons (its own words)."""
+
+    reasons: str
+
+
+@dataclass(frozen=True)
+class PortsTakenByStartup:
+    """The pod's host ports are taken by the DaemonSet and static pods a new copy runs."""
+
+
+KeptOff = PluginMessage | ShortBesideStartup | PortsTakenByStartup
+
+
+@dataclass(frozen=True)
 class CopyKeeps:
-    """A reason a new copy of a node keeps: a plugin's message, on that many nodes."""
+    """A reason a new copy of a node keeps (the plugin, and why), on that many nodes."""
 
     plugin: str
-    message: str
+    why: KeptOff
     nodes: int
 
 
 @dataclass(frozen=True)
 class NoCopy:
-    """No node qualifies for copying: the reasons new copies keep, most nodes first, and how many
-    more there are."""
+    """No node qualifies for copying: every reason new copies keep, in the order first found."""
 
     reasons: tuple[CopyKeeps, ...]
-    more: int
 
 
 @dataclass(frozen=True)

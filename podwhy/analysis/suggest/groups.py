@@ -29,12 +29,14 @@ from podwhy.analysis.suggest.facts import (
     BeyondEveryNode,
     CopyKeeps,
     GroupNotSized,
+    KeptOff,
     NoCopy,
     NoCount,
     NoCycle,
     NoShapeFits,
     NotEvaluated,
     NotLargest,
+    PluginMessage,
     RunAgain,
     ShapeLacks,
     ShortEverywhere,
@@ -84,8 +86,6 @@ MAX_ADDED_NODES = 100
 MAX_GROUP_PLACEMENT_WORK = 250_000
 FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
-# What keeps new copies of every node off, named when no node qualifies for copying.
-MAX_REASONS_NAMED = 3
 
 
 @dataclass
@@ -343,27 +343,25 @@ def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> No
     """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
     would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
     assert cycle.outcome is not None
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str, KeptOff], int] = {}
     startup: dict[str, list[o.Pod]] | None = None
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     for verdict in cycle.outcome.nodes:
-        kept: list[tuple[str, str]] = []
+        kept: list[tuple[str, KeptOff]] = []
         failing = _failing(verdict)
         for name, status in failing.items():
             exceeds = name == RESOURCE_FIT and any(
                 isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
             )
             if name not in CURED_BY_EMPTY_NODE or exceeds:
-                kept.append((name, status.message()))
+                kept.append((name, PluginMessage(status.message())))
         node = nodes.get(verdict.name)
         if not kept and failing and node is not None:
             startup = startup if startup is not None else startup_pods_by_node(snapshot)
             kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
         for key in kept:
             counts[key] = counts.get(key, 0) + 1
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    reasons = tuple(CopyKeeps(plugin, msg, n) for (plugin, msg), n in ranked[:MAX_REASONS_NAMED])
-    return NoCopy(reasons, max(len(ranked) - MAX_REASONS_NAMED, 0))
+    return NoCopy(tuple(CopyKeeps(plugin, why, n) for (plugin, why), n in counts.items()))
 
 
 def size_group(

@@ -13,7 +13,7 @@ from podwhy.analysis.suggest.base import (
     _failing,
     _Verifier,
 )
-from podwhy.analysis.suggest.facts import AddNode
+from podwhy.analysis.suggest.facts import AddNode, KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
 from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
@@ -38,22 +38,21 @@ def _shape(node: o.Node) -> str:
     return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
 
 
-def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, str]]:
+def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, KeptOff]]:
     """Why the pod fits on no new copy of the node because of the pods every copy runs from the
-    start (its DaemonSet and static pods), as (plugin, message); empty when they leave it room."""
+    start (its DaemonSet and static pods), as (plugin, why); empty when they leave it room."""
     if not startup:
         return []
     info = NodeInfo.for_node(node)
     for started in startup:
         info.add_pod_info(PodInfo(started))
     ignored = (fit.ignored_resources, fit.ignored_resource_groups) if fit is not None else (frozenset(), frozenset())
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, KeptOff]] = []
     short = fits_request(compute_pod_resource_request(pod), info, *ignored, fit.dra_backed() if fit else frozenset())
     if short:
-        reasons = ", ".join(r.reason for r in short)
-        out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
+        out.append((RESOURCE_FIT, ShortBesideStartup(", ".join(r.reason for r in short))))
     if not fits_ports(host_ports(pod), info.used_ports):
-        out.append((names.NODE_PORTS, "its host ports are taken by the DaemonSet and static pods a new node runs"))
+        out.append((names.NODE_PORTS, PortsTakenByStartup()))
     return out
 
 

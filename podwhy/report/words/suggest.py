@@ -22,6 +22,7 @@ from podwhy.analysis.suggest.facts import (
     FitsThen,
     GroupNeeds,
     GroupNotSized,
+    KeptOff,
     LabelNode,
     LabelReplaced,
     LowerRequest,
@@ -33,6 +34,8 @@ from podwhy.analysis.suggest.facts import (
     NotEvaluated,
     NotLargest,
     PlatformSelection,
+    PluginMessage,
+    PortsTakenByStartup,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
     RelaxTopologySpread,
@@ -41,6 +44,7 @@ from podwhy.analysis.suggest.facts import (
     ReservingTaint,
     RunAgain,
     SelectorAsks,
+    ShortBesideStartup,
     Sized,
     SizingNote,
     StaysPending,
@@ -60,6 +64,8 @@ from podwhy.snapshot.writer import REDACTED
 # on a label, who is on reserved nodes).
 MAX_NODES_NAMED = 3
 MAX_NAMES_SELECTING = 3
+# What keeps new copies of every node off, named when no node qualifies for copying.
+MAX_REASONS_NAMED = 3
 MI = 1024 * 1024
 
 # What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
@@ -282,6 +288,16 @@ def _amount_text(resource: str, amount: int) -> str:
     return str(amount)
 
 
+def _kept_off(why: KeptOff) -> str:
+    match why:
+        case PluginMessage(message):
+            return message
+        case ShortBesideStartup(reasons):
+            return f"{reasons} beside the DaemonSet and static pods a new node runs"
+        case PortsTakenByStartup():
+            return "its host ports are taken by the DaemonSet and static pods a new node runs"
+
+
 def _bound(bound: WorkBound) -> str:
     spends = "all groups of one run may spend" if bound.run else "one group may spend"
     return f"the {bound.work:,} node evaluations {spends}"
@@ -297,11 +313,17 @@ def sizing_text(note: SizingNote) -> str:
             return "not sized: no scheduling cycle to start from"
         case NotEvaluated(text):
             return f"not sized: {text}"
-        case NoCopy((), _):
+        case NoCopy(()):
             return f"{NO_SHAPE}, even empty"
-        case NoCopy(reasons, more):
-            said = "; ".join(f"{r.plugin} on {r.nodes} node{'s' if r.nodes != 1 else ''}: {r.message}" for r in reasons)
-            and_more = f"; and {more} more" if more else ""
+        case NoCopy(reasons):
+            # Most nodes first.
+            ranked = sorted(((-r.nodes, r.plugin, _kept_off(r.why)), r.nodes) for r in reasons)
+            said = "; ".join(
+                f"{plugin} on {n} node{'s' if n != 1 else ''}: {why}"
+                for (_, plugin, why), n in ranked[:MAX_REASONS_NAMED]
+            )
+            more = len(ranked) - MAX_REASONS_NAMED
+            and_more = f"; and {more} more" if more > 0 else ""
             return (
                 f"{NO_SHAPE}, even empty: every node also rejects them for a reason a new copy of it keeps "
                 f"({said}{and_more})"
