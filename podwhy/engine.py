@@ -10,6 +10,7 @@ from pathlib import Path
 from podwhy.analysis.autoscaling import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
 from podwhy.analysis.suggest import size_groups, suggest
+from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.defaults import drop_disabled_fields
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
@@ -198,7 +199,7 @@ def explain(request: ExplainRequest) -> Report:
     analysis = None
     if cycle.verdict == Verdict.UNSCHEDULABLE and framework is not None:
         analysis = analyse(snapshot, pod, cycle, framework, scalers)
-    notes: list[str] = []
+    notes: list[Note] = []
     suggestions = suggest(
         snapshot,
         cycle,

@@ -13,6 +13,7 @@ from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
 from podwhy.report.words.autoscaling import autoscaling_report, evidence_text
 from podwhy.report.words.pending import cause_text
+from podwhy.report.words.suggest import suggestion_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -432,7 +433,7 @@ def test_a_group_at_max_size_that_would_fit_the_pod_gets_its_max_raised_in_the_c
         _ready(_node("w1", "ng-a")), BUSY, pod, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 1}])
     )
     (lever,) = _levers(snapshot, pod)
-    assert lever.kind == "raiseGroupMaxSize" and "from 1 to 2" in lever.summary
+    assert lever.kind == "raiseGroupMaxSize" and "from 1 to 2" in suggestion_text(lever)
     assert lever.command.startswith("# set ") and lever.patches == []  # cloud configuration: no invented command
 
 

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS
+from podwhy.report.words.suggest import sizing_text, suggestion_text
 from podwhy.snapshot.live import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from podwhy.snapshot.writer import DumpTarget, write_dump
@@ -418,7 +419,7 @@ def test_an_eviction_from_a_snapshot_without_budgets_does_not_claim_none_is_brok
         snapshot.missing = dict(missing)
         cycle = run_cycle(snapshot, pod)
         (evict,) = [s for s in suggest(snapshot, cycle, default_profile()) if s.kind == "evictPods"]
-        summaries[bool(missing)] = evict.summary
+        summaries[bool(missing)] = suggestion_text(evict)
     assert "; no PodDisruptionBudget is broken;" in summaries[False]
     assert (
         "; the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids;"
@@ -441,7 +442,7 @@ def test_a_group_is_not_sized_from_plugins_not_evaluated() -> None:
     assert cycle.verdict == "Unschedulable" and "VolumeBinding" in cycle.outcome.not_evaluated  # type: ignore[union-attr]
     sizing = size_group(snapshot, cycle, pods, default_config(), "default/w (Job)")
     assert sizing.outcome == SizingOutcome.SKIPPED
-    assert sizing.note.startswith("not sized: not evaluated: ")
+    assert sizing_text(sizing.note).startswith("not sized: not evaluated: ")
 
 
 def test_a_disagreement_with_the_scheduler_names_the_plugins_not_evaluated(tmp_path: Path) -> None:

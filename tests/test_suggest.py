@@ -17,12 +17,14 @@ import pytest
 import yaml
 
 from podwhy.analysis.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
+from podwhy.analysis.suggest.facts import Note
 from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
+from podwhy.report.words.suggest import note_text, sizing_text, suggestion_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -310,10 +312,10 @@ def test_each_kind_is_found_and_verified(kind: str, make: Any, tmp_path: Path) -
     snapshot, pod, want = make()
     suggestions = _suggestions(snapshot, pod)
     found = [s for s in suggestions if s.kind == kind]
-    assert found, [s.summary for s in suggestions]
+    assert found, [suggestion_text(s) for s in suggestions]
     s = found[0]
     assert s.nodes == want["nodes"]
-    assert want["summary"] in s.summary
+    assert want["summary"] in suggestion_text(s)
     if "command" in want:
         assert s.command == want["command"]
     if "patched" in want:
@@ -676,7 +678,7 @@ def test_how_many_nodes_a_whole_group_needs(size: int, gpus: int, anti_affinity:
         assert groups == []
         return
     s = groups[0]
-    assert s.summary.startswith(
+    assert suggestion_text(s).startswith(
         f"{size} pods of ml/trainer (Job) need {needed} more node{'s' if needed > 1 else ''} shaped like gpu-node-1"
     )
     added = [msgspec.convert(p["object"], o.Node) for p in s.patches]
@@ -739,7 +741,7 @@ def test_sizing_says_which_bound_stopped_it(
         monkeypatch.setattr(groups_module, bound, value)
     sizing = groups_module.size_group(snapshot, cycle, group, default_config(), "ml/trainer (Job)")
     assert sizing.outcome == outcome
-    assert sizing.note.startswith(note)
+    assert sizing_text(sizing.note).startswith(note)
     assert (sizing.suggestion is not None) == (outcome == "sized")
 
 
@@ -752,7 +754,7 @@ def test_explain_says_when_a_bound_stopped_sizing_the_pods_group(monkeypatch: py
     snapshot = _snap([_gpu_node("gpu-node-1")], [busy, *group])
     cycle = run_cycle(snapshot, group[0])
     monkeypatch.setattr(groups_module, "MAX_GROUP_PLACEMENT_WORK", 10)
-    notes: list[str] = []
+    notes: list[Note] = []
     found = suggest(
         snapshot,
         cycle,
@@ -763,7 +765,7 @@ def test_explain_says_when_a_bound_stopped_sizing_the_pods_group(monkeypatch: py
         notes=notes,
     )
     assert "addNodesForGroup" not in [s.kind for s in found]
-    assert notes == [
+    assert [note_text(n) for n in notes] == [
         "12 pods of ml/trainer (Job), the pod's pending group: sizing stopped at the 10 node evaluations one group "
         "may spend (1 node: a scheduling cycle that scores looks at every one); no count was verified"
     ]
@@ -881,7 +883,10 @@ def test_fast_sizing_gives_the_count_of_full_placements(
     monkeypatch.setattr(groups_module, "node_local_group", lambda *_: False)
     full = groups_module.size_group(snapshot, cycle, group, config, "ml/w (Job)")
     assert not any(searched)
-    assert sized.suggestion is not None and full.suggestion is not None, (sized.note, full.note)
+    assert sized.suggestion is not None and full.suggestion is not None, (
+        sizing_text(sized.note),
+        sizing_text(full.note),
+    )
     assert len(sized.suggestion.patches) == len(full.suggestion.patches) == needed
     assert sized.suggestion.patches == full.suggestion.patches
     added = [msgspec.convert(p["object"], o.Node) for p in sized.suggestion.patches]
@@ -1081,14 +1086,14 @@ def test_added_nodes_run_the_daemonset_pods_of_the_node_they_copy(
     assert cycle.verdict == Verdict.UNSCHEDULABLE
     # One pod: a copy of n1 is offered exactly when one pod fits beside what a copy runs.
     found = [s for s in suggest(snapshot, cycle, default_profile()) if s.kind == "addNode"]
-    assert bool(found) == (needed is not None), [s.summary for s in found]
+    assert bool(found) == (needed is not None), [suggestion_text(s) for s in found]
     sizing = size_group(snapshot, cycle, group, default_config(), "default/w (ReplicaSet)")
     if needed is None:
-        assert sizing.outcome == SizingOutcome.NO_NODE_SHAPE, sizing.note
-        assert "DaemonSet and static pods a new node runs" in sizing.note
+        assert sizing.outcome == SizingOutcome.NO_NODE_SHAPE, sizing_text(sizing.note)
+        assert "DaemonSet and static pods a new node runs" in sizing_text(sizing.note)
         return
     (s,) = found
-    assert f"add 1 node shaped like n1 (same labels, taints and allocatable{words}" in s.summary
+    assert f"add 1 node shaped like n1 (same labels, taints and allocatable{words}" in suggestion_text(s)
     # The patch adds the Node alone; applied, with the pods its controllers create there, it fits.
     assert [p["kind"] for p in s.patches] == ["Node"] and "object" in s.patches[0]
     objects = [{"apiVersion": "v1", "kind": "Node", **msgspec.to_builtins(n)} for n in snapshot.nodes]
@@ -1096,9 +1101,9 @@ def test_added_nodes_run_the_daemonset_pods_of_the_node_they_copy(
     report = _verify_by_reloading(objects, s.patches, "default/w-0", tmp_path, snapshot)
     assert report.verdict == Verdict.SCHEDULABLE
     # The group: the fewest copies, verified with and without the last one.
-    assert sizing.suggestion is not None, sizing.note
-    assert sizing.note.startswith(f"sized: {needed} more node"), sizing.note
-    assert words in sizing.suggestion.summary
+    assert sizing.suggestion is not None, sizing_text(sizing.note)
+    assert sizing_text(sizing.note).startswith(f"sized: {needed} more node"), sizing_text(sizing.note)
+    assert words in suggestion_text(sizing.suggestion)
     added = [msgspec.convert(p["object"], o.Node) for p in sizing.suggestion.patches]
     assert len(added) == needed
     assert _placed_all(snapshot, added, group)
@@ -1146,7 +1151,7 @@ def test_no_node_shape_counts_what_the_daemonset_pods_take() -> None:
     with_agent = _snap([_node("n1")], [_agent()])
     assert beyond_every_node(pod, allocatable_shapes(plain), make_framework(plain, default_profile())) is None
     why = beyond_every_node(pod, allocatable_shapes(with_agent), make_framework(with_agent, default_profile()))
-    assert why is not None and "its cpu request 3500m exceeds what any node has free (at most 3)" in why
+    assert why is not None and "its cpu request 3500m exceeds what any node has free (at most 3)" in sizing_text(why)
     # A second node of the same allocatable without the DaemonSet's pod holds it.
     other = _snap([_node("n1"), _node("n2")], [_agent()])
     assert beyond_every_node(pod, allocatable_shapes(other), make_framework(other, default_profile())) is None

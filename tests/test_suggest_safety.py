@@ -15,9 +15,12 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.analysis.suggest import Suggestion, suggest
+from podwhy.analysis.suggest.facts import Note
 from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cli import app
 from podwhy.model import objects as o
+from podwhy.report.words.suggest import note_text, suggestion_text
+from podwhy.report.words.wellknown import condition_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -146,7 +149,7 @@ def test_a_selector_on_a_well_known_label_no_node_has_changes_the_pod(key: str, 
     assert key not in _labels_touched(suggestions)
     assert not any(s.kind == "labelNode" for s in suggestions)
     dropped = next(s for s in suggestions if s.kind == "dropNodeSelection")
-    assert f"asks for {key}" in dropped.summary and "which no node has" in dropped.summary
+    assert f"asks for {key}" in suggestion_text(dropped) and "which no node has" in suggestion_text(dropped)
     assert sorted(dropped.nodes) == ["a1", "b1"]
     # The change is to the pod, and its merge patch makes the pod fit.
     (patch,) = dropped.patches
@@ -163,10 +166,10 @@ def test_a_platform_no_node_has_is_never_dropped(key: str, value: str) -> None:
     # The images are built for that platform: the scheduler would place the pod, the kubelet could not run it.
     snapshot = make_snapshot(*_pinned_nodes())
     pod = make_pod("p").req(cpu="1").node_selector({key: value}).obj()
-    notes: list[str] = []
+    notes: list[Note] = []
     suggestions = suggest(snapshot, run_cycle(snapshot, pod), default_profile(), notes=notes)
     assert suggestions == []
-    assert notes == [
+    assert [note_text(n) for n in notes] == [
         f"the pod's nodeSelector asks for {key}={value}, which no node has (nodes have {key} none): it needs a node "
         "of that platform; dropping the requirement is not suggested, as its images are built for it"
     ]
@@ -216,7 +219,7 @@ def test_a_full_zone_gets_capacity_in_that_zone_not_a_relabel() -> None:
     kinds = [s.kind for s in suggestions]
     assert "addNode" in kinds and "labelNode" not in kinds, kinds
     added = next(s for s in suggestions if s.kind == "addNode")
-    assert "shaped like a1" in added.summary
+    assert "shaped like a1" in suggestion_text(added)
     assert added.patches[0]["object"]["metadata"]["labels"][ZONE] == "a"
 
 
@@ -249,11 +252,11 @@ def test_overwrite_only_over_another_value_saying_who_selects_on_it(labels: dict
     (label,) = [s for s in _suggestions(snapshot, pod) if s.kind == "labelNode"]
     assert label.command.endswith("--overwrite") == overwrite
     if overwrite:
-        assert "it replaces disk=hdd, on which these select" in label.summary
-        assert "kube-system/agent (DaemonSet): its pod on n1 would be removed" in label.summary
-        assert "prod/db (Deployment)" in label.summary
+        assert "it replaces disk=hdd, on which these select" in suggestion_text(label)
+        assert "kube-system/agent (DaemonSet): its pod on n1 would be removed" in suggestion_text(label)
+        assert "prod/db (Deployment)" in suggestion_text(label)
     else:
-        assert "replaces" not in label.summary
+        assert "replaces" not in suggestion_text(label)
 
 
 # ---------------------------------------------------------------- taints
@@ -300,22 +303,24 @@ def test_reserved_nodes_are_the_last_resort_and_a_condition_is_never_tolerated(
     key: str, value: str, effect: str, tolerated_there: bool, expected: str
 ) -> None:
     snapshot, pod = _taint_cluster(key, value, effect, tolerated_there)
-    notes: list[str] = []
+    notes: list[Note] = []
     suggestions = suggest(snapshot, run_cycle(snapshot, pod), default_profile(), notes=notes)
     kinds = [s.kind for s in suggestions]
     tolerations = [i for i, s in enumerate(suggestions) if s.kind == "addToleration"]
     if expected == "never":
-        assert not tolerations, [s.summary for s in suggestions]
+        assert not tolerations, [suggestion_text(s) for s in suggestions]
         # The report says why: the node's condition, not the pod.
-        assert notes == [
-            f"node n2 would take the pod but for its taint {key} ({condition_taint(key)}): the node's condition "
+        condition = condition_taint(key)
+        assert condition is not None
+        assert [note_text(n) for n in notes] == [
+            f"node n2 would take the pod but for its taint {key} ({condition_text(condition)}): the node's condition "
             "is the cause, not the pod; tolerating such a taint is never suggested"
         ]
         return
     assert notes == []
     assert len(tolerations) == 1, kinds
     index = tolerations[0]
-    summary = suggestions[index].summary
+    summary = suggestion_text(suggestions[index])
     if expected == "reserved":
         # After lowering the request and adding capacity, saying for whom the nodes are kept.
         assert index > kinds.index("lowerRequest") and index > kinds.index("addNode"), kinds
@@ -376,8 +381,8 @@ def test_an_eviction_uses_the_eviction_api_and_says_what_becomes_of_the_pod(
         """echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"low-1","namespace":"default"}}'"""
         " | kubectl create --raw /api/v1/namespaces/default/pods/low-1/eviction -f -"
     )
-    assert recreated in evict.summary
-    assert fits in evict.summary
+    assert recreated in suggestion_text(evict)
+    assert fits in suggestion_text(evict)
 
 
 @pytest.mark.parametrize(
@@ -393,7 +398,7 @@ def test_an_eviction_says_whether_budgets_were_known(budgets_known: bool, said: 
         snapshot.missing["PodDisruptionBudget"] = ""  # a cluster-info dump holds none
     pod = make_pod("p").priority(100).req(cpu="2").obj()
     (evict,) = [s for s in _suggestions(snapshot, pod) if s.kind == "evictPods"]
-    assert said in evict.summary
+    assert said in suggestion_text(evict)
 
 
 def test_an_eviction_never_takes_a_pod_its_budget_protects() -> None:
@@ -551,3 +556,12 @@ def test_manifest_commands(path: str, generate_name: str, expected: str) -> None
     pod = make_pod("web-x1").obj()
     pod.metadata.generate_name = generate_name
     assert manifest_command(path, pod, []) == expected
+
+
+def test_every_well_known_meaning_has_its_words() -> None:
+    from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reservation
+    from podwhy.report.words.wellknown import CONDITIONS, LABELS, RESERVATIONS
+
+    assert set(LABELS) == set(LabelMeaning)
+    assert set(CONDITIONS) == set(NodeCondition)
+    assert set(RESERVATIONS) == set(Reservation)

@@ -1,4 +1,5 @@
-"""Node labels and taints that suggestions treat with care, each with the reason, in one place.
+"""Node labels and taints that suggestions treat with care, each with its typed meaning, in one
+place (report/words/wellknown.py says them).
 
 - Well-known labels are never suggested as a change to a node: Kubernetes, the cloud provider or
   cluster tooling sets them and other components rely on them. A pod selecting on one gets a
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Generic, TypeVar
 
 from podwhy.model.wellknown import (
     LABEL_ARCH_STABLE,
@@ -25,15 +28,78 @@ from podwhy.model.wellknown import (
     TAINT_NODE_UNSCHEDULABLE,
 )
 
+M = TypeVar("M", bound=Enum)
+
+
+class LabelMeaning(Enum):
+    """Who sets a well-known node label, and who relies on it."""
+
+    HOSTNAME = "hostname"
+    PLATFORM = "platform"
+    BETA = "beta"
+    ZONE = "zone"
+    NODE = "node"
+    NODE_ROLE = "nodeRole"
+    KOPS_ROLE = "kopsRole"
+    NODE_RESTRICTION = "nodeRestriction"
+    CORE = "core"
+    EKS = "eks"
+    EKSCTL = "eksctl"
+    KARPENTER = "karpenter"
+    EBS_ZONE = "ebsZone"
+    GKE = "gke"
+    GKE_ZONE = "gkeZone"
+    AKS = "aks"
+    AZURE_DISK_ZONE = "azureDiskZone"
+    SIG_PROJECT = "sigProject"
+
+
+class NodeCondition(Enum):
+    """What a taint of the node's condition or lifecycle says about the node."""
+
+    NOT_READY = "notReady"
+    UNREACHABLE = "unreachable"
+    CORDONED = "cordoned"
+    DISK_PRESSURE = "diskPressure"
+    MEMORY_PRESSURE = "memoryPressure"
+    PID_PRESSURE = "pidPressure"
+    NETWORK_UNAVAILABLE = "networkUnavailable"
+    OUT_OF_SERVICE = "outOfService"
+    UNINITIALIZED = "uninitialized"
+    SHUT_DOWN = "shutDown"
+    CONTROL_PLANE = "controlPlane"
+    AUTOSCALER_REMOVING = "autoscalerRemoving"
+    KARPENTER_REMOVING = "karpenterRemoving"
+
+
+class Reservation(Enum):
+    """For whom a well-known reserving taint sets its nodes aside."""
+
+    NVIDIA_GPU = "nvidiaGpu"
+    AMD_GPU = "amdGpu"
+    INTEL_GPU = "intelGpu"
+    TPU = "tpu"
+    NEURON = "neuron"
+    EFA = "efa"
+    # The taint's value names the workloads.
+    DEDICATED = "dedicated"
+    GKE_SPOT = "gkeSpot"
+    GKE_PREEMPTIBLE = "gkePreemptible"
+    AZURE_SPOT = "azureSpot"
+    GVISOR = "gvisor"
+    # The taint's value names the architecture.
+    ARCH = "arch"
+    CRITICAL_ADDONS = "criticalAddons"
+
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(Generic[M]):
     """A key (`kubernetes.io/hostname`), a key prefix ending in `/` (`topology.kubernetes.io/`:
     every key of that prefix), or a domain suffix starting with `.` (`.kubernetes.io`: every key
-    whose prefix ends with it), with why it is special."""
+    whose prefix ends with it), with why it is special (report/words/wellknown.py says it)."""
 
     pattern: str
-    reason: str
+    meaning: M
 
     def matches(self, key: str) -> bool:
         if self.pattern.endswith("/"):
@@ -44,72 +110,41 @@ class Rule:
         return key == self.pattern
 
 
-def _first(rules: Sequence[Rule], key: str) -> Rule | None:
+def _first(rules: Sequence[Rule[M]], key: str) -> Rule[M] | None:
     return next((r for r in rules if r.matches(key)), None)
 
 
-_CORE = "reserved for Kubernetes components (the kubernetes.io and k8s.io prefixes)"
-_PLATFORM = "the kubelet sets it from the node's platform; DaemonSets and multi-arch images select on it"
-_ZONE = "the cloud provider sets the node's zone and region; volume topology, spreading and load balancers rely on it"
-_POOL = (
-    "sets it for the node's {}; its autoscaling and node management rely on it, and new nodes of the {} "
-    "would not get the change"
-)
-_EKS = "EKS " + _POOL.format("group", "group")
-_GKE = "GKE " + _POOL.format("pool", "pool")
-_AKS = "AKS " + _POOL.format("pool", "pool")
-_KARPENTER = "Karpenter sets it for the nodes it provisions; its NodePools and disruption rely on it"
-
-# Most specific first: the first rule matching a key gives its reason.
-WELL_KNOWN_LABELS: tuple[Rule, ...] = (
-    Rule(
-        LABEL_HOSTNAME,
-        "the kubelet sets it to the node's hostname; hostname topology (spreading, anti-affinity) and local "
-        "volumes rely on it",
-    ),
-    Rule(LABEL_ARCH_STABLE, _PLATFORM),
-    Rule(LABEL_OS_STABLE, _PLATFORM),
-    Rule(
-        "beta.kubernetes.io/",
-        "the kubelet or the cloud provider still sets these deprecated labels (arch, os, instance-type); older "
-        "selectors rely on them",
-    ),
-    Rule("topology.kubernetes.io/", _ZONE),
-    Rule("failure-domain.beta.kubernetes.io/", _ZONE),
-    Rule(
-        "node.kubernetes.io/",
-        "the kubelet or the cloud provider sets it (the instance type, ...); autoscalers and load balancers rely on it",
-    ),
+L = LabelMeaning
+# Most specific first: the first rule matching a key gives its meaning.
+WELL_KNOWN_LABELS: tuple[Rule[LabelMeaning], ...] = (
+    Rule(LABEL_HOSTNAME, L.HOSTNAME),
+    Rule(LABEL_ARCH_STABLE, L.PLATFORM),
+    Rule(LABEL_OS_STABLE, L.PLATFORM),
+    Rule("beta.kubernetes.io/", L.BETA),
+    Rule("topology.kubernetes.io/", L.ZONE),
+    Rule("failure-domain.beta.kubernetes.io/", L.ZONE),
+    Rule("node.kubernetes.io/", L.NODE),
     # The kubelet may not set these (NodeRestriction); cluster tools do: kubeadm marks its control
     # plane, OpenShift's machine config pools select on node-role.kubernetes.io/worker.
-    Rule(
-        "node-role.kubernetes.io/",
-        "cluster tools (kubeadm, kops, OpenShift) set the node's role; control-plane placement and node "
-        "configuration select on it",
-    ),
-    Rule("kubernetes.io/role", "cluster tools (kops) set the node's role"),
-    Rule(
-        "node-restriction.kubernetes.io/",
-        "an administrator sets it (a kubelet cannot) to keep workloads on nodes chosen for them",
-    ),
-    Rule(".kubernetes.io", _CORE),
-    Rule(".k8s.io", _CORE),
-    Rule("kubernetes.io/", _CORE),
-    Rule("k8s.io/", _CORE),
-    Rule("eks.amazonaws.com/", _EKS),
-    Rule("alpha.eksctl.io/", "eksctl sets it for the node's group"),
-    Rule("karpenter.sh/", _KARPENTER),
-    Rule("karpenter.k8s.aws/", _KARPENTER),
-    Rule("topology.ebs.csi.aws.com/", "the EBS CSI driver sets the node's zone; volume topology relies on it"),
-    Rule("cloud.google.com/", _GKE),
-    Rule("topology.gke.io/", "GKE sets the node's zone; volume topology relies on it"),
-    Rule("node.gke.io/", _GKE),
-    Rule("kubernetes.azure.com/", _AKS),
-    Rule("agentpool", _AKS),
-    Rule(
-        "topology.disk.csi.azure.com/", "the Azure disk CSI driver sets the node's zone; volume topology relies on it"
-    ),
-    Rule(".x-k8s.io", "a Kubernetes SIG project (Cluster API, kwok, ...) sets it for the machines it manages"),
+    Rule("node-role.kubernetes.io/", L.NODE_ROLE),
+    Rule("kubernetes.io/role", L.KOPS_ROLE),
+    Rule("node-restriction.kubernetes.io/", L.NODE_RESTRICTION),
+    Rule(".kubernetes.io", L.CORE),
+    Rule(".k8s.io", L.CORE),
+    Rule("kubernetes.io/", L.CORE),
+    Rule("k8s.io/", L.CORE),
+    Rule("eks.amazonaws.com/", L.EKS),
+    Rule("alpha.eksctl.io/", L.EKSCTL),
+    Rule("karpenter.sh/", L.KARPENTER),
+    Rule("karpenter.k8s.aws/", L.KARPENTER),
+    Rule("topology.ebs.csi.aws.com/", L.EBS_ZONE),
+    Rule("cloud.google.com/", L.GKE),
+    Rule("topology.gke.io/", L.GKE_ZONE),
+    Rule("node.gke.io/", L.GKE),
+    Rule("kubernetes.azure.com/", L.AKS),
+    Rule("agentpool", L.AKS),
+    Rule("topology.disk.csi.azure.com/", L.AZURE_DISK_ZONE),
+    Rule(".x-k8s.io", L.SIG_PROJECT),
 )
 
 
@@ -118,62 +153,68 @@ WELL_KNOWN_LABELS: tuple[Rule, ...] = (
 PLATFORM_LABELS = frozenset({LABEL_ARCH_STABLE, LABEL_OS_STABLE, "beta.kubernetes.io/arch", "beta.kubernetes.io/os"})
 
 
-def well_known_label(key: str) -> str | None:
+def well_known_label(key: str) -> LabelMeaning | None:
     """Why a node label must not be changed by a suggestion; None for a label anyone may set."""
     rule = _first(WELL_KNOWN_LABELS, key)
-    return rule.reason if rule is not None else None
+    return rule.meaning if rule is not None else None
 
 
+C = NodeCondition
 # Taints of the node's condition or lifecycle: tolerating one puts the pod on a node that is not
 # ready, under pressure, cordoned, going away, or the control plane.
-CONDITION_TAINTS: tuple[Rule, ...] = (
-    Rule(TAINT_NODE_NOT_READY, "the node is not ready"),
-    Rule(TAINT_NODE_UNREACHABLE, "the node controller cannot reach the node"),
-    Rule(TAINT_NODE_UNSCHEDULABLE, "the node is cordoned"),
-    Rule("node.kubernetes.io/disk-pressure", "the node is short of disk"),
-    Rule("node.kubernetes.io/memory-pressure", "the node is short of memory"),
-    Rule("node.kubernetes.io/pid-pressure", "the node is short of process IDs"),
-    Rule("node.kubernetes.io/network-unavailable", "the node's network is not configured"),
-    Rule("node.kubernetes.io/out-of-service", "the node is out of service"),
-    Rule("node.cloudprovider.kubernetes.io/uninitialized", "the cloud provider has not initialized the node"),
-    Rule("node.cloudprovider.kubernetes.io/shutdown", "the node's machine is shut down"),
-    Rule("node-role.kubernetes.io/control-plane", "the node is the control plane"),
-    Rule("node-role.kubernetes.io/master", "the node is the control plane"),
-    Rule("ToBeDeletedByClusterAutoscaler", "the cluster autoscaler is removing the node"),
-    Rule("karpenter.sh/disrupted", "Karpenter is removing the node"),
-    Rule("karpenter.sh/disruption", "Karpenter is removing the node"),
+CONDITION_TAINTS: tuple[Rule[NodeCondition], ...] = (
+    Rule(TAINT_NODE_NOT_READY, C.NOT_READY),
+    Rule(TAINT_NODE_UNREACHABLE, C.UNREACHABLE),
+    Rule(TAINT_NODE_UNSCHEDULABLE, C.CORDONED),
+    Rule("node.kubernetes.io/disk-pressure", C.DISK_PRESSURE),
+    Rule("node.kubernetes.io/memory-pressure", C.MEMORY_PRESSURE),
+    Rule("node.kubernetes.io/pid-pressure", C.PID_PRESSURE),
+    Rule("node.kubernetes.io/network-unavailable", C.NETWORK_UNAVAILABLE),
+    Rule("node.kubernetes.io/out-of-service", C.OUT_OF_SERVICE),
+    Rule("node.cloudprovider.kubernetes.io/uninitialized", C.UNINITIALIZED),
+    Rule("node.cloudprovider.kubernetes.io/shutdown", C.SHUT_DOWN),
+    Rule("node-role.kubernetes.io/control-plane", C.CONTROL_PLANE),
+    Rule("node-role.kubernetes.io/master", C.CONTROL_PLANE),
+    Rule("ToBeDeletedByClusterAutoscaler", C.AUTOSCALER_REMOVING),
+    Rule("karpenter.sh/disrupted", C.KARPENTER_REMOVING),
+    Rule("karpenter.sh/disruption", C.KARPENTER_REMOVING),
 )
 
-# Taints that set nodes aside for some workloads: whom for ({value}: the taint's value).
-RESERVING_TAINTS: tuple[Rule, ...] = (
-    Rule("nvidia.com/gpu", "pods that use their NVIDIA GPUs"),
-    Rule("amd.com/gpu", "pods that use their AMD GPUs"),
-    Rule("gpu.intel.com/", "pods that use their Intel GPUs"),
-    Rule("google.com/tpu", "pods that use their TPUs"),
-    Rule("aws.amazon.com/neuron", "pods that use their AWS Neuron accelerators"),
-    Rule("vpc.amazonaws.com/efa", "pods that use their EFA network adapters"),
-    Rule("dedicated", "the {value} workloads (their dedicated taint)"),
-    Rule("cloud.google.com/gke-spot", "workloads that accept spot nodes, which can be stopped at short notice"),
-    Rule(
-        "cloud.google.com/gke-preemptible", "workloads that accept preemptible nodes, which can be stopped at any time"
-    ),
-    Rule(
-        "kubernetes.azure.com/scalesetpriority",
-        "workloads that accept spot nodes, which can be stopped at short notice",
-    ),
-    Rule("sandbox.gke.io/runtime", "pods that run in GKE Sandbox (gVisor)"),
-    Rule(LABEL_ARCH_STABLE, "pods whose images are built for {value}"),
-    Rule("CriticalAddonsOnly", "critical cluster add-ons"),
+R = Reservation
+# Taints that set nodes aside for some workloads: whom for.
+RESERVING_TAINTS: tuple[Rule[Reservation], ...] = (
+    Rule("nvidia.com/gpu", R.NVIDIA_GPU),
+    Rule("amd.com/gpu", R.AMD_GPU),
+    Rule("gpu.intel.com/", R.INTEL_GPU),
+    Rule("google.com/tpu", R.TPU),
+    Rule("aws.amazon.com/neuron", R.NEURON),
+    Rule("vpc.amazonaws.com/efa", R.EFA),
+    Rule("dedicated", R.DEDICATED),
+    Rule("cloud.google.com/gke-spot", R.GKE_SPOT),
+    Rule("cloud.google.com/gke-preemptible", R.GKE_PREEMPTIBLE),
+    Rule("kubernetes.azure.com/scalesetpriority", R.AZURE_SPOT),
+    Rule("sandbox.gke.io/runtime", R.GVISOR),
+    Rule(LABEL_ARCH_STABLE, R.ARCH),
+    Rule("CriticalAddonsOnly", R.CRITICAL_ADDONS),
 )
 
 
-def condition_taint(key: str) -> str | None:
+@dataclass(frozen=True)
+class Reserving:
+    """A well-known reserving taint's meaning, and its value (its key when it has none): the
+    dedicated workloads' name, the architecture."""
+
+    reservation: Reservation
+    value: str
+
+
+def condition_taint(key: str) -> NodeCondition | None:
     """What a taint of the node's condition or lifecycle says about the node; None for other taints."""
     rule = _first(CONDITION_TAINTS, key)
-    return rule.reason if rule is not None else None
+    return rule.meaning if rule is not None else None
 
 
-def reserving_taint(key: str, value: str = "") -> str | None:
+def reserving_taint(key: str, value: str = "") -> Reserving | None:
     """For whom a well-known reserving taint sets its nodes aside; None for other taints."""
     rule = _first(RESERVING_TAINTS, key)
-    return rule.reason.format(value=value or key) if rule is not None else None
+    return Reserving(rule.meaning, value or key) if rule is not None else None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -161,15 +162,14 @@ def with_copies(snapshot: Snapshot, node: o.Node, count: int) -> tuple[Snapshot,
     return changed, added
 
 
-def _counted(count: int, what: str) -> str:
-    return f"{count} {what} pod{'s' if count != 1 else ''}"
+@dataclass(frozen=True)
+class StartupPods:
+    """What a new copy of a node runs from the start: its DaemonSet and static pods, counted."""
+
+    daemonsets: int
+    static: int
 
 
-def startup_text(pods: Sequence[o.Pod], node: str) -> str:
-    """What a copy of the node holds, for a suggestion's summary."""
+def startup_counts(pods: Sequence[o.Pod]) -> StartupPods:
     daemons = sum(1 for p in pods if is_daemon_pod(p))
-    static = len(pods) - daemons
-    parts = [_counted(n, what) for n, what in ((daemons, "DaemonSet"), (static, "static")) if n]
-    if not parts:
-        return "same labels, taints and allocatable; no pods yet"
-    return f"same labels, taints and allocatable, with the {' and '.join(parts)} node {node} runs"
+    return StartupPods(daemons, len(pods) - daemons)

@@ -26,6 +26,19 @@ import msgspec
 from podwhy.cluster.admission import AdmissionRefusalError, admit_quota
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
+from podwhy.cluster.placementreasons import (
+    BoundByNodeName,
+    Gated,
+    KubeletRejects,
+    MissingNode,
+    NoProfileNamed,
+    NotCreated,
+    OrderedWait,
+    PlacedBut,
+    PlacementReason,
+    Preempted,
+    SchedulerSays,
+)
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
 from podwhy.cluster.rollout import (
     ON_DELETE,
@@ -127,8 +140,9 @@ class ReplicaPlacement:
     verdict: Verdict
     # The node it was bound to; "" while it stays Pending.
     node: str = ""
-    # Why it stays Pending: the scheduler's message, or why it is not even created.
-    message: str = ""
+    # Why it stays Pending (the scheduler's message), why it is not even created, or what its
+    # placement carries; None: nothing to say.
+    reason: PlacementReason | None = None
     # The nodes sharing the top score when more than one did (the tie was broken by name): the
     # first MAX_TIED_NAMES by name, and how many there were.
     tied: list[str] = field(default_factory=list)
@@ -243,7 +257,7 @@ class Placer:
         if framework is None:
             cycle = no_profile(pod, self.config)
             wanted = cycle.scheduler_name
-            return ReplicaPlacement(pod, cycle.verdict, message=f"no scheduler profile named {wanted!r}", cycle=cycle)
+            return ReplicaPlacement(pod, cycle.verdict, reason=NoProfileNamed(wanted), cycle=cycle)
         reuse = self._reuse_for(pod, framework) if self._reuse else None
         cycle = run_cycle(
             self.snapshot,
@@ -259,13 +273,12 @@ class Placer:
         if reuse is not None:
             self._learn(reuse, framework, cycle)
         if cycle.verdict == Verdict.GATED:
-            gates = " ".join(cycle.gates)
-            return ReplicaPlacement(pod, cycle.verdict, message=f"scheduling gates [{gates}]", cycle=cycle)
+            return ReplicaPlacement(pod, cycle.verdict, reason=Gated(tuple(cycle.gates)), cycle=cycle)
         if cycle.verdict not in (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE) or cycle.outcome is None:
             preempted = self._preempt(pod, cycle, known)
             if preempted is not None:
                 return preempted
-            return ReplicaPlacement(pod, cycle.verdict, message=cycle.message, cycle=cycle)
+            return ReplicaPlacement(pod, cycle.verdict, reason=SchedulerSays(cycle.message), cycle=cycle)
         best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
         node = best[0]
         self.claims.assume_pod_volumes(framework, pod, node)
@@ -273,11 +286,11 @@ class Placer:
         self.bind(pod, node)
         if known is not None:
             known.forget(node)
-        message = "" if cycle.verdict == Verdict.SCHEDULABLE else f"placed, but {cycle.not_evaluated_text}"
+        placed_but = None if cycle.verdict == Verdict.SCHEDULABLE else PlacedBut(cycle.not_evaluated_text)
         tied = best[:MAX_TIED_NAMES] if len(best) > 1 else []
         tied_count = len(best) if tied else 0
         placed = ReplicaPlacement(
-            pod, cycle.verdict, node, message, tied, tied_count=tied_count, lacking_kinds=cycle.lacking_kinds
+            pod, cycle.verdict, node, placed_but, tied, tied_count=tied_count, lacking_kinds=cycle.lacking_kinds
         )
         if self._preempt_victims:
             self._placements[id(pod)] = placed
@@ -342,10 +355,7 @@ class Placer:
         for victim in victims:
             earlier = self._placements.pop(id(victim), None)
             if earlier is not None:  # a replica of this check, placed before
-                earlier.message = (
-                    f"preempted on {earlier.node} by {preemptor} (priority {pod.spec.priority or 0}): its controller"
-                    " creates it again, and it waits in the queue"
-                )
+                earlier.reason = Preempted(earlier.node, preemptor, pod.spec.priority or 0)
                 earlier.verdict, earlier.node, earlier.preempted_by = Verdict.UNSCHEDULABLE, "", preemptor
             elif any(ref.controller for ref in victim.metadata.owner_references):
                 self.displaced.append(Displaced(victim, preemptor))
@@ -385,17 +395,13 @@ class Placer:
         node = pod.spec.node_name
         node_info = self._node_info(node)
         if node_info is None:
-            message = (
-                f"spec.nodeName names node {node}, which does not exist: no kubelet runs the pod and no "
-                "scheduler places it (the pod garbage collector deletes pods bound to a missing node)"
-            )
-            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=MissingNode(node))
         rejection = admit(pod, node_info)
         if rejection is not None:
-            message = f"the kubelet of {node} rejects it (spec.nodeName): {rejection.reason}: {rejection.message}"
-            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message)
+            reason = KubeletRejects(node, rejection.reason, rejection.message)
+            return ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason)
         self.bind(pod, node)
-        placed = ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, "bound by spec.nodeName; its kubelet admits it")
+        placed = ReplicaPlacement(pod, Verdict.SCHEDULABLE, node, BoundByNodeName())
         if self._preempt_victims:
             self._placements[id(pod)] = placed
         return placed
@@ -515,8 +521,8 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
     def place_one(pod: o.Pod) -> bool:
         refused = workload.refused.get(pod.metadata.name)
         if refused is not None:
-            message = f"not created: Error creating: {refused}"
-            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
+            reason = NotCreated(refused)
+            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
             return False
         if id(pod) not in latest:
             for claim in workload.claims_for(pod, snapshot):
@@ -659,8 +665,8 @@ def _place_daemon(
             snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
         refused = _daemon_refusal(workload, pod, snapshot)
         if refused is not None:
-            message = f"not created: Error creating: {refused}"
-            replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False)
+            reason = NotCreated(refused)
+            replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
             replica.target_node = node
             result.replicas.append(replica)
             continue
@@ -684,8 +690,8 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
     for pod in workload.pods:
         refused = workload.refused.get(pod.metadata.name)
         if refused is not None and not waiting_for:
-            message = f"not created: Error creating: {refused}"
-            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            reason = NotCreated(refused)
+            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False))
             if workload.ordered:  # OrderedReady: no later ordinal until this one runs
                 waiting_for = pod.metadata.name
             continue
@@ -693,16 +699,13 @@ def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapsh
             try:
                 admit_quota(pod, snapshot)
             except AdmissionRefusalError as refusal:
-                message = f"not created: Error creating: {refusal.words}"
-                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+                reason = NotCreated(refusal.words)
+                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False))
                 waiting_for = pod.metadata.name
                 continue
         if waiting_for:
-            message = (
-                f"not created: the StatefulSet creates {pod.metadata.name} once {waiting_for} is Running"
-                " and Ready (podManagementPolicy OrderedReady)"
-            )
-            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, message=message, created=False))
+            waits = OrderedWait(pod.metadata.name, waiting_for)
+            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False))
             continue
         for claim in workload.claims_for(pod, snapshot):
             placer.claims.create(claim)

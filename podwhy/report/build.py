@@ -11,6 +11,7 @@ from podwhy.analysis.pending import GroupKey, PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest import GroupSizing
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
+from podwhy.analysis.suggest.facts import Note
 from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
@@ -50,6 +51,7 @@ from podwhy.report.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
+from podwhy.report.words.suggest import note_text, sizing_text, suggestion_text
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
@@ -322,7 +324,9 @@ def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
 
 
 def _suggestion(s: SuggestedChange) -> Suggestion:
-    return Suggestion(kind=s.kind, summary=s.summary, nodes=list(s.nodes), patches=list(s.patches), command=s.command)
+    return Suggestion(
+        kind=s.kind, summary=suggestion_text(s), nodes=list(s.nodes), patches=list(s.patches), command=s.command
+    )
 
 
 def _no_autoscaler_view(autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None) -> str | None:
@@ -358,7 +362,9 @@ def build_pending_report(
                 pods=[],
                 details=[],
                 suggestions=[_suggestion(sized.suggestion)] if sized is not None and sized.suggestion else [],
-                sizing=GroupSizingNote(outcome=sized.outcome, note=sized.note) if sized is not None else None,
+                sizing=GroupSizingNote(outcome=sized.outcome, note=sizing_text(sized.note))
+                if sized is not None
+                else None,
                 autoscaling=autoscaling_report(autoscaling[key])
                 if autoscaling and key in autoscaling and autoscaling[key].views
                 else None,
@@ -406,7 +412,7 @@ def build_report(
     cycle: CycleOutcome,
     snapshot: Snapshot,
     suggestions: Sequence[SuggestedChange] = (),
-    notes: Sequence[str] = (),
+    notes: Sequence[Note] = (),
     pending: PendingPod | None = None,
     version: ChosenVersion | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
@@ -437,7 +443,7 @@ def build_report(
             *input_warnings(snapshot),
             *version_warnings(version),
             *_warnings(cycle, snapshot),
-            *notes,
+            *(note_text(n) for n in notes),
         ],
         extenders=list(cycle.extenders),
         suggestions=[_suggestion(s) for s in suggestions],

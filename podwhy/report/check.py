@@ -27,6 +27,7 @@ from podwhy.report.model import (
     WorkloadReport,
 )
 from podwhy.report.versions import version_warnings
+from podwhy.report.words.placement import placement_text
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
@@ -48,7 +49,7 @@ def _displaced(displaced: Displaced, snapshot: Snapshot) -> DisplacedPod:
         evictedBy=displaced.preemptor,
         replacement=placed.pod.metadata.name if placed is not None else "",
         node=placed.node or None if placed is not None else None,
-        message=placed.message if placed is not None else "",
+        message=placement_text(placed.reason) if placed is not None else "",
     )
 
 
@@ -68,7 +69,7 @@ def displaced_lines(report: CheckReport) -> list[str]:
 
 def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     verdict = replica.verdict
-    message = replica.message
+    message = placement_text(replica.reason)
     if replica.victims and replica.node:
         victims = ", ".join(_victim(v, snapshot) for v in replica.victims)
         evicting = f"placed by preempting {len(replica.victims)} pod(s) on {replica.node}: {victims}"

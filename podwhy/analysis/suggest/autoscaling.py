@@ -19,6 +19,7 @@ from podwhy.analysis.autoscaling import GroupFinding, Reason
 from podwhy.analysis.autoscaling.base import GroupOutcome
 from podwhy.analysis.autoscaling.karpenter import Karpenter, pod_requirement_sets
 from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.analysis.suggest.facts import AddNodePoolZone, GroupNeeds, RaiseGroupMaxSize, RaiseNodePoolLimit
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
@@ -41,7 +42,7 @@ def _provider_field(group: str) -> str:
     return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
 
 
-def _needed_nodes(v: _Verifier, finding: GroupFinding) -> tuple[int, str]:
+def _needed_nodes(v: _Verifier, finding: GroupFinding) -> GroupNeeds | None:
     """How many more nodes of the group the pod's pending group needs (sized earlier by group
     sizing, when it sized them with copies of a node of this group), else 1 for the pod."""
     example = finding.data.get("example")
@@ -51,11 +52,8 @@ def _needed_nodes(v: _Verifier, finding: GroupFinding) -> tuple[int, str]:
         copy = earlier.patches[0]["object"]["metadata"]["name"]
         original = copied_from(v.snapshot, copy)
         if original is not None and original.metadata.name == example:
-            count = len(earlier.patches)
-            pods = len(v.group)
-            owner = f" of {v.group_owner}" if v.group_owner else ""
-            return count, f"{pods} pods{owner} need {count} more node{'s' if count != 1 else ''} of it"
-    return 1, "the pod fits a new node of it"
+            return GroupNeeds(len(v.group), v.group_owner, len(earlier.patches))
+    return None
 
 
 def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
@@ -65,12 +63,11 @@ def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
     current, target = data.get("maxSize"), data.get("target")
     if not isinstance(current, int):
         return None
-    count, why = _needed_nodes(v, finding)
-    wanted = max(current, target if isinstance(target, int) else current) + count
+    needs = _needed_nodes(v, finding)
+    wanted = max(current, target if isinstance(target, int) else current) + (needs.count if needs else 1)
     group = finding.group
-    summary = (
-        f"raise node group {group}'s max size from {current} to {wanted}: {why} (a copy of {data.get('example')}, "
-        f"as Cluster Autoscaler builds its template), and it is at {target}/{current}"
+    change = RaiseGroupMaxSize(
+        group, current, wanted, needs, str(data.get("example")), target if isinstance(target, int) else None
     )
     kind, _, rest = group.partition("/")
     if kind in ("MachineDeployment", "MachineSet") and "/" in rest:
@@ -84,7 +81,7 @@ def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
     else:
         command = f"# set {_provider_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
         patches = []
-    return Suggestion("raiseGroupMaxSize", summary, [], patches, command)
+    return Suggestion(change, [], patches, command)
 
 
 def _pool_patch_command(name: str, patch: dict[str, Any]) -> str:
@@ -133,10 +130,7 @@ def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
         return None
     patch = {"spec": {"template": {"spec": {"requirements": requirements}}}}
     return Suggestion(
-        "addNodePoolZone",
-        f"add zone {added[0]} to NodePool {pool.metadata.name}'s requirements: the pod needs it (its node "
-        f"selection or its volume's zone), and the pool then admits the pod (whether the cloud offers instances "
-        f"there is the cloud provider's)",
+        AddNodePoolZone(pool.metadata.name, added[0]),
         [],
         [{"kind": "NodePool", "name": pool.metadata.name, "patch": patch}],
         _pool_patch_command(pool.metadata.name, patch),
@@ -171,9 +165,7 @@ def _raise_limit(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
         return None
     patch = {"spec": {"limits": {resource: value}}}
     return Suggestion(
-        "raiseNodePoolLimit",
-        f"raise NodePool {pool.metadata.name}'s {resource} limit from {finding.data.get('limit')} to {value}: "
-        f"{used} is in use, and the pod needs room for its own request",
+        RaiseNodePoolLimit(pool.metadata.name, resource, str(finding.data.get("limit")), value, used),
         [],
         [{"kind": "NodePool", "name": pool.metadata.name, "patch": patch}],
         _pool_patch_command(pool.metadata.name, patch),

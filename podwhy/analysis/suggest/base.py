@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
 from podwhy.analysis.pending import ReplicaSetIndex, owner_of
+from podwhy.analysis.suggest.facts import Change, Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework, NodeVerdict
@@ -43,18 +44,23 @@ NODE_AFFINITY = names.NODE_AFFINITY
 TOPOLOGY_SPREAD = names.POD_TOPOLOGY_SPREAD
 INTER_POD_AFFINITY = names.INTER_POD_AFFINITY
 MI = 1024 * 1024
-# Workloads named in a summary (who selects on a label, who is on reserved nodes).
-MAX_NAMES_SELECTING = 3
 
 
 @dataclass
 class Suggestion:
-    kind: str
-    summary: str
-    # The nodes the pod fits on once the change is made.
+    """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
+    made, and how to make it: merge patches and a command."""
+
+    change: Change
     nodes: list[str]
     patches: list[dict[str, Any]]
     command: str
+    # The pod's merge patch carries the redacted values of a redacted snapshot.
+    redacted: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.change.KIND
 
 
 @dataclass
@@ -77,7 +83,7 @@ class _Verifier:
     release_options: list[tuple[bool, int, str, list[_Nomination]]] | None = None
     released: bool = False
     # Changes not looked for because a bound stopped the search, said in the report.
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     # The path of the manifest the pod was given in (`explain -f`; '-': stdin): not in the cluster.
     manifest: str | None = None
     # The snapshot's bound pods by node, built when first needed.
@@ -159,11 +165,6 @@ def _failing(verdict: NodeVerdict) -> dict[str, Status]:
 def _only_failing(verdict: NodeVerdict, plugin: str) -> Status | None:
     failing = _failing(verdict)
     return failing.get(plugin) if set(failing) == {plugin} else None
-
-
-def _nodes_text(nodes: Sequence[str], limit: int = 3) -> str:
-    shown = ", ".join(nodes[:limit])
-    return shown + (f" and {len(nodes) - limit} more" if len(nodes) > limit else "")
 
 
 def _workload(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> str:

@@ -8,6 +8,7 @@ import msgspec
 from msgspec import UNSET
 
 from podwhy.analysis.suggest.base import INTER_POD_AFFINITY, MAX_TRIES_PER_KIND, TOPOLOGY_SPREAD, Suggestion, _Verifier
+from podwhy.analysis.suggest.facts import DropAntiAffinity, RelaxTopologySpread
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.model import objects as o
@@ -27,21 +28,17 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
     for index, c in enumerate(constraints):
         if c.topology_key not in keys or c.when_unsatisfiable != "DoNotSchedule":
             continue
-        changes: list[tuple[o.TopologySpreadConstraint, str, Any, str]] = [
-            (
-                msgspec.structs.replace(c, max_skew=c.max_skew + 1),
-                "maxSkew",
-                c.max_skew + 1,
-                f"maxSkew to {c.max_skew + 1}",
-            ),
+        # (the constraint relaxed, the field, its new value, the new maxSkew: None for whenUnsatisfiable)
+        changes: list[tuple[o.TopologySpreadConstraint, str, Any, int | None]] = [
+            (msgspec.structs.replace(c, max_skew=c.max_skew + 1), "maxSkew", c.max_skew + 1, c.max_skew + 1),
             (
                 msgspec.structs.replace(c, when_unsatisfiable="ScheduleAnyway"),
                 "whenUnsatisfiable",
                 "ScheduleAnyway",
-                "whenUnsatisfiable to ScheduleAnyway (a preference, no longer a rule)",
+                None,
             ),
         ]
-        for relaxed, field_name, value, said in changes:
+        for relaxed, field_name, value, max_skew in changes:
             new_list = [relaxed if i == index else x for i, x in enumerate(constraints)]
             pod = msgspec.structs.replace(
                 v.pod, spec=msgspec.structs.replace(v.pod.spec, topology_spread_constraints=new_list)
@@ -52,8 +49,7 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
             ops = [{"op": "replace", "path": f"/spec/topologySpreadConstraints/{index}/{field_name}", "value": value}]
             return [
                 Suggestion(
-                    kind="relaxTopologySpread",
-                    summary=f"relax the topology spread constraint on {c.topology_key}: set {said}",
+                    RelaxTopologySpread(c.topology_key, max_skew),
                     nodes=feasible,
                     patches=[_pod_patch(v, ops)],
                     command=_pod_command(v, ops),
@@ -92,9 +88,7 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
         ]
         return [
             Suggestion(
-                kind="dropAntiAffinity",
-                summary=f"drop the required pod anti-affinity term #{index} (topologyKey {term.topology_key}) "
-                "or make it preferred",
+                DropAntiAffinity(index, term.topology_key),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
                 command=_pod_command(v, ops),

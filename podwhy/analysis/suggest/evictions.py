@@ -11,7 +11,17 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.analysis.pending import owner_of, spec_signature
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_text, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.facts import (
+    Afterwards,
+    EvictPods,
+    FitsThen,
+    NotChecked,
+    Recreator,
+    ReplacementFate,
+    StaysPending,
+    ThenVerdict,
+)
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
@@ -21,12 +31,6 @@ from podwhy.verdict import Verdict
 
 # Evicted pods whose replacement is run through the filters, per suggestion.
 MAX_VICTIMS_CHECKED = 3
-# What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
-RECREATED_BY = {
-    "DaemonSet": "its DaemonSet {name} recreates it on the same node",
-    "Job": "its Job {name} creates a new pod",
-    "CronJob": "its Job (of CronJob {name}) creates a new pod",
-}
 
 
 def _eviction_command(victims: Sequence[o.Pod]) -> str:
@@ -47,16 +51,15 @@ def _eviction_command(victims: Sequence[o.Pod]) -> str:
     )
 
 
-def _recreated(pod: o.Pod, snapshot: Snapshot) -> str | None:
+def _recreated(pod: o.Pod, snapshot: Snapshot) -> Recreator | None:
     """What recreates the pod once it is evicted; None when nothing does (a bare pod)."""
     owner = owner_of(pod, snapshot)
     if owner is None:
         return None
-    name = f"{owner.namespace}/{owner.name}"
-    return RECREATED_BY.get(owner.kind, "its {kind} {name} creates a new pod").format(kind=owner.kind, name=name)
+    return Recreator(owner.kind, f"{owner.namespace}/{owner.name}")
 
 
-def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
+def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> tuple[Afterwards, ...]:
     """What becomes of each evicted pod: what recreates it, and where its replacement fits once the
     pod is on NODE (the filters run against the cluster without the victims, the pod placed)."""
     placed = msgspec.structs.replace(v.pod, spec=msgspec.structs.replace(v.pod.spec, node_name=node))
@@ -68,18 +71,18 @@ def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
     ]
     changed = dataclasses.replace(v.snapshot, pods=[*pods, placed])
     framework: Framework | None = None
-    checked: dict[bytes, str] = {}
-    said: list[str] = []
+    checked: dict[bytes, ReplacementFate] = {}
+    said: list[Afterwards] = []
     for victim in victims:
         key = f"{victim.metadata.namespace}/{victim.metadata.name}"
         recreated = _recreated(victim, v.snapshot)
         if recreated is None:
-            said.append(f"{key} is a bare pod: nothing recreates it, it is gone for good")
+            said.append(Afterwards(key))
             continue
         signature = spec_signature(victim)
         if signature not in checked:
             if len(checked) >= MAX_VICTIMS_CHECKED or v.exhausted:
-                checked[signature] = "where it fits then was not checked (the suggestions' bound)"
+                checked[signature] = NotChecked()
             else:
                 framework = framework or make_framework(changed, v.profile, v.scheduler_names)
                 again = msgspec.structs.replace(
@@ -90,15 +93,14 @@ def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> str:
                 v.reruns += 1
                 outcome = run_cycle(changed, again, framework=framework, options=FILTER_ONLY)
                 if outcome.verdict == Verdict.SCHEDULABLE and outcome.outcome is not None:
-                    fits = list(outcome.outcome.feasible)
-                    back = f" ({node} again)" if node in fits else ""
-                    checked[signature] = f"it then fits on {_nodes_text(fits)}{back}"
+                    fits = tuple(outcome.outcome.feasible)
+                    checked[signature] = FitsThen(fits, node in fits)
                 elif outcome.verdict == Verdict.UNSCHEDULABLE:
-                    checked[signature] = "no node fits it then: it stays Pending"
+                    checked[signature] = StaysPending()
                 else:
-                    checked[signature] = f"it is then {outcome.verdict}"
-        said.append(f"{key}: {recreated}; {checked[signature]}")
-    return "; ".join(said)
+                    checked[signature] = ThenVerdict(outcome.verdict)
+        said.append(Afterwards(key, recreated, checked[signature]))
+    return tuple(said)
 
 
 def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
@@ -121,17 +123,14 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         budgets_unknown = "PodDisruptionBudget" in v.snapshot.missing or (
             post_filter is not None and post_filter.pdbs_assumed_none
         )
-        budgets = (
-            "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
-            if budgets_unknown
-            else "no PodDisruptionBudget is broken"
-        )
         return [
             Suggestion(
-                kind="evictPods",
-                summary=f"evict {len(victims)} lower-priority pod(s) from node {cand.node} "
-                f"({', '.join(pi.key for pi in cand.victims)}); {budgets}; afterwards "
-                f"{_afterwards(v, cand.node, victims)}",
+                EvictPods(
+                    cand.node,
+                    tuple(pi.key for pi in cand.victims),
+                    budgets_unknown,
+                    _afterwards(v, cand.node, victims),
+                ),
                 nodes=feasible,
                 patches=[{**_pod_ref(p), "patch": None} for p in victims],
                 command=_eviction_command(victims),

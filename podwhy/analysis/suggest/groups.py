@@ -18,12 +18,36 @@ from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
     MAX_RERUNS,
     MAX_TRIES_PER_KIND,
-    MI,
     RESOURCE_FIT,
     TIME_BUDGET_SECONDS,
     Suggestion,
     _failing,
     _Verifier,
+)
+from podwhy.analysis.suggest.facts import (
+    AddNodesForGroup,
+    BeyondEveryNode,
+    CopyKeeps,
+    GroupNotSized,
+    KeptOff,
+    NoCopy,
+    NoCount,
+    NoCycle,
+    NoShapeFits,
+    NotEvaluated,
+    NotLargest,
+    PluginMessage,
+    RunAgain,
+    ShapeLacks,
+    ShortEverywhere,
+    Sized,
+    SizingNote,
+    StoppedByTime,
+    StoppedByWork,
+    SuggestionsBound,
+    TooLittleLeft,
+    TooManyNodes,
+    WorkBound,
 )
 from podwhy.analysis.suggest.nodes import (
     _copy_candidates,
@@ -31,7 +55,14 @@ from podwhy.analysis.suggest.nodes import (
     _kept_off_copies,
     _node_object,
 )
-from podwhy.cluster.nodecopy import copy_names, node_copy, startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.cluster.nodecopy import (
+    copy_names,
+    node_copy,
+    startup_counts,
+    startup_pods,
+    startup_pods_by_node,
+    with_copies,
+)
 from podwhy.cluster.placement import KnownRejections, Placer
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
@@ -61,7 +92,7 @@ GROUP_TIME_BUDGET_SECONDS = 10.0
 class GroupSizing:
     outcome: SizingOutcome
     # What it takes, when sized; otherwise why there is no count.
-    note: str
+    note: SizingNote
     suggestion: Suggestion | None = None
 
 
@@ -71,8 +102,8 @@ class GroupBudget:
 
     work: int = field(default_factory=lambda: MAX_GROUP_PLACEMENT_WORK)
     deadline: float = field(default_factory=lambda: time.monotonic() + GROUP_TIME_BUDGET_SECONDS)
-    # The bound `work` stands for, as the note words it.
-    bound: str = ""
+    # The bound `work` stands for, as the note says it.
+    bound: WorkBound = field(default_factory=lambda: WorkBound(MAX_GROUP_PLACEMENT_WORK))
     # What stopped the search: "" (nothing yet), "work" or "time".
     stopped_by: str = ""
 
@@ -86,18 +117,10 @@ class GroupBudget:
             return True
         return False
 
-    def stop_note(self, nodes: int) -> str:
+    def stop_note(self, nodes: int) -> StoppedByTime | StoppedByWork:
         if self.stopped_by == "time":
-            return (
-                f"sizing stopped by its safety net of {GROUP_TIME_BUDGET_SECONDS:.0f} s (unlike its other bounds, "
-                "this one depends on the machine's speed); no count was verified"
-            )
-        bound = self.bound or f"the {MAX_GROUP_PLACEMENT_WORK:,} node evaluations one group may spend"
-        cluster = "1 node" if nodes == 1 else f"{nodes:,} nodes"
-        return (
-            f"sizing stopped at {bound} ({cluster}: a scheduling cycle that scores looks at every one); "
-            "no count was verified"
-        )
+            return StoppedByTime(GROUP_TIME_BUDGET_SECONDS)
+        return StoppedByWork(self.bound, nodes)
 
 
 class _NoCount(StrEnum):
@@ -260,20 +283,6 @@ class _GroupSizer:
         return _Placed(fits, used)
 
 
-def _pods_text(count: int, owner: str | None) -> str:
-    return f"{count} pod{'s' if count != 1 else ''}" + (f" of {owner}" if owner else "")
-
-
-def _amount_text(resource: str, amount: int) -> str:
-    if resource == "cpu":
-        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        for unit, size in (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024)):
-            if amount >= size and amount % size == 0:
-                return f"{amount // size}{unit}"
-    return str(amount)
-
-
 def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
     """One new node per distinct allocatable and room its DaemonSet and static pods take: each
     node's index with only those pods counted."""
@@ -288,7 +297,7 @@ def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
     return list(shapes.values())
 
 
-def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> str | None:
+def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> BeyondEveryNode | None:
     """Why no new node shaped like one of the snapshot has room for one such pod (its requests
     against each distinct allocatable, less what the node's DaemonSet and static pods take,
     `shapes`, as NodeResourcesFit counts them); None when one has."""
@@ -313,57 +322,46 @@ def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framewo
                 if r.capacity - r.used > best[1]:
                     most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
     started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
-    lead = "no node shape of the cluster holds one of these pods, " + (
-        "even new (running only its DaemonSet and static pods): " if started else "even empty: "
-    )
     if most:
-        return lead + ", ".join(
-            f"it requests {_amount_text(resource, requested)} {resource}, which no node has allocatable"
-            if not capacity
-            else f"its {resource} request {_amount_text(resource, requested)} exceeds what any node has "
-            + ("free" if room < capacity else "allocatable")
-            + f" (at most {_amount_text(resource, max(room, 0))})"
-            for resource, (requested, room, capacity) in sorted(most.items())
+        return BeyondEveryNode(
+            started,
+            short=tuple(
+                ShortEverywhere(resource, requested, room, capacity)
+                for resource, (requested, room, capacity) in sorted(most.items())
+            ),
         )
-    said = "; ".join(
-        f"nodes like {info.name} lack {', '.join(r.resource_name for r in short)}"
-        for info, short in lacking[:MAX_TRIES_PER_KIND]
+    return BeyondEveryNode(
+        started,
+        lacking=tuple(
+            ShapeLacks(info.name, tuple(r.resource_name for r in short)) for info, short in lacking[:MAX_TRIES_PER_KIND]
+        ),
+        more=max(len(lacking) - MAX_TRIES_PER_KIND, 0),
     )
-    more = f"; and {len(lacking) - MAX_TRIES_PER_KIND} more shapes" if len(lacking) > MAX_TRIES_PER_KIND else ""
-    return lead + f"each has too little of some of its requests ({said}{more})"
 
 
-def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> str:
+def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> NoCopy:
     """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
     would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
     assert cycle.outcome is not None
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str, KeptOff], int] = {}
     startup: dict[str, list[o.Pod]] | None = None
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     for verdict in cycle.outcome.nodes:
-        kept: list[tuple[str, str]] = []
+        kept: list[tuple[str, KeptOff]] = []
         failing = _failing(verdict)
         for name, status in failing.items():
             exceeds = name == RESOURCE_FIT and any(
                 isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
             )
             if name not in CURED_BY_EMPTY_NODE or exceeds:
-                kept.append((name, status.message()))
+                kept.append((name, PluginMessage(status.message())))
         node = nodes.get(verdict.name)
         if not kept and failing and node is not None:
             startup = startup if startup is not None else startup_pods_by_node(snapshot)
             kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
         for key in kept:
             counts[key] = counts.get(key, 0) + 1
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    reasons = "; ".join(f"{plugin} on {n} node{'s' if n != 1 else ''}: {msg}" for (plugin, msg), n in ranked[:3])
-    more = f"; and {len(ranked) - 3} more" if len(ranked) > 3 else ""
-    return (
-        "no node shape of the cluster holds one of these pods, even empty: every node also rejects them "
-        f"for a reason a new copy of it keeps ({reasons}{more})"
-        if ranked
-        else "no node shape of the cluster holds one of these pods, even empty"
-    )
+    return NoCopy(tuple(CopyKeeps(plugin, why, n) for (plugin, why), n in counts.items()))
 
 
 def size_group(
@@ -387,10 +385,10 @@ def size_group(
     whole cluster with that many copies, that uses nothing the search learned."""
     budget = budget or GroupBudget()
     if cycle.outcome is None or not pods:
-        return GroupSizing(SizingOutcome.SKIPPED, "not sized: no scheduling cycle to start from")
+        return GroupSizing(SizingOutcome.SKIPPED, NoCycle())
     if cycle.outcome.not_evaluated:
         # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
-        return GroupSizing(SizingOutcome.SKIPPED, f"not sized: {cycle.not_evaluated_text}")
+        return GroupSizing(SizingOutcome.SKIPPED, NotEvaluated(cycle.not_evaluated_text))
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)
@@ -408,8 +406,8 @@ def size_group(
     known.learn(cycle.outcome)
     fast = base is not None and node_local_group(base, cycle, pods, static)
     sizer = _GroupSizer(snapshot, config, pods, budget, bases, known, static)
-    why: list[str] = []
-    stopped = ""
+    why: list[NoShapeFits] = []
+    stopped: TooManyNodes | None = None
     for name in candidates:
         needed = sizer.nodes_needed(nodes[name], first_fit=fast)
         if isinstance(needed, _Placed) and fast:
@@ -426,14 +424,12 @@ def size_group(
         if isinstance(needed, _Placed):
             return _group_suggestion(snapshot, nodes[name], needed, pods, owner)
         if needed == _NoCount.TOO_MANY:
-            stopped = f"sizing stopped: more than {MAX_ADDED_NODES} added nodes shaped like {name} would be needed"
-        elif needed == _NoCount.NONE_FITS:
-            why.append(f"not one fits on a new node shaped like {name}")
+            stopped = TooManyNodes(MAX_ADDED_NODES, name)
         else:
-            why.append(f"more nodes shaped like {name} take no more of them")
-    if stopped:
+            why.append(NoShapeFits(name, needed == _NoCount.NONE_FITS))
+    if stopped is not None:
         return GroupSizing(SizingOutcome.STOPPED, stopped)
-    return GroupSizing(SizingOutcome.NO_COUNT, "no number of added nodes lets all of them fit: " + "; ".join(why))
+    return GroupSizing(SizingOutcome.NO_COUNT, NoCount(tuple(why)))
 
 
 def _group_suggestion(
@@ -441,31 +437,22 @@ def _group_suggestion(
 ) -> GroupSizing:
     name, count = node.metadata.name, placed.count
     added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
-    need = "needs" if len(pods) == 1 else "need"
-    nodes_text = "1 more node" if count == 1 else f"{count} more nodes"
     suggestion = Suggestion(
-        kind="addNodesForGroup",
-        summary=f"{_pods_text(len(pods), owner)} {need} {nodes_text} shaped like {name} "
-        f"({startup_text(startup_pods(snapshot, name), name)}): placed one after another as the scheduler would, "
-        f"{'it fits' if len(pods) == 1 else 'all of them fit'}",
+        AddNodesForGroup(len(pods), owner, count, name, startup_counts(startup_pods(snapshot, name))),
         nodes=sorted(set(placed.nodes)),
         # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
         patches=[_node_object(n) for n in added],
         command=f"# scale the node group of {name} up by {count} "
         f"(the cluster autoscaler would add {'a node' if count == 1 else 'nodes'} like it)",
     )
-    fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
-    return GroupSizing(SizingOutcome.SIZED, f"sized: {nodes_text} shaped like {name}{fewer}", suggestion)
+    return GroupSizing(SizingOutcome.SIZED, Sized(count, name), suggestion)
 
 
 def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     if v.config is None or len(v.group) < 2:
         return []
     if v.exhausted:
-        v.notes.append(
-            f"{_pods_text(len(v.group), v.group_owner)}, the pod's pending group: not sized, the suggestions' "
-            f"bound ({MAX_RERUNS} re-runs, {TIME_BUDGET_SECONDS:.0f} s) was reached first"
-        )
+        v.notes.append(GroupNotSized(len(v.group), v.group_owner, SuggestionsBound(MAX_RERUNS, TIME_BUDGET_SECONDS)))
         return []
     sizing = size_group(
         v.snapshot, cycle, v.group, v.config, v.group_owner, frameworks={v.profile.scheduler_name: v._framework()}
@@ -473,7 +460,7 @@ def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     if sizing.suggestion is not None:
         return [sizing.suggestion]
     if sizing.outcome in (SizingOutcome.STOPPED, SizingOutcome.SKIPPED):
-        v.notes.append(f"{_pods_text(len(v.group), v.group_owner)}, the pod's pending group: {sizing.note}")
+        v.notes.append(GroupNotSized(len(v.group), v.group_owner, sizing.note))
     return []
 
 
@@ -505,7 +492,7 @@ def size_groups(
     bases: dict[str, Framework] = dict(frameworks or {})
     shared = GroupBudget(
         work=MAX_GROUPS_PLACEMENT_WORK,
-        bound=f"the {MAX_GROUPS_PLACEMENT_WORK:,} node evaluations all groups of one run may spend",
+        bound=WorkBound(MAX_GROUPS_PLACEMENT_WORK, run=True),
     )
     shapes = allocatable_shapes(snapshot)
     sized = 0
@@ -523,30 +510,27 @@ def size_groups(
             out[key] = GroupSizing(SizingOutcome.NO_NODE_SHAPE, too_big)
             continue
         if sized >= MAX_GROUPS_SIZED:
-            out[key] = GroupSizing(
-                SizingOutcome.SKIPPED,
-                f"not sized: only the {MAX_GROUPS_SIZED} largest Unschedulable groups an added node could hold are",
-            )
+            out[key] = GroupSizing(SizingOutcome.SKIPPED, NotLargest(MAX_GROUPS_SIZED))
             continue
         # Every plugin's verdict on every node: which nodes a new copy would cure.
         if not shared.spend(FILTER_WEIGHT * len(snapshot.nodes)):
             out[key] = GroupSizing(
                 SizingOutcome.SKIPPED,
-                f"not sized: too little is left of {shared.bound}"
-                if shared.stopped_by == "work"
-                else shared.stop_note(len(snapshot.nodes)),
+                TooLittleLeft(shared.bound) if shared.stopped_by == "work" else shared.stop_note(len(snapshot.nodes)),
             )
             continue
         sized += 1
         with gc_deferred():
             cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
         if cycle.verdict != Verdict.UNSCHEDULABLE:
-            out[key] = GroupSizing(SizingOutcome.SKIPPED, f"not sized: run again, its first pod is {cycle.verdict}")
+            out[key] = GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict))
             continue
         # Each group gets at most its own share of what the run has left.
         allowed = min(MAX_GROUP_PLACEMENT_WORK, shared.work)
         budget = GroupBudget(
-            work=allowed, deadline=shared.deadline, bound=shared.bound if allowed < MAX_GROUP_PLACEMENT_WORK else ""
+            work=allowed,
+            deadline=shared.deadline,
+            bound=shared.bound if allowed < MAX_GROUP_PLACEMENT_WORK else WorkBound(MAX_GROUP_PLACEMENT_WORK),
         )
         out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases)
         shared.work -= allowed - budget.work

@@ -9,15 +9,14 @@ import msgspec
 
 from podwhy.analysis.pending import replica_set_index
 from podwhy.analysis.suggest.base import (
-    MAX_NAMES_SELECTING,
     MAX_TRIES_PER_KIND,
     NODE_AFFINITY,
     Suggestion,
-    _nodes_text,
     _only_failing,
     _Verifier,
     _workload,
 )
+from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting
 from podwhy.analysis.wellknown import well_known_label
 from podwhy.cluster.nodecopy import is_daemon_pod
 from podwhy.model import objects as o
@@ -81,7 +80,7 @@ def _replace_node(snapshot: Snapshot, node: o.Node) -> Snapshot:
     return dataclasses.replace(snapshot, nodes=nodes)
 
 
-def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> list[str]:
+def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> tuple[Selecting, ...]:
     """The workloads whose pods' nodeSelector / required node affinity matches NODE and no longer
     matches it RELABELED (once per workload; a DaemonSet's pod there would be removed)."""
     replica_sets = replica_set_index(snapshot)
@@ -98,21 +97,7 @@ def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> list[str]
         name = _workload(pod, snapshot, replica_sets)
         daemon_here = is_daemon_pod(pod) and pod.spec.node_name == node.metadata.name
         removed[name] = removed.get(name, False) or daemon_here
-    return [
-        name + (f": its pod on {node.metadata.name} would be removed" if gone else "")
-        for name, gone in sorted(removed.items())
-    ]
-
-
-def _overwrite_text(snapshot: Snapshot, node: o.Node, relabeled: o.Node, key: str, old: str) -> str:
-    """What changing the node's KEY from OLD takes away: who selects on the old value."""
-    selecting = _selecting(snapshot, node, relabeled)
-    label = f"{key}={old}"
-    if not selecting:
-        return f"; it replaces {label}, on which no pod of the snapshot selects"
-    shown = "; ".join(selecting[:MAX_NAMES_SELECTING])
-    more = f" and {len(selecting) - MAX_NAMES_SELECTING} more" if len(selecting) > MAX_NAMES_SELECTING else ""
-    return f"; it replaces {label}, on which these select: {shown}{more}"
+    return tuple(Selecting(name, gone) for name, gone in sorted(removed.items()))
 
 
 def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
@@ -136,16 +121,14 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         feasible = v.with_snapshot(_replace_node(v.snapshot, labeled))
         if feasible is None:
             continue
-        others = f" ({len(names)} nodes are one label away: {_nodes_text(names)})" if len(names) > 1 else ""
         old = target.metadata.labels.get(key)
-        # --overwrite only where the node has the label with another value, saying what that takes away.
+        # --overwrite only where the node has the label with another value, saying what that takes
+        # away: who selects on the old value.
         overwrite = "" if old is None else " --overwrite"
-        replaced = "" if old is None else _overwrite_text(v.snapshot, target, labeled, key, old)
+        replaced = None if old is None else LabelReplaced(old, _selecting(v.snapshot, target, labeled))
         return [
             Suggestion(
-                kind="labelNode",
-                summary=f"label node {names[0]} with {key}={value}, which the pod's node selection requires"
-                f"{others}{replaced}",
+                LabelNode(names[0], key, value, tuple(names), replaced),
                 nodes=feasible,
                 patches=[
                     {"kind": "Node", "namespace": "", "name": names[0], "patch": {"metadata": {"labels": {key: value}}}}

@@ -13,8 +13,9 @@ from podwhy.analysis.suggest.base import (
     _failing,
     _Verifier,
 )
+from podwhy.analysis.suggest.facts import AddNode, KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import startup_pods, startup_pods_by_node, startup_text, with_copies
+from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
@@ -37,22 +38,21 @@ def _shape(node: o.Node) -> str:
     return json.dumps([labels, _builtins(node.spec), node.status.allocatable], sort_keys=True)
 
 
-def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, str]]:
+def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fit | None) -> list[tuple[str, KeptOff]]:
     """Why the pod fits on no new copy of the node because of the pods every copy runs from the
-    start (its DaemonSet and static pods), as (plugin, message); empty when they leave it room."""
+    start (its DaemonSet and static pods), as (plugin, why); empty when they leave it room."""
     if not startup:
         return []
     info = NodeInfo.for_node(node)
     for started in startup:
         info.add_pod_info(PodInfo(started))
     ignored = (fit.ignored_resources, fit.ignored_resource_groups) if fit is not None else (frozenset(), frozenset())
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, KeptOff]] = []
     short = fits_request(compute_pod_resource_request(pod), info, *ignored, fit.dra_backed() if fit else frozenset())
     if short:
-        reasons = ", ".join(r.reason for r in short)
-        out.append((RESOURCE_FIT, f"{reasons} beside the DaemonSet and static pods a new node runs"))
+        out.append((RESOURCE_FIT, ShortBesideStartup(", ".join(r.reason for r in short))))
     if not fits_ports(host_ports(pod), info.used_ports):
-        out.append((names.NODE_PORTS, "its host ports are taken by the DaemonSet and static pods a new node runs"))
+        out.append((names.NODE_PORTS, PortsTakenByStartup()))
     return out
 
 
@@ -94,11 +94,9 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         feasible = v.with_snapshot(changed)
         if feasible is None:
             continue
-        shape = startup_text(startup_pods(v.snapshot, name), name)
         return [
             Suggestion(
-                kind="addNode",
-                summary=f"add 1 node shaped like {name} ({shape}): the pod fits on it",
+                AddNode(name, startup_counts(startup_pods(v.snapshot, name))),
                 nodes=feasible,
                 # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],

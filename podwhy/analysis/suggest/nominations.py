@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_text, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.facts import Released, ReleaseNomination
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.types import PodInfo
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
@@ -63,26 +64,6 @@ def _release_command(released: Sequence[_Nomination]) -> str:
     )
 
 
-def _release_summary(node: str, released: Sequence[_Nomination], feasible: Sequence[str]) -> str:
-    pods = ", ".join(f"{n.pod.key} (priority {n.pod.priority})" for n in released)
-    fits = f"the pod then fits on {_nodes_text(feasible)}"
-    if all(n.stale for n in released):
-        return (
-            f"release the stale nomination of {pods} to node {node}, the likely root cause: {node} no longer "
-            f"fits {'it' if len(released) == 1 else 'them'} and nothing {'it' if len(released) == 1 else 'they'} "
-            f"preempted is still leaving, yet the room stays reserved; {fits} (kube-scheduler also clears or "
-            "moves a nomination when it next retries that pod)"
-        )
-    waiting = [
-        f"{n.pod.key} waits for {n.terminating} preempted pod(s) to terminate" for n in released if n.terminating
-    ]
-    return (
-        f"release the room reserved on node {node} by nominated pod(s) {pods}"
-        + (f" ({'; '.join(waiting)})" if waiting else "")
-        + f": {fits}, but a pod that loses its nomination must preempt again to get room back"
-    )
-
-
 def _release_options(v: _Verifier, cycle: CycleOutcome) -> list[tuple[bool, int, str, list[_Nomination]]]:
     """Per node that rejects the pod only for the room nominated pods of its priority or higher
     reserve there (fewest such pods first): its stale nominations alone, and all of them; each
@@ -121,8 +102,9 @@ def _suggest_release(v: _Verifier, cycle: CycleOutcome, stale_only: bool) -> lis
         v.released = True
         return [
             Suggestion(
-                kind="releaseNomination",
-                summary=_release_summary(node, released, feasible),
+                ReleaseNomination(
+                    node, tuple(Released(n.pod.key, n.pod.priority, n.stale, n.terminating) for n in released)
+                ),
                 nodes=feasible,
                 patches=[{**_pod_ref(n.pod.pod), "patch": RELEASE_NOMINATION_PATCH} for n in released],
                 command=_release_command(released),

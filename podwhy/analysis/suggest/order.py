@@ -10,6 +10,7 @@ from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
 from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
 from podwhy.analysis.suggest.evictions import _suggest_evict
+from podwhy.analysis.suggest.facts import Note
 from podwhy.analysis.suggest.groups import _suggest_group_nodes
 from podwhy.analysis.suggest.labels import _suggest_label
 from podwhy.analysis.suggest.nodes import _suggest_add_node
@@ -52,7 +53,7 @@ def suggest(
     group: Sequence[o.Pod] = (),
     group_owner: str | None = None,
     framework: Framework | None = None,
-    notes: list[str] | None = None,
+    notes: list[Note] | None = None,
     manifest: str | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
 ) -> list[Suggestion]:
@@ -84,9 +85,7 @@ def suggest(
     for suggestion in out:
         if any(p.get("kind") == "Pod" and REDACTED in json.dumps(p.get("patch")) for p in suggestion.patches):
             # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
-            suggestion.summary += (
-                f" (the snapshot is redacted: the pod's merge patch carries {REDACTED} values; run the command instead)"
-            )
+            suggestion.redacted = True
     if notes is not None:
         notes.extend(verifier.notes)
     return out

@@ -11,10 +11,10 @@ from podwhy.analysis.suggest.base import (
     MI,
     RESOURCE_FIT,
     Suggestion,
-    _nodes_text,
     _only_failing,
     _Verifier,
 )
+from podwhy.analysis.suggest.facts import LowerRequest, RequestCut
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.model import objects as o
@@ -44,14 +44,14 @@ def _lowered(resource: str, current: int, delta: int) -> int | None:
     return new
 
 
-def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[str, Any]], list[str]] | None:
+def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[str, Any]], list[RequestCut]] | None:
     """The pod with each resource's total request lowered by its cut (from the largest container,
-    or the pod-level request), the json-patch ops and a description; None when it cannot be."""
+    or the pod-level request), the json-patch ops and the requests lowered; None when it cannot be."""
     spec = pod.spec
     containers = list(spec.containers)
     pod_resources = spec.resources
     ops: list[dict[str, Any]] = []
-    said: list[str] = []
+    said: list[RequestCut] = []
     for resource, delta in sorted(cuts.items()):
         if pod_resources is not None and resource in pod_resources.requests:
             new = _lowered(resource, _amount(resource, pod_resources.requests[resource]), delta)
@@ -60,7 +60,7 @@ def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[
             requests = {**pod_resources.requests, resource: _format(resource, new)}
             pod_resources = msgspec.structs.replace(pod_resources, requests=requests)
             ops.append({"op": "add", "path": "/spec/resources/requests", "value": dict(requests)})
-            said.append(f"pod-level {resource} request to {_format(resource, new)}")
+            said.append(RequestCut(resource, _format(resource, new)))
             continue
         holders = [(i, c) for i, c in enumerate(containers) if resource in c.resources.requests]
         if not holders:
@@ -77,7 +77,7 @@ def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[
         # member to (the API server derives the pod's requests from its limits); this one applies
         # to either, and gives the pod the requests it had, but the one lowered.
         ops.append({"op": "add", "path": f"/spec/containers/{index}/resources/requests", "value": dict(requests)})
-        said.append(f"{resource} request of container {container.name} to {_format(resource, new)}")
+        said.append(RequestCut(resource, _format(resource, new), container.name))
     new_spec = msgspec.structs.replace(spec, containers=containers, resources=pod_resources)
     return msgspec.structs.replace(pod, spec=new_spec), ops, said
 
@@ -116,8 +116,7 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
             continue
         out.append(
             Suggestion(
-                kind="lowerRequest",
-                summary=f"lower the {', '.join(said)}: it then fits on {_nodes_text(feasible)}",
+                LowerRequest(tuple(said)),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
                 command=_pod_command(v, ops),

@@ -3,12 +3,13 @@ value no node has; the requirement is dropped from the pod, the node is never re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _nodes_text, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.facts import AffinityAsks, Asks, DropNodeSelection, PlatformSelection, SelectorAsks
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.analysis.wellknown import PLATFORM_LABELS, well_known_label
 from podwhy.model import objects as o
@@ -16,30 +17,17 @@ from podwhy.plugins.nodeaffinity import required_node_selector
 from podwhy.scheduler.cycle import CycleOutcome
 
 
-def _values_text(values: Sequence[str], limit: int = 3) -> str:
-    return _nodes_text(sorted(values), limit) if values else "none"
-
-
-def _unknown_selections(
-    pod: o.Pod, present: Mapping[str, set[str]]
-) -> list[tuple[str, str, list[dict[str, Any]], o.Pod]]:
+def _unknown_selections(pod: o.Pod, present: Mapping[str, set[str]]) -> list[tuple[Asks, list[dict[str, Any]], o.Pod]]:
     """The pod's requirements on a well-known label that name only values no node has, as
-    (what the pod asks for, the key, the RFC 6902 ops that drop the requirement, the pod without it)."""
-    out: list[tuple[str, str, list[dict[str, Any]], o.Pod]] = []
+    (what the pod asks for, the RFC 6902 ops that drop the requirement, the pod without it)."""
+    out: list[tuple[Asks, list[dict[str, Any]], o.Pod]] = []
     for key, want in sorted(pod.spec.node_selector.items()):
         if well_known_label(key) is None or want in present.get(key, set()):
             continue
         selector = {k: val for k, val in pod.spec.node_selector.items() if k != key}
         changed = msgspec.structs.replace(pod, spec=msgspec.structs.replace(pod.spec, node_selector=selector))
         escaped = key.replace("~", "~0").replace("/", "~1")
-        out.append(
-            (
-                f"nodeSelector asks for {key}={want}",
-                key,
-                [{"op": "remove", "path": f"/spec/nodeSelector/{escaped}"}],
-                changed,
-            )
-        )
+        out.append((SelectorAsks(key, want), [{"op": "remove", "path": f"/spec/nodeSelector/{escaped}"}], changed))
     required = required_node_selector(pod)
     affinity = pod.spec.affinity
     if required is None or affinity is None or affinity.node_affinity is None:
@@ -72,9 +60,8 @@ def _unknown_selections(
                     pod.spec, affinity=msgspec.structs.replace(affinity, node_affinity=node_affinity)
                 ),
             )
-            which = f" (term {t})" if len(required.node_selector_terms) > 1 else ""
-            asks = f"required node affinity{which} asks for {req.key} in [{', '.join(req.values)}]"
-            out.append((asks, req.key, ops, changed))
+            which = t if len(required.node_selector_terms) > 1 else None
+            out.append((AffinityAsks(req.key, tuple(req.values), which), ops, changed))
     return out
 
 
@@ -100,25 +87,21 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
             if key in labels:
                 present[key].add(labels[key])
     selections = _unknown_selections(v.pod, present)
-    for asks, key, _, _ in selections:
-        if key in PLATFORM_LABELS:
-            v.notes.append(
-                f"the pod's {asks}, which no node has (nodes have {key} {_values_text(sorted(present[key]))}): it "
-                "needs a node of that platform; dropping the requirement is not suggested, as its images are "
-                "built for it"
-            )
-    tries = [sel for sel in selections if sel[1] not in PLATFORM_LABELS]
-    for asks, key, ops, pod in tries[:MAX_TRIES_PER_KIND]:
+    for asks, _, _ in selections:
+        if asks.key in PLATFORM_LABELS:
+            v.notes.append(PlatformSelection(asks, tuple(sorted(present[asks.key]))))
+    tries = [sel for sel in selections if sel[0].key not in PLATFORM_LABELS]
+    for asks, ops, pod in tries[:MAX_TRIES_PER_KIND]:
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
-        have = sorted(present.get(key, set()))
+        key = asks.key
+        have = tuple(sorted(present.get(key, set())))
+        well_known = well_known_label(key)
+        assert well_known is not None
         return [
             Suggestion(
-                kind="dropNodeSelection",
-                summary=f"the pod's {asks}, which no node has (nodes have {key} {_values_text(have)}): drop the "
-                f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
-                f"{_nodes_text(feasible)} (no node is relabelled with {key}: {well_known_label(key)})",
+                DropNodeSelection(asks, have, well_known),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
                 command=_pod_command(v, ops),

@@ -10,14 +10,21 @@ import msgspec
 from podwhy.analysis.commands import template_owner
 from podwhy.analysis.pending import replica_set_index
 from podwhy.analysis.suggest.base import (
-    MAX_NAMES_SELECTING,
     MAX_TRIES_PER_KIND,
     TAINT_TOLERATION,
     Suggestion,
-    _nodes_text,
     _only_failing,
     _Verifier,
     _workload,
+)
+from podwhy.analysis.suggest.facts import (
+    AddToleration,
+    ConditionTaints,
+    ReservedFor,
+    Reserver,
+    ReservingTaint,
+    TaintRef,
+    ToleratedThere,
 )
 from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
 from podwhy.analysis.wellknown import condition_taint, reserving_taint
@@ -42,7 +49,7 @@ def _tolerated_by_all(pods: Sequence[o.Pod], taint: o.Taint) -> bool:
     return bool(pods) and all(tolerations_tolerate_taint(p.spec.tolerations, taint) for p in pods)
 
 
-def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[str]) -> str | None:
+def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[str]) -> ReservedFor | None:
     """For whom the taints set their nodes aside, None when none of them reserves: a well-known
     reserving taint (accelerators, dedicated=..., spot, ...), or one that the workloads already on
     those nodes (DaemonSet and static pods aside) all tolerate."""
@@ -60,13 +67,13 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
         and p.status.phase not in ("Succeeded", "Failed")
         and p.metadata.uid != v.pod.metadata.uid
     ]
-    whom: list[str] = []
+    whom: list[Reserver] = []
     for taint in taints:
         known = reserving_taint(taint.key, taint.value)
         if known is not None:
-            whom.append(known)
+            whom.append(ReservingTaint(known))
         elif _tolerated_by_all(there, taint):
-            whom.append(f"the workloads that tolerate {taint.key}")
+            whom.append(ToleratedThere(taint.key))
     if not whom:
         return None
     replica_sets = replica_set_index(v.snapshot)
@@ -77,26 +84,13 @@ def _reserved_for(v: _Verifier, taints: Sequence[o.Taint], node_names: Sequence[
             if all(tolerations_tolerate_taint(p.spec.tolerations, t) for t in taints)
         }
     )
-    already = (
-        f" (already there: {', '.join(tolerating[:MAX_NAMES_SELECTING])}"
-        + (f" and {len(tolerating) - MAX_NAMES_SELECTING} more" if len(tolerating) > MAX_NAMES_SELECTING else "")
-        + ")"
-        if tolerating
-        else ""
-    )
-    return " and ".join(whom) + already
+    return ReservedFor(tuple(whom), tuple(tolerating))
 
 
-def _condition_note(taints: Sequence[tuple[str, str, str]], names: Sequence[str]) -> str:
+def _condition_note(taints: Sequence[tuple[str, str, str]], names: Sequence[str]) -> ConditionTaints:
     """Why no toleration is suggested for nodes whose untolerated taints say their condition."""
-    said = ", ".join(f"{key} ({why})" for key, _, _ in taints if (why := condition_taint(key)) is not None)
-    nodes, their = (
-        (f"{len(names)} nodes ({_nodes_text(names)})", "their") if len(names) > 1 else (f"node {names[0]}", "its")
-    )
-    return (
-        f"{nodes} would take the pod but for {their} taint {said}: the node's condition is the cause, not the pod; "
-        "tolerating such a taint is never suggested"
-    )
+    said = tuple((key, why) for key, _, _ in taints if (why := condition_taint(key)) is not None)
+    return ConditionTaints(said, tuple(names))
 
 
 def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) -> list[Suggestion]:
@@ -153,18 +147,9 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
             t for t in new_entries if not (owned and isinstance(t, dict) and t.get("key") in ADMISSION_TOLERATION_KEYS)
         ]
         ops = [{"op": "add", "path": "/spec/tolerations", "value": kept}]
-        names = ", ".join(f"{k}={val}:{e}" if val else f"{k}:{e}" for k, val, e in taints)
-        fits = f"the pod then fits on {_nodes_text(feasible)}"
-        summary = (
-            f"tolerate the taint {names}: {fits}"
-            if not reserved
-            else f"last resort: tolerate the taint {names}, which puts this workload on nodes reserved for "
-            f"{whom}; {fits}"
-        )
         return [
             Suggestion(
-                kind="addToleration",
-                summary=summary,
+                AddToleration(tuple(TaintRef(k, val, e) for k, val, e in taints), whom),
                 nodes=feasible,
                 patches=[_pod_patch(v, [{"op": "add", "path": "/spec/tolerations", "value": new_entries}])],
                 command=_pod_command(v, ops),

@@ -1,0 +1,525 @@
+"""What each kind of suggestion changes, and what the verifier and the group sizing have to say,
+as typed facts: report/words/suggest.py says them.
+
+A change carries what its sentence names (the resource and the quantity it goes to, the node, the
+label, the taints, the group and counts); the nodes the pod then fits on, the patches and the
+command are the Suggestion's (analysis/suggest/base.py). Quantities are kept as the patches
+write them; counts as integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
+from podwhy.cluster.nodecopy import StartupPods
+from podwhy.verdict import Verdict
+
+# ---- lowerRequest ----
+
+
+@dataclass(frozen=True)
+class RequestCut:
+    """One request lowered: a container's (`container`), or the pod-level one (None)."""
+
+    resource: str
+    to: str
+    container: str | None = None
+
+
+@dataclass(frozen=True)
+class LowerRequest:
+    KIND: ClassVar[str] = "lowerRequest"
+
+    cuts: tuple[RequestCut, ...]
+
+
+# ---- addToleration ----
+
+
+@dataclass(frozen=True)
+class TaintRef:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class ReservingTaint:
+    """A well-known reserving taint: for whom it sets its nodes aside (analysis/wellknown.py)."""
+
+    whom: Reserving
+
+
+@dataclass(frozen=True)
+class ToleratedThere:
+    """A taint every workload already on those nodes (DaemonSet and static pods aside) tolerates."""
+
+    key: str
+
+
+Reserver = ReservingTaint | ToleratedThere
+
+
+@dataclass(frozen=True)
+class ReservedFor:
+    """For whom the taints set their nodes aside, and the workloads already there that tolerate
+    them all (sorted)."""
+
+    whom: tuple[Reserver, ...]
+    already: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AddToleration:
+    KIND: ClassVar[str] = "addToleration"
+
+    taints: tuple[TaintRef, ...]
+    # Set for the last resort: nodes reserved for someone.
+    reserved_for: ReservedFor | None = None
+
+
+# ---- dropNodeSelection ----
+
+
+@dataclass(frozen=True)
+class SelectorAsks:
+    """The pod's nodeSelector asks for key=value."""
+
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class AffinityAsks:
+    """The pod's required node affinity asks for key in values (`term`: which, when there are
+    several)."""
+
+    key: str
+    values: tuple[str, ...]
+    term: int | None = None
+
+
+Asks = SelectorAsks | AffinityAsks
+
+
+@dataclass(frozen=True)
+class DropNodeSelection:
+    KIND: ClassVar[str] = "dropNodeSelection"
+
+    asks: Asks
+    # The values of the label the nodes have, sorted.
+    have: tuple[str, ...]
+    # Why no node is relabelled with it (analysis/wellknown.py).
+    well_known: LabelMeaning
+
+
+# ---- labelNode ----
+
+
+@dataclass(frozen=True)
+class Selecting:
+    """A workload whose pods select on the label's old value; `pod_removed`: its DaemonSet pod on
+    the node would be removed."""
+
+    workload: str
+    pod_removed: bool = False
+
+
+@dataclass(frozen=True)
+class LabelReplaced:
+    old: str
+    selecting: tuple[Selecting, ...]
+
+
+@dataclass(frozen=True)
+class LabelNode:
+    KIND: ClassVar[str] = "labelNode"
+
+    node: str
+    key: str
+    value: str
+    # Every node one label away (`node` first).
+    one_label_away: tuple[str, ...]
+    # Set when the node has the label with another value.
+    replaced: LabelReplaced | None = None
+
+
+# ---- addNode, addNodesForGroup ----
+
+
+@dataclass(frozen=True)
+class AddNode:
+    KIND: ClassVar[str] = "addNode"
+
+    like: str
+    startup: StartupPods
+
+
+@dataclass(frozen=True)
+class AddNodesForGroup:
+    KIND: ClassVar[str] = "addNodesForGroup"
+
+    pods: int
+    owner: str | None
+    count: int
+    like: str
+    startup: StartupPods
+
+
+# ---- evictPods ----
+
+
+@dataclass(frozen=True)
+class Recreator:
+    """The evicted pod's owner, which recreates it."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """Where the replacement fits was not checked (the suggestions' bound)."""
+
+
+@dataclass(frozen=True)
+class FitsThen:
+    nodes: tuple[str, ...]
+    # The evicted pod's node is one of them.
+    back: bool
+
+
+@dataclass(frozen=True)
+class StaysPending:
+    pass
+
+
+@dataclass(frozen=True)
+class ThenVerdict:
+    verdict: Verdict
+
+
+ReplacementFate = NotChecked | FitsThen | StaysPending | ThenVerdict
+
+
+@dataclass(frozen=True)
+class Afterwards:
+    """What becomes of one evicted pod: nothing recreates a bare pod (`recreated_by` None)."""
+
+    pod: str
+    recreated_by: Recreator | None = None
+    fate: ReplacementFate | None = None
+
+
+@dataclass(frozen=True)
+class EvictPods:
+    KIND: ClassVar[str] = "evictPods"
+
+    node: str
+    victims: tuple[str, ...]
+    # The snapshot has no PodDisruptionBudgets (or they were assumed none).
+    budgets_unknown: bool
+    afterwards: tuple[Afterwards, ...]
+
+
+# ---- releaseNomination ----
+
+
+@dataclass(frozen=True)
+class Released:
+    pod: str
+    priority: int
+    stale: bool
+    # Preempted pods it still waits for.
+    terminating: int
+
+
+@dataclass(frozen=True)
+class ReleaseNomination:
+    KIND: ClassVar[str] = "releaseNomination"
+
+    node: str
+    released: tuple[Released, ...]
+
+
+# ---- relaxTopologySpread, dropAntiAffinity ----
+
+
+@dataclass(frozen=True)
+class RelaxTopologySpread:
+    KIND: ClassVar[str] = "relaxTopologySpread"
+
+    topology_key: str
+    # maxSkew raised to this; None: whenUnsatisfiable set to ScheduleAnyway.
+    max_skew: int | None
+
+
+@dataclass(frozen=True)
+class DropAntiAffinity:
+    KIND: ClassVar[str] = "dropAntiAffinity"
+
+    index: int
+    topology_key: str
+
+
+# ---- the autoscalers' levers ----
+
+
+@dataclass(frozen=True)
+class GroupNeeds:
+    """The pod's pending group needs `count` more nodes of the node group (sized earlier)."""
+
+    pods: int
+    owner: str | None
+    count: int
+
+
+@dataclass(frozen=True)
+class RaiseGroupMaxSize:
+    KIND: ClassVar[str] = "raiseGroupMaxSize"
+
+    group: str
+    from_size: int
+    to_size: int
+    # None: the pod fits a new node of it.
+    needs: GroupNeeds | None
+    example: str
+    target: int | None
+
+
+@dataclass(frozen=True)
+class AddNodePoolZone:
+    KIND: ClassVar[str] = "addNodePoolZone"
+
+    pool: str
+    zone: str
+
+
+@dataclass(frozen=True)
+class RaiseNodePoolLimit:
+    KIND: ClassVar[str] = "raiseNodePoolLimit"
+
+    pool: str
+    resource: str
+    from_limit: str
+    to_limit: str
+    used: str
+
+
+Change = (
+    LowerRequest
+    | AddToleration
+    | DropNodeSelection
+    | LabelNode
+    | AddNode
+    | AddNodesForGroup
+    | EvictPods
+    | ReleaseNomination
+    | RelaxTopologySpread
+    | DropAntiAffinity
+    | RaiseGroupMaxSize
+    | AddNodePoolZone
+    | RaiseNodePoolLimit
+)
+
+
+# ---- sizing a pending group ----
+
+
+@dataclass(frozen=True)
+class WorkBound:
+    """Node evaluations one group may spend, or all groups of one run (`run`)."""
+
+    work: int
+    run: bool = False
+
+
+@dataclass(frozen=True)
+class NoCycle:
+    """Not sized: no scheduling cycle to start from."""
+
+
+@dataclass(frozen=True)
+class NotEvaluated:
+    """Not sized: placements would pass plugins podwhy cannot run (the cycle's own words)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class PluginMessage:
+    """The plugin's own message."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ShortBesideStartup:
+    """Too little is left beside the DaemonSet and static pods a new copy runs: NodeResourcesFit's
+    reasons (its own words)."""
+
+    reasons: str
+
+
+@dataclass(frozen=True)
+class PortsTakenByStartup:
+    """The pod's host ports are taken by the DaemonSet and static pods a new copy runs."""
+
+
+KeptOff = PluginMessage | ShortBesideStartup | PortsTakenByStartup
+
+
+@dataclass(frozen=True)
+class CopyKeeps:
+    """A reason a new copy of a node keeps (the plugin, and why), on that many nodes."""
+
+    plugin: str
+    why: KeptOff
+    nodes: int
+
+
+@dataclass(frozen=True)
+class NoCopy:
+    """No node qualifies for copying: every reason new copies keep, in the order first found."""
+
+    reasons: tuple[CopyKeeps, ...]
+
+
+@dataclass(frozen=True)
+class ShortEverywhere:
+    """A resource no new node has enough of: the request, the most any new node has free, and
+    that node's allocatable."""
+
+    resource: str
+    requested: int
+    room: int
+    capacity: int
+
+
+@dataclass(frozen=True)
+class ShapeLacks:
+    node: str
+    resources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BeyondEveryNode:
+    """No new node shaped like one of the cluster holds one such pod. `started`: new nodes run
+    DaemonSet or static pods. Either the resources short everywhere, or each shape's lack (and
+    how many more shapes)."""
+
+    started: bool
+    short: tuple[ShortEverywhere, ...] = ()
+    lacking: tuple[ShapeLacks, ...] = ()
+    more: int = 0
+
+
+@dataclass(frozen=True)
+class StoppedByTime:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StoppedByWork:
+    bound: WorkBound
+    nodes: int
+
+
+@dataclass(frozen=True)
+class TooManyNodes:
+    limit: int
+    like: str
+
+
+@dataclass(frozen=True)
+class NoShapeFits:
+    """Per node shape tried: not one pod fits a new one (`none_fits`), or more take no more."""
+
+    like: str
+    none_fits: bool
+
+
+@dataclass(frozen=True)
+class NoCount:
+    shapes: tuple[NoShapeFits, ...]
+
+
+@dataclass(frozen=True)
+class Sized:
+    count: int
+    like: str
+
+
+@dataclass(frozen=True)
+class NotLargest:
+    """Only the `limit` largest Unschedulable groups an added node could hold are sized."""
+
+    limit: int
+
+
+@dataclass(frozen=True)
+class TooLittleLeft:
+    bound: WorkBound
+
+
+@dataclass(frozen=True)
+class RunAgain:
+    """The group's first pod is no longer Unschedulable."""
+
+    verdict: Verdict
+
+
+SizingNote = (
+    NoCycle
+    | NotEvaluated
+    | NoCopy
+    | BeyondEveryNode
+    | StoppedByTime
+    | StoppedByWork
+    | TooManyNodes
+    | NoCount
+    | Sized
+    | NotLargest
+    | TooLittleLeft
+    | RunAgain
+)
+
+
+# ---- what a bound or a rule kept the suggestions from ----
+
+
+@dataclass(frozen=True)
+class ConditionTaints:
+    """Nodes that would take the pod but for taints of their condition: (key, what it says of the
+    node), never tolerated."""
+
+    taints: tuple[tuple[str, NodeCondition], ...]
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlatformSelection:
+    """The pod asks for a platform no node has: dropping the requirement is not suggested."""
+
+    asks: Asks
+    have: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SuggestionsBound:
+    reruns: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class GroupNotSized:
+    """The pod's pending group (`pods` of `owner`) was not sized: why."""
+
+    pods: int
+    owner: str | None
+    why: SuggestionsBound | SizingNote
+
+
+Note = ConditionTaints | PlatformSelection | GroupNotSized

@@ -1,0 +1,94 @@
+"""Why a replica of `check` stays Pending, is not created, or what its placement carries, as
+typed facts on cluster/placement.py's ReplicaPlacement: report/words/placement.py says them.
+Words that are another component's own (kube-scheduler's message, the API server's refusal, the
+kubelet's rejection) are kept verbatim."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NoProfileNamed:
+    """No profile of the configuration has the pod's schedulerName."""
+
+    scheduler_name: str
+
+
+@dataclass(frozen=True)
+class Gated:
+    gates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SchedulerSays:
+    """The cycle's message, as kube-scheduler words it."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class PlacedBut:
+    """Placed, though plugins podwhy cannot run were not evaluated (the cycle's words for them)."""
+
+    not_evaluated: str
+
+
+@dataclass(frozen=True)
+class Preempted:
+    """Placed on `node`, then evicted by a later replica's preemption: its controller creates it
+    again, and it waits in the queue."""
+
+    node: str
+    preemptor: str
+    priority: int
+
+
+@dataclass(frozen=True)
+class MissingNode:
+    """spec.nodeName names a node that does not exist."""
+
+    node: str
+
+
+@dataclass(frozen=True)
+class KubeletRejects:
+    """The kubelet of the node spec.nodeName names rejects the pod: its reason and message."""
+
+    node: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class BoundByNodeName:
+    """spec.nodeName binds the pod, and its node's kubelet admits it."""
+
+
+@dataclass(frozen=True)
+class NotCreated:
+    """The API server refused to create the pod: its own words, verbatim."""
+
+    refusal: str
+
+
+@dataclass(frozen=True)
+class OrderedWait:
+    """A StatefulSet (OrderedReady) creates the pod only once an earlier one is Running and Ready."""
+
+    pod: str
+    waiting_for: str
+
+
+PlacementReason = (
+    NoProfileNamed
+    | Gated
+    | SchedulerSays
+    | PlacedBut
+    | Preempted
+    | MissingNode
+    | KubeletRejects
+    | BoundByNodeName
+    | NotCreated
+    | OrderedWait
+)

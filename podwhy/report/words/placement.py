@@ -1,0 +1,56 @@
+"""`check`'s placements in words: cluster/placementreasons.py's facts said as a replica's message.
+The words of another component (kube-scheduler, the API server, the kubelet) are given as they
+are."""
+
+from __future__ import annotations
+
+from podwhy.cluster.placementreasons import (
+    BoundByNodeName,
+    Gated,
+    KubeletRejects,
+    MissingNode,
+    NoProfileNamed,
+    NotCreated,
+    OrderedWait,
+    PlacedBut,
+    PlacementReason,
+    Preempted,
+    SchedulerSays,
+)
+
+
+def placement_text(reason: PlacementReason | None) -> str:
+    """A replica's message: why it stays Pending or is not created, or what its placement carries
+    ("" for none)."""
+    match reason:
+        case None:
+            return ""
+        case NoProfileNamed(name):
+            return f"no scheduler profile named {name!r}"
+        case Gated(gates):
+            return f"scheduling gates [{' '.join(gates)}]"
+        case SchedulerSays(message):
+            return message
+        case PlacedBut(not_evaluated):
+            return f"placed, but {not_evaluated}"
+        case Preempted(node, preemptor, priority):
+            return (
+                f"preempted on {node} by {preemptor} (priority {priority}): its controller creates it again, and it "
+                "waits in the queue"
+            )
+        case MissingNode(node):
+            return (
+                f"spec.nodeName names node {node}, which does not exist: no kubelet runs the pod and no "
+                "scheduler places it (the pod garbage collector deletes pods bound to a missing node)"
+            )
+        case KubeletRejects(node, why, message):
+            return f"the kubelet of {node} rejects it (spec.nodeName): {why}: {message}"
+        case BoundByNodeName():
+            return "bound by spec.nodeName; its kubelet admits it"
+        case NotCreated(refusal):
+            return f"not created: Error creating: {refusal}"
+        case OrderedWait(pod, waiting_for):
+            return (
+                f"not created: the StatefulSet creates {pod} once {waiting_for} is Running"
+                " and Ready (podManagementPolicy OrderedReady)"
+            )

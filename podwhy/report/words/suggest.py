@@ -1,0 +1,403 @@
+"""Suggestions in words: analysis/suggest/facts.py's changes said as a suggestion's summary, the
+notes on what a bound or a rule kept the suggestions from, and how sizing a pending group went."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from podwhy.analysis.suggest.base import Suggestion
+from podwhy.analysis.suggest.facts import (
+    AddNode,
+    AddNodePoolZone,
+    AddNodesForGroup,
+    AddToleration,
+    AffinityAsks,
+    Asks,
+    BeyondEveryNode,
+    Change,
+    ConditionTaints,
+    DropAntiAffinity,
+    DropNodeSelection,
+    EvictPods,
+    FitsThen,
+    GroupNeeds,
+    GroupNotSized,
+    KeptOff,
+    LabelNode,
+    LabelReplaced,
+    LowerRequest,
+    NoCopy,
+    NoCount,
+    NoCycle,
+    NotChecked,
+    Note,
+    NotEvaluated,
+    NotLargest,
+    PlatformSelection,
+    PluginMessage,
+    PortsTakenByStartup,
+    RaiseGroupMaxSize,
+    RaiseNodePoolLimit,
+    RelaxTopologySpread,
+    ReleaseNomination,
+    ReservedFor,
+    ReservingTaint,
+    RunAgain,
+    SelectorAsks,
+    ShortBesideStartup,
+    Sized,
+    SizingNote,
+    StaysPending,
+    StoppedByTime,
+    StoppedByWork,
+    SuggestionsBound,
+    ThenVerdict,
+    TooLittleLeft,
+    TooManyNodes,
+    WorkBound,
+)
+from podwhy.cluster.nodecopy import StartupPods
+from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
+from podwhy.snapshot.writer import REDACTED
+
+# Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
+# on a label, who is on reserved nodes).
+MAX_NODES_NAMED = 3
+MAX_NAMES_SELECTING = 3
+# What keeps new copies of every node off, named when no node qualifies for copying.
+MAX_REASONS_NAMED = 3
+MI = 1024 * 1024
+
+# What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
+RECREATED_BY = {
+    "DaemonSet": "its DaemonSet {name} recreates it on the same node",
+    "Job": "its Job {name} creates a new pod",
+    "CronJob": "its Job (of CronJob {name}) creates a new pod",
+}
+
+
+def nodes_text(nodes: Sequence[str], limit: int = MAX_NODES_NAMED) -> str:
+    shown = ", ".join(nodes[:limit])
+    return shown + (f" and {len(nodes) - limit} more" if len(nodes) > limit else "")
+
+
+def _values_text(values: Sequence[str]) -> str:
+    return nodes_text(values) if values else "none"
+
+
+def _named(names: Sequence[str], sep: str) -> str:
+    more = f" and {len(names) - MAX_NAMES_SELECTING} more" if len(names) > MAX_NAMES_SELECTING else ""
+    return sep.join(names[:MAX_NAMES_SELECTING]) + more
+
+
+def pods_text(count: int, owner: str | None) -> str:
+    return f"{count} pod{'s' if count != 1 else ''}" + (f" of {owner}" if owner else "")
+
+
+def _counted(count: int, what: str) -> str:
+    return f"{count} {what} pod{'s' if count != 1 else ''}"
+
+
+def startup_text(startup: StartupPods, node: str) -> str:
+    """What a copy of the node holds."""
+    parts = [_counted(n, what) for n, what in ((startup.daemonsets, "DaemonSet"), (startup.static, "static")) if n]
+    if not parts:
+        return "same labels, taints and allocatable; no pods yet"
+    return f"same labels, taints and allocatable, with the {' and '.join(parts)} node {node} runs"
+
+
+def _asks(asks: Asks) -> str:
+    match asks:
+        case SelectorAsks(key, value):
+            return f"nodeSelector asks for {key}={value}"
+        case AffinityAsks(key, values, term):
+            which = f" (term {term})" if term is not None else ""
+            return f"required node affinity{which} asks for {key} in [{', '.join(values)}]"
+
+
+def _taints(change: AddToleration) -> str:
+    return ", ".join(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in change.taints)
+
+
+def _reserved_for(reserved: ReservedFor) -> str:
+    whom = [
+        reserving_text(w.whom) if isinstance(w, ReservingTaint) else f"the workloads that tolerate {w.key}"
+        for w in reserved.whom
+    ]
+    already = f" (already there: {_named(reserved.already, ', ')})" if reserved.already else ""
+    return " and ".join(whom) + already
+
+
+def _replaced(node: str, key: str, replaced: LabelReplaced) -> str:
+    label = f"{key}={replaced.old}"
+    if not replaced.selecting:
+        return f"; it replaces {label}, on which no pod of the snapshot selects"
+    selecting = [
+        s.workload + (f": its pod on {node} would be removed" if s.pod_removed else "") for s in replaced.selecting
+    ]
+    return f"; it replaces {label}, on which these select: {_named(selecting, '; ')}"
+
+
+def _afterwards(change: EvictPods) -> str:
+    said: list[str] = []
+    for after in change.afterwards:
+        if after.recreated_by is None:
+            said.append(f"{after.pod} is a bare pod: nothing recreates it, it is gone for good")
+            continue
+        kind, name = after.recreated_by.kind, after.recreated_by.name
+        recreated = RECREATED_BY.get(kind, "its {kind} {name} creates a new pod").format(kind=kind, name=name)
+        match after.fate:
+            case NotChecked() | None:
+                fate = "where it fits then was not checked (the suggestions' bound)"
+            case FitsThen(nodes, back):
+                fate = f"it then fits on {nodes_text(nodes)}" + (f" ({change.node} again)" if back else "")
+            case StaysPending():
+                fate = "no node fits it then: it stays Pending"
+            case ThenVerdict(verdict):
+                fate = f"it is then {verdict}"
+        said.append(f"{after.pod}: {recreated}; {fate}")
+    return "; ".join(said)
+
+
+def _release(change: ReleaseNomination, feasible: Sequence[str]) -> str:
+    node, released = change.node, change.released
+    pods = ", ".join(f"{r.pod} (priority {r.priority})" for r in released)
+    fits = f"the pod then fits on {nodes_text(feasible)}"
+    if all(r.stale for r in released):
+        one = len(released) == 1
+        return (
+            f"release the stale nomination of {pods} to node {node}, the likely root cause: {node} no longer "
+            f"fits {'it' if one else 'them'} and nothing {'it' if one else 'they'} "
+            f"preempted is still leaving, yet the room stays reserved; {fits} (kube-scheduler also clears or "
+            "moves a nomination when it next retries that pod)"
+        )
+    waiting = [f"{r.pod} waits for {r.terminating} preempted pod(s) to terminate" for r in released if r.terminating]
+    return (
+        f"release the room reserved on node {node} by nominated pod(s) {pods}"
+        + (f" ({'; '.join(waiting)})" if waiting else "")
+        + f": {fits}, but a pod that loses its nomination must preempt again to get room back"
+    )
+
+
+def _needs(needs: GroupNeeds | None) -> str:
+    if needs is None:
+        return "the pod fits a new node of it"
+    count = needs.count
+    owner = f" of {needs.owner}" if needs.owner else ""
+    return f"{needs.pods} pods{owner} need {count} more node{'s' if count != 1 else ''} of it"
+
+
+def change_text(change: Change, feasible: Sequence[str]) -> str:
+    """The summary of a change; `feasible`: the nodes the pod then fits on."""
+    match change:
+        case LowerRequest(cuts):
+            said = [
+                f"pod-level {c.resource} request to {c.to}"
+                if c.container is None
+                else f"{c.resource} request of container {c.container} to {c.to}"
+                for c in cuts
+            ]
+            return f"lower the {', '.join(said)}: it then fits on {nodes_text(feasible)}"
+        case AddToleration(_, reserved):
+            fits = f"the pod then fits on {nodes_text(feasible)}"
+            if reserved is None:
+                return f"tolerate the taint {_taints(change)}: {fits}"
+            return (
+                f"last resort: tolerate the taint {_taints(change)}, which puts this workload on nodes reserved for "
+                f"{_reserved_for(reserved)}; {fits}"
+            )
+        case DropNodeSelection(asks, have, well_known):
+            key = asks.key
+            return (
+                f"the pod's {_asks(asks)}, which no node has (nodes have {key} {_values_text(have)}): drop the "
+                f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
+                f"{nodes_text(feasible)} (no node is relabelled with {key}: {label_text(well_known)})"
+            )
+        case LabelNode(node, key, value, away, replaced):
+            others = f" ({len(away)} nodes are one label away: {nodes_text(away)})" if len(away) > 1 else ""
+            return f"label node {node} with {key}={value}, which the pod's node selection requires{others}" + (
+                _replaced(node, key, replaced) if replaced is not None else ""
+            )
+        case AddNode(like, startup):
+            return f"add 1 node shaped like {like} ({startup_text(startup, like)}): the pod fits on it"
+        case AddNodesForGroup(pods, owner, count, like, startup):
+            need = "needs" if pods == 1 else "need"
+            return (
+                f"{pods_text(pods, owner)} {need} {_more_nodes(count)} shaped like {like} "
+                f"({startup_text(startup, like)}): placed one after another as the scheduler would, "
+                f"{'it fits' if pods == 1 else 'all of them fit'}"
+            )
+        case EvictPods(node, victims, budgets_unknown):
+            budgets = (
+                "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
+                if budgets_unknown
+                else "no PodDisruptionBudget is broken"
+            )
+            return (
+                f"evict {len(victims)} lower-priority pod(s) from node {node} ({', '.join(victims)}); {budgets}; "
+                f"afterwards {_afterwards(change)}"
+            )
+        case ReleaseNomination():
+            return _release(change, feasible)
+        case RelaxTopologySpread(key, max_skew):
+            setting = (
+                f"maxSkew to {max_skew}"
+                if max_skew is not None
+                else "whenUnsatisfiable to ScheduleAnyway (a preference, no longer a rule)"
+            )
+            return f"relax the topology spread constraint on {key}: set {setting}"
+        case DropAntiAffinity(index, key):
+            return f"drop the required pod anti-affinity term #{index} (topologyKey {key}) or make it preferred"
+        case RaiseGroupMaxSize(group, current, wanted, needs, example, target):
+            return (
+                f"raise node group {group}'s max size from {current} to {wanted}: {_needs(needs)} (a copy of "
+                f"{example}, as Cluster Autoscaler builds its template), and it is at {target}/{current}"
+            )
+        case AddNodePoolZone(pool, zone):
+            return (
+                f"add zone {zone} to NodePool {pool}'s requirements: the pod needs it (its node selection or its "
+                f"volume's zone), and the pool then admits the pod (whether the cloud offers instances there is the "
+                f"cloud provider's)"
+            )
+        case RaiseNodePoolLimit(pool, resource, limit, value, used):
+            return (
+                f"raise NodePool {pool}'s {resource} limit from {limit} to {value}: {used} is in use, and the pod "
+                f"needs room for its own request"
+            )
+
+
+def suggestion_text(suggestion: Suggestion) -> str:
+    text = change_text(suggestion.change, suggestion.nodes)
+    if suggestion.redacted:
+        # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
+        text += f" (the snapshot is redacted: the pod's merge patch carries {REDACTED} values; run the command instead)"
+    return text
+
+
+def _more_nodes(count: int) -> str:
+    return "1 more node" if count == 1 else f"{count} more nodes"
+
+
+def _amount_text(resource: str, amount: int) -> str:
+    if resource == "cpu":
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for unit, size in (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024)):
+            if amount >= size and amount % size == 0:
+                return f"{amount // size}{unit}"
+    return str(amount)
+
+
+def _kept_off(why: KeptOff) -> str:
+    match why:
+        case PluginMessage(message):
+            return message
+        case ShortBesideStartup(reasons):
+            return f"{reasons} beside the DaemonSet and static pods a new node runs"
+        case PortsTakenByStartup():
+            return "its host ports are taken by the DaemonSet and static pods a new node runs"
+
+
+def _bound(bound: WorkBound) -> str:
+    spends = "all groups of one run may spend" if bound.run else "one group may spend"
+    return f"the {bound.work:,} node evaluations {spends}"
+
+
+NO_SHAPE = "no node shape of the cluster holds one of these pods"
+
+
+def sizing_text(note: SizingNote) -> str:
+    """How sizing a pending group went: what it takes, or why there is no count."""
+    match note:
+        case NoCycle():
+            return "not sized: no scheduling cycle to start from"
+        case NotEvaluated(text):
+            return f"not sized: {text}"
+        case NoCopy(()):
+            return f"{NO_SHAPE}, even empty"
+        case NoCopy(reasons):
+            # Most nodes first.
+            ranked = sorted(((-r.nodes, r.plugin, _kept_off(r.why)), r.nodes) for r in reasons)
+            said = "; ".join(
+                f"{plugin} on {n} node{'s' if n != 1 else ''}: {why}"
+                for (_, plugin, why), n in ranked[:MAX_REASONS_NAMED]
+            )
+            more = len(ranked) - MAX_REASONS_NAMED
+            and_more = f"; and {more} more" if more > 0 else ""
+            return (
+                f"{NO_SHAPE}, even empty: every node also rejects them for a reason a new copy of it keeps "
+                f"({said}{and_more})"
+            )
+        case BeyondEveryNode(started, short, lacking, more):
+            lead = f"{NO_SHAPE}, " + (
+                "even new (running only its DaemonSet and static pods): " if started else "even empty: "
+            )
+            if short:
+                return lead + ", ".join(
+                    f"it requests {_amount_text(s.resource, s.requested)} {s.resource}, which no node has allocatable"
+                    if not s.capacity
+                    else f"its {s.resource} request {_amount_text(s.resource, s.requested)} exceeds what any node has "
+                    + ("free" if s.room < s.capacity else "allocatable")
+                    + f" (at most {_amount_text(s.resource, max(s.room, 0))})"
+                    for s in short
+                )
+            said = "; ".join(f"nodes like {shape.node} lack {', '.join(shape.resources)}" for shape in lacking)
+            and_more = f"; and {more} more shapes" if more else ""
+            return lead + f"each has too little of some of its requests ({said}{and_more})"
+        case StoppedByTime(seconds):
+            return (
+                f"sizing stopped by its safety net of {seconds:.0f} s (unlike its other bounds, "
+                "this one depends on the machine's speed); no count was verified"
+            )
+        case StoppedByWork(bound, nodes):
+            cluster = "1 node" if nodes == 1 else f"{nodes:,} nodes"
+            return (
+                f"sizing stopped at {_bound(bound)} ({cluster}: a scheduling cycle that scores looks at every one); "
+                "no count was verified"
+            )
+        case TooManyNodes(limit, like):
+            return f"sizing stopped: more than {limit} added nodes shaped like {like} would be needed"
+        case NoCount(shapes):
+            return "no number of added nodes lets all of them fit: " + "; ".join(
+                f"not one fits on a new node shaped like {s.like}"
+                if s.none_fits
+                else f"more nodes shaped like {s.like} take no more of them"
+                for s in shapes
+            )
+        case Sized(count, like):
+            fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
+            return f"sized: {_more_nodes(count)} shaped like {like}{fewer}"
+        case NotLargest(limit):
+            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are"
+        case TooLittleLeft(bound):
+            return f"not sized: too little is left of {_bound(bound)}"
+        case RunAgain(verdict):
+            return f"not sized: run again, its first pod is {verdict}"
+
+
+def note_text(note: Note) -> str:
+    """What a bound or a rule kept the suggestions from, said among the report's warnings."""
+    match note:
+        case ConditionTaints(taints, names):
+            said = ", ".join(f"{key} ({condition_text(why)})" for key, why in taints)
+            many = len(names) > 1
+            nodes, their = (
+                (f"{len(names)} nodes ({nodes_text(names)})", "their") if many else (f"node {names[0]}", "its")
+            )
+            return (
+                f"{nodes} would take the pod but for {their} taint {said}: the node's condition is the cause, not the "
+                "pod; tolerating such a taint is never suggested"
+            )
+        case PlatformSelection(asks, have):
+            return (
+                f"the pod's {_asks(asks)}, which no node has (nodes have {asks.key} {_values_text(have)}): it "
+                "needs a node of that platform; dropping the requirement is not suggested, as its images are "
+                "built for it"
+            )
+        case GroupNotSized(pods, owner, why):
+            said = (
+                f"not sized, the suggestions' bound ({why.reruns} re-runs, {why.seconds:.0f} s) was reached first"
+                if isinstance(why, SuggestionsBound)
+                else sizing_text(why)
+            )
+            return f"{pods_text(pods, owner)}, the pod's pending group: {said}"
