@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LAUNCHER = HERE / "krew" / "kubectl-podwhy"
 MANIFEST = HERE / "krew" / "podwhy.yaml"
-LICENSE = "podwhy is licensed under the Apache License, Version 2.0: https://www.apache.org/licenses/LICENSE-2.0\n"
+# The repository's LICENSE (Apache-2.0, as Kubernetes), carried in every archive.
+LICENSE = ROOT / "LICENSE"
 PYTHONS = ("3.11", "3.12", "3.13")
 
 _MACOS = ("10_9", "10_10", "10_11", "10_12", "10_13", "10_14", "10_15", "11_0", "12_0", "13_0", "14_0")
@@ -83,7 +84,7 @@ def archive(wheelhouse: Path) -> bytes:
     """The krew archive: launcher, LICENSE and the wheelhouse, reproducible."""
     files: list[tuple[str, bytes, int]] = [
         ("kubectl-podwhy", LAUNCHER.read_bytes(), 0o755),
-        ("LICENSE", LICENSE.encode(), 0o644),
+        ("LICENSE", LICENSE.read_bytes(), 0o644),
     ]
     files += [(f"wheelhouse/{w.name}", w.read_bytes(), 0o644) for w in sorted(wheelhouse.glob("*.whl"))]
     raw = io.BytesIO()

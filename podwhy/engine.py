@@ -81,11 +81,20 @@ def kindless_note(snapshot: Snapshot) -> str:
     return f"; {skipped} skipped ({source}: {where}{', ...' if count > 1 else ''})"
 
 
+# What kubectl takes before a slash for a pod (`kubectl get pod/web`): the resource, not a namespace.
+POD_RESOURCE_NAMES = frozenset({"pod", "pods", "po"})
+
+
 def split_pod_ref(ref: str, namespace: str) -> tuple[str, str]:
+    """NAME, NAMESPACE/NAME, or kubectl's TYPE/NAME (`pod/NAME`, `pods/NAME`, `po/NAME`, the
+    namespace from -n): kubectl's reading wins over a namespace named pod, pods or po."""
+    kind, slash, rest = ref.partition("/")
+    if slash and kind.lower() in POD_RESOURCE_NAMES and rest and "/" not in rest:
+        return namespace, rest
     if "/" in ref:
         ns, _, name = ref.partition("/")
         if not ns or not name or "/" in name:
-            raise UsageError(f"invalid pod reference {ref!r}", hint="use NAME or NAMESPACE/NAME")
+            raise UsageError(f"invalid pod reference {ref!r}", hint="use NAME, NAMESPACE/NAME or pod/NAME")
         return ns, name
     return namespace, ref
 
