@@ -219,7 +219,8 @@ def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = (
         _stdout_to_devnull()
     try:
         for warning in warnings:
-            print(f"podwhy: warning: {warning}", file=sys.stderr)
+            # A warning can quote input (a name, a file's text): one line, nothing raw from it.
+            print(f"podwhy: warning: {one_line(warning)}", file=sys.stderr)
     except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
         _stdout_to_devnull(sys.stderr)
     raise typer.Exit(exit_code)
@@ -244,12 +245,13 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
     except ModelError as exc:  # a value the API would refuse, that no loader put in context: bad input
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+        line = f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+        print(one_line(line), file=sys.stderr)
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        print(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
 
 
@@ -389,12 +391,13 @@ def explain(
 
 def _print_loaded(report: Report) -> None:
     snap = report.snapshot
-    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {', '.join(snap.sources)}", file=sys.stderr)
+    sources = one_line(", ".join(snap.sources))
+    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
-        print(f"ignored: {ignored}", file=sys.stderr)
+        print(f"ignored: {one_line(ignored)}", file=sys.stderr)
     if snap.missingKinds:
-        print(f"the snapshot cannot vouch for: {', '.join(snap.missingKinds)}", file=sys.stderr)
+        print(f"the snapshot cannot vouch for: {one_line(', '.join(snap.missingKinds))}", file=sys.stderr)
 
 
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
@@ -625,7 +628,7 @@ def snapshot(
     if count is not None:
         print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
     if missing:
-        print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)
+        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
 
 
 def _write_snapshot(write: Callable[[], int]) -> int | None:
