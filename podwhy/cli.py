@@ -164,7 +164,14 @@ KubeVersionOption = Annotated[
 ]
 
 
+def _no_empty_path(option: str, paths: Iterable[str]) -> None:
+    """An empty path would read the current folder (Path('') is '.'): a usage error."""
+    if any(path == "" for path in paths):
+        raise UsageError(f"{option} '': an empty path", hint=f"name a file (or - for stdin) after {option}")
+
+
 def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
+    _no_empty_path("--from", from_ or [])
     if from_ and any(option is not None for option in live):
         raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
     if complete and not from_:
@@ -319,7 +326,7 @@ def explain(
         ),
     ] = None,
     pod_file: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--file", "-f", metavar="FILE", help="Explain this pod manifest instead of one in the snapshot."),
     ] = None,
     output: OutputOption = Output.table,
@@ -357,7 +364,8 @@ def explain(
             raise UsageError(
                 f"two pods given: {pod} and -f {pod_file}", hint="explain one: NAME (or NAMESPACE/NAME), or -f FILE"
             )
-        if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
+        _no_empty_path("-f", [] if pod_file is None else [pod_file])
+        if pod_file == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         from podwhy.report.progress import fetch_progress
@@ -377,7 +385,7 @@ def explain(
                     pod_ref=pod,
                     namespace=namespace or "default",
                     source=source,
-                    pod_file=pod_file,
+                    pod_file=None if pod_file is None else Path(pod_file),
                     scheduler_config=scheduler_config,
                     node=node,
                     kube_version=kube_version,
@@ -518,6 +526,7 @@ def check(
 
     with _one_line_errors(debug):
         _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _no_empty_path("-f", files)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         if junit is not None:
