@@ -164,7 +164,14 @@ KubeVersionOption = Annotated[
 ]
 
 
+def _no_empty_path(option: str, paths: Iterable[str]) -> None:
+    """An empty path would read the current folder (Path('') is '.'): a usage error."""
+    if any(path == "" for path in paths):
+        raise UsageError(f"{option} '': an empty path", hint=f"name a file (or - for stdin) after {option}")
+
+
 def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
+    _no_empty_path("--from", from_ or [])
     if from_ and any(option is not None for option in live):
         raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
     if complete and not from_:
@@ -219,7 +226,8 @@ def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = (
         _stdout_to_devnull()
     try:
         for warning in warnings:
-            print(f"podwhy: warning: {warning}", file=sys.stderr)
+            # A warning can quote input (a name, a file's text): one line, nothing raw from it.
+            print(f"podwhy: warning: {one_line(warning)}", file=sys.stderr)
     except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
         _stdout_to_devnull(sys.stderr)
     raise typer.Exit(exit_code)
@@ -244,12 +252,13 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
     except ModelError as exc:  # a value the API would refuse, that no loader put in context: bad input
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+        line = f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+        print(one_line(line), file=sys.stderr)
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        print(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
 
 
@@ -317,7 +326,7 @@ def explain(
         ),
     ] = None,
     pod_file: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--file", "-f", metavar="FILE", help="Explain this pod manifest instead of one in the snapshot."),
     ] = None,
     output: OutputOption = Output.table,
@@ -355,7 +364,8 @@ def explain(
             raise UsageError(
                 f"two pods given: {pod} and -f {pod_file}", hint="explain one: NAME (or NAMESPACE/NAME), or -f FILE"
             )
-        if pod_file is not None and str(pod_file) == "-" and from_ and "-" in from_:
+        _no_empty_path("-f", [] if pod_file is None else [pod_file])
+        if pod_file == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         from podwhy.report.progress import fetch_progress
@@ -375,7 +385,7 @@ def explain(
                     pod_ref=pod,
                     namespace=namespace or "default",
                     source=source,
-                    pod_file=pod_file,
+                    pod_file=None if pod_file is None else Path(pod_file),
                     scheduler_config=scheduler_config,
                     node=node,
                     kube_version=kube_version,
@@ -389,12 +399,13 @@ def explain(
 
 def _print_loaded(report: Report) -> None:
     snap = report.snapshot
-    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {', '.join(snap.sources)}", file=sys.stderr)
+    sources = one_line(", ".join(snap.sources))
+    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
-        print(f"ignored: {ignored}", file=sys.stderr)
+        print(f"ignored: {one_line(ignored)}", file=sys.stderr)
     if snap.missingKinds:
-        print(f"the snapshot cannot vouch for: {', '.join(snap.missingKinds)}", file=sys.stderr)
+        print(f"the snapshot cannot vouch for: {one_line(', '.join(snap.missingKinds))}", file=sys.stderr)
 
 
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
@@ -515,6 +526,7 @@ def check(
 
     with _one_line_errors(debug):
         _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _no_empty_path("-f", files)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         if junit is not None:
@@ -625,7 +637,7 @@ def snapshot(
     if count is not None:
         print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
     if missing:
-        print(f"podwhy: warning: not fetched: {'; '.join(missing.values())}", file=sys.stderr)
+        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
 
 
 def _write_snapshot(write: Callable[[], int]) -> int | None:

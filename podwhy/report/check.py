@@ -26,6 +26,7 @@ from podwhy.report.model import (
     RolloutStep,
     WorkloadReport,
 )
+from podwhy.report.safe import made_safe
 from podwhy.report.versions import version_warnings
 from podwhy.report.words.placement import placement_text
 from podwhy.scheduler.versions import ChosenVersion
@@ -180,7 +181,9 @@ def build_check_report(
 
 
 def junit_xml(report: CheckReport) -> bytes:
-    """One testcase per workload; a failure (with every Pending replica's message) when any stays Pending."""
+    """One testcase per workload; a failure (with every Pending replica's message) when any stays Pending.
+    Every string is made safe first (report/safe.py): what is left is text XML 1.0 allows."""
+    report = made_safe(report)
     suite = ET.Element(
         "testsuite",
         {

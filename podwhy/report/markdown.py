@@ -1,8 +1,10 @@
 """`-o markdown`: the reports as GitHub-flavoured Markdown, for a pull-request comment or a CI job
 summary: a compact table first, the detail folded in `<details>`.
 
-Cluster strings are escaped: a `|` or a newline cannot break a table, and `<`, `>` and `&` are
-written as entities, so no object name can open an HTML tag in the rendered comment.
+Cluster strings are escaped: a `|`, a `\\` or a newline cannot break a table, `<`, `>` and `&`
+are written as entities, so no object name can open an HTML tag in the rendered comment, and no
+@mention, link or image in cluster text renders as one (`cell`); control characters and bidi
+overrides are escaped before (report/safe.py).
 """
 
 from __future__ import annotations
@@ -11,13 +13,37 @@ from collections import defaultdict
 
 from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
 from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
+from podwhy.report.safe import made_safe
 from podwhy.report.table import check_summary
+
+# What could make cluster text more than text in a rendered comment. A backslash is doubled
+# first, so a `\\|` in the input cannot turn the escaped pipe back into a cell border. `](`, `][`
+# and `]:` are every way `[...]` becomes a link or an image (inline, reference, definition,
+# footnote): their `]` is escaped. An `@` is followed by a zero-width space, so no @user or
+# @org/team is notified and no address becomes a mailto link; `://` and `www.` are written with
+# an entity, so no bare address becomes a link. What renders reads the same.
+_MARKDOWN = (
+    ("\\", "\\\\"),
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("|", "\\|"),
+    ("](", "\\]("),
+    ("][", "\\]["),
+    ("]:", "\\]:"),
+    ("@", "@&#8203;"),
+    ("://", ":&#47;/"),
+    ("www.", "www&#46;"),
+    ("\r", ""),
+    ("\n", "<br>"),
+)
 
 
 def cell(text: str) -> str:
     """TEXT safe inside a table cell (and in any Markdown line)."""
-    out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return out.replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+    for old, new in _MARKDOWN:
+        text = text.replace(old, new)
+    return text
 
 
 def _code(text: str) -> str:
@@ -43,6 +69,7 @@ def _warnings(warnings: list[str]) -> list[str]:
 
 
 def render_check(report: CheckReport) -> str:
+    report = made_safe(report)
     # The verdict is the first line: a job summary or PR comment shows it first.
     lines = [f"### podwhy check: {cell(check_summary(report))}", ""]
     rows = []
@@ -64,6 +91,7 @@ def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
 
 
 def render_pending(report: PendingReport) -> str:
+    report = made_safe(report)
     scope = (report.scope.namespace and f"namespace {report.scope.namespace}") or "all namespaces"
     waiting = f", {report.waiting} waiting for a node" if report.waiting else ""
     lines = [
@@ -89,6 +117,7 @@ def render_pending(report: PendingReport) -> str:
 
 
 def render_explain(report: Report) -> str:
+    report = made_safe(report)
     pod = f"{report.pod.namespace}/{report.pod.name}"
     lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}**", ""]
     if report.pending is not None and report.pending.verdict != report.verdict:

@@ -2,7 +2,8 @@
 
 Renders the report model and nothing else. The only module that imports rich. Every
 cluster-sourced string is escaped before rich renders it, so a label like "[bold]" prints
-as itself.
+as itself, and made safe for a terminal first (report/safe.py: no control character or bidi
+override reaches it).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from podwhy.report.model import (
     StatusName,
     WorkloadReport,
 )
+from podwhy.report.safe import made_safe, safe_text
 from podwhy.snapshot.live import LIVE_SOURCE
 from podwhy.verdict import Verdict
 
@@ -204,6 +206,7 @@ def render_pending_cause(console: Console, report: Report) -> None:
 def render_table(
     report: Report, wide: bool = False, node: str | None = None, console: Console | None = None, verbose: bool = False
 ) -> None:
+    report, node = made_safe(report), None if node is None else safe_text(node)
     console = console or make_console()
     pod = report.pod
     console.print(
@@ -619,6 +622,7 @@ def pending_scope(report: PendingReport) -> str:
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
     """Pending pods grouped by cause and owner, largest group first: a table, or below
     NARROW_WIDTH columns (or when names would not fit) a list, a group at a time."""
+    report = made_safe(report)
     console = console or make_console()
     scope = pending_scope(report)
     if not report.total:
@@ -748,6 +752,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     """The summary first; then per workload one line when every replica was placed, else its
     placed replicas and one row per group of identical Pending replicas (-o wide: every replica):
     a table, or below NARROW_WIDTH columns (or when names would not fit) a list."""
+    report = made_safe(report)
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
     for line in [*not_checked_lines(report), *rollout_lines(report)]:

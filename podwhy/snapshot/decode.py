@@ -211,7 +211,10 @@ def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: 
     alongside them, listed in `entries` in input order, named from generateName when unnamed.
     SKIP_KINDLESS: a document without a kind is skipped and listed in `kindless` (a file found in a
     folder, which may hold other things) rather than refused (a file given by name)."""
-    out = _decode(data, source, MANIFEST_KINDS if manifests else SNAPSHOT_KINDS, skip_kindless)
+    try:
+        out = _decode(data, source, MANIFEST_KINDS if manifests else SNAPSHOT_KINDS, skip_kindless)
+    except RecursionError:  # JSON nested deeper than the interpreter's recursion limit (about 1,000 levels)
+        raise PodwhyError(f"{source}: nested too deeply to read") from None
     out.source = source
     return out
 
@@ -227,6 +230,10 @@ def _decode(data: bytes, source: str, table: KindTable, skip_kindless: bool) -> 
             return _JsonReader(source, table, skip_kindless).read(data)
         except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
             raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
+    try:
+        yaml11.check_aliases(data)  # before any reader expands them (limits.py)
+    except yaml11.BoundError as exc:
+        raise PodwhyError(f"{source}: malformed YAML: {exc.problem}") from None
     try:
         return _YamlReader(source, data, table, skip_kindless).read()
     except UnicodeDecodeError as exc:

@@ -255,21 +255,25 @@ class _Reader:
     def _emit(tree: Any, node: int, size_hint: int) -> bytes:
         # JSON of block YAML runs about 1.5 times its size; measuring first would cost a second emit.
         buf = bytearray(2 * size_hint + 4096)
-        failed, size = ryml.emit_json_to_substr(tree, node, buf)
-        if failed:
-            buf = bytearray(size)
-            failed, size = ryml.emit_json_to_substr(tree, node, buf)
+        try:
+            with _stderr_silenced():
+                failed, size = ryml.emit_json_to_substr(tree, node, buf)
+                if failed:
+                    buf = bytearray(size)
+                    failed, size = ryml.emit_json_to_substr(tree, node, buf)
+        except Exception as exc:  # what rapidyaml cannot write (a tree nested too deep): the reference reader words it
+            raise FastPathError(str(exc)) from None
         del buf[size:]
         return quote_exponent_strings(bytes(buf))
 
     def whole(self, text: bytes) -> bytes | None:
         try:
             tree, root = self._parse(text)
+            if root < 0:
+                return b"null"
+            js = self._emit(tree, root, len(text))
         except FastPathError:
             return None
-        if root < 0:
-            return b"null"
-        js = self._emit(tree, root, len(text))
         return None if plain_specials(text, js) or not unique_keys(js) else js
 
     def items(self, text: bytes, starts: list[int], end: int) -> Iterator[Item]:

@@ -13,7 +13,9 @@ cluster. See docs/complete.md.
 from __future__ import annotations
 
 import gzip
+import io
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Sequence
@@ -26,6 +28,7 @@ from podwhy.heap import gc_paused
 from podwhy.model.objects import ALPHA_KINDS, KINDS
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
+from podwhy.snapshot.limits import max_input_bytes, too_large
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
 # nothing is explained) and Events (which only add what the scheduler said). Files that hold
@@ -128,18 +131,32 @@ class FileSource:
         decoded.add_to(snapshot)
 
 
-def _read_chunks(path: Path, progress: ReadCallback) -> bytes:
-    """The file's bytes, read in chunks, each reported (a large file takes a while)."""
-    with path.open("rb") as f:
-        total = os.fstat(f.fileno()).st_size
-        if total < CHUNKED_READ_BYTES:
-            return f.read()
-        chunks: list[bytes] = []
-        done = 0
-        while chunk := f.read(READ_CHUNK_BYTES):
-            chunks.append(chunk)
-            done += len(chunk)
-            progress(ReadProgress(str(path), "reading", done, max(total, done)))
+def _read_chunks(path: Path, f: BinaryIO, total: int, progress: ReadCallback) -> bytes:
+    """The regular file's bytes (TOTAL of them), read in chunks, each reported (a large file takes a while)."""
+    if total < CHUNKED_READ_BYTES:
+        return f.read()
+    chunks: list[bytes] = []
+    done = 0
+    while chunk := f.read(READ_CHUNK_BYTES):
+        chunks.append(chunk)
+        done += len(chunk)
+        progress(ReadProgress(str(path), "reading", done, max(total, done)))
+    return b"".join(chunks)
+
+
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def _read_bounded(stream: _Readable, name: str, limit: int | None, what: str = "holds") -> bytes:
+    """All of STREAM (a pipe, a device, a decompressing reader), refused as soon as it passes LIMIT bytes."""
+    chunks: list[bytes] = []
+    done = 0
+    while chunk := stream.read(READ_CHUNK_BYTES):
+        done += len(chunk)
+        if limit is not None and done > limit:
+            raise too_large(name, limit, what)
+        chunks.append(chunk)
     return b"".join(chunks)
 
 
@@ -155,7 +172,7 @@ class GivenFiles:
         not, the snapshot says so."""
         try:
             resolved = file.resolve()
-        except OSError:  # reading it fails with a clear error
+        except (OSError, RuntimeError):  # reading it fails with a clear error (RuntimeError: a symlink loop)
             return True
         first = self.read.get(resolved)
         if first is None:
@@ -169,23 +186,35 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def gunzip(data: bytes, name: str) -> bytes:
-    """DATA decompressed when it is gzip (told by its magic bytes, whatever its name); NAME names it in errors."""
+    """DATA decompressed when it is gzip (told by its magic bytes, whatever its name); NAME names it
+    in errors. Decompressed as a stream, refused once it expands past the input limit (limits.py)."""
     if data[:2] != GZIP_MAGIC:
         return data
     try:
-        return gzip.decompress(data)
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+            return _read_bounded(unzipped, name, max_input_bytes(), "expands to")
     except (OSError, EOFError, zlib.error) as exc:
         raise PodwhyError(f"{name}: corrupt gzip data: {exc}") from None
 
 
 def read_stream(stream: BinaryIO, name: str) -> bytes:
-    """All of STREAM (stdin), decompressed when it is gzip."""
-    return gunzip(stream.read(), name)
+    """All of STREAM (stdin), decompressed when it is gzip; each bounded by the input limit."""
+    return gunzip(_read_bounded(stream, name, max_input_bytes()), name)
 
 
 def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
+    limit = max_input_bytes()
     try:
-        data = path.read_bytes() if progress is None else _read_chunks(path, progress)
+        with path.open("rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):  # a pipe, <(...), a device: read until the limit
+                data = _read_bounded(f, str(path), limit)
+            elif limit is not None and info.st_size > limit:
+                raise too_large(str(path), limit)
+            else:
+                data = f.read() if progress is None else _read_chunks(path, f, info.st_size, progress)
+                if limit is not None and len(data) > limit:  # it grew while read
+                    raise too_large(str(path), limit)
     except FileNotFoundError:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:

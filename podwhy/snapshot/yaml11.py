@@ -19,6 +19,8 @@ import msgspec
 import msgspec.inspect as mi
 import yaml
 
+from podwhy.snapshot.limits import MAX_YAML_ALIAS_NODES, MAX_YAML_DEPTH
+
 _StructT = TypeVar("_StructT", bound=msgspec.Struct)
 _SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -102,7 +104,13 @@ Loader.yaml_implicit_resolvers = {
 
 def _keeping_text(construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any, yaml.ScalarNode], Scalar]:
     def build(loader: Any, node: yaml.ScalarNode) -> Scalar:
-        return Scalar(construct(loader, node), str(node.value))
+        try:
+            value = construct(loader, node)
+        except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a number of {len(str(node.value))} characters: too long to read", node.start_mark
+            ) from None
+        return Scalar(value, str(node.value))
 
     return build
 
@@ -117,8 +125,115 @@ for _tag, _construct in (
 
 
 def load_all(data: bytes | str) -> list[Any]:
-    """Every document of a stream (yaml.YAMLError if it is malformed)."""
+    """Every document of a stream (yaml.YAMLError if it is malformed, or nested or aliased past
+    the bounds of limits.py)."""
+    text = data if isinstance(data, bytes) else data.encode()
+    check_depth(text)
+    check_aliases(text)
     return list(yaml.load_all(data, Loader=Loader))
+
+
+class BoundError(yaml.YAMLError):
+    """A document past one of limits.py's bounds, said in words of the problem."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+# What opens a level: a flow bracket, or a line's indent and the `- `, `? `, `: ` markers after it.
+_NESTING = re.compile(rb"[\[{\]}]|^[ \t]*(?:[-?:][ \t]+)*", re.MULTILINE)
+
+
+def check_depth(data: bytes) -> None:
+    """BoundError when DATA may nest deeper than MAX_YAML_DEPTH, told before libyaml parses it (its
+    parser recurses in C, once per level, and would overflow the stack rather than fail). An upper
+    bound: the deepest run of open flow brackets plus the widest indent and markers of a line;
+    brackets in strings count too, which leaves a real document far below the bound."""
+    if len(data) <= MAX_YAML_DEPTH:  # every level takes a byte at least
+        return
+    flow = deepest = block = 0
+    for match in _NESTING.finditer(data):
+        token = match[0]
+        if token in (b"[", b"{"):
+            flow += 1
+            deepest = max(deepest, flow)
+        elif token in (b"]", b"}"):
+            flow = max(flow - 1, 0)
+        else:
+            block = max(block, len(token))
+    if deepest + block > MAX_YAML_DEPTH:
+        raise BoundError(f"nested more than {MAX_YAML_DEPTH} levels deep (MAX_YAML_DEPTH)")
+
+
+# An alias (`*name`): a star and a name; YAML reads one at the start of a line or after a space or
+# flow indicator (searched for the star first: a literal is found fast).
+_ALIAS = re.compile(rb"\*[^\s\[\]{},]")
+_BEFORE_ALIAS = frozenset(b" \t\r\n[{,")
+
+
+def _has_alias(data: bytes) -> bool:
+    return any(m.start() == 0 or data[m.start() - 1] in _BEFORE_ALIAS for m in _ALIAS.finditer(data))
+
+
+def check_aliases(data: bytes) -> None:
+    """BoundError when DATA's aliases, expanded, would add more than MAX_YAML_ALIAS_NODES nodes
+    (a "billion laughs"), or an alias refers to the collection it is in: counted on the node
+    graph, where an alias is the node it names, before anything expands it."""
+    if b"*" not in data or not _has_alias(data):
+        return
+    check_depth(data)
+    added = 0
+    try:
+        roots = list(yaml.compose_all(data, Loader=Loader))
+    except BoundError:
+        raise
+    except yaml.YAMLError:  # malformed: the reader says where
+        return
+    for root in roots:
+        if root is not None:
+            added += _alias_nodes(root)
+            if added > MAX_YAML_ALIAS_NODES:
+                raise BoundError(
+                    f"its aliases expand to more than {MAX_YAML_ALIAS_NODES:,} nodes (MAX_YAML_ALIAS_NODES)"
+                )
+
+
+def _alias_nodes(root: yaml.Node) -> int:
+    """How many nodes expanding ROOT's aliases adds to the nodes it holds (iteratively: no recursion)."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = _children_of(node)
+        if done:
+            open_.discard(key)
+            size[key] = 1 + sum(size[id(child)] for child in children)
+            if size[key] - len(size) > MAX_YAML_ALIAS_NODES:
+                return size[key] - len(size)
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise BoundError("an alias refers to a collection it is part of (a recursive alias)")
+        open_.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_:
+                raise BoundError("an alias refers to a collection it is part of (a recursive alias)")
+            if id(child) not in size:
+                stack.append((child, False))
+    return size[id(root)] - len(size)
+
+
+def _children_of(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def plain(value: Any) -> Any:
