@@ -12,6 +12,7 @@ import pytest
 from podwhy.cluster.placement import Placer, replica_signature
 from podwhy.engine import scheduler_config
 from podwhy.model import objects as o
+from podwhy.report.words.placement import placement_text
 from podwhy.scheduler.config import default_config
 from podwhy.snapshot.source import FileSource
 from tests.builders import make_node, make_pod
@@ -40,7 +41,8 @@ def _placements(case: Path, reuse: bool) -> list[tuple[str, str, str, list[str]]
         pytest.skip("the target is bound")
     placer = Placer(snapshot, config, reuse=reuse)
     return [
-        (r.node, r.verdict.value, r.message, r.tied) for r in (placer.schedule(p) for p in _replicas(pod, REPLICAS))
+        (r.node, r.verdict.value, placement_text(r.reason), r.tied)
+        for r in (placer.schedule(p) for p in _replicas(pod, REPLICAS))
     ]
 
 
@@ -66,4 +68,4 @@ def test_a_bound_node_is_filtered_again() -> None:
     pods = [make_pod(f"p{i}").req(cpu="1").obj() for i in range(3)]
     placed = [placer.schedule(p) for p in pods]
     assert [r.node for r in placed] == ["n1", "n1", ""]
-    assert "Insufficient cpu" in placed[2].message
+    assert "Insufficient cpu" in placement_text(placed[2].reason)
