@@ -173,17 +173,9 @@ def fenceposts(strategy: o.DeploymentStrategy | None, replicas: int) -> tuple[in
 def deletion_order(pods: Sequence[o.Pod]) -> list[o.Pod]:
     """The ReplicaSet controller's preference when it scales down (ActivePods): unscheduled
     before scheduled, Pending before Running, then the newest first (podwhy reads no readiness)."""
-
-    def key(p: o.Pod) -> tuple[bool, bool, str, str]:
-        created = p.metadata.creation_timestamp or ""
-        return (bool(p.spec.node_name), p.status.phase == "Running", _inverted(created), p.metadata.name)
-
-    return sorted(pods, key=key)
-
-
-def _inverted(text: str) -> str:
-    """TEXT such that sorting it ascending sorts the original descending (newest first)."""
-    return "".join(chr(0x10FFFF - ord(c)) for c in text)
+    by_name = sorted(pods, key=lambda p: p.metadata.name)
+    newest_first = sorted(by_name, key=lambda p: p.metadata.creation_timestamp or "", reverse=True)
+    return sorted(newest_first, key=lambda p: (bool(p.spec.node_name), p.status.phase == "Running"))
 
 
 # Places one new pod and says whether it runs; removes one old pod.
