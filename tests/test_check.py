@@ -55,6 +55,10 @@ def deployment(name: str, replicas: int, spec: Json, kind: str = "Deployment", *
     }
 
 
+# The least a template holds that the API server accepts: one container, with an image.
+BARE: tuple[Json, ...] = ({"name": "c", "image": "img"},)
+
+
 def container(cpu: str = "100m", host_port: int | None = None) -> Json:
     out: Json = {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}
     if host_port is not None:
@@ -169,7 +173,10 @@ def test_later_replicas_see_the_earlier_ones(
 
 
 def test_anti_affinity_replicas_land_on_distinct_nodes() -> None:
-    report = check([make_node("n1").obj(), make_node("n2").obj()], deployment("web", 2, {"affinity": ANTI_AFFINITY}))
+    report = check(
+        [make_node("n1").obj(), make_node("n2").obj()],
+        deployment("web", 2, {"affinity": ANTI_AFFINITY, "containers": list(BARE)}),
+    )
     assert sorted(n for n in nodes_of(report.workloads[0]) if n) == ["n1", "n2"]
 
 
@@ -183,7 +190,9 @@ def test_pods_already_in_the_cluster_count() -> None:
 
 
 def test_ties_are_broken_by_node_name_and_said() -> None:
-    report = check([make_node("zeta").obj(), make_node("alpha").obj()], deployment("web", 1, {"containers": []}))
+    report = check(
+        [make_node("zeta").obj(), make_node("alpha").obj()], deployment("web", 1, {"containers": list(BARE)})
+    )
     (replica,) = report.workloads[0].replicas
     assert replica.node == "alpha"
     assert replica.tiedNodes == ["alpha", "zeta"]
@@ -193,7 +202,7 @@ def test_ties_are_broken_by_node_name_and_said() -> None:
 
 def test_many_tied_nodes_are_counted_and_the_first_ten_named() -> None:
     nodes = [make_node(f"n{i:02}").obj() for i in range(12)]
-    (replica,) = check(nodes, deployment("web", 1, {"containers": []})).workloads[0].replicas
+    (replica,) = check(nodes, deployment("web", 1, {"containers": list(BARE)})).workloads[0].replicas
     assert (replica.node, replica.tiedCount) == ("n00", 12)
     assert replica.tiedNodes == [f"n{i:02}" for i in range(10)]
 
@@ -287,7 +296,7 @@ def test_stateful_set_parallel_tries_every_ordinal() -> None:
         ({"kind": "Deployment", "spec": {"replicas": 0}}, 0),
         ({"kind": "Deployment", "spec": {}}, 1),
         ({"kind": "CronJob", "spec": {"jobTemplate": {"spec": {"parallelism": 2, "template": None}}}}, 2),
-        ({"kind": "Pod", "spec": {"containers": []}}, 1),
+        ({"kind": "Pod", "spec": {"containers": list(BARE)}}, 1),
     ],
 )
 def test_replica_counts(doc: Json, count: int) -> None:
@@ -295,9 +304,9 @@ def test_replica_counts(doc: Json, count: int) -> None:
     raw: Json = {"apiVersion": versions.get(doc["kind"], "apps/v1"), "metadata": {"name": "w"}, **doc}
     spec = raw["spec"]
     if raw["kind"] == "CronJob":
-        spec["jobTemplate"]["spec"]["template"] = {"spec": {"containers": []}}
+        spec["jobTemplate"]["spec"]["template"] = {"spec": {"containers": list(BARE)}}
     elif raw["kind"] != "Pod":
-        spec["template"] = {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": []}}
+        spec["template"] = {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": list(BARE)}}
     snapshot = make_snapshot(make_node("n1").obj())
     (workload,) = ManifestSource(["-"], stdin=io.BytesIO(stream(raw))).load_into(snapshot)
     assert len(workload.pods) == count
@@ -309,7 +318,7 @@ def test_replica_counts(doc: Json, count: int) -> None:
 
 def test_deployment_pods_belong_to_a_replica_set_in_the_snapshot() -> None:
     snapshot = make_snapshot(make_node("n1").obj())
-    doc = deployment("web", 2, {"containers": []})
+    doc = deployment("web", 2, {"containers": list(BARE)})
     (workload,) = ManifestSource(["-"], namespace="shop", stdin=io.BytesIO(stream(doc))).load_into(snapshot)
     (rs,) = snapshot.replica_sets
     assert rs.metadata.namespace == "shop" and rs.metadata.owner_references[0].kind == "Deployment"
@@ -328,7 +337,7 @@ def test_chart_services_and_priority_classes_are_applied() -> None:
         "value": 1000,
     }
     svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}}}
-    doc = deployment("web", 1, {"priorityClassName": "high", "containers": []})
+    doc = deployment("web", 1, {"priorityClassName": "high", "containers": list(BARE)})
     snapshot = make_snapshot(make_node("n1").obj())
     (workload,) = ManifestSource(["-"], stdin=io.BytesIO(stream(pclass, svc, doc))).load_into(snapshot)
     assert workload.pods[0].spec.priority == 1000
@@ -517,7 +526,7 @@ def load(objects: list[msgspec.Struct], *docs: Json, namespace: str = "default")
 
 HASH = r"[4-9bcdf]{1,10}"  # a decimal FNV-32a written in the API's alphabet
 SUFFIX = r"[bcdfghjklmnpqrstvwxz2456789]{5}"
-TEMPLATE: Json = {"template": {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": []}}}
+TEMPLATE: Json = {"template": {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": list(BARE)}}}
 
 
 def job(name: str, **spec: Any) -> Json:
@@ -535,17 +544,22 @@ CRON_JOB: Json = {
 @pytest.mark.parametrize(
     ("doc", "pattern"),
     [
-        (deployment("web", 2, {"containers": []}), rf"web-{HASH}-{SUFFIX}"),
-        (deployment("rs", 2, {"containers": []}, kind="ReplicaSet"), rf"rs-{SUFFIX}"),
-        (deployment("db", 2, {"containers": []}, kind="StatefulSet"), r"db-[01]"),
+        (deployment("web", 2, {"containers": list(BARE)}), rf"web-{HASH}-{SUFFIX}"),
+        (deployment("rs", 2, {"containers": list(BARE)}, kind="ReplicaSet"), rf"rs-{SUFFIX}"),
+        (deployment("db", 2, {"containers": list(BARE)}, kind="StatefulSet"), r"db-[01]"),
         (job("job", parallelism=2), rf"job-{SUFFIX}"),
         (job("ix", parallelism=2, completionMode="Indexed"), rf"ix-[01]-{SUFFIX}"),
         (CRON_JOB, rf"nightly-28928160-{SUFFIX}"),
         (
-            {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "probe-"}, "spec": {"containers": []}},
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"generateName": "probe-"},
+                "spec": {"containers": list(BARE)},
+            },
             rf"probe-{SUFFIX}",
         ),
-        (deployment("x" * 70, 2, {"containers": []}, kind="ReplicaSet"), rf"x{{58}}{SUFFIX}"),
+        (deployment("x" * 70, 2, {"containers": list(BARE)}, kind="ReplicaSet"), rf"x{{58}}{SUFFIX}"),
     ],
     ids=["Deployment", "ReplicaSet", "StatefulSet", "Job", "IndexedJob", "CronJob", "generateName", "long"],
 )
@@ -607,7 +621,7 @@ def test_job_and_cron_job_pods_are_owned_by_their_job() -> None:
 
 
 def test_generated_names_do_not_take_a_name_already_in_use() -> None:
-    doc = deployment("rs", 1, {"containers": []}, kind="ReplicaSet")
+    doc = deployment("rs", 1, {"containers": list(BARE)}, kind="ReplicaSet")
     _, (workload,) = load([make_node("n1").obj()], doc)
     taken = workload.pods[0].metadata.name
     _, (again,) = load([make_node("n1").obj(), make_pod(taken).obj()], doc)

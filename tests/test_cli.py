@@ -168,7 +168,9 @@ def test_manifest_errors_are_worded_as_for_dumps(manifest: str, tmp_path: Path) 
 
 def test_a_manifest_with_only_generate_name_is_named_as_check_names_it(tmp_path: Path) -> None:
     path = tmp_path / "pod.yaml"
-    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {generateName: probe-}\nspec: {containers: [{name: c}]}\n")
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: probe-}\nspec: {containers: [{name: c, image: img}]}\n"
+    )
     _, out, _ = run("-f", str(path), "-n", "shop", "--from", str(EXAMPLE), "--complete", "-o", "json")
     pod = json.loads(out)["pod"]
     assert pod["namespace"] == "shop"
@@ -197,7 +199,7 @@ def test_a_manifest_must_hold_one_pod(manifest: str, found: str, tmp_path: Path)
 
 
 def test_a_manifest_from_stdin(tmp_path: Path) -> None:
-    manifest = "kind: Pod\nmetadata: {name: big, namespace: shop}\nspec: {containers: [{name: c}]}\n"
+    manifest = "kind: Pod\nmetadata: {name: big, namespace: shop}\nspec: {containers: [{name: c, image: img}]}\n"
     code, out, _ = run("-f", "-", "--from", str(EXAMPLE), "--complete", "-o", "json", input=manifest)
     assert code in (0, 1)
     assert json.loads(out)["pod"]["name"] == "big"

@@ -334,7 +334,7 @@ def test_real_documents_without_kind() -> None:
 
 
 def test_manifests_without_kind(tmp_path: Path) -> None:
-    write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: img}]}\n")
     write(tmp_path / "m", "values.yaml", "replicas: 3\n")
     source = ManifestSource([str(tmp_path / "m")])
     assert [e.kind for e in source.read()] == ["Pod"]
@@ -376,7 +376,7 @@ def test_an_empty_gz_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_gzipped_manifests_on_stdin() -> None:
-    text = b"kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n"
+    text = b"kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: img}]}\n"
     entries = ManifestSource(["-"], stdin=io.BytesIO(gzip.compress(text))).read()
     assert [(e.kind, e.obj.metadata.name) for e in entries] == [("Pod", "p")]
 
@@ -547,7 +547,7 @@ def test_pending_and_check_print_the_input_warnings(tmp_path: Path) -> None:
         tmp_path,
         "pod.yaml",
         "kind: Pod\nmetadata: {name: p}\n"
-        "spec: {containers: [{name: c, resources: {requests: {cpu: 10m, memory: 1Mi}}}]}\n",
+        "spec: {containers: [{name: c, image: img, resources: {requests: {cpu: 10m, memory: 1Mi}}}]}\n",
     )
     # A pod of the cluster (without any, no free room is vouched for) and its ResourceQuotas listed.
     pods = write(tmp_path, "pods.yaml", "kind: Pod\nmetadata: {name: other, namespace: default}\nspec: {}\n")
@@ -624,7 +624,7 @@ def test_a_scheduler_configuration_with_a_key_twice_is_refused(tmp_path: Path) -
 
 
 def test_check_warns_of_manifests_without_kind_in_a_folder(tmp_path: Path) -> None:
-    write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    write(tmp_path / "m", "pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: img}]}\n")
     values = write(tmp_path / "m", "values.yaml", "replicas: 3\n")
     node = str(REAL / "mirror-pod" / "minikube-node.json")
     result = invoke("check", "-f", str(tmp_path / "m"), "--from", node, "--complete")

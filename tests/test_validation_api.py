@@ -186,12 +186,23 @@ CASES: list[tuple[str, o.PodSpec, list[str]]] = [
         ),
         [],
     ),
+    ("a pod without containers", spec(), ["spec.containers: Required value"]),
+    (
+        "a container without an image",
+        spec({"image": ""}, {"name": "", "image": ""}),
+        [
+            f"{C0}.image: Required value",
+            "spec.containers[1].name: Required value",
+            "spec.containers[1].image: Required value",
+        ],
+    ),
     (
         "an init container's own host ports",
         spec(
+            {},
             initContainers=[
                 {"name": "i", "image": "img", "ports": [{"containerPort": 1, "hostPort": 8080}] * 2},
-            ]
+            ],
         ),
         ['spec.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//8080"'],
     ),

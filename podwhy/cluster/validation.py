@@ -5,8 +5,9 @@ to the rules that matter to scheduling and to the quantities podwhy computes wit
 An object the API server would refuse is refused in its words: `The Pod "web" is invalid:
 spec.containers[0].resources.requests[cpu]: Invalid value: "-5": must be greater than or equal to
 0`, several errors as errors.NewInvalid aggregates them (`[a, b]`, one line where kubectl prints a
-list). The rules, in upstream's order within ValidatePodSpec: volume names; container names
-(required, DNS labels, unique across containers and init containers), ports (names, containerPort
+list). The rules, in upstream's order within ValidatePodSpec: volume names; containers (at least
+one), their names (required, DNS labels, unique across containers and init containers) and images
+(required), ports (names, containerPort
 and hostPort ranges, protocol, hostPort conflicts), resources (resource names, quantities not
 negative, whole numbers for extended resources, requests at most their limits and equal to them
 for hugepages and extended resources, hugepage sizes, HugePages needing cpu or memory);
@@ -15,7 +16,7 @@ affinity and anti-affinity terms; topology spread constraints; tolerations; the 
 name and preemption policy; overhead.
 
 Not checked (the API server refuses them too, and podwhy lets them by): the rest of the object's
-metadata, a pod without containers, images, probes, lifecycle hooks, env, volume sources and mounts, security contexts,
+metadata, images' form, probes, lifecycle hooks, env, volume sources and mounts, security contexts,
 DNS settings, resource claim references, matchLabelKeys, and the workloads' own fields
 (replicas, selectors, strategies). Errors of several resources come out in the manifest's order
 where Go's map iteration gives any order.
@@ -227,6 +228,8 @@ def _container_common_errors(container: o.Container, path: str) -> list[str]:
     """validateContainerCommon: the name, the ports, the resources."""
     name_path = child(path, "name")
     errs = [required(name_path)] if not container.name else _dns_label(container.name, name_path)
+    if not container.image:
+        errs.append(required(child(path, "image")))
     errs += _port_errors(container.ports, child(path, "ports"))
     resources = container.resources
     errs += _requirements_errors(
@@ -236,8 +239,9 @@ def _container_common_errors(container: o.Container, path: str) -> list[str]:
 
 
 def _container_errors(containers: list[o.Container], path: str) -> list[str]:
-    """validateContainers: names unique among them; host ports not shared. (A pod without
-    containers, which the API server refuses, is let by: podwhy's own tests place such pods.)"""
+    """validateContainers: at least one; names unique among them; host ports not shared."""
+    if not containers:
+        return [required(path)]
     errs: list[str] = []
     names: set[str] = set()
     for i, container in enumerate(containers):
