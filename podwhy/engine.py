@@ -221,6 +221,7 @@ def explain(request: ExplainRequest) -> Report:
         notes=notes,
         manifest=None if request.pod_file is None else str(request.pod_file),
         autoscaling=analysis,
+        document=manifest.document if manifest is not None else None,
     )
     return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
 

@@ -184,13 +184,61 @@ def _split(words: list[str], separator: str) -> list[list[str]]:
 
 
 def _patched(doc: Json, opts: dict[str, str]) -> Json:
+    return kubectl_patch(doc, opts["--type"], opts["-p"])
+
+
+def kubectl_patch(doc: Json, patch_type: str, patch_text: str) -> Json:
+    """`kubectl patch --type PATCH_TYPE -p PATCH_TEXT` of DOC."""
     import json
 
-    patch = json.loads(opts["-p"])
-    if opts["--type"] == "json":
+    patch = json.loads(patch_text)
+    if patch_type == "json":
         return json_patch(doc, patch)  # type: ignore[no-any-return]
-    assert opts["--type"] == "merge"
+    if patch_type == "strategic":
+        return strategic_merge_patch(doc, patch)  # type: ignore[no-any-return]
+    assert patch_type == "merge"
     return merge_patch(doc, patch)  # type: ignore[no-any-return]
+
+
+# The lists of a Pod's spec that a strategic merge patch merges by a key (patchMergeKey in
+# k8s.io/api/core/v1); every other list is replaced whole, as in RFC 7386.
+MERGE_KEYS = {
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "volumes": "name",
+    "env": "name",
+    "ports": "containerPort",
+    "volumeMounts": "mountPath",
+    "imagePullSecrets": "name",
+    "resourceClaims": "name",
+}
+
+
+def strategic_merge_patch(target: Any, patch: Any) -> Any:
+    """kubectl's strategic merge patch of a Pod or a workload, as far as podwhy's commands use it:
+    objects merge member by member (null removes one), the lists of MERGE_KEYS merge their entries
+    by that key, every other value is replaced."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, list) and key in MERGE_KEYS and isinstance(out.get(key), list):
+            merged = [copy.deepcopy(item) for item in out[key]]
+            for item in value:
+                at = next(
+                    (i for i, old in enumerate(merged) if old.get(MERGE_KEYS[key]) == item[MERGE_KEYS[key]]), None
+                )
+                if at is None:
+                    merged.append(copy.deepcopy(item))
+                else:
+                    merged[at] = strategic_merge_patch(merged[at], item)
+            out[key] = merged
+        else:
+            out[key] = strategic_merge_patch(out.get(key), value)
+    return out
 
 
 def _admit(doc: Json) -> None:

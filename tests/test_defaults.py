@@ -243,12 +243,11 @@ def test_lowering_a_request_derived_from_a_limit_patches_the_manifest_as_written
     """A manifest that sets only limits has no `requests` to add a member to: the suggested patch
     adds the whole map, so that it applies to the file as written (as `kubectl patch --local`)."""
     import json
-    import re
     import shlex
 
     import yaml
 
-    from podwhy.analysis.suggest.patches import apply_json_patch
+    from tests.test_commands import kubectl_patch
 
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(
@@ -266,8 +265,10 @@ def test_lowering_a_request_derived_from_a_limit_patches_the_manifest_as_written
     )
     report = json.loads(result.stdout)
     (lower,) = [s for s in report["suggestions"] if s["kind"] == "lowerRequest"]
-    ops = json.loads(shlex.split(re.search(r"-p ('[^']*')", lower["command"]).group(1))[0])  # type: ignore[union-attr]
-    patched = apply_json_patch(yaml.safe_load(manifest.read_text()), ops)
+    words = shlex.split(lower["command"], comments=True)
+    patched = kubectl_patch(
+        yaml.safe_load(manifest.read_text()), words[words.index("--type") + 1], words[words.index("-p") + 1]
+    )
     resources = patched["spec"]["containers"][0]["resources"]
     assert resources == {"limits": {"cpu": "3", "memory": "1Gi"}, "requests": {"cpu": "2000m", "memory": "1Gi"}}
 

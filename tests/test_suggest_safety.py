@@ -26,7 +26,7 @@ from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 from tests.builders import from_raw, make_node, make_pod, make_snapshot, quotas_listed
-from tests.test_commands import json_patch
+from tests.test_commands import kubectl_patch
 
 Json = dict[str, Any]
 
@@ -464,9 +464,8 @@ def test_a_manifest_is_patched_as_a_file_never_as_a_made_up_pod(tmp_path: Path, 
     patched_path = words[words.index(">") + 1]
     assert patched_path == str(tmp_path / "pod.patched.yaml")
     assert command.endswith(f"{create} {shlex.quote(patched_path)}")
-    # The ops, applied to the manifest as written, give a pod that fits.
-    ops = json.loads(words[words.index("-p") + 1])
-    patched = json_patch(manifest, ops)
+    # The patch, applied to the manifest as written, gives a pod that fits.
+    patched = kubectl_patch(manifest, words[words.index("--type") + 1], words[words.index("-p") + 1])
     patched_file = tmp_path / "patched.yaml"
     patched_file.write_text(yaml.safe_dump(patched))
     quotas = quotas_listed(tmp_path)

@@ -1,7 +1,14 @@
 """The kubectl command that makes a change to a Pending pod's spec, through the workload that owns it.
 
 A change is given as RFC 6902 ops with paths relative to the pod (`/spec/containers/0/...`).
-Each owner kind takes it differently, and what follows the patch differs with it:
+A change of requests is written as a strategic merge patch (kubectl patch's own type for built-in
+kinds), its containers merged by name: it applies to whatever the template or manifest holds of
+them. A template need not hold what the API server gave the pod — a container without
+`resources` whose requests a LimitRange default set, requests copied from limits — and containers
+a webhook added to the pod shift the indices a JSON patch would name. Other changes (a selector,
+an affinity term, a spread constraint, the whole tolerations list) touch fields admission leaves
+as the template wrote them, and stay RFC 6902 ops. Each owner kind takes a change differently,
+and what follows the patch differs with it:
 
 - Deployment, DaemonSet: patching `/spec/template` rolls out new pods; the Pending ones go.
 - StatefulSet: patching rolls out, except that with `podManagementPolicy: OrderedReady` (the
@@ -57,6 +64,71 @@ JOB_GENERATED_FIELDS: dict[str, Any] = {
 }
 
 
+# The lists a strategic merge patch of a pod merges by a key (patchMergeKey in k8s.io/api/core/v1):
+# containers and init containers by name.
+_MERGED_BY_NAME = ("containers", "initContainers")
+
+
+def strategic_patch(pod: o.Pod, ops: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """OPS (paths relative to POD) as a strategic merge patch of the pod, when every op sets the
+    requests of a container (by its name) or of the pod; None for any other change."""
+    if not ops:
+        return None
+    spec: dict[str, Any] = {}
+    for op in ops:
+        if op["op"] not in ("add", "replace"):
+            return None
+        parts = op["path"].split("/")[1:]
+        if parts == ["spec", "resources", "requests"]:
+            spec["resources"] = {"requests": op["value"]}
+            continue
+        if len(parts) != 5 or parts[1] not in _MERGED_BY_NAME or parts[3:] != ["resources", "requests"]:
+            return None
+        containers = pod.spec.containers if parts[1] == "containers" else pod.spec.init_containers
+        if not parts[2].isdigit() or int(parts[2]) >= len(containers):
+            return None
+        name = containers[int(parts[2])].name
+        entries: list[dict[str, Any]] = spec.setdefault(parts[1], [])
+        entry = next((e for e in entries if e["name"] == name), None)
+        if entry is None:
+            entry = {"name": name}
+            entries.append(entry)
+        entry["resources"] = {"requests": op["value"]}
+    return {"spec": spec}
+
+
+def _nested(prefix: str, patch: dict[str, Any]) -> dict[str, Any]:
+    """PATCH (of a pod) placed at PREFIX (`/spec/template`) of its owner."""
+    for part in reversed(prefix.split("/")[1:]):
+        patch = {part: patch}
+    return patch
+
+
+def _deep_merge(into: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(into)
+    for key, value in extra.items():
+        out[key] = _deep_merge(out[key], value) if isinstance(out.get(key), dict) and isinstance(value, dict) else value
+    return out
+
+
+def _patch_flags(
+    pod: o.Pod,
+    prefix: str,
+    ops: list[dict[str, Any]],
+    extra: tuple[dict[str, Any], dict[str, Any]] | None = None,
+) -> str:
+    """`--type ... -p ...` for the change OPS (paths relative to POD) to the pod template at PREFIX
+    ("" for the pod itself); EXTRA: one more change of the owner, as (RFC 6902 op, merge patch)."""
+    strategic = strategic_patch(pod, ops)
+    if strategic is not None:
+        patch = _nested(prefix, strategic)
+        if extra is not None:
+            patch = _deep_merge(patch, extra[1])
+        return f"--type strategic -p {_json(patch)}"
+    under = _under(prefix, ops) + ([extra[0]] if extra is not None else [])
+    return f"--type json -p {_json(under)}"
+
+
 def template_owner(pod: o.Pod, snapshot: Snapshot) -> tuple[str, str, str] | None:
     """(kind, namespace, name) of the workload whose template makes the pod (a ReplicaSet lifted
     to its Deployment, a Job to its CronJob), None for a bare pod or an owner without a pod template."""
@@ -90,8 +162,8 @@ def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], rep
         return _cron_job(pod, owner, ops)
     if owner.kind == "Job":
         job = snapshot.jobs.get(f"{owner.namespace}/{owner.name}")
-        return _recreate_job(owner, ops, manual_selector=job is not None and bool(job.spec.manual_selector))
-    patch = _patch(owner, ops)
+        return _recreate_job(pod, owner, ops, manual_selector=job is not None and bool(job.spec.manual_selector))
+    patch = _patch(pod, owner, ops)
     if owner.kind in ("ReplicaSet", "ReplicationController"):
         return (
             f"{patch} && {_delete_pods(owner.namespace, pods)}"
@@ -109,7 +181,7 @@ def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
     pod, which is not in the cluster (and whose name podwhy may have made up from generateName)."""
     # A manifest without a name cannot be applied: create makes the API server generate one.
     create = "kubectl create -f" if pod.metadata.generate_name else "kubectl apply -f"
-    local = f"kubectl patch --local --type json -p {_json(ops)} -o yaml"
+    local = f"kubectl patch --local {_patch_flags(pod, '', ops)} -o yaml"
     if path == "-":
         return f"{local} -f - | {create} -  # the manifest on stdin, as podwhy read it"
     stem, dot, ext = path.rpartition(".")
@@ -117,22 +189,22 @@ def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
     return f"{local} -f {shlex.quote(path)} > {shlex.quote(patched)} && {create} {shlex.quote(patched)}"
 
 
-def _patch(owner: Owner, ops: list[dict[str, Any]]) -> str:
+def _patch(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]]) -> str:
     return (
         f"kubectl patch {owner.kind.lower()} {shlex.quote(owner.name)} -n {shlex.quote(owner.namespace)} "
-        f"--type json -p {_json(_under(TEMPLATE_PATHS[owner.kind], ops))}"
+        f"{_patch_flags(pod, TEMPLATE_PATHS[owner.kind], ops)}"
     )
 
 
 def _replace_bare_pod(pod: o.Pod, ops: list[dict[str, Any]]) -> str:
     ns, name = shlex.quote(pod.metadata.namespace), shlex.quote(pod.metadata.name)
     return (
-        f"kubectl get pod {name} -n {ns} -o json | kubectl patch --local -f - --type json "
-        f"-p {_json(ops)} -o json | kubectl replace --force -f -"
+        f"kubectl get pod {name} -n {ns} -o json | kubectl patch --local -f - {_patch_flags(pod, '', ops)} "
+        "-o json | kubectl replace --force -f -"
     )
 
 
-def _recreate_job(owner: Owner, ops: list[dict[str, Any]], manual_selector: bool) -> str:
+def _recreate_job(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]], manual_selector: bool) -> str:
     ns, name = shlex.quote(owner.namespace), shlex.quote(owner.name)
     drop = (
         ""
@@ -141,7 +213,7 @@ def _recreate_job(owner: Owner, ops: list[dict[str, Any]], manual_selector: bool
     )
     return (
         f"kubectl get job {name} -n {ns} -o json | {drop}"
-        f"kubectl patch --local -f - --type json -p {_json(_under(TEMPLATE_PATHS['Job'], ops))} -o json"
+        f"kubectl patch --local -f - {_patch_flags(pod, TEMPLATE_PATHS['Job'], ops)} -o json"
         " | kubectl replace --force -f -"
         "  # a Job's pod template cannot change: the Job is deleted and created again (its pods start over)"
     )
@@ -152,7 +224,7 @@ def _cron_job(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]]) -> str:
     assert ref is not None  # the pod's Job, which lifted it to the CronJob
     ns, job = shlex.quote(owner.namespace), shlex.quote(ref.name)
     return (
-        f"{_patch(owner, ops)} && kubectl delete job {job} -n {ns} && "
+        f"{_patch(pod, owner, ops)} && kubectl delete job {job} -n {ns} && "
         f"kubectl create job {job} --from={shlex.quote(f'cronjob/{owner.name}')} -n {ns}"
         "  # the CronJob's next Jobs get the change; its running Job, whose pod template cannot change,"
         " is recreated from it (its pods start over)"
@@ -172,7 +244,7 @@ def _stateful_set(
         (s for s in snapshot.stateful_sets if (s.metadata.namespace, s.metadata.name) == (owner.namespace, owner.name)),
         None,
     )
-    template_ops = _under(TEMPLATE_PATHS["StatefulSet"], ops)
+    extra: tuple[dict[str, Any], dict[str, Any]] | None = None
     notes: list[str] = []
     if sts is None:
         why: str | None = "the snapshot lacks the StatefulSet; with the default podManagementPolicy OrderedReady"
@@ -189,13 +261,14 @@ def _stateful_set(
         if partition and ordinals and min(ordinals) < partition:
             # An ordinal below the partition is recreated from the old template.
             lowest = min(ordinals)
-            template_ops.append(
-                {"op": "replace", "path": "/spec/updateStrategy/rollingUpdate/partition", "value": lowest}
+            extra = (
+                {"op": "replace", "path": "/spec/updateStrategy/rollingUpdate/partition", "value": lowest},
+                {"spec": {"updateStrategy": {"rollingUpdate": {"partition": lowest}}}},
             )
             notes.append(f"the partition ({partition}) is lowered to {lowest}: ordinals below it keep the old template")
     command = (
         f"kubectl patch statefulset {shlex.quote(owner.name)} -n {shlex.quote(owner.namespace)} "
-        f"--type json -p {_json(template_ops)}"
+        f"{_patch_flags(pod, TEMPLATE_PATHS['StatefulSet'], ops, extra)}"
     )
     if why is not None:
         command += f" && {_delete_pods(owner.namespace, pods)}"

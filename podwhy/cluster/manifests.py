@@ -27,6 +27,7 @@ from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
+from podwhy.model.gojson import without_nulls
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,
     POD_TEMPLATE_HASH,
@@ -606,6 +607,8 @@ class PodManifest:
     pod: o.Pod
     support: list[Entry]
     source: str = ""  # the file, as errors name it
+    # The Pod as the file holds it (what a command that patches the file patches), when read.
+    document: dict[str, Any] | None = None
 
     def admit(self, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
         """The pod as the API server admits it into SNAPSHOT (admission.add_manifest_pod); one it
@@ -630,7 +633,8 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
         data, source = read_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>"), "<stdin>"
     else:
         data, source = _read_bytes(path), str(path)
-    entries = decode(data, source, manifests=True).entries
+    decoded = decode(data, source, manifests=True)
+    entries = decoded.entries
     pods = [e for e in entries if e.kind == "Pod"]
     others = [e for e in entries if e.kind != "Pod" and e.kind not in SUPPORT_KINDS]
     if len(pods) != 1 or others:
@@ -640,9 +644,13 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
             hint="podwhy check -f places several pods and workloads",
         )
     pod: o.Pod = pods[0].obj
+    raw = next((decoded.raw_pods[k] for k, obj in decoded.raw_objects.items() if obj is pod), None)
+    document = without_nulls(msgspec.json.decode(raw)) if raw is not None else None
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
-    return PodManifest(pod, [e for e in entries if e.kind != "Pod"], source)
+    return PodManifest(
+        pod, [e for e in entries if e.kind != "Pod"], source, document if isinstance(document, dict) else None
+    )
 
 
 def _uid(namespace: str, kind: str, name: str) -> str:

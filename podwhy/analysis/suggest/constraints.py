@@ -47,12 +47,15 @@ def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]
             if feasible is None:
                 continue
             ops = [{"op": "replace", "path": f"/spec/topologySpreadConstraints/{index}/{field_name}", "value": value}]
+            command = _pod_command(v, ops)
+            if command is None:  # does not apply to the pod's source
+                continue
             return [
                 Suggestion(
                     RelaxTopologySpread(c.topology_key, max_skew),
                     nodes=feasible,
                     patches=[_pod_patch(v, ops)],
-                    command=_pod_command(v, ops),
+                    command=command,
                 )
             ]
     return []
@@ -86,12 +89,15 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
                 "path": f"/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/{index}",
             }
         ]
+        command = _pod_command(v, ops)
+        if command is None:  # does not apply to the pod's source
+            continue
         return [
             Suggestion(
                 DropAntiAffinity(index, term.topology_key),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=_pod_command(v, ops),
+                command=command,
             )
         ]
     return []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
@@ -56,12 +57,14 @@ def suggest(
     notes: list[Note] | None = None,
     manifest: str | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
+    document: dict[str, Any] | None = None,
 ) -> list[Suggestion]:
     """Verified changes that make an Unschedulable pod Schedulable; [] for any other verdict. With
     the pod's pending `group` and the `config`, also how many nodes the whole group needs.
     `framework`: the profile's over `snapshot` (make_framework), when the caller has one. `notes`
     gets what a bound kept from being looked for. `manifest`: the path of the manifest the pod
-    was given in ('-': stdin), whose changes are commands on that file."""
+    was given in ('-': stdin), whose changes are commands on that file, and `document` the pod as
+    that file holds it."""
     if cycle.verdict != Verdict.UNSCHEDULABLE or cycle.outcome is None or cycle.outcome.error is not None:
         return []
     verifier = _Verifier(
@@ -75,6 +78,7 @@ def suggest(
         config=config,
         manifest=manifest,
         autoscaling=autoscaling,
+        document=document,
     )
     out: list[Suggestion] = verifier.earlier
     for suggester in SUGGESTERS:

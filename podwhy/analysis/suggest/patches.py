@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from podwhy.analysis.commands import manifest_command, patch_command
+from podwhy.analysis.commands import manifest_command, patch_command, strategic_patch
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 from podwhy.snapshot.cluster import Snapshot
@@ -51,23 +51,26 @@ def _pointer(path: str) -> list[str]:
 
 
 def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
-    """RFC 6902 add / replace / remove applied to a copy of DOC (KeyError, IndexError, TypeError or
-    ValueError when a path is not there)."""
+    """RFC 6902 add / replace / remove applied to a copy of DOC, as strictly as kubectl's patch
+    (evanphx/json-patch): `add` needs the parent, `replace` and `remove` the member itself, an
+    array index must be in range. KeyError, IndexError, TypeError or ValueError when not."""
     out = copy.deepcopy(doc)
     for op in ops:
         *parents, last = _pointer(op["path"])
         target = out
         for part in parents:
-            target = target[int(part)] if isinstance(target, list) else target[part]
+            target = target[_index(part, target, len(target) - 1)] if isinstance(target, list) else target[part]
         value = copy.deepcopy(op.get("value"))
         if isinstance(target, list):
-            if op["op"] == "remove":
-                del target[int(last)]
-            elif op["op"] == "add":
-                target.insert(len(target) if last == "-" else int(last), value)
+            if op["op"] == "add":
+                target.insert(len(target) if last == "-" else _index(last, target, len(target)), value)
+            elif op["op"] == "remove":
+                del target[_index(last, target, len(target) - 1)]
             else:
-                target[int(last)] = value
+                target[_index(last, target, len(target) - 1)] = value
         elif isinstance(target, dict):
+            if op["op"] != "add" and last not in target:
+                raise KeyError(f"{op['path']}: no such member to {op['op']}")
             if op["op"] == "remove":
                 del target[last]
             else:
@@ -75,6 +78,13 @@ def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
         else:
             raise TypeError(f"{op['path']}: not an object or array")
     return out
+
+
+def _index(part: str, target: list[Any], highest: int) -> int:
+    """An RFC 6901 array index: digits without a leading zero, at most HIGHEST."""
+    if not part.isdigit() or (len(part) > 1 and part[0] == "0") or int(part) > highest:
+        raise IndexError(f"array index {part!r} out of range")
+    return int(part)
 
 
 def merge_diff(old: Any, new: Any) -> Any:
@@ -91,9 +101,16 @@ def merge_diff(old: Any, new: Any) -> Any:
     return patch
 
 
-def _pod_command(v: _Verifier, ops: list[dict[str, Any]]) -> str:
+def _pod_command(v: _Verifier, ops: list[dict[str, Any]]) -> str | None:
     """The command that makes the change OPS (RFC 6902, paths relative to the pod): to the manifest
-    the pod was given in, else to the template of the workload that owns it."""
+    the pod was given in, else to the template of the workload that owns it. None when the ops do
+    not apply to the pod as its source holds it (a change of requests is a strategic merge patch
+    by container name, which applies to any: commands.strategic_patch)."""
+    if strategic_patch(v.pod, ops) is None:
+        try:
+            apply_json_patch(v.pod_document(), ops)
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
     if v.manifest is not None:
         return manifest_command(v.manifest, v.pod, ops)
     return patch_command(v.pod, v.snapshot, ops, v.group)

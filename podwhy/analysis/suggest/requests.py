@@ -114,12 +114,15 @@ def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion
         feasible = v.with_pod(pod)
         if feasible is None:
             continue
+        command = _pod_command(v, ops)
+        if command is None:  # does not apply to the pod's source
+            continue
         out.append(
             Suggestion(
                 LowerRequest(tuple(said)),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=_pod_command(v, ops),
+                command=command,
             )
         )
         break

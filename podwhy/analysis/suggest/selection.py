@@ -99,12 +99,15 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
         have = tuple(sorted(present.get(key, set())))
         well_known = well_known_label(key)
         assert well_known is not None
+        command = _pod_command(v, ops)
+        if command is None:  # does not apply to the pod's source
+            continue
         return [
             Suggestion(
                 DropNodeSelection(asks, have, well_known),
                 nodes=feasible,
                 patches=[_pod_patch(v, ops)],
-                command=_pod_command(v, ops),
+                command=command,
             )
         ]
     return []

@@ -147,12 +147,15 @@ def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) ->
             t for t in new_entries if not (owned and isinstance(t, dict) and t.get("key") in ADMISSION_TOLERATION_KEYS)
         ]
         ops = [{"op": "add", "path": "/spec/tolerations", "value": kept}]
+        command = _pod_command(v, ops)
+        if command is None:  # does not apply to the pod's source
+            continue
         return [
             Suggestion(
                 AddToleration(tuple(TaintRef(k, val, e) for k, val, e in taints), whom),
                 nodes=feasible,
                 patches=[_pod_patch(v, [{"op": "add", "path": "/spec/tolerations", "value": new_entries}])],
-                command=_pod_command(v, ops),
+                command=command,
             )
         ]
     return []
