@@ -348,6 +348,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
     } - {
         "missing",
         "raw_pods",
+        "raw_templates",
         "admitted_without",
         "defaulted",
         "repeats",

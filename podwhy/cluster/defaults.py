@@ -27,6 +27,7 @@ from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
 # v1.DefaultEnableServiceLinks, and the PodSpec/Container defaults of SetDefaults_PodSpec.
+DEFAULT_ENABLE_SERVICE_LINKS = True
 DEFAULT_PROTOCOL = "TCP"
 DEFAULT_RESTART_POLICY = "Always"
 DEFAULT_DNS_POLICY = "ClusterFirst"
@@ -114,15 +115,24 @@ def _pod_level_requests(pod: o.Pod, out: list[Defaulted]) -> None:
         res.requests = requests
 
 
+def pod_level_resource_defaults(
+    pod: o.Pod, emulation: Emulation, out: list[Defaulted] | None = None
+) -> o.ResourceRequirements | None:
+    """defaultHugePagePodLimits then defaultPodRequests, in place, where the release has
+    PodLevelResources: the pod's resources after them."""
+    if emulation.enabled(POD_LEVEL_RESOURCES):
+        _pod_level_hugepage_limits(pod)
+        _pod_level_requests(pod, [] if out is None else out)
+    return pod.spec.resources
+
+
 def default_pod(pod: o.Pod, emulation: Emulation = DEFAULT) -> list[Defaulted]:
     """SetDefaults_Pod and what SetDefaults_PodSpec / SetDefaults_ContainerPort fill in, in place;
     the fields the scheduler reads that were filled in."""
     out: list[Defaulted] = []
     _requests_from_limits(pod.spec.containers, "containers", out)
     _requests_from_limits(pod.spec.init_containers, "initContainers", out)
-    if emulation.enabled(POD_LEVEL_RESOURCES):
-        _pod_level_hugepage_limits(pod)
-        _pod_level_requests(pod, out)
+    pod_level_resource_defaults(pod, emulation, out)
     if pod.spec.host_network:
         _host_network_ports(pod.spec.containers, "containers", out)
         _host_network_ports(pod.spec.init_containers, "initContainers", out)

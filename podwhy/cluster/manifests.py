@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
-from podwhy.cluster.rollout import existing_pods
+from podwhy.cluster.rollout import existing_pods, same_stored_template, stored_templates
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
@@ -85,6 +85,9 @@ class ManifestWorkload:
     # The pods of this workload the cluster already runs (the manifest updates it), and how the
     # manifest says to roll out a change (cluster.rollout).
     existing: list[o.Pod] = field(default_factory=list)
+    # Whether the manifest leaves the stored template as it is, every field compared
+    # (rollout.same_stored_template); None when the snapshot holds no stored template.
+    template_unchanged: bool | None = None
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
     progress_deadline_seconds: int | None = None
@@ -358,6 +361,7 @@ class ManifestSource:
         kind = wl.kind
         out = ManifestWorkload(kind, namespace, name, entry.source)
         out.existing = existing_pods(snapshot, kind, namespace, name)
+        out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
         out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
         out.progress_deadline_seconds = wl.spec.progress_deadline_seconds
         template = wl.spec.template
@@ -470,6 +474,16 @@ class ManifestSource:
             out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
 
+    def _template_unchanged(
+        self, entry: Entry, kind: str, namespace: str, existing: list[o.Pod], snapshot: Snapshot
+    ) -> bool | None:
+        """Whether the manifest's template, every field of it, is the workload's stored one."""
+        stored = stored_templates(snapshot, kind, namespace, existing)
+        if stored is None or entry.raw is None:
+            return None
+        manifest = _raw_template(msgspec.json.decode(entry.raw), entry.kind)
+        return all(same_stored_template(manifest, template, self._emulation) for template in stored)
+
     @staticmethod
     def _replica(
         entry: Entry,
@@ -496,6 +510,16 @@ class ManifestSource:
         )
         check_object("Pod", pod, entry.source, entry.where)
         return pod
+
+
+def _raw_template(raw: Any, kind: str) -> dict[str, Any]:
+    """The pod template of a workload's JSON (a CronJob's Job's)."""
+    spec = raw.get("spec") if isinstance(raw, dict) else None
+    if kind == "CronJob" and isinstance(spec, dict):
+        job = spec.get("jobTemplate")
+        spec = job.get("spec") if isinstance(job, dict) else None
+    template = spec.get("template") if isinstance(spec, dict) else None
+    return template if isinstance(template, dict) else {}
 
 
 def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:

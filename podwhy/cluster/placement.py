@@ -537,7 +537,7 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
         assert workload.daemon_template is not None
         template = workload.daemon_template
         if all(same_template([p], daemon_pod_for_node(template, p.spec.node_name)) for p in old):
-            result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old))
+            result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=True)
             return result
         if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
             result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
@@ -552,7 +552,11 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
         fresh.rollout = Rollout(status, len(old), placed, [p.metadata.name for p in old])
         return fresh
     new = workload.pods
-    result.rollout = _update_pods(workload, old, new, place_one, placer.unbind)
+    # The stored template compared in full, or else the old pods as far as podwhy reads them.
+    from_pods = workload.template_unchanged is None
+    unchanged = bool(new) and same_template(old, new[0]) if from_pods else bool(workload.template_unchanged)
+    result.rollout = _update_pods(workload, old, new, unchanged, place_one, placer.unbind)
+    result.rollout.pods_compared = from_pods and unchanged
     result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
     return result
 
@@ -561,12 +565,13 @@ def _update_pods(
     workload: ManifestWorkload,
     old: list[o.Pod],
     new: list[o.Pod],
+    unchanged: bool,
     place_one: Callable[[o.Pod], bool],
     remove: Callable[[o.Pod], None],
 ) -> Rollout:
-    """The rollout (or scale) of a workload that runs pods, by kind and strategy."""
+    """The rollout (or scale) of a workload that runs pods, by kind and strategy (UNCHANGED: the
+    manifest leaves its template as it is)."""
     kind = workload.kind
-    unchanged = bool(new) and same_template(old, new[0])
     if kind == "Job":
         return Rollout(RolloutStatus.UNCHANGED if unchanged else RolloutStatus.IMMUTABLE, len(old))
     if unchanged or kind in ("ReplicaSet", "ReplicationController"):

@@ -18,11 +18,11 @@ from enum import StrEnum
 import msgspec
 
 from podwhy.cluster.admission import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
-from podwhy.cluster.defaults import DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+from podwhy.cluster.rawdefaults import Json, canonical_quantities, default_pod_spec, default_template, stored_form
+from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,
-    DEFAULT_SCHEDULER_NAME,
     POD_TEMPLATE_HASH,
     TAINT_NODE_NOT_READY,
     TAINT_NODE_UNREACHABLE,
@@ -86,6 +86,9 @@ class Rollout:
     progress_deadline_seconds: int = DEFAULT_PROGRESS_DEADLINE_SECONDS
     max_surge: int = 0
     max_unavailable: int = 0
+    # Whether the template was compared with the old pods only (the snapshot holds no stored
+    # template): the fields podwhy does not read were not compared.
+    pods_compared: bool = False
 
 
 def owned_by(pod: o.Pod, kind: str, name: str) -> bool:
@@ -114,8 +117,9 @@ def existing_pods(snapshot: Snapshot, kind: str, namespace: str, name: str) -> l
 
 def _template_view(pod: o.Pod) -> object:
     """What a pod's template asked for, as far as podwhy reads pods: its spec without the node and
-    the ServiceAccount's token volume, with what the API server fills in on every pod (so a dump
-    stripped of those defaults compares alike), and its labels without the controller's."""
+    the ServiceAccount's token volume, with what the API server's defaulting and admission fill in
+    on every pod (so a dump stripped of those compares alike), and its labels without the
+    controller's."""
     tolerations = list(pod.spec.tolerations)
     for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE):
         if not any(t.key == key and t.effect == "NoExecute" for t in tolerations):
@@ -131,21 +135,75 @@ def _template_view(pod: o.Pod) -> object:
         tolerations=sorted(tolerations, key=lambda t: msgspec.json.encode(t)),
         priority=pod.spec.priority or 0,
         preemption_policy=pod.spec.preemption_policy or DEFAULT_PREEMPTION_POLICY,
-        scheduler_name=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
-        termination_grace_period_seconds=(
-            DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
-            if pod.spec.termination_grace_period_seconds is None
-            else pod.spec.termination_grace_period_seconds
-        ),
     )
     labels = {k: v for k, v in pod.metadata.labels.items() if k not in _CONTROLLER_LABELS}
-    return msgspec.to_builtins((spec, labels))
+    raw = msgspec.to_builtins(spec)
+    default_pod_spec(raw, pod=True)
+    canonical_quantities(raw)  # "1000m" and "1" ask for the same
+    return raw, labels
+
+
+def stored_templates(snapshot: Snapshot, kind: str, namespace: str, old: Sequence[o.Pod]) -> list[Json] | None:
+    """The stored pod templates a manifest of KIND is compared with, from the objects owning the
+    OLD pods: their ReplicaSets' (a Deployment's or a ReplicaSet's own), or their StatefulSet's.
+    None when the snapshot does not hold every one (a DaemonSet's, Job's or ReplicationController's
+    template is not read): the pods are compared instead (same_template)."""
+    if kind not in ("Deployment", "ReplicaSet", "StatefulSet") or not old:
+        return None
+    owner_kind = "StatefulSet" if kind == "StatefulSet" else "ReplicaSet"
+    owners = {ref.name for p in old for ref in p.metadata.owner_references if ref.controller and ref.kind == owner_kind}
+    found = [snapshot.raw_templates.get((owner_kind, namespace, name)) for name in sorted(owners)]
+    if not found or any(data is None for data in found):
+        return None
+    try:
+        templates = [msgspec.json.decode(data) for data in found if data is not None]
+    except msgspec.DecodeError:
+        return None
+    return templates if all(isinstance(t, dict) for t in templates) else None
 
 
 def same_template(old: Sequence[o.Pod], new: o.Pod) -> bool:
-    """Every old pod asks for what the new replica asks for, in every field podwhy reads."""
+    """Every old pod asks for what the new replica asks for, in every field podwhy reads (the
+    fallback when the snapshot holds no stored template: fields podwhy does not read are not
+    compared)."""
     view = _template_view(new)
     return all(_template_view(p) == view for p in old)
+
+
+def applied_template(manifest: Json, live: Json, emulation: Emulation = DEFAULT) -> Json:
+    """The template `kubectl apply` of MANIFEST's template leaves on a workload whose stored
+    template is LIVE, as the API server stores it: the manifest's, defaulted, with the live
+    template's labels and annotations the manifest does not name kept (its three-way merge keeps
+    a field it did not apply before, such as `kubectl rollout restart`'s
+    kubectl.kubernetes.io/restartedAt). Other live-only fields are not merged: podwhy does not
+    read the last-applied-configuration, so a field set by another client (`kubectl set env`)
+    and absent from the manifest counts as a change."""
+    applied = default_template(manifest, emulation)
+    meta = applied.setdefault("metadata", {})
+    live_meta = live.get("metadata")
+    if isinstance(meta, dict) and isinstance(live_meta, dict):
+        for part in ("labels", "annotations"):
+            kept = live_meta.get(part)
+            if isinstance(kept, dict) and kept:
+                mine = meta.get(part)
+                meta[part] = {**kept, **(mine if isinstance(mine, dict) else {})}
+    return stored_form(applied)
+
+
+def same_stored_template(manifest: Json, stored: Json, emulation: Emulation = DEFAULT) -> bool:
+    """Whether applying MANIFEST's pod template leaves the STORED one as it is, every field
+    compared as the API server stores it: what decides whether the controllers create new pods
+    (the Deployment controller hashes the whole template into pod-template-hash and looks for the
+    ReplicaSet whose template equals it but for that label; the StatefulSet and DaemonSet
+    controllers compare the template with their ControllerRevision's). STORED is read as stored
+    (defaulting it again changes nothing), less a ReplicaSet's pod-template-hash label."""
+    live = stored_form(default_template(stored, emulation))
+    labels = live.get("metadata", {}).get("labels")
+    if isinstance(labels, dict):
+        labels.pop(POD_TEMPLATE_HASH, None)
+        if not labels:
+            del live["metadata"]["labels"]
+    return applied_template(manifest, live, emulation) == live
 
 
 def scaled(value: int | str | None, total: int, default: str, round_up: bool) -> int:

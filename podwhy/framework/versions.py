@@ -121,6 +121,8 @@ class Emulation:
     taint_toleration_names_taint: bool = False
     # VolumeRestrictions says a ReadWriteOncePod claim in use elsewhere in v1.33's words.
     read_write_once_pod_older_words: bool = False
+    # The API server defaults an env var's valueFrom.fileKeyRef.optional to false (v1.34, EnvFiles).
+    file_key_ref_optional_default: bool = True
 
     @property
     def name(self) -> str:
@@ -142,6 +144,7 @@ V1_33 = Emulation(
     fit_unresolvable_over_allocatable=False,
     taint_toleration_names_taint=True,
     read_write_once_pod_older_words=True,
+    file_key_ref_optional_default=False,
 )
 V1_34 = Emulation(
     minor=34,

@@ -117,6 +117,7 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
         maxSurge=rollout.max_surge if deployment else None,
         maxUnavailable=rollout.max_unavailable if deployment else None,
         progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
+        comparedPodsOnly=True if rollout.pods_compared else UNSET,
     )
 
 
@@ -277,6 +278,18 @@ def rollout_line(workload: WorkloadReport) -> str:
     rollout = workload.update
     if rollout is None:
         return ""
+    line = _rollout_words(workload, rollout)
+    return f"{line}; {PODS_ONLY_NOTE}" if rollout.comparedPodsOnly is True else line
+
+
+# Said of an "unchanged" template decided from the running pods alone.
+PODS_ONLY_NOTE = (
+    "compared with its running pods only (the snapshot holds no stored template of it): fields podwhy"
+    " does not read, such as env, command, probes or annotations, were not compared"
+)
+
+
+def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     old, new, removed = rollout.oldReplicas, rollout.newReplicas, rollout.removed
     if rollout.status == "Unchanged":
         if removed:

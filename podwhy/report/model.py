@@ -467,6 +467,10 @@ class RolloutReport(_Struct):
     maxUnavailable: int | None = None  # noqa: N815
     # A stalled Deployment reports ProgressDeadlineExceeded after this long.
     progressDeadlineSeconds: int | None = None  # noqa: N815
+    # True when "Unchanged" was decided from the running pods alone, as far as podwhy reads pods
+    # (the snapshot holds no stored template of the workload: its ReplicaSet or StatefulSet):
+    # fields podwhy does not read (env, command, probes, annotations...) were not compared.
+    comparedPodsOnly: bool | UnsetType = UNSET  # noqa: N815
 
 
 class WorkloadReport(_Struct):

@@ -118,6 +118,10 @@ class Snapshot:
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.
     # Provenance rather than content: two readers' bytes differ in layout, so not compared.
     raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
+    # The pod template of each ReplicaSet and StatefulSet as its source held it (JSON), by object:
+    # every field, read or not, as the API server stored and defaulted it; what a manifest's
+    # template is compared with (cluster.rollout). Workloads only, never pods.
+    raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict, compare=False)
 
     # What loading the inputs met, worded as warnings by the report: objects held by more than one
     # input (each read once), files given twice (read once), documents without a kind found in a
@@ -218,6 +222,7 @@ class Snapshot:
         self._loaded[key] = (source, position)
         if key[0] == "Pod":
             self.raw_pods.pop(ns_name(key[1], key[2]), None)
+        self.raw_templates.pop(key, None)
 
     def holds(self, key: ObjectKey, obj: Any) -> bool:
         """Whether OBJ is the version of KEY's object the snapshot holds (of kinds filed in lists)."""

@@ -21,13 +21,13 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
+from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES, WORKLOAD_KINDS
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import fastyaml, versions, yaml11
 from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
-    from podwhy.snapshot.cluster import Snapshot
+    from podwhy.snapshot.cluster import ObjectKey, Snapshot
 
 
 class ListMeta(msgspec.Struct, kw_only=True):
@@ -46,6 +46,12 @@ FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
 # The API server's gitVersion when `podwhy snapshot` wrote the dump.
 SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
 TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
+# The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
+# Deployment's is its ReplicaSets', with their pod-template-hash label.
+TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet"})
+# The manifests' kinds whose JSON an Entry keeps: the workloads, whose templates are compared
+# with the stored ones in full.
+MANIFEST_RAW_KINDS = frozenset({*WORKLOAD_KINDS, "ReplicationController"})
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,8 @@ class Entry:
     obj: Any
     source: str
     where: str
+    # A workload's JSON as the manifest holds it (MANIFEST_RAW_KINDS): every field, read or not.
+    raw: bytes | None = None
 
 
 @dataclass
@@ -71,15 +79,29 @@ class Decoded:
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
     raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
     raw_objects: dict[str, Any] = field(default_factory=dict)  # the pod each of raw_pods is the JSON of
+    # Workloads' pod templates as JSON (see Snapshot.raw_templates), and the object each belongs to.
+    raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict)
+    raw_template_objects: dict[ObjectKey, Any] = field(default_factory=dict)
     # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
     kindless: list[str] = field(default_factory=list)
     source: str = ""  # the input, as errors name it
 
-    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool, api_version: str = "") -> None:
+    def append(
+        self,
+        kind: str,
+        obj: Any,
+        source: str,
+        where: str,
+        manifests: bool,
+        api_version: str = "",
+        raw: Callable[[], bytes | None] | None = None,
+    ) -> None:
+        """File OBJ; a manifest's workload keeps its JSON (RAW makes it) for Entry.raw."""
         self.objects.setdefault(kind, []).append(obj)
         self.api_versions.setdefault(kind, set()).add(api_version)
         if manifests:
-            self.entries.append(Entry(kind, obj, source, where))
+            data = raw() if raw is not None and kind in MANIFEST_RAW_KINDS else None
+            self.entries.append(Entry(kind, obj, source, where, data))
 
     def merge(self, other: Decoded) -> None:
         for kind, objs in other.objects.items():
@@ -87,6 +109,8 @@ class Decoded:
         self.entries.extend(other.entries)
         self.raw_pods.update(other.raw_pods)
         self.raw_objects.update(other.raw_objects)
+        self.raw_templates.update(other.raw_templates)
+        self.raw_template_objects.update(other.raw_template_objects)
         self.kindless.extend(other.kindless)
         self.list_kinds |= other.list_kinds
         for kind, served in other.api_versions.items():
@@ -108,6 +132,9 @@ class Decoded:
             namespace, _, name = key.partition("/")
             if snapshot.holds(("Pod", namespace, name), self.raw_objects[key]):
                 snapshot.raw_pods[key] = data
+        for object_key, data in self.raw_templates.items():
+            if snapshot.holds(object_key, self.raw_template_objects[object_key]):
+                snapshot.raw_templates[object_key] = data
         snapshot.kindless.extend((self.source, where) for where in self.kindless)
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
@@ -336,8 +363,23 @@ def _item_kind(list_kind: str) -> str:
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
 
 
+class _TemplateSpec(msgspec.Struct):
+    template: msgspec.Raw = msgspec.Raw()
+
+
+class _WithTemplate(msgspec.Struct):
+    spec: _TemplateSpec | None = None
+
+
+_WITH_TEMPLATE = msgspec.json.Decoder(_WithTemplate)
+
+
 def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None]) -> None:
-    """Keep the JSON of an unbound pod (see Snapshot.raw_pods); `raw` makes it only when needed."""
+    """Keep the JSON of an unbound pod (see Snapshot.raw_pods), and of the pod template of a kind
+    of TEMPLATE_KINDS (Snapshot.raw_templates); `raw` makes it only when needed."""
+    if kind in TEMPLATE_KINDS:
+        _keep_template(out, kind, obj, raw())
+        return
     if kind != "Pod" or obj.spec.node_name:
         return
     data = raw()
@@ -345,6 +387,19 @@ def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None])
         key = f"{obj.metadata.namespace}/{obj.metadata.name}"
         out.raw_pods[key] = data
         out.raw_objects[key] = obj
+
+
+def _keep_template(out: Decoded, kind: str, obj: Any, data: bytes | None) -> None:
+    if data is None:
+        return
+    try:
+        spec = _WITH_TEMPLATE.decode(data).spec
+    except msgspec.DecodeError:
+        return
+    if spec is not None and spec.template:
+        key = (kind, obj.metadata.namespace, obj.metadata.name)
+        out.raw_templates[key] = bytes(spec.template)
+        out.raw_template_objects[key] = obj
 
 
 def _plain_json(doc: Any) -> bytes | None:
@@ -516,7 +571,7 @@ class _JsonReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(self.out, kind, obj, lambda: bytes(data))
-        self.out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        self.out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: bytes(data))
 
 
 class _ReferenceNeededError(Exception):
@@ -656,7 +711,7 @@ class _YamlReader:
             raise _ReferenceNeededError from None
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: bytes(data))
-        out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: bytes(data))
 
     # -- the reference reader ---------------------------------------------
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
@@ -739,4 +794,4 @@ class _YamlReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: _plain_json(doc))
-        out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: _plain_json(doc))

@@ -248,6 +248,8 @@ class LiveSource:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     # Unbound pods' JSON as served (see Snapshot.raw_pods), gathered from every page.
     _raw_pods: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
+    # Workloads' pod templates as served (see Snapshot.raw_templates).
+    _raw_templates: dict[tuple[str, str, str], bytes] = field(default_factory=dict, init=False, repr=False)
     # The API server's gitVersion ("" when /version could not be read), set by fetch.
     server_version: str = field(default="", init=False)
     # When fetch began (RFC 3339), set by fetch: the time the snapshot was taken.
@@ -355,9 +357,10 @@ class LiveSource:
                 decoded = decode(data, f"{resource.display} from {self.host}")
                 objects = decoded.objects.get(resource.kind, [])
                 items.extend(objects)
-                if decoded.raw_pods:
+                if decoded.raw_pods or decoded.raw_templates:
                     with self._lock:
                         self._raw_pods.update(decoded.raw_pods)
+                        self._raw_templates.update(decoded.raw_templates)
                 count = len(objects)
                 token = decoded.list_meta.continue_ if decoded.list_meta is not None else ""
             del data  # at most one page of raw JSON is held at a time
@@ -440,6 +443,7 @@ class LiveSource:
         self.taken_at = clock.rfc3339(clock.now())
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
         self._raw_pods = {}
+        self._raw_templates = {}
         needs_discovery = any(
             r.optional or len([v for v in read_versions(r.kind) if group_of(v) == r.group]) > 1 for r in self.resources
         )
@@ -495,6 +499,7 @@ class LiveSource:
         snapshot.server_version_from = self.description
         snapshot.taken_at = self.taken_at
         snapshot.raw_pods.update(self._raw_pods)
+        snapshot.raw_templates.update(self._raw_templates)
         with gc_paused():
             for resource, outcome in fetched.items():
                 if isinstance(outcome, str):
