@@ -45,6 +45,7 @@ from podwhy.cluster.rollout import (
     RECREATE,
     Rollout,
     RolloutStatus,
+    daemon_rolling_update,
     deletion_order,
     recreate,
     rolling_update,
@@ -532,25 +533,8 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
         latest[id(pod)] = replica
         return replica.placed
 
-    kind = workload.kind
-    if kind == "DaemonSet":
-        assert workload.daemon_template is not None
-        template = workload.daemon_template
-        if all(same_template([p], daemon_pod_for_node(template, p.spec.node_name)) for p in old):
-            result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old))
-            return result
-        if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
-            result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
-            return result
-        # Every old pod replaced by its node's new one (maxUnavailable per node is not simulated).
-        for pod in old:
-            placer.unbind(pod)
-        fresh = _place_daemon(placer, workload, snapshot, result)
-        done = all(r.placed for r in fresh.replicas)
-        status = RolloutStatus.COMPLETES if done else RolloutStatus.STALLS
-        placed = sum(1 for r in fresh.replicas if r.placed)
-        fresh.rollout = Rollout(status, len(old), placed, [p.metadata.name for p in old])
-        return fresh
+    if workload.kind == "DaemonSet":
+        return _update_daemon(placer, workload, snapshot, result)
     new = workload.pods
     result.rollout = _update_pods(workload, old, new, place_one, placer.unbind)
     result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
@@ -650,32 +634,78 @@ def _daemon_refusal(workload: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) 
     return None
 
 
-def _place_daemon(
-    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement | None = None
-) -> WorkloadPlacement:
-    """A DaemonSet's pod on each node its controller runs it on."""
-    result = WorkloadPlacement(workload) if result is None else result
+def _daemon_replica(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, node: str) -> ReplicaPlacement:
+    """The DaemonSet controller's pod for NODE, created (or refused) and scheduled."""
     template = workload.daemon_template
     assert template is not None
-    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
     admitted_without = snapshot.admitted_without.get(f"{template.metadata.namespace}/{template.metadata.name}")
-    for node in eligible:
-        pod = daemon_pod_for_node(template, node)
-        if admitted_without:
-            snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
-        refused = _daemon_refusal(workload, pod, snapshot)
-        if refused is not None:
-            reason = NotCreated(refused)
-            replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
-            replica.target_node = node
-            result.replicas.append(replica)
-            continue
+    pod = daemon_pod_for_node(template, node)
+    if admitted_without:
+        snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
+    refused = _daemon_refusal(workload, pod, snapshot)
+    if refused is not None:
+        replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=NotCreated(refused), created=False)
+    else:
         for claim in workload.claims_for(pod, snapshot):
             placer.claims.create(claim)
         create_template_claims(pod, snapshot)
         replica = placer.schedule(pod)
-        replica.target_node = node
-        result.replicas.append(replica)
+    replica.target_node = node
+    return replica
+
+
+def _place_daemon(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """A DaemonSet's pod on each node its controller runs it on."""
+    result = WorkloadPlacement(workload)
+    assert workload.daemon_template is not None
+    eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+    result.replicas = [_daemon_replica(placer, workload, snapshot, node) for node in eligible]
+    return result
+
+
+def _update_daemon(
+    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement
+) -> WorkloadPlacement:
+    """A DaemonSet the cluster runs: unchanged, OnDelete, or its controller's rolling update node
+    by node (a node's pod already of the new template counts as updated)."""
+    template = workload.daemon_template
+    assert template is not None
+    old = workload.existing
+    current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name))]
+    if len(current) == len(old):
+        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old))
+        return result
+    if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
+        result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
+        return result
+    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
+    updated = {p.spec.node_name for p in current}
+    outdated = [p for p in old if p.spec.node_name not in updated]
+    by_node: dict[str, o.Pod] = {}
+    extra: list[str] = []
+    for pod in sorted(outdated, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name)):
+        if pod.spec.node_name and pod.spec.node_name not in by_node:
+            by_node[pod.spec.node_name] = pod
+        else:  # not on a node, or a second one on its node: the manage loop deletes it
+            placer.unbind(pod)
+            extra.append(pod.metadata.name)
+    latest: dict[str, ReplicaPlacement] = {}
+
+    def place_on(node: str) -> bool:
+        replica = latest.get(node)
+        if replica is None:
+            replica = latest[node] = _daemon_replica(placer, workload, snapshot, node)
+        elif replica.created and not replica.placed:
+            replica = latest[node] = placer.schedule(replica.pod)
+            replica.target_node = node
+        return replica.placed
+
+    result.rollout = daemon_rolling_update(
+        eligible, by_node, updated, workload.update_strategy, place_on, placer.unbind
+    )
+    result.rollout.old_replicas = len(old)
+    result.rollout.removed[:0] = extra
+    result.replicas = [latest[node] for node in eligible if node in latest]
     return result
 
 
