@@ -239,6 +239,18 @@ class Placer:
         self._placements: dict[int, ReplicaPlacement] = {}
         # The cluster's own pods preemption evicted, whose controllers create them again.
         self.displaced: list[Displaced] = []
+        # Pods unbound but still in snapshot.pods (by id): dropped from it in one pass once they
+        # are as many as the pods kept, or before anything reads it (see pods()).
+        self._gone: set[int] = set()
+
+    def pods(self) -> list[o.Pod]:
+        """The snapshot's pods, without those unbound: what reads snapshot.pods while placing
+        calls this first."""
+        if self._gone:
+            gone = self._gone
+            self.snapshot.pods = [p for p in self.snapshot.pods if id(p) not in gone]
+            self._gone = set()
+        return self.snapshot.pods
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -246,6 +258,7 @@ class Placer:
             return None
         framework = self.frameworks.get(profile.scheduler_name)
         if framework is None:
+            self.pods()
             framework = make_framework(self.snapshot, profile, self.names)
             self.frameworks[profile.scheduler_name] = framework
         return framework
@@ -339,6 +352,8 @@ class Placer:
         if self._memo is not None:
             self._memo.reuse.forget(node)
         pod.spec.node_name = node
+        if id(pod) in self._gone:  # bound again: after the pods kept, as if unbound at once
+            self.pods()
         self.snapshot.pods.append(pod)
         for framework in self.frameworks.values():
             framework.handle.add_bound_pod(pod)
@@ -383,7 +398,9 @@ class Placer:
     def unbind(self, pod: o.Pod) -> None:
         """The pod is gone from its node (evicted): no profile's view counts it any more, and
         its resource claims are released."""
-        self.snapshot.pods = [p for p in self.snapshot.pods if p is not pod]
+        self._gone.add(id(pod))
+        if 2 * len(self._gone) > len(self.snapshot.pods):
+            self.pods()
         release_claims(pod, self.snapshot)
         for framework in self.frameworks.values():
             framework.handle.remove_bound_pod(pod)
@@ -413,6 +430,7 @@ class Placer:
             return None
         framework = next(iter(self.frameworks.values()), None)
         if framework is None:
+            self.pods()
             framework = make_framework(self.snapshot, self.config.profiles[0], self.names)
             self.frameworks[self.config.profiles[0].scheduler_name] = framework
         return framework.handle.node_info_by_name.get(name)
@@ -478,6 +496,7 @@ def place(
         placed += len(workload.pods)
     for displaced in placer.displaced:
         displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
+    placer.pods()  # the snapshot as placing left it, for the report
     if displaced_out is not None:
         displaced_out.extend(placer.displaced)
     if progress is not None:
