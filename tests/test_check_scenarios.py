@@ -86,6 +86,8 @@ class Facts:
     pending_says: dict[str, str] = field(default_factory=dict)
     not_checked: list[Json] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Per workload the cluster already runs: fields of its rollout (status, removed, steps...).
+    rollout: dict[str, Json] = field(default_factory=dict)
 
 
 DRA_NODE = "dra-example-driver-cluster-worker"
@@ -98,6 +100,17 @@ NO_VICTIMS = "No preemption victims found for incoming pod"
 
 def _reports_pod(suffix: str) -> str:
     return f"shop/reports-5d8f7c9b4-{suffix} (shop/reports (Deployment))"
+
+
+WEB, DB, AGENT = "shop/web (Deployment)", "shop/db (StatefulSet)", "shop/agent (DaemonSet)"
+
+
+def _web(suffix: str) -> str:
+    return f"web-7c9d8f6b5-{suffix}"
+
+
+def _step(old: int, new: int, placed: int) -> Json:
+    return {"old": old, "new": new, "newPlaced": placed}
 
 
 FACTS: dict[str, Facts] = {
@@ -171,6 +184,99 @@ FACTS: dict[str, Facts] = {
         },
         pending_says={"default/low (Deployment)": NO_VICTIMS},
     ),
+    # maxSurge 1, maxUnavailable 0 of 3: the surge pod takes node-2, then each old pod removed from
+    # node-1 makes room for the next new one there.
+    "rollout-completes": Facts(
+        0,
+        {WEB: ["node-2", "node-1", "node-1"]},
+        rollout={
+            WEB: {
+                "status": "Completes",
+                "removed": [_web(s) for s in ("a1b2c", "d3e4f", "g5h6j")],
+                "steps": [_step(2, 1, 1), _step(1, 2, 2), _step(0, 3, 3)],
+                "maxSurge": 1,
+                "maxUnavailable": 0,
+            }
+        },
+    ),
+    # 2 CPUs a new pod: the surge pod takes node-2 and one old pod goes; the second new pod fits in
+    # no node's 1 CPU left, and no other old pod may go (maxUnavailable 0): 2 old, 2 new (1 Pending).
+    "rollout-stalls": Facts(
+        1,
+        {WEB: ["node-2", None]},
+        pending_says={WEB: "0/2 nodes are available: 2 Insufficient cpu."},
+        rollout={
+            WEB: {
+                "status": "Stalls",
+                "removed": [_web("a1b2c")],
+                "steps": [_step(2, 1, 1), _step(2, 2, 1)],
+                "progressDeadlineSeconds": 300,
+            }
+        },
+    ),
+    # No room for a surge pod: Recreate removes all three first; no fenceposts to report.
+    "recreate": Facts(
+        0,
+        {WEB: ["node-1"] * 3},
+        rollout={WEB: {"status": "Completes", "newReplicas": 3, "maxSurge": None, "maxUnavailable": None}},
+    ),
+    # Unscheduled, then Pending, then the Ready pods with the lower deletion cost on node-1 (running
+    # 3 of web's pods against node-2's 2), the most recently Ready first.
+    "scale-down": Facts(
+        0,
+        {WEB: []},
+        rollout={
+            WEB: {
+                "status": "Unchanged",
+                "replicas": 2,
+                "removed": [_web(s) for s in ("qz4tn", "m7xkd", "b8rwp", "c2vlh")],
+            }
+        },
+    ),
+    # No replicas in the manifest: the 4 the HPA set are kept (maxSurge 1, maxUnavailable 1 of 4).
+    "hpa-no-replicas": Facts(
+        0,
+        {WEB: ["node-1", "node-2", "node-1", "node-2"]},
+        rollout={WEB: {"status": "Completes", "replicas": 4, "maxSurge": 1, "maxUnavailable": 1}},
+    ),
+    "unchanged": Facts(0, {WEB: []}, rollout={WEB: {"status": "Unchanged", "removed": [], "oldReplicas": 3}}),
+    # Partition 1: db-2 then db-1 replaced, each placed before the next goes; db-0 stays.
+    "statefulset-partition": Facts(
+        0,
+        {DB: ["node-2", "node-1"]},
+        rollout={DB: {"status": "Completes", "removed": ["db-2", "db-1"], "newReplicas": 2}},
+    ),
+    # maxSurge 1: node by node, the new pod beside the old one; node-3 has no room for both: its new
+    # pod stays Pending, its old one keeps running, and the update stops there.
+    "daemonset-surge": Facts(
+        1,
+        {AGENT: ["node-1", "node-2", None]},
+        pending_says={AGENT: "1 Insufficient cpu"},
+        rollout={
+            AGENT: {
+                "status": "Stalls",
+                "removed": ["agent-x4k2p", "agent-r8m5t"],
+                "steps": [_step(3, 1, 1), _step(2, 2, 2), _step(1, 3, 2)],
+                "maxSurge": 1,
+                "maxUnavailable": 0,
+            }
+        },
+    ),
+    # maxUnavailable 2: two nodes lose their old pod first, then node-3, whose new pod takes its room.
+    "daemonset-unavailable": Facts(
+        0,
+        {AGENT: ["node-1", "node-2", "node-3"]},
+        rollout={
+            AGENT: {
+                "status": "Completes",
+                "removed": ["agent-x4k2p", "agent-r8m5t", "agent-w2n7c"],
+                "steps": [_step(1, 0, 0), _step(0, 2, 2), _step(0, 3, 3)],
+                "maxSurge": 0,
+                "maxUnavailable": 2,
+            }
+        },
+    ),
+    "statefulset-ondelete": Facts(0, {DB: []}, rollout={DB: {"status": "WaitsForDeletion", "removed": []}}),
 }
 
 
@@ -196,6 +302,8 @@ def test_key_facts(name: str, monkeypatch: pytest.MonkeyPatch, check_schema_vali
     assert not [k for k, rs in workloads.items() if k not in want.pending_says and any(r["node"] is None for r in rs)]
     assert report["notChecked"] == want.not_checked
     assert report["warnings"] == want.warnings
+    rollouts = {_key(w): w["rollout"] for w in report["workloads"] if "rollout" in w}
+    assert {k: {f: rollouts[k].get(f) for f in fields} for k, fields in want.rollout.items()} == want.rollout
     summary = report["summary"]
     placed = sum(node is not None for nodes in want.nodes.values() for node in nodes)
     assert (summary["placed"], summary["pending"]) == (placed, sum(map(len, want.nodes.values())) - placed)

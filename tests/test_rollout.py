@@ -60,6 +60,42 @@ def test_the_replicaset_controller_removes_unscheduled_then_pending_then_newest(
     assert [p.metadata.name for p in deletion_order(pods)] == ["unscheduled", "starting", "new", "old"]
 
 
+def test_the_replicaset_controller_ranks_ready_cost_colocated_ready_time_and_restarts() -> None:
+    """ActivePodsWithRanks past the phase: not Ready first, then the lower pod-deletion-cost, then
+    the pods on nodes running more of the workload's pods, the most recently Ready, the most
+    restarted, the newest."""
+
+    def pod(name: str, node: str, ready: str | None, cost: str | None = None, restarts: int = 0) -> o.Pod:
+        meta: Json = {"name": name, "creationTimestamp": "2026-01-01T00:00:00Z"}
+        if cost is not None:
+            meta["annotations"] = {"controller.kubernetes.io/pod-deletion-cost": cost}
+        conditions = [] if ready is None else [{"type": "Ready", "status": "True", "lastTransitionTime": ready}]
+        status = {"phase": "Running", "conditions": conditions, "containerStatuses": [{"restartCount": restarts}]}
+        return from_raw(o.Pod, {"metadata": meta, "spec": {"nodeName": node}, "status": status})
+
+    pods = [
+        pod("costly", "n1", "2026-01-09T00:00:00Z", cost="10"),
+        pod("cheap", "n2", "2026-01-01T00:00:00Z", cost="-5"),
+        pod("invalid-cost", "n2", "2026-01-01T00:00:00Z", cost="+7"),  # not accepted: 0
+        pod("alone", "n3", "2026-01-09T00:00:00Z"),
+        pod("crowded-old", "n1", "2026-01-02T00:00:00Z"),
+        pod("crowded-new", "n1", "2026-01-03T00:00:00Z"),
+        pod("crowded-restarted", "n1", "2026-01-02T00:00:00Z", restarts=3),
+        pod("not-ready", "n3", None),
+    ]
+    order = [p.metadata.name for p in deletion_order(pods)]
+    assert order == [
+        "not-ready",
+        "cheap",
+        "crowded-new",
+        "crowded-restarted",
+        "crowded-old",
+        "alone",  # as crowded as invalid-cost's node (2 pods), Ready more recently
+        "invalid-cost",
+        "costly",
+    ]
+
+
 def _node(name: str, cpu: str) -> Json:
     return {
         "apiVersion": "v1",

@@ -45,6 +45,7 @@ from podwhy.cluster.rollout import (
     RECREATE,
     Rollout,
     RolloutStatus,
+    daemon_rolling_update,
     deletion_order,
     recreate,
     rolling_update,
@@ -238,6 +239,18 @@ class Placer:
         self._placements: dict[int, ReplicaPlacement] = {}
         # The cluster's own pods preemption evicted, whose controllers create them again.
         self.displaced: list[Displaced] = []
+        # Pods unbound but still in snapshot.pods (by id): dropped from it in one pass once they
+        # are as many as the pods kept, or before anything reads it (see pods()).
+        self._gone: set[int] = set()
+
+    def pods(self) -> list[o.Pod]:
+        """The snapshot's pods, without those unbound: what reads snapshot.pods while placing
+        calls this first."""
+        if self._gone:
+            gone = self._gone
+            self.snapshot.pods = [p for p in self.snapshot.pods if id(p) not in gone]
+            self._gone = set()
+        return self.snapshot.pods
 
     def _framework(self, pod: o.Pod) -> Framework | None:
         profile = profile_for_pod(self.config, pod)
@@ -245,6 +258,7 @@ class Placer:
             return None
         framework = self.frameworks.get(profile.scheduler_name)
         if framework is None:
+            self.pods()
             framework = make_framework(self.snapshot, profile, self.names)
             self.frameworks[profile.scheduler_name] = framework
         return framework
@@ -338,6 +352,8 @@ class Placer:
         if self._memo is not None:
             self._memo.reuse.forget(node)
         pod.spec.node_name = node
+        if id(pod) in self._gone:  # bound again: after the pods kept, as if unbound at once
+            self.pods()
         self.snapshot.pods.append(pod)
         for framework in self.frameworks.values():
             framework.handle.add_bound_pod(pod)
@@ -382,7 +398,9 @@ class Placer:
     def unbind(self, pod: o.Pod) -> None:
         """The pod is gone from its node (evicted): no profile's view counts it any more, and
         its resource claims are released."""
-        self.snapshot.pods = [p for p in self.snapshot.pods if p is not pod]
+        self._gone.add(id(pod))
+        if 2 * len(self._gone) > len(self.snapshot.pods):
+            self.pods()
         release_claims(pod, self.snapshot)
         for framework in self.frameworks.values():
             framework.handle.remove_bound_pod(pod)
@@ -412,6 +430,7 @@ class Placer:
             return None
         framework = next(iter(self.frameworks.values()), None)
         if framework is None:
+            self.pods()
             framework = make_framework(self.snapshot, self.config.profiles[0], self.names)
             self.frameworks[self.config.profiles[0].scheduler_name] = framework
         return framework.handle.node_info_by_name.get(name)
@@ -477,6 +496,7 @@ def place(
         placed += len(workload.pods)
     for displaced in placer.displaced:
         displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
+    placer.pods()  # the snapshot as placing left it, for the report
     if displaced_out is not None:
         displaced_out.extend(placer.displaced)
     if progress is not None:
@@ -534,23 +554,7 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
 
     kind = workload.kind
     if kind == "DaemonSet":
-        assert workload.daemon_template is not None
-        template = workload.daemon_template
-        if all(same_template([p], daemon_pod_for_node(template, p.spec.node_name)) for p in old):
-            result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=True)
-            return result
-        if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
-            result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
-            return result
-        # Every old pod replaced by its node's new one (maxUnavailable per node is not simulated).
-        for pod in old:
-            placer.unbind(pod)
-        fresh = _place_daemon(placer, workload, snapshot, result)
-        done = all(r.placed for r in fresh.replicas)
-        status = RolloutStatus.COMPLETES if done else RolloutStatus.STALLS
-        placed = sum(1 for r in fresh.replicas if r.placed)
-        fresh.rollout = Rollout(status, len(old), placed, [p.metadata.name for p in old])
-        return fresh
+        return _update_daemon(placer, workload, snapshot, result)
     new = workload.pods
     # The stored template compared in full, or else the old pods as far as podwhy reads them.
     from_pods = workload.template_unchanged is None
@@ -655,32 +659,78 @@ def _daemon_refusal(workload: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) 
     return None
 
 
-def _place_daemon(
-    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement | None = None
-) -> WorkloadPlacement:
-    """A DaemonSet's pod on each node its controller runs it on."""
-    result = WorkloadPlacement(workload) if result is None else result
+def _daemon_replica(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, node: str) -> ReplicaPlacement:
+    """The DaemonSet controller's pod for NODE, created (or refused) and scheduled."""
     template = workload.daemon_template
     assert template is not None
-    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
     admitted_without = snapshot.admitted_without.get(f"{template.metadata.namespace}/{template.metadata.name}")
-    for node in eligible:
-        pod = daemon_pod_for_node(template, node)
-        if admitted_without:
-            snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
-        refused = _daemon_refusal(workload, pod, snapshot)
-        if refused is not None:
-            reason = NotCreated(refused)
-            replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
-            replica.target_node = node
-            result.replicas.append(replica)
-            continue
+    pod = daemon_pod_for_node(template, node)
+    if admitted_without:
+        snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
+    refused = _daemon_refusal(workload, pod, snapshot)
+    if refused is not None:
+        replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=NotCreated(refused), created=False)
+    else:
         for claim in workload.claims_for(pod, snapshot):
             placer.claims.create(claim)
         create_template_claims(pod, snapshot)
         replica = placer.schedule(pod)
-        replica.target_node = node
-        result.replicas.append(replica)
+    replica.target_node = node
+    return replica
+
+
+def _place_daemon(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """A DaemonSet's pod on each node its controller runs it on."""
+    result = WorkloadPlacement(workload)
+    assert workload.daemon_template is not None
+    eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
+    result.replicas = [_daemon_replica(placer, workload, snapshot, node) for node in eligible]
+    return result
+
+
+def _update_daemon(
+    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement
+) -> WorkloadPlacement:
+    """A DaemonSet the cluster runs: unchanged, OnDelete, or its controller's rolling update node
+    by node (a node's pod already of the new template counts as updated)."""
+    template = workload.daemon_template
+    assert template is not None
+    old = workload.existing
+    current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name))]
+    if len(current) == len(old):
+        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=True)
+        return result
+    if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
+        result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
+        return result
+    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
+    updated = {p.spec.node_name for p in current}
+    outdated = [p for p in old if p.spec.node_name not in updated]
+    by_node: dict[str, o.Pod] = {}
+    extra: list[str] = []
+    for pod in sorted(outdated, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name)):
+        if pod.spec.node_name and pod.spec.node_name not in by_node:
+            by_node[pod.spec.node_name] = pod
+        else:  # not on a node, or a second one on its node: the manage loop deletes it
+            placer.unbind(pod)
+            extra.append(pod.metadata.name)
+    latest: dict[str, ReplicaPlacement] = {}
+
+    def place_on(node: str) -> bool:
+        replica = latest.get(node)
+        if replica is None:
+            replica = latest[node] = _daemon_replica(placer, workload, snapshot, node)
+        elif replica.created and not replica.placed:
+            replica = latest[node] = placer.schedule(replica.pod)
+            replica.target_node = node
+        return replica.placed
+
+    result.rollout = daemon_rolling_update(
+        eligible, by_node, updated, workload.update_strategy, place_on, placer.unbind
+    )
+    result.rollout.old_replicas = len(old)
+    result.rollout.removed[:0] = extra
+    result.replicas = [latest[node] for node in eligible if node in latest]
     return result
 
 

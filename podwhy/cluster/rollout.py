@@ -11,7 +11,8 @@ available at once: readiness, minReadySeconds and probes are not simulated (the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -84,8 +85,11 @@ class Rollout:
     removed: list[str] = field(default_factory=list)
     steps: list[RolloutStep] = field(default_factory=list)
     progress_deadline_seconds: int = DEFAULT_PROGRESS_DEADLINE_SECONDS
-    max_surge: int = 0
-    max_unavailable: int = 0
+    # How many pods it is to run when the manifest does not say (a DaemonSet: its nodes).
+    replicas: int | None = None
+    # A rolling update's fenceposts (None for any other update).
+    max_surge: int | None = None
+    max_unavailable: int | None = None
     # Whether the template was compared with the old pods only (the snapshot holds no stored
     # template): the fields podwhy does not read were not compared.
     pods_compared: bool = False
@@ -228,12 +232,59 @@ def fenceposts(strategy: o.DeploymentStrategy | None, replicas: int) -> tuple[in
     return surge, unavailable
 
 
-def deletion_order(pods: Sequence[o.Pod]) -> list[o.Pod]:
-    """The ReplicaSet controller's preference when it scales down (ActivePods): unscheduled
-    before scheduled, Pending before Running, then the newest first (podwhy reads no readiness)."""
-    by_name = sorted(pods, key=lambda p: p.metadata.name)
-    newest_first = sorted(by_name, key=lambda p: p.metadata.creation_timestamp or "", reverse=True)
-    return sorted(newest_first, key=lambda p: (bool(p.spec.node_name), p.status.phase == "Running"))
+POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_PHASE_ORDINAL = {"Unknown": 1, "Running": 2}  # any other phase as Pending, 0
+# An int32 as the controller accepts it: no sign but "-", no leading zeros.
+_DELETION_COST = re.compile(r"-[0-9]+|0|[1-9][0-9]*")
+# Sorts after any RFC 3339 time: an unknown time counts as the newest.
+_UNKNOWN_TIME = "\uffff"
+
+
+def _ready_since(pod: o.Pod) -> str | None:
+    """When the pod became Ready (_UNKNOWN_TIME if not said), None while it is not Ready."""
+    ready = next((c for c in pod.status.conditions if c.type == "Ready" and c.status == "True"), None)
+    return None if ready is None else ready.last_transition_time or _UNKNOWN_TIME
+
+
+def deletion_cost(pod: o.Pod) -> int:
+    """The pod-deletion-cost annotation: 0 when absent or not an int32 written as the controller
+    accepts it."""
+    value = pod.metadata.annotations.get(POD_DELETION_COST)
+    if value is None or _DELETION_COST.fullmatch(value) is None:
+        return 0
+    number = int(value)
+    return number if -(2**31) <= number < 2**31 else 0
+
+
+def _restarts(pod: o.Pod) -> tuple[int, int]:
+    """The most restarts of a regular container, then of a sidecar (an init container with
+    restartPolicy Always)."""
+    sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
+    regular = max((c.restart_count for c in pod.status.container_statuses), default=0)
+    sidecar = max((c.restart_count for c in pod.status.init_container_statuses if c.name in sidecars), default=0)
+    return regular, sidecar
+
+
+def deletion_order(pods: Sequence[o.Pod], related: Sequence[o.Pod] | None = None) -> list[o.Pod]:
+    """The ReplicaSet controller's preference when it scales down (ActivePodsWithRanks): unscheduled
+    before scheduled; Pending, Unknown, then Running; not Ready before Ready; the lower
+    pod-deletion-cost first; the pods on nodes running more of the workload's active pods (of
+    RELATED, by default PODS) first; Ready the shortest time first; more container restarts first;
+    the newest first (an unknown time before any). The controller compares both times in powers of
+    two of their age, then by uid, which needs the clock: podwhy compares them exactly, then by name."""
+    on_node: dict[str, int] = {}
+    for pod in pods if related is None else related:
+        if pod.status.phase not in ("Succeeded", "Failed") and pod.metadata.deletion_timestamp is None:
+            on_node[pod.spec.node_name] = on_node.get(pod.spec.node_name, 0) + 1
+    # Stable sorts, the least significant rule first (reverse=True keeps equal pods in order).
+    out = sorted(pods, key=lambda p: p.metadata.name)
+    out.sort(key=lambda p: p.metadata.creation_timestamp or _UNKNOWN_TIME, reverse=True)
+    out.sort(key=_restarts, reverse=True)
+    out.sort(key=lambda p: _ready_since(p) or "", reverse=True)  # (only Ready pods compare)
+    out.sort(key=lambda p: on_node.get(p.spec.node_name, 0), reverse=True)
+    out.sort(key=deletion_cost)
+    out.sort(key=lambda p: (bool(p.spec.node_name), _PHASE_ORDINAL.get(p.status.phase, 0), _ready_since(p) is not None))
+    return out
 
 
 # Places one new pod and says whether it runs; removes one old pod.
@@ -277,7 +328,9 @@ def rolling_update(
                 placed += 1
             else:
                 waiting.append(pod)
-        # reconcileOldReplicaSets: unavailable old pods first, then down to minAvailable.
+        # reconcileOldReplicaSets: unavailable old pods first, then down to minAvailable, each in
+        # the ReplicaSet controller's order (which counts the new pods on each node too).
+        remaining = deletion_order(remaining, [*remaining, *new[:created]])
         min_available = replicas - unavailable
         new_unavailable = created - placed
         budget = len(remaining) + created - min_available - new_unavailable
@@ -315,6 +368,93 @@ def recreate(old: list[o.Pod], new: list[o.Pod], place: PlaceFn, remove: RemoveF
     out.new_replicas = sum(1 for pod in new if place(pod))
     out.steps.append(RolloutStep(0, len(new), out.new_replicas))
     if out.new_replicas == len(new):
+        out.status = RolloutStatus.COMPLETES
+    return out
+
+
+def daemon_fenceposts(strategy: o.StatefulSetUpdateStrategy | None, desired: int) -> tuple[int, int]:
+    """A DaemonSet's maxSurge and maxUnavailable over the DESIRED nodes, both rounded up (defaults:
+    0 and 1); both 0 makes unavailable 1."""
+    rolling = strategy.rolling_update if strategy is not None else None
+    surge = scaled(rolling.max_surge if rolling else None, desired, "0", round_up=True)
+    unavailable = scaled(rolling.max_unavailable if rolling else None, desired, "1", round_up=True)
+    if desired > 0 and surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, unavailable
+
+
+def _available(pod: o.Pod) -> bool:
+    """Whether a pod the cluster runs counts as available (podwhy reads no readiness)."""
+    return bool(pod.spec.node_name) and pod.status.phase == "Running"
+
+
+# Creates (or, once created, schedules again) the new pod for a node and says whether it runs.
+PlaceOnNodeFn = Callable[[str], bool]
+
+
+def daemon_rolling_update(
+    nodes: Sequence[str],
+    old: dict[str, o.Pod],
+    updated: Collection[str],
+    strategy: o.StatefulSetUpdateStrategy | None,
+    place: PlaceOnNodeFn,
+    remove: RemoveFn,
+) -> Rollout:
+    """The DaemonSet controller's rolling update over the NODES it is to run on (in order; the
+    controller walks them in no particular order), OLD the pod of the previous template on each
+    node, UPDATED the nodes that already run the new one. With maxSurge 0, at most maxUnavailable
+    nodes are without an available pod at once: an old pod is deleted first, then its node's new
+    pod created (an unavailable old pod is replaced at once). With maxSurge > 0, the new pod is
+    created beside the old one on at most maxSurge nodes at once, and the old pod is deleted once
+    the new one runs: a node without room for both keeps its old pod, its new one Pending. Nodes
+    the new template no longer runs on lose their pod; nodes without one get the new pod."""
+    wanted = set(nodes)
+    surge, unavailable = daemon_fenceposts(strategy, len(nodes))
+    out = Rollout(RolloutStatus.STALLS, len(old), max_surge=surge, max_unavailable=unavailable)
+    out.replicas = len(nodes)
+    remaining = dict(old)
+    for node in sorted(old):
+        if node not in wanted:  # the manage loop deletes pods where the node should not run it
+            out.removed.append(remaining.pop(node).metadata.name)
+            remove(old[node])
+    new: dict[str, bool] = {}  # node -> whether its new pod runs
+
+    def create(node: str) -> None:
+        new[node] = place(node)
+
+    def drop(node: str) -> None:
+        pod = remaining.pop(node)
+        remove(pod)
+        out.removed.append(pod.metadata.name)
+
+    while True:
+        before = (len(remaining), len(new), sum(new.values()))
+        for node in [n for n in nodes if n in new and not new[n]]:  # the scheduler tries again
+            new[node] = place(node)
+        for node in [n for n in nodes if n not in remaining and n not in new and n not in updated]:  # manage loop
+            create(node)
+        old_nodes = [n for n in nodes if n in remaining and n not in new]
+        if surge > 0:
+            for node in [n for n in nodes if n in remaining and new.get(n)]:
+                drop(node)  # its new pod runs
+            waiting = sum(1 for n in nodes if n in remaining and n in new and not new[n])
+            at_once = [n for n in old_nodes if not _available(remaining[n])]
+            candidates = [n for n in old_nodes if _available(remaining[n])]
+            for node in at_once + candidates[: max(surge - waiting, 0)]:
+                create(node)
+        else:
+            down = sum(1 for n in nodes if n not in remaining and n not in updated and not new.get(n))
+            at_once = [n for n in old_nodes if not _available(remaining[n])]
+            candidates = [n for n in old_nodes if _available(remaining[n])]
+            room = max(unavailable - down - len(at_once), 0)
+            for node in at_once + candidates[:room]:
+                drop(node)
+        after = (len(remaining), len(new), sum(new.values()))
+        if after == before:
+            break
+        out.steps.append(RolloutStep(len(remaining), len(new) + len(updated), sum(new.values()) + len(updated)))
+    out.new_replicas = sum(new.values())
+    if not remaining and len(new) + len(updated) == len(nodes) and all(new.values()):
         out.status = RolloutStatus.COMPLETES
     return out
 

@@ -110,12 +110,12 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
     return RolloutReport(
         status=rollout.status.value,
         oldReplicas=rollout.old_replicas,
-        replicas=replicas,
+        replicas=replicas if rollout.replicas is None else rollout.replicas,
         newReplicas=rollout.new_replicas,
         removed=list(rollout.removed),
         steps=[RolloutStep(old=s.old, new=s.new, newPlaced=s.new_placed) for s in rollout.steps],
-        maxSurge=rollout.max_surge if deployment else None,
-        maxUnavailable=rollout.max_unavailable if deployment else None,
+        maxSurge=rollout.max_surge,
+        maxUnavailable=rollout.max_unavailable,
         progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
         comparedPodsOnly=True if rollout.pods_compared else UNSET,
     )
@@ -165,7 +165,7 @@ def build_check_report(
     warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)
-        if p.workload.daemon_template is not None and not w.replicas
+        if p.workload.daemon_template is not None and not w.replicas and p.rollout is None
     ]
     lacking = sorted({kind for p in placements for r in p.replicas for kind in r.lacking_kinds})
     if lacking:

@@ -461,7 +461,7 @@ class RolloutReport(_Struct):
     newReplicas: int  # noqa: N815
     # The old pods its controllers removed, in order.
     removed: list[str] = []
-    # A Deployment's rolling update: each round, and its maxSurge and maxUnavailable resolved.
+    # A rolling update (Deployment, DaemonSet): each round, and its maxSurge and maxUnavailable resolved.
     steps: list[RolloutStep] = []
     maxSurge: int | None = None  # noqa: N815
     maxUnavailable: int | None = None  # noqa: N815

@@ -719,10 +719,16 @@ def check_summary(report: CheckReport) -> str:
     evicted = [victim for w in report.workloads for r in w.replicas for victim in r.evicted]
     preempting = f"; preemption evicts {len(evicted)} pod{'s' if len(evicted) != 1 else ''}" if evicted else ""
     unchanged = [w for w in report.workloads if w.update is not None and w.update.status == "Unchanged"]
-    if not summary.replicas and unchanged and len(unchanged) == summary.workloads:
-        running = sum(w.update.oldReplicas for w in unchanged if w.update is not None)
-        kinds = f"{len(unchanged)} workload{'s' if len(unchanged) != 1 else ''}"
-        return f"nothing to place: {kinds} unchanged ({running} replica{'s' if running != 1 else ''} running)"
+    waiting = [w for w in report.workloads if w.update is not None and w.update.status == "WaitsForDeletion"]
+    if not summary.replicas and (unchanged or waiting) and len(unchanged) + len(waiting) == summary.workloads:
+        # What runs once applied: a scale-down's removed pods are gone.
+        running = sum(w.update.oldReplicas - len(w.update.removed) for w in [*unchanged, *waiting] if w.update)
+        kinds = [
+            f"{len(group)} workload{'s' if len(group) != 1 else ''} {what}"
+            for group, what in ((unchanged, "unchanged"), (waiting, "OnDelete, waiting for pods to be deleted"))
+            if group
+        ]
+        return f"nothing to place: {', '.join(kinds)} ({running} replica{'s' if running != 1 else ''} running)"
     if unchanged:
         preempting += f"; {len(unchanged)} workload{'s' if len(unchanged) != 1 else ''} unchanged"
     if not summary.pending and summary.failingWorkloads:
