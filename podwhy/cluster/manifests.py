@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.fieldvalidation import check_fields
 from podwhy.cluster.rollout import existing_pods
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
@@ -229,6 +230,8 @@ class ManifestSource:
         API server of EMULATION admits them, in the manifests' order (quotas are charged so)."""
         self._emulation = emulation
         entries = self.read()
+        for entry in entries:
+            check_fields(entry, emulation)  # the API server's strict decoding, before anything else
         snapshot.kindless.extend(self.kindless)
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         for entry in entries:
@@ -606,10 +609,15 @@ class PodManifest:
     pod: o.Pod
     support: list[Entry]
     source: str = ""  # the file, as errors name it
+    # Every object of the file, the Pod's included, in its order (their fields as written).
+    entries: list[Entry] = field(default_factory=list)
 
     def admit(self, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
         """The pod as the API server admits it into SNAPSHOT (admission.add_manifest_pod); one it
-        would find invalid is refused naming the file."""
+        would find invalid, or whose file has fields the API server does not know, is refused
+        naming the file."""
+        for entry in self.entries:
+            check_fields(entry, emulation)
         try:
             return add_manifest_pod(self.pod, snapshot, namespace, emulation)
         except InvalidObjectError as invalid:
@@ -642,7 +650,7 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
     pod: o.Pod = pods[0].obj
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
-    return PodManifest(pod, [e for e in entries if e.kind != "Pod"], source)
+    return PodManifest(pod, [e for e in entries if e.kind != "Pod"], source, entries)
 
 
 def _uid(namespace: str, kind: str, name: str) -> str:

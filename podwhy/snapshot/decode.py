@@ -50,12 +50,16 @@ TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
 
 @dataclass(frozen=True)
 class Entry:
-    """One object of a manifest, where it was read."""
+    """One object of a manifest, where it was read, with its apiVersion and its JSON text as
+    written (every field, also those the typed model skips: the API server's strict decoding
+    reads them; b"" for an object built, not read)."""
 
     kind: str
     obj: Any
     source: str
     where: str
+    api_version: str = ""
+    raw: bytes = b""
 
 
 @dataclass
@@ -75,11 +79,21 @@ class Decoded:
     kindless: list[str] = field(default_factory=list)
     source: str = ""  # the input, as errors name it
 
-    def append(self, kind: str, obj: Any, source: str, where: str, manifests: bool, api_version: str = "") -> None:
+    def append(
+        self,
+        kind: str,
+        obj: Any,
+        source: str,
+        where: str,
+        manifests: bool,
+        api_version: str = "",
+        raw: Callable[[], bytes | None] = lambda: None,
+    ) -> None:
+        """File OBJ; a manifest's entry keeps its JSON text (RAW makes it only then)."""
         self.objects.setdefault(kind, []).append(obj)
         self.api_versions.setdefault(kind, set()).add(api_version)
         if manifests:
-            self.entries.append(Entry(kind, obj, source, where))
+            self.entries.append(Entry(kind, obj, source, where, api_version, raw() or b""))
 
     def merge(self, other: Decoded) -> None:
         for kind, objs in other.objects.items():
@@ -516,7 +530,7 @@ class _JsonReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(self.out, kind, obj, lambda: bytes(data))
-        self.out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        self.out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: bytes(data))
 
 
 class _ReferenceNeededError(Exception):
@@ -656,7 +670,7 @@ class _YamlReader:
             raise _ReferenceNeededError from None
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: bytes(data))
-        out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: bytes(data))
 
     # -- the reference reader ---------------------------------------------
     def _reference_load(self, text: bytes, offset: int) -> list[Any]:
@@ -739,4 +753,4 @@ class _YamlReader:
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: _plain_json(doc))
-        out.append(kind, obj, self.source, where, self.table.manifests, api_version)
+        out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: _plain_json(doc))
