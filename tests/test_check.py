@@ -42,12 +42,14 @@ GENERATED = re.compile(r"[bcdfghjklmnpqrstvwxz2456789]{5}")
 
 def deployment(name: str, replicas: int, spec: Json, kind: str = "Deployment", **extra: Any) -> Json:
     labels = {"app": name}
+    # A DaemonSet or Job has no replicas field (the API server refuses one: unknown field).
+    count = {} if kind in ("DaemonSet", "Job") else {"replicas": replicas}
     return {
         "apiVersion": "apps/v1",
         "kind": kind,
         "metadata": {"name": name},
         "spec": {
-            "replicas": replicas,
+            **count,
             "selector": {"matchLabels": labels},
             "template": {"metadata": {"labels": labels}, "spec": spec},
             **extra,

@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, TypeVar
 import msgspec
 
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
+from podwhy.cluster.fieldvalidation import check_fields
 from podwhy.cluster.rollout import existing_pods, same_stored_template, stored_templates
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
@@ -233,6 +234,8 @@ class ManifestSource:
         API server of EMULATION admits them, in the manifests' order (quotas are charged so)."""
         self._emulation = emulation
         entries = self.read()
+        for entry in entries:
+            check_fields(entry, emulation)  # the API server's strict decoding, before anything else
         snapshot.kindless.extend(self.kindless)
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         for entry in entries:
@@ -479,7 +482,7 @@ class ManifestSource:
     ) -> bool | None:
         """Whether the manifest's template, every field of it, is the workload's stored one."""
         stored = stored_templates(snapshot, kind, namespace, existing)
-        if stored is None or entry.raw is None:
+        if stored is None or not entry.raw:
             return None
         manifest = _raw_template(msgspec.json.decode(entry.raw), entry.kind)
         return all(same_stored_template(manifest, template, self._emulation) for template in stored)
@@ -633,10 +636,15 @@ class PodManifest:
     source: str = ""  # the file, as errors name it
     # The Pod as the file holds it (what a command that patches the file patches), when read.
     document: dict[str, Any] | None = None
+    # Every object of the file, the Pod's included, in its order (their fields as written).
+    entries: list[Entry] = field(default_factory=list)
 
     def admit(self, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
         """The pod as the API server admits it into SNAPSHOT (admission.add_manifest_pod); one it
-        would find invalid is refused naming the file."""
+        would find invalid, or whose file has fields the API server does not know, is refused
+        naming the file."""
+        for entry in self.entries:
+            check_fields(entry, emulation)
         try:
             return add_manifest_pod(self.pod, snapshot, namespace, emulation)
         except InvalidObjectError as invalid:
@@ -668,12 +676,15 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
             hint="podwhy check -f places several pods and workloads",
         )
     pod: o.Pod = pods[0].obj
-    raw = next((decoded.raw_pods[k] for k, obj in decoded.raw_objects.items() if obj is pod), None)
-    document = without_nulls(msgspec.json.decode(raw)) if raw is not None else None
+    document = without_nulls(msgspec.json.decode(pods[0].raw)) if pods[0].raw else None
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
     return PodManifest(
-        pod, [e for e in entries if e.kind != "Pod"], source, document if isinstance(document, dict) else None
+        pod,
+        [e for e in entries if e.kind != "Pod"],
+        source,
+        document=document if isinstance(document, dict) else None,
+        entries=entries,
     )
 
 

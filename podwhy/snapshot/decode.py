@@ -21,7 +21,7 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES, WORKLOAD_KINDS
+from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import fastyaml, versions, yaml11
 from podwhy.snapshot.names import generated_name
@@ -49,21 +49,21 @@ TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
 # The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
 # Deployment's is its ReplicaSets', with their pod-template-hash label.
 TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet"})
-# The manifests' kinds whose JSON an Entry keeps: the workloads, whose templates are compared
-# with the stored ones in full.
-MANIFEST_RAW_KINDS = frozenset({*WORKLOAD_KINDS, "ReplicationController"})
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One object of a manifest, where it was read."""
+    """One object of a manifest, where it was read, with its apiVersion and its JSON text as
+    written (every field, also those the typed model skips: the API server's strict decoding
+    reads them; b"" for an object built, not read)."""
 
     kind: str
     obj: Any
     source: str
     where: str
-    # A workload's JSON as the manifest holds it (MANIFEST_RAW_KINDS): every field, read or not.
-    raw: bytes | None = None
+    api_version: str = ""
+    # The object's JSON as the manifest holds it: every field, read or not (b"" when not kept).
+    raw: bytes = b""
 
 
 @dataclass
@@ -94,14 +94,13 @@ class Decoded:
         where: str,
         manifests: bool,
         api_version: str = "",
-        raw: Callable[[], bytes | None] | None = None,
+        raw: Callable[[], bytes | None] = lambda: None,
     ) -> None:
-        """File OBJ; a manifest's workload keeps its JSON (RAW makes it) for Entry.raw."""
+        """File OBJ; a manifest's entry keeps its JSON text (RAW makes it only then)."""
         self.objects.setdefault(kind, []).append(obj)
         self.api_versions.setdefault(kind, set()).add(api_version)
         if manifests:
-            data = raw() if raw is not None and kind in MANIFEST_RAW_KINDS else None
-            self.entries.append(Entry(kind, obj, source, where, data))
+            self.entries.append(Entry(kind, obj, source, where, api_version, raw() or b""))
 
     def merge(self, other: Decoded) -> None:
         for kind, objs in other.objects.items():
