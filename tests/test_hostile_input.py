@@ -162,3 +162,41 @@ def test_an_empty_path_is_a_usage_error(args: list[str]) -> None:
     code, err = run(*args)
     assert code == 2
     assert err.startswith("podwhy: error: ") and "'': an empty path" in err and err.count("\n") == 1
+
+
+def _deployment(name: str, replicas: int, kind: str = "Deployment") -> str:
+    count = f"parallelism: {replicas}" if kind == "Job" else f"replicas: {replicas}"
+    return (
+        f"apiVersion: {'batch/v1' if kind == 'Job' else 'apps/v1'}\nkind: {kind}\nmetadata: {{name: {name}}}\n"
+        f"spec:\n  {count}\n  selector: {{matchLabels: {{app: {name}}}}}\n"
+        f"  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+        "    spec: {restartPolicy: Never, containers: [{name: c, image: nginx}]}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("manifests", "said"),
+    [
+        (_deployment("web", 2147483647), "Deployment default/web: 2,147,483,647 replicas: more than"),
+        (_deployment("batch", 200_000, "Job"), "Job default/batch: 200,000 pods: more than"),
+        (
+            _deployment("a", 100_000) + "---\n" + _deployment("b", 60_000),
+            "Deployment default/b: 60,000 replicas (with the manifests' other pods, 160,000): more than",
+        ),
+    ],
+)
+def test_check_refuses_more_pods_than_a_cluster_runs(tmp_path: Path, manifests: str, said: str) -> None:
+    """`replicas: 2147483647` is refused at once (MAX_PODS), one workload or all together, before
+    a single pod is built."""
+    path = tmp_path / "big.yaml"
+    path.write_text(manifests)
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '1', pods: '110'}}\n"
+    )
+    code, err = run("check", "-f", str(path), "--from", str(nodes))
+    assert code == 3
+    assert err == (
+        f"podwhy: error: {path}: {said} a cluster runs at once ({limits.MAX_PODS:,} pods, Kubernetes' supported"
+        " limit) (check places every replica; lower the count to one a cluster can run)\n"
+    )

@@ -38,6 +38,7 @@ from podwhy.model.wellknown import (
 )
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
+from podwhy.snapshot.limits import MAX_PODS
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
 from podwhy.snapshot.source import _object_files, _read_bytes, read_stream
 
@@ -157,6 +158,8 @@ class ManifestSource:
         # The manifests' own PVCs, created as they are applied (before any replica).
         self.applied_claims: list[o.PersistentVolumeClaim] = []
         self._names: set[tuple[str, str]] = set()
+        # The pods the workloads read so far create (bounded by MAX_PODS).
+        self._created = 0
         # Documents without a kind in the folders given (skipped), as (file, where in it).
         self.kindless: list[tuple[str, str]] = []
 
@@ -238,6 +241,7 @@ class ManifestSource:
             check_fields(entry, emulation)  # the API server's strict decoding, before anything else
         snapshot.kindless.extend(self.kindless)
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
+        self._created = 0
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
                 self.apply(entry.kind, entry.obj, snapshot)
@@ -455,6 +459,15 @@ class ManifestSource:
         count = _replica_count(wl)
         if out.existing and wl.spec.replicas is None and kind in _KEEPS_RUNNING_COUNT:
             count = len(out.existing)  # `kubectl apply` keeps the count (an HPA's, say)
+        self._created += count
+        if self._created > MAX_PODS:
+            what = "pods" if kind == "Job" else "replicas"
+            raise PodwhyError(
+                f"{entry.source}: {kind} {out.namespace}/{out.name}: {count:,} {what}"
+                + ("" if count > MAX_PODS else f" (with the manifests' other pods, {self._created:,})")
+                + f": more than a cluster runs at once ({MAX_PODS:,} pods, Kubernetes' supported limit)",
+                hint="check places every replica; lower the count to one a cluster can run",
+            )
         for index in range(count):
             pod_labels = dict(labels)
             annotations: dict[str, str] = {}

@@ -29,6 +29,11 @@ MAX_YAML_ALIAS_NODES = 1_000_000
 # thousand levels would overflow the stack rather than fail.
 MAX_YAML_DEPTH = 1_000
 
+# The most pods `check` creates for the manifests, one workload or all together: Kubernetes
+# supports clusters of at most 150,000 pods (its documented scalability limit), so no more can
+# run at once; `replicas: 2147483647` would otherwise build two billion pods.
+MAX_PODS = 150_000
+
 _UNITS = {"": 1, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4}
 
 
