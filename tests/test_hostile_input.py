@@ -200,3 +200,32 @@ def test_check_refuses_more_pods_than_a_cluster_runs(tmp_path: Path, manifests: 
         f"podwhy: error: {path}: {said} a cluster runs at once ({limits.MAX_PODS:,} pods, Kubernetes' supported"
         " limit) (check places every replica; lower the count to one a cluster can run)\n"
     )
+
+
+def test_a_long_in_selector_is_validated_once_and_matched_by_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A legal selector of many values is validated once, however many nodes it is matched
+    against (labels.NewRequirement ran per node: 100,000 values over 400 nodes took minutes), and
+    a lookup does not walk the values."""
+    from podwhy.model import labels
+    from podwhy.model.validation import is_valid_label_value
+
+    labels._new_requirement.cache_clear()
+    calls = 0
+
+    def counting(value: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return is_valid_label_value(value)
+
+    monkeypatch.setattr(labels, "is_valid_label_value", counting)
+    values = [f"v{i}" for i in range(10_000)]
+    for _ in range(50):  # as the plugins build it for each node
+        requirement = labels.new_requirement("zone", "In", values)
+    assert calls == len(values)
+    assert requirement.matches({"zone": "v9999"}) and not requirement.matches({"zone": "w"})
+    assert isinstance(requirement.value_set, frozenset) and len(requirement.value_set) == len(values)
+    bad = [*values, "not valid!"]
+    for _ in range(3):
+        with pytest.raises(labels.SelectorError, match="invalid label value 'not valid!'"):
+            labels.new_requirement("zone", "In", bad)
+    assert calls == 2 * len(values) + 1
