@@ -21,6 +21,7 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
+import re2
 import yaml
 
 from podwhy.errors import PodwhyError
@@ -66,10 +67,10 @@ def parse_status(text: str, where: str = DEFAULT_WHERE) -> ca.ClusterAutoscalerS
 # ---------------------------------------------------------------------- time
 
 
-_GO_TIME = re.compile(
+_GO_TIME = re2.compile(
     r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))? ([+-])(\d{2})(\d{2})(?: [A-Za-z0-9+-]+)?"
 )
-_MONOTONIC = re.compile(r" m=[+-][0-9.]+$")
+_MONOTONIC = re2.compile(r" m=[+-][0-9.]+$")
 
 
 def parse_time(text: str) -> datetime | None:
@@ -247,11 +248,13 @@ def _yaml_group(group: _Group) -> ca.NodeGroupStatus:
 # ---------------------------------------------------------------------- CA < 1.30: text
 
 # "  Health:      Healthy (ready=1 ...)": a condition, its status word, and its message.
-_CONDITION = re.compile(r"(?P<type>[A-Za-z]+):\s+(?P<status><unknown>|[A-Za-z]+)(?:\s+\((?P<message>.*)\))?")
-_TIME_LINE = re.compile(r"(?P<which>LastProbeTime|LastTransitionTime):\s*(?P<time>.*)")
-_PAIR = re.compile(r"([A-Za-z]+)=([^\s,()]*)")
+# RE2 (linear time, whatever the text): with Python's backtracking engine `_PAIR` took 10 s on a
+# 40,000-letter message, and a status ConfigMap holds up to a MiB of text anyone may write.
+_CONDITION = re2.compile(r"(?P<type>[A-Za-z]+):\s+(?P<status><unknown>|[A-Za-z]+)(?:\s+\((?P<message>.*)\))?")
+_TIME_LINE = re2.compile(r"(?P<which>LastProbeTime|LastTransitionTime):\s*(?P<time>.*)")
+_PAIR = re2.compile(r"([A-Za-z]+)=([^\s,()]*)")
 # A Health condition CA knows nothing of is written without its line break: split it off.
-_UNKNOWN_HEALTH = re.compile(r"(<unknown>)(?=[ \t]+[A-Za-z]+:)")
+_UNKNOWN_HEALTH = re2.compile(r"(<unknown>)([ \t]+[A-Za-z]+:)")
 # Older releases wrote the limits as (min=A, max=B).
 _ALIASES = {"min": "minSize", "max": "maxSize"}
 _INT_KEYS = (
@@ -288,7 +291,7 @@ class _TextReader:
         return PodwhyError(f"{self.where}: data.{STATUS_KEY} line {number}: {what}: {line.strip()[:120]!r}")
 
     def read(self) -> ca.ClusterAutoscalerStatus:
-        lines = _UNKNOWN_HEALTH.sub(r"\1\n", self.text).splitlines()
+        lines = _UNKNOWN_HEALTH.sub(r"\1\n\2", self.text).splitlines()
         header = lines[0].rstrip()
         if not header.endswith(":"):
             raise self.fail(1, header, f"the header is not {TEXT_HEADER!r}<time>':'")
