@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,6 +22,7 @@ from podwhy.verdict import ExitCode
 
 if TYPE_CHECKING:
     from podwhy.report.model import CheckReport, PendingReport, Report
+    from podwhy.snapshot.writer import DumpTarget
 
 PROGRAM = "podwhy"
 # kubectl runs `kubectl-podwhy` (pyproject's second entry point) for `kubectl podwhy ...`.
@@ -602,6 +604,27 @@ def snapshot(
     them all); -n/-A choose whose events come along. Secrets are never read, nor any ConfigMap but
     Cluster Autoscaler's status.
     """
+    count, target, missing = _snapshot(
+        output, namespace, all_namespaces, kubeconfig, context, request_timeout, redact, quiet, debug
+    )
+    if count is not None:
+        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
+    if missing:
+        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
+
+
+def _snapshot(
+    output: Path,
+    namespace: str | None,
+    all_namespaces: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: float | None,
+    redact: bool,
+    quiet: bool,
+    debug: bool,
+) -> tuple[int | None, DumpTarget, dict[str, str]]:
+    """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why)."""
     from podwhy.report.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.writer import DumpTarget, write_dump
@@ -610,6 +633,7 @@ def snapshot(
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
         target = DumpTarget(output)  # a path that cannot be written fails before anything is fetched
+        previous = signal.signal(signal.SIGTERM, _on_sigterm(target))
         try:
             with fetch_progress(not quiet) as progress:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
@@ -633,11 +657,23 @@ def snapshot(
                 )
             )
         finally:
-            target.discard()  # Ctrl-C or an error: no half-written file is left behind
-    if count is not None:
-        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
-    if missing:
-        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
+            target.discard()  # Ctrl-C, SIGTERM or an error: no half-written file is left behind
+            signal.signal(signal.SIGTERM, previous)
+    return count, target, missing
+
+
+def _on_sigterm(target: DumpTarget) -> Callable[[int, object], None]:
+    """SIGTERM (a CI job cancelled, `timeout`): the half-written file removed, then exit at once
+    with the shell's code for it. At once: the fetch's worker threads may be waiting on the API
+    server, and an exception would wait for them to finish."""
+
+    def terminated(signum: int, frame: object) -> None:
+        target.discard()
+        print("podwhy: terminated", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    return terminated
 
 
 def _write_snapshot(write: Callable[[], int]) -> int | None:

@@ -233,6 +233,11 @@ class FakeApiServer:
     git_version: str = "v1.35.4"  # what /version says
     stored: bool = True  # objects as the API server stores them (stored_object); False: as given
     requests: list[Recorded] = field(default_factory=list)
+    # Requests whose path ends with one of these wait for `release` (set `holding` first): a fetch
+    # caught in the middle, without a clock.
+    hold: set[str] = field(default_factory=set)
+    holding: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
     served: dict[str, tuple[str, str, bool]] = field(default_factory=dict, init=False)
     _index: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _server: ThreadingHTTPServer | None = None
@@ -272,6 +277,7 @@ class FakeApiServer:
 
     def __exit__(self, *exc: object) -> None:
         assert self._server is not None
+        self.release.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -318,6 +324,9 @@ class FakeApiServer:
         if handler.headers.get("Authorization") != f"Bearer {self.token}":
             self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
             return
+        if any(parts.path.endswith(f"/{resource}") for resource in self.hold):
+            self.holding.set()
+            self.release.wait()
         aggregated = "as=APIGroupDiscoveryList" in handler.headers.get("Accept", "")
         code, body = self._answer(parts.path, query, aggregated)
         self._send(handler, code, body)

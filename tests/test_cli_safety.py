@@ -386,3 +386,77 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_partial_one(tmp_path: P
     assert dump.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["dump.json.gz"]
     write_dump(DumpTarget(dump), {("Node", "v1"): [msgspec.Raw(b'{"metadata": {"name": "n1"}}')]}, {})
     assert [n.metadata.name for n in FileSource([str(dump)]).load().nodes] == ["n1"]
+
+
+RUN = "from podwhy.cli import app; app()"
+NODE_ITEMS = {("Node", "v1"): [msgspec.Raw(b'{"metadata": {"name": "n1"}}')]}
+
+
+def test_what_is_not_a_regular_file_is_written_through_never_replaced(tmp_path: Path) -> None:
+    """`-o` a FIFO (or a device, /dev/stdout): the bytes go through it, as a shell's `>` sends
+    them; it is never replaced by a file (as root, a rename over /dev/null replaces the device)."""
+    import os
+    import stat
+    import threading
+
+    from podwhy.snapshot.writer import DumpTarget, write_dump
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()))
+    reader.start()
+    assert write_dump(DumpTarget(fifo), NODE_ITEMS, {}) == 1
+    reader.join()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and json.loads(read[0])["items"][0]["metadata"]["name"] == "n1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]  # no temporary file beside it
+    write_dump(DumpTarget(Path(os.devnull)), NODE_ITEMS, {})
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_symlink_s_file_is_replaced_keeping_the_link_and_modes_are_kept_or_private(tmp_path: Path) -> None:
+    import os
+
+    from podwhy.snapshot.writer import DumpTarget, write_dump
+
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)
+    write_dump(DumpTarget(link), NODE_ITEMS, {})
+    assert link.is_symlink() and json.loads(real.read_text())["kind"] == "List"
+    assert real.stat().st_mode & 0o777 == 0o640  # a replaced snapshot keeps its permissions
+    new = tmp_path / "new.json"
+    write_dump(DumpTarget(new), NODE_ITEMS, {})
+    assert new.stat().st_mode & 0o777 == 0o600  # a new one may hold secrets: the owner's only
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "new.json", "real.json"]
+    assert os.readlink(link) == "real.json"
+
+
+def test_sigterm_during_a_snapshot_leaves_the_old_file_and_no_partial_one(tmp_path: Path) -> None:
+    """SIGTERM (a cancelled CI job, `timeout`) stops `podwhy snapshot` as Ctrl-C does: exit 143,
+    the old file untouched, no `.partial` left. The fake API server holds the pods' list until the
+    signal has been sent (no clock)."""
+    import signal
+
+    dump = tmp_path / "out" / "dump.json"
+    dump.parent.mkdir()
+    dump.write_text("old")
+    with FakeApiServer(load_objects(EXAMPLE), hold={"pods"}) as server:
+        config = server.kubeconfig(tmp_path / "config")
+        process = subprocess.Popen(
+            [sys.executable, "-c", RUN, "snapshot", "-o", str(dump), "--kubeconfig", str(config), "-q"],
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert server.holding.wait(120), "the fetch never reached the pods"
+            assert sorted(p.suffix for p in dump.parent.iterdir()) == [".json", ".partial"]
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=120)
+        finally:
+            server.release.set()
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 143 and b"podwhy: terminated" in err
+    assert dump.read_text() == "old" and [p.name for p in dump.parent.iterdir()] == ["dump.json"]

@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -126,42 +127,62 @@ STDOUT = "-"
 
 class DumpTarget:
     """Where a dump goes: stdout, or a file written under a temporary name in its folder and
-    renamed over PATH only once complete, so an interrupted or failed write (Ctrl-C, a full
-    disk) never leaves a truncated dump. Created before anything is fetched: a path that cannot
-    be written is an error at once."""
+    renamed over PATH only once complete, so an interrupted or failed write (Ctrl-C, SIGTERM, a
+    full disk) never leaves a truncated dump. Created before anything is fetched: a path that
+    cannot be written is an error at once.
+
+    Only a regular file is ever replaced. A symlink is followed: the file it names is replaced,
+    the link kept. What is not a regular file — a device (`/dev/null`), a FIFO, `/dev/stdout` —
+    is written through, as a shell's `>` writes it, never replaced by a file (as root, a rename
+    over `/dev/null` would replace the device node). A replaced file keeps its permissions; a new
+    one is created 0600: a snapshot holds what the cluster's pods hold (environment, commands)
+    unless --redact."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.to_stdout = str(path) == STDOUT
         self._temp: str | None = None
+        self._through: Path | None = None
+        self._replaces = path
         if self.to_stdout:
             return
         if path.is_dir():
             raise PodwhyError(f"{path}: cannot write: is a directory", hint="name a file: -o cluster.json.gz")
         try:
-            fd, self._temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+            existing: os.stat_result | None = os.stat(path)  # what a symlink names
+        except FileNotFoundError:
+            existing = None
+        except OSError as exc:
+            raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            if not os.access(path, os.W_OK):
+                raise PodwhyError(f"{path}: cannot write: Permission denied")
+            self._through = path  # a device or FIFO (/dev/stdout: the fd): written through, never replaced
+            return
+        real = Path(os.path.realpath(path))  # a symlink's file is replaced, the link kept
+        try:
+            fd, self._temp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".partial")
         except OSError as exc:
             raise PodwhyError(f"{path}: cannot write: {exc.strerror}") from None
         os.close(fd)
-        # The mode open() would have given (mkstemp's is 0600).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self._temp, 0o666 & ~umask)
+        self._replaces = real
+        os.chmod(self._temp, stat.S_IMODE(existing.st_mode) if existing is not None else 0o600)
 
     @property
     def description(self) -> str:
         return "stdout" if self.to_stdout else str(self.path)
 
     def open(self) -> io.BufferedIOBase | BinaryIO:
-        if self._temp is None:
+        name = self._through if self._through is not None else self._temp
+        if name is None:
             return _Unclosed(sys.stdout.buffer)
         if self.path.name.endswith(".gz"):
-            return gzip.open(self._temp, "wb")
-        return open(self._temp, "wb")
+            return gzip.open(name, "wb")
+        return open(name, "wb")
 
     def commit(self) -> None:
         if self._temp is not None:
-            os.replace(self._temp, self.path)
+            os.replace(self._temp, self._replaces)
             self._temp = None
 
     def discard(self) -> None:
