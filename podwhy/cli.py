@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import traceback
@@ -127,9 +128,31 @@ KubeconfigOption = Annotated[
 ContextOption = Annotated[
     str | None, typer.Option("--context", metavar="NAME", help="Kubeconfig context for live mode.")
 ]
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """A request timeout as kubectl's --request-timeout takes it: seconds (`30`, `1.5`), or a Go
+    duration (`30s`, `1m30s`, `500ms`); 0 for no limit."""
+    raw = text.strip()
+    if re.fullmatch(r"\d+(?:\.\d*)?|\.\d+", raw):
+        return float(raw)
+    parts = _DURATION.findall(raw)
+    if not parts or "".join(a + b for a, b in parts) != raw:
+        raise typer.BadParameter(f"{text!r} is not a duration: give seconds (30) or a duration (30s, 1m, 500ms)")
+    return sum(float(amount) * _DURATION_UNITS[unit] for amount, unit in parts)
+
+
 RequestTimeoutOption = Annotated[
     float | None,
-    typer.Option("--request-timeout", min=0.001, metavar="SECONDS", help="Seconds to wait for each API request."),
+    typer.Option(
+        "--request-timeout",
+        parser=parse_duration,
+        metavar="DURATION",
+        help="How long each API request may take, its whole answer included: seconds or a duration"
+        " (30s, 2m); 0 for no limit. Default 60s.",
+    ),
 ]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")

@@ -305,7 +305,7 @@ def test_help_shows_placeholders_a_person_reads(command: list[str]) -> None:
     if command == ["explain"]:
         for shown in ("[POD]", "--from PATH", "-n, --namespace NAMESPACE", "-f, --file FILE", "--node NODE"):
             assert shown in out
-        assert "--request-timeout SECONDS" in out and "-q, --quiet  " in out
+        assert "--request-timeout DURATION" in out and "-q, --quiet  " in out
 
 
 def test_options_are_validated_before_anything_is_fetched(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:

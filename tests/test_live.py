@@ -121,7 +121,7 @@ def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Pa
 @pytest.mark.parametrize(
     ("make_config", "message"),
     [
-        (lambda tmp: tmp / "absent", "cannot load the Kubernetes configuration"),
+        (lambda tmp: tmp / "absent", "the kubeconfig file does not exist (--kubeconfig)"),
         (lambda tmp: _config_for(tmp, "http://127.0.0.1:9"), "cannot reach the API server at http://127.0.0.1:9"),
     ],
 )

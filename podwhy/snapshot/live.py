@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
+import yaml
 
 import podwhy
 from podwhy import clock
@@ -29,9 +30,17 @@ from podwhy.heap import gc_paused
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode
+from podwhy.snapshot.limits import max_input_bytes, too_large
 from podwhy.snapshot.versions import VERSIONS, Refused, group_of, read_versions
 
 PAGE_SIZE = 500
+# Seconds one API request may take, from connecting to the last byte of its answer, when
+# --request-timeout does not say (0: no limit). kubectl waits forever by default; a tool people
+# script must not: a page of 500 pods takes a busy API server a few seconds.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+# What one answer is read in: at most one receive each, so a server that sends one byte a second
+# cannot outlast the request's deadline.
+_CHUNK = 1 << 16
 # Lists fetched at once; the client's connection pool is sized to match.
 CONCURRENCY = 6
 # 5xx and 429 answers are retried this many times, with a short backoff.
@@ -270,14 +279,21 @@ class LiveSource:
                 config.load_incluster_config(client_configuration=configuration)
                 self._namespace = _in_cluster_namespace()
             else:
+                _check_kubeconfig_files(self.kubeconfig)
                 self._namespace = _context_namespace(self.kubeconfig, self.context)
                 config.load_kube_config(
                     config_file=self.kubeconfig, context=self.context, client_configuration=configuration
                 )
+                _check_credentials(configuration, self.kubeconfig, self.context)
         except ConfigException as exc:
             raise PodwhyError(f"cannot load the Kubernetes configuration: {_first_line(exc)}") from None
         except FileNotFoundError as exc:
             raise PodwhyError(f"cannot load the Kubernetes configuration: {exc}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{mark.name}: line {mark.line + 1}: " if mark is not None else ""
+            problem = getattr(exc, "problem", None) or _first_line(exc)
+            raise PodwhyError(f"cannot load the Kubernetes configuration: {where}not valid YAML: {problem}") from None
         configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize or 0, CONCURRENCY)
         # The client would retry connection errors three times over; say what happened at once.
         configuration.retries = 0
@@ -309,9 +325,11 @@ class LiveSource:
             attempt += 1
             with self._lock:
                 self._state.requests += 1
+            timeout = DEFAULT_REQUEST_TIMEOUT if self.request_timeout is None else self.request_timeout
+            deadline = time.monotonic() + timeout if timeout else None
             try:
-                response = api.call_api(method, url, header_params=headers, _request_timeout=self.request_timeout)
-                data: bytes = response.read() or b""
+                response = api.call_api(method, url, header_params=headers, _request_timeout=timeout or None)
+                data = self._body(response.response, deadline, timeout)
                 status: int = response.status
             except Urllib3Error as exc:
                 raise PodwhyError(_connection_message(self.host, exc)) from None
@@ -322,6 +340,28 @@ class LiveSource:
                 continue
             parsed = _decode_status(data)
             raise _HttpError(status, parsed.reason, parsed.message or f"HTTP {status}")
+
+    def _body(self, response: Any, deadline: float | None, timeout: float) -> bytes:
+        """The whole answer, within the request's deadline (a total, not per receive) and the
+        bound on any input (limits.MAX_INPUT_BYTES)."""
+        limit = max_input_bytes()
+        chunks: list[bytes] = []
+        size = 0
+        read = getattr(response, "read1", None) or response.read
+        try:
+            while chunk := read(_CHUNK):
+                size += len(chunk)
+                if limit is not None and size > limit:
+                    raise too_large(f"an answer of {self.host}", limit, "sent")
+                if deadline is not None and time.monotonic() > deadline:
+                    raise PodwhyError(
+                        f"{self.host} did not send its whole answer in {timeout:g} s (request timeout)",
+                        hint="raise --request-timeout; 0 for no limit",
+                    )
+                chunks.append(chunk)
+        finally:
+            response.release_conn()
+        return b"".join(chunks)
 
     def _list(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any]:
         """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
@@ -601,6 +641,59 @@ def _reason(text: str) -> str:
         if hint in text:
             return hint.lower()
     return text.splitlines()[0][:200]
+
+
+def _kubeconfig_paths(kubeconfig: str | None) -> tuple[list[str], str]:
+    """The kubeconfig files kubectl would read, and what named them."""
+    if kubeconfig is not None:
+        return [p for p in kubeconfig.split(os.pathsep) if p], "--kubeconfig"
+    env = os.environ.get("KUBECONFIG", "")
+    if env.strip():
+        return [p for p in env.split(os.pathsep) if p], "$KUBECONFIG"
+    return [os.path.expanduser("~/.kube/config")], "the default"
+
+
+def _check_kubeconfig_files(kubeconfig: str | None) -> None:
+    """A kubeconfig given by name must exist (kubectl: `stat PATH: no such file or directory`);
+    of $KUBECONFIG's list, one at least (kubectl skips the missing ones)."""
+    paths, named_by = _kubeconfig_paths(kubeconfig)
+    missing = [p for p in paths if not os.path.exists(p)]
+    if named_by == "--kubeconfig" and missing:
+        raise PodwhyError(f"{missing[0]}: the kubeconfig file does not exist (--kubeconfig)")
+    if paths and len(missing) == len(paths):
+        listed = ", ".join(missing)
+        raise PodwhyError(
+            f"no kubeconfig: {listed} {'does' if len(missing) == 1 else 'do'} not exist ({named_by})",
+            hint="pass --kubeconfig PATH, or --from a dump to explain offline",
+        )
+
+
+def _check_credentials(configuration: Any, kubeconfig: str | None, context: str | None) -> None:
+    """A user entry with an exec plugin (or auth-provider) that gave no credentials: the client
+    logs the failure and goes on anonymously; podwhy stops and says so."""
+    if configuration.api_key.get("authorization") or configuration.cert_file:
+        return
+    # The files merged as kubectl merges them: the first to name a context, a user, wins.
+    docs = []
+    for path in _kubeconfig_paths(kubeconfig)[0]:
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                doc = yaml.safe_load(f)
+            docs.append(doc if isinstance(doc, dict) else {})
+    name = context or next((d["current-context"] for d in docs if d.get("current-context")), None)
+    contexts = [c for d in docs for c in d.get("contexts") or [] if isinstance(c, dict)]
+    ctx = next((c for c in contexts if c.get("name") == name), None)
+    user_name = ((ctx or {}).get("context") or {}).get("user")
+    users = [u for d in docs for u in d.get("users") or [] if isinstance(u, dict)]
+    user = next((u for u in users if u.get("name") == user_name), None)
+    entry = (user or {}).get("user") or {}
+    for way in ("exec", "auth-provider"):
+        if way in entry:
+            raise PodwhyError(
+                f"the kubeconfig's user {user_name!r} gave no credentials: its {way} plugin failed or printed"
+                " neither a token nor a client certificate and key",
+                hint="run the plugin's command by hand to see its error; the Kubernetes client only logs it",
+            )
 
 
 def _first_line(exc: Exception) -> str:
