@@ -28,11 +28,13 @@ Json = dict[str, Any]
 
 def _argv(name: str) -> list[str]:
     """`check -f manifests.yaml --from ... --complete`, with the case's sources (default: its
-    cluster/ folder) and extra arguments, relative to its folder."""
+    cluster/ folder) and extra arguments, relative to its folder; without --complete when its
+    case.json says `"complete": false` (a dump that cannot vouch for every kind)."""
     case = CASES / name / "case.json"
     spec: Json = json.loads(case.read_text()) if case.is_file() else {}
     sources = [a for source in spec.get("from", ["cluster"]) for a in ("--from", source)]
-    return ["check", "-f", "manifests.yaml", *sources, "--complete", *spec.get("args", [])]
+    complete = ["--complete"] if spec.get("complete", True) else []
+    return ["check", "-f", "manifests.yaml", *sources, *complete, *spec.get("args", [])]
 
 
 def _invoke(name: str, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[int, str, str]:
@@ -44,7 +46,7 @@ def _invoke(name: str, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[in
 
 def _report(name: str, monkeypatch: pytest.MonkeyPatch, validator: Any) -> tuple[int, Json]:
     code, out, err = _invoke(name, monkeypatch, "-o", "json")
-    assert code in (0, 1), err
+    assert code in (0, 1, 3), err
     report: Json = json.loads(out)
     validator.validate(report)
     return code, report
@@ -68,8 +70,15 @@ def test_json(
 @pytest.mark.parametrize("output", ["table", "wide", "markdown"])
 def test_text(name: str, output: str, snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = _invoke(name, monkeypatch, "-o", output)
-    assert code in (0, 1), err
+    assert code in (0, 1, 3), err
     assert out == snapshot
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_junit(name: str, snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    code, _out, err = _invoke(name, monkeypatch, "--junit", str(tmp_path / "report.xml"))
+    assert code in (0, 1, 3), err
+    assert (tmp_path / "report.xml").read_text() == snapshot
 
 
 # ------------------------------------------------------------------ key facts, case by case
@@ -88,6 +97,8 @@ class Facts:
     warnings: list[str] = field(default_factory=list)
     # Per workload the cluster already runs: fields of its rollout (status, removed, steps...).
     rollout: dict[str, Json] = field(default_factory=dict)
+    # Replicas placed without every input evaluated (exit 3).
+    inconclusive: int = 0
 
 
 DRA_NODE = "dra-example-driver-cluster-worker"
@@ -277,6 +288,72 @@ FACTS: dict[str, Facts] = {
         },
     ),
     "statefulset-ondelete": Facts(0, {DB: []}, rollout={DB: {"status": "WaitsForDeletion", "removed": []}}),
+    # A full node: no room for a surge pod, but maxSurge 0 and maxUnavailable 1 let an old pod go
+    # first, and each new one takes the room its old one left.
+    "rollout-max-unavailable": Facts(
+        0,
+        {WEB: ["node-1", "node-1", "node-1"]},
+        rollout={
+            WEB: {
+                "status": "Completes",
+                "removed": [_web(s) for s in ("a1b2c", "d3e4f", "g5h6j")],
+                "steps": [_step(2, 0, 0), _step(1, 1, 1), _step(0, 2, 2), _step(0, 3, 3)],
+                "maxSurge": 0,
+                "maxUnavailable": 1,
+            }
+        },
+    ),
+    # The same template scaled from 3 to 5: node-2's one free CPU takes the first pod added, the
+    # second stays Pending; nothing is rolled out.
+    "scale-up": Facts(
+        1,
+        {WEB: ["node-2", None]},
+        pending_says={WEB: "0/2 nodes are available: 2 Insufficient cpu."},
+        rollout={WEB: {"status": "Unchanged", "removed": [], "oldReplicas": 3, "newReplicas": 1}},
+    ),
+    # A Job's changed template cannot be applied: nothing is placed, its 2 pods keep running.
+    "job-immutable": Facts(
+        1, {"shop/train (Job)": []}, rollout={"shop/train (Job)": {"status": "Immutable", "oldReplicas": 2}}
+    ),
+    # `kubectl get nodes` alone: every replica "fits" on nodes that look empty, but the room the
+    # cluster's pods take is unknown: inconclusive, exit 3.
+    "nodes-only": Facts(
+        3,
+        {"default/heavy (Deployment)": ["node-1", "node-1", "node-1", "node-2"]},
+        warnings=[
+            "the snapshot holds no Namespaces, Pods, ReplicaSets, ResourceQuotas, Services, so it cannot tell whether"
+            " the cluster has none: add them with --from a dump of"
+            " `kubectl get pods,namespaces,services,resourcequotas,replicasets.apps -A -o yaml` (or take the whole"
+            " cluster with `podwhy snapshot -o cluster.json.gz`), or pass --complete if the files hold every object"
+            " of the cluster"
+        ],
+        inconclusive=4,
+    ),
+    # GPU claims from a template onto a dump without ResourceClaims: which of the 8 GPUs are taken is
+    # unknown, so DynamicResources is not evaluated: both placements inconclusive, exit 3.
+    "dra-inconclusive": Facts(
+        3,
+        {"gpu-test5/trainer (Deployment)": [DRA_NODE, DRA_NODE]},
+        warnings=[
+            OLD_KUBELET,
+            "the snapshot holds no ReplicaSets, ResourceClaims, Services, so it cannot tell whether the cluster has"
+            " none: add them with --from a dump of"
+            " `kubectl get services,replicasets.apps,resourceclaims.resource.k8s.io -A -o yaml` (or take the whole"
+            " cluster with `podwhy snapshot -o cluster.json.gz`), or pass --complete if the files hold every object"
+            " of the cluster",
+        ],
+        inconclusive=2,
+    ),
+    # Two pods of web's previous ReplicaSet are being deleted and still hold 2 of node-1's 4 CPUs:
+    # the surge pod stays Pending, and fits once they are gone.
+    "rollout-waits-for-deletion": Facts(
+        1,
+        {WEB: [None]},
+        pending_says={
+            WEB: "fits on node-1 once the 2 pods being deleted (shop/web-7c9d8f6b5-a1b2c, shop/web-7c9d8f6b5-d3e4f)"
+        },
+        rollout={WEB: {"status": "Stalls", "removed": [], "steps": [_step(2, 1, 0)]}},
+    ),
 }
 
 
@@ -307,6 +384,20 @@ def test_key_facts(name: str, monkeypatch: pytest.MonkeyPatch, check_schema_vali
     summary = report["summary"]
     placed = sum(node is not None for nodes in want.nodes.values() for node in nodes)
     assert (summary["placed"], summary["pending"]) == (placed, sum(map(len, want.nodes.values())) - placed)
+    assert summary["inconclusive"] == want.inconclusive
+
+
+@pytest.mark.parametrize("name", [name for name in NAMES if FACTS[name].exit_code == 3])
+def test_inconclusive_is_said_everywhere(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Exit 3: the first line, the markdown heading and the JUnit <error> all say why; never "everything fits"."""
+    code, out, _ = _invoke(name, monkeypatch, "--junit", str(tmp_path / "report.xml"))
+    first = out.split("\n┏")[0]
+    assert code == 3 and first.startswith("inconclusive: ") and "not evaluated: " in first
+    assert "everything fits" not in out
+    _, markdown, _ = _invoke(name, monkeypatch, "-o", "markdown")
+    assert " ".join(markdown.splitlines()[0].split()) == "### podwhy check: " + " ".join(first.split())
+    junit = (tmp_path / "report.xml").read_text()
+    assert 'failures="0" errors="1"' in junit and '<error type="Inconclusive" message=' in junit
 
 
 def test_preemption_is_said_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:

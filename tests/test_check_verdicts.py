@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
+from podwhy.snapshot.source import FileSource
 from tests.builders import NAMESPACE_ELSEWHERE, QUOTA_ELSEWHERE, quotas_listed
 
 NODES = """apiVersion: v1
@@ -102,3 +103,99 @@ def test_markdown_and_junit_agree_with_the_exit_code(tmp_path: Path, cluster: st
         error = case.find("error")
         assert error is not None and error.get("type") == "Inconclusive"
         assert "the room the cluster's pods take on its nodes" in (error.get("message") or "")
+
+
+# ------------------------------------------------- pods of some namespaces only
+
+
+def _namespaced_pod(namespace: str, name: str, node: str = "n1") -> str:
+    return f"""- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: {namespace}}}
+  spec:
+    nodeName: {node}
+    containers: [{{name: c, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+  status: {{phase: Running}}
+"""
+
+
+def _namespaces(*names: str) -> str:
+    return "".join(f"- {{apiVersion: v1, kind: Namespace, metadata: {{name: {name}}}}}\n" for name in names)
+
+
+SHOP_ONLY = NODES + _namespaced_pod("shop", "cart")  # `kubectl get pods -n shop` beside the nodes
+
+
+def test_pods_of_one_namespace_cannot_vouch_for_the_room(tmp_path: Path) -> None:
+    """No Namespaces and no pod of kube-system, which every cluster runs: the nodes may be fuller."""
+    code, out, _ = _check(tmp_path, SHOP_ONLY)
+    assert code == 3 and out.startswith("inconclusive: 2/2 replicas placed")
+    first = " ".join(out.split("\n┏")[0].split())  # the first line, as long as it is, unwrapped
+    assert "the room the cluster's pods take on its nodes" in first
+    assert (
+        "the snapshot holds pods of namespace shop only, none of"
+        " kube-system, where every cluster runs some: add every namespace's with `kubectl get pods -A -o yaml`,"
+        " or pass --complete if it holds every pod)"
+    ) in first
+    assert "everything fits" not in out
+    code, out, _ = _check(tmp_path, SHOP_ONLY, "--complete")
+    assert (code, out.splitlines()[0]) == (0, "2/2 replicas placed in 1 workload: everything fits")
+
+
+@pytest.mark.parametrize(
+    ("pods", "namespaces", "cause"),
+    [
+        # kube-system's pods: every namespace's, as far as anything shows (a namespace may run none).
+        (["kube-system", "shop"], (), ""),
+        (["kube-system", "shop"], ("default", "kube-system", "monitoring", "shop"), ""),
+        (
+            ["shop"],
+            (),
+            "the snapshot holds pods of namespace shop only, none of kube-system, where every cluster runs some",
+        ),
+        (
+            ["shop", "web"],
+            ("default", "kube-system", "shop", "web"),
+            "the snapshot holds pods of namespaces shop, web only, none of kube-system, where every cluster runs some",
+        ),
+        # A chosen few Namespaces without kube-system: each runs some pod, but those that normally run none.
+        (["shop"], ("shop",), ""),
+        (["shop"], ("default", "kube-node-lease", "kube-public", "shop"), ""),
+        (
+            ["shop"],
+            ("a", "b", "c", "d", "shop"),
+            "the snapshot holds pods of namespace shop only, none of its Namespaces a, b, c and 1 more",
+        ),
+    ],
+)
+def test_which_pods_vouch_for_the_room(
+    tmp_path: Path, pods: list[str], namespaces: tuple[str, ...], cause: str
+) -> None:
+    items = "".join(_namespaced_pod(namespace, f"p-{namespace}") for namespace in pods) + _namespaces(*namespaces)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(NODES + items)
+    missing = FileSource([str(path)]).load().missing.get("Pod")
+    if not cause:
+        assert missing is None
+    else:
+        assert missing is not None and missing.startswith(cause + ": add every namespace's")
+        assert "Pod" not in FileSource([str(path)], complete=True).load().missing
+
+
+def test_explain_and_pending_say_the_same_of_a_pod_that_fits(tmp_path: Path) -> None:
+    pending = """- apiVersion: v1
+  kind: Pod
+  metadata: {name: new, namespace: shop}
+  spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+  status: {phase: Pending}
+"""
+    (tmp_path / "cluster.yaml").write_text(SHOP_ONLY + pending)
+    cluster = str(tmp_path / "cluster.yaml")
+    for args in (["explain", "shop/new"], ["pending", "-A"]):
+        result = CliRunner().invoke(app, [*args, "--from", cluster, "-o", "json"])
+        assert result.exit_code == 3, result.stdout
+        report = json.loads(result.stdout)
+        text = json.dumps(report)
+        assert "Inconclusive" in text and "kubectl get pods -A -o yaml" in text
+        result = CliRunner().invoke(app, [*args, "--from", cluster, "--complete", "-o", "json"])
+        assert result.exit_code == 0, result.stdout

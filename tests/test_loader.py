@@ -379,6 +379,11 @@ def test_a_cluster_info_dump_lacks_kinds_it_does_not_write(tmp_path: Path) -> No
     (dump / "nodes.json").write_text(json.dumps({"kind": "NodeList", "items": [{"metadata": {"name": "n"}}]}))
     (dump / "default" / "pods.json").write_text(json.dumps({"kind": "PodList", "items": []}))
     (dump / "default" / "services.json").write_text(json.dumps({"kind": "ServiceList", "items": []}))
+    # As `kubectl cluster-info dump` writes them, kube-system's pods too (without them the
+    # snapshot could not vouch for the pods either: source.some_namespaces_pods).
+    (dump / "kube-system").mkdir()
+    dns = {"metadata": {"name": "coredns-1", "namespace": "kube-system"}, "spec": {"nodeName": "n"}}
+    (dump / "kube-system" / "pods.json").write_text(json.dumps({"kind": "PodList", "items": [dns]}))
     snapshot = load([str(dump)])
     assert snapshot.missing == dict.fromkeys(VOUCHED_KINDS - {"Service"}, "")
     assert snapshot.missing_kinds == VOUCHED_KINDS - {"Service"}

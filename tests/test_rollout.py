@@ -273,3 +273,51 @@ def test_a_changed_job_cannot_be_applied(tmp_path: Path) -> None:
     assert code == 1
     assert report["workloads"][0]["rollout"]["status"] == "Immutable"
     assert 'The Job "migrate" is invalid: spec.template: field is immutable' in out
+
+
+# ---------------------------------------------------------------- pods being deleted
+
+
+def _deleting(pod: Json) -> Json:
+    """POD being deleted: its kubelet still runs it, so it holds its room."""
+    pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return pod
+
+
+def _other(name: str, node: str = "n1") -> Json:
+    return _running(name, node, "ReplicaSet", "batch-1", {"app": "batch"})
+
+
+def test_pods_being_deleted_hold_their_room_and_are_named(tmp_path: Path) -> None:
+    """A 4-cpu node with 2 running web pods and 2 other pods being deleted: the surge pod waits for them."""
+    objects = [_node("n1", "4"), *deployment_pods(2), _deleting(_other("old-a")), _deleting(_other("old-b"))]
+    code, out, report = _check(tmp_path, objects, deployment(replicas=2, image="x:2"))
+    assert code == 1
+    (replica,) = report["workloads"][0]["replicas"]
+    assert replica["node"] is None
+    assert replica["fitsOnceDeleted"] == {"node": "n1", "pods": ["default/old-a", "default/old-b"], "count": 2}
+    assert replica["message"].endswith(
+        "; fits on n1 once the 2 pods being deleted (default/old-a, default/old-b) are gone"
+    )
+    said = " ".join(out.split())
+    assert (
+        "1 of its Pending replicas fits once pods being deleted are gone: the rollout depends on them leaving" in said
+    )
+
+
+def test_each_pending_replica_takes_what_the_deleted_pods_free(tmp_path: Path) -> None:
+    """Three new replicas, one cpu free once the only pod being deleted is gone: the first fits, not the others."""
+    objects = [_node("n1", "2"), _running("busy", "n1", "ReplicaSet", "x-1", {"app": "x"}), _deleting(_other("old"))]
+    manifest = deployment(replicas=3)
+    manifest["metadata"]["name"] = "fresh"
+    code, _, report = _check(tmp_path, objects, manifest)
+    assert code == 1
+    once = [r.get("fitsOnceDeleted") for r in report["workloads"][0]["replicas"]]
+    assert once == [{"node": "n1", "pods": ["default/old"], "count": 1}, None, None]
+    assert "once the pod being deleted (default/old) is gone" in report["workloads"][0]["replicas"][0]["message"]
+
+
+def test_without_pods_being_deleted_nothing_is_said(tmp_path: Path) -> None:
+    code, _, report = _check(tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2"))
+    assert code == 1
+    assert all("fitsOnceDeleted" not in r for r in report["workloads"][0]["replicas"])

@@ -18,6 +18,7 @@ take them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ from podwhy.cluster.placementreasons import (
     MissingNode,
     NoProfileNamed,
     NotCreated,
+    OnceDeleted,
     OrderedWait,
     PlacedBut,
     PlacementReason,
@@ -68,10 +70,13 @@ from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import suffix
 from podwhy.verdict import Verdict
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
 # Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
 DAEMON_PREDICATES = (names.NODE_AFFINITY, names.TAINT_TOLERATION)
 # Tied nodes named per placed replica (thousands of equal nodes may tie; their count is kept).
 MAX_TIED_NAMES = 10
+# Pods being deleted named per replica that fits once they are gone (their count is kept).
+MAX_DELETING_NAMES = 10
 
 
 def _uses_devices(pod: o.Pod) -> bool:
@@ -163,6 +168,8 @@ class ReplicaPlacement:
     violated_pdbs: list[str] = field(default_factory=list)
     # Set on a replica that was placed and then evicted by a later replica's preemption.
     preempted_by: str = ""
+    # A replica left Pending that fits once the pods being deleted are gone (fits_once_deleted).
+    once_deleted: OnceDeleted | None = None
 
     def __post_init__(self) -> None:
         if self.cycle is not None and not self.lacking_kinds:
@@ -493,6 +500,7 @@ def place(
         if progress is not None:
             progress(PlaceProgress(placed, total, workload.key))
         done[index] = _place_workload(placer, workload, snapshot)
+        fits_once_deleted(placer, done[index].replicas)
         placed += len(workload.pods)
     for displaced in placer.displaced:
         displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
@@ -502,6 +510,48 @@ def place(
     if progress is not None:
         progress(PlaceProgress(total, total, ""))
     return [done[i] for i in range(len(workloads))]
+
+
+def fits_once_deleted(placer: Placer, replicas: Sequence[ReplicaPlacement]) -> None:
+    """Which of REPLICAS the scheduler left Pending fit once the cluster's pods being deleted are
+    gone. Such a pod (deletionTimestamp set) holds its room until its kubelet has stopped it and
+    it is removed, as the scheduler sees it: the Pending replicas are scheduled again, in turn,
+    each bound where it fits, on the cluster as placing left it without them (the placer's own
+    view is not changed). Each that fits is told where, and which of them must leave."""
+    stuck = [r for r in replicas if not r.placed and r.cycle is not None and r.cycle.verdict == Verdict.UNSCHEDULABLE]
+    if not stuck:
+        return
+    pods = placer.pods()
+    deleting = [
+        p
+        for p in pods
+        if p.metadata.deletion_timestamp is not None and p.spec.node_name and p.status.phase not in TERMINAL_PHASES
+    ]
+    if not deleting:
+        return
+    gone = {id(p) for p in deleting}
+    without = dataclasses.replace(placer.snapshot, pods=[p for p in pods if id(p) not in gone])
+    frameworks: dict[str, Framework] = {}
+    options = CycleOptions(every_plugin=False, post_filter=False, score_rows=False)
+    for replica in stuck:
+        profile = profile_for_pod(placer.config, replica.pod)
+        if profile is None:
+            continue
+        framework = frameworks.get(profile.scheduler_name)
+        if framework is None:
+            framework = frameworks[profile.scheduler_name] = make_framework(without, profile, placer.names)
+        pod = msgspec.structs.replace(replica.pod, spec=msgspec.structs.replace(replica.pod.spec))
+        cycle = run_cycle(without, pod, framework=framework, extenders=placer.config.extenders, options=options)
+        if cycle.verdict not in (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE) or cycle.outcome is None:
+            continue
+        node = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)[0]
+        freed = [p for p in deleting if p.spec.node_name == node] or deleting
+        named = tuple(f"{p.metadata.namespace}/{p.metadata.name}" for p in freed[:MAX_DELETING_NAMES])
+        replica.once_deleted = OnceDeleted(node, named, len(freed))
+        pod.spec.node_name = node
+        without.pods.append(pod)
+        for each in frameworks.values():
+            each.handle.add_bound_pod(pod)
 
 
 def replacement_pod(victim: o.Pod) -> o.Pod:

@@ -80,6 +80,17 @@ class OrderedWait:
     waiting_for: str
 
 
+@dataclass(frozen=True)
+class OnceDeleted:
+    """A Pending replica that fits on `node` once the pods being deleted (deletionTimestamp set,
+    still holding their room as the scheduler sees them) are gone: those on that node, or every
+    one when none is there ("namespace/name"; the first of them, and how many)."""
+
+    node: str
+    pods: tuple[str, ...]
+    count: int
+
+
 PlacementReason = (
     NoProfileNamed
     | Gated

@@ -468,13 +468,13 @@ def scale(
     doomed_first: Callable[[Sequence[o.Pod]], list[o.Pod]] = deletion_order,
 ) -> Rollout:
     """The template unchanged: the controller only scales to REPLICAS pods. Scaling down removes
-    pods in its order of preference (DOOMED_FIRST); scaling up places the FRESH pods it adds."""
+    pods in its order of preference (DOOMED_FIRST); scaling up places the FRESH pods it adds. Only
+    scaled, it stays Unchanged: a pod it adds that stays Pending is said as such (nothing is
+    rolled out, so nothing stalls)."""
     out = Rollout(RolloutStatus.UNCHANGED, len(old))
     for pod in doomed_first(old)[: max(len(old) - replicas, 0)]:
         remove(pod)
         out.removed.append(pod.metadata.name)
     added = fresh[: max(replicas - len(old), 0)]
     out.new_replicas = sum(1 for pod in added if place(pod))
-    if out.new_replicas < len(added):
-        out.status = RolloutStatus.STALLS
     return out

@@ -20,6 +20,7 @@ from podwhy.report.model import (
     CheckSummary,
     DefaultedField,
     DisplacedPod,
+    FitsOnceDeleted,
     NotChecked,
     ReplicaReport,
     RolloutReport,
@@ -28,7 +29,7 @@ from podwhy.report.model import (
 )
 from podwhy.report.safe import made_safe
 from podwhy.report.versions import version_warnings
-from podwhy.report.words.placement import placement_text
+from podwhy.report.words.placement import once_deleted_text, placement_text
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
@@ -77,6 +78,9 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
         if replica.violated_pdbs:
             evicting += f"; it breaks PodDisruptionBudget {', '.join(replica.violated_pdbs)}"
         message = f"{evicting}; {message}" if message else evicting
+    once = replica.once_deleted
+    if once is not None:
+        message = f"{message}; {once_deleted_text(once)}" if message else once_deleted_text(once)
     return ReplicaReport(
         name=replica.pod.metadata.name,
         verdict=verdict,
@@ -89,6 +93,9 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
         evicted=[_victim(victim, snapshot) for victim in replica.victims],
         violatedPdbs=list(replica.violated_pdbs),
         preemptedBy=replica.preempted_by or None,
+        fitsOnceDeleted=FitsOnceDeleted(node=once.node, pods=list(once.pods), count=once.count)
+        if once is not None
+        else UNSET,
     )
 
 
@@ -313,6 +320,12 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     )
     if rollout.progressDeadlineSeconds is not None:
         line += f"; the Deployment reports ProgressDeadlineExceeded after {rollout.progressDeadlineSeconds}s"
+    waiting = sum(1 for r in workload.replicas if r.fitsOnceDeleted is not UNSET)
+    if waiting:
+        line += (
+            f"; {waiting} of its Pending replicas fit{'s' if waiting == 1 else ''} once pods being deleted are gone:"
+            " the rollout depends on them leaving"
+        )
     return line
 
 

@@ -415,6 +415,17 @@ class PendingReport(_Struct, kw_only=True):
         return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
 
 
+class FitsOnceDeleted(_Struct):
+    """Where a Pending replica fits once the cluster's pods being deleted (deletionTimestamp set)
+    are gone: they hold their room until then, as the scheduler sees them."""
+
+    node: str
+    # The pods being deleted it waits for ("namespace/name"): those on that node, or every one
+    # when none is there; the first ten, and how many there are.
+    pods: list[str]
+    count: int
+
+
 class ReplicaReport(_Struct):
     """One replica of a checked workload: where it was placed, or why it stays Pending."""
 
@@ -437,6 +448,8 @@ class ReplicaReport(_Struct):
     evicted: list[str] = []
     violatedPdbs: list[str] = []  # noqa: N815
     preemptedBy: str | None = None  # noqa: N815
+    # A replica left Pending that fits once the pods being deleted are gone.
+    fitsOnceDeleted: FitsOnceDeleted | UnsetType = UNSET  # noqa: N815
 
 
 class RolloutStep(_Struct):

@@ -27,7 +27,7 @@ from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
 from podwhy.model.objects import ALPHA_KINDS, KINDS
 from podwhy.snapshot.cluster import Reread, Snapshot
-from podwhy.snapshot.decode import decode
+from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, decode
 from podwhy.snapshot.limits import max_input_bytes, too_large
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
@@ -41,6 +41,13 @@ VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"} - ALPHA_KINDS
 # them). Live mode and a `podwhy snapshot` of the same cluster then read the same.
 
 _SUFFIXES = (".json", ".yaml", ".yml")
+
+# Namespaces a cluster normally runs no pod in: a dump's pods may leave them out.
+PODLESS_NAMESPACES = frozenset({"default", "kube-public", "kube-node-lease"})
+# Every cluster runs pods in it (its DNS, its network plugin, kube-proxy, static control-plane pods).
+SYSTEM_NAMESPACE = "kube-system"
+# How many namespaces a cause names before "and N more".
+_NAMED_NAMESPACES = 3
 
 
 class SnapshotSource(Protocol):
@@ -87,6 +94,8 @@ class FileSource:
         self.complete = complete
         # YAML documents or List items the fast YAML reader left to the reference reader.
         self.reference_reads = 0
+        # Kinds a `podwhy snapshot` file read fetched in full (its List's annotation).
+        self.fetched: set[str] = set()
 
     def load(self) -> Snapshot:
         """Load every path into one snapshot; a file is added only once all of it decoded. A file
@@ -119,6 +128,8 @@ class FileSource:
             if "Pod" not in snapshot.kinds_seen:
                 # No pod at all (`kubectl get nodes -o yaml`): the room they take is unknown.
                 snapshot.missing.setdefault("Pod", "")
+            elif "Pod" not in self.fetched and (cause := some_namespaces_pods(snapshot)):
+                snapshot.missing.setdefault("Pod", cause)
         if self.progress is not None:
             self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
         return snapshot
@@ -128,7 +139,44 @@ class FileSource:
             self.progress(ReadProgress(source, "decoding", len(data), len(data)))
         decoded = decode(data, source, skip_kindless=skip_kindless)
         self.reference_reads += decoded.reference_reads
+        if decoded.list_meta is not None and FETCHED_KINDS_ANNOTATION in decoded.list_meta.annotations:
+            self.fetched.update(decoded.fetched_kinds())
         decoded.add_to(snapshot)
+
+
+def some_namespaces_pods(snapshot: Snapshot) -> str:
+    """Why SNAPSHOT's pods look like some namespaces' only, or "" when they may be every pod.
+
+    `kubectl get pods -n NS` and `kubectl get pods -A` write the same List, so only what the
+    snapshot holds tells them apart. Every cluster runs pods in kube-system: a snapshot holding
+    some of them holds every namespace's, as far as anything shows (a namespace without pods is
+    common: one just made for the workload being checked, or a distribution's own, such as
+    OpenShift's `openshift-config` or GKE's `gmp-public`). Without them, the pods are some
+    namespaces' only, unless the snapshot's Namespaces are a chosen few without kube-system
+    (`kubectl get namespace shop`) each running some pod (but those that normally run none).
+    """
+    with_pods = {pod.metadata.namespace for pod in snapshot.pods}
+    if SYSTEM_NAMESPACE in with_pods:
+        return ""
+    if snapshot.namespaces and SYSTEM_NAMESPACE not in snapshot.namespaces:
+        without = sorted(set(snapshot.namespaces) - with_pods - PODLESS_NAMESPACES)
+        if not without:
+            return ""
+        lacking = f"none of its Namespace{'s' if len(without) > 1 else ''} {_names(without)}"
+    else:
+        lacking = f"none of {SYSTEM_NAMESPACE}, where every cluster runs some"
+    held = sorted(with_pods)
+    holds = f"pods of namespace{'s' if len(held) > 1 else ''} {_names(held)} only" if held else "no pod"
+    return (
+        f"the snapshot holds {holds}, {lacking}: add every namespace's with `kubectl get pods -A -o yaml`,"
+        " or pass --complete if it holds every pod"
+    )
+
+
+def _names(namespaces: Sequence[str]) -> str:
+    named = ", ".join(namespaces[:_NAMED_NAMESPACES])
+    more = len(namespaces) - _NAMED_NAMESPACES
+    return named + (f" and {more} more" if more > 0 else "")
 
 
 def _read_chunks(path: Path, f: BinaryIO, total: int, progress: ReadCallback) -> bytes:

@@ -11,6 +11,7 @@ from podwhy.cluster.placementreasons import (
     MissingNode,
     NoProfileNamed,
     NotCreated,
+    OnceDeleted,
     OrderedWait,
     PlacedBut,
     PlacementReason,
@@ -54,3 +55,12 @@ def placement_text(reason: PlacementReason | None) -> str:
                 f"not created: the StatefulSet creates {pod} once {waiting_for} is Running"
                 " and Ready (podManagementPolicy OrderedReady)"
             )
+
+
+def once_deleted_text(once: OnceDeleted) -> str:
+    """A Pending replica that fits once the pods being deleted (still holding their room) are gone."""
+    more = f" and {once.count - len(once.pods)} more" if once.count > len(once.pods) else ""
+    named = ", ".join(once.pods) + more
+    if once.count == 1:
+        return f"fits on {once.node} once the pod being deleted ({named}) is gone"
+    return f"fits on {once.node} once the {once.count} pods being deleted ({named}) are gone"
