@@ -120,10 +120,28 @@ class Output(StrEnum):
     markdown = "markdown"
 
 
+def _path(text: str) -> Path:
+    """A path option's value: an empty one would name the current folder (Path('') is '.')."""
+    if not text:
+        raise typer.BadParameter("an empty path: name a file")
+    return Path(text)
+
+
+def _paths_text(text: str) -> str:
+    if not text:
+        raise typer.BadParameter("an empty path: name a file")
+    return text
+
+
 # Options several commands share, declared once.
 KubeconfigOption = Annotated[
     str | None,
-    typer.Option("--kubeconfig", metavar="PATH", help="Kubeconfig file(s) for live mode (default: $KUBECONFIG)."),
+    typer.Option(
+        "--kubeconfig",
+        parser=_paths_text,
+        metavar="PATH",
+        help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).",
+    ),
 ]
 ContextOption = Annotated[
     str | None, typer.Option("--context", metavar="NAME", help="Kubeconfig context for live mode.")
@@ -168,7 +186,8 @@ OutputOption = Annotated[
     ),
 ]
 SchedulerConfigOption = Annotated[
-    Path | None, typer.Option("--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file.")
+    Path | None,
+    typer.Option("--scheduler-config", parser=_path, metavar="FILE", help="A KubeSchedulerConfiguration file."),
 ]
 CompleteOption = Annotated[
     bool,
@@ -527,7 +546,9 @@ def check(
     output: OutputOption = Output.table,
     junit: Annotated[
         Path | None,
-        typer.Option("--junit", metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."),
+        typer.Option(
+            "--junit", parser=_path, metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."
+        ),
     ] = None,
     scheduler_config: SchedulerConfigOption = None,
     complete: CompleteOption = False,
@@ -597,7 +618,11 @@ def snapshot(
     output: Annotated[
         Path,
         typer.Option(
-            "--output", "-o", metavar="FILE", help="File to write (a JSON List; .gz compresses it; - for stdout)."
+            "--output",
+            "-o",
+            parser=_path,
+            metavar="FILE",
+            help="File to write (a JSON List; .gz compresses it; - for stdout).",
         ),
     ],
     namespace: Annotated[

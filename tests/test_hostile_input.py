@@ -164,6 +164,22 @@ def test_an_empty_path_is_a_usage_error(args: list[str]) -> None:
     assert err.startswith("podwhy: error: ") and "'': an empty path" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["explain", "p", "--from", "x.yaml", "--scheduler-config", ""], "'--scheduler-config'"),
+        (["check", "-f", "m.yaml", "--from", "x.yaml", "--junit", ""], "'--junit'"),
+        (["snapshot", "-o", ""], "'--output' / '-o'"),
+        (["explain", "p", "--kubeconfig", ""], "'--kubeconfig'"),
+    ],
+)
+def test_an_empty_path_option_is_a_usage_error(args: list[str], option: str) -> None:
+    """`--scheduler-config ''` read the current folder, `--junit ''` tried to write it."""
+    code, err = run(*args)
+    assert code == 2
+    assert err.startswith(f"podwhy: error: Invalid value for {option}: an empty path") and err.count("\n") == 1
+
+
 def _deployment(name: str, replicas: int, kind: str = "Deployment") -> str:
     count = f"parallelism: {replicas}" if kind == "Job" else f"replicas: {replicas}"
     return (
