@@ -225,15 +225,14 @@ def _check_live_options(from_: list[str] | None, *live: object, complete: bool =
 def _write_structured(report: Report | PendingReport | CheckReport, output: Output) -> bool:
     """Write -o json|yaml to stdout; False for the table outputs."""
     from podwhy.report import model
+    from podwhy.report.safe import json_escaped, yaml_text
 
     if output == Output.json:
-        sys.stdout.buffer.write(model.encode_json(report) + b"\n")
+        sys.stdout.buffer.write(json_escaped(model.encode_json(report)) + b"\n")
         sys.stdout.flush()
         return True
     if output == Output.yaml:
-        import yaml
-
-        sys.stdout.write(yaml.safe_dump(model.to_builtins(report), sort_keys=False, allow_unicode=True))
+        sys.stdout.write(yaml_text(model.to_builtins(report)))
         return True
     if output == Output.markdown:
         from podwhy.report import markdown

@@ -13,13 +13,14 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import msgspec.inspect as mi
 import pytest
+import yaml
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -312,3 +313,33 @@ def test_the_command_line_shows_nothing_raw(tmp_path: Path, args: list[str]) -> 
     assert not RAW.search(result.stdout), repr(RAW.search(result.stdout))
     assert not RAW.search(result.stderr), repr(RAW.search(result.stderr))
     assert "\\x1b]52" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "load"),
+    [
+        (["explain", "p", "-o", "json"], json.loads),
+        (["explain", "p", "-o", "yaml"], yaml.safe_load),
+        (["pending", "-A", "-o", "json"], json.loads),
+        (["pending", "-A", "-o", "yaml"], yaml.safe_load),
+    ],
+)
+def test_json_and_yaml_keep_every_string_but_write_none_raw(tmp_path: Path, args: list[str], load: Any) -> None:
+    """Data keeps the strings as read; a character a terminal acts on is the format's own escape
+    (`\\u009b` in JSON, `"\\x9B"` in YAML), decoded back to the same string by any reader."""
+    result = CliRunner().invoke(app, [*args, "--from", str(_dump(tmp_path / "dump.json"))])
+    assert result.exit_code == 1, result.output
+    assert not RAW.search(result.stdout.replace("\n", "").replace("\t", "")), repr(RAW.search(result.stdout))
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from strings(key)
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    assert any("\x9b2J\u202eevil\u2066x\u2069\x00\x7f\x85" in text for text in strings(load(result.stdout)))

@@ -7,14 +7,17 @@ line and paragraph separators, bidi overrides and isolates, lone surrogates and 
 noncharacters written as escapes (`\\x1b`, `\\u202e`: podwhy.errors.ESCAPES, which error lines
 use too), so no escape sequence reaches a terminal, no text is reordered on screen, and every
 character left is one XML 1.0 allows. Enum values and numbers are podwhy's own and stay as they
-are. JSON and YAML are data and keep strings as they were read.
+are. JSON and YAML are data and keep strings as they were read, with the characters a
+terminal would act on written as escapes of their own format (`json_escaped`, `yaml_text`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar, cast
 
 import msgspec
+import yaml
 
 from podwhy.errors import ESCAPES
 
@@ -55,3 +58,82 @@ def _walk(value: Any) -> Any:
         same = all(k is a and v is b for (k, v), (a, b) in zip(pairs, value.items(), strict=True))
         return value if same else dict(pairs)
     return value
+
+
+# JSON and YAML are data: a string keeps every character it was read with, but one a terminal
+# would act on (DEL, C1, line and paragraph separators, bidi overrides, noncharacters) is written
+# as the format's own escape (`\u009b`), which any reader decodes back to the same string. C0 is
+# escaped by both formats already; lone surrogates cannot be encoded at all.
+_DATA_ESCAPES = {code: f"\\u{code:04x}" for code in ESCAPES if code >= 0x7F and not 0xD800 <= code < 0xE000}
+_DATA_LEADS = re.compile(rb"[\x7f\xc2\xe2\xef]")  # the first bytes of those characters in UTF-8
+
+
+def json_escaped(data: bytes) -> bytes:
+    """JSON DATA (UTF-8) with those characters written as \\u escapes: they can only be inside
+    its strings, where an escape means the same character."""
+    if _DATA_LEADS.search(data) is None:
+        return data
+    return data.decode("utf-8").translate(_DATA_ESCAPES).encode("utf-8")
+
+
+def _needs_escapes(text: str) -> bool:
+    return any(ord(ch) in _DATA_ESCAPES for ch in text)
+
+
+class _Emitter(yaml.emitter.Emitter):
+    """A string holding one of those characters is written double-quoted, non-ASCII escaped."""
+
+    def choose_scalar_style(self) -> str:
+        event = self.event
+        if isinstance(event, yaml.ScalarEvent) and _needs_escapes(event.value):
+            return '"'
+        return str(super().choose_scalar_style())
+
+    def process_scalar(self) -> None:
+        event = self.event
+        if isinstance(event, yaml.ScalarEvent) and _needs_escapes(event.value):
+            self.allow_unicode = False
+            try:
+                super().process_scalar()
+            finally:
+                self.allow_unicode = True
+            return
+        super().process_scalar()
+
+
+class _Dumper(
+    _Emitter,
+    yaml.serializer.Serializer,
+    yaml.representer.SafeRepresenter,
+    yaml.resolver.Resolver,
+):
+    def __init__(self, stream: Any, **kwargs: Any) -> None:
+        _Emitter.__init__(
+            self,
+            stream,
+            canonical=kwargs.get("canonical"),
+            indent=kwargs.get("indent"),
+            width=kwargs.get("width"),
+            allow_unicode=kwargs.get("allow_unicode"),
+            line_break=kwargs.get("line_break"),
+        )
+        yaml.serializer.Serializer.__init__(
+            self,
+            encoding=kwargs.get("encoding"),
+            explicit_start=kwargs.get("explicit_start"),
+            explicit_end=kwargs.get("explicit_end"),
+            version=kwargs.get("version"),
+            tags=kwargs.get("tags"),
+        )
+        yaml.representer.SafeRepresenter.__init__(
+            self,
+            default_style=kwargs.get("default_style"),
+            default_flow_style=kwargs.get("default_flow_style", False),
+            sort_keys=kwargs.get("sort_keys", True),
+        )
+        yaml.resolver.Resolver.__init__(self)
+
+
+def yaml_text(data: Any) -> str:
+    """DATA (builtins) as YAML, keys in their order, Unicode as it is but those characters."""
+    return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True))
