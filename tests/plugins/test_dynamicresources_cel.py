@@ -387,3 +387,38 @@ def test_conversion_and_string_errors(expression: str, message: str) -> None:
     with pytest.raises(CelError) as exc:
         Program(expression).evaluate({})
     assert exc.value.message == message
+
+
+TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # upstream's compile_test "expensive" case (from the ValidatingAdmissionPolicy tests): 10**7 steps.
+        f"{TEN}.all(x, {TEN}.all(y, {TEN}.all(z, {TEN}.all(z2, {TEN}.all(z3, {TEN}.all(z4, {TEN}.all(z5,"
+        " int('1'.find('[0-9]*')) < 100)))))))",
+        # a string doubled forty times: 2**40 characters without the limit
+        "cel.bind(x0, 'ab', "
+        + "".join(f"cel.bind(x{i}, x{i - 1} + x{i - 1}, " for i in range(1, 40))
+        + "size(x39) > 0"
+        + ")" * 40,
+        # a list doubled, then looked through
+        "cel.bind(a, [1, 2, 3, 4, 5, 6, 7, 8], "
+        + "".join("cel.bind(a, a + a, " for _ in range(17))
+        + "a.all(x, x in a)"
+        + ")" * 18,
+    ],
+    ids=["nested", "doubling-string", "doubling-list"],
+)
+def test_an_expensive_expression_stops_at_the_runtime_cost_limit(expression: str) -> None:
+    with pytest.raises(CelError, match=r"^operation cancelled: actual cost limit exceeded$"):
+        Program(expression).evaluate({"device": {}})
+
+
+def test_the_cost_limit_counts_steps_and_sizes() -> None:
+    """A cheap expression passes under a limit just above its cost and fails just below it."""
+    program = Program("[1, 2, 3].exists(x, x == 3)")
+    assert program.evaluate({}, cost_limit=100) is True
+    with pytest.raises(CelError, match="actual cost limit exceeded"):
+        program.evaluate({}, cost_limit=5)

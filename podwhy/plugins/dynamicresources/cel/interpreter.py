@@ -49,6 +49,13 @@ from podwhy.plugins.dynamicresources.cel.values import (
     type_name,
 )
 
+# The runtime cost limit of a device selector (resourceapi.CELSelectorExpressionMaxCost, set as
+# cel.CostLimit by k8s.io/dynamic-resource-allocation/cel), and cel-go's error past it.
+COST_LIMIT = 1_000_000
+COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+# Where an evaluation keeps its cost in the variable binding: not an identifier CEL can name.
+_COST = "@cost"
+
 
 class Program:
     """A parsed expression, evaluated against a variable binding."""
@@ -57,11 +64,27 @@ class Program:
         self.expression = expression
         self.ast = parse(expression)
 
-    def evaluate(self, variables: Mapping[str, Any]) -> Any:
-        return _eval(self.ast, dict(variables))
+    def evaluate(self, variables: Mapping[str, Any], cost_limit: int = COST_LIMIT) -> Any:
+        """The value; CelError once the evaluation's cost passes COST_LIMIT. The cost is counted
+        as cel-go's actual cost is, in its units: one per step evaluated, plus the size of what a
+        step walks (a list `in` looks through, a tenth of the strings and lists concatenated or
+        searched), so a nested or doubling expression stops as the DRA allocator stops it."""
+        return _eval(self.ast, {**variables, _COST: [0, cost_limit]})
+
+
+def _charge(env: dict[str, Any], amount: int) -> None:
+    cost = env[_COST]
+    cost[0] += amount
+    if cost[0] > cost[1]:
+        raise CelError(COST_LIMIT_EXCEEDED)
+
+
+def _sized(value: Any) -> int:
+    return len(value) if isinstance(value, (str, bytes, list, dict)) else 0
 
 
 def _eval(node: Node, env: dict[str, Any]) -> Any:
+    _charge(env, 1)
     if isinstance(node, Lit):
         return node.value
     if isinstance(node, Ident):
@@ -162,11 +185,14 @@ def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
         return {"<": cmp < 0, "<=": cmp <= 0, ">": cmp > 0, ">=": cmp >= 0}[op]
     if op == "in":
         if isinstance(right, list):
+            _charge(env, len(right))
             return any(try_equal(left, item) is True for item in right)
         if isinstance(right, dict):
             return map_find(right, left) is not MISSING
         raise CelError(NO_SUCH_OVERLOAD)
-    return arith(op, left, right)
+    result = arith(op, left, right)
+    _charge(env, _sized(result) // 10)
+    return result
 
 
 _GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -189,6 +215,7 @@ _GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
 def _eval_call(node: Call, env: dict[str, Any]) -> Any:
     if node.target is None:
         args = [_eval(arg, env) for arg in node.args]
+        _charge(env, sum(_sized(arg) for arg in args) // 10)
         if node.function == "isSemver" and len(args) in (1, 2):
             return is_semver(*args)
         fn = _GLOBAL_FUNCTIONS.get(node.function)
@@ -200,6 +227,7 @@ def _eval_call(node: Call, env: dict[str, Any]) -> Any:
             raise CelError(NO_SUCH_OVERLOAD) from None
     target = _eval(node.target, env)
     args = [_eval(arg, env) for arg in node.args]
+    _charge(env, (_sized(target) + sum(_sized(arg) for arg in args)) // 10)
     name = node.function
     if isinstance(target, Quantity):
         return quantity_method(name, target, args)
