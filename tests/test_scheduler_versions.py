@@ -1,4 +1,4 @@
-"""The kube-scheduler release podwhy emulates: how it is chosen, and what differs between v1.35 and v1.36.
+"""The kube-scheduler release podwhy emulates: how it is chosen, and what differs between v1.33, v1.34, v1.35 and v1.36.
 
 The plugin tables follow upstream's own v1.36.3 unit tests (balanced_allocation_test.go,
 nodedeclaredfeatures_test.go, image_locality_test.go), with upstream's expected values.
@@ -7,15 +7,20 @@ nodedeclaredfeatures_test.go, image_locality_test.go), with upstream's expected 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
+from msgspec import structs
 from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import UsageError
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
@@ -33,7 +38,7 @@ from podwhy.plugins.nodedeclaredfeatures import (
 )
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.report.build import build_report
-from podwhy.report.model import Report, StatusName
+from podwhy.report.model import Preemption, Report, StatusName
 from podwhy.report.versions import version_warnings
 from podwhy.scheduler.config import default_profile, parse_scheduler_config
 from podwhy.scheduler.cycle import run_cycle
@@ -611,3 +616,179 @@ def test_a_v1_33_cluster_serving_dra_has_turned_it_on(served: set[str], dra_on: 
     assert chosen.emulation.enabled("DynamicResourceAllocation") is dra_on
     assert any("it has DynamicResourceAllocation on" in w for w in version_warnings(chosen)) is dra_on
     assert names.DYNAMIC_RESOURCES in default_profile(chosen.emulation).filter if dra_on else True
+
+
+# ------------------------------------------------------------------ v1.33 and v1.34 on what neither changed
+
+# v1.34 becomes v1.33 one per-release difference at a time: TaintToleration's words, then
+# NodeResourcesFit's code for a request beyond the node's allocatable, then the feature gates
+# (DynamicResourceAllocation off: no DynamicResources). Generated clusters use no PVC and no
+# pod-level resources, so the other v1.33 data (its ReadWriteOncePod words, PodLevelResources
+# off) changes nothing on them.
+TAINT_WORDS = replace(V1_34, taint_toleration_names_taint=True)
+FIT_CODES = replace(TAINT_WORDS, fit_unresolvable_over_allocatable=False)
+V1_33_GATES = replace(FIT_CODES, gates=V1_33.gates, read_write_once_pod_older_words=True)
+UNTOLERATED = "node(s) had untolerated taint(s)"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+DRA_POST_FILTER = "no new claims to deallocate, "
+
+
+def test_the_steps_from_v1_34_reach_v1_33() -> None:
+    """Every per-release difference between v1.34 and v1.33 is one of the property test's steps."""
+    assert replace(V1_33_GATES, minor=33, release=V1_33.release) == V1_33
+
+
+def _tolerates(toleration: o.Toleration, taint: o.Taint) -> bool:
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.operator == "Exists":
+        return not toleration.key or toleration.key == taint.key
+    return toleration.key == taint.key and (toleration.value or "") == (taint.value or "")
+
+
+def _first_untolerated(node: o.Node, pod: o.Pod) -> o.Taint:
+    return next(
+        taint
+        for taint in node.spec.taints
+        if taint.effect in ("NoSchedule", "NoExecute") and not any(_tolerates(t, taint) for t in pod.spec.tolerations)
+    )
+
+
+def _histogram(part: str) -> tuple[Counter[str], str]:
+    """ "0/N nodes are available: 2 a, 1 b. rest" -> ({a: 2, b: 1}, "rest")."""
+    head, _, rest = part.removesuffix(".").partition(". ")
+    _, _, items = head.partition(" nodes are available: ")
+    counts: Counter[str] = Counter()
+    for item in items.split(", "):
+        count, _, reason = item.partition(" ")
+        counts[reason] += int(count)
+    return counts, rest
+
+
+def _untolerated_words(counts: Counter[str]) -> Counter[str]:
+    """v1.33's reasons with its taint words in v1.34's: one reason for every taint."""
+    out: Counter[str] = Counter()
+    for reason, count in counts.items():
+        out[UNTOLERATED if re.fullmatch(r"node\(s\) had untolerated taint \{.*\}", reason) else reason] += count
+    return out
+
+
+def _rows_but(rows: list[Any], plugin: str) -> list[Any]:
+    return [row for row in rows if row.plugin != plugin]
+
+
+def _only_taint_words(old: Report, new: Report, cluster: Cluster) -> None:
+    """TaintToleration names the first untolerated taint; codes, other rows and preemption agree."""
+    assert (new.verdict, new.feasibleNodes, new.preFilter, new.preemption) == (
+        old.verdict,
+        old.feasibleNodes,
+        old.preFilter,
+        old.preemption,
+    )
+    taint = names.TAINT_TOLERATION
+    nodes = {n.metadata.name: n for n in cluster.nodes}
+    for before, after in zip(old.nodes, new.nodes, strict=True):
+        assert _rows_but(after.filters, taint) == _rows_but(before.filters, taint)
+        assert (after.scores, after.totalScore) == (before.scores, before.totalScore)
+        was, now = before.filter(taint), after.filter(taint)
+        assert was is not None and now is not None and now.status == was.status
+        if was.reasons == [UNTOLERATED]:
+            first = _first_untolerated(nodes[after.name], cluster.pod)
+            assert now.reasons == [f"node(s) had untolerated taint {{{first.key}: {first.value or ''}}}"]
+        else:
+            assert now.reasons == was.reasons
+        if before.firstFailure is not None and before.firstFailure.plugin == taint:
+            assert after.firstFailure == structs.replace(before.firstFailure, reasons=now.reasons)
+        else:
+            assert after.firstFailure == before.firstFailure
+    if old.message.startswith("0/"):
+        (was_counts, was_rest), (now_counts, now_rest) = _histogram(old.message), _histogram(new.message)
+        assert (_untolerated_words(now_counts), now_rest) == (was_counts, was_rest)
+    else:
+        assert new.message == old.message
+
+
+def _only_fit_codes(old: Report, new: Report) -> None:
+    """A node whose first failure is NodeResourcesFit's UnschedulableAndUnresolvable (a request beyond
+    its allocatable) gets Unschedulable instead, and preemption tries it rather than passing it by."""
+    assert (new.verdict, new.feasibleNodes, new.preFilter) == (old.verdict, old.feasibleNodes, old.preFilter)
+    fit = names.NODE_RESOURCES_FIT
+    changed: set[str] = set()
+    for before, after in zip(old.nodes, new.nodes, strict=True):
+        assert _rows_but(after.filters, fit) == _rows_but(before.filters, fit)
+        assert (after.scores, after.totalScore) == (before.scores, before.totalScore)
+        was, now = before.filter(fit), after.filter(fit)
+        assert was is not None and now is not None
+        assert (now.reasons, now.evidence) == (was.reasons, was.evidence)
+        unresolvable = was.status == StatusName.UNSCHEDULABLE_AND_UNRESOLVABLE
+        assert now.status == (StatusName.UNSCHEDULABLE if unresolvable else was.status)
+        # v1.34 says UnschedulableAndUnresolvable exactly when a request exceeds the allocatable.
+        evidence = [e for e in was.evidence or [] if isinstance(e, ResourceEvidence)]
+        assert unresolvable == any(e.requested > e.allocatable for e in evidence if e.resource != "pods")
+        if before.firstFailure is not None and before.firstFailure.plugin == fit:
+            assert after.firstFailure == structs.replace(before.firstFailure, status=now.status)
+            if unresolvable:
+                changed.add(after.name)
+        else:
+            assert after.firstFailure == before.firstFailure
+    if not changed or old.preemption is None:
+        # The dry runs' own rows may differ in NodeResourcesFit's code; what preemption decides may not.
+        assert new.message == old.message
+        assert _decision(new.preemption) == _decision(old.preemption)
+        return
+    filters_then, _, preemption_then = old.message.partition(" preemption: ")
+    filters_now, _, preemption_now = new.message.partition(" preemption: ")
+    assert filters_now == filters_then
+    assert new.preemption is not None
+    if new.preemption.nominatedNode is not None and new.preemption.nominatedNode != old.preemption.nominatedNode:
+        assert new.preemption.nominatedNode in changed
+    elif preemption_then.startswith("0/") and preemption_now.startswith("0/"):
+        # Each node passed by is one "not helpful"; the nodes tried instead say why they failed.
+        then, now_ = _histogram(preemption_then)[0], _histogram(preemption_now)[0]
+        assert now_[NOT_HELPFUL] == then[NOT_HELPFUL] - len(changed)
+
+
+def _decision(preemption: Preemption | None) -> tuple[Any, ...] | None:
+    if preemption is None:
+        return None
+    p = preemption
+    return (p.nominatedNode, p.victims, p.pdbViolations, p.candidates, p.message)
+
+
+def _only_dra(old: Report, new: Report) -> None:
+    """No DynamicResources: its PreFilter and Filter rows are gone, and with them its PostFilter's
+    part of the message (and its "not found" when an earlier PreFilter kept it from running)."""
+    dra = names.DYNAMIC_RESOURCES
+    assert new.verdict == old.verdict and new.feasibleNodes == old.feasibleNodes
+    assert [p.plugin for p in old.preFilter if p.plugin == dra] == [dra]
+    assert new.preFilter == _rows_but(old.preFilter, dra)
+    for before, after in zip(old.nodes, new.nodes, strict=True):
+        assert dra not in {f.plugin for f in after.filters}
+        assert after.filters == _rows_but(before.filters, dra)
+        assert (after.firstFailure, after.scores, after.totalScore) == (
+            before.firstFailure,
+            before.scores,
+            before.totalScore,
+        )
+    if old.message.endswith(". not found"):
+        assert new.message.startswith(old.message.removesuffix("not found") + "preemption: ")
+        return
+    if old.preemption is None:
+        assert new.preemption is None
+    else:
+        assert new.preemption == structs.replace(old.preemption, postFilter=_rows_but(old.preemption.postFilter, dra))
+    if " preemption: " in old.message:
+        assert DRA_POST_FILTER in old.message
+        assert new.message == old.message.replace(DRA_POST_FILTER, "")
+    else:
+        assert new.message == old.message
+
+
+@given(clusters())
+def test_v1_33_and_v1_34_differ_only_in_taint_words_fit_codes_and_dynamic_resources(cluster: Cluster) -> None:
+    """Generated pods use no claims, no PVC and no pod-level resources: v1.34 and v1.33 differ
+    only where the per-release data says, one step of it at a time."""
+    v134, words, codes, v133 = (_explain_as(cluster, e) for e in (V1_34, TAINT_WORDS, FIT_CODES, V1_33))
+    _only_taint_words(v134, words, cluster)
+    _only_fit_codes(words, codes)
+    _only_dra(codes, v133)

@@ -19,6 +19,7 @@ from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.plugins import names
+from podwhy.plugins.noderesources.dra_extended import DraScoringState, dra_scoring_kinds, dra_scoring_state
 from podwhy.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceLine,
@@ -95,9 +96,11 @@ def balance_improvement_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
 
 @dataclass(frozen=True)
 class PreScoreState:
-    """The pod's request per configured resource."""
+    """The pod's request per configured resource, and what counting DRA-backed extended resources
+    needs (DRAExtendedResource; None when no DeviceClass serves a configured resource)."""
 
     pod_requests: tuple[int, ...]
+    dra: DraScoringState | None = None
 
     def clone(self) -> PreScoreState:
         return self
@@ -116,7 +119,8 @@ class BalancedAllocation(Plugin):
         balanced_args = args_of(NodeResourcesBalancedAllocationArgs, args)
         resources = tuple(ResourceWeight(r.name, r.weight) for r in balanced_args.resources)
         # Feature gates as in v1.35: InPlacePodVerticalScaling (status resources) and
-        # PodLevelResources are on.
+        # PodLevelResources are on. DRAExtendedResource (on from v1.36) is read per cycle: the
+        # DRA-backed extended resources among `resources` are counted from slices and claims.
         self.scorer = ResourceAllocationScorer(
             strategy="BalancedAllocation",
             resources=resources,
@@ -133,15 +137,21 @@ class BalancedAllocation(Plugin):
         if is_best_effort(pod_requests):
             # Upstream skips pods requesting nothing so they do not all pile onto one node.
             return skip()
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(pod_requests)))
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(pod_requests), self._dra_state()))
         return success()
+
+    def _dra_state(self) -> DraScoringState | None:
+        return dra_scoring_state(self.handle, [r.name for r in self.scorer.resources])
+
+    def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
+        resources = [r.name for r in self.scorer.resources]
+        return dra_scoring_kinds(self.handle, resources, self.scorer.pod_requests(pod.pod))
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         pre = state.get(PRE_SCORE_STATE_KEY)
-        if isinstance(pre, PreScoreState):
-            pod_requests: Sequence[int] = pre.pod_requests
-        else:
+        if not isinstance(pre, PreScoreState):
             pod_requests = self.scorer.pod_requests(pod.pod)
             if is_best_effort(pod_requests):
                 return 0, success()
-        return self.scorer.score(node_info, pod_requests)
+            pre = PreScoreState(tuple(pod_requests), self._dra_state())
+        return self.scorer.score(node_info, pre.pod_requests, pre.dra)

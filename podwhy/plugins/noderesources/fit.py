@@ -40,6 +40,7 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins import names
 from podwhy.plugins.dynamicresources.extended import extended_resource_classes
+from podwhy.plugins.noderesources.dra_extended import DraScoringState, dra_scoring_kinds, dra_scoring_state
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
@@ -237,9 +238,11 @@ def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
 
 @dataclass(frozen=True)
 class PreScoreState:
-    """The pod's scoring request per configured resource, in `resources` order."""
+    """The pod's scoring request per configured resource, in `resources` order, and what counting
+    DRA-backed extended resources needs (DRAExtendedResource; None when none is configured)."""
 
     pod_requests: tuple[int, ...]
+    dra: DraScoringState | None = None
 
     def clone(self) -> PreScoreState:
         return self
@@ -306,10 +309,18 @@ class Fit(Plugin):
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
         # Never Skip: a pod requesting nothing still scores with the non-zero defaults.
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(self.scorer.pod_requests(pod.pod))))
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(self.scorer.pod_requests(pod.pod)), self._dra_state()))
         return success()
+
+    def _dra_state(self) -> DraScoringState | None:
+        return dra_scoring_state(self.handle, [r.name for r in self.scorer.resources])
+
+    def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
+        resources = [r.name for r in self.scorer.resources]
+        return dra_scoring_kinds(self.handle, resources, self.scorer.pod_requests(pod.pod))
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         pre = state.get(PRE_SCORE_STATE_KEY)
-        pod_requests = pre.pod_requests if isinstance(pre, PreScoreState) else self.scorer.pod_requests(pod.pod)
-        return self.scorer.score(node_info, pod_requests)
+        if not isinstance(pre, PreScoreState):
+            pre = PreScoreState(tuple(self.scorer.pod_requests(pod.pod)), self._dra_state())
+        return self.scorer.score(node_info, pre.pod_requests, pre.dra)

@@ -32,6 +32,7 @@ from podwhy.framework.status import Status, error
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
+from podwhy.plugins.noderesources.dra_extended import DraScoringState
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -149,11 +150,17 @@ Scorer = Callable[[Sequence[ResourceLine]], ScorerResult]
 
 
 def allocatable_and_requested(
-    node_info: NodeInfo, resource_name: str, pod_request: int, use_requested: bool
+    node_info: NodeInfo,
+    resource_name: str,
+    pod_request: int,
+    use_requested: bool,
+    dra: DraScoringState | None = None,
 ) -> tuple[int, int, str]:
     """(allocatable, requested including the pod, why omitted) for one resource.
 
     Mirrors calculateResourceAllocatableRequest: allocatable 0 means the resource is not scored.
+    `dra` (DRAExtendedResource): an extended resource the node does not advertise counts the
+    devices of the DeviceClass serving it (dra_extended).
     """
     requested = node_info.requested if use_requested else node_info.non_zero_requested
     if pod_request == 0 and is_scalar_resource_name(resource_name):
@@ -165,7 +172,10 @@ def allocatable_and_requested(
         return allocatable.memory, requested.memory + pod_request, ""
     if resource_name == EPHEMERAL_STORAGE:
         return allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request, ""
-    # DRAExtendedResource (DRA-backed extended resources) is off by default in v1.35.
+    if dra is not None and allocatable.scalar_resources.get(resource_name, 0) == 0:
+        capacity, in_use = dra.totals(node_info.node, resource_name)
+        if capacity > 0:
+            return capacity, in_use + pod_request, ""
     if resource_name in allocatable.scalar_resources:
         return (
             allocatable.scalar_resources[resource_name],
@@ -198,12 +208,14 @@ class ResourceAllocationScorer:
         )
         return [request_amount(requests, r.name) for r in self.resources]
 
-    def lines(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[ResourceLine]:
+    def lines(
+        self, node_info: NodeInfo, pod_requests: Sequence[int], dra: DraScoringState | None = None
+    ) -> list[ResourceLine]:
         out: list[ResourceLine] = []
         for spec, pod_request in zip(self.resources, pod_requests, strict=True):
             line = ResourceLine(spec.name, spec.weight, pod_request)
             allocatable, requested, omitted = allocatable_and_requested(
-                node_info, spec.name, pod_request, self.use_requested
+                node_info, spec.name, pod_request, self.use_requested, dra
             )
             if allocatable == 0:
                 line.omitted = omitted or "node allocatable is 0"
@@ -213,10 +225,12 @@ class ResourceAllocationScorer:
             out.append(line)
         return out
 
-    def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status]:
+    def score(
+        self, node_info: NodeInfo, pod_requests: Sequence[int], dra: DraScoringState | None = None
+    ) -> tuple[int, Status]:
         if not self.resources:
             return 0, error("resources not found")
-        lines = self.lines(node_info, pod_requests)
+        lines = self.lines(node_info, pod_requests, dra)
         result = self.scorer(lines)
         summary = NodeScoreEvidence(strategy=self.strategy, score=result.score, **result.summary)
         return result.score, Status(evidence=[*(line.evidence() for line in lines), summary])
