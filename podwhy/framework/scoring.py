@@ -287,9 +287,11 @@ def _fill_base(
             value = known.get(ni.name)
             if value is None:
                 value, status = plugins[name].score(state, pod, ni)
-                if not status.is_success() or not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                if not status.is_success():
                     return False
                 known[ni.name] = value
+            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                return False
             total += value * weight
         sums[i] = memo.base[ni.name] = total
     return True
