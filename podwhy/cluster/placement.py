@@ -58,6 +58,7 @@ from podwhy.cluster.volumes import ClaimBinder
 from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
+from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -323,9 +324,9 @@ class Placer:
         memo = self._memo
         if memo is None or memo.profile != framework.profile.scheduler_name or memo.signature != signature:
             memo = self._memo = _Memo(framework.profile.scheduler_name, signature, Reuse())
-            memo.reuse.raw_scores = {name: {} for name in NODE_LOCAL_SCORES}
-            if not _uses_devices(pod):  # DynamicResources scores such a pod 0 on every node
-                memo.reuse.raw_scores[names.DYNAMIC_RESOURCES] = {}
+            # DynamicResources scores a pod without devices 0 on every node.
+            devices = () if _uses_devices(pod) else (names.DYNAMIC_RESOURCES,)
+            memo.reuse.raw_scores = ScoreMemo([*sorted(NODE_LOCAL_SCORES), *devices])
         return memo.reuse
 
     @staticmethod

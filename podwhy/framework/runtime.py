@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
@@ -25,6 +24,7 @@ from podwhy.framework.interface import (
 from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.preemption import PreemptionOutcome, preemption_outcome
 from podwhy.framework.profile import Profile
+from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
@@ -59,13 +59,11 @@ class Reuse:
     pre_filter_skips: frozenset[str] = frozenset()
     not_evaluated: frozenset[str] = frozenset()
     verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
-    # plugin -> node -> (raw score, evidence)
-    raw_scores: dict[str, dict[str, tuple[int, list[AnyEvidence]]]] = field(default_factory=dict)
+    raw_scores: ScoreMemo = field(default_factory=lambda: ScoreMemo(()))
 
     def forget(self, node: str) -> None:
         self.verdicts.pop(node, None)
-        for scores in self.raw_scores.values():
-            scores.pop(node, None)
+        self.raw_scores.forget(node)
 
 
 @dataclass

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add, mul
+from typing import cast
 
 from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.missing import not_evaluated_reason
 from podwhy.framework.profile import Profile
+from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
 
@@ -37,6 +41,26 @@ class ScoreOutcome:
     not_evaluated: list[str] = field(default_factory=list)
 
 
+class ScoreMemo:
+    """Raw scores of Score plugins that read only the pod and the node, as an identical pod's cycle
+    got them (placement's identical replicas, see framework.runtime.Reuse): per plugin, by node. The
+    caller drops a node once a pod is bound to it or leaves it.
+
+    `base` keeps, per node, the weighted sum of the raw scores of the memo's plugins that have no
+    NormalizeScore (`static`, in the profile's order): their share of a node's total, which stands
+    as long as the node does, so a cycle adds it up only for the nodes it lacks."""
+
+    def __init__(self, plugins: Iterable[str]) -> None:
+        self.raw: dict[str, dict[str, int]] = {name: {} for name in plugins}
+        self.static: tuple[tuple[str, int], ...] = ()
+        self.base: dict[str, int] = {}
+
+    def forget(self, node: str) -> None:
+        for scores in self.raw.values():
+            scores.pop(node, None)
+        self.base.pop(node, None)
+
+
 def run_scores(
     profile: Profile,
     plugins: dict[str, Plugin],
@@ -44,14 +68,13 @@ def run_scores(
     pod: PodInfo,
     nodes: list[NodeInfo],
     missing: Mapping[str, str] | None = None,
-    memo: dict[str, dict[str, tuple[int, list[AnyEvidence]]]] | None = None,
+    memo: ScoreMemo | None = None,
     totals_only: bool = False,
 ) -> ScoreOutcome:
-    """Score every feasible node with every Score plugin of the profile. `memo`: per plugin, raw
-    scores (with their evidence) by node that an identical pod's cycle got and that still hold
-    (see framework.runtime.Reuse): taken instead of scoring those nodes again, and filled in.
-    `totals_only`: the totals and best nodes without each node's per-plugin rows (placement)."""
-    names = nodes
+    """Score every feasible node with every Score plugin of the profile. `totals_only`: the totals
+    and best nodes without each node's per-plugin rows (placement). `memo` (with `totals_only`):
+    raw scores an identical pod's cycle got and that still hold (see ScoreMemo), taken instead of
+    scoring those nodes again, and filled in."""
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
@@ -73,66 +96,38 @@ def run_scores(
             state.skip_score_plugins.add(name)
         elif not status.is_success():
             return failed(f'running PreScore plugin "{name}": {status.message()}')
+    scoring = [
+        (name, scorers[name])
+        for name in profile.score
+        if name in scorers and name not in state.skip_score_plugins and name not in not_evaluated
+    ]
+    if totals_only:
+        found = _totals(profile, scoring, state, pod, nodes, memo if memo is not None else ScoreMemo(()))
+        if isinstance(found, str):
+            return failed(found)
+        top = max(found.values(), default=0)
+        best = [n for n, t in found.items() if t == top]
+        return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
     per_plugin: dict[str, dict[str, int]] = {}
     raw_scores: dict[str, dict[str, int]] = {}
     evidence: dict[tuple[str, str], list[AnyEvidence]] = {}
-    for name in profile.score:
-        plugin = scorers.get(name)
-        if plugin is None or name in state.skip_score_plugins or name in not_evaluated:
-            continue
+    for name, plugin in scoring:
         scores: dict[str, int] = {}
-        known = memo.get(name) if memo is not None else None
-        missing_nodes: list[NodeInfo] | None = None
-        if known is not None and totals_only:
-            # Only the evidence-free totals are wanted: the known raw scores are taken whole.
-            missing_nodes = []
-            for ni in names:
-                hit = known.get(ni.name)
-                if hit is None:
-                    missing_nodes.append(ni)
-                else:
-                    scores[ni.name] = hit[0]
-        elif known is None and totals_only and plugin.implements("score_nodes"):
-            scores, status = plugin.score_nodes(state, pod, names)
-            if not status.is_success():
-                return failed(f'plugin "{name}" failed with: {status.message()}')
-            missing_nodes = []
-        for ni in names if missing_nodes is None else missing_nodes:
-            if known is not None and (hit := known.get(ni.name)) is not None:
-                scores[ni.name] = hit[0]
-                if hit[1] and not totals_only:
-                    evidence[(name, ni.name)] = hit[1]
-                continue
+        for ni in nodes:
             value, status = plugin.score(state, pod, ni)
             if not status.is_success():
-                return failed(f'plugin "{name}" failed with: {status.message()}')
+                return failed(_score_failed(name, status))
             scores[ni.name] = value
             if status.evidence:
                 evidence[(name, ni.name)] = status.evidence
-            if known is not None:
-                known[ni.name] = (value, [] if totals_only else status.evidence)
-        if not totals_only:
-            raw_scores[name] = dict(scores)
-        if plugin.implements("normalize_score"):
-            status = plugin.normalize_score(state, pod, scores)
-            if not status.is_success():
-                return failed(f'plugin "{name}" failed with: {status.message()}')
-        for value in (min(scores.values(), default=0), max(scores.values(), default=0)):
-            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                return failed(
-                    f'plugin "{name}" returns an invalid score {value}, it should in the range of '
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
+        raw_scores[name] = dict(scores)
+        message = _normalized(name, plugin, state, pod, scores)
+        if message:
+            return failed(message)
         per_plugin[name] = scores
     out: dict[str, list[PluginScore]] = {}
     totals: dict[str, int] = {}
-    if totals_only:
-        totals = dict.fromkeys([ni.name for ni in names], 0)
-        for name, weight in profile.score.items():
-            if name in per_plugin:
-                for node, value in per_plugin[name].items():
-                    totals[node] += value * weight
-    for ni in names if not totals_only else ():
+    for ni in nodes:
         row: list[PluginScore] = []
         total = 0
         for name, weight in profile.score.items():
@@ -162,3 +157,141 @@ def run_scores(
     top = max(totals.values(), default=0)
     best = [n for n, t in totals.items() if t == top]
     return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
+
+
+def _score_failed(name: str, status: Status) -> str:
+    return f'plugin "{name}" failed with: {status.message()}'
+
+
+def _normalized(name: str, plugin: Plugin, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> str:
+    """NormalizeScore (when the plugin has it), then the range check: the error, or ""."""
+    if plugin.implements("normalize_score"):
+        status = plugin.normalize_score(state, pod, scores)
+        if not status.is_success():
+            return _score_failed(name, status)
+    for value in (min(scores.values(), default=0), max(scores.values(), default=0)):
+        if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+            return (
+                f'plugin "{name}" returns an invalid score {value}, it should in the range of '
+                f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+            )
+    return ""
+
+
+def _totals(
+    profile: Profile,
+    scoring: list[tuple[str, Plugin]],
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+    memo: ScoreMemo,
+) -> dict[str, int] | str:
+    """Each node's total (the weighted sum of its normalized scores), or the error that stops
+    scoring: the same as scoring every plugin over every node in the profile's order, with the
+    memo's raw scores taken as they are.
+
+    The memo's plugins without NormalizeScore add to a node's total their raw scores, which stand
+    while the node does: their weighted sum is kept per node (memo.base). It is added up for the
+    nodes that lack it, node by node; should a score fail or fall out of range there, every plugin
+    is scored again in the profile's order, so the error is the one that order meets first."""
+    names = [ni.name for ni in nodes]
+    static = tuple(
+        (name, profile.score[name])
+        for name, plugin in scoring
+        if name in memo.raw and not plugin.implements("normalize_score")
+    )
+    if static != memo.static:
+        memo.static, memo.base = static, {}
+    sums = [0] * len(names)
+    if static:
+        known_sums = list(map(memo.base.get, names))
+        if None not in known_sums or _fill_base(memo, dict(scoring), state, pod, nodes, known_sums):
+            sums = cast("list[int]", known_sums)  # every node's base is there now
+        else:
+            static = ()
+    done = {name for name, _ in static}
+    offset = 0
+    for name, plugin in scoring:
+        if name in done:
+            continue
+        known = memo.raw.get(name)
+        # A score for each node, and only for those (a plugin's score_nodes names its own nodes).
+        whole = known is not None or not plugin.implements("score_nodes")
+        if known is not None:
+            scores: dict[str, int] | str = _memo_scores(name, plugin, state, pod, nodes, names, known)
+        elif plugin.implements("score_nodes"):
+            scores, status = plugin.score_nodes(state, pod, nodes)
+            if not status.is_success():
+                return _score_failed(name, status)
+        else:
+            scores = {}
+            for ni in nodes:
+                value, status = plugin.score(state, pod, ni)
+                if not status.is_success():
+                    return _score_failed(name, status)
+                scores[ni.name] = value
+        if isinstance(scores, str):
+            return scores
+        message = _normalized(name, plugin, state, pod, scores)
+        if message:
+            return message
+        weight = profile.score[name]
+        low, high = min(scores.values(), default=0), max(scores.values(), default=0)
+        if low == high and whole:
+            offset += low * weight  # the same score on every node (e.g. TaintToleration without taints)
+        else:
+            sums = list(map(add, sums, map(mul, map(scores.get, names, repeat(0)), repeat(weight))))
+    if offset:
+        sums = list(map(add, sums, repeat(offset)))
+    return dict(zip(names, sums, strict=True))
+
+
+def _memo_scores(
+    name: str,
+    plugin: Plugin,
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+    names: list[str],
+    known: dict[str, int],
+) -> dict[str, int] | str:
+    """The raw scores of the nodes, the known ones taken, the others scored in order and remembered;
+    or the error of a score that failed."""
+    values = list(map(known.get, names))
+    for i, value in enumerate(values):
+        if value is None:
+            value, status = plugin.score(state, pod, nodes[i])
+            if not status.is_success():
+                return _score_failed(name, status)
+            values[i] = known[names[i]] = value
+    return dict(zip(names, cast("list[int]", values), strict=True))
+
+
+def _fill_base(
+    memo: ScoreMemo,
+    plugins: dict[str, Plugin],
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+    sums: list[int | None],
+) -> bool:
+    """memo.base of the nodes whose `sums` entry is None, set there too, in the nodes' order. False
+    when a score fails or falls out of range (the caller scores plugin by plugin instead)."""
+    for i, total in enumerate(sums):
+        if total is not None:
+            continue
+        ni = nodes[i]
+        total = 0
+        for name, weight in memo.static:
+            known = memo.raw[name]
+            value = known.get(ni.name)
+            if value is None:
+                value, status = plugins[name].score(state, pod, ni)
+                if not status.is_success():
+                    return False
+                known[ni.name] = value
+            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                return False
+            total += value * weight
+        sums[i] = memo.base[ni.name] = total
+    return True

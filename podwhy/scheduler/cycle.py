@@ -188,7 +188,7 @@ def run_cycle(
             target,
             feasible_infos,
             snapshot.missing,
-            reuse.raw_scores if reuse is not None else None,
+            reuse.raw_scores if reuse is not None and not score_rows else None,
             totals_only=not score_rows,
         )
         if out.nominated_node_fits:

@@ -408,8 +408,9 @@ def score_nodes(
     raw_of: dict[tuple[int | None, ...], int] = {}
 
     domain_counts = state.topology_value_to_pod_counts
+    host_counts = [host for host in hosts if host is not None]
 
-    def raw(name: str, group: tuple[str | bool | None, ...]) -> int:
+    def counts_of(name: str, group: tuple[str | bool | None, ...]) -> tuple[int | None, ...]:
         counts: list[int | None] = []
         for index, value in enumerate(group):
             host = hosts[index]
@@ -419,7 +420,7 @@ def score_nodes(
                 counts.append(host.get(name, 0))
             else:
                 counts.append(domain_counts[index][str(value)])
-        return raw_for(tuple(counts))
+        return tuple(counts)
 
     def raw_for(counts: tuple[int | None, ...]) -> int:
         found = raw_of.get(counts)
@@ -438,12 +439,21 @@ def score_nodes(
         group = group_of[ni.name]
         value = by_group.get(group)
         if value is None:
-            value = by_group[group] = raw("", group)
+            value = by_group[group] = raw_for(counts_of("", group))
         out[ni.name] = value
-    for host in hosts:
-        for name in host or ():
+    # Nodes with matching pods of their own: their domains and their own pods per hostname
+    # constraint decide their score.
+    by_host: dict[tuple[tuple[str | bool | None, ...], tuple[int, ...]], int] = {}
+    single = len(host_counts) == 1
+    for host in host_counts:
+        for name in host:
             if name in out and name not in ignored:
-                out[name] = raw(name, group_of[name])
+                group = group_of[name]
+                key = (group, (host[name],) if single else tuple([h.get(name, 0) for h in host_counts]))
+                value = by_host.get(key)
+                if value is None:
+                    value = by_host[key] = raw_for(counts_of(name, group))
+                out[name] = value
     return out
 
 
