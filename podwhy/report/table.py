@@ -236,6 +236,8 @@ def render_table(
         console.print(escape(report.message))
     else:
         console.print(f"{len(report.feasibleNodes)} of {len(report.nodes)} node(s) fit the pod.")
+    for cause in report.causes:
+        _say(console, f"· {escape(cause.text)}", 2)
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
