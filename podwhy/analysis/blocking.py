@@ -16,8 +16,12 @@ from podwhy.framework.evidence import PodAffinityTermEvidence, ResourceEvidence,
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
+from podwhy.model.labels import NOTHING
 from podwhy.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
 from podwhy.scheduler.cycle import CycleOutcome
+
+# How the evidence writes a selector that selects nothing.
+SELECTS_NOTHING = str(NOTHING)
 
 # Node label keys named as resembling a topology key no node has.
 MAX_SIMILAR_LABELS = 3
@@ -75,12 +79,13 @@ class MissingTopologyKey:
 @dataclass(frozen=True)
 class NoAffinityMatch:
     """A required pod affinity term no pod of the cluster matches (and the pod does not match its
-    own terms, which would let it in as the first)."""
+    own terms, which would let it in as the first). `namespace_selector`: the namespaces the term
+    selects besides `namespaces` ("": every namespace; None: none)."""
 
     plugin: str
     selector: str
     namespaces: tuple[str, ...]
-    namespace_selector: str
+    namespace_selector: str | None
     topology_key: str
     nodes: tuple[str, ...]
 
@@ -128,7 +133,7 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
     resources: dict[tuple[str, str], list[tuple[str, ResourceEvidence]]] = {}
     taints: dict[tuple[str, str], list[str]] = {}
     missing_keys: dict[tuple[str, str], list[str]] = {}
-    affinity: dict[tuple[str, str, tuple[str, ...], str, str], list[str]] = {}
+    affinity: dict[tuple[str, str, tuple[str, ...], str | None, str], list[str]] = {}
     for node, plugin, status in _rejections(cycle):
         for e in status.evidence:
             match e:
@@ -139,7 +144,8 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
                 case TopologySpreadEvidence(missing_label=str(label)):
                     missing_keys.setdefault((plugin, label), []).append(node)
                 case PodAffinityTermEvidence(rule="affinity", any_matching_pod=False):
-                    key = (plugin, e.selector, tuple(e.namespaces), e.namespace_selector, e.topology_key)
+                    selected = None if e.namespace_selector == SELECTS_NOTHING else e.namespace_selector
+                    key = (plugin, e.selector, tuple(e.namespaces), selected, e.topology_key)
                     affinity.setdefault(key, []).append(node)
     causes: list[BlockingCause] = []
     for (plugin, resource), seen in resources.items():

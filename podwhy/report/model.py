@@ -281,11 +281,12 @@ class MissingTopologyKeyCause(_BlockingCause, tag="missingTopologyKey"):
 
 
 class NoAffinityMatchCause(_BlockingCause, tag="noAffinityMatch"):
-    """A required pod affinity term no pod of the cluster matches."""
+    """A required pod affinity term no pod of the cluster matches; `namespaceSelector`: the
+    namespaces it selects besides `namespaces` ("": every namespace; null: none)."""
 
     selector: str
     namespaces: list[str]
-    namespaceSelector: str  # noqa: N815
+    namespaceSelector: str | None  # noqa: N815
     topologyKey: str  # noqa: N815
 
 

@@ -32,18 +32,23 @@ def _are(nodes: Sequence[str], plural: str, singular: str) -> str:
     return f"{nodes_text(nodes)} {singular if len(nodes) == 1 else plural}"
 
 
+def _be(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
 def _count(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
-def _namespaces(namespaces: Sequence[str], namespace_selector: str) -> str:
-    named = ""
-    if namespaces:
-        named = f"namespace{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)}"
-    if namespace_selector:
-        selected = f"namespaces selected by `{namespace_selector}`"
-        return f"{named} or {selected}" if named else selected
-    return named or "no namespace"
+def _namespaces(namespaces: Sequence[str], namespace_selector: str | None) -> str:
+    """Where a pod affinity term looks: "namespace shop", "any namespace", ..."""
+    if namespace_selector == "":
+        return "any namespace"
+    named = f"namespace{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)}" if namespaces else ""
+    if namespace_selector is None:
+        return named or "no namespace"
+    selected = f"namespaces selected by `{namespace_selector}`"
+    return f"{named} or {selected}" if named else selected
 
 
 def blocking_text(cause: BlockingCause) -> str:
@@ -55,9 +60,11 @@ def blocking_text(cause: BlockingCause) -> str:
             needs = f"needs {cause.resource} {amount_text(cause.resource, cause.requested)}"
             most = f"{amount_text(cause.resource, cause.most_free)} ({cause.most_free_node})"
             if cause.every_node:
-                too_small = "is" if len(cause.nodes) == 1 else "are"
-                return f"{needs}; the most free on any node is {most}; {_count(len(cause.nodes), 'node')} {too_small} too small"
-            return f"{needs}; {_are(cause.nodes, 'are', 'is')} too small: the most free of them is {most}"
+                count = len(cause.nodes)
+                return f"{needs}; the most free on any node is {most}; {_count(count, 'node')} {_be(count)} too small"
+            if len(cause.nodes) == 1:
+                return f"{needs}; {cause.most_free_node} has {amount_text(cause.resource, cause.most_free)} free"
+            return f"{needs}; {nodes_text(cause.nodes)} are too small: the most free of them is {most}"
         case NotAdvertised():
             if cause.every_node:
                 return f"no node advertises `{cause.resource}` (is its device plugin running?)"
