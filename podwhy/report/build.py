@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from msgspec import UNSET
 
+from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
 from podwhy.analysis.pending import GroupKey, PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
@@ -22,12 +23,16 @@ from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
+    BlockingCause,
     Candidate,
     DefaultedField,
     DryRunStatus,
     GroupSizingNote,
+    MissingTopologyKeyCause,
+    NoAffinityMatchCause,
     NodeReport,
     NominatedPod,
+    NotAdvertisedCause,
     PendingCause,
     PendingGroup,
     PendingReport,
@@ -45,10 +50,13 @@ from podwhy.report.model import (
     SnapshotSummary,
     StatusName,
     Suggestion,
+    TooSmallCause,
+    UntoleratedTaintCause,
     Victim,
 )
 from podwhy.report.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
+from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import note_text, sizing_text, suggestion_text
@@ -130,6 +138,55 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
         for node, st in pre.node_statuses.items()
     ]
     return out
+
+
+def blocking_cause(cause: blocking.BlockingCause) -> BlockingCause:
+    """A cause of analysis/blocking.py as the report says it, its facts and its line."""
+    text, plugin, nodes = blocking_text(cause), cause.plugin, list(cause.nodes)
+    match cause:
+        case blocking.TooSmall():
+            return TooSmallCause(
+                plugin=plugin,
+                text=text,
+                nodes=nodes,
+                resource=cause.resource,
+                unit=cause.unit,
+                requested=cause.requested,
+                mostFree=cause.most_free,
+                mostFreeNode=cause.most_free_node,
+                everyNode=cause.every_node,
+            )
+        case blocking.NotAdvertised():
+            return NotAdvertisedCause(
+                plugin=plugin,
+                text=text,
+                nodes=nodes,
+                resource=cause.resource,
+                requested=cause.requested,
+                everyNode=cause.every_node,
+            )
+        case blocking.UntoleratedTaint():
+            return UntoleratedTaintCause(plugin=plugin, text=text, nodes=nodes, taint=cause.taint)
+        case blocking.MissingTopologyKey():
+            return MissingTopologyKeyCause(
+                plugin=plugin,
+                text=text,
+                nodes=nodes,
+                topologyKey=cause.topology_key,
+                constraint=cause.constraint,
+                everyNode=cause.every_node,
+                similarLabels=list(cause.similar),
+            )
+        case blocking.NoAffinityMatch():
+            return NoAffinityMatchCause(
+                plugin=plugin,
+                text=text,
+                nodes=nodes,
+                selector=cause.selector,
+                namespaces=list(cause.namespaces),
+                namespaceSelector=cause.namespace_selector,
+                topologyKey=cause.topology_key,
+            )
 
 
 def _no_profile_message(cycle: CycleOutcome, snapshot: Snapshot) -> str:
@@ -437,6 +494,7 @@ def build_report(
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
+        causes=[blocking_cause(c) for c in blocking.blocking_causes(cycle, snapshot.nodes)],
         pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
         warnings=[

@@ -124,6 +124,8 @@ def render_explain(report: Report) -> str:
         lines += [f"{report.pending.verdict}: {cell(report.pending.cause)}", ""]
     if report.message:
         lines += [f"> {cell(report.message)}", ""]
+    if report.causes:
+        lines += [*(f"- {cell(cause.text)}" for cause in report.causes), ""]
     # Nodes grouped by where kube-scheduler stopped on them.
     stopped: dict[str, list[str]] = defaultdict(list)
     for node in report.nodes:

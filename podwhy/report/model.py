@@ -233,6 +233,68 @@ ObjectPatch = Annotated[
 ]
 
 
+class _BlockingCause(_Struct, tag_field="kind"):
+    """What keeps the pod off nodes, from the Filter plugins' evidence (when no node fits): "kind"
+    names the cause, `text` says it, `nodes` are the nodes it rejects."""
+
+    plugin: str
+    text: str
+    nodes: list[str]
+
+
+class TooSmallCause(_BlockingCause, tag="tooSmall"):
+    """The pod requests more of a resource than the nodes have free (`unit`: millicores, bytes,
+    pods or units); `mostFree`: the most any of them has, on `mostFreeNode`."""
+
+    resource: str
+    unit: str
+    requested: int
+    mostFree: int  # noqa: N815
+    mostFreeNode: str  # noqa: N815
+    # No node of the cycle has room for it.
+    everyNode: bool  # noqa: N815
+
+
+class NotAdvertisedCause(_BlockingCause, tag="notAdvertised"):
+    """An extended resource the nodes have no allocatable of."""
+
+    resource: str
+    requested: int
+    everyNode: bool  # noqa: N815
+
+
+class UntoleratedTaintCause(_BlockingCause, tag="untoleratedTaint"):
+    """A taint of the nodes the pod does not tolerate."""
+
+    taint: str
+
+
+class MissingTopologyKeyCause(_BlockingCause, tag="missingTopologyKey"):
+    """A DoNotSchedule spread constraint's topologyKey the nodes lack; `constraint`: its index in
+    the pod's topologySpreadConstraints (null: a default constraint); `similarLabels`: the nodes'
+    label keys that resemble it."""
+
+    topologyKey: str  # noqa: N815
+    constraint: int | None
+    everyNode: bool  # noqa: N815
+    similarLabels: list[str]  # noqa: N815
+
+
+class NoAffinityMatchCause(_BlockingCause, tag="noAffinityMatch"):
+    """A required pod affinity term no pod of the cluster matches; `namespaceSelector`: the
+    namespaces it selects besides `namespaces` ("": every namespace; null: none)."""
+
+    selector: str
+    namespaces: list[str]
+    namespaceSelector: str | None  # noqa: N815
+    topologyKey: str  # noqa: N815
+
+
+BlockingCause = (
+    TooSmallCause | NotAdvertisedCause | UntoleratedTaintCause | MissingTopologyKeyCause | NoAffinityMatchCause
+)
+
+
 class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
@@ -312,6 +374,8 @@ class Report(_Struct, kw_only=True):
     message: str
     # False while the message lacks the PostFilter part kube-scheduler appends.
     messageComplete: bool = True  # noqa: N815
+    # When no node fits: what keeps the pod off them, one cause per line, from the plugins' evidence.
+    causes: list[BlockingCause] = []
     # What keeps a Pending pod of the snapshot Pending, as `podwhy pending` says it.
     pending: PendingCause | None = None
     preFilter: list[PreFilterEntry] = []  # noqa: N815

@@ -78,6 +78,14 @@ def _say(console: Console, markup: str, indent: int) -> None:
         console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
+def _bullet(console: Console, markup: str, indent: int) -> None:
+    """A "· " item indented by `indent`, its wrapped lines hanging under its first word."""
+    hang = indent + 2
+    for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
+        line.rstrip()
+        console.print(Text(" " * indent + ("· " if i == 0 else "  ")) + line, soft_wrap=True)
+
+
 def narrow(console: Console) -> bool:
     return console.width < NARROW_WIDTH
 
@@ -236,6 +244,8 @@ def render_table(
         console.print(escape(report.message))
     else:
         console.print(f"{len(report.feasibleNodes)} of {len(report.nodes)} node(s) fit the pod.")
+    for cause in report.causes:
+        _bullet(console, escape(cause.text), 2)
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))

@@ -278,7 +278,7 @@ def _more_nodes(count: int) -> str:
     return "1 more node" if count == 1 else f"{count} more nodes"
 
 
-def _amount_text(resource: str, amount: int) -> str:
+def amount_text(resource: str, amount: int) -> str:
     if resource == "cpu":
         return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
     if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
@@ -334,11 +334,11 @@ def sizing_text(note: SizingNote) -> str:
             )
             if short:
                 return lead + ", ".join(
-                    f"it requests {_amount_text(s.resource, s.requested)} {s.resource}, which no node has allocatable"
+                    f"it requests {amount_text(s.resource, s.requested)} {s.resource}, which no node has allocatable"
                     if not s.capacity
-                    else f"its {s.resource} request {_amount_text(s.resource, s.requested)} exceeds what any node has "
+                    else f"its {s.resource} request {amount_text(s.resource, s.requested)} exceeds what any node has "
                     + ("free" if s.room < s.capacity else "allocatable")
-                    + f" (at most {_amount_text(s.resource, max(s.room, 0))})"
+                    + f" (at most {amount_text(s.resource, max(s.room, 0))})"
                     for s in short
                 )
             said = "; ".join(f"nodes like {shape.node} lack {', '.join(shape.resources)}" for shape in lacking)

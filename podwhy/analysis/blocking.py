@@ -1,0 +1,179 @@
+"""What blocks a pod no node fits, cause by cause, as typed facts gathered from the evidence the
+Filter plugins recorded on each node (framework/evidence.py): nothing is scheduled again here,
+and every number is the one a plugin computed. report/words/blocking.py says them.
+
+Causes come by how many nodes they reject, most first, then in the order of the profile's Filter
+plugins.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from podwhy.framework.evidence import PodAffinityTermEvidence, ResourceEvidence, TaintEvidence, TopologySpreadEvidence
+from podwhy.framework.resources import is_extended_resource_name
+from podwhy.framework.status import Status
+from podwhy.model import objects as o
+from podwhy.model.labels import NOTHING
+from podwhy.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
+from podwhy.scheduler.cycle import CycleOutcome
+
+# How the evidence writes a selector that selects nothing.
+SELECTS_NOTHING = str(NOTHING)
+
+# Node label keys named as resembling a topology key no node has.
+MAX_SIMILAR_LABELS = 3
+
+
+@dataclass(frozen=True)
+class TooSmall:
+    """The pod requests more of `resource` than `nodes` have free; `most_free` is the most any of
+    them has (on `most_free_node`, the first such node); `every_node`: no node of the cycle has room."""
+
+    plugin: str
+    resource: str
+    unit: str
+    requested: int
+    most_free: int
+    most_free_node: str
+    nodes: tuple[str, ...]
+    every_node: bool
+
+
+@dataclass(frozen=True)
+class NotAdvertised:
+    """An extended resource `nodes` have no allocatable of; `every_node`: no node of the cycle has."""
+
+    plugin: str
+    resource: str
+    requested: int
+    nodes: tuple[str, ...]
+    every_node: bool
+
+
+@dataclass(frozen=True)
+class UntoleratedTaint:
+    """A taint (`key=value:effect`) of `nodes` the pod does not tolerate."""
+
+    plugin: str
+    taint: str
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MissingTopologyKey:
+    """A DoNotSchedule spread constraint's topologyKey `nodes` lack; `constraint`: its index in the
+    pod's topologySpreadConstraints (None: a default constraint of the scheduler's configuration);
+    `similar`: label keys the cluster's nodes have that resemble it."""
+
+    plugin: str
+    topology_key: str
+    constraint: int | None
+    nodes: tuple[str, ...]
+    every_node: bool
+    similar: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoAffinityMatch:
+    """A required pod affinity term no pod of the cluster matches (and the pod does not match its
+    own terms, which would let it in as the first). `namespace_selector`: the namespaces the term
+    selects besides `namespaces` ("": every namespace; None: none)."""
+
+    plugin: str
+    selector: str
+    namespaces: tuple[str, ...]
+    namespace_selector: str | None
+    topology_key: str
+    nodes: tuple[str, ...]
+
+
+BlockingCause = TooSmall | NotAdvertised | UntoleratedTaint | MissingTopologyKey | NoAffinityMatch
+
+
+def _rejections(cycle: CycleOutcome) -> Iterable[tuple[str, str, Status]]:
+    """(node, plugin, status) of every Filter status that rejects a node, in node order."""
+    outcome = cycle.outcome
+    if outcome is None:
+        return
+    for verdict in outcome.nodes:
+        for plugin, status in verdict.filters.items():
+            if status.is_rejected() and not status.not_evaluated:
+                yield verdict.name, plugin, status
+
+
+def _spec_constraint(pod: o.Pod, topology_key: str) -> int | None:
+    """The index of the pod's first DoNotSchedule constraint on `topology_key`."""
+    for index, c in enumerate(pod.spec.topology_spread_constraints):
+        if c.topology_key == topology_key and c.when_unsatisfiable == DO_NOT_SCHEDULE:
+            return index
+    return None
+
+
+def _similar_labels(key: str, node_keys: Iterable[str]) -> tuple[str, ...]:
+    """Label keys of the nodes that resemble `key`: the same name under a prefix, or a close spelling."""
+    keys = sorted(set(node_keys) - {key})
+    name = key.rpartition("/")[2]
+    same_name = [k for k in keys if k.rpartition("/")[2] == name]
+    close = difflib.get_close_matches(key, keys, n=MAX_SIMILAR_LABELS, cutoff=0.6)
+    return tuple(dict.fromkeys([*same_name, *close]))[:MAX_SIMILAR_LABELS]
+
+
+def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[BlockingCause]:
+    """What keeps the pod off every node, from the Filter plugins' evidence; empty when a node
+    fits or no plugin recorded evidence of a kind said here. `nodes`: the cluster's nodes (for
+    label keys resembling a missing topology key)."""
+    outcome = cycle.outcome
+    if outcome is None or outcome.feasible or not outcome.nodes:
+        return []
+    total = len(outcome.nodes)
+    plugin_order = {plugin: i for i, plugin in enumerate(outcome.nodes[0].filters)}
+    resources: dict[tuple[str, str], list[tuple[str, ResourceEvidence]]] = {}
+    taints: dict[tuple[str, str], list[str]] = {}
+    missing_keys: dict[tuple[str, str], list[str]] = {}
+    affinity: dict[tuple[str, str, tuple[str, ...], str | None, str], list[str]] = {}
+    for node, plugin, status in _rejections(cycle):
+        for e in status.evidence:
+            match e:
+                case ResourceEvidence():
+                    resources.setdefault((plugin, e.resource), []).append((node, e))
+                case TaintEvidence():
+                    taints.setdefault((plugin, e.taint), []).append(node)
+                case TopologySpreadEvidence(missing_label=str(label)):
+                    missing_keys.setdefault((plugin, label), []).append(node)
+                case PodAffinityTermEvidence(rule="affinity", any_matching_pod=False):
+                    selected = None if e.namespace_selector == SELECTS_NOTHING else e.namespace_selector
+                    key = (plugin, e.selector, tuple(e.namespaces), selected, e.topology_key)
+                    affinity.setdefault(key, []).append(node)
+    causes: list[BlockingCause] = []
+    for (plugin, resource), seen in resources.items():
+        # An extended resource a node has no allocatable of is one it does not advertise.
+        unadvertised = is_extended_resource_name(resource)
+        absent = [(node, e) for node, e in seen if unadvertised and e.allocatable == 0]
+        short = [(node, e) for node, e in seen if not (unadvertised and e.allocatable == 0)]
+        if absent:
+            names = tuple(node for node, _ in absent)
+            causes.append(NotAdvertised(plugin, resource, absent[0][1].requested, names, len(names) == total))
+        if short:
+            node, most = max(short, key=lambda item: item[1].free)  # the first of the largest
+            names = tuple(n for n, _ in short)
+            causes.append(
+                TooSmall(plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total)
+            )
+    causes.extend(UntoleratedTaint(plugin, taint, tuple(names)) for (plugin, taint), names in taints.items())
+    node_keys = [key for node in nodes for key in node.metadata.labels]
+    pod = cycle.pod.pod
+    causes.extend(
+        MissingTopologyKey(
+            plugin, key, _spec_constraint(pod, key), tuple(names), len(names) == total, _similar_labels(key, node_keys)
+        )
+        for (plugin, key), names in missing_keys.items()
+    )
+    causes.extend(
+        NoAffinityMatch(plugin, selector, namespaces, namespace_selector, topology_key, tuple(names))
+        for (plugin, selector, namespaces, namespace_selector, topology_key), names in affinity.items()
+    )
+    # The most nodes first, then by plugin (a stable sort keeps the order found among equals).
+    return sorted(causes, key=lambda c: (-len(c.nodes), plugin_order.get(c.plugin, len(plugin_order))))
