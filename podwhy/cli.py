@@ -636,7 +636,9 @@ def snapshot(
     redact: Annotated[
         bool,
         typer.Option(
-            "--redact", metavar="", help="Replace env values, command lines and annotations plugins do not read."
+            "--redact",
+            metavar="",
+            help="Keep only what scheduling needs: an allowlist per kind (docs/redact.md).",
         ),
     ] = False,
     kubeconfig: KubeconfigOption = None,

@@ -19,7 +19,7 @@ from podwhy.scheduler.config import default_config, parse_scheduler_config
 from podwhy.scheduler.schedulers import SchedulerPods, Serving, scheduler_pod
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode
-from podwhy.snapshot.writer import REDACTED, redact
+from podwhy.snapshot.redact import REDACTED, redact_command
 from podwhy.verdict import Verdict
 from tests.builders import PodBuilder, make_node, make_pod, make_snapshot
 
@@ -515,14 +515,24 @@ def test_pods_that_are_no_scheduler() -> None:
 
 
 def test_redacted_dumps_keep_what_names_a_scheduler() -> None:
-    container = {
-        "command": ["/usr/local/bin/kube-scheduler", "--config=/etc/c.yaml", "--kube-api-qps=50"],
-        "args": ["--scheduler-name", "batch", "--token=hunter2"],
-    }
-    assert redact(container) == {
-        "command": ["/usr/local/bin/kube-scheduler", "--config=/etc/c.yaml", REDACTED],
-        "args": ["--scheduler-name", "batch", REDACTED],
-    }
+    command = ["/usr/local/bin/kube-scheduler", "--config=/etc/c.yaml", "--kube-api-qps=50"]
+    args = ["--scheduler-name", "batch", "--token=hunter2", "--config", "Bearer x"]
+    shell = ["sh", "-c", "exec kube-scheduler --config=/etc/c.yaml --scheduler-name=a,b --token=t"]
+    assert redact_command(command) == ["/usr/local/bin/kube-scheduler", f"--config={REDACTED}", REDACTED]
+    assert redact_command(args) == ["--scheduler-name", "batch", REDACTED, "--config", REDACTED]
+    assert redact_command(shell) == [
+        REDACTED,
+        REDACTED,
+        f"{REDACTED} kube-scheduler --config={REDACTED} --scheduler-name=a,b {REDACTED}",
+    ]
+    for line in (command, args, shell):  # what podwhy pending reads of them is unchanged
+        pod = make_pod("s").container("c", "x/kube-scheduler:v1.35").obj()
+        pod.spec.containers[0].command, pod.spec.containers[0].args = line, []
+        redacted = make_pod("s").container("c", "x/kube-scheduler:v1.35").obj()
+        redacted.spec.containers[0].command, redacted.spec.containers[0].args = redact_command(line), []
+        a, b = scheduler_pod(pod), scheduler_pod(redacted)
+        assert a is not None and b is not None
+        assert (a.names, bool(a.config), a.control_plane) == (b.names, bool(b.config), b.control_plane)
 
 
 # ------------------------------------------------------------------ bound but not running: shapes

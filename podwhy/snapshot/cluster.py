@@ -113,6 +113,9 @@ class Snapshot:
     # When the snapshot was taken (RFC 3339): live, or as `podwhy snapshot` recorded it; "" for
     # other dumps. Ages are measured to it, never to the clock of the machine reading a dump.
     taken_at: str = ""
+    # Written by `podwhy snapshot --redact`: objects hold only what its allowlist keeps, so a merge
+    # patch made from a pod's JSON would lack the rest (provenance, not compared).
+    redacted: bool = field(default=False, compare=False)
     # The JSON of each unbound pod as its source held it, by "namespace/name": a suggestion that
     # replaces one of its lists (RFC 7386 has no list merge) must carry the original entries,
     # fields the typed model skips included. Bound pods, the bulk of a dump, are not kept.

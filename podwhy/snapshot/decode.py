@@ -46,6 +46,8 @@ FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
 # The API server's gitVersion when `podwhy snapshot` wrote the dump.
 SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
 TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
+# `podwhy snapshot --redact` wrote the dump: its objects hold only what docs/redact.md lists.
+REDACTED_ANNOTATION = "podwhy.dev/redacted"
 # The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
 # Deployment's is its ReplicaSets', with their pod-template-hash label.
 TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet"})
@@ -144,6 +146,8 @@ class Decoded:
             snapshot.server_version_from = "recorded by podwhy snapshot"
         if self.list_meta is not None and self.list_meta.annotations.get(TAKEN_AT_ANNOTATION):
             snapshot.taken_at = self.list_meta.annotations[TAKEN_AT_ANNOTATION]
+        if self.list_meta is not None and self.list_meta.annotations.get(REDACTED_ANNOTATION) == "true":
+            snapshot.redacted = True
 
     def missing_kinds(self) -> dict[str, str]:
         """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""

@@ -2,8 +2,8 @@
 
 Items are copied as the API server sent them (every field, not only the ones podwhy reads), each
 with its kind and apiVersion; the kinds that could not be fetched are recorded on the List so the
-dump explains a pod exactly as the live cluster did. `redact` replaces free text that can carry
-secrets with placeholders; nothing a plugin reads is touched.
+dump explains a pod exactly as the live cluster did. With `redact_text`, each object keeps only
+what the allowlist of its kind keeps (redact.py, docs/redact.md).
 """
 
 from __future__ import annotations
@@ -23,94 +23,14 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.model.wellknown import (
-    ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
-    ANN_BETA_STORAGE_CLASS,
-    ANN_BETA_STORAGE_PROVISIONER,
-    ANN_BIND_COMPLETED,
-    ANN_BOUND_BY_CONTROLLER,
-    ANN_IS_DEFAULT_STORAGE_CLASS,
-    ANN_MIGRATED_PLUGINS,
-    ANN_PROVISIONED_BY,
-    ANN_SELECTED_NODE,
-    ANN_STORAGE_PROVISIONER,
-)
 from podwhy.snapshot.decode import (
     FETCHED_KINDS_ANNOTATION,
     MISSING_KINDS_ANNOTATION,
+    REDACTED_ANNOTATION,
     SERVER_VERSION_ANNOTATION,
     TAKEN_AT_ANNOTATION,
 )
-
-REDACTED = "<redacted>"
-# Annotations plugins, admission or the autoscaling analysis read (volume binding, CSI migration,
-# DRA claims, the default StorageClass, Cluster Autoscaler's status time): kept by --redact.
-KEPT_ANNOTATIONS = frozenset(
-    {
-        ANN_BETA_STORAGE_CLASS,
-        ANN_SELECTED_NODE,
-        ANN_STORAGE_PROVISIONER,
-        ANN_BETA_STORAGE_PROVISIONER,
-        ANN_MIGRATED_PLUGINS,
-        ANN_BIND_COMPLETED,
-        ANN_BOUND_BY_CONTROLLER,
-        ANN_PROVISIONED_BY,
-        "resource.kubernetes.io/pod-claim-name",
-        "scheduler.alpha.kubernetes.io/critical-pod",
-        # The default StorageClass, which `podwhy check` gives claims created without a class.
-        ANN_IS_DEFAULT_STORAGE_CLASS,
-        ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
-        # When Cluster Autoscaler last wrote its status (a stale one: CA is not running).
-        "cluster-autoscaler.kubernetes.io/last-updated",
-    }
-)
-# Keys whose values are commands or free text, wherever they appear in an object.
-FREE_TEXT_LISTS = frozenset({"command", "args"})
-# Words of a command line kept by --redact: they say which schedulerNames a scheduler pod
-# serves (podwhy pending), and carry no secret.
-KEPT_FLAGS = ("--scheduler-name", "-scheduler-name", "--config", "-config")
-KEPT_PROGRAMS = frozenset({"kube-scheduler"})
-
-
-def redact(obj: Any) -> Any:
-    """A copy of a decoded object with env values, command lines and foreign annotations replaced."""
-    if isinstance(obj, list):
-        return [redact(item) for item in obj]
-    if not isinstance(obj, dict):
-        return obj
-    out: dict[str, Any] = {}
-    for key, value in obj.items():
-        if key in FREE_TEXT_LISTS and isinstance(value, list):
-            out[key] = _redact_command(value)
-        elif key == "env" and isinstance(value, list):
-            out[key] = [_redact_env(v) for v in value]
-        elif key == "annotations" and isinstance(value, dict):
-            out[key] = {k: (v if k in KEPT_ANNOTATIONS else REDACTED) for k, v in value.items()}
-        else:
-            out[key] = redact(value)
-    return out
-
-
-def _redact_command(words: list[Any]) -> list[Any]:
-    """Every word replaced, but a kube-scheduler program and its --scheduler-name / --config flags."""
-    out: list[Any] = []
-    flag_value_next = False
-    for word in words:
-        keep = isinstance(word, str) and (
-            flag_value_next
-            or word in KEPT_FLAGS
-            or word.startswith(tuple(f"{flag}=" for flag in KEPT_FLAGS))
-            or word.rstrip("/").rpartition("/")[2] in KEPT_PROGRAMS
-        )
-        flag_value_next = isinstance(word, str) and word in KEPT_FLAGS
-        out.append(word if keep else REDACTED)
-    return out
-
-
-def _redact_env(entry: Any) -> Any:
-    if isinstance(entry, dict) and "value" in entry:
-        return {**entry, "value": REDACTED}
-    return entry
+from podwhy.snapshot.redact import Redactor, redact_object
 
 
 def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
@@ -232,8 +152,11 @@ def write_dump(
         annotations[SERVER_VERSION_ANNOTATION] = server_version
     if taken_at:
         annotations[TAKEN_AT_ANNOTATION] = taken_at
+    if redact_text:
+        annotations[REDACTED_ANNOTATION] = "true"
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
+    redactor = Redactor() if redact_text else None
     try:
         with target.open() as out:
             out.write(json.dumps(head)[:-1].encode() + b',"items":[\n')
@@ -241,8 +164,8 @@ def write_dump(
             for (kind, api_version), raws in items.items():
                 for raw in raws:
                     data = bytes(raw)
-                    if redact_text:
-                        data = msgspec.json.encode(redact(msgspec.json.decode(data)))
+                    if redactor is not None:
+                        data = redact_object(kind, data, redactor)
                     if not first:
                         out.write(b",\n")
                     out.write(_with_kind(data, kind, api_version))

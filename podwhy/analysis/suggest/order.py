@@ -25,7 +25,7 @@ from podwhy.model import objects as o
 from podwhy.scheduler.config import SchedulerConfig
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.writer import REDACTED
+from podwhy.snapshot.redact import REDACTED
 from podwhy.verdict import Verdict
 
 SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = (
@@ -87,8 +87,14 @@ def suggest(
         out.extend(suggester(verifier, cycle))
     out = out[:MAX_SUGGESTIONS]
     for suggestion in out:
-        if any(p.get("kind") == "Pod" and REDACTED in json.dumps(p.get("patch")) for p in suggestion.patches):
-            # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
+        if any(
+            p.get("kind") == "Pod"
+            and isinstance(p.get("patch"), dict)
+            and ((snapshot.redacted and "spec" in p["patch"]) or REDACTED in json.dumps(p["patch"]))
+            for p in suggestion.patches
+        ):
+            # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back,
+            # and lack what --redact dropped.
             suggestion.redacted = True
     if notes is not None:
         notes.extend(verifier.notes)

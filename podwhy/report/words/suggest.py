@@ -58,7 +58,6 @@ from podwhy.analysis.suggest.facts import (
 )
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
-from podwhy.snapshot.writer import REDACTED
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
 # on a label, who is on reserved nodes).
@@ -269,8 +268,11 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
 def suggestion_text(suggestion: Suggestion) -> str:
     text = change_text(suggestion.change, suggestion.nodes)
     if suggestion.redacted:
-        # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back.
-        text += f" (the snapshot is redacted: the pod's merge patch carries {REDACTED} values; run the command instead)"
+        # A merge patch writes lists whole: from a redacted dump it would write "<redacted>" back,
+        # and lack what --redact dropped.
+        text += (
+            " (the snapshot is redacted: the pod's merge patch lacks what --redact removed; run the command instead)"
+        )
     return text
 
 
