@@ -219,26 +219,7 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
     """kubectl's strategic merge patch of a Pod or a workload, as far as podwhy's commands use it:
     objects merge member by member (null removes one), the lists of MERGE_KEYS merge their entries
     by that key, every other value is replaced."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, list) and key in MERGE_KEYS and isinstance(out.get(key), list):
-            merged = [copy.deepcopy(item) for item in out[key]]
-            for item in value:
-                at = next(
-                    (i for i, old in enumerate(merged) if old.get(MERGE_KEYS[key]) == item[MERGE_KEYS[key]]), None
-                )
-                if at is None:
-                    merged.append(copy.deepcopy(item))
-                else:
-                    merged[at] = strategic_merge_patch(merged[at], item)
-            out[key] = merged
-        else:
-            out[key] = strategic_merge_patch(out.get(key), value)
-    return out
+    return merge_patch(target, patch, MERGE_KEYS)
 
 
 def _admit(doc: Json) -> None:

@@ -9,6 +9,7 @@ import gzip
 import json
 import shlex
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +37,28 @@ from tests.conformance import case_dirs, cluster_file
 Json = dict[str, Any]
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: objects merge member by member, null removes a member, anything else replaces."""
+def merge_patch(target: Any, patch: Any, merge_keys: Mapping[str, str] | None = None) -> Any:
+    """RFC 7386: objects merge member by member, null removes a member, anything else replaces.
+    MERGE_KEYS (a strategic merge patch): the lists of those members merge their entries by that
+    key instead of being replaced."""
     if not isinstance(patch, dict):
         return copy.deepcopy(patch)
+    keys = merge_keys or {}
     out = dict(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
+        elif isinstance(value, list) and key in keys and isinstance(out.get(key), list):
+            merged = [copy.deepcopy(item) for item in out[key]]
+            for item in value:
+                at = next((i for i, old in enumerate(merged) if old.get(keys[key]) == item[keys[key]]), None)
+                if at is None:
+                    merged.append(copy.deepcopy(item))
+                else:
+                    merged[at] = merge_patch(merged[at], item, keys)
+            out[key] = merged
         else:
-            out[key] = merge_patch(out.get(key), value)
+            out[key] = merge_patch(out.get(key), value, keys)
     return out
 
 
