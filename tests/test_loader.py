@@ -359,6 +359,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "server_version",
         "server_version_from",
         "taken_at",
+        "redacted",
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 

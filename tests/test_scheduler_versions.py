@@ -627,7 +627,13 @@ def test_a_v1_33_cluster_serving_dra_has_turned_it_on(served: set[str], dra_on: 
 # off) changes nothing on them.
 TAINT_WORDS = replace(V1_34, taint_toleration_names_taint=True)
 FIT_CODES = replace(TAINT_WORDS, fit_unresolvable_over_allocatable=False)
-V1_33_GATES = replace(FIT_CODES, gates=V1_33.gates, read_write_once_pod_older_words=True)
+V1_33_GATES = replace(
+    FIT_CODES,
+    gates=V1_33.gates,
+    read_write_once_pod_older_words=True,
+    # The API server's defaulting of a template's fileKeyRef.optional: nothing the scheduler reads.
+    file_key_ref_optional_default=False,
+)
 UNTOLERATED = "node(s) had untolerated taint(s)"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 DRA_POST_FILTER = "no new claims to deallocate, "
