@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from podwhy.errors import PodwhyError
 from podwhy.framework.validation import go_quote
 from podwhy.framework.versions import Emulation
@@ -33,8 +31,6 @@ from podwhy.snapshot.decode import Entry
 
 # sigs.k8s.io/json keeps at most this many strict errors of one object.
 MAX_STRICT_ERRORS = 100
-
-_ANY = msgspec.json.Decoder()
 
 
 class StrictDecodingError(PodwhyError):
@@ -69,7 +65,7 @@ def check_fields(entry: Entry, emulation: Emulation) -> None:
     it; objects of other kinds, and objects not read from a manifest, pass."""
     if entry.kind not in KINDS or not entry.raw:
         return
-    errors = unknown_fields(entry.kind, _ANY.decode(entry.raw), emulation.minor)
+    errors = unknown_fields(entry.kind, entry.document, emulation.minor)
     if errors:
         raise StrictDecodingError(entry, errors)
 

@@ -497,7 +497,7 @@ class ManifestSource:
         stored = stored_templates(snapshot, kind, namespace, existing)
         if stored is None or not entry.raw:
             return None
-        manifest = _raw_template(msgspec.json.decode(entry.raw), entry.kind)
+        manifest = _raw_template(entry.document, entry.kind)
         return all(same_stored_template(manifest, template, self._emulation) for template in stored)
 
     @staticmethod
@@ -689,7 +689,7 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
             hint="podwhy check -f places several pods and workloads",
         )
     pod: o.Pod = pods[0].obj
-    document = without_nulls(msgspec.json.decode(pods[0].raw)) if pods[0].raw else None
+    document = without_nulls(pods[0].document) if pods[0].raw else None
     pod.metadata.namespace = pod.metadata.namespace or namespace
     pod.metadata.uid = pod.metadata.uid or _uid(pod.metadata.namespace, "Pod", pod.metadata.name)
     return PodManifest(

@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -66,6 +67,13 @@ class Entry:
     api_version: str = ""
     # The object's JSON as the manifest holds it: every field, read or not (b"" when not kept).
     raw: bytes = b""
+
+    @functools.cached_property
+    def document(self) -> Any:
+        """RAW decoded once for every step that reads fields the typed model skips (strict
+        decoding, the template a rollout compares, the pod a suggestion patches); None when not
+        kept. Shared: a step that changes it works on a copy."""
+        return msgspec.json.decode(self.raw) if self.raw else None
 
 
 @dataclass
