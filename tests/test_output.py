@@ -81,8 +81,7 @@ def pending_json(source: Path) -> dict[str, Any]:
             CAUSES,
             "batch/critical-etl-7hx2k",
             "Unschedulable",
-            "— nominated to node worker-2, waiting for 2 victim(s) to terminate; "
-            "it fits there once they are gone",
+            "— nominated to node worker-2, waiting for 2 victim(s) to terminate; it fits there once they are gone",
         ),
         (
             CAUSES,
@@ -109,8 +108,7 @@ def pending_json(source: Path) -> dict[str, Any]:
             SCHEDULER_DOWN,
             "shop/web-5b8c9d7f6-d4fzq",
             "Schedulable",
-            "— no running scheduler serves 'default-scheduler': kube-system/kube-scheduler-cp1 is "
-            "CrashLoopBackOff",
+            "— no running scheduler serves 'default-scheduler': kube-system/kube-scheduler-cp1 is CrashLoopBackOff",
         ),
     ],
 )

@@ -298,8 +298,9 @@ BlockingCause = (
 class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
-    # releaseNomination, lowerRequest, addToleration, dropNodeSelection, labelNode, addNode, addNodesForGroup,
-    # evictPods, relaxTopologySpread, dropAntiAffinity
+    # releaseNomination, lowerRequest, addToleration, dropNodeSelection, renameTopologyKey, renameResource,
+    # fixPodAffinity, labelNode, addNode, addNodesForGroup, evictPods, relaxTopologySpread, dropAntiAffinity,
+    # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit
     kind: str
     summary: str
     # The nodes the pod fits on once the change is made.
