@@ -206,6 +206,9 @@ class SchedulerWord(_Struct):
     agrees: bool | None = None
     # When they differ: the usual causes.
     causes: list[str] = []
+    # When they differ and another emulated release ("1.33") words the scheduler's message exactly:
+    # the cluster likely runs that release (the first cause).
+    likelyRelease: str | None = None  # noqa: N815
 
 
 class PendingCause(_Struct):

@@ -456,6 +456,14 @@ def render_scheduler_word(console: Console, report: Report, verbose: bool = Fals
         return
     if word.agrees is not False:
         return
+    if word.likelyRelease is not None:
+        release = word.likelyRelease
+        _say(
+            console,
+            f"[bold]kube-scheduler's own last message is v{release}'s wording[/bold]: the cluster likely runs"
+            f" v{release}, not v{word.version} as podwhy emulates it (pass --kube-version {release}).",
+            0,
+        )
     if not verbose:
         console.print(
             "[bold]kube-scheduler's own last message differs from podwhy's[/bold] (-v shows it and the usual causes)."
