@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgspec
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
+from podwhy.cli import app
 from podwhy.model import objects as o
+from podwhy.plugins import names
 from podwhy.report.build import build_report
 from podwhy.report.model import Report
 from podwhy.report.table import render_table
@@ -128,8 +132,6 @@ def test_headers_are_plain_words_and_wide_keeps_the_plugin_names() -> None:
 
 
 def test_every_filter_and_score_plugin_has_plain_words() -> None:
-    from podwhy.plugins import names
-
     plugins = {
         value for key, value in vars(names).items() if key.isupper() and isinstance(value, str) and value[:1].isupper()
     }
@@ -152,3 +154,12 @@ def test_every_filter_and_score_plugin_has_plain_words() -> None:
 )
 def test_amounts_in_a_cell(resource: str, amount: int, said: str) -> None:
     assert short_amount(resource, amount) == said
+
+
+def test_what_the_autoscaling_section_cannot_vouch_for_is_said_once() -> None:
+    example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+    args = ["explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(example)]
+    out = CliRunner().invoke(app, args, env={"COLUMNS": "300", "NO_COLOR": "1"}).stdout
+    assert out.count("cluster-autoscaler-status") == 1, out
+    assert "Autoscaling: not evaluated: the snapshot holds no Cluster Autoscaler status" in out
+    assert "  ? add them to the dump: kubectl get configmap" in out

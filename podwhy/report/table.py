@@ -354,7 +354,8 @@ def render_autoscaling(console: Console, autoscaling: AutoscalingReport | None, 
             indent + 2,
         )
     for line in autoscaling.notEvaluated:
-        _say(console, f"? {escape(line)}", indent + 2)
+        if line not in autoscaling.summary:  # said once
+            _say(console, f"? {escape(line)}", indent + 2)
 
 
 def autoscaling_line(autoscaling: AutoscalingReport) -> str:

@@ -37,9 +37,9 @@ def version_warnings(chosen: ChosenVersion | None) -> list[str]:
         )
     if chosen.old_kubelets:
         names = ", ".join(f"v{major}.{minor}" for major, minor in chosen.old_kubelets)
-        plane = f"the control plane's {chosen.skew_reference}"
         parts.append(
-            f"some kubelets ({names}) are more than {KUBELET_SKEW} minor releases older than {plane}: outside the"
-            " supported version skew, their nodes may not report what the scheduler reads"
+            f"some kubelets ({names}) are more than {KUBELET_SKEW} minor releases older than"
+            f" {chosen.skew_reference}: outside the supported version skew, their nodes may not report what the"
+            " scheduler reads"
         )
     return ["; ".join(parts)] if parts else []

@@ -68,8 +68,15 @@ class ChosenVersion:
 
     @property
     def skew_reference(self) -> str:
-        """The release kubelets are held to, in words ("v1.36")."""
-        return f"v1.{self.reference_minor}"
+        """The release kubelets are held to, in words: "the control plane's v1.30" where podwhy found
+        the cluster's release ("the newest kubelet's v1.30" where a kubelet said it, a lower bound of
+        the control plane's), else "kube-scheduler v1.35" (the emulated one)."""
+        found = self.found
+        if found is None or found.major != 1:
+            return f"kube-scheduler v{self.emulation.name}"
+        if self.source is VersionSource.KUBELET:
+            return f"the newest kubelet's v1.{found.minor}"
+        return f"the control plane's v1.{found.minor}"
 
     @property
     def older_than_emulated(self) -> bool:
