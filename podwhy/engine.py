@@ -9,6 +9,7 @@ from pathlib import Path
 
 from podwhy.analysis.autoscaling import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
+from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.defaults import drop_disabled_fields
@@ -18,14 +19,14 @@ from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
-from podwhy.framework.versions import EMULATED, Emulation, nearest_emulation
+from podwhy.framework.versions import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
 from podwhy.model import objects as o
-from podwhy.report.build import build_pending_report, build_report
+from podwhy.report.build import build_pending_report, build_report, likely_release_cause
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
-from podwhy.scheduler.versions import choose_version, parse_kube_version_flag
+from podwhy.scheduler.versions import VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource
@@ -223,7 +224,35 @@ def explain(request: ExplainRequest) -> Report:
         autoscaling=analysis,
         document=manifest.document if manifest is not None else None,
     )
-    return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
+    report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
+    word = report.scheduler
+    if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
+        likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
+        if likely is not None:
+            word.likelyRelease = likely
+            word.causes = [likely_release_cause(likely), *word.causes]
+    return report
+
+
+def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
+    """The other emulated release whose scheduler words the message kube-scheduler itself gave
+    the pod exactly, nearest to the emulated one first; None when none does. The snapshot is the
+    last thing read: a release that drops disabled fields drops them for good, so those come last."""
+    others = sorted(
+        (e for e in EMULATED.values() if e != emulated),
+        key=lambda e: (not e.enabled(POD_LEVEL_RESOURCES), abs(e.minor - emulated.minor), -e.minor),
+    )
+    for emulation in others:
+        drop_disabled_fields(snapshot, emulation)
+        config = scheduler_config(config_path, emulation)
+        profile = profile_for_pod(config, pod)
+        if profile is None:
+            continue
+        names = frozenset(p.scheduler_name for p in config.profiles)
+        cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
+        if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees:
+            return emulation.name
+    return None
 
 
 @dataclass

@@ -103,7 +103,7 @@ class Facts:
 
 DRA_NODE = "dra-example-driver-cluster-worker"
 OLD_KUBELET = (
-    "some kubelets (v1.25) are more than 3 minor releases older than kube-scheduler v1.35: outside the supported "
+    "some kubelets (v1.25) are more than 3 minor releases older than the control plane's v1.35: outside the supported "
     "version skew, their nodes may not report what the scheduler reads"
 )
 NO_VICTIMS = "No preemption victims found for incoming pod"

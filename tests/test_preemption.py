@@ -785,6 +785,20 @@ def test_engine_warns_when_a_dump_has_no_pdbs() -> None:
     assert "assumed none" in said and "kubectl get poddisruptionbudgets.policy -A -o yaml" in said
 
 
+def test_no_pdb_warning_when_preemption_finds_no_candidate() -> None:
+    # The victim has the pod's priority: no node is a candidate, so no budget could change the answer.
+    snapshot = Snapshot(
+        nodes=[sized_node("node1", ("1", "1Gi"))],
+        pods=[prio_pod("v", "node1", HIGH, ("1", "1"))],
+        missing=dict.fromkeys(VOUCHED_KINDS, ""),
+    )
+    snapshot.kinds_seen = {"Node", "Pod"}
+    exp = run_cycle(snapshot, prio_pod("p", priority=HIGH, req=("1", "1")))
+    assert exp.post_filter is not None and exp.post_filter.preemption is not None
+    assert not exp.post_filter.preemption.candidates and not exp.post_filter.pdbs_assumed_none
+    assert not [w for w in build_report(exp, snapshot).warnings if "PodDisruptionBudget" in w]
+
+
 def test_engine_leaves_the_message_incomplete_when_a_post_filter_plugin_cannot_run() -> None:
     # A cluster-info dump has no ResourceClaims: the DynamicResources part of the message is unknown.
     snapshot = Snapshot(

@@ -122,6 +122,42 @@ def test_choose_version(
     assert bool(said) == bool(warned)
 
 
+@pytest.mark.parametrize(
+    ("server", "kubelets", "said"),
+    [
+        # Kubelets within the skew of the cluster's own v1.30 control plane: only the release is said.
+        (
+            "v1.30.4",
+            ["v1.27.9", "v1.30.4"],
+            "podwhy does not emulate kube-scheduler v1.30.4 (the API server's /version): it emulates v1.33, the "
+            "oldest release it has; what may differ: ",
+        ),
+        # Read off a kubelet, older than any release emulated: one line says both.
+        (
+            None,
+            ["v1.27.3"],
+            "the cluster runs v1.27.3 or newer (its newest kubelet, a lower bound: pass --kube-version to say which "
+            "release its kube-scheduler runs); podwhy emulates v1.33, the oldest release it has; what may differ: ",
+        ),
+        # Beyond the skew of the cluster's own control plane.
+        (
+            "v1.34.1",
+            ["v1.30.2", "v1.34.1"],
+            "some kubelets (v1.30) are more than 3 minor releases older than the control plane's v1.34: outside the "
+            "supported version skew",
+        ),
+    ],
+)
+def test_version_caveats_are_one_line_held_to_the_clusters_own_release(
+    server: str | None, kubelets: list[str], said: str
+) -> None:
+    snapshot = make_snapshot(*(make_node(f"n{i}").kubelet(v).obj() for i, v in enumerate(kubelets)))
+    snapshot.server_version = server or ""
+    (line,) = version_warnings(choose_version(None, snapshot))
+    assert line.startswith(said) or said in line, line
+    assert ("skew" in line) == ("skew" in said)
+
+
 def test_a_bad_kube_version_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="not a Kubernetes version"):
         choose_version("one-thirty-six", make_snapshot())
@@ -372,7 +408,7 @@ def test_image_locality_counts_image_volumes_from_v1_36() -> None:
 def test_explain_names_the_release_in_its_first_line_and_report() -> None:
     runner = CliRunner()
     table = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "v1.36.3"])
-    assert table.stdout.splitlines()[0].endswith("· kube-scheduler v1.36 (--kube-version v1.36.3)")
+    assert table.stdout.splitlines()[0].endswith("· kube-scheduler v1.36 (--kube-version v1.36.3) · Unschedulable")
     out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.31", "-o", "json"])
     report = json.loads(out.stdout)
     assert report["scheduler"]["version"] == "1.33" and report["scheduler"]["versionSource"] == "flag"
@@ -798,3 +834,40 @@ def test_v1_33_and_v1_34_differ_only_in_taint_words_fit_codes_and_dynamic_resour
     _only_taint_words(v134, words, cluster)
     _only_fit_codes(words, codes)
     _only_dra(codes, v133)
+
+
+V1_33_MESSAGE = (
+    "0/4 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) were "
+    "unschedulable, 2 Insufficient cpu. preemption: 0/4 nodes are available: 2 No preemption victims found for "
+    "incoming pod, 2 Preemption is not helpful for scheduling."
+)
+
+
+@pytest.mark.parametrize(("flag", "likely"), [(None, "1.33"), ("1.35", None)])
+def test_a_message_in_another_releases_words_names_that_release_first(
+    tmp_path: Path, flag: str | None, likely: str | None
+) -> None:
+    """The cluster's own FailedScheduling event is v1.33's wording; podwhy emulates v1.35 by
+    default: the likely cause is the release, said first (not when --kube-version chose it)."""
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "checkout.1", "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": POD.split("/")[1]},
+        "reason": "FailedScheduling",
+        "type": "Warning",
+        "message": V1_33_MESSAGE,
+        "count": 3,
+    }
+    dump = tmp_path / "cluster.yaml"
+    dump.write_text(EXAMPLE.read_text() + "\n---\n" + json.dumps(event) + "\n")
+    args = ["explain", POD, "--from", str(dump), *(["--kube-version", flag] if flag else [])]
+    report = json.loads(CliRunner().invoke(app, [*args, "-o", "json"]).stdout)
+    word = report["scheduler"]
+    assert word["agrees"] is False
+    assert word.get("likelyRelease") == likely
+    if likely is not None:
+        assert word["causes"][0].startswith("the cluster's kube-scheduler is v1.33, whose words these are exactly")
+        table = CliRunner().invoke(app, args, env={"COLUMNS": "200", "NO_COLOR": "1"}).stdout
+        said = [line for line in table.splitlines() if "kube-scheduler's own" in line]
+        assert said[0].startswith("kube-scheduler's own last message is v1.33's wording: the cluster likely runs v1.33")

@@ -411,10 +411,12 @@ def _raw_objects(path: Path) -> list[Json]:
 
 
 def _fields_kept(old: Any, new: Any) -> bool:
-    """Every field of OLD is in NEW (values may differ), recursively."""
+    """Every field of OLD is in NEW (values may differ, a list of plain values is a value), recursively."""
     if isinstance(old, dict):
         return isinstance(new, dict) and all(k in new and _fields_kept(v, new[k]) for k, v in old.items())
     if isinstance(old, list):
+        if isinstance(new, list) and not any(isinstance(x, dict | list) for x in old):
+            return True
         return isinstance(new, list) and len(old) == len(new) and all(map(_fields_kept, old, new))
     return True
 

@@ -421,6 +421,27 @@ def test_an_eviction_never_takes_a_pod_its_budget_protects() -> None:
     assert not [s for s in _suggestions(protected, pod) if s.kind == "evictPods"]
 
 
+def test_an_eviction_evicts_the_pods_preemption_would_take() -> None:
+    # n1: one victim of priority 50; n2: two of priority 0. Fewest victims is n1, but preemption
+    # picks the node whose highest-priority victim is lowest: n2, and the suggestion follows it.
+    def low(name: str, node: str, priority: int, cpu: str) -> o.Pod:
+        return make_pod(name).node(node).priority(priority).labels(app=name).req(cpu=cpu).owner("Job", name).obj()
+
+    snapshot = make_snapshot(
+        _node("n1"),
+        _node("n2"),
+        low("mid-1", "n1", 50, "3"),
+        low("low-1", "n2", 0, "1500m"),
+        low("low-2", "n2", 0, "1500m"),
+    )
+    pod = make_pod("p").priority(100).req(cpu="2").obj()
+    cycle = run_cycle(snapshot, pod)
+    preemption = cycle.post_filter.preemption if cycle.post_filter is not None else None
+    assert preemption is not None and preemption.nominated_node == "n2"
+    (evict,) = [s for s in suggest(snapshot, cycle, default_profile()) if s.kind == "evictPods"]
+    assert [p["name"] for p in evict.patches] == sorted(pi.pod.metadata.name for pi in preemption.victims)
+
+
 # ---------------------------------------------------------------- a manifest given with -f
 
 

@@ -112,7 +112,7 @@ def _spec_constraint(pod: o.Pod, topology_key: str) -> int | None:
     return None
 
 
-def _similar_labels(key: str, node_keys: Iterable[str]) -> tuple[str, ...]:
+def similar_labels(key: str, node_keys: Iterable[str]) -> tuple[str, ...]:
     """Label keys of the nodes that resemble `key`: the same name under a prefix, or a close spelling."""
     keys = sorted(set(node_keys) - {key})
     name = key.rpartition("/")[2]
@@ -167,7 +167,7 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
     pod = cycle.pod.pod
     causes.extend(
         MissingTopologyKey(
-            plugin, key, _spec_constraint(pod, key), tuple(names), len(names) == total, _similar_labels(key, node_keys)
+            plugin, key, _spec_constraint(pod, key), tuple(names), len(names) == total, similar_labels(key, node_keys)
         )
         for (plugin, key), names in missing_keys.items()
     )

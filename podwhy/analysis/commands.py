@@ -71,18 +71,22 @@ _MERGED_BY_NAME = ("containers", "initContainers")
 
 def strategic_patch(pod: o.Pod, ops: list[dict[str, Any]]) -> dict[str, Any] | None:
     """OPS (paths relative to POD) as a strategic merge patch of the pod, when every op sets the
-    requests of a container (by its name) or of the pod; None for any other change."""
+    requests of a container (by its name) or of the pod, or sets or removes one resource of a
+    container's requests or limits (null removes it); None for any other change."""
     if not ops:
         return None
     spec: dict[str, Any] = {}
     for op in ops:
-        if op["op"] not in ("add", "replace"):
+        if op["op"] not in ("add", "replace", "remove"):
             return None
         parts = op["path"].split("/")[1:]
-        if parts == ["spec", "resources", "requests"]:
-            spec["resources"] = {"requests": op["value"]}
+        value = op.get("value") if op["op"] != "remove" else None
+        if parts == ["spec", "resources", "requests"] and op["op"] != "remove":
+            spec["resources"] = {"requests": value}
             continue
-        if len(parts) != 5 or parts[1] not in _MERGED_BY_NAME or parts[3:] != ["resources", "requests"]:
+        whole = len(parts) == 5 and parts[3:] == ["resources", "requests"] and op["op"] != "remove"
+        one = len(parts) == 6 and parts[3] == "resources" and parts[4] in ("requests", "limits")
+        if not (whole or one) or parts[1] not in _MERGED_BY_NAME:
             return None
         containers = pod.spec.containers if parts[1] == "containers" else pod.spec.init_containers
         if not parts[2].isdigit() or int(parts[2]) >= len(containers):
@@ -93,7 +97,11 @@ def strategic_patch(pod: o.Pod, ops: list[dict[str, Any]]) -> dict[str, Any] | N
         if entry is None:
             entry = {"name": name}
             entries.append(entry)
-        entry["resources"] = {"requests": op["value"]}
+        if whole:
+            entry["resources"] = {"requests": value}
+        else:
+            key = parts[5].replace("~1", "/").replace("~0", "~")
+            entry.setdefault("resources", {}).setdefault(parts[4], {})[key] = value
     return {"spec": spec}
 
 

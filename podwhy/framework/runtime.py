@@ -97,7 +97,8 @@ class PostFilterOutcome:
     not_evaluated: dict[str, str] = field(default_factory=dict)
     # Plugins of the profile podwhy does not implement: the message lacks their part too.
     not_simulated: list[str] = field(default_factory=list)
-    # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them.
+    # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
+    # and it found candidates (among which budgets would choose).
     pdbs_assumed_none: bool = False
 
     @property
@@ -551,7 +552,11 @@ class Framework:
         if final is None:
             final = Status(Code.Unschedulable, reasons, rejector)
         preemption = preemption_outcome(state)
-        pdbs_unknown = "PodDisruptionBudget" in self.handle.snapshot.missing_kinds
+        # Budgets decide which candidate and which victims, never whether a node is a candidate:
+        # without candidates, none could change the answer.
+        pdbs_unknown = "PodDisruptionBudget" in self.handle.snapshot.missing_kinds and bool(
+            preemption is not None and preemption.candidates
+        )
         return PostFilterOutcome(
             statuses,
             final,

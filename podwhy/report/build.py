@@ -311,6 +311,10 @@ DISAGREEMENT_CAUSES = [
 ]
 
 
+def likely_release_cause(release: str) -> str:
+    return f"the cluster's kube-scheduler is v{release}, whose words these are exactly (pass --kube-version {release})"
+
+
 def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
     """A plugin podwhy could not evaluate may have rejected nodes the scheduler counted."""
     if not plugins:

@@ -15,6 +15,7 @@ from podwhy.report.check import displaced_lines, not_checked_lines, rollout_line
 from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
 from podwhy.report.safe import made_safe
 from podwhy.report.table import check_summary
+from podwhy.report.words.fate import fate_text
 
 # What could make cluster text more than text in a rendered comment. A backslash is doubled
 # first, so a `\\|` in the input cannot turn the escaped pipe back into a cell border. `](`, `][`
@@ -119,9 +120,8 @@ def render_pending(report: PendingReport) -> str:
 def render_explain(report: Report) -> str:
     report = made_safe(report)
     pod = f"{report.pod.namespace}/{report.pod.name}"
-    lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}**", ""]
-    if report.pending is not None and report.pending.verdict != report.verdict:
-        lines += [f"{report.pending.verdict}: {cell(report.pending.cause)}", ""]
+    fate = fate_text(report)
+    lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
     if report.message:
         lines += [f"> {cell(report.message)}", ""]
     if report.causes:

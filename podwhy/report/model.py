@@ -206,6 +206,9 @@ class SchedulerWord(_Struct):
     agrees: bool | None = None
     # When they differ: the usual causes.
     causes: list[str] = []
+    # When they differ and another emulated release ("1.33") words the scheduler's message exactly:
+    # the cluster likely runs that release (the first cause).
+    likelyRelease: str | None = None  # noqa: N815
 
 
 class PendingCause(_Struct):
@@ -298,8 +301,9 @@ BlockingCause = (
 class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
-    # releaseNomination, lowerRequest, addToleration, dropNodeSelection, labelNode, addNode, addNodesForGroup,
-    # evictPods, relaxTopologySpread, dropAntiAffinity
+    # releaseNomination, lowerRequest, addToleration, dropNodeSelection, renameTopologyKey, renameResource,
+    # fixPodAffinity, labelNode, addNode, addNodesForGroup, evictPods, relaxTopologySpread, dropAntiAffinity,
+    # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit
     kind: str
     summary: str
     # The nodes the pod fits on once the change is made.

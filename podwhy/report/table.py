@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 
 from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
-from podwhy.plugins import names
 from podwhy.report.check import displaced_lines, not_checked_lines, rollout_line, rollout_lines
 from podwhy.report.model import (
     AutoscalingReport,
@@ -38,26 +37,10 @@ from podwhy.report.model import (
     WorkloadReport,
 )
 from podwhy.report.safe import made_safe, safe_text
+from podwhy.report.words.cells import column_header, why_cell
+from podwhy.report.words.fate import fate_text
 from podwhy.snapshot.live import LIVE_SOURCE
 from podwhy.verdict import Verdict
-
-SHORT_NAMES = {
-    names.NODE_UNSCHEDULABLE: "Unsched",
-    names.NODE_NAME: "Name",
-    names.TAINT_TOLERATION: "Taints",
-    names.NODE_AFFINITY: "Affinity",
-    names.NODE_PORTS: "Ports",
-    names.NODE_RESOURCES_FIT: "Fit",
-    names.VOLUME_RESTRICTIONS: "VolRestr",
-    names.NODE_VOLUME_LIMITS: "VolLimits",
-    names.VOLUME_BINDING: "VolBind",
-    names.VOLUME_ZONE: "VolZone",
-    names.POD_TOPOLOGY_SPREAD: "Spread",
-    names.INTER_POD_AFFINITY: "PodAff",
-    names.DYNAMIC_RESOURCES: "DRA",
-    names.NODE_RESOURCES_BALANCED_ALLOCATION: "Balanced",
-    names.IMAGE_LOCALITY: "Images",
-}
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
 MAX_NAMES_IN_GROUP = 3
@@ -84,6 +67,10 @@ def _bullet(console: Console, markup: str, indent: int) -> None:
     for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
         line.rstrip()
         console.print(Text(" " * indent + ("· " if i == 0 else "  ")) + line, soft_wrap=True)
+
+
+def _one_line(header: str) -> str:
+    return header.replace("\n", " ")
 
 
 def narrow(console: Console) -> bool:
@@ -165,17 +152,30 @@ def _signature(node: NodeReport) -> tuple[object, ...]:
     )
 
 
-def _why(node: NodeReport) -> str:
-    """Reasons of every rejecting plugin; the one where the scheduler stops comes first."""
+def _rejecting(node: NodeReport) -> list[str]:
+    """The plugins that reject the node; the one where the scheduler stops comes first."""
     ff = node.firstFailure
-    parts: list[str] = []
-    if ff is not None:
-        parts.append(f"{ff.plugin}: {'; '.join(ff.reasons)}")
-    for st in node.filters:
-        if _passes_or_unknown(st) or (ff is not None and st.plugin == ff.plugin):
-            continue
-        parts.append(f"{st.plugin}: {'; '.join(st.reasons)}")
-    return "\n".join(parts) if parts else "fits"
+    first = [ff.plugin] if ff is not None else []
+    return first + [st.plugin for st in node.filters if not _passes_or_unknown(st) and st.plugin not in first]
+
+
+def _why(members: list[NodeReport], wide: bool = False) -> str:
+    """Why a group of nodes (identical verdicts) rejects the pod, a line per fact: in short words
+    and the group's numbers ("cpu: needs 2, free 900m–1400m"), or with -o wide each plugin's name
+    and reason strings. The plugin where the scheduler stops comes first."""
+    first = members[0]
+    if wide:
+        parts = []
+        for plugin in _rejecting(first):
+            status = first.filter(plugin) or first.firstFailure
+            parts.append(f"{plugin}: {'; '.join(status.reasons if status is not None else [])}")
+        return "\n".join(parts) if parts else "fits"
+    per_plugin = [
+        [st for m in members if (st := m.filter(plugin)) is not None]
+        or [m.firstFailure for m in members if m.firstFailure is not None]
+        for plugin in _rejecting(first)
+    ]
+    return "\n".join(why_cell(per_plugin)) or "fits"
 
 
 def _group_label(members: list[NodeReport]) -> str:
@@ -203,8 +203,8 @@ def render_pending_cause(console: Console, report: Report) -> None:
         return
     if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
         return  # the gates sentence, or the message, says it
-    prefix = "" if pending.verdict == report.verdict else f"{pending.verdict}: "
-    console.print(f"[bold]{escape(prefix + pending.cause)}[/bold]")
+    if pending.verdict == report.verdict:  # else the first line says it (fate_text)
+        console.print(f"[bold]{escape(pending.cause)}[/bold]")
     for detail in pending.details[:MAX_DETAILS]:
         _say(console, f"· {escape(detail)}", 2)
     if len(pending.details) > MAX_DETAILS:
@@ -217,9 +217,13 @@ def render_table(
     report, node = made_safe(report), None if node is None else safe_text(node)
     console = console or make_console()
     pod = report.pod
+    fate = fate_text(report)
+    # The verdict and the pod's fate come last, where a long fate can wrap.
     console.print(
         f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
-        f" · priority {pod.priority} · [bold]{report.verdict}[/bold]" + scheduler_version_words(report.scheduler)
+        f" · priority {pod.priority}{scheduler_version_words(report.scheduler)} · [bold]{report.verdict}"
+        + (f" — {escape(fate)}" if fate else "")
+        + "[/bold]"
     )
     render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
@@ -277,15 +281,15 @@ def render_table(
     # Feasible groups first, then the largest groups.
     ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))
     rows = [
-        [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members[0])]
+        [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members, wide)]
         for members in ordered
     ]
-    headers = ["Nodes", *[SHORT_NAMES.get(name, name) for _, name in columns], WHY_HEADER]
+    headers = ["Nodes", *[column_header(name, wide) for _, name in columns], WHY_HEADER]
     cells = [[headers[c], *[row[c] for row in rows]] for c in range(len(headers))]
     fixed = frozenset(range(1, len(headers) - 1))
     widths = None if narrow(console) else fit_widths(console.width, cells, fixed, floor=(12,))
     if widths is None:
-        render_node_groups(console, ordered)
+        render_node_groups(console, ordered, wide)
     else:
         table = Table(show_lines=True, caption=LEGEND)
         for c, header in enumerate(headers):
@@ -309,7 +313,7 @@ def render_table(
 WHY_HEADER = "Why not (the scheduler stops at the first)"
 
 
-def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> None:
+def render_node_groups(console: Console, ordered: list[list[NodeReport]], wide: bool = False) -> None:
     """The nodes x plugins table as a list: each group of nodes, then each rejecting plugin and
     its reasons on a line of its own (the one where the scheduler stops first)."""
     console.print("Nodes, grouped by identical verdicts (the scheduler stops at the first ✗):")
@@ -321,7 +325,7 @@ def render_node_groups(console: Console, ordered: list[list[NodeReport]]) -> Non
         label = names if count == 1 else f"{count:,} nodes: {names}"
         console.print(escape(label))
         first = members[0]
-        lines = _why(first).splitlines() if not first.feasible else []
+        lines = _why(members, wide).splitlines() if not first.feasible else []
         if first.feasible:
             console.print("  ✓ fits")
         for line in lines:
@@ -350,7 +354,8 @@ def render_autoscaling(console: Console, autoscaling: AutoscalingReport | None, 
             indent + 2,
         )
     for line in autoscaling.notEvaluated:
-        _say(console, f"? {escape(line)}", indent + 2)
+        if line not in autoscaling.summary:  # said once
+            _say(console, f"? {escape(line)}", indent + 2)
 
 
 def autoscaling_line(autoscaling: AutoscalingReport) -> str:
@@ -452,6 +457,14 @@ def render_scheduler_word(console: Console, report: Report, verbose: bool = Fals
         return
     if word.agrees is not False:
         return
+    if word.likelyRelease is not None:
+        release = word.likelyRelease
+        _say(
+            console,
+            f"[bold]kube-scheduler's own last message is v{release}'s wording[/bold]: the cluster likely runs"
+            f" v{release}, not v{word.version} as podwhy emulates it (pass --kube-version {release}).",
+            0,
+        )
     if not verbose:
         console.print(
             "[bold]kube-scheduler's own last message differs from podwhy's[/bold] (-v shows it and the usual causes)."
@@ -485,7 +498,7 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
         title = "Scores (only one node fits: kube-scheduler takes it without scoring)"
     shown = rows if wide else rows[:RANKING_ROWS]
     best = set(report.bestNodes)
-    headers = ["Node", *[SHORT_NAMES.get(ps.plugin, ps.plugin) + f" ×{ps.weight}" for _, ps in columns], "Total"]
+    headers = ["Node", *[column_header(ps.plugin, wide) + f" ×{ps.weight}" for _, ps in columns], "Total"]
     body = [
         [
             row.name + (" ★" if row.name in best else ""),
@@ -497,11 +510,12 @@ def render_ranking(console: Console, report: Report, wide: bool) -> None:
     cells = [[headers[c], *[line[c] for line in body]] for c in range(len(headers))]
     widths = None if narrow(console) else fit_widths(console.width, cells, frozenset(range(1, len(headers))))
     if widths is None:
-        weights = ", ".join(f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} ×{ps.weight}" for _, ps in columns)
+        weights = ", ".join(f"{_one_line(column_header(ps.plugin, wide))} ×{ps.weight}" for _, ps in columns)
         console.print(escape(title) + (f"; weights: {weights}" if weights else "") + ":")
         for line in body:
             points = ", ".join(
-                f"{SHORT_NAMES.get(ps.plugin, ps.plugin)} {v}" for (_, ps), v in zip(columns, line[1:-1], strict=True)
+                f"{_one_line(column_header(ps.plugin, wide))} {v}"
+                for (_, ps), v in zip(columns, line[1:-1], strict=True)
             )
             _say(console, f"{escape(line[0])}: total {line[-1]}" + (f" = {escape(points)}" if points else ""), 2)
     else:

@@ -7,35 +7,39 @@ from podwhy.scheduler.versions import KUBELET_SKEW, ChosenVersion, VersionSource
 
 
 def version_warnings(chosen: ChosenVersion | None) -> list[str]:
-    """What the choice leaves uncertain: a version read off a kubelet, a release podwhy does not
-    emulate (what may differ), kubelets outside the supported skew."""
+    """What the choice leaves uncertain, in one line: the cluster's release and how podwhy knows
+    it (a kubelet's is a lower bound), the release emulated in its place when podwhy does not
+    emulate it (and what may differ), DRA turned on by the cluster, kubelets outside the
+    supported skew of the cluster's own control plane. [] when nothing is uncertain."""
     if chosen is None:
         return []
-    out: list[str] = []
     found = chosen.found
+    name = chosen.emulation.name
+    parts: list[str] = []
     if chosen.source is VersionSource.KUBELET:
-        out.append(
-            f"the cluster's version is taken from its newest kubelet ({found}), a lower bound: the control"
-            " plane may be newer (pass --kube-version to say which release its kube-scheduler runs)"
+        parts.append(
+            f"the cluster runs {found} or newer (its newest kubelet, a lower bound: pass --kube-version to say"
+            " which release its kube-scheduler runs)"
         )
     if chosen.not_emulated:
         differs = DIFFERENCES_BEFORE if chosen.older_than_emulated else DIFFERENCES_AFTER
-        what = "release" if chosen.source is VersionSource.KUBELET else "kube-scheduler"
-        out.append(
-            f"podwhy does not emulate {what} {found} ({chosen.where}): it emulates v{chosen.emulation.name},"
-            f" the nearest release it has; what may differ: {differs}"
-        )
+        nearest = "oldest" if chosen.older_than_emulated else "newest"
+        emulates = f"v{name}, the {nearest} release it has; what may differ: {differs}"
+        if chosen.source is VersionSource.KUBELET:
+            parts.append(f"podwhy emulates {emulates}")
+        else:
+            parts.append(f"podwhy does not emulate kube-scheduler {found} ({chosen.where}): it emulates {emulates}")
     if chosen.dra_enabled_by_cluster:
         served = ", ".join(chosen.dra_enabled_by_cluster)
-        out.append(
+        parts.append(
             f"the cluster serves DRA objects ({served}): it has DynamicResourceAllocation on, which is off by"
-            f" default in v{chosen.emulation.name}; podwhy emulates v{chosen.emulation.name} with it on"
+            f" default in v{name}; podwhy emulates v{name} with it on"
         )
     if chosen.old_kubelets:
         names = ", ".join(f"v{major}.{minor}" for major, minor in chosen.old_kubelets)
-        out.append(
-            f"some kubelets ({names}) are more than {KUBELET_SKEW} minor releases older than kube-scheduler"
-            f" v{chosen.emulation.name}: outside the supported version skew, their nodes may not report what the"
+        parts.append(
+            f"some kubelets ({names}) are more than {KUBELET_SKEW} minor releases older than"
+            f" {chosen.skew_reference}: outside the supported version skew, their nodes may not report what the"
             " scheduler reads"
         )
-    return out
+    return ["; ".join(parts)] if parts else []

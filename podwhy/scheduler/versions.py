@@ -60,6 +60,25 @@ class ChosenVersion:
         return found is not None and (found.major, found.minor) != (1, self.emulation.minor)
 
     @property
+    def reference_minor(self) -> int:
+        """The minor release kubelets are held to (the skew policy): the cluster's own control plane's
+        where podwhy found it, else the emulated release's."""
+        found = self.found
+        return found.minor if found is not None and found.major == 1 else self.emulation.minor
+
+    @property
+    def skew_reference(self) -> str:
+        """The release kubelets are held to, in words: "the control plane's v1.30" where podwhy found
+        the cluster's release ("the newest kubelet's v1.30" where a kubelet said it, a lower bound of
+        the control plane's), else "kube-scheduler v1.35" (the emulated one)."""
+        found = self.found
+        if found is None or found.major != 1:
+            return f"kube-scheduler v{self.emulation.name}"
+        if self.source is VersionSource.KUBELET:
+            return f"the newest kubelet's v1.{found.minor}"
+        return f"the control plane's v1.{found.minor}"
+
+    @property
     def older_than_emulated(self) -> bool:
         found = self.found
         return found is not None and (found.major, found.minor) < (1, self.emulation.minor)
@@ -148,6 +167,7 @@ def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
     else:
         chosen = ChosenVersion(DEFAULT, VersionSource.DEFAULT)
     _honour_dra_gate(chosen, snapshot)
-    oldest_supported = chosen.emulation.minor - KUBELET_SKEW
+    # The skew is the cluster's own: kubelets against its control plane's release where known.
+    oldest_supported = chosen.reference_minor - KUBELET_SKEW
     chosen.old_kubelets = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})
     return chosen

@@ -1,4 +1,4 @@
-"""evictPods: evict the lower-priority pods of a preemption candidate that breaks no
+"""evictPods: evict the pods the preemption dry run would preempt, when they break no
 PodDisruptionBudget, through the Eviction API."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.analysis.pending import owner_of, spec_signature
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.base import Suggestion, _Verifier
 from podwhy.analysis.suggest.facts import (
     Afterwards,
     EvictPods,
@@ -108,32 +108,31 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     preemption = post_filter.preemption if post_filter is not None else None
     if preemption is None:
         return []
-    # Only candidates that break no PodDisruptionBudget, fewest victims first.
-    candidates = sorted(
-        (c for c in preemption.candidates if c.num_pdb_violations == 0 and c.victims),
-        key=lambda c: (len(c.victims), c.node),
+    # The dry run's own victims (the pods the scheduler would preempt), when they break no
+    # PodDisruptionBudget: the dry run nominates the node with the fewest violations, so when its
+    # victims break one, every candidate's do.
+    nominated = next((c for c in preemption.candidates if c.node == preemption.nominated_node), None)
+    if nominated is None or nominated.num_pdb_violations or not nominated.victims:
+        return []
+    gone = {pi.uid for pi in nominated.victims}
+    kept = [p for p in v.snapshot.pods if p.metadata.uid not in gone]
+    feasible = v.with_snapshot(dataclasses.replace(v.snapshot, pods=kept))
+    if feasible is None:
+        return []
+    victims = [pi.pod for pi in nominated.victims]
+    budgets_unknown = "PodDisruptionBudget" in v.snapshot.missing or (
+        post_filter is not None and post_filter.pdbs_assumed_none
     )
-    for cand in candidates[:MAX_TRIES_PER_KIND]:
-        gone = {pi.uid for pi in cand.victims}
-        kept = [p for p in v.snapshot.pods if p.metadata.uid not in gone]
-        feasible = v.with_snapshot(dataclasses.replace(v.snapshot, pods=kept))
-        if feasible is None:
-            continue
-        victims = [pi.pod for pi in cand.victims]
-        budgets_unknown = "PodDisruptionBudget" in v.snapshot.missing or (
-            post_filter is not None and post_filter.pdbs_assumed_none
+    return [
+        Suggestion(
+            EvictPods(
+                nominated.node,
+                tuple(pi.key for pi in nominated.victims),
+                budgets_unknown,
+                _afterwards(v, nominated.node, victims),
+            ),
+            nodes=feasible,
+            patches=[{**_pod_ref(p), "patch": None} for p in victims],
+            command=_eviction_command(victims),
         )
-        return [
-            Suggestion(
-                EvictPods(
-                    cand.node,
-                    tuple(pi.key for pi in cand.victims),
-                    budgets_unknown,
-                    _afterwards(v, cand.node, victims),
-                ),
-                nodes=feasible,
-                patches=[{**_pod_ref(p), "patch": None} for p in victims],
-                command=_eviction_command(victims),
-            )
-        ]
-    return []
+    ]

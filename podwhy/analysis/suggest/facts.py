@@ -264,6 +264,50 @@ class DropAntiAffinity:
     topology_key: str
 
 
+# ---- three common mistakes ----
+
+
+@dataclass(frozen=True)
+class RenameTopologyKey:
+    KIND: ClassVar[str] = "renameTopologyKey"
+
+    # The index of the spread constraint in the pod's topologySpreadConstraints.
+    index: int
+    topology_key: str
+    # The node label key put in its place.
+    to: str
+
+
+@dataclass(frozen=True)
+class RenameResource:
+    KIND: ClassVar[str] = "renameResource"
+
+    resource: str
+    # The advertised extended resource requested instead.
+    to: str
+
+
+@dataclass(frozen=True)
+class PodAffinityNamespace:
+    KIND: ClassVar[str] = "fixPodAffinity"
+
+    # The index of the required pod affinity term.
+    index: int
+    # Namespaces added to the term, where pods matching it run.
+    namespaces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PodAffinityValue:
+    KIND: ClassVar[str] = "fixPodAffinity"
+
+    index: int
+    key: str
+    value: str
+    # The value of KEY that pods in the term's namespaces have, put in its place.
+    to: str
+
+
 # ---- the autoscalers' levers ----
 
 
@@ -319,6 +363,10 @@ Change = (
     | ReleaseNomination
     | RelaxTopologySpread
     | DropAntiAffinity
+    | RenameTopologyKey
+    | RenameResource
+    | PodAffinityNamespace
+    | PodAffinityValue
     | RaiseGroupMaxSize
     | AddNodePoolZone
     | RaiseNodePoolLimit
@@ -508,6 +556,35 @@ class PlatformSelection:
 
 
 @dataclass(frozen=True)
+class NoTopologyKeyFix:
+    """No node has the topologyKey of spread constraint `index`, and no node label key like it
+    (`similar`, each tried) makes the pod fit."""
+
+    index: int
+    topology_key: str
+    similar: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoResourceFix:
+    """No node advertises the extended resource, and no advertised one like it (`similar`, each
+    tried) makes the pod fit."""
+
+    resource: str
+    similar: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoAffinityFix:
+    """No pod matches required pod affinity term `index` (`selector` in `namespaces`), and neither
+    another namespace nor a like label value makes the pod fit."""
+
+    index: int
+    selector: str
+    namespaces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class SuggestionsBound:
     reruns: int
     seconds: float
@@ -522,4 +599,4 @@ class GroupNotSized:
     why: SuggestionsBound | SizingNote
 
 
-Note = ConditionTaints | PlatformSelection | GroupNotSized
+Note = ConditionTaints | PlatformSelection | GroupNotSized | NoTopologyKeyFix | NoResourceFix | NoAffinityFix

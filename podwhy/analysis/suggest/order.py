@@ -14,6 +14,7 @@ from podwhy.analysis.suggest.evictions import _suggest_evict
 from podwhy.analysis.suggest.facts import Note
 from podwhy.analysis.suggest.groups import _suggest_group_nodes
 from podwhy.analysis.suggest.labels import _suggest_label
+from podwhy.analysis.suggest.mistakes import _suggest_pod_affinity, _suggest_resource_name, _suggest_topology_key
 from podwhy.analysis.suggest.nodes import _suggest_add_node
 from podwhy.analysis.suggest.nominations import _suggest_release_nominations, _suggest_release_stale_nominations
 from podwhy.analysis.suggest.requests import _suggest_lower_request
@@ -33,6 +34,9 @@ SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = 
     _suggest_lower_request,
     _suggest_toleration,
     _suggest_unknown_selection,
+    _suggest_topology_key,
+    _suggest_resource_name,
+    _suggest_pod_affinity,
     _suggest_label,
     _suggest_add_node,
     _suggest_group_nodes,

@@ -187,7 +187,10 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
     lacking = {kind: why for kind, why in analysis.missing_kinds.items() if kind not in forbidden}
     if lacking:
         kinds = ", ".join(_KIND_WORDS.get(kind, kind) + (f" ({why})" if why else "") for kind, why in lacking.items())
-        not_evaluated.append(f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}")
+        # Without any autoscaler seen the summary says what the snapshot cannot vouch for: only how to add it.
+        not_evaluated.append(
+            f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}" if analysis.views else AUTOSCALER_DUMP_HINT
+        )
     coming = next((v.coming for v in analysis.views if v.coming is not None), None)
     live_coming = analysis.coming
     said = []
@@ -218,7 +221,7 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         status = "NotEvaluated"
         summary = (
             "not evaluated: the snapshot holds no Cluster Autoscaler status, NodePools or NodeClaims, and cannot "
-            "vouch that the cluster has none (podwhy snapshot includes them)"
+            "vouch that the cluster has none"
         )
     elif excluded:
         status, summary = "NotComing", excluded[0]

@@ -26,20 +26,27 @@ from podwhy.analysis.suggest.facts import (
     LabelNode,
     LabelReplaced,
     LowerRequest,
+    NoAffinityFix,
     NoCopy,
     NoCount,
     NoCycle,
+    NoResourceFix,
     NotChecked,
     Note,
     NotEvaluated,
     NotLargest,
+    NoTopologyKeyFix,
     PlatformSelection,
     PluginMessage,
+    PodAffinityNamespace,
+    PodAffinityValue,
     PortsTakenByStartup,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
     RelaxTopologySpread,
     ReleaseNomination,
+    RenameResource,
+    RenameTopologyKey,
     ReservedFor,
     ReservingTaint,
     RunAgain,
@@ -245,6 +252,23 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
                 else "whenUnsatisfiable to ScheduleAnyway (a preference, no longer a rule)"
             )
             return f"relax the topology spread constraint on {key}: set {setting}"
+        case RenameTopologyKey(index, key, to):
+            return (
+                f"use the node label {to} as topologySpreadConstraints[{index}].topologyKey: no node has the "
+                f"label {key} it names"
+            )
+        case RenameResource(resource, to):
+            return f"request {to} instead of {resource}: nodes advertise {to}, no node advertises {resource}"
+        case PodAffinityNamespace(index, namespaces):
+            return (
+                f"look for the pods of required pod affinity term #{index} in namespace"
+                f"{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)} too: the pods it selects run there"
+            )
+        case PodAffinityValue(index, key, value, to):
+            return (
+                f"select {key}={to} in required pod affinity term #{index}: no pod has {key}={value}, pods in its "
+                f"namespace have {key}={to}"
+            )
         case DropAntiAffinity(index, key):
             return f"drop the required pod anti-affinity term #{index} (topologyKey {key}) or make it preferred"
         case RaiseGroupMaxSize(group, current, wanted, needs, example, target):
@@ -395,6 +419,25 @@ def note_text(note: Note) -> str:
                 f"the pod's {_asks(asks)}, which no node has (nodes have {asks.key} {_values_text(have)}): it "
                 "needs a node of that platform; dropping the requirement is not suggested, as its images are "
                 "built for it"
+            )
+        case NoTopologyKeyFix(index, key, similar):
+            tried = f"; none of the keys like it ({', '.join(similar)}) makes the pod fit" if similar else ""
+            return (
+                f"no node has the label {key} that topologySpreadConstraints[{index}].topologyKey names{tried}: "
+                "label the nodes with it or name a key they have; nothing to suggest"
+            )
+        case NoResourceFix(resource, similar):
+            tried = f"; requesting {', '.join(similar)} instead does not make the pod fit" if similar else ""
+            return (
+                f"no node advertises {resource}{tried}: a node with the device must run its device plugin, "
+                "which advertises it; nothing to suggest"
+            )
+        case NoAffinityFix(index, selector, namespaces):
+            where = f"namespace{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)}"
+            return (
+                f"no pod in {where} matches {selector}, which required pod affinity term #{index} selects, and no "
+                "other namespace or label value like it makes the pod fit: start the pod it must run beside "
+                "first, or make the term preferred; nothing to suggest"
             )
         case GroupNotSized(pods, owner, why):
             said = (
