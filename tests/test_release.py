@@ -198,13 +198,38 @@ def unpack(tar: tarfile.TarFile, dest: Path) -> None:
     tar.extractall(dest)
 
 
-def test_native_archive_installs_as_krew_installs_it_and_runs_without_a_package_index(tmp_path: Path) -> None:
-    """Build the archive for this interpreter, install it as krew would from a manifest release.py
-    writes for it, and run the launcher with every package index switched off: the wheelhouse
-    alone must install podwhy. The wheel, built again, is the same bytes."""
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """deploy/release.py --native's output folder: the wheel and the archive for this interpreter."""
+    out = tmp_path_factory.mktemp("dist")
+    assert _release().main([str(out), "--native"]) == 0
+    return out
+
+
+def _offline(tmp_path: Path, *path: Path, **extra: str) -> dict[str, str]:
+    """An environment with no package index: python3 >= 3.11 and PATH's folders first."""
+    python_dir = Path(sys.executable).parent
+    return {
+        "PATH": os.pathsep.join([*map(str, path), str(python_dir), "/usr/bin", "/bin"]),
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "PIP_NO_INDEX": "1",
+        "PIP_CONFIG_FILE": os.devnull,
+        **extra,
+    }
+
+
+EXPLAIN = ["explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE)]
+
+
+def test_native_archive_installs_as_krew_installs_it_and_runs_without_a_package_index(
+    tmp_path: Path, native: Path
+) -> None:
+    """Install this interpreter's archive as krew would from a manifest release.py writes for
+    it, and run the launcher with every package index switched off: the wheelhouse alone must
+    install podwhy, and the first run says what it does. The wheel, built again, is the same bytes."""
     release = _release()
-    out = tmp_path / "dist"
-    assert release.main([str(out), "--native"]) == 0
+    out = native
     wheel = (out / WHEEL).read_bytes()
     assert release.build_wheel(tmp_path).read_bytes() == wheel
     assets = tmp_path / "assets"  # this archive as if it were linux/amd64's, for its manifest
@@ -217,25 +242,43 @@ def test_native_archive_installs_as_krew_installs_it_and_runs_without_a_package_
     wheels = sorted(p.name for p in (binary.parent / "wheelhouse").iterdir())
     assert WHEEL in wheels
     assert any(name.startswith("msgspec-") for name in wheels)
+    assert {"pip", "setuptools", "wheel"} <= {name.split("-")[0] for name in wheels}  # for pipx
     bindir = tmp_path / "bin"
     bindir.mkdir()
     (bindir / "kubectl-podwhy").symlink_to(binary)  # krew links the bin
-    python_dir = str(Path(sys.executable).parent)  # a python3 >= 3.11 first on the PATH
-    env = {
-        "PATH": os.pathsep.join([str(bindir), python_dir, "/usr/bin", "/bin"]),
-        "HOME": str(tmp_path),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "PIP_NO_INDEX": "1",
-        "PIP_CONFIG_FILE": os.devnull,
-    }
-    run = subprocess.run(
-        ["kubectl-podwhy", "explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    env = _offline(tmp_path, bindir)
+    first, again = (
+        subprocess.run(["kubectl-podwhy", *EXPLAIN], env=env, capture_output=True, text=True, timeout=600, check=False)
+        for _ in range(2)
     )
-    assert run.returncode == 1, run.stderr  # the example pod is Unschedulable
-    assert "0/4 nodes are available" in run.stdout
-    assert (tmp_path / "cache" / "kubectl-podwhy" / VERSION / "bin" / "podwhy").is_file()
+    assert first.returncode == again.returncode == 1, first.stderr  # the example pod is Unschedulable
+    assert "0/4 nodes are available" in first.stdout and first.stdout == again.stdout
+    home = tmp_path / "cache" / "kubectl-podwhy" / VERSION
+    assert first.stderr.startswith(
+        f"kubectl-podwhy: first run: installing podwhy {VERSION} from {binary.parent}/wheelhouse into {home}"
+    )
+    assert "kubectl-podwhy: installed; running podwhy\n" in first.stderr
+    assert "kubectl-podwhy:" not in again.stderr
+    assert (home / "bin" / "podwhy").is_file()
+
+
+def test_the_archive_installs_with_a_first_time_pipx_and_no_package_index(tmp_path: Path, native: Path) -> None:
+    """The README's pipx route on a new PIPX_HOME: pipx first upgrades its shared pip, which only
+    the wheelhouse can give (PIP_FIND_LINKS reaches every pip pipx runs)."""
+    plugin = tmp_path / "podwhy"
+    with tarfile.open(native / _release().NATIVE) as tar:
+        unpack(tar, plugin)
+    wheelhouse = plugin / "wheelhouse"
+    env = _offline(
+        tmp_path,
+        PIP_FIND_LINKS=str(wheelhouse),
+        PIPX_HOME=str(tmp_path / "pipx"),
+        PIPX_BIN_DIR=str(tmp_path / "bin"),
+        PIPX_MAN_DIR=str(tmp_path / "man"),
+    )
+    install = [sys.executable, "-m", "pipx", "install", "--python", sys.executable, str(wheelhouse / WHEEL)]
+    run = subprocess.run(install, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (tmp_path / "pipx" / "shared").is_dir()  # pipx's shared pip was set up, offline
+    run = subprocess.run([str(tmp_path / "bin" / "podwhy"), *EXPLAIN], capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and "0/4 nodes are available" in run.stdout, run.stderr
