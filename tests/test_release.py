@@ -60,6 +60,13 @@ def test_the_lock_pins_every_wheel_by_hash() -> None:
         assert marker in ("", "sys_platform == 'win32'"), block
 
 
+def test_the_wheelhouse_covers_every_python_podwhy_claims() -> None:
+    classifiers = PROJECT["classifiers"]
+    claimed = [c.rsplit(" :: ", 1)[1] for c in classifiers if re.fullmatch(r".* :: Python :: 3\.\d+", c)]
+    assert PROJECT["requires-python"] == f">={claimed[0]}"
+    assert tuple(claimed) == _release().PYTHONS
+
+
 def test_archive_is_reproducible(tmp_path: Path) -> None:
     release = _release()
     (tmp_path / "a.whl").write_bytes(b"wheel")
