@@ -78,7 +78,7 @@ class _Group(TyperGroup):
             code = _usage_error(exc)
         except typer.Abort:
             print("podwhy: aborted", file=sys.stderr)
-            code = 130
+            code = int(ExitCode.INTERRUPTED)
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)

@@ -1,5 +1,5 @@
-"""What happens to a pod, and the exit code of every command: each written once (the README's
-table of exit codes says the same)."""
+"""What happens to a pod, and the exit code of every command: each written once (docs/cli.md's
+table of exit codes says the same, tests/test_readme.py checks it)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ class ExitCode(IntEnum):
     INCONCLUSIVE = 3
     # pending: a pod waits for a node an autoscaler is adding.
     WAITING_FOR_NODE = 4
+    # Interrupted (Ctrl-C), as a shell reports a SIGINT (128 + 2).
+    INTERRUPTED = 130
 
 
 class Verdict(StrEnum):
