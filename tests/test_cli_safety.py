@@ -241,7 +241,7 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
         got, out, _ = cli("pending", *args)
         assert (got, out.splitlines()[0]) == (code, first)
     _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
-    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5}
+    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5, "only": None}
 
 
 def test_verbose_on_every_command(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:

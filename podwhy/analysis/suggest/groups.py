@@ -12,7 +12,8 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.analysis.pending import CauseOrder, GroupKey, PendingPod, spec_signature
+from podwhy.analysis.blocking import BlockingCause, blocking_causes
+from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
@@ -534,4 +535,76 @@ def size_groups(
         )
         out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases)
         shared.work -= allowed - budget.work
+    return out
+
+
+# `podwhy pending`'s summary: Unschedulable causes whose pods are placed together (and whose
+# blocking causes are found), largest first; the nodes their estimates may spend in all.
+MAX_CAUSES_SIZED = 5
+
+
+@dataclass
+class CauseSizing:
+    """The pods of one Unschedulable cause, every owner together: what keeps them off every node
+    (analysis/blocking.py, from one full Filter cycle of the first pod) and one estimate of the
+    nodes that hold them all, found by placing them all one after another (not per group
+    figures added up); None when it was not looked for."""
+
+    blocking: list[BlockingCause]
+    sizing: GroupSizing | None
+
+
+def size_causes(
+    snapshot: Snapshot,
+    pending: Sequence[PendingPod],
+    config: SchedulerConfig,
+    groups: Mapping[GroupKey, GroupSizing],
+    frameworks: Mapping[str, Framework] | None = None,
+    *,
+    cause_order: CauseOrder,
+) -> dict[CauseKey, CauseSizing]:
+    """For `podwhy pending`'s summary: per Unschedulable cause (PendingPod.cause_key), the largest
+    MAX_CAUSES_SIZED, what blocks its pods and the nodes that hold them all. A cause of one group
+    takes that group's sizing (`groups`, size_groups'); the pods of a cause of several groups are
+    placed together, within MAX_GROUPS_PLACEMENT_WORK node evaluations for all causes."""
+    causes: dict[CauseKey, list[PendingPod]] = {}
+    for item in pending:
+        if item.verdict == Verdict.UNSCHEDULABLE:
+            causes.setdefault(item.cause_key, []).append(item)
+    ordered = sorted(causes.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1])))[:MAX_CAUSES_SIZED]
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    bases: dict[str, Framework] = dict(frameworks or {})
+    shared = GroupBudget(work=MAX_GROUPS_PLACEMENT_WORK, bound=WorkBound(MAX_GROUPS_PLACEMENT_WORK, run=True))
+    shapes: list[NodeInfo] | None = None
+    out: dict[CauseKey, CauseSizing] = {}
+    for key, items in ordered:
+        pods = [item.pod for item in items]
+        profile = profile_for_pod(config, pods[0])
+        if profile is None:
+            continue
+        if profile.scheduler_name not in bases:
+            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        framework = bases[profile.scheduler_name]
+        with gc_deferred():
+            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
+        blocking = blocking_causes(cycle, snapshot.nodes)
+        keys = list(dict.fromkeys(item.group_key for item in items))
+        if len(keys) == 1:
+            out[key] = CauseSizing(blocking, groups.get(keys[0]))
+            continue
+        shapes = shapes if shapes is not None else allocatable_shapes(snapshot)
+        distinct = {spec_signature(p): p for p in pods}.values()
+        too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
+        if too_big is not None:
+            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.NO_NODE_SHAPE, too_big))
+            continue
+        if cycle.verdict != Verdict.UNSCHEDULABLE:
+            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict)))
+            continue
+        budget = GroupBudget(
+            work=min(MAX_GROUP_PLACEMENT_WORK, shared.work), deadline=shared.deadline, bound=shared.bound
+        )
+        before = budget.work
+        out[key] = CauseSizing(blocking, size_group(snapshot, cycle, pods, config, None, budget, bases))
+        shared.work -= before - budget.work
     return out

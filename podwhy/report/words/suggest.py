@@ -377,6 +377,17 @@ def sizing_text(note: SizingNote) -> str:
             return f"not sized: run again, its first pod is {verdict}"
 
 
+def estimate_text(note: SizingNote, pods: int) -> str:
+    """`pending`'s summary: the nodes that would hold every pod of one cause, placed together."""
+    if isinstance(note, Sized):
+        fewer = f"; with {note.count - 1} not all of them do" if note.count > 1 else ""
+        every = "it" if pods == 1 else f"all {pods}"
+        hold = "holds" if note.count == 1 else "hold"
+        placed = "placed together one after another"
+        return f"{_more_nodes(note.count)} shaped like {note.like} {hold} {every}, {placed}{fewer}"
+    return sizing_text(note)
+
+
 def note_text(note: Note) -> str:
     """What a bound or a rule kept the suggestions from, said among the report's warnings."""
     match note:
