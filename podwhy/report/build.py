@@ -461,7 +461,9 @@ def build_pending_report(
                 count=0,
                 pods=[],
                 details=[],
-                suggestions=[_suggestion(sized.suggestion)] if sized is not None and sized.suggestion else [],
+                suggestions=[_suggestion(s) for s in ([sized.suggestion] if sized.suggestion else []) + sized.levers]
+                if sized is not None
+                else [],
                 sizing=GroupSizingNote(outcome=sized.outcome, note=sizing_text(sized.note))
                 if sized is not None
                 else None,
