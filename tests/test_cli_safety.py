@@ -233,13 +233,42 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
         (["--from", str(EXAMPLE), "-n", "shop"], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),
         (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"),
         (["--from", str(EXAMPLE), "-n", "ml"], 0, "No Pending pods in namespace ml."),
+        # Offline as live: without -n one namespace (default, as offline explain and check), -A for all.
+        (["--from", str(EXAMPLE)], 0, "No Pending pods in namespace default."),
         (["--kubeconfig", str(config)], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),  # the context's
         (["--kubeconfig", str(config), "-A"], 1, "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"),
     ]:
         got, out, _ = cli("pending", *args)
         assert (got, out.splitlines()[0]) == (code, first)
     _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
-    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5}
+    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5, "only": None}
+
+
+def test_verbose_on_every_command(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:
+    _, config = live
+    loaded = "loaded 4 nodes, "
+    for args, lines in [
+        (["explain", POD, "--from", str(EXAMPLE)], [loaded]),
+        (["pending", "--from", str(EXAMPLE)], [loaded, "namespaces: default (no -n: default, as offline explain"]),
+        (["pending", "--from", str(EXAMPLE), "-A"], [loaded, "namespaces: every one (-A)"]),
+        (["pending", "--kubeconfig", str(config)], ["namespaces: shop (no -n: the context's namespace)"]),
+        (
+            ["check", "-f", str(manifest(tmp_path)), "--from", str(EXAMPLE), "--complete"],
+            [loaded, "namespace of manifests"],
+        ),
+        (
+            ["snapshot", "-o", str(tmp_path / "c.json"), "--kubeconfig", str(config), "-q"],
+            ["fetched: ", "the cluster has none of: "],
+        ),
+    ]:
+        for verbose in ("-v", "--verbose"):
+            code, _, err = cli(*args, verbose)
+            assert code in (0, 1), err
+            said = err.splitlines()
+            for line in lines:
+                assert any(s.startswith(line) for s in said), (args, err)
+        _, _, quiet = cli(*args)
+        assert not any(s.startswith(line) for line in lines for s in quiet.splitlines()), (args, quiet)
 
 
 # ------------------------------------------------------------------ 5. a reader that stops early
