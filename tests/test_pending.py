@@ -511,3 +511,17 @@ def test_markdown_says_the_same_summary() -> None:
     )
     assert out.count(report.groups[0].cause) == 1
     assert out.count("187 pods in 9 groups alike") == 1
+
+
+def test_one_namespace_without_pending_pods_says_other_namespaces_hold_some() -> None:
+    """Offline, pending covers `default` unless told: no all-clear for a dump whose Pending pods
+    are elsewhere (the exit code is the namespace's; the first line says where the others are)."""
+    example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+    result = CliRunner().invoke(app, ["pending", "--from", str(example)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert (
+        result.stdout.splitlines()[0]
+        == "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."
+    )
+    assert result.exit_code == 0
+    report = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-o", "json"]).stdout)
+    assert report["scope"]["elsewhere"] == 1

@@ -8,7 +8,7 @@ from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod
+from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
@@ -487,6 +487,9 @@ def build_pending_report(
         namespace=namespace,
         namespaces=1 if namespace is not None else len(every),
         only=next(iter(every)) if len(every) == 1 else None,
+        elsewhere=0
+        if namespace is None
+        else sum(1 for p in snapshot.pods if is_pending(p) and p.metadata.namespace != namespace),
     )
     lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
     return PendingReport(

@@ -481,6 +481,8 @@ class PendingScope(_Struct):
     namespaces: int
     # For every namespace when there is only one: its name.
     only: str | None = None
+    # For one namespace: how many Pending pods other namespaces hold (-A shows them).
+    elsewhere: int = 0
 
 
 class PendingReport(_Struct, kw_only=True):

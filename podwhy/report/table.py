@@ -639,7 +639,9 @@ def pending_scope(report: PendingReport) -> str:
     """Which namespaces `pending` covered: "in namespace shop", "in all 14 namespaces"."""
     scope = report.scope
     if scope.namespace is not None:
-        return f"in namespace {scope.namespace}"
+        elsewhere = scope.elsewhere
+        others = f" (other namespaces hold {elsewhere}: -A shows them)" if elsewhere else ""
+        return f"in namespace {scope.namespace}{others}"
     count = scope.namespaces
     if count == 1 and scope.only is not None:
         return f"in the one namespace, {scope.only}"
