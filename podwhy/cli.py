@@ -22,7 +22,7 @@ from podwhy.model.errors import ModelError
 from podwhy.verdict import ExitCode
 
 if TYPE_CHECKING:
-    from podwhy.report.model import CheckReport, PendingReport, Report
+    from podwhy.report.model import CheckReport, PendingReport, Report, SnapshotSummary
     from podwhy.snapshot.writer import DumpTarget
 
 PROGRAM = "podwhy"
@@ -176,6 +176,20 @@ QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")
 ]
 DebugOption = Annotated[bool, typer.Option("--debug", metavar="", help="Show tracebacks of errors.")]
+
+
+# What -v says, per command.
+EXPLAIN_SAYS = "what was loaded and skipped, and what kube-scheduler said when it differs"
+PENDING_SAYS = "what was loaded and skipped, and which namespaces the pods come from and why"
+CHECK_SAYS = "what was loaded and skipped, and the namespace of manifests that name none"
+SNAPSHOT_SAYS = "how many objects of each kind were fetched"
+
+
+def _verbose_option(says: str) -> Any:
+    """-v/--verbose, on every command: what it says besides its output (on stderr, or in explain's table)."""
+    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}.")
+
+
 OutputOption = Annotated[
     Output,
     typer.Option(
@@ -383,15 +397,7 @@ def explain(
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose",
-            "-v",
-            metavar="",
-            help="Say what was loaded and skipped, and what kube-scheduler said when it differs.",
-        ),
-    ] = False,
+    verbose: Annotated[bool, _verbose_option(EXPLAIN_SAYS)] = False,
     debug: DebugOption = False,
 ) -> None:
     """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
@@ -435,13 +441,13 @@ def explain(
                 )
             )
         if verbose:
-            _print_loaded(report)
+            _print_loaded(report.snapshot)
         # Warnings go to stderr whatever the output: -o json|yaml keeps stdout to the report alone.
         _emit(report.verdict.exit_code, lambda: _render(report, output, node, verbose), report.warnings)
 
 
-def _print_loaded(report: Report) -> None:
-    snap = report.snapshot
+def _print_loaded(snap: SnapshotSummary) -> None:
+    """-v: what the snapshot held and what of it was skipped, on stderr."""
     sources = one_line(", ".join(snap.sources))
     print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
     if snap.ignoredKinds:
@@ -468,7 +474,10 @@ def pending(
     namespace: Annotated[
         str | None,
         typer.Option(
-            "--namespace", "-n", metavar="NAMESPACE", help="Only this namespace's pods (default: the context's)."
+            "--namespace",
+            "-n",
+            metavar="NAMESPACE",
+            help="Only this namespace's pods (default: the context's namespace live, default offline).",
         ),
     ] = None,
     all_namespaces: Annotated[
@@ -482,6 +491,7 @@ def pending(
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
+    verbose: Annotated[bool, _verbose_option(PENDING_SAYS)] = False,
     debug: DebugOption = False,
 ) -> None:
     """Every Pending pod, grouped by cause and owner, largest group first. Exit 0 when none is stuck."""
@@ -497,15 +507,22 @@ def pending(
         _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
+            # One rule, live or offline: -A every namespace, else -n, else the context's namespace
+            # (live) or default (offline), as explain and check choose theirs.
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
-                scope = None if all_namespaces or namespace is None else namespace
+                scope = None if all_namespaces else namespace or "default"
+                why = "-A" if all_namespaces else "-n" if namespace else "no -n: default, as offline explain and check"
             else:
                 live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
                 scope = None if all_namespaces else namespace or live.connect()
+                why = "-A" if all_namespaces else "-n" if namespace else "no -n: the context's namespace"
                 live.events_for = (scope or "", "")
                 source = live
             report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
+        if verbose:
+            _print_loaded(report.snapshot)
+            print(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})", file=sys.stderr)
         _emit(report.exit_code, lambda: _render_any(report, output), report.warnings)
 
 
@@ -556,6 +573,7 @@ def check(
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
+    verbose: Annotated[bool, _verbose_option(CHECK_SAYS)] = False,
     debug: DebugOption = False,
 ) -> None:
     """Place the replicas of manifests onto the cluster one after another, as the scheduler would.
@@ -591,6 +609,9 @@ def check(
             from podwhy.report.check import write_junit
 
             write_junit(report, junit)
+        if verbose:
+            _print_loaded(report.snapshot)
+            print(f"namespace of manifests that name none: {one_line(namespace or 'default')}", file=sys.stderr)
         _emit(report.exit_code, lambda: _render_check(report, output), report.warnings)
 
 
@@ -645,6 +666,7 @@ def snapshot(
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
     quiet: QuietOption = False,
+    verbose: Annotated[bool, _verbose_option(SNAPSHOT_SAYS)] = False,
     debug: DebugOption = False,
 ) -> None:
     """Write everything podwhy reads from the cluster to a file that --from reads back to the same report.
@@ -653,9 +675,15 @@ def snapshot(
     them all); -n/-A choose whose events come along. Secrets are never read, nor any ConfigMap but
     Cluster Autoscaler's status.
     """
-    count, target, missing = _snapshot(
+    count, target, missing, kinds = _snapshot(
         output, namespace, all_namespaces, kubeconfig, context, request_timeout, redact, quiet, debug
     )
+    if verbose:
+        fetched = ", ".join(f"{number:,} {kind}" for kind, number in sorted(kinds.items()) if number)
+        empty = ", ".join(kind for kind, number in sorted(kinds.items()) if not number)
+        print(f"fetched: {one_line(fetched) or 'nothing'}", file=sys.stderr)
+        if empty:
+            print(f"the cluster has none of: {one_line(empty)}", file=sys.stderr)
     if count is not None:
         print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
     if missing:
@@ -672,8 +700,9 @@ def _snapshot(
     redact: bool,
     quiet: bool,
     debug: bool,
-) -> tuple[int | None, DumpTarget, dict[str, str]]:
-    """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why)."""
+) -> tuple[int | None, DumpTarget, dict[str, str], dict[str, int]]:
+    """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why, how
+    many objects of each kind were fetched)."""
     from podwhy.report.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.writer import DumpTarget, write_dump
@@ -708,7 +737,10 @@ def _snapshot(
         finally:
             target.discard()  # Ctrl-C, SIGTERM or an error: no half-written file is left behind
             signal.signal(signal.SIGTERM, previous)
-    return count, target, missing
+    kinds: dict[str, int] = {}
+    for (kind, _), raws in items.items():
+        kinds[kind] = kinds.get(kind, 0) + len(raws)
+    return count, target, missing, kinds
 
 
 def _on_sigterm(target: DumpTarget) -> Callable[[int, object], None]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from podwhy.analysis.autoscaling import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
-from podwhy.analysis.suggest import size_groups, suggest
+from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.defaults import drop_disabled_fields
 from podwhy.cluster.manifests import ManifestSource, PodManifest
@@ -282,10 +282,13 @@ def pending(request: PendingRequest) -> PendingReport:
     frameworks: dict[str, Framework] = {}
     scalers = autoscalers(snapshot)  # read once: for classifying, and for the groups' analysis
     pending_pods = classify_pending(snapshot, config, request.namespace, frameworks, scalers)
-    # Groups of one size are sized and analysed in the report's order.
-    sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text)
+    # Groups of one size are analysed and sized in the report's order; the autoscalers' view of a
+    # group says who would add the nodes its sizing counts.
     autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks, scalers, cause_order=cause_text)
-    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling)
+    sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text, autoscaling=autoscaling)
+    # The summary: each cause's pods taken together, whatever their owner.
+    causes = size_causes(snapshot, pending_pods, config, sizing, frameworks, cause_order=cause_text)
+    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling, causes)
 
 
 @dataclass

@@ -575,3 +575,86 @@ def test_a_cluster_wide_limit_ca_names_rules_every_group_out(message: str, limit
     assert analysis.views[0].cluster_limit == limit
     report = autoscaling_report(analysis)
     assert report.status == ("NotComing" if limit else "CanAdd")
+
+
+# ------------------------------------------------------------------ one verdict per group
+def _suggested(snapshot: Snapshot, pod: o.Pod) -> list[Any]:
+    from podwhy.analysis.suggest import suggest
+
+    config = default_config()
+    framework = make_framework(snapshot, config.profiles[0])
+    cycle = run_cycle(snapshot, pod, framework=framework)
+    analysis = analyse(snapshot, pod, cycle, framework)
+    return suggest(snapshot, cycle, config.profiles[0], config=config, framework=framework, autoscaling=analysis)
+
+
+@pytest.mark.parametrize(
+    ("group", "says", "command"),
+    [
+        pytest.param(
+            {"name": "ng-a", "target": 1, "ready": 1, "max": 1},
+            "; its group ng-a is at its max size (1/1): ClusterAutoscaler adds it once that is raised",
+            "# raise the max size of ng-a (1) first: ClusterAutoscaler adds no node to it before",
+            id="at-max-size",
+        ),
+        pytest.param(
+            {"name": "ng-a", "target": 1, "ready": 1, "max": 5},
+            "; ClusterAutoscaler can add it to its group ng-a",
+            "# nothing to run: ClusterAutoscaler can add a node like w1 to its group ng-a",
+            id="can-add",
+        ),
+        pytest.param(
+            {"name": "ng-other", "target": 1, "ready": 1, "max": 5},
+            "; it is in no node group of ClusterAutoscaler: add it by hand",
+            "# add a node like w1 (by hand: it is in no node group of ClusterAutoscaler)",
+            id="in-no-group",
+        ),
+    ],
+)
+def test_adding_a_node_says_its_groups_one_verdict(group: dict[str, Any], says: str, command: str) -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a")), BUSY, pod, _status([group]))
+    made = _suggested(snapshot, pod)
+    (add,) = [s for s in made if s.kind == "addNode"]
+    text = suggestion_text(add)
+    assert text.endswith(says) and add.command == command
+    assert "would add a node like it" not in text + add.command
+    # The lever appears where it applies: a group at its max size whose new node fits the pod.
+    assert any(s.kind == "raiseGroupMaxSize" for s in made) == (group["max"] == 1)
+
+
+def test_without_an_autoscaler_adding_a_node_invents_none() -> None:
+    pod = make_pod("web").req(cpu="2").obj()
+    snapshot = _snapshot(_ready(_node("w1", "ng-a")), BUSY, pod)
+    (add,) = [s for s in _suggested(snapshot, pod) if s.kind == "addNode"]
+    assert suggestion_text(add).endswith("; the cluster runs no autoscaler: add it by hand")
+    assert add.command == "# scale the node group of w1 up by 1 (by hand: no autoscaler is known to add a node like it)"
+
+
+def test_pending_gives_a_group_at_its_max_size_the_lever_sized_by_the_group() -> None:
+    from podwhy.engine import PendingRequest, pending
+
+    pods = [make_pod(f"web-{i}").owner("ReplicaSet", "web-5f7c9").req(cpu="2").obj() for i in range(3)]
+    snapshot = _snapshot(
+        _ready(_node("w1", "ng-a")), BUSY, *pods, _status([{"name": "ng-a", "target": 1, "ready": 1, "max": 1}])
+    )
+
+    class Given:
+        def load(self) -> Snapshot:
+            return snapshot
+
+    report = pending(PendingRequest(Given(), "default"))
+    (group,) = [g for g in report.groups if g.verdict == Verdict.UNSCHEDULABLE]
+    kinds = [s.kind for s in group.suggestions]
+    assert kinds == ["addNodesForGroup", "raiseGroupMaxSize"]
+    added, raised = group.suggestions
+    assert "at its max size (1/1)" in added.summary and "would add" not in added.command
+    # 3 pods of 2 cpu on new 4-cpu nodes: 2 more nodes, so the max goes from 1 to 3.
+    assert "from 1 to 3" in raised.summary
+    assert group.autoscaling is not None and "max size" in autoscaling_line_of(group.autoscaling)
+
+
+def autoscaling_line_of(report: Any) -> str:
+    from podwhy.report.table import autoscaling_line
+
+    return autoscaling_line(report)

@@ -107,10 +107,10 @@ def test_a_namespace_without_pods_that_exists_is_an_honest_all_clear(tmp_path: P
     extra = extra_objects(tmp_path, namespace_object("quiet"))
     code, out, err = cli("pending", "-n", "quiet", "--from", str(EXAMPLE), "--from", str(extra))
     assert (code, err) == (0, "")
-    assert out == "No Pending pods in namespace quiet.\n"
+    assert out == "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n"
     # The namespaces every API server creates exist even in a dump that holds nothing of them.
     code, out, _ = cli("pending", "-n", "kube-public", "--from", str(EXAMPLE))
-    assert (code, out) == (0, "No Pending pods in namespace kube-public.\n")
+    assert (code, out) == (0, "No Pending pods in namespace kube-public (other namespaces hold 1: -A shows them).\n")
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_live_a_namespace_the_api_server_does_not_have_is_an_error(live: tuple[F
     line = one_error_line(err)
     assert "the cluster has no such Namespace" in line and "closest: shop" in line
     code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", str(config))
-    assert (code, out, err) == (0, "No Pending pods in namespace quiet.\n", "")
+    assert (code, out, err) == (0, "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n", "")
 
 
 def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_pa
     with FakeApiServer(objects, list_forbidden={"namespaces"}) as server:
         config = str(server.kubeconfig(tmp_path / "config"))
         code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", config)
-        assert (code, out) == (0, "No Pending pods in namespace quiet.\n"), err
+        assert (code, out) == (0, "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n"), err
         code, out, err = cli("pending", "-n", "shopp", "--kubeconfig", config)
         assert (code, out) == (3, "")
         assert "the cluster has no such Namespace (closest: shop)" in one_error_line(err)
@@ -232,14 +232,47 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
     for args, code, first in [
         (["--from", str(EXAMPLE), "-n", "shop"], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),
         (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"),
-        (["--from", str(EXAMPLE), "-n", "ml"], 0, "No Pending pods in namespace ml."),
+        (
+            ["--from", str(EXAMPLE), "-n", "ml"],
+            0,
+            "No Pending pods in namespace ml (other namespaces hold 1: -A shows them).",
+        ),
+        # Offline as live: without -n one namespace (default, as offline explain and check), -A for all.
+        (["--from", str(EXAMPLE)], 0, "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."),
         (["--kubeconfig", str(config)], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),  # the context's
         (["--kubeconfig", str(config), "-A"], 1, "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"),
     ]:
         got, out, _ = cli("pending", *args)
         assert (got, out.splitlines()[0]) == (code, first)
     _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
-    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5}
+    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5, "only": None, "elsewhere": 0}
+
+
+def test_verbose_on_every_command(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:
+    _, config = live
+    loaded = "loaded 4 nodes, "
+    for args, lines in [
+        (["explain", POD, "--from", str(EXAMPLE)], [loaded]),
+        (["pending", "--from", str(EXAMPLE)], [loaded, "namespaces: default (no -n: default, as offline explain"]),
+        (["pending", "--from", str(EXAMPLE), "-A"], [loaded, "namespaces: every one (-A)"]),
+        (["pending", "--kubeconfig", str(config)], ["namespaces: shop (no -n: the context's namespace)"]),
+        (
+            ["check", "-f", str(manifest(tmp_path)), "--from", str(EXAMPLE), "--complete"],
+            [loaded, "namespace of manifests"],
+        ),
+        (
+            ["snapshot", "-o", str(tmp_path / "c.json"), "--kubeconfig", str(config), "-q"],
+            ["fetched: ", "the cluster has none of: "],
+        ),
+    ]:
+        for verbose in ("-v", "--verbose"):
+            code, _, err = cli(*args, verbose)
+            assert code in (0, 1), err
+            said = err.splitlines()
+            for line in lines:
+                assert any(s.startswith(line) for s in said), (args, err)
+        _, _, quiet = cli(*args)
+        assert not any(s.startswith(line) for line in lines for s in quiet.splitlines()), (args, quiet)
 
 
 # ------------------------------------------------------------------ 5. a reader that stops early

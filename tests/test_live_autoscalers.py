@@ -79,6 +79,18 @@ def test_live_mode_reads_the_status_configmap_nodepools_and_nodeclaims(tmp_path:
     assert [g.name for g in status.node_groups] == ["ng-general", "ng-gpu"]
 
 
+def _who_adds(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """Takes out of REPORT what its suggestions to add nodes say of who adds them (their group's
+    verdict, which the autoscalers' data decides as it decides the autoscaling section)."""
+    said = []
+    for suggestion in report["suggestions"]:
+        if suggestion["kind"] in ("addNode", "addNodesForGroup"):
+            summary, _, adder = suggestion.pop("summary").partition(": the pod fits on it; ")
+            suggestion["summary"] = summary
+            said.append((adder, suggestion.pop("command")))
+    return said
+
+
 def test_a_forbidden_status_configmap_is_missing_with_why_and_changes_no_report(tmp_path: Path) -> None:
     objects = _with_autoscalers()
     with FakeApiServer(objects) as allowed, FakeApiServer(objects, forbidden={"configmaps"}) as denied:
@@ -100,6 +112,9 @@ def test_a_forbidden_status_configmap_is_missing_with_why_and_changes_no_report(
         "deploy/rbac.yaml: kubectl create rolebinding podwhy -n kube-system --role podwhy-autoscaler-status "
         "--user <you>"
     ]
+    # And who would add a node: the one verdict of its group, whichever autoscalers were read.
+    for report in reports:
+        assert all("would add" not in command for _, command in _who_adds(report))
     assert reports[0] == reports[1]
     assert reports[1]["snapshot"]["missingKinds"] == [] and not reports[1]["warnings"]
 
@@ -233,6 +248,19 @@ def test_a_dump_without_them_leaves_them_missing_but_no_report_says_so(tmp_path:
     # Only the autoscaling section differs: none in the cluster, or Cluster Autoscaler's groups.
     assert reports[0].pop("autoscaling")["status"] == "NoAutoscaler"
     assert reports[1].pop("autoscaling")["groups"]
+    # And who would add a node like worker-a1: nobody known, or not Cluster Autoscaler's groups.
+    assert _who_adds(reports[0]) == [
+        (
+            "the cluster runs no autoscaler: add it by hand",
+            "# scale the node group of worker-a1 up by 1 (by hand: no autoscaler is known to add a node like it)",
+        )
+    ]
+    assert _who_adds(reports[1]) == [
+        (
+            "it is in no node group of ClusterAutoscaler: add it by hand",
+            "# add a node like worker-a1 (by hand: it is in no node group of ClusterAutoscaler)",
+        )
+    ]
     assert reports[0] == reports[1] and reports[0]["snapshot"]["missingKinds"] == []
     pending = CliRunner().invoke(app, ["pending", "-A", "-o", "json", "--from", str(EXAMPLE), "--complete"])
     assert json.loads(pending.stdout)["snapshot"]["missingKinds"] == [] and "vouch" not in pending.stderr

@@ -343,8 +343,11 @@ def test_every_unschedulable_group_says_how_sizing_went(
     for owner, (outcome, _) in expected.items():
         assert bool(groups[owner]["suggestions"]) == (outcome == "sized")
     table = CliRunner().invoke(app, ["pending", "--complete", "--from", str(dump), "-A"], env=env).stdout
+    assert table.startswith("16 Pending pods in the one namespace, ml, 16 stuck")  # -A of one namespace names it
     for owner, (outcome, note) in expected.items():
-        assert (f"⇏ {note}" in table) == (outcome != "sized"), owner
+        # Under the group, or once in the summary by cause when it says the same of them all.
+        said = f"⇏ {note}" in table or f"⇒ nodes to hold them all: {note}" in table
+        assert said == (outcome != "sized"), owner
 
 
 @pytest.mark.parametrize(
@@ -410,3 +413,115 @@ def test_a_job_of_another_controller_is_not_lifted() -> None:
     pod = _cron_run("nightly-29541600", 0)
     snapshot = make_snapshot(make_node("n1").obj(), pod, _job("nightly-29541600", "JobSet"))
     assert str(pending_module.owner_of(pod, snapshot)) == "ml/nightly-29541600 (Job)"
+
+
+# ------------------------------------------------------------------ the summary by cause, on one screen
+class _Given:
+    """A snapshot source for the engine: the snapshot as built."""
+
+    def __init__(self, snapshot: Any) -> None:
+        self.snapshot = snapshot
+
+    def load(self) -> Any:
+        return self.snapshot
+
+
+def _one_cause(cpu: str = "64") -> Any:
+    """187 Pending pods of 9 Deployments (8 of 21, 1 of 19) with one cause, on 3 nodes of 4 cpu."""
+    nodes = [make_node(f"worker-{i}").alloc(cpu="4", memory="16Gi", pods="110").obj() for i in range(3)]
+    pods = [
+        make_pod(f"web-{d}-5f7c9-{i:03d}", "shop")
+        .owner("ReplicaSet", f"web-{d}-5f7c9")
+        .labels({"pod-template-hash": "5f7c9", "app": f"web-{d}"})
+        .req(cpu=cpu, memory="1Gi")
+        .obj()
+        for d in range(9)
+        for i in range(21 if d < 8 else 19)
+    ]
+    return make_snapshot(*nodes, *pods)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_187_pods_of_one_cause_are_summarised_on_one_screen_at_80_columns() -> None:
+    from rich.console import Console
+
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.report.table import render_pending
+
+    report = pending(PendingRequest(_Given(_one_cause()), "shop"))
+    (cause,) = report.summary
+    assert (cause.count, cause.groups, len(cause.owners), cause.verdict) == (187, 9, 9, Verdict.UNSCHEDULABLE)
+    assert cause.blocking == ["needs cpu 64; the most free on any node is 4 (worker-0); 3 nodes are too small"]
+    assert cause.nodes is not None and cause.nodes.outcome == "noNodeShape"
+    console = Console(width=80, record=True, force_terminal=False, no_color=True)
+    with console.capture() as captured:
+        render_pending(report, console=console)
+    out = captured.get()
+    lines = out.splitlines()
+    assert len(lines) <= 24, out
+    assert all(len(line) <= 80 for line in lines), out
+    # Every sentence whole (wrapped between words, never cut), and each said once.
+    text = _words(out)
+    message = report.groups[0].cause
+    for sentence in (message, cause.blocking[0], cause.nodes.note, "187 pods in 9 groups alike"):
+        assert text.count(_words(sentence)) == 1, (sentence, out)
+    assert "in namespace shop" in lines[0]
+    assert all(f"{g.count} of {(g.owner or '').removesuffix(' (Deployment)')}" in text for g in report.groups)
+
+
+def test_the_summary_estimates_one_count_for_all_pods_of_a_cause_placed_together() -> None:
+    from podwhy.engine import PendingRequest, pending
+
+    small = make_snapshot(
+        *(make_node(f"worker-{i}").alloc(cpu="4", memory="16Gi", pods="110").obj() for i in range(2)),
+        *(
+            make_pod(f"web-{d}-5f7c9-{i}", "shop")
+            .owner("ReplicaSet", f"web-{d}-5f7c9")
+            .labels({"pod-template-hash": "5f7c9"})
+            .req(cpu="1500m")
+            .obj()
+            for d in range(3)
+            for i in range(3)
+        ),
+        make_pod("busy-0", "shop").node("worker-0").req(cpu="3").phase("Running").obj(),
+        make_pod("busy-1", "shop").node("worker-1").req(cpu="3").phase("Running").obj(),
+    )
+    report = pending(PendingRequest(_Given(small), "shop"))
+    (cause,) = report.summary
+    # 9 pods of 1.5 cpu: two to a new 4-cpu node, 5 nodes together (each group alone: 2, so 6 added up).
+    assert (cause.count, cause.groups) == (9, 3)
+    assert cause.nodes is not None and (cause.nodes.outcome, cause.nodes.count) == ("sized", 5)
+    assert all("2 more nodes" in s.summary for g in report.groups for s in g.suggestions)
+
+
+def test_markdown_says_the_same_summary() -> None:
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.report.markdown import render_pending
+
+    report = pending(PendingRequest(_Given(_one_cause()), "shop"))
+    out = render_pending(report)
+    assert "**187 Pending pods in namespace shop, 187 stuck, in 9 groups**" in out
+    assert "| Cause | Pods | Owners | Nodes to hold them all |" in out
+    assert (
+        "| 1. needs cpu 64; the most free on any node is 4 (worker-0); 3 nodes are too small | 187 Unschedulable |"
+        in out
+    )
+    assert out.count(report.groups[0].cause) == 1
+    assert out.count("187 pods in 9 groups alike") == 1
+
+
+def test_one_namespace_without_pending_pods_says_other_namespaces_hold_some() -> None:
+    """Offline, pending covers `default` unless told: no all-clear for a dump whose Pending pods
+    are elsewhere (the exit code is the namespace's; the first line says where the others are)."""
+    example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+    result = CliRunner().invoke(app, ["pending", "--from", str(example)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert (
+        result.stdout.splitlines()[0]
+        == "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."
+    )
+    assert result.exit_code == 0
+    report = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-o", "json"]).stdout)
+    assert report["scope"]["elsewhere"] == 1

@@ -147,6 +147,8 @@ def test_every_filter_and_score_plugin_has_plain_words() -> None:
         ("cpu", 2000, "2"),
         ("memory", 4 * 1024**3, "4Gi"),
         ("memory", 3892564 * 1024, "3.7Gi"),
+        ("memory", 3659092 * 1024, "3.4Gi"),
+        ("memory", 1536 * 1024**2 + 1, "1.5Gi"),
         ("memory", 512 * 1024**2, "512Mi"),
         ("memory", 1000, "1000"),
         ("example.com/dongle", 3, "3"),
@@ -154,6 +156,12 @@ def test_every_filter_and_score_plugin_has_plain_words() -> None:
 )
 def test_amounts_in_a_cell(resource: str, amount: int, said: str) -> None:
     assert short_amount(resource, amount) == said
+
+
+def test_a_request_rounds_up_what_is_free_rounds_down() -> None:
+    assert short_amount("memory", 1536 * 1024**2 + 1, up=True) == "1.6Gi"
+    assert short_amount("memory", 1536 * 1024**2 + 1) == "1.5Gi"
+    assert short_amount("memory", 2 * 1024**3, up=True) == "2Gi"
 
 
 def test_what_the_autoscaling_section_cannot_vouch_for_is_said_once() -> None:

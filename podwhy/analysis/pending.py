@@ -91,8 +91,10 @@ class Owner:
         return f"{self.namespace}/{self.name} ({self.kind})" if self.namespace else f"{self.name} ({self.kind})"
 
 
-# Pending pods are grouped by verdict, cause and owner ("namespace/name (Kind)").
+# Pending pods are grouped by verdict, cause and owner ("namespace/name (Kind)"); `pending`'s
+# summary takes them by verdict and cause, every owner together.
 GroupKey = tuple[str, Cause, str | None]
+CauseKey = tuple[str, Cause]
 # How the report orders groups of one size: by the words of their cause (report/words/pending.py's
 # cause_text), so that the largest groups analysed first are the first the report shows.
 CauseOrder = Callable[[Cause], str]
@@ -117,6 +119,11 @@ class PendingPod:
     def group_key(self) -> GroupKey:
         """Pods are reported in groups of one verdict, cause and owner."""
         return str(self.verdict), self.cause, str(self.owner) if self.owner is not None else None
+
+    @property
+    def cause_key(self) -> CauseKey:
+        """`pending`'s summary: pods of one verdict and cause, whatever their owner."""
+        return str(self.verdict), self.cause
 
 
 def is_pending(pod: o.Pod) -> bool:

@@ -8,11 +8,11 @@ from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.pending import GroupKey, PendingPod
+from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.schedulerword import scheduler_said, serving
-from podwhy.analysis.suggest import GroupSizing
+from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.facts import Note, Sized
 from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore
 from podwhy.framework.status import Code, Status
@@ -25,6 +25,7 @@ from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     BlockingCause,
     Candidate,
+    CauseNodes,
     DefaultedField,
     DryRunStatus,
     GroupSizingNote,
@@ -34,6 +35,7 @@ from podwhy.report.model import (
     NominatedPod,
     NotAdvertisedCause,
     PendingCause,
+    PendingCauseSummary,
     PendingGroup,
     PendingReport,
     PendingScope,
@@ -59,7 +61,7 @@ from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
-from podwhy.report.words.suggest import note_text, sizing_text, suggestion_text
+from podwhy.report.words.suggest import estimate_text, note_text, sizing_text, suggestion_text
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
@@ -398,6 +400,45 @@ def _no_autoscaler_view(autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | No
     return autoscaling_report(next(iter(autoscaling.values()))).summary
 
 
+def _cause_nodes(sizing: GroupSizing, pods: int) -> CauseNodes:
+    sized = sizing.note if sizing.outcome == SizingOutcome.SIZED and isinstance(sizing.note, Sized) else None
+    return CauseNodes(
+        outcome=sizing.outcome,
+        count=sized.count if sized is not None else None,
+        like=sized.like if sized is not None else None,
+        note=estimate_text(sizing.note, pods),
+    )
+
+
+def _summary(pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing]) -> list[PendingCauseSummary]:
+    """Pods by verdict and cause, every owner together, most pods first."""
+    members: dict[CauseKey, list[PendingPod]] = {}
+    for item in pending:
+        members.setdefault(item.cause_key, []).append(item)
+    out: list[PendingCauseSummary] = []
+    for key, items in members.items():
+        owners: dict[str, int] = {}
+        for item in items:
+            if item.owner is not None:
+                owners[str(item.owner)] = owners.get(str(item.owner), 0) + 1
+        found = causes.get(key)
+        out.append(
+            PendingCauseSummary(
+                verdict=items[0].verdict,
+                cause=cause_text(items[0].cause),
+                blocking=[blocking_text(c) for c in found.blocking] if found is not None else [],
+                count=len(items),
+                owners=sorted(owners, key=lambda owner: (-owners[owner], owner)),
+                bare=sum(1 for item in items if item.owner is None),
+                groups=len({item.group_key for item in items}),
+                nodes=_cause_nodes(found.sizing, len(items))
+                if found is not None and found.sizing is not None
+                else None,
+            )
+        )
+    return sorted(out, key=lambda c: (-c.count, c.cause))
+
+
 def build_pending_report(
     pending: list[PendingPod],
     snapshot: Snapshot,
@@ -405,10 +446,12 @@ def build_pending_report(
     namespace: str | None = None,
     version: ChosenVersion | None = None,
     autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
+    causes: Mapping[CauseKey, CauseSizing] | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
-    namespace covered (None: every namespace)."""
+    namespace covered (None: every namespace). `causes`: per Unschedulable cause, what blocks its
+    pods and the nodes that hold them all (the summary's)."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
@@ -422,7 +465,9 @@ def build_pending_report(
                 count=0,
                 pods=[],
                 details=[],
-                suggestions=[_suggestion(sized.suggestion)] if sized is not None and sized.suggestion else [],
+                suggestions=[_suggestion(s) for s in ([sized.suggestion] if sized.suggestion else []) + sized.levers]
+                if sized is not None
+                else [],
                 sizing=GroupSizingNote(outcome=sized.outcome, note=sizing_text(sized.note))
                 if sized is not None
                 else None,
@@ -437,8 +482,14 @@ def build_pending_report(
     waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
     not_stuck = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
     stuck = sum(1 for item in pending if item.verdict not in not_stuck)
+    every = snapshot.namespace_names() if namespace is None else []
     scope = PendingScope(
-        namespace=namespace, namespaces=1 if namespace is not None else len(snapshot.namespace_names())
+        namespace=namespace,
+        namespaces=1 if namespace is not None else len(every),
+        only=next(iter(every)) if len(every) == 1 else None,
+        elsewhere=0
+        if namespace is None
+        else sum(1 for p in snapshot.pods if is_pending(p) and p.metadata.namespace != namespace),
     )
     lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
     return PendingReport(
@@ -446,6 +497,7 @@ def build_pending_report(
         stuck=stuck,
         waiting=waiting,
         autoscalers=_no_autoscaler_view(autoscaling),
+        summary=_summary(pending, causes or {}),
         groups=ordered,
         snapshot=snapshot_summary(snapshot),
         scope=scope,

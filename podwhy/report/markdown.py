@@ -14,7 +14,7 @@ from collections import defaultdict
 from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
 from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
 from podwhy.report.safe import made_safe
-from podwhy.report.table import check_summary
+from podwhy.report.table import check_summary, owners_text, pending_headline, pending_row, pending_scope
 from podwhy.report.words.fate import fate_text
 
 # What could make cluster text more than text in a rendered comment. A backslash is doubled
@@ -92,24 +92,37 @@ def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
 
 
 def render_pending(report: PendingReport) -> str:
+    """What the table says: the headline, the summary by cause, then the groups (groups alike but
+    for their owner together); the suggestions' commands and every pod folded."""
     report = made_safe(report)
-    scope = (report.scope.namespace and f"namespace {report.scope.namespace}") or "all namespaces"
-    waiting = f", {report.waiting} waiting for a node" if report.waiting else ""
-    lines = [
-        "### podwhy pending",
-        "",
-        f"**{report.total} Pending pods in {cell(scope)}, {report.stuck} stuck{waiting}**",
-        "",
+    if not report.total:
+        return "\n".join(["### podwhy pending", "", f"**No Pending pods {cell(pending_scope(report))}.**"]) + "\n"
+    lines = ["### podwhy pending", "", f"**{cell(pending_headline(report))}**", ""]
+    if report.autoscalers:
+        lines += [f"Autoscaling: {cell(report.autoscalers)}", ""]
+    causes = [
+        [
+            f"{i}. " + "\n".join(c.blocking or [c.cause]),
+            f"{c.count} {c.verdict}",
+            owners_text(c.owners, c.bare),
+            c.nodes.note if c.nodes is not None else "",
+        ]
+        for i, c in enumerate(report.summary, 1)
     ]
-    rows = [
-        [f"{g.count} of {g.owner}" if g.owner else f"{g.count} pods", str(g.verdict), g.cause] for g in report.groups
-    ]
-    lines += _table(["Pods", "Verdict", "Why"], rows)
-    suggested = [(g, s) for g in report.groups for s in g.suggestions]
+    lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all"], causes)
+    said: set[int] = set()
+    rows = []
+    suggested: list[tuple[str, str, str]] = []
+    for alike in report.shown_groups():
+        who, verdict, why, commands = pending_row(report, alike, said, wide=False)
+        rows.append([who.partition("\n")[0], verdict, why])
+        owner = alike[0].owner or alike[0].pods[0]
+        suggested += [(owner, summary, command) for summary, command in commands]
+    lines += ["", *_table(["Pods", "Verdict", "Why"], rows)]
     if suggested:
         body: list[str] = []
-        for group, s in suggested:
-            body += [f"- {cell(group.owner or group.pods[0])}: {cell(s.summary)}", "", _code(s.command), ""]
+        for owner, summary, command in suggested:
+            body += [f"- {cell(owner)}: {cell(summary)}", "", _code(command), ""]
         lines += ["", *_details("Suggestions", body)]
     pods = [[p, str(g.verdict)] for g in report.groups for p in g.pods]
     lines += ["", *_details("Every Pending pod", _table(["Pod", "Verdict"], pods))]

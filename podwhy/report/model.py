@@ -442,6 +442,36 @@ class PendingGroup(_Struct):
     autoscaling: AutoscalingReport | None = None
 
 
+class CauseNodes(_Struct, kw_only=True):
+    """The nodes that would hold every pod of one Unschedulable cause, found by placing them all
+    together one after another (not per group figures added up)."""
+
+    # As for a group (GroupSizingNote): `sized` when `count` more nodes shaped like `like` hold them all.
+    outcome: SizingOutcome
+    count: int | None = None
+    like: str | None = None
+    note: str
+
+
+class PendingCauseSummary(_Struct, kw_only=True):
+    """Pending pods of one verdict and cause, whatever their owner: `podwhy pending`'s summary."""
+
+    verdict: Verdict
+    # The one-line cause their groups share.
+    cause: str
+    # For Unschedulable causes (the largest): what keeps them off every node, one line per
+    # blocking cause in plain words, as explain says them.
+    blocking: list[str] = []
+    count: int
+    # Their controllers ("namespace/name (Kind)"), most pods first; `bare`: pods without one.
+    owners: list[str]
+    bare: int = 0
+    # How many groups (one per owner) the cause spans.
+    groups: int
+    # For Unschedulable causes (the largest): the nodes that would hold them all.
+    nodes: CauseNodes | None = None
+
+
 class PendingScope(_Struct):
     """The namespaces `podwhy pending` covered."""
 
@@ -449,6 +479,10 @@ class PendingScope(_Struct):
     namespace: str | None
     # How many namespaces that is (every namespace the snapshot shows, for all of them).
     namespaces: int
+    # For every namespace when there is only one: its name.
+    only: str | None = None
+    # For one namespace: how many Pending pods other namespaces hold (-A shows them).
+    elsewhere: int = 0
 
 
 class PendingReport(_Struct, kw_only=True):
@@ -464,12 +498,36 @@ class PendingReport(_Struct, kw_only=True):
     waiting: int = 0
     # When no group has an autoscaler's view: that the snapshot shows none, or cannot tell.
     autoscalers: str | None = None
+    # By verdict and cause, most pods first: said before the groups.
+    summary: list[PendingCauseSummary] = []
     groups: list[PendingGroup]
     snapshot: SnapshotSummary
     scope: PendingScope
     # The emulated kube-scheduler release.
     scheduler: SchedulerVersion | None = None
     warnings: list[str] = []
+
+    def shown_groups(self) -> list[list[PendingGroup]]:
+        """The groups as the table and markdown show them: groups alike but for their owner and
+        pods (one verdict, cause, details, sizing and autoscaling, and no suggestion) together, at
+        the place of the first of them."""
+        shown: dict[str, list[PendingGroup]] = {}
+        for i, group in enumerate(self.groups):
+            alike = (
+                str(i)
+                if group.suggestions
+                else msgspec.json.encode(
+                    [group.verdict, group.cause, group.details, group.sizing, group.autoscaling]
+                ).decode()
+            )
+            shown.setdefault(alike, []).append(group)
+        return list(shown.values())
+
+    def cause_of(self, group: PendingGroup) -> int | None:
+        """The index of the group's cause in the summary."""
+        return next(
+            (i for i, c in enumerate(self.summary) if c.verdict == group.verdict and c.cause == group.cause), None
+        )
 
     @property
     def exit_code(self) -> int:

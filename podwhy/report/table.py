@@ -27,6 +27,7 @@ from podwhy.report.model import (
     AutoscalingReport,
     CheckReport,
     NodeReport,
+    PendingGroup,
     PendingReport,
     PluginStatus,
     ReplicaReport,
@@ -638,40 +639,120 @@ def pending_scope(report: PendingReport) -> str:
     """Which namespaces `pending` covered: "in namespace shop", "in all 14 namespaces"."""
     scope = report.scope
     if scope.namespace is not None:
-        return f"in namespace {scope.namespace}"
+        elsewhere = scope.elsewhere
+        others = f" (other namespaces hold {elsewhere}: -A shows them)" if elsewhere else ""
+        return f"in namespace {scope.namespace}{others}"
     count = scope.namespaces
+    if count == 1 and scope.only is not None:
+        return f"in the one namespace, {scope.only}"
     return f"in all {count} namespaces" if count != 1 else "in the one namespace"
 
 
+def owners_text(owners: list[str], bare: int) -> str:
+    """ "shop/a (Deployment)"; "9 owners: a, b, c and 6 more"; with the pods no controller owns."""
+    shown = ", ".join(owners[:MAX_NAMES_IN_GROUP]) + (
+        f" and {len(owners) - MAX_NAMES_IN_GROUP} more" if len(owners) > MAX_NAMES_IN_GROUP else ""
+    )
+    said = (f"{len(owners)} owners: {shown}" if len(owners) > 1 else shown) if owners else ""
+    no_owner = f"{bare} without an owner" if bare else ""
+    return "; ".join(x for x in (said, no_owner) if x)
+
+
+def _pods(count: int) -> str:
+    return f"{count} pod{'s' if count != 1 else ''}"
+
+
+def pending_headline(report: PendingReport) -> str:
+    """ "187 Pending pods in namespace shop, 187 stuck, in 9 groups" (markup-free)."""
+    return (
+        f"{report.total} Pending pod{'s' if report.total != 1 else ''} {pending_scope(report)}, "
+        f"{report.stuck} stuck{f', {report.waiting} waiting for a node' if report.waiting else ''}, "
+        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+    )
+
+
+def render_pending_summary(console: Console, report: PendingReport) -> None:
+    """The summary by cause, before the groups: its verdict, pods and owners, what keeps them off
+    every node in plain words (else the cause), and the nodes that would hold them all."""
+    console.print("[bold]By cause[/bold]:")
+    for i, cause in enumerate(report.summary, 1):
+        who = f"{_pods(cause.count)} · {cause.verdict} · {owners_text(cause.owners, cause.bare)}".rstrip(" ·")
+        _bullet_numbered(console, f"{i}.", escape(who))
+        for line in cause.blocking or [cause.cause]:
+            _say(console, f"{'· ' if cause.blocking else ''}{escape(line)}", 3)
+        if cause.nodes is not None:
+            _say(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", 3)
+
+
+def _bullet_numbered(console: Console, number: str, markup: str) -> None:
+    """ "1. text", its wrapped lines hanging under the text."""
+    hang = len(number) + 1
+    for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
+        line.rstrip()
+        console.print(Text((number + " ") if i == 0 else " " * hang) + line, soft_wrap=True)
+
+
+def pending_row(
+    report: PendingReport, alike: list[PendingGroup], said: set[int], wide: bool
+) -> tuple[str, str, str, list[tuple[str, str]]]:
+    """One row of the groups (Pods, Verdict, Why, commands): a group, or groups alike but for their
+    owner. A cause is said once: in the summary (when it has no plain words instead), else by the
+    first group of it; later ones name its number. A sizing note the summary says is not repeated."""
+    group = alike[0]
+    count = sum(g.count for g in alike)
+    if len(alike) == 1:
+        who = _pods(group.count) + (f" of {group.owner}" if group.owner else "")
+    else:
+        # Owners of one kind name it once: "one per Deployment: 21 of shop/web-0, ...".
+        kinds = {g.owner.rpartition(" (")[2] for g in alike if g.owner}
+        kind = next(iter(kinds)).rstrip(")") if len(kinds) == 1 and all(g.owner for g in alike) else ""
+        each = ", ".join(
+            f"{g.count} of {g.owner.rpartition(' (')[0] if kind else g.owner}"
+            if g.owner
+            else f"{g.count} without an owner"
+            for g in alike
+        )
+        who = f"{_pods(count)} in {len(alike)} groups alike, one per {kind or 'owner'}: {each}"
+    pods = [p for g in alike for p in g.pods]
+    # Groups alike show one pod to explain (-o wide: every pod).
+    shown = pods if wide else pods[: MAX_NAMES_IN_GROUP if len(alike) == 1 else 1]
+    more = f"\n… {len(pods) - len(shown)} more" if len(shown) < len(pods) else ""
+    index = report.cause_of(group)
+    cause = report.summary[index] if index is not None else None
+    if index is not None and cause is not None and (index in said or not cause.blocking):
+        why = f"cause {index + 1} (above)"
+    else:
+        why = group.cause
+    if index is not None:
+        said.add(index)
+    why += "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
+    if group.sizing is not None and not group.suggestions:
+        # Never silent: why the group has no node count (unless the summary said just that).
+        if cause is None or cause.nodes is None or cause.nodes.note != group.sizing.note:
+            why += f"\n⇏ {group.sizing.note}"
+    if group.autoscaling is not None:
+        why += f"\n⟳ {autoscaling_line(group.autoscaling)}"
+    commands = [(s.summary, s.command) for s in group.suggestions]
+    return who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands
+
+
 def render_pending(report: PendingReport, wide: bool = False, console: Console | None = None) -> None:
-    """Pending pods grouped by cause and owner, largest group first: a table, or below
-    NARROW_WIDTH columns (or when names would not fit) a list, a group at a time."""
+    """Pending pods: a summary by cause, then the groups (by cause and owner, largest first; groups
+    alike but for their owner together): a table, or below NARROW_WIDTH columns (or when names
+    would not fit) a list, a group at a time."""
     report = made_safe(report)
     console = console or make_console()
     scope = pending_scope(report)
     if not report.total:
         console.print(f"No Pending pods {escape(scope)}.")
         return
-    console.print(
-        f"[bold]{report.total} Pending pod{'s' if report.total != 1 else ''}[/bold] {escape(scope)}, "
-        f"{report.stuck} stuck{f', {report.waiting} waiting for a node' if report.waiting else ''}, "
-        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
-    )
+    pods, _, rest = pending_headline(report).partition(" Pending ")
+    console.print(f"[bold]{pods} Pending {escape(rest.split(' ', 1)[0])}[/bold] {escape(rest.split(' ', 1)[1])}")
     if report.autoscalers:
         _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
-    rows: list[tuple[str, str, str, list[tuple[str, str]]]] = []
-    for group in report.groups:
-        shown = group.pods if wide else group.pods[:MAX_NAMES_IN_GROUP]
-        more = f"\n… {group.count - len(shown)} more" if len(shown) < group.count else ""
-        who = f"{group.count} pod{'s' if group.count != 1 else ''}" + (f" of {group.owner}" if group.owner else "")
-        why = group.cause + "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
-        if group.sizing is not None and not group.suggestions:
-            # Never silent: why the group has no node count.
-            why += f"\n⇏ {group.sizing.note}"
-        if group.autoscaling is not None:
-            why += f"\n⟳ {autoscaling_line(group.autoscaling)}"
-        commands = [(s.summary, s.command) for s in group.suggestions]
-        rows.append((who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands))
+    render_pending_summary(console, report)
+    said: set[int] = set()
+    rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]
     cells = [
         ["Pods", *[r[0] for r in rows]],
         ["Verdict", *[r[1] for r in rows]],
@@ -680,9 +761,10 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
     ]
     widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}), floor=(14,))
     if widths is None:
+        console.print("[bold]Groups[/bold]:")
         for who, verdict, why, commands in rows:
             first, _, pods = who.partition("\n")
-            console.print(f"[bold]{escape(first)}[/bold] · {verdict}")
+            _say(console, f"[bold]{escape(first)}[/bold] · {verdict}", 0)
             for line in pods.splitlines():
                 _say(console, f"{escape(line)}", 2)
             for line in why.splitlines():

@@ -17,11 +17,13 @@ from podwhy.analysis.commands import template_owner
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
 from podwhy.analysis.suggest.groups import (
+    CauseSizing,
     GroupBudget,
     GroupSizing,
     allocatable_shapes,
     beyond_every_node,
     node_local_group,
+    size_causes,
     size_group,
     size_groups,
     static_filters,
@@ -31,6 +33,7 @@ from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_
 
 __all__ = [
     "MAX_SUGGESTIONS",
+    "CauseSizing",
     "GroupBudget",
     "GroupSizing",
     "SizingOutcome",
@@ -40,6 +43,7 @@ __all__ = [
     "beyond_every_node",
     "merge_diff",
     "node_local_group",
+    "size_causes",
     "size_group",
     "size_groups",
     "static_filters",

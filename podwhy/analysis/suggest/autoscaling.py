@@ -15,16 +15,24 @@ from typing import Any
 
 import msgspec
 
-from podwhy.analysis.autoscaling import GroupFinding, Reason
+from podwhy.analysis.autoscaling import AutoscalingAnalysis, GroupFinding, Reason
 from podwhy.analysis.autoscaling.base import GroupOutcome
+from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
 from podwhy.analysis.autoscaling.karpenter import Karpenter, pod_requirement_sets
 from podwhy.analysis.suggest.base import Suggestion, _Verifier
-from podwhy.analysis.suggest.facts import AddNodePoolZone, GroupNeeds, RaiseGroupMaxSize, RaiseNodePoolLimit
+from podwhy.analysis.suggest.facts import (
+    AddNodePoolZone,
+    AddNodesForGroup,
+    GroupNeeds,
+    RaiseGroupMaxSize,
+    RaiseNodePoolLimit,
+)
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
 from podwhy.model.wellknown import LABEL_TOPOLOGY_ZONE
 from podwhy.scheduler.cycle import CycleOutcome
+from podwhy.snapshot.cluster import Snapshot
 
 CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
@@ -57,13 +65,18 @@ def _needed_nodes(v: _Verifier, finding: GroupFinding) -> GroupNeeds | None:
 
 
 def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
+    return raise_max_size(finding, _needed_nodes(v, finding))
+
+
+def raise_max_size(finding: GroupFinding, needs: GroupNeeds | None) -> Suggestion | None:
+    """A node group at its max size whose new node fits the pod: raised by what `needs` says (the
+    pod's pending group sized with nodes of it), else by 1."""
     data = finding.data
     if finding.reason is not Reason.GROUP_AT_MAX_SIZE or data.get("fitsNewNode") is not True:
         return None
     current, target = data.get("maxSize"), data.get("target")
     if not isinstance(current, int):
         return None
-    needs = _needed_nodes(v, finding)
     wanted = max(current, target if isinstance(target, int) else current) + (needs.count if needs else 1)
     group = finding.group
     change = RaiseGroupMaxSize(
@@ -185,4 +198,27 @@ def _suggest_autoscaler_levers(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
                 if made is not None:
                     out.append(made)
                     break
+    return out
+
+
+def group_levers(
+    snapshot: Snapshot, analysis: AutoscalingAnalysis, sized: Suggestion | None, pods: int, owner: str | None
+) -> list[Suggestion]:
+    """`podwhy pending`: a group's levers, from the autoscalers' view of its first pod: the max
+    size of a node group at its max size raised, by the nodes `sized` (the group's sizing) adds
+    when they are copies of a node of that group, else by 1."""
+    change = sized.change if sized is not None else None
+    out: list[Suggestion] = []
+    for view in analysis.views:
+        if view.excluded is not None:
+            continue
+        for finding in view.groups:
+            needs = None
+            if isinstance(change, AddNodesForGroup):
+                like = next((n for n in snapshot.nodes if n.metadata.name == change.like), None)
+                if like is not None and group_nodes(finding.group, [like]):
+                    needs = GroupNeeds(pods, owner, change.count)
+            made = raise_max_size(finding, needs)
+            if made is not None:
+                out.append(made)
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
 from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.verdict import Verdict
@@ -150,11 +151,44 @@ class LabelNode:
 
 
 @dataclass(frozen=True)
+class NoAutoscalerKnown:
+    """No autoscaler is known to add the node: the snapshot shows none (`vouched`: and it can
+    tell that the cluster has none)."""
+
+    vouched: bool
+
+
+@dataclass(frozen=True)
+class InAutoscalerGroup:
+    """The node is one of an autoscaler's group, whose verdict for the pod is `outcome` (and
+    `reason`); `max_size` when it is at its max size."""
+
+    autoscaler: str
+    group: str
+    outcome: GroupOutcome
+    reason: Reason | None = None
+    max_size: int | None = None
+
+
+@dataclass(frozen=True)
+class InNoGroup:
+    """Autoscalers run, and the node is in none of their groups."""
+
+    autoscalers: tuple[str, ...]
+
+
+# Who would add a node like the one copied: its autoscaler group's one verdict, or nobody known.
+NodeAdder = NoAutoscalerKnown | InAutoscalerGroup | InNoGroup
+
+
+@dataclass(frozen=True)
 class AddNode:
     KIND: ClassVar[str] = "addNode"
 
     like: str
     startup: StartupPods
+    # None: not looked at (no autoscaler analysis was at hand).
+    adder: NodeAdder | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +200,7 @@ class AddNodesForGroup:
     count: int
     like: str
     startup: StartupPods
+    adder: NodeAdder | None = None
 
 
 # ---- evictPods ----

@@ -12,8 +12,11 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.analysis.pending import CauseOrder, GroupKey, PendingPod, spec_signature
+from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.blocking import BlockingCause, blocking_causes
+from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature
 from podwhy.analysis.sizing import SizingOutcome
+from podwhy.analysis.suggest.autoscaling import group_levers
 from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
     MAX_RERUNS,
@@ -33,6 +36,7 @@ from podwhy.analysis.suggest.facts import (
     NoCopy,
     NoCount,
     NoCycle,
+    NodeAdder,
     NoShapeFits,
     NotEvaluated,
     NotLargest,
@@ -54,6 +58,8 @@ from podwhy.analysis.suggest.nodes import (
     _fit_plugin,
     _kept_off_copies,
     _node_object,
+    node_adder,
+    scale_command,
 )
 from podwhy.cluster.nodecopy import (
     copy_names,
@@ -94,6 +100,8 @@ class GroupSizing:
     # What it takes, when sized; otherwise why there is no count.
     note: SizingNote
     suggestion: Suggestion | None = None
+    # `podwhy pending`: the autoscalers' levers for the group (a node group's max size raised).
+    levers: list[Suggestion] = field(default_factory=list)
 
 
 @dataclass
@@ -372,6 +380,7 @@ def size_group(
     owner: str | None,
     budget: GroupBudget | None = None,
     frameworks: Mapping[str, Framework] | None = None,
+    autoscaling: AutoscalingAnalysis | None = None,
 ) -> GroupSizing:
     """The cluster-autoscaler question for a whole pending group (pods of one owner): how many more
     nodes shaped like an existing one it takes for every pod to fit, found by placing the pods one
@@ -422,7 +431,7 @@ def size_group(
         if needed == _NoCount.BOUND:
             return GroupSizing(SizingOutcome.STOPPED, budget.stop_note(len(snapshot.nodes)))
         if isinstance(needed, _Placed):
-            return _group_suggestion(snapshot, nodes[name], needed, pods, owner)
+            return _group_suggestion(snapshot, nodes[name], needed, pods, owner, node_adder(autoscaling, nodes[name]))
         if needed == _NoCount.TOO_MANY:
             stopped = TooManyNodes(MAX_ADDED_NODES, name)
         else:
@@ -433,17 +442,21 @@ def size_group(
 
 
 def _group_suggestion(
-    snapshot: Snapshot, node: o.Node, placed: _Placed, pods: Sequence[o.Pod], owner: str | None
+    snapshot: Snapshot,
+    node: o.Node,
+    placed: _Placed,
+    pods: Sequence[o.Pod],
+    owner: str | None,
+    adder: NodeAdder | None,
 ) -> GroupSizing:
     name, count = node.metadata.name, placed.count
     added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
     suggestion = Suggestion(
-        AddNodesForGroup(len(pods), owner, count, name, startup_counts(startup_pods(snapshot, name))),
+        AddNodesForGroup(len(pods), owner, count, name, startup_counts(startup_pods(snapshot, name)), adder),
         nodes=sorted(set(placed.nodes)),
         # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
         patches=[_node_object(n) for n in added],
-        command=f"# scale the node group of {name} up by {count} "
-        f"(the cluster autoscaler would add {'a node' if count == 1 else 'nodes'} like it)",
+        command=scale_command(name, count, adder),
     )
     return GroupSizing(SizingOutcome.SIZED, Sized(count, name), suggestion)
 
@@ -455,7 +468,13 @@ def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         v.notes.append(GroupNotSized(len(v.group), v.group_owner, SuggestionsBound(MAX_RERUNS, TIME_BUDGET_SECONDS)))
         return []
     sizing = size_group(
-        v.snapshot, cycle, v.group, v.config, v.group_owner, frameworks={v.profile.scheduler_name: v._framework()}
+        v.snapshot,
+        cycle,
+        v.group,
+        v.config,
+        v.group_owner,
+        frameworks={v.profile.scheduler_name: v._framework()},
+        autoscaling=v.autoscaling,
     )
     if sizing.suggestion is not None:
         return [sizing.suggestion]
@@ -476,13 +495,19 @@ def size_groups(
     frameworks: Mapping[str, Framework] | None = None,
     *,
     cause_order: CauseOrder,
+    autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
 ) -> dict[GroupKey, GroupSizing]:
     """For `podwhy pending`: per group of Unschedulable pods (PendingPod.group_key), how many more
     nodes shaped like an existing one every pod of it needs, or why that was not found. Groups
     whose pods no node shape has room for are told so at once; of the others, the largest
     MAX_GROUPS_SIZED are sized (groups of one size in the report's order: `cause_order`), within
     MAX_GROUPS_PLACEMENT_WORK node evaluations in all. `frameworks` (per profile name, over
-    `snapshot`, e.g. the classifier's) are reused."""
+    `snapshot`, e.g. the classifier's) are reused. `autoscaling`: the autoscalers' view of a
+    group's first pod (analyse_groups'), which says who would add the nodes, and gives a group
+    at its node group's max size the lever of raising it (`levers`)."""
+    views = autoscaling or {}
+    # Without autoscalers every group's view is the same: analyse_groups made one.
+    none_known = next((a for a in views.values() if not a.views), None)
     groups: dict[GroupKey, list[o.Pod]] = {}
     for item in pending:
         if item.verdict == Verdict.UNSCHEDULABLE:
@@ -532,6 +557,82 @@ def size_groups(
             deadline=shared.deadline,
             bound=shared.bound if allowed < MAX_GROUP_PLACEMENT_WORK else WorkBound(MAX_GROUP_PLACEMENT_WORK),
         )
-        out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases)
+        out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases, views.get(key, none_known))
         shared.work -= allowed - budget.work
+    for key, pods in ordered:
+        analysis = views.get(key)
+        if analysis is not None and key in out:
+            out[key].levers = group_levers(snapshot, analysis, out[key].suggestion, len(pods), key[2])
+    return out
+
+
+# `podwhy pending`'s summary: Unschedulable causes whose pods are placed together (and whose
+# blocking causes are found), largest first; the nodes their estimates may spend in all.
+MAX_CAUSES_SIZED = 5
+
+
+@dataclass
+class CauseSizing:
+    """The pods of one Unschedulable cause, every owner together: what keeps them off every node
+    (analysis/blocking.py, from one full Filter cycle of the first pod) and one estimate of the
+    nodes that hold them all, found by placing them all one after another (not per group
+    figures added up); None when it was not looked for."""
+
+    blocking: list[BlockingCause]
+    sizing: GroupSizing | None
+
+
+def size_causes(
+    snapshot: Snapshot,
+    pending: Sequence[PendingPod],
+    config: SchedulerConfig,
+    groups: Mapping[GroupKey, GroupSizing],
+    frameworks: Mapping[str, Framework] | None = None,
+    *,
+    cause_order: CauseOrder,
+) -> dict[CauseKey, CauseSizing]:
+    """For `podwhy pending`'s summary: per Unschedulable cause (PendingPod.cause_key), the largest
+    MAX_CAUSES_SIZED, what blocks its pods and the nodes that hold them all. A cause of one group
+    takes that group's sizing (`groups`, size_groups'); the pods of a cause of several groups are
+    placed together, within MAX_GROUPS_PLACEMENT_WORK node evaluations for all causes."""
+    causes: dict[CauseKey, list[PendingPod]] = {}
+    for item in pending:
+        if item.verdict == Verdict.UNSCHEDULABLE:
+            causes.setdefault(item.cause_key, []).append(item)
+    ordered = sorted(causes.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1])))[:MAX_CAUSES_SIZED]
+    names = frozenset(p.scheduler_name for p in config.profiles)
+    bases: dict[str, Framework] = dict(frameworks or {})
+    shared = GroupBudget(work=MAX_GROUPS_PLACEMENT_WORK, bound=WorkBound(MAX_GROUPS_PLACEMENT_WORK, run=True))
+    shapes: list[NodeInfo] | None = None
+    out: dict[CauseKey, CauseSizing] = {}
+    for key, items in ordered:
+        pods = [item.pod for item in items]
+        profile = profile_for_pod(config, pods[0])
+        if profile is None:
+            continue
+        if profile.scheduler_name not in bases:
+            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+        framework = bases[profile.scheduler_name]
+        with gc_deferred():
+            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
+        blocking = blocking_causes(cycle, snapshot.nodes)
+        keys = list(dict.fromkeys(item.group_key for item in items))
+        if len(keys) == 1:
+            out[key] = CauseSizing(blocking, groups.get(keys[0]))
+            continue
+        shapes = shapes if shapes is not None else allocatable_shapes(snapshot)
+        distinct = {spec_signature(p): p for p in pods}.values()
+        too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
+        if too_big is not None:
+            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.NO_NODE_SHAPE, too_big))
+            continue
+        if cycle.verdict != Verdict.UNSCHEDULABLE:
+            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict)))
+            continue
+        budget = GroupBudget(
+            work=min(MAX_GROUP_PLACEMENT_WORK, shared.work), deadline=shared.deadline, bound=shared.bound
+        )
+        before = budget.work
+        out[key] = CauseSizing(blocking, size_group(snapshot, cycle, pods, config, None, budget, bases))
+        shared.work -= before - budget.work
     return out

@@ -6,6 +6,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from podwhy.analysis.autoscaling import AutoscalingAnalysis, GroupOutcome, Reason
+from podwhy.analysis.autoscaling.base import KARPENTER
+from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
+from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
 from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
     RESOURCE_FIT,
@@ -13,7 +17,16 @@ from podwhy.analysis.suggest.base import (
     _failing,
     _Verifier,
 )
-from podwhy.analysis.suggest.facts import AddNode, KeptOff, PortsTakenByStartup, ShortBesideStartup
+from podwhy.analysis.suggest.facts import (
+    AddNode,
+    InAutoscalerGroup,
+    InNoGroup,
+    KeptOff,
+    NoAutoscalerKnown,
+    NodeAdder,
+    PortsTakenByStartup,
+    ShortBesideStartup,
+)
 from podwhy.analysis.suggest.patches import _builtins
 from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
@@ -87,6 +100,54 @@ def _fit_plugin(framework: Framework | None) -> Fit | None:
     return fit if isinstance(fit, Fit) else None
 
 
+def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder | None:
+    """Who would add a node like NODE, by the autoscalers' view of the pod: the one verdict of the
+    group it belongs to, no autoscaler known, or none of their groups; None without a view."""
+    if analysis is None:
+        return None
+    if not analysis.views:
+        return NoAutoscalerKnown(analysis.none_found)
+    for view in analysis.views:
+        for finding in view.groups:
+            member = (
+                node.metadata.labels.get(NODEPOOL_LABEL) == finding.group
+                if view.autoscaler == KARPENTER
+                else bool(group_nodes(finding.group, [node]))
+            )
+            if member:
+                at_max = finding.reason is Reason.GROUP_AT_MAX_SIZE
+                size = finding.data.get("maxSize") if at_max else None
+                return InAutoscalerGroup(
+                    view.autoscaler,
+                    finding.group,
+                    finding.outcome,
+                    finding.reason,
+                    size if isinstance(size, int) else None,
+                )
+    return InNoGroup(tuple(view.autoscaler for view in analysis.views))
+
+
+def scale_command(like: str, count: int, adder: NodeAdder | None) -> str:
+    """The comment a suggestion to add COUNT nodes like LIKE gives for a command: what to do, by
+    its group's one verdict (a node group's size is cloud configuration, never an invented command)."""
+    nodes = "a node" if count == 1 else f"{count} nodes"
+    scale = f"scale the node group of {like} up by {count}"
+    match adder:
+        case None:
+            return f"# {scale}"
+        case NoAutoscalerKnown():
+            return f"# {scale} (by hand: no autoscaler is known to add {nodes} like it)"
+        case InNoGroup(autoscalers):
+            return f"# add {nodes} like {like} (by hand: it is in no node group of {', '.join(autoscalers)})"
+        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
+            return f"# nothing to run: {autoscaler} can add {nodes} like {like} to its group {group}"
+        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
+            at = f" ({size})" if size is not None else ""
+            return f"# raise the max size of {group}{at} first: {autoscaler} adds no node to it before"
+        case InAutoscalerGroup(autoscaler, group):
+            return f"# {scale} (its group {group}: {autoscaler} adds none for this pod now)"
+
+
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
@@ -94,13 +155,14 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         feasible = v.with_snapshot(changed)
         if feasible is None:
             continue
+        adder = node_adder(v.autoscaling, nodes[name])
         return [
             Suggestion(
-                AddNode(name, startup_counts(startup_pods(v.snapshot, name))),
+                AddNode(name, startup_counts(startup_pods(v.snapshot, name)), adder),
                 nodes=feasible,
                 # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],
-                command=f"# scale the node group of {name} up by 1 (the cluster autoscaler would add a node like it)",
+                command=scale_command(name, 1, adder),
             )
         ]
     return []

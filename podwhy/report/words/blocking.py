@@ -13,7 +13,7 @@ from podwhy.analysis.blocking import (
     TooSmall,
     UntoleratedTaint,
 )
-from podwhy.report.words.suggest import amount_text
+from podwhy.report.words.cells import short_amount
 
 # Nodes named in a cause before "and N more".
 MAX_NODES_NAMED = 3
@@ -57,13 +57,13 @@ def blocking_text(cause: BlockingCause) -> str:
         case TooSmall(resource="pods"):
             return f"{_are(cause.nodes, 'hold', 'holds')} as many pods as allowed"
         case TooSmall():
-            needs = f"needs {cause.resource} {amount_text(cause.resource, cause.requested)}"
-            most = f"{amount_text(cause.resource, cause.most_free)} ({cause.most_free_node})"
+            needs = f"needs {cause.resource} {short_amount(cause.resource, cause.requested, up=True)}"
+            most = f"{short_amount(cause.resource, cause.most_free)} ({cause.most_free_node})"
             if cause.every_node:
                 count = len(cause.nodes)
                 return f"{needs}; the most free on any node is {most}; {_count(count, 'node')} {_be(count)} too small"
             if len(cause.nodes) == 1:
-                return f"{needs}; {cause.most_free_node} has {amount_text(cause.resource, cause.most_free)} free"
+                return f"{needs}; {cause.most_free_node} has {short_amount(cause.resource, cause.most_free)} free"
             return f"{needs}; {nodes_text(cause.nodes)} are too small: the most free of them is {most}"
         case NotAdvertised():
             if cause.every_node:

@@ -65,15 +65,19 @@ def column_header(plugin: str, wide: bool) -> str:
     return plugin if wide else COLUMN_WORDS.get(plugin, plugin)
 
 
-def short_amount(resource: str, amount: int) -> str:
+def short_amount(resource: str, amount: int, up: bool = False) -> str:
     """An amount as a cell shows it: memory-like ones in their largest unit, to a tenth when not
-    round ("3.7Gi"); others as everywhere (amount_text: "1400m")."""
+    round, rounded down ("3.4Gi" free: never more than there is) or, with UP, up (a request: never
+    less than it asks); others as everywhere (amount_text: "1400m")."""
     binary = resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
     if binary:
         for unit, size in BINARY_UNITS:
             if amount >= size:
                 whole, rest = divmod(amount, size)
-                return f"{whole}{unit}" if not rest else f"{amount / size:.1f}{unit}"
+                if not rest:
+                    return f"{whole}{unit}"
+                tenths = -(-amount * 10 // size) if up else amount * 10 // size
+                return f"{tenths // 10}.{tenths % 10}{unit}"
     return amount_text(resource, amount)
 
 
@@ -91,7 +95,7 @@ def _resource_facts(evidence: Sequence[ResourceEvidence]) -> list[str]:
         by_resource.setdefault(e.resource, []).append(e)
     out: list[str] = []
     for resource, seen in by_resource.items():
-        needs = short_amount(resource, seen[0].requested)
+        needs = short_amount(resource, seen[0].requested, up=True)
         if resource == "pods":
             out.append(f"pods: full ({_span(resource, [e.allocatable for e in seen])} allowed)")
         elif is_extended_resource_name(resource) and all(e.allocatable == 0 for e in seen):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from podwhy.analysis.autoscaling import GroupOutcome, Reason
 from podwhy.analysis.suggest.base import Suggestion
 from podwhy.analysis.suggest.facts import (
     AddNode,
@@ -22,14 +23,18 @@ from podwhy.analysis.suggest.facts import (
     FitsThen,
     GroupNeeds,
     GroupNotSized,
+    InAutoscalerGroup,
+    InNoGroup,
     KeptOff,
     LabelNode,
     LabelReplaced,
     LowerRequest,
     NoAffinityFix,
+    NoAutoscalerKnown,
     NoCopy,
     NoCount,
     NoCycle,
+    NodeAdder,
     NoResourceFix,
     NotChecked,
     Note,
@@ -224,15 +229,17 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
             return f"label node {node} with {key}={value}, which the pod's node selection requires{others}" + (
                 _replaced(node, key, replaced) if replaced is not None else ""
             )
-        case AddNode(like, startup):
-            return f"add 1 node shaped like {like} ({startup_text(startup, like)}): the pod fits on it"
-        case AddNodesForGroup(pods, owner, count, like, startup):
+        case AddNode(like, startup, adder):
+            return f"add 1 node shaped like {like} ({startup_text(startup, like)}): the pod fits on it" + adder_text(
+                adder, 1
+            )
+        case AddNodesForGroup(pods, owner, count, like, startup, adder):
             need = "needs" if pods == 1 else "need"
             return (
                 f"{pods_text(pods, owner)} {need} {_more_nodes(count)} shaped like {like} "
                 f"({startup_text(startup, like)}): placed one after another as the scheduler would, "
                 f"{'it fits' if pods == 1 else 'all of them fit'}"
-            )
+            ) + adder_text(adder, count)
         case EvictPods(node, victims, budgets_unknown):
             budgets = (
                 "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
@@ -298,6 +305,25 @@ def suggestion_text(suggestion: Suggestion) -> str:
             " (the snapshot is redacted: the pod's merge patch lacks what --redact removed; run the command instead)"
         )
     return text
+
+
+def adder_text(adder: NodeAdder | None, count: int) -> str:
+    """Who would add the nodes: the one verdict of their autoscaler group, or that none is known."""
+    them = "it" if count == 1 else "them"
+    match adder:
+        case None:
+            return ""
+        case NoAutoscalerKnown(vouched):
+            return f"; {'the cluster runs no autoscaler' if vouched else 'no autoscaler is known'}: add {them} by hand"
+        case InNoGroup(autoscalers):
+            return f"; it is in no node group of {', '.join(autoscalers)}: add {them} by hand"
+        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
+            return f"; {autoscaler} can add {them} to its group {group}"
+        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
+            at = f" ({size}/{size})" if size is not None else ""
+            return f"; its group {group} is at its max size{at}: {autoscaler} adds {them} once that is raised"
+        case InAutoscalerGroup(autoscaler, group):
+            return f"; {autoscaler} adds none to its group {group} for this pod now (Autoscaling says why)"
 
 
 def _more_nodes(count: int) -> str:
@@ -399,6 +425,17 @@ def sizing_text(note: SizingNote) -> str:
             return f"not sized: too little is left of {_bound(bound)}"
         case RunAgain(verdict):
             return f"not sized: run again, its first pod is {verdict}"
+
+
+def estimate_text(note: SizingNote, pods: int) -> str:
+    """`pending`'s summary: the nodes that would hold every pod of one cause, placed together."""
+    if isinstance(note, Sized):
+        fewer = f"; with {note.count - 1} not all of them do" if note.count > 1 else ""
+        every = "it" if pods == 1 else f"all {pods}"
+        hold = "holds" if note.count == 1 else "hold"
+        placed = "placed together one after another"
+        return f"{_more_nodes(note.count)} shaped like {note.like} {hold} {every}, {placed}{fewer}"
+    return sizing_text(note)
 
 
 def note_text(note: Note) -> str:
