@@ -372,6 +372,19 @@ def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> No
     return NoCopy(tuple(CopyKeeps(plugin, why, n) for (plugin, why), n in counts.items()))
 
 
+def _framework_of(
+    pod: o.Pod, config: SchedulerConfig, bases: dict[str, Framework], snapshot: Snapshot, names: frozenset[str]
+) -> Framework | None:
+    """The framework of POD's profile over SNAPSHOT, made once per profile (kept in BASES); None
+    when no profile has the pod's schedulerName."""
+    profile = profile_for_pod(config, pod)
+    if profile is None:
+        return None
+    if profile.scheduler_name not in bases:
+        bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
+    return bases[profile.scheduler_name]
+
+
 def size_group(
     snapshot: Snapshot,
     cycle: CycleOutcome,
@@ -401,12 +414,9 @@ def size_group(
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)
-    for pod in pods:
-        profile = profile_for_pod(config, pod)
-        if profile is not None and profile.scheduler_name not in bases:
-            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
-    profile = profile_for_pod(config, pods[0])
-    base = bases.get(profile.scheduler_name) if profile is not None else None
+    for pod in pods[1:]:
+        _framework_of(pod, config, bases, snapshot, names)
+    base = _framework_of(pods[0], config, bases, snapshot, names)
     candidates = _copy_candidates(snapshot, cycle, _fit_plugin(base))
     if not candidates:
         return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(snapshot, cycle, _fit_plugin(base)))
@@ -523,12 +533,9 @@ def size_groups(
     sized = 0
     out: dict[GroupKey, GroupSizing] = {}
     for key, pods in ordered:
-        profile = profile_for_pod(config, pods[0])
-        if profile is None:
+        framework = _framework_of(pods[0], config, bases, snapshot, names)
+        if framework is None:
             continue
-        if profile.scheduler_name not in bases:
-            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
-        framework = bases[profile.scheduler_name]
         distinct = {spec_signature(p): p for p in pods}.values()
         too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
         if too_big is not None:
@@ -607,12 +614,9 @@ def size_causes(
     out: dict[CauseKey, CauseSizing] = {}
     for key, items in ordered:
         pods = [item.pod for item in items]
-        profile = profile_for_pod(config, pods[0])
-        if profile is None:
+        framework = _framework_of(pods[0], config, bases, snapshot, names)
+        if framework is None:
             continue
-        if profile.scheduler_name not in bases:
-            bases[profile.scheduler_name] = make_framework(snapshot, profile, names)
-        framework = bases[profile.scheduler_name]
         with gc_deferred():
             cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
         blocking = blocking_causes(cycle, snapshot.nodes)
