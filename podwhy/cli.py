@@ -168,8 +168,8 @@ RequestTimeoutOption = Annotated[
         "--request-timeout",
         parser=parse_duration,
         metavar="DURATION",
-        help="How long each API request may take, its whole answer included: seconds or a duration"
-        " (30s, 2m); 0 for no limit. Default 60s.",
+        help="How long each API request (and the kubeconfig's exec credential plugin) may take, its whole answer"
+        " included: seconds or a duration (30s, 2m); 0 for no limit. Default 60s.",
     ),
 ]
 QuietOption = Annotated[
