@@ -45,6 +45,8 @@ DEFAULT_REQUEST_TIMEOUT = 60.0
 _CHUNK = 1 << 16
 # Lists fetched at once; the client's connection pool is sized to match.
 CONCURRENCY = 6
+# The fetch's worker threads are named after this.
+FETCH_THREADS = "podwhy-fetch"
 # 5xx and 429 answers are retried this many times, with a short backoff.
 RETRIES = 3
 RETRY_BACKOFF_S = 0.2
@@ -516,14 +518,22 @@ class LiveSource:
                 selector = f"involvedObject.kind=ConfigMap,involvedObject.name={CA_STATUS.name}"
                 jobs.append((CA_STATUS_EVENTS, [CA_STATUS_EVENTS], CA_STATUS.namespace, selector))
                 self._state.kinds_total += 1
-        with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
-            version = pool.submit(self._server_version)
-            futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
-            for resource, future in futures:
-                listed, outcome = future.result()
-                out[listed or resource] = outcome
-            self.server_version = version.result()
-            return out
+        pool = ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix=FETCH_THREADS)
+        try:
+            with gc_paused():
+                version = pool.submit(self._server_version)
+                futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
+                for resource, future in futures:
+                    listed, outcome = future.result()
+                    out[listed or resource] = outcome
+                self.server_version = version.result()
+        except KeyboardInterrupt:
+            # Ctrl-C: no waiting for the requests in flight (an API server may hold one for the
+            # request timeout); the command line exits without them (cli: _Group.main).
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return out
 
     def _server_version(self) -> str:
         """The API server's gitVersion; "" when it does not say (podwhy then looks elsewhere)."""
