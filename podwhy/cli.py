@@ -6,9 +6,10 @@ import os
 import re
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
@@ -29,6 +30,9 @@ PROGRAM = "podwhy"
 # kubectl runs `kubectl-podwhy` (pyproject's second entry point) for `kubectl podwhy ...`.
 KUBECTL_PLUGIN = "kubectl-podwhy"
 KUBECTL_PLUGIN_NAME = "kubectl podwhy"
+# The exit code of Ctrl-C (ExitCode.INTERRUPTED, the shell's 128 + SIGINT), as typer ends a
+# KeyboardInterrupt; no other podwhy exit is 130.
+INTERRUPTED = int(ExitCode.INTERRUPTED)
 
 
 def _program_name() -> str | None:
@@ -77,11 +81,28 @@ class _Group(TyperGroup):
         except typer.TyperException as exc:
             code = _usage_error(exc)
         except typer.Abort:
+            code = INTERRUPTED
+        if code == INTERRUPTED:  # typer's word for Ctrl-C is this code alone: one line says it
             print("podwhy: aborted", file=sys.stderr)
-            code = int(ExitCode.INTERRUPTED)
+            if standalone_mode:
+                _exit_now_if_fetching(code)
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_now_if_fetching(code: int) -> None:
+    """Ctrl-C during a live fetch: exit at once, after flushing stdout and stderr. The fetch's
+    worker threads may be waiting on the API server (for as long as the request timeout), and the
+    interpreter's exit would wait for them; every `finally` (a snapshot's half-written file
+    removed) has already run."""
+    from podwhy.snapshot.live import FETCH_THREADS
+
+    if any(t.name.startswith(FETCH_THREADS) and t.is_alive() for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
 
 
 class _Command(TyperCommand):
@@ -168,8 +189,8 @@ RequestTimeoutOption = Annotated[
         "--request-timeout",
         parser=parse_duration,
         metavar="DURATION",
-        help="How long each API request may take, its whole answer included: seconds or a duration"
-        " (30s, 2m); 0 for no limit. Default 60s.",
+        help="How long each API request (and the kubeconfig's exec credential plugin) may take, its whole answer"
+        " included: seconds or a duration (30s, 2m); 0 for no limit. Default 60s.",
     ),
 ]
 QuietOption = Annotated[

@@ -52,6 +52,14 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+# The long hostile-input run (tests/test_fuzz_hostile.py): thousands of generated clusters through
+# the decoder and every renderer.
+settings.register_profile(
+    "fuzz",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

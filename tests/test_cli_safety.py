@@ -422,6 +422,8 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_partial_one(tmp_path: P
 
 
 RUN = "from podwhy.cli import app; app()"
+# Ctrl-C raises KeyboardInterrupt, as in a terminal (a shell's background job would ignore SIGINT).
+RUN_INTERRUPTIBLE = f"import signal; signal.signal(signal.SIGINT, signal.default_int_handler); {RUN}"
 NODE_ITEMS = {("Node", "v1"): [msgspec.Raw(b'{"metadata": {"name": "n1"}}')]}
 
 
@@ -492,4 +494,36 @@ def test_sigterm_during_a_snapshot_leaves_the_old_file_and_no_partial_one(tmp_pa
             if process.poll() is None:
                 process.kill()
     assert process.returncode == 143 and b"podwhy: terminated" in err
+    assert dump.read_text() == "old" and [p.name for p in dump.parent.iterdir()] == ["dump.json"]
+
+
+@pytest.mark.parametrize("command", ["snapshot", "explain"])
+def test_sigint_during_a_held_fetch_exits_at_once(command: str, tmp_path: Path) -> None:
+    """Ctrl-C while the fetch's worker threads wait on a request the API server holds open: exit
+    130 at once (not when the request timeout ends the held request), one line, no traceback, and
+    for `snapshot` the old file untouched with no `.partial` left."""
+    import signal
+
+    dump = tmp_path / "out" / "dump.json"
+    dump.parent.mkdir()
+    dump.write_text("old")
+    args = ["snapshot", "-o", str(dump)] if command == "snapshot" else ["explain", "shop/checkout-7c9d8b6f5-m4x2q"]
+    args += ["--request-timeout", "300s", "-q"]
+    with FakeApiServer(load_objects(EXAMPLE), hold={"pods"}) as server:
+        config = server.kubeconfig(tmp_path / "config")
+        process = subprocess.Popen(
+            [sys.executable, "-c", RUN_INTERRUPTIBLE, *args, "--kubeconfig", str(config)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert server.holding.wait(120), "the fetch never reached the pods"
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)  # the held request would last 300 s
+        finally:
+            if process.poll() is None:
+                process.kill()
+            server.release.set()
+    assert process.returncode == 130, err
+    assert out == b"" and [line for line in err.decode().splitlines() if line] == ["podwhy: aborted"]
     assert dump.read_text() == "old" and [p.name for p in dump.parent.iterdir()] == ["dump.json"]

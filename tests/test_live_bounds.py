@@ -5,7 +5,9 @@ not give stop podwhy instead of a silent anonymous request."""
 
 from __future__ import annotations
 
+import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -153,3 +155,75 @@ def test_an_exec_plugin_that_gives_no_credentials_stops_podwhy(tmp_path: Path) -
         code, _, err = run("explain", POD, "--kubeconfig", str(config), "-q")
         assert server.requests == []
     assert code == 3 and "the kubeconfig's user 'u' gave no credentials: its exec plugin failed" in one_line(err)
+
+
+def _plugin(path: Path, body: str) -> Path:
+    """An exec credential plugin: a Python script (run by this interpreter) printing BODY's output."""
+    path.write_text(f"#!{sys.executable}\nimport json, sys, time\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def _exec_user(plugin: Path) -> dict[str, object]:
+    return {
+        "exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin), "interactiveMode": "Never"}
+    }
+
+
+def test_an_exec_plugin_that_hangs_is_stopped_at_the_request_timeout(tmp_path: Path) -> None:
+    """The client waits for an exec plugin without a limit: podwhy gives it the request timeout,
+    stops it there (with what it started) and names it, before any request."""
+    pids = tmp_path / "pids"
+    plugin = _plugin(
+        tmp_path / "slow-plugin",
+        "import os, subprocess\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "time.sleep(600)",
+    )
+    with FakeApiServer(load_objects(EXAMPLE)) as server:
+        config = _kubeconfig(tmp_path / "config", server.url, _exec_user(plugin))
+        started = time.monotonic()
+        code, out, err = run("explain", POD, "--kubeconfig", str(config), "--request-timeout", "1500ms", "-q")
+        elapsed = time.monotonic() - started
+        assert server.requests == []
+    assert (code, out) == (3, "")
+    assert one_line(err) == (
+        f'podwhy: error: the kubeconfig\'s exec credential plugin "{plugin}" did not answer within 1.5s'
+        " (user 'u'); it was stopped (raise --request-timeout; 0 for no limit)"
+    )
+    assert elapsed < 30
+    for pid in map(int, pids.read_text().split()):  # the plugin and its child are gone
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_an_exec_plugin_within_the_timeout_gives_its_token(tmp_path: Path) -> None:
+    """A plugin run within podwhy's limit gets what the client gives it (its args,
+    KUBERNETES_EXEC_INFO), and the API server gets its token."""
+    seen = tmp_path / "seen"
+    plugin = _plugin(
+        tmp_path / "plugin",
+        "import os\n"
+        f"open({str(seen)!r}, 'w').write(json.dumps([sys.argv[1:], json.loads(os.environ['KUBERNETES_EXEC_INFO'])]))\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential',"
+        " 'status': {'token': 'from-the-plugin'}}))",
+    )
+    with FakeApiServer(load_objects(EXAMPLE), token="from-the-plugin") as server:
+        user = _exec_user(plugin)
+        user["exec"]["args"] = ["get-token", "--cluster", "c"]  # type: ignore[index]
+        config = _kubeconfig(tmp_path / "config", server.url, user)
+        code, _, err = run("explain", POD, "--kubeconfig", str(config), "--request-timeout", "20s", "-q")
+    assert code in (0, 1), err
+    args, info = json.loads(seen.read_text())
+    assert args == ["get-token", "--cluster", "c"] and info["kind"] == "ExecCredential"

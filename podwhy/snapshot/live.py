@@ -9,6 +9,7 @@ clusters never exist as Python dicts. Only GET requests are ever sent.
 
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import sys
@@ -25,9 +26,10 @@ import yaml
 
 import podwhy
 from podwhy import clock
-from podwhy.errors import PodwhyError, UsageError
+from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
+from podwhy.snapshot import execlimit
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode
 from podwhy.snapshot.limits import max_input_bytes, too_large
@@ -43,6 +45,8 @@ DEFAULT_REQUEST_TIMEOUT = 60.0
 _CHUNK = 1 << 16
 # Lists fetched at once; the client's connection pool is sized to match.
 CONCURRENCY = 6
+# The fetch's worker threads are named after this.
+FETCH_THREADS = "podwhy-fetch"
 # 5xx and 429 answers are retried this many times, with a short backoff.
 RETRIES = 3
 RETRY_BACKOFF_S = 0.2
@@ -281,10 +285,8 @@ class LiveSource:
             else:
                 _check_kubeconfig_files(self.kubeconfig)
                 self._namespace = _context_namespace(self.kubeconfig, self.context)
-                config.load_kube_config(
-                    config_file=self.kubeconfig, context=self.context, client_configuration=configuration
-                )
-                _check_credentials(configuration, self.kubeconfig, self.context)
+                logged = _load_kube_config(configuration, self.kubeconfig, self.context, self._timeout)
+                _check_credentials(configuration, self.kubeconfig, self.context, logged, self._timeout)
         except ConfigException as exc:
             raise PodwhyError(f"cannot load the Kubernetes configuration: {_first_line(exc)}") from None
         except FileNotFoundError as exc:
@@ -300,6 +302,11 @@ class LiveSource:
         self._api = client.ApiClient(configuration)
         self._api.user_agent = user_agent()  # audit logs name podwhy and its version
         return self._namespace
+
+    @property
+    def _timeout(self) -> float:
+        """The request timeout in seconds (0: none)."""
+        return DEFAULT_REQUEST_TIMEOUT if self.request_timeout is None else self.request_timeout
 
     @property
     def host(self) -> str:
@@ -325,7 +332,7 @@ class LiveSource:
             attempt += 1
             with self._lock:
                 self._state.requests += 1
-            timeout = DEFAULT_REQUEST_TIMEOUT if self.request_timeout is None else self.request_timeout
+            timeout = self._timeout
             deadline = time.monotonic() + timeout if timeout else None
             try:
                 response = api.call_api(method, url, header_params=headers, _request_timeout=timeout or None)
@@ -511,14 +518,22 @@ class LiveSource:
                 selector = f"involvedObject.kind=ConfigMap,involvedObject.name={CA_STATUS.name}"
                 jobs.append((CA_STATUS_EVENTS, [CA_STATUS_EVENTS], CA_STATUS.namespace, selector))
                 self._state.kinds_total += 1
-        with gc_paused(), ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
-            version = pool.submit(self._server_version)
-            futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
-            for resource, future in futures:
-                listed, outcome = future.result()
-                out[listed or resource] = outcome
-            self.server_version = version.result()
-            return out
+        pool = ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix=FETCH_THREADS)
+        try:
+            with gc_paused():
+                version = pool.submit(self._server_version)
+                futures = [(job[0], pool.submit(self._fetch_any, *job[1:], raw)) for job in jobs]
+                for resource, future in futures:
+                    listed, outcome = future.result()
+                    out[listed or resource] = outcome
+                self.server_version = version.result()
+        except KeyboardInterrupt:
+            # Ctrl-C: no waiting for the requests in flight (an API server may hold one for the
+            # request timeout); the command line exits without them (cli: _Group.main).
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return out
 
     def _server_version(self) -> str:
         """The API server's gitVersion; "" when it does not say (podwhy then looks elsewhere)."""
@@ -668,10 +683,72 @@ def _check_kubeconfig_files(kubeconfig: str | None) -> None:
         )
 
 
-def _check_credentials(configuration: Any, kubeconfig: str | None, context: str | None) -> None:
+class _Logged(logging.Handler):
+    """What the client logs while it loads credentials (a failed exec plugin is only logged)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _load_kube_config(configuration: Any, kubeconfig: str | None, context: str | None, timeout: float) -> list[str]:
+    """config.load_kube_config, with every user's exec plugin run within TIMEOUT seconds (the
+    client waits for one without a limit); returns what the client logged meanwhile."""
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KUBE_CONFIG_DEFAULT_LOCATION, KubeConfigLoader, KubeConfigMerger
+
+    merger = KubeConfigMerger(kubeconfig if kubeconfig is not None else KUBE_CONFIG_DEFAULT_LOCATION)
+    if merger.config is None:
+        raise ConfigException("Invalid kube-config file. No configuration found.")
+    if timeout:
+        _bound_exec_plugins(merger.config, timeout)
+    loader = KubeConfigLoader(
+        config_dict=merger.config, active_context=context, config_base_path=None, config_persister=merger.save_changes
+    )
+    logged = _Logged()
+    root = logging.getLogger()
+    root.addHandler(logged)
+    try:
+        loader.load_and_set(configuration)
+    finally:
+        root.removeHandler(logged)
+    return logged.messages
+
+
+def _bound_exec_plugins(merged: Any, timeout: float) -> None:
+    """Each user of the merged kubeconfig (a ConfigNode) whose `exec` runs a plugin runs it through
+    execlimit.py instead, within TIMEOUT. The user is replaced by a copy: the files are not changed,
+    nor what the client may save back to them (refreshed tokens)."""
+    from kubernetes.config.kube_config import ConfigNode
+
+    users = merged.value.get("users") or []
+    for i, node in enumerate(users):
+        value = node.value if isinstance(node, ConfigNode) else node
+        plugin = (value.get("user") or {}).get("exec") if isinstance(value, dict) else None
+        if not isinstance(plugin, dict) or not isinstance(plugin.get("command"), str):
+            continue
+        bounded = {
+            **plugin,
+            "command": sys.executable,
+            "args": ["-P", execlimit.__file__, f"{timeout:g}", plugin["command"], *(plugin.get("args") or [])],
+        }
+        copy = {**value, "user": {**value["user"], "exec": bounded}}
+        users[i] = ConfigNode(node.name, copy, node.path) if isinstance(node, ConfigNode) else copy
+
+
+def _check_credentials(
+    configuration: Any, kubeconfig: str | None, context: str | None, logged: list[str], timeout: float
+) -> None:
     """A user entry with an exec plugin (or auth-provider) that gave no credentials: the client
-    logs the failure and goes on anonymously; podwhy stops and says so."""
-    if configuration.api_key.get("authorization") or configuration.cert_file:
+    logs the failure and goes on anonymously; podwhy stops and says so (one line, the client's
+    words in it: LOGGED). A plugin that did not answer within TIMEOUT is named with the limit."""
+    # The client keeps a token as api_key["BearerToken"] (older releases: "authorization").
+    if configuration.api_key.get("BearerToken") or configuration.api_key.get("authorization"):
+        return
+    if configuration.cert_file:
         return
     # The files merged as kubectl merges them: the first to name a context, a user, wins.
     docs = []
@@ -687,12 +764,20 @@ def _check_credentials(configuration: Any, kubeconfig: str | None, context: str 
     users = [u for d in docs for u in d.get("users") or [] if isinstance(u, dict)]
     user = next((u for u in users if u.get("name") == user_name), None)
     entry = (user or {}).get("user") or {}
+    plugin = entry.get("exec")
+    if isinstance(plugin, dict) and any(execlimit.TIMEOUT_MARKER in m for m in logged):
+        raise PodwhyError(
+            f'the kubeconfig\'s exec credential plugin "{plugin.get("command")}" did not answer'
+            f" within {timeout:g}s (user {user_name!r}); it was stopped",
+            hint="raise --request-timeout; 0 for no limit",
+        )
+    said = f": {one_line(logged[-1])[:300]}" if logged else ""
     for way in ("exec", "auth-provider"):
         if way in entry:
             raise PodwhyError(
                 f"the kubeconfig's user {user_name!r} gave no credentials: its {way} plugin failed or printed"
-                " neither a token nor a client certificate and key",
-                hint="run the plugin's command by hand to see its error; the Kubernetes client only logs it",
+                f" neither a token nor a client certificate and key{said}",
+                hint="run the plugin's command by hand to see its error",
             )
 
 
