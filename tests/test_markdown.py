@@ -56,5 +56,5 @@ def test_explain_in_markdown() -> None:
     code, out = run("explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE))
     assert code == 1
     assert out.startswith("### podwhy explain\n\n**shop/checkout-7c9d8b6f5-m4x2q: Unschedulable**\n")
-    assert "| 2 (worker-a1, worker-b1) | NodeResourcesFit: Insufficient cpu |" in out
+    assert "| 2 (worker-a1, worker-b1) | cpu: needs 2, free 1400m |" in out
     assert "suggestions, each verified</summary>" in out

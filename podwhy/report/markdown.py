@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
-from podwhy.report.model import CheckReport, PendingReport, Report, WorkloadReport
+from podwhy.report.model import CheckReport, NodeReport, PendingReport, Report, WorkloadReport
 from podwhy.report.safe import made_safe
 from podwhy.report.table import check_summary, owners_text, pending_headline, pending_row, pending_scope
+from podwhy.report.words.cells import why_cell
 from podwhy.report.words.fate import fate_text
 
 # What could make cluster text more than text in a rendered comment. A backslash is doubled
@@ -140,15 +141,19 @@ def render_explain(report: Report) -> str:
     if report.causes:
         lines += [*(f"- {cell(cause.text)}" for cause in report.causes), ""]
     # Nodes grouped by where kube-scheduler stopped on them.
-    stopped: dict[str, list[str]] = defaultdict(list)
+    stopped: dict[tuple[str, ...], list[NodeReport]] = defaultdict(list)
     for node in report.nodes:
         failure = node.firstFailure
-        why = "fits" if failure is None else f"{failure.plugin}: {'; '.join(failure.reasons)}"
-        stopped[why].append(node.name)
-    rows = [
-        [f"{len(names)} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})", why]
-        for why, names in stopped.items()
-    ]
+        stopped[() if failure is None else (failure.plugin, *failure.reasons)].append(node)
+    rows = []
+    for key, nodes in stopped.items():
+        names = [n.name for n in nodes]
+        # In short with the group's numbers, as the table says it ("cpu: needs 2, free 1400m").
+        statuses = [n.filter(n.firstFailure.plugin) or n.firstFailure for n in nodes if n.firstFailure is not None]
+        facts = why_cell([statuses]) if key else []
+        rows.append(
+            [f"{len(names)} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})", "; ".join(facts) or "fits"]
+        )
     lines += _table(["Nodes", "Where the scheduler stopped"], rows)
     if report.autoscaling is not None:
         lines += ["", f"**Autoscaling:** {cell(report.autoscaling.summary)}"]

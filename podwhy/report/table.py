@@ -274,7 +274,8 @@ def render_table(
     ]
     columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
     if skipped:
-        console.print(f"Not needed for this pod (Skip): {', '.join(skipped)}")
+        said = ", ".join(_one_line(column_header(name, wide)) for name in skipped)
+        _say(console, f"Not needed for this pod (Skip): {escape(said)}", 0)
     groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
     for verdict in report.nodes:
         key: object = verdict.name if wide else _signature(verdict)
