@@ -658,3 +658,25 @@ def autoscaling_line_of(report: Any) -> str:
     from podwhy.report.table import autoscaling_line
 
     return autoscaling_line(report)
+
+
+def test_pending_gives_a_group_one_lever_when_several_node_groups_are_at_their_max_size() -> None:
+    from podwhy.engine import PendingRequest, pending
+
+    pods = [make_pod(f"web-{i}").owner("ReplicaSet", "web-5f7c9").req(cpu="2").obj() for i in range(3)]
+    busy_b = make_pod("busy-b").node("w2").req(cpu="3").obj()
+    groups = [{"name": name, "target": 1, "ready": 1, "max": 1} for name in ("ng-a", "ng-b")]
+    snapshot = _snapshot(_ready(_node("w1", "ng-a")), _ready(_node("w2", "ng-b")), BUSY, busy_b, *pods, _status(groups))
+
+    class Given:
+        def load(self) -> Snapshot:
+            return snapshot
+
+    report = pending(PendingRequest(Given(), "default"))
+    (group,) = [g for g in report.groups if g.verdict == Verdict.UNSCHEDULABLE]
+    raised = [s for s in group.suggestions if s.kind == "raiseGroupMaxSize"]
+    added = [s for s in group.suggestions if s.kind == "addNodesForGroup"]
+    assert len(raised) == 1 and len(added) == 1
+    # The lever raises the group of the node the sizing copied, by the nodes it adds.
+    like = "w1" if "shaped like w1" in added[0].summary else "w2"
+    assert f"ng-{'a' if like == 'w1' else 'b'}" in raised[0].summary and "from 1 to 3" in raised[0].summary

@@ -204,11 +204,12 @@ def _suggest_autoscaler_levers(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
 def group_levers(
     snapshot: Snapshot, analysis: AutoscalingAnalysis, sized: Suggestion | None, pods: int, owner: str | None
 ) -> list[Suggestion]:
-    """`podwhy pending`: a group's levers, from the autoscalers' view of its first pod: the max
-    size of a node group at its max size raised, by the nodes `sized` (the group's sizing) adds
-    when they are copies of a node of that group, else by 1."""
+    """`podwhy pending`: a group's lever, from the autoscalers' view of its first pod: the max size
+    of a node group at its max size raised — the group of the nodes `sized` (the group's sizing)
+    adds, by as many, else the first such group, by 1. One lever: raising one group is enough, and
+    a group listing every node group at its max size would bury its cause."""
     change = sized.change if sized is not None else None
-    out: list[Suggestion] = []
+    first: Suggestion | None = None
     for view in analysis.views:
         if view.excluded is not None:
             continue
@@ -219,6 +220,7 @@ def group_levers(
                 if like is not None and group_nodes(finding.group, [like]):
                     needs = GroupNeeds(pods, owner, change.count)
             made = raise_max_size(finding, needs)
-            if made is not None:
-                out.append(made)
-    return out
+            if made is not None and needs is not None:
+                return [made]
+            first = first or made
+    return [first] if first is not None else []
