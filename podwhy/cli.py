@@ -30,9 +30,6 @@ PROGRAM = "podwhy"
 # kubectl runs `kubectl-podwhy` (pyproject's second entry point) for `kubectl podwhy ...`.
 KUBECTL_PLUGIN = "kubectl-podwhy"
 KUBECTL_PLUGIN_NAME = "kubectl podwhy"
-# The exit code of Ctrl-C (ExitCode.INTERRUPTED, the shell's 128 + SIGINT), as typer ends a
-# KeyboardInterrupt; no other podwhy exit is 130.
-INTERRUPTED = int(ExitCode.INTERRUPTED)
 
 
 def _program_name() -> str | None:
@@ -81,8 +78,9 @@ class _Group(TyperGroup):
         except typer.TyperException as exc:
             code = _usage_error(exc)
         except typer.Abort:
-            code = INTERRUPTED
-        if code == INTERRUPTED:  # typer's word for Ctrl-C is this code alone: one line says it
+            code = int(ExitCode.INTERRUPTED)
+        # typer ends a KeyboardInterrupt with this code alone (no other podwhy exit is 130): one line says it
+        if code == ExitCode.INTERRUPTED:
             print("podwhy: aborted", file=sys.stderr)
             if standalone_mode:
                 _exit_now_if_fetching(code)

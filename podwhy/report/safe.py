@@ -101,37 +101,8 @@ class _Emitter(yaml.emitter.Emitter):
         super().process_scalar()
 
 
-class _Dumper(
-    _Emitter,
-    yaml.serializer.Serializer,
-    yaml.representer.SafeRepresenter,
-    yaml.resolver.Resolver,
-):
-    def __init__(self, stream: Any, **kwargs: Any) -> None:
-        _Emitter.__init__(
-            self,
-            stream,
-            canonical=kwargs.get("canonical"),
-            indent=kwargs.get("indent"),
-            width=kwargs.get("width"),
-            allow_unicode=kwargs.get("allow_unicode"),
-            line_break=kwargs.get("line_break"),
-        )
-        yaml.serializer.Serializer.__init__(
-            self,
-            encoding=kwargs.get("encoding"),
-            explicit_start=kwargs.get("explicit_start"),
-            explicit_end=kwargs.get("explicit_end"),
-            version=kwargs.get("version"),
-            tags=kwargs.get("tags"),
-        )
-        yaml.representer.SafeRepresenter.__init__(
-            self,
-            default_style=kwargs.get("default_style"),
-            default_flow_style=kwargs.get("default_flow_style", False),
-            sort_keys=kwargs.get("sort_keys", True),
-        )
-        yaml.resolver.Resolver.__init__(self)
+class _Dumper(_Emitter, yaml.SafeDumper):
+    """PyYAML's safe dumper with the emitter above (SafeDumper's own parts and arguments)."""
 
 
 def yaml_text(data: Any) -> str:
