@@ -18,6 +18,7 @@ from tests.conformance import (
     run_case,
     with_gz,
 )
+from tests.shared import SHARED, needs_shared
 
 # Recorded cases of features podwhy does not simulate yet, each with the feature it lacks
 # ("golden-v1.36/v36-021": "DRAExtendedResource: ..."): xfail(strict=True) until it does.
@@ -61,11 +62,10 @@ def test_cluster_info_dump_sample_agrees_with_its_recording(report_schema_valida
     assert compare(GOLDEN / "g0492", report) == []
 
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 SHARED_GOLDEN = SHARED / "golden"
 
 
-@pytest.mark.skipif(not SHARED_GOLDEN.is_dir(), reason="../shared/golden is not beside this clone")
+@needs_shared("golden")
 @pytest.mark.parametrize("name", ["golden", "golden-v1.33", "golden-v1.34", "golden-v1.36"])
 def test_fixtures_hold_the_shared_recordings(name: str) -> None:
     """fixtures/<name> is a copy of ../shared/<name>: same cases, same files, same contents (a

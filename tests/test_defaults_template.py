@@ -27,9 +27,9 @@ from podwhy.cluster.rawdefaults import (
 from podwhy.cluster.rollout import same_stored_template
 from podwhy.framework.versions import V1_33, V1_36
 from podwhy.snapshot import fastyaml
+from tests.shared import SHARED, needs_shared
 
 Json = dict[str, Any]
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 
 
 def _spec(**fields: Any) -> Json:
@@ -306,7 +306,7 @@ def _stored_objects(root: Path) -> Iterator[tuple[Path, Json]]:
                     yield path, obj  # an object an API server stored
 
 
-@pytest.mark.skipif(not (SHARED / "golden").is_dir(), reason="../shared is not beside this clone")
+@needs_shared("golden")
 def test_every_stored_pod_and_template_is_a_fixed_point() -> None:
     """Defaulting what an API server stored changes nothing: every recorded Pod (as a Pod) and every
     workload's template, but g0012's target, which the recording gave the scheduler directly (see

@@ -104,10 +104,10 @@ REGRESSIONS: list[tuple[str, bytes, str, str]] = [
     ("kind is a number (JSON)", _as(_with_kind(5), "json"), "json", "not a Kubernetes object"),
     ("kind is a list (YAML)", _as(_with_kind([]), "yaml"), "yaml", "its kind is list, not a string"),
     ("kind is null (YAML)", _as(_with_kind(None), "yaml"), "yaml", "its kind is null, not a string"),
-    # Bytes that are not UTF-8: msgspec's UnicodeDecodeError, and rapidyaml's output that
-    # could not be encoded again, were internal errors.
-    ("invalid UTF-8 (JSON)", _bad_utf8("json"), "json", "is invalid: 'utf-8' codec can't decode"),
-    ("invalid UTF-8 (YAML)", _bad_utf8("yaml"), "yaml", "malformed YAML"),
+    # Bytes that are not UTF-8: msgspec's UnicodeDecodeError (a DecodeError from msgspec 0.23 on),
+    # and rapidyaml's output that could not be encoded again, were internal errors.
+    ("invalid UTF-8 (JSON)", _bad_utf8("json"), "json", "the JSON is invalid: not UTF-8 text (byte 0xc3 at offset"),
+    ("invalid UTF-8 (YAML)", _bad_utf8("yaml"), "yaml", "malformed YAML: not UTF-8 text (byte 0xc3 at offset"),
     # Quantities beyond int64 overflowed float arithmetic in NodeResourcesBalancedAllocation.
     ("huge quantity", _as(_with_node_cpu("1e999"), "yaml"), "yaml", "quantity '1e999' is out of range"),
     ("huge YAML number", _as(_with_node_cpu(10**30), "yaml"), "yaml", "is out of range"),

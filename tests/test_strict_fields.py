@@ -21,9 +21,9 @@ from podwhy.framework.versions import DEFAULT, EMULATED
 from podwhy.model.fields import KINDS, STRUCTS
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode
+from tests.shared import SHARED, needs_shared
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 
 POD = """apiVersion: v1
 kind: Pod
@@ -368,6 +368,7 @@ def _recorded_clusters() -> dict[Path, set[int]]:
     return out
 
 
+@needs_shared("golden")
 def test_every_recorded_object_passes_with_its_release() -> None:
     clusters = _recorded_clusters()
     assert len(clusters) >= 250
@@ -396,6 +397,7 @@ REALWORLD_REFUSED = {
 }
 
 
+@needs_shared("realworld", "cases")
 def test_real_world_manifests_are_refused_only_where_the_api_server_would() -> None:
     cases = SHARED / "realworld" / "cases"
     found: dict[str, list[str]] = {}

@@ -6,6 +6,7 @@ render this model and nothing else, and `schema.json` is generated from it.
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -731,10 +732,30 @@ SCHEMA_INFO: dict[str, tuple[type[Report] | type[CheckReport] | type[PendingRepo
 def json_schema(kind: str = "Explanation") -> dict[str, Any]:
     """The JSON Schema of a report kind (Explanation, CheckReport or PendingReport), generated from the model."""
     model, schema_id, title = SCHEMA_INFO[kind]
-    schema: dict[str, Any] = msgspec.json.schema(model)
+    schema: dict[str, Any] = _canonical(msgspec.json.schema(model))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id,
         "title": title,
         **schema,
     }
+
+
+def _canonical(node: Any) -> Any:
+    """NODE with every `description` on one line (its words joined by single spaces) and the
+    alternatives of every `anyOf` in one order (by their JSON text).
+
+    The descriptions are the model's docstrings, whose indentation depends on the Python (3.13
+    strips it when compiling) and on msgspec (0.23 dedents them), and msgspec releases list an
+    optional field's alternatives in different orders: the schema is then the same bytes on
+    every Python and every msgspec release podwhy allows."""
+    if isinstance(node, list):
+        return [_canonical(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _canonical(value) for key, value in node.items()}
+    if isinstance(out.get("description"), str):
+        out["description"] = " ".join(out["description"].split())
+    if isinstance(out.get("anyOf"), list):
+        out["anyOf"] = sorted(out["anyOf"], key=lambda item: json.dumps(item, sort_keys=True))
+    return out

@@ -10,6 +10,7 @@ it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field u
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 import re
@@ -257,25 +258,51 @@ def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: 
     return out
 
 
+# How much of the input one UTF-8 check decodes at a time (memory stays bounded on large dumps).
+_UTF8_CHUNK = 1 << 24
+
+
+def not_utf8(data: bytes) -> str | None:
+    """Where DATA stops being UTF-8 text ("byte 0xc3 at offset 1234"), or None when it is UTF-8.
+
+    JSON and YAML are UTF-8 (RFC 8259; the API server serves nothing else). The whole input is
+    checked once, before any reader: msgspec checks only the strings it decodes and words the
+    failure differently from one release to the next, so the answer must not depend on it."""
+    if data.isascii():
+        return None
+    view = memoryview(data)
+    start = 0
+    while start < len(data):
+        end = min(len(data), start + _UTF8_CHUNK)
+        while start < end < len(data) and data[end] & 0xC0 == 0x80:  # not inside a character
+            end -= 1
+        try:
+            codecs.utf_8_decode(view[start:end], "strict", True)
+        except UnicodeDecodeError as exc:
+            at = start + exc.start
+            return f"byte 0x{data[at]:02x} at offset {at}"
+        start = end
+    return None
+
+
 def _decode(data: bytes, source: str, table: KindTable, skip_kindless: bool) -> Decoded:
     stripped = data.lstrip()
     if not stripped:
         return Decoded()
     if stripped[:1] == b"[":
         raise PodwhyError(f"{source}: a top-level JSON array is not a Kubernetes object or List")
-    if stripped[:1] == b"{":
-        try:
-            return _JsonReader(source, table, skip_kindless).read(data)
-        except UnicodeDecodeError as exc:  # msgspec checks UTF-8 only in the strings it decodes
-            raise PodwhyError(f"{source}: the JSON is invalid: {exc}") from None
+    json_input = stripped[:1] == b"{"
+    where = not_utf8(data)
+    if where is not None:
+        what = "the JSON is invalid" if json_input else "malformed YAML"
+        raise PodwhyError(f"{source}: {what}: not UTF-8 text ({where})")
+    if json_input:
+        return _JsonReader(source, table, skip_kindless).read(data)
     try:
         yaml11.check_aliases(data)  # before any reader expands them (limits.py)
     except yaml11.BoundError as exc:
         raise PodwhyError(f"{source}: malformed YAML: {exc.problem}") from None
-    try:
-        return _YamlReader(source, data, table, skip_kindless).read()
-    except UnicodeDecodeError as exc:
-        raise PodwhyError(f"{source}: malformed YAML: not UTF-8 text: {exc}") from None
+    return _YamlReader(source, data, table, skip_kindless).read()
 
 
 def _kindless(out: Decoded, source: str, where: str, skip: bool) -> None:
@@ -575,7 +602,7 @@ class _JsonReader:
             return
         try:
             obj = decode_typed(how.decoder, data)
-        except msgspec.ValidationError as exc:
+        except msgspec.DecodeError as exc:  # a ValidationError, or bytes msgspec will not read
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
         if how.convert is not None:
             obj = how.convert(obj)
