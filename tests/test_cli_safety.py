@@ -231,7 +231,7 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
     _, config = live
     for args, code, first in [
         (["--from", str(EXAMPLE), "-n", "shop"], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),
-        (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 3 namespaces, 1 stuck, in 1 group"),
+        (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 4 namespaces, 1 stuck, in 1 group"),
         (
             ["--from", str(EXAMPLE), "-n", "ml"],
             0,

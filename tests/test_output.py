@@ -113,17 +113,19 @@ def pending_json(source: Path) -> dict[str, Any]:
     ],
 )
 def test_explain_says_first_what_pending_says(source: Path, pod: str, verdict: str, first: str) -> None:
-    """The first line ends with the verdict and, when `pending` classifies the pod otherwise, its
-    fate ("— nominated to node ..."); else the next line says what keeps it Pending."""
+    """The first line says the verdict and, when `pending` classifies the pod otherwise, its fate
+    ("— nominated to node ..."); the release emulated is on the line after it (issue 34: the
+    verdict never wraps behind it), and the next one says what keeps it Pending."""
     code, out, _ = run("explain", pod, "--from", str(source))
     lines = out.splitlines()
-    header = lines[0].split(" · ")
-    assert header[2].startswith("kube-scheduler v")
+    at = next(i for i, line in enumerate(lines) if line.startswith("priority "))
+    headline = " ".join(" ".join(lines[:at]).split())
+    assert lines[at].split(" · ")[1].startswith("kube-scheduler v")
     if first.startswith("— "):
-        assert " ".join(out.split()).startswith(" · ".join(header[:3]) + f" · {verdict} {first}")
+        assert headline.startswith(f"Pod {pod} · {verdict} {first}")
     else:
-        assert header[3] == verdict
-        assert lines[1].startswith(first)
+        assert (at, headline) == (1, f"Pod {pod} · {verdict}")
+        assert lines[at + 1].startswith(first)
     assert code == (0 if verdict == "Schedulable" else 1)
 
 
@@ -174,8 +176,8 @@ def test_room_reserved_by_nominated_pods_comes_first(tmp_path: Path) -> None:
     cause = "fits on 1 node (n1) once the room reserved by batch/big-nominee is released"
     code, out, _ = run("explain", "shop/web", "--from", str(cluster))
     assert code == 1
-    assert out.splitlines()[1] == cause
-    assert "nominated pod batch/big-nominee (priority 100) reserves that room" in out.splitlines()[2]
+    assert out.splitlines()[2] == cause
+    assert "nominated pod batch/big-nominee (priority 100) reserves that room" in out.splitlines()[3]
     report = pending_json(cluster)
     group = next(g for g in report["groups"] if g["pods"] == ["shop/web"])
     assert (group["verdict"], group["cause"]) == ("Unschedulable", cause)

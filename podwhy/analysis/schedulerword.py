@@ -4,6 +4,7 @@ pods of the snapshot serve a schedulerName. Facts only: report/ words them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from podwhy.analysis.events import component_of, event_time, events_of
@@ -48,10 +49,23 @@ def scheduling_event(pod: o.Pod, snapshot: Snapshot) -> SchedulingEvent | None:
     return SchedulingEvent(latest.message, count or 1, event_time(latest), component_of(latest))
 
 
+# A sentence's full stop doubled: releases before v1.28 ended the PostFilter part with one of its
+# own ("No preemption victims found for incoming pod.."), and a message may end with either.
+_DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?=\s|$)")
+
+
+def _normalised(message: str) -> str:
+    """MESSAGE as compared: its doubled full stops single, without trailing stops or blanks."""
+    return _DOUBLED_STOP.sub(".", message).rstrip(". \t\n")
+
+
 def says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> bool:
+    """Whether the scheduler's message THEIRS says what podwhy's OURS says, up to the punctuation
+    releases differ in (a doubled full stop, a final one)."""
     if cut and len(theirs.encode()) >= EVENT_MESSAGE_LIMIT - 3:
         # A cut message ends with "..." or mid-word: compare what is left of it.
         return ours.startswith(theirs.removesuffix("...").rstrip())
+    theirs, ours = _normalised(theirs), _normalised(ours)
     if not ours_complete:
         # podwhy could not word the PostFilter part: the filter summary must still agree.
         return theirs.startswith(ours)

@@ -59,13 +59,13 @@ from podwhy.report.model import (
 from podwhy.report.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
+from podwhy.report.words.kinds import add_kinds_text, lacking_kinds_warning
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import estimate_text, note_text, sizing_text, suggestion_text
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
 from podwhy.verdict import Verdict
 
 DEFAULT_CONFIG_SOURCE = "the default configuration"
@@ -215,19 +215,6 @@ def _no_scheduler_warning(cycle: CycleOutcome, snapshot: Snapshot) -> str | None
     )
 
 
-def lacking_kinds_warning(kinds: Sequence[str]) -> str:
-    """How to add the kinds the snapshot holds no object of, for plugins that need them."""
-    names = ", ".join(o.plural(kind) for kind in kinds)
-    return f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: {_add_kinds(kinds)}"
-
-
-def _add_kinds(kinds: Sequence[str]) -> str:
-    return (
-        f"add them with --from a dump of `{kubectl_dump_command(kinds)}` (or take the whole cluster with "
-        f"`{SNAPSHOT_COMMAND}`), or pass --complete if the files hold every object of the cluster"
-    )
-
-
 # A pod of a pod group (spec.schedulingGroup, v1.36): what podwhy does not simulate about it.
 POD_GROUP_NOT_SIMULATED = (
     "the pod belongs to pod group {group}{policy}: gang scheduling of pod groups (feature gates GenericWorkload and"
@@ -285,7 +272,8 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
         if post_filter.pdbs_assumed_none:
             warnings.append(
                 "the snapshot has no PodDisruptionBudgets: the preemption dry run assumed none, "
-                "so it may pick victims whose eviction a budget would forbid; " + _add_kinds(["PodDisruptionBudget"])
+                "so it may pick victims whose eviction a budget would forbid; "
+                + add_kinds_text(["PodDisruptionBudget"])
             )
     sampling = cycle.sampling
     feasible = cycle.outcome.feasible if cycle.outcome is not None else []
@@ -315,6 +303,21 @@ DISAGREEMENT_CAUSES = [
 
 def likely_release_cause(release: str) -> str:
     return f"the cluster's kube-scheduler is v{release}, whose words these are exactly (pass --kube-version {release})"
+
+
+def _older_release_cause(version: ChosenVersion | None) -> list[str]:
+    """When the release came from a kubelet (a lower bound) older than the one emulated: the likeliest
+    cause of a disagreement is that the cluster's kube-scheduler is older than podwhy's."""
+    if version is None or version.source != VersionSource.KUBELET or version.found is None:
+        return []
+    found = version.found
+    if (found.major, found.minor) >= (1, version.emulation.minor):
+        return []
+    return [
+        f"the cluster's kube-scheduler is older than the release podwhy emulates: its newest kubelet runs {found}"
+        f" (the control plane runs that or newer), podwhy emulates v{version.emulation.name}, the nearest release"
+        " it has; an older release words its messages and decides some cases differently"
+    ]
 
 
 def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
@@ -370,7 +373,9 @@ def scheduler_word(
         if event is not None
         else None,
         agrees=said.agrees,
-        causes=[*_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES] if said.agrees is False else [],
+        causes=[*_older_release_cause(version), *_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES]
+        if said.agrees is False
+        else [],
     )
 
 
@@ -560,6 +565,8 @@ def build_report(
             *(note_text(n) for n in notes),
         ],
         extenders=list(cycle.extenders),
+        notEvaluated=cycle.not_evaluated_text if cycle.verdict == Verdict.INCONCLUSIVE else "",
+        lackingKinds=list(cycle.lacking_kinds) if cycle.verdict == Verdict.INCONCLUSIVE else [],
         suggestions=[_suggestion(s) for s in suggestions],
         autoscaling=autoscaling_report(autoscaling) if autoscaling is not None else None,
     )

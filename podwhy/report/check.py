@@ -13,7 +13,7 @@ from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacem
 from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.report.build import lacking_kinds_warning, scheduler_version, snapshot_summary
+from podwhy.report.build import scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
     CheckReport,
@@ -29,6 +29,7 @@ from podwhy.report.model import (
 )
 from podwhy.report.safe import made_safe
 from podwhy.report.versions import version_warnings
+from podwhy.report.words.kinds import lacking_kinds_warning
 from podwhy.report.words.placement import once_deleted_text, placement_text
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot

@@ -398,6 +398,10 @@ class Report(_Struct, kw_only=True):
     # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
     scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
     nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815
+    # When the verdict is Inconclusive: what podwhy could not evaluate that decides it, and the
+    # kinds the snapshot holds none of that it would take (said on the table's second line).
+    notEvaluated: str = ""  # noqa: N815
+    lackingKinds: list[str] = []  # noqa: N815
     # When the pod is Unschedulable: changes that make it fit, each verified by re-running the plugins.
     suggestions: list[Suggestion] = []
     # When the pod is Unschedulable: whether an autoscaler will add a node for it, and why not.

@@ -9,9 +9,11 @@ override reaches it).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import OrderedDict
 from datetime import datetime
+from typing import TextIO
 
 import msgspec
 from msgspec import UnsetType
@@ -40,6 +42,7 @@ from podwhy.report.model import (
 from podwhy.report.safe import made_safe, safe_text
 from podwhy.report.words.cells import column_header, why_cell
 from podwhy.report.words.fate import fate_text
+from podwhy.report.words.kinds import add_kinds_text
 from podwhy.snapshot.live import LIVE_SOURCE
 from podwhy.verdict import Verdict
 
@@ -55,11 +58,26 @@ NARROW_WIDTH = 100
 MAX_DETAILS = 3
 
 
+# A command inside a sentence, as the words write it: `kubectl ...` or `podwhy ...` (they put a
+# command after a colon, so that what comes before it reads whole).
+_COMMAND = re.compile(r"`((?:kubectl|podwhy) [^`]*)`")
+
+
 def _say(console: Console, markup: str, indent: int) -> None:
-    """A line indented by `indent`, its wrapped lines too (between words, without trailing blanks)."""
-    for line in Text.from_markup(markup).wrap(console, max(console.width - indent, 20)):
-        line.rstrip()
-        console.print(Text(" " * indent) + line, soft_wrap=True)
+    """A line indented by `indent`, its wrapped lines too (between words, without trailing
+    blanks). A command in it (`kubectl ...`, `podwhy ...`) is printed whole on a line of its own,
+    two columns further in, so that it can be copied: a terminal may cut it, never the wrapping."""
+    parts = _COMMAND.split(markup)
+    for i, part in enumerate(parts):
+        if i % 2:
+            console.print(Text(" " * (indent + 2)) + Text.from_markup(part), soft_wrap=True)
+            continue
+        words = part.strip().lstrip(",;) ") if i else part.strip()
+        if not words.strip(",;.)"):
+            continue
+        for line in Text.from_markup(words).wrap(console, max(console.width - indent, 20)):
+            line.rstrip()
+            console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
 def _bullet(console: Console, markup: str, indent: int) -> None:
@@ -120,13 +138,47 @@ class _StdoutConsole(Console):
         raise BrokenPipeError
 
 
+# Blanks at the end of a line, before its newline and any colour codes that close it.
+_TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)(?=\n)")
+
+
+class _NoTrailingBlanks:
+    """Stdout without blanks at the ends of lines (rich pads wrapped text to the width): what is
+    piped or pasted carries no trailing spaces. Blanks at the end of a write wait for the next
+    one, which tells whether a line ends there."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        text = _TRAILING_BLANKS.sub(r"\1", self._held + text)
+        body = text.rstrip(" \t")
+        self._held = text[len(body) :]
+        self._stream.write(body)
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._stream, "encoding", "utf-8") or "utf-8"
+
+
 def make_console() -> Console:
     """A console for stdout. rich honours NO_COLOR and COLUMNS itself; only the width of a
     pipe or file (CI logs) differs from rich's default."""
     width = None
     if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
         width = PIPE_WIDTH
-    return _StdoutConsole(width=width, highlight=False)
+    return _StdoutConsole(file=_NoTrailingBlanks(sys.stdout), width=width, highlight=False)  # type: ignore[arg-type]
 
 
 def _mark(status: PluginStatus) -> str:
@@ -202,6 +254,8 @@ def render_pending_cause(console: Console, report: Report) -> None:
     pending = report.pending
     if pending is None or (pending.verdict == report.verdict and pending.cause in (report.message, pending.verdict)):
         return
+    if pending.verdict == report.verdict == Verdict.INCONCLUSIVE and report.notEvaluated:
+        return  # the Inconclusive line above says it
     if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
         return  # the gates sentence, or the message, says it
     if pending.verdict == report.verdict:  # else the first line says it (fate_text)
@@ -219,13 +273,17 @@ def render_table(
     console = console or make_console()
     pod = report.pod
     fate = fate_text(report)
-    # The verdict and the pod's fate come last, where a long fate can wrap.
-    console.print(
-        f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)}"
-        f" · priority {pod.priority}{scheduler_version_words(report.scheduler)} · [bold]{report.verdict}"
+    # The verdict and the pod's fate first; the priority and the release emulated (with where it
+    # was learnt, long on real dumps) on a second, dim line.
+    _say(
+        console,
+        f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)} · [bold]{report.verdict}"
         + (f" — {escape(fate)}" if fate else "")
-        + "[/bold]"
+        + "[/bold]",
+        0,
     )
+    _say(console, f"[dim]priority {pod.priority}{scheduler_version_words(report.scheduler)}[/dim]", 0)
+    render_inconclusive(console, report)
     render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
         console.print(
@@ -431,8 +489,17 @@ VERSION_SOURCE_WORDS = {
 }
 
 
+def render_inconclusive(console: Console, report: Report) -> None:
+    """Why the verdict is Inconclusive, at the top: what was not evaluated and how to add it."""
+    if report.verdict != Verdict.INCONCLUSIVE or not report.notEvaluated:
+        return
+    _say(console, f"[yellow]Inconclusive: {escape(report.notEvaluated)}[/yellow]", 0)
+    if report.lackingKinds:
+        _say(console, escape(add_kinds_text(report.lackingKinds)), 2)
+
+
 def scheduler_version_words(word: SchedulerWord | None) -> str:
-    """ " · kube-scheduler v1.36 (API server v1.36.3)" for the table's first line."""
+    """ " · kube-scheduler v1.36 (API server v1.36.3)" for the table's second line."""
     if word is None:
         return ""
     source = VERSION_SOURCE_WORDS[word.versionSource]

@@ -496,7 +496,8 @@ def decode_typed(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw) 
         value, found = _nulls_as_scalars(value)
         if not found:
             raise
-        return yaml11.convert(value, decoder.type)
+        tp: Any = decoder.type  # a Struct type (msgspec 0.23 types the attribute as any type form)
+        return yaml11.convert(value, tp)
 
 
 def _nulls_as_scalars(value: Any) -> tuple[Any, bool]:

@@ -24,13 +24,24 @@ from podwhy.analysis.autoscaling.clusterautoscaler import (
 )
 from podwhy.analysis.autoscaling.karpenter import NOMINATED
 from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
-from podwhy.snapshot.live import FORBIDDEN
+from podwhy.snapshot.live import FORBIDDEN, SNAPSHOT_COMMAND
 
 # How podwhy asks for the autoscaler kinds a dump lacks.
-AUTOSCALER_DUMP_HINT = (
-    "add them to the dump: kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml; "
-    "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml (or use podwhy snapshot)"
-)
+# The command that dumps each autoscaler kind (the renderers print a backquoted command whole).
+_DUMP_COMMANDS = {
+    "ConfigMap": "kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml",
+    "NodePool": "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml",
+    "NodeClaim": "kubectl get nodepools.karpenter.sh,nodeclaims.karpenter.sh -o yaml",
+}
+
+
+def autoscaler_dump_hint(kinds: list[str]) -> str:
+    """How to add the autoscaler KINDS the dump lacks: only their commands, never one for what it holds."""
+    commands = dict.fromkeys(_DUMP_COMMANDS[kind] for kind in kinds if kind in _DUMP_COMMANDS)
+    said = ", ".join(f"`{command}`" for command in commands)
+    return f"add them to the dump: {said}; or take the whole cluster: `{SNAPSHOT_COMMAND}`"
+
+
 # How podwhy asks for what the API server forbade it to read (deploy/rbac.yaml's roles, bound):
 # a dump would not help, the permission would.
 RBAC_HINTS = {
@@ -189,7 +200,9 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         kinds = ", ".join(_KIND_WORDS.get(kind, kind) + (f" ({why})" if why else "") for kind, why in lacking.items())
         # Without any autoscaler seen the summary says what the snapshot cannot vouch for: only how to add it.
         not_evaluated.append(
-            f"the snapshot cannot vouch for {kinds}: {AUTOSCALER_DUMP_HINT}" if analysis.views else AUTOSCALER_DUMP_HINT
+            f"the snapshot cannot vouch for {kinds}: {autoscaler_dump_hint(list(lacking))}"
+            if analysis.views
+            else autoscaler_dump_hint(list(lacking))
         )
     coming = next((v.coming for v in analysis.views if v.coming is not None), None)
     live_coming = analysis.coming
