@@ -409,7 +409,8 @@ def test_explain_names_the_release_in_its_first_line_and_report() -> None:
     runner = CliRunner()
     table = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "v1.36.3"])
     first, second = table.stdout.splitlines()[:2]
-    assert (first, second) == (f"Pod {POD} · Unschedulable", "priority 0 · kube-scheduler v1.36 (--kube-version v1.36.3)")
+    assert first == f"Pod {POD} · Unschedulable"
+    assert second == "priority 0 · kube-scheduler v1.36 (--kube-version v1.36.3)"
     out = runner.invoke(app, ["explain", POD, "--from", str(EXAMPLE), "--kube-version", "1.31", "-o", "json"])
     report = json.loads(out.stdout)
     assert report["scheduler"]["version"] == "1.33" and report["scheduler"]["versionSource"] == "flag"

@@ -170,4 +170,5 @@ def test_what_the_autoscaling_section_cannot_vouch_for_is_said_once() -> None:
     out = CliRunner().invoke(app, args, env={"COLUMNS": "300", "NO_COLOR": "1"}).stdout
     assert out.count("cluster-autoscaler-status") == 1, out
     assert "Autoscaling: not evaluated: the snapshot holds no Cluster Autoscaler status" in out
-    assert "  ? add them to the dump:\n    kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml\n" in out
+    command = "kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml"
+    assert f"  ? add them to the dump:\n    {command}\n" in out
