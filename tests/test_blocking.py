@@ -144,6 +144,55 @@ CASES = [
         .obj(),
         ("no pod matches the required pod affinity `app=cache` in any namespace",),
     ),
+    # The scheduler's message names the selector ("3 node(s) didn't match Pod's node
+    # affinity/selector"): a line says so too, and whether fixing it alone would do (issue 34).
+    Case(
+        "nodeSelector on nodes too small anyway",
+        tuple(make_node(f"m5-{i}").alloc(cpu="2").labels(size="m5").obj() for i in range(1, 4)),
+        make_pod("web", "shop").req(cpu="3").node_selector(size="c5").obj(),
+        (
+            "3 nodes (m5-1, m5-2, m5-3) are not `size=c5` (nodeSelector) and are too small anyway",
+            "needs cpu 3; the most free on any node is 2 (m5-1); 3 nodes are too small",
+        ),
+    ),
+    Case(
+        "required node affinity on one node, the other tainted",
+        (make_node("n1").zone("a").obj(), make_node("n2").zone("b").taint("dedicated", "gpu").obj()),
+        make_pod("web", "shop")
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["b"]}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            }
+        )
+        .obj(),
+        (
+            "taint `dedicated=gpu:NoSchedule` on n2 is not tolerated",
+            "n1 fails the required node affinity (`topology.kubernetes.io/zone In [b]`)",
+        ),
+    ),
+    Case(
+        "nodeSelector on nodes each rejected for another reason",
+        (
+            make_node("small").alloc(cpu="1").obj(),
+            make_node("gpu").taint("dedicated", "gpu").obj(),
+        ),
+        make_pod("web", "shop").req(cpu="2").node_selector(disk="ssd").obj(),
+        (
+            "2 nodes (small, gpu) are not `disk=ssd` (nodeSelector), and each is rejected for another reason too",
+            "taint `dedicated=gpu:NoSchedule` on gpu is not tolerated",
+            "needs cpu 2; small has 1 free",
+        ),
+    ),
     Case(
         "a node fits: nothing blocks",
         (make_node("n1").alloc(cpu="1").obj(), make_node("n2").obj()),
@@ -169,7 +218,7 @@ def test_the_lines_follow_the_schedulers_message_on_the_first_screen(case: Case)
     out = io.StringIO()
     render_table(report, console=Console(file=out, width=300, no_color=True, highlight=False))
     printed = out.getvalue().splitlines()
-    assert printed[2 : 2 + len(case.lines)] == [f"  · {line}" for line in case.lines]
+    assert printed[3 : 3 + len(case.lines)] == [f"  · {line}" for line in case.lines]
     assert [line for line in render_explain(report).splitlines() if line.startswith("- ")] == [
         f"- {cell(line)}" for line in case.lines
     ]

@@ -322,10 +322,9 @@ FACTS: dict[str, Facts] = {
         {"default/heavy (Deployment)": ["node-1", "node-1", "node-1", "node-2"]},
         warnings=[
             "the snapshot holds no Namespaces, Pods, ReplicaSets, ResourceQuotas, Services, so it cannot tell whether"
-            " the cluster has none: add them with --from a dump of"
-            " `kubectl get pods,namespaces,services,resourcequotas,replicasets.apps -A -o yaml` (or take the whole"
-            " cluster with `podwhy snapshot -o cluster.json.gz`), or pass --complete if the files hold every object"
-            " of the cluster"
+            " the cluster has none: add them with --from a dump, or pass --complete if the files hold every object"
+            " of the cluster: `kubectl get pods,namespaces,services,resourcequotas,replicasets.apps -A -o yaml`;"
+            " or take the whole cluster: `podwhy snapshot -o cluster.json.gz`"
         ],
         inconclusive=4,
     ),
@@ -337,10 +336,9 @@ FACTS: dict[str, Facts] = {
         warnings=[
             OLD_KUBELET,
             "the snapshot holds no ReplicaSets, ResourceClaims, Services, so it cannot tell whether the cluster has"
-            " none: add them with --from a dump of"
-            " `kubectl get services,replicasets.apps,resourceclaims.resource.k8s.io -A -o yaml` (or take the whole"
-            " cluster with `podwhy snapshot -o cluster.json.gz`), or pass --complete if the files hold every object"
-            " of the cluster",
+            " none: add them with --from a dump, or pass --complete if the files hold every object of the cluster:"
+            " `kubectl get services,replicasets.apps,resourceclaims.resource.k8s.io -A -o yaml`; or take the whole"
+            " cluster: `podwhy snapshot -o cluster.json.gz`",
         ],
         inconclusive=2,
     ),

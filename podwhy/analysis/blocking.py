@@ -12,7 +12,14 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from podwhy.framework.evidence import PodAffinityTermEvidence, ResourceEvidence, TaintEvidence, TopologySpreadEvidence
+from podwhy.framework.evidence import (
+    NodeAffinityTermEvidence,
+    NodeSelectorEvidence,
+    PodAffinityTermEvidence,
+    ResourceEvidence,
+    TaintEvidence,
+    TopologySpreadEvidence,
+)
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
@@ -90,7 +97,23 @@ class NoAffinityMatch:
     nodes: tuple[str, ...]
 
 
-BlockingCause = TooSmall | NotAdvertised | UntoleratedTaint | MissingTopologyKey | NoAffinityMatch
+@dataclass(frozen=True)
+class SelectorMismatch:
+    """`nodes` whose labels the pod's nodeSelector entry (`source` "nodeSelector", `wanted`
+    "key=value") or required node affinity (`source` "nodeAffinity", `wanted` the requirements
+    of a term that the node fails, "; " between them) rejects. `also`: the other plugins that
+    reject every one of these nodes too; `each_otherwise`: every one of them is rejected by some
+    other plugin as well (a selector fixed alone would not let the pod in)."""
+
+    plugin: str
+    source: str
+    wanted: str
+    nodes: tuple[str, ...]
+    also: tuple[str, ...]
+    each_otherwise: bool
+
+
+BlockingCause = TooSmall | NotAdvertised | UntoleratedTaint | MissingTopologyKey | NoAffinityMatch | SelectorMismatch
 
 
 def _rejections(cycle: CycleOutcome) -> Iterable[tuple[str, str, Status]]:
@@ -134,9 +157,16 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
     taints: dict[tuple[str, str], list[str]] = {}
     missing_keys: dict[tuple[str, str], list[str]] = {}
     affinity: dict[tuple[str, str, tuple[str, ...], str | None, str], list[str]] = {}
+    selectors: dict[tuple[str, str, str], list[str]] = {}
+    rejecting: dict[str, set[str]] = {}  # node -> the plugins that reject it
     for node, plugin, status in _rejections(cycle):
+        rejecting.setdefault(node, set()).add(plugin)
         for e in status.evidence:
             match e:
+                case NodeSelectorEvidence():
+                    selectors.setdefault((plugin, "nodeSelector", f"{e.key}={e.required}"), []).append(node)
+                case NodeAffinityTermEvidence(source="pod", unmatched=list(unmatched)):
+                    selectors.setdefault((plugin, "nodeAffinity", "; ".join(unmatched)), []).append(node)
                 case ResourceEvidence():
                     resources.setdefault((plugin, e.resource), []).append((node, e))
                 case TaintEvidence():
@@ -175,5 +205,11 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
         NoAffinityMatch(plugin, selector, namespaces, namespace_selector, topology_key, tuple(names))
         for (plugin, selector, namespaces, namespace_selector, topology_key), names in affinity.items()
     )
+    last = len(plugin_order)
+    for (plugin, source, wanted), rejected in selectors.items():
+        also = set.intersection(*(rejecting[node] - {plugin} for node in rejected))
+        ordered = tuple(sorted(also, key=lambda name: plugin_order.get(name, last)))
+        otherwise = all(rejecting[node] - {plugin} for node in rejected)
+        causes.append(SelectorMismatch(plugin, source, wanted, tuple(rejected), ordered, otherwise))
     # The most nodes first, then by plugin (a stable sort keeps the order found among equals).
     return sorted(causes, key=lambda c: (-len(c.nodes), plugin_order.get(c.plugin, len(plugin_order))))

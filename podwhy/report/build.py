@@ -49,6 +49,7 @@ from podwhy.report.model import (
     SchedulerWord,
     SchedulingEvent,
     ScoreEntry,
+    SelectorMismatchCause,
     SnapshotSummary,
     StatusName,
     Suggestion,
@@ -188,6 +189,16 @@ def blocking_cause(cause: blocking.BlockingCause) -> BlockingCause:
                 namespaces=list(cause.namespaces),
                 namespaceSelector=cause.namespace_selector,
                 topologyKey=cause.topology_key,
+            )
+        case blocking.SelectorMismatch():
+            return SelectorMismatchCause(
+                plugin=plugin,
+                text=text,
+                nodes=nodes,
+                source=cause.source,
+                wanted=cause.wanted,
+                alsoRejectedBy=list(cause.also),
+                eachRejectedOtherwise=cause.each_otherwise,
             )
 
 

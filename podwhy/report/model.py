@@ -294,8 +294,25 @@ class NoAffinityMatchCause(_BlockingCause, tag="noAffinityMatch"):
     topologyKey: str  # noqa: N815
 
 
+class SelectorMismatchCause(_BlockingCause, tag="selectorMismatch"):
+    """The pod's nodeSelector entry (`source` nodeSelector, `wanted` "key=value") or required node
+    affinity (`source` nodeAffinity, `wanted` the term's requirements the nodes fail) rejects the
+    nodes; `alsoRejectedBy`: the other plugins that reject every one of them too;
+    `eachRejectedOtherwise`: every one of them is rejected by some other plugin as well."""
+
+    source: str
+    wanted: str
+    alsoRejectedBy: list[str]  # noqa: N815
+    eachRejectedOtherwise: bool  # noqa: N815
+
+
 BlockingCause = (
-    TooSmallCause | NotAdvertisedCause | UntoleratedTaintCause | MissingTopologyKeyCause | NoAffinityMatchCause
+    TooSmallCause
+    | NotAdvertisedCause
+    | UntoleratedTaintCause
+    | MissingTopologyKeyCause
+    | NoAffinityMatchCause
+    | SelectorMismatchCause
 )
 
 

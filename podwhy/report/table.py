@@ -58,9 +58,10 @@ NARROW_WIDTH = 100
 MAX_DETAILS = 3
 
 
-# A command inside a sentence, as the words write it: `kubectl ...` or `podwhy ...` (they put a
-# command after a colon, so that what comes before it reads whole).
-_COMMAND = re.compile(r"`((?:kubectl|podwhy) [^`]*)`")
+# A command to copy inside a sentence, as the words write it: `kubectl ...` or `podwhy ...` ending
+# a clause (they put it after a colon, so that what comes before it reads whole). One that a
+# word follows ("`kubectl apply` fails") names a command, and stays in the sentence.
+_COMMAND = re.compile(r"`((?:kubectl|podwhy) [^`]*)`(?=[,;.)]|$)")
 
 
 def _say(console: Console, markup: str, indent: int) -> None:

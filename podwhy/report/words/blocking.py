@@ -10,9 +10,11 @@ from podwhy.analysis.blocking import (
     MissingTopologyKey,
     NoAffinityMatch,
     NotAdvertised,
+    SelectorMismatch,
     TooSmall,
     UntoleratedTaint,
 )
+from podwhy.plugins import names
 from podwhy.report.words.cells import short_amount
 
 # Nodes named in a cause before "and N more".
@@ -51,6 +53,19 @@ def _namespaces(namespaces: Sequence[str], namespace_selector: str | None) -> st
     return f"{named} or {selected}" if named else selected
 
 
+# What another plugin that rejects the same nodes says of them ("and are too small anyway").
+_ANYWAY = {
+    names.NODE_RESOURCES_FIT: "are too small",
+    names.TAINT_TOLERATION: "have a taint the pod does not tolerate",
+    names.NODE_UNSCHEDULABLE: "are cordoned",
+}
+_ANYWAY_ONE = {
+    names.NODE_RESOURCES_FIT: "is too small",
+    names.TAINT_TOLERATION: "has a taint the pod does not tolerate",
+    names.NODE_UNSCHEDULABLE: "is cordoned",
+}
+
+
 def blocking_text(cause: BlockingCause) -> str:
     """One line of what blocks the pod."""
     match cause:
@@ -81,6 +96,19 @@ def blocking_text(cause: BlockingCause) -> str:
                 return f"{_are(cause.nodes, 'lack', 'lacks')} the label `{cause.topology_key}` that {which} names"
             similar = f" (nodes have {', '.join(cause.similar)})" if cause.similar else ""
             return f"no node has the label `{cause.topology_key}` that {which} names{similar}"
+        case SelectorMismatch():
+            one = len(cause.nodes) == 1
+            if cause.source == "nodeSelector":
+                what = f"{_are(cause.nodes, 'are', 'is')} not `{cause.wanted}` (nodeSelector)"
+            else:
+                what = f"{_are(cause.nodes, 'fail', 'fails')} the required node affinity (`{cause.wanted}`)"
+            if cause.also:
+                words = _ANYWAY_ONE if one else _ANYWAY
+                verb = "is" if one else "are"
+                return f"{what} and {words.get(cause.also[0], f'{verb} rejected by {cause.also[0]}')} anyway"
+            if cause.each_otherwise:
+                return f"{what}, and {'it is' if one else 'each is'} rejected for another reason too"
+            return what
         case NoAffinityMatch():
             where = _namespaces(cause.namespaces, cause.namespace_selector)
             return f"no pod matches the required pod affinity `{cause.selector}` in {where}"
