@@ -472,8 +472,15 @@ def _print_loaded(snap: SnapshotSummary) -> None:
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
         print(f"ignored: {one_line(ignored)}", file=sys.stderr)
-    if snap.missingKinds:
-        print(f"the snapshot cannot vouch for: {one_line(', '.join(snap.missingKinds))}", file=sys.stderr)
+    kinds = [kind for kind in snap.missingKinds if not (kind == "Pod" and snap.pods)]
+    if kinds:
+        print(f"the snapshot cannot vouch for: {one_line(', '.join(kinds))}", file=sys.stderr)
+    if len(kinds) < len(snap.missingKinds):  # it holds pods, which look like some namespaces' only
+        print(
+            f"its {snap.pods} pods look like some namespaces' only (none of kube-system, where every cluster runs"
+            " some): a dump of `kubectl get pods -A -o yaml` holds every namespace's, or pass --complete",
+            file=sys.stderr,
+        )
 
 
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:

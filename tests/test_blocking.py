@@ -239,5 +239,6 @@ def test_the_causes_are_typed_in_json() -> None:
             "mostFree": 1400,
             "mostFreeNode": "worker-a1",
             "everyNode": True,
+            "topConsumers": [{"pod": "default/used-worker-a1", "requested": 2600}],
         }
     ]

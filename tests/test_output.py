@@ -351,3 +351,39 @@ def test_check_when_everything_fits(tmp_path: Path) -> None:
         "2/2 replicas placed in 1 workload: everything fits",
         "default/api (Deployment): 2/2 placed on n1, n2",
     ]
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
+
+
+def test_verbose_explain_gives_the_expert_the_arithmetic_and_the_plugin_names() -> None:
+    """-v (issue 34, item 9): under a resource cause, the closest node's arithmetic and the pods
+    that hold its room; the table's columns named by plugin."""
+    code, out, _ = run("explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE), "-v")
+    assert code == 1
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  · needs cpu 2;"))
+    below = " ".join(line.strip() for line in lines[at + 1 :] if line.startswith("    "))
+    assert below.startswith(
+        "worker-a1: cpu: this pod 2000m + already requested 2600m vs allocatable 4000m; held most by"
+        " shop/catalog-6b7f9c5d4-az0 (1500m), shop/catalog-6b7f9c5d4-bz1 (1),"
+        " kube-system/coredns-5d78c9869d-x2x4k (100m)"
+    )
+    assert "┃ Nodes                  ┃ NodeUnschedulable ┃ NodeName ┃ TaintToleration ┃ NodeResourcesFit ┃" in out
+    _, quiet, _ = run("explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE))
+    assert "held most by" not in quiet and "NodeResourcesFit" not in quiet
+
+
+def test_verbose_says_why_pods_of_some_namespaces_are_not_vouched_for(tmp_path: Path) -> None:
+    """A dump of one namespace's pods is not "cannot vouch for Pod": -v says what it holds."""
+    dump = tmp_path / "pods.yaml"
+    dump.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '4', pods: '110'}}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default},"
+        " spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '8'}}}]}, status: {phase: Pending}}\n"
+    )
+    result = CliRunner().invoke(app, ["explain", "default/web", "--from", str(dump), "-v"], env={"NO_COLOR": "1"})
+    assert result.exit_code == 1
+    assert "cannot vouch for: " in result.stderr and ", Pod," not in result.stderr
+    assert "its 1 pods look like some namespaces' only (none of kube-system" in result.stderr

@@ -20,7 +20,7 @@ from podwhy.framework.evidence import (
     TaintEvidence,
     TopologySpreadEvidence,
 )
-from podwhy.framework.resources import is_extended_resource_name
+from podwhy.framework.resources import calculate_pod_resource, is_extended_resource_name
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.labels import NOTHING
@@ -47,6 +47,9 @@ class TooSmall:
     most_free_node: str
     nodes: tuple[str, ...]
     every_node: bool
+    # The pods bound to `most_free_node` that request the most of `resource`, most first, with
+    # what each requests (in `unit`): who holds the room on the closest node.
+    consumers: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,10 +147,42 @@ def similar_labels(key: str, node_keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*same_name, *close]))[:MAX_SIMILAR_LABELS]
 
 
-def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[BlockingCause]:
+# Pods named as holding the room on the closest node.
+MAX_CONSUMERS = 3
+_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+def _request_of(pod: o.Pod, resource: str) -> int:
+    """What POD requests of RESOURCE, in the scheduler's units (millicores for cpu)."""
+    requested = calculate_pod_resource(pod).resource
+    match resource:
+        case "cpu":
+            return requested.milli_cpu
+        case "memory":
+            return requested.memory
+        case "ephemeral-storage":
+            return requested.ephemeral_storage
+        case _:
+            return requested.scalar_resources.get(resource, 0)
+
+
+def top_consumers(pods: Iterable[o.Pod], node: str, resource: str) -> tuple[tuple[str, int], ...]:
+    """The pods bound to NODE (not finished) requesting the most of RESOURCE, most first."""
+    held = [
+        (f"{pod.metadata.namespace}/{pod.metadata.name}", _request_of(pod, resource))
+        for pod in pods
+        if pod.spec.node_name == node and pod.status.phase not in _TERMINAL_PHASES
+    ]
+    held = [(name, amount) for name, amount in held if amount > 0]
+    return tuple(sorted(held, key=lambda item: -item[1])[:MAX_CONSUMERS])
+
+
+def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable[o.Pod] = ()) -> list[BlockingCause]:
     """What keeps the pod off every node, from the Filter plugins' evidence; empty when a node
     fits or no plugin recorded evidence of a kind said here. `nodes`: the cluster's nodes (for
-    label keys resembling a missing topology key)."""
+    label keys resembling a missing topology key); `pods`: the cluster's pods (for who holds the
+    room on the closest node, TooSmall.consumers)."""
+    pods = list(pods)
     outcome = cycle.outcome
     if outcome is None or outcome.feasible or not outcome.nodes:
         return []
@@ -189,8 +224,11 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
         if short:
             node, most = max(short, key=lambda item: item[1].free)  # the first of the largest
             names = tuple(n for n, _ in short)
+            consumers = top_consumers(pods, node, resource) if resource != "pods" else ()
             causes.append(
-                TooSmall(plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total)
+                TooSmall(
+                    plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total, consumers
+                )
             )
     causes.extend(UntoleratedTaint(plugin, taint, tuple(names)) for (plugin, taint), names in taints.items())
     node_keys = [key for node in nodes for key in node.metadata.labels]

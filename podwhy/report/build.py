@@ -26,6 +26,7 @@ from podwhy.report.model import (
     BlockingCause,
     Candidate,
     CauseNodes,
+    Consumer,
     DefaultedField,
     DryRunStatus,
     GroupSizingNote,
@@ -158,6 +159,7 @@ def blocking_cause(cause: blocking.BlockingCause) -> BlockingCause:
                 mostFree=cause.most_free,
                 mostFreeNode=cause.most_free_node,
                 everyNode=cause.every_node,
+                topConsumers=[Consumer(pod=pod, requested=amount) for pod, amount in cause.consumers],
             )
         case blocking.NotAdvertised():
             return NotAdvertisedCause(
@@ -566,7 +568,7 @@ def build_report(
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
-        causes=[blocking_cause(c) for c in blocking.blocking_causes(cycle, snapshot.nodes)],
+        causes=[blocking_cause(c) for c in blocking.blocking_causes(cycle, snapshot.nodes, snapshot.pods)],
         pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
         warnings=[

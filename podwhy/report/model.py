@@ -246,6 +246,13 @@ class _BlockingCause(_Struct, tag_field="kind"):
     nodes: list[str]
 
 
+class Consumer(_Struct):
+    """A pod and what it requests of a resource."""
+
+    pod: str
+    requested: int
+
+
 class TooSmallCause(_BlockingCause, tag="tooSmall"):
     """The pod requests more of a resource than the nodes have free (`unit`: millicores, bytes,
     pods or units); `mostFree`: the most any of them has, on `mostFreeNode`."""
@@ -257,6 +264,9 @@ class TooSmallCause(_BlockingCause, tag="tooSmall"):
     mostFreeNode: str  # noqa: N815
     # No node of the cycle has room for it.
     everyNode: bool  # noqa: N815
+    # The pods on `mostFreeNode` that request the most of the resource, most first (`requested`
+    # in `unit`).
+    topConsumers: list[Consumer] = []  # noqa: N815
 
 
 class NotAdvertisedCause(_BlockingCause, tag="notAdvertised"):

@@ -37,9 +37,11 @@ from podwhy.report.model import (
     SchedulerWord,
     ScoreEntry,
     StatusName,
+    TooSmallCause,
     WorkloadReport,
 )
 from podwhy.report.safe import made_safe, safe_text
+from podwhy.report.words.blocking import consumers_text
 from podwhy.report.words.cells import column_header, why_cell
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
@@ -310,6 +312,8 @@ def render_table(
         console.print(f"{len(report.feasibleNodes)} of {len(report.nodes)} node(s) fit the pod.")
     for cause in report.causes:
         _bullet(console, escape(cause.text), 2)
+        if verbose and isinstance(cause, TooSmallCause):
+            _say(console, escape(closest_node_text(report, cause)), 4)
     preemption_line = preemption_sentence(report)
     if preemption_line:
         console.print(escape(preemption_line))
@@ -332,8 +336,9 @@ def render_table(
         name for i, name in enumerate(all_plugins) if all(n.filters[i].status == StatusName.SKIP for n in report.nodes)
     ]
     columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
+    plugin_names = wide or verbose  # -v names the plugins, as -o wide does
     if skipped:
-        said = ", ".join(_one_line(column_header(name, wide)) for name in skipped)
+        said = ", ".join(_one_line(column_header(name, plugin_names)) for name in skipped)
         _say(console, f"Not needed for this pod (Skip): {escape(said)}", 0)
     groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
     for verdict in report.nodes:
@@ -345,7 +350,7 @@ def render_table(
         [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members, wide)]
         for members in ordered
     ]
-    headers = ["Nodes", *[column_header(name, wide) for _, name in columns], WHY_HEADER]
+    headers = ["Nodes", *[column_header(name, plugin_names) for _, name in columns], WHY_HEADER]
     cells = [[headers[c], *[row[c] for row in rows]] for c in range(len(headers))]
     fixed = frozenset(range(1, len(headers) - 1))
     widths = None if narrow(console) else fit_widths(console.width, cells, fixed, floor=(12,))
@@ -488,6 +493,19 @@ VERSION_SOURCE_WORDS = {
     "kubeletLowerBound": "newest kubelet, a lower bound",
     "default": "default",
 }
+
+
+def closest_node_text(report: Report, cause: TooSmallCause) -> str:
+    """-v: the arithmetic on the node with the most room, and the pods that hold it."""
+    node = report.node(cause.mostFreeNode)
+    sums = [
+        describe_evidence(e)
+        for status in (node.filters if node is not None else [])
+        for e in (status.evidence if isinstance(status.evidence, list) else [])
+        if isinstance(e, ResourceEvidence) and e.resource == cause.resource
+    ]
+    held = consumers_text(cause.resource, [(c.pod, c.requested) for c in cause.topConsumers])
+    return f"{cause.mostFreeNode}: " + "; ".join(x for x in (*sums[:1], held) if x)
 
 
 def render_inconclusive(console: Console, report: Report) -> None:
