@@ -83,12 +83,12 @@ def _say(console: Console, markup: str, indent: int) -> None:
             console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
-def _bullet(console: Console, markup: str, indent: int) -> None:
-    """A "· " item indented by `indent`, its wrapped lines hanging under its first word."""
-    hang = indent + 2
+def _bullet(console: Console, markup: str, indent: int, mark: str = "·") -> None:
+    """A "· " item (or MARK's) indented by `indent`, its wrapped lines hanging under its first word."""
+    hang = indent + cell_len(mark) + 1
     for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
         line.rstrip()
-        console.print(Text(" " * indent + ("· " if i == 0 else "  ")) + line, soft_wrap=True)
+        console.print(Text(" " * indent + (f"{mark} " if i == 0 else " " * (hang - indent))) + line, soft_wrap=True)
 
 
 def _one_line(header: str) -> str:
@@ -443,8 +443,8 @@ def render_suggestions(console: Console, report: Report) -> None:
         return
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
-        _say(console, f"• {escape(s.summary)}", 2)
-        console.print(f"    {escape(s.command)}", soft_wrap=True)
+        _bullet(console, escape(s.summary), 2, mark="•")
+        console.print(f"      {escape(s.command)}", soft_wrap=True)  # whole, below the words hanging at 4
 
 
 def age(timestamp: str | None, now: datetime | None, suffix: str = "ago") -> str:
