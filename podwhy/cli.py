@@ -467,7 +467,9 @@ def explain(
 
 def _print_loaded(snap: SnapshotSummary) -> None:
     """-v: what the snapshot held and what of it was skipped, on stderr."""
-    sources = one_line(", ".join(snap.sources))
+    from podwhy.snapshot.source import input_names
+
+    sources = one_line(input_names(snap.sources))
     print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())

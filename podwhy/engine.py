@@ -29,7 +29,7 @@ from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
 from podwhy.scheduler.versions import VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
-from podwhy.snapshot.source import SnapshotSource
+from podwhy.snapshot.source import SnapshotSource, input_names
 from podwhy.verdict import Verdict
 
 
@@ -168,7 +168,7 @@ def explain(request: ExplainRequest) -> Report:
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
     if manifest is not None:
@@ -270,7 +270,7 @@ def pending(request: PendingRequest) -> PendingReport:
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
     if request.namespace is not None:
@@ -311,7 +311,7 @@ def check(request: CheckRequest) -> CheckReport:
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
-            f"the snapshot holds no nodes ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no nodes ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
     version = choose_version(request.kube_version, snapshot)

@@ -205,3 +205,50 @@ def test_a_manifest_from_stdin(tmp_path: Path) -> None:
     assert json.loads(out)["pod"]["name"] == "big"
     code, _, err = run("-f", "-", "--from", "-", input=manifest)
     assert code == 2 and "cannot both read stdin" in err
+
+
+@pytest.mark.parametrize("given", ["/dev/null", "empty.yaml", "-"])
+def test_empty_input_says_its_first_clause_and_points_to_the_readme(tmp_path: Path, given: str) -> None:
+    """The error on an empty input is one short line: the one command that dumps a cluster, and
+    where the kubectl ways are told (issue 34: it was a line of 1,003 characters)."""
+    path = str(tmp_path / given) if given == "empty.yaml" else given
+    if given == "empty.yaml":
+        Path(path).write_text("")
+    code, out, err = run("x", "--from", path, input="")
+    name = "<stdin>" if given == "-" else path
+    assert (code, out) == (3, "")
+    assert err == (
+        f"podwhy: error: the snapshot holds no nodes and no pods ({name}) (dump the cluster with"
+        ' `podwhy snapshot -o cluster.json.gz`; to dump it with kubectl, see "Which snapshot to take" in'
+        " podwhy's README)\n"
+    )
+
+
+def test_the_readme_section_the_hint_names_holds_the_kubectl_dump() -> None:
+    from podwhy.snapshot.live import kubectl_dump_command
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("\n## Which snapshot to take\n", 1)[1].split("\n## ", 1)[0]
+    assert kubectl_dump_command() + " > cluster.yaml" in section and "--complete" in section
+
+
+@pytest.mark.parametrize(
+    ("command", "stdin", "said"),
+    [
+        (["explain", "x", "--from", "-"], "", "the snapshot holds no nodes and no pods (<stdin>)"),
+        (["pending", "--from", "-"], "", "the snapshot holds no pods (<stdin>)"),
+        (["check", "-f", "-", "--from", str(EXAMPLE), "--complete"], "", "no Pods or workloads in <stdin>"),
+        (["check", "-f", str(EXAMPLE), "--from", "-"], "", "the snapshot holds no nodes (<stdin>)"),
+        (["explain", "-f", "-", "--from", str(EXAMPLE)], "", "<stdin>: expected exactly one Pod object"),
+        (["explain", "x", "--from", "-"], "items: [", "<stdin>: malformed YAML"),
+    ],
+)
+def test_stdin_has_one_name_in_every_message(command: list[str], stdin: str, said: str) -> None:
+    result = CliRunner().invoke(app, command, input=stdin)
+    assert result.exit_code == 3 and said in result.stderr, result.stderr
+    assert "(-)" not in result.stderr and " in -" not in result.stderr
+
+
+def test_verbose_names_stdin_as_every_message_does() -> None:
+    result = CliRunner().invoke(app, ["pending", "-v", "-q", "--from", "-"], input=EXAMPLE.read_text())
+    assert "loaded 4 nodes, 8 pods from <stdin>\n" in result.stderr

@@ -156,15 +156,15 @@ def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
     return commands
 
 
+# Where the whole story of dumps is told: the kubectl commands (kubectl_dump_command, the
+# autoscalers' own), --complete, and what a partial dump leaves unevaluated.
+SNAPSHOT_DOCS = '"Which snapshot to take" in podwhy\'s README'
+
+
 def dump_hint() -> str:
-    """How to dump a cluster so that every plugin can be evaluated (see docs/complete.md)."""
-    ca_status, karpenter = autoscaler_dump_commands()
-    return (
-        f"dump the cluster with: {SNAPSHOT_COMMAND}; or: {kubectl_dump_command()} > cluster.yaml,"
-        " read with --from cluster.yaml --complete"
-        f" (for the autoscalers add `{ca_status} > ca-status.yaml` and, where Karpenter runs,"
-        f" `{karpenter} > karpenter.yaml`)"
-    )
+    """How to dump a cluster so that every plugin can be evaluated: one command, and where the
+    kubectl ways are (a hint stays short: the kubectl command alone is 700 characters)."""
+    return f"dump the cluster with `{SNAPSHOT_COMMAND}`; to dump it with kubectl, see {SNAPSHOT_DOCS}"
 
 
 EVENTS = Resource("Event", "v1", "events")
