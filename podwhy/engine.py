@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podwhy.analysis.autoscaling import analyse, autoscalers
-from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
+from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
@@ -145,8 +145,27 @@ def find_pod(snapshot: Snapshot, namespace: str, name: str, source: SnapshotSour
     close = closest(f"{namespace}/{name}", keys)
     if not close:
         close = [k for k in keys if k.endswith("/" + name)][:3]
-    hint = f"closest: {', '.join(close)}" if close else f"the snapshot has {len(keys)} pods, e.g. {', '.join(keys[:3])}"
+    hints = [f"closest: {', '.join(close)}"] if close else []
+    waiting = pending_examples(snapshot, namespace, set(close))
+    hints += [waiting] if waiting else []
+    hint = "; ".join(hints) or f"the snapshot has {len(keys)} pods, e.g. {', '.join(keys[:3])}"
     raise PodwhyError(f"pod {namespace}/{name} not found in the snapshot", hint=hint)
+
+
+# How many of the snapshot's Pending pods a "not found" hint offers.
+PENDING_EXAMPLES = 3
+
+
+def pending_examples(snapshot: Snapshot, namespace: str, named: set[str]) -> str | None:
+    """A few of the pods that wait for a node, those of NAMESPACE first, none NAMED already: what
+    one may have meant to explain (NAMESPACE/NAME; the error line escapes what they hold)."""
+    waiting = [p for p in snapshot.pods if is_pending(p) and not p.spec.node_name and pod_key(p) not in named]
+    if not waiting:
+        return None
+    waiting.sort(key=lambda p: p.metadata.namespace != namespace)  # stable: the snapshot's order otherwise
+    shown = ", ".join(pod_key(p) for p in waiting[:PENDING_EXAMPLES])
+    more = f", … ({len(waiting):,} in all)" if len(waiting) > PENDING_EXAMPLES else ""
+    return f"Pending pods: {shown}{more}"
 
 
 def check_node(snapshot: Snapshot, node: str) -> None:

@@ -252,3 +252,33 @@ def test_stdin_has_one_name_in_every_message(command: list[str], stdin: str, sai
 def test_verbose_names_stdin_as_every_message_does() -> None:
     result = CliRunner().invoke(app, ["pending", "-v", "-q", "--from", "-"], input=EXAMPLE.read_text())
     assert "loaded 4 nodes, 8 pods from <stdin>\n" in result.stderr
+
+
+def _pod(namespace: str, name: str, node: str = "") -> str:
+    bound = f", nodeName: {node}" if node else ""
+    phase = "Running" if node else "Pending"
+    return (
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {json.dumps(name)}, namespace: {namespace}}}\n"
+        f"spec: {{containers: [{{name: c, image: x}}]{bound}}}\nstatus: {{phase: {phase}}}\n"
+    )
+
+
+def test_an_unknown_pod_offers_the_pending_pods_as_examples(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.yaml"
+    pods = [_pod("db", "pg-0"), _pod("shop", "web-1", node="n1"), _pod("shop", "web-2"), _pod("db", "pg-1")]
+    pods += [_pod("db", "evil\x1b[2J"), _pod("shop", "api-0")]
+    dump.write_text(NODE + "".join(pods))
+    # Nothing close: the Pending pods, the asked namespace's first, a few of them.
+    code, out, err = run("shop/nosuch", "--from", str(dump))
+    assert (code, out) == (3, "")
+    assert err == (
+        "podwhy: error: pod shop/nosuch not found in the snapshot"
+        " (Pending pods: shop/web-2, shop/api-0, db/pg-0, … (5 in all))\n"
+    )
+    # Beside the closest names (not offered twice); a name from the dump is escaped.
+    code, _, err = run("db/pg-2", "--from", str(dump))
+    assert err == (
+        "podwhy: error: pod db/pg-2 not found in the snapshot"
+        " (closest: db/pg-1, db/pg-0; Pending pods: db/evil\\x1b[2J, shop/web-2, shop/api-0)\n"
+    )
+    assert "\x1b" not in err
