@@ -191,6 +191,15 @@ RequestTimeoutOption = Annotated[
         " included: seconds or a duration (30s, 2m); 0 for no limit. Default 60s.",
     ),
 ]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-skip-tls-verify",
+        metavar="",
+        help="Do not check the API server's certificate, as kubectl's flag (HTTPS without it is open to"
+        " anyone between podwhy and the server).",
+    ),
+]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")
 ]
@@ -249,8 +258,11 @@ def _no_empty_path(option: str, paths: Iterable[str]) -> None:
 
 def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
     _no_empty_path("--from", from_ or [])
-    if from_ and any(option is not None for option in live):
-        raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+    if from_ and any(option is not None and option is not False for option in live):
+        raise UsageError(
+            "--from reads a dump: --kubeconfig, --context, --request-timeout and --insecure-skip-tls-verify"
+            " are for live mode"
+        )
     if complete and not from_:
         raise UsageError("--complete is said of --from files: a live cluster is complete by itself")
 
@@ -350,7 +362,12 @@ def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
         else:
             from podwhy.snapshot.live import LiveSource
 
-            live = LiveSource(params.get("kubeconfig"), params.get("context"), request_timeout=5)
+            live = LiveSource(
+                params.get("kubeconfig"),
+                params.get("context"),
+                request_timeout=5,
+                insecure_skip_tls_verify=bool(params.get("insecure_skip_tls_verify")),
+            )
             names = live.pod_names(params.get("namespace") or live.connect())
     except Exception:  # completion never fails loudly
         return []
@@ -415,6 +432,7 @@ def explain(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(EXPLAIN_SAYS)] = False,
     debug: DebugOption = False,
@@ -435,7 +453,7 @@ def explain(
         _no_empty_path("-f", [] if pod_file is None else [pod_file])
         if pod_file == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         from podwhy.report.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
@@ -443,7 +461,13 @@ def explain(
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 namespace = namespace or live.connect()
                 if pod is not None:
                     live.events_for = split_pod_ref(pod, namespace)
@@ -511,6 +535,7 @@ def pending(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(PENDING_SAYS)] = False,
     debug: DebugOption = False,
@@ -525,7 +550,7 @@ def pending(
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             # One rule, live or offline: -A every namespace, else -n, else the context's namespace
@@ -535,7 +560,13 @@ def pending(
                 scope = None if all_namespaces else namespace or "default"
                 why = "-A" if all_namespaces else "-n" if namespace else "no -n: default, as offline explain and check"
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 scope = None if all_namespaces else namespace or live.connect()
                 why = "-A" if all_namespaces else "-n" if namespace else "no -n: the context's namespace"
                 live.events_for = (scope or "", "")
@@ -593,6 +624,7 @@ def check(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(CHECK_SAYS)] = False,
     debug: DebugOption = False,
@@ -609,7 +641,7 @@ def check(
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         _no_empty_path("-f", files)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
@@ -621,7 +653,13 @@ def check(
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 namespace = namespace or live.connect()
                 source = live
             manifests = ManifestSource(files, namespace or "default")
@@ -686,6 +724,7 @@ def snapshot(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(SNAPSHOT_SAYS)] = False,
     debug: DebugOption = False,
@@ -697,7 +736,16 @@ def snapshot(
     Cluster Autoscaler's status.
     """
     count, target, missing, kinds = _snapshot(
-        output, namespace, all_namespaces, kubeconfig, context, request_timeout, redact, quiet, debug
+        output,
+        namespace,
+        all_namespaces,
+        kubeconfig,
+        context,
+        request_timeout,
+        redact,
+        quiet,
+        debug,
+        insecure_skip_tls_verify,
     )
     if verbose:
         fetched = ", ".join(f"{number:,} {kind}" for kind, number in sorted(kinds.items()) if number)
@@ -721,6 +769,7 @@ def _snapshot(
     redact: bool,
     quiet: bool,
     debug: bool,
+    insecure_skip_tls_verify: bool = False,
 ) -> tuple[int | None, DumpTarget, dict[str, str], dict[str, int]]:
     """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why, how
     many objects of each kind were fetched)."""
@@ -735,7 +784,13 @@ def _snapshot(
         previous = signal.signal(signal.SIGTERM, _on_sigterm(target))
         try:
             with fetch_progress(not quiet) as progress:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 events_namespace = "" if all_namespaces else namespace or live.connect()
                 live.events_for = (events_namespace, "")
                 fetched = live.fetch(raw=True)
