@@ -52,6 +52,36 @@ def _usage_error(exc: typer.TyperException) -> int:
     return int(getattr(exc, "exit_code", 2))
 
 
+# kubectl's spellings of the options podwhy shares with it (pflag's): a short option's value after
+# `=` (`-o=json`, `-n=shop`; click would read `=json` as the value), and klog's verbosity levels
+# `-v=N`, `--v=N` and `-vN` for -v, a flag here: N >= 1 is -v, 0 is not verbose.
+_SHORT_VALUE = re.compile(r"-([onf])=(.*)", re.DOTALL)
+_VERBOSITY = re.compile(r"(?:-v|--v)=(.*)|-v([0-9]+)", re.DOTALL)
+
+
+def kubectl_spellings(args: Sequence[str]) -> list[str]:
+    """ARGS with kubectl's spellings rewritten as click reads them (`-o=json` as `-o json`, `-v=6`
+    as `-v`, `-v=0` dropped); nothing after `--`. UsageError for a level that is not a number."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if short := _SHORT_VALUE.fullmatch(arg):
+            out += [f"-{short[1]}", short[2]]
+        elif verbosity := _VERBOSITY.fullmatch(arg):
+            level = verbosity[1] if verbosity[1] is not None else verbosity[2]
+            if not (level.isascii() and level.isdigit()):
+                raise UsageError(
+                    f"{arg}: a verbosity level is a number, as kubectl's -v=N", hint="-v=1 or more is -v, -v=0 is not"
+                )
+            if int(level) >= 1:
+                out.append("-v")
+        else:
+            out.append(arg)
+    return out
+
+
 class _Group(TyperGroup):
     """podwhy's command group: names itself `kubectl podwhy` as the kubectl plugin, and words
     click's usage errors as one line (click's own are a box of five)."""
@@ -66,9 +96,17 @@ class _Group(TyperGroup):
         **extra: Any,
     ) -> Any:
         prog_name = _program_name() or prog_name
+        given = list(sys.argv[1:] if args is None else args)
+        try:
+            spelt = kubectl_spellings(given)
+        except UsageError as exc:
+            print(f"podwhy: error: {exc.message} ({exc.hint}; see: {prog_name or PROGRAM} --help)", file=sys.stderr)
+            if not standalone_mode:
+                return int(ExitCode.USAGE)
+            sys.exit(int(ExitCode.USAGE))
         try:
             code = super().main(
-                args=args,
+                args=args if spelt == given else spelt,
                 prog_name=prog_name,
                 complete_var=complete_var,
                 standalone_mode=False,
@@ -215,7 +253,7 @@ SNAPSHOT_SAYS = "how many objects of each kind were fetched"
 
 def _verbose_option(says: str) -> Any:
     """-v/--verbose, on every command: what it says besides its output (on stderr, or in explain's table)."""
-    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}.")
+    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}. kubectl's -v=N works too (N >= 1).")
 
 
 OutputOption = Annotated[

@@ -282,3 +282,58 @@ def test_an_unknown_pod_offers_the_pending_pods_as_examples(tmp_path: Path) -> N
         " (closest: db/pg-1, db/pg-0; Pending pods: db/evil\\x1b[2J, shop/web-2, shop/api-0)\n"
     )
     assert "\x1b" not in err
+
+
+# ------------------------------------------------------------------ kubectl's spellings (issue 34, item 9)
+MANIFEST = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec: {containers: [{name: c, image: x}]}\n"
+)
+
+
+def _command(name: str, tmp_path: Path) -> list[str]:
+    if name == "check":
+        pod = tmp_path / "pod.yaml"
+        pod.write_text(MANIFEST)
+        return ["check", "-f", str(pod), "--from", str(EXAMPLE), "--complete"]
+    if name == "pending":
+        return ["pending", "-A", "--from", str(EXAMPLE), "--complete"]
+    return ["explain", POD, "--from", str(EXAMPLE), "--complete"]
+
+
+def _invoke(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", ["explain", "pending", "check"])
+def test_kubectl_spellings_of_output_and_verbosity(command: str, tmp_path: Path) -> None:
+    args = _command(command, tmp_path)
+    quiet, verbose, as_json = (
+        _invoke([*args, "-o", "yaml"]),
+        _invoke([*args, "-v", "-o", "yaml"]),
+        _invoke([*args, "-o", "json"]),
+    )
+    assert verbose[2] != quiet[2]  # -v says more on stderr
+    for spelling in (["-o=json"], ["--output=json"], ["-ojson"]):
+        assert _invoke([*args, *spelling]) == as_json
+    for level in ("-v=6", "--v=1", "-v3"):
+        assert _invoke([*args, level, "-o=yaml"]) == verbose
+    assert _invoke([*args, "-v=0", "-o=yaml"]) == quiet
+
+
+def test_kubectl_spellings_are_read_only_as_options() -> None:
+    from podwhy.cli import kubectl_spellings
+
+    assert kubectl_spellings(["snapshot", "-o=-", "-n=shop", "--v=2"]) == ["snapshot", "-o", "-", "-n", "shop", "-v"]
+    assert kubectl_spellings(["check", "-f=a.yaml", "-v=0", "-vq"]) == ["check", "-f", "a.yaml", "-vq"]
+    # After `--` everything is an argument; an `=` in a value is the value's.
+    assert kubectl_spellings(["explain", "-n", "a=b", "--", "-v=2"]) == ["explain", "-n", "a=b", "--", "-v=2"]
+
+
+def test_a_verbosity_level_that_is_not_a_number_is_a_usage_error() -> None:
+    code, out, err = _invoke(["explain", POD, "--from", str(EXAMPLE), "--v=high"])
+    assert (code, out) == (2, "")
+    assert err == (
+        "podwhy: error: --v=high: a verbosity level is a number, as kubectl's -v=N"
+        " (-v=1 or more is -v, -v=0 is not; see: podwhy --help)\n"
+    )
