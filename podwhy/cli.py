@@ -38,6 +38,33 @@ def _program_name() -> str | None:
     return KUBECTL_PLUGIN_NAME if base.removesuffix(".exe") == KUBECTL_PLUGIN else None
 
 
+def stderr_width() -> int | None:
+    """The width to wrap messages on stderr to: its terminal's (COLUMNS when set, as rich reads
+    it), or None when stderr is not a terminal (piped, redirected: one line per message)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        return (
+            int(columns)
+            if columns.isdigit() and int(columns) > 0
+            else os.get_terminal_size(sys.stderr.fileno()).columns
+        )
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def say(line: str) -> None:
+    """One message (an error, a warning, what -v says) on stderr: one line, wrapped at word
+    boundaries to the terminal's width when stderr is one (report/stderr.py)."""
+    width = stderr_width()
+    if width is not None:
+        from podwhy.report.stderr import wrapped
+
+        line = "\n".join(wrapped(line, width))
+    print(line, file=sys.stderr)
+
+
 def _usage_error(exc: typer.TyperException) -> int:
     """A command-line mistake click found (unknown option, bad -o value, missing -f): one line
     plus a hint, as every other error; returns the exit code (2)."""
@@ -48,7 +75,7 @@ def _usage_error(exc: typer.TyperException) -> int:
     message = message.replace("Value error, ", "")
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else PROGRAM
-    print(f"podwhy: error: {one_line(message)} (see: {command} --help)", file=sys.stderr)
+    say(f"podwhy: error: {one_line(message)} (see: {command} --help)")
     return int(getattr(exc, "exit_code", 2))
 
 
@@ -100,7 +127,7 @@ class _Group(TyperGroup):
         try:
             spelt = kubectl_spellings(given)
         except UsageError as exc:
-            print(f"podwhy: error: {exc.message} ({exc.hint}; see: {prog_name or PROGRAM} --help)", file=sys.stderr)
+            say(f"podwhy: error: {exc.message} ({exc.hint}; see: {prog_name or PROGRAM} --help)")
             if not standalone_mode:
                 return int(ExitCode.USAGE)
             sys.exit(int(ExitCode.USAGE))
@@ -119,7 +146,7 @@ class _Group(TyperGroup):
             code = int(ExitCode.INTERRUPTED)
         # typer ends a KeyboardInterrupt with this code alone (no other podwhy exit is 130): one line says it
         if code == ExitCode.INTERRUPTED:
-            print("podwhy: aborted", file=sys.stderr)
+            say("podwhy: aborted")
             if standalone_mode:
                 _exit_now_if_fetching(code)
         if not standalone_mode:
@@ -353,7 +380,7 @@ def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = (
     try:
         for warning in warnings:
             # A warning can quote input (a name, a file's text): one line, nothing raw from it.
-            print(f"podwhy: warning: {one_line(warning)}", file=sys.stderr)
+            say(f"podwhy: warning: {one_line(warning)}")
     except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
         _stdout_to_devnull(sys.stderr)
     raise typer.Exit(exit_code)
@@ -373,18 +400,18 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
         line = f"podwhy: error: {exc.message}"
         if exc.hint:
             line += f" ({exc.hint})"
-        print(line, file=sys.stderr)
+        say(line)
         raise typer.Exit(exc.exit_code) from None
     except ModelError as exc:  # a value the API would refuse, that no loader put in context: bad input
         if debug:
             traceback.print_exc(file=sys.stderr)
         line = f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
-        print(one_line(line), file=sys.stderr)
+        say(one_line(line))
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
+        say(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"))
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
 
 
@@ -532,12 +559,12 @@ def _print_loaded(snap: SnapshotSummary) -> None:
     from podwhy.snapshot.source import input_names
 
     sources = one_line(input_names(snap.sources))
-    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
+    say(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}")
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
-        print(f"ignored: {one_line(ignored)}", file=sys.stderr)
+        say(f"ignored: {one_line(ignored)}")
     if snap.missingKinds:
-        print(f"the snapshot cannot vouch for: {one_line(', '.join(snap.missingKinds))}", file=sys.stderr)
+        say(f"the snapshot cannot vouch for: {one_line(', '.join(snap.missingKinds))}")
 
 
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
@@ -612,7 +639,7 @@ def pending(
             report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
         if verbose:
             _print_loaded(report.snapshot)
-            print(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})", file=sys.stderr)
+            say(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})")
         _emit(report.exit_code, lambda: _render_any(report, output), report.warnings)
 
 
@@ -708,7 +735,7 @@ def check(
             write_junit(report, junit)
         if verbose:
             _print_loaded(report.snapshot)
-            print(f"namespace of manifests that name none: {one_line(namespace or 'default')}", file=sys.stderr)
+            say(f"namespace of manifests that name none: {one_line(namespace or 'default')}")
         _emit(report.exit_code, lambda: _render_check(report, output), report.warnings)
 
 
@@ -788,13 +815,13 @@ def snapshot(
     if verbose:
         fetched = ", ".join(f"{number:,} {kind}" for kind, number in sorted(kinds.items()) if number)
         empty = ", ".join(kind for kind, number in sorted(kinds.items()) if not number)
-        print(f"fetched: {one_line(fetched) or 'nothing'}", file=sys.stderr)
+        say(f"fetched: {one_line(fetched) or 'nothing'}")
         if empty:
-            print(f"the cluster has none of: {one_line(empty)}", file=sys.stderr)
+            say(f"the cluster has none of: {one_line(empty)}")
     if count is not None:
-        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
+        say(f"wrote {count:,} objects to {target.description}")
     if missing:
-        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
+        say(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}")
 
 
 def _snapshot(

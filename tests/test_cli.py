@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -337,3 +338,99 @@ def test_a_verbosity_level_that_is_not_a_number_is_a_usage_error() -> None:
         "podwhy: error: --v=high: a verbosity level is a number, as kubectl's -v=N"
         " (-v=1 or more is -v, -v=0 is not; see: podwhy --help)\n"
     )
+
+
+# ------------------------------------------------------------------ messages on a terminal (issue 34, item 8)
+RUNTIME_CLASS_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\n"
+    "spec: {runtimeClassName: gvisor, containers: [{name: c, image: x}]}\n"
+)
+COMMAND = "`kubectl get services,runtimeclasses.node.k8s.io -A -o yaml`"
+
+
+def _warnings(tmp_path: Path) -> tuple[int, str, str]:
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(RUNTIME_CLASS_POD)
+    return _invoke(["explain", "-f", str(pod), "--from", str(EXAMPLE), "-q"])
+
+
+def test_piped_warnings_stay_one_line_each(tmp_path: Path) -> None:
+    _, _, err = _warnings(tmp_path)
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("podwhy: warning: ") for line in lines)
+    assert COMMAND in lines[0]
+
+
+def test_on_a_terminal_warnings_wrap_at_words_and_keep_commands_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 70)
+    _, _, err = _warnings(tmp_path)
+    assert err.splitlines() == [
+        "podwhy: warning: the snapshot holds no RuntimeClasses, Services, so it",
+        "  cannot tell whether the cluster has none: add them with --from a",
+        f"  dump of {COMMAND}",
+        "  (or take the whole cluster with",
+        "  `podwhy snapshot -o cluster.json.gz`), or pass --complete if the",
+        "  files hold every object of the cluster",
+        "podwhy: warning: scores not evaluated (the snapshot lacks kinds they",
+        "  read), counted as 0: NodeAffinity, NodeResourcesBalancedAllocation,",
+        "  NodeResourcesFit, PodTopologySpread, TaintToleration",
+    ]
+    # Narrower than the command: it stands whole on a line of its own.
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 40)
+    _, _, err = _warnings(tmp_path)
+    assert f"\n  {COMMAND}\n" in err and all(len(line) <= 40 for line in err.splitlines() if "`" not in line)
+
+
+def test_errors_wrap_on_a_terminal_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 60)
+    code, _, err = run("x", "--from", "/dev/null")
+    assert code == 3
+    assert err == (
+        "podwhy: error: the snapshot holds no nodes and no pods\n"
+        "  (/dev/null) (dump the cluster with\n"
+        "  `podwhy snapshot -o cluster.json.gz`; to dump it with\n"
+        '  kubectl, see "Which snapshot to take" in podwhy\'s README)\n'
+    )
+
+
+@pytest.mark.parametrize("width", [20, 33, 50, 80])
+def test_wrapping_loses_no_word_and_splits_none(width: int) -> None:
+    from podwhy.report.stderr import INDENT, wrapped
+
+    line = (
+        "podwhy: warning: the snapshot holds no PersistentVolumeClaims: add them with `kubectl get pvc -A -o yaml`"
+        " (or `podwhy snapshot -o x.json`), or pass --complete; a_very_long_word_that_is_wider_than_twenty"
+    )
+    lines = wrapped(line, width)
+    assert " ".join(part.removeprefix(INDENT) for part in lines) == line
+    assert all(part.startswith(INDENT) and not part.startswith(INDENT + " ") for part in lines[1:])
+    for part in lines:  # a line wider than the width is one word (a command, or a word that long)
+        body = part.removeprefix(INDENT) if part is not lines[0] else part
+        assert len(part) <= width or " " not in re.sub(r"`[^`]*`", "x", body)
+    assert any("`kubectl get pvc -A -o yaml`" in part for part in lines)
+    assert wrapped("short", width) == ["short"]
+
+
+def test_the_terminal_width_is_stderrs_and_none_when_piped(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import sys
+
+    from podwhy.cli import say, stderr_width
+
+    assert stderr_width() is None  # pytest's capture: not a terminal
+    if not hasattr(os, "openpty"):
+        pytest.skip("no pseudo-terminals here")
+    master, slave = os.openpty()
+    try:
+        with open(slave, "w", closefd=True) as tty:
+            monkeypatch.setattr(sys, "stderr", tty)
+            monkeypatch.setenv("COLUMNS", "30")
+            assert stderr_width() == 30
+            say("podwhy: warning: one two three four five six")
+            tty.flush()
+        shown = os.read(master, 4096).decode().replace("\r\n", "\n")
+    finally:
+        os.close(master)
+    assert shown == "podwhy: warning: one two three\n  four five six\n"
