@@ -38,6 +38,33 @@ def _program_name() -> str | None:
     return KUBECTL_PLUGIN_NAME if base.removesuffix(".exe") == KUBECTL_PLUGIN else None
 
 
+def stderr_width() -> int | None:
+    """The width to wrap messages on stderr to: its terminal's (COLUMNS when set, as rich reads
+    it), or None when stderr is not a terminal (piped, redirected: one line per message)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        return (
+            int(columns)
+            if columns.isdigit() and int(columns) > 0
+            else os.get_terminal_size(sys.stderr.fileno()).columns
+        )
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def say(line: str) -> None:
+    """One message (an error, a warning, what -v says) on stderr: one line, wrapped at word
+    boundaries to the terminal's width when stderr is one (report/stderr.py)."""
+    width = stderr_width()
+    if width is not None:
+        from podwhy.report.stderr import wrapped
+
+        line = "\n".join(wrapped(line, width))
+    print(line, file=sys.stderr)
+
+
 def _usage_error(exc: typer.TyperException) -> int:
     """A command-line mistake click found (unknown option, bad -o value, missing -f): one line
     plus a hint, as every other error; returns the exit code (2)."""
@@ -48,8 +75,38 @@ def _usage_error(exc: typer.TyperException) -> int:
     message = message.replace("Value error, ", "")
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else PROGRAM
-    print(f"podwhy: error: {one_line(message)} (see: {command} --help)", file=sys.stderr)
+    say(f"podwhy: error: {one_line(message)} (see: {command} --help)")
     return int(getattr(exc, "exit_code", 2))
+
+
+# kubectl's spellings of the options podwhy shares with it (pflag's): a short option's value after
+# `=` (`-o=json`, `-n=shop`; click would read `=json` as the value), and klog's verbosity levels
+# `-v=N`, `--v=N` and `-vN` for -v, a flag here: N >= 1 is -v, 0 is not verbose.
+_SHORT_VALUE = re.compile(r"-([onf])=(.*)", re.DOTALL)
+_VERBOSITY = re.compile(r"(?:-v|--v)=(.*)|-v([0-9]+)", re.DOTALL)
+
+
+def kubectl_spellings(args: Sequence[str]) -> list[str]:
+    """ARGS with kubectl's spellings rewritten as click reads them (`-o=json` as `-o json`, `-v=6`
+    as `-v`, `-v=0` dropped); nothing after `--`. UsageError for a level that is not a number."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if short := _SHORT_VALUE.fullmatch(arg):
+            out += [f"-{short[1]}", short[2]]
+        elif verbosity := _VERBOSITY.fullmatch(arg):
+            level = verbosity[1] if verbosity[1] is not None else verbosity[2]
+            if not (level.isascii() and level.isdigit()):
+                raise UsageError(
+                    f"{arg}: a verbosity level is a number, as kubectl's -v=N", hint="-v=1 or more is -v, -v=0 is not"
+                )
+            if int(level) >= 1:
+                out.append("-v")
+        else:
+            out.append(arg)
+    return out
 
 
 class _Group(TyperGroup):
@@ -66,9 +123,17 @@ class _Group(TyperGroup):
         **extra: Any,
     ) -> Any:
         prog_name = _program_name() or prog_name
+        given = list(sys.argv[1:] if args is None else args)
+        try:
+            spelt = kubectl_spellings(given)
+        except UsageError as exc:
+            say(f"podwhy: error: {exc.message} ({exc.hint}; see: {prog_name or PROGRAM} --help)")
+            if not standalone_mode:
+                return int(ExitCode.USAGE)
+            sys.exit(int(ExitCode.USAGE))
         try:
             code = super().main(
-                args=args,
+                args=args if spelt == given else spelt,
                 prog_name=prog_name,
                 complete_var=complete_var,
                 standalone_mode=False,
@@ -81,7 +146,7 @@ class _Group(TyperGroup):
             code = int(ExitCode.INTERRUPTED)
         # typer ends a KeyboardInterrupt with this code alone (no other podwhy exit is 130): one line says it
         if code == ExitCode.INTERRUPTED:
-            print("podwhy: aborted", file=sys.stderr)
+            say("podwhy: aborted")
             if standalone_mode:
                 _exit_now_if_fetching(code)
         if not standalone_mode:
@@ -191,6 +256,15 @@ RequestTimeoutOption = Annotated[
         " included: seconds or a duration (30s, 2m); 0 for no limit. Default 60s.",
     ),
 ]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-skip-tls-verify",
+        metavar="",
+        help="Do not check the API server's certificate, as kubectl's flag (HTTPS without it is open to"
+        " anyone between podwhy and the server).",
+    ),
+]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")
 ]
@@ -206,7 +280,7 @@ SNAPSHOT_SAYS = "how many objects of each kind were fetched"
 
 def _verbose_option(says: str) -> Any:
     """-v/--verbose, on every command: what it says besides its output (on stderr, or in explain's table)."""
-    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}.")
+    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}. kubectl's -v=N works too (N >= 1).")
 
 
 OutputOption = Annotated[
@@ -249,8 +323,11 @@ def _no_empty_path(option: str, paths: Iterable[str]) -> None:
 
 def _check_live_options(from_: list[str] | None, *live: object, complete: bool = False) -> None:
     _no_empty_path("--from", from_ or [])
-    if from_ and any(option is not None for option in live):
-        raise UsageError("--from reads a dump: --kubeconfig, --context and --request-timeout are for live mode")
+    if from_ and any(option is not None and option is not False for option in live):
+        raise UsageError(
+            "--from reads a dump: --kubeconfig, --context, --request-timeout and --insecure-skip-tls-verify"
+            " are for live mode"
+        )
     if complete and not from_:
         raise UsageError("--complete is said of --from files: a live cluster is complete by itself")
 
@@ -303,7 +380,7 @@ def _emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = (
     try:
         for warning in warnings:
             # A warning can quote input (a name, a file's text): one line, nothing raw from it.
-            print(f"podwhy: warning: {one_line(warning)}", file=sys.stderr)
+            say(f"podwhy: warning: {one_line(warning)}")
     except BrokenPipeError:  # `2>&1 | head`: stderr went to the same reader
         _stdout_to_devnull(sys.stderr)
     raise typer.Exit(exit_code)
@@ -323,18 +400,18 @@ def _one_line_errors(debug: bool) -> Iterator[None]:
         line = f"podwhy: error: {exc.message}"
         if exc.hint:
             line += f" ({exc.hint})"
-        print(line, file=sys.stderr)
+        say(line)
         raise typer.Exit(exc.exit_code) from None
     except ModelError as exc:  # a value the API would refuse, that no loader put in context: bad input
         if debug:
             traceback.print_exc(file=sys.stderr)
         line = f"podwhy: error: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
-        print(one_line(line), file=sys.stderr)
+        say(one_line(line))
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
     except Exception as exc:
         if debug:
             traceback.print_exc(file=sys.stderr)
-        print(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
+        say(one_line(f"podwhy: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"))
         raise typer.Exit(ExitCode.INCONCLUSIVE) from None
 
 
@@ -350,7 +427,12 @@ def _complete_pod(ctx: typer.Context, incomplete: str) -> list[str]:
         else:
             from podwhy.snapshot.live import LiveSource
 
-            live = LiveSource(params.get("kubeconfig"), params.get("context"), request_timeout=5)
+            live = LiveSource(
+                params.get("kubeconfig"),
+                params.get("context"),
+                request_timeout=5,
+                insecure_skip_tls_verify=bool(params.get("insecure_skip_tls_verify")),
+            )
             names = live.pod_names(params.get("namespace") or live.connect())
     except Exception:  # completion never fails loudly
         return []
@@ -415,6 +497,7 @@ def explain(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(EXPLAIN_SAYS)] = False,
     debug: DebugOption = False,
@@ -435,7 +518,7 @@ def explain(
         _no_empty_path("-f", [] if pod_file is None else [pod_file])
         if pod_file == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         from podwhy.report.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
@@ -443,7 +526,13 @@ def explain(
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 namespace = namespace or live.connect()
                 if pod is not None:
                     live.events_for = split_pod_ref(pod, namespace)
@@ -467,19 +556,20 @@ def explain(
 
 def _print_loaded(snap: SnapshotSummary) -> None:
     """-v: what the snapshot held and what of it was skipped, on stderr."""
-    sources = one_line(", ".join(snap.sources))
-    print(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}", file=sys.stderr)
+    from podwhy.snapshot.source import input_names
+
+    sources = one_line(input_names(snap.sources))
+    say(f"loaded {snap.nodes} nodes, {snap.pods} pods from {sources}")
     if snap.ignoredKinds:
         ignored = ", ".join(f"{count} {kind}" for kind, count in snap.ignoredKinds.items())
-        print(f"ignored: {one_line(ignored)}", file=sys.stderr)
+        say(f"ignored: {one_line(ignored)}")
     kinds = [kind for kind in snap.missingKinds if not (kind == "Pod" and snap.pods)]
     if kinds:
-        print(f"the snapshot cannot vouch for: {one_line(', '.join(kinds))}", file=sys.stderr)
+        say(f"the snapshot cannot vouch for: {one_line(', '.join(kinds))}")
     if len(kinds) < len(snap.missingKinds):  # it holds pods, which look like some namespaces' only
-        print(
+        say(
             f"its {snap.pods} pods look like some namespaces' only (none of kube-system, where every cluster runs"
-            " some): a dump of `kubectl get pods -A -o yaml` holds every namespace's, or pass --complete",
-            file=sys.stderr,
+            " some): a dump of `kubectl get pods -A -o yaml` holds every namespace's, or pass --complete"
         )
 
 
@@ -516,6 +606,7 @@ def pending(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(PENDING_SAYS)] = False,
     debug: DebugOption = False,
@@ -530,7 +621,7 @@ def pending(
     with _one_line_errors(debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
             # One rule, live or offline: -A every namespace, else -n, else the context's namespace
@@ -540,7 +631,13 @@ def pending(
                 scope = None if all_namespaces else namespace or "default"
                 why = "-A" if all_namespaces else "-n" if namespace else "no -n: default, as offline explain and check"
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 scope = None if all_namespaces else namespace or live.connect()
                 why = "-A" if all_namespaces else "-n" if namespace else "no -n: the context's namespace"
                 live.events_for = (scope or "", "")
@@ -548,7 +645,7 @@ def pending(
             report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
         if verbose:
             _print_loaded(report.snapshot)
-            print(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})", file=sys.stderr)
+            say(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})")
         _emit(report.exit_code, lambda: _render_any(report, output), report.warnings)
 
 
@@ -598,6 +695,7 @@ def check(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(CHECK_SAYS)] = False,
     debug: DebugOption = False,
@@ -614,7 +712,7 @@ def check(
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
     with _one_line_errors(debug):
-        _check_live_options(from_, kubeconfig, context, request_timeout, complete=complete)
+        _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
         _no_empty_path("-f", files)
         if "-" in files and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
@@ -626,7 +724,13 @@ def check(
             if from_:
                 source = FileSource(list(from_), progress=progress, complete=complete)
             else:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 namespace = namespace or live.connect()
                 source = live
             manifests = ManifestSource(files, namespace or "default")
@@ -637,7 +741,7 @@ def check(
             write_junit(report, junit)
         if verbose:
             _print_loaded(report.snapshot)
-            print(f"namespace of manifests that name none: {one_line(namespace or 'default')}", file=sys.stderr)
+            say(f"namespace of manifests that name none: {one_line(namespace or 'default')}")
         _emit(report.exit_code, lambda: _render_check(report, output), report.warnings)
 
 
@@ -691,6 +795,7 @@ def snapshot(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     request_timeout: RequestTimeoutOption = None,
+    insecure_skip_tls_verify: InsecureOption = False,
     quiet: QuietOption = False,
     verbose: Annotated[bool, _verbose_option(SNAPSHOT_SAYS)] = False,
     debug: DebugOption = False,
@@ -702,18 +807,27 @@ def snapshot(
     Cluster Autoscaler's status.
     """
     count, target, missing, kinds = _snapshot(
-        output, namespace, all_namespaces, kubeconfig, context, request_timeout, redact, quiet, debug
+        output,
+        namespace,
+        all_namespaces,
+        kubeconfig,
+        context,
+        request_timeout,
+        redact,
+        quiet,
+        debug,
+        insecure_skip_tls_verify,
     )
     if verbose:
         fetched = ", ".join(f"{number:,} {kind}" for kind, number in sorted(kinds.items()) if number)
         empty = ", ".join(kind for kind, number in sorted(kinds.items()) if not number)
-        print(f"fetched: {one_line(fetched) or 'nothing'}", file=sys.stderr)
+        say(f"fetched: {one_line(fetched) or 'nothing'}")
         if empty:
-            print(f"the cluster has none of: {one_line(empty)}", file=sys.stderr)
+            say(f"the cluster has none of: {one_line(empty)}")
     if count is not None:
-        print(f"wrote {count:,} objects to {target.description}", file=sys.stderr)
+        say(f"wrote {count:,} objects to {target.description}")
     if missing:
-        print(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}", file=sys.stderr)
+        say(f"podwhy: warning: not fetched: {one_line('; '.join(missing.values()))}")
 
 
 def _snapshot(
@@ -726,6 +840,7 @@ def _snapshot(
     redact: bool,
     quiet: bool,
     debug: bool,
+    insecure_skip_tls_verify: bool = False,
 ) -> tuple[int | None, DumpTarget, dict[str, str], dict[str, int]]:
     """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why, how
     many objects of each kind were fetched)."""
@@ -740,7 +855,13 @@ def _snapshot(
         previous = signal.signal(signal.SIGTERM, _on_sigterm(target))
         try:
             with fetch_progress(not quiet) as progress:
-                live = LiveSource(kubeconfig, context, request_timeout, progress=progress)
+                live = LiveSource(
+                    kubeconfig,
+                    context,
+                    request_timeout,
+                    progress=progress,
+                    insecure_skip_tls_verify=insecure_skip_tls_verify,
+                )
                 events_namespace = "" if all_namespaces else namespace or live.connect()
                 live.events_for = (events_namespace, "")
                 fetched = live.fetch(raw=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podwhy.analysis.autoscaling import analyse, autoscalers
-from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, pending_group
+from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
@@ -29,7 +29,7 @@ from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
 from podwhy.scheduler.versions import VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
-from podwhy.snapshot.source import SnapshotSource
+from podwhy.snapshot.source import SnapshotSource, input_names
 from podwhy.verdict import Verdict
 
 
@@ -145,8 +145,27 @@ def find_pod(snapshot: Snapshot, namespace: str, name: str, source: SnapshotSour
     close = closest(f"{namespace}/{name}", keys)
     if not close:
         close = [k for k in keys if k.endswith("/" + name)][:3]
-    hint = f"closest: {', '.join(close)}" if close else f"the snapshot has {len(keys)} pods, e.g. {', '.join(keys[:3])}"
+    hints = [f"closest: {', '.join(close)}"] if close else []
+    waiting = pending_examples(snapshot, namespace, set(close))
+    hints += [waiting] if waiting else []
+    hint = "; ".join(hints) or f"the snapshot has {len(keys)} pods, e.g. {', '.join(keys[:3])}"
     raise PodwhyError(f"pod {namespace}/{name} not found in the snapshot", hint=hint)
+
+
+# How many of the snapshot's Pending pods a "not found" hint offers.
+PENDING_EXAMPLES = 3
+
+
+def pending_examples(snapshot: Snapshot, namespace: str, named: set[str]) -> str | None:
+    """A few of the pods that wait for a node, those of NAMESPACE first, none NAMED already: what
+    one may have meant to explain (NAMESPACE/NAME; the error line escapes what they hold)."""
+    waiting = [p for p in snapshot.pods if is_pending(p) and not p.spec.node_name and pod_key(p) not in named]
+    if not waiting:
+        return None
+    waiting.sort(key=lambda p: p.metadata.namespace != namespace)  # stable: the snapshot's order otherwise
+    shown = ", ".join(pod_key(p) for p in waiting[:PENDING_EXAMPLES])
+    more = f", … ({len(waiting):,} in all)" if len(waiting) > PENDING_EXAMPLES else ""
+    return f"Pending pods: {shown}{more}"
 
 
 def check_node(snapshot: Snapshot, node: str) -> None:
@@ -168,7 +187,7 @@ def explain(request: ExplainRequest) -> Report:
     snapshot = request.source.load()
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no nodes and no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
     if manifest is not None:
@@ -270,7 +289,7 @@ def pending(request: PendingRequest) -> PendingReport:
     snapshot = request.source.load()
     if not snapshot.pods:
         raise PodwhyError(
-            f"the snapshot holds no pods ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
     if request.namespace is not None:
@@ -311,7 +330,7 @@ def check(request: CheckRequest) -> CheckReport:
     snapshot = request.source.load()
     if not snapshot.nodes:
         raise PodwhyError(
-            f"the snapshot holds no nodes ({', '.join(snapshot.sources)}){kindless_note(snapshot)}",
+            f"the snapshot holds no nodes ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=f"pass a dump that includes Nodes: {SNAPSHOT_COMMAND}",
         )
     version = choose_version(request.kube_version, snapshot)

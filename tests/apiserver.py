@@ -6,6 +6,8 @@ to answer 403 for chosen resources, 404 for unserved groups, 410 for a continue 
 cluster serves DRA as resource.k8s.io/v1beta1; the objects given must be in that version's
 shape), and `/apis` can say nothing (`discovery=False`). Every request is recorded (method,
 path, query, User-Agent), so tests can assert that podwhy sends only GETs and says who it is.
+With `tls=True` it serves HTTPS with the self-signed certificate of tests/tls/ (TLS_CERT), as
+a cluster whose CA the client may or may not be given.
 
 What it emulates of kube-apiserver, with the upstream source of each (k8s.io/kubernetes unless
 named otherwise), so that tests catch what a real cluster would show:
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
+import ssl
 import threading
 import uuid
 from collections import defaultdict
@@ -217,6 +221,28 @@ def stored_object(obj: dict[str, Any], index: int, api_version: str) -> dict[str
     return out
 
 
+TLS = Path(__file__).resolve().parent / "tls"
+# The server's certificate, its own CA (tests/tls/README.md).
+TLS_CERT = TLS / "server.crt"
+
+
+class _TLSServer(ThreadingHTTPServer):
+    """HTTPS: each connection's handshake in its own handler thread, a failed one dropped quietly
+    (the client refusing the certificate is what a test expects)."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(TLS_CERT, TLS / "server.key")
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 @dataclass
 class FakeApiServer:
     objects: list[dict[str, Any]]
@@ -230,6 +256,7 @@ class FakeApiServer:
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
     fail_always: bool = False  # fail_once's resources answer 500 to every request
     token: str = "test-token"
+    tls: bool = False  # HTTPS with tests/tls/'s certificate
     git_version: str = "v1.35.4"  # what /version says
     stored: bool = True  # objects as the API server stores them (stored_object); False: as given
     requests: list[Recorded] = field(default_factory=list)
@@ -271,7 +298,7 @@ class FakeApiServer:
 
             do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = (_TLSServer if self.tls else ThreadingHTTPServer)(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -285,7 +312,7 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._server is not None
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host!s}:{port}"
 
     def kubeconfig(self, path: Path, namespace: str | None = None, context: str = "test") -> Path:
         ctx: dict[str, Any] = {"cluster": "test", "user": "test"}

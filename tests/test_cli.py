@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,230 @@ def test_a_manifest_from_stdin(tmp_path: Path) -> None:
     assert json.loads(out)["pod"]["name"] == "big"
     code, _, err = run("-f", "-", "--from", "-", input=manifest)
     assert code == 2 and "cannot both read stdin" in err
+
+
+@pytest.mark.parametrize("given", ["/dev/null", "empty.yaml", "-"])
+def test_empty_input_says_its_first_clause_and_points_to_the_readme(tmp_path: Path, given: str) -> None:
+    """The error on an empty input is one short line: the one command that dumps a cluster, and
+    where the kubectl ways are told (issue 34: it was a line of 1,003 characters)."""
+    path = str(tmp_path / given) if given == "empty.yaml" else given
+    if given == "empty.yaml":
+        Path(path).write_text("")
+    code, out, err = run("x", "--from", path, input="")
+    name = "<stdin>" if given == "-" else path
+    assert (code, out) == (3, "")
+    assert err == (
+        f"podwhy: error: the snapshot holds no nodes and no pods ({name}) (dump the cluster with"
+        ' `podwhy snapshot -o cluster.json.gz`; to dump it with kubectl, see "Which snapshot to take" in'
+        " podwhy's README)\n"
+    )
+
+
+def test_the_readme_section_the_hint_names_holds_the_kubectl_dump() -> None:
+    from podwhy.snapshot.live import kubectl_dump_command
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("\n## Which snapshot to take\n", 1)[1].split("\n## ", 1)[0]
+    assert kubectl_dump_command() + " > cluster.yaml" in section and "--complete" in section
+
+
+@pytest.mark.parametrize(
+    ("command", "stdin", "said"),
+    [
+        (["explain", "x", "--from", "-"], "", "the snapshot holds no nodes and no pods (<stdin>)"),
+        (["pending", "--from", "-"], "", "the snapshot holds no pods (<stdin>)"),
+        (["check", "-f", "-", "--from", str(EXAMPLE), "--complete"], "", "no Pods or workloads in <stdin>"),
+        (["check", "-f", str(EXAMPLE), "--from", "-"], "", "the snapshot holds no nodes (<stdin>)"),
+        (["explain", "-f", "-", "--from", str(EXAMPLE)], "", "<stdin>: expected exactly one Pod object"),
+        (["explain", "x", "--from", "-"], "items: [", "<stdin>: malformed YAML"),
+    ],
+)
+def test_stdin_has_one_name_in_every_message(command: list[str], stdin: str, said: str) -> None:
+    result = CliRunner().invoke(app, command, input=stdin)
+    assert result.exit_code == 3 and said in result.stderr, result.stderr
+    assert "(-)" not in result.stderr and " in -" not in result.stderr
+
+
+def test_verbose_names_stdin_as_every_message_does() -> None:
+    result = CliRunner().invoke(app, ["pending", "-v", "-q", "--from", "-"], input=EXAMPLE.read_text())
+    assert "loaded 4 nodes, 8 pods from <stdin>\n" in result.stderr
+
+
+def _pod(namespace: str, name: str, node: str = "") -> str:
+    bound = f", nodeName: {node}" if node else ""
+    phase = "Running" if node else "Pending"
+    return (
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {json.dumps(name)}, namespace: {namespace}}}\n"
+        f"spec: {{containers: [{{name: c, image: x}}]{bound}}}\nstatus: {{phase: {phase}}}\n"
+    )
+
+
+def test_an_unknown_pod_offers_the_pending_pods_as_examples(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.yaml"
+    pods = [_pod("db", "pg-0"), _pod("shop", "web-1", node="n1"), _pod("shop", "web-2"), _pod("db", "pg-1")]
+    pods += [_pod("db", "evil\x1b[2J"), _pod("shop", "api-0")]
+    dump.write_text(NODE + "".join(pods))
+    # Nothing close: the Pending pods, the asked namespace's first, a few of them.
+    code, out, err = run("shop/nosuch", "--from", str(dump))
+    assert (code, out) == (3, "")
+    assert err == (
+        "podwhy: error: pod shop/nosuch not found in the snapshot"
+        " (Pending pods: shop/web-2, shop/api-0, db/pg-0, … (5 in all))\n"
+    )
+    # Beside the closest names (not offered twice); a name from the dump is escaped.
+    code, _, err = run("db/pg-2", "--from", str(dump))
+    assert err == (
+        "podwhy: error: pod db/pg-2 not found in the snapshot"
+        " (closest: db/pg-1, db/pg-0; Pending pods: db/evil\\x1b[2J, shop/web-2, shop/api-0)\n"
+    )
+    assert "\x1b" not in err
+
+
+# ------------------------------------------------------------------ kubectl's spellings (issue 34, item 9)
+MANIFEST = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec: {containers: [{name: c, image: x}]}\n"
+)
+
+
+def _command(name: str, tmp_path: Path) -> list[str]:
+    if name == "check":
+        pod = tmp_path / "pod.yaml"
+        pod.write_text(MANIFEST)
+        return ["check", "-f", str(pod), "--from", str(EXAMPLE), "--complete"]
+    if name == "pending":
+        return ["pending", "-A", "--from", str(EXAMPLE), "--complete"]
+    return ["explain", POD, "--from", str(EXAMPLE), "--complete"]
+
+
+def _invoke(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", ["explain", "pending", "check"])
+def test_kubectl_spellings_of_output_and_verbosity(command: str, tmp_path: Path) -> None:
+    args = _command(command, tmp_path)
+    quiet, verbose, as_json = (
+        _invoke([*args, "-o", "yaml"]),
+        _invoke([*args, "-v", "-o", "yaml"]),
+        _invoke([*args, "-o", "json"]),
+    )
+    assert verbose[2] != quiet[2]  # -v says more on stderr
+    for spelling in (["-o=json"], ["--output=json"], ["-ojson"]):
+        assert _invoke([*args, *spelling]) == as_json
+    for level in ("-v=6", "--v=1", "-v3"):
+        assert _invoke([*args, level, "-o=yaml"]) == verbose
+    assert _invoke([*args, "-v=0", "-o=yaml"]) == quiet
+
+
+def test_kubectl_spellings_are_read_only_as_options() -> None:
+    from podwhy.cli import kubectl_spellings
+
+    assert kubectl_spellings(["snapshot", "-o=-", "-n=shop", "--v=2"]) == ["snapshot", "-o", "-", "-n", "shop", "-v"]
+    assert kubectl_spellings(["check", "-f=a.yaml", "-v=0", "-vq"]) == ["check", "-f", "a.yaml", "-vq"]
+    # After `--` everything is an argument; an `=` in a value is the value's.
+    assert kubectl_spellings(["explain", "-n", "a=b", "--", "-v=2"]) == ["explain", "-n", "a=b", "--", "-v=2"]
+
+
+def test_a_verbosity_level_that_is_not_a_number_is_a_usage_error() -> None:
+    code, out, err = _invoke(["explain", POD, "--from", str(EXAMPLE), "--v=high"])
+    assert (code, out) == (2, "")
+    assert err == (
+        "podwhy: error: --v=high: a verbosity level is a number, as kubectl's -v=N"
+        " (-v=1 or more is -v, -v=0 is not; see: podwhy --help)\n"
+    )
+
+
+# ------------------------------------------------------------------ messages on a terminal (issue 34, item 8)
+RUNTIME_CLASS_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\n"
+    "spec: {runtimeClassName: gvisor, containers: [{name: c, image: x}]}\n"
+)
+COMMAND = "`kubectl get runtimeclasses.node.k8s.io -A -o yaml`"
+
+
+def _warnings(tmp_path: Path) -> tuple[int, str, str]:
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(RUNTIME_CLASS_POD)
+    return _invoke(["explain", "-f", str(pod), "--from", str(EXAMPLE), "-q"])
+
+
+def test_piped_warnings_stay_one_line_each(tmp_path: Path) -> None:
+    _, _, err = _warnings(tmp_path)
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("podwhy: warning: ") for line in lines)
+    assert COMMAND in lines[0]
+
+
+def test_on_a_terminal_warnings_wrap_at_words_and_keep_commands_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 70)
+    _, _, err = _warnings(tmp_path)
+    assert err.splitlines() == [
+        "podwhy: warning: the snapshot holds no RuntimeClasses, so it cannot",
+        "  tell whether the cluster has none: add them with --from a dump, or",
+        "  pass --complete if the files hold every object of the cluster:",
+        f"  {COMMAND}; or take the",
+        "  whole cluster: `podwhy snapshot -o cluster.json.gz`",
+        "podwhy: warning: scores not evaluated (the snapshot lacks kinds they",
+        "  read), counted as 0: NodeAffinity, NodeResourcesBalancedAllocation,",
+        "  NodeResourcesFit, TaintToleration",
+    ]
+    # Narrower than the command: it stands whole on a line of its own.
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 40)
+    _, _, err = _warnings(tmp_path)
+    assert f"\n  {COMMAND};\n" in err and all(len(line) <= 40 for line in err.splitlines() if "`" not in line)
+
+
+def test_errors_wrap_on_a_terminal_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 60)
+    code, _, err = run("x", "--from", "/dev/null")
+    assert code == 3
+    assert err == (
+        "podwhy: error: the snapshot holds no nodes and no pods\n"
+        "  (/dev/null) (dump the cluster with\n"
+        "  `podwhy snapshot -o cluster.json.gz`; to dump it with\n"
+        '  kubectl, see "Which snapshot to take" in podwhy\'s README)\n'
+    )
+
+
+@pytest.mark.parametrize("width", [20, 33, 50, 80])
+def test_wrapping_loses_no_word_and_splits_none(width: int) -> None:
+    from podwhy.report.stderr import INDENT, wrapped
+
+    line = (
+        "podwhy: warning: the snapshot holds no PersistentVolumeClaims: add them with `kubectl get pvc -A -o yaml`"
+        " (or `podwhy snapshot -o x.json`), or pass --complete; a_very_long_word_that_is_wider_than_twenty"
+    )
+    lines = wrapped(line, width)
+    assert " ".join(part.removeprefix(INDENT) for part in lines) == line
+    assert all(part.startswith(INDENT) and not part.startswith(INDENT + " ") for part in lines[1:])
+    for part in lines:  # a line wider than the width is one word (a command, or a word that long)
+        body = part.removeprefix(INDENT) if part is not lines[0] else part
+        assert len(part) <= width or " " not in re.sub(r"`[^`]*`", "x", body)
+    assert any("`kubectl get pvc -A -o yaml`" in part for part in lines)
+    assert wrapped("short", width) == ["short"]
+
+
+def test_the_terminal_width_is_stderrs_and_none_when_piped(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import sys
+
+    from podwhy.cli import say, stderr_width
+
+    assert stderr_width() is None  # pytest's capture: not a terminal
+    if not hasattr(os, "openpty"):
+        pytest.skip("no pseudo-terminals here")
+    master, slave = os.openpty()
+    try:
+        with open(slave, "w", closefd=True) as tty:
+            monkeypatch.setattr(sys, "stderr", tty)
+            monkeypatch.setenv("COLUMNS", "30")
+            assert stderr_width() == 30
+            say("podwhy: warning: one two three four five six")
+            tty.flush()
+        shown = os.read(master, 4096).decode().replace("\r\n", "\n")
+    finally:
+        os.close(master)
+    assert shown == "podwhy: warning: one two three\n  four five six\n"

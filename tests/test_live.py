@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.snapshot.live import LiveSource
+from podwhy.snapshot.live import UNTRUSTED_HINT, LiveSource
 from podwhy.snapshot.source import FileSource
-from tests.apiserver import FakeApiServer, load_objects
+from tests.apiserver import TLS_CERT, FakeApiServer, load_objects
 from tests.conformance import GOLDEN, case_dirs, cluster_file
 from tests.oldversions import DRA_KINDS, dra_to
 from tests.test_redact import comparable
@@ -119,17 +122,93 @@ def test_cli_live_report_equals_offline_report(shop: FakeApiServer, tmp_path: Pa
     assert shop.methods == {"GET"}
 
 
-@pytest.mark.parametrize(
-    ("make_config", "message"),
-    [
-        (lambda tmp: tmp / "absent", "the kubeconfig file does not exist (--kubeconfig)"),
-        (lambda tmp: _config_for(tmp, "http://127.0.0.1:9"), "cannot reach the API server at http://127.0.0.1:9"),
-    ],
-)
-def test_connection_errors_are_one_line(tmp_path: Path, make_config: Any, message: str) -> None:
-    code, out, err = _cli(POD, "--kubeconfig", str(make_config(tmp_path)))
+def test_a_missing_kubeconfig_is_one_line(tmp_path: Path) -> None:
+    code, out, err = _cli(POD, "--kubeconfig", str(tmp_path / "absent"))
     assert (code, out) == (3, "")
-    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "the kubeconfig file does not exist (--kubeconfig)" in err
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A local port bound but not listening: a connection to it is refused, whatever the machine runs."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_refused_connection_says_kubectls_words_and_offers_a_dump(tmp_path: Path, closed_port: int) -> None:
+    code, out, err = _cli(POD, "--kubeconfig", str(_config_for(tmp_path, f"http://127.0.0.1:{closed_port}")))
+    assert (code, out) == (3, "")
+    assert err == (
+        f"podwhy: error: the connection to the server 127.0.0.1:{closed_port} was refused (did you specify the"
+        " right host or port? It is the server of the kubeconfig's context, chosen with --kubeconfig and"
+        " --context; to explain offline, pass --from and a dump)\n"
+    )
+
+
+@pytest.fixture
+def https() -> Iterator[FakeApiServer]:
+    with FakeApiServer(load_objects(EXAMPLE), tls=True) as server:
+        yield server
+
+
+def test_an_untrusted_certificate_keeps_the_whole_message_and_names_the_ca(
+    https: FakeApiServer, tmp_path: Path
+) -> None:
+    code, out, err = _cli(POD, "--kubeconfig", str(https.kubeconfig(tmp_path / "config")))
+    assert (code, out) == (3, "")
+    # The TLS library's words whole, its closing parenthesis included, then the hint.
+    url = re.escape(https.url)
+    hint = re.escape(UNTRUSTED_HINT)
+    said = r"certificate verify failed: self.signed certificate( \([^()]*\))?"
+    assert re.fullmatch(f"podwhy: error: TLS handshake with {url} failed: {said} \\({hint}\\)\n", err), err
+    assert "certificate-authority" in UNTRUSTED_HINT and "--insecure-skip-tls-verify" in UNTRUSTED_HINT
+
+
+def _report(code: int, out: str, err: str) -> dict[str, Any]:
+    assert (code, err) == (1, ""), err
+    report: dict[str, Any] = json.loads(out)
+    report["snapshot"].pop("sources")
+    report["snapshot"].pop("takenAt")
+    return report
+
+
+def test_insecure_skip_tls_verify_skips_only_the_certificate_check(https: FakeApiServer, tmp_path: Path) -> None:
+    config = https.kubeconfig(tmp_path / "config")
+    skipped = _report(*_cli(POD, "--kubeconfig", str(config), "--insecure-skip-tls-verify", "-o", "json"))
+    # The same report as with the cluster's CA in the kubeconfig, and no warning on stderr.
+    trusted = tmp_path / "trusted"
+    doc = yaml.safe_load(config.read_text())
+    doc["clusters"][0]["cluster"]["certificate-authority"] = str(TLS_CERT)
+    trusted.write_text(yaml.safe_dump(doc))
+    assert _report(*_cli(POD, "--kubeconfig", str(trusted), "-o", "json")) == skipped
+    # With a CA in the kubeconfig too (kubectl sets it aside), and the credentials still sent.
+    assert _report(*_cli(POD, "--kubeconfig", str(trusted), "--insecure-skip-tls-verify", "-o", "json")) == skipped
+    trusted.write_text(trusted.read_text().replace(https.token, "expired"))
+    code, _, err = _cli(POD, "--kubeconfig", str(trusted), "--insecure-skip-tls-verify")
+    assert code == 3 and "Unauthorized" in err and "TLS" not in err
+    assert {r.user_agent.split("/")[0] for r in https.requests} == {"podwhy"}
+
+
+@pytest.mark.parametrize("command", [["explain", POD], ["pending", "-A"], ["check", "-f"], ["snapshot", "-o", "-"]])
+def test_every_live_command_takes_insecure_skip_tls_verify(
+    https: FakeApiServer, tmp_path: Path, command: list[str]
+) -> None:
+    config = str(https.kubeconfig(tmp_path / "config"))
+    if command == ["check", "-f"]:
+        pod = tmp_path / "pod.yaml"
+        pod.write_text("kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n")
+        command = [*command, str(pod)]
+    result = CliRunner().invoke(app, [*command, "--kubeconfig", config, "--insecure-skip-tls-verify", "-q"])
+    assert result.exit_code in (0, 1, 4) and result.stdout, result.stderr
+    refused = CliRunner().invoke(app, [*command, "--kubeconfig", config, "-q"])
+    assert refused.exit_code == 3 and "certificate verify failed" in refused.stderr
+
+
+def test_insecure_skip_tls_verify_is_for_live_mode() -> None:
+    code, out, err = _cli(POD, "--from", str(EXAMPLE), "--insecure-skip-tls-verify")
+    assert (code, out) == (2, "")
+    assert "--insecure-skip-tls-verify are for live mode" in err
 
 
 def test_wrong_token_is_one_line(shop: FakeApiServer, tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
 from podwhy.snapshot.limits import MAX_PODS
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
-from podwhy.snapshot.source import _object_files, _read_bytes, read_stream
+from podwhy.snapshot.source import STDIN, _object_files, _read_bytes, input_names, read_stream
 
 WORKLOAD_KINDS = o.WORKLOAD_KINDS
 SUPPORT_KINDS = o.MANIFEST_SUPPORT_KINDS
@@ -172,7 +172,7 @@ class ManifestSource:
         for raw_path in self.paths:
             if raw_path == "-":
                 stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                decoded = decode(read_stream(stream, "<stdin>"), "<stdin>", manifests=True)
+                decoded = decode(read_stream(stream, STDIN), STDIN, manifests=True)
                 entries.extend(decoded.entries)
                 self.ignored.update(decoded.ignored)
                 continue
@@ -266,7 +266,7 @@ class ManifestSource:
             seen.add(workload.key)
             workloads.append(workload)
         if not workloads:
-            sources = ", ".join(self.paths)
+            sources = input_names(self.paths)
             unread = self.not_checked()
             found = f" (only kinds podwhy does not simulate: {', '.join(unread)})" if unread else ""
             raise PodwhyError(
@@ -675,7 +675,7 @@ def read_pod_manifest(path: Path, namespace: str, stdin: BinaryIO | None = None)
     creates along with it, read by the decoder dumps are read by (named from generateName as
     `check` names it), in NAMESPACE unless it names its own."""
     if str(path) == "-":
-        data, source = read_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>"), "<stdin>"
+        data, source = read_stream(stdin if stdin is not None else sys.stdin.buffer, STDIN), STDIN
     else:
         data, source = _read_bytes(path), str(path)
     decoded = decode(data, source, manifests=True)

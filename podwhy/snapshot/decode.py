@@ -496,8 +496,9 @@ def decode_typed(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw) 
         value, found = _nulls_as_scalars(value)
         if not found:
             raise
-        tp: Any = decoder.type  # a Struct type (msgspec 0.23 types the attribute as any type form)
-        return yaml11.convert(value, tp)
+        # msgspec 0.23 types Decoder.type as a TypeForm, older releases as a type: either way the struct.
+        struct_type: Any = decoder.type
+        return yaml11.convert(value, struct_type)
 
 
 def _nulls_as_scalars(value: Any) -> tuple[Any, bool]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import platform
+import re
+import ssl
 import sys
 import threading
 import time
@@ -19,7 +21,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import msgspec
 import yaml
@@ -156,15 +158,15 @@ def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
     return commands
 
 
+# Where the whole story of dumps is told: the kubectl commands (kubectl_dump_command, the
+# autoscalers' own), --complete, and what a partial dump leaves unevaluated.
+SNAPSHOT_DOCS = '"Which snapshot to take" in podwhy\'s README'
+
+
 def dump_hint() -> str:
-    """How to dump a cluster so that every plugin can be evaluated (see docs/complete.md)."""
-    ca_status, karpenter = autoscaler_dump_commands()
-    return (
-        f"dump the cluster with: {SNAPSHOT_COMMAND}; or: {kubectl_dump_command()} > cluster.yaml,"
-        " read with --from cluster.yaml --complete"
-        f" (for the autoscalers add `{ca_status} > ca-status.yaml` and, where Karpenter runs,"
-        f" `{karpenter} > karpenter.yaml`)"
-    )
+    """How to dump a cluster so that every plugin can be evaluated: one command, and where the
+    kubectl ways are (a hint stays short: the kubectl command alone is 700 characters)."""
+    return f"dump the cluster with `{SNAPSHOT_COMMAND}`; to dump it with kubectl, see {SNAPSHOT_DOCS}"
 
 
 EVENTS = Resource("Event", "v1", "events")
@@ -255,6 +257,9 @@ class LiveSource:
     events_for: tuple[str, str] | None = None
     progress: ProgressCallback | None = None
     resources: tuple[Resource, ...] = LIVE_RESOURCES
+    # --insecure-skip-tls-verify, as kubectl's: the server's certificate is not checked (the
+    # kubeconfig's CA is set aside); nothing else of the connection changes.
+    insecure_skip_tls_verify: bool = False
     _api: Any = field(default=None, init=False, repr=False)
     _namespace: str = field(default="default", init=False)
     _state: Progress = field(default_factory=Progress, init=False)
@@ -296,6 +301,10 @@ class LiveSource:
             where = f"{mark.name}: line {mark.line + 1}: " if mark is not None else ""
             problem = getattr(exc, "problem", None) or _first_line(exc)
             raise PodwhyError(f"cannot load the Kubernetes configuration: {where}not valid YAML: {problem}") from None
+        if self.insecure_skip_tls_verify:
+            skip_tls_verification(configuration)
+        if not configuration.verify_ssl:
+            _no_insecure_warnings()  # asked for (the flag, or the kubeconfig's insecure-skip-tls-verify)
         configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize or 0, CONCURRENCY)
         # The client would retry connection errors three times over; say what happened at once.
         configuration.retries = 0
@@ -339,7 +348,7 @@ class LiveSource:
                 data = self._body(response.response, deadline, timeout)
                 status: int = response.status
             except Urllib3Error as exc:
-                raise PodwhyError(_connection_message(self.host, exc)) from None
+                raise connection_error(self.host, exc) from None
             if 200 <= status < 300:
                 return data
             if (status >= 500 or status == 429) and attempt <= RETRIES:
@@ -636,19 +645,85 @@ def _decode_status(data: bytes) -> _Status:
         return _Status(message=data[:200].decode("utf-8", "replace").strip())
 
 
-def _connection_message(host: str, exc: Exception) -> str:
+def skip_tls_verification(configuration: Any) -> None:
+    """--insecure-skip-tls-verify on a client configuration, as kubectl's override: the server's
+    certificate is not checked and the cluster's CA is set aside (kubectl clears it, as a CA with
+    the flag is an error); client certificates, tokens and the server name stay as they were."""
+    configuration.verify_ssl = False
+    configuration.ssl_ca_cert = None
+    configuration.ca_cert_data = None
+
+
+def _no_insecure_warnings() -> None:
+    """urllib3 warns on every unverified HTTPS request (several lines on stderr): the user asked
+    for it, as kubectl's flag, which says nothing either."""
+    import warnings
+
+    from urllib3.exceptions import InsecureRequestWarning
+
+    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+
+
+# What kubectl says of a refused connection, and how else podwhy can work.
+REFUSED_HINT = (
+    "did you specify the right host or port? It is the server of the kubeconfig's context, chosen with"
+    " --kubeconfig and --context; to explain offline, pass --from and a dump"
+)
+# What to do when the server's certificate is not trusted.
+UNTRUSTED_HINT = (
+    "set the kubeconfig cluster's certificate-authority or certificate-authority-data to the CA that"
+    " signed the server's certificate, or skip the check with --insecure-skip-tls-verify, as kubectl does"
+)
+
+
+def connection_error(host: str, exc: Exception) -> PodwhyError:
+    """Why a request to HOST got no answer, in one line, with what to do when podwhy knows."""
     text = str(exc)
-    if "CERTIFICATE_VERIFY_FAILED" in text or "SSLError" in type(exc).__name__ or "SSL" in text:
-        return f"TLS handshake with {host} failed: {_ssl_detail(text)}"
+    tls = _ssl_error(exc)
+    if tls is not None or "CERTIFICATE_VERIFY_FAILED" in text or "SSLError" in type(exc).__name__:
+        detail = _ssl_detail(tls, text)
+        untrusted = isinstance(tls, ssl.SSLCertVerificationError) or "certificate verify failed" in detail
+        return PodwhyError(f"TLS handshake with {host} failed: {detail}", hint=UNTRUSTED_HINT if untrusted else None)
     if "timed out" in text.lower() or "Timeout" in type(exc).__name__:
-        return f"{host} did not answer in time (request timeout)"
-    return f"cannot reach the API server at {host}: {_reason(text)}"
+        return PodwhyError(f"{host} did not answer in time (request timeout)")
+    if "Connection refused" in text:
+        # kubectl's words: "The connection to the server HOST:PORT was refused"
+        return PodwhyError(f"the connection to the server {_host_port(host)} was refused", hint=REFUSED_HINT)
+    return PodwhyError(f"cannot reach the API server at {host}: {_reason(text)}")
 
 
-def _ssl_detail(text: str) -> str:
+def _host_port(url: str) -> str:
+    """The server's HOST[:PORT] as kubectl names it in its message (the URL's host)."""
+    return urlsplit(url).netloc.rpartition("@")[2] or url
+
+
+def _ssl_error(exc: BaseException) -> ssl.SSLError | None:
+    """The ssl module's error behind a client's exception (urllib3 wraps it in one or two)."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        error = todo.pop()
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, ssl.SSLError):
+            return error
+        more = [getattr(error, "reason", None), error.__cause__, error.__context__, *error.args]
+        todo.extend(e for e in more if isinstance(e, BaseException))
+    return None
+
+
+def _ssl_detail(error: ssl.SSLError | None, text: str) -> str:
+    """The TLS library's message whole (`certificate verify failed: self-signed certificate
+    (_ssl.c:1006)`), without its `[SSL: CODE]` prefix."""
+    if error is not None and str(error):
+        return re.sub(r"^\[SSL: [A-Z0-9_]+\] ", "", str(error))
     marker = "certificate verify failed"
     i = text.find(marker)
-    return text[i : text.find(")", i)] if i >= 0 else "the server's certificate is not trusted"
+    if i < 0:
+        return "the server's certificate is not trusted"
+    end = text.find(")", i)
+    return text[i : end + 1] if end >= 0 else text[i:]
 
 
 def _reason(text: str) -> str:

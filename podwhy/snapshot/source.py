@@ -72,6 +72,20 @@ class ReadProgress:
 
 ReadCallback = Callable[[ReadProgress], None]
 # Files read in chunks, each reported, from this size on (smaller ones are read at once).
+# How every message names standard input (`-` on the command line), the decoder's errors included.
+STDIN = "<stdin>"
+
+
+def input_name(path: str) -> str:
+    """How a message names an input given on the command line: `-` is STDIN."""
+    return STDIN if path == "-" else path
+
+
+def input_names(paths: Sequence[str]) -> str:
+    """The inputs given, for a message: `a.yaml, <stdin>`."""
+    return ", ".join(input_name(path) for path in paths)
+
+
 CHUNKED_READ_BYTES = 32 * 1024 * 1024
 READ_CHUNK_BYTES = 8 * 1024 * 1024
 
@@ -108,7 +122,7 @@ class FileSource:
                 snapshot.sources.append(raw_path)
                 if raw_path == "-":
                     stream = self.stdin if self.stdin is not None else sys.stdin.buffer
-                    self._add(snapshot, read_stream(stream, "<stdin>"), "<stdin>", skip_kindless=False)
+                    self._add(snapshot, read_stream(stream, STDIN), STDIN, skip_kindless=False)
                     continue
                 path = Path(raw_path)
                 if path.is_dir():
@@ -131,7 +145,7 @@ class FileSource:
             elif "Pod" not in self.fetched and (cause := some_namespaces_pods(snapshot)):
                 snapshot.missing.setdefault("Pod", cause)
         if self.progress is not None:
-            self.progress(ReadProgress(", ".join(self.paths), "loaded", 0, 0))
+            self.progress(ReadProgress(input_names(self.paths), "loaded", 0, 0))
         return snapshot
 
     def _add(self, snapshot: Snapshot, data: bytes, source: str, skip_kindless: bool) -> None:
