@@ -163,7 +163,8 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
                 TooSmall(plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total)
             )
     causes.extend(UntoleratedTaint(plugin, taint, tuple(names)) for (plugin, taint), names in taints.items())
-    node_keys = [key for node in nodes for key in node.metadata.labels]
+    # Read only for a missing topology key: `check` asks this of every Pending replica.
+    node_keys = [key for node in nodes for key in node.metadata.labels] if missing_keys else []
     pod = cycle.pod.pod
     causes.extend(
         MissingTopologyKey(
@@ -177,3 +178,25 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node]) -> list[Blocki
     )
     # The most nodes first, then by plugin (a stable sort keeps the order found among equals).
     return sorted(causes, key=lambda c: (-len(c.nodes), plugin_order.get(c.plugin, len(plugin_order))))
+
+
+class BlockingCauses:
+    """blocking_causes of many cycles over one snapshot's nodes, as `check` asks it of each Pending
+    replica: cycles holding the very same node verdicts (a replica that reused the verdicts of an
+    identical one before it, cluster/placement.py) and spread constraints get the one answer,
+    found once. Ask it only while those cycles are alive (the verdicts are known by identity)."""
+
+    def __init__(self, nodes: Iterable[o.Node]) -> None:
+        self.nodes = list(nodes)
+        self._found: dict[tuple[object, ...], list[BlockingCause]] = {}
+
+    def __call__(self, cycle: CycleOutcome) -> list[BlockingCause]:
+        outcome = cycle.outcome
+        if outcome is None or outcome.feasible:
+            return []
+        spread = tuple((c.topology_key, c.when_unsatisfiable) for c in cycle.pod.pod.spec.topology_spread_constraints)
+        key = (spread, *map(id, outcome.nodes))
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = blocking_causes(cycle, self.nodes)
+        return found

@@ -76,8 +76,9 @@ def render_check(report: CheckReport) -> str:
     lines = [f"### podwhy check: {cell(check_summary(report))}", ""]
     rows = []
     for w in report.workloads:
-        whys = sorted({r.message for r in w.replicas if r.node is None and r.message})
-        rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), "; ".join(whys)])
+        # Each message, then what keeps its replicas off the nodes, a line per cause (as explain's).
+        whys = sorted({g.message + "".join(f"\n· {c.text}" for c in g.causes) for g in w.pendingGroups if g.message})
+        rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), _joined(whys)])
     lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
     for line in [*not_checked_lines(report), *rollout_lines(report), *displaced_lines(report)]:
         lines += ["", cell(line)]
@@ -85,6 +86,11 @@ def render_check(report: CheckReport) -> str:
     lines += ["", *_details("Every replica", _replica_rows(report.workloads))]
     lines += ["", f"_Placed {cell(report.order)}; {cell(report.tieBreak)}._"]
     return "\n".join(lines) + "\n"
+
+
+def _joined(whys: list[str]) -> str:
+    """Messages in one cell: on a line each once one has causes under it, else after "; "."""
+    return ("\n" if any("\n" in why for why in whys) else "; ").join(whys)
 
 
 def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
