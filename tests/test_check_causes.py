@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 
 from podwhy.analysis.blocking import BlockingCauses, blocking_causes
 from podwhy.cli import app
+from podwhy.report.markdown import MAX_REPLICA_ROWS
+from podwhy.report.markdown import render_check as render_markdown
 from podwhy.report.table import make_console, render_check
 from podwhy.report.words.placement import placed_nodes_text
 from podwhy.scheduler.cycle import run_cycle
@@ -176,6 +178,8 @@ def test_a_job_placed_on_149_nodes_is_summarised() -> None:
     assert code == 3  # a nodes-only dump: inconclusive, said first
     assert "984/984 placed" in out and "149 nodes:" in _flat(out) and "… (146 more)" in _flat(out)
     assert len(out.splitlines()) < 20
+    _code, markdown = _run(*args, "-o", "markdown")
+    assert "| 984 placed | 149 nodes: " in markdown and len(markdown) < 4000
     _code, wide = _run(*args, "-o", "wide")
     assert len(set(re.findall(r"gke-test-cluster-default-pool-\w+-\w+", wide))) == 149
 
@@ -206,3 +210,22 @@ def test_cycles_with_the_same_verdicts_are_asked_once() -> None:
     assert causes(again) is not found and causes(again) == found
     shared = dataclasses.replace(again, outcome=dataclasses.replace(again.outcome, nodes=first.outcome.nodes))
     assert causes(shared) is found
+
+
+def test_markdown_says_a_large_workload_in_short() -> None:
+    """More replicas of a workload than MAX_REPLICA_ROWS: the fold has a row for the placed ones
+    and one per group of alike Pending ones (with their causes), not one per replica."""
+    nodes = [make_node(f"n{i:02}").alloc(cpu="1").obj() for i in range(30)]
+    small = deployment("small", 2, {"containers": [container(cpu="100m")]})
+    report = check(nodes, deployment("big", 40, {"containers": [container(cpu="800m")]}), small)
+    out = render_markdown(report)
+    fold = out.split("<details>", 1)[1]
+    assert f"more than {MAX_REPLICA_ROWS} in short" in fold
+    rows = [line for line in fold.splitlines() if line.startswith("| default/")]
+    assert [row.split(" | ")[1:3] for row in rows[:2]] == [
+        ["30 placed", "30 nodes: n00, n01, n02, … (27 more)"],
+        ["10 replicas: big-" + rows[1].split("10 replicas: big-")[1].split(" | ")[0], "Pending"],
+    ]
+    assert "<br>· needs cpu 800m; the most free on any node is 200m (n00); 30 nodes are too small" in rows[1]
+    # A workload of a few replicas keeps a row each.
+    assert len(rows) == 4 and all(row.split(" | ")[2].startswith("n") for row in rows[2:])
