@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,14 @@ def test_markdown_says_a_large_workload_in_short() -> None:
     assert "<br>· needs cpu 800m; the most free on any node is 200m (n00); 30 nodes are too small" in rows[1]
     # A workload of a few replicas keeps a row each.
     assert len(rows) == 4 and all(row.split(" | ")[2].startswith("n") for row in rows[2:])
+
+
+def test_junit_says_the_causes_under_each_group(tmp_path: Path) -> None:
+    junit = tmp_path / "report.xml"
+    code, _out = _check("--junit", str(junit))
+    assert code == 1
+    failure = ET.parse(junit).find(".//testcase[@name='batch']/failure")
+    assert failure is not None and failure.text is not None
+    lines = failure.text.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == [f"batch-546dd96ff7-{s}" for s in ("j8dqw", "gxd2z", "xl7gj")]
+    assert lines[3:] == [f"  {line}" for line in CAUSE_LINES]

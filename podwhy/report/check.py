@@ -265,7 +265,7 @@ def junit_xml(report: CheckReport) -> bytes:
                     "message": f"{summary}: {pending[0].message}",
                 },
             )
-            failure.text = "\n".join(f"{r.name}: {r.message}" for r in pending)
+            failure.text = "\n".join(_pending_lines(workload))
         elif _inconclusive(workload):
             # Not a pass: an <error> (GitHub's, GitLab's and Jenkins' reports all show it as a
             # failed test, where <skipped> would read as green), with what was not evaluated.
@@ -288,6 +288,17 @@ def junit_xml(report: CheckReport) -> bytes:
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data
+
+
+def _pending_lines(workload: WorkloadReport) -> list[str]:
+    """Each Pending replica and its message, group by group, each group's causes (as explain says
+    them) under its last replica."""
+    message = {r.name: r.message for r in workload.replicas if r.node is None}
+    lines: list[str] = []
+    for group in workload.pendingGroups:
+        lines += [f"{name}: {message.get(name, group.message)}" for name in group.replicas]
+        lines += [f"  · {cause.text}" for cause in group.causes]
+    return lines
 
 
 def _inconclusive(workload: WorkloadReport) -> list[ReplicaReport]:
