@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from podwhy.framework.evidence import PodAffinityTermEvidence, ResourceEvidence, TaintEvidence, TopologySpreadEvidence
 from podwhy.framework.resources import is_extended_resource_name
+from podwhy.framework.runtime import NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.labels import NOTHING
@@ -184,11 +185,11 @@ class BlockingCauses:
     """blocking_causes of many cycles over one snapshot's nodes, as `check` asks it of each Pending
     replica: cycles holding the very same node verdicts (a replica that reused the verdicts of an
     identical one before it, cluster/placement.py) and spread constraints get the one answer,
-    found once. Ask it only while those cycles are alive (the verdicts are known by identity)."""
+    found once. The verdicts are known by identity: each answer keeps those it was found from."""
 
     def __init__(self, nodes: Iterable[o.Node]) -> None:
         self.nodes = list(nodes)
-        self._found: dict[tuple[object, ...], list[BlockingCause]] = {}
+        self._found: dict[tuple[object, ...], tuple[list[BlockingCause], list[NodeVerdict]]] = {}
 
     def __call__(self, cycle: CycleOutcome) -> list[BlockingCause]:
         outcome = cycle.outcome
@@ -198,5 +199,5 @@ class BlockingCauses:
         key = (spread, *map(id, outcome.nodes))
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = blocking_causes(cycle, self.nodes)
-        return found
+            found = self._found[key] = (blocking_causes(cycle, self.nodes), outcome.nodes)
+        return found[0]
