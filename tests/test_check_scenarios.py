@@ -352,6 +352,16 @@ FACTS: dict[str, Facts] = {
         },
         rollout={WEB: {"status": "Stalls", "removed": [], "steps": [_step(2, 1, 0)]}},
     ),
+    # Three replicas of 2 CPUs no node holds: one group, with explain's causes (8 nodes too small,
+    # the most free 1400m on worker-a1; gpu-1's taint); six replicas placed on six edge nodes.
+    "pending-causes": Facts(
+        1,
+        {
+            "shop/batch (Deployment)": [None, None, None],
+            "shop/edge (Deployment)": [f"edge-{i}" for i in range(1, 7)],
+        },
+        pending_says={"shop/batch (Deployment)": "8 Insufficient cpu"},
+    ),
 }
 
 

@@ -21,9 +21,11 @@ from podwhy.framework.evidence import (
     TopologySpreadEvidence,
 )
 from podwhy.framework.resources import calculate_pod_resource, is_extended_resource_name
+from podwhy.framework.runtime import NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.labels import NOTHING
+from podwhy.plugins.nodeaffinity import OBJECT_NAME_FIELD
 from podwhy.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
 from podwhy.scheduler.cycle import CycleOutcome
 
@@ -177,6 +179,12 @@ def top_consumers(pods: Iterable[o.Pod], node: str, resource: str) -> tuple[tupl
     return tuple(sorted(held, key=lambda item: -item[1])[:MAX_CONSUMERS])
 
 
+def _pins(unmatched: list[str]) -> bool:
+    """A term that fails only on the node's name: the pod is pinned to other nodes (the DaemonSet
+    controller's matchFields on metadata.name), which is its design, not what blocks it."""
+    return all(requirement.startswith(f"{OBJECT_NAME_FIELD} ") for requirement in unmatched)
+
+
 def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable[o.Pod] = ()) -> list[BlockingCause]:
     """What keeps the pod off every node, from the Filter plugins' evidence; empty when a node
     fits or no plugin recorded evidence of a kind said here. `nodes`: the cluster's nodes (for
@@ -200,7 +208,7 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable
             match e:
                 case NodeSelectorEvidence():
                     selectors.setdefault((plugin, "nodeSelector", f"{e.key}={e.required}"), []).append(node)
-                case NodeAffinityTermEvidence(source="pod", unmatched=list(unmatched)):
+                case NodeAffinityTermEvidence(source="pod", unmatched=list(unmatched)) if not _pins(unmatched):
                     selectors.setdefault((plugin, "nodeAffinity", "; ".join(unmatched)), []).append(node)
                 case ResourceEvidence():
                     resources.setdefault((plugin, e.resource), []).append((node, e))
@@ -231,7 +239,8 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable
                 )
             )
     causes.extend(UntoleratedTaint(plugin, taint, tuple(names)) for (plugin, taint), names in taints.items())
-    node_keys = [key for node in nodes for key in node.metadata.labels]
+    # Read only for a missing topology key: `check` asks this of every Pending replica.
+    node_keys = [key for node in nodes for key in node.metadata.labels] if missing_keys else []
     pod = cycle.pod.pod
     causes.extend(
         MissingTopologyKey(
@@ -251,3 +260,26 @@ def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable
         causes.append(SelectorMismatch(plugin, source, wanted, tuple(rejected), ordered, otherwise))
     # The most nodes first, then by plugin (a stable sort keeps the order found among equals).
     return sorted(causes, key=lambda c: (-len(c.nodes), plugin_order.get(c.plugin, len(plugin_order))))
+
+
+class BlockingCauses:
+    """blocking_causes of many cycles over one snapshot's nodes, as `check` asks it of each Pending
+    replica: cycles holding the very same node verdicts (a replica that reused the verdicts of an
+    identical one before it, cluster/placement.py) and spread constraints get the one answer,
+    found once. The verdicts are known by identity: each answer keeps those it was found from."""
+
+    def __init__(self, nodes: Iterable[o.Node]) -> None:
+        self.nodes = list(nodes)
+        self._found: dict[tuple[object, ...], tuple[list[BlockingCause], list[NodeVerdict]]] = {}
+
+    def __call__(self, cycle: CycleOutcome) -> list[BlockingCause]:
+        outcome = cycle.outcome
+        if outcome is None or outcome.feasible:
+            return []
+        spread = tuple((c.topology_key, c.when_unsatisfiable) for c in cycle.pod.pod.spec.topology_spread_constraints)
+        key = (spread, *map(id, outcome.nodes))
+        found = self._found.get(key)
+        if found is None:
+            # No pods: the replicas placed before move the room, so its holders are not named here.
+            found = self._found[key] = (blocking_causes(cycle, self.nodes), outcome.nodes)
+        return found[0]

@@ -6,22 +6,26 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
+from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.report.build import scheduler_version, snapshot_summary
+from podwhy.report.build import blocking_cause, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
 from podwhy.report.model import (
+    BlockingCause,
     CheckReport,
     CheckSummary,
     DefaultedField,
     DisplacedPod,
     FitsOnceDeleted,
     NotChecked,
+    PendingReplicas,
     ReplicaReport,
     RolloutReport,
     RolloutStep,
@@ -31,6 +35,7 @@ from podwhy.report.safe import made_safe
 from podwhy.report.versions import version_warnings
 from podwhy.report.words.kinds import lacking_kinds_warning
 from podwhy.report.words.placement import once_deleted_text, placement_text
+from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
@@ -100,6 +105,45 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     )
 
 
+def _pending_groups(
+    placement: WorkloadPlacement, replicas: Sequence[ReplicaReport], causes_of: _Causes
+) -> list[PendingReplicas]:
+    """The workload's Pending replicas (and those not created), alike ones together: one message,
+    and the same causes, which analysis/blocking.py finds in each one's scheduling cycle as it
+    does for explain."""
+    groups: dict[tuple[str, bool, bytes], PendingReplicas] = {}
+    for placed, report in zip(placement.replicas, replicas, strict=True):
+        if report.node is not None:
+            continue
+        causes, said = causes_of(placed.cycle)
+        key = (report.message, report.created, said)
+        group = groups.get(key)
+        if group is None:
+            groups[key] = PendingReplicas(replicas=[report.name], message=report.message, causes=causes)
+        else:
+            group.replicas.append(report.name)
+    return list(groups.values())
+
+
+class _Causes:
+    """The causes of Pending replicas' cycles as the report says them, and their JSON (what makes
+    replicas alike), each found once (replicas reusing an identical one's verdicts share them)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self._facts = BlockingCauses(snapshot.nodes)
+        self._said: dict[int, tuple[list[BlockingCause], bytes]] = {}
+
+    def __call__(self, cycle: CycleOutcome | None) -> tuple[list[BlockingCause], bytes]:
+        facts = self._facts(cycle) if cycle is not None else []
+        said = self._said.get(id(facts)) if facts else None
+        if said is None:
+            causes = [blocking_cause(c) for c in facts]
+            said = (causes, msgspec.json.encode(causes))
+            if facts:
+                self._said[id(facts)] = said
+        return said
+
+
 def _defaults(placement: WorkloadPlacement, snapshot: Snapshot) -> list[DefaultedField] | UnsetType:
     """What the API server filled in on the workload's first replica (its pods share a template)."""
     first = placement.replicas[0].pod if placement.replicas else None
@@ -140,6 +184,7 @@ def build_check_report(
     displaced: Sequence[Displaced] = (),
 ) -> CheckReport:
     workloads: list[WorkloadReport] = []
+    causes_of = _Causes(snapshot)
     for placement in placements:
         wl = placement.workload
         replicas = [_replica(r, snapshot) for r in placement.replicas]
@@ -153,6 +198,7 @@ def build_check_report(
                 placed=placed,
                 pending=len(replicas) - placed,
                 replicas=replicas,
+                pendingGroups=_pending_groups(placement, replicas, causes_of),
                 ineligibleNodes=dict(placement.ineligible_nodes),
                 rollout=_rollout(placement.rollout, wl.kind, len(wl.pods)),
                 apiServerDefaults=_defaults(placement, snapshot),
@@ -220,7 +266,7 @@ def junit_xml(report: CheckReport) -> bytes:
                     "message": f"{summary}: {pending[0].message}",
                 },
             )
-            failure.text = "\n".join(f"{r.name}: {r.message}" for r in pending)
+            failure.text = "\n".join(_pending_lines(workload))
         elif _inconclusive(workload):
             # Not a pass: an <error> (GitHub's, GitLab's and Jenkins' reports all show it as a
             # failed test, where <skipped> would read as green), with what was not evaluated.
@@ -243,6 +289,17 @@ def junit_xml(report: CheckReport) -> bytes:
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data
+
+
+def _pending_lines(workload: WorkloadReport) -> list[str]:
+    """Each Pending replica and its message, group by group, each group's causes (as explain says
+    them) under its last replica."""
+    message = {r.name: r.message for r in workload.replicas if r.node is None}
+    lines: list[str] = []
+    for group in workload.pendingGroups:
+        lines += [f"{name}: {message.get(name, group.message)}" for name in group.replicas]
+        lines += [f"  · {cause.text}" for cause in group.causes]
+    return lines
 
 
 def _inconclusive(workload: WorkloadReport) -> list[ReplicaReport]:

@@ -12,11 +12,23 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
-from podwhy.report.model import CheckReport, NodeReport, PendingReport, Report, WorkloadReport
+from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.safe import made_safe
-from podwhy.report.table import check_summary, owners_text, pending_headline, pending_row, pending_scope
+from podwhy.report.table import (
+    MAX_NAMES_IN_GROUP,
+    check_summary,
+    owners_text,
+    pending_headline,
+    pending_row,
+    pending_scope,
+)
 from podwhy.report.words.cells import why_cell
 from podwhy.report.words.fate import fate_text
+from podwhy.report.words.placement import placed_nodes_text
+
+# Replicas of a workload listed one per row in check's fold; a larger workload is said in short
+# (a comment of every replica of a 1,000-replica Job would pass GitHub's 65,536 characters).
+MAX_REPLICA_ROWS = 20
 
 # What could make cluster text more than text in a rendered comment. A backslash is doubled
 # first, so a `\\|` in the input cannot turn the escaped pipe back into a cell border. `](`, `][`
@@ -76,19 +88,46 @@ def render_check(report: CheckReport) -> str:
     lines = [f"### podwhy check: {cell(check_summary(report))}", ""]
     rows = []
     for w in report.workloads:
-        whys = sorted({r.message for r in w.replicas if r.node is None and r.message})
-        rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), "; ".join(whys)])
+        # Each message, then what keeps its replicas off the nodes, a line per cause (as explain's).
+        whys = sorted({_why(g) for g in w.pendingGroups if g.message})
+        rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), _joined(whys)])
     lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
     for line in [*not_checked_lines(report), *rollout_lines(report), *displaced_lines(report)]:
         lines += ["", cell(line)]
     lines += _warnings(report.warnings)
-    lines += ["", *_details("Every replica", _replica_rows(report.workloads))]
+    summarised = any(len(w.replicas) > MAX_REPLICA_ROWS for w in report.workloads)
+    title = f"Replicas (a workload of more than {MAX_REPLICA_ROWS} in short; -o wide and -o json list every one)"
+    lines += ["", *_details(title if summarised else "Every replica", _replica_rows(report.workloads))]
     lines += ["", f"_Placed {cell(report.order)}; {cell(report.tieBreak)}._"]
     return "\n".join(lines) + "\n"
 
 
+def _why(group: PendingReplicas) -> str:
+    """Pending replicas' message, then what keeps them off the nodes, a line per cause (as explain's)."""
+    return group.message + "".join(f"\n· {c.text}" for c in group.causes)
+
+
+def _joined(whys: list[str]) -> str:
+    """Messages in one cell: on a line each once one has causes under it, else after "; "."""
+    return ("\n" if any("\n" in why for why in whys) else "; ").join(whys)
+
+
 def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
-    rows = [[w.key, r.name, r.node or "Pending", r.message] for w in workloads for r in w.replicas]
+    """A row per replica; a workload of more replicas than a comment holds well, a row for its
+    placed replicas (a few of their nodes named) and one per group of alike Pending replicas."""
+    rows: list[list[str]] = []
+    for w in workloads:
+        if len(w.replicas) <= MAX_REPLICA_ROWS:
+            rows += [[w.key, r.name, r.node or "Pending", r.message] for r in w.replicas]
+            continue
+        placed = [r.node for r in w.replicas if r.node is not None]
+        if placed:
+            rows.append([w.key, f"{len(placed)} placed", placed_nodes_text(placed), ""])
+        for group in w.pendingGroups:
+            shown = group.replicas[:MAX_NAMES_IN_GROUP]
+            names = ", ".join(shown) + (", …" if len(group.replicas) > len(shown) else "")
+            count = len(group.replicas)
+            rows.append([w.key, names if count == 1 else f"{count} replicas: {names}", "Pending", _why(group)])
     return _table(["Workload", "Replica", "Node", "Why Pending"], rows)
 
 

@@ -644,6 +644,18 @@ class RolloutReport(_Struct):
     comparedPodsOnly: bool | UnsetType = UNSET  # noqa: N815
 
 
+class PendingReplicas(_Struct):
+    """Replicas of a workload left Pending alike: one message, and what keeps them off the nodes."""
+
+    # Their names, in the order they were placed.
+    replicas: list[str]
+    # Their message (as each replica's).
+    message: str
+    # When no node fits them: what keeps them off the nodes, one cause per line, from the plugins'
+    # evidence of their scheduling cycle (as an Explanation's `causes`).
+    causes: list[BlockingCause] = []
+
+
 class WorkloadReport(_Struct):
     kind: str
     namespace: str
@@ -652,6 +664,8 @@ class WorkloadReport(_Struct):
     placed: int
     pending: int
     replicas: list[ReplicaReport]
+    # Its Pending replicas (and those not created), alike ones together, in the order of the first of each.
+    pendingGroups: list[PendingReplicas] = []  # noqa: N815
     # DaemonSet: nodes its controller would not run it on, with why.
     ineligibleNodes: dict[str, str] = {}  # noqa: N815
     # Set when the manifest updates a workload the cluster runs.

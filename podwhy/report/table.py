@@ -30,6 +30,7 @@ from podwhy.report.model import (
     CheckReport,
     NodeReport,
     PendingGroup,
+    PendingReplicas,
     PendingReport,
     PluginStatus,
     ReplicaReport,
@@ -45,6 +46,7 @@ from podwhy.report.words.blocking import consumers_text
 from podwhy.report.words.cells import column_header, why_cell
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
+from podwhy.report.words.placement import placed_nodes_text
 from podwhy.snapshot.live import LIVE_SOURCE
 from podwhy.verdict import Verdict
 
@@ -872,23 +874,25 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
 
 
 def _nodes_count(replicas: list[ReplicaReport]) -> str:
-    """ "worker-1 (2), worker-2": where replicas were placed, most first."""
-    counts: dict[str, int] = {}
-    for replica in replicas:
-        if replica.node is not None:
-            counts[replica.node] = counts.get(replica.node, 0) + 1
-    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ", ".join(node + (f" ({count})" if count > 1 else "") for node, count in ordered)
+    """ "worker-1 (2), worker-2": where replicas were placed, most first (a few nodes named)."""
+    return placed_nodes_text([r.node for r in replicas if r.node is not None])
 
 
-def _pending_rows(workload: WorkloadReport) -> list[tuple[list[ReplicaReport], str]]:
-    """Pending replicas with one message (and one reason not to be created), in order of first
-    appearance: each group is one row."""
-    groups: dict[tuple[str, bool], list[ReplicaReport]] = {}
-    for replica in workload.replicas:
-        if replica.node is None:
-            groups.setdefault((replica.message, replica.created), []).append(replica)
-    return [(members, message) for (message, _), members in groups.items()]
+def _pending_rows(workload: WorkloadReport) -> list[tuple[list[ReplicaReport], PendingReplicas]]:
+    """The workload's groups of alike Pending replicas (one message and the same causes), each
+    with its replicas: each group is one row."""
+    by_name = {r.name: r for r in workload.replicas if r.node is None}
+    return [(_members(group, by_name), group) for group in workload.pendingGroups]
+
+
+def _members(group: PendingReplicas, by_name: dict[str, ReplicaReport]) -> list[ReplicaReport]:
+    return [by_name[name] for name in group.replicas if name in by_name]
+
+
+def _why_pending(group: PendingReplicas | None, message: str) -> str:
+    """A Pending replica's message, then what keeps it off the nodes, a line per cause (as explain's)."""
+    causes = group.causes if group is not None else []
+    return message + "".join(f"\n· {cause.text}" for cause in causes)
 
 
 def _pending_where(members: list[ReplicaReport]) -> str:
@@ -992,7 +996,11 @@ def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, st
     if not workload.replicas:
         return [(who, "", "", rollout_line(workload) or "no replicas")]
     if wide:
-        rows = [("", r.name, _placed_node(r), r.message) for r in workload.replicas]
+        group_of = {name: group for group in workload.pendingGroups for name in group.replicas}
+        rows = [
+            ("", r.name, _placed_node(r), _why_pending(group_of.get(r.name) if r.node is None else None, r.message))
+            for r in workload.replicas
+        ]
         rows += [("", "", n, f"not run here by its controller: {why}") for n, why in workload.ineligibleNodes.items()]
     else:
         placed = [r for r in workload.replicas if r.node is not None]
@@ -1007,14 +1015,14 @@ def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, st
                     "",
                 )
             )
-        for members, message in _pending_rows(workload):
+        for members, group in _pending_rows(workload):
             names = _replica_names(members)
             rows.append(
                 (
                     "",
                     names if len(members) == 1 else f"{len(members)} replicas\n{names}",
                     _pending_where(members),
-                    message,
+                    _why_pending(group, group.message),
                 )
             )
     return [(who, *rows[0][1:]), *rows[1:]]
@@ -1032,17 +1040,27 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
         return
     console.print(f"[bold]{escape(head)}[/bold]")
     if wide:
+        group_of = {name: group for group in workload.pendingGroups for name in group.replicas}
         for replica in workload.replicas:
             _say(console, f"{escape(replica.name)} → {escape(_placed_node(replica))}", 2)
             if replica.message:
                 _say(console, f"{escape(replica.message)}", 4)
+            if replica.node is None:
+                _causes(console, group_of.get(replica.name))
         for node_name, why in workload.ineligibleNodes.items():
             _say(console, f"{escape(node_name)}: not run here by its controller: {escape(why)}", 2)
         return
     if placed:
         _say(console, f"{len(placed)} placed on {escape(_nodes_count(placed))}", 2)
-    for members, message in _pending_rows(workload):
+    for members, group in _pending_rows(workload):
         where = _pending_where(members)
         _say(console, f"{len(members)} {escape(where)}: {escape(_replica_names(members))}", 2)
-        if message:
-            _say(console, f"{escape(message)}", 4)
+        if group.message:
+            _say(console, f"{escape(group.message)}", 4)
+        _causes(console, group)
+
+
+def _causes(console: Console, group: PendingReplicas | None) -> None:
+    """What keeps Pending replicas off the nodes, under their message, as explain says it."""
+    for cause in group.causes if group is not None else []:
+        _bullet(console, escape(cause.text), 4)

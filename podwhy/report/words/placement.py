@@ -4,6 +4,9 @@ are."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from podwhy.cluster.placementreasons import (
     BoundByNodeName,
     Gated,
@@ -64,3 +67,21 @@ def once_deleted_text(once: OnceDeleted) -> str:
     if once.count == 1:
         return f"fits on {once.node} once the pod being deleted ({named}) is gone"
     return f"fits on {once.node} once the {once.count} pods being deleted ({named}) are gone"
+
+
+# Nodes named where a workload's replicas were placed before "… (N more)" (-o wide and the JSON
+# give every replica's node).
+MAX_PLACED_NODES_NAMED = 3
+
+
+def placed_nodes_text(nodes: Sequence[str]) -> str:
+    """Where replicas were placed (`nodes`: each one's node), most replicas first, then by name:
+    "worker-1 (2), worker-2"; on more nodes than a few, "149 nodes: a (7), b (7), c (7), … (146
+    more)"."""
+    counts = Counter(nodes)
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    named = [node + (f" ({count})" if count > 1 else "") for node, count in ordered]
+    if len(named) <= MAX_PLACED_NODES_NAMED:
+        return ", ".join(named)
+    more = len(named) - MAX_PLACED_NODES_NAMED
+    return f"{len(named):,} nodes: {', '.join(named[:MAX_PLACED_NODES_NAMED])}, … ({more:,} more)"
