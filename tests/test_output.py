@@ -9,7 +9,10 @@ terminal but a command to paste, and no name is ever split across lines.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -387,3 +390,45 @@ def test_verbose_says_why_pods_of_some_namespaces_are_not_vouched_for(tmp_path: 
     assert result.exit_code == 1
     assert "cannot vouch for: " in result.stderr and ", Pod," not in result.stderr
     assert "its 1 pods look like some namespaces' only (none of kube-system" in result.stderr
+
+
+def _on_a_terminal(*args: str, columns: int) -> str:
+    """What podwhy prints when its stdout is a terminal COLUMNS wide (a pseudo-terminal)."""
+    master, slave = os.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1", "TERM": "xterm"}
+    with subprocess.Popen(
+        [sys.executable, "-c", "from podwhy.cli import app; app()", *args],
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    ) as process:
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closed with the process (EIO)
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait(timeout=60)
+    os.close(master)
+    styled = b"".join(chunks).decode().replace("\r\n", "\n")
+    return re.sub(r"\x1b\[[0-9;]*m", "", styled)  # bold and dim: NO_COLOR leaves them
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+@pytest.mark.parametrize("columns", [80, 120])
+def test_on_a_terminal_the_first_line_is_the_verdict_and_no_line_ends_in_a_blank(columns: int) -> None:
+    """Issue 34, items 5 and 8: in a terminal, the verdict on line 1 (the release on line 2), no
+    trailing blanks, and every command whole on a line of its own."""
+    out = _on_a_terminal("explain", "shop/checkout-7c9d8b6f5-m4x2q", "--from", str(EXAMPLE), columns=columns)
+    lines = out.splitlines()
+    assert lines[:2] == [
+        "Pod shop/checkout-7c9d8b6f5-m4x2q · Unschedulable",
+        "priority 0 · kube-scheduler v1.35 (default)",
+    ]
+    assert [line for line in lines if line != line.rstrip()] == []
+    assert "    kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml" in lines
+    assert all(len(line) <= columns for line in lines if "kubectl" not in line and "#" not in line)
