@@ -194,7 +194,7 @@ def test_a_limits_only_gpu_pod_asks_for_the_gpu(tmp_path: Path) -> None:
     )
     code, out, err = _run("explain", "-f", str(manifest), "--from", str(cluster))
     assert code == 1, err
-    assert out.splitlines()[1].startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+    assert out.splitlines()[2].startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
     assert "spec.containers[0].resources.requests.nvidia.com/gpu: 1 (copied from limits)" in out
     deployment = tmp_path / "deploy.yaml"
     deployment.write_text(

@@ -432,3 +432,18 @@ def test_on_a_terminal_the_first_line_is_the_verdict_and_no_line_ends_in_a_blank
     assert [line for line in lines if line != line.rstrip()] == []
     assert "    kubectl get configmap -n kube-system cluster-autoscaler-status -o yaml" in lines
     assert all(len(line) <= columns for line in lines if "kubectl" not in line and "#" not in line)
+
+
+def test_a_command_inside_styled_words_is_said_whole_and_the_style_spans_it() -> None:
+    """The fuzz run found a command inside a styled line: cutting the markup at the command
+    broke its closing tag (an internal error). The markup is read first."""
+    import io
+
+    from rich.console import Console
+
+    from podwhy.report.table import _say
+
+    out = io.StringIO()
+    console = Console(file=out, width=40, no_color=True, highlight=False)
+    _say(console, "[yellow]Inconclusive: add them: `kubectl get pods -A -o yaml`; or not[/yellow]", 0)
+    assert out.getvalue().splitlines() == ["Inconclusive: add them:", "  kubectl get pods -A -o yaml", "or not"]

@@ -71,18 +71,31 @@ _COMMAND = re.compile(r"`((?:kubectl|podwhy) [^`]*)`(?=[,;.)]|$)")
 def _say(console: Console, markup: str, indent: int) -> None:
     """A line indented by `indent`, its wrapped lines too (between words, without trailing
     blanks). A command in it (`kubectl ...`, `podwhy ...`) is printed whole on a line of its own,
-    two columns further in, so that it can be copied: a terminal may cut it, never the wrapping."""
-    parts = _COMMAND.split(markup)
-    for i, part in enumerate(parts):
-        if i % 2:
-            console.print(Text(" " * (indent + 2)) + Text.from_markup(part), soft_wrap=True)
-            continue
-        words = part.strip().lstrip(",;) ") if i else part.strip()
-        if not words.strip(",;.)"):
-            continue
-        for line in Text.from_markup(words).wrap(console, max(console.width - indent, 20)):
-            line.rstrip()
-            console.print(Text(" " * indent) + line, soft_wrap=True)
+    two columns further in, so that it can be copied: a terminal may cut it, never the wrapping.
+    The markup is read first, so that its styles span the pieces whatever the text holds."""
+    text = Text.from_markup(markup)
+    plain = text.plain
+    start = 0
+    for found in _COMMAND.finditer(plain):
+        _say_words(console, text, start, found.start(), indent, after_command=start > 0)
+        console.print(Text(" " * (indent + 2)) + text[found.start(1) : found.end(1)], soft_wrap=True)
+        start = found.end()
+    _say_words(console, text, start, len(plain), indent, after_command=start > 0)
+
+
+def _say_words(console: Console, text: Text, start: int, end: int, indent: int, after_command: bool) -> None:
+    """TEXT[START:END] wrapped at `indent`; after a command, without the punctuation that closed it."""
+    plain = text.plain
+    skip = " ,;)" if after_command else " "
+    while start < end and plain[start] in skip:
+        start += 1
+    while end > start and plain[end - 1] == " ":
+        end -= 1
+    if not plain[start:end].strip(",;.)"):
+        return
+    for line in text[start:end].wrap(console, max(console.width - indent, 20)):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
 def _bullet(console: Console, markup: str, indent: int, mark: str = "·") -> None:
