@@ -515,13 +515,35 @@ def test_markdown_says_the_same_summary() -> None:
 
 def test_one_namespace_without_pending_pods_says_other_namespaces_hold_some() -> None:
     """Offline, pending covers `default` unless told: no all-clear for a dump whose Pending pods
-    are elsewhere (the exit code is the namespace's; the first line says where the others are)."""
+    are elsewhere. The first line leads with the stuck ones, the -A command follows whole, and the
+    exit code is what -A exits (they agree)."""
     example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
     result = CliRunner().invoke(app, ["pending", "--from", str(example)], env={"COLUMNS": "200", "NO_COLOR": "1"})
-    assert (
-        result.stdout.splitlines()[0]
-        == "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."
-    )
-    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "1 stuck Pending pod in other namespaces, none in default; -A shows them:",
+        f"podwhy pending -A --from {example}",
+    ]
+    every = CliRunner().invoke(app, ["pending", "--from", str(example), "-A"], env={"COLUMNS": "200"})
+    assert result.exit_code == every.exit_code == 1
     report = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-o", "json"]).stdout)
-    assert report["scope"]["elsewhere"] == 1
+    assert report["scope"]["elsewhere"] == report["scope"]["elsewhereStuck"] == 1
+    assert report["scope"]["allNamespaces"] == f"podwhy pending -A --from {example}"
+    # With the pods of the namespace asked for, the others are only counted.
+    shop = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-n", "shop", "-o", "json"]).stdout)
+    assert shop["scope"]["allNamespaces"] is None
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_a_namespace_without_pending_pods_leads_with_the_others_stuck(columns: str, snapshot: Any) -> None:
+    """fixtures/pending/causes has 22 Pending pods, none in default: without -A the first line
+    says 22 stuck, the exact -A command follows on a line of its own, never wrapped, and the
+    exit code is -A's."""
+    causes = Path(__file__).resolve().parent.parent / "fixtures" / "pending" / "causes"
+    env = {"COLUMNS": columns, "NO_COLOR": "1"}
+    result = CliRunner().invoke(app, ["pending", "--from", str(causes), "--complete"], env=env)
+    every = CliRunner().invoke(app, ["pending", "--from", str(causes), "--complete", "-A"], env=env)
+    lines = result.stdout.replace(str(causes), "fixtures/pending/causes").splitlines()
+    assert lines[0].startswith("22 stuck Pending pods")
+    assert lines[-1] == "podwhy pending -A --from fixtures/pending/causes --complete"
+    assert result.exit_code == every.exit_code == 1
+    assert (result.exit_code, lines) == snapshot

@@ -294,6 +294,38 @@ def test_grouped_output_of_recorded_causes(source: Path, snapshot: Any, pending_
     assert (table.stdout, doc) == snapshot
 
 
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_each_cause_says_its_next_step_first(columns: str, snapshot: Any) -> None:
+    """Issue 34, item 1: in the summary, each cause's next step right under its heading ("→ ..."),
+    derived from its facts; a command to copy on a line of its own, whole at any width; the
+    autoscaling caveat once, at the end."""
+    result = CliRunner().invoke(
+        app, ["pending", "--from", str(CAUSES), "--complete", "-A"], env={"COLUMNS": columns, "NO_COLOR": "1"}
+    )
+    lines = result.stdout.splitlines()
+    code, doc = _pending(CAUSES)
+    assert result.exit_code == code == 1
+    steps = [c["remedy"] for c in doc["summary"]]
+    assert all(steps), steps
+    assert "add 2 nodes like worker-1" in steps
+    assert any(s.startswith("fix the image tag of shop/web") for s in steps)
+    assert any(s.startswith("delete pod batch/cleanup-29541630-q8z7n (its node worker-5 is gone)") for s in steps)
+    assert any(s.startswith("the nomination is stale") for s in steps)
+    assert any(s.startswith("who removes gate example.com/gpu-quota") for s in steps)
+    # Right under each numbered heading.
+    headings = [i for i, line in enumerate(lines) if line[:1].isdigit() and ". " in line[:4]]
+    assert len(headings) == len(doc["summary"])
+    assert all(lines[i + 1].lstrip().startswith("→ ") for i in headings)
+    # Commands whole, on their own line.
+    for command in (c for cause in doc["summary"] for c in cause["commands"]):
+        assert any(line.strip() == command for line in lines), command
+    assert "kubectl delete pod -n batch cleanup-29541630-q8z7n" in lines[headings[0] :].__str__()
+    # The caveat of every "add nodes": once, after the groups.
+    caveat = [i for i, line in enumerate(lines) if line.startswith("Autoscaling:")]
+    assert len(caveat) == 1 and caveat[0] > headings[-1]
+    assert (result.exit_code, result.stdout) == snapshot
+
+
 # ------------------------------------------------------------------ which pods serve which schedulerName
 
 

@@ -471,6 +471,9 @@ class PendingCauseSummary(_Struct, kw_only=True):
     groups: int
     # For Unschedulable causes (the largest): the nodes that would hold them all.
     nodes: CauseNodes | None = None
+    # The next step, in one line; `commands`: what to run for it, each whole.
+    remedy: str = ""
+    commands: list[str] = []
 
 
 class PendingScope(_Struct):
@@ -484,6 +487,11 @@ class PendingScope(_Struct):
     only: str | None = None
     # For one namespace: how many Pending pods other namespaces hold (-A shows them).
     elsewhere: int = 0
+    # For one namespace without Pending pods: how many of those elsewhere are stuck, their verdicts
+    # (the exit code is -A's), and the command that shows them.
+    elsewhereStuck: int = 0  # noqa: N815
+    elsewhereVerdicts: list[Verdict] = []  # noqa: N815
+    allNamespaces: str | None = None  # noqa: N815
 
 
 class PendingReport(_Struct, kw_only=True):
@@ -533,13 +541,20 @@ class PendingReport(_Struct, kw_only=True):
     @property
     def exit_code(self) -> int:
         """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
-        when a pod waits for a node an autoscaler is adding, else 0."""
-        verdicts = {group.verdict for group in self.groups}
-        if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
-            return int(ExitCode.NOT_SCHEDULED)
-        if Verdict.INCONCLUSIVE in verdicts:
-            return int(ExitCode.INCONCLUSIVE)
-        return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
+        when a pod waits for a node an autoscaler is adding, else 0. One namespace without Pending
+        pods exits as -A would (its first line leads with the others)."""
+        if not self.groups and self.scope.elsewhereVerdicts:
+            return pending_exit_code(set(self.scope.elsewhereVerdicts))
+        return pending_exit_code({group.verdict for group in self.groups})
+
+
+def pending_exit_code(verdicts: set[Verdict]) -> int:
+    """`pending`'s exit code for Pending pods of these verdicts."""
+    if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
+        return int(ExitCode.NOT_SCHEDULED)
+    if Verdict.INCONCLUSIVE in verdicts:
+        return int(ExitCode.INCONCLUSIVE)
+    return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
 
 
 class FitsOnceDeleted(_Struct):

@@ -649,6 +649,19 @@ def pending_scope(report: PendingReport) -> str:
     return f"in all {count} namespaces" if count != 1 else "in the one namespace"
 
 
+def no_pending_line(report: PendingReport) -> str:
+    """The first line when the namespace covered holds no Pending pod: the stuck pods of the
+    others first, and what shows them (the command follows on a line of its own)."""
+    scope = report.scope
+    if scope.namespace is None or not scope.elsewhere or not scope.allNamespaces:
+        return f"No Pending pods {pending_scope(report)}."
+    stuck, held = scope.elsewhereStuck, scope.elsewhere
+    pods = f"{held} Pending pod{'s' if held != 1 else ''}"
+    lead = f"{stuck} stuck Pending pod{'s' if stuck != 1 else ''}" if stuck else f"No stuck pod, {pods},"
+    of = f" (of {pods})" if stuck and stuck != held else ""
+    return f"{lead}{of} in other namespaces, none in {scope.namespace}; -A shows them:"
+
+
 def owners_text(owners: list[str], bare: int) -> str:
     """ "shop/a (Deployment)"; "9 owners: a, b, c and 6 more"; with the pods no controller owns."""
     shown = ", ".join(owners[:MAX_NAMES_IN_GROUP]) + (
@@ -679,6 +692,11 @@ def render_pending_summary(console: Console, report: PendingReport) -> None:
     for i, cause in enumerate(report.summary, 1):
         who = f"{_pods(cause.count)} · {cause.verdict} · {owners_text(cause.owners, cause.bare)}".rstrip(" ·")
         _bullet_numbered(console, f"{i}.", escape(who))
+        if cause.remedy:
+            _say(console, f"→ {escape(cause.remedy)}", 3)
+        for command in cause.commands:
+            # Pasted whole: never wrapped.
+            console.print(f"     {escape(command)}", soft_wrap=True)
         for line in cause.blocking or [cause.cause]:
             _say(console, f"{'· ' if cause.blocking else ''}{escape(line)}", 3)
         if cause.nodes is not None:
@@ -743,14 +761,13 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
     would not fit) a list, a group at a time."""
     report = made_safe(report)
     console = console or make_console()
-    scope = pending_scope(report)
     if not report.total:
-        console.print(f"No Pending pods {escape(scope)}.")
+        console.print(escape(no_pending_line(report)))
+        if report.scope.allNamespaces and report.scope.elsewhere:
+            console.print(escape(report.scope.allNamespaces), soft_wrap=True)
         return
     pods, _, rest = pending_headline(report).partition(" Pending ")
     console.print(f"[bold]{pods} Pending {escape(rest.split(' ', 1)[0])}[/bold] {escape(rest.split(' ', 1)[1])}")
-    if report.autoscalers:
-        _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
     render_pending_summary(console, report)
     said: set[int] = set()
     rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]
@@ -782,6 +799,9 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
             text = why + "".join(f"\n⇒ {summary}\n  {command}" for summary, command in commands)
             table.add_row(escape(who), verdict, escape(text))
         console.print(table)
+    if report.autoscalers:
+        # The caveat of every "add nodes" above, said once.
+        _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")
 
 
