@@ -56,7 +56,7 @@ def pending_json(source: Path) -> dict[str, Any]:
             CAUSES,
             "shop/web-7c9d8b6f5-q9w5c",
             "AlreadyBound",
-            "— bound, not running: ImagePullBackOff (image ghcr.io/acme/shop-web:2.5.0)",
+            "— bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         ),
         (
             CAUSES,
@@ -138,6 +138,51 @@ def test_explain_and_pending_classify_every_pod_alike(source: Path) -> None:
             said = json.loads(out)["pending"]
             assert (said["verdict"], said["cause"], said["owner"]) == (group["verdict"], group["cause"], group["owner"])
             assert set(said["details"]) <= set(group["details"])
+
+
+SAMPLE_DUMP = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "cluster-info-dump"
+LEDGER = "prod/ledger-fg8cf9ffd9-rwzqg"
+PREEMPTS = "will preempt 9 pods on ip-10-40-0-35.ec2.internal"
+
+
+def test_pending_and_explain_agree_on_a_pod_preemption_places() -> None:
+    """Issue 34, item 2: prod/ledger of the cluster-info dump is placed by preemption. pending says
+    "will preempt 9 pods (list)" as explain's first line does, neither suggests a node or a manual
+    eviction, and the summary's next step is to do nothing."""
+    # A cluster-info dump lacks kinds: read it as it is (not --complete).
+    result = CliRunner().invoke(app, ["pending", "-A", "--from", str(SAMPLE_DUMP), "-o", "json"])
+    report = json.loads(result.stdout)
+    (group,) = [g for g in report["groups"] if LEDGER in g["pods"]]
+    assert group["cause"].startswith(PREEMPTS + " (prod/search-api-g6dgd58e5g-5lq5l, ")
+    assert (group["suggestions"], group["sizing"]) == ([], None)
+    (cause,) = [c for c in report["summary"] if c["cause"] == group["cause"]]
+    assert cause["remedy"] == "no action needed: the scheduler preempts 9 pods on ip-10-40-0-35.ec2.internal"
+    assert cause["nodes"] is None and cause["commands"] == []
+    explained = CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP)], env={"COLUMNS": "200"})
+    assert explained.stdout.splitlines()[0].endswith(f"Unschedulable — {PREEMPTS}")
+    doc = json.loads(CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP), "-o", "json"]).stdout)
+    assert doc["pending"]["cause"] == group["cause"]
+    kinds = [s["kind"] for s in doc["suggestions"]]
+    assert kinds[0] == "awaitPreemption" and not {"addNode", "addNodesForGroup", "evictPods"} & set(kinds), kinds
+    # One line per victim, no chained eviction command.
+    first = doc["suggestions"][0]
+    assert first["command"] == "" and len(first["summary"].splitlines()) == 1 + 9
+
+
+def test_one_owner_with_one_cause_is_one_group() -> None:
+    """ErrImagePull and ImagePullBackOff of one image are one cause: shop/web's two pods are one
+    group (they were causes 9 and 12)."""
+    report = pending_json(CAUSES)
+    web = [g for g in report["groups"] if g["owner"] == "shop/web (Deployment)"]
+    assert len(web) == 1 and web[0]["count"] == 2
+    assert web[0]["cause"] == (
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)"
+    )
+    # The details keep each container's own reason.
+    assert any("ErrImagePull: rpc error" in d for d in web[0]["details"])
+    assert any("ImagePullBackOff: Back-off pulling" in d for d in web[0]["details"])
+    owners = [(g["owner"], g["cause"]) for g in report["groups"] if g["owner"]]
+    assert len(owners) == len(set(owners))
 
 
 def test_a_pod_given_with_f_is_not_classified(tmp_path: Path) -> None:

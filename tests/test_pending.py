@@ -94,7 +94,10 @@ def test_every_cause_of_pending() -> None:
     pending = {p.key: p for p in _classify(node, image, config_error, gone, gated, stale, other, fits, running)}
     assert "default/running" not in pending
     assert pending["default/img"].verdict == Verdict.BOUND_NOT_RUNNING
-    assert cause_text(pending["default/img"].cause) == "bound, not running: ImagePullBackOff (image reg/app:v9)"
+    assert (
+        cause_text(pending["default/img"].cause)
+        == "bound, not running: cannot pull image reg/app:v9 (ErrImagePull, ImagePullBackOff)"
+    )
     assert cause_text(pending["default/cfg"].cause) == (
         "bound, not running: CreateContainerConfigError: couldn't find key token in Secret default/api"
     )

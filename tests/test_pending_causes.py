@@ -58,7 +58,7 @@ CAUSE_CASES = [
     (
         "shop/web-7c9d8b6f5-k8v2n",
         "BoundNotRunning",
-        "bound, not running: ErrImagePull (image ghcr.io/acme/shop-web:2.5.0)",
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         'container web: ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/acme/'
         'shop-web:2.5.0": failed to resolve reference "ghcr.io/acme/shop-web:2.5.0": ghcr.io/acme/shop-web:2.5.0: not'
         " found",
@@ -66,7 +66,7 @@ CAUSE_CASES = [
     (
         "shop/web-7c9d8b6f5-q9w5c",
         "BoundNotRunning",
-        "bound, not running: ImagePullBackOff (image ghcr.io/acme/shop-web:2.5.0)",
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         'container web: ImagePullBackOff: Back-off pulling image "ghcr.io/acme/shop-web:2.5.0": ErrImagePull: rpc',
     ),
     (
@@ -225,7 +225,8 @@ DOWN_CASES = [
     (
         "shop/api-6b7f9c4d8-x2kpl",
         "BoundNotRunning",
-        "bound, not running: ImagePullBackOff (image registry.internal.acme.io/shop/api:1.9.0)",
+        "bound, not running: cannot pull image registry.internal.acme.io/shop/api:1.9.0"
+        " (ErrImagePull, ImagePullBackOff)",
         "container api: ImagePullBackOff: Back-off pulling image",
     ),
     (
@@ -653,7 +654,7 @@ CREATING = {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}
                 containerStatuses=[{"name": "c", "state": {"waiting": {"reason": "PodInitializing"}}}],
             ),
             [],
-            "bound, not running: init container b: ErrImagePull (image x:1) (Init:1/2)",
+            "bound, not running: init container b: cannot pull image x:1 (ErrImagePull, ImagePullBackOff) (Init:1/2)",
         ),
         # Volumes are mounted before the first init container starts.
         (

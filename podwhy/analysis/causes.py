@@ -161,6 +161,15 @@ class NominatedWaiting:
 
 
 @dataclass(frozen=True)
+class WillPreempt:
+    """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
+    ("namespace/name") on `node` and binds the pod there once they are gone."""
+
+    node: str
+    victims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class FitsNow:
     """Schedulable: the scheduler has not bound it yet, or the cluster changed since it tried."""
 
@@ -210,6 +219,7 @@ Cause = (
     | NominatedStale
     | NominatedWaiting
     | FitsNow
+    | WillPreempt
     | ReservedRoomCause
     | WaitingForNode
     | PartlyEvaluated

@@ -34,6 +34,7 @@ from podwhy.analysis.causes import (
     SchedulerMessage,
     Waiting,
     WaitingForNode,
+    WillPreempt,
 )
 from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.sizing import SizingOutcome
@@ -221,6 +222,8 @@ def remedy(items: Sequence[PendingPod], sizing: GroupSizing | None) -> Remedy:
     first = items[0]
     cause = first.cause
     match cause:
+        case WillPreempt(node, victims):
+            return AwaitPreemption(node, victims)
         case BoundNodeGone(node):
             return DeletePods(tuple(item.key for item in items), node)
         case BoundNodeNotReady(node):

@@ -167,7 +167,7 @@ def render_explain(report: Report) -> str:
     if report.suggestions:
         body: list[str] = []
         for s in report.suggestions:
-            body += [f"- {cell(s.summary)}", "", _code(s.command), ""]
+            body += [f"- {cell(s.summary)}", "", *([_code(s.command), ""] if s.command else [])]
         lines += ["", *_details(f"{len(report.suggestions)} suggestions, each verified", body)]
     lines += _warnings(report.warnings)
     return "\n".join(lines) + "\n"

@@ -303,7 +303,8 @@ class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
     # releaseNomination, lowerRequest, addToleration, dropNodeSelection, renameTopologyKey, renameResource,
-    # fixPodAffinity, labelNode, addNode, addNodesForGroup, evictPods, relaxTopologySpread, dropAntiAffinity,
+    # fixPodAffinity, labelNode, addNode, addNodesForGroup, awaitPreemption (no action: the scheduler
+    # preempts for it; no command), evictPods, relaxTopologySpread, dropAntiAffinity,
     # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit
     kind: str
     summary: str

@@ -204,6 +204,8 @@ def render_pending_cause(console: Console, report: Report) -> None:
         return
     if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
         return  # the gates sentence, or the message, says it
+    if pending.verdict == report.verdict and pending.cause.startswith(fate_text(report) or "\0"):
+        return  # the first line says it (will preempt N pods), the preemption line whom
     if pending.verdict == report.verdict:  # else the first line says it (fate_text)
         console.print(f"[bold]{escape(pending.cause)}[/bold]")
     for detail in pending.details[:MAX_DETAILS]:
@@ -380,7 +382,8 @@ def render_suggestions(console: Console, report: Report) -> None:
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
         _say(console, f"• {escape(s.summary)}", 2)
-        console.print(f"    {escape(s.command)}", soft_wrap=True)
+        if s.command:
+            console.print(f"    {escape(s.command)}", soft_wrap=True)
 
 
 def age(timestamp: str | None, now: datetime | None, suffix: str = "ago") -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Sequence
 
 from podwhy.analysis.causes import (
     BoundCreating,
@@ -43,7 +44,9 @@ from podwhy.analysis.causes import (
     VictimDetail,
     Waiting,
     WaitingForNode,
+    WillPreempt,
 )
+from podwhy.analysis.pending import PULL_FAILING
 from podwhy.analysis.remedies import (
     AddNodes,
     AwaitPreemption,
@@ -71,11 +74,22 @@ from podwhy.verdict import Verdict
 MAX_NODES_NAMED = 3
 
 
+def preempt_text(node: str, victims: Sequence[str], named: int | None = None) -> str:
+    """ "will preempt 9 pods on node-1 (a, b, ...)": the fate of a pod preemption places, in every
+    command's words; `named`: victims listed at most (more are only counted)."""
+    count = len(victims)
+    pods = f"{count} pod{'s' if count != 1 else ''}"
+    listed = f" ({', '.join(victims)})" if named is None or count <= named else ""
+    return f"will preempt {pods} on {node}{listed}"
+
+
 def _progress(progress: InitProgress) -> str:
     return f"Init:{progress.done}/{progress.total}"
 
 
 def _waiting(waiting: Waiting) -> str:
+    if waiting.image and waiting.reason == PULL_FAILING:
+        return f"cannot pull image {waiting.image} (ErrImagePull, ImagePullBackOff)"
     if waiting.image:
         return f"{waiting.reason} (image {waiting.image})"
     if waiting.message:
@@ -134,6 +148,8 @@ def cause_text(cause: Cause) -> str:
             return waiting + "; it fits there once they are gone"
         case FitsNow():
             return "fits now: the scheduler has not bound it yet, or the cluster changed since it tried"
+        case WillPreempt(node, victims):
+            return preempt_text(node, victims)
         case ReservedRoomCause(nodes, pods):
             count = len(nodes)
             shown = ", ".join(nodes[:MAX_NODES_NAMED]) + (
@@ -249,10 +265,7 @@ def remedy_text(remedy: Remedy) -> tuple[str, list[str]]:
             nodes = f"{'more than ' if more_than else ''}{count} node{'s' if count != 1 or more_than else ''}"
             return f"add {nodes} like {like}", []
         case NoNodeShape():
-            return (
-                "no node shape of the cluster holds these pods, even empty: change them, or add another kind of node",
-                [],
-            )
+            return "no node of the cluster holds one, even empty: change the pods, or add another kind of node", []
         case ExplainPod(pod):
             return f"podwhy explain {pod} shows what would make it fit", []
         case AwaitPreemption(node, victims):
