@@ -169,6 +169,39 @@ def test_pending_and_explain_agree_on_a_pod_preemption_places() -> None:
     assert first["command"] == "" and len(first["summary"].splitlines()) == 1 + 9
 
 
+@pytest.mark.parametrize("columns", ["80", "120", None])
+@pytest.mark.parametrize("wide", [False, True], ids=["table", "wide"])
+def test_pending_lines_hang_align_and_end_without_blanks(columns: str | None, wide: bool) -> None:
+    """Issue 34, item 8: a bullet's wrapped lines hang under its text; causes numbered 10 and on
+    start their lines in the column the others do; no line ends with a blank, piped or not."""
+    code, out, _ = run("pending", "-A", "--from", str(CAUSES), *(["-o", "wide"] if wide else []), columns=columns)
+    assert code == 1
+    lines = out.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    start, end = (
+        lines.index("By cause:"),
+        next(i for i, line in enumerate(lines) if line in ("Groups:",) or "┏" in line),
+    )
+    summary = lines[start + 1 : end]
+    numbered = [line for line in summary if re.match(r"^ ?\d+\. ", line)]
+    assert len(numbered) == 18 and {line.index(". ") for line in numbered} == {2}
+    # Every other line of the summary starts in the text's column (4), or hangs 2 further under a bullet.
+    previous = ""
+    for line in summary:
+        if line in numbered:
+            previous = line
+            continue
+        indent = len(line) - len(line.lstrip())
+        if line.lstrip()[:2] in ("· ", "→ ", "⇒ "):
+            assert indent == 4, line
+        elif previous.lstrip()[:2] in ("· ", "→ ", "⇒ ") and indent != 4:
+            assert indent == 6, line  # a wrapped bullet, or a command under its step
+        else:
+            assert indent in (4, 6), line
+        if indent == 4:
+            previous = line
+
+
 def test_one_owner_with_one_cause_is_one_group() -> None:
     """ErrImagePull and ImagePullBackOff of one image are one cause: shop/web's two pods are one
     group (they were causes 9 and 12)."""

@@ -314,7 +314,7 @@ def test_each_cause_says_its_next_step_first(columns: str, snapshot: Any) -> Non
     assert any(s.startswith("the nomination is stale") for s in steps)
     assert any(s.startswith("who removes gate example.com/gpu-quota") for s in steps)
     # Right under each numbered heading.
-    headings = [i for i, line in enumerate(lines) if line[:1].isdigit() and ". " in line[:4]]
+    headings = [i for i, line in enumerate(lines) if line.lstrip()[:1].isdigit() and ". " in line[:4]]
     assert len(headings) == len(doc["summary"])
     assert all(lines[i + 1].lstrip().startswith("→ ") for i in headings)
     # Commands whole, on their own line.

@@ -689,21 +689,24 @@ def pending_headline(report: PendingReport) -> str:
 
 
 def render_pending_summary(console: Console, report: PendingReport) -> None:
-    """The summary by cause, before the groups: its verdict, pods and owners, what keeps them off
-    every node in plain words (else the cause), and the nodes that would hold them all."""
+    """The summary by cause, before the groups: its verdict, pods and owners, its next step (and
+    the commands for it, whole), what keeps them off every node in plain words (else the cause),
+    and the nodes that would hold them all. Numbers are right-aligned (" 9.", "10."), so that
+    every cause's lines start in one column."""
     console.print("[bold]By cause[/bold]:")
+    hang = len(f"{len(report.summary)}.") + 1
     for i, cause in enumerate(report.summary, 1):
         who = f"{_pods(cause.count)} · {cause.verdict} · {owners_text(cause.owners, cause.bare)}".rstrip(" ·")
-        _bullet_numbered(console, f"{i}.", escape(who))
+        _bullet_numbered(console, f"{i}.".rjust(hang - 1), escape(who))
         if cause.remedy:
-            _say(console, f"→ {escape(cause.remedy)}", 3)
+            _hanging(console, f"→ {escape(cause.remedy)}", hang)
         for command in cause.commands:
             # Pasted whole: never wrapped.
-            console.print(f"     {escape(command)}", soft_wrap=True)
+            console.print(" " * (hang + 2) + escape(command), soft_wrap=True)
         for line in cause.blocking or [cause.cause]:
-            _say(console, f"{'· ' if cause.blocking else ''}{escape(line)}", 3)
+            _hanging(console, f"{'· ' if cause.blocking else ''}{escape(line)}", hang)
         if cause.nodes is not None:
-            _say(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", 3)
+            _hanging(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", hang)
 
 
 def _bullet_numbered(console: Console, number: str, markup: str) -> None:
@@ -712,6 +715,23 @@ def _bullet_numbered(console: Console, number: str, markup: str) -> None:
     for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
         line.rstrip()
         console.print(Text((number + " ") if i == 0 else " " * hang) + line, soft_wrap=True)
+
+
+# What opens a line of `pending`'s lists: a detail, a next step, a sizing, an autoscaler's view.
+BULLETS = ("· ", "→ ", "⇒ ", "⇏ ", "⟳ ")
+
+
+def _hanging(console: Console, markup: str, indent: int) -> None:
+    """A line indented by `indent`; one that opens with a bullet ("· needs cpu 2; ...") has its
+    wrapped lines hang under the text after the bullet, never under the bullet."""
+    text = Text.from_markup(markup)
+    bullet = text.plain[:2] if text.plain[:2] in BULLETS else ""
+    body = text[len(bullet) :] if bullet else text
+    hang = indent + len(bullet)
+    for i, line in enumerate(body.wrap(console, max(console.width - hang, 20))):
+        line.rstrip()
+        lead = " " * indent + bullet if i == 0 else " " * hang
+        console.print(Text(lead) + line, soft_wrap=True)
 
 
 def pending_row(
@@ -789,9 +809,9 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
             for line in pods.splitlines():
                 _say(console, f"{escape(line)}", 2)
             for line in why.splitlines():
-                _say(console, f"{escape(line)}", 2)
+                _hanging(console, f"{escape(line)}", 2)
             for summary, command in commands:
-                _say(console, f"⇒ {escape(summary)}", 2)
+                _hanging(console, f"⇒ {escape(summary)}", 2)
                 console.print(f"    {escape(command)}", soft_wrap=True)
     else:
         table = Table(show_lines=True)
