@@ -49,7 +49,8 @@ def test_pending_in_markdown() -> None:
     assert "| 4. scheduling gates [example.com/gpu-quota] | 2 Gated | ml/train-resnet (Job) |  |" in out
     assert "| 2 pods of ml/train-resnet (Job) | Gated | cause 4 (above)<br>· gated since 2026-03-04T10:22:15Z |" in out
     assert out.count("scheduling gates [example.com/gpu-quota]") == 1
-    assert "<summary>Suggestions</summary>" in out and "```sh\n" in out
+    # Each command once, whole, in the summary's next steps; no group repeats its cause's sizing.
+    assert "<summary>Suggestions</summary>" not in out and "kubectl delete pod -n batch cleanup-29541630-q8z7n" in out
 
 
 def test_explain_in_markdown() -> None:

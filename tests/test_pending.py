@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from podwhy.snapshot.source import FileSource
 from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conformance import GOLDEN, case_dirs, cluster_file
+from tests.shared import SHARED, needs_shared
 
 
 def _replica(i: int, cpu: str = "8") -> o.Pod:
@@ -263,11 +265,12 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
         ExplainRequest(pod_ref="ml/trainer-0", namespace="ml", source=FileSource([str(dump)], complete=True))
     )
     assert [s.summary for s in explained.suggestions if s.kind == "addNodesForGroup"] == [suggestion.summary]
-    # The table says it under the group.
+    # The table says it once, in the summary (the cause's next step), and the group refers to it.
     table = CliRunner().invoke(
         app, ["pending", "--complete", "--from", str(dump), "-A"], env={"COLUMNS": "200", "NO_COLOR": "1"}
     )
-    assert f"⇒ {size} pods of ml/trainer (Job) need {needed} more node" in table.stdout
+    assert f"→ add {needed} node{'s' if needed != 1 else ''} like gpu-node-1\n" in table.stdout
+    assert f"⇒ {size} pods of ml/trainer (Job) need" not in table.stdout
 
 
 def _owned(name: str, owner: str, **requests: Any) -> o.Pod:
@@ -347,10 +350,17 @@ def test_every_unschedulable_group_says_how_sizing_went(
         assert bool(groups[owner]["suggestions"]) == (outcome == "sized")
     table = CliRunner().invoke(app, ["pending", "--complete", "--from", str(dump), "-A"], env=env).stdout
     assert table.startswith("16 Pending pods in the one namespace, ml, 16 stuck")  # -A of one namespace names it
+    summary = json.loads(report.stdout)["summary"]
+    words = " ".join(table.split())
     for owner, (outcome, note) in expected.items():
-        # Under the group, or once in the summary by cause when it says the same of them all.
-        said = f"⇏ {note}" in table or f"⇒ nodes to hold them all: {note}" in table
-        assert said == (outcome != "sized"), owner
+        cause = next(c for c in summary if c["cause"] == groups[owner]["cause"])
+        if cause["nodes"] is not None:
+            # One sizing per cause (issue 34): the summary's, which the group's row refers to.
+            assert f"⇒ nodes to hold them all: {' '.join(cause['nodes']['note'].split())}" in words, owner
+            assert f"⇏ {note}" not in table, owner
+        else:
+            # Never silent: under the group.
+            assert (f"⇏ {note}" in table) == (outcome != "sized"), owner
 
 
 @pytest.mark.parametrize(
@@ -550,3 +560,43 @@ def test_a_namespace_without_pending_pods_leads_with_the_others_stuck(columns: s
     assert lines[-1] == "podwhy pending -A --from fixtures/pending/causes --complete"
     assert result.exit_code == every.exit_code == 1
     assert (result.exit_code, lines) == snapshot
+
+
+GKE = "03-gke-clogged-default-sched"
+
+
+@needs_shared("realworld", "cases", GKE)
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_one_sizing_per_cause_and_no_number_left_at_a_line_end(columns: str, snapshot: Any) -> None:
+    """Issue 34, item 7, on the real GKE dump (187 Pending pods of 48 Indexed Jobs, one cause): the
+    summary sizes the cause once, with its number; the groups refer to it rather than repeat a
+    sizing and a command of their own; no sentence is cut short; no line ends with a number
+    ("6 of" then a break)."""
+    folder = SHARED / "realworld" / "cases" / GKE
+    result = CliRunner().invoke(
+        app, ["pending", "-A", "--from", str(folder)], env={"COLUMNS": columns, "NO_COLOR": "1"}
+    )
+    assert result.exit_code == 1
+    out = result.stdout
+    doc = json.loads(CliRunner().invoke(app, ["pending", "-A", "--from", str(folder), "-o", "json"]).stdout)
+    (cause,) = doc["summary"]
+    assert cause["nodes"]["outcome"] == "stopped" and cause["remedy"].startswith("add more than 100 nodes like ")
+    like = cause["remedy"].removeprefix("add more than 100 nodes like ")
+    text = " ".join(out.split())
+    # One sizing: its node shape and number, and no other count or command of nodes to add.
+    assert text.count("more than 100") == 2, out  # the next step, and the sizing it comes from
+    assert "scale the node group" not in out and " up by " not in out, out
+    assert {n for n in re.findall(r"like (\S+)", text)} == {like}, out
+    assert "not sized" not in out
+    lines = out.splitlines()
+    assert [line for line in lines if re.search(r"(^|\s)\d+( of)?$", line)] == [], out
+    assert all(len(line) <= int(columns) for line in lines), out
+    assert (result.exit_code, out) == snapshot
+
+
+def test_a_cut_sentence_is_whole_again() -> None:
+    """The note of a group not sized for being past the largest ones ends with what it says."""
+    from podwhy.analysis.suggest.facts import NotLargest
+    from podwhy.report.words.suggest import sizing_text
+
+    assert sizing_text(NotLargest(5)).endswith("the 5 largest Unschedulable groups an added node could hold are sized")

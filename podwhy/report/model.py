@@ -519,19 +519,33 @@ class PendingReport(_Struct, kw_only=True):
 
     def shown_groups(self) -> list[list[PendingGroup]]:
         """The groups as the table and markdown show them: groups alike but for their owner and
-        pods (one verdict, cause, details, sizing and autoscaling, and no suggestion) together, at
-        the place of the first of them."""
+        pods (one verdict, cause, details, sizing and autoscaling, and no suggestion of their own)
+        together, at the place of the first of them. A group whose cause the summary sizes is
+        sized there, once: its own sizing is not what tells it apart."""
         shown: dict[str, list[PendingGroup]] = {}
         for i, group in enumerate(self.groups):
+            covered = self.sized_by_cause(group)
             alike = (
                 str(i)
-                if group.suggestions
+                if self.own_suggestions(group)
                 else msgspec.json.encode(
-                    [group.verdict, group.cause, group.details, group.sizing, group.autoscaling]
+                    [group.verdict, group.cause, group.details, None if covered else group.sizing, group.autoscaling]
                 ).decode()
             )
             shown.setdefault(alike, []).append(group)
         return list(shown.values())
+
+    def sized_by_cause(self, group: PendingGroup) -> bool:
+        """Whether the summary sizes the group's cause (one sizing for every group of it)."""
+        index = self.cause_of(group)
+        return index is not None and self.summary[index].nodes is not None
+
+    def own_suggestions(self, group: PendingGroup) -> list[Suggestion]:
+        """A group's suggestions but its sizing when the summary sizes its cause (a lever of its
+        node group stays its own)."""
+        if not self.sized_by_cause(group):
+            return group.suggestions
+        return [s for s in group.suggestions if s.kind != "addNodesForGroup"]
 
     def cause_of(self, group: PendingGroup) -> int | None:
         """The index of the group's cause in the summary."""

@@ -9,6 +9,7 @@ override reaches it).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import OrderedDict
 from datetime import datetime
@@ -710,28 +711,56 @@ def render_pending_summary(console: Console, report: PendingReport) -> None:
 
 
 def _bullet_numbered(console: Console, number: str, markup: str) -> None:
-    """ "1. text", its wrapped lines hanging under the text."""
+    """ "1. text", its wrapped lines hanging under the text (a number kept with what it counts)."""
     hang = len(number) + 1
-    for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
+    for i, line in enumerate(Text.from_markup(_glued(markup)).wrap(console, max(console.width - hang, 20))):
         line.rstrip()
-        console.print(Text((number + " ") if i == 0 else " " * hang) + line, soft_wrap=True)
+        console.print(Text((number + " ") if i == 0 else " " * hang) + _unglued(line), soft_wrap=True)
 
 
 # What opens a line of `pending`'s lists: a detail, a next step, a sizing, an autoscaler's view.
 BULLETS = ("· ", "→ ", "⇒ ", "⇏ ", "⟳ ")
+# Holds a number to the words it counts while lines are wrapped ("6 of default/web", "2 pods"):
+# one cell wide and no blank, so that no line ends with a number; a blank again once wrapped.
+GLUE = "\ue000"
+_COUNTED = re.compile(r"(?<![\w./:-])(\d+) (of )?(?=[^\s\d])")
 
 
-def _hanging(console: Console, markup: str, indent: int) -> None:
-    """A line indented by `indent`; one that opens with a bullet ("· needs cpu 2; ...") has its
-    wrapped lines hang under the text after the bullet, never under the bullet."""
-    text = Text.from_markup(markup)
+def _glued(text: str) -> str:
+    return _COUNTED.sub(lambda m: m.group(1) + GLUE + ("of" + GLUE if m.group(2) else ""), text)
+
+
+def _unglued(line: Text) -> Text:
+    if GLUE not in line.plain:
+        return line
+    return Text(line.plain.replace(GLUE, " "), style=line.style, spans=list(line.spans), end=line.end)
+
+
+def _wrapped(console: Console, markup: str, indent: int, width: int) -> list[Text]:
+    """A line indented by `indent`, wrapped between words within `width`: one that opens with a
+    bullet ("· needs cpu 2; ...") has its wrapped lines hang under the text after the bullet,
+    never under the bullet; a number stays on the line of what it counts."""
+    text = Text.from_markup(_glued(markup))
     bullet = text.plain[:2] if text.plain[:2] in BULLETS else ""
     body = text[len(bullet) :] if bullet else text
     hang = indent + len(bullet)
-    for i, line in enumerate(body.wrap(console, max(console.width - hang, 20))):
+    out = []
+    for i, line in enumerate(body.wrap(console, max(width - hang, 20 if width >= 20 + hang else 1))):
         line.rstrip()
         lead = " " * indent + bullet if i == 0 else " " * hang
-        console.print(Text(lead) + line, soft_wrap=True)
+        out.append(Text(lead) + _unglued(line))
+    return out
+
+
+def _hanging(console: Console, markup: str, indent: int) -> None:
+    for line in _wrapped(console, markup, indent, console.width):
+        console.print(line, soft_wrap=True)
+
+
+def _cell(console: Console, plain: str, width: int) -> Text:
+    """A table cell's text wrapped as the lists wrap it (`_wrapped`), to the column's width."""
+    lines = [line for part in plain.split("\n") for line in _wrapped(console, escape(part), 0, width)]
+    return Text("\n").join(lines)
 
 
 def pending_row(
@@ -768,13 +797,14 @@ def pending_row(
     if index is not None:
         said.add(index)
     why += "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
-    if group.sizing is not None and not group.suggestions:
-        # Never silent: why the group has no node count (unless the summary said just that).
-        if cause is None or cause.nodes is None or cause.nodes.note != group.sizing.note:
-            why += f"\n⇏ {group.sizing.note}"
+    # One sizing per cause: a group whose cause the summary sizes refers to it ("cause 1 (above)").
+    own = report.own_suggestions(group)
+    if group.sizing is not None and not group.suggestions and not report.sized_by_cause(group):
+        # Never silent: why the group has no node count.
+        why += f"\n⇏ {group.sizing.note}"
     if group.autoscaling is not None:
         why += f"\n⟳ {autoscaling_line(group.autoscaling)}"
-    commands = [(s.summary, s.command) for s in group.suggestions]
+    commands = [(s.summary, s.command) for s in own]
     return who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands
 
 
@@ -795,17 +825,17 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
     said: set[int] = set()
     rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]
     cells = [
-        ["Pods", *[r[0] for r in rows]],
+        ["Pods", *[_glued(r[0]) for r in rows]],
         ["Verdict", *[r[1] for r in rows]],
         # A command's words are not measured: it is pasted whole, never read across a column.
-        ["Why", *[r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3]) for r in rows]],
+        ["Why", *[_glued(r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3])) for r in rows]],
     ]
     widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}), floor=(14,))
     if widths is None:
         console.print("[bold]Groups[/bold]:")
         for who, verdict, why, commands in rows:
             first, _, pods = who.partition("\n")
-            _say(console, f"[bold]{escape(first)}[/bold] · {verdict}", 0)
+            _hanging(console, f"[bold]{escape(first)}[/bold] · {verdict}", 0)
             for line in pods.splitlines():
                 _say(console, f"{escape(line)}", 2)
             for line in why.splitlines():
@@ -819,8 +849,12 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         table.add_column("Verdict", width=widths[1], no_wrap=True)
         table.add_column("Why", width=widths[2], overflow="fold")
         for who, verdict, why, commands in rows:
-            text = why + "".join(f"\n⇒ {summary}\n  {command}" for summary, command in commands)
-            table.add_row(escape(who), verdict, escape(text))
+            # Wrapped here as the lists are (bullets hang, numbers stay with what they count); a
+            # command is left whole for the column to fold.
+            parts = [_cell(console, why, widths[2])]
+            for summary, command in commands:
+                parts += [_cell(console, f"⇒ {summary}", widths[2]), Text(f"  {command}")]
+            table.add_row(_cell(console, who, widths[0]), verdict, Text("\n").join(parts))
         console.print(table)
     if report.autoscalers:
         # The caveat of every "add nodes" above, said once.

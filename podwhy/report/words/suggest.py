@@ -431,7 +431,7 @@ def sizing_text(note: SizingNote) -> str:
             fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
             return f"sized: {_more_nodes(count)} shaped like {like}{fewer}"
         case NotLargest(limit):
-            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are"
+            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are sized"
         case TooLittleLeft(bound):
             return f"not sized: too little is left of {_bound(bound)}"
         case RunAgain(verdict):
