@@ -157,6 +157,14 @@ def test_pending_and_explain_agree_on_a_pod_preemption_places() -> None:
     assert (group["suggestions"], group["sizing"]) == ([], None)
     (cause,) = [c for c in report["summary"] if c["cause"] == group["cause"]]
     assert cause["remedy"] == "no action needed: the scheduler preempts 9 pods on ip-10-40-0-35.ec2.internal"
+    # Its two replicas that fit on the nodes they are nominated to are one group (one cause), the
+    # nodes in its details.
+    (nominated,) = [g for g in report["groups"] if g["owner"] == "prod/ledger (Deployment)" and g is not group]
+    assert (nominated["verdict"], nominated["count"]) == ("Nominated", 2)
+    assert nominated["details"] == [
+        "nominated to node ip-10-40-0-15.ec2.internal",
+        "nominated to node ip-10-40-0-27.ec2.internal",
+    ]
     assert cause["nodes"] is None and cause["commands"] == []
     explained = CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP)], env={"COLUMNS": "200"})
     assert explained.stdout.splitlines()[0].endswith(f"Unschedulable — {PREEMPTS}")

@@ -138,9 +138,10 @@ class NominatedNodeGone:
 
 @dataclass(frozen=True)
 class NominatedFits:
-    """It fits on its nominated node now: the scheduler binds it on its next attempt."""
+    """It fits on its nominated node now: the scheduler binds it on its next attempt. Pods of one
+    owner nominated to different nodes are one cause (the node is a detail: NominatedTo)."""
 
-    node: str
+    node: str = field(compare=False)
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,11 @@ class VictimDetail:
 
 
 @dataclass(frozen=True)
+class NominatedTo:
+    node: str
+
+
+@dataclass(frozen=True)
 class ReservingPodDetail:
     pod: str
     priority: int
@@ -304,6 +310,7 @@ Detail = (
     | EventDetail
     | NodeReadyDetail
     | VictimDetail
+    | NominatedTo
     | ReservingPodDetail
     | SchedulerMessageDetail
     | GatedSince

@@ -38,6 +38,7 @@ from podwhy.analysis.causes import (
     NominatedFits,
     NominatedNodeGone,
     NominatedStale,
+    NominatedTo,
     NominatedWaiting,
     NoProfile,
     NoScheduler,
@@ -310,7 +311,7 @@ def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: boo
     node_name = pod.status.nominated_node_name
     details: list[Detail] = [_victim_detail(v) for v in victims]
     if fits:
-        return NominatedFits(node_name), details
+        return NominatedFits(node_name), [NominatedTo(node_name), *details]
     if not victims:
         return NominatedStale(node_name), details
     return NominatedWaiting(node_name, len(victims), fits_once_gone), details

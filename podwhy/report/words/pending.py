@@ -31,6 +31,7 @@ from podwhy.analysis.causes import (
     NominatedFits,
     NominatedNodeGone,
     NominatedStale,
+    NominatedTo,
     NominatedWaiting,
     NoProfile,
     NoScheduler,
@@ -137,8 +138,8 @@ def cause_text(cause: Cause) -> str:
             return f"scheduling gates [{' '.join(gates)}]"
         case NominatedNodeGone(node):
             return f"nominated to node {node}, which no longer exists (stale nomination)"
-        case NominatedFits(node):
-            return f"nominated to node {node}, where it fits now: the scheduler binds it on its next attempt"
+        case NominatedFits():
+            return "nominated to a node where it fits now: the scheduler binds it on its next attempt"
         case NominatedStale(node):
             return f"nominated to node {node}, where it no longer fits (stale nomination)"
         case NominatedWaiting(node, victims, fits_once_gone):
@@ -191,6 +192,8 @@ def detail_text(detail: Detail) -> str:
                 f"victim {detail.pod}{preempted}, priority {detail.priority}: terminating, grace period "
                 f"{detail.grace_period_s}s, gone by {detail.gone_by}"
             )
+        case NominatedTo(node):
+            return f"nominated to node {node}"
         case ReservingPodDetail(pod, priority):
             return f"nominated pod {pod} (priority {priority}) reserves that room"
         case SchedulerMessageDetail(message):
@@ -246,8 +249,8 @@ def _named_pods(pods: tuple[str, ...]) -> str:
 
 def _no_action(why: NoAction) -> str:
     match why.why:
-        case NominatedFits(node):
-            return f"no action needed: it fits on {node}, and the scheduler binds it on its next attempt"
+        case NominatedFits():
+            return "no action needed: it fits on its nominated node, and the scheduler binds it on its next attempt"
         case NominatedWaiting(node, victims, _):
             return f"no action needed: it fits on {node} once its {victims} victim(s) are gone"
         case FitsNow():
