@@ -600,3 +600,33 @@ def test_a_cut_sentence_is_whole_again() -> None:
     from podwhy.report.words.suggest import sizing_text
 
     assert sizing_text(NotLargest(5)).endswith("the 5 largest Unschedulable groups an added node could hold are sized")
+
+
+def test_a_stale_nomination_is_released_unless_preemption_places_the_pod() -> None:
+    """The next step of a stale nomination: release it (the command whole), when nothing it may
+    preempt would make room; when the scheduler's preemption places the pod on its next attempt,
+    the cause says so and nothing is to be done."""
+    from podwhy.engine import PendingRequest, pending
+
+    def stale(priority: int) -> Any:
+        node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").obj()
+        busy = make_pod("busy", "shop").node("n1").priority(0).req(cpu="3").phase("Running").obj()
+        pod = make_pod("p", "shop").priority(priority).req(cpu="2").nominated("n1").obj()
+        return pending(PendingRequest(_Given(make_snapshot(node, busy, pod)), "shop"))
+
+    (cause,) = stale(0).summary
+    assert cause.cause == "nominated to node n1, where it no longer fits (stale nomination)"
+    assert cause.remedy.startswith("the nomination is stale: it no longer fits on n1; release it")
+    assert cause.commands == [
+        'kubectl patch pod -n shop p --subresource=status --type merge -p \'{"status":{"nominatedNodeName":null}}\''
+    ]
+    (cause,) = stale(100).summary
+    assert cause.cause == (
+        "nominated to node n1, where it no longer fits (stale nomination); on its next attempt the scheduler will"
+        " preempt 1 pod on n1 (shop/busy)"
+    )
+    assert (
+        cause.remedy
+        == "the nomination is stale: it no longer fits on n1; no action needed: the scheduler preempts 1 pod on n1"
+    )
+    assert cause.commands == []

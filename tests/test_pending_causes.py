@@ -129,13 +129,16 @@ CAUSE_CASES = [
     (
         "batch/critical-etl-p9m4d",
         "Nominated",
-        "nominated to node worker-5, which no longer exists (stale nomination)",
+        "nominated to node worker-5, which no longer exists (stale nomination); on its next attempt the scheduler"
+        " will preempt 1 pod on worker-1 (shop/cache-5d8f6c9b7-p4nqz)",
         None,
     ),
     (
         "ml/feature-backfill-zx8q2",
         "Nominated",
-        "nominated to node worker-1, where it no longer fits (stale nomination)",
+        "nominated to node worker-1, where it no longer fits (stale nomination); on its next attempt the scheduler"
+        " will preempt 4 pods on worker-1 (shop/checkout-6f8b9d7c5-r5t2w, shop/web-7c9d8b6f5-k8v2n,"
+        " shop/api-6b7f9c4d8-x2kpl, shop/cache-5d8f6c9b7-p4nqz)",
         None,
     ),
     ("shop/search-7d8f9c6b5-hw7kq", "Unschedulable", SEARCH_MESSAGE, None),

@@ -132,8 +132,20 @@ class Gated:
 
 
 @dataclass(frozen=True)
-class NominatedNodeGone:
+class WillPreempt:
+    """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
+    ("namespace/name") on `node` and binds the pod there once they are gone."""
+
     node: str
+    victims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NominatedNodeGone:
+    """`then`: what the scheduler's preemption does on its next attempt, when it places the pod."""
+
+    node: str
+    then: WillPreempt | None = None
 
 
 @dataclass(frozen=True)
@@ -146,9 +158,10 @@ class NominatedFits:
 
 @dataclass(frozen=True)
 class NominatedStale:
-    """No victims are left there and it no longer fits."""
+    """No victims are left there and it no longer fits; `then`: as for NominatedNodeGone."""
 
     node: str
+    then: WillPreempt | None = None
 
 
 @dataclass(frozen=True)
@@ -159,15 +172,6 @@ class NominatedWaiting:
     node: str
     victims: int
     fits_once_gone: bool | None
-
-
-@dataclass(frozen=True)
-class WillPreempt:
-    """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
-    ("namespace/name") on `node` and binds the pod there once they are gone."""
-
-    node: str
-    victims: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -584,11 +584,18 @@ class _Classifier:
             return PendingPod(pod, Verdict.GATED, Gated(tuple(gates)), owner, _gated_since(pod), cycle)
         nominated = pod.status.nominated_node_name
         if nominated:
+            stale: Cause
+            details: list[Detail] = []
             if nominated not in self.nodes:
-                return PendingPod(pod, Verdict.NOMINATED, NominatedNodeGone(nominated), owner, [], cycle)
-            victims = _victims(pod, self.terminating(nominated))
-            waiting, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
-            return PendingPod(pod, Verdict.NOMINATED, waiting, owner, details, cycle)
+                stale = NominatedNodeGone(nominated)
+            else:
+                victims = _victims(pod, self.terminating(nominated))
+                stale, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            if isinstance(stale, NominatedNodeGone | NominatedStale) and evaluated.preempts is not None:
+                # A stale nomination the scheduler replaces on its next attempt by preempting: that
+                # is the pod's fate, said with it.
+                stale = dataclasses.replace(stale, then=evaluated.preempts)
+            return PendingPod(pod, Verdict.NOMINATED, stale, owner, details, cycle)
         cause: Cause
         if cycle.verdict == Verdict.SCHEDULABLE:
             cause = FitsNow()
@@ -596,9 +603,9 @@ class _Classifier:
             # What the scheduler does next: no node, eviction or autoscaler is needed for it.
             return PendingPod(pod, cycle.verdict, evaluated.preempts, owner, cycle=cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
-            reserved, details = _reserved_cause(evaluated.reserved)
-            details.append(SchedulerMessageDetail(cycle.message))
-            return PendingPod(pod, cycle.verdict, reserved, owner, details, cycle)
+            reserved, held = _reserved_cause(evaluated.reserved)
+            held.append(SchedulerMessageDetail(cycle.message))
+            return PendingPod(pod, cycle.verdict, reserved, owner, held, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             coming = self.coming(pod)
             if coming is not None:

@@ -145,11 +145,13 @@ class RemoveGates:
 
 @dataclass(frozen=True)
 class ReleaseNomination:
-    """A stale nomination (its node gone, or it no longer fits there)."""
+    """A stale nomination (its node gone, or it no longer fits there). `then`: the scheduler's
+    preemption places the pod on its next attempt (nothing to release by hand)."""
 
     pods: tuple[str, ...]
     node: str
     node_gone: bool
+    then: WillPreempt | None = None
 
 
 @dataclass(frozen=True)
@@ -243,10 +245,10 @@ def remedy(items: Sequence[PendingPod], sizing: GroupSizing | None) -> Remedy:
             return StartScheduler(name, tuple(finding.serving))
         case Gated(gates):
             return RemoveGates(gates)
-        case NominatedNodeGone(node):
-            return ReleaseNomination(tuple(item.key for item in items), node, node_gone=True)
-        case NominatedStale(node):
-            return ReleaseNomination(tuple(item.key for item in items), node, node_gone=False)
+        case NominatedNodeGone(node, then):
+            return ReleaseNomination(tuple(item.key for item in items), node, node_gone=True, then=then)
+        case NominatedStale(node, then):
+            return ReleaseNomination(tuple(item.key for item in items), node, node_gone=False, then=then)
         case NominatedWaiting(node, _, fits_once_gone):
             if fits_once_gone is False:
                 return ReleaseNomination(tuple(item.key for item in items), node, node_gone=False)

@@ -116,6 +116,11 @@ def _problem(problem: ContainerProblem) -> str:
             return reason
 
 
+def _then(then: WillPreempt | None) -> str:
+    """What the scheduler does on its next attempt, when its preemption places the pod."""
+    return f"; on its next attempt the scheduler {preempt_text(then.node, then.victims)}" if then else ""
+
+
 def cause_text(cause: Cause) -> str:
     """The one line pods are grouped by."""
     match cause:
@@ -136,12 +141,12 @@ def cause_text(cause: Cause) -> str:
             return no_scheduler(finding)
         case Gated(gates):
             return f"scheduling gates [{' '.join(gates)}]"
-        case NominatedNodeGone(node):
-            return f"nominated to node {node}, which no longer exists (stale nomination)"
+        case NominatedNodeGone(node, then):
+            return f"nominated to node {node}, which no longer exists (stale nomination)" + _then(then)
         case NominatedFits():
             return "nominated to a node where it fits now: the scheduler binds it on its next attempt"
-        case NominatedStale(node):
-            return f"nominated to node {node}, where it no longer fits (stale nomination)"
+        case NominatedStale(node, then):
+            return f"nominated to node {node}, where it no longer fits (stale nomination)" + _then(then)
         case NominatedWaiting(node, victims, fits_once_gone):
             waiting = f"nominated to node {node}, waiting for {victims} victim(s) to terminate"
             if fits_once_gone is False:
@@ -307,8 +312,12 @@ def remedy_text(remedy: Remedy) -> tuple[str, list[str]]:
         case RemoveGates(gates):
             gate = f"gate{'s' if len(gates) != 1 else ''} {', '.join(gates)}"
             return f"who removes {gate}? The scheduler does not try the pods until then", []
-        case ReleaseNomination(pods, node, gone):
+        case ReleaseNomination(pods, node, gone, then):
             where = f"node {node} is gone" if gone else f"it no longer fits on {node}"
+            if then is not None:
+                count = len(then.victims)
+                preempts = f"{count} pod{'s' if count != 1 else ''} on {then.node}"
+                return f"the nomination is stale: {where}; no action needed: the scheduler preempts {preempts}", []
             return (
                 f"the nomination is stale: {where}; release it (the scheduler also moves it on its next attempt)",
                 [_release_command(pods[0])],
