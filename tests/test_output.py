@@ -210,6 +210,20 @@ def test_pending_lines_hang_align_and_end_without_blanks(columns: str | None, wi
             previous = line
 
 
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_a_pod_preemption_places_at_80_and_120_columns(columns: str, snapshot: SnapshotAssertion) -> None:
+    """Issue 34, items 2 and 3, as read: pending over the cluster-info dump (prod/ledger: will
+    preempt 9 pods, no node, no eviction), and explain's first lines and suggestions for it (no
+    action needed, one line per victim; no node, no chained evictions)."""
+    env = {"COLUMNS": columns, "NO_COLOR": "1"}
+    listed = CliRunner().invoke(app, ["pending", "-A", "--from", str(SAMPLE_DUMP)], env=env)
+    explained = CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP)], env=env)
+    lines = explained.stdout.splitlines()
+    suggestions = lines[next(i for i, line in enumerate(lines) if line.startswith("Suggestions")) :]
+    assert not any("Eviction" in line or "shaped like" in line for line in suggestions), suggestions
+    assert (listed.exit_code, listed.stdout, explained.exit_code, lines[:2], suggestions) == snapshot
+
+
 def test_one_owner_with_one_cause_is_one_group() -> None:
     """ErrImagePull and ImagePullBackOff of one image are one cause: shop/web's two pods are one
     group (they were causes 9 and 12)."""

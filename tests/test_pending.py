@@ -630,3 +630,29 @@ def test_a_stale_nomination_is_released_unless_preemption_places_the_pod() -> No
         == "the nomination is stale: it no longer fits on n1; no action needed: the scheduler preempts 1 pod on n1"
     )
     assert cause.commands == []
+
+
+def test_a_groups_command_is_pasted_whole_below_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34, item 1: a command is printed whole on a line of its own. A group's own sizing
+    (its cause not sized in the summary) says its command below the table, never folded in a
+    column."""
+    from rich.console import Console
+
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.report.table import render_pending
+
+    monkeypatch.setattr(groups_module, "MAX_CAUSES_SIZED", 0)
+    gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    report = pending(PendingRequest(_Given(make_snapshot(gpu, busy, *(_trainer(i) for i in range(12)))), "ml"))
+    commands = [s.command for g in report.groups for s in g.suggestions]
+    assert commands and report.summary[0].nodes is None
+    console = Console(width=120, record=True, force_terminal=False, no_color=True)
+    with console.capture() as captured:
+        render_pending(report, console=console)
+    lines = captured.get().splitlines()
+    below = lines.index("Commands (each whole, to paste):")
+    assert below > max(i for i, line in enumerate(lines) if line.startswith("└"))
+    for command in commands:
+        assert f"  {command}" in lines[below:], command

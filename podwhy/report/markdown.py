@@ -167,7 +167,10 @@ def render_explain(report: Report) -> str:
     if report.suggestions:
         body: list[str] = []
         for s in report.suggestions:
-            body += [f"- {cell(s.summary)}", "", *([_code(s.command), ""] if s.command else [])]
+            first, *each = s.summary.split("\n")
+            # One nested item per evicted pod.
+            victims = [f"  - {cell(line.removeprefix('· '))}" for line in each]
+            body += [f"- {cell(first)}", *victims, "", *([_code(s.command), ""] if s.command else [])]
         lines += ["", *_details(f"{len(report.suggestions)} suggestions, each verified", body)]
     lines += _warnings(report.warnings)
     return "\n".join(lines) + "\n"

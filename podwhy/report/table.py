@@ -382,7 +382,10 @@ def render_suggestions(console: Console, report: Report) -> None:
         return
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
-        _say(console, f"• {escape(s.summary)}", 2)
+        first, *each = s.summary.split("\n")
+        _say(console, f"• {escape(first)}", 2)
+        for line in each:  # one per evicted pod ("· ..."), under the suggestion
+            _hanging(console, escape(line), 4)
         if s.command:
             console.print(f"    {escape(s.command)}", soft_wrap=True)
 
@@ -848,14 +851,21 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         table.add_column("Pods", width=widths[0])
         table.add_column("Verdict", width=widths[1], no_wrap=True)
         table.add_column("Why", width=widths[2], overflow="fold")
+        below: list[tuple[str, str]] = []
         for who, verdict, why, commands in rows:
             # Wrapped here as the lists are (bullets hang, numbers stay with what they count); a
-            # command is left whole for the column to fold.
+            # command goes below the table, whole on a line of its own, never folded in a column.
             parts = [_cell(console, why, widths[2])]
             for summary, command in commands:
-                parts += [_cell(console, f"⇒ {summary}", widths[2]), Text(f"  {command}")]
+                parts.append(_cell(console, f"⇒ {summary} (command below)", widths[2]))
+                below.append((who.partition("\n")[0], command))
             table.add_row(_cell(console, who, widths[0]), verdict, Text("\n").join(parts))
         console.print(table)
+        if below:
+            console.print("[bold]Commands[/bold] (each whole, to paste):")
+            for who, command in below:
+                console.print(f"  # {escape(who)}", soft_wrap=True)
+                console.print(f"  {escape(command)}", soft_wrap=True)
     if report.autoscalers:
         # The caveat of every "add nodes" above, said once.
         _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
