@@ -642,11 +642,43 @@ def pending(
                 why = "-A" if all_namespaces else "-n" if namespace else "no -n: the context's namespace"
                 live.events_for = (scope or "", "")
                 source = live
-            report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version))
+            rerun = _all_namespaces_command(
+                from_, scheduler_config, complete, kube_version, kubeconfig, context, request_timeout
+            )
+            report = run_pending(PendingRequest(source, scope, scheduler_config, kube_version, rerun))
         if verbose:
             _print_loaded(report.snapshot)
             say(f"namespaces: {'every one' if scope is None else one_line(scope)} ({why})")
         _emit(report.exit_code, lambda: _render_any(report, output), report.warnings)
+
+
+def _all_namespaces_command(
+    from_: list[str] | None,
+    scheduler_config: Path | None,
+    complete: bool,
+    kube_version: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: float | None,
+) -> str:
+    """`pending` again with -A and the same inputs: what a namespace without Pending pods points to."""
+    import shlex
+
+    args = [*(_program_name() or "podwhy").split(), "pending", "-A"]
+    for path in from_ or []:
+        args += ["--from", path]
+    for option, value in (
+        ("--scheduler-config", scheduler_config),
+        ("--kube-version", kube_version),
+        ("--kubeconfig", kubeconfig),
+        ("--context", context),
+        ("--request-timeout", request_timeout),
+    ):
+        if value is not None:
+            args += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    if complete:
+        args.append("--complete")
+    return shlex.join(args)
 
 
 def _render_any(report: PendingReport, output: Output) -> None:

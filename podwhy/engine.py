@@ -281,6 +281,8 @@ class PendingRequest:
     namespace: str | None
     scheduler_config: Path | None = None
     kube_version: str | None = None
+    # The command that covers every namespace (said when `namespace` holds no Pending pod).
+    all_namespaces: str | None = None
 
 
 def pending(request: PendingRequest) -> PendingReport:
@@ -307,7 +309,24 @@ def pending(request: PendingRequest) -> PendingReport:
     sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text, autoscaling=autoscaling)
     # The summary: each cause's pods taken together, whatever their owner.
     causes = size_causes(snapshot, pending_pods, config, sizing, frameworks, cause_order=cause_text)
-    return build_pending_report(pending_pods, snapshot, sizing, request.namespace, version, autoscaling, causes)
+    # None here, some elsewhere: they are classified, so that the first line and the exit code say
+    # what -A would.
+    elsewhere = (
+        classify_pending(snapshot, config, None, frameworks, scalers)
+        if request.namespace is not None and not pending_pods
+        else []
+    )
+    return build_pending_report(
+        pending_pods,
+        snapshot,
+        sizing,
+        request.namespace,
+        version,
+        autoscaling,
+        causes,
+        elsewhere=elsewhere,
+        all_namespaces=request.all_namespaces,
+    )
 
 
 @dataclass

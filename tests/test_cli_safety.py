@@ -103,14 +103,26 @@ def test_check_accepts_a_namespace_its_manifests_create(tmp_path: Path) -> None:
     assert json.loads(out)["workloads"][0]["namespace"] == "fresh"
 
 
-def test_a_namespace_without_pods_that_exists_is_an_honest_all_clear(tmp_path: Path) -> None:
+def _elsewhere(namespace: str) -> str:
+    """pending's first line for a namespace without Pending pods while another holds a stuck one."""
+    return f"1 stuck Pending pod in other namespaces, none in {namespace}; -A shows them:"
+
+
+def test_a_namespace_without_pods_that_exists_says_what_is_stuck_elsewhere(tmp_path: Path) -> None:
     extra = extra_objects(tmp_path, namespace_object("quiet"))
     code, out, err = cli("pending", "-n", "quiet", "--from", str(EXAMPLE), "--from", str(extra))
-    assert (code, err) == (0, "")
-    assert out == "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n"
+    # Stuck pods elsewhere: the first line says so and the exit code agrees with it (issue 34).
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        _elsewhere("quiet"),
+        f"podwhy pending -A --from {EXAMPLE} --from {extra}",
+    ]
     # The namespaces every API server creates exist even in a dump that holds nothing of them.
     code, out, _ = cli("pending", "-n", "kube-public", "--from", str(EXAMPLE))
-    assert (code, out) == (0, "No Pending pods in namespace kube-public (other namespaces hold 1: -A shows them).\n")
+    assert (code, out.splitlines()[0]) == (
+        1,
+        _elsewhere("kube-public"),
+    )
 
 
 @pytest.fixture
@@ -127,7 +139,11 @@ def test_live_a_namespace_the_api_server_does_not_have_is_an_error(live: tuple[F
     line = one_error_line(err)
     assert "the cluster has no such Namespace" in line and "closest: shop" in line
     code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", str(config))
-    assert (code, out, err) == (0, "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n", "")
+    assert (code, out.splitlines()[0], err) == (
+        1,
+        _elsewhere("quiet"),
+        "",
+    )
 
 
 def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_path: Path) -> None:
@@ -135,7 +151,10 @@ def test_live_without_the_namespace_list_the_namespace_is_read_one_by_one(tmp_pa
     with FakeApiServer(objects, list_forbidden={"namespaces"}) as server:
         config = str(server.kubeconfig(tmp_path / "config"))
         code, out, err = cli("pending", "-n", "quiet", "--kubeconfig", config)
-        assert (code, out) == (0, "No Pending pods in namespace quiet (other namespaces hold 1: -A shows them).\n"), err
+        assert (code, out.splitlines()[0]) == (
+            1,
+            _elsewhere("quiet"),
+        ), err
         code, out, err = cli("pending", "-n", "shopp", "--kubeconfig", config)
         assert (code, out) == (3, "")
         assert "the cluster has no such Namespace (closest: shop)" in one_error_line(err)
@@ -234,18 +253,24 @@ def test_pending_first_line_names_its_scope(live: tuple[FakeApiServer, Path]) ->
         (["--from", str(EXAMPLE), "-A"], 1, "1 Pending pod in all 4 namespaces, 1 stuck, in 1 group"),
         (
             ["--from", str(EXAMPLE), "-n", "ml"],
-            0,
-            "No Pending pods in namespace ml (other namespaces hold 1: -A shows them).",
+            1,
+            _elsewhere("ml"),
         ),
         # Offline as live: without -n one namespace (default, as offline explain and check), -A for all.
-        (["--from", str(EXAMPLE)], 0, "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."),
+        (["--from", str(EXAMPLE)], 1, _elsewhere("default")),
         (["--kubeconfig", str(config)], 1, "1 Pending pod in namespace shop, 1 stuck, in 1 group"),  # the context's
         (["--kubeconfig", str(config), "-A"], 1, "1 Pending pod in all 5 namespaces, 1 stuck, in 1 group"),
     ]:
         got, out, _ = cli("pending", *args)
         assert (got, out.splitlines()[0]) == (code, first)
     _, out, _ = cli("pending", "--kubeconfig", str(config), "-A", "-o", "json")
-    assert json.loads(out)["scope"] == {"namespace": None, "namespaces": 5, "only": None, "elsewhere": 0}
+    scope = json.loads(out)["scope"]
+    assert {k: scope[k] for k in ("namespace", "namespaces", "only", "elsewhere")} == {
+        "namespace": None,
+        "namespaces": 5,
+        "only": None,
+        "elsewhere": 0,
+    }
 
 
 def test_verbose_on_every_command(live: tuple[FakeApiServer, Path], tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def pending_json(source: Path) -> dict[str, Any]:
             CAUSES,
             "shop/web-7c9d8b6f5-q9w5c",
             "AlreadyBound",
-            "— bound, not running: ImagePullBackOff (image ghcr.io/acme/shop-web:2.5.0)",
+            "— bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         ),
         (
             CAUSES,
@@ -143,6 +143,106 @@ def test_explain_and_pending_classify_every_pod_alike(source: Path) -> None:
             said = json.loads(out)["pending"]
             assert (said["verdict"], said["cause"], said["owner"]) == (group["verdict"], group["cause"], group["owner"])
             assert set(said["details"]) <= set(group["details"])
+
+
+SAMPLE_DUMP = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "cluster-info-dump"
+LEDGER = "prod/ledger-fg8cf9ffd9-rwzqg"
+PREEMPTS = "will preempt 9 pods on ip-10-40-0-35.ec2.internal"
+
+
+def test_pending_and_explain_agree_on_a_pod_preemption_places() -> None:
+    """Issue 34, item 2: prod/ledger of the cluster-info dump is placed by preemption. pending says
+    "will preempt 9 pods (list)" as explain's first line does, neither suggests a node or a manual
+    eviction, and the summary's next step is to do nothing."""
+    # A cluster-info dump lacks kinds: read it as it is (not --complete).
+    result = CliRunner().invoke(app, ["pending", "-A", "--from", str(SAMPLE_DUMP), "-o", "json"])
+    report = json.loads(result.stdout)
+    (group,) = [g for g in report["groups"] if LEDGER in g["pods"]]
+    assert group["cause"].startswith(PREEMPTS + " (prod/search-api-g6dgd58e5g-5lq5l, ")
+    assert (group["suggestions"], group["sizing"]) == ([], None)
+    (cause,) = [c for c in report["summary"] if c["cause"] == group["cause"]]
+    assert cause["remedy"] == "no action needed: the scheduler preempts 9 pods on ip-10-40-0-35.ec2.internal"
+    # Its two replicas that fit on the nodes they are nominated to are one group (one cause), the
+    # nodes in its details.
+    (nominated,) = [g for g in report["groups"] if g["owner"] == "prod/ledger (Deployment)" and g is not group]
+    assert (nominated["verdict"], nominated["count"]) == ("Nominated", 2)
+    assert nominated["details"] == [
+        "nominated to node ip-10-40-0-15.ec2.internal",
+        "nominated to node ip-10-40-0-27.ec2.internal",
+    ]
+    assert cause["nodes"] is None and cause["commands"] == []
+    explained = CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP)], env={"COLUMNS": "200"})
+    assert explained.stdout.splitlines()[0].endswith(f"Unschedulable — {PREEMPTS}")
+    doc = json.loads(CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP), "-o", "json"]).stdout)
+    assert doc["pending"]["cause"] == group["cause"]
+    kinds = [s["kind"] for s in doc["suggestions"]]
+    assert kinds[0] == "awaitPreemption" and not {"addNode", "addNodesForGroup", "evictPods"} & set(kinds), kinds
+    # One line per victim, no chained eviction command.
+    first = doc["suggestions"][0]
+    assert first["command"] == "" and len(first["summary"].splitlines()) == 1 + 9
+
+
+@pytest.mark.parametrize("columns", ["80", "120", None])
+@pytest.mark.parametrize("wide", [False, True], ids=["table", "wide"])
+def test_pending_lines_hang_align_and_end_without_blanks(columns: str | None, wide: bool) -> None:
+    """Issue 34, item 8: a bullet's wrapped lines hang under its text; causes numbered 10 and on
+    start their lines in the column the others do; no line ends with a blank, piped or not."""
+    code, out, _ = run("pending", "-A", "--from", str(CAUSES), *(["-o", "wide"] if wide else []), columns=columns)
+    assert code == 1
+    lines = out.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    start, end = (
+        lines.index("By cause:"),
+        next(i for i, line in enumerate(lines) if line in ("Groups:",) or "┏" in line),
+    )
+    summary = lines[start + 1 : end]
+    numbered = [line for line in summary if re.match(r"^ ?\d+\. ", line)]
+    assert len(numbered) == 18 and {line.index(". ") for line in numbered} == {2}
+    # Every other line of the summary starts in the text's column (4), or hangs 2 further under a bullet.
+    previous = ""
+    for line in summary:
+        if line in numbered:
+            previous = line
+            continue
+        indent = len(line) - len(line.lstrip())
+        if line.lstrip()[:2] in ("· ", "→ ", "⇒ "):
+            assert indent == 4, line
+        elif previous.lstrip()[:2] in ("· ", "→ ", "⇒ ") and indent != 4:
+            assert indent == 6, line  # a wrapped bullet, or a command under its step
+        else:
+            assert indent in (4, 6), line
+        if indent == 4:
+            previous = line
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_a_pod_preemption_places_at_80_and_120_columns(columns: str, snapshot: SnapshotAssertion) -> None:
+    """Issue 34, items 2 and 3, as read: pending over the cluster-info dump (prod/ledger: will
+    preempt 9 pods, no node, no eviction), and explain's first lines and suggestions for it (no
+    action needed, one line per victim; no node, no chained evictions)."""
+    env = {"COLUMNS": columns, "NO_COLOR": "1"}
+    listed = CliRunner().invoke(app, ["pending", "-A", "--from", str(SAMPLE_DUMP)], env=env)
+    explained = CliRunner().invoke(app, ["explain", LEDGER, "--from", str(SAMPLE_DUMP)], env=env)
+    lines = explained.stdout.splitlines()
+    suggestions = lines[next(i for i, line in enumerate(lines) if line.startswith("Suggestions")) :]
+    assert not any("Eviction" in line or "shaped like" in line for line in suggestions), suggestions
+    assert (listed.exit_code, listed.stdout, explained.exit_code, lines[:2], suggestions) == snapshot
+
+
+def test_one_owner_with_one_cause_is_one_group() -> None:
+    """ErrImagePull and ImagePullBackOff of one image are one cause: shop/web's two pods are one
+    group (they were causes 9 and 12)."""
+    report = pending_json(CAUSES)
+    web = [g for g in report["groups"] if g["owner"] == "shop/web (Deployment)"]
+    assert len(web) == 1 and web[0]["count"] == 2
+    assert web[0]["cause"] == (
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)"
+    )
+    # The details keep each container's own reason.
+    assert any("ErrImagePull: rpc error" in d for d in web[0]["details"])
+    assert any("ImagePullBackOff: Back-off pulling" in d for d in web[0]["details"])
+    owners = [(g["owner"], g["cause"]) for g in report["groups"] if g["owner"]]
+    assert len(owners) == len(set(owners))
 
 
 def test_a_pod_given_with_f_is_not_classified(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from podwhy.snapshot.source import FileSource
 from podwhy.verdict import Verdict
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.conformance import GOLDEN, case_dirs, cluster_file
+from tests.shared import SHARED, needs_shared
 
 
 def _replica(i: int, cpu: str = "8") -> o.Pod:
@@ -94,7 +96,10 @@ def test_every_cause_of_pending() -> None:
     pending = {p.key: p for p in _classify(node, image, config_error, gone, gated, stale, other, fits, running)}
     assert "default/running" not in pending
     assert pending["default/img"].verdict == Verdict.BOUND_NOT_RUNNING
-    assert cause_text(pending["default/img"].cause) == "bound, not running: ImagePullBackOff (image reg/app:v9)"
+    assert (
+        cause_text(pending["default/img"].cause)
+        == "bound, not running: cannot pull image reg/app:v9 (ErrImagePull, ImagePullBackOff)"
+    )
     assert cause_text(pending["default/cfg"].cause) == (
         "bound, not running: CreateContainerConfigError: couldn't find key token in Secret default/api"
     )
@@ -260,11 +265,12 @@ def test_a_group_says_how_many_nodes_all_its_pods_need(size: int, needed: int, t
         ExplainRequest(pod_ref="ml/trainer-0", namespace="ml", source=FileSource([str(dump)], complete=True))
     )
     assert [s.summary for s in explained.suggestions if s.kind == "addNodesForGroup"] == [suggestion.summary]
-    # The table says it under the group.
+    # The table says it once, in the summary (the cause's next step), and the group refers to it.
     table = CliRunner().invoke(
         app, ["pending", "--complete", "--from", str(dump), "-A"], env={"COLUMNS": "200", "NO_COLOR": "1"}
     )
-    assert f"⇒ {size} pods of ml/trainer (Job) need {needed} more node" in table.stdout
+    assert f"→ add {needed} node{'s' if needed != 1 else ''} like gpu-node-1\n" in table.stdout
+    assert f"⇒ {size} pods of ml/trainer (Job) need" not in table.stdout
 
 
 def _owned(name: str, owner: str, **requests: Any) -> o.Pod:
@@ -344,10 +350,17 @@ def test_every_unschedulable_group_says_how_sizing_went(
         assert bool(groups[owner]["suggestions"]) == (outcome == "sized")
     table = CliRunner().invoke(app, ["pending", "--complete", "--from", str(dump), "-A"], env=env).stdout
     assert table.startswith("16 Pending pods in the one namespace, ml, 16 stuck")  # -A of one namespace names it
+    summary = json.loads(report.stdout)["summary"]
+    words = " ".join(table.split())
     for owner, (outcome, note) in expected.items():
-        # Under the group, or once in the summary by cause when it says the same of them all.
-        said = f"⇏ {note}" in table or f"⇒ nodes to hold them all: {note}" in table
-        assert said == (outcome != "sized"), owner
+        cause = next(c for c in summary if c["cause"] == groups[owner]["cause"])
+        if cause["nodes"] is not None:
+            # One sizing per cause (issue 34): the summary's, which the group's row refers to.
+            assert f"⇒ nodes to hold them all: {' '.join(cause['nodes']['note'].split())}" in words, owner
+            assert f"⇏ {note}" not in table, owner
+        else:
+            # Never silent: under the group.
+            assert (f"⇏ {note}" in table) == (outcome != "sized"), owner
 
 
 @pytest.mark.parametrize(
@@ -515,13 +528,131 @@ def test_markdown_says_the_same_summary() -> None:
 
 def test_one_namespace_without_pending_pods_says_other_namespaces_hold_some() -> None:
     """Offline, pending covers `default` unless told: no all-clear for a dump whose Pending pods
-    are elsewhere (the exit code is the namespace's; the first line says where the others are)."""
+    are elsewhere. The first line leads with the stuck ones, the -A command follows whole, and the
+    exit code is what -A exits (they agree)."""
     example = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
     result = CliRunner().invoke(app, ["pending", "--from", str(example)], env={"COLUMNS": "200", "NO_COLOR": "1"})
-    assert (
-        result.stdout.splitlines()[0]
-        == "No Pending pods in namespace default (other namespaces hold 1: -A shows them)."
-    )
-    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "1 stuck Pending pod in other namespaces, none in default; -A shows them:",
+        f"podwhy pending -A --from {example}",
+    ]
+    every = CliRunner().invoke(app, ["pending", "--from", str(example), "-A"], env={"COLUMNS": "200"})
+    assert result.exit_code == every.exit_code == 1
     report = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-o", "json"]).stdout)
-    assert report["scope"]["elsewhere"] == 1
+    assert report["scope"]["elsewhere"] == report["scope"]["elsewhereStuck"] == 1
+    assert report["scope"]["allNamespaces"] == f"podwhy pending -A --from {example}"
+    # With the pods of the namespace asked for, the others are only counted.
+    shop = json.loads(CliRunner().invoke(app, ["pending", "--from", str(example), "-n", "shop", "-o", "json"]).stdout)
+    assert shop["scope"]["allNamespaces"] is None
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_a_namespace_without_pending_pods_leads_with_the_others_stuck(columns: str, snapshot: Any) -> None:
+    """fixtures/pending/causes has 22 Pending pods, none in default: without -A the first line
+    says 22 stuck, the exact -A command follows on a line of its own, never wrapped, and the
+    exit code is -A's."""
+    causes = Path(__file__).resolve().parent.parent / "fixtures" / "pending" / "causes"
+    env = {"COLUMNS": columns, "NO_COLOR": "1"}
+    result = CliRunner().invoke(app, ["pending", "--from", str(causes), "--complete"], env=env)
+    every = CliRunner().invoke(app, ["pending", "--from", str(causes), "--complete", "-A"], env=env)
+    lines = result.stdout.replace(str(causes), "fixtures/pending/causes").splitlines()
+    assert lines[0].startswith("22 stuck Pending pods")
+    assert lines[-1] == "podwhy pending -A --from fixtures/pending/causes --complete"
+    assert result.exit_code == every.exit_code == 1
+    assert (result.exit_code, lines) == snapshot
+
+
+GKE = "03-gke-clogged-default-sched"
+
+
+@needs_shared("realworld", "cases", GKE)
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_one_sizing_per_cause_and_no_number_left_at_a_line_end(columns: str, snapshot: Any) -> None:
+    """Issue 34, item 7, on the real GKE dump (187 Pending pods of 48 Indexed Jobs, one cause): the
+    summary sizes the cause once, with its number; the groups refer to it rather than repeat a
+    sizing and a command of their own; no sentence is cut short; no line ends with a number
+    ("6 of" then a break)."""
+    folder = SHARED / "realworld" / "cases" / GKE
+    result = CliRunner().invoke(
+        app, ["pending", "-A", "--from", str(folder)], env={"COLUMNS": columns, "NO_COLOR": "1"}
+    )
+    assert result.exit_code == 1
+    out = result.stdout
+    doc = json.loads(CliRunner().invoke(app, ["pending", "-A", "--from", str(folder), "-o", "json"]).stdout)
+    (cause,) = doc["summary"]
+    assert cause["nodes"]["outcome"] == "stopped" and cause["remedy"].startswith("add more than 100 nodes like ")
+    like = cause["remedy"].removeprefix("add more than 100 nodes like ")
+    text = " ".join(out.split())
+    # One sizing: its node shape and number, and no other count or command of nodes to add.
+    assert text.count("more than 100") == 2, out  # the next step, and the sizing it comes from
+    assert "scale the node group" not in out and " up by " not in out, out
+    assert {n for n in re.findall(r"like (\S+)", text)} == {like}, out
+    assert "not sized" not in out
+    lines = out.splitlines()
+    assert [line for line in lines if re.search(r"(^|\s)\d+( of)?$", line)] == [], out
+    assert all(len(line) <= int(columns) for line in lines), out
+    assert (result.exit_code, out) == snapshot
+
+
+def test_a_cut_sentence_is_whole_again() -> None:
+    """The note of a group not sized for being past the largest ones ends with what it says."""
+    from podwhy.analysis.suggest.facts import NotLargest
+    from podwhy.report.words.suggest import sizing_text
+
+    assert sizing_text(NotLargest(5)).endswith("the 5 largest Unschedulable groups an added node could hold are sized")
+
+
+def test_a_stale_nomination_is_released_unless_preemption_places_the_pod() -> None:
+    """The next step of a stale nomination: release it (the command whole), when nothing it may
+    preempt would make room; when the scheduler's preemption places the pod on its next attempt,
+    the cause says so and nothing is to be done."""
+    from podwhy.engine import PendingRequest, pending
+
+    def stale(priority: int) -> Any:
+        node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").obj()
+        busy = make_pod("busy", "shop").node("n1").priority(0).req(cpu="3").phase("Running").obj()
+        pod = make_pod("p", "shop").priority(priority).req(cpu="2").nominated("n1").obj()
+        return pending(PendingRequest(_Given(make_snapshot(node, busy, pod)), "shop"))
+
+    (cause,) = stale(0).summary
+    assert cause.cause == "nominated to node n1, where it no longer fits (stale nomination)"
+    assert cause.remedy.startswith("the nomination is stale: it no longer fits on n1; release it")
+    assert cause.commands == [
+        'kubectl patch pod -n shop p --subresource=status --type merge -p \'{"status":{"nominatedNodeName":null}}\''
+    ]
+    (cause,) = stale(100).summary
+    assert cause.cause == (
+        "nominated to node n1, where it no longer fits (stale nomination); on its next attempt the scheduler will"
+        " preempt 1 pod on n1 (shop/busy)"
+    )
+    assert (
+        cause.remedy
+        == "the nomination is stale: it no longer fits on n1; no action needed: the scheduler preempts 1 pod on n1"
+    )
+    assert cause.commands == []
+
+
+def test_a_groups_command_is_pasted_whole_below_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34, item 1: a command is printed whole on a line of its own. A group's own sizing
+    (its cause not sized in the summary) says its command below the table, never folded in a
+    column."""
+    from rich.console import Console
+
+    import podwhy.analysis.suggest.groups as groups_module
+    from podwhy.engine import PendingRequest, pending
+    from podwhy.report.table import render_pending
+
+    monkeypatch.setattr(groups_module, "MAX_CAUSES_SIZED", 0)
+    gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
+    busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
+    report = pending(PendingRequest(_Given(make_snapshot(gpu, busy, *(_trainer(i) for i in range(12)))), "ml"))
+    commands = [s.command for g in report.groups for s in g.suggestions]
+    assert commands and report.summary[0].nodes is None
+    console = Console(width=120, record=True, force_terminal=False, no_color=True)
+    with console.capture() as captured:
+        render_pending(report, console=console)
+    lines = captured.get().splitlines()
+    below = lines.index("Commands (each whole, to paste):")
+    assert below > max(i for i, line in enumerate(lines) if line.startswith("└"))
+    for command in commands:
+        assert f"  {command}" in lines[below:], command

@@ -58,7 +58,7 @@ CAUSE_CASES = [
     (
         "shop/web-7c9d8b6f5-k8v2n",
         "BoundNotRunning",
-        "bound, not running: ErrImagePull (image ghcr.io/acme/shop-web:2.5.0)",
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         'container web: ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/acme/'
         'shop-web:2.5.0": failed to resolve reference "ghcr.io/acme/shop-web:2.5.0": ghcr.io/acme/shop-web:2.5.0: not'
         " found",
@@ -66,7 +66,7 @@ CAUSE_CASES = [
     (
         "shop/web-7c9d8b6f5-q9w5c",
         "BoundNotRunning",
-        "bound, not running: ImagePullBackOff (image ghcr.io/acme/shop-web:2.5.0)",
+        "bound, not running: cannot pull image ghcr.io/acme/shop-web:2.5.0 (ErrImagePull, ImagePullBackOff)",
         'container web: ImagePullBackOff: Back-off pulling image "ghcr.io/acme/shop-web:2.5.0": ErrImagePull: rpc',
     ),
     (
@@ -129,13 +129,16 @@ CAUSE_CASES = [
     (
         "batch/critical-etl-p9m4d",
         "Nominated",
-        "nominated to node worker-5, which no longer exists (stale nomination)",
+        "nominated to node worker-5, which no longer exists (stale nomination); on its next attempt the scheduler"
+        " will preempt 1 pod on worker-1 (shop/cache-5d8f6c9b7-p4nqz)",
         None,
     ),
     (
         "ml/feature-backfill-zx8q2",
         "Nominated",
-        "nominated to node worker-1, where it no longer fits (stale nomination)",
+        "nominated to node worker-1, where it no longer fits (stale nomination); on its next attempt the scheduler"
+        " will preempt 4 pods on worker-1 (shop/checkout-6f8b9d7c5-r5t2w, shop/web-7c9d8b6f5-k8v2n,"
+        " shop/api-6b7f9c4d8-x2kpl, shop/cache-5d8f6c9b7-p4nqz)",
         None,
     ),
     ("shop/search-7d8f9c6b5-hw7kq", "Unschedulable", SEARCH_MESSAGE, None),
@@ -225,7 +228,8 @@ DOWN_CASES = [
     (
         "shop/api-6b7f9c4d8-x2kpl",
         "BoundNotRunning",
-        "bound, not running: ImagePullBackOff (image registry.internal.acme.io/shop/api:1.9.0)",
+        "bound, not running: cannot pull image registry.internal.acme.io/shop/api:1.9.0"
+        " (ErrImagePull, ImagePullBackOff)",
         "container api: ImagePullBackOff: Back-off pulling image",
     ),
     (
@@ -292,6 +296,38 @@ def test_grouped_output_of_recorded_causes(source: Path, snapshot: Any, pending_
     doc["snapshot"]["sources"] = [Path(s).name for s in doc["snapshot"]["sources"]]
     assert (table.exit_code, code) == (1, 1)
     assert (table.stdout, doc) == snapshot
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_each_cause_says_its_next_step_first(columns: str, snapshot: Any) -> None:
+    """Issue 34, item 1: in the summary, each cause's next step right under its heading ("→ ..."),
+    derived from its facts; a command to copy on a line of its own, whole at any width; the
+    autoscaling caveat once, at the end."""
+    result = CliRunner().invoke(
+        app, ["pending", "--from", str(CAUSES), "--complete", "-A"], env={"COLUMNS": columns, "NO_COLOR": "1"}
+    )
+    lines = result.stdout.splitlines()
+    code, doc = _pending(CAUSES)
+    assert result.exit_code == code == 1
+    steps = [c["remedy"] for c in doc["summary"]]
+    assert all(steps), steps
+    assert "add 2 nodes like worker-1" in steps
+    assert any(s.startswith("fix the image tag of shop/web") for s in steps)
+    assert any(s.startswith("delete pod batch/cleanup-29541630-q8z7n (its node worker-5 is gone)") for s in steps)
+    assert any(s.startswith("the nomination is stale") for s in steps)
+    assert any(s.startswith("who removes gate example.com/gpu-quota") for s in steps)
+    # Right under each numbered heading.
+    headings = [i for i, line in enumerate(lines) if line.lstrip()[:1].isdigit() and ". " in line[:4]]
+    assert len(headings) == len(doc["summary"])
+    assert all(lines[i + 1].lstrip().startswith("→ ") for i in headings)
+    # Commands whole, on their own line.
+    for command in (c for cause in doc["summary"] for c in cause["commands"]):
+        assert any(line.strip() == command for line in lines), command
+    assert "kubectl delete pod -n batch cleanup-29541630-q8z7n" in lines[headings[0] :].__str__()
+    # The caveat of every "add nodes": once, after the groups.
+    caveat = [i for i, line in enumerate(lines) if line.startswith("Autoscaling:")]
+    assert len(caveat) == 1 and caveat[0] > headings[-1]
+    assert (result.exit_code, result.stdout) == snapshot
 
 
 # ------------------------------------------------------------------ which pods serve which schedulerName
@@ -621,7 +657,7 @@ CREATING = {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}
                 containerStatuses=[{"name": "c", "state": {"waiting": {"reason": "PodInitializing"}}}],
             ),
             [],
-            "bound, not running: init container b: ErrImagePull (image x:1) (Init:1/2)",
+            "bound, not running: init container b: cannot pull image x:1 (ErrImagePull, ImagePullBackOff) (Init:1/2)",
         ),
         # Volumes are mounted before the first init container starts.
         (

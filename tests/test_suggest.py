@@ -195,6 +195,7 @@ CASES: list[tuple[str, Any]] = [
             {"nodes": ["n1-copy"], "summary": "shaped like n1"},
         ),
     ),
+    # A pod that may not preempt (preemptionPolicy Never): evicting the dry run's victims is offered.
     (
         "evictPods",
         lambda: (
@@ -202,10 +203,10 @@ CASES: list[tuple[str, Any]] = [
                 nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()],
                 pods=[make_pod("low").node("n1").priority(0).req(cpu="4").obj()],
             ),
-            make_pod("p").priority(100).req(cpu="4").obj(),
+            make_pod("p").priority(100).preemption_policy("Never").req(cpu="4").obj(),
             {
                 "nodes": ["n1"],
-                "summary": "default/low is a bare pod: nothing recreates it, it is gone for good",
+                "summary": "default/low: a bare pod, nothing recreates it: gone for good",
                 "command": """echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"low","""
                 """"namespace":"default"}}' | kubectl create --raw /api/v1/namespaces/default/pods/low/eviction -f -"""
                 "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)",
@@ -344,6 +345,51 @@ def test_each_kind_is_found_and_verified(kind: str, make: Any, tmp_path: Path) -
     assert report.verdict == Verdict.SCHEDULABLE
 
 
+def test_preemption_that_places_the_pod_needs_no_action() -> None:
+    """Issue 34, items 2 and 3: when the scheduler's preemption places the pod, the first
+    suggestion says no action is needed and whom it evicts, one line per victim; no node and no
+    manual eviction is offered for it."""
+    snapshot = _snap(
+        nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()],
+        pods=[
+            make_pod("low-a").node("n1").priority(0).req(cpu="2").obj(),
+            make_pod("low-b", "shop").owner("ReplicaSet", "web-5f7c9").node("n1").priority(0).req(cpu="2").obj(),
+        ],
+    )
+    pod = make_pod("p").priority(100).req(cpu="4").obj()
+    suggestions = _suggestions(snapshot, pod)
+    kinds = [s.kind for s in suggestions]
+    assert kinds[0] == "awaitPreemption", kinds
+    assert not {"addNode", "addNodesForGroup", "evictPods", "raiseGroupMaxSize"} & set(kinds), kinds
+    first = suggestions[0]
+    assert (first.nodes, first.patches, first.command) == (["n1"], [], "")
+    assert suggestion_text(first).splitlines() == [
+        "no action needed: the scheduler preempts 2 lower-priority pods on node n1 and binds the pod there; evicted:",
+        "· default/low-a: a bare pod, nothing recreates it: gone for good",
+        "· shop/low-b: its ReplicaSet shop/web-5f7c9 creates a new pod; no node fits it then: it stays Pending",
+    ]
+
+
+def test_an_eviction_that_leaves_another_workload_pending_is_the_last_resort() -> None:
+    """A pod that may not preempt is offered the eviction of the dry run's victims; when a victim's
+    replacement would then stay Pending, it is worded "last resort" and ranked after every other
+    change, one line per victim."""
+    snapshot = _snap(
+        nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()],
+        pods=[make_pod("api-0", "shop").owner("ReplicaSet", "api-5f7c9").node("n1").priority(0).req(cpu="3").obj()],
+    )
+    pod = make_pod("p").priority(100).preemption_policy("Never").req(cpu="2").obj()
+    suggestions = _suggestions(snapshot, pod)
+    kinds = [s.kind for s in suggestions]
+    assert "evictPods" in kinds and kinds[-1] == "evictPods", kinds
+    assert kinds.index("evictPods") > kinds.index("lowerRequest"), kinds
+    text = suggestion_text(suggestions[-1])
+    assert text.startswith("last resort (a replacement then stays Pending): evict 1 lower-priority pod(s)"), text
+    assert text.splitlines()[1:] == [
+        "· shop/api-0: its ReplicaSet shop/api-5f7c9 creates a new pod; no node fits it then: it stays Pending"
+    ]
+
+
 def test_no_suggestion_when_no_change_can_help() -> None:
     # The node is cordoned: no kind here changes spec.unschedulable, so nothing verified is offered.
     snapshot = _snap(nodes=[make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).unschedulable().obj()])
@@ -463,7 +509,7 @@ def _explain_case(case: Path, source: Path) -> Report:
 
 
 def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> None:
-    checked = lists = 0
+    checked = lists = awaited = 0
     failures: list[str] = []
     started = time.monotonic()
     for case in _golden_cases():
@@ -475,6 +521,15 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
         objects = _raw_objects(cluster_file(case))
         loaded: Snapshot | None = None
         for s in report.suggestions:
+            if s.kind == "awaitPreemption":
+                # No change: the scheduler's own preemption places it, on the node it nominates.
+                pre = report.preemption
+                assert pre is not None and s.nodes == [pre.nominatedNode], case.name
+                assert (s.patches, s.command) == ([], ""), case.name
+                assert report.suggestions.index(s) == 0, case.name
+                assert not {"addNode", "evictPods"} & {x.kind for x in report.suggestions}, case.name
+                awaited += 1
+                continue
             patched = tmp_path / f"{case.name}.json"
             patches = to_builtins(report)["suggestions"][report.suggestions.index(s)]["patches"]
             for p in patches:
@@ -495,6 +550,7 @@ def test_every_golden_suggestion_makes_the_pod_schedulable(tmp_path: Path) -> No
     # The proof must prove something: the golden cases hold many unschedulable pods.
     assert checked >= 50, checked
     assert lists >= 50, lists
+    assert awaited >= 2, awaited
     assert time.monotonic() - started < 600
 
 
@@ -566,7 +622,8 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
         for group in report.groups:
             assert len(group.suggestions) <= 1
             # Never silent: an Unschedulable group is sized, or says why not.
-            unschedulable = group.verdict == Verdict.UNSCHEDULABLE
+            # (A pod the scheduler's preemption places needs no node: not sized.)
+            unschedulable = group.verdict == Verdict.UNSCHEDULABLE and not group.cause.startswith("will preempt")
             assert (group.sizing is not None) == unschedulable, (case.name, group.owner)
             if group.sizing is not None:
                 assert (group.sizing.outcome == "sized") == bool(group.suggestions), (case.name, group.sizing)
@@ -582,7 +639,8 @@ def test_every_golden_group_suggestion_places_the_whole_group(tmp_path: Path) ->
                 placer = Placer(snapshot, default_config())
                 assert all(placer.schedule(by_key[key]).placed for key in group.pods), (case.name, s.summary)
                 checked += 1
-    assert checked >= 40, checked
+    # (Groups preemption places are no longer sized: 37 of the 40+ before issue 34.)
+    assert checked >= 35, checked
 
 
 def test_large_clusters_get_only_pod_changes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -132,22 +132,36 @@ class Gated:
 
 
 @dataclass(frozen=True)
-class NominatedNodeGone:
+class WillPreempt:
+    """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
+    ("namespace/name") on `node` and binds the pod there once they are gone."""
+
     node: str
+    victims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NominatedNodeGone:
+    """`then`: what the scheduler's preemption does on its next attempt, when it places the pod."""
+
+    node: str
+    then: WillPreempt | None = None
 
 
 @dataclass(frozen=True)
 class NominatedFits:
-    """It fits on its nominated node now: the scheduler binds it on its next attempt."""
+    """It fits on its nominated node now: the scheduler binds it on its next attempt. Pods of one
+    owner nominated to different nodes are one cause (the node is a detail: NominatedTo)."""
 
-    node: str
+    node: str = field(compare=False)
 
 
 @dataclass(frozen=True)
 class NominatedStale:
-    """No victims are left there and it no longer fits."""
+    """No victims are left there and it no longer fits; `then`: as for NominatedNodeGone."""
 
     node: str
+    then: WillPreempt | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +224,7 @@ Cause = (
     | NominatedStale
     | NominatedWaiting
     | FitsNow
+    | WillPreempt
     | ReservedRoomCause
     | WaitingForNode
     | PartlyEvaluated
@@ -259,6 +274,11 @@ class VictimDetail:
 
 
 @dataclass(frozen=True)
+class NominatedTo:
+    node: str
+
+
+@dataclass(frozen=True)
 class ReservingPodDetail:
     pod: str
     priority: int
@@ -294,6 +314,7 @@ Detail = (
     | EventDetail
     | NodeReadyDetail
     | VictimDetail
+    | NominatedTo
     | ReservingPodDetail
     | SchedulerMessageDetail
     | GatedSince

@@ -38,6 +38,7 @@ from podwhy.analysis.causes import (
     NominatedFits,
     NominatedNodeGone,
     NominatedStale,
+    NominatedTo,
     NominatedWaiting,
     NoProfile,
     NoScheduler,
@@ -51,6 +52,7 @@ from podwhy.analysis.causes import (
     VictimDetail,
     Waiting,
     WaitingForNode,
+    WillPreempt,
     victim_detail,
 )
 from podwhy.analysis.events import events_of
@@ -71,6 +73,10 @@ from podwhy.verdict import Verdict
 
 # Waiting reasons that mean an image problem: the image is named.
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
+# A pull that fails and its back-off: the kubelet alternates between the two for one failure, so
+# pods of one image are one cause whichever of them each shows (the detail keeps its own).
+PULL_FAILING = "ErrImagePull"
+PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
 # What a container waits with while it is being created, or behind unfinished init containers:
 # the events (or the init containers) say why.
 CREATING_REASONS = frozenset({"ContainerCreating", "PodInitializing"})
@@ -180,7 +186,9 @@ def _waiting(status: o.ContainerStatus, init: bool) -> tuple[Waiting, ContainerD
     if waiting is None or not waiting.reason or waiting.reason in CREATING_REASONS:
         return None
     reason = waiting.reason
-    if reason in IMAGE_REASONS:
+    if reason in PULL_REASONS:
+        cause = Waiting(PULL_FAILING, image=status.image)
+    elif reason in IMAGE_REASONS:
         cause = Waiting(reason, image=status.image)
     elif reason == "CreateContainerConfigError" and waiting.message:
         # The kubelet names the missing ConfigMap, Secret or key in the message.
@@ -303,7 +311,7 @@ def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: boo
     node_name = pod.status.nominated_node_name
     details: list[Detail] = [_victim_detail(v) for v in victims]
     if fits:
-        return NominatedFits(node_name), details
+        return NominatedFits(node_name), [NominatedTo(node_name), *details]
     if not victims:
         return NominatedStale(node_name), details
     return NominatedWaiting(node_name, len(victims), fits_once_gone), details
@@ -387,6 +395,20 @@ class _Evaluated:
     fits_once_victims_gone: bool | None = None
     # Nodes it fits on but for nominated pods' room (only from a cycle that ran every plugin).
     reserved: ReservedRoom | None = None
+    # Where the scheduler's preemption places it, and whom it preempts there.
+    preempts: WillPreempt | None = None
+
+
+def will_preempt(cycle: CycleOutcome) -> WillPreempt | None:
+    """The node preemption nominates for an Unschedulable pod and its victims, from the cycle's
+    PostFilter (the fate explain's first line says); None when preemption does not place it."""
+    post_filter = cycle.post_filter
+    preemption = post_filter.preemption if post_filter is not None else None
+    if cycle.verdict != Verdict.UNSCHEDULABLE or preemption is None or not preemption.nominated_node:
+        return None
+    if not preemption.victims:
+        return None
+    return WillPreempt(preemption.nominated_node, tuple(v.key for v in preemption.victims))
 
 
 class _Classifier:
@@ -467,7 +489,7 @@ class _Classifier:
         self.frameworks.setdefault(framework.profile.scheduler_name, framework)
         owner = owner_of(pod, self.snapshot, self.replica_sets)
         self.evaluated[self._key(pod, owner)] = _Evaluated(
-            cycle, self._fits_once_gone(pod, framework, cycle), reserved_room(cycle)
+            cycle, self._fits_once_gone(pod, framework, cycle), reserved_room(cycle), will_preempt(cycle)
         )
 
     @staticmethod
@@ -548,10 +570,11 @@ class _Classifier:
                 reserved = None
                 if full.verdict == Verdict.UNSCHEDULABLE and not pod.status.nominated_node_name:
                     reserved = self._reserved_room(pod, framework, full)
+                preempts = will_preempt(full)
                 # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
                 cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
                 del full
-            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved)
+            evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved, preempts)
         return self._from_cycle(pod, owner, evaluated)
 
     def _from_cycle(self, pod: o.Pod, owner: Owner | None, evaluated: _Evaluated) -> PendingPod:
@@ -561,18 +584,28 @@ class _Classifier:
             return PendingPod(pod, Verdict.GATED, Gated(tuple(gates)), owner, _gated_since(pod), cycle)
         nominated = pod.status.nominated_node_name
         if nominated:
+            stale: Cause
+            details: list[Detail] = []
             if nominated not in self.nodes:
-                return PendingPod(pod, Verdict.NOMINATED, NominatedNodeGone(nominated), owner, [], cycle)
-            victims = _victims(pod, self.terminating(nominated))
-            waiting, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
-            return PendingPod(pod, Verdict.NOMINATED, waiting, owner, details, cycle)
+                stale = NominatedNodeGone(nominated)
+            else:
+                victims = _victims(pod, self.terminating(nominated))
+                stale, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+            if isinstance(stale, NominatedNodeGone | NominatedStale) and evaluated.preempts is not None:
+                # A stale nomination the scheduler replaces on its next attempt by preempting: that
+                # is the pod's fate, said with it.
+                stale = dataclasses.replace(stale, then=evaluated.preempts)
+            return PendingPod(pod, Verdict.NOMINATED, stale, owner, details, cycle)
         cause: Cause
         if cycle.verdict == Verdict.SCHEDULABLE:
             cause = FitsNow()
+        elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.preempts is not None:
+            # What the scheduler does next: no node, eviction or autoscaler is needed for it.
+            return PendingPod(pod, cycle.verdict, evaluated.preempts, owner, cycle=cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
-            reserved, details = _reserved_cause(evaluated.reserved)
-            details.append(SchedulerMessageDetail(cycle.message))
-            return PendingPod(pod, cycle.verdict, reserved, owner, details, cycle)
+            reserved, held = _reserved_cause(evaluated.reserved)
+            held.append(SchedulerMessageDetail(cycle.message))
+            return PendingPod(pod, cycle.verdict, reserved, owner, held, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:
             coming = self.coming(pod)
             if coming is not None:

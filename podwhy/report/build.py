@@ -9,6 +9,7 @@ from msgspec import UNSET
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
 from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
+from podwhy.analysis.remedies import remedy
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
@@ -62,7 +63,7 @@ from podwhy.report.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.kinds import add_kinds_text, lacking_kinds_warning
-from podwhy.report.words.pending import cause_text, details_text
+from podwhy.report.words.pending import cause_text, details_text, remedy_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import estimate_text, note_text, sizing_text, suggestion_text
 from podwhy.scheduler.cycle import CycleOutcome
@@ -71,6 +72,8 @@ from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
 DEFAULT_CONFIG_SOURCE = "the default configuration"
+# Pending pods that are not stuck: they start as things stand, or podwhy cannot tell.
+NOT_STUCK = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
 
 
 def status_name(status: Status) -> StatusName:
@@ -428,8 +431,10 @@ def _cause_nodes(sizing: GroupSizing, pods: int) -> CauseNodes:
     )
 
 
-def _summary(pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing]) -> list[PendingCauseSummary]:
-    """Pods by verdict and cause, every owner together, most pods first."""
+def _summary(
+    pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing], groups: Mapping[GroupKey, GroupSizing]
+) -> list[PendingCauseSummary]:
+    """Pods by verdict and cause, every owner together, most pods first, each with its next step."""
     members: dict[CauseKey, list[PendingPod]] = {}
     for item in pending:
         members.setdefault(item.cause_key, []).append(item)
@@ -440,6 +445,9 @@ def _summary(pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing]) 
             if item.owner is not None:
                 owners[str(item.owner)] = owners.get(str(item.owner), 0) + 1
         found = causes.get(key)
+        keys = {item.group_key for item in items}
+        sized = found.sizing if found is not None else groups.get(next(iter(keys))) if len(keys) == 1 else None
+        step, commands = remedy_text(remedy(items, sized))
         out.append(
             PendingCauseSummary(
                 verdict=items[0].verdict,
@@ -452,6 +460,8 @@ def _summary(pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing]) 
                 nodes=_cause_nodes(found.sizing, len(items))
                 if found is not None and found.sizing is not None
                 else None,
+                remedy=step,
+                commands=commands,
             )
         )
     return sorted(out, key=lambda c: (-c.count, c.cause))
@@ -465,11 +475,15 @@ def build_pending_report(
     version: ChosenVersion | None = None,
     autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
     causes: Mapping[CauseKey, CauseSizing] | None = None,
+    elsewhere: Sequence[PendingPod] = (),
+    all_namespaces: str | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
     namespace covered (None: every namespace). `causes`: per Unschedulable cause, what blocks its
-    pods and the nodes that hold them all (the summary's)."""
+    pods and the nodes that hold them all (the summary's). `elsewhere`: for a namespace without
+    Pending pods, those of the other namespaces, classified; `all_namespaces`: the command that
+    shows them."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
@@ -498,8 +512,7 @@ def build_pending_report(
         group.details.extend(d for d in details_text(item.details) if d not in group.details)
     ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
     waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
-    not_stuck = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
-    stuck = sum(1 for item in pending if item.verdict not in not_stuck)
+    stuck = sum(1 for item in pending if item.verdict not in NOT_STUCK)
     every = snapshot.namespace_names() if namespace is None else []
     scope = PendingScope(
         namespace=namespace,
@@ -508,6 +521,9 @@ def build_pending_report(
         elsewhere=0
         if namespace is None
         else sum(1 for p in snapshot.pods if is_pending(p) and p.metadata.namespace != namespace),
+        elsewhereStuck=sum(1 for item in elsewhere if item.verdict not in NOT_STUCK),
+        elsewhereVerdicts=sorted({item.verdict for item in elsewhere}),
+        allNamespaces=all_namespaces if elsewhere else None,
     )
     lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
     return PendingReport(
@@ -515,7 +531,7 @@ def build_pending_report(
         stuck=stuck,
         waiting=waiting,
         autoscalers=_no_autoscaler_view(autoscaling),
-        summary=_summary(pending, causes or {}),
+        summary=_summary(pending, causes or {}, sizing or {}),
         groups=ordered,
         snapshot=snapshot_summary(snapshot),
         scope=scope,

@@ -17,10 +17,10 @@ from podwhy.report.safe import made_safe
 from podwhy.report.table import (
     MAX_NAMES_IN_GROUP,
     check_summary,
+    no_pending_line,
     owners_text,
     pending_headline,
     pending_row,
-    pending_scope,
 )
 from podwhy.report.words.cells import why_cell
 from podwhy.report.words.fate import fate_text
@@ -136,20 +136,22 @@ def render_pending(report: PendingReport) -> str:
     for their owner together); the suggestions' commands and every pod folded."""
     report = made_safe(report)
     if not report.total:
-        return "\n".join(["### podwhy pending", "", f"**No Pending pods {cell(pending_scope(report))}.**"]) + "\n"
+        lines = ["### podwhy pending", "", f"**{cell(no_pending_line(report))}**"]
+        if report.scope.allNamespaces and report.scope.elsewhere:
+            lines += ["", _code(report.scope.allNamespaces)]
+        return "\n".join(lines) + "\n"
     lines = ["### podwhy pending", "", f"**{cell(pending_headline(report))}**", ""]
-    if report.autoscalers:
-        lines += [f"Autoscaling: {cell(report.autoscalers)}", ""]
     causes = [
         [
             f"{i}. " + "\n".join(c.blocking or [c.cause]),
             f"{c.count} {c.verdict}",
             owners_text(c.owners, c.bare),
             c.nodes.note if c.nodes is not None else "",
+            "\n".join([f"→ {c.remedy}" if c.remedy else "", *c.commands]).strip(),
         ]
         for i, c in enumerate(report.summary, 1)
     ]
-    lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all"], causes)
+    lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all", "Next step"], causes)
     said: set[int] = set()
     rows = []
     suggested: list[tuple[str, str, str]] = []
@@ -166,6 +168,8 @@ def render_pending(report: PendingReport) -> str:
         lines += ["", *_details("Suggestions", body)]
     pods = [[p, str(g.verdict)] for g in report.groups for p in g.pods]
     lines += ["", *_details("Every Pending pod", _table(["Pod", "Verdict"], pods))]
+    if report.autoscalers:
+        lines += ["", f"Autoscaling: {cell(report.autoscalers)}"]
     lines += _warnings(report.warnings)
     return "\n".join(lines) + "\n"
 
@@ -202,7 +206,10 @@ def render_explain(report: Report) -> str:
     if report.suggestions:
         body: list[str] = []
         for s in report.suggestions:
-            body += [f"- {cell(s.summary)}", "", _code(s.command), ""]
+            first, *each = s.summary.split("\n")
+            # One nested item per evicted pod.
+            victims = [f"  - {cell(line.removeprefix('· '))}" for line in each]
+            body += [f"- {cell(first)}", *victims, "", *([_code(s.command), ""] if s.command else [])]
         lines += ["", *_details(f"{len(report.suggestions)} suggestions, each verified", body)]
     lines += _warnings(report.warnings)
     return "\n".join(lines) + "\n"

@@ -330,7 +330,8 @@ class Suggestion(_Struct):
     """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
 
     # releaseNomination, lowerRequest, addToleration, dropNodeSelection, renameTopologyKey, renameResource,
-    # fixPodAffinity, labelNode, addNode, addNodesForGroup, evictPods, relaxTopologySpread, dropAntiAffinity,
+    # fixPodAffinity, labelNode, addNode, addNodesForGroup, awaitPreemption (no action: the scheduler
+    # preempts for it; no command), evictPods, relaxTopologySpread, dropAntiAffinity,
     # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit
     kind: str
     summary: str
@@ -502,6 +503,9 @@ class PendingCauseSummary(_Struct, kw_only=True):
     groups: int
     # For Unschedulable causes (the largest): the nodes that would hold them all.
     nodes: CauseNodes | None = None
+    # The next step, in one line; `commands`: what to run for it, each whole.
+    remedy: str = ""
+    commands: list[str] = []
 
 
 class PendingScope(_Struct):
@@ -515,6 +519,11 @@ class PendingScope(_Struct):
     only: str | None = None
     # For one namespace: how many Pending pods other namespaces hold (-A shows them).
     elsewhere: int = 0
+    # For one namespace without Pending pods: how many of those elsewhere are stuck, their verdicts
+    # (the exit code is -A's), and the command that shows them.
+    elsewhereStuck: int = 0  # noqa: N815
+    elsewhereVerdicts: list[Verdict] = []  # noqa: N815
+    allNamespaces: str | None = None  # noqa: N815
 
 
 class PendingReport(_Struct, kw_only=True):
@@ -541,19 +550,33 @@ class PendingReport(_Struct, kw_only=True):
 
     def shown_groups(self) -> list[list[PendingGroup]]:
         """The groups as the table and markdown show them: groups alike but for their owner and
-        pods (one verdict, cause, details, sizing and autoscaling, and no suggestion) together, at
-        the place of the first of them."""
+        pods (one verdict, cause, details, sizing and autoscaling, and no suggestion of their own)
+        together, at the place of the first of them. A group whose cause the summary sizes is
+        sized there, once: its own sizing is not what tells it apart."""
         shown: dict[str, list[PendingGroup]] = {}
         for i, group in enumerate(self.groups):
+            covered = self.sized_by_cause(group)
             alike = (
                 str(i)
-                if group.suggestions
+                if self.own_suggestions(group)
                 else msgspec.json.encode(
-                    [group.verdict, group.cause, group.details, group.sizing, group.autoscaling]
+                    [group.verdict, group.cause, group.details, None if covered else group.sizing, group.autoscaling]
                 ).decode()
             )
             shown.setdefault(alike, []).append(group)
         return list(shown.values())
+
+    def sized_by_cause(self, group: PendingGroup) -> bool:
+        """Whether the summary sizes the group's cause (one sizing for every group of it)."""
+        index = self.cause_of(group)
+        return index is not None and self.summary[index].nodes is not None
+
+    def own_suggestions(self, group: PendingGroup) -> list[Suggestion]:
+        """A group's suggestions but its sizing when the summary sizes its cause (a lever of its
+        node group stays its own)."""
+        if not self.sized_by_cause(group):
+            return group.suggestions
+        return [s for s in group.suggestions if s.kind != "addNodesForGroup"]
 
     def cause_of(self, group: PendingGroup) -> int | None:
         """The index of the group's cause in the summary."""
@@ -564,13 +587,20 @@ class PendingReport(_Struct, kw_only=True):
     @property
     def exit_code(self) -> int:
         """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
-        when a pod waits for a node an autoscaler is adding, else 0."""
-        verdicts = {group.verdict for group in self.groups}
-        if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
-            return int(ExitCode.NOT_SCHEDULED)
-        if Verdict.INCONCLUSIVE in verdicts:
-            return int(ExitCode.INCONCLUSIVE)
-        return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
+        when a pod waits for a node an autoscaler is adding, else 0. One namespace without Pending
+        pods exits as -A would (its first line leads with the others)."""
+        if not self.groups and self.scope.elsewhereVerdicts:
+            return pending_exit_code(set(self.scope.elsewhereVerdicts))
+        return pending_exit_code({group.verdict for group in self.groups})
+
+
+def pending_exit_code(verdicts: set[Verdict]) -> int:
+    """`pending`'s exit code for Pending pods of these verdicts."""
+    if verdicts - {Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE}:
+        return int(ExitCode.NOT_SCHEDULED)
+    if Verdict.INCONCLUSIVE in verdicts:
+        return int(ExitCode.INCONCLUSIVE)
+    return int(ExitCode.WAITING_FOR_NODE if Verdict.WAITING_FOR_NODE in verdicts else ExitCode.OK)
 
 
 class FitsOnceDeleted(_Struct):

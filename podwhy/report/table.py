@@ -98,14 +98,6 @@ def _say_words(console: Console, text: Text, start: int, end: int, indent: int, 
         console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
-def _bullet(console: Console, markup: str, indent: int, mark: str = "·") -> None:
-    """A "· " item (or MARK's) indented by `indent`, its wrapped lines hanging under its first word."""
-    hang = indent + cell_len(mark) + 1
-    for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
-        line.rstrip()
-        console.print(Text(" " * indent + (f"{mark} " if i == 0 else " " * (hang - indent))) + line, soft_wrap=True)
-
-
 def _one_line(header: str) -> str:
     return header.replace("\n", " ")
 
@@ -276,6 +268,8 @@ def render_pending_cause(console: Console, report: Report) -> None:
         return  # the Inconclusive line above says it
     if pending.verdict == report.verdict and pending.verdict in (Verdict.GATED, Verdict.NO_PROFILE):
         return  # the gates sentence, or the message, says it
+    if pending.verdict == report.verdict and pending.cause.startswith(fate_text(report) or "\0"):
+        return  # the first line says it (will preempt N pods), the preemption line whom
     if pending.verdict == report.verdict:  # else the first line says it (fate_text)
         console.print(f"[bold]{escape(pending.cause)}[/bold]")
     for detail in pending.details[:MAX_DETAILS]:
@@ -326,7 +320,7 @@ def render_table(
     else:
         console.print(f"{len(report.feasibleNodes)} of {len(report.nodes)} node(s) fit the pod.")
     for cause in report.causes:
-        _bullet(console, escape(cause.text), 2)
+        _hanging(console, f"· {escape(cause.text)}", 2)
         if verbose and isinstance(cause, TooSmallCause):
             _say(console, escape(closest_node_text(report, cause)), 4)
     preemption_line = preemption_sentence(report)
@@ -458,8 +452,12 @@ def render_suggestions(console: Console, report: Report) -> None:
         return
     console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
     for s in report.suggestions:
-        _bullet(console, escape(s.summary), 2, mark="•")
-        console.print(f"      {escape(s.command)}", soft_wrap=True)  # whole, below the words hanging at 4
+        first, *each = s.summary.split("\n")
+        _hanging(console, f"• {escape(first)}", 2)
+        for line in each:  # one per evicted pod ("· ..."), under the suggestion
+            _hanging(console, escape(line), 4)
+        if s.command:
+            console.print(f"      {escape(s.command)}", soft_wrap=True)  # whole, below the words hanging at 4
 
 
 def age(timestamp: str | None, now: datetime | None, suffix: str = "ago") -> str:
@@ -750,6 +748,19 @@ def pending_scope(report: PendingReport) -> str:
     return f"in all {count} namespaces" if count != 1 else "in the one namespace"
 
 
+def no_pending_line(report: PendingReport) -> str:
+    """The first line when the namespace covered holds no Pending pod: the stuck pods of the
+    others first, and what shows them (the command follows on a line of its own)."""
+    scope = report.scope
+    if scope.namespace is None or not scope.elsewhere or not scope.allNamespaces:
+        return f"No Pending pods {pending_scope(report)}."
+    stuck, held = scope.elsewhereStuck, scope.elsewhere
+    pods = f"{held} Pending pod{'s' if held != 1 else ''}"
+    lead = f"{stuck} stuck Pending pod{'s' if stuck != 1 else ''}" if stuck else f"No stuck pod, {pods},"
+    of = f" (of {pods})" if stuck and stuck != held else ""
+    return f"{lead}{of} in other namespaces, none in {scope.namespace}; -A shows them:"
+
+
 def owners_text(owners: list[str], bare: int) -> str:
     """ "shop/a (Deployment)"; "9 owners: a, b, c and 6 more"; with the pods no controller owns."""
     shown = ", ".join(owners[:MAX_NAMES_IN_GROUP]) + (
@@ -774,24 +785,77 @@ def pending_headline(report: PendingReport) -> str:
 
 
 def render_pending_summary(console: Console, report: PendingReport) -> None:
-    """The summary by cause, before the groups: its verdict, pods and owners, what keeps them off
-    every node in plain words (else the cause), and the nodes that would hold them all."""
+    """The summary by cause, before the groups: its verdict, pods and owners, its next step (and
+    the commands for it, whole), what keeps them off every node in plain words (else the cause),
+    and the nodes that would hold them all. Numbers are right-aligned (" 9.", "10."), so that
+    every cause's lines start in one column."""
     console.print("[bold]By cause[/bold]:")
+    hang = len(f"{len(report.summary)}.") + 1
     for i, cause in enumerate(report.summary, 1):
         who = f"{_pods(cause.count)} · {cause.verdict} · {owners_text(cause.owners, cause.bare)}".rstrip(" ·")
-        _bullet_numbered(console, f"{i}.", escape(who))
+        _bullet_numbered(console, f"{i}.".rjust(hang - 1), escape(who))
+        if cause.remedy:
+            _hanging(console, f"→ {escape(cause.remedy)}", hang)
+        for command in cause.commands:
+            # Pasted whole: never wrapped.
+            console.print(" " * (hang + 2) + escape(command), soft_wrap=True)
         for line in cause.blocking or [cause.cause]:
-            _say(console, f"{'· ' if cause.blocking else ''}{escape(line)}", 3)
+            _hanging(console, f"{'· ' if cause.blocking else ''}{escape(line)}", hang)
         if cause.nodes is not None:
-            _say(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", 3)
+            _hanging(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", hang)
 
 
 def _bullet_numbered(console: Console, number: str, markup: str) -> None:
-    """ "1. text", its wrapped lines hanging under the text."""
+    """ "1. text", its wrapped lines hanging under the text (a number kept with what it counts)."""
     hang = len(number) + 1
-    for i, line in enumerate(Text.from_markup(markup).wrap(console, max(console.width - hang, 20))):
+    for i, line in enumerate(Text.from_markup(_glued(markup)).wrap(console, max(console.width - hang, 20))):
         line.rstrip()
-        console.print(Text((number + " ") if i == 0 else " " * hang) + line, soft_wrap=True)
+        console.print(Text((number + " ") if i == 0 else " " * hang) + _unglued(line), soft_wrap=True)
+
+
+# What opens a line of `pending`'s lists: a detail, a next step, a sizing, an autoscaler's view.
+BULLETS = ("· ", "• ", "→ ", "⇒ ", "⇏ ", "⟳ ")
+# Holds a number to the words it counts while lines are wrapped ("6 of default/web", "2 pods"):
+# one cell wide and no blank, so that no line ends with a number; a blank again once wrapped.
+GLUE = "\ue000"
+_COUNTED = re.compile(r"(?<![\w./:-])(\d+) (of )?(?=[^\s\d])")
+
+
+def _glued(text: str) -> str:
+    return _COUNTED.sub(lambda m: m.group(1) + GLUE + ("of" + GLUE if m.group(2) else ""), text)
+
+
+def _unglued(line: Text) -> Text:
+    if GLUE not in line.plain:
+        return line
+    return Text(line.plain.replace(GLUE, " "), style=line.style, spans=list(line.spans), end=line.end)
+
+
+def _wrapped(console: Console, markup: str, indent: int, width: int) -> list[Text]:
+    """A line indented by `indent`, wrapped between words within `width`: one that opens with a
+    bullet ("· needs cpu 2; ...") has its wrapped lines hang under the text after the bullet,
+    never under the bullet; a number stays on the line of what it counts."""
+    text = Text.from_markup(_glued(markup))
+    bullet = text.plain[:2] if text.plain[:2] in BULLETS else ""
+    body = text[len(bullet) :] if bullet else text
+    hang = indent + len(bullet)
+    out = []
+    for i, line in enumerate(body.wrap(console, max(width - hang, 20 if width >= 20 + hang else 1))):
+        line.rstrip()
+        lead = " " * indent + bullet if i == 0 else " " * hang
+        out.append(Text(lead) + _unglued(line))
+    return out
+
+
+def _hanging(console: Console, markup: str, indent: int) -> None:
+    for line in _wrapped(console, markup, indent, console.width):
+        console.print(line, soft_wrap=True)
+
+
+def _cell(console: Console, plain: str, width: int) -> Text:
+    """A table cell's text wrapped as the lists wrap it (`_wrapped`), to the column's width."""
+    lines = [line for part in plain.split("\n") for line in _wrapped(console, escape(part), 0, width)]
+    return Text("\n").join(lines)
 
 
 def pending_row(
@@ -828,13 +892,14 @@ def pending_row(
     if index is not None:
         said.add(index)
     why += "".join(f"\n· {d}" for d in group.details[: None if wide else MAX_NAMES_IN_GROUP])
-    if group.sizing is not None and not group.suggestions:
-        # Never silent: why the group has no node count (unless the summary said just that).
-        if cause is None or cause.nodes is None or cause.nodes.note != group.sizing.note:
-            why += f"\n⇏ {group.sizing.note}"
+    # One sizing per cause: a group whose cause the summary sizes refers to it ("cause 1 (above)").
+    own = report.own_suggestions(group)
+    if group.sizing is not None and not group.suggestions and not report.sized_by_cause(group):
+        # Never silent: why the group has no node count.
+        why += f"\n⇏ {group.sizing.note}"
     if group.autoscaling is not None:
         why += f"\n⟳ {autoscaling_line(group.autoscaling)}"
-    commands = [(s.summary, s.command) for s in group.suggestions]
+    commands = [(s.summary, s.command) for s in own]
     return who + "\n" + "\n".join(shown) + more, str(group.verdict), why, commands
 
 
@@ -844,45 +909,58 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
     would not fit) a list, a group at a time."""
     report = made_safe(report)
     console = console or make_console()
-    scope = pending_scope(report)
     if not report.total:
-        console.print(f"No Pending pods {escape(scope)}.")
+        console.print(escape(no_pending_line(report)))
+        if report.scope.allNamespaces and report.scope.elsewhere:
+            console.print(escape(report.scope.allNamespaces), soft_wrap=True)
         return
     pods, _, rest = pending_headline(report).partition(" Pending ")
     console.print(f"[bold]{pods} Pending {escape(rest.split(' ', 1)[0])}[/bold] {escape(rest.split(' ', 1)[1])}")
-    if report.autoscalers:
-        _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
     render_pending_summary(console, report)
     said: set[int] = set()
     rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]
     cells = [
-        ["Pods", *[r[0] for r in rows]],
+        ["Pods", *[_glued(r[0]) for r in rows]],
         ["Verdict", *[r[1] for r in rows]],
         # A command's words are not measured: it is pasted whole, never read across a column.
-        ["Why", *[r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3]) for r in rows]],
+        ["Why", *[_glued(r[2] + "".join(f"\n⇒ {summary}" for summary, _ in r[3])) for r in rows]],
     ]
     widths = None if narrow(console) else fit_widths(console.width, cells, frozenset({1}), floor=(14,))
     if widths is None:
         console.print("[bold]Groups[/bold]:")
         for who, verdict, why, commands in rows:
             first, _, pods = who.partition("\n")
-            _say(console, f"[bold]{escape(first)}[/bold] · {verdict}", 0)
+            _hanging(console, f"[bold]{escape(first)}[/bold] · {verdict}", 0)
             for line in pods.splitlines():
                 _say(console, f"{escape(line)}", 2)
             for line in why.splitlines():
-                _say(console, f"{escape(line)}", 2)
+                _hanging(console, f"{escape(line)}", 2)
             for summary, command in commands:
-                _say(console, f"⇒ {escape(summary)}", 2)
+                _hanging(console, f"⇒ {escape(summary)}", 2)
                 console.print(f"    {escape(command)}", soft_wrap=True)
     else:
         table = Table(show_lines=True)
         table.add_column("Pods", width=widths[0])
         table.add_column("Verdict", width=widths[1], no_wrap=True)
         table.add_column("Why", width=widths[2], overflow="fold")
+        below: list[tuple[str, str]] = []
         for who, verdict, why, commands in rows:
-            text = why + "".join(f"\n⇒ {summary}\n  {command}" for summary, command in commands)
-            table.add_row(escape(who), verdict, escape(text))
+            # Wrapped here as the lists are (bullets hang, numbers stay with what they count); a
+            # command goes below the table, whole on a line of its own, never folded in a column.
+            parts = [_cell(console, why, widths[2])]
+            for summary, command in commands:
+                parts.append(_cell(console, f"⇒ {summary} (command below)", widths[2]))
+                below.append((who.partition("\n")[0], command))
+            table.add_row(_cell(console, who, widths[0]), verdict, Text("\n").join(parts))
         console.print(table)
+        if below:
+            console.print("[bold]Commands[/bold] (each whole, to paste):")
+            for who, command in below:
+                console.print(f"  # {escape(who)}", soft_wrap=True)
+                console.print(f"  {escape(command)}", soft_wrap=True)
+    if report.autoscalers:
+        # The caveat of every "add nodes" above, said once.
+        _say(console, f"Autoscaling: {escape(report.autoscalers)}", 0)
     console.print("podwhy explain NAMESPACE/NAME shows one pod node by node.")
 
 
@@ -1076,4 +1154,4 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
 def _causes(console: Console, group: PendingReplicas | None) -> None:
     """What keeps Pending replicas off the nodes, under their message, as explain says it."""
     for cause in group.causes if group is not None else []:
-        _bullet(console, escape(cause.text), 4)
+        _hanging(console, f"· {escape(cause.text)}", 4)

@@ -1,5 +1,8 @@
-"""evictPods: evict the pods the preemption dry run would preempt, when they break no
-PodDisruptionBudget, through the Eviction API."""
+"""awaitPreemption and evictPods. When the scheduler's preemption places the pod, nothing is to be
+done: it says so, and whom the scheduler evicts (no manual eviction is offered for what the
+scheduler already does). A pod that may not preempt (preemptionPolicy Never) is offered the
+eviction of the dry run's victims, when they break no PodDisruptionBudget, through the Eviction
+API: a last resort, ranked last, when a replacement then stays Pending."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from podwhy.analysis.pending import owner_of, spec_signature
 from podwhy.analysis.suggest.base import Suggestion, _Verifier
 from podwhy.analysis.suggest.facts import (
     Afterwards,
+    AwaitPreemption,
     EvictPods,
     FitsThen,
     NotChecked,
@@ -23,6 +27,7 @@ from podwhy.analysis.suggest.facts import (
     ThenVerdict,
 )
 from podwhy.analysis.suggest.patches import _pod_ref
+from podwhy.framework.preemption import PREEMPT_NEVER
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
@@ -103,14 +108,34 @@ def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> tuple[Afte
     return tuple(said)
 
 
+def _dry_run_anyway(v: _Verifier, cycle: CycleOutcome) -> CycleOutcome | None:
+    """A pod of preemptionPolicy Never preempts nothing: the dry run as if it might, to find the
+    pods whose eviction would make room (None past the bounds)."""
+    spec = msgspec.structs.replace(v.pod.spec, preemption_policy="PreemptLowerPriority")
+    return v.cycle_of(msgspec.structs.replace(v.pod, spec=spec))
+
+
 def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    """When the scheduler's own preemption places the pod: no action (awaitPreemption), and whom
+    it evicts. Otherwise (a pod of preemptionPolicy Never), evicting the dry run's victims, when
+    they break no PodDisruptionBudget: a last resort when a replacement then stays Pending."""
     post_filter = cycle.post_filter
     preemption = post_filter.preemption if post_filter is not None else None
     if preemption is None:
         return []
-    # The dry run's own victims (the pods the scheduler would preempt), when they break no
-    # PodDisruptionBudget: the dry run nominates the node with the fewest violations, so when its
-    # victims break one, every candidate's do.
+    if preemption.nominated_node and preemption.victims:
+        node, victims = preemption.nominated_node, [pi.pod for pi in preemption.victims]
+        change = AwaitPreemption(node, tuple(pi.key for pi in preemption.victims), _afterwards(v, node, victims))
+        return [Suggestion(change, nodes=[node], patches=[], command="")]
+    if preemption.eligible or v.pod.spec.preemption_policy != PREEMPT_NEVER:
+        return []
+    again = _dry_run_anyway(v, cycle)
+    post_filter = again.post_filter if again is not None else None
+    preemption = post_filter.preemption if post_filter is not None else None
+    if preemption is None:
+        return []
+    # The dry run's own victims, when they break no PodDisruptionBudget: the dry run nominates the
+    # node with the fewest violations, so when its victims break one, every candidate's do.
     nominated = next((c for c in preemption.candidates if c.node == preemption.nominated_node), None)
     if nominated is None or nominated.num_pdb_violations or not nominated.victims:
         return []

@@ -258,6 +258,24 @@ class EvictPods:
     budgets_unknown: bool
     afterwards: tuple[Afterwards, ...]
 
+    @property
+    def last_resort(self) -> bool:
+        """An evicted pod's replacement stays Pending: the eviction moves the problem to another
+        workload (ranked after every other change)."""
+        return any(isinstance(a.fate, StaysPending) for a in self.afterwards)
+
+
+@dataclass(frozen=True)
+class AwaitPreemption:
+    """No action: the scheduler's preemption places the pod on `node`, evicting `victims` (what
+    becomes of each: `afterwards`)."""
+
+    KIND: ClassVar[str] = "awaitPreemption"
+
+    node: str
+    victims: tuple[str, ...]
+    afterwards: tuple[Afterwards, ...]
+
 
 # ---- releaseNomination ----
 
@@ -395,6 +413,7 @@ Change = (
     | AddNode
     | AddNodesForGroup
     | EvictPods
+    | AwaitPreemption
     | ReleaseNomination
     | RelaxTopologySpread
     | DropAntiAffinity

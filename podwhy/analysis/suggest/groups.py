@@ -14,6 +14,7 @@ import msgspec
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
 from podwhy.analysis.blocking import BlockingCause, blocking_causes
+from podwhy.analysis.causes import WillPreempt
 from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.autoscaling import group_levers
@@ -520,7 +521,8 @@ def size_groups(
     none_known = next((a for a in views.values() if not a.views), None)
     groups: dict[GroupKey, list[o.Pod]] = {}
     for item in pending:
-        if item.verdict == Verdict.UNSCHEDULABLE:
+        # Pods preemption places need no node.
+        if item.verdict == Verdict.UNSCHEDULABLE and not isinstance(item.cause, WillPreempt):
             groups.setdefault(item.group_key, []).append(item.pod)
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1]), kv[0][2] or ""))
     names = frozenset(p.scheduler_name for p in config.profiles)
@@ -604,7 +606,7 @@ def size_causes(
     placed together, within MAX_GROUPS_PLACEMENT_WORK node evaluations for all causes."""
     causes: dict[CauseKey, list[PendingPod]] = {}
     for item in pending:
-        if item.verdict == Verdict.UNSCHEDULABLE:
+        if item.verdict == Verdict.UNSCHEDULABLE and not isinstance(item.cause, WillPreempt):
             causes.setdefault(item.cause_key, []).append(item)
     ordered = sorted(causes.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1])))[:MAX_CAUSES_SIZED]
     names = frozenset(p.scheduler_name for p in config.profiles)

@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.pending import will_preempt
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
 from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
 from podwhy.analysis.suggest.evictions import _suggest_evict
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.facts import EvictPods, Note
 from podwhy.analysis.suggest.groups import _suggest_group_nodes
 from podwhy.analysis.suggest.labels import _suggest_label
 from podwhy.analysis.suggest.mistakes import _suggest_pod_affinity, _suggest_resource_name, _suggest_topology_key
@@ -47,6 +48,10 @@ SUGGESTERS: tuple[Callable[[_Verifier, CycleOutcome], list[Suggestion]], ...] = 
     _suggest_drop_anti_affinity,
     _suggest_reserved_toleration,
 )
+
+# Not offered for a pod the scheduler's preemption places: it needs no node, and the scheduler
+# evicts for it.
+PLACED_BY_PREEMPTION = frozenset({_suggest_add_node, _suggest_group_nodes, _suggest_autoscaler_levers, _suggest_evict})
 
 
 def suggest(
@@ -85,11 +90,17 @@ def suggest(
         document=document,
     )
     out: list[Suggestion] = verifier.earlier
-    for suggester in SUGGESTERS:
+    suggesters = SUGGESTERS
+    if will_preempt(cycle) is not None:
+        # The scheduler's preemption places it: that comes first (no action needed), and no node
+        # or manual eviction is offered for it.
+        suggesters = (_suggest_evict, *(s for s in SUGGESTERS if s not in PLACED_BY_PREEMPTION))
+    for suggester in suggesters:
         if len(out) >= MAX_SUGGESTIONS or verifier.exhausted:
             break
         out.extend(suggester(verifier, cycle))
-    out = out[:MAX_SUGGESTIONS]
+    # A last resort (an eviction that leaves another workload Pending) comes after every other change.
+    out = sorted(out, key=lambda s: isinstance(s.change, EvictPods) and s.change.last_resort)[:MAX_SUGGESTIONS]
     for suggestion in out:
         if any(
             p.get("kind") == "Pod"

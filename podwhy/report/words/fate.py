@@ -5,6 +5,7 @@ whom the preemption dry run would preempt ("will preempt shop/web-a, shop/web-b 
 from __future__ import annotations
 
 from podwhy.report.model import Report
+from podwhy.report.words.pending import preempt_text
 
 # Victims named on the first line before it says only how many.
 MAX_VICTIMS_NAMED = 3
@@ -18,6 +19,4 @@ def fate_text(report: Report) -> str:
     pre = report.preemption
     if pre is None or pre.nominatedNode is None or not pre.victims:
         return ""
-    count = len(pre.victims)
-    victims = ", ".join(pre.victims) if count <= MAX_VICTIMS_NAMED else f"{count} pods"
-    return f"will preempt {victims} on {pre.nominatedNode}"
+    return preempt_text(pre.nominatedNode, pre.victims, MAX_VICTIMS_NAMED)

@@ -46,14 +46,20 @@ def no_scheduler(finding: SchedulerFinding) -> str:
     return f"no running scheduler serves {finding.scheduler_name!r}: {down}"
 
 
-def hint(sp: SchedulerPod) -> str:
-    """Where to look next: why a serving pod stopped."""
+def hint_command(sp: SchedulerPod) -> str:
+    """The command that shows why a serving pod stopped (or does not start)."""
     meta = sp.pod.metadata
     if sp.pod.status.phase != "Running":
-        return f"why it does not start: kubectl describe pod -n {meta.namespace} {meta.name}"
+        return f"kubectl describe pod -n {meta.namespace} {meta.name}"
     containers = sp.pod.spec.containers
     flag = f" -c {containers[0].name}" if len(containers) > 1 else ""
-    return f"why it stops: kubectl logs -n {meta.namespace} {meta.name}{flag} --previous"
+    return f"kubectl logs -n {meta.namespace} {meta.name}{flag} --previous"
+
+
+def hint(sp: SchedulerPod) -> str:
+    """Where to look next: why a serving pod stopped."""
+    why = "why it does not start" if sp.pod.status.phase != "Running" else "why it stops"
+    return f"{why}: {hint_command(sp)}"
 
 
 def no_profile_note(finding: SchedulerFinding) -> str:

@@ -14,6 +14,7 @@ from podwhy.analysis.suggest.facts import (
     AddToleration,
     AffinityAsks,
     Asks,
+    AwaitPreemption,
     BeyondEveryNode,
     Change,
     ConditionTaints,
@@ -149,25 +150,29 @@ def _replaced(node: str, key: str, replaced: LabelReplaced) -> str:
     return f"; it replaces {label}, on which these select: {_named(selecting, '; ')}"
 
 
-def _afterwards(change: EvictPods) -> str:
+def _afterwards(change: EvictPods | AwaitPreemption) -> str:
+    """One line per evicted pod ("\n· pod: what recreates it; where the new pod fits then")."""
     said: list[str] = []
     for after in change.afterwards:
         if after.recreated_by is None:
-            said.append(f"{after.pod} is a bare pod: nothing recreates it, it is gone for good")
+            said.append(f"{after.pod}: a bare pod, nothing recreates it: gone for good")
             continue
         kind, name = after.recreated_by.kind, after.recreated_by.name
         recreated = RECREATED_BY.get(kind, "its {kind} {name} creates a new pod").format(kind=kind, name=name)
         match after.fate:
             case NotChecked() | None:
-                fate = "where it fits then was not checked (the suggestions' bound)"
+                fate = "where that fits was not checked (the suggestions' bound)"
             case FitsThen(nodes, back):
-                fate = f"it then fits on {nodes_text(nodes)}" + (f" ({change.node} again)" if back else "")
+                count = len(nodes)
+                fate = f"it fits on {count} node{'s' if count != 1 else ''}" + (
+                    f" ({change.node} again)" if back else ""
+                )
             case StaysPending():
                 fate = "no node fits it then: it stays Pending"
             case ThenVerdict(verdict):
                 fate = f"it is then {verdict}"
         said.append(f"{after.pod}: {recreated}; {fate}")
-    return "; ".join(said)
+    return "".join(f"\n· {line}" for line in said)
 
 
 def _release(change: ReleaseNomination, feasible: Sequence[str]) -> str:
@@ -246,9 +251,15 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
                 if budgets_unknown
                 else "no PodDisruptionBudget is broken"
             )
+            evict = f"evict {len(victims)} lower-priority pod(s) from node {node}; {budgets}"
+            if change.last_resort:
+                evict = f"last resort (a replacement then stays Pending): {evict}"
+            return f"{evict}; afterwards:{_afterwards(change)}"
+        case AwaitPreemption(node, victims):
+            count = len(victims)
             return (
-                f"evict {len(victims)} lower-priority pod(s) from node {node} ({', '.join(victims)}); {budgets}; "
-                f"afterwards {_afterwards(change)}"
+                f"no action needed: the scheduler preempts {count} lower-priority pod{'s' if count != 1 else ''} "
+                f"on node {node} and binds the pod there; evicted:{_afterwards(change)}"
             )
         case ReleaseNomination():
             return _release(change, feasible)
@@ -420,7 +431,7 @@ def sizing_text(note: SizingNote) -> str:
             fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
             return f"sized: {_more_nodes(count)} shaped like {like}{fewer}"
         case NotLargest(limit):
-            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are"
+            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are sized"
         case TooLittleLeft(bound):
             return f"not sized: too little is left of {_bound(bound)}"
         case RunAgain(verdict):
