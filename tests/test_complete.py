@@ -414,7 +414,8 @@ def test_an_eviction_from_a_snapshot_without_budgets_does_not_claim_none_is_brok
 
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods=110).obj()
     low = make_pod("low").node("n1").priority(0).req(cpu="4").obj()
-    pod = make_pod("p").priority(100).req(cpu="4").obj()
+    # A pod that may not preempt: the one podwhy offers evictions to (the scheduler preempts for the others).
+    pod = make_pod("p").priority(100).preemption_policy("Never").req(cpu="4").obj()
     summaries = {}
     for missing in ({}, {"PodDisruptionBudget": ""}):
         snapshot = make_snapshot(node, low)
