@@ -160,17 +160,36 @@ def test_a_gzip_bomb_of_zeros_is_refused_at_its_first_chunk(tmp_path: Path, monk
     )
 
 
-def test_a_gzip_bomb_past_the_limit_holds_no_more_than_the_limit(
+def test_a_gzip_bomb_of_text_is_refused_holding_a_bounded_buffer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Text that may start a dump (a List, then spaces): only the limit ends it. What it held is what
-    # the decoder would have needed had it ended there, not the compressed bytes besides, nor a copy.
-    monkeypatch.setenv(limits.MAX_INPUT_ENV, "32Mi")
+    # Text that may start a dump (a List, then spaces): only the limit ends it. Past
+    # source.GZIP_HELD_BYTES its text is counted and looked at, not held.
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "256Mi")
     path = tmp_path / "spaces.json.gz"
-    gzip_bomb(path, 64 << 20, head=b'{"kind": "List", "items": [', fill=b" ")
+    gzip_bomb(path, 320 << 20, head=b'{"kind": "List", "items": [', fill=b" ")
     error, peak = bounded(lambda: FileSource([str(path)]).load())
-    assert str(error) == f"{path}: expands to more than 32 MiB, the most podwhy reads from one input"
-    assert peak < (32 << 20) + READ_BOUND // 2
+    assert str(error) == f"{path}: expands to more than 256 MiB, the most podwhy reads from one input"
+    assert peak < READ_BOUND
+    with path.open("rb") as stdin:
+        error, peak = bounded(lambda: FileSource(["-"], stdin=stdin).load())
+    assert str(error) == "<stdin>: expands to more than 256 MiB, the most podwhy reads from one input"
+    assert peak < READ_BOUND
+
+
+def test_gzip_past_the_held_text_is_decompressed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source, "GZIP_HELD_BYTES", 100)
+    monkeypatch.setattr(source, "READ_CHUNK_BYTES", 64)
+    text = "---\n".join(POD.replace("name: p,", f"name: p{i},") for i in range(20)).encode()
+    packed = tmp_path / "pods.yaml.gz"
+    packed.write_bytes(gzip.compress(text[:500]) + gzip.compress(text[500:]) + b"\0" * 10)
+    names = [f"p{i}" for i in range(20)]
+    assert sorted(p.metadata.name for p in FileSource([str(packed)]).load().pods) == sorted(names)  # read again
+    with packed.open("rb") as stdin:  # its compressed bytes held
+        assert sorted(p.metadata.name for p in FileSource(["-"], stdin=stdin).load().pods) == sorted(names)
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, str(len(text) - 1))
+    with pytest.raises(PodwhyError, match=rf"pods.yaml.gz: expands to more than {len(text) - 1} bytes"):
+        FileSource([str(packed)]).load()
 
 
 def test_endless_zeros_on_stdin_are_refused_at_the_first_chunk(monkeypatch: pytest.MonkeyPatch) -> None:

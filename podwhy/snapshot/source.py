@@ -18,7 +18,8 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -90,6 +91,10 @@ def input_names(paths: Sequence[str]) -> str:
 # progress is reported, chunk by chunk, from CHUNKED_READ_BYTES on.
 CHUNKED_READ_BYTES = 32 * 1024 * 1024
 READ_CHUNK_BYTES = 8 * 1024 * 1024
+# The most gzip's decompressed text read_input holds before all of it is known to be within the
+# input limit (past it, what was compressed is decompressed a second time, once the limit is known
+# to hold): a gzip bomb costs at most this and its compressed bytes, however much it expands to.
+GZIP_HELD_BYTES = 32 * 1024 * 1024
 
 
 class FileSource:
@@ -250,7 +255,7 @@ def _raw_chunks(stream: _Readable, first: bytes) -> Iterator[bytes]:
         yield chunk
 
 
-def _gunzipped(raw: Iterator[bytes]) -> Iterator[bytes]:
+def _gunzipped(raw: Iterable[bytes]) -> Iterator[bytes]:
     """The decompressed bytes of the gzip stream RAW, a chunk of at most READ_CHUNK_BYTES at a time
     (however much one compressed chunk expands to); members one after another, zeros between or
     after them skipped, as gzip.GzipFile reads them."""
@@ -265,63 +270,110 @@ def _gunzipped(raw: Iterator[bytes]) -> Iterator[bytes]:
             piece = member.decompress(data, READ_CHUNK_BYTES)
             if piece:
                 yield piece
+            while not member.eof and not member.unconsumed_tail and len(piece) == READ_CHUNK_BYTES:
+                piece = member.decompress(b"", READ_CHUNK_BYTES)  # what zlib holds of input it consumed
+                if piece:
+                    yield piece
             if member.eof:
                 data, member = member.unused_data, None
-            elif member.unconsumed_tail or len(piece) == READ_CHUNK_BYTES:
-                data = member.unconsumed_tail or b""
-                while not data and len(piece) == READ_CHUNK_BYTES and not member.eof:
-                    piece = member.decompress(b"", READ_CHUNK_BYTES)  # output the input held
-                    if piece:
-                        yield piece
-                if member.eof:
-                    data, member = member.unused_data, None
             else:
-                break
+                data = member.unconsumed_tail
     if member is not None:
         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
 
 
+class _Reading:
+    """One pass over an input's bytes: counted against the input limit as read (raw) and once
+    decompressed (text), each chunk of text looked at (_TextCheck)."""
+
+    def __init__(self, name: str, gzipped: bool, limit: int | None, progress: Callable[[int], None] | None) -> None:
+        self.name = name
+        self.gzipped = gzipped
+        self.limit = limit
+        self.progress = progress
+        self.raw = 0
+        self.done = 0
+        self.check = _TextCheck(name, gzipped)
+
+    def counted(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.raw += len(chunk)
+            if self.limit is not None and self.raw > self.limit:  # endless zeros or empty gzip members
+                raise too_large(self.name, self.limit)
+            yield chunk
+            if self.progress is not None:
+                self.progress(self.raw)
+
+    def text(self, raw: Iterable[bytes]) -> Iterator[bytes]:
+        try:
+            for chunk in _gunzipped(self.counted(raw)) if self.gzipped else self.counted(raw):
+                self.done += len(chunk)
+                if self.limit is not None and self.done > self.limit:
+                    raise too_large(self.name, self.limit, "expands to" if self.gzipped else "holds")
+                self.check(chunk)
+                yield chunk
+        except (EOFError, zlib.error) as exc:
+            raise PodwhyError(f"{self.name}: corrupt gzip data: {exc}") from None
+
+
 def read_input(
-    stream: _Readable, name: str, *, size: int = 0, progress: ReadCallback | None = None, path: str = ""
+    stream: _Readable,
+    name: str,
+    *,
+    size: int = 0,
+    progress: ReadCallback | None = None,
+    reread: Callable[[], Iterable[bytes]] | None = None,
 ) -> bytes:
     """All of STREAM (a file, a pipe, stdin), decompressed when it is gzip (told by its first bytes,
-    whatever its name); NAME names it in errors. Read a chunk at a time (issue 35): each chunk is
-    counted against the input limit (limits.py) once decompressed, and looked at (_TextCheck), and
-    the read ends at the first chunk past the limit or holding what no JSON or YAML holds, having
-    held what came before it and one chunk. SIZE: a regular file's size, for PROGRESS."""
+    whatever its name); NAME names it in errors, SIZE (a regular file's) in PROGRESS.
+
+    Read a chunk at a time (issue 35), each counted against the input limit (limits.py) and looked
+    at (_TextCheck): the read ends at the first chunk past the limit or holding what no JSON or YAML
+    holds, having held what came before it and one chunk. Text that is not compressed is held as it
+    is read: the decoder needs all of it. Gzip is decompressed once to be counted and looked at,
+    its text kept only up to GZIP_HELD_BYTES; past that, only the compressed bytes are kept (none:
+    REREAD reads the file again), and decompressed again once all of it is known to be within the
+    limit. A gzip bomb is refused holding at most GZIP_HELD_BYTES and what it was compressed to."""
     limit = max_input_bytes()
     first = stream.read(READ_CHUNK_BYTES)
     while 0 < len(first) < len(GZIP_MAGIC) and (more := stream.read(READ_CHUNK_BYTES)):
         first += more  # a pipe that gave one byte so far
     gzipped = first[:2] == GZIP_MAGIC
-    raw_done = 0
-    step = "decompressing" if gzipped else "reading"
-    report = progress is not None and size >= CHUNKED_READ_BYTES
-
-    def counted(chunks: Iterator[bytes]) -> Iterator[bytes]:
-        nonlocal raw_done
-        for chunk in chunks:
-            raw_done += len(chunk)
-            if limit is not None and raw_done > limit:  # endless padding or empty gzip members
-                raise too_large(name, limit)
-            yield chunk
-            if report and progress is not None:
-                progress(ReadProgress(path or name, step, raw_done, max(size, raw_done)))
-
-    raw = counted(_raw_chunks(stream, first))
-    text = io.BytesIO()  # getvalue() hands over its buffer: the bytes are held once
-    check = _TextCheck(name, gzipped)
-    done = 0
-    try:
-        for chunk in _gunzipped(raw) if gzipped else raw:
-            done += len(chunk)
-            if limit is not None and done > limit:
-                raise too_large(name, limit, "expands to" if gzipped else "holds")
-            check(chunk)
+    report: Callable[[int], None] | None = None
+    if progress is not None and size >= CHUNKED_READ_BYTES:
+        step = "decompressing" if gzipped else "reading"
+        report = lambda done: progress(ReadProgress(name, step, done, max(size, done)))  # noqa: E731
+    reading = _Reading(name, gzipped, limit, report)
+    text = io.BytesIO()  # getvalue() hands over its buffer: the text is held once
+    if not gzipped:
+        for chunk in reading.text(_raw_chunks(stream, first)):
             text.write(chunk)
-    except (EOFError, zlib.error) as exc:
-        raise PodwhyError(f"{name}: corrupt gzip data: {exc}") from None
+        return text.getvalue()
+    held: deque[bytes] | None = None if reread is not None else deque()
+
+    def kept(chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            if held is not None:
+                held.append(chunk)
+            yield chunk
+
+    for chunk in reading.text(kept(_raw_chunks(stream, first))):
+        if reading.done <= GZIP_HELD_BYTES:
+            text.write(chunk)
+        elif text.tell():
+            text = io.BytesIO()  # past GZIP_HELD_BYTES: counted and looked at only
+    if reading.done <= GZIP_HELD_BYTES:
+        return text.getvalue()
+    again = _Reading(name, gzipped, limit, report)
+    for chunk in again.text(reread() if reread is not None else _drained(held)):
+        text.write(chunk)
     return text.getvalue()
+
+
+def _drained(chunks: deque[bytes] | None) -> Iterator[bytes]:
+    """CHUNKS from the first, each let go of as it is taken."""
+    while chunks:
+        yield chunks.popleft()
 
 
 def read_stream(stream: _Readable, name: str) -> bytes:
@@ -370,7 +422,14 @@ def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
                 raise too_large(str(path), limit)
             if stat.S_ISREG(info.st_mode) and info.st_size == 0 and path.name.endswith(".gz"):
                 raise PodwhyError(f"{path}: empty file: no gzip data")
-            return read_input(f, str(path), size=info.st_size, progress=progress)
+            if not stat.S_ISREG(info.st_mode):
+                return read_input(f, str(path), progress=progress)
+
+            def reread() -> Iterator[bytes]:
+                f.seek(0)
+                return _raw_chunks(f, f.read(READ_CHUNK_BYTES))
+
+            return read_input(f, str(path), size=info.st_size, progress=progress, reread=reread)
     except FileNotFoundError:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:
