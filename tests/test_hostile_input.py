@@ -205,9 +205,9 @@ def test_endless_zeros_on_stdin_are_refused_at_the_first_chunk(monkeypatch: pyte
 @pytest.mark.parametrize(
     ("head", "fill", "said"),
     [
-        (POD.encode(), b"\0", f"malformed YAML: a NUL byte at offset {len(POD)}"),
+        (POD.encode(), b"\0\xc3(", f"malformed YAML: a NUL byte at offset {len(POD)}"),  # the first bad byte
         (b'{"kind": "List", "items": [' + b" " * 20, b"\0", "malformed JSON: a NUL byte at offset 47"),
-        (POD.encode(), b"\xc3(", f"malformed YAML: not UTF-8 text (byte 0xc3 at offset {len(POD)})"),
+        (POD.encode(), b"\xc3(\0", f"malformed YAML: not UTF-8 text (byte 0xc3 at offset {len(POD)})"),
         (b"\n  ", b"[]", "a top-level JSON array is not a Kubernetes object or List"),
         (b"", b"\xff", "not JSON or YAML text: not UTF-8 text (byte 0xff at offset 0)"),
     ],

@@ -224,20 +224,21 @@ class _TextCheck:
             self.start_offset = self.offset + len(chunk) - len(stripped)
             if self.start == b"[":
                 raise PodwhyError(f"{self.name}: a top-level JSON array is not a Kubernetes object or List")
+        found: list[tuple[int, str]] = []  # the first bad byte is named
         nul = chunk.find(b"\0")
         if nul >= 0:
             at = self.offset + nul
-            raise PodwhyError(f"{self.name}: {self._what(at, False)}: a NUL byte at offset {at}{self.at}")
+            found.append((at, f"{self._what(at, False)}: a NUL byte at offset {at}{self.at}"))
         pending = len(self.utf8.getstate()[0])  # the start of a character the last chunk ended in
         if pending or not chunk.isascii():
             try:
                 self.utf8.decode(chunk)
             except UnicodeDecodeError as exc:
                 at = self.offset - pending + exc.start
-                raise PodwhyError(
-                    f"{self.name}: {self._what(at, True)}: not UTF-8 text "
-                    f"(byte 0x{exc.object[exc.start]:02x} at offset {at}{self.at})"
-                ) from None
+                byte = f"byte 0x{exc.object[exc.start]:02x} at offset {at}{self.at}"
+                found.append((at, f"{self._what(at, True)}: not UTF-8 text ({byte})"))
+        if found:
+            raise PodwhyError(f"{self.name}: {min(found)[1]}")
         self.offset += len(chunk)
 
     def _what(self, at: int, utf8: bool) -> str:
@@ -458,7 +459,7 @@ def _object_files(root: Path) -> list[Path]:
     and when one is not a regular file (a named pipe would wait for a writer for ever)."""
     bound = limits.MAX_FOLDER_ENTRIES
     seen = 0
-    files: list[Path] = []
+    files: list[str] = []  # Paths once the walk is over: a Path costs several times its string
     folders = [root]
     while folders:
         folder = folders.pop()
@@ -497,6 +498,6 @@ def _object_files(root: Path) -> list[Path]:
                 mode = stat.S_IFREG  # a dangling link: reading it says so
             if not stat.S_ISREG(mode):
                 raise not_a_file(Path(entry.path), mode)
-            files.append(Path(folder) / name)
+            files.append(entry.path)
         folders.extend(folder / name for name in reversed(subfolders))
-    return files
+    return [Path(file) for file in files]
