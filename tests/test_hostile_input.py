@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
+from podwhy.cluster.manifests import ManifestSource
 from podwhy.errors import PodwhyError
 from podwhy.snapshot import limits, source
 from podwhy.snapshot.decode import decode
@@ -200,6 +201,28 @@ def test_endless_zeros_on_stdin_are_refused_at_the_first_chunk(monkeypatch: pyte
     assert stdin.given <= source.READ_CHUNK_BYTES
     code, err = run("pending", "-A", "--from", "-", stdin=b"\0" * 4096)
     assert code == 3 and err == "podwhy: error: <stdin>: not JSON or YAML text: a NUL byte at offset 0\n"
+
+
+def test_manifests_are_read_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "0")
+    error, peak = bounded(lambda: ManifestSource(["-"], stdin=io.BufferedReader(Stream(b"\0"))).read())
+    assert str(error) == "<stdin>: not JSON or YAML text: a NUL byte at offset 0" and peak < READ_BOUND
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(PodwhyError, match=r"^/dev/zero: a character device, not a dump$"):
+            ManifestSource(["/dev/zero"]).read()
+
+
+def test_text_read_whole_is_held_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A valid input within the limit is held whole, once: no joined copy of its chunks.
+    size = 96 << 20
+    stdin = Stream(b" ", head=b'{"kind": "List", "items": []}', total=size)
+    tracemalloc.start()
+    try:
+        text = source.read_stream(io.BufferedReader(stdin), "<stdin>")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(text) == size and peak < size * 5 // 4 + 2 * source.READ_CHUNK_BYTES
 
 
 @pytest.mark.parametrize(
