@@ -320,6 +320,10 @@ def test_a_named_pipe_in_a_folder_is_refused_not_waited_for(tmp_path: Path) -> N
         f"podwhy: error: {tmp_path / 'b.yaml'}: a named pipe, not a dump "
         "(podwhy reads files, folders of them, pipes, and - for stdin)\n"
     )
+    (tmp_path / "b.yaml").unlink()
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "gone.yaml")  # a dangling link is read, and says so
+    code, err = run("pending", "-A", "--from", str(tmp_path))
+    assert code == 3 and err == f"podwhy: error: {tmp_path / 'b.yaml'}: no such file or directory\n"
 
 
 def test_a_folder_is_looked_through_up_to_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -492,12 +492,13 @@ def _object_files(root: Path) -> list[Path]:
         subfolders = sorted(name for name, is_dir in names if is_dir)
         for name in sorted(name for name, is_dir in names if not is_dir):
             entry = kept[name]
-            try:
-                mode = entry.stat().st_mode
-            except OSError:
-                mode = stat.S_IFREG  # a dangling link: reading it says so
-            if not stat.S_ISREG(mode):
-                raise not_a_file(Path(entry.path), mode)
+            if not entry.is_file():  # told by the folder's listing, but for links
+                try:
+                    mode = entry.stat().st_mode
+                except OSError:
+                    mode = stat.S_IFREG  # a dangling link: reading it says so
+                if not stat.S_ISREG(mode):
+                    raise not_a_file(Path(entry.path), mode)
             files.append(entry.path)
         folders.extend(folder / name for name in reversed(subfolders))
     return [Path(file) for file in files]
