@@ -4,17 +4,23 @@ loops, empty paths. Every input is generated here, small: the limits are lowered
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
+import threading
+import tracemalloc
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
+from podwhy.cluster.manifests import ManifestSource
 from podwhy.errors import PodwhyError
-from podwhy.snapshot import limits
+from podwhy.snapshot import limits, source
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.source import FileSource
 
@@ -70,12 +76,6 @@ def test_gzip_bomb_stops_at_the_limit_file_and_stdin(tmp_path: Path, monkeypatch
 
 def test_an_endless_input_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(limits.MAX_INPUT_ENV, "1Mi")
-    if os.path.exists("/dev/zero"):
-        code, err = run("pending", "-A", "--from", "/dev/zero")
-        assert code == 3 and err == (
-            "podwhy: error: /dev/zero: holds more than 1 MiB, the most podwhy reads from one input "
-            "(set PODWHY_MAX_INPUT_SIZE to raise the limit, e.g. PODWHY_MAX_INPUT_SIZE=16Gi)\n"
-        )
 
     class Endless(io.RawIOBase):
         def readable(self) -> bool:
@@ -87,6 +87,280 @@ def test_an_endless_input_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) ->
 
     with pytest.raises(PodwhyError, match="<stdin>: holds more than 1 MiB"):
         FileSource(["-"], stdin=io.BufferedReader(Endless())).load()
+
+
+# ----------------------------------------------------- issue 35: decided while streaming
+
+# The most a refused read may allocate at once (tracemalloc's peak): a few chunks of
+# source.READ_CHUNK_BYTES (8 MiB), however large the input limit.
+READ_BOUND = 64 << 20
+
+
+class Stream(io.RawIOBase):
+    """A pipe-like stdin: HEAD, then BODY repeated up to TOTAL bytes (for ever when 0), made as read."""
+
+    def __init__(self, body: bytes, head: bytes = b"", total: int = 0) -> None:
+        self.pending = head
+        self.body = body
+        self.left = total or -1
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if not self.pending:
+            self.pending = self.body * max(1, len(buffer) // len(self.body))
+        size = min(len(buffer), len(self.pending), self.left if self.left >= 0 else len(buffer))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        self.given += size
+        if self.left >= 0:
+            self.left -= size
+        return size
+
+
+def bounded(read: Callable[[], object]) -> tuple[BaseException, int]:
+    """The error READ raises, and the most it allocated at once."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(PodwhyError) as exc:
+            read()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return exc.value, peak
+
+
+def gzip_bomb(path: Path, size: int, head: bytes = b"", fill: bytes = b"\0") -> int:
+    """Writes HEAD then FILL up to SIZE bytes, gzip-compressed, to PATH a MiB at a time; its size."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = fill * (1 << 20)
+    with path.open("wb") as out:
+        out.write(packer.compress(head))
+        for _ in range((size - len(head)) >> 20):
+            out.write(packer.compress(block))
+        out.write(packer.flush())
+    return path.stat().st_size
+
+
+def test_a_gzip_bomb_of_zeros_is_refused_at_its_first_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "256Mi")
+    path = tmp_path / "bomb.json.gz"
+    assert gzip_bomb(path, 320 << 20) < 1 << 20  # 320 MiB of zeros in 320 KiB, past the limit
+    said = "bomb.json.gz: not JSON or YAML text: a NUL byte at offset 0 once decompressed"
+    error, peak = bounded(lambda: FileSource([str(path)]).load())
+    assert str(error).endswith(said) and peak < READ_BOUND
+    with path.open("rb") as stdin:  # the same bytes through a pipe-like stdin
+        error, peak = bounded(lambda: FileSource(["-"], stdin=stdin).load())
+    assert str(error) == "<stdin>: not JSON or YAML text: a NUL byte at offset 0 once decompressed"
+    assert peak < READ_BOUND
+    code, err = run("pending", "-A", "--from", str(path))
+    assert (
+        code == 3 and err == f"podwhy: error: {path}: not JSON or YAML text: a NUL byte at offset 0 once decompressed\n"
+    )
+
+
+def test_a_gzip_bomb_of_text_is_refused_holding_a_bounded_buffer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Text that may start a dump (a List, then spaces): only the limit ends it. Past
+    # source.GZIP_HELD_BYTES its text is counted and looked at, not held.
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "256Mi")
+    path = tmp_path / "spaces.json.gz"
+    gzip_bomb(path, 320 << 20, head=b'{"kind": "List", "items": [', fill=b" ")
+    error, peak = bounded(lambda: FileSource([str(path)]).load())
+    assert str(error) == f"{path}: expands to more than 256 MiB, the most podwhy reads from one input"
+    assert peak < READ_BOUND
+    with path.open("rb") as stdin:
+        error, peak = bounded(lambda: FileSource(["-"], stdin=stdin).load())
+    assert str(error) == "<stdin>: expands to more than 256 MiB, the most podwhy reads from one input"
+    assert peak < READ_BOUND
+
+
+def test_gzip_past_the_held_text_is_decompressed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source, "GZIP_HELD_BYTES", 100)
+    monkeypatch.setattr(source, "READ_CHUNK_BYTES", 64)
+    text = "---\n".join(POD.replace("name: p,", f"name: p{i},") for i in range(20)).encode()
+    packed = tmp_path / "pods.yaml.gz"
+    packed.write_bytes(gzip.compress(text[:500]) + gzip.compress(text[500:]) + b"\0" * 10)
+    names = [f"p{i}" for i in range(20)]
+    assert sorted(p.metadata.name for p in FileSource([str(packed)]).load().pods) == sorted(names)  # read again
+    with packed.open("rb") as stdin:  # its compressed bytes held
+        assert sorted(p.metadata.name for p in FileSource(["-"], stdin=stdin).load().pods) == sorted(names)
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, str(len(text) - 1))
+    with pytest.raises(PodwhyError, match=rf"pods.yaml.gz: expands to more than {len(text) - 1} bytes"):
+        FileSource([str(packed)]).load()
+
+
+def test_endless_zeros_on_stdin_are_refused_at_the_first_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "0")  # no limit at all: the first chunk decides
+    stdin = Stream(b"\0")
+    error, peak = bounded(lambda: FileSource(["-"], stdin=io.BufferedReader(stdin)).load())
+    assert str(error) == "<stdin>: not JSON or YAML text: a NUL byte at offset 0" and peak < READ_BOUND
+    assert stdin.given <= source.READ_CHUNK_BYTES
+    code, err = run("pending", "-A", "--from", "-", stdin=b"\0" * 4096)
+    assert code == 3 and err == "podwhy: error: <stdin>: not JSON or YAML text: a NUL byte at offset 0\n"
+
+
+def test_manifests_are_read_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "0")
+    error, peak = bounded(lambda: ManifestSource(["-"], stdin=io.BufferedReader(Stream(b"\0"))).read())
+    assert str(error) == "<stdin>: not JSON or YAML text: a NUL byte at offset 0" and peak < READ_BOUND
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(PodwhyError, match=r"^/dev/zero: a character device, not a dump$"):
+            ManifestSource(["/dev/zero"]).read()
+
+
+def test_text_read_whole_is_held_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A valid input within the limit is held whole, once: no joined copy of its chunks.
+    size = 96 << 20
+    stdin = Stream(b" ", head=b'{"kind": "List", "items": []}', total=size)
+    tracemalloc.start()
+    try:
+        text = source.read_stream(io.BufferedReader(stdin), "<stdin>")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(text) == size and peak < size * 5 // 4 + 2 * source.READ_CHUNK_BYTES
+
+
+@pytest.mark.parametrize(
+    ("head", "fill", "said"),
+    [
+        (POD.encode(), b"\0\xc3(", f"malformed YAML: a NUL byte at offset {len(POD)}"),  # the first bad byte
+        (b'{"kind": "List", "items": [' + b" " * 20, b"\0", "malformed JSON: a NUL byte at offset 47"),
+        (POD.encode(), b"\xc3(\0", f"malformed YAML: not UTF-8 text (byte 0xc3 at offset {len(POD)})"),
+        (b"\n  ", b"[]", "a top-level JSON array is not a Kubernetes object or List"),
+        (b"", b"\xff", "not JSON or YAML text: not UTF-8 text (byte 0xff at offset 0)"),
+    ],
+)
+def test_an_endless_stream_that_turns_bad_is_refused_where_it_does(
+    head: bytes, fill: bytes, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "0")
+    monkeypatch.setattr(source, "READ_CHUNK_BYTES", 4096)
+    stdin = Stream(fill, head=head)
+    error, peak = bounded(lambda: FileSource(["-"], stdin=io.BufferedReader(stdin, 4096)).load())
+    assert str(error) == f"<stdin>: {said}" and peak < 1 << 20
+    assert stdin.given <= len(head) + 2 * 4096
+
+
+def test_text_split_across_chunks_reads_as_a_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A character, a NUL check, the input's first byte: none depends on where a chunk ends.
+    text = f"\n\n{POD}".replace("name: p,", "name: p, labels: {note: 'é€𝄞'},").encode()
+    for chunk in (1, 2, 3, 5, 7):
+        monkeypatch.setattr(source, "READ_CHUNK_BYTES", chunk)
+        for data in (text, gzip.compress(text), gzip.compress(text) + gzip.compress(b"---\n") + b"\0" * 9):
+            (pod,) = FileSource(["-"], stdin=io.BytesIO(data)).load().pods
+            assert pod.metadata.labels == {"note": "é€𝄞"}
+    bad = text.replace("é".encode(), b"\xc3(")
+    assert bad.index(b"\xc3(") == text.index("é".encode())
+    whole = decode_error(bad)
+    monkeypatch.setattr(source, "READ_CHUNK_BYTES", 3)
+    with pytest.raises(PodwhyError) as exc:
+        FileSource(["-"], stdin=io.BytesIO(bad)).load()
+    assert str(exc.value) == whole  # the words and offset decode gives the whole input
+
+
+def decode_error(data: bytes) -> str:
+    with pytest.raises(PodwhyError) as exc:
+        decode(data, "<stdin>")
+    return str(exc.value)
+
+
+def test_endless_empty_gzip_members_stop_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "1Mi")
+    stdin = Stream(gzip.compress(b""))  # 20 bytes each, nothing once decompressed
+    with pytest.raises(PodwhyError, match=r"^<stdin>: holds more than 1 MiB"):
+        FileSource(["-"], stdin=io.BufferedReader(stdin)).load()
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_device_is_refused_before_it_is_read(device: str) -> None:
+    if not os.path.exists(device):
+        pytest.skip(f"no {device} here")
+    code, err = run("pending", "-A", "--from", device)
+    assert code == 3 and err == (
+        f"podwhy: error: {device}: a character device, not a dump "
+        "(podwhy reads files, folders of them, pipes, and - for stdin)\n"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_read_and_bounded_like_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fifo = tmp_path / "dump.yaml"
+    os.mkfifo(fifo)
+
+    def write(data: bytes) -> threading.Thread:
+        def run() -> None:
+            with contextlib.suppress(BrokenPipeError), fifo.open("wb") as out:
+                out.write(data)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    writer = write(POD.encode())
+    assert [p.metadata.name for p in FileSource([str(fifo)]).load().pods] == ["p"]
+    writer.join()
+    monkeypatch.setenv(limits.MAX_INPUT_ENV, "256Mi")
+    writer = write(b"\0" * (64 << 20))  # the reader stops at its first chunk, the writer's pipe breaks
+    error, peak = bounded(lambda: FileSource([str(fifo)]).load())
+    assert str(error) == f"{fifo}: not JSON or YAML text: a NUL byte at offset 0" and peak < READ_BOUND
+    writer.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_in_a_folder_is_refused_not_waited_for(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(POD)
+    os.mkfifo(tmp_path / "b.yaml")  # nothing writes to it: opening it would wait for ever
+    code, err = run("pending", "-A", "--from", str(tmp_path))
+    assert code == 3 and err == (
+        f"podwhy: error: {tmp_path / 'b.yaml'}: a named pipe, not a dump "
+        "(podwhy reads files, folders of them, pipes, and - for stdin)\n"
+    )
+    (tmp_path / "b.yaml").unlink()
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "gone.yaml")  # a dangling link is read, and says so
+    code, err = run("pending", "-A", "--from", str(tmp_path))
+    assert code == 3 and err == f"podwhy: error: {tmp_path / 'b.yaml'}: no such file or directory\n"
+
+
+def test_a_folder_is_looked_through_up_to_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_FOLDER_ENTRIES", 10)
+    for i in range(6):
+        (tmp_path / "pods" / f"logs-{i}").mkdir(parents=True)
+    (tmp_path / "pods" / "pod.yaml").write_text(POD)
+    assert [p.metadata.name for p in FileSource([str(tmp_path)]).load().pods] == ["p"]  # 9 names
+    for i in range(3):
+        (tmp_path / "pods" / f"logs-{i}" / "logs.txt").write_text("x")  # 12 names: too many
+    code, err = run("pending", "-A", "--from", str(tmp_path))
+    assert code == 3 and err == (
+        f"podwhy: error: {tmp_path}: holds more than 10 files and folders, the most podwhy looks through "
+        "in one folder (give the files of the dump, or a folder that holds only them)\n"
+    )
+
+
+def test_a_folder_is_walked_as_before(tmp_path: Path) -> None:
+    # os.walk's order and choices: sorted, files before subfolders, links to folders not followed.
+    for rel in ("b/x.yaml", "a/z/y.yml", "a/w.json.gz", "c.yaml", "a/notes.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "b", target_is_directory=True)
+    expected = [
+        Path(dirpath) / name
+        for dirpath, dirnames, filenames in _sorted_walk(tmp_path)
+        for name in filenames
+        if name.removesuffix(".gz").endswith((".json", ".yaml", ".yml"))
+    ]
+    assert source._object_files(tmp_path) == expected
+    assert [p.relative_to(tmp_path).as_posix() for p in expected] == ["c.yaml", "a/w.json.gz", "a/z/y.yml", "b/x.yaml"]
+
+
+def _sorted_walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        yield dirpath, dirnames, sorted(filenames)
 
 
 def test_a_large_regular_file_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

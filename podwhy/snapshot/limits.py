@@ -34,6 +34,12 @@ MAX_YAML_DEPTH = 1_000
 # run at once; `replicas: 2147483647` would otherwise build two billion pods.
 MAX_PODS = 150_000
 
+# The most names (files and folders, whatever they are) podwhy looks through in a folder given
+# with --from or -f, before reading any: `kubectl cluster-info dump --output-directory` of a
+# 150,000-pod cluster writes about 300,000 (a folder and a logs.txt per pod, a few files per
+# namespace); a folder of a million files, or `--from /`, would take minutes to list and read.
+MAX_FOLDER_ENTRIES = 1_000_000
+
 _UNITS = {"": 1, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4}
 
 

@@ -12,13 +12,14 @@ cluster. See docs/complete.md.
 
 from __future__ import annotations
 
-import gzip
+import codecs
 import io
 import os
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -26,6 +27,7 @@ from typing import BinaryIO, Protocol
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
 from podwhy.model.objects import ALPHA_KINDS, KINDS
+from podwhy.snapshot import limits
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, decode
 from podwhy.snapshot.limits import max_input_bytes, too_large
@@ -71,7 +73,6 @@ class ReadProgress:
 
 
 ReadCallback = Callable[[ReadProgress], None]
-# Files read in chunks, each reported, from this size on (smaller ones are read at once).
 # How every message names standard input (`-` on the command line), the decoder's errors included.
 STDIN = "<stdin>"
 
@@ -86,8 +87,14 @@ def input_names(paths: Sequence[str]) -> str:
     return ", ".join(input_name(path) for path in paths)
 
 
+# Every input is read (and decompressed) a chunk of READ_CHUNK_BYTES at a time; a regular file's
+# progress is reported, chunk by chunk, from CHUNKED_READ_BYTES on.
 CHUNKED_READ_BYTES = 32 * 1024 * 1024
 READ_CHUNK_BYTES = 8 * 1024 * 1024
+# The most gzip's decompressed text read_input holds before all of it is known to be within the
+# input limit (past it, what was compressed is decompressed a second time, once the limit is known
+# to hold): a gzip bomb costs at most this and its compressed bytes, however much it expands to.
+GZIP_HELD_BYTES = 32 * 1024 * 1024
 
 
 class FileSource:
@@ -193,33 +200,186 @@ def _names(namespaces: Sequence[str]) -> str:
     return named + (f" and {more} more" if more > 0 else "")
 
 
-def _read_chunks(path: Path, f: BinaryIO, total: int, progress: ReadCallback) -> bytes:
-    """The regular file's bytes (TOTAL of them), read in chunks, each reported (a large file takes a while)."""
-    if total < CHUNKED_READ_BYTES:
-        return f.read()
-    chunks: list[bytes] = []
-    done = 0
-    while chunk := f.read(READ_CHUNK_BYTES):
-        chunks.append(chunk)
-        done += len(chunk)
-        progress(ReadProgress(str(path), "reading", done, max(total, done)))
-    return b"".join(chunks)
-
-
 class _Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
 
 
-def _read_bounded(stream: _Readable, name: str, limit: int | None, what: str = "holds") -> bytes:
-    """All of STREAM (a pipe, a device, a decompressing reader), refused as soon as it passes LIMIT bytes."""
-    chunks: list[bytes] = []
-    done = 0
+class _TextCheck:
+    """What no JSON or YAML text holds, looked for in each chunk as it is read (issue 35): a NUL
+    byte (JSON and YAML forbid it anywhere: `--from /dev/zero`, a gzip bomb of zeros), bytes that
+    are not UTF-8 (decode.not_utf8 refuses them in the whole input, with the same words), and a
+    top-level JSON array. The first chunk that shows one ends the read: nothing more is held."""
+
+    def __init__(self, name: str, gzipped: bool) -> None:
+        self.name = name
+        self.at = " once decompressed" if gzipped else ""
+        self.offset = 0  # of the chunk's first byte
+        self.start = b""  # the input's first byte that is not white space, once seen
+        self.start_offset = -1
+        self.utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+
+    def __call__(self, chunk: bytes) -> None:
+        if not self.start and (stripped := chunk.lstrip()):
+            self.start = stripped[:1]
+            self.start_offset = self.offset + len(chunk) - len(stripped)
+            if self.start == b"[":
+                raise PodwhyError(f"{self.name}: a top-level JSON array is not a Kubernetes object or List")
+        found: list[tuple[int, str]] = []  # the first bad byte is named
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            at = self.offset + nul
+            found.append((at, f"{self._what(at, False)}: a NUL byte at offset {at}{self.at}"))
+        pending = len(self.utf8.getstate()[0])  # the start of a character the last chunk ended in
+        if pending or not chunk.isascii():
+            try:
+                self.utf8.decode(chunk)
+            except UnicodeDecodeError as exc:
+                at = self.offset - pending + exc.start
+                byte = f"byte 0x{exc.object[exc.start]:02x} at offset {at}{self.at}"
+                found.append((at, f"{self._what(at, True)}: not UTF-8 text ({byte})"))
+        if found:
+            raise PodwhyError(f"{self.name}: {min(found)[1]}")
+        self.offset += len(chunk)
+
+    def _what(self, at: int, utf8: bool) -> str:
+        """How decode words malformed input whose bad byte is AT."""
+        if self.start == b"{":
+            return "the JSON is invalid" if utf8 else "malformed JSON"
+        if not self.start or at <= self.start_offset:
+            return "not JSON or YAML text"
+        return "malformed YAML"
+
+
+def _raw_chunks(stream: _Readable, first: bytes) -> Iterator[bytes]:
+    yield first
     while chunk := stream.read(READ_CHUNK_BYTES):
-        done += len(chunk)
-        if limit is not None and done > limit:
-            raise too_large(name, limit, what)
-        chunks.append(chunk)
-    return b"".join(chunks)
+        yield chunk
+
+
+def _gunzipped(raw: Iterable[bytes]) -> Iterator[bytes]:
+    """The decompressed bytes of the gzip stream RAW, a chunk of at most READ_CHUNK_BYTES at a time
+    (however much one compressed chunk expands to); members one after another, zeros between or
+    after them skipped, as gzip.GzipFile reads them."""
+    member: zlib._Decompress | None = None
+    for data in raw:
+        while data:
+            if member is None:
+                data = data.lstrip(b"\0")
+                if not data:
+                    break
+                member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            piece = member.decompress(data, READ_CHUNK_BYTES)
+            if piece:
+                yield piece
+            while not member.eof and not member.unconsumed_tail and len(piece) == READ_CHUNK_BYTES:
+                piece = member.decompress(b"", READ_CHUNK_BYTES)  # what zlib holds of input it consumed
+                if piece:
+                    yield piece
+            if member.eof:
+                data, member = member.unused_data, None
+            else:
+                data = member.unconsumed_tail
+    if member is not None:
+        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+
+
+class _Reading:
+    """One pass over an input's bytes: counted against the input limit as read (raw) and once
+    decompressed (text), each chunk of text looked at (_TextCheck)."""
+
+    def __init__(self, name: str, gzipped: bool, limit: int | None, progress: Callable[[int], None] | None) -> None:
+        self.name = name
+        self.gzipped = gzipped
+        self.limit = limit
+        self.progress = progress
+        self.raw = 0
+        self.done = 0
+        self.check = _TextCheck(name, gzipped)
+
+    def counted(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.raw += len(chunk)
+            if self.limit is not None and self.raw > self.limit:  # endless zeros or empty gzip members
+                raise too_large(self.name, self.limit)
+            yield chunk
+            if self.progress is not None:
+                self.progress(self.raw)
+
+    def text(self, raw: Iterable[bytes]) -> Iterator[bytes]:
+        try:
+            for chunk in _gunzipped(self.counted(raw)) if self.gzipped else self.counted(raw):
+                self.done += len(chunk)
+                if self.limit is not None and self.done > self.limit:
+                    raise too_large(self.name, self.limit, "expands to" if self.gzipped else "holds")
+                self.check(chunk)
+                yield chunk
+        except (EOFError, zlib.error) as exc:
+            raise PodwhyError(f"{self.name}: corrupt gzip data: {exc}") from None
+
+
+def read_input(
+    stream: _Readable,
+    name: str,
+    *,
+    size: int = 0,
+    progress: ReadCallback | None = None,
+    reread: Callable[[], Iterable[bytes]] | None = None,
+) -> bytes:
+    """All of STREAM (a file, a pipe, stdin), decompressed when it is gzip (told by its first bytes,
+    whatever its name); NAME names it in errors, SIZE (a regular file's) in PROGRESS.
+
+    Read a chunk at a time (issue 35), each counted against the input limit (limits.py) and looked
+    at (_TextCheck): the read ends at the first chunk past the limit or holding what no JSON or YAML
+    holds, having held what came before it and one chunk. Text that is not compressed is held as it
+    is read: the decoder needs all of it. Gzip is decompressed once to be counted and looked at,
+    its text kept only up to GZIP_HELD_BYTES; past that, only the compressed bytes are kept (none:
+    REREAD reads the file again), and decompressed again once all of it is known to be within the
+    limit. A gzip bomb is refused holding at most GZIP_HELD_BYTES and what it was compressed to."""
+    limit = max_input_bytes()
+    first = stream.read(READ_CHUNK_BYTES)
+    while 0 < len(first) < len(GZIP_MAGIC) and (more := stream.read(READ_CHUNK_BYTES)):
+        first += more  # a pipe that gave one byte so far
+    gzipped = first[:2] == GZIP_MAGIC
+    report: Callable[[int], None] | None = None
+    if progress is not None and size >= CHUNKED_READ_BYTES:
+        step = "decompressing" if gzipped else "reading"
+        report = lambda done: progress(ReadProgress(name, step, done, max(size, done)))  # noqa: E731
+    reading = _Reading(name, gzipped, limit, report)
+    text = io.BytesIO()  # getvalue() hands over its buffer: the text is held once
+    if not gzipped:
+        for chunk in reading.text(_raw_chunks(stream, first)):
+            text.write(chunk)
+        return text.getvalue()
+    held: deque[bytes] | None = None if reread is not None else deque()
+
+    def kept(chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            if held is not None:
+                held.append(chunk)
+            yield chunk
+
+    for chunk in reading.text(kept(_raw_chunks(stream, first))):
+        if reading.done <= GZIP_HELD_BYTES:
+            text.write(chunk)
+        elif text.tell():
+            text = io.BytesIO()  # past GZIP_HELD_BYTES: counted and looked at only
+    if reading.done <= GZIP_HELD_BYTES:
+        return text.getvalue()
+    again = _Reading(name, gzipped, limit, report)
+    for chunk in again.text(reread() if reread is not None else _drained(held)):
+        text.write(chunk)
+    return text.getvalue()
+
+
+def _drained(chunks: deque[bytes] | None) -> Iterator[bytes]:
+    """CHUNKS from the first, each let go of as it is taken."""
+    while chunks:
+        yield chunks.popleft()
+
+
+def read_stream(stream: _Readable, name: str) -> bytes:
+    """All of STREAM (stdin), decompressed when it is gzip; bounded and checked as read_input says."""
+    return read_input(stream, name)
 
 
 class GivenFiles:
@@ -247,53 +407,98 @@ class GivenFiles:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def gunzip(data: bytes, name: str) -> bytes:
-    """DATA decompressed when it is gzip (told by its magic bytes, whatever its name); NAME names it
-    in errors. Decompressed as a stream, refused once it expands past the input limit (limits.py)."""
-    if data[:2] != GZIP_MAGIC:
-        return data
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
-            return _read_bounded(unzipped, name, max_input_bytes(), "expands to")
-    except (OSError, EOFError, zlib.error) as exc:
-        raise PodwhyError(f"{name}: corrupt gzip data: {exc}") from None
-
-
-def read_stream(stream: BinaryIO, name: str) -> bytes:
-    """All of STREAM (stdin), decompressed when it is gzip; each bounded by the input limit."""
-    return gunzip(_read_bounded(stream, name, max_input_bytes()), name)
-
-
 def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
+    """The bytes of the file or pipe PATH (read_input). A device is refused before it is opened:
+    `--from /dev/zero` or `/dev/urandom` is no dump, and opening some devices does something."""
     limit = max_input_bytes()
     try:
+        info = path.stat()
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+            raise not_a_file(path, info.st_mode)
         with path.open("rb") as f:
             info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode):  # a pipe, <(...), a device: read until the limit
-                data = _read_bounded(f, str(path), limit)
-            elif limit is not None and info.st_size > limit:
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+                raise not_a_file(path, info.st_mode)
+            if stat.S_ISREG(info.st_mode) and limit is not None and info.st_size > limit:
                 raise too_large(str(path), limit)
-            else:
-                data = f.read() if progress is None else _read_chunks(path, f, info.st_size, progress)
-                if limit is not None and len(data) > limit:  # it grew while read
-                    raise too_large(str(path), limit)
+            if stat.S_ISREG(info.st_mode) and info.st_size == 0 and path.name.endswith(".gz"):
+                raise PodwhyError(f"{path}: empty file: no gzip data")
+            if not stat.S_ISREG(info.st_mode):
+                return read_input(f, str(path), progress=progress)
+
+            def reread() -> Iterator[bytes]:
+                f.seek(0)
+                return _raw_chunks(f, f.read(READ_CHUNK_BYTES))
+
+            return read_input(f, str(path), size=info.st_size, progress=progress, reread=reread)
     except FileNotFoundError:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise PodwhyError(f"{path}: cannot read: {exc.strerror}") from None
-    if not data and path.name.endswith(".gz"):
-        raise PodwhyError(f"{path}: empty file: no gzip data")
-    if data[:2] == GZIP_MAGIC and progress is not None:
-        progress(ReadProgress(str(path), "decompressing", len(data), len(data)))
-    return gunzip(data, str(path))
+
+
+_FILE_TYPES = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def not_a_file(path: Path, mode: int) -> PodwhyError:
+    what = next((words for test, words in _FILE_TYPES if test(mode)), "not a regular file")
+    return PodwhyError(
+        f"{path}: {what}, not a dump", hint="podwhy reads files, folders of them, pipes, and - for stdin"
+    )
 
 
 def _object_files(root: Path) -> list[Path]:
-    files: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            base = name[:-3] if name.endswith(".gz") else name
-            if base.endswith(_SUFFIXES):
-                files.append(Path(dirpath) / name)
-    return files
+    """The .json, .yaml and .yml files (gzipped or not) under ROOT, in sorted order, as os.walk
+    (not following links to folders) finds them; refused past MAX_FOLDER_ENTRIES names looked at,
+    and when one is not a regular file (a named pipe would wait for a writer for ever)."""
+    bound = limits.MAX_FOLDER_ENTRIES
+    seen = 0
+    files: list[str] = []  # Paths once the walk is over: a Path costs several times its string
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        names: list[tuple[str, bool]] = []  # (name, a folder to walk?)
+        kept: dict[str, os.DirEntry[str]] = {}
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > bound:
+                        raise PodwhyError(
+                            f"{root}: holds more than {bound:,} files and folders,"
+                            " the most podwhy looks through in one folder",
+                            hint="give the files of the dump, or a folder that holds only them",
+                        )
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if is_dir:
+                        if not entry.is_symlink():
+                            names.append((entry.name, True))
+                        continue
+                    base = entry.name[:-3] if entry.name.endswith(".gz") else entry.name
+                    if base.endswith(_SUFFIXES):
+                        names.append((entry.name, False))
+                        kept[entry.name] = entry
+        except OSError:
+            continue  # as os.walk: a folder it cannot list is left out
+        subfolders = sorted(name for name, is_dir in names if is_dir)
+        for name in sorted(name for name, is_dir in names if not is_dir):
+            entry = kept[name]
+            if not entry.is_file():  # told by the folder's listing, but for links
+                try:
+                    mode = entry.stat().st_mode
+                except OSError:
+                    mode = stat.S_IFREG  # a dangling link: reading it says so
+                if not stat.S_ISREG(mode):
+                    raise not_a_file(Path(entry.path), mode)
+            files.append(entry.path)
+        folders.extend(folder / name for name in reversed(subfolders))
+    return [Path(file) for file in files]
