@@ -311,6 +311,9 @@ FACTS: dict[str, Facts] = {
         pending_says={WEB: "0/2 nodes are available: 2 Insufficient cpu."},
         rollout={WEB: {"status": "Unchanged", "removed": [], "oldReplicas": 3, "newReplicas": 1}},
     ),
+    # A paused Deployment given a new image: no new ReplicaSet (DeploymentPaused), the old pods keep
+    # running; the rollout does not complete: exit 1, a JUnit failure.
+    "rollout-paused": Facts(1, {WEB: []}, rollout={WEB: {"status": "Paused", "removed": [], "oldReplicas": 3}}),
     # A Job's changed template cannot be applied: nothing is placed, its 2 pods keep running.
     "job-immutable": Facts(
         1, {"shop/train (Job)": []}, rollout={"shop/train (Job)": {"status": "Immutable", "oldReplicas": 2}}

@@ -321,3 +321,39 @@ def test_without_pods_being_deleted_nothing_is_said(tmp_path: Path) -> None:
     code, _, report = _check(tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2"))
     assert code == 1
     assert all("fitsOnceDeleted" not in r for r in report["workloads"][0]["replicas"])
+
+
+# ---------------------------------------------------------------- a paused Deployment
+
+
+def _paused(replicas: int, image: str) -> Json:
+    manifest = deployment(replicas=replicas, image=image)
+    manifest["spec"]["paused"] = True
+    return manifest
+
+
+@pytest.mark.parametrize(
+    ("replicas", "image", "status", "placed", "removed", "code"),
+    [
+        # deployment_controller.go syncDeployment: `if d.Spec.Paused { return dc.sync(...) }`, and
+        # sync() calls getAllReplicaSetsAndSyncRevision with createIfNotExisted false: no new
+        # ReplicaSet, nothing rolled out; its scale() still sizes the old one (sync.go; upstream
+        # has no unit test of a paused Deployment given a new template).
+        (3, "x:2", "Paused", 0, 0, 1),
+        (5, "x:2", "Paused", 2, 0, 1),  # scaled up: the old ReplicaSet adds pods of the old template
+        (2, "x:2", "Paused", 0, 1, 1),
+        (3, "x:1", "Unchanged", 0, 0, 0),  # nothing to roll out: paused changes nothing
+    ],
+)
+def test_a_paused_deployment_rolls_nothing_out(
+    tmp_path: Path, replicas: int, image: str, status: str, placed: int, removed: int, code: int
+) -> None:
+    got, out, report = _check(tmp_path, [_node("n1", "8"), *deployment_pods(3)], _paused(replicas, image))
+    workload = report["workloads"][0]
+    rollout = workload["rollout"]
+    assert (got, rollout["status"], workload["placed"], len(rollout["removed"])) == (code, status, placed, removed)
+    if status == "Paused":
+        assert "the Deployment is paused (spec.paused)" in " ".join(out.split())
+        assert "kubectl rollout resume deployment/web -n default" in out
+        # The pods it adds are the old ReplicaSet's, of the old template.
+        assert all(r["name"].startswith("web-6d4cf56db6-") for r in workload["replicas"])

@@ -93,6 +93,8 @@ class ManifestWorkload:
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
     progress_deadline_seconds: int | None = None
+    # Deployment: spec.paused (its controller rolls out no new template until it is resumed).
+    paused: bool = False
     # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
     # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
     # retried.
@@ -371,6 +373,7 @@ class ManifestSource:
         out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
         out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
         out.progress_deadline_seconds = wl.spec.progress_deadline_seconds
+        out.paused = kind == "Deployment" and wl.spec.paused
         template = wl.spec.template
         hashed = template_hash(msgspec.json.encode(template))
         owner = o.OwnerReference(

@@ -612,7 +612,10 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
     unchanged = bool(new) and same_template(old, new[0]) if from_pods else bool(workload.template_unchanged)
     result.rollout = _update_pods(workload, old, new, unchanged, place_one, placer.unbind)
     result.rollout.pods_compared = from_pods and unchanged
+    # The new pods in the controller's order, then those a paused Deployment's old ReplicaSet adds.
+    ours = {id(pod) for pod in new}
     result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
+    result.replicas += [replica for key, replica in latest.items() if key not in ours]
     return result
 
 
@@ -637,6 +640,13 @@ def _update_pods(
         return scale(old, len(new), fresh, place_one, remove, order)
     if kind == "StatefulSet":
         return _statefulset_update(workload, old, new, place_one, remove)
+    if workload.paused:
+        # sync(): no new ReplicaSet is created while paused; scale() sizes the old one, whose pods
+        # are of the old template.
+        fresh = [_old_template_pod(old, index) for index in range(max(len(new) - len(old), 0))]
+        rollout = scale(old, len(new), fresh, place_one, remove)
+        rollout.status = RolloutStatus.PAUSED
+        return rollout
     if workload.strategy is not None and workload.strategy.type == RECREATE:
         rollout = recreate(old, new, place_one, remove)
     else:
@@ -644,6 +654,22 @@ def _update_pods(
     if workload.progress_deadline_seconds is not None:
         rollout.progress_deadline_seconds = workload.progress_deadline_seconds
     return rollout
+
+
+def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
+    """A pod the old ReplicaSet adds when a paused Deployment is scaled up: the newest old pod's
+    template, unbound, named `<replicaset>-<podwhy's 5 characters>`."""
+    model = max(old, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))
+    owner = next((ref for ref in model.metadata.owner_references if ref.controller), None)
+    base = f"{owner.name}-" if owner is not None else model.metadata.generate_name
+    name = base + suffix(f"scale/{model.metadata.namespace}/{base}/{index}")
+    meta = model.metadata
+    return msgspec.structs.replace(
+        model,
+        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-scale-{meta.namespace}-{name}"),
+        spec=msgspec.structs.replace(model.spec, node_name=""),
+        status=o.PodStatus(phase="Pending"),
+    )
 
 
 def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:

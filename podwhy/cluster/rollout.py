@@ -64,6 +64,10 @@ class RolloutStatus(StrEnum):
     IMMUTABLE = "Immutable"
     # OnDelete: nothing changes until pods are deleted.
     WAITS_FOR_DELETION = "WaitsForDeletion"
+    # A paused Deployment (spec.paused): the controller's sync() creates no new ReplicaSet, so the
+    # new template is not rolled out until it is resumed (Progressing Unknown, DeploymentPaused);
+    # it still scales the ReplicaSets it has.
+    PAUSED = "Paused"
 
 
 @dataclass

@@ -173,7 +173,9 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
     )
 
 
-FAILING_ROLLOUTS = frozenset({RolloutStatus.STALLS.value, RolloutStatus.IMMUTABLE.value})
+# A rollout that does not complete (exit 1, a JUnit failure): it stalls, cannot be applied, or
+# does not start (a paused Deployment).
+FAILING_ROLLOUTS = frozenset({RolloutStatus.STALLS.value, RolloutStatus.IMMUTABLE.value, RolloutStatus.PAUSED.value})
 
 
 def build_check_report(
@@ -368,6 +370,15 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
         return (
             "template changed, but a Job's template is immutable: `kubectl apply` fails "
             f'(The Job "{workload.name}" is invalid: spec.template: field is immutable); its pods keep running'
+        )
+    if rollout.status == "Paused":
+        running = old - len(removed) + new
+        scaled = f", scaled to {rollout.replicas} with the old template" if rollout.replicas != old else ""
+        return (
+            "template changed, but the Deployment is paused (spec.paused): its controller does not start the"
+            f" rollout (condition Progressing: Unknown, DeploymentPaused); {running} old replica"
+            f"{'s' if running != 1 else ''} keep{'s' if running == 1 else ''} running{scaled}; it rolls out once"
+            f" resumed: `kubectl rollout resume deployment/{workload.name} -n {workload.namespace}`"
         )
     if rollout.status == "WaitsForDeletion":
         return f"updateStrategy OnDelete: nothing changes until its pods are deleted ({old} old keep running)"

@@ -624,8 +624,9 @@ class RolloutReport(_Struct):
     (a placed pod counts as available at once)."""
 
     # Unchanged (only scaled, if at all), Completes, Stalls, Immutable (`kubectl apply` fails),
-    # WaitsForDeletion (OnDelete).
-    status: Literal["Unchanged", "Completes", "Stalls", "Immutable", "WaitsForDeletion"]
+    # WaitsForDeletion (OnDelete), Paused (a paused Deployment: no new template is rolled out
+    # until it is resumed; the controller still scales).
+    status: Literal["Unchanged", "Completes", "Stalls", "Immutable", "WaitsForDeletion", "Paused"]
     # The pods of the workload the cluster ran, how many it is to run, and the new ones placed.
     oldReplicas: int  # noqa: N815
     replicas: int

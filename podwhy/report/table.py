@@ -929,8 +929,13 @@ def check_summary(report: CheckReport) -> str:
     if unchanged:
         preempting += f"; {len(unchanged)} workload{'s' if len(unchanged) != 1 else ''} unchanged"
     if not summary.pending and summary.failingWorkloads:
-        failing = summary.failingWorkloads
-        return line + f"; {failing} workload{'s' if failing != 1 else ''} cannot be updated" + preempting
+        paused = sum(1 for w in report.workloads if w.update is not None and w.update.status == "Paused")
+        failing = summary.failingWorkloads - paused
+        said = [f"{failing} workload{'s' if failing != 1 else ''} cannot be updated"] if failing else []
+        if paused:
+            plural = paused != 1
+            said.append(f"{paused} paused Deployment{'s' if plural else ''} do{'' if plural else 'es'} not roll out")
+        return line + "; " + ", ".join(said) + preempting
     if not summary.pending:
         workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
         if summary.inconclusive:

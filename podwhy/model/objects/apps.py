@@ -75,6 +75,8 @@ class WorkloadSpec(_Base):
     # Deployment: how a changed template rolls out, and how long before it reports a stall.
     strategy: DeploymentStrategy | None = None
     progress_deadline_seconds: Int32 | None = None
+    # Deployment: paused, its controller rolls out no new template (it still scales).
+    paused: bool = False
     # StatefulSet and DaemonSet: how a changed template rolls out.
     update_strategy: StatefulSetUpdateStrategy | None = None
 
