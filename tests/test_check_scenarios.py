@@ -311,6 +311,13 @@ FACTS: dict[str, Facts] = {
         pending_says={WEB: "0/2 nodes are available: 2 Insufficient cpu."},
         rollout={WEB: {"status": "Unchanged", "removed": [], "oldReplicas": 3, "newReplicas": 1}},
     ),
+    # A rollback: the manifest's template is revision 1's (ReplicaSet web-6b7f9c8d4, scaled to 0): the
+    # controller scales that ReplicaSet up again (FindNewReplicaSet, EqualIgnoreHash), creating none.
+    "rollout-rollback": Facts(
+        0,
+        {WEB: ["node-2", "node-1", "node-1"]},
+        rollout={WEB: {"status": "Completes", "existingReplicaSet": "web-6b7f9c8d4", "newReplicas": 3}},
+    ),
     # A paused Deployment given a new image: no new ReplicaSet (DeploymentPaused), the old pods keep
     # running; the rollout does not complete: exit 1, a JUnit failure.
     "rollout-paused": Facts(1, {WEB: []}, rollout={WEB: {"status": "Paused", "removed": [], "oldReplicas": 3}}),

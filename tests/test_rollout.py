@@ -357,3 +357,122 @@ def test_a_paused_deployment_rolls_nothing_out(
         assert "kubectl rollout resume deployment/web -n default" in out
         # The pods it adds are the old ReplicaSet's, of the old template.
         assert all(r["name"].startswith("web-6d4cf56db6-") for r in workload["replicas"])
+
+
+# ---------------------------------------------------------------- revisions (FindNewReplicaSet)
+
+
+def _replica_set(hashed: str, image: str, created: str, annotations: Json | None = None) -> Json:
+    template: Json = {
+        "metadata": {"labels": {"app": "web", "pod-template-hash": hashed}},
+        "spec": {"containers": [{"name": "c", "image": image, "resources": REQUESTS}]},
+    }
+    if annotations:
+        template["metadata"]["annotations"] = annotations
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": f"web-{hashed}",
+            "namespace": "default",
+            "creationTimestamp": created,
+            "labels": {"app": "web", "pod-template-hash": hashed},
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d", "controller": True}
+            ],
+        },
+        "spec": {"selector": {"matchLabels": {"app": "web", "pod-template-hash": hashed}}, "template": template},
+    }
+
+
+def _rs_pods(hashed: str, count: int, image: str, node: str = "n1") -> list[Json]:
+    labels = {"app": "web", "pod-template-hash": hashed}
+    return [_running(f"web-{hashed}-{i}", node, "ReplicaSet", f"web-{hashed}", labels, image) for i in range(count)]
+
+
+RESTARTED = "kubectl.kubernetes.io/restartedAt"
+
+
+@pytest.mark.parametrize(
+    ("objects", "image", "status", "revision", "created"),
+    [
+        # deployment_util_test.go TestFindNewReplicaSet "Get new ReplicaSet with the same template as
+        # Deployment spec but different pod-template-hash value": a rollback to revision 1, scaled to 0.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:1",
+            "Completes",
+            "web-5b6c7d8f9",
+            3,
+        ),
+        # "Get the oldest new ReplicaSet when there are more than one ReplicaSet with the same template".
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("7f8g9h2j4", "x:1", "2025-06-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:1",
+            "Completes",
+            "web-5b6c7d8f9",
+            3,
+        ),
+        # "Get nil new ReplicaSet": no revision has x:3, a new ReplicaSet is created.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:3",
+            "Completes",
+            None,
+            3,
+        ),
+        # A rollout under way (revision 2 runs 1 pod of 3): that ReplicaSet is scaled up; 2 pods created.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("5b6c7d8f9", 2, "x:1"),
+                *_rs_pods("6d4cf56db6", 1, "x:2"),
+            ],
+            "x:2",
+            "Completes",
+            "web-6d4cf56db6",
+            2,
+        ),
+        # Revision 1 differs from revision 2 only by an older `kubectl rollout restart`: `kubectl apply`
+        # keeps the live restartedAt (revision 2's), so the manifest is revision 2: unchanged.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z", {RESTARTED: "2025-01-01T00:00:00Z"}),
+                _replica_set("6d4cf56db6", "x:1", "2026-01-01T00:00:00Z", {RESTARTED: "2026-01-01T00:00:00Z"}),
+                *_rs_pods("6d4cf56db6", 3, "x:1"),
+            ],
+            "x:1",
+            "Unchanged",
+            None,
+            0,
+        ),
+    ],
+)
+def test_the_new_replica_set_is_found_by_its_template(
+    tmp_path: Path, objects: list[Json], image: str, status: str, revision: str | None, created: int
+) -> None:
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *objects], deployment(image=image))
+    workload = report["workloads"][0]
+    rollout = workload["rollout"]
+    assert (code, rollout["status"], rollout.get("existingReplicaSet"), len(workload["replicas"])) == (
+        0,
+        status,
+        revision,
+        created,
+    )
+    if revision is not None:  # its pods are the existing ReplicaSet's
+        assert all(r["name"].startswith(f"{revision}-") for r in workload["replicas"])

@@ -23,7 +23,14 @@ import msgspec
 
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
 from podwhy.cluster.fieldvalidation import check_fields
-from podwhy.cluster.rollout import existing_pods, same_stored_template, stored_templates
+from podwhy.cluster.rollout import (
+    ReplicaSetRevision,
+    deployment_replica_sets,
+    existing_pods,
+    find_new_replica_set,
+    same_stored_template,
+    stored_templates,
+)
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
@@ -93,6 +100,11 @@ class ManifestWorkload:
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
     progress_deadline_seconds: int | None = None
+    # Deployment: the cluster's ReplicaSet whose template is the manifest's (FindNewReplicaSet:
+    # a rollback, or a rollout under way), which its controller scales up rather than creating
+    # one; and the pods it already runs (of EXISTING).
+    new_replica_set: str = ""
+    current: list[o.Pod] = field(default_factory=list)
     # Deployment: spec.paused (its controller rolls out no new template until it is resumed).
     paused: bool = False
     # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
@@ -370,12 +382,22 @@ class ManifestSource:
         kind = wl.kind
         out = ManifestWorkload(kind, namespace, name, entry.source)
         out.existing = existing_pods(snapshot, kind, namespace, name)
-        out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
+        revision = self._new_replica_set(entry, kind, namespace, name, out.existing, snapshot)
+        if revision is not None:
+            # FindNewReplicaSet: the revision of this template exists (a rollback, or a rollout
+            # under way): its pods are the new ones, and it is scaled up rather than created.
+            out.new_replica_set = revision.name
+            out.current = [p for p in out.existing if _owner_name(p) == revision.name]
+            out.template_unchanged = len(out.current) == len(out.existing)
+        else:
+            out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
         out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
         out.progress_deadline_seconds = wl.spec.progress_deadline_seconds
         out.paused = kind == "Deployment" and wl.spec.paused
         template = wl.spec.template
         hashed = template_hash(msgspec.json.encode(template))
+        if revision is not None and revision.pod_template_hash:
+            hashed = revision.pod_template_hash
         owner = o.OwnerReference(
             api_version=_OWNER_API_VERSIONS.get(kind, "apps/v1"),
             kind=kind,
@@ -401,7 +423,8 @@ class ManifestSource:
                 ),
                 spec=o.SelectorSpec(selector=rs_selector),
             )
-            snapshot.add("ReplicaSet", rs)
+            if revision is None or revision.name != rs_name:
+                snapshot.add("ReplicaSet", rs)  # else the cluster's own ReplicaSet is scaled up
             owner = o.OwnerReference(
                 api_version="apps/v1", kind="ReplicaSet", name=rs_name, uid=rs.metadata.uid, controller=True
             )
@@ -493,6 +516,21 @@ class ManifestSource:
             out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
 
+    def _new_replica_set(
+        self, entry: Entry, kind: str, namespace: str, name: str, existing: list[o.Pod], snapshot: Snapshot
+    ) -> ReplicaSetRevision | None:
+        """A Deployment's ReplicaSet whose stored template equals the manifest's but for the
+        pod-template-hash label (FindNewReplicaSet), or None."""
+        if kind != "Deployment" or not entry.raw:
+            return None
+        revisions = deployment_replica_sets(snapshot, namespace, name)
+        # The Deployment's live template: its current revision's, the newest ReplicaSet running pods.
+        running = {_owner_name(p) for p in existing}
+        live = next((r.template for r in reversed(revisions) if r.name in running and r.template is not None), None)
+        if live is None:
+            return None
+        return find_new_replica_set(_raw_template(entry.document, entry.kind), revisions, live, self._emulation)
+
     def _template_unchanged(
         self, entry: Entry, kind: str, namespace: str, existing: list[o.Pod], snapshot: Snapshot
     ) -> bool | None:
@@ -539,6 +577,10 @@ def _raw_template(raw: Any, kind: str) -> dict[str, Any]:
         spec = job.get("spec") if isinstance(job, dict) else None
     template = spec.get("template") if isinstance(spec, dict) else None
     return template if isinstance(template, dict) else {}
+
+
+def _owner_name(pod: o.Pod) -> str:
+    return next((r.name for r in pod.metadata.owner_references if r.controller), "")
 
 
 def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:

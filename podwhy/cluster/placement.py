@@ -640,6 +640,11 @@ def _update_pods(
         return scale(old, len(new), fresh, place_one, remove, order)
     if kind == "StatefulSet":
         return _statefulset_update(workload, old, new, place_one, remove)
+    current = workload.current  # the new ReplicaSet's own pods (a rollback to a revision that kept some)
+    if current:
+        running = {id(p) for p in current}
+        old = [p for p in old if id(p) not in running]
+        new = new[: max(len(new) - len(current), 0)]
     if workload.paused:
         # sync(): no new ReplicaSet is created while paused; scale() sizes the old one, whose pods
         # are of the old template.
@@ -650,9 +655,10 @@ def _update_pods(
     if workload.strategy is not None and workload.strategy.type == RECREATE:
         rollout = recreate(old, new, place_one, remove)
     else:
-        rollout = rolling_update(old, new, workload.strategy, place_one, remove)
+        rollout = rolling_update(old, new, workload.strategy, place_one, remove, current)
     if workload.progress_deadline_seconds is not None:
         rollout.progress_deadline_seconds = workload.progress_deadline_seconds
+    rollout.revision = workload.new_replica_set
     return rollout
 
 

@@ -97,6 +97,9 @@ class Rollout:
     # Whether the template was compared with the old pods only (the snapshot holds no stored
     # template): the fields podwhy does not read were not compared.
     pods_compared: bool = False
+    # A Deployment's: the cluster's ReplicaSet whose template the manifest's is (FindNewReplicaSet),
+    # scaled up instead of a new one ("" when the controller creates one).
+    revision: str = ""
 
 
 def owned_by(pod: o.Pod, kind: str, name: str) -> bool:
@@ -205,13 +208,74 @@ def same_stored_template(manifest: Json, stored: Json, emulation: Emulation = DE
     ReplicaSet whose template equals it but for that label; the StatefulSet and DaemonSet
     controllers compare the template with their ControllerRevision's). STORED is read as stored
     (defaulting it again changes nothing), less a ReplicaSet's pod-template-hash label."""
+    live = _without_hash(stored, emulation)
+    return applied_template(manifest, live, emulation) == live
+
+
+def _without_hash(stored: Json, emulation: Emulation) -> Json:
+    """A stored template as the API server writes it, less a ReplicaSet's pod-template-hash label."""
     live = stored_form(default_template(stored, emulation))
     labels = live.get("metadata", {}).get("labels")
     if isinstance(labels, dict):
         labels.pop(POD_TEMPLATE_HASH, None)
         if not labels:
             del live["metadata"]["labels"]
-    return applied_template(manifest, live, emulation) == live
+    return live
+
+
+@dataclass(frozen=True)
+class ReplicaSetRevision:
+    """A ReplicaSet of a Deployment, as FindNewReplicaSet reads it."""
+
+    name: str
+    pod_template_hash: str
+    # Its stored template as JSON (None when the snapshot does not hold it).
+    template: Json | None
+
+
+def deployment_replica_sets(snapshot: Snapshot, namespace: str, name: str) -> list[ReplicaSetRevision]:
+    """The ReplicaSets the Deployment NAMESPACE/NAME controls, oldest first
+    (controller.ReplicaSetsByCreationTimestamp: the creation time, then the name)."""
+    owned = [
+        rs
+        for rs in snapshot.replica_sets
+        if rs.metadata.namespace == namespace
+        and any(r.controller and r.kind == "Deployment" and r.name == name for r in rs.metadata.owner_references)
+    ]
+    owned.sort(key=lambda rs: (rs.metadata.creation_timestamp or "", rs.metadata.name))
+    out = []
+    for rs in owned:
+        data = snapshot.raw_templates.get(("ReplicaSet", namespace, rs.metadata.name))
+        template: Json | None = None
+        if data is not None:
+            try:
+                decoded = msgspec.json.decode(data)
+            except msgspec.DecodeError:
+                decoded = None
+            template = decoded if isinstance(decoded, dict) else None
+        hashed = rs.metadata.labels.get(POD_TEMPLATE_HASH, "")
+        if not hashed and template is not None:
+            labels = template.get("metadata", {}).get("labels")
+            hashed = labels.get(POD_TEMPLATE_HASH, "") if isinstance(labels, dict) else ""
+        out.append(ReplicaSetRevision(rs.metadata.name, str(hashed), template))
+    return out
+
+
+def find_new_replica_set(
+    manifest: Json, revisions: Sequence[ReplicaSetRevision], live: Json, emulation: Emulation = DEFAULT
+) -> ReplicaSetRevision | None:
+    """deploymentutil.FindNewReplicaSet: the oldest of REVISIONS whose template equals the
+    Deployment's once MANIFEST is applied, ignoring the pod-template-hash label (EqualIgnoreHash).
+    A rollback (the manifest of an older revision) finds that revision's ReplicaSet, which the
+    controller scales up again rather than creating a new one. LIVE stands for the Deployment's
+    template before the apply (the current revision's: podwhy does not read the Deployment's), whose
+    labels and annotations the manifest does not name `kubectl apply` keeps (applied_template): an
+    older revision's `kubectl rollout restart` annotation is not the Deployment's any more."""
+    applied = applied_template(manifest, _without_hash(live, emulation), emulation)
+    for revision in revisions:
+        if revision.template is not None and applied == _without_hash(revision.template, emulation):
+            return revision
+    return None
 
 
 def scaled(value: int | str | None, total: int, default: str, round_up: bool) -> int:
@@ -302,17 +366,21 @@ def rolling_update(
     strategy: o.DeploymentStrategy | None,
     place: PlaceFn,
     remove: RemoveFn,
+    current: Sequence[o.Pod] = (),
 ) -> Rollout:
     """The Deployment controller's rolling update, round by round: the new ReplicaSet grows while
     all pods stay within replicas + maxSurge; old pods go while at least replicas - maxUnavailable
-    are available (unavailable old pods first). Stops when a round changes nothing."""
-    replicas = len(new)
+    are available (unavailable old pods first). Stops when a round changes nothing. CURRENT: the
+    pods the new ReplicaSet already runs (a rollout under way, or a rollback to a ReplicaSet that
+    kept some), NEW the pods it is still to create."""
+    replicas = len(new) + len(current)
     surge, unavailable = fenceposts(strategy, replicas)
     out = Rollout(RolloutStatus.STALLS, len(old), max_surge=surge, max_unavailable=unavailable)
     remaining = deletion_order(old)
     available_old = {id(p) for p in remaining if p.spec.node_name and p.status.phase == "Running"}
-    created = 0
-    placed = 0
+    new = [*current, *new]
+    created = len(current)
+    placed = sum(1 for p in current if _available(p))
     waiting: list[o.Pod] = []  # new pods left Pending: the scheduler retries them as room frees
     while True:
         changed = False
@@ -359,7 +427,7 @@ def rolling_update(
         if created == replicas and placed == replicas and not remaining:
             out.status = RolloutStatus.COMPLETES
             break
-    out.new_replicas = placed
+    out.new_replicas = placed - sum(1 for p in current if _available(p))
     return out
 
 

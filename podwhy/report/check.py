@@ -170,6 +170,7 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
         maxUnavailable=rollout.max_unavailable,
         progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
         comparedPodsOnly=True if rollout.pods_compared else UNSET,
+        existingReplicaSet=rollout.revision or UNSET,
     )
 
 
@@ -346,6 +347,11 @@ def rollout_line(workload: WorkloadReport) -> str:
     if rollout is None:
         return ""
     line = _rollout_words(workload, rollout)
+    if rollout.existingReplicaSet is not UNSET:
+        line += (
+            f"; its ReplicaSet {rollout.existingReplicaSet} already has the manifest's template (a rollback, or a"
+            " rollout under way): the controller scales it up rather than creating one"
+        )
     return f"{line}; {PODS_ONLY_NOTE}" if rollout.comparedPodsOnly is True else line
 
 

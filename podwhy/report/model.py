@@ -643,6 +643,10 @@ class RolloutReport(_Struct):
     # (the snapshot holds no stored template of the workload: its ReplicaSet or StatefulSet):
     # fields podwhy does not read (env, command, probes, annotations...) were not compared.
     comparedPodsOnly: bool | UnsetType = UNSET  # noqa: N815
+    # A Deployment whose manifest's template is that of a ReplicaSet it already has, ignoring the
+    # pod-template-hash label (FindNewReplicaSet/EqualIgnoreHash; a rollback): that ReplicaSet,
+    # which the controller scales up again instead of creating a new one.
+    existingReplicaSet: str | UnsetType = UNSET  # noqa: N815
 
 
 class PendingReplicas(_Struct):
