@@ -325,6 +325,13 @@ FACTS: dict[str, Facts] = {
     "job-immutable": Facts(
         1, {"shop/train (Job)": []}, rollout={"shop/train (Job)": {"status": "Immutable", "oldReplicas": 2}}
     ),
+    # parallelism 2 -> 4 of a Job running 2 of 6 completions: parallelism is mutable, the Job
+    # controller creates 2 more pods (manageJob: min(parallelism, completions - succeeded)).
+    "job-parallelism": Facts(
+        0,
+        {"shop/train (Job)": ["node-1", "node-1"]},
+        rollout={"shop/train (Job)": {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2, "job": "Runs"}},
+    ),
     # `kubectl get nodes` alone: every replica "fits" on nodes that look empty, but the room the
     # cluster's pods take is unknown: inconclusive, exit 3.
     "nodes-only": Facts(

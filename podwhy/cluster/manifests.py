@@ -24,10 +24,15 @@ import msgspec
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
 from podwhy.cluster.fieldvalidation import check_fields
 from podwhy.cluster.rollout import (
+    JobShape,
+    LiveJob,
     ReplicaSetRevision,
     deployment_replica_sets,
     existing_pods,
     find_new_replica_set,
+    job_shape,
+    job_update_refusal,
+    live_job,
     same_stored_template,
     stored_templates,
 )
@@ -105,6 +110,13 @@ class ManifestWorkload:
     # one; and the pods it already runs (of EXISTING).
     new_replica_set: str = ""
     current: list[o.Pod] = field(default_factory=list)
+    # Job: its spec as the manifest sets it, the Job the snapshot holds (None: none), and the API
+    # server's words refusing the update ("": it applies).
+    job_shape: JobShape | None = None
+    live_job: LiveJob | None = None
+    job_refusal: str = ""
+    # The release whose API server admitted it (what its pods' comparison reads).
+    emulation: Emulation = DEFAULT
     # Deployment: spec.paused (its controller rolls out no new template until it is resumed).
     paused: bool = False
     # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
@@ -380,8 +392,12 @@ class ManifestSource:
         namespace = wl.metadata.namespace or self.namespace
         name = wl.metadata.name
         kind = wl.kind
-        out = ManifestWorkload(kind, namespace, name, entry.source)
+        out = ManifestWorkload(kind, namespace, name, entry.source, emulation=self._emulation)
         out.existing = existing_pods(snapshot, kind, namespace, name)
+        if kind == "Job":
+            out.job_shape = job_shape(wl.spec)
+            if entry.kind == "Job":  # a CronJob's next Job is a new one
+                self._job_update(entry, out, snapshot)
         revision = self._new_replica_set(entry, kind, namespace, name, out.existing, snapshot)
         if revision is not None:
             # FindNewReplicaSet: the revision of this template exists (a rollback, or a rollout
@@ -389,6 +405,10 @@ class ManifestSource:
             out.new_replica_set = revision.name
             out.current = [p for p in out.existing if _owner_name(p) == revision.name]
             out.template_unchanged = len(out.current) == len(out.existing)
+        elif out.live_job is not None and out.live_job.template is not None:
+            # The Job's stored template, every field (its pods' labels are not its template's).
+            manifest = _raw_template(entry.document, entry.kind) if entry.raw else {}
+            out.template_unchanged = same_stored_template(manifest, out.live_job.template, self._emulation)
         else:
             out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
         out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
@@ -515,6 +535,26 @@ class ManifestSource:
                 _mount_claims(pod, out.claim_templates, name, index)
             out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
+
+    def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
+        """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
+        update (before the manifest's Job takes its place in SNAPSHOT)."""
+        live = snapshot.jobs.get(f"{out.namespace}/{out.name}")
+        if live is None or out.job_shape is None:
+            return
+        data = snapshot.raw_templates.get(("Job", out.namespace, out.name))
+        template: Any = None
+        if data is not None:
+            try:
+                template = msgspec.json.decode(data)
+            except msgspec.DecodeError:
+                template = None
+        out.live_job = live_job(live, template if isinstance(template, dict) else None)
+        manifest = _raw_template(entry.document, entry.kind) if entry.raw else {}
+        refusal = job_update_refusal(
+            out.name, manifest, out.job_shape, out.live_job, len(out.existing), self._emulation
+        )
+        out.job_refusal = refusal or ""
 
     def _new_replica_set(
         self, entry: Entry, kind: str, namespace: str, name: str, existing: list[o.Pod], snapshot: Snapshot
@@ -650,6 +690,8 @@ _KEEPS_RUNNING_COUNT = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "Re
 def _replica_count(wl: o.Workload) -> int:
     """How many pods the controller keeps: replicas (default 1), or for a Job the pods running at once."""
     if wl.kind == "Job":
+        if wl.spec.suspend:
+            return 0  # a suspended Job's controller creates no pods
         parallelism = 1 if wl.spec.parallelism is None else wl.spec.parallelism
         if wl.spec.completions is not None:
             parallelism = min(parallelism, wl.spec.completions)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -171,7 +172,17 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
         progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
         comparedPodsOnly=True if rollout.pods_compared else UNSET,
         existingReplicaSet=rollout.revision or UNSET,
+        refusal=rollout.refusal or UNSET,
+        job=_JOB_OUTCOMES[rollout.job] if rollout.job else UNSET,
     )
+
+
+_JOB_OUTCOMES: dict[str, Literal["Runs", "Suspended", "Finished", "DeadlineExceeded"]] = {
+    "Runs": "Runs",
+    "Suspended": "Suspended",
+    "Finished": "Finished",
+    "DeadlineExceeded": "DeadlineExceeded",
+}
 
 
 # A rollout that does not complete (exit 1, a JUnit failure): it stalls, cannot be applied, or
@@ -364,6 +375,20 @@ PODS_ONLY_NOTE = (
 
 def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     old, new, removed = rollout.oldReplicas, rollout.newReplicas, rollout.removed
+    if rollout.job is not UNSET and rollout.job != "Runs":
+        return _job_words(workload, rollout)
+    if rollout.job is not UNSET and rollout.status in ("Unchanged", "Completes"):
+        what = "unchanged template" if rollout.status == "Unchanged" else "scheduling directives changed"
+        if removed:
+            kept = old - len(removed)
+            return f"{what}: the Job controller deletes {', '.join(removed)} ({kept} keep running)"
+        if workload.replicas:
+            created = len(workload.replicas)
+            return (
+                f"{what}: the Job controller creates {created} more pod{'s' if created != 1 else ''}, {new} placed"
+                f" ({old} running)"
+            )
+        return f"{what}: {old} pod{'s' if old != 1 else ''} running, none to add"
     if rollout.status == "Unchanged":
         if removed:
             return f"unchanged template: scaled down from {old} to {old - len(removed)} (removes {', '.join(removed)})"
@@ -373,10 +398,13 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     if rollout.status == "Completes":
         return f"rollout completes: {new} new replica{'s' if new != 1 else ''} ({len(removed)} old removed)"
     if rollout.status == "Immutable":
-        return (
-            "template changed, but a Job's template is immutable: `kubectl apply` fails "
-            f'(The Job "{workload.name}" is invalid: spec.template: field is immutable); its pods keep running'
-        )
+        refusal = rollout.refusal if rollout.refusal is not UNSET else ""
+        if refusal.endswith(": spec.template: field is immutable"):
+            return (
+                f"template changed, but a Job's template is immutable: `kubectl apply` fails ({refusal}); its pods"
+                " keep running"
+            )
+        return f"`kubectl apply` fails ({refusal}); its pods keep running"
     if rollout.status == "Paused":
         running = old - len(removed) + new
         scaled = f", scaled to {rollout.replicas} with the old template" if rollout.replicas != old else ""
@@ -402,6 +430,17 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
             " the rollout depends on them leaving"
         )
     return line
+
+
+def _job_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
+    """What the Job controller does with a Job it will not run more pods of."""
+    old, removed = rollout.oldReplicas, rollout.removed
+    deleted = f"deletes its {len(removed)} active pod{'s' if len(removed) != 1 else ''}" if removed else "runs no pod"
+    if rollout.job == "Suspended":
+        return f"suspended (spec.suspend): the Job controller {deleted} and creates none until it is resumed"
+    if rollout.job == "Finished":
+        return f"the Job has finished: its controller creates no more pods ({old} running)"
+    return f"past its activeDeadlineSeconds: the Job controller fails it (DeadlineExceeded) and {deleted}"
 
 
 def rollout_lines(report: CheckReport) -> list[str]:

@@ -647,6 +647,12 @@ class RolloutReport(_Struct):
     # pod-template-hash label (FindNewReplicaSet/EqualIgnoreHash; a rollback): that ReplicaSet,
     # which the controller scales up again instead of creating a new one.
     existingReplicaSet: str | UnsetType = UNSET  # noqa: N815
+    # An update the API server refuses (Immutable): its words, as `kubectl apply` prints them.
+    refusal: str | UnsetType = UNSET
+    # A Job's: what its controller does once the update applies (Runs: it sizes the pods to the
+    # new parallelism; Suspended: it deletes every active pod; Finished: nothing, it has
+    # completed or failed; DeadlineExceeded: it fails the Job, past its activeDeadlineSeconds).
+    job: Literal["Runs", "Suspended", "Finished", "DeadlineExceeded"] | UnsetType = UNSET
 
 
 class PendingReplicas(_Struct):
