@@ -332,6 +332,16 @@ FACTS: dict[str, Facts] = {
         {"shop/train (Job)": ["node-1", "node-1"]},
         rollout={"shop/train (Job)": {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2, "job": "Runs"}},
     ),
+    # The same template scaled from 2 to 6 (OrderedReady): db-2 and db-3 take node-2, db-4 stays
+    # Pending, and the controller never creates db-5 while db-4 is not Running and Ready.
+    "statefulset-scale-up": Facts(
+        1,
+        {DB: ["node-2", "node-2", None, None]},
+        # db-4: the scheduler's message; db-5: "not created: ... once db-4 is Running and Ready"
+        # (the snapshot and tests/test_rollout.py say each).
+        pending_says={DB: ""},
+        rollout={DB: {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2}},
+    ),
     # `kubectl get nodes` alone: every replica "fits" on nodes that look empty, but the room the
     # cluster's pods take is unknown: inconclusive, exit 3.
     "nodes-only": Facts(

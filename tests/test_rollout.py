@@ -476,3 +476,37 @@ def test_the_new_replica_set_is_found_by_its_template(
     )
     if revision is not None:  # its pods are the existing ReplicaSet's
         assert all(r["name"].startswith(f"{revision}-") for r in workload["replicas"])
+
+
+# ---------------------------------------------------------------- StatefulSet scale-up
+
+
+@pytest.mark.parametrize(
+    ("policy", "unready", "nodes", "created"),
+    [
+        # stateful_set_control.go processReplica: monotonic (OrderedReady) creates one ordinal and
+        # returns; a pod not Running and Ready blocks every later one (stateful_set_control_test.go
+        # TestStatefulSetControl ScalesUp/Monotonic). 4 CPUs: db-2 and db-3 fit, db-4 stays Pending.
+        ("OrderedReady", None, ["n1", "n1", None, None], [True, True, True, False]),
+        # Burst (Parallel): every missing ordinal is created at once (ScalesUp/Burst).
+        ("Parallel", None, ["n1", "n1", None, None], [True, True, True, True]),
+        # An existing ordinal not Ready: nothing is created until it is.
+        ("OrderedReady", 1, [None, None, None, None], [False, False, False, False]),
+    ],
+)
+def test_an_ordered_statefulset_scales_up_one_ordinal_at_a_time(
+    tmp_path: Path, policy: str, unready: int | None, nodes: list[str | None], created: list[bool]
+) -> None:
+    pods = _db_pods(2)
+    if unready is not None:
+        pods[unready]["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    manifest = _statefulset(6, "x:1")
+    manifest["spec"]["podManagementPolicy"] = policy
+    code, _, report = _check(tmp_path, [_node("n1", "4"), *pods], manifest)
+    replicas = report["workloads"][0]["replicas"]
+    assert code == 1
+    assert [r["name"] for r in replicas] == ["db-2", "db-3", "db-4", "db-5"]
+    assert ([r["node"] for r in replicas], [r["created"] for r in replicas]) == (nodes, created)
+    if policy == "OrderedReady":
+        waiting = [r["message"] for r in replicas if not r["created"]]
+        assert waiting and all(f"db-{1 if unready else 4}" in m for m in waiting), waiting

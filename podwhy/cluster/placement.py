@@ -613,12 +613,15 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
     kind = workload.kind
     if kind == "DaemonSet":
         return _update_daemon(placer, workload, snapshot, result)
+    place: Callable[[o.Pod], bool] = place_one
+    if kind == "StatefulSet" and workload.ordered:
+        place = _one_at_a_time(place_one, workload.existing, latest)
     new = workload.pods
     # The stored template compared in full, or else the old pods as far as podwhy reads them.
     from_pods = workload.template_unchanged is None
     emulation = workload.emulation
     unchanged = bool(new) and same_template(old, new[0], emulation) if from_pods else bool(workload.template_unchanged)
-    result.rollout = _update_pods(workload, old, new, unchanged, place_one, placer.unbind, snapshot)
+    result.rollout = _update_pods(workload, old, new, unchanged, place, placer.unbind, snapshot)
     result.rollout.pods_compared = from_pods and unchanged
     # The new pods in the controller's order, then those a paused Deployment's old ReplicaSet adds.
     ours = {id(pod) for pod in new}
@@ -746,6 +749,35 @@ def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
     )
 
 
+def _one_at_a_time(
+    place_one: Callable[[o.Pod], bool], old: Sequence[o.Pod], latest: dict[int, ReplicaPlacement]
+) -> Callable[[o.Pod], bool]:
+    """An OrderedReady StatefulSet's controller (processReplica, monotonic): it creates an ordinal
+    only once every pod before it is Running and Ready, so once one it runs is not (the lowest
+    ordinal) or one it creates stays Pending, every later ordinal waits, not created."""
+    unready = [p for p in old if not _running_and_ready(p)]
+    blocked = [min(unready, key=lambda p: _ordinal(p.metadata.name)).metadata.name] if unready else [""]
+
+    def place(pod: o.Pod) -> bool:
+        if blocked[0] and blocked[0] != pod.metadata.name:
+            waits = OrderedWait(pod.metadata.name, blocked[0])
+            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False)
+            return False
+        if place_one(pod):
+            return True
+        blocked[0] = pod.metadata.name
+        return False
+
+    return place
+
+
+def _running_and_ready(pod: o.Pod) -> bool:
+    """isRunningAndReady: Running, and its Ready condition True (a dump that gives no Ready
+    condition: taken as Ready)."""
+    ready = next((c.status for c in pod.status.conditions if c.type == "Ready"), "True")
+    return pod.status.phase == "Running" and ready == "True"
+
+
 def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:
     """The StatefulSet controller scales down from the highest ordinal."""
     return sorted(pods, key=lambda p: _ordinal(p.metadata.name), reverse=True)
@@ -770,12 +802,13 @@ def _statefulset_update(
     strategy = workload.update_strategy
     by_name = {p.metadata.name: p for p in old}
     out = Rollout(RolloutStatus.COMPLETES, len(old))
-    for pod in new:
-        if pod.metadata.name not in by_name:
-            if not place_one(pod):
-                out.status = RolloutStatus.STALLS
-                return out
-            out.new_replicas += 1
+    missing = [pod for pod in new if pod.metadata.name not in by_name]
+    # OrderedReady: place_one lets later ordinals wait once one stays Pending; Parallel creates all.
+    created = [place_one(pod) for pod in missing]
+    out.new_replicas += sum(created)
+    if not all(created):
+        out.status = RolloutStatus.STALLS
+        return out
     extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
     for pod in _highest_ordinal_first(extra):
         remove(pod)
