@@ -342,6 +342,17 @@ FACTS: dict[str, Facts] = {
         pending_says={DB: ""},
         rollout={DB: {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2}},
     ),
+    # A DaemonSet and two Jobs applied as they run, their pods carrying the zone and region labels
+    # PodTopologyLabels admission copied from the nodes: nothing changes, exit 0.
+    "topology-labels-unchanged": Facts(
+        0,
+        {AGENT: [], "shop/train (Job)": [], "shop/etl (Job)": []},
+        rollout={
+            AGENT: {"status": "Unchanged", "removed": []},
+            "shop/train (Job)": {"status": "Unchanged", "removed": [], "comparedPodsOnly": None},
+            "shop/etl (Job)": {"status": "Unchanged", "removed": [], "comparedPodsOnly": True},
+        },
+    ),
     # `kubectl get nodes` alone: every replica "fits" on nodes that look empty, but the room the
     # cluster's pods take is unknown: inconclusive, exit 3.
     "nodes-only": Facts(

@@ -13,7 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.rollout import deletion_order, fenceposts, scaled
+from podwhy.cluster.rollout import deletion_order, fenceposts, same_template, scaled
+from podwhy.framework.versions import V1_34, V1_35, V1_36
 from podwhy.model import objects as o
 from tests.builders import from_raw
 
@@ -510,3 +511,30 @@ def test_an_ordered_statefulset_scales_up_one_ordinal_at_a_time(
     if policy == "OrderedReady":
         waiting = [r["message"] for r in replicas if not r["created"]]
         assert waiting and all(f"db-{1 if unready else 4}" in m for m in waiting), waiting
+
+
+# ---------------------------------------------------------------- labels admission adds
+
+
+@pytest.mark.parametrize(
+    ("emulation", "template_labels", "same"),
+    [
+        # plugin/pkg/admission/podtopologylabels: at binding the node's topology.kubernetes.io/zone
+        # and region are copied onto the pod (PodTopologyLabelsAdmission, on by default from v1.35):
+        # not the template's.
+        ("1.35", {}, True),
+        ("1.36", {}, True),
+        # v1.34: the gate is off by default, so such labels came from the template: a change.
+        ("1.34", {}, False),
+        # The new template sets the label itself: compared.
+        ("1.35", {"topology.kubernetes.io/zone": "eu-1b"}, False),
+    ],
+)
+def test_the_topology_labels_admission_adds_are_not_the_templates(
+    emulation: str, template_labels: dict[str, str], same: bool
+) -> None:
+    release = {"1.34": V1_34, "1.35": V1_35, "1.36": V1_36}[emulation]
+    labels = {"app": "web", "topology.kubernetes.io/zone": "eu-1a", "topology.kubernetes.io/region": "eu-1"}
+    old = from_raw(o.Pod, _running("web-1", "n1", "ReplicaSet", "web-1", labels))
+    new = from_raw(o.Pod, _running("web-2", "", "ReplicaSet", "web-1", {"app": "web", **template_labels}))
+    assert same_template([old], new, release) is same
