@@ -366,6 +366,21 @@ FACTS: dict[str, Facts] = {
         ],
         inconclusive=4,
     ),
+    # Five replicas onto the same dump: four "fit", the fifth fits nowhere, but its preemption cannot
+    # be evaluated (no PriorityClasses, no Pods to evict): Pending only perhaps, so inconclusive, exit 3.
+    "nodes-only-pending": Facts(
+        3,
+        {"default/heavy (Deployment)": ["node-1", "node-1", "node-1", "node-2", None]},
+        pending_says={"default/heavy (Deployment)": "0/2 nodes are available: 2 Insufficient cpu."},
+        warnings=[
+            "the snapshot holds no Namespaces, Pods, PriorityClasses, ReplicaSets, ResourceQuotas, Services, so it"
+            " cannot tell whether the cluster has none: add them with --from a dump, or pass --complete if the files"
+            " hold every object of the cluster: `kubectl get"
+            " pods,namespaces,services,resourcequotas,priorityclasses.scheduling.k8s.io,replicasets.apps -A -o yaml`;"
+            " or take the whole cluster: `podwhy snapshot -o cluster.json.gz`"
+        ],
+        inconclusive=4,
+    ),
     # GPU claims from a template onto a dump without ResourceClaims: which of the 8 GPUs are taken is
     # unknown, so DynamicResources is not evaluated: both placements inconclusive, exit 3.
     "dra-inconclusive": Facts(
@@ -385,9 +400,9 @@ FACTS: dict[str, Facts] = {
     "rollout-waits-for-deletion": Facts(
         1,
         {WEB: [None]},
-        pending_says={
-            WEB: "fits on node-1 once the 2 pods being deleted (shop/web-7c9d8f6b5-a1b2c, shop/web-7c9d8f6b5-d3e4f)"
-        },
+        # The message is the scheduler's alone; where it fits once they are gone is fitsOnceDeleted
+        # (and the group's note, which the table says).
+        pending_says={WEB: "Insufficient cpu"},
         rollout={WEB: {"status": "Stalls", "removed": [], "steps": [_step(2, 1, 0)]}},
     ),
     # Three replicas of 2 CPUs no node holds: one group, with explain's causes (8 nodes too small,

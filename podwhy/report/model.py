@@ -608,6 +608,11 @@ class ReplicaReport(_Struct):
     preemptedBy: str | None = None  # noqa: N815
     # A replica left Pending that fits once the pods being deleted are gone.
     fitsOnceDeleted: FitsOnceDeleted | UnsetType = UNSET  # noqa: N815
+    # A replica left Pending whose preemption (DefaultPreemption's dry run) was not evaluated: why
+    # (the kinds the snapshot lacks); `message` then lacks the scheduler's preemption part. When the
+    # snapshot cannot vouch for the cluster's pods, preemption might make room for it: its verdict
+    # is Inconclusive, not Unschedulable.
+    preemptionNotEvaluated: str | UnsetType = UNSET  # noqa: N815
 
 
 class RolloutStep(_Struct):
@@ -660,11 +665,14 @@ class PendingReplicas(_Struct):
 
     # Their names, in the order they were placed.
     replicas: list[str]
-    # Their message (as each replica's).
+    # Their message (as each replica's: the scheduler's, or why the controller does not create them).
     message: str
     # When no node fits them: what keeps them off the nodes, one cause per line, from the plugins'
     # evidence of their scheduling cycle (as an Explanation's `causes`).
     causes: list[BlockingCause] = []
+    # podwhy's own words on them, beside the message: where they fit once the pods being deleted
+    # are gone, or that their preemption was not evaluated ("" for none).
+    note: str = ""
 
 
 class WorkloadReport(_Struct):
@@ -704,6 +712,9 @@ class CheckSummary(_Struct):
     failingWorkloads: int  # noqa: N815
     # Replicas placed although a plugin needing kinds the snapshot lacks was not evaluated.
     inconclusive: int
+    # Replicas left Pending (counted in `pending`) whose preemption was not evaluated: it might
+    # place them, so they are not known to stay Pending.
+    pendingInconclusive: int = 0  # noqa: N815
 
 
 class NotChecked(_Struct):
@@ -758,10 +769,12 @@ class CheckReport(_Struct, kw_only=True):
     @property
     def exit_code(self) -> int:
         """0 when every replica fits and every rollout completes, 1 when a replica stays Pending or a
-        rollout stalls (or cannot be applied), 3 when a placement was inconclusive."""
-        if self.summary.pending or self.summary.failingWorkloads:
+        rollout does not complete, 3 when a placement was inconclusive or the only Pending replicas
+        are (their preemption was not evaluated)."""
+        summary = self.summary
+        if summary.pending - summary.pendingInconclusive or summary.failingWorkloads:
             return int(ExitCode.NOT_SCHEDULED)
-        return int(ExitCode.INCONCLUSIVE if self.summary.inconclusive else ExitCode.OK)
+        return int(ExitCode.INCONCLUSIVE if summary.inconclusive or summary.pendingInconclusive else ExitCode.OK)
 
 
 def encode_json(report: Report | PendingReport | CheckReport) -> bytes:
