@@ -542,3 +542,25 @@ def test_the_topology_labels_admission_adds_are_not_the_templates(
     old = from_raw(o.Pod, _running("web-1", "n1", "ReplicaSet", "web-1", labels))
     new = from_raw(o.Pod, _running("web-2", "", "ReplicaSet", "web-1", {"app": "web", **template_labels}))
     assert same_template([old], new, release) is same
+
+
+def test_an_ordered_scale_up_stops_at_the_ordinal_a_quota_refuses(tmp_path: Path) -> None:
+    """Each ordinal added is charged to quotas when the controller creates it: the first one refused
+    (FailedCreate) holds every later one back, as a Pending one does."""
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "pods", "namespace": "default"},
+        "spec": {"hard": {"pods": "4"}},
+        "status": {"hard": {"pods": "4"}, "used": {"pods": "2"}},
+    }
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *_db_pods(2), quota], _statefulset(6, "x:1"))
+    replicas = report["workloads"][0]["replicas"]
+    assert code == 1
+    assert [(r["name"], r["node"], r["created"]) for r in replicas] == [
+        ("db-2", "n1", True),
+        ("db-3", "n1", True),
+        ("db-4", None, False),
+        ("db-5", None, False),
+    ]
+    assert "exceeded quota: pods" in replicas[2]["message"] and "once db-4 is Running" in replicas[3]["message"]

@@ -418,11 +418,12 @@ class ManifestSource:
         hashed = template_hash(msgspec.json.encode(template))
         if revision is not None and revision.pod_template_hash:
             hashed = revision.pod_template_hash
+        live_uid = out.live_job.uid if out.live_job is not None else ""
         owner = o.OwnerReference(
             api_version=_OWNER_API_VERSIONS.get(kind, "apps/v1"),
             kind=kind,
             name=name,
-            uid=_uid(namespace, kind, name),
+            uid=live_uid or _uid(namespace, kind, name),  # a Job the cluster has keeps its uid
             controller=True,
         )
         labels: dict[str, str] = {}

@@ -615,7 +615,7 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
         return _update_daemon(placer, workload, snapshot, result)
     place: Callable[[o.Pod], bool] = place_one
     if kind == "StatefulSet" and workload.ordered:
-        place = _one_at_a_time(place_one, workload.existing, latest)
+        place = _one_at_a_time(place_one, workload.existing, latest, snapshot)
     new = workload.pods
     # The stored template compared in full, or else the old pods as far as podwhy reads them.
     from_pods = workload.template_unchanged is None
@@ -750,19 +750,32 @@ def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
 
 
 def _one_at_a_time(
-    place_one: Callable[[o.Pod], bool], old: Sequence[o.Pod], latest: dict[int, ReplicaPlacement]
+    place_one: Callable[[o.Pod], bool],
+    old: Sequence[o.Pod],
+    latest: dict[int, ReplicaPlacement],
+    snapshot: Snapshot,
 ) -> Callable[[o.Pod], bool]:
     """An OrderedReady StatefulSet's controller (processReplica, monotonic): it creates an ordinal
     only once every pod before it is Running and Ready, so once one it runs is not (the lowest
-    ordinal) or one it creates stays Pending, every later ordinal waits, not created."""
+    ordinal) or one it creates stays Pending (or ResourceQuota refuses it), every later ordinal
+    waits, not created. Each ordinal added is charged to quotas when it is created."""
     unready = [p for p in old if not _running_and_ready(p)]
     blocked = [min(unready, key=lambda p: _ordinal(p.metadata.name)).metadata.name] if unready else [""]
+    running = {p.metadata.name for p in old}
 
     def place(pod: o.Pod) -> bool:
         if blocked[0] and blocked[0] != pod.metadata.name:
             waits = OrderedWait(pod.metadata.name, blocked[0])
             latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False)
             return False
+        if id(pod) not in latest and pod.metadata.name not in running:  # an ordinal added (not replaced)
+            try:
+                admit_quota(pod, snapshot)
+            except AdmissionRefusalError as refusal:
+                reason = NotCreated(refusal.words)
+                latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
+                blocked[0] = pod.metadata.name
+                return False
         if place_one(pod):
             return True
         blocked[0] = pod.metadata.name

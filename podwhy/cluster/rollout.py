@@ -613,6 +613,8 @@ class LiveJob:
     finished: str
     # Its JobSuspended condition is True.
     suspended_condition: bool
+    # Its uid (its pods' controller-uid label).
+    uid: str = ""
 
 
 def live_job(job: o.Job, template: Json | None) -> LiveJob:
@@ -625,6 +627,7 @@ def live_job(job: o.Job, template: Json | None) -> LiveJob:
         succeeded=job.status.succeeded or 0,
         finished=finished,
         suspended_condition=conditions.get("Suspended") == "True",
+        uid=job.metadata.uid,
     )
 
 
