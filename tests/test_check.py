@@ -426,6 +426,7 @@ def test_cli_multi_document_stdin_json_and_junit(cluster: Path, tmp_path: Path, 
         "pending": 1,
         "failingWorkloads": 1,
         "inconclusive": 0,
+        "pendingInconclusive": 0,
     }
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"

@@ -311,9 +311,47 @@ FACTS: dict[str, Facts] = {
         pending_says={WEB: "0/2 nodes are available: 2 Insufficient cpu."},
         rollout={WEB: {"status": "Unchanged", "removed": [], "oldReplicas": 3, "newReplicas": 1}},
     ),
+    # A rollback: the manifest's template is revision 1's (ReplicaSet web-6b7f9c8d4, scaled to 0): the
+    # controller scales that ReplicaSet up again (FindNewReplicaSet, EqualIgnoreHash), creating none.
+    "rollout-rollback": Facts(
+        0,
+        {WEB: ["node-2", "node-1", "node-1"]},
+        rollout={WEB: {"status": "Completes", "existingReplicaSet": "web-6b7f9c8d4", "newReplicas": 3}},
+    ),
+    # A paused Deployment given a new image: no new ReplicaSet (DeploymentPaused), the old pods keep
+    # running; the rollout does not complete: exit 1, a JUnit failure.
+    "rollout-paused": Facts(1, {WEB: []}, rollout={WEB: {"status": "Paused", "removed": [], "oldReplicas": 3}}),
     # A Job's changed template cannot be applied: nothing is placed, its 2 pods keep running.
     "job-immutable": Facts(
         1, {"shop/train (Job)": []}, rollout={"shop/train (Job)": {"status": "Immutable", "oldReplicas": 2}}
+    ),
+    # parallelism 2 -> 4 of a Job running 2 of 6 completions: parallelism is mutable, the Job
+    # controller creates 2 more pods (manageJob: min(parallelism, completions - succeeded)).
+    "job-parallelism": Facts(
+        0,
+        {"shop/train (Job)": ["node-1", "node-1"]},
+        rollout={"shop/train (Job)": {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2, "job": "Runs"}},
+    ),
+    # The same template scaled from 2 to 6 (OrderedReady): db-2 and db-3 take node-2, db-4 stays
+    # Pending, and the controller never creates db-5 while db-4 is not Running and Ready.
+    "statefulset-scale-up": Facts(
+        1,
+        {DB: ["node-2", "node-2", None, None]},
+        # db-4: the scheduler's message; db-5: "not created: ... once db-4 is Running and Ready"
+        # (the snapshot and tests/test_rollout.py say each).
+        pending_says={DB: ""},
+        rollout={DB: {"status": "Unchanged", "oldReplicas": 2, "newReplicas": 2}},
+    ),
+    # A DaemonSet and two Jobs applied as they run, their pods carrying the zone and region labels
+    # PodTopologyLabels admission copied from the nodes: nothing changes, exit 0.
+    "topology-labels-unchanged": Facts(
+        0,
+        {AGENT: [], "shop/train (Job)": [], "shop/etl (Job)": []},
+        rollout={
+            AGENT: {"status": "Unchanged", "removed": []},
+            "shop/train (Job)": {"status": "Unchanged", "removed": [], "comparedPodsOnly": None},
+            "shop/etl (Job)": {"status": "Unchanged", "removed": [], "comparedPodsOnly": True},
+        },
     ),
     # `kubectl get nodes` alone: every replica "fits" on nodes that look empty, but the room the
     # cluster's pods take is unknown: inconclusive, exit 3.
@@ -324,6 +362,21 @@ FACTS: dict[str, Facts] = {
             "the snapshot holds no Namespaces, Pods, ReplicaSets, ResourceQuotas, Services, so it cannot tell whether"
             " the cluster has none: add them with --from a dump, or pass --complete if the files hold every object"
             " of the cluster: `kubectl get pods,namespaces,services,resourcequotas,replicasets.apps -A -o yaml`;"
+            " or take the whole cluster: `podwhy snapshot -o cluster.json.gz`"
+        ],
+        inconclusive=4,
+    ),
+    # Five replicas onto the same dump: four "fit", the fifth fits nowhere, but its preemption cannot
+    # be evaluated (no PriorityClasses, no Pods to evict): Pending only perhaps, so inconclusive, exit 3.
+    "nodes-only-pending": Facts(
+        3,
+        {"default/heavy (Deployment)": ["node-1", "node-1", "node-1", "node-2", None]},
+        pending_says={"default/heavy (Deployment)": "0/2 nodes are available: 2 Insufficient cpu."},
+        warnings=[
+            "the snapshot holds no Namespaces, Pods, PriorityClasses, ReplicaSets, ResourceQuotas, Services, so it"
+            " cannot tell whether the cluster has none: add them with --from a dump, or pass --complete if the files"
+            " hold every object of the cluster: `kubectl get"
+            " pods,namespaces,services,resourcequotas,priorityclasses.scheduling.k8s.io,replicasets.apps -A -o yaml`;"
             " or take the whole cluster: `podwhy snapshot -o cluster.json.gz`"
         ],
         inconclusive=4,
@@ -347,9 +400,9 @@ FACTS: dict[str, Facts] = {
     "rollout-waits-for-deletion": Facts(
         1,
         {WEB: [None]},
-        pending_says={
-            WEB: "fits on node-1 once the 2 pods being deleted (shop/web-7c9d8f6b5-a1b2c, shop/web-7c9d8f6b5-d3e4f)"
-        },
+        # The message is the scheduler's alone; where it fits once they are gone is fitsOnceDeleted
+        # (and the group's note, which the table says).
+        pending_says={WEB: "Insufficient cpu"},
         rollout={WEB: {"status": "Stalls", "removed": [], "steps": [_step(2, 1, 0)]}},
     ),
     # Three replicas of 2 CPUs no node holds: one group, with explain's causes (8 nodes too small,

@@ -75,6 +75,22 @@ def test_with_its_pods_the_same_cluster_is_decided(tmp_path: Path) -> None:
     assert out.splitlines()[0].startswith("1/2 replicas placed; 1 stay Pending")
 
 
+def test_a_pending_replica_says_its_preemption_was_not_evaluated(tmp_path: Path) -> None:
+    """With the pods but no PriorityClasses, the preemption dry run is not evaluated: the replica
+    stays Pending (its nodes' room is known, as explain says it: Unschedulable), and the row says
+    the scheduler's message lacks preemption's part, never as if it had none (issue 35, item 6)."""
+    code, out, _ = _check(tmp_path, NODES + RUNNING, "--from", quotas_listed(tmp_path))
+    assert code == 1
+    assert "preemption not evaluated (the snapshot has no PriorityClasses)" in out
+    _, data, _ = _check(tmp_path, NODES + RUNNING, "--from", quotas_listed(tmp_path), "-o", "json")
+    (pending,) = [r for r in json.loads(data)["workloads"][0]["replicas"] if r["node"] is None]
+    assert (pending["verdict"], pending["preemptionNotEvaluated"]) == (
+        "Unschedulable",
+        "the snapshot has no PriorityClasses",
+    )
+    assert "preemption" not in pending["message"]
+
+
 def test_complete_vouches_for_the_pods(tmp_path: Path) -> None:
     code, out, _ = _check(tmp_path, NODES, "--complete")
     assert (code, out.splitlines()[0]) == (0, "2/2 replicas placed in 1 workload: everything fits")

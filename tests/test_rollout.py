@@ -13,7 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.rollout import deletion_order, fenceposts, scaled
+from podwhy.cluster.rollout import deletion_order, fenceposts, same_template, scaled
+from podwhy.framework.versions import V1_34, V1_35, V1_36
 from podwhy.model import objects as o
 from tests.builders import from_raw
 
@@ -296,9 +297,11 @@ def test_pods_being_deleted_hold_their_room_and_are_named(tmp_path: Path) -> Non
     (replica,) = report["workloads"][0]["replicas"]
     assert replica["node"] is None
     assert replica["fitsOnceDeleted"] == {"node": "n1", "pods": ["default/old-a", "default/old-b"], "count": 2}
-    assert replica["message"].endswith(
-        "; fits on n1 once the 2 pods being deleted (default/old-a, default/old-b) are gone"
-    )
+    # The JSON message is the scheduler's alone; podwhy's hint is fitsOnceDeleted, said in the table.
+    assert replica["message"].startswith("0/1 nodes are available") and "fits on" not in replica["message"]
+    (group,) = report["workloads"][0]["pendingGroups"]
+    assert group["note"] == "fits on n1 once the 2 pods being deleted (default/old-a, default/old-b) are gone"
+    assert "; fits on n1 once the 2 pods" in out  # the table says it after the message
     said = " ".join(out.split())
     assert (
         "1 of its Pending replicas fits once pods being deleted are gone: the rollout depends on them leaving" in said
@@ -314,10 +317,250 @@ def test_each_pending_replica_takes_what_the_deleted_pods_free(tmp_path: Path) -
     assert code == 1
     once = [r.get("fitsOnceDeleted") for r in report["workloads"][0]["replicas"]]
     assert once == [{"node": "n1", "pods": ["default/old"], "count": 1}, None, None]
-    assert "once the pod being deleted (default/old) is gone" in report["workloads"][0]["replicas"][0]["message"]
+    assert "once the pod being deleted" not in report["workloads"][0]["replicas"][0]["message"]
+    (group,) = [g for g in report["workloads"][0]["pendingGroups"] if g["note"]]
+    assert group["note"] == "fits on n1 once the pod being deleted (default/old) is gone"
 
 
 def test_without_pods_being_deleted_nothing_is_said(tmp_path: Path) -> None:
     code, _, report = _check(tmp_path, [_node("n1", "3"), *deployment_pods(3)], deployment(image="x:2"))
     assert code == 1
     assert all("fitsOnceDeleted" not in r for r in report["workloads"][0]["replicas"])
+
+
+# ---------------------------------------------------------------- a paused Deployment
+
+
+def _paused(replicas: int, image: str) -> Json:
+    manifest = deployment(replicas=replicas, image=image)
+    manifest["spec"]["paused"] = True
+    return manifest
+
+
+@pytest.mark.parametrize(
+    ("replicas", "image", "status", "placed", "removed", "code"),
+    [
+        # deployment_controller.go syncDeployment: `if d.Spec.Paused { return dc.sync(...) }`, and
+        # sync() calls getAllReplicaSetsAndSyncRevision with createIfNotExisted false: no new
+        # ReplicaSet, nothing rolled out; its scale() still sizes the old one (sync.go; upstream
+        # has no unit test of a paused Deployment given a new template).
+        (3, "x:2", "Paused", 0, 0, 1),
+        (5, "x:2", "Paused", 2, 0, 1),  # scaled up: the old ReplicaSet adds pods of the old template
+        (2, "x:2", "Paused", 0, 1, 1),
+        (3, "x:1", "Unchanged", 0, 0, 0),  # nothing to roll out: paused changes nothing
+    ],
+)
+def test_a_paused_deployment_rolls_nothing_out(
+    tmp_path: Path, replicas: int, image: str, status: str, placed: int, removed: int, code: int
+) -> None:
+    got, out, report = _check(tmp_path, [_node("n1", "8"), *deployment_pods(3)], _paused(replicas, image))
+    workload = report["workloads"][0]
+    rollout = workload["rollout"]
+    assert (got, rollout["status"], workload["placed"], len(rollout["removed"])) == (code, status, placed, removed)
+    if status == "Paused":
+        assert "the Deployment is paused (spec.paused)" in " ".join(out.split())
+        assert "kubectl rollout resume deployment/web -n default" in out
+        # The pods it adds are the old ReplicaSet's, of the old template.
+        assert all(r["name"].startswith("web-6d4cf56db6-") for r in workload["replicas"])
+
+
+# ---------------------------------------------------------------- revisions (FindNewReplicaSet)
+
+
+def _replica_set(hashed: str, image: str, created: str, annotations: Json | None = None) -> Json:
+    template: Json = {
+        "metadata": {"labels": {"app": "web", "pod-template-hash": hashed}},
+        "spec": {"containers": [{"name": "c", "image": image, "resources": REQUESTS}]},
+    }
+    if annotations:
+        template["metadata"]["annotations"] = annotations
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": f"web-{hashed}",
+            "namespace": "default",
+            "creationTimestamp": created,
+            "labels": {"app": "web", "pod-template-hash": hashed},
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d", "controller": True}
+            ],
+        },
+        "spec": {"selector": {"matchLabels": {"app": "web", "pod-template-hash": hashed}}, "template": template},
+    }
+
+
+def _rs_pods(hashed: str, count: int, image: str, node: str = "n1") -> list[Json]:
+    labels = {"app": "web", "pod-template-hash": hashed}
+    return [_running(f"web-{hashed}-{i}", node, "ReplicaSet", f"web-{hashed}", labels, image) for i in range(count)]
+
+
+RESTARTED = "kubectl.kubernetes.io/restartedAt"
+
+
+@pytest.mark.parametrize(
+    ("objects", "image", "status", "revision", "created"),
+    [
+        # deployment_util_test.go TestFindNewReplicaSet "Get new ReplicaSet with the same template as
+        # Deployment spec but different pod-template-hash value": a rollback to revision 1, scaled to 0.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:1",
+            "Completes",
+            "web-5b6c7d8f9",
+            3,
+        ),
+        # "Get the oldest new ReplicaSet when there are more than one ReplicaSet with the same template".
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("7f8g9h2j4", "x:1", "2025-06-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:1",
+            "Completes",
+            "web-5b6c7d8f9",
+            3,
+        ),
+        # "Get nil new ReplicaSet": no revision has x:3, a new ReplicaSet is created.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("6d4cf56db6", 3, "x:2"),
+            ],
+            "x:3",
+            "Completes",
+            None,
+            3,
+        ),
+        # A rollout under way (revision 2 runs 1 pod of 3): that ReplicaSet is scaled up; 2 pods created.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z"),
+                _replica_set("6d4cf56db6", "x:2", "2026-01-01T00:00:00Z"),
+                *_rs_pods("5b6c7d8f9", 2, "x:1"),
+                *_rs_pods("6d4cf56db6", 1, "x:2"),
+            ],
+            "x:2",
+            "Completes",
+            "web-6d4cf56db6",
+            2,
+        ),
+        # Revision 1 differs from revision 2 only by an older `kubectl rollout restart`: `kubectl apply`
+        # keeps the live restartedAt (revision 2's), so the manifest is revision 2: unchanged.
+        (
+            [
+                _replica_set("5b6c7d8f9", "x:1", "2025-01-01T00:00:00Z", {RESTARTED: "2025-01-01T00:00:00Z"}),
+                _replica_set("6d4cf56db6", "x:1", "2026-01-01T00:00:00Z", {RESTARTED: "2026-01-01T00:00:00Z"}),
+                *_rs_pods("6d4cf56db6", 3, "x:1"),
+            ],
+            "x:1",
+            "Unchanged",
+            None,
+            0,
+        ),
+    ],
+)
+def test_the_new_replica_set_is_found_by_its_template(
+    tmp_path: Path, objects: list[Json], image: str, status: str, revision: str | None, created: int
+) -> None:
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *objects], deployment(image=image))
+    workload = report["workloads"][0]
+    rollout = workload["rollout"]
+    assert (code, rollout["status"], rollout.get("existingReplicaSet"), len(workload["replicas"])) == (
+        0,
+        status,
+        revision,
+        created,
+    )
+    if revision is not None:  # its pods are the existing ReplicaSet's
+        assert all(r["name"].startswith(f"{revision}-") for r in workload["replicas"])
+
+
+# ---------------------------------------------------------------- StatefulSet scale-up
+
+
+@pytest.mark.parametrize(
+    ("policy", "unready", "nodes", "created"),
+    [
+        # stateful_set_control.go processReplica: monotonic (OrderedReady) creates one ordinal and
+        # returns; a pod not Running and Ready blocks every later one (stateful_set_control_test.go
+        # TestStatefulSetControl ScalesUp/Monotonic). 4 CPUs: db-2 and db-3 fit, db-4 stays Pending.
+        ("OrderedReady", None, ["n1", "n1", None, None], [True, True, True, False]),
+        # Burst (Parallel): every missing ordinal is created at once (ScalesUp/Burst).
+        ("Parallel", None, ["n1", "n1", None, None], [True, True, True, True]),
+        # An existing ordinal not Ready: nothing is created until it is.
+        ("OrderedReady", 1, [None, None, None, None], [False, False, False, False]),
+    ],
+)
+def test_an_ordered_statefulset_scales_up_one_ordinal_at_a_time(
+    tmp_path: Path, policy: str, unready: int | None, nodes: list[str | None], created: list[bool]
+) -> None:
+    pods = _db_pods(2)
+    if unready is not None:
+        pods[unready]["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    manifest = _statefulset(6, "x:1")
+    manifest["spec"]["podManagementPolicy"] = policy
+    code, _, report = _check(tmp_path, [_node("n1", "4"), *pods], manifest)
+    replicas = report["workloads"][0]["replicas"]
+    assert code == 1
+    assert [r["name"] for r in replicas] == ["db-2", "db-3", "db-4", "db-5"]
+    assert ([r["node"] for r in replicas], [r["created"] for r in replicas]) == (nodes, created)
+    if policy == "OrderedReady":
+        waiting = [r["message"] for r in replicas if not r["created"]]
+        assert waiting and all(f"db-{1 if unready else 4}" in m for m in waiting), waiting
+
+
+# ---------------------------------------------------------------- labels admission adds
+
+
+@pytest.mark.parametrize(
+    ("emulation", "template_labels", "same"),
+    [
+        # plugin/pkg/admission/podtopologylabels: at binding the node's topology.kubernetes.io/zone
+        # and region are copied onto the pod (PodTopologyLabelsAdmission, on by default from v1.35):
+        # not the template's.
+        ("1.35", {}, True),
+        ("1.36", {}, True),
+        # v1.34: the gate is off by default, so such labels came from the template: a change.
+        ("1.34", {}, False),
+        # The new template sets the label itself: compared.
+        ("1.35", {"topology.kubernetes.io/zone": "eu-1b"}, False),
+    ],
+)
+def test_the_topology_labels_admission_adds_are_not_the_templates(
+    emulation: str, template_labels: dict[str, str], same: bool
+) -> None:
+    release = {"1.34": V1_34, "1.35": V1_35, "1.36": V1_36}[emulation]
+    labels = {"app": "web", "topology.kubernetes.io/zone": "eu-1a", "topology.kubernetes.io/region": "eu-1"}
+    old = from_raw(o.Pod, _running("web-1", "n1", "ReplicaSet", "web-1", labels))
+    new = from_raw(o.Pod, _running("web-2", "", "ReplicaSet", "web-1", {"app": "web", **template_labels}))
+    assert same_template([old], new, release) is same
+
+
+def test_an_ordered_scale_up_stops_at_the_ordinal_a_quota_refuses(tmp_path: Path) -> None:
+    """Each ordinal added is charged to quotas when the controller creates it: the first one refused
+    (FailedCreate) holds every later one back, as a Pending one does."""
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "pods", "namespace": "default"},
+        "spec": {"hard": {"pods": "4"}},
+        "status": {"hard": {"pods": "4"}, "used": {"pods": "2"}},
+    }
+    code, _, report = _check(tmp_path, [_node("n1", "8"), *_db_pods(2), quota], _statefulset(6, "x:1"))
+    replicas = report["workloads"][0]["replicas"]
+    assert code == 1
+    assert [(r["name"], r["node"], r["created"]) for r in replicas] == [
+        ("db-2", "n1", True),
+        ("db-3", "n1", True),
+        ("db-4", None, False),
+        ("db-5", None, False),
+    ]
+    assert "exceeded quota: pods" in replicas[2]["message"] and "once db-4 is Running" in replicas[3]["message"]

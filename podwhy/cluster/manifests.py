@@ -23,7 +23,19 @@ import msgspec
 
 from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
 from podwhy.cluster.fieldvalidation import check_fields
-from podwhy.cluster.rollout import existing_pods, same_stored_template, stored_templates
+from podwhy.cluster.rollout import (
+    JobShape,
+    LiveJob,
+    ReplicaSetRevision,
+    deployment_replica_sets,
+    existing_pods,
+    find_new_replica_set,
+    job_shape,
+    job_update_refusal,
+    live_job,
+    same_stored_template,
+    stored_templates,
+)
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
@@ -93,6 +105,20 @@ class ManifestWorkload:
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
     progress_deadline_seconds: int | None = None
+    # Deployment: the cluster's ReplicaSet whose template is the manifest's (FindNewReplicaSet:
+    # a rollback, or a rollout under way), which its controller scales up rather than creating
+    # one; and the pods it already runs (of EXISTING).
+    new_replica_set: str = ""
+    current: list[o.Pod] = field(default_factory=list)
+    # Job: its spec as the manifest sets it, the Job the snapshot holds (None: none), and the API
+    # server's words refusing the update ("": it applies).
+    job_shape: JobShape | None = None
+    live_job: LiveJob | None = None
+    job_refusal: str = ""
+    # The release whose API server admitted it (what its pods' comparison reads).
+    emulation: Emulation = DEFAULT
+    # Deployment: spec.paused (its controller rolls out no new template until it is resumed).
+    paused: bool = False
     # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
     # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
     # retried.
@@ -366,18 +392,38 @@ class ManifestSource:
         namespace = wl.metadata.namespace or self.namespace
         name = wl.metadata.name
         kind = wl.kind
-        out = ManifestWorkload(kind, namespace, name, entry.source)
+        out = ManifestWorkload(kind, namespace, name, entry.source, emulation=self._emulation)
         out.existing = existing_pods(snapshot, kind, namespace, name)
-        out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
+        if kind == "Job":
+            out.job_shape = job_shape(wl.spec)
+            if entry.kind == "Job":  # a CronJob's next Job is a new one
+                self._job_update(entry, out, snapshot)
+        revision = self._new_replica_set(entry, kind, namespace, name, out.existing, snapshot)
+        if revision is not None:
+            # FindNewReplicaSet: the revision of this template exists (a rollback, or a rollout
+            # under way): its pods are the new ones, and it is scaled up rather than created.
+            out.new_replica_set = revision.name
+            out.current = [p for p in out.existing if _owner_name(p) == revision.name]
+            out.template_unchanged = len(out.current) == len(out.existing)
+        elif out.live_job is not None and out.live_job.template is not None:
+            # The Job's stored template, every field (its pods' labels are not its template's).
+            manifest = _raw_template(entry.document, entry.kind) if entry.raw else {}
+            out.template_unchanged = same_stored_template(manifest, out.live_job.template, self._emulation)
+        else:
+            out.template_unchanged = self._template_unchanged(entry, kind, namespace, out.existing, snapshot)
         out.strategy, out.update_strategy = wl.spec.strategy, wl.spec.update_strategy
         out.progress_deadline_seconds = wl.spec.progress_deadline_seconds
+        out.paused = kind == "Deployment" and wl.spec.paused
         template = wl.spec.template
         hashed = template_hash(msgspec.json.encode(template))
+        if revision is not None and revision.pod_template_hash:
+            hashed = revision.pod_template_hash
+        live_uid = out.live_job.uid if out.live_job is not None else ""
         owner = o.OwnerReference(
             api_version=_OWNER_API_VERSIONS.get(kind, "apps/v1"),
             kind=kind,
             name=name,
-            uid=_uid(namespace, kind, name),
+            uid=live_uid or _uid(namespace, kind, name),  # a Job the cluster has keeps its uid
             controller=True,
         )
         labels: dict[str, str] = {}
@@ -398,7 +444,8 @@ class ManifestSource:
                 ),
                 spec=o.SelectorSpec(selector=rs_selector),
             )
-            snapshot.add("ReplicaSet", rs)
+            if revision is None or revision.name != rs_name:
+                snapshot.add("ReplicaSet", rs)  # else the cluster's own ReplicaSet is scaled up
             owner = o.OwnerReference(
                 api_version="apps/v1", kind="ReplicaSet", name=rs_name, uid=rs.metadata.uid, controller=True
             )
@@ -490,6 +537,41 @@ class ManifestSource:
             out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
 
+    def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
+        """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
+        update (before the manifest's Job takes its place in SNAPSHOT)."""
+        live = snapshot.jobs.get(f"{out.namespace}/{out.name}")
+        if live is None or out.job_shape is None:
+            return
+        data = snapshot.raw_templates.get(("Job", out.namespace, out.name))
+        template: Any = None
+        if data is not None:
+            try:
+                template = msgspec.json.decode(data)
+            except msgspec.DecodeError:
+                template = None
+        out.live_job = live_job(live, template if isinstance(template, dict) else None)
+        manifest = _raw_template(entry.document, entry.kind) if entry.raw else {}
+        refusal = job_update_refusal(
+            out.name, manifest, out.job_shape, out.live_job, len(out.existing), self._emulation
+        )
+        out.job_refusal = refusal or ""
+
+    def _new_replica_set(
+        self, entry: Entry, kind: str, namespace: str, name: str, existing: list[o.Pod], snapshot: Snapshot
+    ) -> ReplicaSetRevision | None:
+        """A Deployment's ReplicaSet whose stored template equals the manifest's but for the
+        pod-template-hash label (FindNewReplicaSet), or None."""
+        if kind != "Deployment" or not entry.raw:
+            return None
+        revisions = deployment_replica_sets(snapshot, namespace, name)
+        # The Deployment's live template: its current revision's, the newest ReplicaSet running pods.
+        running = {_owner_name(p) for p in existing}
+        live = next((r.template for r in reversed(revisions) if r.name in running and r.template is not None), None)
+        if live is None:
+            return None
+        return find_new_replica_set(_raw_template(entry.document, entry.kind), revisions, live, self._emulation)
+
     def _template_unchanged(
         self, entry: Entry, kind: str, namespace: str, existing: list[o.Pod], snapshot: Snapshot
     ) -> bool | None:
@@ -536,6 +618,10 @@ def _raw_template(raw: Any, kind: str) -> dict[str, Any]:
         spec = job.get("spec") if isinstance(job, dict) else None
     template = spec.get("template") if isinstance(spec, dict) else None
     return template if isinstance(template, dict) else {}
+
+
+def _owner_name(pod: o.Pod) -> str:
+    return next((r.name for r in pod.metadata.owner_references if r.controller), "")
 
 
 def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:
@@ -605,6 +691,8 @@ _KEEPS_RUNNING_COUNT = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "Re
 def _replica_count(wl: o.Workload) -> int:
     """How many pods the controller keeps: replicas (default 1), or for a Job the pods running at once."""
     if wl.kind == "Job":
+        if wl.spec.suspend:
+            return 0  # a suspended Job's controller creates no pods
         parallelism = 1 if wl.spec.parallelism is None else wl.spec.parallelism
         if wl.spec.completions is not None:
             parallelism = min(parallelism, wl.spec.completions)

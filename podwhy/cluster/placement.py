@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import msgspec
 
@@ -45,10 +46,16 @@ from podwhy.cluster.resourceclaims import create_template_claims, release_claims
 from podwhy.cluster.rollout import (
     ON_DELETE,
     RECREATE,
+    JobOutcome,
+    JobShape,
+    LiveJob,
     Rollout,
     RolloutStatus,
     daemon_rolling_update,
     deletion_order,
+    job_shape,
+    job_sync,
+    owned_by,
     recreate,
     rolling_update,
     same_template,
@@ -606,13 +613,20 @@ def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> W
     kind = workload.kind
     if kind == "DaemonSet":
         return _update_daemon(placer, workload, snapshot, result)
+    place: Callable[[o.Pod], bool] = place_one
+    if kind == "StatefulSet" and workload.ordered:
+        place = _one_at_a_time(place_one, workload.existing, latest, snapshot)
     new = workload.pods
     # The stored template compared in full, or else the old pods as far as podwhy reads them.
     from_pods = workload.template_unchanged is None
-    unchanged = bool(new) and same_template(old, new[0]) if from_pods else bool(workload.template_unchanged)
-    result.rollout = _update_pods(workload, old, new, unchanged, place_one, placer.unbind)
+    emulation = workload.emulation
+    unchanged = bool(new) and same_template(old, new[0], emulation) if from_pods else bool(workload.template_unchanged)
+    result.rollout = _update_pods(workload, old, new, unchanged, place, placer.unbind, snapshot)
     result.rollout.pods_compared = from_pods and unchanged
+    # The new pods in the controller's order, then those a paused Deployment's old ReplicaSet adds.
+    ours = {id(pod) for pod in new}
     result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
+    result.replicas += [replica for key, replica in latest.items() if key not in ours]
     return result
 
 
@@ -623,12 +637,13 @@ def _update_pods(
     unchanged: bool,
     place_one: Callable[[o.Pod], bool],
     remove: Callable[[o.Pod], None],
+    snapshot: Snapshot,
 ) -> Rollout:
     """The rollout (or scale) of a workload that runs pods, by kind and strategy (UNCHANGED: the
     manifest leaves its template as it is)."""
     kind = workload.kind
     if kind == "Job":
-        return Rollout(RolloutStatus.UNCHANGED if unchanged else RolloutStatus.IMMUTABLE, len(old))
+        return _update_job(workload, old, new, unchanged, place_one, remove, snapshot)
     if unchanged or kind in ("ReplicaSet", "ReplicationController"):
         # Scaling only (a ReplicaSet's changed template applies only to the pods it adds).
         names = {p.metadata.name for p in old}
@@ -637,13 +652,143 @@ def _update_pods(
         return scale(old, len(new), fresh, place_one, remove, order)
     if kind == "StatefulSet":
         return _statefulset_update(workload, old, new, place_one, remove)
+    current = workload.current  # the new ReplicaSet's own pods (a rollback to a revision that kept some)
+    if current:
+        running = {id(p) for p in current}
+        old = [p for p in old if id(p) not in running]
+        new = new[: max(len(new) - len(current), 0)]
+    if workload.paused:
+        # sync(): no new ReplicaSet is created while paused; scale() sizes the old one, whose pods
+        # are of the old template.
+        fresh = [_old_template_pod(old, index) for index in range(max(len(new) - len(old), 0))]
+        rollout = scale(old, len(new), fresh, place_one, remove)
+        rollout.status = RolloutStatus.PAUSED
+        return rollout
     if workload.strategy is not None and workload.strategy.type == RECREATE:
         rollout = recreate(old, new, place_one, remove)
     else:
-        rollout = rolling_update(old, new, workload.strategy, place_one, remove)
+        rollout = rolling_update(old, new, workload.strategy, place_one, remove, current)
     if workload.progress_deadline_seconds is not None:
         rollout.progress_deadline_seconds = workload.progress_deadline_seconds
+    rollout.revision = workload.new_replica_set
     return rollout
+
+
+def _update_job(
+    workload: ManifestWorkload,
+    old: list[o.Pod],
+    new: list[o.Pod],
+    unchanged: bool,
+    place_one: Callable[[o.Pod], bool],
+    remove: Callable[[o.Pod], None],
+    snapshot: Snapshot,
+) -> Rollout:
+    """`kubectl apply` of a Job the cluster runs: refused as its validation refuses an update
+    (rollout.job_update_refusal; without the stored template, a template that differs from its
+    pods'), else the Job controller's sync with the new spec (rollout.job_sync)."""
+    live = workload.live_job
+    refusal = workload.job_refusal
+    if not refusal and live is None and not unchanged:
+        refusal = f'The Job "{workload.name}" is invalid: spec.template: field is immutable'
+    if refusal:
+        rollout = Rollout(RolloutStatus.IMMUTABLE, len(old))
+        rollout.refusal = refusal
+        return rollout
+    shape = workload.job_shape or job_shape(o.WorkloadSpec())
+    outcome = JobOutcome.RUNS
+    if live is not None and live.finished:
+        outcome = JobOutcome.FINISHED
+    elif shape.suspend:
+        outcome = JobOutcome.SUSPENDED
+    elif live is not None and _past_deadline(shape, live, snapshot):
+        outcome = JobOutcome.DEADLINE_EXCEEDED
+    succeeded = live.succeeded if live is not None else 0
+    if live is None:  # what the snapshot holds of it: its pods that ended
+        succeeded = sum(
+            1
+            for p in snapshot.pods
+            if p.metadata.namespace == workload.namespace
+            and p.status.phase == "Succeeded"
+            and owned_by(p, "Job", workload.name)
+        )
+    rollout = job_sync(shape, old, succeeded, new, place_one, remove, outcome)
+    rollout.status = RolloutStatus.UNCHANGED if unchanged else RolloutStatus.COMPLETES
+    if outcome == JobOutcome.DEADLINE_EXCEEDED:
+        rollout.status = RolloutStatus.STALLS
+    return rollout
+
+
+def _past_deadline(shape: JobShape, live: LiveJob, snapshot: Snapshot) -> bool:
+    """pastActiveDeadline, at the time the snapshot was taken: the Job (not resumed now: a resumed
+    Job's start time is reset) has run activeDeadlineSeconds or longer. An offline dump carries no
+    time: not evaluated (False)."""
+    deadline = shape.active_deadline_seconds
+    if deadline is None or live.start_time is None or live.shape.suspend or not snapshot.taken_at:
+        return False
+    try:
+        started = datetime.fromisoformat(live.start_time.replace("Z", "+00:00"))
+        taken = datetime.fromisoformat(snapshot.taken_at.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return (taken - started).total_seconds() >= deadline
+
+
+def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
+    """A pod the old ReplicaSet adds when a paused Deployment is scaled up: the newest old pod's
+    template, unbound, named `<replicaset>-<podwhy's 5 characters>`."""
+    model = max(old, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))
+    owner = next((ref for ref in model.metadata.owner_references if ref.controller), None)
+    base = f"{owner.name}-" if owner is not None else model.metadata.generate_name
+    name = base + suffix(f"scale/{model.metadata.namespace}/{base}/{index}")
+    meta = model.metadata
+    return msgspec.structs.replace(
+        model,
+        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-scale-{meta.namespace}-{name}"),
+        spec=msgspec.structs.replace(model.spec, node_name=""),
+        status=o.PodStatus(phase="Pending"),
+    )
+
+
+def _one_at_a_time(
+    place_one: Callable[[o.Pod], bool],
+    old: Sequence[o.Pod],
+    latest: dict[int, ReplicaPlacement],
+    snapshot: Snapshot,
+) -> Callable[[o.Pod], bool]:
+    """An OrderedReady StatefulSet's controller (processReplica, monotonic): it creates an ordinal
+    only once every pod before it is Running and Ready, so once one it runs is not (the lowest
+    ordinal) or one it creates stays Pending (or ResourceQuota refuses it), every later ordinal
+    waits, not created. Each ordinal added is charged to quotas when it is created."""
+    unready = [p for p in old if not _running_and_ready(p)]
+    blocked = [min(unready, key=lambda p: _ordinal(p.metadata.name)).metadata.name] if unready else [""]
+    running = {p.metadata.name for p in old}
+
+    def place(pod: o.Pod) -> bool:
+        if blocked[0] and blocked[0] != pod.metadata.name:
+            waits = OrderedWait(pod.metadata.name, blocked[0])
+            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False)
+            return False
+        if id(pod) not in latest and pod.metadata.name not in running:  # an ordinal added (not replaced)
+            try:
+                admit_quota(pod, snapshot)
+            except AdmissionRefusalError as refusal:
+                reason = NotCreated(refusal.words)
+                latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
+                blocked[0] = pod.metadata.name
+                return False
+        if place_one(pod):
+            return True
+        blocked[0] = pod.metadata.name
+        return False
+
+    return place
+
+
+def _running_and_ready(pod: o.Pod) -> bool:
+    """isRunningAndReady: Running, and its Ready condition True (a dump that gives no Ready
+    condition: taken as Ready)."""
+    ready = next((c.status for c in pod.status.conditions if c.type == "Ready"), "True")
+    return pod.status.phase == "Running" and ready == "True"
 
 
 def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:
@@ -670,12 +815,13 @@ def _statefulset_update(
     strategy = workload.update_strategy
     by_name = {p.metadata.name: p for p in old}
     out = Rollout(RolloutStatus.COMPLETES, len(old))
-    for pod in new:
-        if pod.metadata.name not in by_name:
-            if not place_one(pod):
-                out.status = RolloutStatus.STALLS
-                return out
-            out.new_replicas += 1
+    missing = [pod for pod in new if pod.metadata.name not in by_name]
+    # OrderedReady: place_one lets later ordinals wait once one stays Pending; Parallel creates all.
+    created = [place_one(pod) for pod in missing]
+    out.new_replicas += sum(created)
+    if not all(created):
+        out.status = RolloutStatus.STALLS
+        return out
     extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
     for pod in _highest_ordinal_first(extra):
         remove(pod)
@@ -747,9 +893,14 @@ def _update_daemon(
     template = workload.daemon_template
     assert template is not None
     old = workload.existing
-    current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name))]
+    if workload.template_unchanged is None:  # no stored template: its pods are compared
+        emulation = workload.emulation
+        current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name), emulation)]
+    else:  # the stored template, as the controller compares it with its ControllerRevision's
+        current = list(old) if workload.template_unchanged else []
     if len(current) == len(old):
-        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=True)
+        pods_only = workload.template_unchanged is None
+        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=pods_only)
         return result
     if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
         result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
@@ -787,7 +938,7 @@ def _update_daemon(
 
 def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
     """One workload's replicas, one after another (or, for a workload the cluster runs, its update)."""
-    if workload.existing:
+    if workload.existing or workload.live_job is not None:
         return _update(placer, workload, snapshot)
     result = WorkloadPlacement(workload)
     if workload.daemon_template is not None:

@@ -20,7 +20,13 @@ import msgspec
 
 from podwhy.cluster.admission import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
 from podwhy.cluster.rawdefaults import Json, canonical_quantities, default_pod_spec, default_template, stored_form
-from podwhy.framework.versions import DEFAULT, Emulation
+from podwhy.framework.versions import (
+    DEFAULT,
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
+    POD_TOPOLOGY_LABELS_ADMISSION,
+    Emulation,
+)
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,
@@ -50,6 +56,9 @@ _CONTROLLER_LABELS = frozenset(
         "batch.kubernetes.io/job-completion-index",
     }
 )
+# The labels PodTopologyLabels admission copies from the node onto a pod at binding (its
+# defaultConfig in plugin/pkg/admission/podtopologylabels).
+POD_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 # Volumes the API server adds to every pod (the ServiceAccount admission's token volume).
 _TOKEN_VOLUME_PREFIX = "kube-api-access-"
 
@@ -64,6 +73,10 @@ class RolloutStatus(StrEnum):
     IMMUTABLE = "Immutable"
     # OnDelete: nothing changes until pods are deleted.
     WAITS_FOR_DELETION = "WaitsForDeletion"
+    # A paused Deployment (spec.paused): the controller's sync() creates no new ReplicaSet, so the
+    # new template is not rolled out until it is resumed (Progressing Unknown, DeploymentPaused);
+    # it still scales the ReplicaSets it has.
+    PAUSED = "Paused"
 
 
 @dataclass
@@ -93,6 +106,13 @@ class Rollout:
     # Whether the template was compared with the old pods only (the snapshot holds no stored
     # template): the fields podwhy does not read were not compared.
     pods_compared: bool = False
+    # A Deployment's: the cluster's ReplicaSet whose template the manifest's is (FindNewReplicaSet),
+    # scaled up instead of a new one ("" when the controller creates one).
+    revision: str = ""
+    # A Job's update: the API server's words refusing it (status Immutable), and what its
+    # controller does once it applies.
+    refusal: str = ""
+    job: str = ""
 
 
 def owned_by(pod: o.Pod, kind: str, name: str) -> bool:
@@ -119,7 +139,7 @@ def existing_pods(snapshot: Snapshot, kind: str, namespace: str, name: str) -> l
     ]
 
 
-def _template_view(pod: o.Pod) -> object:
+def _template_view(pod: o.Pod, not_template: Collection[str] = ()) -> object:
     """What a pod's template asked for, as far as podwhy reads pods: its spec without the node and
     the ServiceAccount's token volume, with what the API server's defaulting and admission fill in
     on every pod (so a dump stripped of those compares alike), and its labels without the
@@ -140,7 +160,7 @@ def _template_view(pod: o.Pod) -> object:
         priority=pod.spec.priority or 0,
         preemption_policy=pod.spec.preemption_policy or DEFAULT_PREEMPTION_POLICY,
     )
-    labels = {k: v for k, v in pod.metadata.labels.items() if k not in _CONTROLLER_LABELS}
+    labels = {k: v for k, v in pod.metadata.labels.items() if k not in _CONTROLLER_LABELS and k not in not_template}
     raw = msgspec.to_builtins(spec)
     default_pod_spec(raw, pod=True)
     canonical_quantities(raw)  # "1000m" and "1" ask for the same
@@ -149,12 +169,12 @@ def _template_view(pod: o.Pod) -> object:
 
 def stored_templates(snapshot: Snapshot, kind: str, namespace: str, old: Sequence[o.Pod]) -> list[Json] | None:
     """The stored pod templates a manifest of KIND is compared with, from the objects owning the
-    OLD pods: their ReplicaSets' (a Deployment's or a ReplicaSet's own), or their StatefulSet's.
-    None when the snapshot does not hold every one (a DaemonSet's, Job's or ReplicationController's
+    OLD pods: their ReplicaSets' (a Deployment's or a ReplicaSet's own), or their StatefulSet's or
+    Job's. None when the snapshot does not hold every one (a DaemonSet's or ReplicationController's
     template is not read): the pods are compared instead (same_template)."""
-    if kind not in ("Deployment", "ReplicaSet", "StatefulSet") or not old:
+    if kind not in ("Deployment", "ReplicaSet", "StatefulSet", "Job") or not old:
         return None
-    owner_kind = "StatefulSet" if kind == "StatefulSet" else "ReplicaSet"
+    owner_kind = "ReplicaSet" if kind in ("Deployment", "ReplicaSet") else kind
     owners = {ref.name for p in old for ref in p.metadata.owner_references if ref.controller and ref.kind == owner_kind}
     found = [snapshot.raw_templates.get((owner_kind, namespace, name)) for name in sorted(owners)]
     if not found or any(data is None for data in found):
@@ -166,12 +186,17 @@ def stored_templates(snapshot: Snapshot, kind: str, namespace: str, old: Sequenc
     return templates if all(isinstance(t, dict) for t in templates) else None
 
 
-def same_template(old: Sequence[o.Pod], new: o.Pod) -> bool:
+def same_template(old: Sequence[o.Pod], new: o.Pod, emulation: Emulation = DEFAULT) -> bool:
     """Every old pod asks for what the new replica asks for, in every field podwhy reads (the
     fallback when the snapshot holds no stored template: fields podwhy does not read are not
-    compared)."""
+    compared). The topology labels PodTopologyLabels admission copied from the node at binding
+    (on by default from v1.35) are not the template's: an old pod's are left out unless the new
+    replica's template sets them."""
     view = _template_view(new)
-    return all(_template_view(p) == view for p in old)
+    added: tuple[str, ...] = ()
+    if emulation.enabled(POD_TOPOLOGY_LABELS_ADMISSION):
+        added = tuple(key for key in POD_TOPOLOGY_LABELS if key not in new.metadata.labels)
+    return all(_template_view(p, added) == view for p in old)
 
 
 def applied_template(manifest: Json, live: Json, emulation: Emulation = DEFAULT) -> Json:
@@ -201,13 +226,74 @@ def same_stored_template(manifest: Json, stored: Json, emulation: Emulation = DE
     ReplicaSet whose template equals it but for that label; the StatefulSet and DaemonSet
     controllers compare the template with their ControllerRevision's). STORED is read as stored
     (defaulting it again changes nothing), less a ReplicaSet's pod-template-hash label."""
+    live = _without_hash(stored, emulation)
+    return applied_template(manifest, live, emulation) == live
+
+
+def _without_hash(stored: Json, emulation: Emulation) -> Json:
+    """A stored template as the API server writes it, less a ReplicaSet's pod-template-hash label."""
     live = stored_form(default_template(stored, emulation))
     labels = live.get("metadata", {}).get("labels")
     if isinstance(labels, dict):
         labels.pop(POD_TEMPLATE_HASH, None)
         if not labels:
             del live["metadata"]["labels"]
-    return applied_template(manifest, live, emulation) == live
+    return live
+
+
+@dataclass(frozen=True)
+class ReplicaSetRevision:
+    """A ReplicaSet of a Deployment, as FindNewReplicaSet reads it."""
+
+    name: str
+    pod_template_hash: str
+    # Its stored template as JSON (None when the snapshot does not hold it).
+    template: Json | None
+
+
+def deployment_replica_sets(snapshot: Snapshot, namespace: str, name: str) -> list[ReplicaSetRevision]:
+    """The ReplicaSets the Deployment NAMESPACE/NAME controls, oldest first
+    (controller.ReplicaSetsByCreationTimestamp: the creation time, then the name)."""
+    owned = [
+        rs
+        for rs in snapshot.replica_sets
+        if rs.metadata.namespace == namespace
+        and any(r.controller and r.kind == "Deployment" and r.name == name for r in rs.metadata.owner_references)
+    ]
+    owned.sort(key=lambda rs: (rs.metadata.creation_timestamp or "", rs.metadata.name))
+    out = []
+    for rs in owned:
+        data = snapshot.raw_templates.get(("ReplicaSet", namespace, rs.metadata.name))
+        template: Json | None = None
+        if data is not None:
+            try:
+                decoded = msgspec.json.decode(data)
+            except msgspec.DecodeError:
+                decoded = None
+            template = decoded if isinstance(decoded, dict) else None
+        hashed = rs.metadata.labels.get(POD_TEMPLATE_HASH, "")
+        if not hashed and template is not None:
+            labels = template.get("metadata", {}).get("labels")
+            hashed = labels.get(POD_TEMPLATE_HASH, "") if isinstance(labels, dict) else ""
+        out.append(ReplicaSetRevision(rs.metadata.name, str(hashed), template))
+    return out
+
+
+def find_new_replica_set(
+    manifest: Json, revisions: Sequence[ReplicaSetRevision], live: Json, emulation: Emulation = DEFAULT
+) -> ReplicaSetRevision | None:
+    """deploymentutil.FindNewReplicaSet: the oldest of REVISIONS whose template equals the
+    Deployment's once MANIFEST is applied, ignoring the pod-template-hash label (EqualIgnoreHash).
+    A rollback (the manifest of an older revision) finds that revision's ReplicaSet, which the
+    controller scales up again rather than creating a new one. LIVE stands for the Deployment's
+    template before the apply (the current revision's: podwhy does not read the Deployment's), whose
+    labels and annotations the manifest does not name `kubectl apply` keeps (applied_template): an
+    older revision's `kubectl rollout restart` annotation is not the Deployment's any more."""
+    applied = applied_template(manifest, _without_hash(live, emulation), emulation)
+    for revision in revisions:
+        if revision.template is not None and applied == _without_hash(revision.template, emulation):
+            return revision
+    return None
 
 
 def scaled(value: int | str | None, total: int, default: str, round_up: bool) -> int:
@@ -298,17 +384,21 @@ def rolling_update(
     strategy: o.DeploymentStrategy | None,
     place: PlaceFn,
     remove: RemoveFn,
+    current: Sequence[o.Pod] = (),
 ) -> Rollout:
     """The Deployment controller's rolling update, round by round: the new ReplicaSet grows while
     all pods stay within replicas + maxSurge; old pods go while at least replicas - maxUnavailable
-    are available (unavailable old pods first). Stops when a round changes nothing."""
-    replicas = len(new)
+    are available (unavailable old pods first). Stops when a round changes nothing. CURRENT: the
+    pods the new ReplicaSet already runs (a rollout under way, or a rollback to a ReplicaSet that
+    kept some), NEW the pods it is still to create."""
+    replicas = len(new) + len(current)
     surge, unavailable = fenceposts(strategy, replicas)
     out = Rollout(RolloutStatus.STALLS, len(old), max_surge=surge, max_unavailable=unavailable)
     remaining = deletion_order(old)
     available_old = {id(p) for p in remaining if p.spec.node_name and p.status.phase == "Running"}
-    created = 0
-    placed = 0
+    new = [*current, *new]
+    created = len(current)
+    placed = sum(1 for p in current if _available(p))
     waiting: list[o.Pod] = []  # new pods left Pending: the scheduler retries them as room frees
     while True:
         changed = False
@@ -355,7 +445,7 @@ def rolling_update(
         if created == replicas and placed == replicas and not remaining:
             out.status = RolloutStatus.COMPLETES
             break
-    out.new_replicas = placed
+    out.new_replicas = placed - sum(1 for p in current if _available(p))
     return out
 
 
@@ -477,4 +567,253 @@ def scale(
         out.removed.append(pod.metadata.name)
     added = fresh[: max(replicas - len(old), 0)]
     out.new_replicas = sum(1 for pod in added if place(pod))
+    return out
+
+
+# ---------------------------------------------------------------- Jobs
+
+INDEXED = "Indexed"
+
+
+@dataclass(frozen=True)
+class JobShape:
+    """What of a Job's spec an update may change, and its controller reads to size it."""
+
+    parallelism: int
+    completions: int | None
+    completion_mode: str
+    suspend: bool
+    active_deadline_seconds: int | None
+
+    @property
+    def indexed(self) -> bool:
+        return self.completion_mode == INDEXED
+
+
+def job_shape(spec: o.WorkloadSpec | o.JobSpec) -> JobShape:
+    """A Job spec as the API server defaults it (parallelism 1, NonIndexed, not suspended)."""
+    return JobShape(
+        parallelism=1 if spec.parallelism is None else spec.parallelism,
+        completions=spec.completions,
+        completion_mode=spec.completion_mode or "NonIndexed",
+        suspend=bool(spec.suspend),
+        active_deadline_seconds=spec.active_deadline_seconds,
+    )
+
+
+@dataclass(frozen=True)
+class LiveJob:
+    """A Job the snapshot holds: its spec, its stored template (None when not read), its status."""
+
+    shape: JobShape
+    template: Json | None
+    start_time: str | None
+    succeeded: int
+    # "Complete" or "Failed" once it has finished ("" while it runs).
+    finished: str
+    # Its JobSuspended condition is True.
+    suspended_condition: bool
+    # Its uid (its pods' controller-uid label).
+    uid: str = ""
+
+
+def live_job(job: o.Job, template: Json | None) -> LiveJob:
+    conditions = {c.type: c.status for c in job.status.conditions}
+    finished = next((t for t in ("Complete", "Failed") if conditions.get(t) == "True"), "")
+    return LiveJob(
+        shape=job_shape(job.spec),
+        template=template,
+        start_time=job.status.start_time,
+        succeeded=job.status.succeeded or 0,
+        finished=finished,
+        suspended_condition=conditions.get("Suspended") == "True",
+        uid=job.metadata.uid,
+    )
+
+
+def _go_value(value: int | str | None) -> str:
+    """A field's value as field.Invalid prints it."""
+    if value is None:
+        return "null"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def job_update_refusal(
+    name: str,
+    manifest: Json,
+    new: JobShape,
+    live: LiveJob,
+    active: int,
+    emulation: Emulation = DEFAULT,
+) -> str | None:
+    """The API server's words refusing `kubectl apply` of a Job whose update its validation
+    forbids (ValidateJobSpecUpdate, in its order), or None: `completions` is immutable but for an
+    Indexed Job, whose completions change only with parallelism equal to them (elastic Indexed
+    Jobs); the template is immutable unless the Job is suspended — then (jobStrategy's options)
+    its scheduling directives (nodeSelector, node affinity, tolerations, labels, annotations,
+    scheduling gates) may change if it never started (v1.35; from v1.36, the
+    MutableSchedulingDirectivesForSuspendedJobs gate: if its Suspended condition is True and no pod
+    is active), and with MutablePodResourcesForSuspendedJobs its containers' resources too;
+    `completionMode` is immutable. `parallelism`, `suspend` and `activeDeadlineSeconds` may
+    change. MANIFEST is the manifest's pod template; LIVE's template None: not compared."""
+    old = live.shape
+    errors: list[str] = []
+    if not new.indexed:
+        if new.completions != old.completions:
+            errors.append(f"spec.completions: Invalid value: {_go_value(new.completions)}: field is immutable")
+    elif new.completions != old.completions and new.completions is not None and new.completions != new.parallelism:
+        errors.append(
+            f"spec.completions: Invalid value: {new.completions}: can only be modified in tandem with spec.parallelism"
+        )
+    if live.template is not None and not same_stored_template(manifest, live.template, emulation):
+        if not _suspended_template_change_allowed(manifest, live, active, emulation):
+            errors.append("spec.template: field is immutable")
+    if new.completion_mode != old.completion_mode:
+        errors.append(f"spec.completionMode: Invalid value: {_go_value(new.completion_mode)}: field is immutable")
+    if not errors:
+        return None
+    said = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+    return f'The Job "{name}" is invalid: {said}'
+
+
+def _suspended_template_change_allowed(manifest: Json, live: LiveJob, active: int, emulation: Emulation) -> bool:
+    """validatePodTemplateUpdate for a Job that was suspended: the changes its options allow."""
+    if not live.shape.suspend or live.template is None:
+        return False
+    scheduling = live.start_time is None
+    resources = False
+    if emulation.enabled(MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS):
+        scheduling = live.suspended_condition and active == 0
+    if emulation.enabled(MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS):
+        resources = live.suspended_condition and active == 0
+    if not scheduling and not resources:
+        return False
+    old = _without_hash(live.template, emulation)
+    new = applied_template(manifest, old, emulation)
+    relaxed = msgspec.json.decode(msgspec.json.encode(old))
+    if scheduling:
+        _take_scheduling_directives(relaxed, new)
+    if resources:
+        _take_resources(relaxed, new)
+    return bool(stored_form(relaxed) == new)
+
+
+def _take_scheduling_directives(old: Json, new: Json) -> None:
+    """What AllowMutableSchedulingDirectives lets change: the old template takes the new one's
+    node affinity (an affinity of nothing else may be dropped), nodeSelector, tolerations,
+    annotations, labels and schedulingGates."""
+    old_spec, new_spec = old.setdefault("spec", {}), new.get("spec", {})
+    old_meta, new_meta = old.setdefault("metadata", {}), new.get("metadata", {})
+    old_affinity, new_affinity = old_spec.get("affinity"), new_spec.get("affinity")
+    if new_affinity is None and isinstance(old_affinity, dict):
+        old_affinity.pop("nodeAffinity", None)
+        if not old_affinity:
+            old_spec.pop("affinity")
+    elif isinstance(new_affinity, dict):
+        kept = dict(old_affinity) if isinstance(old_affinity, dict) else {}
+        kept.pop("nodeAffinity", None)
+        if "nodeAffinity" in new_affinity:
+            kept["nodeAffinity"] = new_affinity["nodeAffinity"]
+        old_spec["affinity"] = kept
+    for part, source, target in (
+        ("nodeSelector", new_spec, old_spec),
+        ("tolerations", new_spec, old_spec),
+        ("schedulingGates", new_spec, old_spec),
+        ("annotations", new_meta, old_meta),
+        ("labels", new_meta, old_meta),
+    ):
+        if part in source:
+            target[part] = source[part]
+        else:
+            target.pop(part, None)
+
+
+def _take_resources(old: Json, new: Json) -> None:
+    """What AllowMutablePodResources lets change: each container's resources."""
+    for kind in ("containers", "initContainers"):
+        old_list, new_list = old.get("spec", {}).get(kind), new.get("spec", {}).get(kind)
+        if not isinstance(old_list, list) or not isinstance(new_list, list) or len(old_list) != len(new_list):
+            continue
+        for before, after in zip(old_list, new_list, strict=True):
+            if isinstance(before, dict) and isinstance(after, dict):
+                if "resources" in after:
+                    before["resources"] = after["resources"]
+                else:
+                    before.pop("resources", None)
+
+
+def _completion_index(pod: o.Pod) -> int | None:
+    value = pod.metadata.labels.get("batch.kubernetes.io/job-completion-index") or pod.metadata.annotations.get(
+        "batch.kubernetes.io/job-completion-index"
+    )
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def want_active(shape: JobShape, active: int, succeeded: int) -> int:
+    """manageJob: how many pods the Job controller keeps running."""
+    if shape.completions is None:
+        # A work queue: once one pod succeeded, what runs is left running.
+        return active if succeeded > 0 else shape.parallelism
+    return max(min(shape.completions - succeeded, shape.parallelism), 0)
+
+
+def job_removal_order(shape: JobShape, pods: Sequence[o.Pod]) -> list[o.Pod]:
+    """activePodsForRemoval: an Indexed Job's pods of an index out of range (>= completions) or
+    repeated first, then controller.ActivePods' order."""
+    first: list[o.Pod] = []
+    left: list[o.Pod] = []
+    if shape.indexed:
+        seen: set[int] = set()
+        for pod in sorted(pods, key=lambda p: (_completion_index(p) or 0, p.metadata.name)):
+            index = _completion_index(pod)
+            if index is None or index >= (shape.completions or 0) or index in seen:
+                first.append(pod)
+            else:
+                seen.add(index)
+                left.append(pod)
+    else:
+        left = list(pods)
+    return first + deletion_order(left, related=())
+
+
+class JobOutcome(StrEnum):
+    """What the Job controller does once the update applies, beyond sizing the pods."""
+
+    RUNS = "Runs"
+    SUSPENDED = "Suspended"
+    FINISHED = "Finished"
+    DEADLINE_EXCEEDED = "DeadlineExceeded"
+
+
+def job_sync(
+    shape: JobShape,
+    active: list[o.Pod],
+    succeeded: int,
+    fresh: list[o.Pod],
+    place: PlaceFn,
+    remove: RemoveFn,
+    outcome: JobOutcome = JobOutcome.RUNS,
+) -> Rollout:
+    """The Job controller's syncJob once the update applies: a finished Job does nothing; a Job
+    past its activeDeadlineSeconds fails (DeadlineExceeded) and a suspended one keeps no pod: every
+    active pod is deleted; else manageJob deletes pods beyond the pods it wants active, or creates
+    the missing ones (from FRESH, which leaves out the indexes running)."""
+    out = Rollout(RolloutStatus.UNCHANGED, len(active))
+    out.job = outcome
+    if outcome == JobOutcome.FINISHED:
+        return out
+    if outcome in (JobOutcome.SUSPENDED, JobOutcome.DEADLINE_EXCEEDED):
+        wanted = 0
+    else:
+        wanted = want_active(shape, len(active), succeeded)
+    out.replicas = wanted
+    if len(active) > wanted:
+        for pod in job_removal_order(shape, active)[: len(active) - wanted]:
+            remove(pod)
+            out.removed.append(pod.metadata.name)
+        return out
+    if shape.indexed:
+        running = {_completion_index(p) for p in active}
+        fresh = [p for p in fresh if _completion_index(p) not in running]
+    out.new_replicas = sum(1 for pod in fresh[: wanted - len(active)] if place(pod))
     return out

@@ -36,6 +36,12 @@ IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
 STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
+# Not the scheduler's: the API server's PodTopologyLabels admission plugin (copies the node's
+# topology.kubernetes.io/zone and region labels onto a pod at binding), and what a suspended Job's
+# template may change (pkg/registry/batch/job/strategy.go).
+POD_TOPOLOGY_LABELS_ADMISSION = "PodTopologyLabelsAdmission"
+MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS = "MutableSchedulingDirectivesForSuspendedJobs"
+MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS = "MutablePodResourcesForSuspendedJobs"
 
 # Default feature gates per minor release (kube_features.go of v1.34.7, v1.35.4 and v1.36.3).
 _GATES_1_35: dict[str, bool] = {
@@ -58,9 +64,17 @@ _GATES_1_35: dict[str, bool] = {
     STORAGE_CAPACITY_SCORING: False,
     TAINT_TOLERATION_COMPARISON_OPERATORS: False,
     IMAGE_VOLUME: True,  # Beta
+    POD_TOPOLOGY_LABELS_ADMISSION: True,  # Beta
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: False,  # Alpha
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: False,  # Alpha
 }
 # v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
-_GATES_1_34: dict[str, bool] = dict(_GATES_1_35)
+_GATES_1_34: dict[str, bool] = {
+    **_GATES_1_35,
+    POD_TOPOLOGY_LABELS_ADMISSION: False,  # Alpha
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: False,  # not in v1.34
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: False,  # not in v1.34
+}
 # v1.33.3: DynamicResourceAllocation beta and off (no DynamicResources plugin), PodLevelResources
 # alpha and off (pod-level resources do not count).
 _GATES_1_33: dict[str, bool] = {
@@ -84,6 +98,8 @@ _GATES_1_36: dict[str, bool] = {
     DRA_DEVICE_BINDING_CONDITIONS: True,  # Beta
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: False,  # Alpha
     IMAGE_VOLUME: True,  # GA
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: True,  # Beta
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: True,  # Beta
 }
 
 

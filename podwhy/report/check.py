@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -12,8 +13,11 @@ from msgspec import UNSET, UnsetType
 from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.placementreasons import OnceDeleted
 from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
+from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
+from podwhy.framework.status import Code
 from podwhy.model import objects as o
 from podwhy.report.build import blocking_cause, scheduler_version, snapshot_summary
 from podwhy.report.inputs import input_warnings
@@ -34,7 +38,13 @@ from podwhy.report.model import (
 from podwhy.report.safe import made_safe
 from podwhy.report.versions import version_warnings
 from podwhy.report.words.kinds import lacking_kinds_warning
-from podwhy.report.words.placement import once_deleted_text, placement_text
+from podwhy.report.words.placement import (
+    once_deleted_text,
+    pending_note,
+    placement_text,
+    preemption_not_evaluated_text,
+    with_note,
+)
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
@@ -75,9 +85,44 @@ def displaced_lines(report: CheckReport) -> list[str]:
     return lines
 
 
+def _preemption_not_evaluated(replica: ReplicaPlacement, snapshot: Snapshot) -> tuple[str, bool]:
+    """Why a replica left Pending had its preemption dry run not evaluated ("" when it was), and
+    whether that leaves its Pending inconclusive: when the snapshot cannot vouch for the cluster's
+    pods (a `kubectl get nodes` dump), preemption might evict pods podwhy does not see, so the
+    replica is not known to stay Pending (exit 3, as any placement on such a dump); otherwise it
+    stays Unschedulable, its message lacking the preemption part, as explain says it."""
+    cycle = replica.cycle
+    if replica.placed or not replica.created or cycle is None or cycle.verdict != Verdict.UNSCHEDULABLE:
+        return "", False
+    post_filter = cycle.post_filter
+    reasons = [
+        why.removeprefix("not evaluated: ") for why in (post_filter.not_evaluated if post_filter else {}).values()
+    ]
+    room = sorted(kind for kind in cycle.fit_unknown if kind in ROOM_UNKNOWNS)
+    # Preemption can help only on a node that failed for what evicting pods resolves (Unschedulable,
+    # not UnschedulableAndUnresolvable), and only a pod that may preempt.
+    outcome = cycle.outcome
+    resolvable = (
+        outcome is not None
+        and outcome.pre_filter_failure is None
+        and any(n.first_failure is not None and n.first_failure.code == Code.Unschedulable for n in outcome.nodes)
+    )
+    preempts = resolvable and (replica.pod.spec.preemption_policy or "PreemptLowerPriority") != "Never"
+    if room and preempts:
+        reasons.append(not_evaluated_reason(room, snapshot.missing).removeprefix("not evaluated: "))
+    said = list(dict.fromkeys(why for why in reasons if why))
+    lacks = "the snapshot has no "
+    if len(said) > 1 and all(why.startswith(lacks) for why in said):  # one sentence for the kinds
+        said = [lacks + ", ".join(why.removeprefix(lacks) for why in said)]
+    return "; ".join(said), bool(room) and preempts
+
+
 def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
     verdict = replica.verdict
     message = placement_text(replica.reason)
+    unevaluated, unsure = _preemption_not_evaluated(replica, snapshot)
+    if unsure:
+        verdict = Verdict.INCONCLUSIVE  # preemption might place it
     if replica.victims and replica.node:
         victims = ", ".join(_victim(v, snapshot) for v in replica.victims)
         evicting = f"placed by preempting {len(replica.victims)} pod(s) on {replica.node}: {victims}"
@@ -85,8 +130,6 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
             evicting += f"; it breaks PodDisruptionBudget {', '.join(replica.violated_pdbs)}"
         message = f"{evicting}; {message}" if message else evicting
     once = replica.once_deleted
-    if once is not None:
-        message = f"{message}; {once_deleted_text(once)}" if message else once_deleted_text(once)
     return ReplicaReport(
         name=replica.pod.metadata.name,
         verdict=verdict,
@@ -102,7 +145,30 @@ def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:
         fitsOnceDeleted=FitsOnceDeleted(node=once.node, pods=list(once.pods), count=once.count)
         if once is not None
         else UNSET,
+        preemptionNotEvaluated=unevaluated or UNSET,
     )
+
+
+def replica_note(replica: ReplicaReport) -> str:
+    """podwhy's own words beside a Pending replica's message: where it fits once the pods being
+    deleted are gone, that its preemption was not evaluated."""
+    once = replica.fitsOnceDeleted
+    return pending_note(
+        once_deleted_text(OnceDeleted(once.node, tuple(once.pods), once.count)) if once is not UNSET else "",
+        preemption_not_evaluated_text(replica.preemptionNotEvaluated)
+        if replica.preemptionNotEvaluated is not UNSET
+        else "",
+    )
+
+
+def replica_text(replica: ReplicaReport) -> str:
+    """A replica's message, then podwhy's note on it (what the table, markdown and JUnit say)."""
+    return with_note(replica.message, replica_note(replica)) if replica.node is None else replica.message
+
+
+def group_text(group: PendingReplicas) -> str:
+    """Alike Pending replicas' message, then podwhy's note on them."""
+    return with_note(group.message, group.note)
 
 
 def _pending_groups(
@@ -111,15 +177,16 @@ def _pending_groups(
     """The workload's Pending replicas (and those not created), alike ones together: one message,
     and the same causes, which analysis/blocking.py finds in each one's scheduling cycle as it
     does for explain."""
-    groups: dict[tuple[str, bool, bytes], PendingReplicas] = {}
+    groups: dict[tuple[str, str, bool, bytes], PendingReplicas] = {}
     for placed, report in zip(placement.replicas, replicas, strict=True):
         if report.node is not None:
             continue
         causes, said = causes_of(placed.cycle)
-        key = (report.message, report.created, said)
+        note = replica_note(report)
+        key = (report.message, note, report.created, said)
         group = groups.get(key)
         if group is None:
-            groups[key] = PendingReplicas(replicas=[report.name], message=report.message, causes=causes)
+            groups[key] = PendingReplicas(replicas=[report.name], message=report.message, causes=causes, note=note)
         else:
             group.replicas.append(report.name)
     return list(groups.values())
@@ -170,10 +237,23 @@ def _rollout(rollout: Rollout | None, kind: str, replicas: int) -> RolloutReport
         maxUnavailable=rollout.max_unavailable,
         progressDeadlineSeconds=rollout.progress_deadline_seconds if deployment else None,
         comparedPodsOnly=True if rollout.pods_compared else UNSET,
+        existingReplicaSet=rollout.revision or UNSET,
+        refusal=rollout.refusal or UNSET,
+        job=_JOB_OUTCOMES[rollout.job] if rollout.job else UNSET,
     )
 
 
-FAILING_ROLLOUTS = frozenset({RolloutStatus.STALLS.value, RolloutStatus.IMMUTABLE.value})
+_JOB_OUTCOMES: dict[str, Literal["Runs", "Suspended", "Finished", "DeadlineExceeded"]] = {
+    "Runs": "Runs",
+    "Suspended": "Suspended",
+    "Finished": "Finished",
+    "DeadlineExceeded": "DeadlineExceeded",
+}
+
+
+# A rollout that does not complete (exit 1, a JUnit failure): it stalls, cannot be applied, or
+# does not start (a paused Deployment).
+FAILING_ROLLOUTS = frozenset({RolloutStatus.STALLS.value, RolloutStatus.IMMUTABLE.value, RolloutStatus.PAUSED.value})
 
 
 def build_check_report(
@@ -211,9 +291,10 @@ def build_check_report(
         placed=sum(w.placed for w in workloads),
         pending=sum(w.pending for w in workloads),
         failingWorkloads=sum(
-            1 for w in workloads if w.pending or (w.update is not None and w.update.status in FAILING_ROLLOUTS)
+            1 for w in workloads if _stuck(w) or (w.update is not None and w.update.status in FAILING_ROLLOUTS)
         ),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
+        pendingInconclusive=sum(1 for r in all_replicas if r.node is None and r.verdict == Verdict.INCONCLUSIVE),
     )
     warnings = input_warnings(snapshot) + version_warnings(version)
     warnings += [
@@ -235,6 +316,12 @@ def build_check_report(
     )
 
 
+def _stuck(workload: WorkloadReport) -> list[ReplicaReport]:
+    """The workload's replicas known to stay Pending (or not created): not those whose preemption
+    was not evaluated."""
+    return [r for r in workload.replicas if r.node is None and r.verdict != Verdict.INCONCLUSIVE]
+
+
 def junit_xml(report: CheckReport) -> bytes:
     """One testcase per workload; a failure (with every Pending replica's message) when any stays Pending.
     Every string is made safe first (report/safe.py): what is left is text XML 1.0 allows."""
@@ -252,7 +339,7 @@ def junit_xml(report: CheckReport) -> bytes:
         case = ET.SubElement(
             suite, "testcase", {"classname": f"{workload.namespace}.{workload.kind}", "name": workload.name}
         )
-        pending = [r for r in workload.replicas if r.node is None]
+        pending = _stuck(workload)
         failed_rollout = workload.update is not None and workload.update.status in FAILING_ROLLOUTS
         if failed_rollout and not pending:
             ET.SubElement(case, "failure", {"type": "Rollout", "message": rollout_line(workload)})
@@ -263,7 +350,7 @@ def junit_xml(report: CheckReport) -> bytes:
                 "failure",
                 {
                     "type": "Pending",
-                    "message": f"{summary}: {pending[0].message}",
+                    "message": f"{summary}: {replica_text(pending[0])}",
                 },
             )
             failure.text = "\n".join(_pending_lines(workload))
@@ -271,16 +358,18 @@ def junit_xml(report: CheckReport) -> bytes:
             # Not a pass: an <error> (GitHub's, GitLab's and Jenkins' reports all show it as a
             # failed test, where <skipped> would read as green), with what was not evaluated.
             doubtful = _inconclusive(workload)
-            error = ET.SubElement(
-                case,
-                "error",
-                {
-                    "type": "Inconclusive",
-                    "message": f"{len(doubtful)} of {len(workload.replicas)} replicas placed, but "
-                    f"{doubtful[0].message.removeprefix('placed, but ')}",
-                },
-            )
-            error.text = "\n".join(f"{r.name}: {r.message}" for r in doubtful)
+            placed_doubts = [r for r in doubtful if r.node is not None]
+            unsure = [r for r in doubtful if r.node is None]
+            said = []
+            if placed_doubts:
+                said.append(
+                    f"{len(placed_doubts)} of {len(workload.replicas)} replicas placed, but "
+                    f"{placed_doubts[0].message.removeprefix('placed, but ')}"
+                )
+            if unsure:
+                said.append(f"{len(unsure)} Pending, but {replica_note(unsure[0])}")
+            error = ET.SubElement(case, "error", {"type": "Inconclusive", "message": "; ".join(said)})
+            error.text = "\n".join(f"{r.name}: {replica_text(r)}" for r in doubtful)
         placed = [f"{r.name} -> {r.node}" for r in workload.replicas if r.node is not None]
         if placed:
             ET.SubElement(case, "system-out").text = "\n".join(placed)
@@ -294,17 +383,18 @@ def junit_xml(report: CheckReport) -> bytes:
 def _pending_lines(workload: WorkloadReport) -> list[str]:
     """Each Pending replica and its message, group by group, each group's causes (as explain says
     them) under its last replica."""
-    message = {r.name: r.message for r in workload.replicas if r.node is None}
+    message = {r.name: replica_text(r) for r in workload.replicas if r.node is None}
     lines: list[str] = []
     for group in workload.pendingGroups:
-        lines += [f"{name}: {message.get(name, group.message)}" for name in group.replicas]
+        lines += [f"{name}: {message.get(name, group_text(group))}" for name in group.replicas]
         lines += [f"  · {cause.text}" for cause in group.causes]
     return lines
 
 
 def _inconclusive(workload: WorkloadReport) -> list[ReplicaReport]:
-    """The workload's replicas placed without every input evaluated (exit 3)."""
-    return [r for r in workload.replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE]
+    """The workload's replicas placed without every input evaluated, or left Pending without their
+    preemption evaluated (exit 3)."""
+    return [r for r in workload.replicas if r.verdict == Verdict.INCONCLUSIVE]
 
 
 def write_junit(report: CheckReport, path: Path) -> None:
@@ -344,6 +434,11 @@ def rollout_line(workload: WorkloadReport) -> str:
     if rollout is None:
         return ""
     line = _rollout_words(workload, rollout)
+    if rollout.existingReplicaSet is not UNSET:
+        line += (
+            f"; its ReplicaSet {rollout.existingReplicaSet} already has the manifest's template (a rollback, or a"
+            " rollout under way): the controller scales it up rather than creating one"
+        )
     return f"{line}; {PODS_ONLY_NOTE}" if rollout.comparedPodsOnly is True else line
 
 
@@ -356,6 +451,20 @@ PODS_ONLY_NOTE = (
 
 def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     old, new, removed = rollout.oldReplicas, rollout.newReplicas, rollout.removed
+    if rollout.job is not UNSET and rollout.job != "Runs":
+        return _job_words(workload, rollout)
+    if rollout.job is not UNSET and rollout.status in ("Unchanged", "Completes"):
+        what = "unchanged template" if rollout.status == "Unchanged" else "scheduling directives changed"
+        if removed:
+            kept = old - len(removed)
+            return f"{what}: the Job controller deletes {', '.join(removed)} ({kept} keep running)"
+        if workload.replicas:
+            created = len(workload.replicas)
+            return (
+                f"{what}: the Job controller creates {created} more pod{'s' if created != 1 else ''}, {new} placed"
+                f" ({old} running)"
+            )
+        return f"{what}: {old} pod{'s' if old != 1 else ''} running, none to add"
     if rollout.status == "Unchanged":
         if removed:
             return f"unchanged template: scaled down from {old} to {old - len(removed)} (removes {', '.join(removed)})"
@@ -365,9 +474,21 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
     if rollout.status == "Completes":
         return f"rollout completes: {new} new replica{'s' if new != 1 else ''} ({len(removed)} old removed)"
     if rollout.status == "Immutable":
+        refusal = rollout.refusal if rollout.refusal is not UNSET else ""
+        if refusal.endswith(": spec.template: field is immutable"):
+            return (
+                f"template changed, but a Job's template is immutable: `kubectl apply` fails ({refusal}); its pods"
+                " keep running"
+            )
+        return f"`kubectl apply` fails ({refusal}); its pods keep running"
+    if rollout.status == "Paused":
+        running = old - len(removed) + new
+        scaled = f", scaled to {rollout.replicas} with the old template" if rollout.replicas != old else ""
         return (
-            "template changed, but a Job's template is immutable: `kubectl apply` fails "
-            f'(The Job "{workload.name}" is invalid: spec.template: field is immutable); its pods keep running'
+            "template changed, but the Deployment is paused (spec.paused): its controller does not start the"
+            f" rollout (condition Progressing: Unknown, DeploymentPaused); {running} old replica"
+            f"{'s' if running != 1 else ''} keep{'s' if running == 1 else ''} running{scaled}; it rolls out once"
+            f" resumed: `kubectl rollout resume deployment/{workload.name} -n {workload.namespace}`"
         )
     if rollout.status == "WaitsForDeletion":
         return f"updateStrategy OnDelete: nothing changes until its pods are deleted ({old} old keep running)"
@@ -385,6 +506,17 @@ def _rollout_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
             " the rollout depends on them leaving"
         )
     return line
+
+
+def _job_words(workload: WorkloadReport, rollout: RolloutReport) -> str:
+    """What the Job controller does with a Job it will not run more pods of."""
+    old, removed = rollout.oldReplicas, rollout.removed
+    deleted = f"deletes its {len(removed)} active pod{'s' if len(removed) != 1 else ''}" if removed else "runs no pod"
+    if rollout.job == "Suspended":
+        return f"suspended (spec.suspend): the Job controller {deleted} and creates none until it is resumed"
+    if rollout.job == "Finished":
+        return f"the Job has finished: its controller creates no more pods ({old} running)"
+    return f"past its activeDeadlineSeconds: the Job controller fails it (DeadlineExceeded) and {deleted}"
 
 
 def rollout_lines(report: CheckReport) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podwhy.report.check import displaced_lines, not_checked_lines, rollout_lines
+from podwhy.report.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.safe import made_safe
 from podwhy.report.table import (
@@ -104,7 +104,7 @@ def render_check(report: CheckReport) -> str:
 
 def _why(group: PendingReplicas) -> str:
     """Pending replicas' message, then what keeps them off the nodes, a line per cause (as explain's)."""
-    return group.message + "".join(f"\n· {c.text}" for c in group.causes)
+    return group_text(group) + "".join(f"\n· {c.text}" for c in group.causes)
 
 
 def _joined(whys: list[str]) -> str:
@@ -118,7 +118,7 @@ def _replica_rows(workloads: list[WorkloadReport]) -> list[str]:
     rows: list[list[str]] = []
     for w in workloads:
         if len(w.replicas) <= MAX_REPLICA_ROWS:
-            rows += [[w.key, r.name, r.node or "Pending", r.message] for r in w.replicas]
+            rows += [[w.key, r.name, r.node or "Pending", replica_text(r)] for r in w.replicas]
             continue
         placed = [r.node for r in w.replicas if r.node is not None]
         if placed:

@@ -638,6 +638,11 @@ class ReplicaReport(_Struct):
     preemptedBy: str | None = None  # noqa: N815
     # A replica left Pending that fits once the pods being deleted are gone.
     fitsOnceDeleted: FitsOnceDeleted | UnsetType = UNSET  # noqa: N815
+    # A replica left Pending whose preemption (DefaultPreemption's dry run) was not evaluated: why
+    # (the kinds the snapshot lacks); `message` then lacks the scheduler's preemption part. When the
+    # snapshot cannot vouch for the cluster's pods, preemption might make room for it: its verdict
+    # is Inconclusive, not Unschedulable.
+    preemptionNotEvaluated: str | UnsetType = UNSET  # noqa: N815
 
 
 class RolloutStep(_Struct):
@@ -654,8 +659,9 @@ class RolloutReport(_Struct):
     (a placed pod counts as available at once)."""
 
     # Unchanged (only scaled, if at all), Completes, Stalls, Immutable (`kubectl apply` fails),
-    # WaitsForDeletion (OnDelete).
-    status: Literal["Unchanged", "Completes", "Stalls", "Immutable", "WaitsForDeletion"]
+    # WaitsForDeletion (OnDelete), Paused (a paused Deployment: no new template is rolled out
+    # until it is resumed; the controller still scales).
+    status: Literal["Unchanged", "Completes", "Stalls", "Immutable", "WaitsForDeletion", "Paused"]
     # The pods of the workload the cluster ran, how many it is to run, and the new ones placed.
     oldReplicas: int  # noqa: N815
     replicas: int
@@ -672,6 +678,16 @@ class RolloutReport(_Struct):
     # (the snapshot holds no stored template of the workload: its ReplicaSet or StatefulSet):
     # fields podwhy does not read (env, command, probes, annotations...) were not compared.
     comparedPodsOnly: bool | UnsetType = UNSET  # noqa: N815
+    # A Deployment whose manifest's template is that of a ReplicaSet it already has, ignoring the
+    # pod-template-hash label (FindNewReplicaSet/EqualIgnoreHash; a rollback): that ReplicaSet,
+    # which the controller scales up again instead of creating a new one.
+    existingReplicaSet: str | UnsetType = UNSET  # noqa: N815
+    # An update the API server refuses (Immutable): its words, as `kubectl apply` prints them.
+    refusal: str | UnsetType = UNSET
+    # A Job's: what its controller does once the update applies (Runs: it sizes the pods to the
+    # new parallelism; Suspended: it deletes every active pod; Finished: nothing, it has
+    # completed or failed; DeadlineExceeded: it fails the Job, past its activeDeadlineSeconds).
+    job: Literal["Runs", "Suspended", "Finished", "DeadlineExceeded"] | UnsetType = UNSET
 
 
 class PendingReplicas(_Struct):
@@ -679,11 +695,14 @@ class PendingReplicas(_Struct):
 
     # Their names, in the order they were placed.
     replicas: list[str]
-    # Their message (as each replica's).
+    # Their message (as each replica's: the scheduler's, or why the controller does not create them).
     message: str
     # When no node fits them: what keeps them off the nodes, one cause per line, from the plugins'
     # evidence of their scheduling cycle (as an Explanation's `causes`).
     causes: list[BlockingCause] = []
+    # podwhy's own words on them, beside the message: where they fit once the pods being deleted
+    # are gone, or that their preemption was not evaluated ("" for none).
+    note: str = ""
 
 
 class WorkloadReport(_Struct):
@@ -723,6 +742,9 @@ class CheckSummary(_Struct):
     failingWorkloads: int  # noqa: N815
     # Replicas placed although a plugin needing kinds the snapshot lacks was not evaluated.
     inconclusive: int
+    # Replicas left Pending (counted in `pending`) whose preemption was not evaluated: it might
+    # place them, so they are not known to stay Pending.
+    pendingInconclusive: int = 0  # noqa: N815
 
 
 class NotChecked(_Struct):
@@ -777,10 +799,12 @@ class CheckReport(_Struct, kw_only=True):
     @property
     def exit_code(self) -> int:
         """0 when every replica fits and every rollout completes, 1 when a replica stays Pending or a
-        rollout stalls (or cannot be applied), 3 when a placement was inconclusive."""
-        if self.summary.pending or self.summary.failingWorkloads:
+        rollout does not complete, 3 when a placement was inconclusive or the only Pending replicas
+        are (their preemption was not evaluated)."""
+        summary = self.summary
+        if summary.pending - summary.pendingInconclusive or summary.failingWorkloads:
             return int(ExitCode.NOT_SCHEDULED)
-        return int(ExitCode.INCONCLUSIVE if self.summary.inconclusive else ExitCode.OK)
+        return int(ExitCode.INCONCLUSIVE if summary.inconclusive or summary.pendingInconclusive else ExitCode.OK)
 
 
 def encode_json(report: Report | PendingReport | CheckReport) -> bytes:

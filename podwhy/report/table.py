@@ -24,7 +24,14 @@ from rich.table import Table
 from rich.text import Text
 
 from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
-from podwhy.report.check import displaced_lines, not_checked_lines, rollout_line, rollout_lines
+from podwhy.report.check import (
+    displaced_lines,
+    group_text,
+    not_checked_lines,
+    replica_text,
+    rollout_line,
+    rollout_lines,
+)
 from podwhy.report.model import (
     AutoscalingReport,
     CheckReport,
@@ -1020,8 +1027,27 @@ def check_summary(report: CheckReport) -> str:
     if unchanged:
         preempting += f"; {len(unchanged)} workload{'s' if len(unchanged) != 1 else ''} unchanged"
     if not summary.pending and summary.failingWorkloads:
-        failing = summary.failingWorkloads
-        return line + f"; {failing} workload{'s' if failing != 1 else ''} cannot be updated" + preempting
+        paused = sum(1 for w in report.workloads if w.update is not None and w.update.status == "Paused")
+        failing = summary.failingWorkloads - paused
+        said = [f"{failing} workload{'s' if failing != 1 else ''} cannot be updated"] if failing else []
+        if paused:
+            plural = paused != 1
+            said.append(f"{paused} paused Deployment{'s' if plural else ''} do{'' if plural else 'es'} not roll out")
+        return line + "; " + ", ".join(said) + preempting
+    unsure = summary.pendingInconclusive
+    if not summary.failingWorkloads and unsure and summary.pending == unsure:
+        # Exit 3: Pending only for lack of preemption's dry run, which might make room.
+        workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
+        doubts = _placed_doubts(report)
+        placed_doubt = f", {doubts[0]}" if doubts else ""
+        why = next(
+            (r.preemptionNotEvaluated for w in report.workloads for r in w.replicas if r.preemptionNotEvaluated),
+            "",
+        )
+        return (
+            f"inconclusive: {line} in {workloads}{placed_doubt}; {unsure} stay{'s' if unsure == 1 else ''} Pending"
+            f" unless preemption makes room, not evaluated: {why}" + preempting
+        )
     if not summary.pending:
         workloads = f"{summary.workloads} workload{'s' if summary.workloads != 1 else ''}"
         if summary.inconclusive:
@@ -1039,7 +1065,21 @@ def check_summary(report: CheckReport) -> str:
             return f"inconclusive: {line} in {workloads}, {why}{more}" + preempting
         return line + f" in {workloads}: everything fits" + preempting
     failing = summary.failingWorkloads
-    return line + f"; {summary.pending} stay Pending in {failing} workload{'s' if failing != 1 else ''}" + preempting
+    known = summary.pending - unsure
+    maybe = f" ({unsure} more unless preemption, not evaluated, makes room)" if unsure else ""
+    return line + f"; {known} stay Pending in {failing} workload{'s' if failing != 1 else ''}{maybe}" + preempting
+
+
+def _placed_doubts(report: CheckReport) -> list[str]:
+    """What was not evaluated for the replicas placed inconclusively, each said once."""
+    return list(
+        dict.fromkeys(
+            r.message.removeprefix("placed, but ")
+            for w in report.workloads
+            for r in w.replicas
+            if r.node is not None and r.verdict == Verdict.INCONCLUSIVE and r.message
+        )
+    )
 
 
 def render_check(report: CheckReport, wide: bool = False, console: Console | None = None) -> None:
@@ -1089,7 +1129,12 @@ def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, st
     if wide:
         group_of = {name: group for group in workload.pendingGroups for name in group.replicas}
         rows = [
-            ("", r.name, _placed_node(r), _why_pending(group_of.get(r.name) if r.node is None else None, r.message))
+            (
+                "",
+                r.name,
+                _placed_node(r),
+                _why_pending(group_of.get(r.name) if r.node is None else None, replica_text(r)),
+            )
             for r in workload.replicas
         ]
         rows += [("", "", n, f"not run here by its controller: {why}") for n, why in workload.ineligibleNodes.items()]
@@ -1113,7 +1158,7 @@ def _check_rows(workload: WorkloadReport, wide: bool) -> list[tuple[str, str, st
                     "",
                     names if len(members) == 1 else f"{len(members)} replicas\n{names}",
                     _pending_where(members),
-                    _why_pending(group, group.message),
+                    _why_pending(group, group_text(group)),
                 )
             )
     return [(who, *rows[0][1:]), *rows[1:]]
@@ -1135,7 +1180,7 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
         for replica in workload.replicas:
             _say(console, f"{escape(replica.name)} → {escape(_placed_node(replica))}", 2)
             if replica.message:
-                _say(console, f"{escape(replica.message)}", 4)
+                _say(console, f"{escape(replica_text(replica))}", 4)
             if replica.node is None:
                 _causes(console, group_of.get(replica.name))
         for node_name, why in workload.ineligibleNodes.items():
@@ -1147,7 +1192,7 @@ def _print_check_workload(console: Console, workload: WorkloadReport, wide: bool
         where = _pending_where(members)
         _say(console, f"{len(members)} {escape(where)}: {escape(_replica_names(members))}", 2)
         if group.message:
-            _say(console, f"{escape(group.message)}", 4)
+            _say(console, f"{escape(group_text(group))}", 4)
         _causes(console, group)
 
 

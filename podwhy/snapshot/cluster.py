@@ -228,12 +228,16 @@ class Snapshot:
         self.raw_templates.pop(key, None)
 
     def holds(self, key: ObjectKey, obj: Any) -> bool:
-        """Whether OBJ is the version of KEY's object the snapshot holds (of kinds filed in lists)."""
+        """Whether OBJ is the version of KEY's object the snapshot holds."""
         seen = self._loaded.get(key)
-        if seen is None or seen[1] < 0:
+        if seen is None:
             return False
-        store = getattr(self, o.KINDS[key[0]].snapshot_field)
-        return store[seen[1]] is obj
+        info = o.KINDS[key[0]]
+        store = getattr(self, info.snapshot_field)
+        if seen[1] < 0:  # filed by name
+            name_key = key[2] if info.indexing is o.Indexing.BY_NAME else ns_name(key[1], key[2])
+            return bool(store.get(name_key) is obj)
+        return bool(store[seen[1]] is obj)
 
     @property
     def missing_kinds(self) -> frozenset[str]:

@@ -51,8 +51,9 @@ TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
 # `podwhy snapshot --redact` wrote the dump: its objects hold only what docs/redact.md lists.
 REDACTED_ANNOTATION = "podwhy.dev/redacted"
 # The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
-# Deployment's is its ReplicaSets', with their pod-template-hash label.
-TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet"})
+# Deployment's is its ReplicaSets', with their pod-template-hash label; a Job's is compared with a
+# manifest's as the API server's validation of an update compares them.
+TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet", "Job"})
 
 
 @dataclass(frozen=True)

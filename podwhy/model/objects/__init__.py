@@ -28,7 +28,9 @@ from podwhy.model.objects.batch import (
     CronJobManifest,
     CronJobSpec,
     Job,
+    JobCondition,
     JobSpec,
+    JobStatus,
     JobTemplateSpec,
 )
 from podwhy.model.objects.core import (
@@ -318,7 +320,9 @@ __all__ = [
     "Int32",
     "Int64",
     "Job",
+    "JobCondition",
     "JobSpec",
+    "JobStatus",
     "JobTemplateSpec",
     "KarpenterRequirement",
     "KindInfo",

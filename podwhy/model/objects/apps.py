@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from podwhy.model.objects.core import PersistentVolumeClaim, PodTemplateSpec
-from podwhy.model.objects.meta import Int32, LabelSelector, ObjectMeta, _Base
+from podwhy.model.objects.meta import Int32, Int64, LabelSelector, ObjectMeta, _Base
 
 
 class SelectorSpec(_Base):
@@ -68,6 +68,9 @@ class WorkloadSpec(_Base):
     parallelism: Int32 | None = None
     completions: Int32 | None = None
     completion_mode: str = ""
+    # Job: suspended, its controller creates no pods (and deletes those it runs); how long it may run.
+    suspend: bool | None = None
+    active_deadline_seconds: Int64 | None = None
     # StatefulSet: the PVCs each ordinal gets (`<claim>-<statefulset>-<ordinal>`).
     volume_claim_templates: list[PersistentVolumeClaim] = []
     # Job: what its controller does once pods fail; not simulated (check places the first pods).
@@ -75,6 +78,8 @@ class WorkloadSpec(_Base):
     # Deployment: how a changed template rolls out, and how long before it reports a stall.
     strategy: DeploymentStrategy | None = None
     progress_deadline_seconds: Int32 | None = None
+    # Deployment: paused, its controller rolls out no new template (it still scales).
+    paused: bool = False
     # StatefulSet and DaemonSet: how a changed template rolls out.
     update_strategy: StatefulSetUpdateStrategy | None = None
 

@@ -85,3 +85,19 @@ def placed_nodes_text(nodes: Sequence[str]) -> str:
         return ", ".join(named)
     more = len(named) - MAX_PLACED_NODES_NAMED
     return f"{len(named):,} nodes: {', '.join(named[:MAX_PLACED_NODES_NAMED])}, … ({more:,} more)"
+
+
+def preemption_not_evaluated_text(why: str) -> str:
+    """A Pending replica whose preemption dry run could not be evaluated (WHY: "the snapshot has no
+    PriorityClasses"): the scheduler's message then lacks its preemption part."""
+    return f"preemption not evaluated ({why}): it might make room by evicting lower-priority pods"
+
+
+def pending_note(once: str, preemption: str) -> str:
+    """podwhy's own words beside a Pending replica's message (each may be "")."""
+    return "; ".join(part for part in (once, preemption) if part)
+
+
+def with_note(message: str, note: str) -> str:
+    """A message, then podwhy's note on it."""
+    return f"{message}; {note}" if message and note else message or note
