@@ -11,9 +11,10 @@ one), their names (required, DNS labels, unique across containers and init conta
 and hostPort ranges, protocol, hostPort conflicts), resources (resource names, quantities not
 negative, whole numbers for extended resources, requests at most their limits and equal to them
 for hugepages and extended resources, hugepage sizes, HugePages needing cpu or memory);
-pod-level resources (where the release reads them); nodeSelector labels; node affinity, pod
-affinity and anti-affinity terms; topology spread constraints; tolerations; the priority class
-name and preemption policy; overhead.
+pod-level resources (where the release reads them); hostNetwork's host ports; nodeSelector
+labels; node affinity, pod affinity and anti-affinity terms; topology spread constraints; the host
+namespaces a pod in a user namespace may not share; tolerations; the priority class name and
+preemption policy; overhead.
 
 Not checked (the API server refuses them too, and podwhy lets them by): the rest of the object's
 metadata, images' form, probes, lifecycle hooks, env, volume sources and mounts, security contexts,
@@ -52,7 +53,12 @@ from podwhy.framework.validation import (
     required,
     validate_label_name,
 )
-from podwhy.framework.versions import POD_LEVEL_RESOURCES, TAINT_TOLERATION_COMPARISON_OPERATORS, Emulation
+from podwhy.framework.versions import (
+    POD_LEVEL_RESOURCES,
+    TAINT_TOLERATION_COMPARISON_OPERATORS,
+    USER_NAMESPACES_HOST_NETWORK_SUPPORT,
+    Emulation,
+)
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
 from podwhy.model.validation import (
@@ -153,22 +159,25 @@ def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) ->
         template, path = obj.spec.job_template.spec.template, "spec.jobTemplate.spec.template"
     else:
         template, path = obj.spec.template, "spec.template"
-    errors = pod_spec_errors(template.spec, child(path, "spec"), emulation)
+    errors = pod_spec_errors(template.spec, child(path, "spec"), emulation, is_pod=False)
     if errors:
         raise InvalidObjectError(kind, obj.metadata.name, errors, source)
 
 
-def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation) -> list[str]:
-    """ValidatePodSpec's errors (the rules of this module), in its order."""
+def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, *, is_pod: bool = True) -> list[str]:
+    """ValidatePodSpec's errors (the rules of this module), in its order. IS_POD: the spec is a
+    Pod's (PodValidationOptions.ResourceIsPod), not a template's."""
     errs = _volume_errors(spec.volumes, child(path, "volumes"))
     errs += _container_errors(spec.containers, child(path, "containers"))
     errs += _init_container_errors(spec.init_containers, spec.containers, child(path, "initContainers"))
     if emulation.enabled(POD_LEVEL_RESOURCES):
         errs += _pod_resources_errors(spec, path)
+    errs += _host_network_errors(spec, path, is_pod)
     errs += _labels_errors(spec.node_selector, child(path, "nodeSelector"))
     if spec.affinity is not None:
         errs += _affinity_errors(spec.affinity, child(path, "affinity"))
     errs += _spread_errors(spec.topology_spread_constraints, child(path, "topologySpreadConstraints"))
+    errs += _host_users_errors(spec, path, emulation)
     comparison = emulation.enabled(TAINT_TOLERATION_COMPARISON_OPERATORS)
     errs += _toleration_errors(spec.tolerations, child(path, "tolerations"), comparison)
     if spec.priority_class_name:
@@ -324,6 +333,39 @@ def _host_port_conflicts(containers: list[tuple[int, o.Container]], path: str) -
                 errs.append(duplicate(child(index(child(index(path, i), "ports"), j), "hostPort"), text))
             else:
                 seen.add(text)
+    return errs
+
+
+def _host_network_errors(spec: o.PodSpec, path: str, is_pod: bool) -> list[str]:
+    """validatePodHostNetworkDeps: with hostNetwork a container's hostPort must equal its
+    containerPort (a template may leave it 0: the Pod's defaulting copies it); init containers
+    are not checked."""
+    if not spec.host_network:
+        return []
+    errs: list[str] = []
+    for i, container in enumerate(spec.containers):
+        ports_path = child(index(child(path, "containers"), i), "ports")
+        for j, port in enumerate(container.ports):
+            if (is_pod or port.host_port != 0) and port.host_port != port.container_port:
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                errs.append(invalid(child(index(ports_path, j), "hostPort"), port.host_port, detail))
+    return errs
+
+
+def _host_users_errors(spec: o.PodSpec, path: str, emulation: Emulation) -> list[str]:
+    """validateHostUsers: a pod in a user namespace (hostUsers false) shares none of the host's
+    namespaces (hostNetwork allowed only with UserNamespacesHostNetworkSupport). Upstream's
+    paths for hostPID and hostIPC are its Go field names."""
+    if spec.host_users is None or spec.host_users:
+        return []
+    detail = emulation.host_users_forbidden
+    errs: list[str] = []
+    if spec.host_network and not emulation.enabled(USER_NAMESPACES_HOST_NETWORK_SUPPORT):
+        errs.append(forbidden(child(path, "hostNetwork"), detail))
+    if spec.host_pid:
+        errs.append(forbidden(child(path, "HostPID"), detail))
+    if spec.host_ipc:
+        errs.append(forbidden(child(path, "HostIPC"), detail))
     return errs
 
 

@@ -36,6 +36,7 @@ IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
 STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
+USER_NAMESPACES_HOST_NETWORK_SUPPORT = "UserNamespacesHostNetworkSupport"
 
 # Default feature gates per minor release (kube_features.go of v1.34.7, v1.35.4 and v1.36.3).
 _GATES_1_35: dict[str, bool] = {
@@ -58,6 +59,9 @@ _GATES_1_35: dict[str, bool] = {
     STORAGE_CAPACITY_SCORING: False,
     TAINT_TOLERATION_COMPARISON_OPERATORS: False,
     IMAGE_VOLUME: True,  # Beta
+    # Alpha and off (v1.35 on; not in v1.33 and v1.34): the API server refuses hostNetwork with
+    # hostUsers false (validateHostUsers).
+    USER_NAMESPACES_HOST_NETWORK_SUPPORT: False,
 }
 # v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
 _GATES_1_34: dict[str, bool] = dict(_GATES_1_35)
@@ -123,6 +127,9 @@ class Emulation:
     read_write_once_pod_older_words: bool = False
     # The API server defaults an env var's valueFrom.fileKeyRef.optional to false (v1.34, EnvFiles).
     file_key_ref_optional_default: bool = True
+    # validateHostUsers' detail for hostNetwork, hostPID and hostIPC with hostUsers false (v1.34
+    # on; v1.33: "when `pod.Spec.HostUsers` is false").
+    host_users_forbidden: str = "when `hostUsers` is false"
 
     @property
     def name(self) -> str:
@@ -145,6 +152,7 @@ V1_33 = Emulation(
     taint_toleration_names_taint=True,
     read_write_once_pod_older_words=True,
     file_key_ref_optional_default=False,
+    host_users_forbidden="when `pod.Spec.HostUsers` is false",
 )
 V1_34 = Emulation(
     minor=34,
