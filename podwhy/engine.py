@@ -15,6 +15,7 @@ from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.defaults import drop_disabled_fields
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
+from podwhy.cluster.validation import validate_stored_pod
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
@@ -70,6 +71,9 @@ class ExplainRequest:
     node: str | None = None
     # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see scheduler.versions).
     kube_version: str | None = None
+    # A pod read from the snapshot is refused if no API server could have stored it. Off only for
+    # recordings that handed the scheduler its pods directly (fixtures/golden: no API server).
+    validate_stored: bool = True
 
 
 def kindless_note(snapshot: Snapshot) -> str:
@@ -207,6 +211,8 @@ def explain(request: ExplainRequest) -> Report:
         pod = find_pod(snapshot, namespace, name, request.source)
         version = choose_version(request.kube_version, snapshot)
     drop_disabled_fields(snapshot, version.emulation)
+    if manifest is None and request.validate_stored:
+        validate_stored_pod(pod, version.emulation, input_names(snapshot.sources))
     config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
@@ -281,6 +287,7 @@ class PendingRequest:
     namespace: str | None
     scheduler_config: Path | None = None
     kube_version: str | None = None
+    validate_stored: bool = True  # as ExplainRequest's
 
 
 def pending(request: PendingRequest) -> PendingReport:
@@ -296,6 +303,10 @@ def pending(request: PendingRequest) -> PendingReport:
         check_namespace(snapshot, request.namespace, request.source)
     version = choose_version(request.kube_version, snapshot)
     drop_disabled_fields(snapshot, version.emulation)
+    for pod in snapshot.pods if request.validate_stored else ():
+        if is_pending(pod) and not pod.spec.node_name:
+            if request.namespace is None or pod.metadata.namespace == request.namespace:
+                validate_stored_pod(pod, version.emulation, input_names(snapshot.sources))
     config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}

@@ -710,3 +710,47 @@ def test_host_network_in_a_user_namespace_is_refused(tmp_path: Path, command: st
     code, out, err = _run(tmp_path, command, CLUSTER, manifest)
     assert (code, out) == (3, "")
     assert 'The Pod "web" is invalid: spec.hostNetwork: Forbidden: when `hostUsers` is false (' in err
+
+
+# ------------------------------------------------------------------ pods read from a dump (explain NAME, pending)
+DUMP_POD = """- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: shop}
+  spec:
+SPEC
+  status: {phase: Pending}
+"""
+APP = "    containers: [{name: app, image: nginx}]\n"
+BAD_SPREAD = APP + "    topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: '', whenUnsatisfiable: Maybe}"
+BAD_SPREAD_ERRORS = (
+    "[spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero, "
+    "spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty, "
+    'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe": supported values: '
+    '"DoNotSchedule", "ScheduleAnyway"]'
+)
+
+
+def _run_dump(tmp_path: Path, args: list[str], spec: str) -> tuple[int, str, str]:
+    (tmp_path / "cluster.yaml").write_text(CLUSTER + DUMP_POD.replace("SPEC", spec))
+    result = CliRunner().invoke(
+        app, [*args, "--from", str(tmp_path / "cluster.yaml")], env={"COLUMNS": "200", "NO_COLOR": "1"}
+    )
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("args", [["explain", "web", "-n", "shop"], ["pending", "-A"], ["pending", "-n", "shop"]])
+def test_a_dumped_pod_the_server_could_not_have_stored_is_refused(tmp_path: Path, args: list[str]) -> None:
+    """explain and pending validate the pods they read as check and explain -f validate theirs."""
+    code, out, err = _run_dump(tmp_path, args, BAD_SPREAD)
+    assert (code, out) == (3, "")
+    assert err == (
+        f'podwhy: error: {tmp_path / "cluster.yaml"}: The Pod "web" is invalid: {BAD_SPREAD_ERRORS} (the API '
+        "server could never have stored this pod: the dump was written or edited by hand)\n"
+    )
+
+
+def test_a_dumped_pod_is_validated_as_defaulted(tmp_path: Path) -> None:
+    """A hand-written dump's hostNetwork pod without hostPort: defaulting gives it its containerPort."""
+    spec = "    hostNetwork: true\n    containers: [{name: app, image: nginx, ports: [{containerPort: 80}]}]"
+    code, _, err = _run_dump(tmp_path, ["explain", "web", "-n", "shop"], spec)
+    assert code in (0, 1), err

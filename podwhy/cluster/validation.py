@@ -29,6 +29,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
+from podwhy.cluster.defaults import default_pod
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import (
     CPU,
@@ -67,6 +70,7 @@ from podwhy.model.validation import (
     label_key_errors,
     label_value_errors,
 )
+from podwhy.snapshot.names import generated_name
 
 # SetDefaults_ContainerPort: a port without a protocol is TCP (templates are validated defaulted).
 DEFAULT_PROTOCOL = "TCP"
@@ -114,13 +118,19 @@ _GROUPS = {
 }
 
 
+CREATE_HINT = "the API server refuses this object: `kubectl apply` fails and nothing is created"
+STORED_HINT = "the API server could never have stored this pod: the dump was written or edited by hand"
+
+
 class InvalidObjectError(PodwhyError):
     """The API server refused to create an object: errors.NewInvalid (422). The message is
     kubectl's (`The Pod "web" is invalid: ...`), after the file it came from when known; `words`
     is the API server's own (`Pod "web-7d4b9-x2x7k" is invalid: ...`), which a controller's
     FailedCreate event repeats."""
 
-    def __init__(self, kind: str, name: str, errors: list[str], source: str | None = None) -> None:
+    def __init__(
+        self, kind: str, name: str, errors: list[str], source: str | None = None, hint: str = CREATE_HINT
+    ) -> None:
         self.kind = kind
         self.name = name
         self.errors = list(errors)
@@ -132,12 +142,12 @@ class InvalidObjectError(PodwhyError):
         where = f"{source}: " if source else ""
         super().__init__(
             f'{where}The {kind} "{name}" is invalid: {reason}',
-            hint="the API server refuses this object: `kubectl apply` fails and nothing is created",
+            hint=hint,
         )
 
-    def in_file(self, source: str) -> InvalidObjectError:
+    def in_file(self, source: str, hint: str = CREATE_HINT) -> InvalidObjectError:
         """The same refusal, naming the file the object was read from."""
-        return InvalidObjectError(self.kind, self.name, self.errors, source)
+        return InvalidObjectError(self.kind, self.name, self.errors, source, hint)
 
 
 # ------------------------------------------------------------------ entry points
@@ -145,10 +155,30 @@ class InvalidObjectError(PodwhyError):
 
 def validate_pod(pod: o.Pod, emulation: Emulation) -> None:
     """ValidatePodCreate's checks of POD (defaulted, through the mutating admission plugins, its
-    disabled fields dropped); InvalidObjectError if the API server would refuse it."""
-    errors = pod_spec_errors(pod.spec, "spec", emulation)
+    disabled fields dropped): its metadata (ValidateObjectMeta with ValidatePodName), then its
+    spec; InvalidObjectError if the API server would refuse it."""
+    meta = pod.metadata
+    if meta.name.endswith("-") and any(ref.controller for ref in meta.owner_references):
+        # A controller's pod whose name is still its generateName (the DaemonSet's for every
+        # node): the API server validates the name it generates from it.
+        meta = msgspec.structs.replace(meta, name=generated_name(meta.name, meta.name))
+    errors = object_meta_errors(meta, name_is_dns_subdomain, "metadata")
+    errors += pod_spec_errors(pod.spec, "spec", emulation)
     if errors:
         raise InvalidObjectError("Pod", pod.metadata.name, errors)
+
+
+def validate_stored_pod(pod: o.Pod, emulation: Emulation, source: str) -> None:
+    """A pod read from a dump or a cluster (explain NAME, pending) checked as validate_pod checks a
+    created one: one the API server could never have stored (a hand-made or edited dump) is
+    refused (InvalidObjectError naming SOURCE) rather than explained. A copy is defaulted first
+    (a stored pod is already, a hand-written one need not be); the pod itself is not changed."""
+    copy = msgspec.json.decode(msgspec.json.encode(pod), type=o.Pod)
+    default_pod(copy, emulation)
+    try:
+        validate_pod(copy, emulation)
+    except InvalidObjectError as invalid:
+        raise invalid.in_file(source, STORED_HINT) from None
 
 
 def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) -> None:
@@ -159,9 +189,73 @@ def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) ->
         template, path = obj.spec.job_template.spec.template, "spec.jobTemplate.spec.template"
     else:
         template, path = obj.spec.template, "spec.template"
-    errors = pod_spec_errors(template.spec, child(path, "spec"), emulation, is_pod=False)
+    name_fn = name_is_dns_label if kind == "StatefulSet" else name_is_dns_subdomain
+    errors = object_meta_errors(obj.metadata, name_fn, "metadata")
+    if kind == "CronJob" and len(obj.metadata.name) > CRON_JOB_NAME_MAX_LENGTH:
+        errors.append(invalid("metadata.name", obj.metadata.name, "must be no more than 52 characters"))
+    # ValidatePodTemplateSpec: the template's labels and annotations (upstream's paths lack
+    # `metadata`), then its spec.
+    errors += _labels_errors(template.metadata.labels, child(path, "labels"))
+    errors += annotations_errors(template.metadata.annotations, child(path, "annotations"))
+    errors += pod_spec_errors(template.spec, child(path, "spec"), emulation, is_pod=False)
     if errors:
         raise InvalidObjectError(kind, obj.metadata.name, errors, source)
+
+
+# ------------------------------------------------------------------ metadata (ValidateObjectMeta)
+
+# apimachinery's TotalAnnotationSizeLimitB: the annotations' keys and values together, in bytes.
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
+# A CronJob's Jobs are named `<cronjob>-<11 characters>` within a DNS label's 63 (ValidateCronJobCreate).
+CRON_JOB_NAME_MAX_LENGTH = 63 - 11
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """maskTrailingDash, as upstream writes it: a trailing dash, and the character before it,
+    become one 'a'."""
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSSubdomain: a name (or, PREFIX, a generateName) a lowercase RFC 1123 subdomain."""
+    return dns1123_subdomain_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSLabel (StatefulSets' names, namespaces)."""
+    return dns1123_label_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def annotations_errors(annotations: dict[str, str], path: str) -> list[str]:
+    """ValidateAnnotations: every key a qualified name once lowercased (shown as written), and
+    the keys and values together at most 256 KiB."""
+    errs: list[str] = []
+    for name in annotations:
+        errs += [invalid(path, name, m) for m in label_key_errors(name.lower())]
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(f"{path}: Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes")
+    return errs
+
+
+def object_meta_errors(meta: o.ObjectMeta, name_fn: Callable[[str, bool], list[str]], path: str) -> list[str]:
+    """ValidateObjectMeta of a namespaced object: generateName (as a prefix), the name (required),
+    the namespace (a DNS label; the one kubectl sends when the manifest names none), labels and
+    annotations. Owner references, finalizers and managed fields are not checked."""
+    errs: list[str] = []
+    if meta.generate_name:
+        errs += [invalid(child(path, "generateName"), meta.generate_name, m) for m in name_fn(meta.generate_name, True)]
+    if not meta.name:
+        errs.append(required(child(path, "name"), "name or generateName is required"))
+    else:
+        errs += [invalid(child(path, "name"), meta.name, m) for m in name_fn(meta.name, False)]
+    if meta.namespace:
+        errs += [invalid(child(path, "namespace"), meta.namespace, m) for m in name_is_dns_label(meta.namespace, False)]
+    errs += _labels_errors(meta.labels, child(path, "labels"))
+    errs += annotations_errors(meta.annotations, child(path, "annotations"))
+    return errs
 
 
 def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, *, is_pod: bool = True) -> list[str]:
