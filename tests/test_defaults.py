@@ -5,6 +5,7 @@ podwhy's answers for manifests."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,56 @@ def test_what_the_api_server_fills_in_is_said() -> None:
     assert said == [
         ("spec.containers[0].resources.requests.nvidia.com/gpu", "1", "copied from limits"),
         ("spec.containers[0].ports[0].hostPort", "7000", "host network: the container port"),
+    ]
+
+
+def test_the_pod_level_hugepages_limit_is_said() -> None:
+    """defaults_test.go's "pod has cpu limit with hugepages requests=unset limits=unset, container
+    hugepages requests=unset limits=set": the containers' hugepage limits (6Mi) become the pod's
+    limit, then its request; `check -o json` lists both under apiServerDefaults."""
+    p = pod(
+        {
+            "resources": {"limits": {"cpu": "5m"}},
+            "containers": [
+                c("a", resources={"limits": {"cpu": "2m", "hugepages-2Mi": "4Mi"}}),
+                c("b", resources={"limits": {"cpu": "1m", "hugepages-2Mi": "2Mi"}}),
+            ],
+        }
+    )
+    said = [(d.field, d.value, d.why) for d in default_pod(p)]
+    assert p.spec.resources is not None
+    assert p.spec.resources.limits == {"cpu": "5m", "hugepages-2Mi": "6Mi"}
+    assert p.spec.resources.requests == {"cpu": "3m", "hugepages-2Mi": "6Mi"}
+    assert said[-3:] == [
+        ("spec.resources.limits.hugepages-2Mi", "6Mi", "the containers' limits"),
+        ("spec.resources.requests.cpu", "3m", "the containers' requests"),
+        ("spec.resources.requests.hugepages-2Mi", "6Mi", "copied from the pod's limits"),
+    ]
+
+
+DAEMON_SET = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: c, image: x, resources: {limits: {cpu: 100m}}}]
+"""
+
+
+def test_a_daemon_sets_pods_say_their_defaults(tmp_path: Path) -> None:
+    """check -o json: a DaemonSet's pods (one per node, named from its template) have the
+    apiServerDefaults of the template the controller creates them from."""
+    cluster = _cluster(tmp_path, ["n1", "n2"], "")
+    manifest = tmp_path / "ds.yaml"
+    manifest.write_text(DAEMON_SET)
+    code, out, err = _run("check", "-f", str(manifest), "--from", str(cluster), "-o", "json")
+    assert code == 0, err
+    (workload,) = json.loads(out)["workloads"]
+    assert workload["apiServerDefaults"] == [
+        {"field": "spec.containers[0].resources.requests.cpu", "value": "100m", "why": "copied from limits"}
     ]
 
 

@@ -242,7 +242,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
-    filled = [(d.field, d.value, d.why) for d in default_pod(pod)]
+    filled = [(d.field, d.value, d.why) for d in default_pod(pod, emulation)]
     filled += _admit_limit_ranges(pod, snapshot)
     drop_disabled_pod_fields(pod, emulation)
     if filled:

@@ -152,6 +152,9 @@ def _defaults(placement: WorkloadPlacement, snapshot: Snapshot) -> list[Defaulte
     if first is None:
         return UNSET
     filled = snapshot.defaulted.get(f"{first.metadata.namespace}/{first.metadata.name}")
+    template = placement.workload.daemon_template
+    if not filled and template is not None:  # a DaemonSet's pods: its template was admitted once
+        filled = snapshot.defaulted.get(f"{template.metadata.namespace}/{template.metadata.name}")
     return [DefaultedField(field=f, value=v, why=w) for f, v, w in filled] if filled else UNSET
 
 
