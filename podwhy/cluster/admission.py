@@ -8,6 +8,7 @@ from podwhy.cluster.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
 from podwhy.cluster.limitranger import mutate as limit_range_mutate
 from podwhy.cluster.limitranger import validate as limit_range_validate
+from podwhy.cluster.podtopologylabels import copy_topology_labels
 from podwhy.cluster.resourcequota import admit as quota_admit
 from podwhy.cluster.resourcequota import controller_usage
 from podwhy.cluster.validation import validate_pod
@@ -234,11 +235,12 @@ def _admit_runtime_class(pod: o.Pod, snapshot: Snapshot) -> tuple[o.RuntimeClass
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
     """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults);
     the mutating admission plugins (LimitRanger's defaults, Priority, DefaultTolerationSeconds,
-    RuntimeClass); the fields of disabled features dropped (PrepareForCreate); the
-    pod's validation (cluster.validation: InvalidObjectError); then the validating plugins
-    (LimitRanger's bounds, PodSecurity, RuntimeClass's overhead, ResourceQuota unless QUOTA is False: a DaemonSet's
-    template, whose pods are charged one by one as they are created). A refusal by an admission
-    plugin (RuntimeClass, PodSecurity, ResourceQuota) raises AdmissionRefusalError."""
+    RuntimeClass, PodTopologyLabels for a pod created bound); the fields of disabled features
+    dropped (PrepareForCreate); the pod's validation (cluster.validation: InvalidObjectError);
+    then the validating plugins (LimitRanger's bounds, PodSecurity, RuntimeClass's overhead,
+    ResourceQuota unless QUOTA is False: a DaemonSet's template, whose pods are charged one by
+    one as they are created). A refusal by an admission plugin (RuntimeClass, PodSecurity,
+    ResourceQuota) raises AdmissionRefusalError."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
@@ -261,6 +263,9 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
                 )
             )
     rclass, known = _admit_runtime_class(pod, snapshot)
+    if pod.spec.node_name:  # PodTopologyLabels: a pod created bound gets its node's zone and region
+        node = next((n for n in snapshot.nodes if n.metadata.name == pod.spec.node_name), None)
+        copy_topology_labels(pod, node, emulation)
     if not pod.status.phase:
         pod.status.phase = "Pending"
     validate_pod(pod, emulation)  # the registry's Validate, between mutating and validating admission

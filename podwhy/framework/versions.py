@@ -37,6 +37,7 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
 USER_NAMESPACES_HOST_NETWORK_SUPPORT = "UserNamespacesHostNetworkSupport"
+POD_TOPOLOGY_LABELS_ADMISSION = "PodTopologyLabelsAdmission"
 
 # Default feature gates per minor release (kube_features.go of v1.34.7, v1.35.4 and v1.36.3).
 _GATES_1_35: dict[str, bool] = {
@@ -62,9 +63,12 @@ _GATES_1_35: dict[str, bool] = {
     # Alpha and off (v1.35 on; not in v1.33 and v1.34): the API server refuses hostNetwork with
     # hostUsers false (validateHostUsers).
     USER_NAMESPACES_HOST_NETWORK_SUPPORT: False,
+    # Beta and on from v1.35 (alpha and off in v1.33 and v1.34): the API server copies a node's
+    # zone and region labels onto the pods bound to it (cluster/podtopologylabels.py).
+    POD_TOPOLOGY_LABELS_ADMISSION: True,
 }
 # v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
-_GATES_1_34: dict[str, bool] = dict(_GATES_1_35)
+_GATES_1_34: dict[str, bool] = {**_GATES_1_35, POD_TOPOLOGY_LABELS_ADMISSION: False}
 # v1.33.3: DynamicResourceAllocation beta and off (no DynamicResources plugin), PodLevelResources
 # alpha and off (pod-level resources do not count).
 _GATES_1_33: dict[str, bool] = {
