@@ -12,6 +12,7 @@ from podwhy.cluster.podtopologylabels import copy_topology_labels
 from podwhy.cluster.resourcequota import admit as quota_admit
 from podwhy.cluster.resourcequota import controller_usage
 from podwhy.cluster.validation import validate_pod
+from podwhy.cluster.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.framework.versions import Emulation
@@ -277,6 +278,8 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
             raise AdmissionRefusalError(pod, "RuntimeClass", refusal, _runtime_class_cause(pod))
     if quota:
         admit_quota(pod, snapshot)
+    if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
+        warn_on_create(snapshot, "Pod", pod, emulation.minor)
     return pod
 
 

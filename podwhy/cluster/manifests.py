@@ -25,6 +25,7 @@ from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, ad
 from podwhy.cluster.fieldvalidation import check_fields
 from podwhy.cluster.rollout import existing_pods, same_stored_template, stored_templates
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
+from podwhy.cluster.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -251,6 +252,7 @@ class ManifestSource:
         for entry in entries:
             if entry.kind in WORKLOAD_KINDS or entry.kind == "ReplicationController":
                 validate_workload(entry.kind, entry.obj, emulation, entry.source)  # as `kubectl apply` creates it
+                warn_on_create(snapshot, entry.kind, entry.obj, emulation.minor, self.namespace)
             if entry.kind == "Pod":
                 workload = self._pod(entry, snapshot)
             elif entry.kind == "CronJob":

@@ -16,7 +16,7 @@ from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.build import blocking_cause, scheduler_version, snapshot_summary
-from podwhy.report.inputs import input_warnings
+from podwhy.report.inputs import api_server_warnings, input_warnings
 from podwhy.report.model import (
     BlockingCause,
     CheckReport,
@@ -218,7 +218,7 @@ def build_check_report(
         ),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = input_warnings(snapshot) + version_warnings(version)
+    warnings = input_warnings(snapshot) + version_warnings(version) + api_server_warnings(snapshot)
     warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)

@@ -19,6 +19,12 @@ def object_name(key: ObjectKey) -> str:
     return f"{namespace}/{name} ({kind})" if namespace else f"{name} ({kind})"
 
 
+def api_server_warnings(snapshot: Snapshot) -> list[str]:
+    """The API server's warnings on creating the manifests' objects, each as kubectl prints it
+    (`Warning: ...`, the server's words), then the object it came with."""
+    return [f"Warning: {text} (the API server, creating {what})" for what, text in snapshot.api_warnings]
+
+
 def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
