@@ -184,3 +184,22 @@ def test_a_statefulsets_name_is_a_dns_label(tmp_path: Path) -> None:
     code, out, err = _run(tmp_path, "check", manifest)
     assert (code, out) == (3, "")
     assert 'The StatefulSet "web.v1" is invalid: metadata.name: Invalid value: "web.v1": must not contain dots (' in err
+
+
+@pytest.mark.parametrize("minor", [33, 34, 35, 36])
+def test_label_words_per_release(minor: int) -> None:
+    """v1.35 moved label validation to apimachinery's validate/content: "a valid label key" and
+    lengths in bytes; v1.33 and v1.34 say IsQualifiedName's "a qualified name" and "characters"
+    (util/validation). DNS names say "characters" in every release."""
+    from podwhy.cluster.validation import in_release_words
+    from podwhy.framework.versions import EMULATED
+
+    meta = o.ObjectMeta(name="web", labels={"a/b/c": "x", "k": "v" * 64})
+    errors = in_release_words(object_meta_errors(meta, name_is_dns_subdomain, "metadata"), EMULATED[minor])
+    old = minor < 35
+    assert errors[0].startswith(
+        'metadata.labels: Invalid value: "a/b/c": ' + ("a qualified name" if old else "a valid label key") + " must"
+    )
+    assert errors[1] == f'metadata.labels: Invalid value: "{"v" * 64}": must be no more than 63 ' + (
+        "characters" if old else "bytes"
+    )

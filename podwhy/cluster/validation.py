@@ -25,6 +25,7 @@ where Go's map iteration gives any order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -162,7 +163,7 @@ def validate_pod(pod: o.Pod, emulation: Emulation) -> None:
         # A controller's pod whose name is still its generateName (the DaemonSet's for every
         # node): the API server validates the name it generates from it.
         meta = msgspec.structs.replace(meta, name=generated_name(meta.name, meta.name))
-    errors = object_meta_errors(meta, name_is_dns_subdomain, "metadata")
+    errors = in_release_words(object_meta_errors(meta, name_is_dns_subdomain, "metadata"), emulation)
     errors += pod_spec_errors(pod.spec, "spec", emulation)
     if errors:
         raise InvalidObjectError("Pod", pod.metadata.name, errors)
@@ -197,6 +198,7 @@ def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) ->
     # `metadata`), then its spec.
     errors += _labels_errors(template.metadata.labels, child(path, "labels"))
     errors += annotations_errors(template.metadata.annotations, child(path, "annotations"))
+    errors = in_release_words(errors, emulation)
     errors += pod_spec_errors(template.spec, child(path, "spec"), emulation, is_pod=False)
     if errors:
         raise InvalidObjectError(kind, obj.metadata.name, errors, source)
@@ -258,9 +260,28 @@ def object_meta_errors(meta: o.ObjectMeta, name_fn: Callable[[str, bool], list[s
     return errs
 
 
+_LABEL_LENGTH = re.compile(r"(?<=must be no more than )(\d+) bytes")
+
+
+def in_release_words(errors: list[str], emulation: Emulation) -> list[str]:
+    """ERRORS as the release's API server words a bad label key and a label's length (the model
+    words them as v1.35 and later do)."""
+    if emulation.label_key_words == "a valid label key" and emulation.label_length_unit == "bytes":
+        return errors
+    out = []
+    for error in errors:
+        error = error.replace(": a valid label key must consist", f": {emulation.label_key_words} must consist")
+        out.append(_LABEL_LENGTH.sub(rf"\1 {emulation.label_length_unit}", error))
+    return out
+
+
 def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, *, is_pod: bool = True) -> list[str]:
     """ValidatePodSpec's errors (the rules of this module), in its order. IS_POD: the spec is a
     Pod's (PodValidationOptions.ResourceIsPod), not a template's."""
+    return in_release_words(_pod_spec_errors(spec, path, emulation, is_pod), emulation)
+
+
+def _pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, is_pod: bool) -> list[str]:
     errs = _volume_errors(spec.volumes, child(path, "volumes"))
     errs += _container_errors(spec.containers, child(path, "containers"))
     errs += _init_container_errors(spec.init_containers, spec.containers, child(path, "initContainers"))

@@ -134,6 +134,11 @@ class Emulation:
     # validateHostUsers' detail for hostNetwork, hostPID and hostIPC with hostUsers false (v1.34
     # on; v1.33: "when `pod.Spec.HostUsers` is false").
     host_users_forbidden: str = "when `hostUsers` is false"
+    # How the API server words a bad label key and a label key's or value's length (v1.35 on:
+    # k8s.io/apimachinery's validate/content, "a valid label key", "bytes"; before: util/validation's
+    # IsQualifiedName, "a qualified name", "characters").
+    label_key_words: str = "a valid label key"
+    label_length_unit: str = "bytes"
 
     @property
     def name(self) -> str:
@@ -157,6 +162,8 @@ V1_33 = Emulation(
     read_write_once_pod_older_words=True,
     file_key_ref_optional_default=False,
     host_users_forbidden="when `pod.Spec.HostUsers` is false",
+    label_key_words="a qualified name",
+    label_length_unit="characters",
 )
 V1_34 = Emulation(
     minor=34,
@@ -165,6 +172,8 @@ V1_34 = Emulation(
     balanced_allocation_improvement=False,
     image_locality_image_volumes=False,
     dynamic_resources_scores=False,
+    label_key_words="a qualified name",
+    label_length_unit="characters",
 )
 V1_35 = Emulation(
     minor=35,
