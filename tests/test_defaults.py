@@ -245,7 +245,8 @@ def test_a_limits_only_gpu_pod_asks_for_the_gpu(tmp_path: Path) -> None:
     )
     code, out, err = _run("explain", "-f", str(manifest), "--from", str(cluster))
     assert code == 1, err
-    assert out.splitlines()[1].startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+    # The scheduler's message follows the first screen's verdict and priority lines.
+    assert any(line.startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.") for line in out.splitlines())
     assert "spec.containers[0].resources.requests.nvidia.com/gpu: 1 (copied from limits)" in out
     deployment = tmp_path / "deploy.yaml"
     deployment.write_text(
