@@ -15,6 +15,7 @@ from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.defaults import drop_disabled_fields
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
+from podwhy.cluster.validation import note_unstorable
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
@@ -207,6 +208,8 @@ def explain(request: ExplainRequest) -> Report:
         pod = find_pod(snapshot, namespace, name, request.source)
         version = choose_version(request.kube_version, snapshot)
     drop_disabled_fields(snapshot, version.emulation)
+    if manifest is None:  # a pod the API server would not store as it is: said, not refused
+        note_unstorable(snapshot, [pod], version.emulation)
     config = scheduler_config(request.scheduler_config, version.emulation)
     if not snapshot.nodes:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
@@ -298,6 +301,17 @@ def pending(request: PendingRequest) -> PendingReport:
         check_namespace(snapshot, request.namespace, request.source)
     version = choose_version(request.kube_version, snapshot)
     drop_disabled_fields(snapshot, version.emulation)
+    note_unstorable(
+        snapshot,
+        (
+            pod
+            for pod in snapshot.pods
+            if is_pending(pod)
+            and not pod.spec.node_name
+            and (request.namespace is None or pod.metadata.namespace == request.namespace)
+        ),
+        version.emulation,
+    )
     config = scheduler_config(request.scheduler_config, version.emulation)
     # The classifier's indexes serve the group sizing too.
     frameworks: dict[str, Framework] = {}

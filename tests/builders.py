@@ -17,6 +17,7 @@ from typing import Any, Self, TypeVar
 import msgspec
 
 from podwhy.framework.handle import Handle
+from podwhy.framework.resources import is_extended_resource_name, is_hugepages
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -151,6 +152,10 @@ class PodBuilder:
     ) -> Self:
         containers = self.raw["spec"]["containers"]
         container: Json = {"name": name or f"c{len(containers)}", "image": image, **extra}
+        if requests is not None and limits is None:
+            # The API server requires an extended resource's or hugepages' limit, equal to its request.
+            fixed = {k: v for k, v in requests.items() if is_extended_resource_name(k) or is_hugepages(k)}
+            limits = fixed or None
         if requests is not None or limits is not None:
             container["resources"] = {k: v for k, v in (("requests", requests), ("limits", limits)) if v is not None}
         if ports:

@@ -73,6 +73,8 @@ def run_case(case: Path, cluster: Path | None = None) -> dict[str, Any]:
             source=FileSource([str(cluster or cluster_file(case))], complete=True),
             scheduler_config=config,
             kube_version=kube_version(case),
+            # The recordings handed kube-scheduler its pods with no API server between: some
+            # hold pods none would store (an extended resource without a limit, say).
         )
     )
     return to_builtins(report)

@@ -125,6 +125,23 @@ def _step(old: int, new: int, placed: int) -> Json:
 
 
 FACTS: dict[str, Facts] = {
+    # RuntimeClass admission (issue 35): kata's node selector keeps web on node-1, where its host
+    # port fits once; gvisor does not exist, so the Pod is refused. The API server's warnings on
+    # creating web are printed as kubectl prints them.
+    "admission": Facts(
+        1,
+        {"shop/web (Deployment)": ["node-1", None], "shop/probe (Pod)": [None]},
+        pending_says={
+            "shop/web (Deployment)": "1 node(s) didn't have free ports for the requested pod ports",
+            "shop/probe (Pod)": 'pods "probe" is forbidden: pod rejected: RuntimeClass "gvisor" not found',
+        },
+        warnings=[
+            "Warning: spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "
+            '"kubernetes.io/os" instead (the API server, creating Deployment shop/web)',
+            'Warning: would violate PodSecurity "baseline:latest": hostPort (container "web" uses hostPort 8080) '
+            "(the API server, creating Deployment shop/web)",
+        ],
+    ),
     # One GPU for the shared claim of pod0 and pod1: 7 left for the Job's 8 template claims.
     "shared-claim": Facts(
         1,

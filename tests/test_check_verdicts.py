@@ -202,7 +202,7 @@ def test_explain_and_pending_say_the_same_of_a_pod_that_fits(tmp_path: Path) -> 
     pending = """- apiVersion: v1
   kind: Pod
   metadata: {name: new, namespace: shop}
-  spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+  spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
   status: {phase: Pending}
 """
     (tmp_path / "cluster.yaml").write_text(SHOP_ONLY + pending)

@@ -5,6 +5,7 @@ podwhy's answers for manifests."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,56 @@ def test_what_the_api_server_fills_in_is_said() -> None:
     ]
 
 
+def test_the_pod_level_hugepages_limit_is_said() -> None:
+    """defaults_test.go's "pod has cpu limit with hugepages requests=unset limits=unset, container
+    hugepages requests=unset limits=set": the containers' hugepage limits (6Mi) become the pod's
+    limit, then its request; `check -o json` lists both under apiServerDefaults."""
+    p = pod(
+        {
+            "resources": {"limits": {"cpu": "5m"}},
+            "containers": [
+                c("a", resources={"limits": {"cpu": "2m", "hugepages-2Mi": "4Mi"}}),
+                c("b", resources={"limits": {"cpu": "1m", "hugepages-2Mi": "2Mi"}}),
+            ],
+        }
+    )
+    said = [(d.field, d.value, d.why) for d in default_pod(p)]
+    assert p.spec.resources is not None
+    assert p.spec.resources.limits == {"cpu": "5m", "hugepages-2Mi": "6Mi"}
+    assert p.spec.resources.requests == {"cpu": "3m", "hugepages-2Mi": "6Mi"}
+    assert said[-3:] == [
+        ("spec.resources.limits.hugepages-2Mi", "6Mi", "the containers' limits"),
+        ("spec.resources.requests.cpu", "3m", "the containers' requests"),
+        ("spec.resources.requests.hugepages-2Mi", "6Mi", "copied from the pod's limits"),
+    ]
+
+
+DAEMON_SET = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: c, image: x, resources: {limits: {cpu: 100m}}}]
+"""
+
+
+def test_a_daemon_sets_pods_say_their_defaults(tmp_path: Path) -> None:
+    """check -o json: a DaemonSet's pods (one per node, named from its template) have the
+    apiServerDefaults of the template the controller creates them from."""
+    cluster = _cluster(tmp_path, ["n1", "n2"], "")
+    manifest = tmp_path / "ds.yaml"
+    manifest.write_text(DAEMON_SET)
+    code, out, err = _run("check", "-f", str(manifest), "--from", str(cluster), "-o", "json")
+    assert code == 0, err
+    (workload,) = json.loads(out)["workloads"]
+    assert workload["apiServerDefaults"] == [
+        {"field": "spec.containers[0].resources.requests.cpu", "value": "100m", "why": "copied from limits"}
+    ]
+
+
 def test_stored_objects_change_only_where_no_api_server_stored_them() -> None:
     """Every pod of every recorded cluster is as an API server stores it, so defaulting fills in
     nothing the scheduler reads, with one exception: g0012's target, which the recording gave the
@@ -194,7 +245,8 @@ def test_a_limits_only_gpu_pod_asks_for_the_gpu(tmp_path: Path) -> None:
     )
     code, out, err = _run("explain", "-f", str(manifest), "--from", str(cluster))
     assert code == 1, err
-    assert out.splitlines()[2].startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+    # The scheduler's message follows the first screen's verdict and priority lines.
+    assert any(line.startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.") for line in out.splitlines())
     assert "spec.containers[0].resources.requests.nvidia.com/gpu: 1 (copied from limits)" in out
     deployment = tmp_path / "deploy.yaml"
     deployment.write_text(

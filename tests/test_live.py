@@ -265,7 +265,15 @@ def test_live_and_dump_agree_on_golden_clusters(case: Path, tmp_path: Path) -> N
         reports = [
             # The release named: live, /version would say it; the dump tells only its kubelets'.
             to_builtins(
-                explain(ExplainRequest(meta["pod"], "default", source, scheduler_config=config, kube_version="1.35"))
+                explain(
+                    ExplainRequest(
+                        meta["pod"],
+                        "default",
+                        source,
+                        scheduler_config=config,
+                        kube_version="1.35",
+                    )
+                )
             )
             for source in (live, FileSource([str(cluster_file(case))], complete=True))
         ]

@@ -9,6 +9,7 @@ logs who asked. tests/apiserver.py says what it emulates, with the upstream sour
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.snapshot.live import LiveSource
+from podwhy.snapshot.live import LiveSource, go_platform, user_agent
 from tests.apiserver import FakeApiServer, load_objects, stored_object
 
 ROOT = Path(__file__).resolve().parent
@@ -135,3 +136,27 @@ def test_forbidden_volume_attachments_leave_the_limit_not_evaluated(tmp_path: Pa
     limits = next(f for f in report["nodes"][0]["filters"] if f["plugin"] == "NodeVolumeLimits")
     assert limits["status"] == "NotEvaluated"
     assert limits["reasons"] == ["not evaluated: cannot list volumeattachments.storage.k8s.io: forbidden"]
+
+
+@pytest.mark.parametrize(
+    ("system", "machine", "said"),
+    [
+        ("linux", "x86_64", "linux/amd64"),
+        ("linux", "aarch64", "linux/arm64"),
+        ("darwin", "arm64", "darwin/arm64"),
+        ("darwin", "x86_64", "darwin/amd64"),
+        ("win32", "AMD64", "windows/amd64"),
+        ("linux", "armv7l", "linux/arm"),
+        ("linux", "i686", "linux/386"),
+        ("linux", "ppc64le", "linux/ppc64le"),
+    ],
+)
+def test_the_user_agent_names_the_platform_as_go_does(system: str, machine: str, said: str) -> None:
+    """kubectl's User-Agent (rest.DefaultKubernetesUserAgent) says runtime.GOOS/runtime.GOARCH."""
+    assert go_platform(system, machine) == said
+
+
+def test_the_user_agent_reads_as_kubectls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("platform.machine", lambda: "x86_64")
+    monkeypatch.setattr("sys.platform", "linux")
+    assert re.fullmatch(r"podwhy/\S+ \(linux/amd64\)", user_agent())

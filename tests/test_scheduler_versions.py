@@ -671,6 +671,8 @@ V1_33_GATES = replace(
     read_write_once_pod_older_words=True,
     # The API server's defaulting of a template's fileKeyRef.optional: nothing the scheduler reads.
     file_key_ref_optional_default=False,
+    # validateHostUsers' words: the API server's, nothing the scheduler reads.
+    host_users_forbidden="when `pod.Spec.HostUsers` is false",
 )
 UNTOLERATED = "node(s) had untolerated taint(s)"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"

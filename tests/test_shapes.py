@@ -269,6 +269,7 @@ def test_a_cluster_given_twice_or_in_overlapping_pieces_reads_as_given_once(clus
 
         def run(*paths: str) -> Any:
             source = FileSource(list(paths))
+            # Golden clusters: their recordings had no API server to refuse a pod.
             return explain(ExplainRequest(pod_ref=pod_ref, namespace="default", source=source))
 
         once = _without_inputs(run(whole))

@@ -99,7 +99,7 @@ def test_checks_and_error_lists_agree(text: str) -> None:
     [
         ("web", []),
         ("a" * 63, []),
-        ("a" * 64, ["must be no more than 63 bytes"]),
+        ("a" * 64, ["must be no more than 63 characters"]),  # util/validation.MaxLenError
         ("web.app", ["must not contain dots"]),
         (
             "Web",

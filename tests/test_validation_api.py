@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.cluster.validation import InvalidObjectError, pod_spec_errors
-from podwhy.framework.versions import DEFAULT, V1_33
+from podwhy.framework.versions import DEFAULT, EMULATED, V1_33
 from podwhy.model import objects as o
 
 Json = dict[str, Any]
@@ -452,6 +452,87 @@ def test_pod_spec(test: str, pod_spec: o.PodSpec, errors: list[str]) -> None:
     assert pod_spec_errors(pod_spec, "spec", DEFAULT) == errors
 
 
+# validatePodHostNetworkDeps and validateHostUsers (TestValidatePodSpec's "with hostNetwork hostPort
+# unspecified" and "... not equal to containerPort", TestValidateHostUsers): (test, spec, is a Pod,
+# the errors), each detail of validateHostUsers as v1.34 and later word it.
+HOST_PORT = "must match `containerPort` when `hostNetwork` is true"
+HOST_CASES: list[tuple[str, o.PodSpec, bool, list[str]]] = [
+    (
+        "populate HostNetwork",
+        spec({"ports": [{"hostPort": 8080, "containerPort": 8080}]}, hostNetwork=True),
+        True,
+        [],
+    ),
+    (
+        "with hostNetwork hostPort unspecified",
+        spec({"ports": [{"containerPort": 2600}]}, hostNetwork=True),
+        True,
+        [f"{C0}.ports[0].hostPort: Invalid value: 0: {HOST_PORT}"],
+    ),
+    (
+        "with hostNetwork hostPort not equal to containerPort",
+        spec({"ports": [{"hostPort": 8080, "containerPort": 2600}]}, hostNetwork=True),
+        True,
+        [f"{C0}.ports[0].hostPort: Invalid value: 8080: {HOST_PORT}"],
+    ),
+    (
+        "a template may leave hostPort to the Pod's defaulting",
+        spec({"ports": [{"containerPort": 2600}]}, hostNetwork=True),
+        False,
+        [],
+    ),
+    (
+        "a template's hostPort must match too",
+        spec({"ports": [{"hostPort": 9090, "containerPort": 8080}]}, hostNetwork=True),
+        False,
+        [f"{C0}.ports[0].hostPort: Invalid value: 9090: {HOST_PORT}"],
+    ),
+    (
+        "init containers' ports are not checked",
+        spec(
+            {},
+            hostNetwork=True,
+            initContainers=[{"name": "i", "image": "img", "ports": [{"hostPort": 1, "containerPort": 2}]}],
+        ),
+        True,
+        [],
+    ),
+    ("hostUsers=false", spec({}, hostUsers=False), True, []),
+    ("hostUsers=true & HostNetwork", spec({}, hostUsers=True, hostNetwork=True), True, []),
+    (
+        "hostUsers=false & HostNetwork",
+        spec({}, hostUsers=False, hostNetwork=True),
+        True,
+        ["spec.hostNetwork: Forbidden: when `hostUsers` is false"],
+    ),
+    (
+        "hostUsers=false & HostPID",
+        spec({}, hostUsers=False, hostPID=True),
+        True,
+        ["spec.HostPID: Forbidden: when `hostUsers` is false"],
+    ),
+    (
+        "hostUsers=false & HostIPC",
+        spec({}, hostUsers=False, hostIPC=True),
+        True,
+        ["spec.HostIPC: Forbidden: when `hostUsers` is false"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("test", "pod_spec", "is_pod", "errors"), HOST_CASES, ids=[c[0] for c in HOST_CASES])
+def test_host_namespaces(test: str, pod_spec: o.PodSpec, is_pod: bool, errors: list[str]) -> None:
+    assert pod_spec_errors(pod_spec, "spec", DEFAULT, is_pod=is_pod) == errors
+
+
+@pytest.mark.parametrize("minor", sorted(EMULATED))
+def test_host_users_words_per_release(minor: int) -> None:
+    """v1.33 words validateHostUsers' refusal after the Go field (`pod.Spec.HostUsers`)."""
+    words = "when `pod.Spec.HostUsers` is false" if minor == 33 else "when `hostUsers` is false"
+    pod_spec = spec({"ports": [{"hostPort": 9090, "containerPort": 9090}]}, hostUsers=False, hostNetwork=True)
+    assert pod_spec_errors(pod_spec, "spec", EMULATED[minor]) == [f"spec.hostNetwork: Forbidden: {words}"]
+
+
 def test_pod_level_resources_are_not_validated_where_the_release_drops_them() -> None:
     """v1.33: PodLevelResources is off; the API server drops spec.resources before validating."""
     pod_spec = spec({}, resources={"requests": {"example.com/gpu": "-1"}})
@@ -599,3 +680,84 @@ def test_replicas_invalid_after_limitrange_defaults_are_not_created(tmp_path: Pa
             r'\.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
             message,
         ), message
+
+
+@pytest.mark.parametrize("command", ["explain", "check"])
+def test_a_host_network_pod_whose_host_port_differs_is_refused(tmp_path: Path, command: str) -> None:
+    manifest = POD.replace("spec:\n", "spec:\n  hostNetwork: true\n") + (
+        "    ports: [{containerPort: 8080, hostPort: 9090}]\n"
+    )
+    code, out, err = _run(tmp_path, command, CLUSTER, manifest)
+    assert (code, out) == (3, "")
+    assert err.startswith(
+        f'podwhy: error: {tmp_path / "m.yaml"}: The Pod "web" is invalid: spec.containers[0].ports[0].hostPort: '
+        "Invalid value: 9090: must match `containerPort` when `hostNetwork` is true ("
+    )
+
+
+def test_a_host_network_template_whose_host_port_differs_is_refused(tmp_path: Path) -> None:
+    manifest = DEPLOYMENT.replace("    spec:\n", "    spec:\n      hostNetwork: true\n") + (
+        "        ports: [{containerPort: 8080, hostPort: 9090}]\n"
+    )
+    code, out, err = _run(tmp_path, "check", CLUSTER, manifest)
+    assert (code, out) == (3, "")
+    assert "spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 9090: must match" in err
+
+
+@pytest.mark.parametrize("command", ["explain", "check"])
+def test_host_network_in_a_user_namespace_is_refused(tmp_path: Path, command: str) -> None:
+    manifest = POD.replace("spec:\n", "spec:\n  hostNetwork: true\n  hostUsers: false\n")
+    code, out, err = _run(tmp_path, command, CLUSTER, manifest)
+    assert (code, out) == (3, "")
+    assert 'The Pod "web" is invalid: spec.hostNetwork: Forbidden: when `hostUsers` is false (' in err
+
+
+# ------------------------------------------------------------------ pods read from a dump (explain NAME, pending)
+DUMP_POD = """- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: shop}
+  spec:
+SPEC
+  status: {phase: Pending}
+"""
+APP = "    containers: [{name: app, image: nginx}]\n"
+BAD_SPREAD = APP + "    topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: '', whenUnsatisfiable: Maybe}"
+BAD_SPREAD_ERRORS = (
+    "[spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero, "
+    "spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty, "
+    'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe": supported values: '
+    '"DoNotSchedule", "ScheduleAnyway"]'
+)
+
+
+def _run_dump(tmp_path: Path, args: list[str], spec: str) -> tuple[int, str, str]:
+    (tmp_path / "cluster.yaml").write_text(CLUSTER + DUMP_POD.replace("SPEC", spec))
+    result = CliRunner().invoke(
+        app, [*args, "--from", str(tmp_path / "cluster.yaml")], env={"COLUMNS": "200", "NO_COLOR": "1"}
+    )
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("args", [["explain", "web", "-n", "shop"], ["pending", "-A"], ["pending", "-n", "shop"]])
+def test_a_dumped_pod_the_server_would_not_store_is_said_so(tmp_path: Path, args: list[str]) -> None:
+    """explain and pending validate the pods they read as check and explain -f validate theirs. A
+    pod the snapshot holds was stored by some API server (an older release's rules ratchet) or
+    the dump was written without one, as kube-scheduler's own test cases are: it is scheduled as
+    given, and the API server's refusal is said beside, never a silent all-clear."""
+    code, out, err = _run_dump(tmp_path, args, BAD_SPREAD)
+    words = f'Pod "web" is invalid: {BAD_SPREAD_ERRORS}'
+    assert (
+        f"podwhy: warning: a pod of the snapshot the emulated release's API server would not store as given ({words})"
+        in err
+    )
+    if args[0] == "explain":
+        assert out.splitlines()[2].startswith("The API server would not store this pod as given (Pod")
+        assert "the verdict is what kube-scheduler does with it as given" in " ".join(out.split())
+    assert code in (0, 1), err
+
+
+def test_a_dumped_pod_is_validated_as_defaulted(tmp_path: Path) -> None:
+    """A hand-written dump's hostNetwork pod without hostPort: defaulting gives it its containerPort."""
+    spec = "    hostNetwork: true\n    containers: [{name: app, image: nginx, ports: [{containerPort: 80}]}]"
+    code, _, err = _run_dump(tmp_path, ["explain", "web", "-n", "shop"], spec)
+    assert code in (0, 1), err

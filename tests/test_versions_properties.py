@@ -142,7 +142,11 @@ def _pod(name: str, claims: list[str], node: str = "", template: str = "") -> Js
         "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}"},
         "spec": {
             "containers": [
-                {"name": "c", "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": r["name"]} for r in refs]}}
+                {
+                    "name": "c",
+                    "image": "x",
+                    "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": r["name"]} for r in refs]},
+                }
             ],
             "resourceClaims": refs,
         },

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from podwhy.cluster import podsecurity as pod_security
+from podwhy.cluster import runtimeclass as runtime_class
 from podwhy.cluster.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
 from podwhy.cluster.limitranger import mutate as limit_range_mutate
 from podwhy.cluster.limitranger import validate as limit_range_validate
+from podwhy.cluster.podtopologylabels import copy_topology_labels
 from podwhy.cluster.resourcequota import admit as quota_admit
 from podwhy.cluster.resourcequota import controller_usage
 from podwhy.cluster.validation import validate_pod
+from podwhy.cluster.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.framework.versions import Emulation
@@ -205,18 +208,44 @@ def admit_pod_security(pod: o.Pod, snapshot: Snapshot, emulation: Emulation) -> 
         raise AdmissionRefusalError(pod, "PodSecurity", pod_security.refusal(policy, violations), cause)
 
 
+def _runtime_class_cause(pod: o.Pod) -> str:
+    name = pod.spec.runtime_class_name
+    return f"RuntimeClass {name}" if name else "the pod sets spec.overhead without a RuntimeClass"
+
+
+def _admit_runtime_class(pod: o.Pod, snapshot: Snapshot) -> tuple[o.RuntimeClass | None, bool]:
+    """RuntimeClass admission's mutating half: the class the pod names (a name no class has is
+    refused) adds its overhead, node selector and tolerations. Returns the class and whether its
+    Validate can run: without RuntimeClasses the snapshot can vouch for, a pod naming one it
+    lacks is admitted without it."""
+    name = pod.spec.runtime_class_name
+    if not name:
+        return None, True
+    rclass = snapshot.runtime_classes.get(name)
+    if rclass is None:
+        if "RuntimeClass" in snapshot.missing:
+            _admitted_without(pod, snapshot, "RuntimeClass")
+            return None, False
+        raise AdmissionRefusalError(pod, "RuntimeClass", runtime_class.not_found(name), f"RuntimeClass {name}")
+    refusal = runtime_class.set_overhead(pod, rclass) or runtime_class.set_scheduling(pod, rclass)
+    if refusal is not None:
+        raise AdmissionRefusalError(pod, "RuntimeClass", refusal, f"RuntimeClass {name}")
+    return rclass, True
+
+
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
     """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults);
-    the mutating admission plugins (LimitRanger's defaults, Priority, RuntimeClass,
-    DefaultTolerationSeconds); the fields of disabled features dropped (PrepareForCreate); the
-    pod's validation (cluster.validation: InvalidObjectError); then the validating plugins
-    (LimitRanger's bounds, PodSecurity, ResourceQuota unless QUOTA is False: a DaemonSet's
-    template, whose pods are charged one by one as they are created). A refusal by PodSecurity or
-    ResourceQuota raises AdmissionRefusalError once the pod is fully mutated."""
+    the mutating admission plugins (LimitRanger's defaults, Priority, DefaultTolerationSeconds,
+    RuntimeClass, PodTopologyLabels for a pod created bound); the fields of disabled features
+    dropped (PrepareForCreate); the pod's validation (cluster.validation: InvalidObjectError);
+    then the validating plugins (LimitRanger's bounds, PodSecurity, RuntimeClass's overhead,
+    ResourceQuota unless QUOTA is False: a DaemonSet's template, whose pods are charged one by
+    one as they are created). A refusal by an admission plugin (RuntimeClass, PodSecurity,
+    ResourceQuota) raises AdmissionRefusalError."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
-    filled = [(d.field, d.value, d.why) for d in default_pod(pod)]
+    filled = [(d.field, d.value, d.why) for d in default_pod(pod, emulation)]
     filled += _admit_limit_ranges(pod, snapshot)
     drop_disabled_pod_fields(pod, emulation)
     if filled:
@@ -224,29 +253,6 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     _admit_priority(pod, snapshot)
     if pod.spec.preemption_policy is None:
         pod.spec.preemption_policy = "PreemptLowerPriority"
-    if pod.spec.runtime_class_name:
-        rclass = snapshot.runtime_classes.get(pod.spec.runtime_class_name)
-        if rclass is None:
-            if "RuntimeClass" in snapshot.missing:
-                _admitted_without(pod, snapshot, "RuntimeClass")
-            else:
-                raise PodwhyError(
-                    f"pod {pod.metadata.name}: RuntimeClass {pod.spec.runtime_class_name!r} not found",
-                    hint="the API server would reject this pod",
-                )
-        else:
-            if rclass.overhead is not None and not pod.spec.overhead:
-                pod.spec.overhead = dict(rclass.overhead.pod_fixed)
-            if rclass.scheduling is not None:
-                for key, val in rclass.scheduling.node_selector.items():
-                    if key in pod.spec.node_selector and pod.spec.node_selector[key] != val:
-                        raise PodwhyError(
-                            f"pod {pod.metadata.name}: nodeSelector {key} conflicts with RuntimeClass "
-                            f"{rclass.metadata.name}",
-                            hint="the API server would reject this pod",
-                        )
-                    pod.spec.node_selector[key] = val
-                pod.spec.tolerations.extend(rclass.scheduling.tolerations)
     for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE):
         if not _tolerates(pod, key):
             pod.spec.tolerations.append(
@@ -257,13 +263,23 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
                     toleration_seconds=DEFAULT_TOLERATION_SECONDS,
                 )
             )
+    rclass, known = _admit_runtime_class(pod, snapshot)
+    if pod.spec.node_name:  # PodTopologyLabels: a pod created bound gets its node's zone and region
+        node = next((n for n in snapshot.nodes if n.metadata.name == pod.spec.node_name), None)
+        copy_topology_labels(pod, node, emulation)
     if not pod.status.phase:
         pod.status.phase = "Pending"
     validate_pod(pod, emulation)  # the registry's Validate, between mutating and validating admission
     _validate_limit_ranges(pod, snapshot)
     admit_pod_security(pod, snapshot, emulation)
+    if known:
+        refusal = runtime_class.validate_overhead(pod, rclass)
+        if refusal is not None:
+            raise AdmissionRefusalError(pod, "RuntimeClass", refusal, _runtime_class_cause(pod))
     if quota:
         admit_quota(pod, snapshot)
+    if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
+        warn_on_create(snapshot, "Pod", pod, emulation.minor)
     return pod
 
 

@@ -11,18 +11,17 @@ nothing (tests/test_defaults.py proves it for every recorded cluster).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from podwhy.framework.resources import (
+    aggregate_container_limits,
     aggregate_container_requests,
     is_hugepages,
     is_native_resource,
     is_supported_pod_level_resource,
-    to_quantities,
 )
 from podwhy.framework.versions import DEFAULT, POD_LEVEL_RESOURCES, Emulation
 from podwhy.model import objects as o
-from podwhy.model.quantity import format_quantity
+from podwhy.model.quantity import format_quantity, go_string, quantity_format
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
@@ -37,6 +36,7 @@ FROM_LIMITS = "copied from limits"
 HOST_NETWORK = "host network: the container port"
 FROM_CONTAINERS = "the containers' requests"
 FROM_POD_LIMITS = "copied from the pod's limits"
+FROM_CONTAINER_LIMITS = "the containers' limits"
 
 
 @dataclass(frozen=True)
@@ -78,20 +78,24 @@ def _overcommit_allowed(name: str) -> bool:
     return is_native_resource(name) and not is_hugepages(name)
 
 
-def _pod_level_hugepage_limits(pod: o.Pod) -> None:
-    """defaultHugePagePodLimits: hugepage limits of the containers become the pod's, where the pod
-    sets resources but neither a limit nor a request of that size."""
+def _pod_level_hugepage_limits(pod: o.Pod, out: list[Defaulted]) -> None:
+    """defaultHugePagePodLimits: the containers' aggregate hugepage limits (AggregateContainerLimits:
+    init containers' peaks included) become the pod's, where the pod sets resources but neither a
+    limit nor a request of that size."""
     res = pod.spec.resources
     if res is None or (not res.limits and not res.requests):
         return
     limits = dict(res.limits)
-    summed: dict[str, Fraction] = {}
-    for container in pod.spec.containers:
-        for name, amount in to_quantities(container.resources.limits).items():
-            summed[name] = summed.get(name, Fraction(0)) + amount
-    for name, amount in summed.items():
+    for name, amount in aggregate_container_limits(pod).items():
         if is_hugepages(name) and name not in res.requests and name not in limits:
-            limits[name] = format_quantity(amount)
+            # The aggregate keeps the format of the first container's quantity (Quantity.Add).
+            first = next(
+                c.resources.limits[name]
+                for c in (*pod.spec.containers, *pod.spec.init_containers)
+                if name in c.resources.limits
+            )
+            limits[name] = go_string(amount, quantity_format(first))
+            out.append(Defaulted(f"spec.resources.limits.{name}", str(limits[name]), FROM_CONTAINER_LIMITS))
     if limits:
         res.limits = limits
 
@@ -121,8 +125,9 @@ def pod_level_resource_defaults(
     """defaultHugePagePodLimits then defaultPodRequests, in place, where the release has
     PodLevelResources: the pod's resources after them."""
     if emulation.enabled(POD_LEVEL_RESOURCES):
-        _pod_level_hugepage_limits(pod)
-        _pod_level_requests(pod, [] if out is None else out)
+        filled: list[Defaulted] = [] if out is None else out
+        _pod_level_hugepage_limits(pod, filled)
+        _pod_level_requests(pod, filled)
     return pod.spec.resources
 
 

@@ -37,6 +37,7 @@ from podwhy.cluster.rollout import (
     stored_templates,
 )
 from podwhy.cluster.validation import InvalidObjectError, validate_workload
+from podwhy.cluster.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -277,6 +278,7 @@ class ManifestSource:
         for entry in entries:
             if entry.kind in WORKLOAD_KINDS or entry.kind == "ReplicationController":
                 validate_workload(entry.kind, entry.obj, emulation, entry.source)  # as `kubectl apply` creates it
+                warn_on_create(snapshot, entry.kind, entry.obj, emulation.minor, self.namespace)
             if entry.kind == "Pod":
                 workload = self._pod(entry, snapshot)
             elif entry.kind == "CronJob":

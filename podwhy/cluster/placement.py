@@ -42,6 +42,7 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
+from podwhy.cluster.podtopologylabels import copy_topology_labels
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
 from podwhy.cluster.rollout import (
     ON_DELETE,
@@ -367,6 +368,10 @@ class Placer:
         if self._memo is not None:
             self._memo.reuse.forget(node)
         pod.spec.node_name = node
+        handle = next(iter(self.frameworks.values())).handle if self.frameworks else None
+        if handle is not None:  # the Binding's admission: PodTopologyLabels
+            info = handle.node_info_by_name.get(node)
+            copy_topology_labels(pod, info.node if info is not None else None, handle.emulation)
         if id(pod) in self._gone:  # bound again: after the pods kept, as if unbound at once
             self.pods()
         self.snapshot.pods.append(pod)

@@ -75,6 +75,31 @@ def enforced_policy(labels: Mapping[str, str]) -> Policy:
     return Policy(level, version)
 
 
+WARN_LEVEL_LABEL = "pod-security.kubernetes.io/warn"
+WARN_VERSION_LABEL = "pod-security.kubernetes.io/warn-version"
+
+
+def warn_policy(labels: Mapping[str, str]) -> Policy:
+    """The policy a namespace of LABELS warns of (api.PolicyToEvaluate): an invalid level fails
+    open (privileged); without a warn level, an enforce level stricter than it (and its version,
+    without a warn version)."""
+    level, version = DEFAULT_POLICY.level, DEFAULT_POLICY.version
+    has_level = WARN_LEVEL_LABEL in labels
+    if has_level:
+        level = labels[WARN_LEVEL_LABEL] if labels[WARN_LEVEL_LABEL] in LEVELS else PRIVILEGED
+    has_version = WARN_VERSION_LABEL in labels
+    if has_version:
+        version = parse_version(labels[WARN_VERSION_LABEL])
+    enforce_set = labels.get(ENFORCE_LEVEL_LABEL) in LEVELS
+    if not has_level and enforce_set:
+        enforce = enforced_policy(labels)
+        if LEVELS.index(enforce.level) > LEVELS.index(level):
+            level = enforce.level
+            if not has_version:
+                version = enforce.version
+    return Policy(level, version)
+
+
 # ------------------------------------------------------------------ helpers (policy/helpers.go)
 
 

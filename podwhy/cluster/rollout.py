@@ -18,13 +18,13 @@ from enum import StrEnum
 
 import msgspec
 
+from podwhy.cluster import podtopologylabels
 from podwhy.cluster.admission import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
 from podwhy.cluster.rawdefaults import Json, canonical_quantities, default_pod_spec, default_template, stored_form
 from podwhy.framework.versions import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
-    POD_TOPOLOGY_LABELS_ADMISSION,
     Emulation,
 )
 from podwhy.model import objects as o
@@ -56,9 +56,6 @@ _CONTROLLER_LABELS = frozenset(
         "batch.kubernetes.io/job-completion-index",
     }
 )
-# The labels PodTopologyLabels admission copies from the node onto a pod at binding (its
-# defaultConfig in plugin/pkg/admission/podtopologylabels).
-POD_TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 # Volumes the API server adds to every pod (the ServiceAccount admission's token volume).
 _TOKEN_VOLUME_PREFIX = "kube-api-access-"
 
@@ -194,8 +191,8 @@ def same_template(old: Sequence[o.Pod], new: o.Pod, emulation: Emulation = DEFAU
     replica's template sets them."""
     view = _template_view(new)
     added: tuple[str, ...] = ()
-    if emulation.enabled(POD_TOPOLOGY_LABELS_ADMISSION):
-        added = tuple(key for key in POD_TOPOLOGY_LABELS if key not in new.metadata.labels)
+    if podtopologylabels.enabled(emulation):
+        added = tuple(key for key in podtopologylabels.TOPOLOGY_LABELS if key not in new.metadata.labels)
     return all(_template_view(p, added) == view for p in old)
 
 

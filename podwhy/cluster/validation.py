@@ -11,9 +11,10 @@ one), their names (required, DNS labels, unique across containers and init conta
 and hostPort ranges, protocol, hostPort conflicts), resources (resource names, quantities not
 negative, whole numbers for extended resources, requests at most their limits and equal to them
 for hugepages and extended resources, hugepage sizes, HugePages needing cpu or memory);
-pod-level resources (where the release reads them); nodeSelector labels; node affinity, pod
-affinity and anti-affinity terms; topology spread constraints; tolerations; the priority class
-name and preemption policy; overhead.
+pod-level resources (where the release reads them); hostNetwork's host ports; nodeSelector
+labels; node affinity, pod affinity and anti-affinity terms; topology spread constraints; the host
+namespaces a pod in a user namespace may not share; tolerations; the priority class name and
+preemption policy; overhead.
 
 Not checked (the API server refuses them too, and podwhy lets them by): the rest of the object's
 metadata, images' form, probes, lifecycle hooks, env, volume sources and mounts, security contexts,
@@ -24,10 +25,14 @@ where Go's map iteration gives any order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
+from podwhy.cluster.defaults import default_pod
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import (
     CPU,
@@ -52,7 +57,12 @@ from podwhy.framework.validation import (
     required,
     validate_label_name,
 )
-from podwhy.framework.versions import POD_LEVEL_RESOURCES, TAINT_TOLERATION_COMPARISON_OPERATORS, Emulation
+from podwhy.framework.versions import (
+    POD_LEVEL_RESOURCES,
+    TAINT_TOLERATION_COMPARISON_OPERATORS,
+    USER_NAMESPACES_HOST_NETWORK_SUPPORT,
+    Emulation,
+)
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
 from podwhy.model.validation import (
@@ -61,6 +71,8 @@ from podwhy.model.validation import (
     label_key_errors,
     label_value_errors,
 )
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.names import generated_name
 
 # SetDefaults_ContainerPort: a port without a protocol is TCP (templates are validated defaulted).
 DEFAULT_PROTOCOL = "TCP"
@@ -108,13 +120,18 @@ _GROUPS = {
 }
 
 
+CREATE_HINT = "the API server refuses this object: `kubectl apply` fails and nothing is created"
+
+
 class InvalidObjectError(PodwhyError):
     """The API server refused to create an object: errors.NewInvalid (422). The message is
     kubectl's (`The Pod "web" is invalid: ...`), after the file it came from when known; `words`
     is the API server's own (`Pod "web-7d4b9-x2x7k" is invalid: ...`), which a controller's
     FailedCreate event repeats."""
 
-    def __init__(self, kind: str, name: str, errors: list[str], source: str | None = None) -> None:
+    def __init__(
+        self, kind: str, name: str, errors: list[str], source: str | None = None, hint: str = CREATE_HINT
+    ) -> None:
         self.kind = kind
         self.name = name
         self.errors = list(errors)
@@ -126,12 +143,12 @@ class InvalidObjectError(PodwhyError):
         where = f"{source}: " if source else ""
         super().__init__(
             f'{where}The {kind} "{name}" is invalid: {reason}',
-            hint="the API server refuses this object: `kubectl apply` fails and nothing is created",
+            hint=hint,
         )
 
-    def in_file(self, source: str) -> InvalidObjectError:
+    def in_file(self, source: str, hint: str = CREATE_HINT) -> InvalidObjectError:
         """The same refusal, naming the file the object was read from."""
-        return InvalidObjectError(self.kind, self.name, self.errors, source)
+        return InvalidObjectError(self.kind, self.name, self.errors, source, hint)
 
 
 # ------------------------------------------------------------------ entry points
@@ -139,10 +156,41 @@ class InvalidObjectError(PodwhyError):
 
 def validate_pod(pod: o.Pod, emulation: Emulation) -> None:
     """ValidatePodCreate's checks of POD (defaulted, through the mutating admission plugins, its
-    disabled fields dropped); InvalidObjectError if the API server would refuse it."""
-    errors = pod_spec_errors(pod.spec, "spec", emulation)
+    disabled fields dropped): its metadata (ValidateObjectMeta with ValidatePodName), then its
+    spec; InvalidObjectError if the API server would refuse it."""
+    meta = pod.metadata
+    if meta.name.endswith("-") and any(ref.controller for ref in meta.owner_references):
+        # A controller's pod whose name is still its generateName (the DaemonSet's for every
+        # node): the API server validates the name it generates from it.
+        meta = msgspec.structs.replace(meta, name=generated_name(meta.name, meta.name))
+    errors = in_release_words(object_meta_errors(meta, name_is_dns_subdomain, "metadata"), emulation)
+    errors += pod_spec_errors(pod.spec, "spec", emulation)
     if errors:
         raise InvalidObjectError("Pod", pod.metadata.name, errors)
+
+
+def stored_pod_refusal(pod: o.Pod, emulation: Emulation) -> str | None:
+    """The API server's words refusing a pod read from a dump or a cluster (explain NAME, pending),
+    checked as validate_pod checks a created one, or None when it would store it. A copy is
+    defaulted first (a stored pod is already, a hand-written one need not be); the pod itself is
+    not changed. A pod the snapshot holds was stored by some API server, perhaps under an older
+    release's rules (validation ratchets), or the dump was made without one: it is explained as
+    the scheduler would schedule it, and the refusal said beside (Snapshot.unstorable)."""
+    copy = msgspec.json.decode(msgspec.json.encode(pod), type=o.Pod)
+    default_pod(copy, emulation)
+    try:
+        validate_pod(copy, emulation)
+    except InvalidObjectError as invalid:
+        return invalid.words
+    return None
+
+
+def note_unstorable(snapshot: Snapshot, pods: Iterable[o.Pod], emulation: Emulation) -> None:
+    """Record in SNAPSHOT.unstorable each of PODS the release's API server would refuse."""
+    for pod in pods:
+        refusal = stored_pod_refusal(pod, emulation)
+        if refusal is not None:
+            snapshot.unstorable[f"{pod.metadata.namespace}/{pod.metadata.name}"] = refusal
 
 
 def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) -> None:
@@ -153,22 +201,109 @@ def validate_workload(kind: str, obj: Any, emulation: Emulation, source: str) ->
         template, path = obj.spec.job_template.spec.template, "spec.jobTemplate.spec.template"
     else:
         template, path = obj.spec.template, "spec.template"
-    errors = pod_spec_errors(template.spec, child(path, "spec"), emulation)
+    name_fn = name_is_dns_label if kind == "StatefulSet" else name_is_dns_subdomain
+    errors = object_meta_errors(obj.metadata, name_fn, "metadata")
+    if kind == "CronJob" and len(obj.metadata.name) > CRON_JOB_NAME_MAX_LENGTH:
+        errors.append(invalid("metadata.name", obj.metadata.name, "must be no more than 52 characters"))
+    # ValidatePodTemplateSpec: the template's labels and annotations (upstream's paths lack
+    # `metadata`), then its spec.
+    errors += _labels_errors(template.metadata.labels, child(path, "labels"))
+    errors += annotations_errors(template.metadata.annotations, child(path, "annotations"))
+    errors = in_release_words(errors, emulation)
+    errors += pod_spec_errors(template.spec, child(path, "spec"), emulation, is_pod=False)
     if errors:
         raise InvalidObjectError(kind, obj.metadata.name, errors, source)
 
 
-def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation) -> list[str]:
-    """ValidatePodSpec's errors (the rules of this module), in its order."""
+# ------------------------------------------------------------------ metadata (ValidateObjectMeta)
+
+# apimachinery's TotalAnnotationSizeLimitB: the annotations' keys and values together, in bytes.
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
+# A CronJob's Jobs are named `<cronjob>-<11 characters>` within a DNS label's 63 (ValidateCronJobCreate).
+CRON_JOB_NAME_MAX_LENGTH = 63 - 11
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """maskTrailingDash, as upstream writes it: a trailing dash, and the character before it,
+    become one 'a'."""
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSSubdomain: a name (or, PREFIX, a generateName) a lowercase RFC 1123 subdomain."""
+    return dns1123_subdomain_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """NameIsDNSLabel (StatefulSets' names, namespaces)."""
+    return dns1123_label_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def annotations_errors(annotations: dict[str, str], path: str) -> list[str]:
+    """ValidateAnnotations: every key a qualified name once lowercased (shown as written), and
+    the keys and values together at most 256 KiB."""
+    errs: list[str] = []
+    for name in annotations:
+        errs += [invalid(path, name, m) for m in label_key_errors(name.lower())]
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(f"{path}: Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes")
+    return errs
+
+
+def object_meta_errors(meta: o.ObjectMeta, name_fn: Callable[[str, bool], list[str]], path: str) -> list[str]:
+    """ValidateObjectMeta of a namespaced object: generateName (as a prefix), the name (required),
+    the namespace (a DNS label; the one kubectl sends when the manifest names none), labels and
+    annotations. Owner references, finalizers and managed fields are not checked."""
+    errs: list[str] = []
+    if meta.generate_name:
+        errs += [invalid(child(path, "generateName"), meta.generate_name, m) for m in name_fn(meta.generate_name, True)]
+    if not meta.name:
+        errs.append(required(child(path, "name"), "name or generateName is required"))
+    else:
+        errs += [invalid(child(path, "name"), meta.name, m) for m in name_fn(meta.name, False)]
+    if meta.namespace:
+        errs += [invalid(child(path, "namespace"), meta.namespace, m) for m in name_is_dns_label(meta.namespace, False)]
+    errs += _labels_errors(meta.labels, child(path, "labels"))
+    errs += annotations_errors(meta.annotations, child(path, "annotations"))
+    return errs
+
+
+_LABEL_LENGTH = re.compile(r"(?<=must be no more than )(\d+) bytes")
+
+
+def in_release_words(errors: list[str], emulation: Emulation) -> list[str]:
+    """ERRORS as the release's API server words a bad label key and a label's length (the model
+    words them as v1.35 and later do)."""
+    if emulation.label_key_words == "a valid label key" and emulation.label_length_unit == "bytes":
+        return errors
+    out = []
+    for error in errors:
+        error = error.replace(": a valid label key must consist", f": {emulation.label_key_words} must consist")
+        out.append(_LABEL_LENGTH.sub(rf"\1 {emulation.label_length_unit}", error))
+    return out
+
+
+def pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, *, is_pod: bool = True) -> list[str]:
+    """ValidatePodSpec's errors (the rules of this module), in its order. IS_POD: the spec is a
+    Pod's (PodValidationOptions.ResourceIsPod), not a template's."""
+    return in_release_words(_pod_spec_errors(spec, path, emulation, is_pod), emulation)
+
+
+def _pod_spec_errors(spec: o.PodSpec, path: str, emulation: Emulation, is_pod: bool) -> list[str]:
     errs = _volume_errors(spec.volumes, child(path, "volumes"))
     errs += _container_errors(spec.containers, child(path, "containers"))
     errs += _init_container_errors(spec.init_containers, spec.containers, child(path, "initContainers"))
     if emulation.enabled(POD_LEVEL_RESOURCES):
         errs += _pod_resources_errors(spec, path)
+    errs += _host_network_errors(spec, path, is_pod)
     errs += _labels_errors(spec.node_selector, child(path, "nodeSelector"))
     if spec.affinity is not None:
         errs += _affinity_errors(spec.affinity, child(path, "affinity"))
     errs += _spread_errors(spec.topology_spread_constraints, child(path, "topologySpreadConstraints"))
+    errs += _host_users_errors(spec, path, emulation)
     comparison = emulation.enabled(TAINT_TOLERATION_COMPARISON_OPERATORS)
     errs += _toleration_errors(spec.tolerations, child(path, "tolerations"), comparison)
     if spec.priority_class_name:
@@ -324,6 +459,39 @@ def _host_port_conflicts(containers: list[tuple[int, o.Container]], path: str) -
                 errs.append(duplicate(child(index(child(index(path, i), "ports"), j), "hostPort"), text))
             else:
                 seen.add(text)
+    return errs
+
+
+def _host_network_errors(spec: o.PodSpec, path: str, is_pod: bool) -> list[str]:
+    """validatePodHostNetworkDeps: with hostNetwork a container's hostPort must equal its
+    containerPort (a template may leave it 0: the Pod's defaulting copies it); init containers
+    are not checked."""
+    if not spec.host_network:
+        return []
+    errs: list[str] = []
+    for i, container in enumerate(spec.containers):
+        ports_path = child(index(child(path, "containers"), i), "ports")
+        for j, port in enumerate(container.ports):
+            if (is_pod or port.host_port != 0) and port.host_port != port.container_port:
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                errs.append(invalid(child(index(ports_path, j), "hostPort"), port.host_port, detail))
+    return errs
+
+
+def _host_users_errors(spec: o.PodSpec, path: str, emulation: Emulation) -> list[str]:
+    """validateHostUsers: a pod in a user namespace (hostUsers false) shares none of the host's
+    namespaces (hostNetwork allowed only with UserNamespacesHostNetworkSupport). Upstream's
+    paths for hostPID and hostIPC are its Go field names."""
+    if spec.host_users is None or spec.host_users:
+        return []
+    detail = emulation.host_users_forbidden
+    errs: list[str] = []
+    if spec.host_network and not emulation.enabled(USER_NAMESPACES_HOST_NETWORK_SUPPORT):
+        errs.append(forbidden(child(path, "hostNetwork"), detail))
+    if spec.host_pid:
+        errs.append(forbidden(child(path, "HostPID"), detail))
+    if spec.host_ipc:
+        errs.append(forbidden(child(path, "HostIPC"), detail))
     return errs
 
 

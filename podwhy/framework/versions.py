@@ -37,9 +37,11 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
 # Not the scheduler's: the API server's PodTopologyLabels admission plugin (copies the node's
-# topology.kubernetes.io/zone and region labels onto a pod at binding), and what a suspended Job's
-# template may change (pkg/registry/batch/job/strategy.go).
+# topology.kubernetes.io/zone and region labels onto a pod at binding, cluster/podtopologylabels.py),
+# validateHostUsers (hostNetwork with hostUsers false), and what a suspended Job's template may
+# change (pkg/registry/batch/job/strategy.go).
 POD_TOPOLOGY_LABELS_ADMISSION = "PodTopologyLabelsAdmission"
+USER_NAMESPACES_HOST_NETWORK_SUPPORT = "UserNamespacesHostNetworkSupport"
 MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS = "MutableSchedulingDirectivesForSuspendedJobs"
 MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS = "MutablePodResourcesForSuspendedJobs"
 
@@ -64,7 +66,12 @@ _GATES_1_35: dict[str, bool] = {
     STORAGE_CAPACITY_SCORING: False,
     TAINT_TOLERATION_COMPARISON_OPERATORS: False,
     IMAGE_VOLUME: True,  # Beta
-    POD_TOPOLOGY_LABELS_ADMISSION: True,  # Beta
+    # Beta and on from v1.35 (alpha and off in v1.33 and v1.34): the API server copies a node's
+    # zone and region labels onto the pods bound to it (cluster/podtopologylabels.py).
+    POD_TOPOLOGY_LABELS_ADMISSION: True,
+    # Alpha and off (v1.35 on; not in v1.33 and v1.34): the API server refuses hostNetwork with
+    # hostUsers false (validateHostUsers).
+    USER_NAMESPACES_HOST_NETWORK_SUPPORT: False,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: False,  # Alpha
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: False,  # Alpha
 }
@@ -139,6 +146,14 @@ class Emulation:
     read_write_once_pod_older_words: bool = False
     # The API server defaults an env var's valueFrom.fileKeyRef.optional to false (v1.34, EnvFiles).
     file_key_ref_optional_default: bool = True
+    # validateHostUsers' detail for hostNetwork, hostPID and hostIPC with hostUsers false (v1.34
+    # on; v1.33: "when `pod.Spec.HostUsers` is false").
+    host_users_forbidden: str = "when `hostUsers` is false"
+    # How the API server words a bad label key and a label key's or value's length (v1.35 on:
+    # k8s.io/apimachinery's validate/content, "a valid label key", "bytes"; before: util/validation's
+    # IsQualifiedName, "a qualified name", "characters").
+    label_key_words: str = "a valid label key"
+    label_length_unit: str = "bytes"
 
     @property
     def name(self) -> str:
@@ -161,6 +176,9 @@ V1_33 = Emulation(
     taint_toleration_names_taint=True,
     read_write_once_pod_older_words=True,
     file_key_ref_optional_default=False,
+    host_users_forbidden="when `pod.Spec.HostUsers` is false",
+    label_key_words="a qualified name",
+    label_length_unit="characters",
 )
 V1_34 = Emulation(
     minor=34,
@@ -169,6 +187,8 @@ V1_34 = Emulation(
     balanced_allocation_improvement=False,
     image_locality_image_volumes=False,
     dynamic_resources_scores=False,
+    label_key_words="a qualified name",
+    label_length_unit="characters",
 )
 V1_35 = Emulation(
     minor=35,

@@ -47,7 +47,14 @@ def _regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 
 def _max_len_error(length: int) -> str:
+    """content.MaxLenError (label keys and values, from v1.35)."""
     return f"must be no more than {length} bytes"
+
+
+def _dns_max_len_error(length: int) -> str:
+    """util/validation.MaxLenError, which IsDNS1123Subdomain and IsDNS1123Label say in every
+    release podwhy emulates."""
+    return f"must be no more than {length} characters"
 
 
 def _byte_len(value: str) -> int:
@@ -88,7 +95,7 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     """IsDNS1123Subdomain."""
     errs: list[str] = []
     if _byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errs.append(_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+        errs.append(_dns_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
         errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
@@ -99,7 +106,7 @@ def dns1123_label_errors(value: str) -> list[str]:
     holds dots."""
     errs: list[str] = []
     if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
-        errs.append(_max_len_error(DNS1123_LABEL_MAX_LENGTH))
+        errs.append(_dns_max_len_error(DNS1123_LABEL_MAX_LENGTH))
     if _DNS1123_LABEL_RE.fullmatch(value) is None:
         if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None:
             errs.append("must not contain dots")

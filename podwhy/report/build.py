@@ -22,7 +22,7 @@ from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
-from podwhy.report.inputs import input_warnings
+from podwhy.report.inputs import api_server_warnings, input_warnings
 from podwhy.report.model import (
     BlockingCause,
     Candidate,
@@ -590,10 +590,12 @@ def build_report(
         warnings=[
             *input_warnings(snapshot),
             *version_warnings(version),
+            *api_server_warnings(snapshot),
             *_warnings(cycle, snapshot),
             *(note_text(n) for n in notes),
         ],
         extenders=list(cycle.extenders),
+        notStorable=snapshot.unstorable.get(f"{pod.metadata.namespace}/{pod.metadata.name}", ""),
         notEvaluated=cycle.not_evaluated_text if cycle.verdict == Verdict.INCONCLUSIVE else "",
         lackingKinds=list(cycle.lacking_kinds) if cycle.verdict == Verdict.INCONCLUSIVE else [],
         suggestions=[_suggestion(s) for s in suggestions],

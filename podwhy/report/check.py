@@ -20,7 +20,7 @@ from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
 from podwhy.report.build import blocking_cause, scheduler_version, snapshot_summary
-from podwhy.report.inputs import input_warnings
+from podwhy.report.inputs import api_server_warnings, input_warnings
 from podwhy.report.model import (
     BlockingCause,
     CheckReport,
@@ -219,6 +219,9 @@ def _defaults(placement: WorkloadPlacement, snapshot: Snapshot) -> list[Defaulte
     if first is None:
         return UNSET
     filled = snapshot.defaulted.get(f"{first.metadata.namespace}/{first.metadata.name}")
+    template = placement.workload.daemon_template
+    if not filled and template is not None:  # a DaemonSet's pods: its template was admitted once
+        filled = snapshot.defaulted.get(f"{template.metadata.namespace}/{template.metadata.name}")
     return [DefaultedField(field=f, value=v, why=w) for f, v, w in filled] if filled else UNSET
 
 
@@ -296,7 +299,7 @@ def build_check_report(
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
         pendingInconclusive=sum(1 for r in all_replicas if r.node is None and r.verdict == Verdict.INCONCLUSIVE),
     )
-    warnings = input_warnings(snapshot) + version_warnings(version)
+    warnings = input_warnings(snapshot) + version_warnings(version) + api_server_warnings(snapshot)
     warnings += [
         f"{w.key}: its controller runs it on no node"
         for w, p in zip(workloads, placements, strict=True)

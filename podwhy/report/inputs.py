@@ -11,12 +11,20 @@ NAMED_REPEATS = 3
 NAMED_DIFFERENCES = 10
 # Documents without a kind named one by one; beyond, counted.
 NAMED_KINDLESS = 5
+# Pods the API server would not store, named with its words; beyond, counted.
+NAMED_UNSTORABLE = 3
 
 
 def object_name(key: ObjectKey) -> str:
     """An object as podwhy's reports name owners: "namespace/name (Kind)", "name (Node)" when cluster-scoped."""
     kind, namespace, name = key
     return f"{namespace}/{name} ({kind})" if namespace else f"{name} ({kind})"
+
+
+def api_server_warnings(snapshot: Snapshot) -> list[str]:
+    """The API server's warnings on creating the manifests' objects, each as kubectl prints it
+    (`Warning: ...`, the server's words), then the object it came with."""
+    return [f"Warning: {text} (the API server, creating {what})" for what, text in snapshot.api_warnings]
 
 
 def _names(names: list[str]) -> str:
@@ -71,6 +79,23 @@ def _difference_warning(dup: Duplicate) -> str:
     return f"{head}: {taken} is taken"
 
 
+def _unstorable(snapshot: Snapshot) -> list[str]:
+    """Pods this release's API server would not store as they are: said with its words, since the
+    verdict is what kube-scheduler does with the pod as given, not what a cluster could hold."""
+    refused = list(snapshot.unstorable.items())
+    if not refused:
+        return []
+    named = "; ".join(words for _, words in refused[:NAMED_UNSTORABLE])
+    more = len(refused) - NAMED_UNSTORABLE
+    pods = "a pod" if len(refused) == 1 else f"{len(refused):,} pods"
+    return [
+        f"{pods} of the snapshot the emulated release's API server would not store as given ({named}"
+        + (f"; and {more:,} more" if more > 0 else "")
+        + "): stored under an older release's rules, or a dump written without an API server;"
+        " podwhy schedules them as given, as kube-scheduler would"
+    ]
+
+
 def input_warnings(snapshot: Snapshot) -> list[str]:
     """What the inputs held twice or could not hold, in the order met."""
     out: list[str] = []
@@ -96,6 +121,7 @@ def input_warnings(snapshot: Snapshot) -> list[str]:
             f"{len(differences) - NAMED_DIFFERENCES:,} more objects differ between the inputs: "
             "of each, the newer (else the one given later) is taken"
         )
+    out.extend(_unstorable(snapshot))
     kindless = snapshot.kindless
     if kindless:
         named = [f"{source}: {where}" for source, where in kindless[:NAMED_KINDLESS]]

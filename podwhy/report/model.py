@@ -426,6 +426,10 @@ class Report(_Struct, kw_only=True):
     # Present when the pod fits: kube-scheduler skips scoring with one feasible node.
     scoringSkipped: bool | UnsetType = UNSET  # noqa: N815
     nominatedNodeFits: bool | UnsetType = UNSET  # noqa: N815
+    # The API server's words refusing the pod as the snapshot holds it ("" when it would store it):
+    # stored under an older release's rules, or a dump made without an API server. The verdict is
+    # what kube-scheduler does with the pod as given.
+    notStorable: str = ""  # noqa: N815
     # When the verdict is Inconclusive: what podwhy could not evaluate that decides it, and the
     # kinds the snapshot holds none of that it would take (said on the table's second line).
     notEvaluated: str = ""  # noqa: N815

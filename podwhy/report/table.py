@@ -302,6 +302,13 @@ def render_table(
         0,
     )
     _say(console, f"[dim]priority {pod.priority}{scheduler_version_words(report.scheduler)}[/dim]", 0)
+    if report.notStorable:
+        _say(
+            console,
+            f"[yellow]The API server would not store this pod as given ({escape(report.notStorable)}):"
+            " the verdict is what kube-scheduler does with it as given[/yellow]",
+            0,
+        )
     render_inconclusive(console, report)
     render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:

@@ -106,6 +106,13 @@ class Snapshot:
     # Manifest pods (-f), by "namespace/name": the fields the API server's defaulting filled in
     # that the scheduler reads, as (field, value, why) (cluster.defaults.Defaulted).
     defaulted: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # The API server's warnings on creating the manifests' objects (cluster.warnings): the object
+    # (`Deployment default/web`) and the warning, as `kubectl apply` prints it after "Warning: ".
+    api_warnings: list[tuple[str, str]] = field(default_factory=list)
+    # Pods of the snapshot this release's API server would not store as they are (its validation's
+    # words, by "namespace/name"): stored under an older release's rules, or a dump made or edited
+    # without an API server. They are explained as kube-scheduler would schedule them as given.
+    unstorable: dict[str, str] = field(default_factory=dict)
     # The API server's version (gitVersion of /version), live or as `podwhy snapshot` recorded it,
     # and where it came from; "" when unknown.
     server_version: str = ""

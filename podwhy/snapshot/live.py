@@ -179,9 +179,39 @@ FORBIDDEN = ": forbidden"
 ESSENTIAL = frozenset({"Node", "Pod"})
 
 
+# Go's GOOS and GOARCH names of Python's sys.platform and platform.machine(): kubectl's User-Agent
+# (rest.DefaultKubernetesUserAgent) says `linux/amd64`, not `linux/x86_64`.
+GOOS = {"win32": "windows", "cygwin": "windows"}
+GOARCH = {
+    "x86_64": "amd64",
+    "amd64": "amd64",
+    "aarch64": "arm64",
+    "arm64": "arm64",
+    "i386": "386",
+    "i686": "386",
+    "x86": "386",
+    "armv6l": "arm",
+    "armv7l": "arm",
+    "armv8l": "arm",
+    "ppc64le": "ppc64le",
+    "ppc64": "ppc64",
+    "s390x": "s390x",
+    "riscv64": "riscv64",
+    "loongarch64": "loong64",
+    "mips64": "mips64",
+}
+
+
+def go_platform(system: str, machine: str) -> str:
+    """`GOOS/GOARCH` of a Python platform (a name Go lacks stays as Python says it, lowercased)."""
+    goos = GOOS.get(system, system.lower())
+    machine = machine.lower()
+    return f"{goos}/{GOARCH.get(machine, machine)}"
+
+
 def user_agent() -> str:
     """What podwhy's requests say they come from, as kubectl's do ("kubectl/v1.35.0 (linux/amd64) …")."""
-    return f"podwhy/{podwhy.version()} ({sys.platform}/{platform.machine().lower()})"
+    return f"podwhy/{podwhy.version()} ({go_platform(sys.platform, platform.machine())})"
 
 
 class _ListPage(msgspec.Struct):
