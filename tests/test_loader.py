@@ -360,6 +360,8 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "server_version_from",
         "taken_at",
         "redacted",
+        "api_warnings",
+        "unstorable",
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 
