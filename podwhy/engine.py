@@ -12,10 +12,10 @@ from podwhy.analysis.pending import analyse_groups, classify_pending, classify_p
 from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
-from podwhy.cluster.defaults import drop_disabled_fields
+from podwhy.cluster.apiserver.defaults import drop_disabled_fields
+from podwhy.cluster.apiserver.validation import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
-from podwhy.cluster.validation import note_unstorable
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key

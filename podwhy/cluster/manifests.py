@@ -21,8 +21,16 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
-from podwhy.cluster.fieldvalidation import check_fields
+from podwhy.cluster.apiserver.admission.chain import (
+    AdmissionRefusalError,
+    add_manifest_pod,
+    admit,
+    admit_claim,
+    sync_manifest_quotas,
+)
+from podwhy.cluster.apiserver.fieldvalidation import check_fields
+from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
+from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.cluster.rollout import (
     JobShape,
     LiveJob,
@@ -36,8 +44,6 @@ from podwhy.cluster.rollout import (
     same_stored_template,
     stored_templates,
 )
-from podwhy.cluster.validation import InvalidObjectError, validate_workload
-from podwhy.cluster.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o

@@ -25,7 +25,8 @@ from datetime import datetime
 
 import msgspec
 
-from podwhy.cluster.admission import AdmissionRefusalError, admit_quota
+from podwhy.cluster.apiserver.admission.chain import AdmissionRefusalError, admit_quota
+from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.placementreasons import (
@@ -42,7 +43,6 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
-from podwhy.cluster.podtopologylabels import copy_topology_labels
 from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
 from podwhy.cluster.rollout import (
     ON_DELETE,

@@ -18,9 +18,15 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.cluster import podtopologylabels
-from podwhy.cluster.admission import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
-from podwhy.cluster.rawdefaults import Json, canonical_quantities, default_pod_spec, default_template, stored_form
+from podwhy.cluster.apiserver.admission import podtopologylabels
+from podwhy.cluster.apiserver.admission.chain import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
+from podwhy.cluster.apiserver.rawdefaults import (
+    Json,
+    canonical_quantities,
+    default_pod_spec,
+    default_template,
+    stored_form,
+)
 from podwhy.framework.versions import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,

@@ -104,9 +104,9 @@ class Snapshot:
     # scheduling from a RuntimeClass) are unknown.
     admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
     # Manifest pods (-f), by "namespace/name": the fields the API server's defaulting filled in
-    # that the scheduler reads, as (field, value, why) (cluster.defaults.Defaulted).
+    # that the scheduler reads, as (field, value, why) (cluster.apiserver.defaults.Defaulted).
     defaulted: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
-    # The API server's warnings on creating the manifests' objects (cluster.warnings): the object
+    # The API server's warnings on creating the manifests' objects (cluster.apiserver.warnings): the object
     # (`Deployment default/web`) and the warning, as `kubectl apply` prints it after "Warning: ".
     api_warnings: list[tuple[str, str]] = field(default_factory=list)
     # Pods of the snapshot this release's API server would not store as they are (its validation's

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cluster.defaults import (
+from podwhy.cluster.apiserver.defaults import (
     DEFAULT_DNS_POLICY,
     DEFAULT_ENABLE_SERVICE_LINKS,
     DEFAULT_PROTOCOL,

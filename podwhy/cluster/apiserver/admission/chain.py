@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from podwhy.cluster import podsecurity as pod_security
-from podwhy.cluster import runtimeclass as runtime_class
-from podwhy.cluster.defaults import default_pod, drop_disabled_pod_fields
-from podwhy.cluster.limitranger import aggregate, namespace_limit_ranges
-from podwhy.cluster.limitranger import mutate as limit_range_mutate
-from podwhy.cluster.limitranger import validate as limit_range_validate
-from podwhy.cluster.podtopologylabels import copy_topology_labels
-from podwhy.cluster.resourcequota import admit as quota_admit
-from podwhy.cluster.resourcequota import controller_usage
-from podwhy.cluster.validation import validate_pod
-from podwhy.cluster.warnings import warn_on_create
+from podwhy.cluster.apiserver.admission import podsecurity as pod_security
+from podwhy.cluster.apiserver.admission import runtimeclass as runtime_class
+from podwhy.cluster.apiserver.admission.limitranger import aggregate, namespace_limit_ranges
+from podwhy.cluster.apiserver.admission.limitranger import mutate as limit_range_mutate
+from podwhy.cluster.apiserver.admission.limitranger import validate as limit_range_validate
+from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
+from podwhy.cluster.apiserver.admission.resourcequota import admit as quota_admit
+from podwhy.cluster.apiserver.admission.resourcequota import controller_usage
+from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
+from podwhy.cluster.apiserver.validation import validate_pod
+from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.framework.versions import Emulation
@@ -234,10 +234,10 @@ def _admit_runtime_class(pod: o.Pod, snapshot: Snapshot) -> tuple[o.RuntimeClass
 
 
 def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
-    """What the API server does to a pod it creates, in its order: defaulting (cluster.defaults);
+    """What the API server does to a pod it creates, in its order: defaulting (cluster.apiserver.defaults);
     the mutating admission plugins (LimitRanger's defaults, Priority, DefaultTolerationSeconds,
     RuntimeClass, PodTopologyLabels for a pod created bound); the fields of disabled features
-    dropped (PrepareForCreate); the pod's validation (cluster.validation: InvalidObjectError);
+    dropped (PrepareForCreate); the pod's validation (cluster.apiserver.validation: InvalidObjectError);
     then the validating plugins (LimitRanger's bounds, PodSecurity, RuntimeClass's overhead,
     ResourceQuota unless QUOTA is False: a DaemonSet's template, whose pods are charged one by
     one as they are created). A refusal by an admission plugin (RuntimeClass, PodSecurity,
