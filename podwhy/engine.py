@@ -192,7 +192,7 @@ def explain(request: ExplainRequest) -> Report:
             hint=dump_hint(),
         )
     if manifest is not None:
-        from podwhy.cluster.resourceclaims import create_template_claims
+        from podwhy.cluster.controllers.resourceclaim import create_template_claims
 
         declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
         namespace = manifest.pod.metadata.namespace or request.namespace

@@ -24,7 +24,7 @@ from podwhy.cluster.apiserver.rawdefaults import (
     rounded_quantity,
     stored_form,
 )
-from podwhy.cluster.rollout import same_stored_template
+from podwhy.cluster.controllers.rollout import same_stored_template
 from podwhy.framework.versions import V1_33, V1_36
 from podwhy.snapshot import fastyaml
 from tests.shared import SHARED, needs_shared

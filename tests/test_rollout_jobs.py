@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from podwhy.cluster.rollout import JobOutcome, JobShape, LiveJob, Rollout, job_sync, job_update_refusal
+from podwhy.cluster.controllers.rollout import JobOutcome, JobShape, LiveJob, Rollout, job_sync, job_update_refusal
 from podwhy.framework.versions import V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from tests.test_rollout import _check, _node, _running

@@ -31,7 +31,7 @@ from podwhy.cluster.apiserver.admission.chain import (
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
-from podwhy.cluster.rollout import (
+from podwhy.cluster.controllers.rollout import (
     JobShape,
     LiveJob,
     ReplicaSetRevision,
@@ -104,7 +104,7 @@ class ManifestWorkload:
     claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
     selector_labels: dict[str, str] = field(default_factory=dict)
     # The pods of this workload the cluster already runs (the manifest updates it), and how the
-    # manifest says to roll out a change (cluster.rollout).
+    # manifest says to roll out a change (cluster.controllers.rollout).
     existing: list[o.Pod] = field(default_factory=list)
     # Whether the manifest leaves the stored template as it is, every field compared
     # (rollout.same_stored_template); None when the snapshot holds no stored template.

@@ -27,24 +27,9 @@ import msgspec
 
 from podwhy.cluster.apiserver.admission.chain import AdmissionRefusalError, admit_quota
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
-from podwhy.cluster.kubelet import admit
-from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
-from podwhy.cluster.placementreasons import (
-    BoundByNodeName,
-    Gated,
-    KubeletRejects,
-    MissingNode,
-    NoProfileNamed,
-    NotCreated,
-    OnceDeleted,
-    OrderedWait,
-    PlacedBut,
-    PlacementReason,
-    Preempted,
-    SchedulerSays,
-)
-from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
-from podwhy.cluster.rollout import (
+from podwhy.cluster.controllers.persistentvolume import ClaimBinder
+from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
+from podwhy.cluster.controllers.rollout import (
     ON_DELETE,
     RECREATE,
     JobOutcome,
@@ -62,7 +47,22 @@ from podwhy.cluster.rollout import (
     same_template,
     scale,
 )
-from podwhy.cluster.volumes import ClaimBinder
+from podwhy.cluster.kubelet import admit
+from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
+from podwhy.cluster.placementreasons import (
+    BoundByNodeName,
+    Gated,
+    KubeletRejects,
+    MissingNode,
+    NoProfileNamed,
+    NotCreated,
+    OnceDeleted,
+    OrderedWait,
+    PlacedBut,
+    PlacementReason,
+    Preempted,
+    SchedulerSays,
+)
 from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse

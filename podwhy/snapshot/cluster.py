@@ -130,7 +130,7 @@ class Snapshot:
     raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
     # The pod template of each ReplicaSet and StatefulSet as its source held it (JSON), by object:
     # every field, read or not, as the API server stored and defaulted it; what a manifest's
-    # template is compared with (cluster.rollout). Workloads only, never pods.
+    # template is compared with (cluster.controllers.rollout). Workloads only, never pods.
     raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict, compare=False)
 
     # What loading the inputs met, worded as warnings by the report: objects held by more than one
