@@ -21,13 +21,10 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.apiserver.admission.chain import (
-    AdmissionRefusalError,
-    add_manifest_pod,
-    admit,
-    admit_claim,
-    sync_manifest_quotas,
-)
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
+from podwhy.cluster.apiserver.admission.chain import add_manifest_pod, admit
+from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
+from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quotas
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create

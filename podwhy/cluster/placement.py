@@ -25,8 +25,9 @@ from datetime import datetime
 
 import msgspec
 
-from podwhy.cluster.apiserver.admission.chain import AdmissionRefusalError, admit_quota
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
+from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
 from podwhy.cluster.controllers.persistentvolume import ClaimBinder
 from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
 from podwhy.cluster.controllers.rollout import (

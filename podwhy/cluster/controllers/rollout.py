@@ -19,7 +19,8 @@ from enum import StrEnum
 import msgspec
 
 from podwhy.cluster.apiserver.admission import podtopologylabels
-from podwhy.cluster.apiserver.admission.chain import DEFAULT_PREEMPTION_POLICY, DEFAULT_TOLERATION_SECONDS
+from podwhy.cluster.apiserver.admission.defaulttolerationseconds import DEFAULT_TOLERATION_SECONDS
+from podwhy.cluster.apiserver.admission.priority import DEFAULT_PREEMPTION_POLICY
 from podwhy.cluster.apiserver.rawdefaults import (
     Json,
     canonical_quantities,
