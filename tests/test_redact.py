@@ -151,7 +151,7 @@ def test_every_annotation_podwhy_reads_is_kept() -> None:
     from podwhy.analysis.autoscaling import clusterautoscaler as ca
     from podwhy.analysis.suggest.autoscaling import CAPI_MAX_SIZE_ANNOTATION
     from podwhy.cluster.apiserver.admission import podsecurity
-    from podwhy.cluster.controllers.rollout import POD_DELETION_COST
+    from podwhy.cluster.controllers.replicaset import POD_DELETION_COST
     from podwhy.plugins.dynamicresources.extended import EXTENDED_RESOURCE_CLAIM_ANNOTATION
 
     read = {

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podwhy.cluster.controllers.rollout import RolloutStatus, fenceposts, rolling_update
+from podwhy.cluster.controllers.deployment import fenceposts, rolling_update
+from podwhy.cluster.controllers.rollout import RolloutStatus
 from podwhy.model import objects as o
 from tests.builders import from_raw
 

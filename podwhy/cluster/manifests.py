@@ -28,19 +28,10 @@ from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quota
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
-from podwhy.cluster.controllers.rollout import (
-    JobShape,
-    LiveJob,
-    ReplicaSetRevision,
-    deployment_replica_sets,
-    existing_pods,
-    find_new_replica_set,
-    job_shape,
-    job_update_refusal,
-    live_job,
-    same_stored_template,
-    stored_templates,
-)
+from podwhy.cluster.controllers.deployment import ReplicaSetRevision, deployment_replica_sets, find_new_replica_set
+from podwhy.cluster.controllers.job import JobShape, LiveJob, job_shape, job_update_refusal, live_job
+from podwhy.cluster.controllers.revisions import same_stored_template, stored_templates
+from podwhy.cluster.controllers.rollout import existing_pods
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -104,7 +95,7 @@ class ManifestWorkload:
     # manifest says to roll out a change (cluster.controllers.rollout).
     existing: list[o.Pod] = field(default_factory=list)
     # Whether the manifest leaves the stored template as it is, every field compared
-    # (rollout.same_stored_template); None when the snapshot holds no stored template.
+    # (revisions.same_stored_template); None when the snapshot holds no stored template.
     template_unchanged: bool | None = None
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None

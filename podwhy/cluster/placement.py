@@ -28,26 +28,14 @@ import msgspec
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
 from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
+from podwhy.cluster.controllers.daemonset import daemon_rolling_update
+from podwhy.cluster.controllers.deployment import recreate, rolling_update
+from podwhy.cluster.controllers.job import JobOutcome, JobShape, LiveJob, job_shape, job_sync
 from podwhy.cluster.controllers.persistentvolume import ClaimBinder
+from podwhy.cluster.controllers.replicaset import deletion_order, scale
 from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
-from podwhy.cluster.controllers.rollout import (
-    ON_DELETE,
-    RECREATE,
-    JobOutcome,
-    JobShape,
-    LiveJob,
-    Rollout,
-    RolloutStatus,
-    daemon_rolling_update,
-    deletion_order,
-    job_shape,
-    job_sync,
-    owned_by,
-    recreate,
-    rolling_update,
-    same_template,
-    scale,
-)
+from podwhy.cluster.controllers.revisions import same_template
+from podwhy.cluster.controllers.rollout import ON_DELETE, RECREATE, Rollout, RolloutStatus, owned_by
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.placementreasons import (
@@ -690,8 +678,8 @@ def _update_job(
     snapshot: Snapshot,
 ) -> Rollout:
     """`kubectl apply` of a Job the cluster runs: refused as its validation refuses an update
-    (rollout.job_update_refusal; without the stored template, a template that differs from its
-    pods'), else the Job controller's sync with the new spec (rollout.job_sync)."""
+    (job.job_update_refusal; without the stored template, a template that differs from its
+    pods'), else the Job controller's sync with the new spec (job.job_sync)."""
     live = workload.live_job
     refusal = workload.job_refusal
     if not refusal and live is None and not unchanged:
