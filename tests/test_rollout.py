@@ -1,4 +1,4 @@
-"""`check` of manifests that update workloads the cluster runs (cluster/controllers/rollout.py, issue 24):
+"""`check` of manifests that update workloads the cluster runs (cluster/controllers/, issue 24):
 the Deployment controller's rolling update and recreate, scaling, the StatefulSet controller's
 ordinal-by-ordinal update, DaemonSets, and a Job's immutable template."""
 

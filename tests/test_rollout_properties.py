@@ -1,4 +1,4 @@
-"""Invariants of the Deployment controller's rolling update (cluster/controllers/rollout.py), over generated
+"""Invariants of the Deployment controller's rolling update (cluster/controllers/deployment.py), over generated
 Deployments and node capacities: never more than replicas + maxSurge pods, never an available old
 pod removed below replicas - maxUnavailable available, a completed rollout runs exactly the new
 replicas, and one with room enough always completes."""

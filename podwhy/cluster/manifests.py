@@ -28,10 +28,12 @@ from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quota
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
+from podwhy.cluster.controllers.daemonset import add_daemon_tolerations
 from podwhy.cluster.controllers.deployment import ReplicaSetRevision, deployment_replica_sets, find_new_replica_set
 from podwhy.cluster.controllers.job import JobShape, LiveJob, job_shape, job_update_refusal, live_job
 from podwhy.cluster.controllers.revisions import same_stored_template, stored_templates
 from podwhy.cluster.controllers.rollout import existing_pods
+from podwhy.cluster.controllers.statefulset import mount_claims
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -39,9 +41,6 @@ from podwhy.model.gojson import without_nulls
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,
     POD_TEMPLATE_HASH,
-    TAINT_NODE_NOT_READY,
-    TAINT_NODE_UNREACHABLE,
-    TAINT_NODE_UNSCHEDULABLE,
 )
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
@@ -56,16 +55,6 @@ _CLUSTER_SCOPED_SUPPORT = frozenset(
 )
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
-_DAEMON_TOLERATIONS = (
-    (TAINT_NODE_NOT_READY, "NoExecute"),
-    (TAINT_NODE_UNREACHABLE, "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    (TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
-)
-_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
-
 _T = TypeVar("_T", bound=msgspec.Struct)
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
@@ -485,7 +474,7 @@ class ManifestSource:
             labels.update({CONTROLLER_REVISION_HASH: hashed, "pod-template-generation": "1"})
         if kind == "DaemonSet":
             pod = self._replica(entry, template, prefix, namespace, owner, labels)
-            _add_daemon_tolerations(pod)
+            add_daemon_tolerations(pod)
             # Each node's pod is created (and charged to quotas) when it is placed.
             try:
                 out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
@@ -529,7 +518,7 @@ class ManifestSource:
                 pod_name = self._unique(namespace, base, f"{namespace}/{base}/{index}")
             pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
             if kind == "StatefulSet":
-                _mount_claims(pod, out.claim_templates, name, index)
+                mount_claims(pod, out.claim_templates, name, index)
             out.pods.append(self._admit(pod, snapshot, namespace, out))
         return out
 
@@ -620,20 +609,6 @@ def _owner_name(pod: o.Pod) -> str:
     return next((r.name for r in pod.metadata.owner_references if r.controller), "")
 
 
-def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:
-    """The StatefulSet controller's volumes: each claim template mounted as the volume of its name
-    (replacing a template volume of that name), then the template's other volumes (updateStorage)."""
-    claimed = {t.metadata.name for t in templates}
-    volumes = [
-        o.Volume(
-            name=t.metadata.name,
-            persistent_volume_claim=o.PVCVolumeSource(claim_name=f"{t.metadata.name}-{set_name}-{ordinal}"),
-        )
-        for t in templates
-    ]
-    pod.spec.volumes = volumes + [v for v in pod.spec.volumes if v.name not in claimed]
-
-
 # Kubernetes kinds that never create pods: manifests holding them leave nothing unchecked.
 NO_POD_KINDS = frozenset(
     {
@@ -694,15 +669,6 @@ def _replica_count(wl: o.Workload) -> int:
             parallelism = min(parallelism, wl.spec.completions)
         return max(parallelism, 0)
     return max(1 if wl.spec.replicas is None else wl.spec.replicas, 0)
-
-
-def _add_daemon_tolerations(pod: o.Pod) -> None:
-    wanted = list(_DAEMON_TOLERATIONS)
-    if pod.spec.host_network:
-        wanted.append(_HOST_NETWORK_TOLERATION)
-    for key, effect in wanted:
-        if not any(t.key == key and t.effect == effect for t in pod.spec.tolerations):
-            pod.spec.tolerations.append(o.Toleration(key=key, operator="Exists", effect=effect))
 
 
 def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:

@@ -10,7 +10,8 @@ A DaemonSet gets one pod per node its controller would run it on (the template's
 node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
 each pinned to its node with the controller's `metadata.name` node affinity.
 
-Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do (volumes.py):
+Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do
+(controllers/persistentvolume.py):
 a replica's claims are created with it (StatefulSet claim templates, generic ephemeral
 volumes), and once it is placed the PVs chosen for them are bound, so the next replica cannot
 take them.
@@ -36,6 +37,7 @@ from podwhy.cluster.controllers.replicaset import deletion_order, scale
 from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
 from podwhy.cluster.controllers.revisions import same_template
 from podwhy.cluster.controllers.rollout import ON_DELETE, RECREATE, Rollout, RolloutStatus, owned_by
+from podwhy.cluster.controllers.statefulset import highest_ordinal_first, ordinal, running_and_ready
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.placementreasons import (
@@ -642,7 +644,7 @@ def _update_pods(
         # Scaling only (a ReplicaSet's changed template applies only to the pods it adds).
         names = {p.metadata.name for p in old}
         fresh = [p for p in new if p.metadata.name not in names]
-        order = _highest_ordinal_first if kind == "StatefulSet" else deletion_order
+        order = highest_ordinal_first if kind == "StatefulSet" else deletion_order
         return scale(old, len(new), fresh, place_one, remove, order)
     if kind == "StatefulSet":
         return _statefulset_update(workload, old, new, place_one, remove)
@@ -753,8 +755,8 @@ def _one_at_a_time(
     only once every pod before it is Running and Ready, so once one it runs is not (the lowest
     ordinal) or one it creates stays Pending (or ResourceQuota refuses it), every later ordinal
     waits, not created. Each ordinal added is charged to quotas when it is created."""
-    unready = [p for p in old if not _running_and_ready(p)]
-    blocked = [min(unready, key=lambda p: _ordinal(p.metadata.name)).metadata.name] if unready else [""]
+    unready = [p for p in old if not running_and_ready(p)]
+    blocked = [min(unready, key=lambda p: ordinal(p.metadata.name)).metadata.name] if unready else [""]
     running = {p.metadata.name for p in old}
 
     def place(pod: o.Pod) -> bool:
@@ -776,23 +778,6 @@ def _one_at_a_time(
         return False
 
     return place
-
-
-def _running_and_ready(pod: o.Pod) -> bool:
-    """isRunningAndReady: Running, and its Ready condition True (a dump that gives no Ready
-    condition: taken as Ready)."""
-    ready = next((c.status for c in pod.status.conditions if c.type == "Ready"), "True")
-    return pod.status.phase == "Running" and ready == "True"
-
-
-def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:
-    """The StatefulSet controller scales down from the highest ordinal."""
-    return sorted(pods, key=lambda p: _ordinal(p.metadata.name), reverse=True)
-
-
-def _ordinal(name: str) -> int:
-    tail = name.rsplit("-", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
 
 
 def _statefulset_update(
@@ -817,7 +802,7 @@ def _statefulset_update(
         out.status = RolloutStatus.STALLS
         return out
     extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
-    for pod in _highest_ordinal_first(extra):
+    for pod in highest_ordinal_first(extra):
         remove(pod)
         out.removed.append(pod.metadata.name)
     if strategy is not None and strategy.type == ON_DELETE:

@@ -1,5 +1,5 @@
-"""The DaemonSet controller (pkg/controller/daemon): its rolling update node by node, within
-maxSurge and maxUnavailable (rolling_update.go)."""
+"""The DaemonSet controller (pkg/controller/daemon): the tolerations it adds to its pods, and its
+rolling update node by node, within maxSurge and maxUnavailable (rolling_update.go)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,27 @@ from podwhy.cluster.controllers.rollout import (
     scaled,
 )
 from podwhy.model import objects as o
+from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+
+DAEMON_TOLERATIONS = (
+    (TAINT_NODE_NOT_READY, "NoExecute"),
+    (TAINT_NODE_UNREACHABLE, "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    (TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
+)
+HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+
+
+def add_daemon_tolerations(pod: o.Pod) -> None:
+    """The tolerations the DaemonSet controller adds to its pods (util.AddOrUpdateDaemonPodTolerations)."""
+    wanted = list(DAEMON_TOLERATIONS)
+    if pod.spec.host_network:
+        wanted.append(HOST_NETWORK_TOLERATION)
+    for key, effect in wanted:
+        if not any(t.key == key and t.effect == effect for t in pod.spec.tolerations):
+            pod.spec.tolerations.append(o.Toleration(key=key, operator="Exists", effect=effect))
 
 
 def daemon_fenceposts(strategy: o.StatefulSetUpdateStrategy | None, desired: int) -> tuple[int, int]:
