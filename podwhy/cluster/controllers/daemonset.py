@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from podwhy.cluster.controllers.rollout import (
-    RemoveFn,
-    Rollout,
-    RolloutStatus,
-    RolloutStep,
-    is_available,
-    scaled,
-)
+from podwhy.cluster.controllers.rollout import RemoveFn, Rollout, RolloutStatus, RolloutStep, is_available, scaled
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 

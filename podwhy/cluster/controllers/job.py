@@ -10,24 +10,10 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.cluster.apiserver.rawdefaults import (
-    Json,
-    stored_form,
-)
-from podwhy.cluster.controllers.replicaset import (
-    deletion_order,
-)
-from podwhy.cluster.controllers.revisions import (
-    applied_template,
-    same_stored_template,
-    without_hash,
-)
-from podwhy.cluster.controllers.rollout import (
-    PlaceFn,
-    RemoveFn,
-    Rollout,
-    RolloutStatus,
-)
+from podwhy.cluster.apiserver.rawdefaults import Json, stored_form
+from podwhy.cluster.controllers.replicaset import deletion_order
+from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
+from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus
 from podwhy.framework.versions import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,

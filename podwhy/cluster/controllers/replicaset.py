@@ -7,12 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from podwhy.cluster.controllers.rollout import (
-    PlaceFn,
-    RemoveFn,
-    Rollout,
-    RolloutStatus,
-)
+from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus
 from podwhy.model import objects as o
 
 POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
