@@ -411,9 +411,30 @@ class ManifestSource:
             uid=live_uid or _uid(namespace, kind, name),  # a Job the cluster has keeps its uid
             controller=True,
         )
+        owner, labels, prefix = self._controller_objects(wl, out, owner, hashed, revision, snapshot)
+        if kind == "DaemonSet":
+            pod = self._replica(entry, template, prefix, namespace, owner, labels)
+            add_daemon_tolerations(pod)
+            self._daemon_template(entry, out, pod, snapshot)
+            return out
+        self._replicas(entry, wl, out, prefix, owner, labels, snapshot)
+        return out
+
+    def _controller_objects(
+        self,
+        wl: o.Workload,
+        out: ManifestWorkload,
+        owner: o.OwnerReference,
+        hashed: str,
+        revision: ReplicaSetRevision | None,
+        snapshot: Snapshot,
+    ) -> tuple[o.OwnerReference, dict[str, str], str]:
+        """The objects the workload's controller creates or the API server holds (a Deployment's
+        ReplicaSet, the workload itself), and its pods' owner, controller labels and name prefix."""
+        kind, namespace, name = out.kind, out.namespace, out.name
+        selector = wl.spec.selector
         labels: dict[str, str] = {}
         prefix = pods_prefix(name)
-        selector = wl.spec.selector
         if kind == "Deployment":
             # Pods belong to the Deployment's ReplicaSet `<deployment>-<pod-template-hash>`,
             # whose selector (which default spreading reads) gains the hash label.
@@ -472,20 +493,35 @@ class ManifestSource:
             )
         elif kind == "DaemonSet":
             labels.update({CONTROLLER_REVISION_HASH: hashed, "pod-template-generation": "1"})
-        if kind == "DaemonSet":
-            pod = self._replica(entry, template, prefix, namespace, owner, labels)
-            add_daemon_tolerations(pod)
-            # Each node's pod is created (and charged to quotas) when it is placed.
-            try:
-                out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
-            except InvalidObjectError as invalid:
-                raise PodwhyError(
-                    f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
-                    hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
-                ) from None
-            except AdmissionRefusalError as refused:  # as it refuses every node's pod
-                out.daemon_template, out.daemon_refusal = pod, refused.why
-            return out
+        return owner, labels, prefix
+
+    def _daemon_template(self, entry: Entry, out: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) -> None:
+        """A DaemonSet's pod template, admitted once for every node's pod."""
+        name, namespace = out.name, out.namespace
+        # Each node's pod is created (and charged to quotas) when it is placed.
+        try:
+            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+        except InvalidObjectError as invalid:
+            raise PodwhyError(
+                f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
+                hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
+            ) from None
+        except AdmissionRefusalError as refused:  # as it refuses every node's pod
+            out.daemon_template, out.daemon_refusal = pod, refused.why
+
+    def _replicas(
+        self,
+        entry: Entry,
+        wl: o.Workload,
+        out: ManifestWorkload,
+        prefix: str,
+        owner: o.OwnerReference,
+        labels: dict[str, str],
+        snapshot: Snapshot,
+    ) -> None:
+        """The workload's replica pods, named as its controller names them, each admitted."""
+        kind, namespace, name = out.kind, out.namespace, out.name
+        template = wl.spec.template
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
         count = _replica_count(wl)
@@ -520,7 +556,6 @@ class ManifestSource:
             if kind == "StatefulSet":
                 mount_claims(pod, out.claim_templates, name, index)
             out.pods.append(self._admit(pod, snapshot, namespace, out))
-        return out
 
     def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
         """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
