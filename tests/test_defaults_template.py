@@ -1,4 +1,4 @@
-"""The API server's defaulting of a whole pod template (cluster/apiserver/rawdefaults.py), after the cases of
+"""The API server's defaulting of a whole pod template (cluster/apiserver/defaults.py), after the cases of
 upstream's pkg/apis/core/v1/defaults_test.go, and `check`'s use of it: a manifest that changes a
 field podwhy does not model still rolls the workload out (cluster/controllers/revisions.py, same_stored_template)."""
 
@@ -17,7 +17,7 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.apiserver.rawdefaults import (
+from podwhy.cluster.apiserver.defaults import (
     default_pod_spec,
     default_template,
     image_tag,

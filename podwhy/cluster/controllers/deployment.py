@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from podwhy.cluster.apiserver.rawdefaults import Json
+from podwhy.cluster.apiserver.defaults import Json
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, without_hash
 from podwhy.cluster.controllers.rollout import (

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.cluster.apiserver.rawdefaults import Json, stored_form
+from podwhy.cluster.apiserver.defaults import Json, stored_form
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
 from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus

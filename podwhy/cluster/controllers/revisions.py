@@ -12,7 +12,7 @@ import msgspec
 from podwhy.cluster.apiserver.admission import podtopologylabels
 from podwhy.cluster.apiserver.admission.defaulttolerationseconds import DEFAULT_TOLERATION_SECONDS
 from podwhy.cluster.apiserver.admission.priority import DEFAULT_PREEMPTION_POLICY
-from podwhy.cluster.apiserver.rawdefaults import (
+from podwhy.cluster.apiserver.defaults import (
     Json,
     canonical_quantities,
     default_pod_spec,
