@@ -12,10 +12,10 @@ from podwhy.analysis.pending import analyse_groups, classify_pending, classify_p
 from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
-from podwhy.cluster.defaults import drop_disabled_fields
+from podwhy.cluster.apiserver.defaults import drop_disabled_fields
+from podwhy.cluster.apiserver.validation import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
-from podwhy.cluster.validation import note_unstorable
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
@@ -192,7 +192,7 @@ def explain(request: ExplainRequest) -> Report:
             hint=dump_hint(),
         )
     if manifest is not None:
-        from podwhy.cluster.resourceclaims import create_template_claims
+        from podwhy.cluster.controllers.resourceclaim import create_template_claims
 
         declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
         namespace = manifest.pod.metadata.namespace or request.namespace

@@ -113,7 +113,7 @@ def test_explain_f_with_its_claim_template_in_the_same_file(tmp_path: Path) -> N
 
 
 def test_claim_names_are_cut_as_the_resource_claim_controller_cuts_them() -> None:
-    from podwhy.cluster.resourceclaims import claim_generate_name
+    from podwhy.cluster.controllers.resourceclaim import claim_generate_name
 
     assert claim_generate_name("pod0", "gpu") == "pod0-gpu-"
     pod, claim = "p" * 60, "c" * 20  # 82 characters with the dashes: each cut to len * 57 // 82

@@ -1,4 +1,4 @@
-"""The API server's Pod defaulting (cluster/defaults.py), as data from upstream's
+"""The API server's Pod defaulting (cluster/apiserver/defaults.py), as data from upstream's
 pkg/apis/core/v1/defaults_test.go (TestSetDefaultRequestsPod, TestSetDefaultPodSpecHostNetwork,
 TestSetDefaultContainerPortProtocol, the pod-level resources cases), then what it changes in
 podwhy's answers for manifests."""
@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.defaults import default_pod
+from podwhy.cluster.apiserver.defaults import default_pod
 from podwhy.model import objects as o
 from podwhy.snapshot.source import FileSource
 from tests.conformance import case_dirs, cluster_file, golden_dirs

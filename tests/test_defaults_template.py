@@ -1,6 +1,6 @@
-"""The API server's defaulting of a whole pod template (cluster/rawdefaults.py), after the cases of
+"""The API server's defaulting of a whole pod template (cluster/apiserver/defaults.py), after the cases of
 upstream's pkg/apis/core/v1/defaults_test.go, and `check`'s use of it: a manifest that changes a
-field podwhy does not model still rolls the workload out (cluster/rollout.same_stored_template)."""
+field podwhy does not model still rolls the workload out (cluster/controllers/revisions.py, same_stored_template)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.rawdefaults import (
+from podwhy.cluster.apiserver.defaults import (
     default_pod_spec,
     default_template,
     image_tag,
     rounded_quantity,
     stored_form,
 )
-from podwhy.cluster.rollout import same_stored_template
+from podwhy.cluster.controllers.revisions import same_stored_template
 from podwhy.framework.versions import V1_33, V1_36
 from podwhy.snapshot import fastyaml
 from tests.shared import SHARED, needs_shared

@@ -1,4 +1,4 @@
-"""LimitRanger admission (cluster/limitranger.py), after upstream's
+"""LimitRanger admission (cluster/apiserver/admission/limitranger.py), after upstream's
 plugin/pkg/admission/limitranger/admission_test.go: defaults first, then min, max and ratio,
 in the API server's words; and what it changes in podwhy's answers for manifests."""
 
@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.limitranger import aggregate, defaulted_item, mutate, validate
+from podwhy.cluster.apiserver.admission.limitranger import aggregate, defaulted_item, mutate, validate
 from podwhy.model import objects as o
 from tests.builders import quotas_listed
 

@@ -1,4 +1,4 @@
-"""The PodTopologyLabels admission plugin (cluster/podtopologylabels.py), after upstream's
+"""The PodTopologyLabels admission plugin (cluster/apiserver/admission/podtopologylabels.py), after upstream's
 plugin/pkg/admission/podtopologylabels/admission_test.go (TestPodTopology: its cases as data, for a
 Binding and for a Pod created with spec.nodeName), the gate's default per release
 (pkg/features/kube_features.go: PodTopologyLabelsAdmission alpha in v1.33, beta and on in v1.35),
@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from podwhy.cluster.podtopologylabels import copy_topology_labels
+from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
 from podwhy.framework.versions import EMULATED, V1_34, V1_35
 from podwhy.model import objects as o
 

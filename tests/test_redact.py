@@ -150,8 +150,8 @@ def test_docs_carry_the_allowlist_as_the_code_keeps_it() -> None:
 def test_every_annotation_podwhy_reads_is_kept() -> None:
     from podwhy.analysis.autoscaling import clusterautoscaler as ca
     from podwhy.analysis.suggest.autoscaling import CAPI_MAX_SIZE_ANNOTATION
-    from podwhy.cluster import podsecurity
-    from podwhy.cluster.rollout import POD_DELETION_COST
+    from podwhy.cluster.apiserver.admission import podsecurity
+    from podwhy.cluster.controllers.replicaset import POD_DELETION_COST
     from podwhy.plugins.dynamicresources.extended import EXTENDED_RESOURCE_CLAIM_ANNOTATION
 
     read = {

@@ -1,4 +1,4 @@
-"""ResourceQuota admission (cluster/resourcequota.py), after upstream's
+"""ResourceQuota admission (cluster/apiserver/admission/resourcequota.py), after upstream's
 plugin/pkg/admission/resourcequota/admission_test.go and pkg/quota/v1/evaluator/core/pods_test.go:
 usage, scopes, the "must specify" constraint, the refusal in the API server's words, the charge
 a later pod sees; and what it changes in `explain -f` and `check`."""
@@ -14,7 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.resourcequota import admit, compute_usage, constraints, controller_usage, matches, pod_usage
+from podwhy.cluster.apiserver.admission.resourcequota import (
+    admit,
+    compute_usage,
+    constraints,
+    controller_usage,
+    matches,
+    pod_usage,
+)
 from podwhy.model import objects as o
 from podwhy.model.quantity import go_string, parse_quantity, quantity_format
 

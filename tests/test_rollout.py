@@ -1,4 +1,4 @@
-"""`check` of manifests that update workloads the cluster runs (cluster/rollout.py, issue 24):
+"""`check` of manifests that update workloads the cluster runs (cluster/controllers/, issue 24):
 the Deployment controller's rolling update and recreate, scaling, the StatefulSet controller's
 ordinal-by-ordinal update, DaemonSets, and a Job's immutable template."""
 
@@ -13,7 +13,10 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.rollout import deletion_order, fenceposts, same_template, scaled
+from podwhy.cluster.controllers.deployment import fenceposts
+from podwhy.cluster.controllers.replicaset import deletion_order
+from podwhy.cluster.controllers.revisions import same_template
+from podwhy.cluster.controllers.rollout import scaled
 from podwhy.framework.versions import V1_34, V1_35, V1_36
 from podwhy.model import objects as o
 from tests.builders import from_raw

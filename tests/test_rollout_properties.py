@@ -1,4 +1,4 @@
-"""Invariants of the Deployment controller's rolling update (cluster/rollout.py), over generated
+"""Invariants of the Deployment controller's rolling update (cluster/controllers/deployment.py), over generated
 Deployments and node capacities: never more than replicas + maxSurge pods, never an available old
 pod removed below replicas - maxUnavailable available, a completed rollout runs exactly the new
 replicas, and one with room enough always completes."""
@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podwhy.cluster.rollout import RolloutStatus, fenceposts, rolling_update
+from podwhy.cluster.controllers.deployment import fenceposts, rolling_update
+from podwhy.cluster.controllers.rollout import RolloutStatus
 from podwhy.model import objects as o
 from tests.builders import from_raw
 

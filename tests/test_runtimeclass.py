@@ -1,4 +1,4 @@
-"""RuntimeClass admission (cluster/runtimeclass.py), after upstream's
+"""RuntimeClass admission (cluster/apiserver/admission/runtimeclass.py), after upstream's
 plugin/pkg/admission/runtimeclass/admission_test.go (TestSetOverhead, TestSetScheduling, TestAdmit,
 TestValidateOverhead): each case's pod, class and verdict are upstream's, the refusal the plugin's
 words; and how `explain -f` and `check -f` say them (the API server's Forbidden)."""
@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster import runtimeclass as rc
+from podwhy.cluster.apiserver.admission import runtimeclass as rc
 from podwhy.model import objects as o
 
 Json = dict[str, Any]

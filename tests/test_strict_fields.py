@@ -1,6 +1,6 @@
 """The API server's strict decoding of manifests (issue 23): a field the kind does not have in
 the emulated release is refused as `kubectl apply` reports it, before defaulting and admission
-(cluster/fieldvalidation.py, the fields of model/fields.py)."""
+(cluster/apiserver/fieldvalidation.py, the fields of model/fields.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.fieldvalidation import MAX_STRICT_ERRORS, StrictDecodingError, unknown_fields
+from podwhy.cluster.apiserver.fieldvalidation import MAX_STRICT_ERRORS, StrictDecodingError, unknown_fields
 from podwhy.cluster.manifests import ManifestSource
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, EMULATED

@@ -1,4 +1,4 @@
-"""The API server's warnings on a created Pod or workload (cluster/warnings.py), after upstream's
+"""The API server's warnings on a created Pod or workload (cluster/apiserver/warnings.py), after upstream's
 pkg/api/pod/warnings_test.go (TestWarnings: "fractional resources", "node labels in nodeSelector",
 "node labels in affinity requiredDuringSchedulingIgnoredDuringExecution", "... preferred...",
 "node labels in topologySpreadConstraints", "annotations", "seccomp fields"), compared as upstream
@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.podsecurity import Policy, warn_policy
-from podwhy.cluster.warnings import pod_security_warnings, pod_warnings
+from podwhy.cluster.apiserver.admission.podsecurity import Policy, warn_policy
+from podwhy.cluster.apiserver.warnings import pod_security_warnings, pod_warnings
 from podwhy.model import objects as o
 
 Json = dict[str, Any]

@@ -21,23 +21,19 @@ from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
-from podwhy.cluster.admission import AdmissionRefusalError, add_manifest_pod, admit, admit_claim, sync_manifest_quotas
-from podwhy.cluster.fieldvalidation import check_fields
-from podwhy.cluster.rollout import (
-    JobShape,
-    LiveJob,
-    ReplicaSetRevision,
-    deployment_replica_sets,
-    existing_pods,
-    find_new_replica_set,
-    job_shape,
-    job_update_refusal,
-    live_job,
-    same_stored_template,
-    stored_templates,
-)
-from podwhy.cluster.validation import InvalidObjectError, validate_workload
-from podwhy.cluster.warnings import warn_on_create
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
+from podwhy.cluster.apiserver.admission.chain import add_manifest_pod, admit
+from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
+from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quotas
+from podwhy.cluster.apiserver.fieldvalidation import check_fields
+from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
+from podwhy.cluster.apiserver.warnings import warn_on_create
+from podwhy.cluster.controllers.daemonset import add_daemon_tolerations
+from podwhy.cluster.controllers.deployment import ReplicaSetRevision, deployment_replica_sets, find_new_replica_set
+from podwhy.cluster.controllers.job import JobShape, LiveJob, job_shape, job_update_refusal, live_job
+from podwhy.cluster.controllers.revisions import same_stored_template, stored_templates
+from podwhy.cluster.controllers.rollout import existing_pods
+from podwhy.cluster.controllers.statefulset import mount_claims
 from podwhy.errors import PodwhyError
 from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -45,9 +41,6 @@ from podwhy.model.gojson import without_nulls
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,
     POD_TEMPLATE_HASH,
-    TAINT_NODE_NOT_READY,
-    TAINT_NODE_UNREACHABLE,
-    TAINT_NODE_UNSCHEDULABLE,
 )
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
@@ -62,16 +55,6 @@ _CLUSTER_SCOPED_SUPPORT = frozenset(
 )
 
 # Tolerations the DaemonSet controller adds to its pods (if the template lacks them).
-_DAEMON_TOLERATIONS = (
-    (TAINT_NODE_NOT_READY, "NoExecute"),
-    (TAINT_NODE_UNREACHABLE, "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    (TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
-)
-_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
-
 _T = TypeVar("_T", bound=msgspec.Struct)
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
@@ -98,10 +81,10 @@ class ManifestWorkload:
     claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
     selector_labels: dict[str, str] = field(default_factory=dict)
     # The pods of this workload the cluster already runs (the manifest updates it), and how the
-    # manifest says to roll out a change (cluster.rollout).
+    # manifest says to roll out a change (cluster.controllers.rollout).
     existing: list[o.Pod] = field(default_factory=list)
     # Whether the manifest leaves the stored template as it is, every field compared
-    # (rollout.same_stored_template); None when the snapshot holds no stored template.
+    # (revisions.same_stored_template); None when the snapshot holds no stored template.
     template_unchanged: bool | None = None
     strategy: o.DeploymentStrategy | None = None
     update_strategy: o.StatefulSetUpdateStrategy | None = None
@@ -428,9 +411,30 @@ class ManifestSource:
             uid=live_uid or _uid(namespace, kind, name),  # a Job the cluster has keeps its uid
             controller=True,
         )
+        owner, labels, prefix = self._controller_objects(wl, out, owner, hashed, revision, snapshot)
+        if kind == "DaemonSet":
+            pod = self._replica(entry, template, prefix, namespace, owner, labels)
+            add_daemon_tolerations(pod)
+            self._daemon_template(entry, out, pod, snapshot)
+            return out
+        self._replicas(entry, wl, out, prefix, owner, labels, snapshot)
+        return out
+
+    def _controller_objects(
+        self,
+        wl: o.Workload,
+        out: ManifestWorkload,
+        owner: o.OwnerReference,
+        hashed: str,
+        revision: ReplicaSetRevision | None,
+        snapshot: Snapshot,
+    ) -> tuple[o.OwnerReference, dict[str, str], str]:
+        """The objects the workload's controller creates or the API server holds (a Deployment's
+        ReplicaSet, the workload itself), and its pods' owner, controller labels and name prefix."""
+        kind, namespace, name = out.kind, out.namespace, out.name
+        selector = wl.spec.selector
         labels: dict[str, str] = {}
         prefix = pods_prefix(name)
-        selector = wl.spec.selector
         if kind == "Deployment":
             # Pods belong to the Deployment's ReplicaSet `<deployment>-<pod-template-hash>`,
             # whose selector (which default spreading reads) gains the hash label.
@@ -489,20 +493,35 @@ class ManifestSource:
             )
         elif kind == "DaemonSet":
             labels.update({CONTROLLER_REVISION_HASH: hashed, "pod-template-generation": "1"})
-        if kind == "DaemonSet":
-            pod = self._replica(entry, template, prefix, namespace, owner, labels)
-            _add_daemon_tolerations(pod)
-            # Each node's pod is created (and charged to quotas) when it is placed.
-            try:
-                out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
-            except InvalidObjectError as invalid:
-                raise PodwhyError(
-                    f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
-                    hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
-                ) from None
-            except AdmissionRefusalError as refused:  # as it refuses every node's pod
-                out.daemon_template, out.daemon_refusal = pod, refused.why
-            return out
+        return owner, labels, prefix
+
+    def _daemon_template(self, entry: Entry, out: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) -> None:
+        """A DaemonSet's pod template, admitted once for every node's pod."""
+        name, namespace = out.name, out.namespace
+        # Each node's pod is created (and charged to quotas) when it is placed.
+        try:
+            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+        except InvalidObjectError as invalid:
+            raise PodwhyError(
+                f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
+                hint="the API server refuses every pod the DaemonSet controller creates (FailedCreate)",
+            ) from None
+        except AdmissionRefusalError as refused:  # as it refuses every node's pod
+            out.daemon_template, out.daemon_refusal = pod, refused.why
+
+    def _replicas(
+        self,
+        entry: Entry,
+        wl: o.Workload,
+        out: ManifestWorkload,
+        prefix: str,
+        owner: o.OwnerReference,
+        labels: dict[str, str],
+        snapshot: Snapshot,
+    ) -> None:
+        """The workload's replica pods, named as its controller names them, each admitted."""
+        kind, namespace, name = out.kind, out.namespace, out.name
+        template = wl.spec.template
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
         count = _replica_count(wl)
@@ -535,9 +554,8 @@ class ManifestSource:
                 pod_name = self._unique(namespace, base, f"{namespace}/{base}/{index}")
             pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
             if kind == "StatefulSet":
-                _mount_claims(pod, out.claim_templates, name, index)
+                mount_claims(pod, out.claim_templates, name, index)
             out.pods.append(self._admit(pod, snapshot, namespace, out))
-        return out
 
     def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
         """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
@@ -626,20 +644,6 @@ def _owner_name(pod: o.Pod) -> str:
     return next((r.name for r in pod.metadata.owner_references if r.controller), "")
 
 
-def _mount_claims(pod: o.Pod, templates: list[o.PersistentVolumeClaim], set_name: str, ordinal: int) -> None:
-    """The StatefulSet controller's volumes: each claim template mounted as the volume of its name
-    (replacing a template volume of that name), then the template's other volumes (updateStorage)."""
-    claimed = {t.metadata.name for t in templates}
-    volumes = [
-        o.Volume(
-            name=t.metadata.name,
-            persistent_volume_claim=o.PVCVolumeSource(claim_name=f"{t.metadata.name}-{set_name}-{ordinal}"),
-        )
-        for t in templates
-    ]
-    pod.spec.volumes = volumes + [v for v in pod.spec.volumes if v.name not in claimed]
-
-
 # Kubernetes kinds that never create pods: manifests holding them leave nothing unchecked.
 NO_POD_KINDS = frozenset(
     {
@@ -700,15 +704,6 @@ def _replica_count(wl: o.Workload) -> int:
             parallelism = min(parallelism, wl.spec.completions)
         return max(parallelism, 0)
     return max(1 if wl.spec.replicas is None else wl.spec.replicas, 0)
-
-
-def _add_daemon_tolerations(pod: o.Pod) -> None:
-    wanted = list(_DAEMON_TOLERATIONS)
-    if pod.spec.host_network:
-        wanted.append(_HOST_NETWORK_TOLERATION)
-    for key, effect in wanted:
-        if not any(t.key == key and t.effect == effect for t in pod.spec.tolerations):
-            pod.spec.tolerations.append(o.Toleration(key=key, operator="Exists", effect=effect))
 
 
 def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:

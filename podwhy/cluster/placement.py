@@ -10,7 +10,8 @@ A DaemonSet gets one pod per node its controller would run it on (the template's
 node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
 each pinned to its node with the controller's `metadata.name` node affinity.
 
-Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do (volumes.py):
+Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do
+(controllers/persistentvolume.py):
 a replica's claims are created with it (StatefulSet claim templates, generic ephemeral
 volumes), and once it is placed the PVs chosen for them are bound, so the next replica cannot
 take them.
@@ -25,7 +26,18 @@ from datetime import datetime
 
 import msgspec
 
-from podwhy.cluster.admission import AdmissionRefusalError, admit_quota
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
+from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
+from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
+from podwhy.cluster.controllers.daemonset import daemon_rolling_update
+from podwhy.cluster.controllers.deployment import recreate, rolling_update
+from podwhy.cluster.controllers.job import JobOutcome, JobShape, LiveJob, job_shape, job_sync
+from podwhy.cluster.controllers.persistentvolume import ClaimBinder
+from podwhy.cluster.controllers.replicaset import deletion_order, scale
+from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
+from podwhy.cluster.controllers.revisions import same_template
+from podwhy.cluster.controllers.rollout import ON_DELETE, RECREATE, Rollout, RolloutStatus, owned_by
+from podwhy.cluster.controllers.statefulset import highest_ordinal_first, ordinal, running_and_ready
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.placementreasons import (
@@ -42,27 +54,6 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
-from podwhy.cluster.podtopologylabels import copy_topology_labels
-from podwhy.cluster.resourceclaims import create_template_claims, release_claims, reserve_claims
-from podwhy.cluster.rollout import (
-    ON_DELETE,
-    RECREATE,
-    JobOutcome,
-    JobShape,
-    LiveJob,
-    Rollout,
-    RolloutStatus,
-    daemon_rolling_update,
-    deletion_order,
-    job_shape,
-    job_sync,
-    owned_by,
-    recreate,
-    rolling_update,
-    same_template,
-    scale,
-)
-from podwhy.cluster.volumes import ClaimBinder
 from podwhy.framework.preemption import Budget
 from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
@@ -653,7 +644,7 @@ def _update_pods(
         # Scaling only (a ReplicaSet's changed template applies only to the pods it adds).
         names = {p.metadata.name for p in old}
         fresh = [p for p in new if p.metadata.name not in names]
-        order = _highest_ordinal_first if kind == "StatefulSet" else deletion_order
+        order = highest_ordinal_first if kind == "StatefulSet" else deletion_order
         return scale(old, len(new), fresh, place_one, remove, order)
     if kind == "StatefulSet":
         return _statefulset_update(workload, old, new, place_one, remove)
@@ -689,8 +680,8 @@ def _update_job(
     snapshot: Snapshot,
 ) -> Rollout:
     """`kubectl apply` of a Job the cluster runs: refused as its validation refuses an update
-    (rollout.job_update_refusal; without the stored template, a template that differs from its
-    pods'), else the Job controller's sync with the new spec (rollout.job_sync)."""
+    (job.job_update_refusal; without the stored template, a template that differs from its
+    pods'), else the Job controller's sync with the new spec (job.job_sync)."""
     live = workload.live_job
     refusal = workload.job_refusal
     if not refusal and live is None and not unchanged:
@@ -764,8 +755,8 @@ def _one_at_a_time(
     only once every pod before it is Running and Ready, so once one it runs is not (the lowest
     ordinal) or one it creates stays Pending (or ResourceQuota refuses it), every later ordinal
     waits, not created. Each ordinal added is charged to quotas when it is created."""
-    unready = [p for p in old if not _running_and_ready(p)]
-    blocked = [min(unready, key=lambda p: _ordinal(p.metadata.name)).metadata.name] if unready else [""]
+    unready = [p for p in old if not running_and_ready(p)]
+    blocked = [min(unready, key=lambda p: ordinal(p.metadata.name)).metadata.name] if unready else [""]
     running = {p.metadata.name for p in old}
 
     def place(pod: o.Pod) -> bool:
@@ -787,23 +778,6 @@ def _one_at_a_time(
         return False
 
     return place
-
-
-def _running_and_ready(pod: o.Pod) -> bool:
-    """isRunningAndReady: Running, and its Ready condition True (a dump that gives no Ready
-    condition: taken as Ready)."""
-    ready = next((c.status for c in pod.status.conditions if c.type == "Ready"), "True")
-    return pod.status.phase == "Running" and ready == "True"
-
-
-def _highest_ordinal_first(pods: Sequence[o.Pod]) -> list[o.Pod]:
-    """The StatefulSet controller scales down from the highest ordinal."""
-    return sorted(pods, key=lambda p: _ordinal(p.metadata.name), reverse=True)
-
-
-def _ordinal(name: str) -> int:
-    tail = name.rsplit("-", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
 
 
 def _statefulset_update(
@@ -828,7 +802,7 @@ def _statefulset_update(
         out.status = RolloutStatus.STALLS
         return out
     extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
-    for pod in _highest_ordinal_first(extra):
+    for pod in highest_ordinal_first(extra):
         remove(pod)
         out.removed.append(pod.metadata.name)
     if strategy is not None and strategy.type == ON_DELETE:

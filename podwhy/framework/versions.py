@@ -37,7 +37,8 @@ STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
 IMAGE_VOLUME = "ImageVolume"
 # Not the scheduler's: the API server's PodTopologyLabels admission plugin (copies the node's
-# topology.kubernetes.io/zone and region labels onto a pod at binding, cluster/podtopologylabels.py),
+# topology.kubernetes.io/zone and region labels onto a pod at binding,
+# cluster/apiserver/admission/podtopologylabels.py),
 # validateHostUsers (hostNetwork with hostUsers false), and what a suspended Job's template may
 # change (pkg/registry/batch/job/strategy.go).
 POD_TOPOLOGY_LABELS_ADMISSION = "PodTopologyLabelsAdmission"
@@ -67,7 +68,7 @@ _GATES_1_35: dict[str, bool] = {
     TAINT_TOLERATION_COMPARISON_OPERATORS: False,
     IMAGE_VOLUME: True,  # Beta
     # Beta and on from v1.35 (alpha and off in v1.33 and v1.34): the API server copies a node's
-    # zone and region labels onto the pods bound to it (cluster/podtopologylabels.py).
+    # zone and region labels onto the pods bound to it (cluster/apiserver/admission/podtopologylabels.py).
     POD_TOPOLOGY_LABELS_ADMISSION: True,
     # Alpha and off (v1.35 on; not in v1.33 and v1.34): the API server refuses hostNetwork with
     # hostUsers false (validateHostUsers).

@@ -12,9 +12,9 @@ from msgspec import UNSET, UnsetType
 
 from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
+from podwhy.cluster.controllers.rollout import Rollout, RolloutStatus
 from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.cluster.placementreasons import OnceDeleted
-from podwhy.cluster.rollout import Rollout, RolloutStatus
 from podwhy.errors import PodwhyError
 from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.status import Code

@@ -104,9 +104,9 @@ class Snapshot:
     # scheduling from a RuntimeClass) are unknown.
     admitted_without: dict[str, frozenset[str]] = field(default_factory=dict)
     # Manifest pods (-f), by "namespace/name": the fields the API server's defaulting filled in
-    # that the scheduler reads, as (field, value, why) (cluster.defaults.Defaulted).
+    # that the scheduler reads, as (field, value, why) (cluster.apiserver.defaults.Defaulted).
     defaulted: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
-    # The API server's warnings on creating the manifests' objects (cluster.warnings): the object
+    # The API server's warnings on creating the manifests' objects (cluster.apiserver.warnings): the object
     # (`Deployment default/web`) and the warning, as `kubectl apply` prints it after "Warning: ".
     api_warnings: list[tuple[str, str]] = field(default_factory=list)
     # Pods of the snapshot this release's API server would not store as they are (its validation's
@@ -130,7 +130,7 @@ class Snapshot:
     raw_pods: dict[str, bytes] = field(default_factory=dict, compare=False)
     # The pod template of each ReplicaSet and StatefulSet as its source held it (JSON), by object:
     # every field, read or not, as the API server stored and defaulted it; what a manifest's
-    # template is compared with (cluster.rollout). Workloads only, never pods.
+    # template is compared with (cluster.controllers.rollout). Workloads only, never pods.
     raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict, compare=False)
 
     # What loading the inputs met, worded as warnings by the report: objects held by more than one

@@ -11,7 +11,7 @@ from podwhy.model.objects.meta import Int32, Int64, ObjectMeta, _Base
 class JobSpec(_Base):
     # True: the user wrote the selector and the template's labels; none of them were generated.
     manual_selector: bool | None = None
-    # What an update of the Job may change, and what its controller then does (cluster/rollout.py).
+    # What an update of the Job may change, and what its controller then does (cluster/controllers/job.py).
     parallelism: Int32 | None = None
     completions: Int32 | None = None
     completion_mode: str = ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from podwhy.cluster import podsecurity as pod_security
+from podwhy.cluster.apiserver.admission import podsecurity as pod_security
 from podwhy.framework.validation import child, index, key
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
 from podwhy.framework.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -34,6 +35,9 @@ from podwhy.framework.resources import (
 )
 from podwhy.model import objects as o
 from podwhy.model.quantity import DECIMAL_SI, go_string, parse_quantity, quantity_format
+from podwhy.snapshot.cluster import Snapshot
+
+NAME = "ResourceQuota"
 
 Usage = dict[str, Fraction]
 
@@ -347,3 +351,30 @@ def admit(pod: o.Pod, quotas: Sequence[o.ResourceQuota]) -> QuotaRefusal | None:
     for quota, new_used in charged:
         quota.status.used = {**quota.status.used, **new_used}
     return None
+
+
+def sync_manifest_quotas(snapshot: Snapshot) -> None:
+    """The quota controller's first count of a quota that has none yet (one read from a
+    manifest): its hard limits published, and what the namespace's pods use of them."""
+    for quota in snapshot.resource_quotas:
+        if not quota.status.hard:
+            quota.status.hard = dict(quota.spec.hard)
+            quota.status.used = controller_usage(quota, snapshot.pods)
+
+
+def admit_quota(pod: o.Pod, snapshot: Snapshot) -> None:
+    """ResourceQuota admission, the last step of a pod's creation: refused (AdmissionRefusalError), or
+    admitted and charged to the matching quotas. Without ResourceQuotas the snapshot can vouch
+    for, the pod is admitted without them (a quota may refuse it)."""
+    if "ResourceQuota" in snapshot.missing:
+        admitted_without(pod, snapshot, "ResourceQuota")
+        return
+    refusal = admit(pod, snapshot.resource_quotas)
+    if refusal is not None:
+        cause = f"ResourceQuota {refusal.quota} in namespace {pod.metadata.namespace}"
+        raise AdmissionRefusalError(pod, "ResourceQuota", refusal.message, cause)
+
+
+def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """The validating chain's ResourceQuota: admit_quota."""
+    admit_quota(pod, attributes.snapshot)

@@ -12,9 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from podwhy.cluster.apiserver.admission.attributes import Attributes, admitted_without
+from podwhy.errors import PodwhyError
 from podwhy.framework.resources import CPU, MEMORY
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityInput, format_quantity, milli_value, parse_quantity, value
+
+NAME = "LimitRanger"
 
 CONTAINER = "Container"
 POD = "Pod"
@@ -210,3 +214,40 @@ def validate(pod: o.Pod, limit_range: o.LimitRange, pod_level: bool) -> list[str
 def aggregate(errors: list[str]) -> str:
     """utilerrors.NewAggregate's words: one error as is, several in brackets."""
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """LimitRanger's mutating half: the namespace's LimitRanges default the containers' requests
+    and limits (its bounds are checked after the pod is validated: validate_pod). Without
+    LimitRanges the snapshot can vouch for, a pod whose containers lack a cpu or memory request
+    is admitted without them: its requests are unknown."""
+    snapshot = attributes.snapshot
+    if "LimitRange" in snapshot.missing:
+        lacking = any(
+            CPU not in c.resources.requests or MEMORY not in c.resources.requests
+            for c in (*pod.spec.containers, *pod.spec.init_containers)
+        )
+        if lacking:
+            admitted_without(pod, snapshot, "LimitRange")
+        return
+    ranges = namespace_limit_ranges(snapshot.limit_ranges, pod.metadata.namespace)
+    attributes.defaulted += [
+        (d.field, d.value, f"LimitRange {d.limit_range} default") for lr in ranges for d in mutate(pod, lr)
+    ]
+
+
+def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """LimitRanger's validating half, after the pod itself was validated: a pod outside the
+    bounds of its namespace's LimitRanges is refused (the first one it breaks)."""
+    snapshot = attributes.snapshot
+    if "LimitRange" in snapshot.missing:
+        return
+    namespace = pod.metadata.namespace
+    for lr in namespace_limit_ranges(snapshot.limit_ranges, namespace):
+        errors = validate(pod, lr, pod_level=pod.spec.resources is not None)
+        if errors:
+            raise PodwhyError(
+                f'pods "{pod.metadata.name}" is forbidden: {aggregate(errors)}',
+                hint=f"the API server's LimitRanger admission refuses this pod (LimitRange {lr.metadata.name} "
+                f"in namespace {namespace})",
+            )

@@ -6,9 +6,12 @@ replacing the pod's own values of those keys. A node without them, or not found,
 
 from __future__ import annotations
 
+from podwhy.cluster.apiserver.admission.attributes import Attributes
 from podwhy.framework.versions import POD_TOPOLOGY_LABELS_ADMISSION, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
+
+NAME = "PodTopologyLabels"
 
 # The plugin's defaultConfig.
 TOPOLOGY_LABELS = (LABEL_TOPOLOGY_ZONE, LABEL_TOPOLOGY_REGION)
@@ -34,3 +37,10 @@ def copy_topology_labels(pod: o.Pod, node: o.Node | None, emulation: Emulation) 
     if copied:
         pod.metadata.labels = {**pod.metadata.labels, **copied}
     return copied
+
+
+def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """At a pod's creation: a pod created bound gets its node's zone and region."""
+    if pod.spec.node_name:
+        node = next((n for n in attributes.snapshot.nodes if n.metadata.name == pod.spec.node_name), None)
+        copy_topology_labels(pod, node, attributes.emulation)

@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cluster.defaults import default_pod
+from podwhy.cluster.apiserver.defaults import default_pod
 from podwhy.errors import PodwhyError
 from podwhy.framework.resources import (
     CPU,

@@ -5,8 +5,11 @@ overhead, node selector and tolerations (Admit), and the pod's overhead must be 
 
 from __future__ import annotations
 
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, parse_quantity
+
+NAME = "RuntimeClass"
 
 NOT_FOUND = 'pod rejected: RuntimeClass "{name}" not found'
 OVERHEAD_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
@@ -100,3 +103,40 @@ def validate_overhead(pod: o.Pod, rclass: o.RuntimeClass | None) -> str | None:
     elif pod.spec.overhead:
         return OVERHEAD_WITHOUT_CLASS
     return None
+
+
+def _runtime_class_cause(pod: o.Pod) -> str:
+    name = pod.spec.runtime_class_name
+    return f"RuntimeClass {name}" if name else "the pod sets spec.overhead without a RuntimeClass"
+
+
+def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """RuntimeClass admission's mutating half: the class the pod names (a name no class has is
+    refused) adds its overhead, node selector and tolerations. Records the class and whether its
+    Validate can run: without RuntimeClasses the snapshot can vouch for, a pod naming one it
+    lacks is admitted without it."""
+    attributes.runtime_class, attributes.runtime_class_known = None, True
+    name = pod.spec.runtime_class_name
+    if not name:
+        return
+    snapshot = attributes.snapshot
+    rclass = snapshot.runtime_classes.get(name)
+    if rclass is None:
+        if "RuntimeClass" in snapshot.missing:
+            admitted_without(pod, snapshot, "RuntimeClass")
+            attributes.runtime_class_known = False
+            return
+        raise AdmissionRefusalError(pod, NAME, not_found(name), f"RuntimeClass {name}")
+    refusal = set_overhead(pod, rclass) or set_scheduling(pod, rclass)
+    if refusal is not None:
+        raise AdmissionRefusalError(pod, NAME, refusal, f"RuntimeClass {name}")
+    attributes.runtime_class = rclass
+
+
+def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """RuntimeClass admission's validating half: the pod's overhead is its class's (unless Admit
+    could not find the class)."""
+    if attributes.runtime_class_known:
+        refusal = validate_overhead(pod, attributes.runtime_class)
+        if refusal is not None:
+            raise AdmissionRefusalError(pod, NAME, refusal, _runtime_class_cause(pod))

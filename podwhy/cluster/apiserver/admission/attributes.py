@@ -1,0 +1,44 @@
+"""What every admission plugin is handed with the pod it admits (k8s.io/apiserver's
+admission.Attributes: the object, and here the cluster the plugins read), and the refusal a
+plugin's Forbidden error becomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podwhy.errors import PodwhyError
+from podwhy.framework.versions import Emulation
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+
+@dataclass
+class Attributes:
+    """One pod's admission: the SNAPSHOT the plugins read (and charge), the EMULATION of the
+    release, the fields the API server filled in (DEFAULTED: (field, value, why), defaulting's
+    and LimitRanger's), and what RuntimeClass's Admit found for its Validate (RUNTIME_CLASS, and
+    whether its Validate can run: RUNTIME_CLASS_KNOWN)."""
+
+    snapshot: Snapshot
+    emulation: Emulation
+    defaulted: list[tuple[str, str, str]] = field(default_factory=list)
+    runtime_class: o.RuntimeClass | None = None
+    runtime_class_known: bool = True
+
+
+class AdmissionRefusalError(PodwhyError):
+    """A validating admission plugin (PLUGIN: PodSecurity, ResourceQuota) refused to create a
+    pod: its controller's create fails (FailedCreate, with these WORDS) and is retried; `kubectl
+    apply` of a Pod fails. WHY is the plugin's part, after `pods "NAME" is forbidden: `."""
+
+    def __init__(self, pod: o.Pod, plugin: str, why: str, cause: str) -> None:
+        self.plugin = plugin
+        self.why = why
+        self.words = f'pods "{pod.metadata.name}" is forbidden: {why}'
+        super().__init__(self.words, hint=f"the API server's {plugin} admission refuses it: {cause}")
+
+
+def admitted_without(pod: o.Pod, snapshot: Snapshot, kind: str) -> None:
+    """Admission needed an object of KIND the snapshot cannot vouch for not having."""
+    key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+    snapshot.admitted_without[key] = snapshot.admitted_without.get(key, frozenset()) | {kind}

@@ -1,0 +1,87 @@
+"""The API server's handling of a pod it creates: defaulting, the mutating admission plugins,
+the registry's validation, the validating admission plugins, each chain as data in upstream's
+order (AllOrderedPlugins, pkg/kubeapiserver/options/plugins.go, of the plugins podwhy emulates;
+PodSecurity and ResourceQuota only validate, DefaultTolerationSeconds, Priority and
+PodTopologyLabels only mutate, LimitRanger and RuntimeClass do both). DefaultStorageClass, which
+admits claims, not pods, is admit_claim."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from podwhy.cluster.apiserver.admission import (
+    defaulttolerationseconds,
+    limitranger,
+    podsecurity,
+    podtopologylabels,
+    priority,
+    resourcequota,
+    runtimeclass,
+)
+from podwhy.cluster.apiserver.admission.attributes import Attributes
+from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
+from podwhy.cluster.apiserver.validation import validate_pod
+from podwhy.cluster.apiserver.warnings import warn_on_create
+from podwhy.framework.versions import Emulation
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+PluginFn = Callable[[o.Pod, Attributes], None]
+
+# The mutating plugins' Admit, in AllOrderedPlugins' order.
+MUTATING: tuple[tuple[str, PluginFn], ...] = (
+    (limitranger.NAME, limitranger.admit_pod),
+    (priority.NAME, priority.admit_pod),
+    (defaulttolerationseconds.NAME, defaulttolerationseconds.admit_pod),
+    (runtimeclass.NAME, runtimeclass.admit_pod),
+    (podtopologylabels.NAME, podtopologylabels.admit_pod),
+)
+
+# The validating plugins' Validate, in AllOrderedPlugins' order (ResourceQuota last, as upstream
+# keeps it).
+VALIDATING: tuple[tuple[str, PluginFn], ...] = (
+    (limitranger.NAME, limitranger.validate_pod),
+    (podsecurity.NAME, podsecurity.validate_pod),
+    (runtimeclass.NAME, runtimeclass.validate_pod),
+    (resourcequota.NAME, resourcequota.validate_pod),
+)
+
+
+def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
+    """What the API server does to a pod it creates, in its order: defaulting
+    (cluster.apiserver.defaults); the fields of disabled features dropped (PrepareForCreate: none
+    of the mutating plugins reads or sets them); the MUTATING plugins; the pod's validation
+    (cluster.apiserver.validation: InvalidObjectError); then the VALIDATING plugins, ResourceQuota
+    unless QUOTA is False (a DaemonSet's template, whose pods are charged one by one as they are
+    created). A refusal by an admission plugin (RuntimeClass, PodSecurity, ResourceQuota) raises
+    AdmissionRefusalError. The fields defaulting and LimitRanger filled are recorded in the
+    snapshot as soon as they are known (a later plugin's refusal keeps them)."""
+    if not pod.metadata.namespace:
+        pod.metadata.namespace = namespace
+    key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+    filled = [(d.field, d.value, d.why) for d in default_pod(pod, emulation)]
+    drop_disabled_pod_fields(pod, emulation)
+    attributes = Attributes(snapshot, emulation, defaulted=filled)
+    for _, admit_pod in MUTATING:
+        admit_pod(pod, attributes)
+        if filled:
+            snapshot.defaulted[key] = filled
+    if not pod.status.phase:
+        pod.status.phase = "Pending"
+    validate_pod(pod, emulation)  # the registry's Validate, between mutating and validating admission
+    for name, validate in VALIDATING:
+        if quota or name != resourcequota.NAME:
+            validate(pod, attributes)
+    if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
+        warn_on_create(snapshot, "Pod", pod, emulation.minor)
+    return pod
+
+
+def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
+    """Admit a pod read from a manifest and put it in the snapshot, in place of a pod of its name."""
+    resourcequota.sync_manifest_quotas(snapshot)
+    pod = admit(pod, snapshot, namespace, emulation)
+    key = (pod.metadata.namespace, pod.metadata.name)
+    snapshot.pods = [p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) != key]
+    snapshot.pods.append(pod)
+    return pod
