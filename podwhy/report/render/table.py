@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
-from podwhy.report.check import (
+from podwhy.report.build.check import (
     displaced_lines,
     group_text,
     not_checked_lines,

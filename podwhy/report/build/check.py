@@ -19,8 +19,8 @@ from podwhy.errors import PodwhyError
 from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
-from podwhy.report.build import blocking_cause, scheduler_version, snapshot_summary
-from podwhy.report.inputs import api_server_warnings, input_warnings
+from podwhy.report.build.explain import blocking_cause, scheduler_version, snapshot_summary
+from podwhy.report.build.inputs import api_server_warnings, input_warnings
 from podwhy.report.model import (
     BlockingCause,
     CheckReport,
@@ -36,7 +36,7 @@ from podwhy.report.model import (
     WorkloadReport,
 )
 from podwhy.report.safe import made_safe
-from podwhy.report.versions import version_warnings
+from podwhy.report.build.versions import version_warnings
 from podwhy.report.words.kinds import lacking_kinds_warning
 from podwhy.report.words.placement import (
     once_deleted_text,
