@@ -768,7 +768,7 @@ def check(
             manifests = ManifestSource(files, namespace or "default")
             report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version, placing))
         if junit is not None:
-            from podwhy.report.build.check import write_junit
+            from podwhy.report.render.junit import write_junit
 
             write_junit(report, junit)
         if verbose:

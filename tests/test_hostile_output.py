@@ -26,9 +26,9 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import one_line
-from podwhy.report.build.check import junit_xml
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.render import markdown
+from podwhy.report.render.junit import junit_xml
 from podwhy.report.render.table import render_check, render_pending, render_table
 from podwhy.report.safe import made_safe, safe_text
 from podwhy.verdict import Verdict

@@ -23,6 +23,7 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
+from podwhy.report.build.versions import version_warnings
 from podwhy.report.model import (
     BlockingCause,
     Candidate,
@@ -59,7 +60,6 @@ from podwhy.report.model import (
     UntoleratedTaintCause,
     Victim,
 )
-from podwhy.report.build.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.kinds import add_kinds_text, lacking_kinds_warning

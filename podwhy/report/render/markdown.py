@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podwhy.report.build.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.render.table import (
     MAX_NAMES_IN_GROUP,
@@ -23,6 +22,7 @@ from podwhy.report.render.table import (
 )
 from podwhy.report.safe import made_safe
 from podwhy.report.words.cells import why_cell
+from podwhy.report.words.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.placement import placed_nodes_text
 

@@ -24,14 +24,6 @@ from rich.table import Table
 from rich.text import Text
 
 from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
-from podwhy.report.build.check import (
-    displaced_lines,
-    group_text,
-    not_checked_lines,
-    replica_text,
-    rollout_line,
-    rollout_lines,
-)
 from podwhy.report.model import (
     AutoscalingReport,
     CheckReport,
@@ -51,6 +43,14 @@ from podwhy.report.model import (
 from podwhy.report.safe import made_safe, safe_text
 from podwhy.report.words.blocking import consumers_text
 from podwhy.report.words.cells import column_header, why_cell
+from podwhy.report.words.check import (
+    displaced_lines,
+    group_text,
+    not_checked_lines,
+    replica_text,
+    rollout_line,
+    rollout_lines,
+)
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.report.words.placement import placed_nodes_text
