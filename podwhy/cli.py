@@ -576,7 +576,7 @@ def _print_loaded(snap: SnapshotSummary) -> None:
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
     if _write_structured(report, output):
         return
-    from podwhy.report.render.table import render_table
+    from podwhy.report.render.explain import render_table
 
     render_table(report, wide=output == Output.wide, node=node, verbose=verbose)
 
@@ -683,7 +683,7 @@ def _all_namespaces_command(
 
 def _render_any(report: PendingReport, output: Output) -> None:
     if not _write_structured(report, output):
-        from podwhy.report.render.table import render_pending
+        from podwhy.report.render.pending import render_pending
 
         render_pending(report, wide=output == Output.wide)
 
@@ -790,7 +790,7 @@ def _check_output_path(path: Path) -> None:
 
 def _render_check(report: CheckReport, output: Output) -> None:
     if not _write_structured(report, output):
-        from podwhy.report.render.table import render_check
+        from podwhy.report.render.check import render_check
 
         render_check(report, wide=output == Output.wide)
 

@@ -13,8 +13,8 @@ from rich.console import Console
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report
 from podwhy.report.model import Report
+from podwhy.report.render.explain import render_table
 from podwhy.report.render.markdown import cell, render_explain
-from podwhy.report.render.table import render_table
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import make_node, make_pod, make_snapshot
 

@@ -462,7 +462,7 @@ def test_187_pods_of_one_cause_are_summarised_on_one_screen_at_80_columns() -> N
     from rich.console import Console
 
     from podwhy.engine import PendingRequest, pending
-    from podwhy.report.render.table import render_pending
+    from podwhy.report.render.pending import render_pending
 
     report = pending(PendingRequest(_Given(_one_cause()), "shop"))
     (cause,) = report.summary
@@ -640,7 +640,7 @@ def test_a_groups_command_is_pasted_whole_below_the_table(monkeypatch: pytest.Mo
 
     import podwhy.analysis.suggest.groups as groups_module
     from podwhy.engine import PendingRequest, pending
-    from podwhy.report.render.table import render_pending
+    from podwhy.report.render.pending import render_pending
 
     monkeypatch.setattr(groups_module, "MAX_CAUSES_SIZED", 0)
     gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()

@@ -9,7 +9,7 @@ import pytest
 from podwhy.analysis.schedulerword import EVENT_MESSAGE_LIMIT
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report
-from podwhy.report.render.table import age
+from podwhy.report.render.explain import age
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import from_raw, make_node, make_pod, make_snapshot
 

@@ -12,14 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
-from podwhy.report.render.table import (
-    MAX_NAMES_IN_GROUP,
-    check_summary,
-    no_pending_line,
-    owners_text,
-    pending_headline,
-    pending_row,
-)
+from podwhy.report.render.check import check_summary
+from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
+from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
 from podwhy.report.words.cells import why_cell
 from podwhy.report.words.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
