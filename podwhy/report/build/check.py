@@ -33,7 +33,7 @@ from podwhy.report.model import (
     WorkloadReport,
 )
 from podwhy.report.words.check import FAILING_ROLLOUTS, replica_note, stuck
-from podwhy.report.words.kinds import lacking_kinds_warning
+from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.placement import (
     placement_text,
 )

@@ -62,7 +62,8 @@ from podwhy.report.model import (
 )
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
-from podwhy.report.words.kinds import add_kinds_text, lacking_kinds_warning
+from podwhy.report.words.kinds import add_kinds_text
+from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.pending import cause_text, details_text, remedy_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import estimate_text, note_text, sizing_text, suggestion_text

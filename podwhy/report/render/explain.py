@@ -42,7 +42,7 @@ from podwhy.report.words.blocking import consumers_text
 from podwhy.report.words.cells import column_header, why_cell
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
-from podwhy.snapshot.live import LIVE_SOURCE
+from podwhy.snapshot.resources import LIVE_SOURCE
 from podwhy.verdict import Verdict
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
