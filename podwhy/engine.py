@@ -22,7 +22,8 @@ from podwhy.framework.types import pod_key
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.framework.versions import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
 from podwhy.model import objects as o
-from podwhy.report.build.explain import build_pending_report, build_report, likely_release_cause
+from podwhy.report.build.explain import build_report, likely_release_cause
+from podwhy.report.build.pending import build_pending_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod

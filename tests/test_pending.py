@@ -15,7 +15,7 @@ from podwhy.analysis import pending as pending_module
 from podwhy.analysis.pending import classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.report.build.explain import build_pending_report
+from podwhy.report.build.pending import build_pending_report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, CycleOptions, run_cycle

@@ -15,7 +15,7 @@ from podwhy.cluster.rollout import Rollout
 from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
-from podwhy.report.build.explain import blocking_cause, scheduler_version, snapshot_summary
+from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
 from podwhy.report.build.versions import version_warnings
 from podwhy.report.model import (
