@@ -12,8 +12,8 @@ from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
 from podwhy.analysis.suggest.facts import Note
-from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
-from podwhy.framework.scoring import PluginScore
+from podwhy.framework.runtime import NodeVerdict, PostFilterOutcome, PreFilterRecord
+from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
@@ -315,6 +315,38 @@ def pending_cause(item: PendingPod | None) -> PendingCause | None:
     )
 
 
+def _pod_summary(cycle: CycleOutcome) -> PodSummary:
+    pod = cycle.pod.pod
+    return PodSummary(
+        namespace=pod.metadata.namespace,
+        name=pod.metadata.name,
+        uid=pod.metadata.uid,
+        phase=pod.status.phase,
+        priority=cycle.pod.priority,
+        schedulerName=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+        nodeName=pod.spec.node_name or None,
+        nominatedNodeName=pod.status.nominated_node_name or None,
+        schedulingGates=list(cycle.gates),
+        requests=_requests(cycle.pod),
+    )
+
+
+def _node_report(verdict: NodeVerdict, scores: ScoreOutcome | None) -> NodeReport:
+    ff = verdict.first_failure
+    return NodeReport(
+        name=verdict.name,
+        feasible=verdict.feasible,
+        filters=[plugin_status(name, st) for name, st in verdict.filters.items()],
+        firstFailure=plugin_status(ff.plugin, ff, with_evidence=False) if ff is not None else None,
+        nominatedPods=[
+            NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi)) for pi in verdict.nominated_pods
+        ],
+        feasibleWithoutNominated=verdict.feasible_without_nominated,
+        scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
+        totalScore=scores.totals.get(verdict.name) if scores is not None else None,
+    )
+
+
 def build_report(
     cycle: CycleOutcome,
     snapshot: Snapshot,
@@ -329,18 +361,7 @@ def build_report(
     classifies the pod."""
     pod = cycle.pod.pod
     report = Report(
-        pod=PodSummary(
-            namespace=pod.metadata.namespace,
-            name=pod.metadata.name,
-            uid=pod.metadata.uid,
-            phase=pod.status.phase,
-            priority=cycle.pod.priority,
-            schedulerName=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
-            nodeName=pod.spec.node_name or None,
-            nominatedNodeName=pod.status.nominated_node_name or None,
-            schedulingGates=list(cycle.gates),
-            requests=_requests(cycle.pod),
-        ),
+        pod=_pod_summary(cycle),
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
@@ -379,22 +400,7 @@ def build_report(
     report.preFilter = [_pre_filter_entry(rec) for rec in outcome.pre_filter]
     scores = cycle.scores
     for verdict in outcome.nodes:
-        ff = verdict.first_failure
-        report.nodes.append(
-            NodeReport(
-                name=verdict.name,
-                feasible=verdict.feasible,
-                filters=[plugin_status(name, st) for name, st in verdict.filters.items()],
-                firstFailure=plugin_status(ff.plugin, ff, with_evidence=False) if ff is not None else None,
-                nominatedPods=[
-                    NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi))
-                    for pi in verdict.nominated_pods
-                ],
-                feasibleWithoutNominated=verdict.feasible_without_nominated,
-                scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
-                totalScore=scores.totals.get(verdict.name) if scores is not None else None,
-            )
-        )
+        report.nodes.append(_node_report(verdict, scores))
     report.feasibleNodes = list(outcome.feasible)
     if cycle.post_filter is not None:
         report.preemption = _preemption(cycle.post_filter)

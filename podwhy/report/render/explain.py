@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime
 
-import msgspec
-from msgspec import UnsetType
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from podwhy.framework.evidence import AnyEvidence, ResourceEvidence
+from podwhy.framework.evidence import ResourceEvidence
 from podwhy.report.model import (
     AutoscalingReport,
     NodeReport,
@@ -37,6 +35,7 @@ from podwhy.report.render.layout import (
     one_line,
     say,
 )
+from podwhy.report.render.node import describe_evidence, mark, render_node
 from podwhy.report.safe import made_safe, safe_text
 from podwhy.report.words.blocking import consumers_text
 from podwhy.report.words.cells import column_header, why_cell
@@ -53,18 +52,6 @@ RANKING_ROWS = 10
 
 # Details shown under a cause said first (explain) or a group's cause (pending, without -o wide).
 MAX_DETAILS = 3
-
-
-def _mark(status: PluginStatus) -> str:
-    if status.status == StatusName.NOT_EVALUATED:
-        return "?"
-    if status.status == StatusName.SKIP:
-        return "–"
-    if status.status == StatusName.SUCCESS:
-        return "✓"
-    if status.status.rejects:
-        return "✗"
-    return "!"
 
 
 def _passes_or_unknown(status: PluginStatus) -> bool:
@@ -148,24 +135,7 @@ def render_table(
     report, node = made_safe(report), None if node is None else safe_text(node)
     console = console or make_console()
     pod = report.pod
-    fate = fate_text(report)
-    # The verdict and the pod's fate first; the priority and the release emulated (with where it
-    # was learnt, long on real dumps) on a second, dim line.
-    say(
-        console,
-        f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)} · [bold]{report.verdict}"
-        + (f" — {escape(fate)}" if fate else "")
-        + "[/bold]",
-        0,
-    )
-    say(console, f"[dim]priority {pod.priority}{scheduler_version_words(report.scheduler)}[/dim]", 0)
-    if report.notStorable:
-        say(
-            console,
-            f"[yellow]The API server would not store this pod as given ({escape(report.notStorable)}):"
-            " the verdict is what kube-scheduler does with it as given[/yellow]",
-            0,
-        )
+    _render_heading(console, report)
     render_inconclusive(console, report)
     render_pending_cause(console, report)
     if report.verdict == Verdict.ALREADY_BOUND:
@@ -210,6 +180,47 @@ def render_table(
     if node is not None:
         render_node(console, report, node)
         return
+    render_nodes_table(console, report, wide, verbose)
+    reserved_only = [n.name for n in report.nodes if not n.feasible and n.feasibleWithoutNominated]
+    if reserved_only:
+        count = len(reserved_only)
+        console.print(
+            f"{count} node{'s' if count != 1 else ''} fail{'' if count != 1 else 's'} only because of room reserved by "
+            f"nominated pods ({escape(', '.join(reserved_only[:MAX_NAMES_IN_GROUP]))}"
+            f"{', …' if count > MAX_NAMES_IN_GROUP else ''}): --node NAME shows them"
+        )
+    render_ranking(console, report, wide)
+    render_autoscaling(console, report.autoscaling)
+    render_suggestions(console, report)
+
+
+def _render_heading(console: Console, report: Report) -> None:
+    """The verdict and the pod's fate, the priority and the release emulated, and whether the API
+    server would store the pod as given."""
+    pod = report.pod
+    fate = fate_text(report)
+    # The verdict and the pod's fate first; the priority and the release emulated (with where it
+    # was learnt, long on real dumps) on a second, dim line.
+    say(
+        console,
+        f"[bold]Pod[/bold] {escape(pod.namespace)}/{escape(pod.name)} · [bold]{report.verdict}"
+        + (f" — {escape(fate)}" if fate else "")
+        + "[/bold]",
+        0,
+    )
+    say(console, f"[dim]priority {pod.priority}{scheduler_version_words(report.scheduler)}[/dim]", 0)
+    if report.notStorable:
+        say(
+            console,
+            f"[yellow]The API server would not store this pod as given ({escape(report.notStorable)}):"
+            " the verdict is what kube-scheduler does with it as given[/yellow]",
+            0,
+        )
+
+
+def render_nodes_table(console: Console, report: Report, wide: bool, verbose: bool) -> None:
+    """Nodes x Filter plugins, nodes of identical verdicts in one row (one node a row with -o wide),
+    or one group a paragraph where the terminal is too narrow for the table."""
     all_plugins = [st.plugin for st in report.nodes[0].filters] if report.nodes else []
     # Plugins that skip this pod on every node get no column, only a mention.
     skipped = [
@@ -227,7 +238,7 @@ def render_table(
     # Feasible groups first, then the largest groups.
     ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))
     rows = [
-        [_group_label(members), *[_mark(members[0].filters[i]) for i, _ in columns], _why(members, wide)]
+        [_group_label(members), *[mark(members[0].filters[i]) for i, _ in columns], _why(members, wide)]
         for members in ordered
     ]
     headers = ["Nodes", *[column_header(name, plugin_names) for _, name in columns], WHY_HEADER]
@@ -243,17 +254,6 @@ def render_table(
         for row in rows:
             table.add_row(*[escape(cell) for cell in row])
         console.print(table)
-    reserved_only = [n.name for n in report.nodes if not n.feasible and n.feasibleWithoutNominated]
-    if reserved_only:
-        count = len(reserved_only)
-        console.print(
-            f"{count} node{'s' if count != 1 else ''} fail{'' if count != 1 else 's'} only because of room reserved by "
-            f"nominated pods ({escape(', '.join(reserved_only[:MAX_NAMES_IN_GROUP]))}"
-            f"{', …' if count > MAX_NAMES_IN_GROUP else ''}): --node NAME shows them"
-        )
-    render_ranking(console, report, wide)
-    render_autoscaling(console, report.autoscaling)
-    render_suggestions(console, report)
 
 
 WHY_HEADER = "Why not (the scheduler stops at the first)"
@@ -501,88 +501,6 @@ def _score_cell(ps: ScoreEntry) -> str:
     if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
         return "?"
     return "–" if ps.skipped is True else str(ps.weighted)
-
-
-def describe_evidence(evidence: AnyEvidence) -> str:
-    """One line of facts; resource comparisons read as arithmetic, other kinds as their JSON fields."""
-    match evidence:
-        case ResourceEvidence():
-            unit = "m" if evidence.unit == "millicores" else ""
-            return (
-                f"{evidence.resource}: this pod {evidence.requested}{unit} + already requested {evidence.used}{unit}"
-                f" vs allocatable {evidence.allocatable}{unit}"
-            )
-        case _:
-            data: dict[str, object] = msgspec.to_builtins(evidence)
-            kind = data.pop("kind")
-            facts = ", ".join(f"{k}={v}" for k, v in data.items())
-            return f"{kind}: {facts}"
-
-
-def _evidence(items: list[AnyEvidence] | UnsetType) -> list[str]:
-    return [describe_evidence(e) for e in items] if isinstance(items, list) else []
-
-
-def render_node(console: Console, report: Report, name: str) -> None:
-    """One node, with the facts behind every verdict."""
-    verdict = report.node(name)
-    if verdict is None:  # the command line checks --node before anything is printed
-        return
-    console.print(f"[bold]Node[/bold] {escape(name)}: {'fits' if verdict.feasible else 'does not fit'}")
-    ff = verdict.firstFailure
-    if ff is not None:
-        console.print(f"kube-scheduler stops at {ff.plugin}: {escape(', '.join(ff.reasons))}")
-    if verdict.nominatedPods:
-        console.print("Nominated pods of equal or higher priority reserving room here:")
-        for pi in verdict.nominatedPods:
-            requests = ", ".join(f"{k} {v}" for k, v in pi.requests.items())
-            say(console, f"{escape(pi.pod)} (priority {pi.priority}; requests {escape(requests) or 'nothing'})", 2)
-        if verdict.feasibleWithoutNominated and not verdict.feasible:
-            console.print("Without that reserved room the pod would fit here.")
-    if narrow(console):
-        for st in verdict.filters:
-            console.print(f"{_mark(st)} {st.plugin}: {st.status}")
-            for line in [*st.reasons, *_evidence(st.evidence)]:
-                say(console, f"{escape(line)}", 4)
-    else:
-        table = Table(show_lines=True)
-        table.add_column("Plugin", no_wrap=True)
-        table.add_column("", justify="center")
-        table.add_column("Status", no_wrap=True)
-        table.add_column("Details", overflow="fold")
-        for st in verdict.filters:
-            details = [*st.reasons, *_evidence(st.evidence)]
-            table.add_row(st.plugin, _mark(st), st.status, escape("\n".join(details)))
-        console.print(table)
-    if not verdict.scores:
-        return
-    title = f"Scores on {name} (total {verdict.totalScore})"
-    if narrow(console):
-        console.print(escape(title) + ":")
-        for ps in verdict.scores:
-            console.print(
-                f"  {ps.plugin}: raw {ps.raw}, normalized {ps.normalized} × weight {ps.weight} = {ps.weighted} points"
-            )
-            how = _score_how(ps)
-            if how:
-                say(console, escape(how), 4)
-        return
-    score_table = Table(title=escape(title), title_justify="left")
-    for column in ("Plugin", "raw", "normalized", "× weight", "= points", "How"):
-        score_table.add_column(column, overflow="fold", justify="left" if column in ("Plugin", "How") else "right")
-    for ps in verdict.scores:
-        score_table.add_row(
-            ps.plugin, str(ps.raw), str(ps.normalized), str(ps.weight), str(ps.weighted), escape(_score_how(ps))
-        )
-    console.print(score_table)
-
-
-def _score_how(ps: ScoreEntry) -> str:
-    if isinstance(ps.notEvaluated, str) and ps.notEvaluated:
-        return ps.notEvaluated
-    if ps.skipped is True:
-        return "PreScore returned Skip: nothing to score for this pod"
-    return "\n".join(_evidence(ps.evidence))
 
 
 def preemption_sentence(report: Report) -> str:
