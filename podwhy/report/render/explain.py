@@ -1,6 +1,7 @@
-"""Human output: the scheduler's message, then nodes x plugins grouped by identical verdicts.
+"""`podwhy explain` on a terminal: the scheduler's message, then nodes x plugins grouped by identical
+verdicts.
 
-Renders the report model and nothing else. The only module that imports rich. Every
+Renders the report model and nothing else (report.model and report.words, and rich). Every
 cluster-sourced string is escaped before rich renders it, so a label like "[bold]" prints
 as itself, and made safe for a terminal first (report/safe.py: no control character or bidi
 override reaches it).
