@@ -242,7 +242,7 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 from podwhy.snapshot.source import FileSource
 from podwhy.engine import find_pod
-from podwhy.report.build import build_report
+from podwhy.report.build.explain import build_report
 from podwhy.scheduler.cycle import run_cycle
 t1, c1 = time.perf_counter(), time.process_time()
 snap = FileSource([sys.argv[1]], complete=True).load()

@@ -59,7 +59,7 @@ def say(line: str) -> None:
     boundaries to the terminal's width when stderr is one (report/stderr.py)."""
     width = stderr_width()
     if width is not None:
-        from podwhy.report.stderr import wrapped
+        from podwhy.report.render.stderr import wrapped
 
         line = "\n".join(wrapped(line, width))
     print(line, file=sys.stderr)
@@ -345,7 +345,7 @@ def _write_structured(report: Report | PendingReport | CheckReport, output: Outp
         sys.stdout.write(yaml_text(model.to_builtins(report)))
         return True
     if output == Output.markdown:
-        from podwhy.report import markdown
+        from podwhy.report.render import markdown
 
         if isinstance(report, model.CheckReport):
             sys.stdout.write(markdown.render_check(report))
@@ -519,7 +519,7 @@ def explain(
         if pod_file == "-" and from_ and "-" in from_:
             raise UsageError("-f - and --from - cannot both read stdin")
         _check_live_options(from_, kubeconfig, context, request_timeout, insecure_skip_tls_verify, complete=complete)
-        from podwhy.report.progress import fetch_progress
+        from podwhy.report.render.progress import fetch_progress
 
         with fetch_progress(not quiet and output in (Output.table, Output.wide)) as progress:
             source: SnapshotSource
@@ -576,7 +576,7 @@ def _print_loaded(snap: SnapshotSummary) -> None:
 def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
     if _write_structured(report, output):
         return
-    from podwhy.report.table import render_table
+    from podwhy.report.render.explain import render_table
 
     render_table(report, wide=output == Output.wide, node=node, verbose=verbose)
 
@@ -614,7 +614,7 @@ def pending(
     """Every Pending pod, grouped by cause and owner, largest group first. Exit 0 when none is stuck."""
     from podwhy.engine import PendingRequest
     from podwhy.engine import pending as run_pending
-    from podwhy.report.progress import fetch_progress
+    from podwhy.report.render.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
@@ -683,7 +683,7 @@ def _all_namespaces_command(
 
 def _render_any(report: PendingReport, output: Output) -> None:
     if not _write_structured(report, output):
-        from podwhy.report.table import render_pending
+        from podwhy.report.render.pending import render_pending
 
         render_pending(report, wide=output == Output.wide)
 
@@ -739,7 +739,7 @@ def check(
     from podwhy.cluster.manifests import ManifestSource
     from podwhy.engine import CheckRequest
     from podwhy.engine import check as run_check
-    from podwhy.report.progress import fetch_progress, place_progress
+    from podwhy.report.render.progress import fetch_progress, place_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.source import FileSource, SnapshotSource
 
@@ -768,7 +768,7 @@ def check(
             manifests = ManifestSource(files, namespace or "default")
             report = run_check(CheckRequest(manifests, source, scheduler_config, kube_version, placing))
         if junit is not None:
-            from podwhy.report.check import write_junit
+            from podwhy.report.render.junit import write_junit
 
             write_junit(report, junit)
         if verbose:
@@ -790,7 +790,7 @@ def _check_output_path(path: Path) -> None:
 
 def _render_check(report: CheckReport, output: Output) -> None:
     if not _write_structured(report, output):
-        from podwhy.report.table import render_check
+        from podwhy.report.render.check import render_check
 
         render_check(report, wide=output == Output.wide)
 
@@ -876,7 +876,7 @@ def _snapshot(
 ) -> tuple[int | None, DumpTarget, dict[str, str], dict[str, int]]:
     """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why, how
     many objects of each kind were fetched)."""
-    from podwhy.report.progress import fetch_progress
+    from podwhy.report.render.progress import fetch_progress
     from podwhy.snapshot.live import LiveSource
     from podwhy.snapshot.writer import DumpTarget, write_dump
 

@@ -22,7 +22,8 @@ from podwhy.framework.types import pod_key
 from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.framework.versions import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
 from podwhy.model import objects as o
-from podwhy.report.build import build_pending_report, build_report, likely_release_cause
+from podwhy.report.build.explain import build_report, likely_release_cause
+from podwhy.report.build.pending import build_pending_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
@@ -356,7 +357,7 @@ class CheckRequest:
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
     from podwhy.cluster.placement import Displaced, place
-    from podwhy.report.check import build_check_report
+    from podwhy.report.build.check import build_check_report
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched
     _check_before_fetching(request.scheduler_config, request.kube_version)

@@ -655,7 +655,7 @@ def test_pending_gives_a_group_at_its_max_size_the_lever_sized_by_the_group() ->
 
 
 def autoscaling_line_of(report: Any) -> str:
-    from podwhy.report.table import autoscaling_line
+    from podwhy.report.render.pending import autoscaling_line
 
     return autoscaling_line(report)
 

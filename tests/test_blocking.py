@@ -11,10 +11,10 @@ import pytest
 from rich.console import Console
 
 from podwhy.model import objects as o
-from podwhy.report.build import build_report
-from podwhy.report.markdown import cell, render_explain
+from podwhy.report.build.explain import build_report
 from podwhy.report.model import Report
-from podwhy.report.table import render_table
+from podwhy.report.render.explain import render_table
+from podwhy.report.render.markdown import cell, render_explain
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import make_node, make_pod, make_snapshot
 

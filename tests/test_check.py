@@ -26,8 +26,9 @@ from podwhy.cluster.manifests import ManifestSource
 from podwhy.cluster.placement import Displaced, place
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.report.check import build_check_report, junit_xml
+from podwhy.report.build.check import build_check_report
 from podwhy.report.model import CheckReport, WorkloadReport, encode_json
+from podwhy.report.render.junit import junit_xml
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot

@@ -396,7 +396,7 @@ def test_errors_wrap_on_a_terminal_too(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("width", [20, 33, 50, 80])
 def test_wrapping_loses_no_word_and_splits_none(width: int) -> None:
-    from podwhy.report.stderr import INDENT, wrapped
+    from podwhy.report.render.stderr import INDENT, wrapped
 
     line = (
         "podwhy: warning: the snapshot holds no PersistentVolumeClaims: add them with `kubectl get pvc -A -o yaml`"

@@ -26,11 +26,13 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import one_line
-from podwhy.report import markdown
-from podwhy.report.check import junit_xml
 from podwhy.report.model import CheckReport, PendingReport, Report
+from podwhy.report.render import markdown
+from podwhy.report.render.check import render_check
+from podwhy.report.render.explain import render_table
+from podwhy.report.render.junit import junit_xml
+from podwhy.report.render.pending import render_pending
 from podwhy.report.safe import made_safe, safe_text
-from podwhy.report.table import render_check, render_pending, render_table
 from podwhy.verdict import Verdict
 
 # OSC 52 (sets the clipboard), OSC 8 (a hyperlink), CSI colour, 8-bit CSI, a bidi override and

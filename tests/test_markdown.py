@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.report.markdown import cell
+from podwhy.report.render.markdown import cell
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "shop-cluster.yaml"

@@ -147,8 +147,8 @@ def test_feasible_without_nominated(pod_cpu: str, nominated_priority: int, want:
 def test_table_says_which_nodes_fail_only_because_of_reservations() -> None:
     from rich.console import Console
 
-    from podwhy.report.build import build_report
-    from podwhy.report.table import render_table
+    from podwhy.report.build.explain import build_report
+    from podwhy.report.render.explain import render_table
 
     snapshot = make_snapshot(*_cluster("default-scheduler", 10))
     report = build_report(run_cycle(snapshot, make_pod("p").req(cpu="2").obj()), snapshot)

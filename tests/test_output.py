@@ -541,7 +541,7 @@ def test_a_command_inside_styled_words_is_said_whole_and_the_style_spans_it() ->
 
     from rich.console import Console
 
-    from podwhy.report.table import _say
+    from podwhy.report.render.layout import say as _say
 
     out = io.StringIO()
     console = Console(file=out, width=40, no_color=True, highlight=False)

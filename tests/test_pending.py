@@ -15,7 +15,7 @@ from podwhy.analysis import pending as pending_module
 from podwhy.analysis.pending import classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.report.build import build_pending_report
+from podwhy.report.build.pending import build_pending_report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, CycleOptions, run_cycle
@@ -462,7 +462,7 @@ def test_187_pods_of_one_cause_are_summarised_on_one_screen_at_80_columns() -> N
     from rich.console import Console
 
     from podwhy.engine import PendingRequest, pending
-    from podwhy.report.table import render_pending
+    from podwhy.report.render.pending import render_pending
 
     report = pending(PendingRequest(_Given(_one_cause()), "shop"))
     (cause,) = report.summary
@@ -512,7 +512,7 @@ def test_the_summary_estimates_one_count_for_all_pods_of_a_cause_placed_together
 
 def test_markdown_says_the_same_summary() -> None:
     from podwhy.engine import PendingRequest, pending
-    from podwhy.report.markdown import render_pending
+    from podwhy.report.render.markdown import render_pending
 
     report = pending(PendingRequest(_Given(_one_cause()), "shop"))
     out = render_pending(report)
@@ -640,7 +640,7 @@ def test_a_groups_command_is_pasted_whole_below_the_table(monkeypatch: pytest.Mo
 
     import podwhy.analysis.suggest.groups as groups_module
     from podwhy.engine import PendingRequest, pending
-    from podwhy.report.table import render_pending
+    from podwhy.report.render.pending import render_pending
 
     monkeypatch.setattr(groups_module, "MAX_CAUSES_SIZED", 0)
     gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()

@@ -33,7 +33,7 @@ from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.defaultpreemption import DefaultPreemption
 from podwhy.plugins.registry import PLUGINS
-from podwhy.report.build import build_report
+from podwhy.report.build.explain import build_report
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.source import VOUCHED_KINDS

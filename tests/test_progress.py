@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from podwhy.report import progress as progress_module
-from podwhy.report.progress import _Display, describe
+from podwhy.report.render import progress as progress_module
+from podwhy.report.render.progress import _Display, describe
 from podwhy.snapshot import source as source_module
 from podwhy.snapshot.live import LiveSource, Progress
 from podwhy.snapshot.source import FileSource, ReadProgress

@@ -26,9 +26,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from podwhy.report.build import build_report
+from podwhy.report.build.explain import build_report
 from podwhy.report.model import NodeReport, PluginStatus, PreFilterEntry, Report, StatusName, encode_json
-from podwhy.report.table import render_table
+from podwhy.report.render.explain import render_table
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.verdict import Verdict

@@ -37,9 +37,9 @@ from podwhy.plugins.nodedeclaredfeatures import (
     required_features,
 )
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
-from podwhy.report.build import build_report
+from podwhy.report.build.explain import build_report
+from podwhy.report.build.versions import version_warnings
 from podwhy.report.model import Preemption, Report, StatusName
-from podwhy.report.versions import version_warnings
 from podwhy.scheduler.config import default_profile, parse_scheduler_config
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.scheduler.versions import VersionSource, choose_version

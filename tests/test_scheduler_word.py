@@ -8,8 +8,8 @@ import pytest
 
 from podwhy.analysis.schedulerword import EVENT_MESSAGE_LIMIT
 from podwhy.model import objects as o
-from podwhy.report.build import build_report
-from podwhy.report.table import age
+from podwhy.report.build.explain import build_report
+from podwhy.report.render.explain import age
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import from_raw, make_node, make_pod, make_snapshot
 

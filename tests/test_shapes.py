@@ -23,7 +23,7 @@ from podwhy.cluster.manifests import ManifestSource
 from podwhy.engine import ExplainRequest, explain
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.model import objects as o
-from podwhy.report.inputs import input_warnings
+from podwhy.report.build.inputs import input_warnings
 from podwhy.scheduler.config import load_scheduler_config
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot, second_is_newer

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.plugins import names
-from podwhy.report.build import build_report
+from podwhy.report.build.explain import build_report
 from podwhy.report.model import Report
-from podwhy.report.table import render_table
+from podwhy.report.render.explain import render_table
 from podwhy.report.words.cells import COLUMN_WORDS, short_amount
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import make_node, make_pod, make_snapshot

@@ -9,10 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from podwhy.framework.resourcenames import (
+    is_extended_resource_name as is_extended_resource_name,
+)
+from podwhy.framework.resourcenames import (
+    is_native_resource as is_native_resource,
+)
+from podwhy.framework.resourcenames import (
+    is_prefixed_native_resource as is_prefixed_native_resource,
+)
 from podwhy.framework.signature import PodPart, pod_signature
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, parse_quantity, value
-from podwhy.model.validation import is_qualified_name
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -26,20 +34,6 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 Quantities = dict[str, Fraction]
-
-
-def is_prefixed_native_resource(name: str) -> bool:
-    return "kubernetes.io/" in name
-
-
-def is_native_resource(name: str) -> bool:
-    return "/" not in name or is_prefixed_native_resource(name)
-
-
-def is_extended_resource_name(name: str) -> bool:
-    if is_native_resource(name) or name.startswith("requests."):
-        return False
-    return is_qualified_name("requests." + name)
 
 
 def is_hugepages(name: str) -> bool:

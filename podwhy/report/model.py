@@ -439,7 +439,7 @@ class Report(_Struct, kw_only=True):
     # When the pod is Unschedulable: whether an autoscaler will add a node for it, and why not.
     autoscaling: AutoscalingReport | None = None
     # A pod from a manifest (-f): the fields the API server would fill in before the scheduler
-    # sees it (its defaulting, cluster/defaults.py), which the verdict above already includes.
+    # sees it (its defaulting, cluster/apiserver/defaults.py), which the verdict above already includes.
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
 
     def node(self, name: str) -> NodeReport | None:

@@ -24,7 +24,7 @@ from podwhy.analysis.autoscaling.clusterautoscaler import (
 )
 from podwhy.analysis.autoscaling.karpenter import NOMINATED
 from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
-from podwhy.snapshot.live import FORBIDDEN, SNAPSHOT_COMMAND
+from podwhy.snapshot.resources import FORBIDDEN, SNAPSHOT_COMMAND
 
 # How podwhy asks for the autoscaler kinds a dump lacks.
 # The command that dumps each autoscaler kind (the renderers print a backquoted command whole).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podwhy.analysis.blocking import (
+from podwhy.analysis.blockingfacts import (
     BlockingCause,
     MissingTopologyKey,
     NoAffinityMatch,

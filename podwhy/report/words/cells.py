@@ -23,11 +23,10 @@ from podwhy.framework.evidence import (
     VolumeCountEvidence,
     VolumeZoneEvidence,
 )
-from podwhy.framework.resources import is_extended_resource_name
+from podwhy.framework.resourcenames import is_extended_resource_name
 from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 from podwhy.report.model import PluginStatus
-from podwhy.report.words.suggest import amount_text
 
 # Column headers of the verdict and score tables: what each plugin checks, in a user's words (a
 # line break where two words would widen the column).
@@ -58,6 +57,16 @@ MAX_FACTS = 2
 
 MI = 1024 * 1024
 BINARY_UNITS = (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024))
+
+
+def amount_text(resource: str, amount: int) -> str:
+    if resource == "cpu":
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for unit, size in (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024)):
+            if amount >= size and amount % size == 0:
+                return f"{amount // size}{unit}"
+    return str(amount)
 
 
 def column_header(plugin: str, wide: bool) -> str:

@@ -4,11 +4,21 @@ whom the preemption dry run would preempt ("will preempt shop/web-a, shop/web-b 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from podwhy.report.model import Report
-from podwhy.report.words.pending import preempt_text
 
 # Victims named on the first line before it says only how many.
 MAX_VICTIMS_NAMED = 3
+
+
+def preempt_text(node: str, victims: Sequence[str], named: int | None = None) -> str:
+    """ "will preempt 9 pods on node-1 (a, b, ...)": the fate of a pod preemption places, in every
+    command's words; `named`: victims listed at most (more are only counted)."""
+    count = len(victims)
+    pods = f"{count} pod{'s' if count != 1 else ''}"
+    listed = f" ({', '.join(victims)})" if named is None or count <= named else ""
+    return f"will preempt {pods} on {node}{listed}"
 
 
 def fate_text(report: Report) -> str:

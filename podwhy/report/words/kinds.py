@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podwhy.model import objects as o
-from podwhy.snapshot.live import SNAPSHOT_COMMAND, kubectl_dump_command
-
-
-def lacking_kinds_warning(kinds: Sequence[str]) -> str:
-    """How to add the kinds the snapshot holds no object of, for plugins that need them."""
-    names = ", ".join(o.plural(kind) for kind in kinds)
-    return f"the snapshot holds no {names}, so it cannot tell whether the cluster has none: {add_kinds_text(kinds)}"
+from podwhy.snapshot.resources import SNAPSHOT_COMMAND, kubectl_dump_command
 
 
 def add_kinds_text(kinds: Sequence[str]) -> str:

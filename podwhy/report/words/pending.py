@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Sequence
 
 from podwhy.analysis.causes import (
     BoundCreating,
@@ -68,20 +67,12 @@ from podwhy.analysis.remedies import (
     UnknownSchedulerName,
 )
 from podwhy.report.words.autoscaling import evidence_text
+from podwhy.report.words.fate import preempt_text
 from podwhy.report.words.schedulers import hint, hint_command, no_profile_note, no_scheduler
 from podwhy.verdict import Verdict
 
 # Nodes named in a cause before "and N more".
 MAX_NODES_NAMED = 3
-
-
-def preempt_text(node: str, victims: Sequence[str], named: int | None = None) -> str:
-    """ "will preempt 9 pods on node-1 (a, b, ...)": the fate of a pod preemption places, in every
-    command's words; `named`: victims listed at most (more are only counted)."""
-    count = len(victims)
-    pods = f"{count} pod{'s' if count != 1 else ''}"
-    listed = f" ({', '.join(victims)})" if named is None or count <= named else ""
-    return f"will preempt {pods} on {node}{listed}"
 
 
 def _progress(progress: InitProgress) -> str:

@@ -70,6 +70,7 @@ from podwhy.analysis.suggest.facts import (
     WorkBound,
 )
 from podwhy.cluster.nodecopy import StartupPods
+from podwhy.report.words.cells import amount_text
 from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
@@ -78,7 +79,6 @@ MAX_NODES_NAMED = 3
 MAX_NAMES_SELECTING = 3
 # What keeps new copies of every node off, named when no node qualifies for copying.
 MAX_REASONS_NAMED = 3
-MI = 1024 * 1024
 
 # What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
 RECREATED_BY = {
@@ -339,16 +339,6 @@ def adder_text(adder: NodeAdder | None, count: int) -> str:
 
 def _more_nodes(count: int) -> str:
     return "1 more node" if count == 1 else f"{count} more nodes"
-
-
-def amount_text(resource: str, amount: int) -> str:
-    if resource == "cpu":
-        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        for unit, size in (("Gi", 1024 * MI), ("Mi", MI), ("Ki", 1024)):
-            if amount >= size and amount % size == 0:
-                return f"{amount // size}{unit}"
-    return str(amount)
 
 
 def _kept_off(why: KeptOff) -> str:

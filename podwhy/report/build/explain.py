@@ -2,78 +2,57 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling import AutoscalingAnalysis
-from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
-from podwhy.analysis.remedies import remedy
+from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
-from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
-from podwhy.analysis.suggest.facts import Note, Sized
-from podwhy.framework.runtime import PostFilterOutcome, PreFilterRecord
-from podwhy.framework.scoring import PluginScore
+from podwhy.analysis.suggest.facts import Note
+from podwhy.framework.runtime import NodeVerdict, PostFilterOutcome, PreFilterRecord
+from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
-from podwhy.report.inputs import api_server_warnings, input_warnings
+from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
+from podwhy.report.build.inputs import api_server_warnings, input_warnings
+from podwhy.report.build.versions import version_warnings
 from podwhy.report.model import (
-    BlockingCause,
     Candidate,
-    CauseNodes,
-    Consumer,
     DefaultedField,
     DryRunStatus,
-    GroupSizingNote,
-    MissingTopologyKeyCause,
-    NoAffinityMatchCause,
     NodeReport,
     NominatedPod,
-    NotAdvertisedCause,
     PendingCause,
-    PendingCauseSummary,
-    PendingGroup,
-    PendingReport,
-    PendingScope,
     PluginStatus,
     PodSummary,
     Preemption,
     PreFilterEntry,
     Report,
     SamplingReport,
-    SchedulerVersion,
     SchedulerWord,
     SchedulingEvent,
     ScoreEntry,
-    SelectorMismatchCause,
-    SnapshotSummary,
     StatusName,
-    Suggestion,
-    TooSmallCause,
-    UntoleratedTaintCause,
     Victim,
 )
-from podwhy.report.versions import version_warnings
 from podwhy.report.words.autoscaling import autoscaling_report
-from podwhy.report.words.blocking import blocking_text
-from podwhy.report.words.kinds import add_kinds_text, lacking_kinds_warning
-from podwhy.report.words.pending import cause_text, details_text, remedy_text
+from podwhy.report.words.kinds import add_kinds_text
+from podwhy.report.words.lacking import lacking_kinds_warning
+from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
-from podwhy.report.words.suggest import estimate_text, note_text, sizing_text, suggestion_text
+from podwhy.report.words.suggest import note_text
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.versions import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
 DEFAULT_CONFIG_SOURCE = "the default configuration"
-# Pending pods that are not stuck: they start as things stand, or podwhy cannot tell.
-NOT_STUCK = (Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE, Verdict.WAITING_FOR_NODE)
 
 
 def status_name(status: Status) -> StatusName:
@@ -145,66 +124,6 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
         for node, st in pre.node_statuses.items()
     ]
     return out
-
-
-def blocking_cause(cause: blocking.BlockingCause) -> BlockingCause:
-    """A cause of analysis/blocking.py as the report says it, its facts and its line."""
-    text, plugin, nodes = blocking_text(cause), cause.plugin, list(cause.nodes)
-    match cause:
-        case blocking.TooSmall():
-            return TooSmallCause(
-                plugin=plugin,
-                text=text,
-                nodes=nodes,
-                resource=cause.resource,
-                unit=cause.unit,
-                requested=cause.requested,
-                mostFree=cause.most_free,
-                mostFreeNode=cause.most_free_node,
-                everyNode=cause.every_node,
-                topConsumers=[Consumer(pod=pod, requested=amount) for pod, amount in cause.consumers],
-            )
-        case blocking.NotAdvertised():
-            return NotAdvertisedCause(
-                plugin=plugin,
-                text=text,
-                nodes=nodes,
-                resource=cause.resource,
-                requested=cause.requested,
-                everyNode=cause.every_node,
-            )
-        case blocking.UntoleratedTaint():
-            return UntoleratedTaintCause(plugin=plugin, text=text, nodes=nodes, taint=cause.taint)
-        case blocking.MissingTopologyKey():
-            return MissingTopologyKeyCause(
-                plugin=plugin,
-                text=text,
-                nodes=nodes,
-                topologyKey=cause.topology_key,
-                constraint=cause.constraint,
-                everyNode=cause.every_node,
-                similarLabels=list(cause.similar),
-            )
-        case blocking.NoAffinityMatch():
-            return NoAffinityMatchCause(
-                plugin=plugin,
-                text=text,
-                nodes=nodes,
-                selector=cause.selector,
-                namespaces=list(cause.namespaces),
-                namespaceSelector=cause.namespace_selector,
-                topologyKey=cause.topology_key,
-            )
-        case blocking.SelectorMismatch():
-            return SelectorMismatchCause(
-                plugin=plugin,
-                text=text,
-                nodes=nodes,
-                source=cause.source,
-                wanted=cause.wanted,
-                alsoRejectedBy=list(cause.also),
-                eachRejectedOtherwise=cause.each_otherwise,
-            )
 
 
 def _no_profile_message(cycle: CycleOutcome, snapshot: Snapshot) -> str:
@@ -346,16 +265,6 @@ def _not_evaluated_cause(plugins: Sequence[str]) -> list[str]:
     ]
 
 
-def scheduler_version(version: ChosenVersion | None) -> SchedulerVersion:
-    """The emulated release and how it was chosen (the v1.35 default when nobody chose)."""
-    version = version or ChosenVersion(DEFAULT_EMULATION, VersionSource.DEFAULT)
-    return SchedulerVersion(
-        version=version.emulation.name,
-        versionSource=version.source.value,
-        clusterVersion=str(version.found) if version.found is not None else None,
-    )
-
-
 def scheduler_word(
     pod: o.Pod,
     snapshot: Snapshot,
@@ -395,155 +304,6 @@ def scheduler_word(
     )
 
 
-def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
-    return SnapshotSummary(
-        sources=list(snapshot.sources),
-        nodes=len(snapshot.nodes),
-        pods=len(snapshot.pods),
-        # The autoscalers' kinds are the autoscaling analysis's to report, not every report's.
-        missingKinds=sorted(snapshot.missing_kinds - o.AUTOSCALER_KINDS),
-        ignoredKinds=dict(sorted(snapshot.ignored_kinds.items())),
-        takenAt=snapshot.taken_at or UNSET,
-    )
-
-
-def _suggestion(s: SuggestedChange) -> Suggestion:
-    return Suggestion(
-        kind=s.kind, summary=suggestion_text(s), nodes=list(s.nodes), patches=list(s.patches), command=s.command
-    )
-
-
-def _no_autoscaler_view(autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None) -> str | None:
-    """Said once for the report when no group got an autoscaler's view: there is none, or the
-    snapshot cannot tell."""
-    if not autoscaling or any(a.views for a in autoscaling.values()):
-        return None
-    return autoscaling_report(next(iter(autoscaling.values()))).summary
-
-
-def _cause_nodes(sizing: GroupSizing, pods: int) -> CauseNodes:
-    sized = sizing.note if sizing.outcome == SizingOutcome.SIZED and isinstance(sizing.note, Sized) else None
-    return CauseNodes(
-        outcome=sizing.outcome,
-        count=sized.count if sized is not None else None,
-        like=sized.like if sized is not None else None,
-        note=estimate_text(sizing.note, pods),
-    )
-
-
-def _summary(
-    pending: list[PendingPod], causes: Mapping[CauseKey, CauseSizing], groups: Mapping[GroupKey, GroupSizing]
-) -> list[PendingCauseSummary]:
-    """Pods by verdict and cause, every owner together, most pods first, each with its next step."""
-    members: dict[CauseKey, list[PendingPod]] = {}
-    for item in pending:
-        members.setdefault(item.cause_key, []).append(item)
-    out: list[PendingCauseSummary] = []
-    for key, items in members.items():
-        owners: dict[str, int] = {}
-        for item in items:
-            if item.owner is not None:
-                owners[str(item.owner)] = owners.get(str(item.owner), 0) + 1
-        found = causes.get(key)
-        keys = {item.group_key for item in items}
-        sized = found.sizing if found is not None else groups.get(next(iter(keys))) if len(keys) == 1 else None
-        step, commands = remedy_text(remedy(items, sized))
-        out.append(
-            PendingCauseSummary(
-                verdict=items[0].verdict,
-                cause=cause_text(items[0].cause),
-                blocking=[blocking_text(c) for c in found.blocking] if found is not None else [],
-                count=len(items),
-                owners=sorted(owners, key=lambda owner: (-owners[owner], owner)),
-                bare=sum(1 for item in items if item.owner is None),
-                groups=len({item.group_key for item in items}),
-                nodes=_cause_nodes(found.sizing, len(items))
-                if found is not None and found.sizing is not None
-                else None,
-                remedy=step,
-                commands=commands,
-            )
-        )
-    return sorted(out, key=lambda c: (-c.count, c.cause))
-
-
-def build_pending_report(
-    pending: list[PendingPod],
-    snapshot: Snapshot,
-    sizing: Mapping[GroupKey, GroupSizing] | None = None,
-    namespace: str | None = None,
-    version: ChosenVersion | None = None,
-    autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
-    causes: Mapping[CauseKey, CauseSizing] | None = None,
-    elsewhere: Sequence[PendingPod] = (),
-    all_namespaces: str | None = None,
-) -> PendingReport:
-    """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
-    Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
-    namespace covered (None: every namespace). `causes`: per Unschedulable cause, what blocks its
-    pods and the nodes that hold them all (the summary's). `elsewhere`: for a namespace without
-    Pending pods, those of the other namespaces, classified; `all_namespaces`: the command that
-    shows them."""
-    groups: dict[GroupKey, PendingGroup] = {}
-    for item in pending:
-        key = item.group_key
-        group = groups.get(key)
-        if group is None:
-            sized = (sizing or {}).get(key)
-            group = groups[key] = PendingGroup(
-                verdict=item.verdict,
-                cause=cause_text(item.cause),
-                owner=key[2],
-                count=0,
-                pods=[],
-                details=[],
-                suggestions=[_suggestion(s) for s in ([sized.suggestion] if sized.suggestion else []) + sized.levers]
-                if sized is not None
-                else [],
-                sizing=GroupSizingNote(outcome=sized.outcome, note=sizing_text(sized.note))
-                if sized is not None
-                else None,
-                autoscaling=autoscaling_report(autoscaling[key])
-                if autoscaling and key in autoscaling and autoscaling[key].views
-                else None,
-            )
-        group.count += 1
-        group.pods.append(item.key)
-        group.details.extend(d for d in details_text(item.details) if d not in group.details)
-    ordered = sorted(groups.values(), key=lambda g: (-g.count, g.cause, g.owner or ""))
-    waiting = sum(1 for item in pending if item.verdict == Verdict.WAITING_FOR_NODE)
-    stuck = sum(1 for item in pending if item.verdict not in NOT_STUCK)
-    every = snapshot.namespace_names() if namespace is None else []
-    scope = PendingScope(
-        namespace=namespace,
-        namespaces=1 if namespace is not None else len(every),
-        only=next(iter(every)) if len(every) == 1 else None,
-        elsewhere=0
-        if namespace is None
-        else sum(1 for p in snapshot.pods if is_pending(p) and p.metadata.namespace != namespace),
-        elsewhereStuck=sum(1 for item in elsewhere if item.verdict not in NOT_STUCK),
-        elsewhereVerdicts=sorted({item.verdict for item in elsewhere}),
-        allNamespaces=all_namespaces if elsewhere else None,
-    )
-    lacking = sorted({kind for item in pending if item.cycle is not None for kind in item.cycle.lacking_kinds})
-    return PendingReport(
-        total=len(pending),
-        stuck=stuck,
-        waiting=waiting,
-        autoscalers=_no_autoscaler_view(autoscaling),
-        summary=_summary(pending, causes or {}, sizing or {}),
-        groups=ordered,
-        snapshot=snapshot_summary(snapshot),
-        scope=scope,
-        scheduler=scheduler_version(version),
-        warnings=[
-            *input_warnings(snapshot),
-            *version_warnings(version),
-            *([lacking_kinds_warning(lacking)] if lacking else []),
-        ],
-    )
-
-
 def pending_cause(item: PendingPod | None) -> PendingCause | None:
     if item is None:
         return None
@@ -552,6 +312,38 @@ def pending_cause(item: PendingPod | None) -> PendingCause | None:
         cause=cause_text(item.cause),
         owner=str(item.owner) if item.owner is not None else None,
         details=details_text(item.details),
+    )
+
+
+def _pod_summary(cycle: CycleOutcome) -> PodSummary:
+    pod = cycle.pod.pod
+    return PodSummary(
+        namespace=pod.metadata.namespace,
+        name=pod.metadata.name,
+        uid=pod.metadata.uid,
+        phase=pod.status.phase,
+        priority=cycle.pod.priority,
+        schedulerName=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+        nodeName=pod.spec.node_name or None,
+        nominatedNodeName=pod.status.nominated_node_name or None,
+        schedulingGates=list(cycle.gates),
+        requests=_requests(cycle.pod),
+    )
+
+
+def _node_report(verdict: NodeVerdict, scores: ScoreOutcome | None) -> NodeReport:
+    ff = verdict.first_failure
+    return NodeReport(
+        name=verdict.name,
+        feasible=verdict.feasible,
+        filters=[plugin_status(name, st) for name, st in verdict.filters.items()],
+        firstFailure=plugin_status(ff.plugin, ff, with_evidence=False) if ff is not None else None,
+        nominatedPods=[
+            NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi)) for pi in verdict.nominated_pods
+        ],
+        feasibleWithoutNominated=verdict.feasible_without_nominated,
+        scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
+        totalScore=scores.totals.get(verdict.name) if scores is not None else None,
     )
 
 
@@ -569,18 +361,7 @@ def build_report(
     classifies the pod."""
     pod = cycle.pod.pod
     report = Report(
-        pod=PodSummary(
-            namespace=pod.metadata.namespace,
-            name=pod.metadata.name,
-            uid=pod.metadata.uid,
-            phase=pod.status.phase,
-            priority=cycle.pod.priority,
-            schedulerName=pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
-            nodeName=pod.spec.node_name or None,
-            nominatedNodeName=pod.status.nominated_node_name or None,
-            schedulingGates=list(cycle.gates),
-            requests=_requests(cycle.pod),
-        ),
+        pod=_pod_summary(cycle),
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
@@ -598,7 +379,7 @@ def build_report(
         notStorable=snapshot.unstorable.get(f"{pod.metadata.namespace}/{pod.metadata.name}", ""),
         notEvaluated=cycle.not_evaluated_text if cycle.verdict == Verdict.INCONCLUSIVE else "",
         lackingKinds=list(cycle.lacking_kinds) if cycle.verdict == Verdict.INCONCLUSIVE else [],
-        suggestions=[_suggestion(s) for s in suggestions],
+        suggestions=[suggestion(s) for s in suggestions],
         autoscaling=autoscaling_report(autoscaling) if autoscaling is not None else None,
     )
     not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
@@ -619,22 +400,7 @@ def build_report(
     report.preFilter = [_pre_filter_entry(rec) for rec in outcome.pre_filter]
     scores = cycle.scores
     for verdict in outcome.nodes:
-        ff = verdict.first_failure
-        report.nodes.append(
-            NodeReport(
-                name=verdict.name,
-                feasible=verdict.feasible,
-                filters=[plugin_status(name, st) for name, st in verdict.filters.items()],
-                firstFailure=plugin_status(ff.plugin, ff, with_evidence=False) if ff is not None else None,
-                nominatedPods=[
-                    NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi))
-                    for pi in verdict.nominated_pods
-                ],
-                feasibleWithoutNominated=verdict.feasible_without_nominated,
-                scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
-                totalScore=scores.totals.get(verdict.name) if scores is not None else None,
-            )
-        )
+        report.nodes.append(_node_report(verdict, scores))
     report.feasibleNodes = list(outcome.feasible)
     if cycle.post_filter is not None:
         report.preemption = _preemption(cycle.post_filter)

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podwhy.report.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
+from podwhy.report.render.check import check_summary
+from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
+from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
-from podwhy.report.table import (
-    MAX_NAMES_IN_GROUP,
-    check_summary,
-    no_pending_line,
-    owners_text,
-    pending_headline,
-    pending_row,
-)
 from podwhy.report.words.cells import why_cell
+from podwhy.report.words.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.placement import placed_nodes_text
 

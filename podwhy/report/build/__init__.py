@@ -1,0 +1,1 @@
+"""The report built: facts in, report.model out, one module per command."""

@@ -1,0 +1,1 @@
+"""The report drawn: table, markdown, JUnit and stderr, from report.model and report.words only."""

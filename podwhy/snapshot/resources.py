@@ -1,0 +1,89 @@
+"""The resources podwhy reads, as `kubectl get` names them, and the commands that dump them: data
+the report's words quote (live.py reads them from the API server)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One listable resource: where it is served and what kind its items are."""
+
+    kind: str
+    group_version: str  # "v1" for the core group
+    plural: str
+    # One object read by name (one GET, never a list): its namespace and name.
+    namespace: str = ""
+    name: str = ""
+    # Served only where an add-on is installed (Karpenter's CRDs): not served means the cluster
+    # has none (vouched absent), not a missing kind.
+    optional: bool = False
+
+    @property
+    def group(self) -> str:
+        return self.group_version.rpartition("/")[0]
+
+    def path(self, namespace: str | None = None) -> str:
+        base = "/api/v1" if self.group_version == "v1" else f"/apis/{self.group_version}"
+        if self.name:
+            namespaced = f"/namespaces/{quote(self.namespace, safe='')}" if self.namespace else ""
+            return f"{base}{namespaced}/{self.plural}/{quote(self.name, safe='')}"
+        if namespace is not None:
+            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    @property
+    def display(self) -> str:
+        plural = f"{self.plural}.{self.group}" if self.group else self.plural
+        if self.name:
+            return f"{plural} {self.namespace}/{self.name}" if self.namespace else f"{plural} {self.name}"
+        return plural
+
+
+# Everything the plugins read, the owners pods are named after, and nothing else (never Secrets,
+# and of the ConfigMaps only Cluster Autoscaler's status, see AUTOSCALER_RESOURCES).
+RESOURCES: tuple[Resource, ...] = (
+    Resource("Node", "v1", "nodes"),
+    Resource("Pod", "v1", "pods"),
+    Resource("PersistentVolume", "v1", "persistentvolumes"),
+    Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims"),
+    Resource("Namespace", "v1", "namespaces"),
+    Resource("Service", "v1", "services"),
+    Resource("LimitRange", "v1", "limitranges"),
+    Resource("ResourceQuota", "v1", "resourcequotas"),
+    Resource("ReplicationController", "v1", "replicationcontrollers"),
+    Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
+    Resource("CSINode", "storage.k8s.io/v1", "csinodes"),
+    Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
+    Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities"),
+    Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments"),
+    Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
+    Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses"),
+    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
+    Resource("ReplicaSet", "apps/v1", "replicasets"),
+    Resource("StatefulSet", "apps/v1", "statefulsets"),
+    # Not read by plugins: they name a pod's owner (Job -> CronJob) for `pending` and suggestions.
+    Resource("Job", "batch/v1", "jobs"),
+    Resource("CronJob", "batch/v1", "cronjobs"),
+    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
+    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
+    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
+    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
+)
+# The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
+SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
+
+
+def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:
+    """`kubectl get` of every resource podwhy reads (or of those of KINDS) as one YAML List. Names
+    are group-qualified, so a custom resource of the same plural is never listed instead."""
+    names = [r.display for r in RESOURCES if kinds is None or r.kind in kinds]
+    return f"kubectl get {','.join(names)} -A -o yaml"
+
+
+# How a live source names itself among a snapshot's sources, and how a kind the server refused ends.
+LIVE_SOURCE = "live: "
+FORBIDDEN = ": forbidden"
