@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 import podwhy
+from podwhy.cli.output import say
 from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.model.errors import ModelError
 from podwhy.verdict import ExitCode
@@ -36,33 +37,6 @@ def _program_name() -> str | None:
     """`kubectl podwhy` when run as the kubectl plugin, else None (click's own detection)."""
     base = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return KUBECTL_PLUGIN_NAME if base.removesuffix(".exe") == KUBECTL_PLUGIN else None
-
-
-def stderr_width() -> int | None:
-    """The width to wrap messages on stderr to: its terminal's (COLUMNS when set, as rich reads
-    it), or None when stderr is not a terminal (piped, redirected: one line per message)."""
-    try:
-        if not sys.stderr.isatty():
-            return None
-        columns = os.environ.get("COLUMNS", "")
-        return (
-            int(columns)
-            if columns.isdigit() and int(columns) > 0
-            else os.get_terminal_size(sys.stderr.fileno()).columns
-        )
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
-def say(line: str) -> None:
-    """One message (an error, a warning, what -v says) on stderr: one line, wrapped at word
-    boundaries to the terminal's width when stderr is one (report/stderr.py)."""
-    width = stderr_width()
-    if width is not None:
-        from podwhy.report.stderr import wrapped
-
-        line = "\n".join(wrapped(line, width))
-    print(line, file=sys.stderr)
 
 
 def _usage_error(exc: typer.TyperException) -> int:
