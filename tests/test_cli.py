@@ -364,7 +364,7 @@ def test_piped_warnings_stay_one_line_each(tmp_path: Path) -> None:
 def test_on_a_terminal_warnings_wrap_at_words_and_keep_commands_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 70)
+    monkeypatch.setattr("podwhy.cli.output.stderr_width", lambda: 70)
     _, _, err = _warnings(tmp_path)
     assert err.splitlines() == [
         "podwhy: warning: the snapshot holds no RuntimeClasses, so it cannot",
@@ -377,13 +377,13 @@ def test_on_a_terminal_warnings_wrap_at_words_and_keep_commands_whole(
         "  NodeResourcesFit, TaintToleration",
     ]
     # Narrower than the command: it stands whole on a line of its own.
-    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 40)
+    monkeypatch.setattr("podwhy.cli.output.stderr_width", lambda: 40)
     _, _, err = _warnings(tmp_path)
     assert f"\n  {COMMAND};\n" in err and all(len(line) <= 40 for line in err.splitlines() if "`" not in line)
 
 
 def test_errors_wrap_on_a_terminal_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("podwhy.cli.stderr_width", lambda: 60)
+    monkeypatch.setattr("podwhy.cli.output.stderr_width", lambda: 60)
     code, _, err = run("x", "--from", "-", input="")
     assert code == 3
     assert err == (

@@ -1,0 +1,5 @@
+"""`python -m podwhy.cli`, as `podwhy`."""
+
+from podwhy.cli import app
+
+app()

@@ -1,0 +1,103 @@
+"""`podwhy explain`: why one pod is (or is not) schedulable, node by node and plugin by plugin."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from podwhy.cli.complete import complete_pod
+from podwhy.cli.errors import one_line_errors
+from podwhy.cli.options import Output, OutputOption, Shared, from_option, namespace_option, shared_options
+from podwhy.cli.output import emit, print_loaded, write_structured
+from podwhy.cli.sources import check_live_options, no_empty_path, select_source
+from podwhy.errors import UsageError
+
+if TYPE_CHECKING:
+    from podwhy.report.model import Report
+
+# What -v says.
+EXPLAIN_SAYS = "what was loaded and skipped, and what kube-scheduler said when it differs"
+
+
+@shared_options(EXPLAIN_SAYS)
+def explain(
+    pod: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="POD", help="NAME or NAMESPACE/NAME of the pod to explain.", autocompletion=complete_pod
+        ),
+    ] = None,
+    from_: Annotated[
+        list[str] | None,
+        from_option(
+            "Snapshot to read: a kubectl -o yaml|json file, a folder, a cluster-info dump, or - for stdin."
+            " Repeatable. Without it, podwhy reads the cluster of the current kubeconfig context (GET only)."
+        ),
+    ] = None,
+    namespace: Annotated[
+        str | None, namespace_option("Namespace of POD (default: the context's namespace, else default).")
+    ] = None,
+    pod_file: Annotated[
+        str | None,
+        typer.Option("--file", "-f", metavar="FILE", help="Explain this pod manifest instead of one in the snapshot."),
+    ] = None,
+    output: OutputOption = Output.table,
+    node: Annotated[
+        str | None, typer.Option("--node", metavar="NODE", help="Show the facts behind every verdict on one node.")
+    ] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Explain why POD is (or is not) schedulable, node by node and plugin by plugin."""
+    from podwhy.engine import ExplainRequest
+    from podwhy.engine import explain as run_explain
+
+    with one_line_errors(shared.debug):
+        if pod is None and pod_file is None:
+            raise UsageError("no pod given", hint="name the pod (NAME or NAMESPACE/NAME) or pass -f pod.yaml")
+        if pod is not None and pod_file is not None:
+            raise UsageError(
+                f"two pods given: {pod} and -f {pod_file}", hint="explain one: NAME (or NAMESPACE/NAME), or -f FILE"
+            )
+        no_empty_path("-f", [] if pod_file is None else [pod_file])
+        if pod_file == "-" and from_ and "-" in from_:
+            raise UsageError("-f - and --from - cannot both read stdin")
+        check_live_options(from_, shared)
+        from podwhy.report.render.progress import fetch_progress
+
+        events = None if pod is None else partial(_pod_events, pod)
+        with fetch_progress(shared.progress_shown(output)) as progress:
+            selected = select_source(from_, shared, progress, namespace=namespace, events_for=events)
+            report = run_explain(
+                ExplainRequest(
+                    pod_ref=pod,
+                    namespace=selected.namespace or "default",
+                    source=selected.source,
+                    pod_file=None if pod_file is None else Path(pod_file),
+                    scheduler_config=shared.scheduler_config,
+                    node=node,
+                    kube_version=shared.kube_version,
+                )
+            )
+        if shared.verbose:
+            print_loaded(report.snapshot)
+        # Warnings go to stderr whatever the output: -o json|yaml keeps stdout to the report alone.
+        emit(report.verdict.exit_code, lambda: _render(report, output, node, shared.verbose), report.warnings)
+
+
+def _pod_events(pod: str, namespace: str | None) -> tuple[str, str]:
+    """The events of POD, named as explain's POD argument names it (live: in the namespace chosen)."""
+    from podwhy.engine import split_pod_ref
+
+    return split_pod_ref(pod, namespace or "")
+
+
+def _render(report: Report, output: Output, node: str | None, verbose: bool = False) -> None:
+    if write_structured(report, output):
+        return
+    from podwhy.report.render.explain import render_table
+
+    render_table(report, wide=output == Output.wide, node=node, verbose=verbose)

@@ -1,0 +1,268 @@
+"""The options the commands share, declared once: their Annotated types, the live-mode and common
+options gathered into one value, the names podwhy goes by, and kubectl's spellings of options."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from podwhy.errors import UsageError
+
+PROGRAM = "podwhy"
+# kubectl runs `kubectl-podwhy` (pyproject's second entry point) for `kubectl podwhy ...`.
+KUBECTL_PLUGIN = "kubectl-podwhy"
+KUBECTL_PLUGIN_NAME = "kubectl podwhy"
+
+
+def program_name() -> str | None:
+    """`kubectl podwhy` when run as the kubectl plugin, else None (click's own detection)."""
+    base = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return KUBECTL_PLUGIN_NAME if base.removesuffix(".exe") == KUBECTL_PLUGIN else None
+
+
+# kubectl's spellings of the options podwhy shares with it (pflag's): a short option's value after
+# `=` (`-o=json`, `-n=shop`; click would read `=json` as the value), and klog's verbosity levels
+# `-v=N`, `--v=N` and `-vN` for -v, a flag here: N >= 1 is -v, 0 is not verbose.
+_SHORT_VALUE = re.compile(r"-([onf])=(.*)", re.DOTALL)
+_VERBOSITY = re.compile(r"(?:-v|--v)=(.*)|-v([0-9]+)", re.DOTALL)
+
+
+def kubectl_spellings(args: Sequence[str]) -> list[str]:
+    """ARGS with kubectl's spellings rewritten as click reads them (`-o=json` as `-o json`, `-v=6`
+    as `-v`, `-v=0` dropped); nothing after `--`. UsageError for a level that is not a number."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if short := _SHORT_VALUE.fullmatch(arg):
+            out += [f"-{short[1]}", short[2]]
+        elif verbosity := _VERBOSITY.fullmatch(arg):
+            level = verbosity[1] if verbosity[1] is not None else verbosity[2]
+            if not (level.isascii() and level.isdigit()):
+                raise UsageError(
+                    f"{arg}: a verbosity level is a number, as kubectl's -v=N", hint="-v=1 or more is -v, -v=0 is not"
+                )
+            if int(level) >= 1:
+                out.append("-v")
+        else:
+            out.append(arg)
+    return out
+
+
+class Output(StrEnum):
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+    markdown = "markdown"
+
+
+def parse_path(text: str) -> Path:
+    """A path option's value: an empty one would name the current folder (Path('') is '.')."""
+    if not text:
+        raise typer.BadParameter("an empty path: name a file")
+    return Path(text)
+
+
+def _paths_text(text: str) -> str:
+    if not text:
+        raise typer.BadParameter("an empty path: name a file")
+    return text
+
+
+# Options several commands share, declared once.
+KubeconfigOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kubeconfig",
+        parser=_paths_text,
+        metavar="PATH",
+        help="Kubeconfig file(s) for live mode (default: $KUBECONFIG).",
+    ),
+]
+ContextOption = Annotated[
+    str | None, typer.Option("--context", metavar="NAME", help="Kubeconfig context for live mode.")
+]
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """A request timeout as kubectl's --request-timeout takes it: seconds (`30`, `1.5`), or a Go
+    duration (`30s`, `1m30s`, `500ms`); 0 for no limit."""
+    raw = text.strip()
+    if re.fullmatch(r"\d+(?:\.\d*)?|\.\d+", raw):
+        return float(raw)
+    parts = _DURATION.findall(raw)
+    if not parts or "".join(a + b for a, b in parts) != raw:
+        raise typer.BadParameter(f"{text!r} is not a duration: give seconds (30) or a duration (30s, 1m, 500ms)")
+    return sum(float(amount) * _DURATION_UNITS[unit] for amount, unit in parts)
+
+
+RequestTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--request-timeout",
+        parser=parse_duration,
+        metavar="DURATION",
+        help="How long each API request (and the kubeconfig's exec credential plugin) may take, its whole answer"
+        " included: seconds or a duration (30s, 2m); 0 for no limit. Default 60s.",
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-skip-tls-verify",
+        metavar="",
+        help="Do not check the API server's certificate, as kubectl's flag (HTTPS without it is open to"
+        " anyone between podwhy and the server).",
+    ),
+]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", metavar="", help="No progress display (reading, fetching, placing).")
+]
+DebugOption = Annotated[bool, typer.Option("--debug", metavar="", help="Show tracebacks of errors.")]
+
+
+def from_option(help: str) -> Any:
+    """--from PATH, repeatable: the snapshot a command reads; HELP says what it is for there."""
+    return typer.Option("--from", metavar="PATH", help=help)
+
+
+def namespace_option(help: str) -> Any:
+    """-n/--namespace; HELP says what it means for the command."""
+    return typer.Option("--namespace", "-n", metavar="NAMESPACE", help=help)
+
+
+def _verbose_option(says: str) -> Any:
+    """-v/--verbose, on every command: what it says besides its output (on stderr, or in explain's table)."""
+    return typer.Option("--verbose", "-v", metavar="", help=f"Say {says}. kubectl's -v=N works too (N >= 1).")
+
+
+OutputOption = Annotated[
+    Output,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FORMAT",
+        help="table, wide, json, yaml or markdown (a pull-request comment or CI job summary).",
+    ),
+]
+SchedulerConfigOption = Annotated[
+    Path | None,
+    typer.Option("--scheduler-config", parser=parse_path, metavar="FILE", help="A KubeSchedulerConfiguration file."),
+]
+CompleteOption = Annotated[
+    bool,
+    typer.Option(
+        "--complete",
+        help="The --from files hold every object of the cluster: a kind they hold none of, the cluster has none of"
+        " (without it such a kind leaves the plugins that need it NotEvaluated). See docs/complete.md.",
+    ),
+]
+KubeVersionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kube-version",
+        metavar="VERSION",
+        help="kube-scheduler release to emulate: 1.33, 1.34, 1.35 or 1.36 (v1.36.3 works too)."
+        " Default: the cluster's (API server /version, the kube-scheduler pod's image, the kubelets).",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """How to reach the live cluster: --kubeconfig, --context, --request-timeout,
+    --insecure-skip-tls-verify (all unset: the current context, as kubectl)."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: float | None = None
+    insecure_skip_tls_verify: bool = False
+
+    def given(self) -> bool:
+        """Whether any of them was given on the command line."""
+        return any(
+            option is not None and option is not False
+            for option in (self.kubeconfig, self.context, self.request_timeout, self.insecure_skip_tls_verify)
+        )
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The options every command ends with, gathered by `shared_options`: the scheduler's
+    (explain, pending and check), the live cluster's, and -q, -v, --debug."""
+
+    live: LiveOptions
+    quiet: bool
+    verbose: bool
+    debug: bool
+    scheduler_config: Path | None = None
+    complete: bool = False
+    kube_version: str | None = None
+
+    def progress_shown(self, output: Output) -> bool:
+        """Whether to show progress on stderr: not with -q, nor with output made for programs."""
+        return not self.quiet and output in (Output.table, Output.wide)
+
+
+_LIVE = ("kubeconfig", "context", "request_timeout", "insecure_skip_tls_verify")
+_SCHEDULING = ("scheduler_config", "complete", "kube_version")
+
+
+def _shared_parameters(says: str, scheduling: bool) -> list[inspect.Parameter]:
+    """The shared options as parameters, in the order --help lists them."""
+    declared: list[tuple[str, Any, object]] = [
+        ("kubeconfig", KubeconfigOption, None),
+        ("context", ContextOption, None),
+        ("request_timeout", RequestTimeoutOption, None),
+        ("insecure_skip_tls_verify", InsecureOption, False),
+        ("quiet", QuietOption, False),
+        ("verbose", Annotated[bool, _verbose_option(says)], False),
+        ("debug", DebugOption, False),
+    ]
+    if scheduling:
+        declared[:0] = [
+            ("scheduler_config", SchedulerConfigOption, None),
+            ("complete", CompleteOption, False),
+            ("kube_version", KubeVersionOption, None),
+        ]
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return [inspect.Parameter(name, kind, default=default, annotation=hint) for name, hint, default in declared]
+
+
+def shared_options(says: str, *, scheduling: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A command's function with the shared options after its own, as typer reads parameters, and
+    handed to it as one keyword `shared`. SAYS: what its -v says; SCHEDULING: whether it takes
+    --scheduler-config, --complete and --kube-version (snapshot does not)."""
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "shared"]
+        parameters = [*own, *_shared_parameters(says, scheduling)]
+
+        def run(**given: Any) -> None:
+            live = LiveOptions(**{name: given.pop(name) for name in _LIVE})
+            scheduler = {name: given.pop(name) for name in _SCHEDULING if scheduling}
+            common = {name: given.pop(name) for name in ("quiet", "verbose", "debug")}
+            command(**given, shared=Shared(live, **common, **scheduler))
+
+        run.__name__ = command.__name__
+        run.__qualname__ = command.__qualname__
+        run.__module__ = command.__module__
+        run.__doc__ = command.__doc__
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run
+
+    return decorate
