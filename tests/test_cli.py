@@ -429,7 +429,16 @@ def test_the_terminal_width_is_stderrs_and_none_when_piped(monkeypatch: pytest.M
             assert stderr_width() == 30
             say("podwhy: warning: one two three four five six")
             tty.flush()
-        shown = os.read(master, 4096).decode().replace("\r\n", "\n")
+        received = b""
+        while True:  # one read may return part of what was written: read until the closed end (EIO)
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            received += chunk
+        shown = received.decode().replace("\r\n", "\n")
     finally:
         os.close(master)
     assert shown == "podwhy: warning: one two three\n  four five six\n"
