@@ -17,10 +17,10 @@ from podwhy.cluster.apiserver.validation import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
+from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
+from podwhy.framework.emulation import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
-from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
-from podwhy.framework.versions import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report, likely_release_cause
 from podwhy.report.build.pending import build_pending_report
@@ -28,7 +28,7 @@ from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
-from podwhy.scheduler.versions import VersionSource, choose_version, parse_kube_version_flag
+from podwhy.scheduler.release import VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource, input_names
@@ -70,7 +70,7 @@ class ExplainRequest:
     scheduler_config: Path | None = None
     # --node: checked against the snapshot before anything runs or prints.
     node: str | None = None
-    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see scheduler.versions).
+    # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see scheduler.release).
     kube_version: str | None = None
 
 

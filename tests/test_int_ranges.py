@@ -20,8 +20,8 @@ from podwhy.cli import app
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.snapshot import fastyaml
+from podwhy.snapshot.apiversions import read_versions
 from podwhy.snapshot.decode import decode
-from podwhy.snapshot.versions import read_versions
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.framework.versions import DYNAMIC_RESOURCE_ALLOCATION, EMULATED, Emulation
+from podwhy.framework.emulation import DYNAMIC_RESOURCE_ALLOCATION, EMULATED, Emulation
 
 REPORTS = Path(__file__).resolve().parent.parent / "fixtures" / "reports"
 CASES = sorted(p for p in REPORTS.iterdir() if (p / "case.json").is_file())
@@ -37,7 +37,7 @@ def _message(folder: Path, release: str) -> str:
 
 
 def _words(emulation: Emulation) -> tuple[bool, ...]:
-    """What of a release changes the words of a FailedScheduling message (versions.py)."""
+    """What of a release changes the words of a FailedScheduling message (framework/emulation.py)."""
     return (
         emulation.taint_toleration_names_taint,
         emulation.enabled(DYNAMIC_RESOURCE_ALLOCATION),

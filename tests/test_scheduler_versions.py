@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import UsageError
+from podwhy.framework.emulation import V1_33, V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import V1_33, V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.imagelocality import ImageLocality
@@ -38,11 +38,11 @@ from podwhy.plugins.nodedeclaredfeatures import (
 )
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.report.build.explain import build_report
-from podwhy.report.build.versions import version_warnings
+from podwhy.report.build.release import version_warnings
 from podwhy.report.model import Preemption, Report, StatusName
 from podwhy.scheduler.config import default_profile, parse_scheduler_config
 from podwhy.scheduler.cycle import run_cycle
-from podwhy.scheduler.versions import VersionSource, choose_version
+from podwhy.scheduler.release import VersionSource, choose_version
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects
 from tests.builders import make_node, make_pod, make_snapshot

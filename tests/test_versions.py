@@ -13,7 +13,8 @@ import yaml
 
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
-from podwhy.snapshot import fastyaml, versions
+from podwhy.snapshot import apiversions as versions
+from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode, peek_type
 from tests.oldversions import PDB_LABEL, dra_to, pdb_to_v1beta1
 

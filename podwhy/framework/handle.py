@@ -6,8 +6,8 @@ import copy
 from collections import defaultdict
 from typing import Any
 
+from podwhy.framework.emulation import DEFAULT, Emulation
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
-from podwhy.framework.versions import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot

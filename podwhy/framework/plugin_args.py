@@ -16,6 +16,7 @@ import msgspec
 from msgspec.structs import replace
 
 from podwhy.errors import UsageError
+from podwhy.framework.emulation import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
 from podwhy.framework.validation import (
     SECOND,
     DurationError,
@@ -33,7 +34,6 @@ from podwhy.framework.validation import (
     required,
     validate_label_name,
 )
-from podwhy.framework.versions import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.emulation import NODE_DECLARED_FEATURES
 from podwhy.framework.evidence import DeclaredFeaturesEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.framework.versions import NODE_DECLARED_FEATURES
 from podwhy.model import objects as o
 from podwhy.plugins import names
 

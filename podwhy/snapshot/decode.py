@@ -25,7 +25,8 @@ import yaml
 from podwhy.errors import PodwhyError
 from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
 from podwhy.model.quantity import QuantityError, parse_quantity
-from podwhy.snapshot import fastyaml, versions, yaml11
+from podwhy.snapshot import apiversions as versions
+from podwhy.snapshot import fastyaml, yaml11
 from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class Decoded:
 @dataclass(frozen=True)
 class Reading:
     """How objects of one kind and apiVersion are read: decoded as WIRE (the model's own type
-    for most versions), checked for YAML doubts, then converted (versions.py)."""
+    for most versions), checked for YAML doubts, then converted (apiversions.py)."""
 
     wire: type[msgspec.Struct]
     decoder: msgspec.json.Decoder[Any]

@@ -32,6 +32,7 @@ from podwhy.errors import PodwhyError, UsageError, one_line
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
 from podwhy.snapshot import execlimit
+from podwhy.snapshot.apiversions import VERSIONS, Refused, group_of, read_versions
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import ListMeta, decode
 from podwhy.snapshot.limits import max_input_bytes, too_large
@@ -53,7 +54,6 @@ from podwhy.snapshot.resources import (
 from podwhy.snapshot.resources import (
     kubectl_dump_command as kubectl_dump_command,
 )
-from podwhy.snapshot.versions import VERSIONS, Refused, group_of, read_versions
 
 PAGE_SIZE = 500
 # Seconds one API request may take, from connecting to the last byte of its answer, when

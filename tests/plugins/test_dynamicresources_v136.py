@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.emulation import V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources import DynamicResources
 from podwhy.plugins.dynamicresources.extended import extended_resource_classes, special_claim_requests

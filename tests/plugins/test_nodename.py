@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from podwhy.framework.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import EMULATED, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.nodename import ERR_REASON, NodeName
 from tests.builders import make_node, make_pod, make_snapshot

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.emulation import DRA_EXTENDED_RESOURCE, V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import DRA_EXTENDED_RESOURCE, V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.plugins.noderesources.dra_extended import dra_scoring_state

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pytest
 
+from podwhy.framework.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import EMULATED, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable

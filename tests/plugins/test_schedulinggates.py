@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pytest
 
+from podwhy.framework.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import EMULATED, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.registry import PLUGINS
 from podwhy.plugins.schedulinggates import SchedulingGates

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
+from podwhy.framework.emulation import EMULATED, V1_33, V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
-from podwhy.framework.versions import EMULATED, V1_33, V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.helper import taints as taints_helper
 from podwhy.plugins.tainttoleration import ERR_REASON_UNTOLERATED, TaintToleration

@@ -36,6 +36,7 @@ from typing import Any
 
 import msgspec
 
+from podwhy.framework.emulation import DEFAULT, IMAGE_VOLUME, POD_LEVEL_RESOURCES, Emulation
 from podwhy.framework.resources import (
     aggregate_container_limits,
     aggregate_container_requests,
@@ -43,7 +44,6 @@ from podwhy.framework.resources import (
     is_native_resource,
     is_supported_pod_level_resource,
 )
-from podwhy.framework.versions import DEFAULT, IMAGE_VOLUME, POD_LEVEL_RESOURCES, Emulation
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, format_quantity, go_string, parse_quantity, quantity_format
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME

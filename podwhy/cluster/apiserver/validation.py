@@ -34,6 +34,12 @@ import msgspec
 
 from podwhy.cluster.apiserver.defaults import default_pod
 from podwhy.errors import PodwhyError
+from podwhy.framework.emulation import (
+    POD_LEVEL_RESOURCES,
+    TAINT_TOLERATION_COMPARISON_OPERATORS,
+    USER_NAMESPACES_HOST_NETWORK_SUPPORT,
+    Emulation,
+)
 from podwhy.framework.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -56,12 +62,6 @@ from podwhy.framework.validation import (
     key,
     required,
     validate_label_name,
-)
-from podwhy.framework.versions import (
-    POD_LEVEL_RESOURCES,
-    TAINT_TOLERATION_COMPARISON_OPERATORS,
-    USER_NAMESPACES_HOST_NETWORK_SUPPORT,
-    Emulation,
 )
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format

@@ -21,7 +21,7 @@ from podwhy.cluster.controllers.rollout import (
     is_available,
     scaled,
 )
-from podwhy.framework.versions import (
+from podwhy.framework.emulation import (
     DEFAULT,
     Emulation,
 )

@@ -14,7 +14,7 @@ from podwhy.cluster.apiserver.defaults import Json, stored_form
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
 from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus
-from podwhy.framework.versions import (
+from podwhy.framework.emulation import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,

@@ -19,7 +19,7 @@ from podwhy.cluster.apiserver.defaults import (
     default_template,
     stored_form,
 )
-from podwhy.framework.versions import (
+from podwhy.framework.emulation import (
     DEFAULT,
     Emulation,
 )

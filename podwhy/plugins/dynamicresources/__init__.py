@@ -11,6 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from podwhy.framework.emulation import (
+    DRA_CONSUMABLE_CAPACITY,
+    DRA_DEVICE_BINDING_CONDITIONS,
+    DRA_DEVICE_TAINTS,
+    DRA_EXTENDED_RESOURCE,
+    DRA_PARTITIONABLE_DEVICES,
+)
 from podwhy.framework.evidence import (
     AllocatedClaimEvidence,
     DeviceClassEvidence,
@@ -22,13 +29,6 @@ from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.framework.versions import (
-    DRA_CONSUMABLE_CAPACITY,
-    DRA_DEVICE_BINDING_CONDITIONS,
-    DRA_DEVICE_TAINTS,
-    DRA_EXTENDED_RESOURCE,
-    DRA_PARTITIONABLE_DEVICES,
-)
 from podwhy.model import objects as o
 from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity

@@ -12,6 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from podwhy.framework.emulation import DRA_EXTENDED_RESOURCE
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
@@ -35,7 +36,6 @@ from podwhy.framework.resources import (
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.framework.versions import DRA_EXTENDED_RESOURCE
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins import names

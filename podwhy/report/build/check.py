@@ -17,7 +17,7 @@ from podwhy.framework.status import Code
 from podwhy.model import objects as o
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
-from podwhy.report.build.versions import version_warnings
+from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
     BlockingCause,
     CheckReport,
@@ -38,7 +38,7 @@ from podwhy.report.words.placement import (
     placement_text,
 )
 from podwhy.scheduler.cycle import CycleOutcome
-from podwhy.scheduler.versions import ChosenVersion
+from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 

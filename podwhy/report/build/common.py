@@ -7,7 +7,7 @@ from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
-from podwhy.framework.versions import DEFAULT as DEFAULT_EMULATION
+from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.report.model import (
     BlockingCause,
@@ -24,7 +24,7 @@ from podwhy.report.model import (
 )
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.suggest import suggestion_text
-from podwhy.scheduler.versions import ChosenVersion, VersionSource
+from podwhy.scheduler.release import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 
 

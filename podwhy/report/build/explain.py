@@ -21,7 +21,7 @@ from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
-from podwhy.report.build.versions import version_warnings
+from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
     Candidate,
     DefaultedField,
@@ -48,7 +48,7 @@ from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import note_text
 from podwhy.scheduler.cycle import CycleOutcome
-from podwhy.scheduler.versions import ChosenVersion, VersionSource
+from podwhy.scheduler.release import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 

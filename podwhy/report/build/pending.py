@@ -12,7 +12,7 @@ from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
 from podwhy.analysis.suggest.facts import Sized
 from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
-from podwhy.report.build.versions import version_warnings
+from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
     CauseNodes,
     GroupSizingNote,
@@ -26,7 +26,7 @@ from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.pending import cause_text, details_text, remedy_text
 from podwhy.report.words.suggest import estimate_text, sizing_text
-from podwhy.scheduler.versions import ChosenVersion
+from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 

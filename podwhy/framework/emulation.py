@@ -6,7 +6,7 @@ release) and the plugin behaviour that changed without a gate. Plugins and the d
 read these switches; nothing else compares version numbers.
 
 How the version of a user's cluster is found, and what happens to one podwhy does not emulate,
-is podwhy.scheduler.versions.
+is podwhy.scheduler.release.
 """
 
 from __future__ import annotations

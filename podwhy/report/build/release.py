@@ -1,9 +1,9 @@
-"""The chosen kube-scheduler release in words: the warnings scheduler.versions' choice calls for."""
+"""The chosen kube-scheduler release in words: the warnings scheduler.release' choice calls for."""
 
 from __future__ import annotations
 
-from podwhy.framework.versions import DIFFERENCES_AFTER, DIFFERENCES_BEFORE
-from podwhy.scheduler.versions import KUBELET_SKEW, ChosenVersion, VersionSource
+from podwhy.framework.emulation import DIFFERENCES_AFTER, DIFFERENCES_BEFORE
+from podwhy.scheduler.release import KUBELET_SKEW, ChosenVersion, VersionSource
 
 
 def version_warnings(chosen: ChosenVersion | None) -> list[str]:

@@ -13,7 +13,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from podwhy.errors import UsageError
-from podwhy.framework.versions import (
+from podwhy.framework.emulation import (
     DEFAULT,
     DYNAMIC_RESOURCE_ALLOCATION,
     EMULATED,
