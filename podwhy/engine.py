@@ -13,7 +13,7 @@ from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest import size_causes, size_groups, suggest
 from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
-from podwhy.cluster.apiserver.validation import note_unstorable
+from podwhy.cluster.apiserver.validation.pod import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placement import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError

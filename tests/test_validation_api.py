@@ -1,4 +1,4 @@
-"""The API server's validation of pods and pod templates (cluster/apiserver/validation.py), after upstream's
+"""The API server's validation of pods and pod templates (cluster/apiserver/validation/), after upstream's
 pkg/apis/core/validation/validation_test.go (TestValidateContainers, TestValidateResourceRequirements,
 TestValidateTopologySpreadConstraints, TestValidatePodResourceConsistency, TestValidateOverhead,
 ...): each case's field and error type are upstream's, the words field.Error's; and what
@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.apiserver.validation import InvalidObjectError, pod_spec_errors
+from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
+from podwhy.cluster.apiserver.validation.podspec import pod_spec_errors
 from podwhy.framework.emulation import DEFAULT, EMULATED, V1_33
 from podwhy.model import objects as o
 

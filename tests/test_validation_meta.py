@@ -1,4 +1,4 @@
-"""The API server's validation of an object's metadata (cluster/apiserver/validation.py: ValidateObjectMeta,
+"""The API server's validation of an object's metadata (cluster/apiserver/validation/objectmeta.py: ValidateObjectMeta,
 ValidateAnnotations, NameIsDNSSubdomain), after upstream's
 staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta_test.go (TestValidateAnnotations,
 TestValidateObjectMetaTrimsTrailingDash, TestValidateObjectMetaNamespaces) and
@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.apiserver.validation import (
+from podwhy.cluster.apiserver.validation.objectmeta import (
     TOTAL_ANNOTATION_SIZE_LIMIT,
     annotations_errors,
     name_is_dns_subdomain,
@@ -191,7 +191,7 @@ def test_label_words_per_release(minor: int) -> None:
     """v1.35 moved label validation to apimachinery's validate/content: "a valid label key" and
     lengths in bytes; v1.33 and v1.34 say IsQualifiedName's "a qualified name" and "characters"
     (util/validation). DNS names say "characters" in every release."""
-    from podwhy.cluster.apiserver.validation import in_release_words
+    from podwhy.cluster.apiserver.validation.objectmeta import in_release_words
     from podwhy.framework.emulation import EMULATED
 
     meta = o.ObjectMeta(name="web", labels={"a/b/c": "x", "k": "v" * 64})

@@ -26,7 +26,8 @@ from podwhy.cluster.apiserver.admission.chain import add_manifest_pod, admit
 from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
 from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quotas
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
-from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
+from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
+from podwhy.cluster.apiserver.validation.workloads import validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.cluster.controllers.daemonset import add_daemon_tolerations
 from podwhy.cluster.controllers.deployment import ReplicaSetRevision, deployment_replica_sets, find_new_replica_set

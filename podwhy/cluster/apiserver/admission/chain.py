@@ -20,7 +20,7 @@ from podwhy.cluster.apiserver.admission import (
 )
 from podwhy.cluster.apiserver.admission.attributes import Attributes
 from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
-from podwhy.cluster.apiserver.validation import validate_pod
+from podwhy.cluster.apiserver.validation.pod import validate_pod
 from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.framework.emulation import Emulation
 from podwhy.model import objects as o
@@ -51,7 +51,7 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     """What the API server does to a pod it creates, in its order: defaulting
     (cluster.apiserver.defaults); the fields of disabled features dropped (PrepareForCreate: none
     of the mutating plugins reads or sets them); the MUTATING plugins; the pod's validation
-    (cluster.apiserver.validation: InvalidObjectError); then the VALIDATING plugins, ResourceQuota
+    (cluster.apiserver.validation.pod: InvalidObjectError); then the VALIDATING plugins, ResourceQuota
     unless QUOTA is False (a DaemonSet's template, whose pods are charged one by one as they are
     created). A refusal by an admission plugin (RuntimeClass, PodSecurity, ResourceQuota) raises
     AdmissionRefusalError. The fields defaulting and LimitRanger filled are recorded in the
