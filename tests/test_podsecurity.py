@@ -1,4 +1,4 @@
-"""PodSecurity admission (cluster/apiserver/admission/podsecurity.py), after upstream's k8s.io/pod-security-admission:
+"""PodSecurity admission (cluster/apiserver/admission/podsecurity/), after upstream's k8s.io/pod-security-admission:
 each check's cases from policy/check_*_test.go, the registry's per-version order and overrides
 (policy/registry.go), the namespace's labels (api/helpers.go's PolicyToEvaluate), the refusal in
 the API server's words (admission.go); and what it changes in `explain -f` and `check`."""
@@ -14,17 +14,19 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.apiserver.admission.podsecurity import (
+from podwhy.cluster.apiserver.admission.podsecurity.levels import (
     BASELINE,
-    CHECKS,
-    NEWEST_CHECKS,
     PRIVILEGED,
     RESTRICTED,
     Policy,
-    check_ids,
     enforced_policy,
+)
+from podwhy.cluster.apiserver.admission.podsecurity.messages import refusal
+from podwhy.cluster.apiserver.admission.podsecurity.policy.registry import (
+    CHECKS,
+    NEWEST_CHECKS,
+    check_ids,
     evaluate,
-    refusal,
     refused_by_some_policy,
 )
 from podwhy.model import objects as o

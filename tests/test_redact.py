@@ -150,7 +150,7 @@ def test_docs_carry_the_allowlist_as_the_code_keeps_it() -> None:
 def test_every_annotation_podwhy_reads_is_kept() -> None:
     from podwhy.analysis.autoscaling import clusterautoscaler as ca
     from podwhy.analysis.suggest.autoscaling import CAPI_MAX_SIZE_ANNOTATION
-    from podwhy.cluster.apiserver.admission import podsecurity
+    from podwhy.cluster.apiserver.admission.podsecurity.policy import profiles as podsecurity
     from podwhy.cluster.controllers.replicaset import POD_DELETION_COST
     from podwhy.plugins.dynamicresources.extended import EXTENDED_RESOURCE_CLAIM_ANNOTATION
 
@@ -162,10 +162,10 @@ def test_every_annotation_podwhy_reads_is_kept() -> None:
         CAPI_MAX_SIZE_ANNOTATION,
         POD_DELETION_COST,
         EXTENDED_RESOURCE_CLAIM_ANNOTATION,
-        podsecurity._SECCOMP_POD_ANNOTATION,
+        podsecurity.SECCOMP_POD_ANNOTATION,
     }
     assert read <= KEPT_ANNOTATIONS
-    prefixes = {podsecurity._APPARMOR_ANNOTATION_PREFIX, podsecurity._SECCOMP_CONTAINER_ANNOTATION_PREFIX}
+    prefixes = {podsecurity.APPARMOR_ANNOTATION_PREFIX, podsecurity.SECCOMP_CONTAINER_ANNOTATION_PREFIX}
     assert prefixes <= set(KEPT_ANNOTATION_PREFIXES)
 
 

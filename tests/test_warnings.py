@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.cluster.apiserver.admission.podsecurity import Policy, warn_policy
+from podwhy.cluster.apiserver.admission.podsecurity.levels import Policy, warn_policy
 from podwhy.cluster.apiserver.warnings import pod_security_warnings, pod_warnings
 from podwhy.model import objects as o
 

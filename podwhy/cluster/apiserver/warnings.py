@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from podwhy.cluster.apiserver.admission import podsecurity as pod_security
+from podwhy.cluster.apiserver.admission.podsecurity.levels import PRIVILEGED, warn_policy
+from podwhy.cluster.apiserver.admission.podsecurity.messages import refusal
+from podwhy.cluster.apiserver.admission.podsecurity.policy.registry import evaluate
 from podwhy.framework.validation import child, index, key
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
@@ -144,13 +146,13 @@ def pod_security_warnings(
 ) -> list[str]:
     """PodSecurity's warning for a pod or a workload's template: the namespace's warn level
     (`pod-security.kubernetes.io/warn`, its `-version`) would refuse it."""
-    policy = pod_security.warn_policy(namespace_labels)
-    if policy.level == pod_security.PRIVILEGED:
+    policy = warn_policy(namespace_labels)
+    if policy.level == PRIVILEGED:
         return []
-    violations = pod_security.evaluate(o.Pod(metadata=meta, spec=spec), policy.level, policy.version, newest=newest)
+    violations = evaluate(o.Pod(metadata=meta, spec=spec), policy.level, policy.version, newest=newest)
     if not violations:
         return []
-    return [pod_security.refusal(policy, violations).replace("violates", "would violate", 1)]
+    return [refusal(policy, violations).replace("violates", "would violate", 1)]
 
 
 def workload_template(kind: str, obj: Any) -> tuple[o.PodTemplateSpec, str]:

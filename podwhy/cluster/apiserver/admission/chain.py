@@ -12,13 +12,13 @@ from collections.abc import Callable
 from podwhy.cluster.apiserver.admission import (
     defaulttolerationseconds,
     limitranger,
-    podsecurity,
     podtopologylabels,
     priority,
     resourcequota,
     runtimeclass,
 )
 from podwhy.cluster.apiserver.admission.attributes import Attributes
+from podwhy.cluster.apiserver.admission.podsecurity import admission as podsecurity
 from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.apiserver.validation.pod import validate_pod
 from podwhy.cluster.apiserver.warnings import warn_on_create

@@ -1,0 +1,1 @@
+"""k8s.io/pod-security-admission: PodSecurity admission of pods (api/, policy/, admission/)."""
