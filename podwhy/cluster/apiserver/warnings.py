@@ -85,23 +85,51 @@ def _containers_with_paths(spec: o.PodSpec, path: str) -> list[tuple[o.Container
 def pod_warnings(meta: o.ObjectMeta, spec: o.PodSpec, field_path: str = "") -> list[str]:
     """warningsForPodSpecAndMeta of a Pod (FIELD_PATH empty) or a template (FIELD_PATH its path,
     `spec.template`), in its order."""
-    out: list[str] = []
     spec_path = child(field_path, "spec")
+    annotations_path = child(child(field_path, "metadata"), "annotations")
+    out: list[str] = []
     for name in spec.node_selector:
         msg = DEPRECATED_NODE_LABELS.get(name)
         if msg is not None:
             out.append(f"{key(child(spec_path, 'nodeSelector'), name)}: {msg}")
+    out += _node_affinity_warnings(spec, spec_path)
+    out += _spread_warnings(spec, spec_path)
+    for name, msg in DEPRECATED_ANNOTATIONS:
+        if name in meta.annotations:
+            out.append(f"{key(annotations_path, name)}: {msg}")
+    out += _fractional_bytes_warnings(spec.overhead, ("memory", "ephemeral-storage"), child(spec_path, "overhead"))
+    pod_seccomp = spec.security_context is not None and spec.security_context.seccomp_profile is not None
+    if not pod_seccomp and SECCOMP_POD_ANNOTATION in meta.annotations:
+        out.append(f"{key(annotations_path, SECCOMP_POD_ANNOTATION)}: {SECCOMP_MESSAGE}")
+    for container, path in _containers_with_paths(spec, spec_path):
+        out += _container_warnings(meta, container, path, annotations_path)
+    if spec.termination_grace_period_seconds is not None and spec.termination_grace_period_seconds < 0:
+        where = child(spec_path, "terminationGracePeriodSeconds")
+        out.append(f"{where}: must be >= 0; negative values are invalid and will be treated as 1")
+    return out
+
+
+def _node_affinity_warnings(spec: o.PodSpec, spec_path: str) -> list[str]:
+    """The deprecated node labels of the node affinity's terms (required ones' values not checked)."""
     node = spec.affinity.node_affinity if spec.affinity is not None else None
-    if node is not None:
-        node_path = child(child(spec_path, "affinity"), "nodeAffinity")
-        required = node.required_during_scheduling_ignored_during_execution
-        if required is not None:
-            terms = child(child(node_path, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
-            for i, term in enumerate(required.node_selector_terms):
-                out += _node_term_warnings(term, False, index(terms, i))
-        preferred = child(node_path, "preferredDuringSchedulingIgnoredDuringExecution")
-        for i, weighted in enumerate(node.preferred_during_scheduling_ignored_during_execution):
-            out += _node_term_warnings(weighted.preference, True, child(index(preferred, i), "preference"))
+    if node is None:
+        return []
+    out: list[str] = []
+    node_path = child(child(spec_path, "affinity"), "nodeAffinity")
+    required = node.required_during_scheduling_ignored_during_execution
+    if required is not None:
+        terms = child(child(node_path, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+        for i, term in enumerate(required.node_selector_terms):
+            out += _node_term_warnings(term, False, index(terms, i))
+    preferred = child(node_path, "preferredDuringSchedulingIgnoredDuringExecution")
+    for i, weighted in enumerate(node.preferred_during_scheduling_ignored_during_execution):
+        out += _node_term_warnings(weighted.preference, True, child(index(preferred, i), "preference"))
+    return out
+
+
+def _spread_warnings(spec: o.PodSpec, spec_path: str) -> list[str]:
+    """A spread constraint's deprecated topology key, and one without a labelSelector."""
+    out: list[str] = []
     for i, constraint in enumerate(spec.topology_spread_constraints):
         item = index(child(spec_path, "topologySpreadConstraints"), i)
         msg = DEPRECATED_NODE_LABELS.get(constraint.topology_key)
@@ -109,35 +137,32 @@ def pod_warnings(meta: o.ObjectMeta, spec: o.PodSpec, field_path: str = "") -> l
             out.append(f"{child(item, 'topologyKey')}: {constraint.topology_key} is {msg}")
         if constraint.label_selector is None:
             out.append(f"{child(item, 'labelSelector')}: a null labelSelector results in matching no pod")
-    annotations_path = child(child(field_path, "metadata"), "annotations")
-    for name, msg in DEPRECATED_ANNOTATIONS:
-        if name in meta.annotations:
-            out.append(f"{key(annotations_path, name)}: {msg}")
-    for resource in ("memory", "ephemeral-storage"):
-        if resource in spec.overhead:
-            shown = _fractional_bytes(spec.overhead[resource])
+    return out
+
+
+def _fractional_bytes_warnings(values: o.ResourceList, resources: tuple[str, ...], path: str) -> list[str]:
+    """A fractional byte value of each of RESOURCES in VALUES."""
+    out: list[str] = []
+    for resource in resources:
+        if resource in values:
+            shown = _fractional_bytes(values[resource])
             if shown is not None:
-                where = key(child(spec_path, "overhead"), resource)
-                out.append(f'{where}: fractional byte value "{shown}" is invalid, must be an integer')
-    pod_seccomp = spec.security_context is not None and spec.security_context.seccomp_profile is not None
-    if not pod_seccomp and SECCOMP_POD_ANNOTATION in meta.annotations:
-        out.append(f"{key(annotations_path, SECCOMP_POD_ANNOTATION)}: {SECCOMP_MESSAGE}")
-    for container, path in _containers_with_paths(spec, spec_path):
-        context = container.security_context
-        annotation = SECCOMP_CONTAINER_ANNOTATION_PREFIX + container.name
-        if (context is None or context.seccomp_profile is None) and annotation in meta.annotations:
-            out.append(f"{key(annotations_path, annotation)}: {SECCOMP_MESSAGE}")
-        resources = container.resources
-        for resource in ("memory", "ephemeral-storage"):
-            for which, values in (("limits", resources.limits), ("requests", resources.requests)):
-                if resource in values:
-                    shown = _fractional_bytes(values[resource])
-                    if shown is not None:
-                        where = key(child(child(path, "resources"), which), resource)
-                        out.append(f'{where}: fractional byte value "{shown}" is invalid, must be an integer')
-    if spec.termination_grace_period_seconds is not None and spec.termination_grace_period_seconds < 0:
-        where = child(spec_path, "terminationGracePeriodSeconds")
-        out.append(f"{where}: must be >= 0; negative values are invalid and will be treated as 1")
+                out.append(f'{key(path, resource)}: fractional byte value "{shown}" is invalid, must be an integer')
+    return out
+
+
+def _container_warnings(meta: o.ObjectMeta, container: o.Container, path: str, annotations_path: str) -> list[str]:
+    """A container's seccomp annotation where its securityContext names no profile, and its
+    fractional byte values (memory, then ephemeral storage; limits before requests)."""
+    out: list[str] = []
+    context = container.security_context
+    annotation = SECCOMP_CONTAINER_ANNOTATION_PREFIX + container.name
+    if (context is None or context.seccomp_profile is None) and annotation in meta.annotations:
+        out.append(f"{key(annotations_path, annotation)}: {SECCOMP_MESSAGE}")
+    resources = container.resources
+    for resource in ("memory", "ephemeral-storage"):
+        for which, values in (("limits", resources.limits), ("requests", resources.requests)):
+            out += _fractional_bytes_warnings(values, (resource,), child(child(path, "resources"), which))
     return out
 
 
