@@ -357,7 +357,7 @@ class CheckRequest:
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
     from podwhy.cluster.check import place
-    from podwhy.cluster.controllers.workload import Displaced
+    from podwhy.cluster.controllers.types import Displaced
     from podwhy.report.build.check import build_check_report
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched

@@ -23,7 +23,7 @@ from podwhy.analysis.pending import owner_of as pending_owner_of
 from podwhy.analysis.suggest import template_owner
 from podwhy.cli import app
 from podwhy.cluster.check import place
-from podwhy.cluster.controllers.workload import Displaced
+from podwhy.cluster.controllers.types import Displaced
 from podwhy.cluster.manifests import ManifestSource
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o

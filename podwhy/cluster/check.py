@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from podwhy.cluster.controllers.manager import sync_workload
 from podwhy.cluster.controllers.podcontrol import replacement_pod
-from podwhy.cluster.controllers.workload import Displaced, ManifestWorkload, WorkloadPlacement
+from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, WorkloadPlacement
 from podwhy.cluster.placement import Placer, fits_once_deleted
 from podwhy.cluster.placementreasons import PlaceProgress
 from podwhy.model import objects as o

@@ -25,7 +25,7 @@ from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quota
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation import InvalidObjectError, validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
-from podwhy.cluster.controllers.workload import ManifestWorkload, created_uid
+from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
 from podwhy.cluster.workloads import WorkloadCreator
 from podwhy.errors import PodwhyError
 from podwhy.framework.emulation import DEFAULT, Emulation
@@ -133,7 +133,7 @@ class ManifestSource:
         for entry in entries:
             check_fields(entry, emulation)  # the API server's strict decoding, before anything else
         snapshot.kindless.extend(self.kindless)
-        creator = WorkloadCreator(self.namespace, emulation, snapshot)
+        creator = WorkloadCreator(snapshot, self.namespace, emulation)
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
                 self.apply(entry.kind, entry.obj, snapshot)

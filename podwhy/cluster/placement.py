@@ -27,7 +27,7 @@ import msgspec
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
 from podwhy.cluster.controllers.persistentvolume import ClaimBinder
 from podwhy.cluster.controllers.resourceclaim import release_claims, reserve_claims
-from podwhy.cluster.controllers.workload import Displaced, ReplicaPlacement
+from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement
 from podwhy.cluster.kubelet import admit
 from podwhy.cluster.placementreasons import (
     BoundByNodeName,

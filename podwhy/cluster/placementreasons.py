@@ -1,6 +1,6 @@
 """The typed facts of `check`'s placement the report reads, a leaf (it imports nothing of
 podwhy's): why a replica stays Pending, is not created, or what its placement carries, on
-controllers/workload.py's ReplicaPlacement (report/words/placement.py says them); and how far
+controllers/types.py's ReplicaPlacement (report/words/placement.py says them); and how far
 placing is (PlaceProgress, which the progress display draws). Words that are another component's
 own (kube-scheduler's message, the API server's refusal, the kubelet's rejection) are kept
 verbatim."""

@@ -23,7 +23,7 @@ from podwhy.cluster.controllers.job import job_shape, job_update_refusal, live_j
 from podwhy.cluster.controllers.revisions import same_stored_template, stored_templates
 from podwhy.cluster.controllers.rollout import existing_pods
 from podwhy.cluster.controllers.statefulset import mount_claims
-from podwhy.cluster.controllers.workload import ManifestWorkload, created_uid, deep_copy
+from podwhy.cluster.controllers.types import ManifestWorkload, created_uid, deep_copy
 from podwhy.errors import PodwhyError
 from podwhy.framework.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -43,16 +43,15 @@ CRON_JOB_SCHEDULED_MINUTES = 1735689600 // 60
 
 
 class WorkloadCreator:
-    """Creates the manifests' workloads one after another into a snapshot, in NAMESPACE unless one
+    """Creates the manifests' workloads one after another into SNAPSHOT, in NAMESPACE unless one
     names its own, as the API server of EMULATION admits their pods (the pods' names stay unique
     in each namespace; the pods of all of them stay within MAX_PODS)."""
 
-    def __init__(self, namespace: str, emulation: Emulation = DEFAULT, snapshot: Snapshot | None = None) -> None:
+    def __init__(self, snapshot: Snapshot, namespace: str, emulation: Emulation = DEFAULT) -> None:
         self.namespace = namespace
         self._emulation = emulation
-        self._names: set[tuple[str, str]] = set()
-        if snapshot is not None:
-            self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
+        # The names of the pods in SNAPSHOT and of those created since, by namespace.
+        self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         # The pods the workloads created so far create (bounded by MAX_PODS).
         self._created = 0
 

@@ -20,7 +20,7 @@ from podwhy.cluster.controllers.rollout import (
     is_available,
     scaled,
 )
-from podwhy.cluster.controllers.workload import (
+from podwhy.cluster.controllers.types import (
     ManifestWorkload,
     ReplicaPlacement,
     WorkloadPlacement,

@@ -24,7 +24,7 @@ from podwhy.cluster.controllers.rollout import (
     is_available,
     scaled,
 )
-from podwhy.cluster.controllers.workload import ManifestWorkload
+from podwhy.cluster.controllers.types import ManifestWorkload
 from podwhy.framework.emulation import (
     DEFAULT,
     Emulation,

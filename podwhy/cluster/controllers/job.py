@@ -1,6 +1,6 @@
 """The Job controller (pkg/controller/job) and what the API server's validation lets a Job's
 update change (pkg/registry/batch/job/strategy.go, ValidateJobUpdate): the shape of a Job as the
-API server defaults it (its types, JobShape and LiveJob, are controllers/workload.py's), the
+API server defaults it (its types, JobShape and LiveJob, are controllers/types.py's), the
 refusal of an update, the controller's sync of its active pods, and `kubectl apply` of a Job the
 cluster runs (update_job: refused, or synced with the new spec; pastActiveDeadline)."""
 
@@ -16,7 +16,7 @@ from podwhy.cluster.apiserver.defaults import Json, stored_form
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
 from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus, owned_by
-from podwhy.cluster.controllers.workload import JobShape, LiveJob, ManifestWorkload
+from podwhy.cluster.controllers.types import JobShape, LiveJob, ManifestWorkload
 from podwhy.framework.emulation import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,

@@ -20,7 +20,7 @@ from podwhy.cluster.controllers.replicaset import deletion_order, scale
 from podwhy.cluster.controllers.revisions import same_template
 from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout
 from podwhy.cluster.controllers.statefulset import highest_ordinal_first, one_at_a_time, update_stateful_set
-from podwhy.cluster.controllers.workload import ManifestWorkload, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.controllers.types import ManifestWorkload, ReplicaPlacement, WorkloadPlacement
 from podwhy.cluster.placementreasons import NotCreated, OrderedWait
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot

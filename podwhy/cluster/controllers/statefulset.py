@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
 from podwhy.cluster.controllers.rollout import ON_DELETE, PlaceFn, RemoveFn, Rollout, RolloutStatus
-from podwhy.cluster.controllers.workload import ManifestWorkload, ReplicaPlacement
+from podwhy.cluster.controllers.types import ManifestWorkload, ReplicaPlacement
 from podwhy.cluster.placementreasons import NotCreated, OrderedWait
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
