@@ -52,7 +52,7 @@ class WorkloadCreator:
         self._emulation = emulation
         # The names of the pods in SNAPSHOT and of those created since, by namespace.
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
-        # The pods the workloads created so far create (bounded by MAX_PODS).
+        # How many pods the workloads created so far create (bounded by MAX_PODS).
         self._created = 0
 
     def create(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload | None:
