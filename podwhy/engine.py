@@ -15,7 +15,7 @@ from podwhy.analysis.suggest.facts import Note
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
 from podwhy.cluster.apiserver.validation.pod import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
-from podwhy.cluster.placement import PlaceProgress
+from podwhy.cluster.placementreasons import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.framework.emulation import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
@@ -356,7 +356,8 @@ class CheckRequest:
 
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
-    from podwhy.cluster.placement import Displaced, place
+    from podwhy.cluster.check import place
+    from podwhy.cluster.controllers.types import Displaced
     from podwhy.report.build.check import build_check_report
 
     request.manifests.read()  # bad manifests fail before the snapshot is fetched

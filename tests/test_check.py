@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 from podwhy.analysis.pending import owner_of as pending_owner_of
 from podwhy.analysis.suggest import template_owner
 from podwhy.cli import app
+from podwhy.cluster.check import place
+from podwhy.cluster.controllers.types import Displaced
 from podwhy.cluster.manifests import ManifestSource
-from podwhy.cluster.placement import Displaced, place
 from podwhy.errors import PodwhyError
 from podwhy.model import objects as o
 from podwhy.report.build.check import build_check_report

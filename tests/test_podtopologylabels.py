@@ -107,8 +107,8 @@ spec:
 def test_check_binds_replicas_with_their_nodes_topology(tmp_path: Path, version: str) -> None:
     """The replica check places gets n1's zone and region from v1.35 on (its pod is what a later
     replica's spreading or affinity counts)."""
+    from podwhy.cluster.check import place
     from podwhy.cluster.manifests import ManifestSource
-    from podwhy.cluster.placement import place
     from podwhy.framework.emulation import EMULATED as RELEASES
     from podwhy.scheduler.config import default_config
     from podwhy.snapshot.source import FileSource

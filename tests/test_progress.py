@@ -109,8 +109,9 @@ def test_live_lists_report_their_pages(tmp_path: Path) -> None:
 
 
 def test_check_reports_the_replicas_it_places() -> None:
+    from podwhy.cluster.check import place
     from podwhy.cluster.manifests import ManifestSource
-    from podwhy.cluster.placement import PlaceProgress, place
+    from podwhy.cluster.placementreasons import PlaceProgress
     from podwhy.scheduler.config import default_config
     from podwhy.snapshot.cluster import Snapshot
     from tests.builders import make_node

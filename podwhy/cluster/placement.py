@@ -1,56 +1,42 @@
-"""Place the replicas of manifests onto a snapshot, one after another, as the scheduler would.
+"""kube-scheduler's side of `check`'s placement: pods scheduled in turn over one snapshot, as the
+scheduler would, each bound where it fits (the Placer: schedule, bind, unbind, pin, preempt).
 
-Each replica runs one scheduling cycle; a replica that fits is bound to the best-scoring node
+Each pod runs one scheduling cycle; a pod that fits is bound to the best-scoring node
 (kube-scheduler picks one of the tied top nodes at random: podwhy takes the first by name, so
-the outcome is deterministic) and counted on that node, so the next replica sees its
-resources, host ports, labels for spreading and affinity terms. The snapshot is indexed once
-per profile; bound replicas are added to those indexes incrementally.
+the outcome is deterministic) and counted on that node, so the next pod sees its resources, host
+ports, labels for spreading and affinity terms. The snapshot is indexed once per profile; bound
+pods are added to those indexes incrementally. A pod identical to the one before it reuses what
+its cycle learnt of the nodes nothing was bound to since (Reuse, KnownRejections).
 
-A DaemonSet gets one pod per node its controller would run it on (the template's required
-node affinity and node selector match, and no NoSchedule/NoExecute taint goes untolerated),
-each pinned to its node with the controller's `metadata.name` node affinity.
-
-Claims go through what the PV controller and VolumeBinding's Reserve/PreBind do
-(controllers/persistentvolume.py):
-a replica's claims are created with it (StatefulSet claim templates, generic ephemeral
-volumes), and once it is placed the PVs chosen for them are bound, so the next replica cannot
-take them.
+The controllers that create the pods (cluster/controllers/) reach the Placer as
+podcontrol.Scheduler and are driven from above (cluster/check.py); the DaemonSet controller's node
+selection reads the filters it runs (run_filters). Claims go through what VolumeBinding's
+Reserve/PreBind and DynamicResources' do once a pod is placed (controllers/persistentvolume.py,
+controllers/resourceclaim.py), so the next pod cannot take them. What a Pending pod fits once the
+cluster's pods being deleted are gone is asked here too (fits_once_deleted).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
-from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
-from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
-from podwhy.cluster.controllers.daemonset import daemon_rolling_update
-from podwhy.cluster.controllers.deployment import recreate, rolling_update
-from podwhy.cluster.controllers.job import JobOutcome, JobShape, LiveJob, job_shape, job_sync
 from podwhy.cluster.controllers.persistentvolume import ClaimBinder
-from podwhy.cluster.controllers.replicaset import deletion_order, scale
-from podwhy.cluster.controllers.resourceclaim import create_template_claims, release_claims, reserve_claims
-from podwhy.cluster.controllers.revisions import same_template
-from podwhy.cluster.controllers.rollout import ON_DELETE, RECREATE, Rollout, RolloutStatus, owned_by
-from podwhy.cluster.controllers.statefulset import highest_ordinal_first, ordinal, running_and_ready
+from podwhy.cluster.controllers.resourceclaim import release_claims, reserve_claims
+from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement
 from podwhy.cluster.kubelet import admit
-from podwhy.cluster.manifests import ManifestWorkload, daemon_pod_for_node
 from podwhy.cluster.placementreasons import (
     BoundByNodeName,
     Gated,
     KubeletRejects,
     MissingNode,
     NoProfileNamed,
-    NotCreated,
     OnceDeleted,
-    OrderedWait,
     PlacedBut,
-    PlacementReason,
     Preempted,
     SchedulerSays,
 )
@@ -59,7 +45,6 @@ from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
 from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.signature import pod_signature
-from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
@@ -67,12 +52,9 @@ from podwhy.plugins.registry import NODE_LOCAL_FILTERS, NODE_LOCAL_PARTS, NODE_L
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import CycleOptions, CycleOutcome, make_framework, no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.names import suffix
 from podwhy.verdict import Verdict
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
-# Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
-DAEMON_PREDICATES = (names.NODE_AFFINITY, names.TAINT_TOLERATION)
 # Tied nodes named per placed replica (thousands of equal nodes may tie; their count is kept).
 MAX_TIED_NAMES = 10
 # Pods being deleted named per replica that fits once they are gone (their count is kept).
@@ -138,68 +120,6 @@ class KnownRejections:
         out = KnownRejections(self.static)
         out.verdicts = dict(self.verdicts)
         return out
-
-
-@dataclass
-class ReplicaPlacement:
-    pod: o.Pod
-    verdict: Verdict
-    # The node it was bound to; "" while it stays Pending.
-    node: str = ""
-    # Why it stays Pending (the scheduler's message), why it is not even created, or what its
-    # placement carries; None: nothing to say.
-    reason: PlacementReason | None = None
-    # The nodes sharing the top score when more than one did (the tie was broken by name): the
-    # first MAX_TIED_NAMES by name, and how many there were.
-    tied: list[str] = field(default_factory=list)
-    tied_count: int = 0
-    # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
-    created: bool = True
-    # The cycle of a replica left Pending (a placed one keeps only what the report needs of it:
-    # a thousand cycles over thousands of nodes would hold every node's verdict and score).
-    cycle: CycleOutcome | None = None
-    # Kinds the snapshot holds none of that its cycle needed (see cycle.lacking_kinds).
-    lacking_kinds: list[str] = field(default_factory=list)
-    # A DaemonSet pod: the node its controller made it for.
-    target_node: str = ""
-    # The pods its preemption evicted from `node` (it was placed once they were gone), and the
-    # PodDisruptionBudgets that broke.
-    victims: list[o.Pod] = field(default_factory=list)
-    violated_pdbs: list[str] = field(default_factory=list)
-    # Set on a replica that was placed and then evicted by a later replica's preemption.
-    preempted_by: str = ""
-    # A replica left Pending that fits once the pods being deleted are gone (fits_once_deleted).
-    once_deleted: OnceDeleted | None = None
-
-    def __post_init__(self) -> None:
-        if self.cycle is not None and not self.lacking_kinds:
-            self.lacking_kinds = self.cycle.lacking_kinds
-
-    @property
-    def placed(self) -> bool:
-        return bool(self.node)
-
-
-@dataclass
-class Displaced:
-    """A pod of the cluster that preemption evicted during the check: its controller creates it
-    again, and the replacement is scheduled after the check's own replicas (created later, it
-    comes later in the queue)."""
-
-    victim: o.Pod
-    # The check's replica whose preemption evicted it ("namespace/name").
-    preemptor: str
-    replacement: ReplicaPlacement | None = None
-
-
-@dataclass
-class WorkloadPlacement:
-    workload: ManifestWorkload
-    replicas: list[ReplicaPlacement] = field(default_factory=list)
-    # DaemonSet: nodes its controller would not run it on, with why.
-    ineligible_nodes: dict[str, str] = field(default_factory=dict)
-    # A workload the cluster already runs: what its controller's update does.
-    rollout: Rollout | None = None
 
 
 class Placer:
@@ -446,74 +366,13 @@ class Placer:
             self.frameworks[self.config.profiles[0].scheduler_name] = framework
         return framework.handle.node_info_by_name.get(name)
 
-    def daemon_nodes(self, template: o.Pod) -> tuple[list[str], dict[str, str]]:
-        """The nodes the DaemonSet controller would create a pod for, and the others with why not."""
-        framework = self._framework(template)
-        names = sorted(n.metadata.name for n in self.snapshot.nodes)
+    def run_filters(self, pod: o.Pod) -> FilterOutcome | None:
+        """The filters of the profile serving POD over every node, as they stand (what the
+        DaemonSet controller's node predicates read); None when no profile serves it."""
+        framework = self._framework(pod)
         if framework is None:
-            return names, {}
-        outcome = framework.run_filters(PodInfo(template))
-        eligible: list[str] = []
-        ineligible: dict[str, str] = {}
-        for verdict in sorted(outcome.nodes, key=lambda v: v.name):
-            failed = [
-                st for name in DAEMON_PREDICATES if (st := verdict.filters.get(name)) is not None and st.is_rejected()
-            ]
-            if failed:
-                ineligible[verdict.name] = "; ".join(_reason(st) for st in failed)
-            else:
-                eligible.append(verdict.name)
-        return eligible, ineligible
-
-
-def _reason(status: Status) -> str:
-    return f"{status.plugin}: {status.message()}"
-
-
-@dataclass(frozen=True)
-class PlaceProgress:
-    """How far `check` is: replicas placed (or left Pending) of all, and the workload at hand
-    ("" once every replica is done)."""
-
-    done: int
-    total: int
-    workload: str
-
-
-def place(
-    snapshot: Snapshot,
-    workloads: list[ManifestWorkload],
-    config: SchedulerConfig,
-    applied_claims: Sequence[o.PersistentVolumeClaim] = (),
-    progress: Callable[[PlaceProgress], None] | None = None,
-    displaced_out: list[Displaced] | None = None,
-) -> list[WorkloadPlacement]:
-    """Every workload's replicas in turn, each seeing those placed before it, in the order the
-    scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
-    order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
-    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
-    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement."""
-    placer = Placer(snapshot, config, preempt=True)
-    for claim in applied_claims:
-        placer.claims.bind_if_immediate(claim)
-    done: dict[int, WorkloadPlacement] = {}
-    total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
-    placed = 0
-    for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
-        workload = workloads[index]
-        if progress is not None:
-            progress(PlaceProgress(placed, total, workload.key))
-        done[index] = _place_workload(placer, workload, snapshot)
-        fits_once_deleted(placer, done[index].replicas)
-        placed += len(workload.pods)
-    for displaced in placer.displaced:
-        displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
-    placer.pods()  # the snapshot as placing left it, for the report
-    if displaced_out is not None:
-        displaced_out.extend(placer.displaced)
-    if progress is not None:
-        progress(PlaceProgress(total, total, ""))
-    return [done[i] for i in range(len(workloads))]
+            return None
+        return framework.run_filters(PodInfo(pod))
 
 
 def fits_once_deleted(placer: Placer, replicas: Sequence[ReplicaPlacement]) -> None:
@@ -556,398 +415,3 @@ def fits_once_deleted(placer: Placer, replicas: Sequence[ReplicaPlacement]) -> N
         without.pods.append(pod)
         for each in frameworks.values():
             each.handle.add_bound_pod(pod)
-
-
-def replacement_pod(victim: o.Pod) -> o.Pod:
-    """The pod the victim's controller creates in its place: the same spec, not bound, a name of
-    its own (its generateName, or its controller's name, with podwhy's deterministic suffix; a
-    StatefulSet's ordinal keeps its name)."""
-    meta = victim.metadata
-    owner = next((ref for ref in meta.owner_references if ref.controller), None)
-    if owner is not None and owner.kind == "StatefulSet":
-        name = meta.name  # a StatefulSet creates the same ordinal again
-    else:
-        base = meta.generate_name or (f"{owner.name}-" if owner is not None else f"{meta.name}-")
-        name = base + suffix(f"replacement/{meta.namespace}/{meta.name}")
-    spec = msgspec.structs.replace(victim.spec, node_name="")
-    return msgspec.structs.replace(
-        victim,
-        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-replacement-{meta.namespace}-{meta.name}"),
-        spec=spec,
-        status=o.PodStatus(phase="Pending"),
-    )
-
-
-def _priority(workload: ManifestWorkload) -> int:
-    """The priority admission gave the workload's pods (they share their template's class)."""
-    pod = workload.daemon_template if workload.daemon_template is not None else next(iter(workload.pods), None)
-    return pod.spec.priority or 0 if pod is not None else 0
-
-
-def _update(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
-    """A manifest that updates a workload the cluster runs: its controller's rollout (or scale),
-    with each pod it creates scheduled as it is created and each pod it removes gone at once."""
-    result = WorkloadPlacement(workload)
-    old = workload.existing
-    # Each new pod's latest placement (a Pending one is tried again as old pods go).
-    latest: dict[int, ReplicaPlacement] = {}
-
-    def place_one(pod: o.Pod) -> bool:
-        refused = workload.refused.get(pod.metadata.name)
-        if refused is not None:
-            reason = NotCreated(refused)
-            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
-            return False
-        if id(pod) not in latest:
-            for claim in workload.claims_for(pod, snapshot):
-                placer.claims.create(claim)
-            create_template_claims(pod, snapshot)
-        replica = placer.schedule(pod)
-        latest[id(pod)] = replica
-        return replica.placed
-
-    kind = workload.kind
-    if kind == "DaemonSet":
-        return _update_daemon(placer, workload, snapshot, result)
-    place: Callable[[o.Pod], bool] = place_one
-    if kind == "StatefulSet" and workload.ordered:
-        place = _one_at_a_time(place_one, workload.existing, latest, snapshot)
-    new = workload.pods
-    # The stored template compared in full, or else the old pods as far as podwhy reads them.
-    from_pods = workload.template_unchanged is None
-    emulation = workload.emulation
-    unchanged = bool(new) and same_template(old, new[0], emulation) if from_pods else bool(workload.template_unchanged)
-    result.rollout = _update_pods(workload, old, new, unchanged, place, placer.unbind, snapshot)
-    result.rollout.pods_compared = from_pods and unchanged
-    # The new pods in the controller's order, then those a paused Deployment's old ReplicaSet adds.
-    ours = {id(pod) for pod in new}
-    result.replicas = [latest[id(pod)] for pod in new if id(pod) in latest]
-    result.replicas += [replica for key, replica in latest.items() if key not in ours]
-    return result
-
-
-def _update_pods(
-    workload: ManifestWorkload,
-    old: list[o.Pod],
-    new: list[o.Pod],
-    unchanged: bool,
-    place_one: Callable[[o.Pod], bool],
-    remove: Callable[[o.Pod], None],
-    snapshot: Snapshot,
-) -> Rollout:
-    """The rollout (or scale) of a workload that runs pods, by kind and strategy (UNCHANGED: the
-    manifest leaves its template as it is)."""
-    kind = workload.kind
-    if kind == "Job":
-        return _update_job(workload, old, new, unchanged, place_one, remove, snapshot)
-    if unchanged or kind in ("ReplicaSet", "ReplicationController"):
-        # Scaling only (a ReplicaSet's changed template applies only to the pods it adds).
-        names = {p.metadata.name for p in old}
-        fresh = [p for p in new if p.metadata.name not in names]
-        order = highest_ordinal_first if kind == "StatefulSet" else deletion_order
-        return scale(old, len(new), fresh, place_one, remove, order)
-    if kind == "StatefulSet":
-        return _statefulset_update(workload, old, new, place_one, remove)
-    current = workload.current  # the new ReplicaSet's own pods (a rollback to a revision that kept some)
-    if current:
-        running = {id(p) for p in current}
-        old = [p for p in old if id(p) not in running]
-        new = new[: max(len(new) - len(current), 0)]
-    if workload.paused:
-        # sync(): no new ReplicaSet is created while paused; scale() sizes the old one, whose pods
-        # are of the old template.
-        fresh = [_old_template_pod(old, index) for index in range(max(len(new) - len(old), 0))]
-        rollout = scale(old, len(new), fresh, place_one, remove)
-        rollout.status = RolloutStatus.PAUSED
-        return rollout
-    if workload.strategy is not None and workload.strategy.type == RECREATE:
-        rollout = recreate(old, new, place_one, remove)
-    else:
-        rollout = rolling_update(old, new, workload.strategy, place_one, remove, current)
-    if workload.progress_deadline_seconds is not None:
-        rollout.progress_deadline_seconds = workload.progress_deadline_seconds
-    rollout.revision = workload.new_replica_set
-    return rollout
-
-
-def _update_job(
-    workload: ManifestWorkload,
-    old: list[o.Pod],
-    new: list[o.Pod],
-    unchanged: bool,
-    place_one: Callable[[o.Pod], bool],
-    remove: Callable[[o.Pod], None],
-    snapshot: Snapshot,
-) -> Rollout:
-    """`kubectl apply` of a Job the cluster runs: refused as its validation refuses an update
-    (job.job_update_refusal; without the stored template, a template that differs from its
-    pods'), else the Job controller's sync with the new spec (job.job_sync)."""
-    live = workload.live_job
-    refusal = workload.job_refusal
-    if not refusal and live is None and not unchanged:
-        refusal = f'The Job "{workload.name}" is invalid: spec.template: field is immutable'
-    if refusal:
-        rollout = Rollout(RolloutStatus.IMMUTABLE, len(old))
-        rollout.refusal = refusal
-        return rollout
-    shape = workload.job_shape or job_shape(o.WorkloadSpec())
-    outcome = JobOutcome.RUNS
-    if live is not None and live.finished:
-        outcome = JobOutcome.FINISHED
-    elif shape.suspend:
-        outcome = JobOutcome.SUSPENDED
-    elif live is not None and _past_deadline(shape, live, snapshot):
-        outcome = JobOutcome.DEADLINE_EXCEEDED
-    succeeded = live.succeeded if live is not None else 0
-    if live is None:  # what the snapshot holds of it: its pods that ended
-        succeeded = sum(
-            1
-            for p in snapshot.pods
-            if p.metadata.namespace == workload.namespace
-            and p.status.phase == "Succeeded"
-            and owned_by(p, "Job", workload.name)
-        )
-    rollout = job_sync(shape, old, succeeded, new, place_one, remove, outcome)
-    rollout.status = RolloutStatus.UNCHANGED if unchanged else RolloutStatus.COMPLETES
-    if outcome == JobOutcome.DEADLINE_EXCEEDED:
-        rollout.status = RolloutStatus.STALLS
-    return rollout
-
-
-def _past_deadline(shape: JobShape, live: LiveJob, snapshot: Snapshot) -> bool:
-    """pastActiveDeadline, at the time the snapshot was taken: the Job (not resumed now: a resumed
-    Job's start time is reset) has run activeDeadlineSeconds or longer. An offline dump carries no
-    time: not evaluated (False)."""
-    deadline = shape.active_deadline_seconds
-    if deadline is None or live.start_time is None or live.shape.suspend or not snapshot.taken_at:
-        return False
-    try:
-        started = datetime.fromisoformat(live.start_time.replace("Z", "+00:00"))
-        taken = datetime.fromisoformat(snapshot.taken_at.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return (taken - started).total_seconds() >= deadline
-
-
-def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
-    """A pod the old ReplicaSet adds when a paused Deployment is scaled up: the newest old pod's
-    template, unbound, named `<replicaset>-<podwhy's 5 characters>`."""
-    model = max(old, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))
-    owner = next((ref for ref in model.metadata.owner_references if ref.controller), None)
-    base = f"{owner.name}-" if owner is not None else model.metadata.generate_name
-    name = base + suffix(f"scale/{model.metadata.namespace}/{base}/{index}")
-    meta = model.metadata
-    return msgspec.structs.replace(
-        model,
-        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-scale-{meta.namespace}-{name}"),
-        spec=msgspec.structs.replace(model.spec, node_name=""),
-        status=o.PodStatus(phase="Pending"),
-    )
-
-
-def _one_at_a_time(
-    place_one: Callable[[o.Pod], bool],
-    old: Sequence[o.Pod],
-    latest: dict[int, ReplicaPlacement],
-    snapshot: Snapshot,
-) -> Callable[[o.Pod], bool]:
-    """An OrderedReady StatefulSet's controller (processReplica, monotonic): it creates an ordinal
-    only once every pod before it is Running and Ready, so once one it runs is not (the lowest
-    ordinal) or one it creates stays Pending (or ResourceQuota refuses it), every later ordinal
-    waits, not created. Each ordinal added is charged to quotas when it is created."""
-    unready = [p for p in old if not running_and_ready(p)]
-    blocked = [min(unready, key=lambda p: ordinal(p.metadata.name)).metadata.name] if unready else [""]
-    running = {p.metadata.name for p in old}
-
-    def place(pod: o.Pod) -> bool:
-        if blocked[0] and blocked[0] != pod.metadata.name:
-            waits = OrderedWait(pod.metadata.name, blocked[0])
-            latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False)
-            return False
-        if id(pod) not in latest and pod.metadata.name not in running:  # an ordinal added (not replaced)
-            try:
-                admit_quota(pod, snapshot)
-            except AdmissionRefusalError as refusal:
-                reason = NotCreated(refusal.words)
-                latest[id(pod)] = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False)
-                blocked[0] = pod.metadata.name
-                return False
-        if place_one(pod):
-            return True
-        blocked[0] = pod.metadata.name
-        return False
-
-    return place
-
-
-def _statefulset_update(
-    workload: ManifestWorkload,
-    old: list[o.Pod],
-    new: list[o.Pod],
-    place_one: Callable[[o.Pod], bool],
-    remove: Callable[[o.Pod], None],
-) -> Rollout:
-    """The StatefulSet controller: missing ordinals created first (in order), then, with
-    RollingUpdate, from the highest ordinal down to the partition, one at a time: the old pod goes
-    and the new one of its name must run before the next. OnDelete changes nothing until pods are
-    deleted."""
-    strategy = workload.update_strategy
-    by_name = {p.metadata.name: p for p in old}
-    out = Rollout(RolloutStatus.COMPLETES, len(old))
-    missing = [pod for pod in new if pod.metadata.name not in by_name]
-    # OrderedReady: place_one lets later ordinals wait once one stays Pending; Parallel creates all.
-    created = [place_one(pod) for pod in missing]
-    out.new_replicas += sum(created)
-    if not all(created):
-        out.status = RolloutStatus.STALLS
-        return out
-    extra = [p for p in old if p.metadata.name not in {n.metadata.name for n in new}]
-    for pod in highest_ordinal_first(extra):
-        remove(pod)
-        out.removed.append(pod.metadata.name)
-    if strategy is not None and strategy.type == ON_DELETE:
-        out.status = RolloutStatus.WAITS_FOR_DELETION
-        return out
-    partition = strategy.rolling_update.partition if strategy and strategy.rolling_update else None
-    for index in range(len(new) - 1, (partition or 0) - 1, -1):
-        pod = new[index]
-        previous = by_name.get(pod.metadata.name)
-        if previous is None:
-            continue
-        remove(previous)
-        out.removed.append(previous.metadata.name)
-        if not place_one(pod):
-            out.status = RolloutStatus.STALLS
-            return out
-        out.new_replicas += 1
-    return out
-
-
-def _daemon_refusal(workload: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) -> str | None:
-    """The API server's words refusing a DaemonSet's pod for one node (PodSecurity refused its
-    template, or a quota has no room left), or None once it is created and charged."""
-    if workload.daemon_refusal:
-        return f'pods "{pod.metadata.name}" is forbidden: {workload.daemon_refusal}'
-    try:
-        admit_quota(pod, snapshot)
-    except AdmissionRefusalError as refusal:
-        return refusal.words
-    return None
-
-
-def _daemon_replica(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, node: str) -> ReplicaPlacement:
-    """The DaemonSet controller's pod for NODE, created (or refused) and scheduled."""
-    template = workload.daemon_template
-    assert template is not None
-    admitted_without = snapshot.admitted_without.get(f"{template.metadata.namespace}/{template.metadata.name}")
-    pod = daemon_pod_for_node(template, node)
-    if admitted_without:
-        snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
-    refused = _daemon_refusal(workload, pod, snapshot)
-    if refused is not None:
-        replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=NotCreated(refused), created=False)
-    else:
-        for claim in workload.claims_for(pod, snapshot):
-            placer.claims.create(claim)
-        create_template_claims(pod, snapshot)
-        replica = placer.schedule(pod)
-    replica.target_node = node
-    return replica
-
-
-def _place_daemon(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
-    """A DaemonSet's pod on each node its controller runs it on."""
-    result = WorkloadPlacement(workload)
-    assert workload.daemon_template is not None
-    eligible, result.ineligible_nodes = placer.daemon_nodes(workload.daemon_template)
-    result.replicas = [_daemon_replica(placer, workload, snapshot, node) for node in eligible]
-    return result
-
-
-def _update_daemon(
-    placer: Placer, workload: ManifestWorkload, snapshot: Snapshot, result: WorkloadPlacement
-) -> WorkloadPlacement:
-    """A DaemonSet the cluster runs: unchanged, OnDelete, or its controller's rolling update node
-    by node (a node's pod already of the new template counts as updated)."""
-    template = workload.daemon_template
-    assert template is not None
-    old = workload.existing
-    if workload.template_unchanged is None:  # no stored template: its pods are compared
-        emulation = workload.emulation
-        current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name), emulation)]
-    else:  # the stored template, as the controller compares it with its ControllerRevision's
-        current = list(old) if workload.template_unchanged else []
-    if len(current) == len(old):
-        pods_only = workload.template_unchanged is None
-        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=pods_only)
-        return result
-    if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
-        result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
-        return result
-    eligible, result.ineligible_nodes = placer.daemon_nodes(template)
-    updated = {p.spec.node_name for p in current}
-    outdated = [p for p in old if p.spec.node_name not in updated]
-    by_node: dict[str, o.Pod] = {}
-    extra: list[str] = []
-    for pod in sorted(outdated, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name)):
-        if pod.spec.node_name and pod.spec.node_name not in by_node:
-            by_node[pod.spec.node_name] = pod
-        else:  # not on a node, or a second one on its node: the manage loop deletes it
-            placer.unbind(pod)
-            extra.append(pod.metadata.name)
-    latest: dict[str, ReplicaPlacement] = {}
-
-    def place_on(node: str) -> bool:
-        replica = latest.get(node)
-        if replica is None:
-            replica = latest[node] = _daemon_replica(placer, workload, snapshot, node)
-        elif replica.created and not replica.placed:
-            replica = latest[node] = placer.schedule(replica.pod)
-            replica.target_node = node
-        return replica.placed
-
-    result.rollout = daemon_rolling_update(
-        eligible, by_node, updated, workload.update_strategy, place_on, placer.unbind
-    )
-    result.rollout.old_replicas = len(old)
-    result.rollout.removed[:0] = extra
-    result.replicas = [latest[node] for node in eligible if node in latest]
-    return result
-
-
-def _place_workload(placer: Placer, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
-    """One workload's replicas, one after another (or, for a workload the cluster runs, its update)."""
-    if workload.existing or workload.live_job is not None:
-        return _update(placer, workload, snapshot)
-    result = WorkloadPlacement(workload)
-    if workload.daemon_template is not None:
-        return _place_daemon(placer, workload, snapshot)
-    waiting_for = ""
-    for pod in workload.pods:
-        refused = workload.refused.get(pod.metadata.name)
-        if refused is not None and not waiting_for:
-            reason = NotCreated(refused)
-            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False))
-            if workload.ordered:  # OrderedReady: no later ordinal until this one runs
-                waiting_for = pod.metadata.name
-            continue
-        if not waiting_for and workload.ordered:
-            try:
-                admit_quota(pod, snapshot)
-            except AdmissionRefusalError as refusal:
-                reason = NotCreated(refusal.words)
-                result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=reason, created=False))
-                waiting_for = pod.metadata.name
-                continue
-        if waiting_for:
-            waits = OrderedWait(pod.metadata.name, waiting_for)
-            result.replicas.append(ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=waits, created=False))
-            continue
-        for claim in workload.claims_for(pod, snapshot):
-            placer.claims.create(claim)
-        create_template_claims(pod, snapshot)
-        replica = placer.pin(pod) if pod.spec.node_name else placer.schedule(pod)
-        result.replicas.append(replica)
-        if workload.ordered and not replica.placed:
-            waiting_for = pod.metadata.name
-    return result

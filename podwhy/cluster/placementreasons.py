@@ -1,7 +1,9 @@
-"""Why a replica of `check` stays Pending, is not created, or what its placement carries, as
-typed facts on cluster/placement.py's ReplicaPlacement: report/words/placement.py says them.
-Words that are another component's own (kube-scheduler's message, the API server's refusal, the
-kubelet's rejection) are kept verbatim."""
+"""The typed facts of `check`'s placement the report reads, a leaf (it imports nothing of
+podwhy's): why a replica stays Pending, is not created, or what its placement carries, on
+controllers/types.py's ReplicaPlacement (report/words/placement.py says them); and how far
+placing is (PlaceProgress, which the progress display draws). Words that are another component's
+own (kube-scheduler's message, the API server's refusal, the kubelet's rejection) are kept
+verbatim."""
 
 from __future__ import annotations
 
@@ -103,3 +105,13 @@ PlacementReason = (
     | NotCreated
     | OrderedWait
 )
+
+
+@dataclass(frozen=True)
+class PlaceProgress:
+    """How far `check` is: replicas placed (or left Pending) of all, and the workload at hand
+    ("" once every replica is done)."""
+
+    done: int
+    total: int
+    workload: str

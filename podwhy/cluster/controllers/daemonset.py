@@ -1,13 +1,40 @@
-"""The DaemonSet controller (pkg/controller/daemon): the tolerations it adds to its pods, and its
-rolling update node by node, within maxSurge and maxUnavailable (rolling_update.go)."""
+"""The DaemonSet controller (pkg/controller/daemon): the tolerations it adds to its pods, the
+nodes it runs a pod on (nodeShouldRunDaemonPod), its pod for each node (NewPod, with the node
+name affinity), created and handed to the scheduler (manage), and its update: OnDelete, or the
+rolling update node by node, within maxSurge and maxUnavailable (update.go's rollingUpdate)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from podwhy.cluster.controllers.rollout import RemoveFn, Rollout, RolloutStatus, RolloutStep, is_available, scaled
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
+from podwhy.cluster.apiserver.admission.resourcequota import admit_quota
+from podwhy.cluster.controllers.podcontrol import Scheduler, create_claims
+from podwhy.cluster.controllers.revisions import same_template
+from podwhy.cluster.controllers.rollout import (
+    ON_DELETE,
+    RemoveFn,
+    Rollout,
+    RolloutStatus,
+    RolloutStep,
+    is_available,
+    scaled,
+)
+from podwhy.cluster.controllers.types import (
+    ManifestWorkload,
+    ReplicaPlacement,
+    WorkloadPlacement,
+    created_uid,
+    deep_copy,
+)
+from podwhy.cluster.placementreasons import NotCreated
+from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+from podwhy.plugins import names
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.names import generated_name
+from podwhy.verdict import Verdict
 
 DAEMON_TOLERATIONS = (
     (TAINT_NODE_NOT_READY, "NoExecute"),
@@ -18,6 +45,8 @@ DAEMON_TOLERATIONS = (
     (TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
 )
 HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+# Filters whose verdict decides whether the DaemonSet controller creates a pod for a node.
+DAEMON_PREDICATES = (names.NODE_AFFINITY, names.TAINT_TOLERATION)
 
 
 def add_daemon_tolerations(pod: o.Pod) -> None:
@@ -110,3 +139,137 @@ def daemon_rolling_update(
     if not remaining and len(new) + len(updated) == len(nodes) and all(new.values()):
         out.status = RolloutStatus.COMPLETES
     return out
+
+
+def daemon_pod_for_node(template: o.Pod, node_name: str) -> o.Pod:
+    """The DaemonSet controller's pod for one node, `<daemonset>-<5 characters>`: the template with
+    a required node affinity on that node's name (replacing any required node selector terms)."""
+    pod = deep_copy(template, o.Pod)
+    base = pod.metadata.name
+    pod.metadata.name = generated_name(base, f"{pod.metadata.namespace}/{base}/{node_name}")
+    pod.metadata.uid = created_uid(pod.metadata.namespace, "Pod", pod.metadata.name)
+    term = o.NodeSelectorTerm(
+        match_fields=[o.NodeSelectorRequirement(key="metadata.name", operator="In", values=[node_name])]
+    )
+    affinity = pod.spec.affinity or o.Affinity()
+    node_affinity = affinity.node_affinity or o.NodeAffinity()
+    node_affinity.required_during_scheduling_ignored_during_execution = o.NodeSelector(node_selector_terms=[term])
+    affinity.node_affinity = node_affinity
+    pod.spec.affinity = affinity
+    return pod
+
+
+def daemon_nodes(scheduler: Scheduler, template: o.Pod, snapshot: Snapshot) -> tuple[list[str], dict[str, str]]:
+    """The nodes the DaemonSet controller would create a pod for, and the others with why not: the
+    verdicts of DAEMON_PREDICATES, run by the scheduler's own plugins for the template (every node
+    when no profile serves it)."""
+    outcome = scheduler.run_filters(template)
+    node_names = sorted(n.metadata.name for n in snapshot.nodes)
+    if outcome is None:
+        return node_names, {}
+    eligible: list[str] = []
+    ineligible: dict[str, str] = {}
+    for verdict in sorted(outcome.nodes, key=lambda v: v.name):
+        failed = [
+            st for name in DAEMON_PREDICATES if (st := verdict.filters.get(name)) is not None and st.is_rejected()
+        ]
+        if failed:
+            ineligible[verdict.name] = "; ".join(_reason(st) for st in failed)
+        else:
+            eligible.append(verdict.name)
+    return eligible, ineligible
+
+
+def _reason(status: Status) -> str:
+    return f"{status.plugin}: {status.message()}"
+
+
+def _daemon_refusal(workload: ManifestWorkload, pod: o.Pod, snapshot: Snapshot) -> str | None:
+    """The API server's words refusing a DaemonSet's pod for one node (PodSecurity refused its
+    template, or a quota has no room left), or None once it is created and charged."""
+    if workload.daemon_refusal:
+        return f'pods "{pod.metadata.name}" is forbidden: {workload.daemon_refusal}'
+    try:
+        admit_quota(pod, snapshot)
+    except AdmissionRefusalError as refusal:
+        return refusal.words
+    return None
+
+
+def create_daemon_pod(
+    scheduler: Scheduler, workload: ManifestWorkload, snapshot: Snapshot, node: str
+) -> ReplicaPlacement:
+    """The DaemonSet controller's pod for NODE, created (or refused) and scheduled."""
+    template = workload.daemon_template
+    assert template is not None
+    admitted_without = snapshot.admitted_without.get(f"{template.metadata.namespace}/{template.metadata.name}")
+    pod = daemon_pod_for_node(template, node)
+    if admitted_without:
+        snapshot.admitted_without[f"{pod.metadata.namespace}/{pod.metadata.name}"] = admitted_without
+    refused = _daemon_refusal(workload, pod, snapshot)
+    if refused is not None:
+        replica = ReplicaPlacement(pod, Verdict.UNSCHEDULABLE, reason=NotCreated(refused), created=False)
+    else:
+        create_claims(scheduler, workload, pod, snapshot)
+        replica = scheduler.schedule(pod)
+    replica.target_node = node
+    return replica
+
+
+def manage_daemon_set(scheduler: Scheduler, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """A new DaemonSet's pod on each node its controller runs it on (manage)."""
+    result = WorkloadPlacement(workload)
+    assert workload.daemon_template is not None
+    eligible, result.ineligible_nodes = daemon_nodes(scheduler, workload.daemon_template, snapshot)
+    result.replicas = [create_daemon_pod(scheduler, workload, snapshot, node) for node in eligible]
+    return result
+
+
+def update_daemon_set(scheduler: Scheduler, workload: ManifestWorkload, snapshot: Snapshot) -> WorkloadPlacement:
+    """A DaemonSet the cluster runs: unchanged, OnDelete, or its controller's rolling update node
+    by node (a node's pod already of the new template counts as updated)."""
+    result = WorkloadPlacement(workload)
+    template = workload.daemon_template
+    assert template is not None
+    old = workload.existing
+    if workload.template_unchanged is None:  # no stored template: its pods are compared
+        emulation = workload.emulation
+        current = [p for p in old if same_template([p], daemon_pod_for_node(template, p.spec.node_name), emulation)]
+    else:  # the stored template, as the controller compares it with its ControllerRevision's
+        current = list(old) if workload.template_unchanged else []
+    if len(current) == len(old):
+        pods_only = workload.template_unchanged is None
+        result.rollout = Rollout(RolloutStatus.UNCHANGED, len(old), pods_compared=pods_only)
+        return result
+    if workload.update_strategy is not None and workload.update_strategy.type == ON_DELETE:
+        result.rollout = Rollout(RolloutStatus.WAITS_FOR_DELETION, len(old))
+        return result
+    eligible, result.ineligible_nodes = daemon_nodes(scheduler, template, snapshot)
+    updated = {p.spec.node_name for p in current}
+    outdated = [p for p in old if p.spec.node_name not in updated]
+    by_node: dict[str, o.Pod] = {}
+    extra: list[str] = []
+    for pod in sorted(outdated, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name)):
+        if pod.spec.node_name and pod.spec.node_name not in by_node:
+            by_node[pod.spec.node_name] = pod
+        else:  # not on a node, or a second one on its node: the manage loop deletes it
+            scheduler.unbind(pod)
+            extra.append(pod.metadata.name)
+    latest: dict[str, ReplicaPlacement] = {}
+
+    def place_on(node: str) -> bool:
+        replica = latest.get(node)
+        if replica is None:
+            replica = latest[node] = create_daemon_pod(scheduler, workload, snapshot, node)
+        elif replica.created and not replica.placed:
+            replica = latest[node] = scheduler.schedule(replica.pod)
+            replica.target_node = node
+        return replica.placed
+
+    result.rollout = daemon_rolling_update(
+        eligible, by_node, updated, workload.update_strategy, place_on, scheduler.unbind
+    )
+    result.rollout.old_replicas = len(old)
+    result.rollout.removed[:0] = extra
+    result.replicas = [latest[node] for node in eligible if node in latest]
+    return result

@@ -1,6 +1,8 @@
 """The Deployment controller (pkg/controller/deployment): the ReplicaSets a Deployment controls
 and the one its template is (FindNewReplicaSet), its rolling update within maxSurge and
-maxUnavailable (rolling.go, util.ResolveFenceposts) and recreate (recreate.go)."""
+maxUnavailable (rolling.go, util.ResolveFenceposts) and recreate (recreate.go), and which of them
+an update of a Deployment the cluster runs comes to (syncDeployment; a paused one is only scaled,
+sync.go)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from dataclasses import dataclass
 import msgspec
 
 from podwhy.cluster.apiserver.defaults import Json
-from podwhy.cluster.controllers.replicaset import deletion_order
+from podwhy.cluster.controllers.replicaset import deletion_order, scale
 from podwhy.cluster.controllers.revisions import applied_template, without_hash
 from podwhy.cluster.controllers.rollout import (
+    RECREATE,
     PlaceFn,
     RemoveFn,
     Rollout,
@@ -21,6 +24,7 @@ from podwhy.cluster.controllers.rollout import (
     is_available,
     scaled,
 )
+from podwhy.cluster.controllers.types import ManifestWorkload
 from podwhy.framework.emulation import (
     DEFAULT,
     Emulation,
@@ -30,6 +34,7 @@ from podwhy.model.wellknown import (
     POD_TEMPLATE_HASH,
 )
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.snapshot.names import suffix
 
 DEFAULT_MAX_SURGE = "25%"
 DEFAULT_MAX_UNAVAILABLE = "25%"
@@ -182,3 +187,48 @@ def recreate(old: list[o.Pod], new: list[o.Pod], place: PlaceFn, remove: RemoveF
     if out.new_replicas == len(new):
         out.status = RolloutStatus.COMPLETES
     return out
+
+
+def sync_deployment(
+    workload: ManifestWorkload, old: list[o.Pod], new: list[o.Pod], place: PlaceFn, remove: RemoveFn
+) -> Rollout:
+    """The Deployment controller's sync of a Deployment the cluster runs whose template the
+    manifest changes: paused, the old ReplicaSet only scaled (its pods of the old template);
+    else recreate or the rolling update. The new ReplicaSet's own pods (WORKLOAD.current: a
+    rollback to a revision that kept some) are not created again."""
+    current = workload.current
+    if current:
+        running = {id(p) for p in current}
+        old = [p for p in old if id(p) not in running]
+        new = new[: max(len(new) - len(current), 0)]
+    if workload.paused:
+        # sync(): no new ReplicaSet is created while paused; scale() sizes the old one, whose pods
+        # are of the old template.
+        fresh = [_old_template_pod(old, index) for index in range(max(len(new) - len(old), 0))]
+        rollout = scale(old, len(new), fresh, place, remove)
+        rollout.status = RolloutStatus.PAUSED
+        return rollout
+    if workload.strategy is not None and workload.strategy.type == RECREATE:
+        rollout = recreate(old, new, place, remove)
+    else:
+        rollout = rolling_update(old, new, workload.strategy, place, remove, current)
+    if workload.progress_deadline_seconds is not None:
+        rollout.progress_deadline_seconds = workload.progress_deadline_seconds
+    rollout.revision = workload.new_replica_set
+    return rollout
+
+
+def _old_template_pod(old: Sequence[o.Pod], index: int) -> o.Pod:
+    """A pod the old ReplicaSet adds when a paused Deployment is scaled up: the newest old pod's
+    template, unbound, named `<replicaset>-<podwhy's 5 characters>`."""
+    model = max(old, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))
+    owner = next((ref for ref in model.metadata.owner_references if ref.controller), None)
+    base = f"{owner.name}-" if owner is not None else model.metadata.generate_name
+    name = base + suffix(f"scale/{model.metadata.namespace}/{base}/{index}")
+    meta = model.metadata
+    return msgspec.structs.replace(
+        model,
+        metadata=msgspec.structs.replace(meta, name=name, uid=f"uid-scale-{meta.namespace}-{name}"),
+        spec=msgspec.structs.replace(model.spec, node_name=""),
+        status=o.PodStatus(phase="Pending"),
+    )

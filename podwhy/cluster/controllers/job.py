@@ -1,11 +1,13 @@
 """The Job controller (pkg/controller/job) and what the API server's validation lets a Job's
-update change (pkg/registry/batch/job/strategy.go, ValidateJobUpdate): the shape of a Job, the
-refusal of an update, and the controller's sync of its active pods."""
+update change (pkg/registry/batch/job/strategy.go, ValidateJobUpdate): the shape of a Job as the
+API server defaults it (its types, JobShape and LiveJob, are controllers/types.py's), the
+refusal of an update, the controller's sync of its active pods, and `kubectl apply` of a Job the
+cluster runs (update_job: refused, or synced with the new spec; pastActiveDeadline)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 import msgspec
@@ -13,7 +15,8 @@ import msgspec
 from podwhy.cluster.apiserver.defaults import Json, stored_form
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
-from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus
+from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus, owned_by
+from podwhy.cluster.controllers.types import JobShape, LiveJob, ManifestWorkload
 from podwhy.framework.emulation import (
     DEFAULT,
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
@@ -21,23 +24,7 @@ from podwhy.framework.emulation import (
     Emulation,
 )
 from podwhy.model import objects as o
-
-INDEXED = "Indexed"
-
-
-@dataclass(frozen=True)
-class JobShape:
-    """What of a Job's spec an update may change, and its controller reads to size it."""
-
-    parallelism: int
-    completions: int | None
-    completion_mode: str
-    suspend: bool
-    active_deadline_seconds: int | None
-
-    @property
-    def indexed(self) -> bool:
-        return self.completion_mode == INDEXED
+from podwhy.snapshot.cluster import Snapshot
 
 
 def job_shape(spec: o.WorkloadSpec | o.JobSpec) -> JobShape:
@@ -49,22 +36,6 @@ def job_shape(spec: o.WorkloadSpec | o.JobSpec) -> JobShape:
         suspend=bool(spec.suspend),
         active_deadline_seconds=spec.active_deadline_seconds,
     )
-
-
-@dataclass(frozen=True)
-class LiveJob:
-    """A Job the snapshot holds: its spec, its stored template (None when not read), its status."""
-
-    shape: JobShape
-    template: Json | None
-    start_time: str | None
-    succeeded: int
-    # "Complete" or "Failed" once it has finished ("" while it runs).
-    finished: str
-    # Its JobSuspended condition is True.
-    suspended_condition: bool
-    # Its uid (its pods' controller-uid label).
-    uid: str = ""
 
 
 def live_job(job: o.Job, template: Json | None) -> LiveJob:
@@ -267,3 +238,62 @@ def job_sync(
         fresh = [p for p in fresh if _completion_index(p) not in running]
     out.new_replicas = sum(1 for pod in fresh[: wanted - len(active)] if place(pod))
     return out
+
+
+def update_job(
+    workload: ManifestWorkload,
+    old: list[o.Pod],
+    new: list[o.Pod],
+    unchanged: bool,
+    place_one: PlaceFn,
+    remove: RemoveFn,
+    snapshot: Snapshot,
+) -> Rollout:
+    """`kubectl apply` of a Job the cluster runs: refused as its validation refuses an update
+    (job_update_refusal; without the stored template, a template that differs from its pods'),
+    else the Job controller's sync with the new spec (job_sync)."""
+    live = workload.live_job
+    refusal = workload.job_refusal
+    if not refusal and live is None and not unchanged:
+        refusal = f'The Job "{workload.name}" is invalid: spec.template: field is immutable'
+    if refusal:
+        rollout = Rollout(RolloutStatus.IMMUTABLE, len(old))
+        rollout.refusal = refusal
+        return rollout
+    shape = workload.job_shape or job_shape(o.WorkloadSpec())
+    outcome = JobOutcome.RUNS
+    if live is not None and live.finished:
+        outcome = JobOutcome.FINISHED
+    elif shape.suspend:
+        outcome = JobOutcome.SUSPENDED
+    elif live is not None and _past_deadline(shape, live, snapshot):
+        outcome = JobOutcome.DEADLINE_EXCEEDED
+    succeeded = live.succeeded if live is not None else 0
+    if live is None:  # what the snapshot holds of it: its pods that ended
+        succeeded = sum(
+            1
+            for p in snapshot.pods
+            if p.metadata.namespace == workload.namespace
+            and p.status.phase == "Succeeded"
+            and owned_by(p, "Job", workload.name)
+        )
+    rollout = job_sync(shape, old, succeeded, new, place_one, remove, outcome)
+    rollout.status = RolloutStatus.UNCHANGED if unchanged else RolloutStatus.COMPLETES
+    if outcome == JobOutcome.DEADLINE_EXCEEDED:
+        rollout.status = RolloutStatus.STALLS
+    return rollout
+
+
+def _past_deadline(shape: JobShape, live: LiveJob, snapshot: Snapshot) -> bool:
+    """pastActiveDeadline, at the time the snapshot was taken: the Job (not resumed now: a resumed
+    Job's start time is reset) has run activeDeadlineSeconds or longer. An offline dump carries no
+    time: not evaluated (False)."""
+    deadline = shape.active_deadline_seconds
+    if deadline is None or live.start_time is None or live.shape.suspend or not snapshot.taken_at:
+        return False
+    try:
+        started = datetime.fromisoformat(live.start_time.replace("Z", "+00:00"))
+        taken = datetime.fromisoformat(snapshot.taken_at.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return (taken - started).total_seconds() >= deadline

@@ -11,7 +11,7 @@ from msgspec import UNSET, UnsetType
 from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.controllers.rollout import Rollout
-from podwhy.cluster.placement import Displaced, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
 from podwhy.framework.status import Code
 from podwhy.model import objects as o

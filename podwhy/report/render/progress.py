@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.status import Status
 
-from podwhy.cluster.placement import PlaceProgress
+from podwhy.cluster.placementreasons import PlaceProgress
 from podwhy.snapshot.live import Progress
 from podwhy.snapshot.source import ReadProgress
 

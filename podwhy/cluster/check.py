@@ -1,0 +1,62 @@
+"""`podwhy check`'s run of the cluster once the manifests are applied, above the controllers and
+the scheduler's side alike: the workloads in the order the scheduling queue takes pods created at
+once, each handed to its controller (controllers/manager.py), whose pods the scheduler places as
+they are created (placement.py's Placer, which the controllers reach as podcontrol.Scheduler);
+then the cluster's pods preemption evicted, created again by their controllers and placed last,
+and, for the replicas left Pending, where they fit once the pods being deleted are gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from podwhy.cluster.controllers.manager import sync_workload
+from podwhy.cluster.controllers.podcontrol import replacement_pod
+from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, WorkloadPlacement
+from podwhy.cluster.placement import Placer, fits_once_deleted
+from podwhy.cluster.placementreasons import PlaceProgress
+from podwhy.model import objects as o
+from podwhy.scheduler.config import SchedulerConfig
+from podwhy.snapshot.cluster import Snapshot
+
+
+def place(
+    snapshot: Snapshot,
+    workloads: list[ManifestWorkload],
+    config: SchedulerConfig,
+    applied_claims: Sequence[o.PersistentVolumeClaim] = (),
+    progress: Callable[[PlaceProgress], None] | None = None,
+    displaced_out: list[Displaced] | None = None,
+) -> list[WorkloadPlacement]:
+    """Every workload's replicas in turn, each seeing those placed before it, in the order the
+    scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
+    order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
+    manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
+    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement."""
+    placer = Placer(snapshot, config, preempt=True)
+    for claim in applied_claims:
+        placer.claims.bind_if_immediate(claim)
+    done: dict[int, WorkloadPlacement] = {}
+    total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
+    placed = 0
+    for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
+        workload = workloads[index]
+        if progress is not None:
+            progress(PlaceProgress(placed, total, workload.key))
+        done[index] = sync_workload(placer, workload, snapshot)
+        fits_once_deleted(placer, done[index].replicas)
+        placed += len(workload.pods)
+    for displaced in placer.displaced:
+        displaced.replacement = placer.schedule(replacement_pod(displaced.victim))
+    placer.pods()  # the snapshot as placing left it, for the report
+    if displaced_out is not None:
+        displaced_out.extend(placer.displaced)
+    if progress is not None:
+        progress(PlaceProgress(total, total, ""))
+    return [done[i] for i in range(len(workloads))]
+
+
+def _priority(workload: ManifestWorkload) -> int:
+    """The priority admission gave the workload's pods (they share their template's class)."""
+    pod = workload.daemon_template if workload.daemon_template is not None else next(iter(workload.pods), None)
+    return pod.spec.priority or 0 if pod is not None else 0
