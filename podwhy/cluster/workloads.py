@@ -16,7 +16,7 @@ import msgspec
 
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.chain import admit
-from podwhy.cluster.apiserver.validation import InvalidObjectError
+from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
 from podwhy.cluster.controllers.daemonset import add_daemon_tolerations
 from podwhy.cluster.controllers.deployment import ReplicaSetRevision, deployment_replica_sets, find_new_replica_set
 from podwhy.cluster.controllers.job import job_shape, job_update_refusal, live_job
