@@ -26,7 +26,7 @@ from podwhy.framework.plugin_args import (
     PodTopologySpreadArgs,
     VolumeBindingArgs,
 )
-from podwhy.framework.validation import DurationError, format_go_duration, parse_go_duration
+from podwhy.helpers.goduration import DurationError, format_go_duration, parse_go_duration
 from podwhy.scheduler.config import parse_scheduler_config
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"

@@ -17,8 +17,8 @@ from podwhy.framework.interface import CycleState, FilterRunner, PostFilterResul
 from podwhy.framework.plugin_args import DefaultPreemptionArgs
 from podwhy.framework.status import Code, Status, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.labelselectors import Selector, SelectorError, label_selector_as_selector
 from podwhy.model import objects as o
-from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
 
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"

@@ -13,13 +13,13 @@ from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.persistentvolumes import claim_class
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
     PORTWORX,
     TranslationError,
-    claim_class,
     inline_plugin,
     inline_volume_handle,
     migrated_on_node,

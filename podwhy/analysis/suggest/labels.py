@@ -19,8 +19,8 @@ from podwhy.analysis.suggest.base import (
 from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting
 from podwhy.analysis.wellknown import well_known_label
 from podwhy.cluster.nodecopy import is_daemon_pod
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity
 from podwhy.plugins.nodeaffinity import required_node_selector
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot

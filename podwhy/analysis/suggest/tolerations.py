@@ -29,9 +29,9 @@ from podwhy.analysis.suggest.facts import (
 from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
 from podwhy.analysis.wellknown import condition_taint, reserving_taint
 from podwhy.cluster.nodecopy import is_daemon_pod, is_mirror_pod
+from podwhy.helpers.nodetaints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.model import objects as o
 from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.scheduler.cycle import CycleOutcome
 
 # Tolerations admission adds to every pod: a workload's template does not hold them.

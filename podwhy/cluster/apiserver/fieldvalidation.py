@@ -25,7 +25,7 @@ from typing import Any
 
 from podwhy.errors import PodwhyError
 from podwhy.framework.emulation import Emulation
-from podwhy.framework.validation import go_quote
+from podwhy.helpers.fielderrors import go_quote
 from podwhy.model.fields import KINDS, STRUCTS
 from podwhy.snapshot.decode import Entry
 

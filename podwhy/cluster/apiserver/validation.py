@@ -40,37 +40,29 @@ from podwhy.framework.emulation import (
     USER_NAMESPACES_HOST_NETWORK_SUPPORT,
     Emulation,
 )
-from podwhy.framework.resources import (
-    CPU,
-    EPHEMERAL_STORAGE,
-    MEMORY,
-    aggregate_container_limits,
-    aggregate_container_requests,
-    is_extended_resource_name,
-    is_hugepages,
-    is_native_resource,
-    is_supported_pod_level_resource,
-)
-from podwhy.framework.validation import (
-    aggregate,
-    child,
-    duplicate,
-    forbidden,
-    go_json,
-    index,
-    invalid,
-    key,
-    required,
-    validate_label_name,
-)
-from podwhy.model import objects as o
-from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
-from podwhy.model.validation import (
+from podwhy.helpers.fielderrors import aggregate, child, duplicate, forbidden, go_json, index, invalid, key, required
+from podwhy.helpers.namevalidation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_key_errors,
     label_value_errors,
+    validate_label_name,
 )
+from podwhy.helpers.podresources import (
+    aggregate_container_limits,
+    aggregate_container_requests,
+    is_supported_pod_level_resource,
+)
+from podwhy.helpers.resourcenames import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    is_extended_resource_name,
+    is_hugepages,
+    is_native_resource,
+)
+from podwhy.model import objects as o
+from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import generated_name
 

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from podwhy.cluster.apiserver.admission import podsecurity as pod_security
-from podwhy.framework.validation import child, index, key
+from podwhy.helpers.fielderrors import child, index, key
+from podwhy.helpers.namevalidation import label_value_errors
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
-from podwhy.model.validation import label_value_errors
 from podwhy.snapshot.cluster import Snapshot
 
 # pkg/api/node/util.go: deprecatedNodeLabels (the same in v1.33 to v1.36).

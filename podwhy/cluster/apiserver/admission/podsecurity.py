@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
-from podwhy.framework.validation import go_quote
+from podwhy.helpers.fielderrors import go_quote
 from podwhy.model import objects as o
 
 NAME = "PodSecurity"
