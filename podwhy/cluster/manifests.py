@@ -35,7 +35,7 @@ from podwhy.cluster.controllers.revisions import same_stored_template, stored_te
 from podwhy.cluster.controllers.rollout import existing_pods
 from podwhy.cluster.controllers.statefulset import mount_claims
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 from podwhy.model.wellknown import (

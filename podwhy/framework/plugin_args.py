@@ -16,7 +16,8 @@ import msgspec
 from msgspec.structs import replace
 
 from podwhy.errors import UsageError
-from podwhy.framework.emulation import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import DRA_DEVICE_BINDING_CONDITIONS
 from podwhy.helpers.fielderrors import (
     aggregate,
     child,

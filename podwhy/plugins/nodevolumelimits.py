@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.evidence import VolumeCountEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from podwhy.framework.emulation import EMULATED, V1_33, V1_35, V1_36, Emulation
+from podwhy.features.emulation import EMULATED, V1_33, V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Code

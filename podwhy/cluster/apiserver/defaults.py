@@ -36,7 +36,8 @@ from typing import Any
 
 import msgspec
 
-from podwhy.framework.emulation import DEFAULT, IMAGE_VOLUME, POD_LEVEL_RESOURCES, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import IMAGE_VOLUME, POD_LEVEL_RESOURCES
 from podwhy.helpers.podresources import (
     aggregate_container_limits,
     aggregate_container_requests,

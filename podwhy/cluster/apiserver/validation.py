@@ -34,11 +34,11 @@ import msgspec
 
 from podwhy.cluster.apiserver.defaults import default_pod
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import (
+from podwhy.features.emulation import Emulation
+from podwhy.features.kubefeatures import (
     POD_LEVEL_RESOURCES,
     TAINT_TOLERATION_COMPARISON_OPERATORS,
     USER_NAMESPACES_HOST_NETWORK_SUPPORT,
-    Emulation,
 )
 from podwhy.helpers.fielderrors import aggregate, child, duplicate, forbidden, go_json, index, invalid, key, required
 from podwhy.helpers.namevalidation import (

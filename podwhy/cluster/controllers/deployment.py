@@ -21,10 +21,7 @@ from podwhy.cluster.controllers.rollout import (
     is_available,
     scaled,
 )
-from podwhy.framework.emulation import (
-    DEFAULT,
-    Emulation,
-)
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     POD_TEMPLATE_HASH,

@@ -19,10 +19,7 @@ from podwhy.cluster.apiserver.defaults import (
     default_template,
     stored_form,
 )
-from podwhy.framework.emulation import (
-    DEFAULT,
-    Emulation,
-)
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknown import (
     CONTROLLER_REVISION_HASH,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from podwhy.framework.emulation import (
+from podwhy.features.kubefeatures import (
     DRA_CONSUMABLE_CAPACITY,
     DRA_DEVICE_BINDING_CONDITIONS,
     DRA_DEVICE_TAINTS,

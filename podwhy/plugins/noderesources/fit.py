@@ -12,7 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from podwhy.framework.emulation import DRA_EXTENDED_RESOURCE
+from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
