@@ -17,7 +17,7 @@ from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.helpers.nodetaints import find_matching_untolerated_taint
 from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_OS_STABLE
+from podwhy.model.wellknownnames import LABEL_OS_STABLE
 from podwhy.plugins import names, nodeaffinity, nodename, nodeports, tainttoleration
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request, fits_request
 

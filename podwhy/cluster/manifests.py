@@ -38,10 +38,7 @@ from podwhy.errors import PodwhyError
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
-from podwhy.model.wellknown import (
-    CONTROLLER_REVISION_HASH,
-    POD_TEMPLATE_HASH,
-)
+from podwhy.model.wellknownnames import CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import Entry, check_object, decode
 from podwhy.snapshot.limits import MAX_PODS

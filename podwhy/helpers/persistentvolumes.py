@@ -12,7 +12,7 @@ from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.helpers.resourcenames import STORAGE
 from podwhy.model import objects as o
 from podwhy.model.quantity import parse_quantity
-from podwhy.model.wellknown import ANN_BETA_STORAGE_CLASS
+from podwhy.model.wellknownnames import ANN_BETA_STORAGE_CLASS
 
 # pv_helpers.go: a class whose provisioner this is provisions nothing (statically made PVs only).
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"

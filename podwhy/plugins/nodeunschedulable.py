@@ -9,7 +9,7 @@ from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.helpers.nodetaints import tolerations_tolerate_taint
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"

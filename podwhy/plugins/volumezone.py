@@ -11,7 +11,7 @@ from podwhy.framework.status import Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.helpers.persistentvolumes import claim_class
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
     LABEL_TOPOLOGY_REGION,

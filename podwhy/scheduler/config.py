@@ -22,7 +22,7 @@ from podwhy.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE
 from podwhy.framework.plugin_args import API_VERSION, PluginArgs, PluginArgsError, decode_plugin_args
 from podwhy.framework.profile import Profile
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.plugins import names
 from podwhy.plugins.registry import PLUGINS
 from podwhy.snapshot import yaml11

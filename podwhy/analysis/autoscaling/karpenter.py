@@ -33,7 +33,7 @@ from podwhy.framework.types import Resource
 from podwhy.helpers.nodetaints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, QuantityInput, quantity_milli_value, quantity_value
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     LABEL_ARCH_STABLE,
     LABEL_INSTANCE_TYPE_STABLE,
     LABEL_OS_STABLE,

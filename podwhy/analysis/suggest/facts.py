@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
-from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
+from podwhy.analysis.keymeanings import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.verdict import Verdict
 

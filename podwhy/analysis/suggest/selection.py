@@ -8,10 +8,10 @@ from typing import Any
 
 import msgspec
 
+from podwhy.analysis.keymeanings import PLATFORM_LABELS, well_known_label
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
 from podwhy.analysis.suggest.facts import AffinityAsks, Asks, DropNodeSelection, PlatformSelection, SelectorAsks
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
-from podwhy.analysis.wellknown import PLATFORM_LABELS, well_known_label
 from podwhy.model import objects as o
 from podwhy.plugins.nodeaffinity import required_node_selector
 from podwhy.scheduler.cycle import CycleOutcome

@@ -46,7 +46,7 @@ from podwhy.helpers.podresources import (
 from podwhy.helpers.resourcenames import is_hugepages, is_native_resource
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, format_quantity, go_string, parse_quantity, quantity_format
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
 # v1.DefaultEnableServiceLinks, and the PodSpec/Container defaults of SetDefaults_PodSpec.

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from podwhy.cluster.controllers.rollout import RemoveFn, Rollout, RolloutStatus, RolloutStep, is_available, scaled
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 
 DAEMON_TOLERATIONS = (
     (TAINT_NODE_NOT_READY, "NoExecute"),

@@ -23,9 +23,7 @@ from podwhy.cluster.controllers.rollout import (
 )
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
-    POD_TEMPLATE_HASH,
-)
+from podwhy.model.wellknownnames import POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_MAX_SURGE = "25%"

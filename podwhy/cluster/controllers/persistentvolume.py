@@ -34,7 +34,7 @@ from podwhy.helpers.persistentvolumes import (
 )
 from podwhy.helpers.resourcenames import STORAGE
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_PROVISIONED_BY,

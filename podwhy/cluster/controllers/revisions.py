@@ -21,7 +21,7 @@ from podwhy.cluster.apiserver.defaults import (
 )
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     CONTROLLER_REVISION_HASH,
     POD_TEMPLATE_HASH,
     TAINT_NODE_NOT_READY,

@@ -18,7 +18,7 @@ import msgspec
 
 from podwhy.helpers.labelselectors import SelectorError, new_requirement
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     ANN_MIGRATED_PLUGINS,
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,

@@ -11,7 +11,7 @@ from podwhy.helpers.labelselectors import Requirement, Selector, SelectorError, 
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.helpers.nodetaints import do_not_schedule_taints, find_matching_untolerated_taint
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from podwhy.model.wellknownnames import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
 from podwhy.snapshot.cluster import Snapshot
 
 DO_NOT_SCHEDULE = "DoNotSchedule"

@@ -14,7 +14,7 @@ from podwhy.framework.types import NodeInfo
 from podwhy.helpers.labelselectors import Selector
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_HOSTNAME
+from podwhy.model.wellknownnames import LABEL_HOSTNAME
 from podwhy.plugins.helper.normalize_score import go_div
 from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,

@@ -22,7 +22,7 @@ from podwhy.helpers.persistentvolumes import (
 from podwhy.helpers.resourcenames import STORAGE
 from podwhy.model import objects as o
 from podwhy.model.quantity import parse_quantity, value
-from podwhy.model.wellknown import ANN_BIND_COMPLETED, ANN_SELECTED_NODE
+from podwhy.model.wellknownnames import ANN_BIND_COMPLETED, ANN_SELECTED_NODE
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
     TranslationError,

@@ -24,7 +24,7 @@ from podwhy.framework.evidence import (
     VolumeZoneEvidence,
 )
 from podwhy.helpers.resourcenames import is_extended_resource_name
-from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 from podwhy.report.model import PluginStatus
 

@@ -10,7 +10,7 @@ from podwhy.cluster.apiserver.admission.attributes import Attributes
 from podwhy.features.emulation import Emulation
 from podwhy.features.kubefeatures import POD_TOPOLOGY_LABELS_ADMISSION
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
+from podwhy.model.wellknownnames import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
 
 NAME = "PodTopologyLabels"
 
