@@ -28,9 +28,9 @@ from podwhy.helpers.fielderrors import (
     invalid,
     not_supported,
     required,
+    validate_label_name,
 )
 from podwhy.helpers.goduration import SECOND, DurationError, format_go_duration, parse_go_duration
-from podwhy.helpers.namevalidation import validate_label_name
 from podwhy.helpers.nodeselectors import node_selector_term_errors
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls

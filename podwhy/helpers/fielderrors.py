@@ -1,5 +1,5 @@
 """apimachinery's field errors (util/validation/field): field paths, the Go texts of bad values,
-field.Error's wording and the aggregate of several.
+field.Error's wording and the aggregate of several, and metav1validation's ValidateLabelName.
 
 Plugin-args validation, the API server's validation and the plugins' own parse errors word their
 messages from these, so a refused configuration or object reads as Kubernetes reports it.
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
+
+from podwhy.helpers.namevalidation import label_key_errors
 
 # ------------------------------------------------------------------ field paths
 
@@ -88,3 +90,8 @@ def aggregate(messages: list[str]) -> str:
     """utilerrors.NewAggregate(...).Error(): duplicates dropped, several bracketed."""
     unique = list(dict.fromkeys(messages))
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+def validate_label_name(name: str, path: str) -> list[str]:
+    """metav1validation.ValidateLabelName: one field.Invalid error per problem."""
+    return [invalid(path, name, msg) for msg in label_key_errors(name)]

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from podwhy.helpers.fielderrors import invalid
-
 QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 QUALIFIED_NAME_MAX_LENGTH = 63
 LABEL_VALUE_FMT = f"({QUALIFIED_NAME_FMT})?"
@@ -153,8 +151,3 @@ def label_value_errors(value: str) -> list[str]:
     if _LABEL_VALUE_RE.fullmatch(value) is None:
         errs.append(_regex_error(_LABEL_VALUE_ERR, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
-
-
-def validate_label_name(name: str, path: str) -> list[str]:
-    """metav1validation.ValidateLabelName: one field.Invalid error per problem."""
-    return [invalid(path, name, msg) for msg in label_key_errors(name)]

@@ -40,13 +40,23 @@ from podwhy.features.kubefeatures import (
     TAINT_TOLERATION_COMPARISON_OPERATORS,
     USER_NAMESPACES_HOST_NETWORK_SUPPORT,
 )
-from podwhy.helpers.fielderrors import aggregate, child, duplicate, forbidden, go_json, index, invalid, key, required
+from podwhy.helpers.fielderrors import (
+    aggregate,
+    child,
+    duplicate,
+    forbidden,
+    go_json,
+    index,
+    invalid,
+    key,
+    required,
+    validate_label_name,
+)
 from podwhy.helpers.namevalidation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_key_errors,
     label_value_errors,
-    validate_label_name,
 )
 from podwhy.helpers.podresources import (
     aggregate_container_limits,
