@@ -17,8 +17,9 @@ from podwhy.cluster.apiserver.validation.pod import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placementreasons import PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
-from podwhy.framework.emulation import EMULATED, POD_LEVEL_RESOURCES, Emulation, nearest_emulation
+from podwhy.features.emulation import DEFAULT as DEFAULT_EMULATION
+from podwhy.features.emulation import EMULATED, Emulation, nearest_emulation
+from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o

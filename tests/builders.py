@@ -17,8 +17,8 @@ from typing import Any, Self, TypeVar
 import msgspec
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.resources import is_extended_resource_name, is_hugepages
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.resourcenames import is_extended_resource_name, is_hugepages
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podwhy.errors import PodwhyError
-from podwhy.model import castatus as ca
+from podwhy.model import autoscalerstatus as ca
 from podwhy.model.objects import ConfigMap, ObjectMeta
-from podwhy.snapshot.castatus import (
+from podwhy.snapshot.autoscalerconfigmap import (
     LAST_UPDATED_ANNOTATION,
     last_updated,
     parse_status,

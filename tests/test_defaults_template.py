@@ -25,7 +25,7 @@ from podwhy.cluster.apiserver.defaults import (
     stored_form,
 )
 from podwhy.cluster.controllers.revisions import same_stored_template
-from podwhy.framework.emulation import V1_33, V1_36
+from podwhy.features.emulation import V1_33, V1_36
 from podwhy.snapshot import fastyaml
 from tests.shared import SHARED, needs_shared
 

@@ -496,8 +496,8 @@ def test_a_long_in_selector_is_validated_once_and_matched_by_set(monkeypatch: py
     """A legal selector of many values is validated once, however many nodes it is matched
     against (labels.NewRequirement ran per node: 100,000 values over 400 nodes took minutes), and
     a lookup does not walk the values."""
-    from podwhy.model import labels
-    from podwhy.model.validation import is_valid_label_value
+    from podwhy.helpers import labelselectors as labels
+    from podwhy.helpers.namevalidation import is_valid_label_value
 
     labels._new_requirement.cache_clear()
     calls = 0

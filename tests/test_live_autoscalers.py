@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.snapshot.castatus import LAST_UPDATED_ANNOTATION, read_configmap
+from podwhy.snapshot.autoscalerconfigmap import LAST_UPDATED_ANNOTATION, read_configmap
 from podwhy.snapshot.live import (
     CA_STATUS,
     SNAPSHOT_DOCS,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podwhy.model.validation import is_dns1123_subdomain
+from podwhy.helpers.namevalidation import is_dns1123_subdomain
 from podwhy.snapshot.names import (
     ALPHANUMS,
     fnv32a,

@@ -26,7 +26,7 @@ from podwhy.framework.plugin_args import (
     PodTopologySpreadArgs,
     VolumeBindingArgs,
 )
-from podwhy.framework.validation import DurationError, format_go_duration, parse_go_duration
+from podwhy.helpers.goduration import DurationError, format_go_duration, parse_go_duration
 from podwhy.scheduler.config import parse_scheduler_config
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "examples" / "shop-cluster.yaml"
@@ -652,7 +652,7 @@ V1_36_ARGS = [
 def test_args_as_each_release_validates_them(plugin: str, args: Any, v136: list[str], v135: list[str] | None) -> None:
     """v1.36 errors, and v1.35's (None: not compared; without the ratio v1.35's scorer crashes
     kube-scheduler, and podwhy reports the missing shape instead)."""
-    from podwhy.framework.emulation import V1_35, V1_36
+    from podwhy.features.emulation import V1_35, V1_36
 
     for emulation, want in ((V1_36, v136), (V1_35, v135)):
         if want is None:

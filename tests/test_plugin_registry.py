@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from podwhy.errors import UsageError
-from podwhy.framework.emulation import V1_36
+from podwhy.features.emulation import V1_36
 from podwhy.framework.interface import EXTENSION_POINTS, Plugin, QueuedPodInfo
 from podwhy.framework.signature import FRAMEWORK_PARTS, PLUGIN_PARTS, PodPart, pod_signature
 from podwhy.model import objects as o
@@ -178,7 +178,7 @@ def test_each_plugin_name_is_written_once_in_names() -> None:
     assert declared == set(PLUGINS)
     # A feature gate may share its plugin's name (NodeDeclaredFeatures): the gate table is not a plugin name;
     # nor is the API's table of structs (model/fields.py), whose NodeAffinity is the type of spec.affinity.nodeAffinity.
-    gates = PODWHY / "framework" / "emulation.py"
+    gates = PODWHY / "features" / "kubefeatures.py"
     api_structs = PODWHY / "model" / "fields.py"
     for name in PLUGINS:
         gate = name in V1_36.gates

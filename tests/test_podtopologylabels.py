@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
-from podwhy.framework.emulation import EMULATED, V1_34, V1_35
+from podwhy.features.emulation import EMULATED, V1_34, V1_35
 from podwhy.model import objects as o
 
 ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
@@ -109,7 +109,7 @@ def test_check_binds_replicas_with_their_nodes_topology(tmp_path: Path, version:
     replica's spreading or affinity counts)."""
     from podwhy.cluster.check import place
     from podwhy.cluster.manifests import ManifestSource
-    from podwhy.framework.emulation import EMULATED as RELEASES
+    from podwhy.features.emulation import EMULATED as RELEASES
     from podwhy.scheduler.config import default_config
     from podwhy.snapshot.source import FileSource
 
@@ -136,7 +136,7 @@ def test_a_pod_created_bound_gets_its_nodes_topology(tmp_path: Path) -> None:
     }
     (tmp_path / "p.yaml").write_text(json.dumps(pod))
     from podwhy.cluster.manifests import read_pod_manifest
-    from podwhy.framework.emulation import V1_35 as RELEASE
+    from podwhy.features.emulation import V1_35 as RELEASE
     from podwhy.snapshot.source import FileSource
 
     snapshot = FileSource([str(tmp_path / "cluster.yaml")], complete=True).load()

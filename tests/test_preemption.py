@@ -19,8 +19,6 @@ from podwhy.framework.plugin_args import DefaultPreemptionArgs, decode_plugin_ar
 from podwhy.framework.preemption import (
     Budget,
     Candidate,
-    calculate_num_candidates,
-    filter_pods_with_pdb_violation,
     fit_error_text,
     pick_one_node_for_preemption,
     preemption_outcome,
@@ -31,7 +29,7 @@ from podwhy.framework.status import Code, Status, error, success
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.plugins import names
-from podwhy.plugins.defaultpreemption import DefaultPreemption
+from podwhy.plugins.defaultpreemption import DefaultPreemption, calculate_num_candidates, filter_pods_with_pdb_violation
 from podwhy.plugins.registry import PLUGINS
 from podwhy.report.build.explain import build_report
 from podwhy.scheduler.cycle import run_cycle

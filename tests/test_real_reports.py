@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.framework.emulation import DYNAMIC_RESOURCE_ALLOCATION, EMULATED, Emulation
+from podwhy.features.emulation import EMULATED, Emulation
+from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION
 
 REPORTS = Path(__file__).resolve().parent.parent / "fixtures" / "reports"
 CASES = sorted(p for p in REPORTS.iterdir() if (p / "case.json").is_file())
@@ -37,7 +38,7 @@ def _message(folder: Path, release: str) -> str:
 
 
 def _words(emulation: Emulation) -> tuple[bool, ...]:
-    """What of a release changes the words of a FailedScheduling message (framework/emulation.py)."""
+    """What of a release changes the words of a FailedScheduling message (features/emulation.py)."""
     return (
         emulation.taint_toleration_names_taint,
         emulation.enabled(DYNAMIC_RESOURCE_ALLOCATION),

@@ -17,7 +17,7 @@ from podwhy.cluster.controllers.deployment import fenceposts
 from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import same_template
 from podwhy.cluster.controllers.rollout import scaled
-from podwhy.framework.emulation import V1_34, V1_35, V1_36
+from podwhy.features.emulation import V1_34, V1_35, V1_36
 from podwhy.model import objects as o
 from tests.builders import from_raw
 

@@ -13,7 +13,7 @@ import pytest
 from podwhy.cluster.controllers.job import JobOutcome, job_sync, job_update_refusal
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.controllers.types import JobShape, LiveJob
-from podwhy.framework.emulation import V1_35, V1_36, Emulation
+from podwhy.features.emulation import V1_35, V1_36, Emulation
 from podwhy.model import objects as o
 from tests.test_rollout import _check, _node, _running
 

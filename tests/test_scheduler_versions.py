@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import UsageError
-from podwhy.framework.emulation import V1_33, V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
+from podwhy.features.emulation import V1_33, V1_34, V1_35, V1_36, Emulation, KubeVersion, parse_version
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState

@@ -17,7 +17,7 @@ from podwhy.cli import app
 from podwhy.cluster.apiserver.fieldvalidation import MAX_STRICT_ERRORS, StrictDecodingError, unknown_fields
 from podwhy.cluster.manifests import ManifestSource
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import DEFAULT, EMULATED
+from podwhy.features.emulation import DEFAULT, EMULATED
 from podwhy.model.fields import KINDS, STRUCTS
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode

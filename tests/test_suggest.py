@@ -17,9 +17,9 @@ import msgspec
 import pytest
 import yaml
 
+from podwhy.analysis.keymeanings import condition_taint, reserving_taint, well_known_label
 from podwhy.analysis.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
 from podwhy.analysis.suggest.facts import Note
-from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o

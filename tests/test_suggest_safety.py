@@ -14,13 +14,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from podwhy.analysis.keymeanings import condition_taint, reserving_taint, well_known_label
 from podwhy.analysis.suggest import Suggestion, suggest
 from podwhy.analysis.suggest.facts import Note
-from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cli import app
 from podwhy.model import objects as o
+from podwhy.report.words.meanings import condition_text
 from podwhy.report.words.suggest import note_text, suggestion_text
-from podwhy.report.words.wellknown import condition_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -582,8 +582,8 @@ def test_manifest_commands(path: str, generate_name: str, expected: str) -> None
 
 
 def test_every_well_known_meaning_has_its_words() -> None:
-    from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reservation
-    from podwhy.report.words.wellknown import CONDITIONS, LABELS, RESERVATIONS
+    from podwhy.analysis.keymeanings import LabelMeaning, NodeCondition, Reservation
+    from podwhy.report.words.meanings import CONDITIONS, LABELS, RESERVATIONS
 
     assert set(LABELS) == set(LabelMeaning)
     assert set(CONDITIONS) == set(NodeCondition)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podwhy.model.validation import (
+from podwhy.helpers.namevalidation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     is_dns1123_subdomain,

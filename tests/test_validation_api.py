@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
 from podwhy.cluster.apiserver.validation.podspec import pod_spec_errors
-from podwhy.framework.emulation import DEFAULT, EMULATED, V1_33
+from podwhy.features.emulation import DEFAULT, EMULATED, V1_33
 from podwhy.model import objects as o
 
 Json = dict[str, Any]

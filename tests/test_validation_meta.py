@@ -192,7 +192,7 @@ def test_label_words_per_release(minor: int) -> None:
     lengths in bytes; v1.33 and v1.34 say IsQualifiedName's "a qualified name" and "characters"
     (util/validation). DNS names say "characters" in every release."""
     from podwhy.cluster.apiserver.validation.objectmeta import in_release_words
-    from podwhy.framework.emulation import EMULATED
+    from podwhy.features.emulation import EMULATED
 
     meta = o.ObjectMeta(name="web", labels={"a/b/c": "x", "k": "v" * 64})
     errors = in_release_words(object_meta_errors(meta, name_is_dns_subdomain, "metadata"), EMULATED[minor])

@@ -40,11 +40,12 @@ from podwhy.framework.evidence import (
     TaintEvidence,
     TopologySpreadEvidence,
 )
-from podwhy.framework.resources import calculate_pod_resource, is_extended_resource_name
 from podwhy.framework.runtime import NodeVerdict
 from podwhy.framework.status import Status
+from podwhy.framework.types import calculate_pod_resource
+from podwhy.helpers.labelselectors import NOTHING
+from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
-from podwhy.model.labels import NOTHING
 from podwhy.plugins.nodeaffinity import OBJECT_NAME_FIELD
 from podwhy.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
 from podwhy.scheduler.cycle import CycleOutcome

@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Collection
 
 from podwhy.model import objects as o
-from podwhy.snapshot import castatus
+from podwhy.snapshot import autoscalerconfigmap as castatus
 from podwhy.snapshot.cluster import Snapshot
 
 

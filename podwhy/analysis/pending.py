@@ -56,14 +56,14 @@ from podwhy.analysis.causes import (
     victim_detail,
 )
 from podwhy.analysis.events import events_of
-from podwhy.framework.preemption import terminating_by_preemption
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import PodInfo, pod_key
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME, POD_TEMPLATE_HASH
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME, POD_TEMPLATE_HASH
+from podwhy.plugins.defaultpreemption import terminating_by_preemption
 from podwhy.plugins.registry import SCHEDULER_PARTS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle

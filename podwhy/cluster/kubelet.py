@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
+from podwhy.helpers.nodetaints import find_matching_untolerated_taint
+from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity
-from podwhy.model.wellknown import LABEL_OS_STABLE
+from podwhy.model.wellknownnames import LABEL_OS_STABLE
 from podwhy.plugins import names, nodeaffinity, nodename, nodeports, tainttoleration
-from podwhy.plugins.helper.taints import find_matching_untolerated_taint
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request, fits_request
 
 # The OS a kubelet runs on when its node does not say (runtime.GOOS of the Linux kubelet).

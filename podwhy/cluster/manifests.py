@@ -29,7 +29,7 @@ from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
 from podwhy.cluster.workloads import WorkloadCreator
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 from podwhy.snapshot.cluster import Snapshot, ns_name

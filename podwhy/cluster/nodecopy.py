@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import msgspec
 
 from podwhy.model import objects as o
-from podwhy.model.wellknown import ANN_MIRROR_POD, LABEL_HOSTNAME
+from podwhy.model.wellknownnames import ANN_MIRROR_POD, LABEL_HOSTNAME
 from podwhy.snapshot.cluster import Snapshot
 
 TERMINAL_PHASES = ("Succeeded", "Failed")

@@ -41,11 +41,11 @@ from podwhy.cluster.placementreasons import (
     SchedulerSays,
 )
 from podwhy.framework.preemption import Budget
-from podwhy.framework.resources import is_extended_resource_name
 from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
 from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.registry import NODE_LOCAL_FILTERS, NODE_LOCAL_PARTS, NODE_LOCAL_SCORES

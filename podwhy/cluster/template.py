@@ -23,7 +23,7 @@ from podwhy.cluster.nodecopy import node_copy, pod_for_copy, startup_pods
 from podwhy.framework.runtime import Framework, NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.scheduler.cycle import FILTER_ONLY, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 

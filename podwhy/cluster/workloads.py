@@ -25,12 +25,9 @@ from podwhy.cluster.controllers.rollout import existing_pods
 from podwhy.cluster.controllers.statefulset import mount_claims
 from podwhy.cluster.controllers.types import ManifestWorkload, created_uid, deep_copy
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
-    CONTROLLER_REVISION_HASH,
-    POD_TEMPLATE_HASH,
-)
+from podwhy.model.wellknownnames import CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import Entry, check_object
 from podwhy.snapshot.limits import MAX_PODS

@@ -6,10 +6,10 @@ import copy
 from collections import defaultdict
 from typing import Any
 
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
 TERMINAL_PHASES = ("Succeeded", "Failed")

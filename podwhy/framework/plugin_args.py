@@ -16,24 +16,22 @@ import msgspec
 from msgspec.structs import replace
 
 from podwhy.errors import UsageError
-from podwhy.framework.emulation import DEFAULT, DRA_DEVICE_BINDING_CONDITIONS, Emulation
-from podwhy.framework.validation import (
-    SECOND,
-    DurationError,
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import DRA_DEVICE_BINDING_CONDITIONS
+from podwhy.helpers.fielderrors import (
     aggregate,
     child,
     duplicate,
     forbidden,
-    format_go_duration,
     go_value,
     index,
     invalid,
-    node_selector_term_errors,
     not_supported,
-    parse_go_duration,
     required,
     validate_label_name,
 )
+from podwhy.helpers.goduration import SECOND, DurationError, format_go_duration, parse_go_duration
+from podwhy.helpers.nodeselectors import node_selector_term_errors
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 

@@ -1,4 +1,8 @@
-"""The preemption evaluator (framework/preemption and DefaultPreemption's victim selection).
+"""The preemption evaluator (pkg/scheduler/framework/preemption): the dry run over the nodes, the
+candidates, the choice of one (SelectCandidate, pickOneNodeForPreemption) and the outcome, with
+the Interface a preemption plugin implements for the rest (how many candidates, whether the pod
+may preempt, the victims on one node, the order of the score functions). DefaultPreemption's
+implementation is the plugin's (plugins/defaultpreemption.py): the framework knows no plugin.
 
 A dry run only: nothing is evicted. Where kube-scheduler is random (the node it starts the
 dry run at, Go map order among tied candidates) podwhy takes the snapshot's node order,
@@ -11,37 +15,23 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 from podwhy.framework.fiterror import nodes_available_message
 from podwhy.framework.interface import CycleState, FilterRunner, PostFilterResult
-from podwhy.framework.plugin_args import DefaultPreemptionArgs
-from podwhy.framework.status import Code, Status, unresolvable
+from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.labelselectors import Selector, SelectorError, label_selector_as_selector
 from podwhy.model import objects as o
-from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
 
-ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
-ERR_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
-ERR_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
 ERR_NO_CANDIDATE = "no candidate node for preemption"
 ERR_NO_NODES = "no nodes available"
-
-PREEMPT_NEVER = "Never"
-DISRUPTION_TARGET = "DisruptionTarget"
-REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 # A pod without status.startTime counts as starting now: later than any recorded time.
 _NOW = math.inf
 # MaxInt32 + 1: keeps sums of negative priorities ordered like their counts (pickOneNodeForPreemption).
 _PRIORITY_OFFSET = 2**31
-
-
-def calculate_num_candidates(args: DefaultPreemptionArgs, num_nodes: int) -> int:
-    """calculateNumCandidates: a percentage of the nodes, at least the absolute, at most all."""
-    n = num_nodes * args.min_candidate_nodes_percentage // 100
-    n = max(n, args.min_candidate_nodes_absolute)
-    return min(n, num_nodes)
 
 
 # ---------------------------------------------------------------------- pod ordering
@@ -100,37 +90,6 @@ class Budget:
         )
 
 
-def filter_pods_with_pdb_violation(
-    pods: Sequence[PodInfo], budgets: Sequence[Budget]
-) -> tuple[list[PodInfo], list[PodInfo], dict[str, list[str]]]:
-    """filterPodsWithPDBViolation, order-preserving; also which budgets each violating pod breaks."""
-    allowed = [b.disruptions_allowed for b in budgets]
-    violating: list[PodInfo] = []
-    non_violating: list[PodInfo] = []
-    broken: dict[str, list[str]] = {}
-    for pi in pods:
-        pod = pi.pod
-        hit: list[str] = []
-        if pod.metadata.labels:
-            for i, budget in enumerate(budgets):
-                if budget.namespace != pod.metadata.namespace or budget.selector is None:
-                    continue
-                if not budget.selector.matches(pod.metadata.labels):
-                    continue
-                # Already counted by the API server as disrupted: not a new violation.
-                if pod.metadata.name in budget.disrupted_pods:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    hit.append(budget.key)
-        if hit:
-            violating.append(pi)
-            broken[pi.key] = hit
-        else:
-            non_violating.append(pi)
-    return violating, non_violating, broken
-
-
 # ---------------------------------------------------------------------- results
 
 
@@ -181,127 +140,47 @@ def fit_error_text(num_all_nodes: int, node_statuses: Mapping[str, Status], abse
 
 # ---------------------------------------------------------------------- the evaluator
 
-EligiblePodFunc = Callable[[NodeInfo, PodInfo, PodInfo], bool]
+ScoreFunc = Callable[[str], float]
 
 
-def _always_eligible(node_info: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
-    return True
+class Interface(Protocol):
+    """preemption.Interface: what a preemption plugin decides for the Evaluator (the offset of
+    GetOffsetAndNumCandidates is always 0 here: the dry run starts at the first node)."""
+
+    def num_candidates(self, num_nodes: int) -> int:
+        """GetOffsetAndNumCandidates' number: how many candidates the dry run looks for."""
+        ...
+
+    def pod_eligible_to_preempt_others(self, pod: PodInfo, nominated_node_status: Status) -> tuple[bool, str]:
+        """PodEligibleToPreemptOthers: whether the pod may preempt, else why not."""
+        ...
+
+    def select_victims_on_node(
+        self, state: CycleState, pod: PodInfo, node_info: NodeInfo, budgets: Sequence[Budget]
+    ) -> tuple[list[PodInfo], int, Status, dict[str, list[str]]]:
+        """SelectVictimsOnNode on a copy of the node and state the caller owns: the victims, how
+        many of them break a PodDisruptionBudget, the status, and the budgets each victim breaks."""
+        ...
+
+    def ordered_score_funcs(self, candidates: Mapping[str, Candidate]) -> list[ScoreFunc] | None:
+        """OrderedScoreFuncs: None for pickOneNodeForPreemption's own."""
+        ...
 
 
 class Evaluator:
-    """preemption.Evaluator with DefaultPreemption's Interface methods."""
+    """preemption.Evaluator: runs preemption with a plugin's Interface."""
 
     def __init__(
         self,
         framework: FilterRunner,
         node_infos: Sequence[NodeInfo],
         pdbs: Sequence[o.PodDisruptionBudget],
-        args: DefaultPreemptionArgs | None = None,
-        is_eligible_pod: EligiblePodFunc = _always_eligible,
+        interface: Interface,
     ) -> None:
         self.framework = framework
         self.node_infos = list(node_infos)
-        self.node_info_by_name = {ni.name: ni for ni in self.node_infos}
         self.budgets = [Budget.of(pdb) for pdb in pdbs]
-        self.args = args or DefaultPreemptionArgs.default()
-        self.is_eligible_pod = is_eligible_pod
-
-    # -------------------------------------------------------------- eligibility
-    def is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
-        return victim.priority < preemptor.priority and self.is_eligible_pod(node_info, victim, preemptor)
-
-    def pod_eligible_to_preempt_others(self, pod: PodInfo, nominated_node_status: Status) -> tuple[bool, str]:
-        if pod.pod.spec.preemption_policy == PREEMPT_NEVER:
-            return False, ERR_POLICY_NEVER
-        nominated = pod.pod.status.nominated_node_name
-        if nominated:
-            # A nominated node the filters call unresolvable: look for another one.
-            if nominated_node_status.code == Code.UnschedulableAndUnresolvable:
-                return True, ""
-            node_info = self.node_info_by_name.get(nominated)
-            if node_info is not None:
-                for pi in node_info.pods:
-                    if self.is_preemption_allowed(node_info, pi, pod) and terminating_by_preemption(pi.pod):
-                        return False, ERR_TERMINATING_ON_NOMINATED
-        return True, ""
-
-    # -------------------------------------------------------------- victims on one node
-    def select_victims_on_node(
-        self, state: CycleState, pod: PodInfo, node_info: NodeInfo
-    ) -> tuple[list[PodInfo], int, Status, dict[str, list[str]]]:
-        """SelectVictimsOnNode on a copy of the node and state the caller owns."""
-        fw = self.framework
-
-        def remove(pi: PodInfo) -> Status:
-            if not any(p.uid == pi.uid for p in node_info.pods):
-                missing = f"no corresponding pod {pi.pod.metadata.name} in pods of node {node_info.name}"
-                return Status(Code.Error, [missing])
-            node_info.remove_pod(pi)
-            return fw.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
-
-        def add(pi: PodInfo) -> Status:
-            node_info.add_pod_info(pi)
-            return fw.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
-
-        # Upstream ranges over the node's pod slice while swap-removing from the same array;
-        # mirror that visiting order, which decides the order of equally important victims.
-        slots = list(node_info.pods)
-        live = len(slots)
-        potential: list[PodInfo] = []
-        for i in range(len(slots)):
-            pi = slots[i]
-            if not self.is_preemption_allowed(node_info, pi, pod):
-                continue
-            potential.append(pi)
-            at = next((j for j in range(live) if slots[j].uid == pi.uid), None)
-            if at is not None:
-                slots[at] = slots[live - 1]
-                live -= 1
-            st = remove(pi)
-            if not st.is_success():
-                return [], 0, _as_error(st), {}
-        if not potential:
-            return [], 0, unresolvable(ERR_NO_VICTIMS), {}
-
-        # If the pod does not fit with every lower-priority pod gone, this node cannot help.
-        status = fw.run_filter_plugins_with_nominated_pods(state, pod, node_info)
-        if not status.is_success():
-            return [], 0, status, {}
-
-        # Python's sort is stable, like Go's sort.Slice on up to 12 elements (insertion sort); on
-        # longer lists Go may order equally important pods (same priority and start) differently.
-        potential.sort(key=importance_key)
-        violating, non_violating, broken = filter_pods_with_pdb_violation(potential, self.budgets)
-        victims: list[PodInfo] = []
-
-        def reprieve(pi: PodInfo) -> tuple[bool, Status]:
-            st = add(pi)
-            if not st.is_success():
-                return False, st
-            fits = fw.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
-            if not fits:
-                st = remove(pi)
-                if not st.is_success():
-                    return False, st
-                victims.append(pi)
-            return fits, Status()
-
-        num_violating = 0
-        for pi in violating:
-            fits, st = reprieve(pi)
-            if not st.is_success():
-                return [], 0, _as_error(st), {}
-            if not fits:
-                num_violating += 1
-        for pi in non_violating:
-            _, st = reprieve(pi)
-            if not st.is_success():
-                return [], 0, _as_error(st), {}
-        if violating and non_violating:
-            victims.sort(key=importance_key)
-        victim_keys = {v.key for v in victims}
-        violated = {key: pdbs for key, pdbs in broken.items() if key in victim_keys}
-        return victims, num_violating, Status(), violated
+        self.interface = interface
 
     # -------------------------------------------------------------- all nodes
     def dry_run_preemption(
@@ -315,7 +194,9 @@ class Evaluator:
         for node in potential_nodes:
             node_copy = node.snapshot()
             state_copy = state.clone()
-            victims, num_pdb, status, violated = self.select_victims_on_node(state_copy, pod, node_copy)
+            victims, num_pdb, status, violated = self.interface.select_victims_on_node(
+                state_copy, pod, node_copy, self.budgets
+            )
             if status.is_success() and victims:
                 candidate = Candidate(node.name, victims, num_pdb, violated)
                 (non_violating if num_pdb == 0 else violating).append(candidate)
@@ -335,7 +216,7 @@ class Evaluator:
         """Evaluator.Preempt without the API calls."""
         outcome = PreemptionOutcome()
         nominated = pod.pod.status.nominated_node_name
-        eligible, reason = self.pod_eligible_to_preempt_others(pod, node_status(node_statuses, nominated))
+        eligible, reason = self.interface.pod_eligible_to_preempt_others(pod, node_status(node_statuses, nominated))
         if not eligible:
             outcome.eligible = False
             outcome.message = reason
@@ -352,7 +233,7 @@ class Evaluator:
         errors: list[str] = []
         if potential:
             outcome.dry_run = True
-            num_candidates = calculate_num_candidates(self.args, len(potential))
+            num_candidates = self.interface.num_candidates(len(potential))
             candidates, statuses, errors = self.dry_run_preemption(state, pod, potential, num_candidates)
         outcome.candidates = candidates
         outcome.node_statuses = statuses
@@ -367,7 +248,7 @@ class Evaluator:
             outcome.message = msg
             return PostFilterResult(""), Status(Code.Unschedulable, [msg]), outcome
 
-        best = select_candidate(candidates)
+        best = select_candidate(candidates, self.interface.ordered_score_funcs({c.node: c for c in candidates}))
         if best is None or not best.node:
             outcome.message = ERR_NO_CANDIDATE
             return None, Status(Code.Unschedulable, [ERR_NO_CANDIDATE]), outcome
@@ -383,26 +264,10 @@ def node_status(node_statuses: Mapping[str, Status], name: str) -> Status:
     return status if status is not None else Status(Code.UnschedulableAndUnresolvable)
 
 
-def terminating_by_preemption(pod: o.Pod) -> bool:
-    """podTerminatingByPreemption: being deleted with a scheduler-set DisruptionTarget condition."""
-    if pod.metadata.deletion_timestamp is None:
-        return False
-    for condition in pod.status.conditions:
-        if condition.type == DISRUPTION_TARGET:
-            return condition.status == "True" and condition.reason == REASON_PREEMPTION_BY_SCHEDULER
-    return False
-
-
-def _as_error(status: Status) -> Status:
-    if status.code == Code.Error:
-        return status
-    return Status(Code.Error, list(status.reasons), status.plugin)
-
-
 # ---------------------------------------------------------------------- choosing the node
 
 
-def _score_functions(candidates: Mapping[str, Candidate]) -> list[Callable[[str], float]]:
+def _score_functions(candidates: Mapping[str, Candidate]) -> list[ScoreFunc]:
     def fewest_pdb_violations(node: str) -> float:
         return -candidates[node].num_pdb_violations
 
@@ -422,13 +287,14 @@ def _score_functions(candidates: Mapping[str, Candidate]) -> list[Callable[[str]
     return [fewest_pdb_violations, lowest_top_priority, smallest_priority_sum, fewest_victims, latest_start_time]
 
 
-def pick_one_node_for_preemption(candidates: Sequence[Candidate]) -> str:
-    """pickOneNodeForPreemption; the final tie goes to the first candidate in dry-run order."""
+def pick_one_node_for_preemption(candidates: Sequence[Candidate], score_funcs: list[ScoreFunc] | None = None) -> str:
+    """pickOneNodeForPreemption with the plugin's score functions (None: the default ones); the
+    final tie goes to the first candidate in dry-run order."""
     if not candidates:
         return ""
     by_node = {c.node: c for c in candidates}
     remaining = list(by_node)
-    for score in _score_functions(by_node):
+    for score in score_funcs if score_funcs is not None else _score_functions(by_node):
         best = -math.inf
         selected: list[str] = []
         for node in remaining:
@@ -444,12 +310,13 @@ def pick_one_node_for_preemption(candidates: Sequence[Candidate]) -> str:
     return remaining[0]
 
 
-def select_candidate(candidates: Sequence[Candidate]) -> Candidate | None:
+def select_candidate(candidates: Sequence[Candidate], score_funcs: list[ScoreFunc] | None = None) -> Candidate | None:
+    """SelectCandidate (without extenders)."""
     if not candidates:
         return None
     if len(candidates) == 1:
         return candidates[0]
-    node = pick_one_node_for_preemption(candidates)
+    node = pick_one_node_for_preemption(candidates, score_funcs)
     for candidate in candidates:
         if candidate.node == node:
             return candidate

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.plugin_args import PluginArgs
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 
 
 @dataclass

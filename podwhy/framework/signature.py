@@ -9,7 +9,7 @@ unless it says less); plugins/registry.py gathers them for each use of a signatu
   the node-local plugins: their signature takes what those plugins, and the framework, read;
 - pods of one owner are the same pod to the scheduler (analysis/pending.py) when no plugin and
   not the framework can tell them apart;
-- the framework's own cache of pod requests (resources.py) is keyed by REQUESTS, everything
+- the framework's own cache of pod requests (types.py) is keyed by REQUESTS, everything
   calculate_pod_resource reads.
 
 A signature compares pods as written, and so as the scheduler schedules them: what the kubelet

@@ -1,15 +1,138 @@
-"""PodInfo and NodeInfo: the scheduler's per-pod and per-node view (framework/types.go)."""
+"""PodInfo and NodeInfo: the scheduler's per-pod and per-node view, and the integer Resource vector
+they carry (framework/types.go)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 
-from podwhy.framework.resources import PodResource, Resource, cached_pod_resource
+from podwhy.framework.signature import PodPart, pod_signature
+from podwhy.helpers.labelselectors import Selector, SelectorError, label_selector_as_selector
+from podwhy.helpers.podresources import Quantities, is_pod_level_requests_set, pod_requests, to_quantities
+from podwhy.helpers.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
 from podwhy.model import objects as o
-from podwhy.model.labels import Selector, SelectorError, label_selector_as_selector
+from podwhy.model.quantity import milli_value, value
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: stand-ins for missing
+# container requests when scoring (the "non-zero" requests).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+# ---------------------------------------------------------------------- resources
+
+
+@dataclass
+class Resource:
+    """The scheduler's integer resource vector (framework.Resource)."""
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    allowed_pod_number: int = 0
+    scalar_resources: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_quantities(cls, quantities: Quantities) -> Resource:
+        res = cls()
+        res.add_quantities(quantities)
+        return res
+
+    @classmethod
+    def from_list(cls, resources: o.ResourceList) -> Resource:
+        return cls.from_quantities(to_quantities(resources))
+
+    def add_quantities(self, quantities: Quantities) -> None:
+        for name, amount in quantities.items():
+            if name == CPU:
+                self.milli_cpu += milli_value(amount)
+            elif name == MEMORY:
+                self.memory += value(amount)
+            elif name == PODS:
+                self.allowed_pod_number += value(amount)
+            elif name == EPHEMERAL_STORAGE:
+                self.ephemeral_storage += value(amount)
+            elif is_scalar_resource_name(name):
+                self.scalar_resources[name] = self.scalar_resources.get(name, 0) + value(amount)
+
+    def add(self, other: Resource, sign: int = 1) -> None:
+        self.milli_cpu += sign * other.milli_cpu
+        self.memory += sign * other.memory
+        self.ephemeral_storage += sign * other.ephemeral_storage
+        for name, amount in other.scalar_resources.items():
+            self.scalar_resources[name] = self.scalar_resources.get(name, 0) + sign * amount
+
+    def clone(self) -> Resource:
+        return Resource(
+            self.milli_cpu,
+            self.memory,
+            self.ephemeral_storage,
+            self.allowed_pod_number,
+            dict(self.scalar_resources),
+        )
+
+    def get(self, name: str) -> int:
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage
+        if name == PODS:
+            return self.allowed_pod_number
+        return self.scalar_resources.get(name, 0)
+
+
+@dataclass
+class PodResource:
+    """framework.PodResource: requests plus the non-zero CPU/memory used for scoring."""
+
+    resource: Resource
+    non0_cpu: int
+    non0_mem: int
+    requests: Quantities
+
+
+def calculate_pod_resource(pod: o.Pod) -> PodResource:
+    requests = pod_requests(pod)
+    if is_pod_level_requests_set(pod):
+        non_missing: Quantities = {}
+        if CPU not in requests:
+            non_missing[CPU] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
+        if MEMORY not in requests:
+            non_missing[MEMORY] = Fraction(DEFAULT_MEMORY_REQUEST)
+    else:
+        non_missing = {
+            CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+            MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+        }
+    non0 = pod_requests(pod, non_missing) if non_missing else requests
+    return PodResource(
+        resource=Resource.from_quantities(requests),
+        non0_cpu=milli_value(non0.get(CPU, Fraction(0))),
+        non0_mem=value(non0.get(MEMORY, Fraction(0))),
+        requests=requests,
+    )
+
+
+_RESOURCE_CACHE: dict[bytes, PodResource] = {}
+# Everything calculate_pod_resource reads; replicas of one template share it.
+_RESOURCE_PARTS = frozenset({PodPart.REQUESTS})
+
+
+def cached_pod_resource(pod: o.Pod) -> PodResource:
+    """calculate_pod_resource, memoised by content. The result is shared: never mutate it."""
+    key = pod_signature(pod, _RESOURCE_PARTS)
+    found = _RESOURCE_CACHE.get(key)
+    if found is None:
+        found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)
+    return found
+
+
+# ---------------------------------------------------------------------- pods and nodes
 
 
 def pod_priority(pod: o.Pod) -> int:

@@ -21,18 +21,17 @@ from podwhy.framework.plugin_args import NodeAffinityArgs, PluginArgs, args_of
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.framework.validation import aggregate, node_selector_term_errors
-from podwhy.model import objects as o
-from podwhy.model.labels import (
-    NODE_SELECTOR_OPERATORS,
+from podwhy.helpers.fielderrors import aggregate
+from podwhy.helpers.labelselectors import NODE_SELECTOR_OPERATORS, SelectorError, new_requirement
+from podwhy.helpers.nodeselectors import (
     LazyNodeSelector,
     NodeSelectorTermMatcher,
     RequiredNodeAffinity,
-    SelectorError,
     is_empty_term,
-    new_requirement,
+    node_selector_term_errors,
     parse_node_selector_term,
 )
+from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.helper.normalize_score import default_normalize_score
 

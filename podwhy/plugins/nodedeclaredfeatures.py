@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from podwhy.framework.emulation import NODE_DECLARED_FEATURES
+from podwhy.features.kubefeatures import NODE_DECLARED_FEATURES
 from podwhy.framework.evidence import DeclaredFeaturesEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.signature import PodPart

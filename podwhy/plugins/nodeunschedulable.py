@@ -7,10 +7,10 @@ from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.nodetaints import tolerations_tolerate_taint
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
-from podwhy.plugins.helper.taints import tolerations_tolerate_taint
 
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"

@@ -6,20 +6,20 @@ from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.evidence import VolumeCountEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.persistentvolumes import claim_class
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import (
     MIGRATION_ON,
     PORTWORX,
     TranslationError,
-    claim_class,
     inline_plugin,
     inline_volume_handle,
     migrated_on_node,

@@ -10,15 +10,15 @@ from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
-from podwhy.model import objects as o
-from podwhy.plugins import names
-from podwhy.plugins.helper.normalize_score import default_normalize_score
-from podwhy.plugins.helper.taints import (
+from podwhy.helpers.nodetaints import (
     do_not_schedule_taints,
     find_matching_untolerated_taint,
     taint_to_string,
     tolerations_tolerate_taint,
 )
+from podwhy.model import objects as o
+from podwhy.plugins import names
+from podwhy.plugins.helper.normalize_score import default_normalize_score
 
 ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"

@@ -9,8 +9,9 @@ from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.persistentvolumes import claim_class
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
     LABEL_TOPOLOGY_REGION,
@@ -19,7 +20,6 @@ from podwhy.model.wellknown import (
 from podwhy.plugins import names
 from podwhy.plugins.helper.volumes import (
     LABEL_MULTI_ZONE_DELIMITER,
-    claim_class,
     pv_not_found,
     pvc_not_found,
     storage_class_not_found,

@@ -16,12 +16,13 @@ from typing import Any
 import yaml
 
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.framework.emulation import DEFAULT, DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES
 from podwhy.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE
 from podwhy.framework.plugin_args import API_VERSION, PluginArgs, PluginArgsError, decode_plugin_args
 from podwhy.framework.profile import Profile
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.plugins import names
 from podwhy.plugins.registry import PLUGINS
 from podwhy.snapshot import yaml11

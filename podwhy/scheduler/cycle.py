@@ -25,7 +25,7 @@ from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.plugins.registry import PLUGINS
 from podwhy.scheduler.config import Extender, SchedulerConfig, default_profile
 from podwhy.snapshot.cluster import Snapshot

@@ -13,15 +13,8 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from podwhy.errors import UsageError
-from podwhy.framework.emulation import (
-    DEFAULT,
-    DYNAMIC_RESOURCE_ALLOCATION,
-    EMULATED,
-    Emulation,
-    KubeVersion,
-    nearest_emulation,
-    parse_version,
-)
+from podwhy.features.emulation import DEFAULT, EMULATED, Emulation, KubeVersion, nearest_emulation, parse_version
+from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION
 from podwhy.scheduler.schedulers import KUBE_SCHEDULER, KUBE_SYSTEM, SchedulerPods, image_name
 from podwhy.snapshot.cluster import Snapshot
 

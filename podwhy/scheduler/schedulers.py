@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from podwhy.model import objects as o
-from podwhy.model.wellknown import ANN_MIRROR_POD, DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import ANN_MIRROR_POD, DEFAULT_SCHEDULER_NAME
 
 KUBE_SCHEDULER = "kube-scheduler"
 KUBE_SYSTEM = "kube-system"

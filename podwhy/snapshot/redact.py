@@ -23,7 +23,7 @@ import msgspec.inspect as mi
 
 from podwhy.model import objects as o
 from podwhy.model.objects.kinds import KIND_TYPES
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
     ANN_BETA_STORAGE_CLASS,
     ANN_BETA_STORAGE_PROVISIONER,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 
 from podwhy.cluster.placement import Placer
-from podwhy.framework.emulation import EMULATED, Emulation
+from podwhy.features.emulation import EMULATED, Emulation
 from podwhy.model import objects as o
 from podwhy.plugins.defaultbinder import DefaultBinder
 from podwhy.plugins.registry import PLUGINS

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from podwhy.framework.emulation import V1_35, V1_36, Emulation
+from podwhy.features.emulation import V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from podwhy.framework.emulation import EMULATED, Emulation
+from podwhy.features.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code

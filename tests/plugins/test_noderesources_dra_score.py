@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from podwhy.framework.emulation import DRA_EXTENDED_RESOURCE, V1_35, V1_36, Emulation
+from podwhy.features.emulation import V1_35, V1_36, Emulation
+from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.types import PodInfo

@@ -11,9 +11,9 @@ from podwhy.errors import PodwhyError
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState
 from podwhy.framework.plugin_args import NodeResourcesFitArgs, decode_plugin_args
-from podwhy.framework.resources import calculate_pod_resource, pod_requests
 from podwhy.framework.status import Code, Status
-from podwhy.framework.types import PodInfo
+from podwhy.framework.types import PodInfo, calculate_pod_resource
+from podwhy.helpers.podresources import pod_requests
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import (
     PRE_FILTER_STATE_KEY,

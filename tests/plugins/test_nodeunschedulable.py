@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import pytest
 
-from podwhy.framework.emulation import EMULATED, Emulation
+from podwhy.features.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
 from tests.builders import make_node, make_pod, make_snapshot
 

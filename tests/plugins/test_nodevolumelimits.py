@@ -499,7 +499,7 @@ def test_without_limits_only_a_claim_not_found_needs_claims() -> None:
 )
 def test_is_csi_migration_on(plugin: str, annotated: bool, emulation: str, want: bool) -> None:
     """isCSIMigrationOn of nodevolumelimits/utils.go, v1.35.4 and v1.36.3."""
-    from podwhy.framework.emulation import V1_35, V1_36
+    from podwhy.features.emulation import V1_35, V1_36
     from podwhy.plugins.nodevolumelimits import is_csi_migration_on
 
     meta: dict[str, object] = {"name": "n"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from podwhy.framework.emulation import EMULATED, Emulation
+from podwhy.features.emulation import EMULATED, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Code

@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 
-from podwhy.framework.emulation import EMULATED, V1_33, V1_35, V1_36, Emulation
+from podwhy.features.emulation import EMULATED, V1_33, V1_35, V1_36, Emulation
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
+from podwhy.helpers import nodetaints as taints_helper
 from podwhy.model import objects as o
-from podwhy.plugins.helper import taints as taints_helper
 from podwhy.plugins.tainttoleration import ERR_REASON_UNTOLERATED, TaintToleration
 from tests.builders import make_node, make_pod, make_snapshot
 

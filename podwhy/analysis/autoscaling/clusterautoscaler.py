@@ -28,10 +28,10 @@ from podwhy.analysis.events import events_of
 from podwhy.cluster.template import TemplateView, example_node, template_node
 from podwhy.errors import PodwhyError
 from podwhy.framework.runtime import Framework
-from podwhy.model import castatus as cs
+from podwhy.model import autoscalerstatus as cs
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import CycleOutcome
-from podwhy.snapshot.castatus import read_configmap
+from podwhy.snapshot.autoscalerconfigmap import read_configmap
 from podwhy.snapshot.cluster import Snapshot
 
 COMPONENT = "cluster-autoscaler"

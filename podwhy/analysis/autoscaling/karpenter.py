@@ -28,18 +28,18 @@ from podwhy.analysis.autoscaling.base import (
     start_view,
 )
 from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
-from podwhy.framework.resources import Resource
 from podwhy.framework.runtime import Framework
+from podwhy.framework.types import Resource
+from podwhy.helpers.nodetaints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, QuantityInput, quantity_milli_value, quantity_value
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     LABEL_ARCH_STABLE,
     LABEL_INSTANCE_TYPE_STABLE,
     LABEL_OS_STABLE,
     LABEL_TOPOLOGY_REGION,
     LABEL_TOPOLOGY_ZONE,
 )
-from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
 from podwhy.plugins.noderesources.fit import compute_pod_resource_request
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot, ns_name

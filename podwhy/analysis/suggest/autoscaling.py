@@ -30,7 +30,7 @@ from podwhy.analysis.suggest.facts import (
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_value
-from podwhy.model.wellknown import LABEL_TOPOLOGY_ZONE
+from podwhy.model.wellknownnames import LABEL_TOPOLOGY_ZONE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 

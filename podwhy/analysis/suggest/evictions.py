@@ -27,9 +27,9 @@ from podwhy.analysis.suggest.facts import (
     ThenVerdict,
 )
 from podwhy.analysis.suggest.patches import _pod_ref
-from podwhy.framework.preemption import PREEMPT_NEVER
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
+from podwhy.plugins.defaultpreemption import PREEMPT_NEVER
 from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict

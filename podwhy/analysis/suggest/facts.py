@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
-from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
+from podwhy.analysis.keymeanings import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.verdict import Verdict
 
@@ -48,7 +48,7 @@ class TaintRef:
 
 @dataclass(frozen=True)
 class ReservingTaint:
-    """A well-known reserving taint: for whom it sets its nodes aside (analysis/wellknown.py)."""
+    """A well-known reserving taint: for whom it sets its nodes aside (analysis/keymeanings.py)."""
 
     whom: Reserving
 
@@ -112,7 +112,7 @@ class DropNodeSelection:
     asks: Asks
     # The values of the label the nodes have, sorted.
     have: tuple[str, ...]
-    # Why no node is relabelled with it (analysis/wellknown.py).
+    # Why no node is relabelled with it (analysis/keymeanings.py).
     well_known: LabelMeaning
 
 

@@ -7,6 +7,7 @@ import shlex
 
 import msgspec
 
+from podwhy.analysis.keymeanings import well_known_label
 from podwhy.analysis.pending import replica_set_index
 from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
@@ -17,10 +18,9 @@ from podwhy.analysis.suggest.base import (
     _workload,
 )
 from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting
-from podwhy.analysis.wellknown import well_known_label
 from podwhy.cluster.nodecopy import is_daemon_pod
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity
 from podwhy.plugins.nodeaffinity import required_node_selector
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot

@@ -29,9 +29,9 @@ from podwhy.analysis.suggest.facts import (
     RenameTopologyKey,
 )
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
-from podwhy.framework.resources import is_extended_resource_name
+from podwhy.helpers.labelselectors import label_selector_as_selector
+from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
-from podwhy.model.labels import label_selector_as_selector
 from podwhy.model.quantity import quantity_value
 from podwhy.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
 from podwhy.scheduler.cycle import CycleOutcome

@@ -33,7 +33,7 @@ from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_HOSTNAME
+from podwhy.model.wellknownnames import LABEL_HOSTNAME
 from podwhy.plugins import names
 from podwhy.plugins.nodeports import fits_ports
 from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, fits_request

@@ -12,7 +12,7 @@ from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifi
 from podwhy.analysis.suggest.facts import Released, ReleaseNomination
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.types import PodInfo
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 

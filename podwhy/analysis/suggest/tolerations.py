@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.analysis.commands import template_owner
+from podwhy.analysis.keymeanings import condition_taint, reserving_taint
 from podwhy.analysis.pending import replica_set_index
 from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
@@ -27,11 +28,10 @@ from podwhy.analysis.suggest.facts import (
     ToleratedThere,
 )
 from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
-from podwhy.analysis.wellknown import condition_taint, reserving_taint
 from podwhy.cluster.nodecopy import is_daemon_pod, is_mirror_pod
+from podwhy.helpers.nodetaints import do_not_schedule_taints, tolerations_tolerate_taint
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from podwhy.plugins.helper.taints import do_not_schedule_taints, tolerations_tolerate_taint
+from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from podwhy.scheduler.cycle import CycleOutcome
 
 # Tolerations admission adds to every pod: a workload's template does not hold them.

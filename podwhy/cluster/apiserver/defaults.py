@@ -36,17 +36,17 @@ from typing import Any
 
 import msgspec
 
-from podwhy.framework.emulation import DEFAULT, IMAGE_VOLUME, POD_LEVEL_RESOURCES, Emulation
-from podwhy.framework.resources import (
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import IMAGE_VOLUME, POD_LEVEL_RESOURCES
+from podwhy.helpers.podresources import (
     aggregate_container_limits,
     aggregate_container_requests,
-    is_hugepages,
-    is_native_resource,
     is_supported_pod_level_resource,
 )
+from podwhy.helpers.resourcenames import is_hugepages, is_native_resource
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, format_quantity, go_string, parse_quantity, quantity_format
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
 
 # v1.DefaultEnableServiceLinks, and the PodSpec/Container defaults of SetDefaults_PodSpec.

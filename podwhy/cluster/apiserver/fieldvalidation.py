@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import Emulation
-from podwhy.framework.validation import go_quote
+from podwhy.features.emulation import Emulation
+from podwhy.helpers.fielderrors import go_quote
 from podwhy.model.fields import KINDS, STRUCTS
 from podwhy.snapshot.decode import Entry
 

@@ -18,10 +18,10 @@ from typing import Any
 from podwhy.cluster.apiserver.admission.podsecurity.levels import PRIVILEGED, warn_policy
 from podwhy.cluster.apiserver.admission.podsecurity.messages import refusal
 from podwhy.cluster.apiserver.admission.podsecurity.policy.registry import evaluate
-from podwhy.framework.validation import child, index, key
+from podwhy.helpers.fielderrors import child, index, key
+from podwhy.helpers.namevalidation import label_value_errors
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
-from podwhy.model.validation import label_value_errors
 from podwhy.snapshot.cluster import Snapshot
 
 # pkg/api/node/util.go: deprecatedNodeLabels (the same in v1.33 to v1.36).

@@ -30,7 +30,7 @@ from podwhy.cluster.controllers.types import (
 from podwhy.cluster.placementreasons import NotCreated
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
+from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import generated_name

@@ -25,14 +25,9 @@ from podwhy.cluster.controllers.rollout import (
     scaled,
 )
 from podwhy.cluster.controllers.types import ManifestWorkload
-from podwhy.framework.emulation import (
-    DEFAULT,
-    Emulation,
-)
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
-    POD_TEMPLATE_HASH,
-)
+from podwhy.model.wellknownnames import POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import suffix
 

@@ -17,11 +17,10 @@ from podwhy.cluster.controllers.replicaset import deletion_order
 from podwhy.cluster.controllers.revisions import applied_template, same_stored_template, without_hash
 from podwhy.cluster.controllers.rollout import PlaceFn, RemoveFn, Rollout, RolloutStatus, owned_by
 from podwhy.cluster.controllers.types import JobShape, LiveJob, ManifestWorkload
-from podwhy.framework.emulation import (
-    DEFAULT,
+from podwhy.features.emulation import DEFAULT, Emulation
+from podwhy.features.kubefeatures import (
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
-    Emulation,
 )
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot

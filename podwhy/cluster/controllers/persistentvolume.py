@@ -24,8 +24,17 @@ by what is provisioned.
 from __future__ import annotations
 
 from podwhy.framework.runtime import Framework
+from podwhy.helpers.persistentvolumes import (
+    NOT_SUPPORTED_PROVISIONER,
+    WAIT_FOR_FIRST_CONSUMER,
+    BinderError,
+    claim_class,
+    find_matching_volume,
+    is_volume_bound_to_claim,
+)
+from podwhy.helpers.resourcenames import STORAGE
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_PROVISIONED_BY,
@@ -33,14 +42,6 @@ from podwhy.model.wellknown import (
     ANN_STORAGE_PROVISIONER,
 )
 from podwhy.plugins import names
-from podwhy.plugins.helper.volumes import NOT_SUPPORTED_PROVISIONER, claim_class
-from podwhy.plugins.volumebinding.binder import (
-    STORAGE,
-    WAIT_FOR_FIRST_CONSUMER,
-    BinderError,
-    find_matching_volume,
-    is_volume_bound_to_claim,
-)
 from podwhy.plugins.volumebinding.plugin import VolumeBinding
 from podwhy.snapshot.cluster import Snapshot, ns_name
 

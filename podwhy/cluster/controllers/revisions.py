@@ -19,12 +19,9 @@ from podwhy.cluster.apiserver.defaults import (
     default_template,
     stored_form,
 )
-from podwhy.framework.emulation import (
-    DEFAULT,
-    Emulation,
-)
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     CONTROLLER_REVISION_HASH,
     POD_TEMPLATE_HASH,
     TAINT_NODE_NOT_READY,

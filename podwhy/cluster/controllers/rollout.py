@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
-    POD_TEMPLATE_HASH,
-)
+from podwhy.model.wellknownnames import POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
 
 DEFAULT_PROGRESS_DEADLINE_SECONDS = 600

@@ -18,7 +18,7 @@ import msgspec
 from podwhy.cluster.apiserver.defaults import Json
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.placementreasons import OnceDeleted, PlacementReason
-from podwhy.framework.emulation import DEFAULT, Emulation
+from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.verdict import Verdict

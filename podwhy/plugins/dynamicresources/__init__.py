@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from podwhy.framework.emulation import (
+from podwhy.features.kubefeatures import (
     DRA_CONSUMABLE_CAPACITY,
     DRA_DEVICE_BINDING_CONDITIONS,
     DRA_DEVICE_TAINTS,
@@ -29,8 +29,8 @@ from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.model import objects as o
-from podwhy.model.labels import LazyNodeSelector
 from podwhy.model.quantity import parse_quantity
 from podwhy.plugins import names
 from podwhy.plugins.dynamicresources.cel.compile import SelectorCache

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from podwhy.framework.resources import is_extended_resource_name, pod_requests
+from podwhy.helpers.podresources import pod_requests
+from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
 from podwhy.model.quantity import parse_quantity, value
 

@@ -18,8 +18,8 @@ from podwhy.framework.handle import Handle
 from podwhy.framework.interface import PRE_FILTER_REACHED_KEY, CycleState, PostFilterResult, PreFilterReached
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.model import objects as o
-from podwhy.model.labels import LazyNodeSelector
 
 ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_NO_CLAIMS = "no new claims to deallocate"

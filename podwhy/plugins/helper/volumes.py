@@ -1,9 +1,10 @@
 """Storage helpers shared by the volume plugins.
 
 PVC/PV/StorageClass lookups with the API's not-found wording, generic ephemeral
-volumes, PV node affinity, and the part of in-tree -> CSI migration the scheduler
+volumes, a StorageClass's allowedTopologies, and the part of in-tree -> CSI migration the scheduler
 uses (which in-tree plugin a volume belongs to, its CSI driver and volume handle,
-and the rewritten PV topology).
+and the rewritten PV topology). What the PV controller shares with them (a claim's and a
+volume's class, a PV's node affinity, FindMatchingVolume) is helpers/persistentvolumes.py.
 """
 
 from __future__ import annotations
@@ -15,18 +16,15 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 
+from podwhy.helpers.labelselectors import SelectorError, new_requirement
 from podwhy.model import objects as o
-from podwhy.model.labels import LazyNodeSelector, SelectorError, new_requirement
-from podwhy.model.wellknown import (
-    ANN_BETA_STORAGE_CLASS,
+from podwhy.model.wellknownnames import (
     ANN_MIGRATED_PLUGINS,
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
     LABEL_TOPOLOGY_REGION,
     LABEL_TOPOLOGY_ZONE,
 )
-
-NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 
 LABEL_MULTI_ZONE_DELIMITER = "__"
 
@@ -77,33 +75,6 @@ def volume_is_for_pod(pod: o.Pod, pvc: o.PersistentVolumeClaim) -> str | None:
             f"{pod.metadata.namespace}/{pod.metadata.name} (pod is not owner)"
         )
     return None
-
-
-def claim_class(pvc: o.PersistentVolumeClaim) -> str:
-    """The claim's storage class; the beta annotation wins over the field."""
-    annotated = pvc.metadata.annotations.get(ANN_BETA_STORAGE_CLASS)
-    if annotated is not None:
-        return annotated
-    return pvc.spec.storage_class_name or ""
-
-
-def volume_class(pv: o.PersistentVolume) -> str:
-    annotated = pv.metadata.annotations.get(ANN_BETA_STORAGE_CLASS)
-    if annotated is not None:
-        return annotated
-    return pv.spec.storage_class_name
-
-
-def check_node_affinity(pv: o.PersistentVolume, node_labels: Mapping[str, str]) -> bool:
-    """Whether a node with these labels satisfies the PV's required node affinity.
-
-    The node carries labels only, as upstream builds it, so matchFields terms never reject.
-    """
-    affinity = pv.spec.node_affinity
-    if affinity is None or affinity.required is None:
-        return True
-    node = o.Node(metadata=o.ObjectMeta(labels=dict(node_labels)))
-    return LazyNodeSelector.parse(affinity.required).matches(node)
 
 
 def match_topology_selector_terms(terms: list[o.TopologySelectorTerm], node_labels: Mapping[str, str]) -> bool:

@@ -7,9 +7,9 @@ field.Error and utilerrors aggregates) so the PreFilter reason reads the same.
 
 from __future__ import annotations
 
-from podwhy.framework.validation import aggregate, go_json, go_quote
+from podwhy.helpers.fielderrors import aggregate, go_json, go_quote
+from podwhy.helpers.namevalidation import label_key_errors, label_value_errors
 from podwhy.model import objects as o
-from podwhy.model.validation import label_key_errors, label_value_errors
 
 
 def _invalid(path: str, shown_value: str, detail: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from podwhy.framework.emulation import DRA_EXTENDED_RESOURCE
+from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
@@ -23,19 +23,18 @@ from podwhy.framework.plugin_args import (
     ScoringStrategy,
     args_of,
 )
-from podwhy.framework.resources import (
+from podwhy.framework.signature import PodPart
+from podwhy.framework.status import Status, error, success, unresolvable, unschedulable
+from podwhy.framework.types import NodeInfo, PodInfo, Resource
+from podwhy.helpers.podresources import pod_requests
+from podwhy.helpers.resourcenames import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
     PODS,
-    Resource,
     is_extended_resource_name,
     is_scalar_resource_name,
-    pod_requests,
 )
-from podwhy.framework.signature import PodPart
-from podwhy.framework.status import Status, error, success, unresolvable, unschedulable
-from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins import names

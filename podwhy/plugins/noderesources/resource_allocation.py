@@ -16,20 +16,10 @@ from typing import Required, TypedDict
 from msgspec import UNSET
 
 from podwhy.framework.evidence import NodeScoreEvidence, ResourceScoreEvidence, ShapePoint
-from podwhy.framework.resources import (
-    CPU,
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
-    EPHEMERAL_STORAGE,
-    MEMORY,
-    Quantities,
-    aggregate_container_requests,
-    is_scalar_resource_name,
-    pod_requests,
-    to_quantities,
-)
 from podwhy.framework.status import Status, error
-from podwhy.framework.types import NodeInfo
+from podwhy.framework.types import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, NodeInfo
+from podwhy.helpers.podresources import Quantities, aggregate_container_requests, pod_requests, to_quantities
+from podwhy.helpers.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.plugins.noderesources.dra_extended import DraScoringState

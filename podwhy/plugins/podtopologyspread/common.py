@@ -7,16 +7,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.labelselectors import Requirement, Selector, SelectorError, label_selector_as_selector
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
+from podwhy.helpers.nodetaints import do_not_schedule_taints, find_matching_untolerated_taint
 from podwhy.model import objects as o
-from podwhy.model.labels import (
-    RequiredNodeAffinity,
-    Requirement,
-    Selector,
-    SelectorError,
-    label_selector_as_selector,
-)
-from podwhy.model.wellknown import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
-from podwhy.plugins.helper.taints import do_not_schedule_taints, find_matching_untolerated_taint
+from podwhy.model.wellknownnames import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
 from podwhy.snapshot.cluster import Snapshot
 
 DO_NOT_SCHEDULE = "DoNotSchedule"

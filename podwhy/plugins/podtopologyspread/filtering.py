@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.framework.status import Status, success, unresolvable, unschedulable
 from podwhy.framework.types import NodeInfo
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity
 from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,
     SpreadConstraint,

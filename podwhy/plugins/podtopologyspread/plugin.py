@@ -9,8 +9,8 @@ from podwhy.framework.plugin_args import SYSTEM_DEFAULTING, PluginArgs, PodTopol
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.labelselectors import SelectorError
 from podwhy.model import objects as o
-from podwhy.model.labels import SelectorError
 from podwhy.plugins import names
 from podwhy.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,

@@ -11,9 +11,10 @@ from podwhy.framework.evidence import AnyEvidence, TopologySpreadScoreEvidence, 
 from podwhy.framework.interface import MAX_NODE_SCORE
 from podwhy.framework.status import Status, success
 from podwhy.framework.types import NodeInfo
+from podwhy.helpers.labelselectors import Selector
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity, Selector
-from podwhy.model.wellknown import LABEL_HOSTNAME
+from podwhy.model.wellknownnames import LABEL_HOSTNAME
 from podwhy.plugins.helper.normalize_score import go_div
 from podwhy.plugins.podtopologyspread.common import (
     ENABLE_NODE_INCLUSION_POLICY,

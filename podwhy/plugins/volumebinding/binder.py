@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, TypedDict
 
 from podwhy.framework.handle import Handle
-from podwhy.model import objects as o
-from podwhy.model.labels import SelectorError, label_selector_as_selector
-from podwhy.model.quantity import parse_quantity, value
-from podwhy.model.wellknown import ANN_BIND_COMPLETED, ANN_SELECTED_NODE
-from podwhy.plugins.helper.volumes import (
-    MIGRATION_ON,
+from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
+from podwhy.helpers.persistentvolumes import (
     NOT_SUPPORTED_PROVISIONER,
-    TranslationError,
+    WAIT_FOR_FIRST_CONSUMER,
+    BinderError,
     check_node_affinity,
     claim_class,
+    claim_key,
+    find_matching_volume,
+    requested_storage,
+    volume_class,
+)
+from podwhy.helpers.resourcenames import STORAGE
+from podwhy.model import objects as o
+from podwhy.model.quantity import parse_quantity, value
+from podwhy.model.wellknownnames import ANN_BIND_COMPLETED, ANN_SELECTED_NODE
+from podwhy.plugins.helper.volumes import (
+    MIGRATION_ON,
+    TranslationError,
     match_topology_selector_terms,
     migrated_on_node,
     pod_claim_name,
     pv_plugin,
     translate_pv,
-    volume_class,
     volume_is_for_pod,
 )
 
@@ -31,27 +38,6 @@ ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to 
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
 ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
-
-WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
-STORAGE = "storage"
-
-
-class BinderError(Exception):
-    """Something upstream reports as an error (status Error), not as a node verdict."""
-
-
-def claim_key(pvc: o.PersistentVolumeClaim) -> str:
-    return f"{pvc.metadata.namespace}/{pvc.metadata.name}"
-
-
-def requested_storage(pvc: o.PersistentVolumeClaim) -> Fraction | None:
-    raw = pvc.spec.resources.requests.get(STORAGE)
-    return None if raw is None else parse_quantity(raw)
-
-
-def pv_capacity(pv: o.PersistentVolume) -> Fraction:
-    raw = pv.spec.capacity.get(STORAGE)
-    return Fraction(0) if raw is None else parse_quantity(raw)
 
 
 @dataclass
@@ -112,68 +98,6 @@ class NodeVolumeCheck:
 
     def note(self, topic: VolumeBindingTopic, fact: str) -> None:
         self.details.setdefault(topic, []).append(fact)
-
-
-def is_volume_bound_to_claim(pv: o.PersistentVolume, pvc: o.PersistentVolumeClaim) -> bool:
-    ref = pv.spec.claim_ref
-    if ref is None or ref.name != pvc.metadata.name or ref.namespace != pvc.metadata.namespace:
-        return False
-    return not ref.uid or ref.uid == pvc.metadata.uid
-
-
-def _access_modes_ok(pvc: o.PersistentVolumeClaim, pv: o.PersistentVolume) -> bool:
-    return set(pvc.spec.access_modes) <= set(pv.spec.access_modes)
-
-
-def find_matching_volume(
-    pvc: o.PersistentVolumeClaim,
-    volumes: list[o.PersistentVolume],
-    node_labels: Mapping[str, str] | None,
-    excluded: set[str],
-) -> o.PersistentVolume | None:
-    """FindMatchingVolume: the PV pre-bound to the claim, else the smallest fit. With NODE_LABELS
-    (the scheduler's path) the PV's node affinity and access modes must suit; without them (the
-    PV controller's path, for a claim that binds Immediate) neither is checked here."""
-    requested = requested_storage(pvc) or Fraction(0)
-    requested_class = claim_class(pvc)
-    selector = None
-    if pvc.spec.selector is not None:
-        try:
-            selector = label_selector_as_selector(pvc.spec.selector)
-        except SelectorError as exc:
-            raise BinderError(f"error creating internal label selector for claim: {claim_key(pvc)}: {exc}") from exc
-    claim_vac = pvc.spec.volume_attributes_class_name or ""
-    smallest: o.PersistentVolume | None = None
-    smallest_qty = Fraction(0)
-    for pv in volumes:
-        if pv.metadata.name in excluded:
-            continue
-        if pv.spec.claim_ref is not None and not is_volume_bound_to_claim(pv, pvc):
-            continue
-        qty = pv_capacity(pv)
-        if qty < requested:
-            continue
-        if (pvc.spec.volume_mode or "Filesystem") != (pv.spec.volume_mode or "Filesystem"):
-            continue
-        if claim_vac != (pv.spec.volume_attributes_class_name or ""):
-            continue
-        if pv.metadata.deletion_timestamp is not None:
-            continue
-        affinity_ok = node_labels is None or check_node_affinity(pv, node_labels)
-        if is_volume_bound_to_claim(pv, pvc):
-            # A PV pre-bound to this claim is the only candidate.
-            return pv if affinity_ok else None
-        if pv.status.phase != "Available":
-            continue
-        if selector is not None and not selector.matches(pv.metadata.labels):
-            continue
-        if volume_class(pv) != requested_class:
-            continue
-        if not affinity_ok or (node_labels is not None and not _access_modes_ok(pvc, pv)):
-            continue
-        if smallest is None or smallest_qty > qty:
-            smallest, smallest_qty = pv, qty
-    return smallest
 
 
 class VolumeBinder:

@@ -16,24 +16,11 @@ from podwhy.framework.plugin_args import PluginArgs, VolumeBindingArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status, error, skip, success, unresolvable
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.persistentvolumes import WAIT_FOR_FIRST_CONSUMER, BinderError, claim_class, claim_key
 from podwhy.model import objects as o
 from podwhy.plugins import names
-from podwhy.plugins.helper.volumes import (
-    MIGRATION_ON,
-    claim_class,
-    pod_claim_name,
-    pv_plugin,
-    pvc_not_found,
-    volume_is_for_pod,
-)
-from podwhy.plugins.volumebinding.binder import (
-    WAIT_FOR_FIRST_CONSUMER,
-    BinderError,
-    PodVolumeClaims,
-    PodVolumes,
-    VolumeBinder,
-    claim_key,
-)
+from podwhy.plugins.helper.volumes import MIGRATION_ON, pod_claim_name, pv_plugin, pvc_not_found, volume_is_for_pod
+from podwhy.plugins.volumebinding.binder import PodVolumeClaims, PodVolumes, VolumeBinder
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 

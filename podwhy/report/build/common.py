@@ -7,7 +7,7 @@ from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.suggest import Suggestion as SuggestedChange
-from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
+from podwhy.features.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.report.model import (
     BlockingCause,

@@ -18,7 +18,7 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
-from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
 from podwhy.report.build.release import version_warnings

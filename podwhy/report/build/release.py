@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from podwhy.framework.emulation import DIFFERENCES_AFTER, DIFFERENCES_BEFORE
+from podwhy.features.emulation import DIFFERENCES_AFTER, DIFFERENCES_BEFORE
 from podwhy.scheduler.release import KUBELET_SKEW, ChosenVersion, VersionSource
 
 

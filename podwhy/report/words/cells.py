@@ -23,8 +23,8 @@ from podwhy.framework.evidence import (
     VolumeCountEvidence,
     VolumeZoneEvidence,
 )
-from podwhy.framework.resourcenames import is_extended_resource_name
-from podwhy.model.wellknown import TAINT_NODE_UNSCHEDULABLE
+from podwhy.helpers.resourcenames import is_extended_resource_name
+from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 from podwhy.report.model import PluginStatus
 

@@ -71,7 +71,7 @@ from podwhy.analysis.suggest.facts import (
 )
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.report.words.cells import amount_text
-from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
+from podwhy.report.words.meanings import condition_text, label_text, reserving_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
 # on a label, who is on reserved nodes).

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.emulation import Emulation
+from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 

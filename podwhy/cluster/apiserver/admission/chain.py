@@ -22,7 +22,7 @@ from podwhy.cluster.apiserver.admission.podsecurity import admission as podsecur
 from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.apiserver.validation.pod import validate_pod
 from podwhy.cluster.apiserver.warnings import warn_on_create
-from podwhy.framework.emulation import Emulation
+from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 

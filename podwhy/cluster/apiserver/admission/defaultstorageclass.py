@@ -4,7 +4,7 @@ created without a class gets the cluster's default one."""
 from __future__ import annotations
 
 from podwhy.model import objects as o
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     ANN_BETA_IS_DEFAULT_STORAGE_CLASS,
     ANN_BETA_STORAGE_CLASS,
     ANN_IS_DEFAULT_STORAGE_CLASS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from podwhy.cluster.apiserver.admission.attributes import Attributes
 from podwhy.model import objects as o
-from podwhy.model.wellknown import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
+from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 
 NAME = "DefaultTolerationSeconds"
 

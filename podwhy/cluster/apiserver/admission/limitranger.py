@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from podwhy.cluster.apiserver.admission.attributes import Attributes, admitted_without
 from podwhy.errors import PodwhyError
-from podwhy.framework.resources import CPU, MEMORY
+from podwhy.helpers.resourcenames import CPU, MEMORY
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityInput, format_quantity, milli_value, parse_quantity, value
 

@@ -7,9 +7,10 @@ replacing the pod's own values of those keys. A node without them, or not found,
 from __future__ import annotations
 
 from podwhy.cluster.apiserver.admission.attributes import Attributes
-from podwhy.framework.emulation import POD_TOPOLOGY_LABELS_ADMISSION, Emulation
+from podwhy.features.emulation import Emulation
+from podwhy.features.kubefeatures import POD_TOPOLOGY_LABELS_ADMISSION
 from podwhy.model import objects as o
-from podwhy.model.wellknown import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
+from podwhy.model.wellknownnames import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
 
 NAME = "PodTopologyLabels"
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
-from podwhy.framework.resources import (
+from podwhy.helpers.podresources import is_pod_level_resources_set, pod_limits, pod_requests
+from podwhy.helpers.resourcenames import (
     CPU,
     EPHEMERAL_STORAGE,
     HUGEPAGES_PREFIX,
@@ -29,9 +30,6 @@ from podwhy.framework.resources import (
     PODS,
     is_extended_resource_name,
     is_native_resource,
-    is_pod_level_resources_set,
-    pod_limits,
-    pod_requests,
 )
 from podwhy.model import objects as o
 from podwhy.model.quantity import DECIMAL_SI, go_string, parse_quantity, quantity_format

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from podwhy.cluster.apiserver.validation.invalid import invalid_named, not_supported_named
 from podwhy.cluster.apiserver.validation.objectmeta import label_selector_errors
-from podwhy.framework.validation import child, duplicate, forbidden, index, invalid, required, validate_label_name
+from podwhy.helpers.fielderrors import child, duplicate, forbidden, index, invalid, required, validate_label_name
+from podwhy.helpers.namevalidation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors
 from podwhy.model import objects as o
-from podwhy.model.validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors
 
 SCHEDULE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
 NODE_INCLUSION_POLICIES = ("Honor", "Ignore")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from podwhy.errors import PodwhyError
-from podwhy.framework.validation import aggregate, go_json
+from podwhy.helpers.fielderrors import aggregate, go_json
 
 # The API groups of the kinds whose templates are validated (errors.NewInvalid's qualified kind).
 _GROUPS = {

@@ -12,15 +12,15 @@ import re
 from collections.abc import Callable
 
 from podwhy.cluster.apiserver.validation.invalid import invalid_named
-from podwhy.framework.emulation import Emulation
-from podwhy.framework.validation import child, forbidden, index, invalid, required, validate_label_name
-from podwhy.model import objects as o
-from podwhy.model.validation import (
+from podwhy.features.emulation import Emulation
+from podwhy.helpers.fielderrors import child, forbidden, index, invalid, required, validate_label_name
+from podwhy.helpers.namevalidation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_key_errors,
     label_value_errors,
 )
+from podwhy.model import objects as o
 
 # apimachinery's TotalAnnotationSizeLimitB: the annotations' keys and values together, in bytes.
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)

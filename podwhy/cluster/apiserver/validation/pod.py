@@ -17,7 +17,7 @@ from podwhy.cluster.apiserver.defaults import default_pod
 from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
 from podwhy.cluster.apiserver.validation.objectmeta import in_release_words, name_is_dns_subdomain, object_meta_errors
 from podwhy.cluster.apiserver.validation.podspec import pod_spec_errors
-from podwhy.framework.emulation import Emulation
+from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import generated_name

@@ -24,15 +24,15 @@ from podwhy.cluster.apiserver.validation.resourcerequirements import (
     pod_resources_errors,
     requirements_errors,
 )
-from podwhy.framework.emulation import (
+from podwhy.features.emulation import Emulation
+from podwhy.features.kubefeatures import (
     POD_LEVEL_RESOURCES,
     TAINT_TOLERATION_COMPARISON_OPERATORS,
     USER_NAMESPACES_HOST_NETWORK_SUPPORT,
-    Emulation,
 )
-from podwhy.framework.validation import child, duplicate, forbidden, index, invalid, required, validate_label_name
+from podwhy.helpers.fielderrors import child, duplicate, forbidden, index, invalid, required, validate_label_name
+from podwhy.helpers.namevalidation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors
 from podwhy.model import objects as o
-from podwhy.model.validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors
 
 SUPPORTED_PROTOCOLS = ("SCTP", "TCP", "UDP")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

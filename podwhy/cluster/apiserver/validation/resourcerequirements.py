@@ -12,21 +12,23 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from podwhy.cluster.apiserver.validation.invalid import invalid_named, not_supported_named
-from podwhy.framework.resources import (
+from podwhy.helpers.fielderrors import child, forbidden, index, invalid, key, required
+from podwhy.helpers.namevalidation import label_key_errors
+from podwhy.helpers.podresources import (
+    aggregate_container_limits,
+    aggregate_container_requests,
+    is_supported_pod_level_resource,
+)
+from podwhy.helpers.resourcenames import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
-    aggregate_container_limits,
-    aggregate_container_requests,
     is_extended_resource_name,
     is_hugepages,
     is_native_resource,
-    is_supported_pod_level_resource,
 )
-from podwhy.framework.validation import child, forbidden, index, invalid, key, required
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityError, go_string, parse_quantity, quantity_format
-from podwhy.model.validation import label_key_errors
 
 IS_NEGATIVE = "must be greater than or equal to 0"
 IS_NOT_INTEGER = "must be an integer"

@@ -18,8 +18,8 @@ from podwhy.cluster.apiserver.validation.objectmeta import (
     object_meta_errors,
 )
 from podwhy.cluster.apiserver.validation.podspec import pod_spec_errors
-from podwhy.framework.emulation import Emulation
-from podwhy.framework.validation import child, invalid
+from podwhy.features.emulation import Emulation
+from podwhy.helpers.fielderrors import child, invalid
 
 # A CronJob's Jobs are named `<cronjob>-<11 characters>` within a DNS label's 63 (ValidateCronJobCreate).
 CRON_JOB_NAME_MAX_LENGTH = 63 - 11

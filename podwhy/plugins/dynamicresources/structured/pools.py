@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.model import objects as o
-from podwhy.model.labels import LazyNodeSelector
 
 
 @dataclass

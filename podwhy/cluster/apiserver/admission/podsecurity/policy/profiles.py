@@ -15,7 +15,7 @@ from podwhy.cluster.apiserver.admission.podsecurity.policy.checks import (
     user_namespace,
     versioned,
 )
-from podwhy.framework.validation import go_quote
+from podwhy.helpers.fielderrors import go_quote
 from podwhy.model import objects as o
 
 APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"

@@ -1,4 +1,4 @@
-"""Reads Cluster Autoscaler's status ConfigMap (its `status` key) into model.castatus types.
+"""Reads Cluster Autoscaler's status ConfigMap (its `status` key) into model/autoscalerstatus.py types.
 
 Two formats, told apart by their first line:
 - CA >= 1.30 writes the structured status (clusterstate/api types) as YAML: `autoscalerStatus`,
@@ -25,7 +25,7 @@ import re2
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model import castatus as ca
+from podwhy.model import autoscalerstatus as ca
 from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, AUTOSCALER_STATUS_NAMESPACE, ConfigMap
 from podwhy.snapshot import yaml11
 

@@ -1,10 +1,10 @@
-"""Well-known labels and taints in words: analysis/wellknown.py's meanings said as the reason a
+"""Well-known labels and taints in words: analysis/keymeanings.py's meanings said as the reason a
 label is never changed, what a condition taint says of its node, and for whom a reserving taint
 sets its nodes aside."""
 
 from __future__ import annotations
 
-from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reservation, Reserving
+from podwhy.analysis.keymeanings import LabelMeaning, NodeCondition, Reservation, Reserving
 
 _CORE = "reserved for Kubernetes components (the kubernetes.io and k8s.io prefixes)"
 _PLATFORM = "the kubelet sets it from the node's platform; DaemonSets and multi-arch images select on it"

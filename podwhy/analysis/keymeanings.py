@@ -1,5 +1,5 @@
 """Node labels and taints that suggestions treat with care, each with its typed meaning, in one
-place (report/words/wellknown.py says them).
+place (report/words/meanings.py says them).
 
 - Well-known labels are never suggested as a change to a node: Kubernetes, the cloud provider or
   cluster tooling sets them and other components rely on them. A pod selecting on one gets a
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
-from podwhy.model.wellknown import (
+from podwhy.model.wellknownnames import (
     LABEL_ARCH_STABLE,
     LABEL_HOSTNAME,
     LABEL_OS_STABLE,
@@ -96,7 +96,7 @@ class Reservation(Enum):
 class Rule(Generic[M]):
     """A key (`kubernetes.io/hostname`), a key prefix ending in `/` (`topology.kubernetes.io/`:
     every key of that prefix), or a domain suffix starting with `.` (`.kubernetes.io`: every key
-    whose prefix ends with it), with why it is special (report/words/wellknown.py says it)."""
+    whose prefix ends with it), with why it is special (report/words/meanings.py says it)."""
 
     pattern: str
     meaning: M

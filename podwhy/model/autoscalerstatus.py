@@ -1,6 +1,6 @@
 """Cluster Autoscaler's status, as its status ConfigMap tells it (the `status` key): the structured
 YAML of CA >= 1.30 (clusterstate/api types) or the text of older releases. Read by
-snapshot.castatus; only what podwhy reads is kept."""
+snapshot/autoscalerconfigmap.py; only what podwhy reads is kept."""
 
 from __future__ import annotations
 

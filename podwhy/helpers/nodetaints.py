@@ -1,4 +1,8 @@
-"""Toleration matching (k8s.io/api core/v1 toleration.go, component-helpers)."""
+"""Taints and tolerations: whether a toleration tolerates a taint (k8s.io/api core/v1
+toleration.go, Taint.ToString), the first taint no toleration tolerates (component-helpers
+scheduling/corev1 FindMatchingUntoleratedTaint, TolerationsTolerateTaint), and the scheduler's
+filter of the taints that keep pods off (plugins/helper DoNotScheduleTaintsFilterFunc), which
+the kubelet's admission and podwhy's analysis apply too."""
 
 from __future__ import annotations
 

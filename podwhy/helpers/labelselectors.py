@@ -1,4 +1,5 @@
-"""Label and node selectors with apimachinery's matching rules."""
+"""Label selectors with apimachinery's rules (pkg/labels: Requirement, Selector, SelectorFromSet;
+metav1.LabelSelectorAsSelector): building one validates it, as NewRequirement does."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from podwhy.helpers.namevalidation import is_valid_label_key, is_valid_label_value
 from podwhy.model import objects as o
 from podwhy.model.errors import ModelError
-from podwhy.model.validation import is_valid_label_key, is_valid_label_value
 
 _INT = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -156,102 +157,3 @@ def label_selector_as_selector(selector: o.LabelSelector | None) -> Selector:
             raise SelectorError(f"{expr.operator!r} is not a valid label selector operator")
         reqs.append(new_requirement(expr.key, expr.operator, list(expr.values)))
     return Selector(tuple(sorted(reqs, key=lambda r: r.key)))
-
-
-# ------------------------------------------------------------------ node selectors
-
-
-@dataclass(frozen=True)
-class NodeSelectorTermMatcher:
-    """One parsed NodeSelectorTerm (component-helpers nodeaffinity)."""
-
-    label_selector: Selector | None
-    field_requirements: tuple[Requirement, ...] | None
-    parse_errors: tuple[str, ...] = ()
-
-    def matches(self, node: o.Node) -> bool:
-        if self.parse_errors:
-            return False
-        if self.label_selector is not None and not self.label_selector.matches(node.metadata.labels):
-            return False
-        if self.field_requirements is not None and node.metadata.name:
-            # fields.Set.Get: an unknown field reads as "".
-            fields = {"metadata.name": node.metadata.name}
-            for req in self.field_requirements:
-                got = fields.get(req.key, "")
-                if (got == req.values[0]) != (req.operator == "Equals"):
-                    return False
-        return True
-
-
-def is_empty_term(term: o.NodeSelectorTerm) -> bool:
-    return not term.match_expressions and not term.match_fields
-
-
-def parse_node_selector_term(term: o.NodeSelectorTerm) -> NodeSelectorTermMatcher:
-    errors: list[str] = []
-    label_sel: Selector | None = None
-    if term.match_expressions:
-        reqs = []
-        for expr in term.match_expressions:
-            if expr.operator not in NODE_SELECTOR_OPERATORS:
-                errors.append(f"matchExpressions: operator {expr.operator!r} not supported")
-                continue
-            try:
-                reqs.append(new_requirement(expr.key, expr.operator, list(expr.values)))
-            except SelectorError as exc:
-                errors.append(str(exc))
-        label_sel = Selector(tuple(reqs))
-    field_reqs: tuple[Requirement, ...] | None = None
-    if term.match_fields:
-        freqs = []
-        for expr in term.match_fields:
-            if expr.operator not in ("In", "NotIn"):
-                errors.append(f"matchFields: operator {expr.operator!r} not supported")
-            elif len(expr.values) != 1:
-                errors.append("matchFields: values must have one element")
-            else:
-                op = "Equals" if expr.operator == "In" else "NotEquals"
-                freqs.append(Requirement(expr.key, op, (expr.values[0],)))
-        field_reqs = tuple(freqs)
-    return NodeSelectorTermMatcher(label_sel, field_reqs, tuple(errors))
-
-
-@dataclass(frozen=True)
-class LazyNodeSelector:
-    """LazyErrorNodeSelector: terms are ORed; empty terms are dropped."""
-
-    terms: tuple[NodeSelectorTermMatcher, ...]
-
-    @classmethod
-    def parse(cls, selector: o.NodeSelector) -> LazyNodeSelector:
-        return cls(tuple(parse_node_selector_term(t) for t in selector.node_selector_terms if not is_empty_term(t)))
-
-    def matches(self, node: o.Node) -> bool:
-        return any(t.matches(node) for t in self.terms)
-
-
-@dataclass(frozen=True)
-class RequiredNodeAffinity:
-    """nodeaffinity.GetRequiredNodeAffinity: nodeSelector AND required node affinity."""
-
-    label_selector: Selector | None
-    node_selector: LazyNodeSelector | None
-
-    @classmethod
-    def of_pod(cls, pod: o.Pod) -> RequiredNodeAffinity:
-        sel = None
-        if pod.spec.node_selector:
-            sel = Selector(tuple(Requirement(k, "Equals", (v,)) for k, v in sorted(pod.spec.node_selector.items())))
-        ns = None
-        aff = pod.spec.affinity
-        if aff and aff.node_affinity and aff.node_affinity.required_during_scheduling_ignored_during_execution:
-            ns = LazyNodeSelector.parse(aff.node_affinity.required_during_scheduling_ignored_during_execution)
-        return cls(sel, ns)
-
-    def matches(self, node: o.Node) -> bool:
-        if self.label_selector is not None and not self.label_selector.matches(node.metadata.labels):
-            return False
-        if self.node_selector is not None:
-            return self.node_selector.matches(node)
-        return True
