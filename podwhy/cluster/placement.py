@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import msgspec
 
 from podwhy.cluster.apiserver.admission.podtopologylabels import copy_topology_labels
-from podwhy.cluster.controllers.persistentvolume import ClaimBinder
+from podwhy.cluster.controllers.persistentvolume import ClaimBinder, bind
 from podwhy.cluster.controllers.resourceclaim import release_claims, reserve_claims
 from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement
 from podwhy.cluster.kubelet import admit
@@ -45,10 +45,13 @@ from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reus
 from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.helpers.persistentvolumes import BinderError
 from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
+from podwhy.model.wellknownnames import ANN_SELECTED_NODE
 from podwhy.plugins import names
 from podwhy.plugins.registry import NODE_LOCAL_FILTERS, NODE_LOCAL_PARTS, NODE_LOCAL_SCORES
+from podwhy.plugins.volumebinding.plugin import VolumeBinding
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import CycleOptions, CycleOutcome, make_framework, no_profile, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -222,7 +225,7 @@ class Placer:
             return ReplicaPlacement(pod, cycle.verdict, reason=SchedulerSays(cycle.message), cycle=cycle)
         best = sorted(cycle.scores.best_nodes if cycle.scores is not None else cycle.outcome.feasible)
         node = best[0]
-        self.claims.assume_pod_volumes(framework, pod, node)
+        assume_pod_volumes(framework, pod, node)
         reserve_claims(pod, node, cycle, self.snapshot)
         self.bind(pod, node)
         if known is not None:
@@ -415,3 +418,26 @@ def fits_once_deleted(placer: Placer, replicas: Sequence[ReplicaPlacement]) -> N
         without.pods.append(pod)
         for each in frameworks.values():
             each.handle.add_bound_pod(pod)
+
+
+def assume_pod_volumes(framework: Framework, pod: o.Pod, node_name: str) -> None:
+    """VolumeBinding's Reserve and PreBind for POD placed on NODE_NAME: the PVs found for its
+    WaitForFirstConsumer claims bound to them, the claims to provision annotated with the node."""
+    plugin = framework.plugins.get(names.VOLUME_BINDING)
+    if not isinstance(plugin, VolumeBinding):
+        return  # the profile does not bind volumes
+    binder = plugin.binder
+    try:
+        claims = binder.get_pod_volume_claims(pod)
+        if not claims.unbound_delay_binding:
+            return
+        node = framework.handle.node_info_by_name[node_name].node
+        check = binder.find_pod_volumes(pod, claims, node)
+    except BinderError:
+        return  # the cycle reported it as an Error; nothing was placed by it
+    if check.reasons:
+        return
+    for binding in check.pod_volumes.static_bindings:
+        bind(binding.pvc, binding.pv)
+    for provision in check.pod_volumes.dynamic_provisions:
+        provision.pvc.metadata.annotations[ANN_SELECTED_NODE] = node_name

@@ -23,7 +23,6 @@ by what is provisioned.
 
 from __future__ import annotations
 
-from podwhy.framework.runtime import Framework
 from podwhy.helpers.persistentvolumes import (
     NOT_SUPPORTED_PROVISIONER,
     WAIT_FOR_FIRST_CONSUMER,
@@ -38,11 +37,8 @@ from podwhy.model.wellknownnames import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_PROVISIONED_BY,
-    ANN_SELECTED_NODE,
     ANN_STORAGE_PROVISIONER,
 )
-from podwhy.plugins import names
-from podwhy.plugins.volumebinding.plugin import VolumeBinding
 from podwhy.snapshot.cluster import Snapshot, ns_name
 
 BOUND = "Bound"
@@ -158,25 +154,3 @@ class ClaimBinder:
         )
         self.snapshot.add("PersistentVolume", pv)
         return pv
-
-    def assume_pod_volumes(self, framework: Framework, pod: o.Pod, node_name: str) -> None:
-        """VolumeBinding's Reserve and PreBind for POD placed on NODE_NAME: the PVs found for its
-        WaitForFirstConsumer claims bound to them, the claims to provision annotated with the node."""
-        plugin = framework.plugins.get(names.VOLUME_BINDING)
-        if not isinstance(plugin, VolumeBinding):
-            return  # the profile does not bind volumes
-        binder = plugin.binder
-        try:
-            claims = binder.get_pod_volume_claims(pod)
-            if not claims.unbound_delay_binding:
-                return
-            node = framework.handle.node_info_by_name[node_name].node
-            check = binder.find_pod_volumes(pod, claims, node)
-        except BinderError:
-            return  # the cycle reported it as an Error; nothing was placed by it
-        if check.reasons:
-            return
-        for binding in check.pod_volumes.static_bindings:
-            bind(binding.pvc, binding.pv)
-        for provision in check.pod_volumes.dynamic_provisions:
-            provision.pvc.metadata.annotations[ANN_SELECTED_NODE] = node_name
