@@ -1,5 +1,5 @@
 """What happens to a pod, and the exit code of every command: each written once (docs/cli.md's
-table of exit codes says the same, tests/test_readme.py checks it)."""
+table of exit codes says the same, tests/cli/test_readme.py checks it)."""
 
 from __future__ import annotations
 

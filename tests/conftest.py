@@ -52,7 +52,7 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-# The long hostile-input run (tests/test_fuzz_hostile.py): thousands of generated clusters through
+# The long hostile-input run (tests/snapshot/test_fuzz_hostile.py): thousands of generated clusters through
 # the decoder and every renderer.
 settings.register_profile(
     "fuzz",
@@ -80,7 +80,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture
 def moved_clock() -> Iterator[None]:
     """podwhy's clock five years ahead and the time zone far from UTC, for the block of a test."""
-    from tests.test_clock import ODD_ZONE, clock_at, years_ahead
+    from tests.cli.test_clock import ODD_ZONE, clock_at, years_ahead
 
     with clock_at(years_ahead, ODD_ZONE):
         yield

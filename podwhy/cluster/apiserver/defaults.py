@@ -5,7 +5,7 @@ stored objects, and the API server fills these in on create.
 Only fields the typed model holds are filled in; each one the scheduler reads is recorded (a
 `Defaulted`: the field, its value, and why) so the report can say what the API server would have
 changed. Objects read from a cluster are already defaulted: defaulting them again changes
-nothing (tests/test_defaults.py proves it for every recorded cluster).
+nothing (tests/cluster/apiserver/test_defaults.py proves it for every recorded cluster).
 
 Beside it (`default_template`, `default_pod_spec`), the API server's defaulting of a whole pod
 template or pod spec as JSON (a dict, as decoded from a manifest), every field and not only those
@@ -21,7 +21,7 @@ A template is then compared as the API server stores it (`stored_form`): quantit
 (SetDefaults_ResourceList rounds them up to thousandths, the serializer canonicalizes them),
 without what Go's JSON encoding omits (nulls, empty lists and maps, zero values of the fields
 that are not pointers). Objects read from a cluster are already defaulted: defaulting them again
-changes nothing (tests/test_defaults_template.py checks every recorded pod and template).
+changes nothing (tests/cluster/apiserver/test_defaults_template.py checks every recorded pod and template).
 
 The typed pod's defaulting (`default_pod`) and the JSON one share each default value.
 """
