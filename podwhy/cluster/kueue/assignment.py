@@ -246,16 +246,16 @@ class Assignment:
 
 
 @dataclass(frozen=True)
-class _Granular:
+class GranularMode:
     mode: PreemptionMode
     borrow: int
 
 
-_WORST = _Granular(PreemptionMode.NO_FIT, MAX_INT64)
-_BEST = _Granular(PreemptionMode.FIT, 0)
+_WORST = GranularMode(PreemptionMode.NO_FIT, MAX_INT64)
+_BEST = GranularMode(PreemptionMode.FIT, 0)
 
 
-def is_preferred(a: _Granular, b: _Granular, fungibility: o.FlavorFungibility) -> bool:
+def is_preferred(a: GranularMode, b: GranularMode, fungibility: o.FlavorFungibility) -> bool:
     """isPreferred: A better than B under the fungibility preference."""
     if a.mode is PreemptionMode.NO_FIT:
         return False
@@ -273,7 +273,7 @@ def is_preferred(a: _Granular, b: _Granular, fungibility: o.FlavorFungibility) -
     return a.borrow < b.borrow
 
 
-def should_try_next_flavor(mode: _Granular, fungibility: o.FlavorFungibility) -> bool:
+def should_try_next_flavor(mode: GranularMode, fungibility: o.FlavorFungibility) -> bool:
     """shouldTryNextFlavor."""
     if mode.mode in (PreemptionMode.NO_FIT, PreemptionMode.NO_CANDIDATES):
         return True

@@ -22,6 +22,7 @@ from podwhy.cluster.kueue.assignment import (
     ClusterQueueSnapshot,
     FlavorAssignment,
     FlavorAttempt,
+    GranularMode,
     Mode,
     Oracle,
     OracleAnswer,
@@ -29,7 +30,6 @@ from podwhy.cluster.kueue.assignment import (
     Possibility,
     PreemptionMode,
     QuotaCheck,
-    _Granular,
     is_preferred,
     most_severe_reason,
     policy_oracle,
@@ -245,7 +245,7 @@ class FlavorAssigner:
 
     def _fit_flavor(
         self, ids: list[int], fname: str, covered: dict[str, int], usage: dict[FlavorResource, int], status: Status
-    ) -> tuple[dict[str, FlavorAssignment], _Granular, int, list[str], str]:
+    ) -> tuple[dict[str, FlavorAssignment], GranularMode, int, list[str], str]:
         """One flavor's quota for each covered resource; its worst mode across them."""
         assignments: dict[str, FlavorAssignment] = {}
         mode = _BEST
@@ -260,7 +260,7 @@ class FlavorAssigner:
                 status.reasons.extend(s.reasons)
                 no_fit = most_severe_reason(no_fit, s.no_fit_reason)
             max_borrow = max(max_borrow, borrow)
-            candidate = _Granular(pmode, borrow)
+            candidate = GranularMode(pmode, borrow)
             if is_preferred(mode, candidate, self.cq.fungibility):
                 mode = candidate
             if mode.mode is PreemptionMode.NO_FIT:

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from podwhy.cluster.kueue import names
-from podwhy.model.quantity import BINARY_SI, DECIMAL_SI, QuantityInput, go_string, parse_quantity, quantity_format
+from podwhy.model.quantity import (
+    BINARY_SI,
+    DECIMAL_SI,
+    Quantity,
+    QuantityInput,
+    go_string,
+    parse_quantity,
+    quantity_format,
+)
 
 MAX_INT64 = 2**63 - 1
 MIN_INT64 = -(2**63)
@@ -72,16 +80,24 @@ def sub(a: Amount, b: Amount) -> Amount:
     return saturating_sub(a, b)
 
 
+def exact(raw: QuantityInput | Fraction) -> Fraction:
+    """A quantity's exact value, past int64 too (Kueue's quotas saturate rather than refuse it)."""
+    if isinstance(raw, Fraction):
+        return raw
+    q = Quantity.from_object(raw)
+    return Fraction(q.coefficient) * Fraction(10) ** q.exponent
+
+
 def resource_value(name: str, raw: QuantityInput | Fraction) -> int:
     """resources.ResourceValue: milli-CPU, else the value rounded up; clamped to int64."""
-    amount = raw if isinstance(raw, Fraction) else parse_quantity(raw)
+    amount = exact(raw)
     scaled = amount * 1000 if name == names.CPU else amount
     return _clamp(-((-scaled.numerator) // scaled.denominator))
 
 
 def amount_from_quantity(name: str, raw: QuantityInput) -> Amount:
     """resources.AmountFromQuantity: a quota; at or past int64 (in milli-CPU for cpu) it is Unlimited."""
-    amount = parse_quantity(raw)
+    amount = exact(raw)
     limit = Fraction(MAX_INT64 // 1000) if name == names.CPU else Fraction(MAX_INT64)
     if amount >= limit:
         return UNLIMITED
