@@ -198,3 +198,37 @@ def test_partial_admission_flagged() -> None:
     verdict = explain_workload(wl, _objects())
     assert verdict.stage is Stage.NO_FIT
     assert names.NOT_EMULATED_PARTIAL_ADMISSION in verdict.not_evaluated
+
+
+def test_admission_checks_flagged() -> None:
+    """A ClusterQueue with admission checks (here MultiKueue's): admission past the quota is not
+    evaluated, said so."""
+    spec = {"admissionChecksStrategy": {"admissionChecks": [{"name": "mk"}]}}
+    cq = cluster_queue("cq", group(flavor_quotas("default-flavor", cpu="9", memory="36Gi")), spec=spec)
+    check = msgspec.convert(
+        {
+            "metadata": {"name": "mk"},
+            "spec": {"controllerName": names.MULTIKUEUE_CONTROLLER},
+            "status": {"conditions": [{"type": "Active", "status": "True"}]},
+        },
+        o.AdmissionCheck,
+    )
+    verdict = explain_workload(_pending(), _objects(check, cq=cq))
+    assert verdict.stage is Stage.FITS
+    assert verdict.not_evaluated == (names.NOT_EMULATED_ADMISSION_CHECKS, names.NOT_EMULATED_MULTIKUEUE)
+
+
+def test_limit_range_bounds_flagged() -> None:
+    """ValidateAdmissibility also checks a namespace's LimitRange bounds: not emulated, said so;
+    its defaults are applied to the requests (AdjustResources)."""
+    lr = msgspec.convert(
+        {
+            "metadata": {"name": "lr", "namespace": "default"},
+            "spec": {"limits": [{"type": "Container", "max": {"cpu": "8"}, "defaultRequest": {"memory": "1Gi"}}]},
+        },
+        o.LimitRange,
+    )
+    wl = workload("job", pod_set(requests={"cpu": "1"}))
+    verdict = explain_workload(wl, _objects(lr))
+    assert names.NOT_EMULATED_LIMIT_RANGES in verdict.not_evaluated
+    assert verdict.requests[0].requests == {"cpu": 1_000, "memory": 2**30}
