@@ -28,6 +28,17 @@ from podwhy.model.objects.core import (
     Service,
 )
 from podwhy.model.objects.karpenter import NodeClaim, NodePool
+from podwhy.model.objects.kueue import (
+    KUEUE_GROUP,
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    KueueWorkload,
+    LocalQueue,
+    ResourceFlavor,
+    Topology,
+    WorkloadPriorityClass,
+)
 from podwhy.model.objects.meta import ResourceList
 from podwhy.model.objects.node import RuntimeClass
 from podwhy.model.objects.policy import PodDisruptionBudget
@@ -115,6 +126,35 @@ def _claim_template_quantities(template: ResourceClaimTemplate) -> Iterator[Reso
     yield from _request_capacities(template.spec.spec)
 
 
+def _cluster_queue_quotas(queue: ClusterQueue | Cohort) -> Iterator[ResourceList]:
+    for group in queue.spec.resource_groups:
+        for flavor in group.flavors:
+            for quota in flavor.resources:
+                yield {
+                    name: value
+                    for name, value in (
+                        ("nominalQuota", quota.nominal_quota),
+                        ("borrowingLimit", quota.borrowing_limit),
+                        ("lendingLimit", quota.lending_limit),
+                    )
+                    if value is not None
+                }
+
+
+def _kueue_workload_quantities(workload: KueueWorkload) -> Iterator[ResourceList]:
+    for pod_set in workload.spec.pod_sets:
+        spec = pod_set.template.spec
+        for container in (*spec.containers, *spec.init_containers):
+            yield container.resources.requests
+            yield container.resources.limits
+        yield spec.overhead
+    if workload.status.admission is not None:
+        for assignment in workload.status.admission.pod_set_assignments:
+            yield assignment.resource_usage
+    for request in workload.status.resource_requests:
+        yield request.resources
+
+
 @dataclass(frozen=True)
 class KindInfo:
     """One kind: its typed struct, plural, the snapshot field that holds it and how it is indexed."""
@@ -173,6 +213,34 @@ KINDS: dict[str, KindInfo] = {
     "NodeClaim": KindInfo(NodeClaim, "NodeClaims", "node_claims", _N),
 }
 
+# Kueue (kueue.x-k8s.io/v1beta2): read to explain why a Workload is not admitted. Keyed by kind
+# like the rest, except Kueue's Workload, whose kind scheduling.k8s.io's Workload shares: it is
+# filed under its group-qualified name (as kubectl names it), which table_kind() resolves.
+# Apart from KINDS until a snapshot has their fields (snapshot/cluster.py) and their apiVersions
+# (snapshot/apiversions.py): the snapshot's readers merge them in.
+KUEUE_WORKLOAD = f"Workload.{KUEUE_GROUP}"
+# (API group, kind) -> the key of a kind whose name another group's kind shares.
+GROUP_QUALIFIED_KINDS: dict[tuple[str, str], str] = {(KUEUE_GROUP, "Workload"): KUEUE_WORKLOAD}
+KUEUE_KINDS: dict[str, KindInfo] = {
+    "ResourceFlavor": KindInfo(ResourceFlavor, "ResourceFlavors", "resource_flavors", _N),
+    "ClusterQueue": KindInfo(ClusterQueue, "ClusterQueues", "cluster_queues", _N, _cluster_queue_quotas),
+    "Cohort": KindInfo(Cohort, "Cohorts", "cohorts", _N, _cluster_queue_quotas),
+    "LocalQueue": KindInfo(LocalQueue, "LocalQueues", "local_queues", _NS),
+    KUEUE_WORKLOAD: KindInfo(KueueWorkload, "Workloads", "kueue_workloads", _NS, _kueue_workload_quantities),
+    "WorkloadPriorityClass": KindInfo(
+        WorkloadPriorityClass, "WorkloadPriorityClasses", "workload_priority_classes", _N
+    ),
+    "AdmissionCheck": KindInfo(AdmissionCheck, "AdmissionChecks", "admission_checks", _N),
+    "Topology": KindInfo(Topology, "Topologies", "topologies", _N),
+}
+
+
+def table_kind(kind: str, api_version: str) -> str:
+    """The key an object of KIND and API_VERSION is filed under: its kind, or its group-qualified
+    name when another API group has a kind of that name (Kueue's Workload)."""
+    return GROUP_QUALIFIED_KINDS.get((api_version.rpartition("/")[0], kind), kind)
+
+
 # The only ConfigMap podwhy keeps: Cluster Autoscaler's status (the default of its
 # --status-config-map-name, in its --namespace, kube-system by default: live mode reads that one;
 # a dump's may be in any namespace). Any other ConfigMap a dump holds is dropped unread.
@@ -222,5 +290,5 @@ MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
 
 def plural(kind: str) -> str:
     """The kind's plural as the API names it (Kinds podwhy does not read get an "s")."""
-    info = KINDS.get(kind)
+    info = KINDS.get(kind) or KUEUE_KINDS.get(kind)
     return info.plural if info is not None else kind + "s"
