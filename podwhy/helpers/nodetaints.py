@@ -26,7 +26,11 @@ def _compare_numeric(toleration_value: str, taint_value: str, operator: str) -> 
     return taint < tol if operator == "Lt" else taint > tol
 
 
-def tolerates_taint(toleration: o.Toleration, taint: o.Taint) -> bool:
+def tolerates_taint(toleration: o.Toleration, taint: o.Taint, comparison_operators: bool | None = None) -> bool:
+    """Toleration.ToleratesTaint; COMPARISON_OPERATORS says whether Gt and Lt tolerate (the
+    scheduler's TaintTolerationComparisonOperators gate when None; Kueue always passes true)."""
+    if comparison_operators is None:
+        comparison_operators = ENABLE_COMPARISON_OPERATORS
     if toleration.effect and toleration.effect != taint.effect:
         return False
     if toleration.key and toleration.key != taint.key:
@@ -36,7 +40,7 @@ def tolerates_taint(toleration: o.Toleration, taint: o.Taint) -> bool:
         return toleration.value == taint.value
     if op == "Exists":
         return True
-    if op in ("Lt", "Gt") and ENABLE_COMPARISON_OPERATORS:
+    if op in ("Lt", "Gt") and comparison_operators:
         return _compare_numeric(toleration.value, taint.value, op)
     return False
 

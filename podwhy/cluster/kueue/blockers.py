@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.cluster.kueue import names
+from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
 from podwhy.model import objects as o
-from podwhy.model.labels import SelectorError, label_selector_as_selector
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from podwhy.cluster.kueue.resources import (
     saturating_add,
     sub,
 )
-from podwhy.framework.resources import pod_requests
+from podwhy.helpers.podresources import pod_requests
 from podwhy.model import objects as o
 
 

@@ -10,8 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.cluster.kueue import names
+from podwhy.helpers.nodeselectors import RequiredNodeAffinity
+from podwhy.helpers.nodetaints import tolerates_taint
 from podwhy.model import objects as o
-from podwhy.model.labels import RequiredNodeAffinity
 
 _DECIMAL_INT = re.compile(r"^[+-]?[0-9]+$")
 _RFC3339_UTC = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})Z$")
@@ -42,36 +43,12 @@ class Status:
 # ---------------------------------------------------------------- taints
 
 
-def _compare_numeric(toleration_value: str, taint_value: str, operator: str) -> bool:
-    if not _DECIMAL_INT.match(toleration_value) or not _DECIMAL_INT.match(taint_value):
-        return False
-    tol, taint = int(toleration_value), int(taint_value)
-    if not (-(2**63) <= tol < 2**63 and -(2**63) <= taint < 2**63):
-        return False
-    return taint < tol if operator == "Lt" else taint > tol
-
-
-def tolerates(toleration: o.Toleration, taint: o.Taint) -> bool:
-    """Toleration.ToleratesTaint with comparison operators enabled (Kueue passes true)."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator in ("", "Equal"):
-        return toleration.value == taint.value
-    if toleration.operator == "Exists":
-        return True
-    if toleration.operator in ("Lt", "Gt"):
-        return _compare_numeric(toleration.value, taint.value, toleration.operator)
-    return False
-
-
 def untolerated_taint(taints: Iterable[o.Taint], tolerations: Sequence[o.Toleration]) -> o.Taint | None:
     """FindMatchingUntoleratedTaint over the NoSchedule and NoExecute taints."""
     for taint in taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
-        if not any(tolerates(t, taint) for t in tolerations):
+        if not any(tolerates_taint(t, taint, comparison_operators=True) for t in tolerations):
             return taint
     return None
 

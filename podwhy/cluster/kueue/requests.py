@@ -21,7 +21,7 @@ from podwhy.cluster.kueue.resources import (
     requests_from_resource_list,
     saturating_mul,
 )
-from podwhy.framework.resources import pod_requests, to_quantities
+from podwhy.helpers.podresources import pod_requests, to_quantities
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityInput
 
