@@ -14,7 +14,6 @@ from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.helpers.nodetaints import tolerates_taint
 from podwhy.model import objects as o
 
-_DECIMAL_INT = re.compile(r"^[+-]?[0-9]+$")
 _RFC3339_UTC = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})Z$")
 
 
