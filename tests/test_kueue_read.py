@@ -477,3 +477,49 @@ def test_any_value_anywhere_in_a_kueue_object_is_read_or_one_line(data: st.DataO
             decode(text, name)
         except PodwhyError as exc:
             assert "\n" not in str(exc) and str(exc).startswith(f"{name}: ")
+
+
+def _past(path: str, items: list[Any]) -> dict[str, Any]:
+    """A fixture object with ITEMS at PATH ("spec.podSets" of the admitted Workload, ...)."""
+    kind = {"spec.podSets": "Workload", "spec.levels": "Topology", "spec.nodeTaints": "ResourceFlavor"}.get(
+        path, "ClusterQueue"
+    )
+    if kind == "Topology":
+        obj: dict[str, Any] = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "t"}}
+    else:
+        obj = _objects({kind})[0]
+    node: Any = obj
+    *parents, last = path.split(".")
+    for step in parents:
+        node = node.setdefault(step, {}) if not step.isdigit() else node[int(step)]
+    node[last] = items
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("path", "item", "bound", "what"),
+    [
+        ("spec.podSets", {"name": "p", "count": 1}, 18, "spec.podSets"),
+        ("spec.resourceGroups", {"coveredResources": []}, 16, "spec.resourceGroups"),
+        ("spec.resourceGroups.0.flavors", {"name": "f"}, 64, "spec.resourceGroups[].flavors"),
+        ("spec.nodeTaints", {"key": "k", "effect": "NoSchedule"}, 8, "spec.nodeTaints"),
+        ("spec.levels", {"nodeLabel": "l"}, 16, "spec.levels"),
+    ],
+)
+def test_lists_past_the_crds_bounds_are_one_line(path: str, item: dict[str, Any], bound: int, what: str) -> None:
+    """Kueue's CRDs bound its lists (limits.KUEUE_MAX_ITEMS); at the bound an object reads, past it
+    it is refused as an integer past its Go type is, naming the field."""
+    decode(json.dumps(_past(path, [item] * bound)).encode(), "x.json")
+    obj = _past(path, [item] * (bound + 1))
+    name = obj["metadata"]["name"]
+    kind = o.KUEUE_WORKLOAD if obj["kind"] == "Workload" else obj["kind"]
+    expected = (
+        f"x.json: the object ({kind} {name!r}): {what} holds {bound + 1} items, more than the {bound} "
+        "Kueue's API stores (its CRD's maxItems)"
+    )
+    for text, source in ((json.dumps(obj).encode(), "x.json"), (yaml.safe_dump(obj).encode(), "x.yaml")):
+        with pytest.raises(PodwhyError) as error:
+            decode(text, source)
+        assert str(error.value) == expected.replace(
+            "x.json: the object", "x.yaml: document 1" if source == "x.yaml" else "x.json: the object"
+        )

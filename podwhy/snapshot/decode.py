@@ -23,10 +23,17 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES, table_kind
+from podwhy.model.objects import (
+    AUTOSCALER_STATUS_CONFIGMAP,
+    KIND_TYPES,
+    KINDS,
+    KUEUE_KINDS,
+    MANIFEST_KIND_TYPES,
+    table_kind,
+)
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import apiversions as versions
-from podwhy.snapshot import fastyaml, yaml11
+from podwhy.snapshot import fastyaml, limits, yaml11
 from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
@@ -494,6 +501,8 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
             if claim.source is not None:
                 why = f"spec.resourceClaims[{index}].source: {versions.CLASSIC_DRA_POD}"
                 raise PodwhyError(f"{source}: {where} (Pod {meta.name!r}): {why}")
+    if kind in KUEUE_KINDS and (past := limits.kueue_past_bound(obj)) is not None:
+        raise PodwhyError(f"{source}: {where} ({kind} {meta.name!r}): {past}")
     info = KINDS.get(kind)
     quantities = info.quantities if info is not None and info.type is type(obj) else None
     if quantities is None:
