@@ -1,0 +1,253 @@
+"""One Workload through Kueue, as far as Kueue decides it: the workload controller's queue
+blockers, then the scheduler's nominate (scheduler.go: failed admission checks, an inactive or
+missing ClusterQueue, the namespace, then the flavor assignment) and the QuotaReserved=False
+reason and message Kueue would set (requeueAndUpdate, UnadmittedWorkloadReasonWithFallback),
+with the Workloads ahead of it in its ClusterQueue."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from podwhy.cluster.kueue import names
+from podwhy.cluster.kueue.assignment import Assignment, Mode, Possibility, snapshot_cluster_queue
+from podwhy.cluster.kueue.blockers import (
+    QueueStatus,
+    admission_gate,
+    cluster_queue_status,
+    local_queue_status,
+    namespace_blocker,
+    queue_blocker,
+)
+from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
+from podwhy.cluster.kueue.order import pending_in_cluster_queue, workloads_ahead
+from podwhy.cluster.kueue.requests import PodSetRequests, RequestOptions, has_condition, pod_set_requests
+from podwhy.cluster.kueue.resourcenode import QuotaTree, build_tree
+from podwhy.model import objects as o
+
+
+@dataclass(frozen=True)
+class KueueObjects:
+    """The Kueue objects (and the few core ones Kueue reads) a verdict reads."""
+
+    cluster_queues: Mapping[str, o.ClusterQueue] = field(default_factory=dict)
+    cohorts: Mapping[str, o.Cohort] = field(default_factory=dict)
+    local_queues: Mapping[tuple[str, str], o.LocalQueue] = field(default_factory=dict)  # (namespace, name)
+    flavors: Mapping[str, o.ResourceFlavor] = field(default_factory=dict)
+    workloads: Sequence[o.KueueWorkload] = ()
+    admission_checks: Mapping[str, o.AdmissionCheck] = field(default_factory=dict)
+    topologies: Mapping[str, o.Topology] = field(default_factory=dict)
+    namespaces: Mapping[str, o.Namespace] = field(default_factory=dict)
+    runtime_classes: Mapping[str, o.RuntimeClass] = field(default_factory=dict)
+    limit_ranges: Sequence[o.LimitRange] = ()
+
+    @classmethod
+    def of(cls, objects: Sequence[object]) -> KueueObjects:
+        """Filed by kind from a flat list of objects."""
+        cqs, cohorts, lqs, rfs, acs, topos, nss, rcs = {}, {}, {}, {}, {}, {}, {}, {}
+        wls, lrs = [], []
+        for obj in objects:
+            match obj:
+                case o.ClusterQueue():
+                    cqs[obj.metadata.name] = obj
+                case o.Cohort():
+                    cohorts[obj.metadata.name] = obj
+                case o.LocalQueue():
+                    lqs[obj.metadata.namespace, obj.metadata.name] = obj
+                case o.ResourceFlavor():
+                    rfs[obj.metadata.name] = obj
+                case o.KueueWorkload():
+                    wls.append(obj)
+                case o.AdmissionCheck():
+                    acs[obj.metadata.name] = obj
+                case o.Topology():
+                    topos[obj.metadata.name] = obj
+                case o.Namespace():
+                    nss[obj.metadata.name] = obj
+                case o.RuntimeClass():
+                    rcs[obj.metadata.name] = obj
+                case o.LimitRange():
+                    lrs.append(obj)
+        return cls(cqs, cohorts, lqs, rfs, wls, acs, topos, nss, rcs, lrs)
+
+
+class Stage(Enum):
+    """Where a Workload stands."""
+
+    FINISHED = "Finished"
+    ADMITTED = "Admitted"
+    QUOTA_RESERVED = "QuotaReserved"  # waiting for its admission checks (not evaluated)
+    BLOCKED = "Blocked"  # a queue blocker, the admission gate or nominate's checks
+    NO_FIT = "NoFit"  # the flavor assignment found no flavor
+    PREEMPT = "Preempt"  # it fits only if Kueue preempts (or, without candidates, waits)
+    FITS = "Fits"  # it fits now: it waits for its turn
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a Workload is or is not admitted, in Kueue's words: REASON and MESSAGE are the
+    QuotaReserved=False condition Kueue would set ("" where Kueue sets none, or where it hangs
+    on what podwhy did not evaluate); GRANULAR_REASON is the reason with the gate on."""
+
+    stage: Stage
+    reason: str
+    message: str
+    granular_reason: str
+    cluster_queue: str = ""
+    cluster_queue_status: QueueStatus | None = None
+    local_queue_status: QueueStatus | None = None
+    requests: tuple[PodSetRequests, ...] = ()
+    assignment: Assignment | None = None
+    queueing_strategy: str = ""
+    ahead: tuple[o.KueueWorkload, ...] = ()
+    not_evaluated: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VerdictOptions:
+    """Kueue's configuration and gates; REQUESTS and ASSIGN take theirs."""
+
+    gates: Mapping[str, bool] | None = None
+    requests: RequestOptions = field(default_factory=RequestOptions)
+    assign: AssignOptions = field(default_factory=AssignOptions)
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION
+
+
+def _reason(granular: str, fallback: str, gates: Mapping[str, bool] | None) -> str:
+    return names.unadmitted_reason(granular, fallback, dict(gates) if gates is not None else None)
+
+
+def _done(workload: o.KueueWorkload) -> Verdict | None:
+    if has_condition(workload, names.FINISHED):
+        return Verdict(Stage.FINISHED, "", "", "")
+    if has_condition(workload, names.ADMITTED):
+        return Verdict(Stage.ADMITTED, "", "", "")
+    if has_condition(workload, names.QUOTA_RESERVED):
+        admission = workload.status.admission
+        cq = admission.cluster_queue if admission is not None else ""
+        return Verdict(Stage.QUOTA_RESERVED, "", "", "", cq, not_evaluated=(names.NOT_EMULATED_ADMISSION_CHECKS,))
+    return None
+
+
+def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions | None = None) -> Verdict:
+    """Why WORKLOAD is (not) admitted: the first blocker Kueue meets, else its flavor assignment."""
+    options = options or VerdictOptions()
+    gates = options.gates
+    done = _done(workload)
+    if done is not None:
+        return done
+    ns = workload.metadata.namespace
+    lq = objs.local_queues.get((ns, workload.spec.queue_name))
+    cq = objs.cluster_queues.get(lq.spec.cluster_queue) if lq is not None else None
+    cq_status = (
+        cluster_queue_status(cq, objs.flavors, objs.admission_checks, objs.topologies, gates)
+        if cq is not None
+        else None
+    )
+    lq_status = local_queue_status(lq, cq, cq_status) if lq is not None else None
+    cq_name = lq.spec.cluster_queue if lq is not None else ""
+    base = Verdict(Stage.BLOCKED, "", "", "", cq_name, cq_status, lq_status)
+    blocker = queue_blocker(workload, lq, cq, cq_status, gates)
+    if blocker is not None:
+        return replace(base, reason=blocker.reason, message=blocker.message, granular_reason=blocker.granular_reason)
+    gated = admission_gate(workload, gates)
+    if gated is not None:
+        return replace(base, reason=names.ADMISSION_GATED, message=gated, granular_reason=names.ADMISSION_GATED)
+    assert cq is not None and lq is not None
+    return _nominate(workload, cq, objs, options, base)
+
+
+def _nominate(
+    workload: o.KueueWorkload, cq: o.ClusterQueue, objs: KueueObjects, options: VerdictOptions, base: Verdict
+) -> Verdict:
+    """scheduler.nominate, then processEntry's reason for the assignment's mode."""
+    gates = options.gates
+    tree = build_tree(objs.cluster_queues.values(), objs.cohorts.values(), objs.workloads, gates)
+    cq_name = cq.metadata.name
+    if any(c.state in ("Retry", "Rejected") for c in workload.status.admission_checks):
+        reason = _reason(names.PENDING_EVALUATION, names.LEGACY_PENDING, gates)
+        return replace(base, reason=reason, message=names.MSG_FAILED_CHECKS, granular_reason=names.PENDING_EVALUATION)
+    if tree.in_cycle(tree.cluster_queues[cq_name]):
+        reason = _reason(names.SUSPENDED, names.LEGACY_PENDING, gates)
+        return replace(
+            base, reason=reason, message=names.MSG_CQ_INACTIVE.format(cq_name), granular_reason=names.SUSPENDED
+        )
+    ns = workload.metadata.namespace
+    problem = namespace_blocker(ns, objs.namespaces.get(ns), cq)
+    if problem is not None:
+        reason = _reason(names.MISCONFIGURED, names.LEGACY_PENDING, gates)
+        return replace(base, reason=reason, message=problem, granular_reason=names.MISCONFIGURED)
+    request_options = options.requests
+    if not request_options.runtime_classes and not request_options.limit_ranges:
+        request_options = replace(
+            request_options,
+            runtime_classes=objs.runtime_classes,
+            limit_ranges=[lr for lr in objs.limit_ranges if lr.metadata.namespace == ns],
+            gates=request_options.gates if request_options.gates is not None else gates,
+        )
+    requests = pod_set_requests(workload, request_options)
+    assignment = _assign(workload, requests, cq, tree, objs, options)
+    pending = pending_in_cluster_queue(cq_name, objs.workloads, objs.local_queues, options.requeuing_timestamp, gates)
+    ahead = tuple(workloads_ahead(workload, pending, options.requeuing_timestamp, gates))
+    verdict = replace(
+        base,
+        requests=tuple(requests),
+        assignment=assignment,
+        queueing_strategy=cq.spec.queueing_strategy,
+        ahead=ahead,
+    )
+    return _by_mode(workload, verdict, assignment, gates)
+
+
+def _assign(
+    workload: o.KueueWorkload,
+    requests: list[PodSetRequests],
+    cq: o.ClusterQueue,
+    tree: QuotaTree,
+    objs: KueueObjects,
+    options: VerdictOptions,
+) -> Assignment:
+    snapshot = snapshot_cluster_queue(cq, tree, objs.flavors, objs.topologies)
+    assign_options = options.assign
+    if assign_options.gates is None and options.gates is not None:
+        assign_options = replace(assign_options, gates=options.gates)
+    return FlavorAssigner(workload, requests, snapshot, objs.flavors, assign_options).assign()
+
+
+def _by_mode(
+    workload: o.KueueWorkload, verdict: Verdict, assignment: Assignment, gates: Mapping[str, bool] | None
+) -> Verdict:
+    mode = assignment.representative_mode()
+    not_evaluated = list(assignment.not_evaluated)
+    message = assignment.message()
+    if mode is Mode.NO_FIT:
+        if names.enabled(names.PARTIAL_ADMISSION, dict(gates) if gates is not None else None) and any(
+            ps.min_count is not None and ps.count > ps.min_count for ps in workload.spec.pod_sets
+        ):
+            not_evaluated.append(names.NOT_EMULATED_PARTIAL_ADMISSION)
+        reason = _reason(assignment.no_fit_reason, names.LEGACY_PENDING, gates)
+        return replace(
+            verdict,
+            stage=Stage.NO_FIT,
+            reason=reason,
+            message=message,
+            granular_reason=assignment.no_fit_reason,
+            not_evaluated=tuple(not_evaluated),
+        )
+    if mode is Mode.PREEMPT:
+        answers = [c.preemption for c in assignment.checks if c.preemption is not None]
+        if answers and all(a.evaluated and a.possibility is Possibility.NO_CANDIDATES for a in answers):
+            reason = _reason(names.WAITING_FOR_QUOTA, names.LEGACY_PENDING, gates)
+            granular = names.WAITING_FOR_QUOTA
+        else:
+            reason, granular = "", ""
+        return replace(
+            verdict,
+            stage=Stage.PREEMPT,
+            reason=reason,
+            message=message,
+            granular_reason=granular,
+            not_evaluated=tuple(not_evaluated),
+        )
+    return replace(verdict, stage=Stage.FITS, not_evaluated=tuple(not_evaluated))

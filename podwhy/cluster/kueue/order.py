@@ -1,0 +1,141 @@
+"""pkg/cache/queue's order of a ClusterQueue's pending Workloads (cluster_queue.go's
+baseCompareFunc): higher effective priority first, then the earlier queue-order timestamp
+(creation, or the eviction that requeued it: workload.Ordering.GetQueueOrderTimestamp), then
+UID. StrictFIFO lets only the head be tried; BestEffortFIFO tries the others when the head does
+not fit. Admission fair sharing's order and a preemptor's sticky head are not emulated."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from podwhy.cluster.kueue import names
+from podwhy.cluster.kueue.blockers import admission_gate
+from podwhy.cluster.kueue.requests import has_condition
+from podwhy.model import objects as o
+
+_EPOCH = datetime.min.replace(tzinfo=UTC)
+
+
+def _parse_time(text: str | None) -> datetime:
+    if not text:
+        return _EPOCH
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return _EPOCH
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _condition(workload: o.KueueWorkload, cond_type: str) -> o.KueueCondition | None:
+    return next((c for c in workload.status.conditions if c.type == cond_type), None)
+
+
+def effective_priority(workload: o.KueueWorkload, gates: Mapping[str, bool] | None = None) -> int:
+    """priority.EffectivePriority: spec.priority (0 when unset), plus the priority-boost
+    annotation when PriorityBoost is on."""
+    base = workload.spec.priority if workload.spec.priority is not None else names.DEFAULT_PRIORITY
+    if not names.enabled(names.PRIORITY_BOOST, dict(gates) if gates is not None else None):
+        return base
+    raw = workload.metadata.annotations.get(names.PRIORITY_BOOST_ANNOTATION, "")
+    try:
+        boost = int(raw) if raw else 0
+    except ValueError:
+        boost = 0
+    return base + boost if -(2**31) <= boost < 2**31 else base
+
+
+def queue_order_timestamp(
+    workload: o.KueueWorkload,
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> datetime:
+    """Ordering.GetQueueOrderTimestamp: an eviction by the PodsReady timeout (with the Eviction
+    requeuing timestamp) or by an admission check; without PrioritySortingWithinCohort, a
+    preemption to reclaim while borrowing, plus a millisecond; else the creation time."""
+    evicted = _condition(workload, names.EVICTED)
+    if evicted is not None and evicted.status == "True":
+        if requeuing_timestamp == names.TIMESTAMP_EVICTION and evicted.reason == names.EVICTED_BY_PODS_READY_TIMEOUT:
+            return _parse_time(evicted.last_transition_time)
+        if evicted.reason == names.EVICTED_BY_ADMISSION_CHECK:
+            return _parse_time(evicted.last_transition_time)
+    if not names.enabled(names.PRIORITY_SORTING_WITHIN_COHORT, dict(gates) if gates is not None else None):
+        preempted = _condition(workload, names.PREEMPTED)
+        if (
+            preempted is not None
+            and preempted.status == "True"
+            and preempted.reason == names.IN_COHORT_RECLAIM_WHILE_BORROWING
+        ):
+            return _parse_time(preempted.last_transition_time) + timedelta(milliseconds=1)
+    return _parse_time(workload.metadata.creation_timestamp)
+
+
+@dataclass(frozen=True, order=True)
+class QueueKey:
+    """The sort key of baseCompareFunc: (-priority, timestamp, uid)."""
+
+    neg_priority: int
+    timestamp: datetime
+    uid: str
+
+
+def queue_key(
+    workload: o.KueueWorkload,
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> QueueKey:
+    return QueueKey(
+        -effective_priority(workload, gates),
+        queue_order_timestamp(workload, requeuing_timestamp, gates),
+        workload.metadata.uid,
+    )
+
+
+def is_admissible(workload: o.KueueWorkload, gates: Mapping[str, bool] | None = None) -> bool:
+    """workload.IsAdmissible: what the queue manager queues (no admission gate, not finished,
+    active, no quota reserved, not on hold, not waiting for replacement pods)."""
+    quota = _condition(workload, names.QUOTA_RESERVED)
+    on_hold = quota is not None and quota.status == "False" and quota.reason == names.ON_HOLD
+    return (
+        admission_gate(workload, gates) is None
+        and not has_condition(workload, names.FINISHED)
+        and workload.spec.active
+        and not has_condition(workload, names.QUOTA_RESERVED)
+        and not on_hold
+        and not has_condition(workload, "WaitingForReplacementPods")
+    )
+
+
+def pending_in_cluster_queue(
+    cluster_queue: str,
+    workloads: Iterable[o.KueueWorkload],
+    local_queues: Mapping[tuple[str, str], o.LocalQueue],
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> list[o.KueueWorkload]:
+    """The ClusterQueue's pending Workloads in the order its queue pops them: those admissible
+    whose LocalQueue ((namespace, name) in LOCAL_QUEUES) points to CLUSTER_QUEUE."""
+    pending = []
+    for wl in workloads:
+        lq = local_queues.get((wl.metadata.namespace, wl.spec.queue_name))
+        if lq is None or lq.spec.cluster_queue != cluster_queue or not is_admissible(wl, gates):
+            continue
+        pending.append(wl)
+    return sorted(pending, key=lambda wl: queue_key(wl, requeuing_timestamp, gates))
+
+
+def workloads_ahead(
+    target: o.KueueWorkload,
+    pending: Iterable[o.KueueWorkload],
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> list[o.KueueWorkload]:
+    """The pending Workloads the queue pops before TARGET (in order)."""
+    key = queue_key(target, requeuing_timestamp, gates)
+    me = (target.metadata.namespace, target.metadata.name)
+    return [
+        wl
+        for wl in pending
+        if (wl.metadata.namespace, wl.metadata.name) != me and queue_key(wl, requeuing_timestamp, gates) < key
+    ]
