@@ -9,5 +9,6 @@ rollouts; the typed reasons in `placementreasons.py`). `kubelet.py`
 stays here: the kubelet is neither server nor controller. So do `nodecopy.py` and `template.py`:
 they emulate Cluster Autoscaler's new nodes (its template node, and the DaemonSet and static pods
 a new node runs without the scheduler), another component of the cluster, which analysis/'s
-suggestions and autoscalers read.
+suggestions and autoscalers read. `kueue/` is Kueue, which decides whether a queued Workload is
+admitted (its quotas, flavors and queues).
 """

@@ -14,6 +14,7 @@ from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.assignment import Assignment, Mode, Possibility, snapshot_cluster_queue
 from podwhy.cluster.kueue.blockers import (
     QueueStatus,
+    admission_checks_of,
     admission_gate,
     cluster_queue_status,
     local_queue_status,
@@ -197,7 +198,35 @@ def _nominate(
         queueing_strategy=cq.spec.queueing_strategy,
         ahead=ahead,
     )
-    return _by_mode(workload, verdict, assignment, gates)
+    verdict = _by_mode(workload, verdict, assignment, gates)
+    flags = _not_evaluated(cq, objs, options, workload.metadata.namespace)
+    return replace(
+        verdict, not_evaluated=verdict.not_evaluated + tuple(f for f in flags if f not in verdict.not_evaluated)
+    )
+
+
+def _not_evaluated(cq: o.ClusterQueue, objs: KueueObjects, options: VerdictOptions, namespace: str) -> list[str]:
+    """What else decides admission and is not emulated: ValidateAdmissibility's LimitRange bounds
+    (when the namespace has any), the ClusterQueue's admission checks (MultiKueue among them), and
+    fair sharing when Kueue's configuration enables it."""
+    flags = []
+    if any(
+        lr.metadata.namespace == namespace
+        and any(item.max or item.min or item.max_limit_request_ratio for item in lr.spec.limits)
+        for lr in objs.limit_ranges
+    ):
+        flags.append(names.NOT_EMULATED_LIMIT_RANGES)
+    checks = admission_checks_of(cq)
+    if checks:
+        flags.append(names.NOT_EMULATED_ADMISSION_CHECKS)
+    if any(
+        (ac := objs.admission_checks.get(name)) is not None and ac.spec.controller_name == names.MULTIKUEUE_CONTROLLER
+        for name in checks
+    ):
+        flags.append(names.NOT_EMULATED_MULTIKUEUE)
+    if options.assign.fair_sharing:
+        flags.append(names.NOT_EMULATED_FAIR_SHARING)
+    return flags
 
 
 def _assign(
