@@ -84,7 +84,27 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     # Karpenter's CRDs (served where it is installed: unserved_groups={"karpenter.sh/v1"} without).
     "NodePool": ("karpenter.sh/v1", "nodepools", False),
     "NodeClaim": ("karpenter.sh/v1", "nodeclaims", False),
+    # Kueue's CRDs (unserved_groups={"kueue.x-k8s.io/v1beta2"} without). Its Workload is keyed
+    # by kind and group: scheduling.k8s.io's Workload is another kind of that name.
+    "ResourceFlavor": ("kueue.x-k8s.io/v1beta2", "resourceflavors", False),
+    "ClusterQueue": ("kueue.x-k8s.io/v1beta2", "clusterqueues", False),
+    "Cohort": ("kueue.x-k8s.io/v1beta2", "cohorts", False),
+    "LocalQueue": ("kueue.x-k8s.io/v1beta2", "localqueues", True),
+    "Workload.kueue.x-k8s.io": ("kueue.x-k8s.io/v1beta2", "workloads", True),
+    "WorkloadPriorityClass": ("kueue.x-k8s.io/v1beta2", "workloadpriorityclasses", False),
+    "AdmissionCheck": ("kueue.x-k8s.io/v1beta2", "admissionchecks", False),
+    "Topology": ("kueue.x-k8s.io/v1beta2", "topologies", False),
 }
+# The groups of custom resources: their list items carry kind and apiVersion, as the API server
+# serves every custom resource (built-in kinds' items carry neither).
+CUSTOM_GROUPS = frozenset({"karpenter.sh", "kueue.x-k8s.io"})
+
+
+def served_key(obj: dict[str, Any]) -> str:
+    """The key of SERVED an object is served under: its kind, or `Kind.group` when SERVED has that."""
+    kind = str(obj.get("kind", ""))
+    qualified = f"{kind}.{str(obj.get('apiVersion', '')).rpartition('/')[0]}"
+    return qualified if qualified in SERVED else kind
 
 
 _SafeLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -277,7 +297,7 @@ class FakeApiServer:
         }
         index: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for number, obj in enumerate(self.objects):
-            served = self.served.get(str(obj.get("kind", "")))
+            served = self.served.get(served_key(obj))
             if served is not None:
                 index[served[1]].append(stored_object(obj, number, served[0]) if self.stored else obj)
         self._index = dict(index)
@@ -486,8 +506,12 @@ class FakeApiServer:
             cont = {"v": "meta.k8s.io/v1", "rv": 12345, "start": str(end)}
             metadata["continue"] = base64.b64encode(json.dumps(cont).encode()).decode()
             metadata["remainingItemCount"] = len(items) - end
-        page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
         kind = next(k for k, (gv, res, _) in self.served.items() if res == resource and gv == group_version)
+        kind = kind.partition(".")[0]  # the API's kind of a key of SERVED
+        if group_version.rpartition("/")[0] in CUSTOM_GROUPS:
+            page_items = [_typed(o, kind, group_version) for o in items[start:end]]
+        else:
+            page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
         api_version = group_version
         return 200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": metadata, "items": page_items}
 
@@ -499,6 +523,13 @@ class FakeApiServer:
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)
+
+
+def _typed(obj: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
+    """A custom resource as its list serves it: apiVersion and kind first, then its fields in
+    the order encoding/json writes an unstructured object's (sorted keys)."""
+    rest = {k: obj[k] for k in sorted(obj) if k not in ("kind", "apiVersion")}
+    return {"apiVersion": api_version, "kind": kind, **rest}
 
 
 def _status(code: int, reason: str, message: str) -> dict[str, Any]:
@@ -549,4 +580,4 @@ def _matches_fields(obj: dict[str, Any], selector: str) -> bool:
 
 
 def served_kinds(objects: Iterable[dict[str, Any]]) -> set[str]:
-    return {str(o.get("kind")) for o in objects if o.get("kind") in SERVED}
+    return {served_key(o) for o in objects if served_key(o) in SERVED}

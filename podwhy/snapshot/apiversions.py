@@ -45,6 +45,16 @@ class Refused:
 SAME = Served()
 
 
+class NotConvertible(Exception):  # noqa: N818 - a refusal, worded by the decoder
+    """An object of an older version holds FIELD, which the model's version cannot hold one to one:
+    the object is refused (decode.converted words it), never read as a guess."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field}: {why}")
+        self.field = field
+        self.why = why
+
+
 # ---------------------------------------------------------------- resource.k8s.io v1beta1 and v1alpha3
 # v1beta2 is v1's shape. v1beta1 (Kubernetes 1.32+) and v1alpha3 (1.31-1.33) wrap a device's
 # fields in `basic` and put a request's fields on the request itself (v1 has them under
@@ -322,6 +332,97 @@ def pdb_from_v1beta1(pdb: o.PodDisruptionBudget) -> o.PodDisruptionBudget:
     return pdb
 
 
+# ---------------------------------------------------------------- kueue.x-k8s.io v1beta1
+# Kueue serves v1beta1 beside v1beta2 (0.15 and later; before, v1beta1 only) and converts between
+# them (apis/kueue/v1beta1/*_conversion.go). Where the fields the model reads are the same in both,
+# v1beta1 reads as v1beta2 (SAME); ClusterQueues and Workloads are converted as Kueue converts them.
+
+
+def _copy(cls: type[msgspec.Struct], obj: msgspec.Struct, **changes: Any) -> Any:
+    """OBJ as a CLS (a struct it extends), with CHANGES."""
+    fields = {name: getattr(obj, name) for name in cls.__struct_fields__}
+    return cls(**(fields | changes))
+
+
+class ClusterQueueSpecV1beta1(o.ClusterQueueSpec, kw_only=True):
+    cohort: str = ""
+    admission_checks: list[str] = []  # noqa: RUF012 - a msgspec field's default, copied per object
+
+
+class ClusterQueueV1beta1(_Wire):
+    metadata: o.ObjectMeta = msgspec.field(default_factory=o.ObjectMeta)
+    spec: ClusterQueueSpecV1beta1 = msgspec.field(default_factory=ClusterQueueSpecV1beta1)
+    status: o.ClusterQueueStatus = msgspec.field(default_factory=o.ClusterQueueStatus)
+
+
+class KueueWorkloadSpecV1beta1(o.KueueWorkloadSpec, kw_only=True):
+    priority_class_name: str = ""
+    priority_class_source: str = ""
+
+
+class KueueWorkloadV1beta1(_Wire):
+    metadata: o.ObjectMeta = msgspec.field(default_factory=o.ObjectMeta)
+    spec: KueueWorkloadSpecV1beta1 = msgspec.field(default_factory=KueueWorkloadSpecV1beta1)
+    status: o.KueueWorkloadStatus = msgspec.field(default_factory=o.KueueWorkloadStatus)
+
+
+# v1beta1's flavorFungibility values v1beta2 dropped, and what Kueue's conversion makes of them.
+KUEUE_V1BETA1_FUNGIBILITY = {"Borrow": "MayStopSearch", "Preempt": "MayStopSearch"}
+# v1beta1's spec.priorityClassSource values: the priorityClassRef (group, kind) each becomes.
+KUEUE_V1BETA1_PRIORITY_SOURCES = {
+    "kueue.x-k8s.io/workloadpriorityclass": ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+    "scheduling.k8s.io/priorityclass": ("scheduling.k8s.io", "PriorityClass"),
+}
+
+
+def cluster_queue_from_v1beta1(obj: ClusterQueueV1beta1) -> o.ClusterQueue:
+    """Convert_v1beta1_ClusterQueueSpec_To_v1beta2_ClusterQueueSpec: `cohort` is `cohortName`,
+    `admissionChecks` rules of `admissionChecksStrategy` for every flavor, and flavorFungibility's
+    Borrow and Preempt are MayStopSearch."""
+    spec = obj.spec
+    strategy = spec.admission_checks_strategy
+    if spec.admission_checks:
+        if strategy is not None:
+            raise NotConvertible(
+                "spec.admissionChecks",
+                "set with spec.admissionChecksStrategy, which Kueue's validation forbids; v1beta2 holds one of them",
+            )
+        rules = [o.AdmissionCheckStrategyRule(name=name) for name in spec.admission_checks]
+        strategy = o.AdmissionChecksStrategy(admission_checks=rules)
+    fungibility = spec.flavor_fungibility
+    fungibility = msgspec.structs.replace(
+        fungibility,
+        when_can_borrow=KUEUE_V1BETA1_FUNGIBILITY.get(fungibility.when_can_borrow, fungibility.when_can_borrow),
+        when_can_preempt=KUEUE_V1BETA1_FUNGIBILITY.get(fungibility.when_can_preempt, fungibility.when_can_preempt),
+    )
+    out_spec = _copy(
+        o.ClusterQueueSpec,
+        spec,
+        cohort_name=spec.cohort,
+        admission_checks_strategy=strategy,
+        flavor_fungibility=fungibility,
+    )
+    return o.ClusterQueue(metadata=obj.metadata, spec=out_spec, status=obj.status)
+
+
+def kueue_workload_from_v1beta1(obj: KueueWorkloadV1beta1) -> o.KueueWorkload:
+    """Convert_v1beta1_WorkloadSpec_To_v1beta2_WorkloadSpec: priorityClassName and
+    priorityClassSource are priorityClassRef (none when the source is "", as Kueue converts it)."""
+    spec = obj.spec
+    ref = None
+    source = spec.priority_class_source
+    if source:
+        group_kind = KUEUE_V1BETA1_PRIORITY_SOURCES.get(source)
+        if group_kind is None:
+            known = " nor ".join(KUEUE_V1BETA1_PRIORITY_SOURCES)
+            raise NotConvertible(
+                "spec.priorityClassSource", f"{source!r} is neither {known}: v1beta2 has no ref for it"
+            )
+        ref = o.PriorityClassRef(group=group_kind[0], kind=group_kind[1], name=spec.priority_class_name)
+    out_spec = _copy(o.KueueWorkloadSpec, spec, priority_class_ref=ref)
+    return o.KueueWorkload(metadata=obj.metadata, spec=out_spec, status=obj.status)
+
+
 # ---------------------------------------------------------------- the table
 
 CLASSIC_DRA = (
@@ -335,6 +436,12 @@ CLASSIC_DRA_POD = (
     "1.35 does not implement (since 1.31 a pod names its claim in resourceClaimName or resourceClaimTemplateName)"
 )
 _DRA = "resource.k8s.io"
+_KUEUE = "kueue.x-k8s.io"
+KUEUE_V1ALPHA1 = (
+    "kueue.x-k8s.io/v1alpha1 is the alpha API of Kueue before 0.13 (Cohorts) and 0.14 (Topologies): "
+    "podwhy reads kueue.x-k8s.io/v1beta2 and v1beta1"
+)
+_KUEUE_BOTH: dict[str, Served | Refused] = {f"{_KUEUE}/v1beta2": SAME, f"{_KUEUE}/v1beta1": SAME}
 
 VERSIONS: dict[str, dict[str, Served | Refused]] = {
     "Node": {"v1": SAME},
@@ -390,6 +497,21 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
         f"{_DRA}/v1alpha3": Served(ResourceClaimTemplateV1alpha3, claim_template_from_old),
         f"{_DRA}/v1alpha2": Refused(CLASSIC_DRA),
     },
+    # Kueue (kueue.x-k8s.io): v1beta2 is the model's; v1beta1 as Kueue converts it (above).
+    "ResourceFlavor": _KUEUE_BOTH,
+    "ClusterQueue": {
+        f"{_KUEUE}/v1beta2": SAME,
+        f"{_KUEUE}/v1beta1": Served(ClusterQueueV1beta1, cluster_queue_from_v1beta1),
+    },
+    "Cohort": {**_KUEUE_BOTH, f"{_KUEUE}/v1alpha1": Refused(KUEUE_V1ALPHA1)},
+    "LocalQueue": _KUEUE_BOTH,
+    o.KUEUE_WORKLOAD: {
+        f"{_KUEUE}/v1beta2": SAME,
+        f"{_KUEUE}/v1beta1": Served(KueueWorkloadV1beta1, kueue_workload_from_v1beta1),
+    },
+    "WorkloadPriorityClass": _KUEUE_BOTH,
+    "AdmissionCheck": _KUEUE_BOTH,
+    "Topology": {**_KUEUE_BOTH, f"{_KUEUE}/v1alpha1": Refused(KUEUE_V1ALPHA1)},
 }
 
 
@@ -416,6 +538,13 @@ def unknown_version(kind: str, api_version: str) -> str:
 
 def no_version(kind: str) -> str | None:
     """Why an object of KIND without an apiVersion cannot be read (None: every version reads alike)."""
+    twins = sorted(key for key in VERSIONS if key.partition(".")[0] == kind and key != kind)
+    if twins:  # scheduling.k8s.io's Workload, or Kueue's (kinds.table_kind)
+        groups = ", ".join(group_of(v) for key in (kind, *twins) for v in read_versions(key)[:1])
+        return (
+            f"it has no apiVersion, and {kind} is a kind of several API groups ({groups}) "
+            "(kubectl refuses such an object too)"
+        )
     readings = [how for how in VERSIONS.get(kind, {}).values() if isinstance(how, Served)]
     if all(how is SAME for how in readings):
         return None

@@ -89,6 +89,16 @@ class Snapshot:
     autoscaler_status: dict[str, o.ConfigMap] = field(default_factory=dict)
     node_pools: dict[str, o.NodePool] = field(default_factory=dict)
     node_claims: dict[str, o.NodeClaim] = field(default_factory=dict)
+    # Kueue (kueue.x-k8s.io): the cluster-scoped kinds by name, LocalQueues and Workloads by
+    # "namespace/name" (docs/kueue.md). Kueue's Workloads, not scheduling.k8s.io's (`workloads`).
+    resource_flavors: dict[str, o.ResourceFlavor] = field(default_factory=dict)
+    cluster_queues: dict[str, o.ClusterQueue] = field(default_factory=dict)
+    cohorts: dict[str, o.Cohort] = field(default_factory=dict)
+    local_queues: dict[str, o.LocalQueue] = field(default_factory=dict)
+    kueue_workloads: dict[str, o.KueueWorkload] = field(default_factory=dict)
+    workload_priority_classes: dict[str, o.WorkloadPriorityClass] = field(default_factory=dict)
+    admission_checks: dict[str, o.AdmissionCheck] = field(default_factory=dict)
+    topologies: dict[str, o.Topology] = field(default_factory=dict)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)

@@ -23,10 +23,17 @@ import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KIND_TYPES, KINDS, MANIFEST_KIND_TYPES
+from podwhy.model.objects import (
+    AUTOSCALER_STATUS_CONFIGMAP,
+    KIND_TYPES,
+    KINDS,
+    KUEUE_KINDS,
+    MANIFEST_KIND_TYPES,
+    table_kind,
+)
 from podwhy.model.quantity import QuantityError, parse_quantity
 from podwhy.snapshot import apiversions as versions
-from podwhy.snapshot import fastyaml, yaml11
+from podwhy.snapshot import fastyaml, limits, yaml11
 from podwhy.snapshot.names import generated_name
 
 if TYPE_CHECKING:
@@ -218,9 +225,16 @@ class KindTable:
         # metadata.generateName gets a name, and one without a namespace keeps it unset.
         self.manifests = manifests
 
+    @staticmethod
+    def key(kind: str, api_version: str) -> str:
+        """The kind an object of KIND and API_VERSION is filed under: KIND, or `Kind.group` for a
+        kind another API group's kind shares the name of (Kueue's `Workload`, kinds.table_kind)."""
+        return table_kind(kind, api_version)
+
     def reading(self, kind: str, api_version: str) -> Reading | str | None:
-        """How to read an object of KIND and API_VERSION: its Reading, why it cannot be read (a
-        string), or None when it is no kind this table reads (a custom resource's `Service`)."""
+        """How to read an object of KIND (as `key` files it) and API_VERSION: its Reading, why it
+        cannot be read (a string), or None when it is no kind this table reads (a custom
+        resource's `Service`)."""
         by_version = self.readings.get(kind)
         if by_version is None:
             return None
@@ -369,13 +383,21 @@ _LEADING_TYPE = re.compile(
 )
 
 
+def leading_type(raw: bytes | msgspec.Raw) -> tuple[str, str] | None:
+    """The kind and apiVersion the JSON object RAW opens with, as kubectl and the API server write
+    them (a custom resource's list items carry both, sorted first); None when it does not."""
+    leading = _LEADING_TYPE.match(raw)
+    if leading is None:
+        return None
+    api_version = leading.group(1) if leading.group(1) is not None else leading.group(3)
+    return None if api_version is None else (leading.group(2).decode(), api_version.decode())
+
+
 def peek_type(raw: bytes | msgspec.Raw) -> tuple[str, str]:
     """The kind and apiVersion of the JSON object RAW (msgspec.DecodeError if RAW is no object)."""
-    leading = _LEADING_TYPE.match(raw)
+    leading = leading_type(raw)
     if leading is not None:
-        api_version = leading.group(1) if leading.group(1) is not None else leading.group(3)
-        if api_version is not None:
-            return leading.group(2).decode(), api_version.decode()
+        return leading
     peek = _PEEK.decode(raw)
     return peek.kind, peek.apiVersion
 
@@ -396,6 +418,17 @@ def refused(source: str, where: str, kind: str, name: str, why: str) -> PodwhyEr
     """The one-line error for an object whose apiVersion podwhy cannot read."""
     label = f"{kind} {name!r}" if name else kind
     return PodwhyError(f"{source}: {where} ({label}): {why}")
+
+
+def converted(how: Reading, obj: Any, source: str, where: str, kind: str) -> Any:
+    """OBJ, decoded as HOW's wire struct, in the model's version; a version whose field has no
+    one-to-one counterpart (apiversions.NotConvertible) is refused in one line naming it."""
+    if how.convert is None:
+        return obj
+    try:
+        return how.convert(obj)
+    except versions.NotConvertible as exc:
+        raise refused(source, where, kind, obj.metadata.name, f"{exc.field}: {exc.why}") from None
 
 
 def _item_kind(list_kind: str) -> str:
@@ -468,6 +501,8 @@ def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool =
             if claim.source is not None:
                 why = f"spec.resourceClaims[{index}].source: {versions.CLASSIC_DRA_POD}"
                 raise PodwhyError(f"{source}: {where} (Pod {meta.name!r}): {why}")
+    if kind in KUEUE_KINDS and (past := limits.kueue_past_bound(obj)) is not None:
+        raise PodwhyError(f"{source}: {where} ({kind} {meta.name!r}): {past}")
     info = KINDS.get(kind)
     quantities = info.quantities if info is not None and info.type is type(obj) else None
     if quantities is None:
@@ -573,8 +608,8 @@ class _JsonReader:
             self._add(env.kind, env.apiVersion, data, "the object")
             return self.out
         item_kind = _item_kind(env.kind)
-        if item_kind in self.table.types:
-            self.out.list_kinds.add(item_kind)
+        if (listed := self.table.key(item_kind, env.apiVersion)) in self.table.types:
+            self.out.list_kinds.add(listed)
         if env.metadata:
             try:
                 self.out.list_meta = _LIST_META.decode(env.metadata)
@@ -595,6 +630,7 @@ class _JsonReader:
         if not kind:
             _kindless(self.out, self.source, where, self.skip_kindless)
             return
+        kind = self.table.key(kind, api_version)
         how = self.table.reading(kind, api_version)
         if how is None:
             self.out.ignored[self.table.ignored_as(kind, api_version)] += 1
@@ -608,8 +644,7 @@ class _JsonReader:
             obj = decode_typed(how.decoder, data)
         except msgspec.DecodeError as exc:  # a ValidationError, or bytes msgspec will not read
             raise PodwhyError(f"{self.source}: {where} ({kind}) is invalid: {exc}") from None
-        if how.convert is not None:
-            obj = how.convert(obj)
+        obj = converted(how, obj, self.source, where, kind)
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(self.out, kind, obj, lambda: bytes(data))
@@ -662,8 +697,9 @@ class _YamlReader:
             self._fast_object(out, env.kind, env.apiVersion, js, f"document {doc.number}")
             return out
         item_kind = _item_kind(env.kind)
-        if env.kind.endswith("List") and env.kind != "List" and item_kind in self.table.types:
-            out.list_kinds.add(item_kind)
+        listed = self.table.key(item_kind, env.apiVersion)
+        if env.kind.endswith("List") and env.kind != "List" and listed in self.table.types:
+            out.list_kinds.add(listed)
         out.list_meta = self._fast_list_meta(env.metadata)
         for index, raw in enumerate(env.items):
             kind, api_version = (item_kind, env.apiVersion) if item_kind else self._fast_peek(raw)
@@ -684,8 +720,8 @@ class _YamlReader:
         list_kind = str(yaml11.key_text(envelope[0].get("kind", "")))
         item_kind = _item_kind(list_kind) if list_kind != "List" else ""
         list_version = _yaml_api_version(envelope[0], self.source, "the List")
-        if item_kind in self.table.types:
-            out.list_kinds.add(item_kind)
+        if (listed := self.table.key(item_kind, list_version)) in self.table.types:
+            out.list_kinds.add(listed)
         metadata = envelope[0].get("metadata")
         if isinstance(metadata, dict):
             try:
@@ -732,6 +768,7 @@ class _YamlReader:
         if not kind:
             _kindless(out, self.source, where, self.skip_kindless)
             return
+        kind = self.table.key(kind, api_version)
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1
@@ -745,8 +782,7 @@ class _YamlReader:
             obj = decode_typed(how.decoder, data)
             if how.doubtful(obj):
                 raise _ReferenceNeededError
-            if how.convert is not None:
-                obj = how.convert(obj)
+            obj = converted(how, obj, self.source, where, kind)
             check_object(kind, obj, self.source, where, self.table.manifests)
         except (msgspec.ValidationError, PodwhyError):
             # The reference reader reads it again, and words the error if there is one.
@@ -789,8 +825,8 @@ class _YamlReader:
                 self._reference_object(out, kind, api_version, loaded, f"document {number}")
                 continue
             item_kind = _item_kind(kind) if kind != "List" else ""
-            if item_kind in self.table.types:
-                out.list_kinds.add(item_kind)
+            if (listed := self.table.key(item_kind, api_version)) in self.table.types:
+                out.list_kinds.add(listed)
             metadata = loaded.get("metadata")
             if isinstance(metadata, dict):
                 try:
@@ -815,6 +851,7 @@ class _YamlReader:
         if not kind:
             _kindless(out, self.source, where, self.skip_kindless)
             return
+        kind = self.table.key(kind, api_version)
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1
@@ -831,8 +868,7 @@ class _YamlReader:
         except msgspec.ValidationError as exc:
             label = f"{kind} {name!r}" if name else kind
             raise PodwhyError(f"{self.source}: {where} ({label}) is invalid: {exc}") from None
-        if how.convert is not None:
-            obj = how.convert(obj)
+        obj = converted(how, obj, self.source, where, kind)
         check_object(kind, obj, self.source, where, self.table.manifests)
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: _plain_json(doc))

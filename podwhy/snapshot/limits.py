@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from podwhy.errors import PodwhyError
 
@@ -70,3 +72,57 @@ def too_large(source: str, limit: int, what: str = "holds") -> PodwhyError:
         f"{source}: {what} more than {size_words(limit)}, the most podwhy reads from one input",
         hint=f"set {MAX_INPUT_ENV} to raise the limit, e.g. {MAX_INPUT_ENV}=16Gi",
     )
+
+
+# Kueue's lists as its CRDs bound them (kubebuilder MaxItems and MaxProperties of
+# apis/kueue/v1beta2, Kueue v0.20): the API server stores no object past one, so an object past
+# one is refused in one line naming the field, as an integer past its Go type is. What Kueue's
+# decision walks (pod sets, resource groups, flavors, resources) stays within them.
+KUEUE_MAX_ITEMS: dict[str, int] = {
+    "spec.resourceGroups": 16,  # ClusterQueue, Cohort
+    "spec.resourceGroups[].coveredResources": 64,
+    "spec.resourceGroups[].flavors": 64,
+    "spec.resourceGroups[].flavors[].resources": 64,
+    "spec.admissionChecksStrategy.admissionChecks": 64,  # ClusterQueue
+    "spec.podSets": 18,  # Workload
+    "status.admission.podSetAssignments": 18,
+    "spec.nodeLabels": 8,  # ResourceFlavor
+    "spec.nodeTaints": 8,
+    "spec.tolerations": 8,
+    "spec.levels": 16,  # Topology
+}
+
+
+def _kueue_lists(obj: Any) -> Iterator[tuple[str, int]]:
+    """Each bounded list (or map) of a Kueue object: (its path, as KUEUE_MAX_ITEMS names it, its length)."""
+    spec = getattr(obj, "spec", None)  # a WorkloadPriorityClass has none
+    for group in getattr(spec, "resource_groups", []):
+        yield "spec.resourceGroups[].coveredResources", len(group.covered_resources)
+        yield "spec.resourceGroups[].flavors", len(group.flavors)
+        for flavor in group.flavors:
+            yield "spec.resourceGroups[].flavors[].resources", len(flavor.resources)
+    for path, name in (
+        ("spec.resourceGroups", "resource_groups"),
+        ("spec.podSets", "pod_sets"),
+        ("spec.nodeLabels", "node_labels"),
+        ("spec.nodeTaints", "node_taints"),
+        ("spec.tolerations", "tolerations"),
+        ("spec.levels", "levels"),
+    ):
+        if hasattr(spec, name):
+            yield path, len(getattr(spec, name))
+    strategy = getattr(spec, "admission_checks_strategy", None)
+    if strategy is not None:
+        yield "spec.admissionChecksStrategy.admissionChecks", len(strategy.admission_checks)
+    admission = getattr(getattr(obj, "status", None), "admission", None)
+    if admission is not None:
+        yield "status.admission.podSetAssignments", len(admission.pod_set_assignments)
+
+
+def kueue_past_bound(obj: Any) -> str | None:
+    """Why the Kueue object OBJ is past one of its CRD's bounds (KUEUE_MAX_ITEMS), or None."""
+    for path, count in _kueue_lists(obj):
+        bound = KUEUE_MAX_ITEMS[path]
+        if count > bound:
+            return f"{path} holds {count:,} items, more than the {bound} Kueue's API stores (its CRD's maxItems)"
+    return None

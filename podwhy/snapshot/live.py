@@ -40,6 +40,9 @@ from podwhy.snapshot.resources import (
     FORBIDDEN as FORBIDDEN,
 )
 from podwhy.snapshot.resources import (
+    KUEUE_RESOURCES as KUEUE_RESOURCES,
+)
+from podwhy.snapshot.resources import (
     LIVE_SOURCE as LIVE_SOURCE,
 )
 from podwhy.snapshot.resources import (
@@ -85,7 +88,7 @@ AUTOSCALER_RESOURCES: tuple[Resource, ...] = (
     Resource("NodeClaim", "karpenter.sh/v1", "nodeclaims", optional=True),
 )
 # What live mode reads, and `podwhy snapshot` writes.
-LIVE_RESOURCES: tuple[Resource, ...] = (*RESOURCES, *AUTOSCALER_RESOURCES)
+LIVE_RESOURCES: tuple[Resource, ...] = (*RESOURCES, *AUTOSCALER_RESOURCES, *KUEUE_RESOURCES)
 
 
 def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
@@ -118,6 +121,9 @@ EVENTS = Resource("Event", "v1", "events")
 CA_STATUS_EVENTS = Resource("Event", "v1", "events", namespace=o.AUTOSCALER_STATUS_NAMESPACE)
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})
+# Add-ons' kinds (the autoscalers', Kueue's): a list that fails leaves the kind missing with the
+# server's words, never an error (no plugin reads them).
+ADD_ON_KINDS = o.AUTOSCALER_KINDS | o.KUEUE_KINDS.keys()
 
 
 # Go's GOOS and GOARCH names of Python's sys.platform and platform.machine(): kubectl's User-Agent
@@ -239,6 +245,8 @@ class LiveSource:
     _raw_pods: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
     # Workloads' pod templates as served (see Snapshot.raw_templates).
     _raw_templates: dict[tuple[str, str, str], bytes] = field(default_factory=dict, init=False, repr=False)
+    # The group/versions discovery says the server serves (None: it did not say), set by fetch.
+    _served: dict[str, list[str]] | None = field(default=None, init=False, repr=False)
     # The API server's gitVersion ("" when /version could not be read), set by fetch.
     server_version: str = field(default="", init=False)
     # When fetch began (RFC 3339), set by fetch: the time the snapshot was taken.
@@ -475,17 +483,21 @@ class LiveSource:
             r.optional or len([v for v in read_versions(r.kind) if group_of(v) == r.group]) > 1 for r in self.resources
         )
         served = self.served_group_versions() if needs_discovery else None
+        self._served = served
         jobs: list[tuple[Resource, list[Resource] | str, str | None, str]] = [
             (r, self.versions_to_try(r, served), None, "") for r in self.resources
         ]
         out: dict[Resource, list[Any] | str] = {}
         for r in self.resources:
             offered = served.get(r.group, []) if served is not None else []
-            if not r.optional or served is None or r.group_version in offered:
+            readable = [v for v in read_versions(r.kind) if group_of(v) == r.group] or [r.group_version]
+            if not r.optional or served is None or any(v in offered for v in readable):
                 continue
             # The group not served: not installed, the cluster has none. Served in other versions
             # only (Karpenter before 1.0): missing, with why.
-            out[r] = f"the server serves {r.group} in {', '.join(offered)}, not {r.group_version}" if offered else []
+            out[r] = (
+                f"the server serves {r.group} in {', '.join(offered)}, not {' or '.join(readable)}" if offered else []
+            )
             jobs = [job for job in jobs if job[0] is not r]
             self._state.kinds_done += 1
         if self.events_for is not None:
@@ -564,18 +576,23 @@ class LiveSource:
                         return resource, self._get_object(resource, raw)
                     return resource, self._list(resource, namespace, field_selector, raw)
                 except _HttpError as exc:
-                    if exc.status == 404 and (resource.name or resource.optional):
-                        return resource, []  # no such object, or the add-on is not installed
+                    if exc.status == 404 and resource.name:
+                        return resource, []  # no such object
+                    if exc.status == 404 and resource.optional:
+                        continue  # not in this version: the next, or the add-on is not installed
                     reason = _missing_reason(resource, exc)
                     verb = "get" if resource.name else "list"
-                    if reason is None and resource.kind in o.AUTOSCALER_KINDS:
-                        # No plugin reads them: the autoscaling analysis says they are missing.
+                    if reason is None and resource.kind in ADD_ON_KINDS:
+                        # An add-on's: its failing (Kueue's conversion webhook down) leaves it missing.
                         reason = f"cannot {verb} {resource.display}: {exc.message}"
                     if resource.kind in ESSENTIAL or reason is None:
                         raise PodwhyError(f"cannot {verb} {resource.display} on {self.host}: {exc.message}") from None
                     if exc.status != 404:
                         return None, reason
                     why = reason
+            if versions and versions[0].optional:
+                refused = self._refused_version(versions[0])
+                return (None, refused) if refused else (versions[0], [])
             if len(versions) > 1:
                 tried = ", ".join(r.group_version for r in versions)
                 why = f"the server does not serve {versions[0].display} in {tried}"
@@ -584,6 +601,16 @@ class LiveSource:
             with self._lock:
                 self._state.kinds_done += 1
             self._report()
+
+    def _refused_version(self, resource: Resource) -> str:
+        """Why an add-on's kind that no version podwhy reads it in is served for is missing, when
+        the server serves its group in a version podwhy refuses (Kueue before 0.13 serves Cohorts
+        in kueue.x-k8s.io/v1alpha1 only); "" when the add-on is simply not installed."""
+        for version in (self._served or {}).get(resource.group, []):
+            how = VERSIONS.get(resource.kind, {}).get(version)
+            if isinstance(how, Refused):
+                return f"cannot read {resource.display}: the server serves {version}: {how.why}"
+        return ""
 
     def namespace_exists(self, name: str) -> bool | None:
         """GET the Namespace (when the list of them could not be read): whether it exists, or None

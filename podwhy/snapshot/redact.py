@@ -71,10 +71,12 @@ KEPT_ANNOTATIONS = frozenset(
         "seccomp.security.alpha.kubernetes.io/pod",
     }
 )
-# PodSecurity reads these per container (AppArmor, seccomp).
+# PodSecurity reads these per container (AppArmor, seccomp); Kueue's say a pod's or a Workload's
+# queue, workload and topology request.
 KEPT_ANNOTATION_PREFIXES = (
     "container.apparmor.security.beta.kubernetes.io/",
     "container.seccomp.security.alpha.kubernetes.io/",
+    "kueue.x-k8s.io/",
 )
 
 # Fields of the model that reproducing scheduling does not need: dropped.

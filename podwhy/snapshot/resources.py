@@ -73,6 +73,19 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
     Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
 )
+# Kueue's objects (docs/kueue.md), listed only where the server serves kueue.x-k8s.io (elsewhere
+# Kueue is not installed: the cluster has none). Kueue's Workload is keyed by its group-qualified
+# kind (model/objects/kinds.py table_kind), scheduling.k8s.io's being `Workload`.
+KUEUE_RESOURCES: tuple[Resource, ...] = (
+    Resource("ResourceFlavor", "kueue.x-k8s.io/v1beta2", "resourceflavors", optional=True),
+    Resource("ClusterQueue", "kueue.x-k8s.io/v1beta2", "clusterqueues", optional=True),
+    Resource("Cohort", "kueue.x-k8s.io/v1beta2", "cohorts", optional=True),
+    Resource("LocalQueue", "kueue.x-k8s.io/v1beta2", "localqueues", optional=True),
+    Resource("Workload.kueue.x-k8s.io", "kueue.x-k8s.io/v1beta2", "workloads", optional=True),
+    Resource("WorkloadPriorityClass", "kueue.x-k8s.io/v1beta2", "workloadpriorityclasses", optional=True),
+    Resource("AdmissionCheck", "kueue.x-k8s.io/v1beta2", "admissionchecks", optional=True),
+    Resource("Topology", "kueue.x-k8s.io/v1beta2", "topologies", optional=True),
+)
 # The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
 SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
 
@@ -81,6 +94,13 @@ def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:
     """`kubectl get` of every resource podwhy reads (or of those of KINDS) as one YAML List. Names
     are group-qualified, so a custom resource of the same plural is never listed instead."""
     names = [r.display for r in RESOURCES if kinds is None or r.kind in kinds]
+    return f"kubectl get {','.join(names)} -A -o yaml"
+
+
+def kueue_dump_command(kinds: Iterable[str] | None = None) -> str:
+    """`kubectl get` of Kueue's objects (of KINDS) as one YAML List: apart from kubectl_dump_command,
+    as kubectl fails on a resource type the server does not serve (Kueue's, where it is not installed)."""
+    names = [r.display for r in KUEUE_RESOURCES if kinds is None or r.kind in kinds]
     return f"kubectl get {','.join(names)} -A -o yaml"
 
 

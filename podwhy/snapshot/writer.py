@@ -23,20 +23,25 @@ from typing import Any, BinaryIO
 import msgspec
 
 from podwhy.errors import PodwhyError
+from podwhy.model.objects.kinds import api_kind
 from podwhy.snapshot.decode import (
     FETCHED_KINDS_ANNOTATION,
     MISSING_KINDS_ANNOTATION,
     REDACTED_ANNOTATION,
     SERVER_VERSION_ANNOTATION,
     TAKEN_AT_ANNOTATION,
+    leading_type,
 )
 from podwhy.snapshot.redact import Redactor, redact_object
 
 
 def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
-    """The item's JSON with kind and apiVersion first (list items do not carry them)."""
+    """The item's JSON with kind and apiVersion first (list items do not carry them); KIND as the
+    kind table keys it, written as the API names it (`Workload` of `Workload.kueue.x-k8s.io`)."""
     body = raw.strip()
-    head = json.dumps({"kind": kind, "apiVersion": api_version})[:-1].encode()
+    if leading_type(body) == (api_kind(kind), api_version):
+        return body  # a custom resource's item carries both, as the server sent it
+    head = json.dumps({"kind": api_kind(kind), "apiVersion": api_version})[:-1].encode()
     rest = body[1:].lstrip()
     return head + (b"}" if rest == b"}" else b"," + rest)
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS
+from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS, KUEUE_KINDS
 from podwhy.report.words.suggest import sizing_text, suggestion_text
 from podwhy.snapshot.live import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
@@ -341,12 +341,12 @@ def test_the_hint_names_a_complete_dump(tmp_path: Path, command: list[str]) -> N
 def test_the_kubectl_dump_lists_every_kind_podwhy_reads() -> None:
     names = kubectl_dump_command().removeprefix("kubectl get ").removesuffix(" -A -o yaml").split(",")
     assert names[:2] == ["nodes", "pods"]
-    # Every kind podwhy reads but Events, alpha APIs and the autoscalers' (by their own commands,
-    # autoscaler_dump_commands), group-qualified outside the core group.
+    # Every kind podwhy reads but Events, alpha APIs and the add-ons' (by their own commands,
+    # autoscaler_dump_commands and kueue_dump_command), group-qualified outside the core group.
     assert {name.partition(".")[0] for name in names} == {
         info.plural.lower()
         for kind, info in KINDS.items()
-        if kind != "Event" and kind not in ALPHA_KINDS and kind not in AUTOSCALER_KINDS
+        if kind != "Event" and kind not in ALPHA_KINDS and kind not in AUTOSCALER_KINDS and kind not in KUEUE_KINDS
     }
     assert "poddisruptionbudgets.policy" in names and "resourceclaims.resource.k8s.io" in names
 

@@ -168,6 +168,7 @@ from podwhy.model.objects.kinds import (
     WORKLOAD_KINDS,
     Indexing,
     KindInfo,
+    api_kind,
     plural,
     table_kind,
 )
@@ -559,6 +560,7 @@ __all__ = [
     "WorkloadPodGroupTemplateReference",
     "WorkloadPriorityClass",
     "WorkloadSpec",
+    "api_kind",
     "plural",
     "table_kind",
 ]

@@ -169,6 +169,28 @@ class KindInfo:
 
 _L, _N, _NS = Indexing.LIST, Indexing.BY_NAME, Indexing.BY_NAMESPACED_NAME
 
+# Kueue (kueue.x-k8s.io/v1beta2): read to explain why a Workload is not admitted. Keyed by kind
+# like the rest, except Kueue's Workload, whose kind scheduling.k8s.io's Workload shares: it is
+# filed under its group-qualified name (as kubectl names it), which table_kind() resolves.
+# Part of KINDS (a snapshot files them in its fields of these names); an add-on's, as Karpenter's:
+# live mode lists them only where the server serves kueue.x-k8s.io, and no dump must hold them.
+KUEUE_WORKLOAD = f"Workload.{KUEUE_GROUP}"
+# (API group, kind) -> the key of a kind whose name another group's kind shares.
+GROUP_QUALIFIED_KINDS: dict[tuple[str, str], str] = {(KUEUE_GROUP, "Workload"): KUEUE_WORKLOAD}
+KUEUE_KINDS: dict[str, KindInfo] = {
+    "ResourceFlavor": KindInfo(ResourceFlavor, "ResourceFlavors", "resource_flavors", _N),
+    "ClusterQueue": KindInfo(ClusterQueue, "ClusterQueues", "cluster_queues", _N, _cluster_queue_quotas),
+    "Cohort": KindInfo(Cohort, "Cohorts", "cohorts", _N, _cluster_queue_quotas),
+    "LocalQueue": KindInfo(LocalQueue, "LocalQueues", "local_queues", _NS),
+    KUEUE_WORKLOAD: KindInfo(KueueWorkload, "Workloads", "kueue_workloads", _NS, _kueue_workload_quantities),
+    "WorkloadPriorityClass": KindInfo(
+        WorkloadPriorityClass, "WorkloadPriorityClasses", "workload_priority_classes", _N
+    ),
+    "AdmissionCheck": KindInfo(AdmissionCheck, "AdmissionChecks", "admission_checks", _N),
+    "Topology": KindInfo(Topology, "Topologies", "topologies", _N),
+}
+
+
 KINDS: dict[str, KindInfo] = {
     "Node": KindInfo(Node, "Nodes", "nodes", _L, _node_quantities),
     "Pod": KindInfo(Pod, "Pods", "pods", _L, _pod_quantities),
@@ -211,27 +233,7 @@ KINDS: dict[str, KindInfo] = {
     "ConfigMap": KindInfo(ConfigMap, "ConfigMaps", "autoscaler_status", _NS),
     "NodePool": KindInfo(NodePool, "NodePools", "node_pools", _N),
     "NodeClaim": KindInfo(NodeClaim, "NodeClaims", "node_claims", _N),
-}
-
-# Kueue (kueue.x-k8s.io/v1beta2): read to explain why a Workload is not admitted. Keyed by kind
-# like the rest, except Kueue's Workload, whose kind scheduling.k8s.io's Workload shares: it is
-# filed under its group-qualified name (as kubectl names it), which table_kind() resolves.
-# Apart from KINDS until a snapshot has their fields (snapshot/cluster.py) and their apiVersions
-# (snapshot/apiversions.py): the snapshot's readers merge them in.
-KUEUE_WORKLOAD = f"Workload.{KUEUE_GROUP}"
-# (API group, kind) -> the key of a kind whose name another group's kind shares.
-GROUP_QUALIFIED_KINDS: dict[tuple[str, str], str] = {(KUEUE_GROUP, "Workload"): KUEUE_WORKLOAD}
-KUEUE_KINDS: dict[str, KindInfo] = {
-    "ResourceFlavor": KindInfo(ResourceFlavor, "ResourceFlavors", "resource_flavors", _N),
-    "ClusterQueue": KindInfo(ClusterQueue, "ClusterQueues", "cluster_queues", _N, _cluster_queue_quotas),
-    "Cohort": KindInfo(Cohort, "Cohorts", "cohorts", _N, _cluster_queue_quotas),
-    "LocalQueue": KindInfo(LocalQueue, "LocalQueues", "local_queues", _NS),
-    KUEUE_WORKLOAD: KindInfo(KueueWorkload, "Workloads", "kueue_workloads", _NS, _kueue_workload_quantities),
-    "WorkloadPriorityClass": KindInfo(
-        WorkloadPriorityClass, "WorkloadPriorityClasses", "workload_priority_classes", _N
-    ),
-    "AdmissionCheck": KindInfo(AdmissionCheck, "AdmissionChecks", "admission_checks", _N),
-    "Topology": KindInfo(Topology, "Topologies", "topologies", _N),
+    **KUEUE_KINDS,
 }
 
 
@@ -239,6 +241,11 @@ def table_kind(kind: str, api_version: str) -> str:
     """The key an object of KIND and API_VERSION is filed under: its kind, or its group-qualified
     name when another API group has a kind of that name (Kueue's Workload)."""
     return GROUP_QUALIFIED_KINDS.get((api_version.rpartition("/")[0], kind), kind)
+
+
+def api_kind(key: str) -> str:
+    """The kind the API names an object of the table's KEY by (`Workload` of `Workload.kueue.x-k8s.io`)."""
+    return key.partition(".")[0]
 
 
 # The only ConfigMap podwhy keeps: Cluster Autoscaler's status (the default of its
@@ -290,5 +297,5 @@ MANIFEST_KIND_TYPES: dict[str, type[msgspec.Struct]] = {
 
 def plural(kind: str) -> str:
     """The kind's plural as the API names it (Kinds podwhy does not read get an "s")."""
-    info = KINDS.get(kind) or KUEUE_KINDS.get(kind)
+    info = KINDS.get(kind)
     return info.plural if info is not None else kind + "s"

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import msgspec
 
-from podwhy.model.objects.core import PodCondition, PodTemplateSpec, Taint, Toleration
+from podwhy.model.objects.core import PodTemplateSpec, Taint, Toleration
 from podwhy.model.objects.meta import Int32, LabelSelector, ObjectMeta, ResourceList, _Base
 from podwhy.model.quantity import QuantityInput
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_API_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
-# metav1.Condition (every Kueue status): the fields podwhy reads are a PodCondition's.
-KueueCondition = PodCondition
+
+class KueueCondition(_Base):
+    """metav1.Condition, as every Kueue status holds it: the fields podwhy reads are a
+    PodCondition's, in a struct of its own (`--redact` keeps Kueue's messages, not a pod's)."""
+
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+    last_transition_time: str | None = None
+
 
 # Defaults of the CRDs (kubebuilder:default markers).
 DEFAULT_PODSET_NAME = "main"  # PodSet.name, PodSetAssignment.name
