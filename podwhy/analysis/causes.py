@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podwhy.analysis.autoscaling.base import ComingEvidence
+from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.model import objects as o
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPod
 from podwhy.verdict import Verdict
@@ -198,9 +199,9 @@ class WaitingForNode:
 
 @dataclass(frozen=True)
 class PartlyEvaluated:
-    """Inconclusive: it fits the plugins evaluated; the cycle's not-evaluated text says the rest."""
+    """Inconclusive: it fits the plugins evaluated; the cycle's not-evaluated fact says the rest."""
 
-    not_evaluated: str
+    not_evaluated: NotEvaluated
 
 
 @dataclass(frozen=True)

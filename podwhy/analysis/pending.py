@@ -618,8 +618,8 @@ class _Classifier:
                     cycle,
                 )
             cause = SchedulerMessage(cycle.message)
-        elif cycle.verdict == Verdict.INCONCLUSIVE:
-            cause = PartlyEvaluated(cycle.not_evaluated_text)
+        elif cycle.verdict == Verdict.INCONCLUSIVE and cycle.not_evaluated is not None:
+            cause = PartlyEvaluated(cycle.not_evaluated)
         else:
             cause = SchedulerMessage(cycle.message or str(cycle.verdict))
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)

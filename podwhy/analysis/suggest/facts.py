@@ -15,6 +15,7 @@ from typing import ClassVar
 from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
 from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
+from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.verdict import Verdict
 
 # ---- lowerRequest ----
@@ -444,10 +445,10 @@ class NoCycle:
 
 
 @dataclass(frozen=True)
-class NotEvaluated:
-    """Not sized: placements would pass plugins podwhy cannot run (the cycle's own words)."""
+class PluginsNotEvaluated:
+    """Not sized: placements would pass plugins podwhy cannot run (the cycle's fact)."""
 
-    text: str
+    why: NotEvaluated
 
 
 @dataclass(frozen=True)
@@ -575,7 +576,7 @@ class RunAgain:
 
 SizingNote = (
     NoCycle
-    | NotEvaluated
+    | PluginsNotEvaluated
     | NoCopy
     | BeyondEveryNode
     | StoppedByTime

@@ -39,9 +39,9 @@ from podwhy.analysis.suggest.facts import (
     NoCycle,
     NodeAdder,
     NoShapeFits,
-    NotEvaluated,
     NotLargest,
     PluginMessage,
+    PluginsNotEvaluated,
     RunAgain,
     ShapeLacks,
     ShortEverywhere,
@@ -188,7 +188,7 @@ def node_local_group(framework: Framework, cycle: CycleOutcome, pods: Sequence[o
     outcome = cycle.outcome
     if outcome is None or len({spec_signature(p) for p in pods}) != 1 or _uses_claims(pods[0]):
         return False
-    passing = {rec.plugin for rec in outcome.pre_filter if rec.status.is_skip() or rec.status.not_evaluated}
+    passing = {rec.plugin for rec in outcome.pre_filter if rec.status.is_skip() or rec.status.not_evaluated is not None}
     passing |= outcome.not_evaluated.keys()
     return all(
         name in static or name in passing
@@ -409,9 +409,9 @@ def size_group(
     budget = budget or GroupBudget()
     if cycle.outcome is None or not pods:
         return GroupSizing(SizingOutcome.SKIPPED, NoCycle())
-    if cycle.outcome.not_evaluated:
+    if cycle.outcome.not_evaluated and cycle.not_evaluated is not None:
         # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
-        return GroupSizing(SizingOutcome.SKIPPED, NotEvaluated(cycle.not_evaluated_text))
+        return GroupSizing(SizingOutcome.SKIPPED, PluginsNotEvaluated(cycle.not_evaluated))
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)

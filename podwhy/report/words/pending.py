@@ -68,6 +68,7 @@ from podwhy.analysis.remedies import (
 )
 from podwhy.report.words.autoscaling import evidence_text
 from podwhy.report.words.fate import preempt_text
+from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.report.words.schedulers import hint, hint_command, no_profile_note, no_scheduler
 from podwhy.verdict import Verdict
 
@@ -160,7 +161,7 @@ def cause_text(cause: Cause) -> str:
             of_group = f" of {group}" if group else ""
             return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence_text(evidence)})"
         case PartlyEvaluated(not_evaluated):
-            return f"fits the plugins evaluated; {not_evaluated}"
+            return f"fits the plugins evaluated; {not_evaluated_text(not_evaluated)}"
         case SchedulerMessage(message):
             return message
 

@@ -21,6 +21,7 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
+from podwhy.report.words.notevaluated import not_evaluated_text
 
 
 def placement_text(reason: PlacementReason | None) -> str:
@@ -36,7 +37,7 @@ def placement_text(reason: PlacementReason | None) -> str:
         case SchedulerSays(message):
             return message
         case PlacedBut(not_evaluated):
-            return f"placed, but {not_evaluated}"
+            return f"placed, but {not_evaluated_text(not_evaluated)}"
         case Preempted(node, preemptor, priority):
             return (
                 f"preempted on {node} by {preemptor} (priority {priority}): its controller creates it again, and it "

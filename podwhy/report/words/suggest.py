@@ -39,11 +39,11 @@ from podwhy.analysis.suggest.facts import (
     NoResourceFix,
     NotChecked,
     Note,
-    NotEvaluated,
     NotLargest,
     NoTopologyKeyFix,
     PlatformSelection,
     PluginMessage,
+    PluginsNotEvaluated,
     PodAffinityNamespace,
     PodAffinityValue,
     PortsTakenByStartup,
@@ -71,6 +71,7 @@ from podwhy.analysis.suggest.facts import (
 )
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.report.words.cells import amount_text
+from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
@@ -364,8 +365,8 @@ def sizing_text(note: SizingNote) -> str:
     match note:
         case NoCycle():
             return "not sized: no scheduling cycle to start from"
-        case NotEvaluated(text):
-            return f"not sized: {text}"
+        case PluginsNotEvaluated(why):
+            return f"not sized: {not_evaluated_text(why)}"
         case NoCopy(()):
             return f"{NO_SHAPE}, even empty"
         case NoCopy(reasons):
