@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from podwhy.analysis.autoscaling.base import ComingEvidence
+from podwhy.analysis.autoscaling.facts import ComingEvidence
 from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.model import objects as o
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPod

@@ -12,8 +12,10 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
+from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
+from podwhy.analysis.autoscaling.base import Autoscaler
 from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis, ComingNode
 from podwhy.analysis.causes import (
     BoundCreating,
     BoundNodeGone,

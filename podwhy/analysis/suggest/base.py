@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import ReplicaSetIndex, owner_of
 from podwhy.analysis.suggest.facts import Change, Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
+from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
 from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
 from podwhy.cluster.nodecopy import StartupPods
 from podwhy.framework.notevaluated import NotEvaluated

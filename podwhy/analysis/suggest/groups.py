@@ -12,7 +12,7 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.blocking import BlockingCause, blocking_causes
 from podwhy.analysis.causes import WillPreempt
 from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature

@@ -6,9 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis, GroupOutcome, Reason
-from podwhy.analysis.autoscaling.base import KARPENTER
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
+from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize, GroupOutcome, Reason
 from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
 from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
@@ -115,15 +114,8 @@ def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder 
                 else bool(group_nodes(finding.group, [node]))
             )
             if member:
-                at_max = finding.reason is Reason.GROUP_AT_MAX_SIZE
-                size = finding.data.get("maxSize") if at_max else None
-                return InAutoscalerGroup(
-                    view.autoscaler,
-                    finding.group,
-                    finding.outcome,
-                    finding.reason,
-                    size if isinstance(size, int) else None,
-                )
+                size = finding.max_size if isinstance(finding, GroupAtMaxSize) else None
+                return InAutoscalerGroup(view.autoscaler, finding.group, finding.outcome, finding.reason, size)
     return InNoGroup(tuple(view.autoscaler for view in analysis.views))
 
 

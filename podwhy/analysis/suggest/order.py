@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import will_preempt
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest import Suggestion as SuggestedChange

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podwhy.analysis.autoscaling import GroupOutcome, Reason
+from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
 from podwhy.analysis.suggest.base import Suggestion
 from podwhy.analysis.suggest.facts import (
     AddNode,
