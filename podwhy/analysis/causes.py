@@ -17,6 +17,9 @@ from podwhy.verdict import Verdict
 
 # ---- what one container waits with, and how far init containers got ----
 
+# The one waiting reason of a pull that fails, whichever of ErrImagePull and ImagePullBackOff a pod shows.
+PULL_FAILING = "ErrImagePull"
+
 
 @dataclass(frozen=True)
 class Waiting:

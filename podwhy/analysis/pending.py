@@ -17,6 +17,7 @@ from podwhy.analysis.autoscaling.base import Autoscaler
 from podwhy.analysis.autoscaling.events import newest_record
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis, ComingNode
 from podwhy.analysis.causes import (
+    PULL_FAILING,
     BoundCreating,
     BoundNodeGone,
     BoundNodeNotReady,
@@ -76,8 +77,7 @@ from podwhy.verdict import Verdict
 # Waiting reasons that mean an image problem: the image is named.
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
 # A pull that fails and its back-off: the kubelet alternates between the two for one failure, so
-# pods of one image are one cause whichever of them each shows (the detail keeps its own).
-PULL_FAILING = "ErrImagePull"
+# pods of one image are one cause whichever of them each shows (PULL_FAILING; the detail keeps its own).
 PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
 # What a container waits with while it is being created, or behind unfinished init containers:
 # the events (or the init containers) say why.

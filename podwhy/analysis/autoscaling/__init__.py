@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
-    **dict.fromkeys(("AUTOSCALER_KINDS", "analyse", "autoscalers"), "analysis"),
-    "Autoscaler": "base",
+    **dict.fromkeys(("AUTOSCALER_KINDS", "analyse", "autoscalers"), "podwhy.analysis.autoscaling.analysis"),
+    "Autoscaler": "podwhy.analysis.autoscaling.base",
     **dict.fromkeys(
         (
             "AnyGroupFinding",
@@ -46,7 +46,7 @@ _WHERE = {
             "ScaleUpTriggered",
             "StatusUnknown",
         ),
-        "facts",
+        "podwhy.analysis.autoscaling.facts",
     ),
 }
 
@@ -74,4 +74,4 @@ __all__ = [
 def __getattr__(name: str) -> object:
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    return getattr(importlib.import_module(_WHERE[name]), name)

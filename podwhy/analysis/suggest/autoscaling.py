@@ -25,13 +25,14 @@ from podwhy.analysis.autoscaling.facts import (
     RequirementsExcludePod,
 )
 from podwhy.analysis.autoscaling.karpenter import Karpenter, pod_requirement_sets
-from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNodePoolZone,
     AddNodesForGroup,
     GroupNeeds,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
+    Suggestion,
 )
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.analysis.pending import owner_of, spec_signature
-from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     Afterwards,
     AwaitPreemption,
@@ -24,6 +24,7 @@ from podwhy.analysis.suggest.facts import (
     Recreator,
     ReplacementFate,
     StaysPending,
+    Suggestion,
     ThenVerdict,
 )
 from podwhy.analysis.suggest.patches import _pod_ref

@@ -9,12 +9,12 @@ write them; counts as integers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
+from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.wellknown import LabelMeaning, NodeCondition, Reserving
-from podwhy.cluster.nodecopy import StartupPods
 from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.verdict import Verdict
 
@@ -146,6 +146,17 @@ class LabelNode:
     one_label_away: tuple[str, ...]
     # Set when the node has the label with another value.
     replaced: LabelReplaced | None = None
+
+
+# ---- what a new node runs ----
+
+
+@dataclass(frozen=True)
+class StartupPods:
+    """What a new copy of a node runs from the start: its DaemonSet and static pods, counted."""
+
+    daemonsets: int
+    static: int
 
 
 # ---- addNode, addNodesForGroup ----
@@ -428,6 +439,23 @@ Change = (
 )
 
 
+@dataclass
+class Suggestion:
+    """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
+    made, and how to make it: merge patches and a command."""
+
+    change: Change
+    nodes: list[str]
+    patches: list[dict[str, Any]]
+    command: str
+    # The pod's merge patch carries the redacted values of a redacted snapshot.
+    redacted: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.change.KIND
+
+
 # ---- sizing a pending group ----
 
 
@@ -588,6 +616,18 @@ SizingNote = (
     | TooLittleLeft
     | RunAgain
 )
+
+
+@dataclass
+class GroupSizing:
+    """How sizing a pending group went: its outcome, what it takes when sized (otherwise why there
+    is no count), the suggestion that adds the nodes, and (`podwhy pending`) the autoscalers'
+    levers for the group (a node group's max size raised)."""
+
+    outcome: SizingOutcome
+    note: SizingNote
+    suggestion: Suggestion | None = None
+    levers: list[Suggestion] = field(default_factory=list)
 
 
 # ---- what a bound or a rule kept the suggestions from ----

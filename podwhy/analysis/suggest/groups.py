@@ -24,7 +24,6 @@ from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
     RESOURCE_FIT,
     TIME_BUDGET_SECONDS,
-    Suggestion,
     _failing,
     _Verifier,
 )
@@ -33,6 +32,7 @@ from podwhy.analysis.suggest.facts import (
     BeyondEveryNode,
     CopyKeeps,
     GroupNotSized,
+    GroupSizing,
     KeptOff,
     NoCopy,
     NoCount,
@@ -46,9 +46,9 @@ from podwhy.analysis.suggest.facts import (
     ShapeLacks,
     ShortEverywhere,
     Sized,
-    SizingNote,
     StoppedByTime,
     StoppedByWork,
+    Suggestion,
     SuggestionsBound,
     TooLittleLeft,
     TooManyNodes,
@@ -61,11 +61,11 @@ from podwhy.analysis.suggest.nodes import (
     _node_object,
     node_adder,
     scale_command,
+    startup_counts,
 )
 from podwhy.cluster.nodecopy import (
     copy_names,
     node_copy,
-    startup_counts,
     startup_pods,
     startup_pods_by_node,
     with_copies,
@@ -93,16 +93,6 @@ MAX_ADDED_NODES = 100
 MAX_GROUP_PLACEMENT_WORK = 250_000
 FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
-
-
-@dataclass
-class GroupSizing:
-    outcome: SizingOutcome
-    # What it takes, when sized; otherwise why there is no count.
-    note: SizingNote
-    suggestion: Suggestion | None = None
-    # `podwhy pending`: the autoscalers' levers for the group (a node group's max size raised).
-    levers: list[Suggestion] = field(default_factory=list)
 
 
 @dataclass

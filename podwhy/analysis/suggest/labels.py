@@ -8,15 +8,8 @@ import shlex
 import msgspec
 
 from podwhy.analysis.pending import replica_set_index
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    NODE_AFFINITY,
-    Suggestion,
-    _only_failing,
-    _Verifier,
-    _workload,
-)
-from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, NODE_AFFINITY, _only_failing, _Verifier, _workload
+from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting, Suggestion
 from podwhy.analysis.wellknown import well_known_label
 from podwhy.cluster.nodecopy import is_daemon_pod
 from podwhy.model import objects as o

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from podwhy.analysis.blocking import similar_labels
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
 from podwhy.analysis.suggest.facts import (
     NoAffinityFix,
     NoResourceFix,
@@ -27,6 +27,7 @@ from podwhy.analysis.suggest.facts import (
     PodAffinityValue,
     RenameResource,
     RenameTopologyKey,
+    Suggestion,
 )
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.resources import is_extended_resource_name

@@ -9,13 +9,7 @@ from typing import Any
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
 from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize, GroupOutcome, Reason
 from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    RESOURCE_FIT,
-    Suggestion,
-    _failing,
-    _Verifier,
-)
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, RESOURCE_FIT, _failing, _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNode,
     InAutoscalerGroup,
@@ -25,9 +19,11 @@ from podwhy.analysis.suggest.facts import (
     NodeAdder,
     PortsTakenByStartup,
     ShortBesideStartup,
+    StartupPods,
+    Suggestion,
 )
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
+from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
@@ -39,6 +35,12 @@ from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, 
 from podwhy.plugins.registry import CURED_BY_EMPTY_NODE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
+
+
+def startup_counts(pods: Sequence[o.Pod]) -> StartupPods:
+    """What a new copy of a node runs from the start (PODS: its startup pods), counted."""
+    daemons = sum(1 for p in pods if is_daemon_pod(p))
+    return StartupPods(daemons, len(pods) - daemons)
 
 
 def _node_object(node: o.Node) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
-from podwhy.analysis.suggest.facts import Released, ReleaseNomination
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
+from podwhy.analysis.suggest.facts import Released, ReleaseNomination, Suggestion
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.types import PodInfo
 from podwhy.model.wellknown import DEFAULT_SCHEDULER_NAME

@@ -9,10 +9,10 @@ from typing import Any
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import will_preempt
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
-from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
+from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, _Verifier
 from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
 from podwhy.analysis.suggest.evictions import _suggest_evict
-from podwhy.analysis.suggest.facts import EvictPods, Note
+from podwhy.analysis.suggest.facts import EvictPods, Note, Suggestion
 from podwhy.analysis.suggest.groups import _suggest_group_nodes
 from podwhy.analysis.suggest.labels import _suggest_label
 from podwhy.analysis.suggest.mistakes import _suggest_pod_affinity, _suggest_resource_name, _suggest_topology_key

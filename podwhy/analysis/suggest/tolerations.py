@@ -9,20 +9,14 @@ import msgspec
 
 from podwhy.analysis.commands import template_owner
 from podwhy.analysis.pending import replica_set_index
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    TAINT_TOLERATION,
-    Suggestion,
-    _only_failing,
-    _Verifier,
-    _workload,
-)
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _only_failing, _Verifier, _workload
 from podwhy.analysis.suggest.facts import (
     AddToleration,
     ConditionTaints,
     ReservedFor,
     Reserver,
     ReservingTaint,
+    Suggestion,
     TaintRef,
     ToleratedThere,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
-from podwhy.analysis.suggest import Suggestion as SuggestedChange
+from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.framework.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.report.model import (

@@ -7,6 +7,7 @@ import json
 import shlex
 
 from podwhy.analysis.causes import (
+    PULL_FAILING,
     BoundCreating,
     BoundNodeGone,
     BoundNodeNotReady,
@@ -46,7 +47,6 @@ from podwhy.analysis.causes import (
     WaitingForNode,
     WillPreempt,
 )
-from podwhy.analysis.pending import PULL_FAILING
 from podwhy.analysis.remedies import (
     AddNodes,
     AwaitPreemption,

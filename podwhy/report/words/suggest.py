@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
-from podwhy.analysis.suggest.base import Suggestion
 from podwhy.analysis.suggest.facts import (
     AddNode,
     AddNodePoolZone,
@@ -60,16 +59,17 @@ from podwhy.analysis.suggest.facts import (
     ShortBesideStartup,
     Sized,
     SizingNote,
+    StartupPods,
     StaysPending,
     StoppedByTime,
     StoppedByWork,
+    Suggestion,
     SuggestionsBound,
     ThenVerdict,
     TooLittleLeft,
     TooManyNodes,
     WorkBound,
 )
-from podwhy.cluster.nodecopy import StartupPods
 from podwhy.report.words.cells import amount_text
 from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.report.words.wellknown import condition_text, label_text, reserving_text
