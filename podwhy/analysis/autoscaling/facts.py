@@ -23,6 +23,8 @@ TRIGGERED_SCALE_UP = "TriggeredScaleUp"
 NOT_TRIGGER_SCALE_UP = "NotTriggerScaleUp"
 # A pod younger than this annotation's Go duration is left alone (static_autoscaler.go).
 SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+# Cluster API's annotation of a MachineDeployment, MachineSet or MachinePool: its node group's max size.
+CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 # Karpenter's event on a pod it has launched a NodeClaim for.
 NOMINATED = "Nominated"
 

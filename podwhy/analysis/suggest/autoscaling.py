@@ -17,6 +17,7 @@ import msgspec
 
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
 from podwhy.analysis.autoscaling.facts import (
+    CAPI_MAX_SIZE_ANNOTATION,
     AnyGroupFinding,
     AutoscalingAnalysis,
     GroupAtMaxSize,
@@ -29,9 +30,11 @@ from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNodePoolZone,
     AddNodesForGroup,
+    Command,
     GroupNeeds,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
+    SetGroupMaxSize,
     Suggestion,
 )
 from podwhy.cluster.nodecopy import copied_from
@@ -40,21 +43,6 @@ from podwhy.model.quantity import QuantityError, quantity_milli_value, quantity_
 from podwhy.model.wellknown import LABEL_TOPOLOGY_ZONE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
-
-CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
-
-
-def _provider_field(group: str) -> str:
-    """Where a node group's max size is set, by how the provider names its groups."""
-    if group.startswith(("MachineDeployment/", "MachineSet/", "MachinePool/")):
-        return f"the {CAPI_MAX_SIZE_ANNOTATION} annotation of the {group.split('/')[0]}"
-    if "/instanceGroups/" in group:
-        return "the GKE node pool's autoscaling maximum (or the MIG's --max-nodes in CA's --nodes flag)"
-    if group.endswith("-vmss"):
-        return "the AKS node pool's --max-count (or the VMSS's max in CA's --nodes flag)"
-    if group.startswith("eks-"):
-        return "the EKS managed node group's scalingConfig.maxSize (its Auto Scaling group's MaxSize)"
-    return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
 
 
 def _needed_nodes(v: _Verifier, finding: AnyGroupFinding) -> GroupNeeds | None:
@@ -92,20 +80,20 @@ def raise_max_size(finding: AnyGroupFinding, needs: GroupNeeds | None) -> Sugges
     if kind in ("MachineDeployment", "MachineSet") and "/" in rest:
         namespace, _, name = rest.partition("/")
         patch = {"metadata": {"annotations": {CAPI_MAX_SIZE_ANNOTATION: str(wanted)}}}
-        command = (
+        command = Command(
             f"kubectl patch {kind.lower()}.cluster.x-k8s.io {shlex.quote(name)} -n {shlex.quote(namespace)} "
             f"--type merge -p {shlex.quote(json.dumps(patch, separators=(',', ':')))}"
         )
         patches = [{"kind": kind, "name": name, "namespace": namespace, "patch": patch}]
     else:
-        command = f"# set {_provider_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+        command = Command(note=SetGroupMaxSize(group, wanted))
         patches = []
     return Suggestion(change, [], patches, command)
 
 
-def _pool_patch_command(name: str, patch: dict[str, Any]) -> str:
+def _pool_patch_command(name: str, patch: dict[str, Any]) -> Command:
     body = json.dumps(patch, separators=(",", ":"))
-    return f"kubectl patch nodepool.karpenter.sh {shlex.quote(name)} --type merge -p {shlex.quote(body)}"
+    return Command(f"kubectl patch nodepool.karpenter.sh {shlex.quote(name)} --type merge -p {shlex.quote(body)}")
 
 
 def _verified(v: _Verifier, pool: o.NodePool) -> bool:

@@ -1,15 +1,18 @@
-"""What each kind of suggestion changes, and what the verifier and the group sizing have to say,
-as typed facts: report/words/suggest.py says them.
+"""What each kind of suggestion changes, how to make it, and what the verifier and the group
+sizing have to say, as typed facts: report/words/suggest.py says them. Nothing here imports the
+machinery that finds them.
 
 A change carries what its sentence names (the resource and the quantity it goes to, the node, the
 label, the taints, the group and counts); the nodes the pod then fits on, the patches and the
-command are the Suggestion's (analysis/suggest/base.py). Quantities are kept as the patches
-write them; counts as integers.
+command are the Suggestion's. A command is the shell line to run and a typed note on why it is
+shaped so, which the words say as its comment. Quantities are kept as the patches write them;
+counts as integers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
@@ -439,6 +442,104 @@ Change = (
 )
 
 
+# ---- how to make a change: the command, and why it is shaped so ----
+
+
+@dataclass(frozen=True)
+class TemplateNotRolledOut:
+    """A ReplicaSet without a Deployment, or a ReplicationController (`kind`), replaces no pod when
+    its template changes: the Pending pods are deleted after the patch and recreated from it."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class ManifestOnStdin:
+    """The pod's manifest came on stdin: the command reads it there again."""
+
+
+@dataclass(frozen=True)
+class JobRecreated:
+    """A Job's pod template cannot change: the Job is deleted and created again (its pods start over)."""
+
+
+@dataclass(frozen=True)
+class CronJobRecreated:
+    """The CronJob's next Jobs get the change; its running Job, whose pod template cannot change,
+    is recreated from it (its pods start over)."""
+
+
+class StatefulSetHold(StrEnum):
+    """What keeps a StatefulSet from replacing a Pending pod until it is deleted."""
+
+    # The snapshot lacks the StatefulSet: the default podManagementPolicy, OrderedReady, is assumed.
+    UNKNOWN = "Unknown"
+    ON_DELETE = "OnDelete"
+    ORDERED_READY = "OrderedReady"
+
+
+@dataclass(frozen=True)
+class StatefulSetReplaced:
+    """What a StatefulSet's command does beyond the patch: its rolling update's partition lowered
+    (`partition`, to `lowest`: ordinals below it keep the old template), and the Pending pods
+    deleted after the patch (`held`: why the StatefulSet would not replace them itself)."""
+
+    partition: int | None = None
+    lowest: int | None = None
+    held: StatefulSetHold | None = None
+
+
+@dataclass(frozen=True)
+class ThroughEvictionApi:
+    """Evictions through the Eviction API, which refuses what a PodDisruptionBudget forbids
+    (`kubectl delete pod` would not)."""
+
+
+@dataclass(frozen=True)
+class StatusPatch:
+    """A patch of pods' status subresource: kubectl 1.24 or later, and the right to patch pods/status."""
+
+
+@dataclass(frozen=True)
+class ScaleNodeGroup:
+    """No command: `count` nodes like `like` are the node group's to add (cloud configuration),
+    by its group's one verdict (`adder`)."""
+
+    like: str
+    count: int
+    adder: NodeAdder | None
+
+
+@dataclass(frozen=True)
+class SetGroupMaxSize:
+    """No command (a node group's max size is cloud configuration): set `group`'s to `wanted`."""
+
+    group: str
+    wanted: int
+
+
+CommandNote = (
+    TemplateNotRolledOut
+    | ManifestOnStdin
+    | JobRecreated
+    | CronJobRecreated
+    | StatefulSetReplaced
+    | ThroughEvictionApi
+    | StatusPatch
+    | ScaleNodeGroup
+    | SetGroupMaxSize
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    """How to make a change: the shell line to run, each word quoted ("" when there is none to
+    run), and what report/words/suggest.py says of it after it, as a comment."""
+
+    line: str = ""
+    note: CommandNote | None = None
+
+
 @dataclass
 class Suggestion:
     """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
@@ -447,7 +548,7 @@ class Suggestion:
     change: Change
     nodes: list[str]
     patches: list[dict[str, Any]]
-    command: str
+    command: Command
     # The pod's merge patch carries the redacted values of a redacted snapshot.
     redacted: bool = False
 

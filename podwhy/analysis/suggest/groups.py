@@ -30,6 +30,7 @@ from podwhy.analysis.suggest.base import (
 from podwhy.analysis.suggest.facts import (
     AddNodesForGroup,
     BeyondEveryNode,
+    Command,
     CopyKeeps,
     GroupNotSized,
     GroupSizing,
@@ -43,6 +44,7 @@ from podwhy.analysis.suggest.facts import (
     PluginMessage,
     PluginsNotEvaluated,
     RunAgain,
+    ScaleNodeGroup,
     ShapeLacks,
     ShortEverywhere,
     Sized,
@@ -60,7 +62,6 @@ from podwhy.analysis.suggest.nodes import (
     _kept_off_copies,
     _node_object,
     node_adder,
-    scale_command,
     startup_counts,
 )
 from podwhy.cluster.nodecopy import (
@@ -457,7 +458,7 @@ def _group_suggestion(
         nodes=sorted(set(placed.nodes)),
         # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
         patches=[_node_object(n) for n in added],
-        command=scale_command(name, count, adder),
+        command=Command(note=ScaleNodeGroup(name, count, adder)),
     )
     return GroupSizing(SizingOutcome.SIZED, Sized(count, name), suggestion)
 

@@ -7,17 +7,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
-from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize, GroupOutcome, Reason
+from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize
 from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, RESOURCE_FIT, _failing, _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNode,
+    Command,
     InAutoscalerGroup,
     InNoGroup,
     KeptOff,
     NoAutoscalerKnown,
     NodeAdder,
     PortsTakenByStartup,
+    ScaleNodeGroup,
     ShortBesideStartup,
     StartupPods,
     Suggestion,
@@ -121,27 +123,6 @@ def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder 
     return InNoGroup(tuple(view.autoscaler for view in analysis.views))
 
 
-def scale_command(like: str, count: int, adder: NodeAdder | None) -> str:
-    """The comment a suggestion to add COUNT nodes like LIKE gives for a command: what to do, by
-    its group's one verdict (a node group's size is cloud configuration, never an invented command)."""
-    nodes = "a node" if count == 1 else f"{count} nodes"
-    scale = f"scale the node group of {like} up by {count}"
-    match adder:
-        case None:
-            return f"# {scale}"
-        case NoAutoscalerKnown():
-            return f"# {scale} (by hand: no autoscaler is known to add {nodes} like it)"
-        case InNoGroup(autoscalers):
-            return f"# add {nodes} like {like} (by hand: it is in no node group of {', '.join(autoscalers)})"
-        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
-            return f"# nothing to run: {autoscaler} can add {nodes} like {like} to its group {group}"
-        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
-            at = f" ({size})" if size is not None else ""
-            return f"# raise the max size of {group}{at} first: {autoscaler} adds no node to it before"
-        case InAutoscalerGroup(autoscaler, group):
-            return f"# {scale} (its group {group}: {autoscaler} adds none for this pod now)"
-
-
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
@@ -156,7 +137,7 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 nodes=feasible,
                 # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],
-                command=scale_command(name, 1, adder),
+                command=Command(note=ScaleNodeGroup(name, 1, adder)),
             )
         ]
     return []

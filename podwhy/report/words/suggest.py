@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
+from podwhy.analysis.autoscaling.facts import CAPI_MAX_SIZE_ANNOTATION, GroupOutcome, Reason
 from podwhy.analysis.suggest.facts import (
     AddNode,
     AddNodePoolZone,
@@ -16,7 +16,10 @@ from podwhy.analysis.suggest.facts import (
     AwaitPreemption,
     BeyondEveryNode,
     Change,
+    Command,
+    CommandNote,
     ConditionTaints,
+    CronJobRecreated,
     DropAntiAffinity,
     DropNodeSelection,
     EvictPods,
@@ -25,10 +28,12 @@ from podwhy.analysis.suggest.facts import (
     GroupNotSized,
     InAutoscalerGroup,
     InNoGroup,
+    JobRecreated,
     KeptOff,
     LabelNode,
     LabelReplaced,
     LowerRequest,
+    ManifestOnStdin,
     NoAffinityFix,
     NoAutoscalerKnown,
     NoCopy,
@@ -55,17 +60,24 @@ from podwhy.analysis.suggest.facts import (
     ReservedFor,
     ReservingTaint,
     RunAgain,
+    ScaleNodeGroup,
     SelectorAsks,
+    SetGroupMaxSize,
     ShortBesideStartup,
     Sized,
     SizingNote,
     StartupPods,
+    StatefulSetHold,
+    StatefulSetReplaced,
+    StatusPatch,
     StaysPending,
     StoppedByTime,
     StoppedByWork,
     Suggestion,
     SuggestionsBound,
+    TemplateNotRolledOut,
     ThenVerdict,
+    ThroughEvictionApi,
     TooLittleLeft,
     TooManyNodes,
     WorkBound,
@@ -336,6 +348,98 @@ def adder_text(adder: NodeAdder | None, count: int) -> str:
             return f"; its group {group} is at its max size{at}: {autoscaler} adds {them} once that is raised"
         case InAutoscalerGroup(autoscaler, group):
             return f"; {autoscaler} adds none to its group {group} for this pod now (Autoscaling says why)"
+
+
+# What keeps a StatefulSet from replacing a Pending pod until it is deleted.
+_HELD = {
+    StatefulSetHold.UNKNOWN: "the snapshot lacks the StatefulSet; with the default podManagementPolicy OrderedReady",
+    StatefulSetHold.ON_DELETE: "updateStrategy OnDelete:",
+    StatefulSetHold.ORDERED_READY: "podManagementPolicy OrderedReady:",
+}
+
+
+def _max_size_field(group: str) -> str:
+    """Where a node group's max size is set, by how the provider names its groups."""
+    if group.startswith(("MachineDeployment/", "MachineSet/", "MachinePool/")):
+        return f"the {CAPI_MAX_SIZE_ANNOTATION} annotation of the {group.split('/')[0]}"
+    if "/instanceGroups/" in group:
+        return "the GKE node pool's autoscaling maximum (or the MIG's --max-nodes in CA's --nodes flag)"
+    if group.endswith("-vmss"):
+        return "the AKS node pool's --max-count (or the VMSS's max in CA's --nodes flag)"
+    if group.startswith("eks-"):
+        return "the EKS managed node group's scalingConfig.maxSize (its Auto Scaling group's MaxSize)"
+    return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
+
+
+def _scale_text(like: str, count: int, adder: NodeAdder | None) -> str:
+    """What to do instead of a command for COUNT nodes like LIKE, by its group's one verdict (a node
+    group's size is cloud configuration, never an invented command)."""
+    nodes = "a node" if count == 1 else f"{count} nodes"
+    scale = f"scale the node group of {like} up by {count}"
+    match adder:
+        case None:
+            return scale
+        case NoAutoscalerKnown():
+            return f"{scale} (by hand: no autoscaler is known to add {nodes} like it)"
+        case InNoGroup(autoscalers):
+            return f"add {nodes} like {like} (by hand: it is in no node group of {', '.join(autoscalers)})"
+        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
+            return f"nothing to run: {autoscaler} can add {nodes} like {like} to its group {group}"
+        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
+            at = f" ({size})" if size is not None else ""
+            return f"raise the max size of {group}{at} first: {autoscaler} adds no node to it before"
+        case InAutoscalerGroup(autoscaler, group):
+            return f"{scale} (its group {group}: {autoscaler} adds none for this pod now)"
+
+
+def _stateful_set_text(note: StatefulSetReplaced) -> str:
+    said = []
+    if note.lowest is not None:
+        said.append(
+            f"the partition ({note.partition}) is lowered to {note.lowest}: ordinals below it keep the old template"
+        )
+    if note.held is not None:
+        said.append(
+            f"{_HELD[note.held]} the StatefulSet replaces a Pending pod only once it is deleted (after the patch)"
+        )
+    return "; ".join(said)
+
+
+def command_note_text(note: CommandNote) -> str:
+    """Why a command is shaped so, or what to do when there is none to run."""
+    match note:
+        case TemplateNotRolledOut(kind):
+            return (
+                f"a {kind} does not replace its pods when its template changes: the deleted ones are recreated from it"
+            )
+        case ManifestOnStdin():
+            return "the manifest on stdin, as podwhy read it"
+        case JobRecreated():
+            return "a Job's pod template cannot change: the Job is deleted and created again (its pods start over)"
+        case CronJobRecreated():
+            return (
+                "the CronJob's next Jobs get the change; its running Job, whose pod template cannot change, is "
+                "recreated from it (its pods start over)"
+            )
+        case StatefulSetReplaced():
+            return _stateful_set_text(note)
+        case ThroughEvictionApi():
+            return "the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)"
+        case StatusPatch():
+            return "kubectl 1.24+; needs patch on pods/status"
+        case ScaleNodeGroup(like, count, adder):
+            return _scale_text(like, count, adder)
+        case SetGroupMaxSize(group, wanted):
+            return f"set {_max_size_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+
+
+def command_text(command: Command) -> str:
+    """The command to copy, whole: its line, then what podwhy says of it as a shell comment (the
+    comment alone when there is no line to run; "" for neither)."""
+    note = command_note_text(command.note) if command.note is not None else ""
+    if not note:
+        return command.line
+    return f"{command.line}  # {note}" if command.line else f"# {note}"
 
 
 def _more_nodes(count: int) -> str:
