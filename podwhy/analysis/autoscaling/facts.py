@@ -76,6 +76,9 @@ class PodExclusion(StrEnum):
 
 # ---- what a node group can do for the pod ----
 
+# One of a finding's particulars, as the report's `data` carries it.
+Particular = str | int | bool | list[str] | None
+
 
 class GroupFinding(msgspec.Struct, frozen=True, kw_only=True, rename="camel", tag_field="kind"):
     """What one node group can do for the pod: each subclass is one finding, tagged by "kind", its
@@ -97,10 +100,10 @@ class GroupFinding(msgspec.Struct, frozen=True, kw_only=True, rename="camel", ta
         return self.REASON
 
     @property
-    def data(self) -> dict[str, object]:
+    def data(self) -> dict[str, Particular]:
         """The particulars, as the report carries them: every field but the group's and its
         autoscaler's (and the tag), in order."""
-        fields: dict[str, object] = msgspec.to_builtins(self)
+        fields: dict[str, Particular] = msgspec.to_builtins(self)
         return {
             key: list(value) if isinstance(value, tuple) else value
             for key, value in fields.items()
