@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from podwhy.analysis.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain

@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.analysis.suggest import suggest
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.words.suggest import command_text, note_text, suggestion_text

@@ -15,7 +15,7 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.analysis.suggest import Suggestion, suggest
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.wellknown import condition_taint, reserving_taint, well_known_label
 from podwhy.cli import app
 from podwhy.model import objects as o

@@ -40,7 +40,7 @@ from podwhy.analysis.causes import (
     WillPreempt,
 )
 from podwhy.analysis.sizing import SizingOutcome
-from podwhy.analysis.suggest.facts import GroupSizing, Sized, TooManyNodes
+from podwhy.analysis.suggest.notes import GroupSizing, Sized, TooManyNodes
 from podwhy.scheduler.schedulers import SchedulerPod
 
 # Container waiting reasons whose next step is the container's previous log.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from podwhy.analysis.commands import template_owner
     from podwhy.analysis.sizing import SizingOutcome
     from podwhy.analysis.suggest.base import MAX_SUGGESTIONS
-    from podwhy.analysis.suggest.facts import GroupSizing, Suggestion
+    from podwhy.analysis.suggest.facts import Suggestion
     from podwhy.analysis.suggest.groups import (
         CauseSizing,
         GroupBudget,
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         size_groups,
         static_filters,
     )
+    from podwhy.analysis.suggest.notes import GroupSizing
     from podwhy.analysis.suggest.order import suggest
     from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_document
 
@@ -42,7 +43,7 @@ _WHERE = {
     "template_owner": "podwhy.analysis.commands",
     "SizingOutcome": "podwhy.analysis.sizing",
     "MAX_SUGGESTIONS": "podwhy.analysis.suggest.base",
-    "GroupSizing": "podwhy.analysis.suggest.facts",
+    "GroupSizing": "podwhy.analysis.suggest.notes",
     "Suggestion": "podwhy.analysis.suggest.facts",
     **dict.fromkeys(
         (

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import ReplicaSetIndex, owner_of
-from podwhy.analysis.suggest.facts import Note, Suggestion
+from podwhy.analysis.suggest.facts import Suggestion
+from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework, NodeVerdict

@@ -15,15 +15,13 @@ from podwhy.analysis.suggest.facts import (
     Command,
     InAutoscalerGroup,
     InNoGroup,
-    KeptOff,
     NoAutoscalerKnown,
     NodeAdder,
-    PortsTakenByStartup,
     ScaleNodeGroup,
-    ShortBesideStartup,
     StartupPods,
     Suggestion,
 )
+from podwhy.analysis.suggest.notes import KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
 from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence

@@ -9,14 +9,8 @@ from typing import Any
 import msgspec
 
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
-from podwhy.analysis.suggest.facts import (
-    AffinityAsks,
-    Asks,
-    DropNodeSelection,
-    PlatformSelection,
-    SelectorAsks,
-    Suggestion,
-)
+from podwhy.analysis.suggest.facts import AffinityAsks, Asks, DropNodeSelection, SelectorAsks, Suggestion
+from podwhy.analysis.suggest.notes import PlatformSelection
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.analysis.wellknown import PLATFORM_LABELS, well_known_label
 from podwhy.model import objects as o

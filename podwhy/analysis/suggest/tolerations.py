@@ -12,7 +12,6 @@ from podwhy.analysis.pending import replica_set_index
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _only_failing, _Verifier, _workload
 from podwhy.analysis.suggest.facts import (
     AddToleration,
-    ConditionTaints,
     ReservedFor,
     Reserver,
     ReservingTaint,
@@ -20,6 +19,7 @@ from podwhy.analysis.suggest.facts import (
     TaintRef,
     ToleratedThere,
 )
+from podwhy.analysis.suggest.notes import ConditionTaints
 from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
 from podwhy.analysis.wellknown import condition_taint, reserving_taint
 from podwhy.cluster.nodecopy import is_daemon_pod, is_mirror_pod
