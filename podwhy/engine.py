@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podwhy.analysis.autoscaling import analyse, autoscalers
+from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
-from podwhy.analysis.suggest import size_causes, size_groups, suggest
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.groups import size_causes, size_groups
+from podwhy.analysis.suggest.notes import Note
+from podwhy.analysis.suggest.order import suggest
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
 from podwhy.cluster.apiserver.validation.pod import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest

@@ -64,7 +64,7 @@ def _rejections(cycle: CycleOutcome) -> Iterable[tuple[str, str, Status]]:
         return
     for verdict in outcome.nodes:
         for plugin, status in verdict.filters.items():
-            if status.is_rejected() and not status.not_evaluated:
+            if status.is_rejected() and status.not_evaluated is None:
                 yield verdict.name, plugin, status
 
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from podwhy.analysis.autoscaling.base import ComingEvidence
+from podwhy.analysis.autoscaling.facts import ComingEvidence
+from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.model import objects as o
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPod
 from podwhy.verdict import Verdict
 
 # ---- what one container waits with, and how far init containers got ----
+
+# The one waiting reason of a pull that fails, whichever of ErrImagePull and ImagePullBackOff a pod shows.
+PULL_FAILING = "ErrImagePull"
 
 
 @dataclass(frozen=True)
@@ -198,9 +202,9 @@ class WaitingForNode:
 
 @dataclass(frozen=True)
 class PartlyEvaluated:
-    """Inconclusive: it fits the plugins evaluated; the cycle's not-evaluated text says the rest."""
+    """Inconclusive: it fits the plugins evaluated; the cycle's not-evaluated fact says the rest."""
 
-    not_evaluated: str
+    not_evaluated: NotEvaluated
 
 
 @dataclass(frozen=True)

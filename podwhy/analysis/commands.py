@@ -1,4 +1,6 @@
-"""The kubectl command that makes a change to a Pending pod's spec, through the workload that owns it.
+"""The kubectl command that makes a change to a Pending pod's spec, through the workload that owns it:
+the line to run, and a typed note (suggest/facts.py) on what it does beyond the patch, which
+report/words/suggest.py says as its comment.
 
 A change is given as RFC 6902 ops with paths relative to the pod (`/spec/containers/0/...`).
 A change of requests is written as a strategic merge patch (kubectl patch's own type for built-in
@@ -38,6 +40,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from podwhy.analysis.pending import Owner, controller_ref, owner_of
+from podwhy.analysis.suggest.facts import (
+    Command,
+    CronJobRecreated,
+    JobRecreated,
+    ManifestOnStdin,
+    StatefulSetHold,
+    StatefulSetReplaced,
+    TemplateNotRolledOut,
+)
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 
@@ -158,32 +169,29 @@ def _delete_pods(namespace: str, pods: Sequence[o.Pod]) -> str:
     return f"kubectl delete pod -n {shlex.quote(namespace)} " + " ".join(shlex.quote(p.metadata.name) for p in pods)
 
 
-def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], replaced: Sequence[o.Pod] = ()) -> str:
+def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], replaced: Sequence[o.Pod] = ()) -> Command:
     """The command that makes the change `ops` (paths relative to the pod) to the pod's owner, and
     replaces the Pending pods `replaced` (the pod's pending group; the pod alone by default) where
     the owner would not replace them itself."""
     owner = owner_of(pod, snapshot)
     if owner is None or owner.kind not in TEMPLATE_PATHS:
-        return _replace_bare_pod(pod, ops)
+        return Command(_replace_bare_pod(pod, ops))
     pods = list(replaced) if any(p is pod for p in replaced) else [pod]
     if owner.kind == "CronJob":
-        return _cron_job(pod, owner, ops)
+        return Command(_cron_job(pod, owner, ops), CronJobRecreated())
     if owner.kind == "Job":
         job = snapshot.jobs.get(f"{owner.namespace}/{owner.name}")
-        return _recreate_job(pod, owner, ops, manual_selector=job is not None and bool(job.spec.manual_selector))
+        manual_selector = job is not None and bool(job.spec.manual_selector)
+        return Command(_recreate_job(pod, owner, ops, manual_selector), JobRecreated())
     patch = _patch(pod, owner, ops)
     if owner.kind in ("ReplicaSet", "ReplicationController"):
-        return (
-            f"{patch} && {_delete_pods(owner.namespace, pods)}"
-            f"  # a {owner.kind} does not replace its pods when its template changes:"
-            " the deleted ones are recreated from it"
-        )
+        return Command(f"{patch} && {_delete_pods(owner.namespace, pods)}", TemplateNotRolledOut(owner.kind))
     if owner.kind == "StatefulSet":
         return _stateful_set(pod, snapshot, owner, ops, pods)
-    return patch
+    return Command(patch)
 
 
-def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
+def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> Command:
     """The command that makes the change `ops` (paths relative to the pod) to the pod manifest at
     PATH ('-': stdin) and creates the pod from the patched manifest: never a command naming the
     pod, which is not in the cluster (and whose name podwhy may have made up from generateName)."""
@@ -191,10 +199,10 @@ def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> str:
     create = "kubectl create -f" if pod.metadata.generate_name else "kubectl apply -f"
     local = f"kubectl patch --local {_patch_flags(pod, '', ops)} -o yaml"
     if path == "-":
-        return f"{local} -f - | {create} -  # the manifest on stdin, as podwhy read it"
+        return Command(f"{local} -f - | {create} -", ManifestOnStdin())
     stem, dot, ext = path.rpartition(".")
     patched = f"{stem}.patched.{ext}" if dot and "/" not in ext else f"{path}.patched.yaml"
-    return f"{local} -f {shlex.quote(path)} > {shlex.quote(patched)} && {create} {shlex.quote(patched)}"
+    return Command(f"{local} -f {shlex.quote(path)} > {shlex.quote(patched)} && {create} {shlex.quote(patched)}")
 
 
 def _patch(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]]) -> str:
@@ -223,7 +231,6 @@ def _recreate_job(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]], manual_se
         f"kubectl get job {name} -n {ns} -o json | {drop}"
         f"kubectl patch --local -f - {_patch_flags(pod, TEMPLATE_PATHS['Job'], ops)} -o json"
         " | kubectl replace --force -f -"
-        "  # a Job's pod template cannot change: the Job is deleted and created again (its pods start over)"
     )
 
 
@@ -234,8 +241,6 @@ def _cron_job(pod: o.Pod, owner: Owner, ops: list[dict[str, Any]]) -> str:
     return (
         f"{_patch(pod, owner, ops)} && kubectl delete job {job} -n {ns} && "
         f"kubectl create job {job} --from={shlex.quote(f'cronjob/{owner.name}')} -n {ns}"
-        "  # the CronJob's next Jobs get the change; its running Job, whose pod template cannot change,"
-        " is recreated from it (its pods start over)"
     )
 
 
@@ -247,23 +252,24 @@ def _ordinal(pod: o.Pod, stateful_set: str) -> int | None:
 
 def _stateful_set(
     pod: o.Pod, snapshot: Snapshot, owner: Owner, ops: list[dict[str, Any]], pods: Sequence[o.Pod]
-) -> str:
+) -> Command:
     sts = next(
         (s for s in snapshot.stateful_sets if (s.metadata.namespace, s.metadata.name) == (owner.namespace, owner.name)),
         None,
     )
     extra: tuple[dict[str, Any], dict[str, Any]] | None = None
-    notes: list[str] = []
+    partition: int | None = None
+    lowest: int | None = None
     if sts is None:
-        why: str | None = "the snapshot lacks the StatefulSet; with the default podManagementPolicy OrderedReady"
+        held: StatefulSetHold | None = StatefulSetHold.UNKNOWN
     else:
         strategy = sts.spec.update_strategy
         if strategy.type == "OnDelete":
-            why = "updateStrategy OnDelete:"
+            held = StatefulSetHold.ON_DELETE
         elif sts.spec.pod_management_policy in ("", "OrderedReady"):
-            why = "podManagementPolicy OrderedReady:"
+            held = StatefulSetHold.ORDERED_READY
         else:
-            why = None  # Parallel: the rolling update replaces the Pending pod itself
+            held = None  # Parallel: the rolling update replaces the Pending pod itself
         partition = strategy.rolling_update.partition if strategy.rolling_update is not None else None
         ordinals = [n for p in pods if (n := _ordinal(p, owner.name)) is not None]
         if partition and ordinals and min(ordinals) < partition:
@@ -273,12 +279,12 @@ def _stateful_set(
                 {"op": "replace", "path": "/spec/updateStrategy/rollingUpdate/partition", "value": lowest},
                 {"spec": {"updateStrategy": {"rollingUpdate": {"partition": lowest}}}},
             )
-            notes.append(f"the partition ({partition}) is lowered to {lowest}: ordinals below it keep the old template")
-    command = (
+    line = (
         f"kubectl patch statefulset {shlex.quote(owner.name)} -n {shlex.quote(owner.namespace)} "
         f"{_patch_flags(pod, TEMPLATE_PATHS['StatefulSet'], ops, extra)}"
     )
-    if why is not None:
-        command += f" && {_delete_pods(owner.namespace, pods)}"
-        notes.append(f"{why} the StatefulSet replaces a Pending pod only once it is deleted (after the patch)")
-    return command + (f"  # {'; '.join(notes)}" if notes else "")
+    if held is not None:
+        line += f" && {_delete_pods(owner.namespace, pods)}"
+    if lowest is None and held is None:
+        return Command(line)
+    return Command(line, StatefulSetReplaced(partition if lowest is not None else None, lowest, held))

@@ -12,9 +12,12 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from podwhy.analysis.autoscaling import Autoscaler, AutoscalingAnalysis, ComingNode, analyse, autoscalers
+from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
+from podwhy.analysis.autoscaling.base import Autoscaler
 from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis, ComingNode
 from podwhy.analysis.causes import (
+    PULL_FAILING,
     BoundCreating,
     BoundNodeGone,
     BoundNodeNotReady,
@@ -74,8 +77,7 @@ from podwhy.verdict import Verdict
 # Waiting reasons that mean an image problem: the image is named.
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
 # A pull that fails and its back-off: the kubelet alternates between the two for one failure, so
-# pods of one image are one cause whichever of them each shows (the detail keeps its own).
-PULL_FAILING = "ErrImagePull"
+# pods of one image are one cause whichever of them each shows (PULL_FAILING; the detail keeps its own).
 PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
 # What a container waits with while it is being created, or behind unfinished init containers:
 # the events (or the init containers) say why.
@@ -618,8 +620,8 @@ class _Classifier:
                     cycle,
                 )
             cause = SchedulerMessage(cycle.message)
-        elif cycle.verdict == Verdict.INCONCLUSIVE:
-            cause = PartlyEvaluated(cycle.not_evaluated_text)
+        elif cycle.verdict == Verdict.INCONCLUSIVE and cycle.not_evaluated is not None:
+            cause = PartlyEvaluated(cycle.not_evaluated)
         else:
             cause = SchedulerMessage(cycle.message or str(cycle.verdict))
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from podwhy.analysis.causes import (
     BoundCreating,
@@ -14,8 +15,10 @@ from podwhy.analysis.causes import (
     BoundNodeNotReady,
     BoundNotRunning,
     BoundNotStarted,
+    Cause,
     ContainerDetail,
     ContainerProblem,
+    Detail,
     EventReason,
     FitsNow,
     Gated,
@@ -36,10 +39,8 @@ from podwhy.analysis.causes import (
     WaitingForNode,
     WillPreempt,
 )
-from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.sizing import SizingOutcome
-from podwhy.analysis.suggest.facts import Sized, TooManyNodes
-from podwhy.analysis.suggest.groups import GroupSizing
+from podwhy.analysis.suggest.notes import GroupSizing, Sized, TooManyNodes
 from podwhy.scheduler.schedulers import SchedulerPod
 
 # Container waiting reasons whose next step is the container's previous log.
@@ -181,7 +182,23 @@ Remedy = (
 )
 
 
-def _container(items: Sequence[PendingPod], reason: str, init: bool) -> ContainerDetail | None:
+class PendingItem(Protocol):
+    """What a remedy reads of a pending pod (analysis/pending.py's PendingPod)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def cause(self) -> Cause: ...
+
+    @property
+    def owner(self) -> object | None: ...
+
+    @property
+    def details(self) -> Sequence[Detail]: ...
+
+
+def _container(items: Sequence[PendingItem], reason: str, init: bool) -> ContainerDetail | None:
     return next(
         (
             d
@@ -193,7 +210,7 @@ def _container(items: Sequence[PendingPod], reason: str, init: bool) -> Containe
     )
 
 
-def _problem(problem: ContainerProblem, items: Sequence[PendingPod]) -> Remedy:
+def _problem(problem: ContainerProblem, items: Sequence[PendingItem]) -> Remedy:
     first = items[0]
     owner = str(first.owner) if first.owner is not None else None
     match problem:
@@ -218,7 +235,7 @@ def _problem(problem: ContainerProblem, items: Sequence[PendingPod]) -> Remedy:
             return DescribePod(first.key, (reason,))
 
 
-def remedy(items: Sequence[PendingPod], sizing: GroupSizing | None) -> Remedy:
+def remedy(items: Sequence[PendingItem], sizing: GroupSizing | None) -> Remedy:
     """The next step for the pods of one cause (`items`, first the report's first); `sizing`: the
     nodes that hold them all, when sized."""
     first = items[0]

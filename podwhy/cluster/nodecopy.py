@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import msgspec
 
@@ -160,16 +158,3 @@ def with_copies(snapshot: Snapshot, node: o.Node, count: int) -> tuple[Snapshot,
     pods = [pod_for_copy(p, name, copy.metadata.name) for copy in added for p in template]
     changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *pods])
     return changed, added
-
-
-@dataclass(frozen=True)
-class StartupPods:
-    """What a new copy of a node runs from the start: its DaemonSet and static pods, counted."""
-
-    daemonsets: int
-    static: int
-
-
-def startup_counts(pods: Sequence[o.Pod]) -> StartupPods:
-    daemons = sum(1 for p in pods if is_daemon_pod(p))
-    return StartupPods(daemons, len(pods) - daemons)

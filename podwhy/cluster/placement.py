@@ -230,7 +230,8 @@ class Placer:
         self.bind(pod, node)
         if known is not None:
             known.forget(node)
-        placed_but = None if cycle.verdict == Verdict.SCHEDULABLE else PlacedBut(cycle.not_evaluated_text)
+        unevaluated = cycle.not_evaluated if cycle.verdict != Verdict.SCHEDULABLE else None
+        placed_but = PlacedBut(unevaluated) if unevaluated is not None else None
         tied = best[:MAX_TIED_NAMES] if len(best) > 1 else []
         tied_count = len(best) if tied else 0
         placed = ReplicaPlacement(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.framework.notevaluated import NotEvaluated
+
 
 @dataclass(frozen=True)
 class NoProfileNamed:
@@ -31,9 +33,10 @@ class SchedulerSays:
 
 @dataclass(frozen=True)
 class PlacedBut:
-    """Placed, though plugins podwhy cannot run were not evaluated (the cycle's words for them)."""
+    """Placed, though plugins podwhy cannot run were not evaluated, or admission or the cluster's
+    pods leave the fit unknown (the cycle's fact)."""
 
-    not_evaluated: str
+    not_evaluated: NotEvaluated
 
 
 @dataclass(frozen=True)

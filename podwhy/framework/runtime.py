@@ -21,7 +21,7 @@ from podwhy.framework.interface import (
     PreFilterReached,
     PreFilterResult,
 )
-from podwhy.framework.missing import not_evaluated_reason
+from podwhy.framework.notevaluated import NotEvaluated, not_evaluated
 from podwhy.framework.preemption import PreemptionOutcome, preemption_outcome
 from podwhy.framework.profile import Profile
 from podwhy.framework.scoring import ScoreMemo
@@ -77,10 +77,10 @@ class FilterOutcome:
     state: CycleState
     plugins: dict[str, Plugin]
     # PreFilter and Filter plugins not evaluated (kinds the snapshot lacks): a node may pass only for that.
-    not_evaluated: dict[str, str]
+    not_evaluated: dict[str, NotEvaluated]
     error: str | None = None
     # The profile's other plugins not evaluated for the pod (PostFilter ones, DefaultPreemption).
-    other_not_evaluated: dict[str, str] = field(default_factory=dict)
+    other_not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
     # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
     complete: bool = True
 
@@ -94,7 +94,7 @@ class PostFilterOutcome:
     result: PostFilterResult | None
     preemption: PreemptionOutcome | None
     # PostFilter plugins that could not be evaluated (kinds the snapshot lacks): the message lacks their part.
-    not_evaluated: dict[str, str] = field(default_factory=dict)
+    not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
     # Plugins of the profile podwhy does not implement: the message lacks their part too.
     not_simulated: list[str] = field(default_factory=list)
     # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
@@ -117,8 +117,8 @@ class PostFilterOutcome:
         return self.status.message() if stopped_early else ""
 
 
-def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
-    return not_evaluated_reason(plugin.needed_kinds(pod), handle.snapshot.missing)
+def _not_evaluated(plugin: Plugin, pod: PodInfo, handle: Handle) -> NotEvaluated | None:
+    return not_evaluated(plugin.needed_kinds(pod), handle.snapshot.missing)
 
 
 class Framework:
@@ -135,7 +135,7 @@ class Framework:
         # Plugins whose PreFilterResult restricted the nodes (for the absent-nodes reason).
         self._restricting_plugins: list[str] = []
         # Plugins the current pod needs kinds for that the snapshot lacks.
-        self._not_evaluated: dict[str, str] = {}
+        self._not_evaluated: dict[str, NotEvaluated] = {}
         names = [
             *profile.pre_enqueue,
             *profile.pre_filter,
@@ -173,7 +173,7 @@ class Framework:
 
     # ------------------------------------------------------------------ PreFilter
     def _run_pre_filters(
-        self, state: CycleState, pod: PodInfo, not_evaluated: dict[str, str]
+        self, state: CycleState, pod: PodInfo, not_evaluated: dict[str, NotEvaluated]
     ) -> tuple[list[PreFilterRecord], Status | None, PreFilterResult | None, str | None]:
         records: list[PreFilterRecord] = []
         nodes = self.handle.node_infos
@@ -242,16 +242,16 @@ class Framework:
         return state_out, node_out, nominated, failures
 
     @staticmethod
-    def _stateless(pre_filter_status: dict[str, Status], not_evaluated: dict[str, str]) -> frozenset[str]:
+    def _stateless(pre_filter_status: dict[str, Status], not_evaluated: dict[str, NotEvaluated]) -> frozenset[str]:
         """Plugins without PreFilter state of their own (skipped, rejected at PreFilter or not
         evaluated): they never receive nominated pods, their row is their PreFilter verdict."""
         return frozenset(
-            {name for name, st in pre_filter_status.items() if not st.is_success() or st.not_evaluated}
+            {name for name, st in pre_filter_status.items() if not st.is_success() or st.not_evaluated is not None}
             | not_evaluated.keys()
         )
 
     def _rows(
-        self, pre_filter_status: dict[str, Status], not_evaluated: dict[str, str]
+        self, pre_filter_status: dict[str, Status], not_evaluated: dict[str, NotEvaluated]
     ) -> list[tuple[str, Plugin, Status | None]]:
         """Each Filter plugin with the row it has on every node when PreFilter settled it (not
         evaluated, Skip, or a PreFilter rejection); None where its Filter must run per node."""
@@ -274,7 +274,7 @@ class Framework:
         pod: PodInfo,
         node_info: NodeInfo,
         pre_filter_status: dict[str, Status],
-        not_evaluated: dict[str, str],
+        not_evaluated: dict[str, NotEvaluated],
         stateless: frozenset[str] | None = None,
         every_plugin: bool = True,
         rows: list[tuple[str, Plugin, Status | None]] | None = None,
@@ -310,7 +310,7 @@ class Framework:
         if added and every_plugin:
             ran = pass1.keys() | add_failures.keys()
             verdict.feasible_without_nominated = all(
-                st.is_success() or st.is_skip() or bool(st.not_evaluated)
+                st.is_success() or st.is_skip() or st.not_evaluated is not None
                 for name, st in verdict.filters.items()
                 if name not in ran
             ) and all(
@@ -434,9 +434,9 @@ class Framework:
         state = CycleState()
         self._restricting_plugins = []
         not_evaluated = {
-            name: reason
+            name: why
             for name, plugin in self.plugins.items()
-            if (reason := _not_evaluated_reason(plugin, pod, self.handle))
+            if (why := _not_evaluated(plugin, pod, self.handle)) is not None
         }
         self._not_evaluated = not_evaluated
         records, failure, result, error = self._run_pre_filters(state, pod, not_evaluated)
@@ -524,14 +524,14 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         result: PostFilterResult | None = None
-        not_evaluated: dict[str, str] = {}
+        not_evaluated: dict[str, NotEvaluated] = {}
         not_simulated: list[str] = []
         final: Status | None = None
         for name in self.profile.post_filter:
             plugin = self.plugins.get(name)
-            reason = outcome.not_evaluated.get(name) or outcome.other_not_evaluated.get(name)
-            if reason:
-                not_evaluated[name] = reason
+            why = outcome.not_evaluated.get(name) or outcome.other_not_evaluated.get(name)
+            if why is not None:
+                not_evaluated[name] = why
                 continue
             if plugin is None or not plugin.implements("post_filter"):
                 not_simulated.append(name)

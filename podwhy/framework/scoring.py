@@ -10,7 +10,7 @@ from typing import cast
 
 from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
-from podwhy.framework.missing import not_evaluated_reason
+from podwhy.framework.notevaluated import NotEvaluated, not_evaluated
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -26,7 +26,7 @@ class PluginScore:
     skipped: bool = False
     evidence: list[AnyEvidence] = field(default_factory=list)
     # Set when the snapshot lacks kinds this plugin reads: the score is unknown, counted as 0.
-    not_evaluated: str = ""
+    not_evaluated: NotEvaluated | None = None
 
 
 @dataclass
@@ -78,10 +78,10 @@ def run_scores(
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
-    not_evaluated = {
-        name: reason
+    unevaluated = {
+        name: why
         for name, pl in scorers.items()
-        if (reason := not_evaluated_reason(pl.needed_kinds(pod, score=True), missing or {}))
+        if (why := not_evaluated(pl.needed_kinds(pod, score=True), missing or {})) is not None
     }
 
     def failed(message: str) -> ScoreOutcome:
@@ -89,7 +89,7 @@ def run_scores(
 
     for name in profile.pre_score:
         plugin = plugins.get(name)
-        if plugin is None or not plugin.implements("pre_score") or name in not_evaluated:
+        if plugin is None or not plugin.implements("pre_score") or name in unevaluated:
             continue
         status = plugin.pre_score(state, pod, nodes)
         if status.is_skip():
@@ -99,7 +99,7 @@ def run_scores(
     scoring = [
         (name, scorers[name])
         for name in profile.score
-        if name in scorers and name not in state.skip_score_plugins and name not in not_evaluated
+        if name in scorers and name not in state.skip_score_plugins and name not in unevaluated
     ]
     if totals_only:
         found = _totals(profile, scoring, state, pod, nodes, memo if memo is not None else ScoreMemo(()))
@@ -107,7 +107,7 @@ def run_scores(
             return failed(found)
         top = max(found.values(), default=0)
         best = [n for n, t in found.items() if t == top]
-        return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
+        return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
     per_plugin: dict[str, dict[str, int]] = {}
     raw_scores: dict[str, dict[str, int]] = {}
     evidence: dict[tuple[str, str], list[AnyEvidence]] = {}
@@ -133,8 +133,8 @@ def run_scores(
         for name, weight in profile.score.items():
             if name not in scorers:
                 continue
-            if name in not_evaluated:
-                row.append(PluginScore(name, 0, 0, weight, 0, not_evaluated=not_evaluated[name]))
+            if name in unevaluated:
+                row.append(PluginScore(name, 0, 0, weight, 0, not_evaluated=unevaluated[name]))
                 continue
             if name not in per_plugin:
                 row.append(PluginScore(name, 0, 0, weight, 0, skipped=True))
@@ -156,7 +156,7 @@ def run_scores(
         totals[ni.name] = total
     top = max(totals.values(), default=0)
     best = [n for n, t in totals.items() if t == top]
-    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
 
 
 def _score_failed(name: str, status: Status) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from podwhy.framework.evidence import AnyEvidence
+from podwhy.framework.notevaluated import NotEvaluated
 
 
 class Code(IntEnum):
@@ -26,7 +27,7 @@ class Status:
     plugin: str = ""
     evidence: list[AnyEvidence] = field(default_factory=list)
     # podwhy's own verdict for a plugin it could not run (kinds absent from the snapshot).
-    not_evaluated: str = ""
+    not_evaluated: NotEvaluated | None = None
 
     def is_success(self) -> bool:
         return self.code == Code.Success

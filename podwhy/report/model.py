@@ -348,11 +348,12 @@ class AutoscalingGroup(_Struct):
 
     autoscaler: str
     group: str
-    # CanAdd, RuledOut or NotEvaluated; `reason` (RuledOut, NotEvaluated) as data, `text` in words.
+    # CanAdd, RuledOut or NotEvaluated; `reason` (RuledOut, NotEvaluated) as data, `text` in words;
+    # `data` the finding's particulars (its sizes, the provider's error, the requirement, the taint, ...).
     outcome: str
     reason: str | None
     text: str
-    data: dict[str, Any] = {}
+    data: dict[str, str | int | bool | list[str] | None] = {}
 
 
 class ComingNodeReport(_Struct):

@@ -8,10 +8,10 @@ holds facts only; the report words them for people.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from podwhy.framework.handle import Handle
-from podwhy.framework.missing import ADMISSION_UNKNOWNS, FIT_UNKNOWNS, ROOM_UNKNOWNS, not_evaluated_reason
+from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, not_evaluated
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import (
     FilterOutcome,
@@ -91,8 +91,9 @@ class CycleOutcome:
     # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
     # evaluated for this pod or the preemption dry run assuming none (say how to add them).
     lacking_kinds: list[str] = field(default_factory=list)
-    # The Filter plugins not evaluated and why, in one line ("" when every one was).
-    not_evaluated_text: str = ""
+    # The Filter plugins not evaluated and why, or, for a pod that fits with every plugin evaluated,
+    # what admission or the cluster's pods leave unknown of the fit (None: nothing was left).
+    not_evaluated: NotEvaluated | None = None
     # Kinds admission needed that the snapshot cannot vouch for (LimitRange, ResourceQuota): a fit
     # is then Inconclusive for what admission might do, not for any plugin.
     fit_unknown: frozenset[str] = frozenset()
@@ -174,9 +175,9 @@ def run_cycle(
     )
     # Admitted without LimitRanges or ResourceQuotas: the requests they would add, or whether the
     # pod is created at all, are unknown (a fit is not vouched for).
-    unknown_fit = snapshot.admitted_without.get(target.key, frozenset()) & ADMISSION_UNKNOWNS.keys()
+    unknown_fit = snapshot.admitted_without.get(target.key, frozenset()) & ADMISSION_UNKNOWNS
     # A snapshot without any Pod: the room they take is unknown for every pod.
-    unknown_fit |= ROOM_UNKNOWNS.keys() & snapshot.missing.keys()
+    unknown_fit |= ROOM_UNKNOWNS & snapshot.missing.keys()
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if scoring and outcome.error is None and outcome.feasible:
@@ -220,14 +221,13 @@ def run_cycle(
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
     out.fit_unknown = frozenset(unknown_fit)
     if unknown_fit and outcome.feasible and not outcome.not_evaluated:
-        reasons = not_evaluated_reason(unknown_fit, snapshot.missing).removeprefix("not evaluated: ")
-        what = "; ".join(FIT_UNKNOWNS[kind] for kind in sorted(unknown_fit))
-        out.not_evaluated_text = f"not evaluated: {what} ({reasons})"
+        why = not_evaluated(unknown_fit, snapshot.missing) or NotEvaluated()
+        out.not_evaluated = replace(why, fit=tuple(sorted(unknown_fit)))
         out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if snapshot.missing.get(k) == "")})
     if outcome.not_evaluated:
         kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
-        reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")
-        out.not_evaluated_text = f"not evaluated: {', '.join(sorted(outcome.not_evaluated))} ({reasons})"
+        why = not_evaluated(kinds, snapshot.missing) or NotEvaluated()
+        out.not_evaluated = replace(why, plugins=tuple(sorted(outcome.not_evaluated)))
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())

@@ -13,7 +13,7 @@ from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
 from podwhy.report.words.autoscaling import autoscaling_report, evidence_text
 from podwhy.report.words.pending import cause_text
-from podwhy.report.words.suggest import suggestion_text
+from podwhy.report.words.suggest import command_text, suggestion_text
 from podwhy.scheduler.config import default_config
 from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -435,7 +435,9 @@ def test_a_group_at_max_size_that_would_fit_the_pod_gets_its_max_raised_in_the_c
     )
     (lever,) = _levers(snapshot, pod)
     assert lever.kind == "raiseGroupMaxSize" and "from 1 to 2" in suggestion_text(lever)
-    assert lever.command.startswith("# set ") and lever.patches == []  # cloud configuration: no invented command
+    assert (
+        command_text(lever.command).startswith("# set ") and lever.patches == []
+    )  # cloud configuration: no invented command
 
 
 def test_a_cluster_api_group_gets_a_patch_of_its_max_size_annotation() -> None:
@@ -450,7 +452,7 @@ def test_a_cluster_api_group_gets_a_patch_of_its_max_size_annotation() -> None:
         node, BUSY, pod, _status([{"name": "MachineDeployment/capi/workers", "target": 1, "ready": 1, "max": 1}])
     )
     (lever,) = _levers(snapshot, pod)
-    assert lever.command == (
+    assert command_text(lever.command) == (
         "kubectl patch machinedeployment.cluster.x-k8s.io workers -n capi --type merge -p "
         '\'{"metadata":{"annotations":{"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size":"2"}}}\''
     )
@@ -471,7 +473,7 @@ def test_a_nodepool_excluding_the_pods_zone_gets_it_added_verified() -> None:
     assert lever.kind == "addNodePoolZone"
     (patch,) = lever.patches
     assert patch["patch"]["spec"]["template"]["spec"]["requirements"][0]["values"] == ["a", "b", "c"]
-    assert lever.command.startswith("kubectl patch nodepool.karpenter.sh default --type merge -p '")
+    assert command_text(lever.command).startswith("kubectl patch nodepool.karpenter.sh default --type merge -p '")
 
 
 def test_a_nodepool_at_its_cpu_limit_gets_it_raised_to_what_the_pod_needs() -> None:
@@ -618,8 +620,8 @@ def test_adding_a_node_says_its_groups_one_verdict(group: dict[str, Any], says: 
     made = _suggested(snapshot, pod)
     (add,) = [s for s in made if s.kind == "addNode"]
     text = suggestion_text(add)
-    assert text.endswith(says) and add.command == command
-    assert "would add a node like it" not in text + add.command
+    assert text.endswith(says) and command_text(add.command) == command
+    assert "would add a node like it" not in text + command_text(add.command)
     # The lever appears where it applies: a group at its max size whose new node fits the pod.
     assert any(s.kind == "raiseGroupMaxSize" for s in made) == (group["max"] == 1)
 
@@ -629,7 +631,10 @@ def test_without_an_autoscaler_adding_a_node_invents_none() -> None:
     snapshot = _snapshot(_ready(_node("w1", "ng-a")), BUSY, pod)
     (add,) = [s for s in _suggested(snapshot, pod) if s.kind == "addNode"]
     assert suggestion_text(add).endswith("; the cluster runs no autoscaler: add it by hand")
-    assert add.command == "# scale the node group of w1 up by 1 (by hand: no autoscaler is known to add a node like it)"
+    assert (
+        command_text(add.command)
+        == "# scale the node group of w1 up by 1 (by hand: no autoscaler is known to add a node like it)"
+    )
 
 
 def test_pending_gives_a_group_at_its_max_size_the_lever_sized_by_the_group() -> None:

@@ -16,6 +16,7 @@ import pytest
 from podwhy.analysis.pending import owner_of, pending_group
 from podwhy.analysis.suggest import Suggestion, suggest, template_owner
 from podwhy.model import objects as o
+from podwhy.report.words.suggest import command_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -525,9 +526,10 @@ def test_each_owner_kind_gets_a_command_that_makes_the_change(name: str, kind: s
     # Run the command against the objects as the API server holds them.
     documents = [*case.documents(pod), _pod_document(pod)]
     cluster = Cluster({(d["kind"], d["metadata"]["name"]): d for d in documents})
-    cluster.run(suggestion.command)
-    assert cluster.log == case.log, suggestion.command
-    comment = suggestion.command.partition("  # ")[2]
+    command = command_text(suggestion.command)
+    cluster.run(command)
+    assert cluster.log == case.log, command
+    comment = command.partition("  # ")[2]
     assert all(words in comment for words in case.says), comment
     # The next pod the owner makes comes from the changed template: it fits where the suggestion said.
     target_kind, target_name, pointer = case.template_at
@@ -560,7 +562,7 @@ def test_a_replica_set_s_whole_pending_group_is_replaced() -> None:
     snapshot.add("ReplicaSet", msgspec.convert(ORPHAN_RS[1], o.ReplicaSet))
     owner, group = pending_group(snapshot, pods[1])
     assert str(owner) == "shop/web-5d8f (ReplicaSet)" and group == pods
-    command = _suggestion(snapshot, pods[1], group).command
+    command = command_text(_suggestion(snapshot, pods[1], group).command)
     assert " && kubectl delete pod -n shop web-5d8f-0 web-5d8f-1 web-5d8f-2  # " in command
 
 
@@ -571,7 +573,7 @@ def test_names_in_commands_are_shell_quoted() -> None:
     snapshot.add(
         "ReplicaSet", msgspec.convert({"metadata": {"name": "rs;rm -rf", "namespace": "team a"}}, o.ReplicaSet)
     )
-    command = _suggestion(snapshot, pod, []).command
+    command = command_text(_suggestion(snapshot, pod, []).command)
     words = shlex.split(command, comments=True)
     assert words[:6] == ["kubectl", "patch", "replicaset", "rs;rm -rf", "-n", "team a"]
     assert words[-6:] == ["kubectl", "delete", "pod", "-n", "team a", "p"]

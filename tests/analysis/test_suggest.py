@@ -19,13 +19,13 @@ import yaml
 
 from podwhy.analysis.keymeanings import condition_taint, reserving_taint, well_known_label
 from podwhy.analysis.suggest import MAX_SUGGESTIONS, Suggestion, suggest, template_owner
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
-from podwhy.report.words.suggest import note_text, sizing_text, suggestion_text
+from podwhy.report.words.suggest import command_text, note_text, sizing_text, suggestion_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -333,7 +333,7 @@ def test_each_kind_is_found_and_verified(kind: str, make: Any, tmp_path: Path) -
     assert s.nodes == want["nodes"]
     assert want["summary"] in suggestion_text(s)
     if "command" in want:
-        assert s.command == want["command"]
+        assert command_text(s.command) == want["command"]
     if "patched" in want:
         assert [p["name"] for p in s.patches] == want["patched"]
     if "first" in want:
@@ -364,7 +364,7 @@ def test_preemption_that_places_the_pod_needs_no_action() -> None:
     assert kinds[0] == "awaitPreemption", kinds
     assert not {"addNode", "addNodesForGroup", "evictPods", "raiseGroupMaxSize"} & set(kinds), kinds
     first = suggestions[0]
-    assert (first.nodes, first.patches, first.command) == (["n1"], [], "")
+    assert (first.nodes, first.patches, command_text(first.command)) == (["n1"], [], "")
     assert suggestion_text(first).splitlines() == [
         "no action needed: the scheduler preempts 2 lower-priority pods on node n1 and binds the pod there; evicted:",
         "· default/low-a: a bare pod, nothing recreates it: gone for good",
@@ -411,7 +411,7 @@ def test_no_suggestion_when_no_change_can_help() -> None:
 def test_commands_patch_the_owning_workload(
     owner_kind: str, replica_set_owner: str | None, expected: tuple[str, str, str] | None, command: str
 ) -> None:
-    """Which owner a command goes to (tests/analysis/test_commands.py runs each owner kind's command)."""
+    """Which owner a command goes to (tests/test_commands.py runs each owner kind's command)."""
     rs: Json = {"metadata": {"name": "web-abc12", "namespace": "default"}}
     if replica_set_owner is not None:
         rs["metadata"]["ownerReferences"] = [{"kind": replica_set_owner, "name": "web", "controller": True}]
@@ -419,7 +419,7 @@ def test_commands_patch_the_owning_workload(
     snapshot.add("ReplicaSet", msgspec.convert(rs, o.ReplicaSet))
     pod = make_pod("p").owner(owner_kind, "web-abc12").req(cpu="1").obj()
     assert template_owner(pod, snapshot) == expected
-    suggested = _suggestions(snapshot, pod)[0].command
+    suggested = command_text(_suggestions(snapshot, pod)[0].command)
     assert suggested.startswith(command)
     path = "/spec/tolerations" if expected is None else "/spec/template/spec/tolerations"
     assert f'"path":"{path}"' in suggested

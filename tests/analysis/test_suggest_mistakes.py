@@ -14,10 +14,10 @@ import yaml
 from typer.testing import CliRunner
 
 from podwhy.analysis.suggest import suggest
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.report.words.suggest import note_text, suggestion_text
+from podwhy.report.words.suggest import command_text, note_text, suggestion_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.verdict import Verdict
@@ -133,7 +133,7 @@ def test_a_common_mistake_gets_a_fix_or_the_reason_there_is_none(case: Case) -> 
     (fix,) = found
     assert fix.kind == case.kind
     assert suggestion_text(fix).startswith(case.said)
-    assert case.command in fix.command.replace(" ", "")
+    assert case.command in command_text(fix.command).replace(" ", "")
     assert fix.nodes
 
 

@@ -16,17 +16,17 @@ from typer.testing import CliRunner
 
 from podwhy.analysis.keymeanings import condition_taint, reserving_taint, well_known_label
 from podwhy.analysis.suggest import Suggestion, suggest
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.notes import Note
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.words.meanings import condition_text
-from podwhy.report.words.suggest import note_text, suggestion_text
+from podwhy.report.words.suggest import command_text, note_text, suggestion_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
-from tests.analysis.test_commands import kubectl_patch
 from tests.builders import from_raw, make_node, make_pod, make_snapshot, quotas_listed
+from tests.test_commands import kubectl_patch
 
 Json = dict[str, Any]
 
@@ -48,8 +48,9 @@ def _labels_touched(suggestions: list[Suggestion]) -> set[str]:
         for p in s.patches:
             if p.get("kind") == "Node" and "patch" in p:
                 keys |= set((p["patch"] or {}).get("metadata", {}).get("labels", {}))
-        if s.command.startswith("kubectl label"):
-            keys |= {w.partition("=")[0] for w in shlex.split(s.command, comments=True)[3:] if "=" in w}
+        command = command_text(s.command)
+        if command.startswith("kubectl label"):
+            keys |= {w.partition("=")[0] for w in shlex.split(command, comments=True)[3:] if "=" in w}
     return keys
 
 
@@ -155,7 +156,7 @@ def test_a_selector_on_a_well_known_label_no_node_has_changes_the_pod(key: str, 
     (patch,) = dropped.patches
     assert patch["kind"] == "Pod" and patch["name"] == "p"
     pod_doc = {"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(pod.obj())}
-    from tests.analysis.test_suggest import merge_patch
+    from tests.test_suggest import merge_patch
 
     fixed = msgspec.convert(merge_patch(pod_doc, patch["patch"]), o.Pod)
     assert run_cycle(snapshot, fixed).verdict == Verdict.SCHEDULABLE
@@ -202,7 +203,7 @@ def test_an_affinity_term_keeps_its_other_requirements() -> None:
     assert dropped.nodes == ["a1"]
     assert (
         '"path":"/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0"'
-        in dropped.command
+        in command_text(dropped.command)
     )
 
 
@@ -250,7 +251,7 @@ def test_overwrite_only_over_another_value_saying_who_selects_on_it(labels: dict
     snapshot = make_snapshot(*nodes, *others)
     pod = make_pod("p").req(cpu="1").node_selector(disk="ssd").obj()
     (label,) = [s for s in _suggestions(snapshot, pod) if s.kind == "labelNode"]
-    assert label.command.endswith("--overwrite") == overwrite
+    assert command_text(label.command).endswith("--overwrite") == overwrite
     if overwrite:
         assert "it replaces disk=hdd, on which these select" in suggestion_text(label)
         assert "kube-system/agent (DaemonSet): its pod on n1 would be removed" in suggestion_text(label)
@@ -376,8 +377,8 @@ def test_an_eviction_uses_the_eviction_api_and_says_what_becomes_of_the_pod(
     snapshot = make_snapshot(*nodes, _victim("low-1", "n1", owner))
     pod = make_pod("p").priority(100).preemption_policy("Never").req(cpu="2").obj()
     (evict,) = [s for s in _suggestions(snapshot, pod) if s.kind == "evictPods"]
-    assert "delete" not in shlex.split(evict.command, comments=True)
-    assert evict.command.startswith(
+    assert "delete" not in shlex.split(command_text(evict.command), comments=True)
+    assert command_text(evict.command).startswith(
         """echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"low-1","namespace":"default"}}'"""
         " | kubectl create --raw /api/v1/namespaces/default/pods/low-1/eviction -f -"
     )
@@ -412,7 +413,7 @@ def test_an_eviction_never_takes_a_pod_its_budget_protects() -> None:
     )
     pod = make_pod("p").priority(100).preemption_policy("Never").req(cpu="2").obj()
     (evict,) = [s for s in _suggestions(snapshot, pod) if s.kind == "evictPods"]
-    assert "web-1" not in evict.command and "batch-1" in evict.command
+    assert "web-1" not in command_text(evict.command) and "batch-1" in command_text(evict.command)
     assert [p["name"] for p in evict.patches] == ["batch-1"]
     # With both protected, nothing is evicted.
     protected = make_snapshot(
@@ -578,7 +579,7 @@ def test_manifest_commands(path: str, generate_name: str, expected: str) -> None
 
     pod = make_pod("web-x1").obj()
     pod.metadata.generate_name = generate_name
-    assert manifest_command(path, pod, []) == expected
+    assert command_text(manifest_command(path, pod, [])) == expected
 
 
 def test_every_well_known_meaning_has_its_words() -> None:

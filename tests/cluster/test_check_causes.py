@@ -20,7 +20,7 @@ from podwhy.report.render.check import render_check
 from podwhy.report.render.layout import make_console
 from podwhy.report.render.markdown import MAX_REPLICA_ROWS
 from podwhy.report.render.markdown import render_check as render_markdown
-from podwhy.report.words.placement import placed_nodes_text
+from podwhy.report.words.check import placed_nodes_text
 from podwhy.scheduler.cycle import run_cycle
 from tests.builders import make_node, make_pod, make_snapshot
 from tests.cluster.test_check import check, container, deployment

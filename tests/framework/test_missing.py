@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from podwhy.framework.missing import not_evaluated_reason
+from podwhy.framework.notevaluated import not_evaluated
+from podwhy.report.words.notevaluated import not_evaluated_text
 
 FORBIDDEN = "cannot list persistentvolumeclaims: forbidden"
 
@@ -46,5 +47,6 @@ FORBIDDEN = "cannot list persistentvolumeclaims: forbidden"
     ],
 )
 def test_not_evaluated_reason(kinds: set[str], missing: dict[str, str], reason: str) -> None:
-    assert not_evaluated_reason(kinds, missing) == reason
-    assert not_evaluated_reason(sorted(kinds, reverse=True), missing) == reason
+    for given in (kinds, sorted(kinds, reverse=True)):
+        fact = not_evaluated(given, missing)
+        assert (not_evaluated_text(fact) if fact is not None else "") == reason

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from podwhy.analysis.autoscaling.base import Autoscaler, AutoscalingAnalysis
+from podwhy.analysis.autoscaling.base import Autoscaler
 from podwhy.analysis.autoscaling.clusterautoscaler import ClusterAutoscaler
 from podwhy.analysis.autoscaling.events import newest_record
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.autoscaling.karpenter import Karpenter
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o

@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TypedDict
 
-from podwhy.analysis.autoscaling.base import (
+from podwhy.analysis.autoscaling.base import nominated, start_view
+from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
+from podwhy.analysis.autoscaling.facts import (
     CLUSTER_AUTOSCALER,
+    EXPENDABLE_PRIORITY_CUTOFF,
+    NOT_TRIGGER_SCALE_UP,
+    SCALE_UP_DELAY_ANNOTATION,
+    TRIGGERED_SCALE_UP,
+    AnyGroupFinding,
     AutoscalerView,
     ComingNode,
-    GroupFinding,
-    GroupOutcome,
-    NotEvaluated,
+    GroupAtMaxSize,
+    GroupBackoff,
+    GroupUnhealthy,
+    NoTemplateNode,
+    PodDoesNotFitNewNode,
     PodExclusion,
-    Reason,
     ScaleUpTriggered,
-    nominated,
-    start_view,
+    StatusUnknown,
+    TemplateFits,
 )
-from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
 from podwhy.analysis.events import events_of
 from podwhy.cluster.template import TemplateView, example_node, template_node
 from podwhy.errors import PodwhyError
@@ -35,13 +43,9 @@ from podwhy.snapshot.autoscalerconfigmap import read_configmap
 from podwhy.snapshot.cluster import Snapshot
 
 COMPONENT = "cluster-autoscaler"
-# CA's defaults (flags): pods below the priority cutoff never trigger a scale-up; a node must
-# register within the provision time.
-EXPENDABLE_PRIORITY_CUTOFF = -10
+# CA's default (flag; the priority cutoff is facts.py's): a node must register within the provision time.
 MAX_NODE_PROVISION_SECONDS = 15 * 60
-# Its events on pods (processors/status/eventing_scale_up_processor.go).
-TRIGGERED_SCALE_UP = "TriggeredScaleUp"
-NOT_TRIGGER_SCALE_UP = "NotTriggerScaleUp"
+# Its events on pods (processors/status/eventing_scale_up_processor.go; their reasons are facts.py's).
 NOT_TRIGGER_PREFIX = "pod didn't trigger scale-up:"
 # Its reasons that name a cluster-wide limit (--max-nodes-total; --cores-total and --memory-total:
 # "max cluster cpu limit reached" up to CA 1.34, 'exceeded quota: "cluster-wide", ...' since 1.35).
@@ -50,8 +54,7 @@ _CLUSTER_LIMIT = re.compile(r'^(max cluster .+ limit reached|exceeded quota: "cl
 # Its reasons, counted per node group and joined by ", " in no set order; a reason may itself hold
 # ", " ("max cluster cpu, memory limit reached"), so items start where a count does.
 _COUNTED = re.compile(r"(?:^|, )(\d+) (.+?)(?=, \d+ |$)")
-# A pod younger than this annotation's Go duration is left alone (static_autoscaler.go).
-SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+# A pod younger than SCALE_UP_DELAY_ANNOTATION's Go duration is left alone (static_autoscaler.go).
 _GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 # "pod triggered scale-up: [{ng-a 3->4 (max: 10)} {ng-b 1->2 (max: 5)}]"
@@ -171,6 +174,28 @@ def excluded(pod: o.Pod, now: float | None = None) -> tuple[PodExclusion, str | 
     return nominated(pod)
 
 
+class _Named(TypedDict):
+    autoscaler: str
+    group: str
+
+
+class _Sizes(TypedDict):
+    """A group's sizes, from its status."""
+
+    target: int | None
+    ready: int | None
+    min_size: int | None
+    max_size: int | None
+
+
+class _Template(TypedDict):
+    """The pod on a copy of the group's example node: the plugin that rejects it, and its reasons."""
+
+    example: str
+    plugin: str
+    reasons: tuple[str, ...]
+
+
 class ClusterAutoscaler:
     name = CLUSTER_AUTOSCALER
 
@@ -208,9 +233,9 @@ class ClusterAutoscaler:
             said.counts = not_trigger_counts(said.message)
             view.cluster_limit = cluster_limit(said.message)
         if self.unreadable:
-            view.not_evaluated.append(NotEvaluated(self.unreadable))
+            view.not_evaluated.append(StatusUnknown(self.unreadable))
         elif self.status is None:
-            view.not_evaluated.append(NotEvaluated())
+            view.not_evaluated.append(StatusUnknown())
         groups = self.status.node_groups if self.status is not None else []
         view.coming = self._coming(pod, events, groups, now)
         for group in groups:
@@ -250,47 +275,42 @@ class ClusterAutoscaler:
             MAX_NODE_PROVISION_SECONDS,
         )
 
-    def _finding(self, pod: o.Pod, group: cs.NodeGroupStatus, framework: Framework) -> GroupFinding:
-        def ruled_out(reason: Reason, **data: object) -> GroupFinding:
-            return GroupFinding(self.name, group.name, GroupOutcome.RULED_OUT, reason, dict(data))
-
-        sizes = {"target": group.target, "ready": group.ready, "minSize": group.min_size, "maxSize": group.max_size}
+    def _finding(self, pod: o.Pod, group: cs.NodeGroupStatus, framework: Framework) -> AnyGroupFinding:
+        named = _Named(autoscaler=self.name, group=group.name)
+        sizes = _Sizes(target=group.target, ready=group.ready, min_size=group.min_size, max_size=group.max_size)
         if group.health == cs.UNHEALTHY or group.scale_up == cs.UNHEALTHY:
-            return ruled_out(Reason.GROUP_UNHEALTHY, **sizes)
+            return GroupUnhealthy(**named, **sizes)
         if group.scale_up == cs.SCALE_UP_BACKOFF:
             code, message = group.backoff_code, group.backoff_message
             failed = self.failures.get(group.name)
             if not code and failed is not None:  # the text status names none: its last failure event does
                 code, message = failed[0], failed[1]
-            return ruled_out(
-                Reason.GROUP_BACKOFF,
-                errorCode=code,
-                errorMessage=message,
+            return GroupBackoff(
+                **named,
+                error_code=code,
+                error_message=message,
                 since=group.scale_up_since,
-                lastFailureEvent=failed[2] if failed is not None else None,
+                last_failure_event=failed[2] if failed is not None else None,
                 **sizes,
             )
-        nodes = group_nodes(group.name, self.snapshot.nodes)
-        example = example_node(nodes)
-        fits: bool | None = None
-        template_data: dict[str, object] = {}
-        if example is not None:
-            key = (group.name, id(framework))
-            view = self._views.get(key)
-            if view is None:
-                view = self._views[key] = TemplateView(
-                    self.snapshot, framework, example, template_node(example, group.name)
-                )
-            verdict = view.verdict(pod)
-            fits = verdict.fits
-            template_data = {"example": example.metadata.name, "plugin": verdict.plugin, "reasons": verdict.reasons}
-        if group.at_max_size:
-            return ruled_out(Reason.GROUP_AT_MAX_SIZE, fitsNewNode=fits, **sizes, **template_data)
+        example = example_node(group_nodes(group.name, self.snapshot.nodes))
         if example is None:
-            return GroupFinding(self.name, group.name, GroupOutcome.NOT_EVALUATED, Reason.NO_TEMPLATE_NODE, dict(sizes))
-        if not fits:
-            return ruled_out(Reason.POD_DOES_NOT_FIT_NEW_NODE, **template_data, **sizes)
-        return GroupFinding(self.name, group.name, GroupOutcome.CAN_ADD, None, {**sizes, **template_data})
+            if group.at_max_size:
+                return GroupAtMaxSize(**named, fits_new_node=None, **sizes)
+            return NoTemplateNode(**named, **sizes)
+        key = (group.name, id(framework))
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = TemplateView(
+                self.snapshot, framework, example, template_node(example, group.name)
+            )
+        verdict = view.verdict(pod)
+        template = _Template(example=example.metadata.name, plugin=verdict.plugin, reasons=tuple(verdict.reasons))
+        if group.at_max_size:
+            return GroupAtMaxSize(**named, fits_new_node=verdict.fits, **sizes, **template)
+        if not verdict.fits:
+            return PodDoesNotFitNewNode(**named, **template, **sizes)
+        return TemplateFits(**named, **sizes, **template)
 
 
 def _growing(group: cs.NodeGroupStatus) -> bool:

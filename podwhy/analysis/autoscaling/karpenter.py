@@ -14,20 +14,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
-from podwhy.analysis.autoscaling.base import (
+from podwhy.analysis.autoscaling.base import nominated, start_view
+from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
+from podwhy.analysis.autoscaling.facts import (
     KARPENTER,
+    NOMINATED,
+    AnyGroupFinding,
     AutoscalerView,
     ComingNode,
-    GroupFinding,
-    GroupOutcome,
+    LimitsReached,
     NodeClaimProgress,
+    NodePoolNotReady,
+    NodePoolStatic,
     PodExclusion,
-    Reason,
-    nominated,
-    start_view,
+    PoolAdmits,
+    RequirementsExcludePod,
+    TaintNotTolerated,
 )
-from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import Resource
 from podwhy.helpers.nodetaints import do_not_schedule_taints, find_matching_untolerated_taint, taint_to_string
@@ -46,7 +51,6 @@ from podwhy.snapshot.cluster import Snapshot, ns_name
 
 COMPONENT = "karpenter"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
-NOMINATED = "Nominated"
 # "Pod should schedule on: nodeclaim/default-9k4qz[, node/ip-10-0-1-2.ec2.internal]"
 _NOMINATED = re.compile(r"nodeclaim/([^\s,]+)")
 # Liveness (nodeclaim/lifecycle/liveness.go): a NodeClaim not Launched within 5 minutes, or not
@@ -248,8 +252,14 @@ def _request_of(request: Resource, resource: str) -> int:
     return request.scalar_resources.get(resource, 0)
 
 
-def limits_left(pool: o.NodePool, pod: o.Pod) -> dict[str, object] | None:
-    """The first limit that leaves less than the pod's request (less than one node's worth)."""
+class _Named(TypedDict):
+    autoscaler: str
+    group: str
+
+
+def limits_left(pool: o.NodePool, pod: o.Pod, named: _Named) -> LimitsReached | None:
+    """The first limit that leaves less than the pod's request (less than one node's worth);
+    NAMED: the finding's autoscaler and group."""
     request = _requested(pod)
     for resource, raw_limit in sorted(pool.spec.limits.items()):
         try:
@@ -259,13 +269,14 @@ def limits_left(pool: o.NodePool, pod: o.Pod) -> dict[str, object] | None:
             continue
         wanted = _request_of(request, resource)
         if used >= limit or limit - used < wanted:
-            return {
-                "resource": resource,
-                "limit": str(raw_limit),
-                "used": str(pool.status.resources.get(resource, 0)),
-                "podRequest": wanted,
-                "unit": "millicores" if resource == "cpu" else ("nodes" if resource == "nodes" else "units"),
-            }
+            return LimitsReached(
+                **named,
+                resource=resource,
+                limit=str(raw_limit),
+                used=str(pool.status.resources.get(resource, 0)),
+                pod_request=wanted,
+                unit="millicores" if resource == "cpu" else ("nodes" if resource == "nodes" else "units"),
+            )
     return None
 
 
@@ -337,29 +348,25 @@ class Karpenter:
         age = int(now - started) if now is not None and started is not None else None
         return ComingNode(self.name, pool, state, since, age, timeout)
 
-    def finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> GroupFinding:
+    def finding(self, pod: o.Pod, pool: o.NodePool, wanted: list[Requirements]) -> AnyGroupFinding:
         """What POOL can do for POD (`wanted`: pod_requirement_sets of it)."""
-        name = pool.metadata.name
-
-        def ruled_out(why: Reason, **data: object) -> GroupFinding:
-            return GroupFinding(self.name, name, GroupOutcome.RULED_OUT, why, dict(data))
-
+        named = _Named(autoscaler=self.name, group=pool.metadata.name)
         if pool.spec.replicas is not None:
-            return ruled_out(Reason.NODEPOOL_STATIC, replicas=pool.spec.replicas)
+            return NodePoolStatic(**named, replicas=pool.spec.replicas)
         ready = _condition(pool.status.conditions, "Ready")
         if ready is not None and ready.status != "True":
-            return ruled_out(Reason.NODEPOOL_NOT_READY, reason=ready.reason, message=ready.message)
+            return NodePoolNotReady(**named, condition_reason=ready.reason, condition_message=ready.message)
         taint = find_matching_untolerated_taint(
             pool.spec.template.spec.taints, pod.spec.tolerations, do_not_schedule_taints
         )
         if taint is not None:
-            return ruled_out(Reason.TAINT_NOT_TOLERATED, taint=taint_to_string(taint))
+            return TaintNotTolerated(**named, taint=taint_to_string(taint))
         offered = pool_requirements(pool)
         conflicts = [incompatible(offered, alternative) for alternative in wanted]
         if all(c is not None for c in conflicts):
             key, why = next(c for c in conflicts if c is not None)
-            return ruled_out(Reason.REQUIREMENTS_EXCLUDE_POD, key=key, detail=why)
-        short = limits_left(pool, pod)
+            return RequirementsExcludePod(**named, key=key, detail=why)
+        short = limits_left(pool, pod, named)
         if short is not None:
-            return ruled_out(Reason.LIMITS_REACHED, **short)
-        return GroupFinding(self.name, name, GroupOutcome.CAN_ADD)
+            return short
+        return PoolAdmits(**named)

@@ -10,26 +10,58 @@ Work is bounded so that large clusters stay fast: a few candidate nodes per kind
 re-runs, and changes to the cluster (which re-index the snapshot) only below a size limit.
 
 One module per kind of suggestion, as podwhy/plugins/ has one per plugin; order.py tries them
-in order. Bounds are module constants of the module that reads them.
+in order; facts.py holds what they find. Bounds are module constants of the module that reads
+them. Importing the package loads none of them: each name below is loaded when first used.
 """
 
-from podwhy.analysis.commands import template_owner
-from podwhy.analysis.sizing import SizingOutcome
-from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion
-from podwhy.analysis.suggest.groups import (
-    CauseSizing,
-    GroupBudget,
-    GroupSizing,
-    allocatable_shapes,
-    beyond_every_node,
-    node_local_group,
-    size_causes,
-    size_group,
-    size_groups,
-    static_filters,
-)
-from podwhy.analysis.suggest.order import suggest
-from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_document
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from podwhy.analysis.commands import template_owner
+    from podwhy.analysis.sizing import SizingOutcome
+    from podwhy.analysis.suggest.base import MAX_SUGGESTIONS
+    from podwhy.analysis.suggest.facts import Suggestion
+    from podwhy.analysis.suggest.groups import (
+        CauseSizing,
+        GroupBudget,
+        allocatable_shapes,
+        beyond_every_node,
+        node_local_group,
+        size_causes,
+        size_group,
+        size_groups,
+        static_filters,
+    )
+    from podwhy.analysis.suggest.notes import GroupSizing
+    from podwhy.analysis.suggest.order import suggest
+    from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_document
+
+_WHERE = {
+    "template_owner": "podwhy.analysis.commands",
+    "SizingOutcome": "podwhy.analysis.sizing",
+    "MAX_SUGGESTIONS": "podwhy.analysis.suggest.base",
+    "GroupSizing": "podwhy.analysis.suggest.notes",
+    "Suggestion": "podwhy.analysis.suggest.facts",
+    **dict.fromkeys(
+        (
+            "CauseSizing",
+            "GroupBudget",
+            "allocatable_shapes",
+            "beyond_every_node",
+            "node_local_group",
+            "size_causes",
+            "size_group",
+            "size_groups",
+            "static_filters",
+        ),
+        "podwhy.analysis.suggest.groups",
+    ),
+    "suggest": "podwhy.analysis.suggest.order",
+    **dict.fromkeys(("apply_json_patch", "merge_diff", "typed_document"), "podwhy.analysis.suggest.patches"),
+}
 
 __all__ = [
     "MAX_SUGGESTIONS",
@@ -51,3 +83,9 @@ __all__ = [
     "template_owner",
     "typed_document",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name]), name)

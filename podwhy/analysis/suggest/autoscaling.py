@@ -15,17 +15,27 @@ from typing import Any
 
 import msgspec
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis, GroupFinding, Reason
-from podwhy.analysis.autoscaling.base import GroupOutcome
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
+from podwhy.analysis.autoscaling.facts import (
+    CAPI_MAX_SIZE_ANNOTATION,
+    AnyGroupFinding,
+    AutoscalingAnalysis,
+    GroupAtMaxSize,
+    GroupOutcome,
+    LimitsReached,
+    RequirementsExcludePod,
+)
 from podwhy.analysis.autoscaling.karpenter import Karpenter, pod_requirement_sets
-from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNodePoolZone,
     AddNodesForGroup,
+    Command,
     GroupNeeds,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
+    SetGroupMaxSize,
+    Suggestion,
 )
 from podwhy.cluster.nodecopy import copied_from
 from podwhy.model import objects as o
@@ -34,26 +44,13 @@ from podwhy.model.wellknownnames import LABEL_TOPOLOGY_ZONE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 
-CAPI_MAX_SIZE_ANNOTATION = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
-
-def _provider_field(group: str) -> str:
-    """Where a node group's max size is set, by how the provider names its groups."""
-    if group.startswith(("MachineDeployment/", "MachineSet/", "MachinePool/")):
-        return f"the {CAPI_MAX_SIZE_ANNOTATION} annotation of the {group.split('/')[0]}"
-    if "/instanceGroups/" in group:
-        return "the GKE node pool's autoscaling maximum (or the MIG's --max-nodes in CA's --nodes flag)"
-    if group.endswith("-vmss"):
-        return "the AKS node pool's --max-count (or the VMSS's max in CA's --nodes flag)"
-    if group.startswith("eks-"):
-        return "the EKS managed node group's scalingConfig.maxSize (its Auto Scaling group's MaxSize)"
-    return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
-
-
-def _needed_nodes(v: _Verifier, finding: GroupFinding) -> GroupNeeds | None:
+def _needed_nodes(v: _Verifier, finding: AnyGroupFinding) -> GroupNeeds | None:
     """How many more nodes of the group the pod's pending group needs (sized earlier by group
     sizing, when it sized them with copies of a node of this group), else 1 for the pod."""
-    example = finding.data.get("example")
+    if not isinstance(finding, GroupAtMaxSize):
+        return None
+    example = finding.example
     for earlier in v.earlier:
         if earlier.kind != "addNodesForGroup" or not earlier.patches:
             continue
@@ -64,42 +61,39 @@ def _needed_nodes(v: _Verifier, finding: GroupFinding) -> GroupNeeds | None:
     return None
 
 
-def _raise_max_size(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
+def _raise_max_size(v: _Verifier, finding: AnyGroupFinding) -> Suggestion | None:
     return raise_max_size(finding, _needed_nodes(v, finding))
 
 
-def raise_max_size(finding: GroupFinding, needs: GroupNeeds | None) -> Suggestion | None:
+def raise_max_size(finding: AnyGroupFinding, needs: GroupNeeds | None) -> Suggestion | None:
     """A node group at its max size whose new node fits the pod: raised by what `needs` says (the
     pod's pending group sized with nodes of it), else by 1."""
-    data = finding.data
-    if finding.reason is not Reason.GROUP_AT_MAX_SIZE or data.get("fitsNewNode") is not True:
+    if not isinstance(finding, GroupAtMaxSize) or finding.fits_new_node is not True:
         return None
-    current, target = data.get("maxSize"), data.get("target")
-    if not isinstance(current, int):
+    current, target = finding.max_size, finding.target
+    if current is None:
         return None
-    wanted = max(current, target if isinstance(target, int) else current) + (needs.count if needs else 1)
+    wanted = max(current, target if target is not None else current) + (needs.count if needs else 1)
     group = finding.group
-    change = RaiseGroupMaxSize(
-        group, current, wanted, needs, str(data.get("example")), target if isinstance(target, int) else None
-    )
+    change = RaiseGroupMaxSize(group, current, wanted, needs, str(finding.example), target)
     kind, _, rest = group.partition("/")
     if kind in ("MachineDeployment", "MachineSet") and "/" in rest:
         namespace, _, name = rest.partition("/")
         patch = {"metadata": {"annotations": {CAPI_MAX_SIZE_ANNOTATION: str(wanted)}}}
-        command = (
+        command = Command(
             f"kubectl patch {kind.lower()}.cluster.x-k8s.io {shlex.quote(name)} -n {shlex.quote(namespace)} "
             f"--type merge -p {shlex.quote(json.dumps(patch, separators=(',', ':')))}"
         )
         patches = [{"kind": kind, "name": name, "namespace": namespace, "patch": patch}]
     else:
-        command = f"# set {_provider_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+        command = Command(note=SetGroupMaxSize(group, wanted))
         patches = []
     return Suggestion(change, [], patches, command)
 
 
-def _pool_patch_command(name: str, patch: dict[str, Any]) -> str:
+def _pool_patch_command(name: str, patch: dict[str, Any]) -> Command:
     body = json.dumps(patch, separators=(",", ":"))
-    return f"kubectl patch nodepool.karpenter.sh {shlex.quote(name)} --type merge -p {shlex.quote(body)}"
+    return Command(f"kubectl patch nodepool.karpenter.sh {shlex.quote(name)} --type merge -p {shlex.quote(body)}")
 
 
 def _verified(v: _Verifier, pool: o.NodePool) -> bool:
@@ -108,8 +102,8 @@ def _verified(v: _Verifier, pool: o.NodePool) -> bool:
     return finding.outcome is GroupOutcome.CAN_ADD
 
 
-def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
-    if finding.reason is not Reason.REQUIREMENTS_EXCLUDE_POD or finding.data.get("key") != LABEL_TOPOLOGY_ZONE:
+def _add_zone(v: _Verifier, finding: AnyGroupFinding) -> Suggestion | None:
+    if not isinstance(finding, RequirementsExcludePod) or finding.key != LABEL_TOPOLOGY_ZONE:
         return None
     pool = v.snapshot.node_pools.get(finding.group)
     if pool is None:
@@ -150,17 +144,13 @@ def _add_zone(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
     )
 
 
-def _raise_limit(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
-    if finding.reason is not Reason.LIMITS_REACHED:
+def _raise_limit(v: _Verifier, finding: AnyGroupFinding) -> Suggestion | None:
+    if not isinstance(finding, LimitsReached):
         return None
     pool = v.snapshot.node_pools.get(finding.group)
-    resource = finding.data.get("resource")
-    if pool is None or not isinstance(resource, str):
+    if pool is None:
         return None
-    used = str(finding.data.get("used"))
-    request = finding.data.get("podRequest")
-    if not isinstance(request, int):
-        return None
+    resource, used, request = finding.resource, finding.used, finding.pod_request
     try:
         used_amount = quantity_milli_value(used) if resource == "cpu" else quantity_value(used)
     except QuantityError:
@@ -178,7 +168,7 @@ def _raise_limit(v: _Verifier, finding: GroupFinding) -> Suggestion | None:
         return None
     patch = {"spec": {"limits": {resource: value}}}
     return Suggestion(
-        RaiseNodePoolLimit(pool.metadata.name, resource, str(finding.data.get("limit")), value, used),
+        RaiseNodePoolLimit(pool.metadata.name, resource, finding.limit, value, used),
         [],
         [{"kind": "NodePool", "name": pool.metadata.name, "patch": patch}],
         _pool_patch_command(pool.metadata.name, patch),

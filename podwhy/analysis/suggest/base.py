@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import ReplicaSetIndex, owner_of
-from podwhy.analysis.suggest.facts import Change, Note
+from podwhy.analysis.suggest.facts import Suggestion
+from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework, NodeVerdict
@@ -44,23 +45,6 @@ NODE_AFFINITY = names.NODE_AFFINITY
 TOPOLOGY_SPREAD = names.POD_TOPOLOGY_SPREAD
 INTER_POD_AFFINITY = names.INTER_POD_AFFINITY
 MI = 1024 * 1024
-
-
-@dataclass
-class Suggestion:
-    """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
-    made, and how to make it: merge patches and a command."""
-
-    change: Change
-    nodes: list[str]
-    patches: list[dict[str, Any]]
-    command: str
-    # The pod's merge patch carries the redacted values of a redacted snapshot.
-    redacted: bool = False
-
-    @property
-    def kind(self) -> str:
-        return self.change.KIND
 
 
 @dataclass

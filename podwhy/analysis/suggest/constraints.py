@@ -7,8 +7,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from podwhy.analysis.suggest.base import INTER_POD_AFFINITY, MAX_TRIES_PER_KIND, TOPOLOGY_SPREAD, Suggestion, _Verifier
-from podwhy.analysis.suggest.facts import DropAntiAffinity, RelaxTopologySpread
+from podwhy.analysis.suggest.base import INTER_POD_AFFINITY, MAX_TRIES_PER_KIND, TOPOLOGY_SPREAD, _Verifier
+from podwhy.analysis.suggest.facts import DropAntiAffinity, RelaxTopologySpread, Suggestion
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.model import objects as o

@@ -14,17 +14,20 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.analysis.pending import owner_of, spec_signature
-from podwhy.analysis.suggest.base import Suggestion, _Verifier
+from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     Afterwards,
     AwaitPreemption,
+    Command,
     EvictPods,
     FitsThen,
     NotChecked,
     Recreator,
     ReplacementFate,
     StaysPending,
+    Suggestion,
     ThenVerdict,
+    ThroughEvictionApi,
 )
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.runtime import Framework
@@ -38,7 +41,7 @@ from podwhy.verdict import Verdict
 MAX_VICTIMS_CHECKED = 3
 
 
-def _eviction_command(victims: Sequence[o.Pod]) -> str:
+def _eviction_command(victims: Sequence[o.Pod]) -> Command:
     """Evictions through the Eviction API (`kubectl delete pod` would bypass PodDisruptionBudgets
     and `kubectl drain` would cordon the node the pod needs): the API server refuses one a budget
     forbids (429), and `&&` stops there."""
@@ -50,10 +53,7 @@ def _eviction_command(victims: Sequence[o.Pod]) -> str:
             f"echo {shlex.quote(json.dumps(body, separators=(',', ':')))} | "
             f"kubectl create --raw {shlex.quote(f'/api/v1/namespaces/{ns}/pods/{name}/eviction')} -f -"
         )
-    return (
-        " && ".join(parts)
-        + "  # the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)"
-    )
+    return Command(" && ".join(parts), ThroughEvictionApi())
 
 
 def _recreated(pod: o.Pod, snapshot: Snapshot) -> Recreator | None:
@@ -126,7 +126,7 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     if preemption.nominated_node and preemption.victims:
         node, victims = preemption.nominated_node, [pi.pod for pi in preemption.victims]
         change = AwaitPreemption(node, tuple(pi.key for pi in preemption.victims), _afterwards(v, node, victims))
-        return [Suggestion(change, nodes=[node], patches=[], command="")]
+        return [Suggestion(change, nodes=[node], patches=[], command=Command())]
     if preemption.eligible or v.pod.spec.preemption_policy != PREEMPT_NEVER:
         return []
     again = _dry_run_anyway(v, cycle)

@@ -1,20 +1,22 @@
-"""What each kind of suggestion changes, and what the verifier and the group sizing have to say,
-as typed facts: report/words/suggest.py says them.
+"""What each kind of suggestion changes and how to make it, as typed facts: report/words/suggest.py
+says them (what the verifier and a group's sizing have to say is notes.py's). Nothing here imports
+the machinery that finds them.
 
 A change carries what its sentence names (the resource and the quantity it goes to, the node, the
 label, the taints, the group and counts); the nodes the pod then fits on, the patches and the
-command are the Suggestion's (analysis/suggest/base.py). Quantities are kept as the patches
-write them; counts as integers.
+command are the Suggestion's. A command is the shell line to run and a typed note on why it is
+shaped so, which the words say as its comment. Quantities are kept as the patches write them;
+counts as integers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar
 
-from podwhy.analysis.autoscaling.base import GroupOutcome, Reason
-from podwhy.analysis.keymeanings import LabelMeaning, NodeCondition, Reserving
-from podwhy.cluster.nodecopy import StartupPods
+from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
+from podwhy.analysis.keymeanings import LabelMeaning, Reserving
 from podwhy.verdict import Verdict
 
 # ---- lowerRequest ----
@@ -48,7 +50,7 @@ class TaintRef:
 
 @dataclass(frozen=True)
 class ReservingTaint:
-    """A well-known reserving taint: for whom it sets its nodes aside (analysis/keymeanings.py)."""
+    """A well-known reserving taint: for whom it sets its nodes aside (analysis/wellknown.py)."""
 
     whom: Reserving
 
@@ -112,7 +114,7 @@ class DropNodeSelection:
     asks: Asks
     # The values of the label the nodes have, sorted.
     have: tuple[str, ...]
-    # Why no node is relabelled with it (analysis/keymeanings.py).
+    # Why no node is relabelled with it (analysis/wellknown.py).
     well_known: LabelMeaning
 
 
@@ -145,6 +147,17 @@ class LabelNode:
     one_label_away: tuple[str, ...]
     # Set when the node has the label with another value.
     replaced: LabelReplaced | None = None
+
+
+# ---- what a new node runs ----
+
+
+@dataclass(frozen=True)
+class StartupPods:
+    """What a new copy of a node runs from the start: its DaemonSet and static pods, counted."""
+
+    daemonsets: int
+    static: int
 
 
 # ---- addNode, addNodesForGroup ----
@@ -427,230 +440,116 @@ Change = (
 )
 
 
-# ---- sizing a pending group ----
+# ---- how to make a change: the command, and why it is shaped so ----
 
 
 @dataclass(frozen=True)
-class WorkBound:
-    """Node evaluations one group may spend, or all groups of one run (`run`)."""
+class TemplateNotRolledOut:
+    """A ReplicaSet without a Deployment, or a ReplicationController (`kind`), replaces no pod when
+    its template changes: the Pending pods are deleted after the patch and recreated from it."""
 
-    work: int
-    run: bool = False
-
-
-@dataclass(frozen=True)
-class NoCycle:
-    """Not sized: no scheduling cycle to start from."""
+    kind: str
 
 
 @dataclass(frozen=True)
-class NotEvaluated:
-    """Not sized: placements would pass plugins podwhy cannot run (the cycle's own words)."""
-
-    text: str
+class ManifestOnStdin:
+    """The pod's manifest came on stdin: the command reads it there again."""
 
 
 @dataclass(frozen=True)
-class PluginMessage:
-    """The plugin's own message."""
-
-    message: str
+class JobRecreated:
+    """A Job's pod template cannot change: the Job is deleted and created again (its pods start over)."""
 
 
 @dataclass(frozen=True)
-class ShortBesideStartup:
-    """Too little is left beside the DaemonSet and static pods a new copy runs: NodeResourcesFit's
-    reasons (its own words)."""
-
-    reasons: str
+class CronJobRecreated:
+    """The CronJob's next Jobs get the change; its running Job, whose pod template cannot change,
+    is recreated from it (its pods start over)."""
 
 
-@dataclass(frozen=True)
-class PortsTakenByStartup:
-    """The pod's host ports are taken by the DaemonSet and static pods a new copy runs."""
+class StatefulSetHold(StrEnum):
+    """What keeps a StatefulSet from replacing a Pending pod until it is deleted."""
 
-
-KeptOff = PluginMessage | ShortBesideStartup | PortsTakenByStartup
-
-
-@dataclass(frozen=True)
-class CopyKeeps:
-    """A reason a new copy of a node keeps (the plugin, and why), on that many nodes."""
-
-    plugin: str
-    why: KeptOff
-    nodes: int
+    # The snapshot lacks the StatefulSet: the default podManagementPolicy, OrderedReady, is assumed.
+    UNKNOWN = "Unknown"
+    ON_DELETE = "OnDelete"
+    ORDERED_READY = "OrderedReady"
 
 
 @dataclass(frozen=True)
-class NoCopy:
-    """No node qualifies for copying: every reason new copies keep, in the order first found."""
+class StatefulSetReplaced:
+    """What a StatefulSet's command does beyond the patch: its rolling update's partition lowered
+    (`partition`, to `lowest`: ordinals below it keep the old template), and the Pending pods
+    deleted after the patch (`held`: why the StatefulSet would not replace them itself)."""
 
-    reasons: tuple[CopyKeeps, ...]
-
-
-@dataclass(frozen=True)
-class ShortEverywhere:
-    """A resource no new node has enough of: the request, the most any new node has free, and
-    that node's allocatable."""
-
-    resource: str
-    requested: int
-    room: int
-    capacity: int
+    partition: int | None = None
+    lowest: int | None = None
+    held: StatefulSetHold | None = None
 
 
 @dataclass(frozen=True)
-class ShapeLacks:
-    node: str
-    resources: tuple[str, ...]
+class ThroughEvictionApi:
+    """Evictions through the Eviction API, which refuses what a PodDisruptionBudget forbids
+    (`kubectl delete pod` would not)."""
 
 
 @dataclass(frozen=True)
-class BeyondEveryNode:
-    """No new node shaped like one of the cluster holds one such pod. `started`: new nodes run
-    DaemonSet or static pods. Either the resources short everywhere, or each shape's lack (and
-    how many more shapes)."""
-
-    started: bool
-    short: tuple[ShortEverywhere, ...] = ()
-    lacking: tuple[ShapeLacks, ...] = ()
-    more: int = 0
+class StatusPatch:
+    """A patch of pods' status subresource: kubectl 1.24 or later, and the right to patch pods/status."""
 
 
 @dataclass(frozen=True)
-class StoppedByTime:
-    seconds: float
-
-
-@dataclass(frozen=True)
-class StoppedByWork:
-    bound: WorkBound
-    nodes: int
-
-
-@dataclass(frozen=True)
-class TooManyNodes:
-    limit: int
-    like: str
-
-
-@dataclass(frozen=True)
-class NoShapeFits:
-    """Per node shape tried: not one pod fits a new one (`none_fits`), or more take no more."""
+class ScaleNodeGroup:
+    """No command: `count` nodes like `like` are the node group's to add (cloud configuration),
+    by its group's one verdict (`adder`)."""
 
     like: str
-    none_fits: bool
-
-
-@dataclass(frozen=True)
-class NoCount:
-    shapes: tuple[NoShapeFits, ...]
-
-
-@dataclass(frozen=True)
-class Sized:
     count: int
-    like: str
+    adder: NodeAdder | None
 
 
 @dataclass(frozen=True)
-class NotLargest:
-    """Only the `limit` largest Unschedulable groups an added node could hold are sized."""
+class SetGroupMaxSize:
+    """No command (a node group's max size is cloud configuration): set `group`'s to `wanted`."""
 
-    limit: int
-
-
-@dataclass(frozen=True)
-class TooLittleLeft:
-    bound: WorkBound
+    group: str
+    wanted: int
 
 
-@dataclass(frozen=True)
-class RunAgain:
-    """The group's first pod is no longer Unschedulable."""
-
-    verdict: Verdict
-
-
-SizingNote = (
-    NoCycle
-    | NotEvaluated
-    | NoCopy
-    | BeyondEveryNode
-    | StoppedByTime
-    | StoppedByWork
-    | TooManyNodes
-    | NoCount
-    | Sized
-    | NotLargest
-    | TooLittleLeft
-    | RunAgain
+CommandNote = (
+    TemplateNotRolledOut
+    | ManifestOnStdin
+    | JobRecreated
+    | CronJobRecreated
+    | StatefulSetReplaced
+    | ThroughEvictionApi
+    | StatusPatch
+    | ScaleNodeGroup
+    | SetGroupMaxSize
 )
 
 
-# ---- what a bound or a rule kept the suggestions from ----
-
-
 @dataclass(frozen=True)
-class ConditionTaints:
-    """Nodes that would take the pod but for taints of their condition: (key, what it says of the
-    node), never tolerated."""
+class Command:
+    """How to make a change: the shell line to run, each word quoted ("" when there is none to
+    run), and what report/words/suggest.py says of it after it, as a comment."""
 
-    taints: tuple[tuple[str, NodeCondition], ...]
-    nodes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PlatformSelection:
-    """The pod asks for a platform no node has: dropping the requirement is not suggested."""
-
-    asks: Asks
-    have: tuple[str, ...]
+    line: str = ""
+    note: CommandNote | None = None
 
 
-@dataclass(frozen=True)
-class NoTopologyKeyFix:
-    """No node has the topologyKey of spread constraint `index`, and no node label key like it
-    (`similar`, each tried) makes the pod fit."""
+@dataclass
+class Suggestion:
+    """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
+    made, and how to make it: merge patches and a command."""
 
-    index: int
-    topology_key: str
-    similar: tuple[str, ...]
+    change: Change
+    nodes: list[str]
+    patches: list[dict[str, Any]]
+    command: Command
+    # The pod's merge patch carries the redacted values of a redacted snapshot.
+    redacted: bool = False
 
-
-@dataclass(frozen=True)
-class NoResourceFix:
-    """No node advertises the extended resource, and no advertised one like it (`similar`, each
-    tried) makes the pod fit."""
-
-    resource: str
-    similar: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class NoAffinityFix:
-    """No pod matches required pod affinity term `index` (`selector` in `namespaces`), and neither
-    another namespace nor a like label value makes the pod fit."""
-
-    index: int
-    selector: str
-    namespaces: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SuggestionsBound:
-    reruns: int
-    seconds: float
-
-
-@dataclass(frozen=True)
-class GroupNotSized:
-    """The pod's pending group (`pods` of `owner`) was not sized: why."""
-
-    pods: int
-    owner: str | None
-    why: SuggestionsBound | SizingNote
-
-
-Note = ConditionTaints | PlatformSelection | GroupNotSized | NoTopologyKeyFix | NoResourceFix | NoAffinityFix
+    @property
+    def kind(self) -> str:
+        return self.change.KIND

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 import msgspec
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.blocking import BlockingCause, blocking_causes
 from podwhy.analysis.causes import WillPreempt
 from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature
@@ -24,29 +24,35 @@ from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
     RESOURCE_FIT,
     TIME_BUDGET_SECONDS,
-    Suggestion,
     _failing,
     _Verifier,
 )
-from podwhy.analysis.suggest.facts import (
-    AddNodesForGroup,
+from podwhy.analysis.suggest.facts import AddNodesForGroup, Command, NodeAdder, ScaleNodeGroup, Suggestion
+from podwhy.analysis.suggest.nodes import (
+    _copy_candidates,
+    _fit_plugin,
+    _kept_off_copies,
+    _node_object,
+    node_adder,
+    startup_counts,
+)
+from podwhy.analysis.suggest.notes import (
     BeyondEveryNode,
     CopyKeeps,
     GroupNotSized,
+    GroupSizing,
     KeptOff,
     NoCopy,
     NoCount,
     NoCycle,
-    NodeAdder,
     NoShapeFits,
-    NotEvaluated,
     NotLargest,
     PluginMessage,
+    PluginsNotEvaluated,
     RunAgain,
     ShapeLacks,
     ShortEverywhere,
     Sized,
-    SizingNote,
     StoppedByTime,
     StoppedByWork,
     SuggestionsBound,
@@ -54,18 +60,9 @@ from podwhy.analysis.suggest.facts import (
     TooManyNodes,
     WorkBound,
 )
-from podwhy.analysis.suggest.nodes import (
-    _copy_candidates,
-    _fit_plugin,
-    _kept_off_copies,
-    _node_object,
-    node_adder,
-    scale_command,
-)
 from podwhy.cluster.nodecopy import (
     copy_names,
     node_copy,
-    startup_counts,
     startup_pods,
     startup_pods_by_node,
     with_copies,
@@ -93,16 +90,6 @@ MAX_ADDED_NODES = 100
 MAX_GROUP_PLACEMENT_WORK = 250_000
 FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
-
-
-@dataclass
-class GroupSizing:
-    outcome: SizingOutcome
-    # What it takes, when sized; otherwise why there is no count.
-    note: SizingNote
-    suggestion: Suggestion | None = None
-    # `podwhy pending`: the autoscalers' levers for the group (a node group's max size raised).
-    levers: list[Suggestion] = field(default_factory=list)
 
 
 @dataclass
@@ -188,7 +175,7 @@ def node_local_group(framework: Framework, cycle: CycleOutcome, pods: Sequence[o
     outcome = cycle.outcome
     if outcome is None or len({spec_signature(p) for p in pods}) != 1 or _uses_claims(pods[0]):
         return False
-    passing = {rec.plugin for rec in outcome.pre_filter if rec.status.is_skip() or rec.status.not_evaluated}
+    passing = {rec.plugin for rec in outcome.pre_filter if rec.status.is_skip() or rec.status.not_evaluated is not None}
     passing |= outcome.not_evaluated.keys()
     return all(
         name in static or name in passing
@@ -409,9 +396,9 @@ def size_group(
     budget = budget or GroupBudget()
     if cycle.outcome is None or not pods:
         return GroupSizing(SizingOutcome.SKIPPED, NoCycle())
-    if cycle.outcome.not_evaluated:
+    if cycle.outcome.not_evaluated and cycle.not_evaluated is not None:
         # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
-        return GroupSizing(SizingOutcome.SKIPPED, NotEvaluated(cycle.not_evaluated_text))
+        return GroupSizing(SizingOutcome.SKIPPED, PluginsNotEvaluated(cycle.not_evaluated))
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     bases = dict(frameworks or {})
     names = frozenset(p.scheduler_name for p in config.profiles)
@@ -467,7 +454,7 @@ def _group_suggestion(
         nodes=sorted(set(placed.nodes)),
         # Only the Nodes: the DaemonSet controller and the kubelet create their pods.
         patches=[_node_object(n) for n in added],
-        command=scale_command(name, count, adder),
+        command=Command(note=ScaleNodeGroup(name, count, adder)),
     )
     return GroupSizing(SizingOutcome.SIZED, Sized(count, name), suggestion)
 

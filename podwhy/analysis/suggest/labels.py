@@ -9,15 +9,8 @@ import msgspec
 
 from podwhy.analysis.keymeanings import well_known_label
 from podwhy.analysis.pending import replica_set_index
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    NODE_AFFINITY,
-    Suggestion,
-    _only_failing,
-    _Verifier,
-    _workload,
-)
-from podwhy.analysis.suggest.facts import LabelNode, LabelReplaced, Selecting
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, NODE_AFFINITY, _only_failing, _Verifier, _workload
+from podwhy.analysis.suggest.facts import Command, LabelNode, LabelReplaced, Selecting, Suggestion
 from podwhy.cluster.nodecopy import is_daemon_pod
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
@@ -133,7 +126,9 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 patches=[
                     {"kind": "Node", "namespace": "", "name": names[0], "patch": {"metadata": {"labels": {key: value}}}}
                 ],
-                command=f"kubectl label node {shlex.quote(names[0])} {shlex.quote(f'{key}={value}')}{overwrite}",
+                command=Command(
+                    f"kubectl label node {shlex.quote(names[0])} {shlex.quote(f'{key}={value}')}{overwrite}"
+                ),
             )
         ]
     return []

@@ -18,16 +18,15 @@ from typing import Any
 import msgspec
 
 from podwhy.analysis.blocking import similar_labels
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
 from podwhy.analysis.suggest.facts import (
-    NoAffinityFix,
-    NoResourceFix,
-    NoTopologyKeyFix,
     PodAffinityNamespace,
     PodAffinityValue,
     RenameResource,
     RenameTopologyKey,
+    Suggestion,
 )
+from podwhy.analysis.suggest.notes import NoAffinityFix, NoResourceFix, NoTopologyKeyFix
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.helpers.labelselectors import label_selector_as_selector
 from podwhy.helpers.resourcenames import is_extended_resource_name

@@ -6,29 +6,24 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis, GroupOutcome, Reason
-from podwhy.analysis.autoscaling.base import KARPENTER
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
+from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize
 from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    RESOURCE_FIT,
-    Suggestion,
-    _failing,
-    _Verifier,
-)
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, RESOURCE_FIT, _failing, _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNode,
+    Command,
     InAutoscalerGroup,
     InNoGroup,
-    KeptOff,
     NoAutoscalerKnown,
     NodeAdder,
-    PortsTakenByStartup,
-    ShortBesideStartup,
+    ScaleNodeGroup,
+    StartupPods,
+    Suggestion,
 )
+from podwhy.analysis.suggest.notes import KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import startup_counts, startup_pods, startup_pods_by_node, with_copies
+from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, startup_pods_by_node, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
@@ -40,6 +35,12 @@ from podwhy.plugins.noderesources.fit import Fit, compute_pod_resource_request, 
 from podwhy.plugins.registry import CURED_BY_EMPTY_NODE
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
+
+
+def startup_counts(pods: Sequence[o.Pod]) -> StartupPods:
+    """What a new copy of a node runs from the start (PODS: its startup pods), counted."""
+    daemons = sum(1 for p in pods if is_daemon_pod(p))
+    return StartupPods(daemons, len(pods) - daemons)
 
 
 def _node_object(node: o.Node) -> dict[str, Any]:
@@ -115,37 +116,9 @@ def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder 
                 else bool(group_nodes(finding.group, [node]))
             )
             if member:
-                at_max = finding.reason is Reason.GROUP_AT_MAX_SIZE
-                size = finding.data.get("maxSize") if at_max else None
-                return InAutoscalerGroup(
-                    view.autoscaler,
-                    finding.group,
-                    finding.outcome,
-                    finding.reason,
-                    size if isinstance(size, int) else None,
-                )
+                size = finding.max_size if isinstance(finding, GroupAtMaxSize) else None
+                return InAutoscalerGroup(view.autoscaler, finding.group, finding.outcome, finding.reason, size)
     return InNoGroup(tuple(view.autoscaler for view in analysis.views))
-
-
-def scale_command(like: str, count: int, adder: NodeAdder | None) -> str:
-    """The comment a suggestion to add COUNT nodes like LIKE gives for a command: what to do, by
-    its group's one verdict (a node group's size is cloud configuration, never an invented command)."""
-    nodes = "a node" if count == 1 else f"{count} nodes"
-    scale = f"scale the node group of {like} up by {count}"
-    match adder:
-        case None:
-            return f"# {scale}"
-        case NoAutoscalerKnown():
-            return f"# {scale} (by hand: no autoscaler is known to add {nodes} like it)"
-        case InNoGroup(autoscalers):
-            return f"# add {nodes} like {like} (by hand: it is in no node group of {', '.join(autoscalers)})"
-        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
-            return f"# nothing to run: {autoscaler} can add {nodes} like {like} to its group {group}"
-        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
-            at = f" ({size})" if size is not None else ""
-            return f"# raise the max size of {group}{at} first: {autoscaler} adds no node to it before"
-        case InAutoscalerGroup(autoscaler, group):
-            return f"# {scale} (its group {group}: {autoscaler} adds none for this pod now)"
 
 
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
@@ -162,7 +135,7 @@ def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
                 nodes=feasible,
                 # Only the Node: the DaemonSet controller and the kubelet create its pods.
                 patches=[_node_object(added)],
-                command=scale_command(name, 1, adder),
+                command=Command(note=ScaleNodeGroup(name, 1, adder)),
             )
         ]
     return []

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
-from podwhy.analysis.suggest.facts import Released, ReleaseNomination
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
+from podwhy.analysis.suggest.facts import Command, Released, ReleaseNomination, StatusPatch, Suggestion
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.types import PodInfo
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
@@ -52,15 +52,15 @@ def _nomination(v: _Verifier, pi: PodInfo, node: str, check: bool) -> _Nominatio
     return out
 
 
-def _release_command(released: Sequence[_Nomination]) -> str:
+def _release_command(released: Sequence[_Nomination]) -> Command:
     patch = shlex.quote(json.dumps(RELEASE_NOMINATION_PATCH, separators=(",", ":")))
-    return (
+    return Command(
         " && ".join(
             f"kubectl patch pod {shlex.quote(n.pod.pod.metadata.name)} -n {shlex.quote(n.pod.pod.metadata.namespace)}"
             f" --subresource=status --type merge -p {patch}"
             for n in released
-        )
-        + "  # kubectl 1.24+; needs patch on pods/status"
+        ),
+        StatusPatch(),
     )
 
 

@@ -6,18 +6,19 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import will_preempt
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
-from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, Suggestion, _Verifier
+from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, _Verifier
 from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread
 from podwhy.analysis.suggest.evictions import _suggest_evict
-from podwhy.analysis.suggest.facts import EvictPods, Note
+from podwhy.analysis.suggest.facts import EvictPods, Suggestion
 from podwhy.analysis.suggest.groups import _suggest_group_nodes
 from podwhy.analysis.suggest.labels import _suggest_label
 from podwhy.analysis.suggest.mistakes import _suggest_pod_affinity, _suggest_resource_name, _suggest_topology_key
 from podwhy.analysis.suggest.nodes import _suggest_add_node
 from podwhy.analysis.suggest.nominations import _suggest_release_nominations, _suggest_release_stale_nominations
+from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.requests import _suggest_lower_request
 from podwhy.analysis.suggest.selection import _suggest_unknown_selection
 from podwhy.analysis.suggest.tolerations import _suggest_reserved_toleration, _suggest_toleration

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from podwhy.analysis.commands import manifest_command, patch_command, strategic_patch
+from podwhy.analysis.suggest.facts import Command
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 from podwhy.snapshot.cluster import Snapshot
@@ -101,7 +102,7 @@ def merge_diff(old: Any, new: Any) -> Any:
     return patch
 
 
-def _pod_command(v: _Verifier, ops: list[dict[str, Any]]) -> str | None:
+def _pod_command(v: _Verifier, ops: list[dict[str, Any]]) -> Command | None:
     """The command that makes the change OPS (RFC 6902, paths relative to the pod): to the manifest
     the pod was given in, else to the template of the workload that owns it. None when the ops do
     not apply to the pod as its source holds it (a change of requests is a strategic merge patch

@@ -6,15 +6,8 @@ from typing import Any
 
 import msgspec
 
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    MI,
-    RESOURCE_FIT,
-    Suggestion,
-    _only_failing,
-    _Verifier,
-)
-from podwhy.analysis.suggest.facts import LowerRequest, RequestCut
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, MI, RESOURCE_FIT, _only_failing, _Verifier
+from podwhy.analysis.suggest.facts import LowerRequest, RequestCut, Suggestion
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.model import objects as o

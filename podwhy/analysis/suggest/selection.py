@@ -9,8 +9,9 @@ from typing import Any
 import msgspec
 
 from podwhy.analysis.keymeanings import PLATFORM_LABELS, well_known_label
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, Suggestion, _Verifier
-from podwhy.analysis.suggest.facts import AffinityAsks, Asks, DropNodeSelection, PlatformSelection, SelectorAsks
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
+from podwhy.analysis.suggest.facts import AffinityAsks, Asks, DropNodeSelection, SelectorAsks, Suggestion
+from podwhy.analysis.suggest.notes import PlatformSelection
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.model import objects as o
 from podwhy.plugins.nodeaffinity import required_node_selector
@@ -68,7 +69,7 @@ def _unknown_selections(pod: o.Pod, present: Mapping[str, set[str]]) -> list[tup
 def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     """A pod selecting on a well-known label (a hostname, a zone, an instance type) a value no node
     has: the pod names a node or zone that does not exist. The node is never relabelled (see
-    analysis/keymeanings.py); the verified change drops the requirement from the pod."""
+    analysis/wellknown.py); the verified change drops the requirement from the pod."""
     required = required_node_selector(v.pod)
     keys = {
         key

@@ -10,23 +10,17 @@ import msgspec
 from podwhy.analysis.commands import template_owner
 from podwhy.analysis.keymeanings import condition_taint, reserving_taint
 from podwhy.analysis.pending import replica_set_index
-from podwhy.analysis.suggest.base import (
-    MAX_TRIES_PER_KIND,
-    TAINT_TOLERATION,
-    Suggestion,
-    _only_failing,
-    _Verifier,
-    _workload,
-)
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _only_failing, _Verifier, _workload
 from podwhy.analysis.suggest.facts import (
     AddToleration,
-    ConditionTaints,
     ReservedFor,
     Reserver,
     ReservingTaint,
+    Suggestion,
     TaintRef,
     ToleratedThere,
 )
+from podwhy.analysis.suggest.notes import ConditionTaints
 from podwhy.analysis.suggest.patches import _builtins, _pod_command, _pod_patch
 from podwhy.cluster.nodecopy import is_daemon_pod, is_mirror_pod
 from podwhy.helpers.nodetaints import do_not_schedule_taints, tolerations_tolerate_taint

@@ -12,7 +12,7 @@ from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement, WorkloadPlacement
-from podwhy.framework.missing import ROOM_UNKNOWNS, not_evaluated_reason
+from podwhy.framework.notevaluated import ROOM_UNKNOWNS, NotEvaluated, not_evaluated
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary
@@ -34,6 +34,7 @@ from podwhy.report.model import (
 )
 from podwhy.report.words.check import FAILING_ROLLOUTS, replica_note, stuck
 from podwhy.report.words.lacking import lacking_kinds_warning
+from podwhy.report.words.notevaluated import joined_why_text
 from podwhy.report.words.placement import (
     placement_text,
 )
@@ -73,9 +74,7 @@ def _preemption_not_evaluated(replica: ReplicaPlacement, snapshot: Snapshot) -> 
     if replica.placed or not replica.created or cycle is None or cycle.verdict != Verdict.UNSCHEDULABLE:
         return "", False
     post_filter = cycle.post_filter
-    reasons = [
-        why.removeprefix("not evaluated: ") for why in (post_filter.not_evaluated if post_filter else {}).values()
-    ]
+    reasons: list[NotEvaluated] = list(post_filter.not_evaluated.values()) if post_filter is not None else []
     room = sorted(kind for kind in cycle.fit_unknown if kind in ROOM_UNKNOWNS)
     # Preemption can help only on a node that failed for what evicting pods resolves (Unschedulable,
     # not UnschedulableAndUnresolvable), and only a pod that may preempt.
@@ -86,13 +85,9 @@ def _preemption_not_evaluated(replica: ReplicaPlacement, snapshot: Snapshot) -> 
         and any(n.first_failure is not None and n.first_failure.code == Code.Unschedulable for n in outcome.nodes)
     )
     preempts = resolvable and (replica.pod.spec.preemption_policy or "PreemptLowerPriority") != "Never"
-    if room and preempts:
-        reasons.append(not_evaluated_reason(room, snapshot.missing).removeprefix("not evaluated: "))
-    said = list(dict.fromkeys(why for why in reasons if why))
-    lacks = "the snapshot has no "
-    if len(said) > 1 and all(why.startswith(lacks) for why in said):  # one sentence for the kinds
-        said = [lacks + ", ".join(why.removeprefix(lacks) for why in said)]
-    return "; ".join(said), bool(room) and preempts
+    if room and preempts and (why := not_evaluated(room, snapshot.missing)) is not None:
+        reasons.append(why)
+    return joined_why_text(reasons), bool(room) and preempts
 
 
 def _replica(replica: ReplicaPlacement, snapshot: Snapshot) -> ReplicaReport:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
-from podwhy.analysis.suggest import Suggestion as SuggestedChange
+from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.features.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.model import objects as o
 from podwhy.report.model import (
@@ -23,7 +23,7 @@ from podwhy.report.model import (
     UntoleratedTaintCause,
 )
 from podwhy.report.words.blocking import blocking_text
-from podwhy.report.words.suggest import suggestion_text
+from podwhy.report.words.suggest import command_text, suggestion_text
 from podwhy.scheduler.release import ChosenVersion, VersionSource
 from podwhy.snapshot.cluster import Snapshot
 
@@ -112,5 +112,9 @@ def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
 
 def suggestion(s: SuggestedChange) -> Suggestion:
     return Suggestion(
-        kind=s.kind, summary=suggestion_text(s), nodes=list(s.nodes), patches=list(s.patches), command=s.command
+        kind=s.kind,
+        summary=suggestion_text(s),
+        nodes=list(s.nodes),
+        patches=list(s.patches),
+        command=command_text(s.command),
     )

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
-from podwhy.analysis.suggest import Suggestion as SuggestedChange
-from podwhy.analysis.suggest.facts import Note
+from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
+from podwhy.analysis.suggest.notes import Note
 from podwhy.framework.runtime import NodeVerdict, PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
@@ -44,6 +44,7 @@ from podwhy.report.model import (
 from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.report.words.lacking import lacking_kinds_warning
+from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.report.words.pending import cause_text, details_text
 from podwhy.report.words.schedulers import no_profile_note, no_scheduler
 from podwhy.report.words.suggest import note_text
@@ -56,14 +57,15 @@ DEFAULT_CONFIG_SOURCE = "the default configuration"
 
 
 def status_name(status: Status) -> StatusName:
-    return StatusName.NOT_EVALUATED if status.not_evaluated else StatusName(Code(status.code).name)
+    return StatusName.NOT_EVALUATED if status.not_evaluated is not None else StatusName(Code(status.code).name)
 
 
 def plugin_status(plugin: str, status: Status, with_evidence: bool = True) -> PluginStatus:
+    unevaluated = status.not_evaluated
     return PluginStatus(
         plugin=plugin,
         status=status_name(status),
-        reasons=[status.not_evaluated] if status.not_evaluated else list(status.reasons),
+        reasons=[not_evaluated_text(unevaluated)] if unevaluated is not None else list(status.reasons),
         evidence=list(status.evidence) if with_evidence and status.evidence else UNSET,
     )
 
@@ -94,7 +96,7 @@ def _score_entry(ps: PluginScore) -> ScoreEntry:
         weight=ps.weight,
         weighted=ps.weighted,
         skipped=True if ps.skipped else UNSET,
-        notEvaluated=ps.not_evaluated or UNSET,
+        notEvaluated=not_evaluated_text(ps.not_evaluated) if ps.not_evaluated is not None else UNSET,
         evidence=list(ps.evidence) if ps.evidence else UNSET,
     )
 
@@ -202,8 +204,8 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     if cycle.missing_plugins:
         warnings.append("plugins podwhy does not simulate yet: " + ", ".join(cycle.missing_plugins))
     if post_filter is not None:
-        for name, reason in post_filter.not_evaluated.items():
-            warnings.append(f"PostFilter {name} {reason}")
+        for name, why in post_filter.not_evaluated.items():
+            warnings.append(f"PostFilter {name} {not_evaluated_text(why)}")
         if post_filter.pdbs_assumed_none:
             warnings.append(
                 "the snapshot has no PodDisruptionBudgets: the preemption dry run assumed none, "
@@ -377,7 +379,9 @@ def build_report(
         ],
         extenders=list(cycle.extenders),
         notStorable=snapshot.unstorable.get(f"{pod.metadata.namespace}/{pod.metadata.name}", ""),
-        notEvaluated=cycle.not_evaluated_text if cycle.verdict == Verdict.INCONCLUSIVE else "",
+        notEvaluated=not_evaluated_text(cycle.not_evaluated)
+        if cycle.verdict == Verdict.INCONCLUSIVE and cycle.not_evaluated is not None
+        else "",
         lackingKinds=list(cycle.lacking_kinds) if cycle.verdict == Verdict.INCONCLUSIVE else [],
         suggestions=[suggestion(s) for s in suggestions],
         autoscaling=autoscaling_report(autoscaling) if autoscaling is not None else None,

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from podwhy.analysis.autoscaling import AutoscalingAnalysis
+from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.remedies import remedy
-from podwhy.analysis.suggest import CauseSizing, GroupSizing, SizingOutcome
-from podwhy.analysis.suggest.facts import Sized
+from podwhy.analysis.sizing import SizingOutcome
+from podwhy.analysis.suggest.groups import CauseSizing
+from podwhy.analysis.suggest.notes import GroupSizing, Sized
 from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
 from podwhy.report.build.release import version_warnings

@@ -26,11 +26,11 @@ from podwhy.report.words.check import (
     displaced_lines,
     group_text,
     not_checked_lines,
+    placed_nodes_text,
     replica_text,
     rollout_line,
     rollout_lines,
 )
-from podwhy.report.words.placement import placed_nodes_text
 from podwhy.verdict import Verdict
 
 

@@ -17,9 +17,15 @@ from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
 from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
 from podwhy.report.words.cells import why_cell
-from podwhy.report.words.check import displaced_lines, group_text, not_checked_lines, replica_text, rollout_lines
+from podwhy.report.words.check import (
+    displaced_lines,
+    group_text,
+    not_checked_lines,
+    placed_nodes_text,
+    replica_text,
+    rollout_lines,
+)
 from podwhy.report.words.fate import fate_text
-from podwhy.report.words.placement import placed_nodes_text
 
 # Replicas of a workload listed one per row in check's fold; a larger workload is said in short
 # (a comment of every replica of a 1,000-replica Job would pass GitHub's 65,536 characters).

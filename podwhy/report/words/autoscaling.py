@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from podwhy.analysis.autoscaling import (
-    AutoscalingAnalysis,
-    ComingEvidence,
-    ComingNode,
-    GroupFinding,
-    GroupOutcome,
-    NodeClaimProgress,
-    NotEvaluated,
-    PodExclusion,
-    Reason,
-    ScaleUpTriggered,
-)
-from podwhy.analysis.autoscaling.clusterautoscaler import (
+from podwhy.analysis.autoscaling.facts import (
     EXPENDABLE_PRIORITY_CUTOFF,
+    NOMINATED,
     NOT_TRIGGER_SCALE_UP,
     SCALE_UP_DELAY_ANNOTATION,
     TRIGGERED_SCALE_UP,
+    AnyGroupFinding,
+    AutoscalingAnalysis,
+    ComingEvidence,
+    ComingNode,
+    GroupAtMaxSize,
+    GroupBackoff,
+    GroupOutcome,
+    GroupUnhealthy,
+    LimitsReached,
+    NodeClaimProgress,
+    NodePoolNotReady,
+    NodePoolStatic,
+    NoTemplateNode,
+    PodDoesNotFitNewNode,
+    PodExclusion,
+    PoolAdmits,
+    RequirementsExcludePod,
+    ScaleUpTriggered,
+    StatusUnknown,
+    TaintNotTolerated,
+    TemplateFits,
 )
-from podwhy.analysis.autoscaling.karpenter import NOMINATED
 from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
 from podwhy.snapshot.resources import FORBIDDEN, SNAPSHOT_COMMAND
 
@@ -88,59 +95,54 @@ def coming_text(coming: ComingNode) -> str:
     return text
 
 
-def finding_text(finding: GroupFinding) -> str:
-    d: dict[str, Any] = finding.data
-    if finding.outcome is GroupOutcome.CAN_ADD:
-        example = (
-            f" (a copy of {d['example']}, as {finding.autoscaler} builds its template)" if d.get("example") else ""
-        )
-        if finding.autoscaler == "Karpenter":
+def finding_text(finding: AnyGroupFinding) -> str:
+    match finding:
+        case TemplateFits(example=example):
+            copy = f" (a copy of {example}, as {finding.autoscaler} builds its template)" if example else ""
+            return f"the pod fits a new node of it{copy}, and it can grow ({_sizes(finding)})"
+        case PoolAdmits():
             return (
                 "its requirements, taints and limits admit the pod; whether an instance type offers it is the cloud "
                 "provider's"
             )
-        return f"the pod fits a new node of it{example}, and it can grow ({_sizes(d)})"
-    reason = finding.reason
-    if reason is Reason.GROUP_UNHEALTHY:
-        return f"the group is unhealthy: {finding.autoscaler} does not scale it up ({_sizes(d)})"
-    if reason is Reason.GROUP_BACKOFF:
-        code = f" {d.get('errorCode')}" if d.get("errorCode") else ""
-        message = f": {d.get('errorMessage')}" if d.get("errorMessage") else ""
-        return f"in backoff after a failed scale-up{code}{message}"
-    if reason is Reason.GROUP_AT_MAX_SIZE:
-        fits = d.get("fitsNewNode")
-        after = {True: "; the pod would fit a new node of it", False: "; the pod would not fit a new node of it anyway"}
-        return (
-            f"at its max size ({d.get('target')}/{d.get('maxSize')}){after.get(fits, '') if fits is not None else ''}"
-        )
-    if reason is Reason.POD_DOES_NOT_FIT_NEW_NODE:
-        reasons = "; ".join(d.get("reasons") or []) or "rejected"
-        plugin = f"{d.get('plugin')}: " if d.get("plugin") else ""
-        return f"the pod would not fit even on a new node of it (a copy of {d.get('example')}): {plugin}{reasons}"
-    if reason is Reason.NO_TEMPLATE_NODE:
-        return (
-            "no node of it is in the snapshot to build its template from (a group scaled to zero: the cloud "
-            "provider's template is not in a snapshot)"
-        )
-    if reason is Reason.NODEPOOL_STATIC:
-        return f"a static NodePool ({d.get('replicas')} replicas): Karpenter launches no node for pending pods"
-    if reason is Reason.NODEPOOL_NOT_READY:
-        return f"the NodePool is not Ready ({d.get('reason')}: {d.get('message')})"
-    if reason is Reason.TAINT_NOT_TOLERATED:
-        return f"the pod does not tolerate its taint {d.get('taint')}"
-    if reason is Reason.REQUIREMENTS_EXCLUDE_POD:
-        return f"its requirements exclude the pod: {d.get('detail')}"
-    if reason is Reason.LIMITS_REACHED:
-        return (
-            f"its limits leave less than the pod needs: {d.get('resource')} limit {d.get('limit')}, "
-            f"{d.get('used')} in use"
-        )
-    return str(reason)
+        case GroupUnhealthy():
+            return f"the group is unhealthy: {finding.autoscaler} does not scale it up ({_sizes(finding)})"
+        case GroupBackoff(error_code=code, error_message=message):
+            return f"in backoff after a failed scale-up{f' {code}' if code else ''}{f': {message}' if message else ''}"
+        case GroupAtMaxSize(fits_new_node=fits, target=target, max_size=max_size):
+            after = {
+                True: "; the pod would fit a new node of it",
+                False: "; the pod would not fit a new node of it anyway",
+            }
+            return f"at its max size ({target}/{max_size}){after[fits] if fits is not None else ''}"
+        case PodDoesNotFitNewNode(example=example, plugin=plugin, reasons=reasons):
+            said = (f"{plugin}: " if plugin else "") + ("; ".join(reasons) or "rejected")
+            return f"the pod would not fit even on a new node of it (a copy of {example}): {said}"
+        case NoTemplateNode():
+            return (
+                "no node of it is in the snapshot to build its template from (a group scaled to zero: the cloud "
+                "provider's template is not in a snapshot)"
+            )
+        case NodePoolStatic(replicas=replicas):
+            return f"a static NodePool ({replicas} replicas): Karpenter launches no node for pending pods"
+        case NodePoolNotReady(condition_reason=reason, condition_message=message):
+            return f"the NodePool is not Ready ({reason}: {message})"
+        case TaintNotTolerated(taint=taint):
+            return f"the pod does not tolerate its taint {taint}"
+        case RequirementsExcludePod(detail=detail):
+            return f"its requirements exclude the pod: {detail}"
+        case LimitsReached(resource=resource, limit=limit, used=used):
+            return f"its limits leave less than the pod needs: {resource} limit {limit}, {used} in use"
 
 
-def _sizes(d: dict[str, Any]) -> str:
-    parts = [f"{k}={d[k]}" for k in ("ready", "target", "minSize", "maxSize") if d.get(k) is not None]
-    return ", ".join(parts) or "sizes unknown"
+def _sizes(finding: TemplateFits | GroupUnhealthy) -> str:
+    sizes = (
+        ("ready", finding.ready),
+        ("target", finding.target),
+        ("minSize", finding.min_size),
+        ("maxSize", finding.max_size),
+    )
+    return ", ".join(f"{name}={size}" for name, size in sizes if size is not None) or "sizes unknown"
 
 
 def _excluded_by(exclusion: PodExclusion, particular: str | int) -> str:
@@ -153,7 +155,7 @@ def _excluded_by(exclusion: PodExclusion, particular: str | int) -> str:
     return f"owned by its {particular}"
 
 
-def _not_evaluated(why: NotEvaluated) -> str:
+def _not_evaluated(why: StatusUnknown) -> str:
     if why.error:
         return f"its status could not be read: {why.error}"
     return "the snapshot holds no status ConfigMap of it (kube-system/cluster-autoscaler-status)"

@@ -1,14 +1,61 @@
-"""`podwhy check`'s report in words: a replica's message and podwhy's note on it, what the check
-left out, the rollouts of workloads the cluster runs, the pods the replicas' preemption evicted."""
+"""`podwhy check`'s report in words: a replica's message and podwhy's note on it (where it fits once
+the pods being deleted are gone, that its preemption was not evaluated), where replicas were
+placed, what the check left out, the rollouts of workloads the cluster runs, the pods the
+replicas' preemption evicted."""
 
 from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
 
 from msgspec import UNSET
 
 from podwhy.cluster.placementreasons import OnceDeleted
 from podwhy.report.model import CheckReport, PendingReplicas, ReplicaReport, RolloutReport, WorkloadReport
-from podwhy.report.words.placement import once_deleted_text, pending_note, preemption_not_evaluated_text, with_note
 from podwhy.verdict import Verdict
+
+
+def once_deleted_text(once: OnceDeleted) -> str:
+    """A Pending replica that fits once the pods being deleted (still holding their room) are gone."""
+    more = f" and {once.count - len(once.pods)} more" if once.count > len(once.pods) else ""
+    named = ", ".join(once.pods) + more
+    if once.count == 1:
+        return f"fits on {once.node} once the pod being deleted ({named}) is gone"
+    return f"fits on {once.node} once the {once.count} pods being deleted ({named}) are gone"
+
+
+# Nodes named where a workload's replicas were placed before "… (N more)" (-o wide and the JSON
+# give every replica's node).
+MAX_PLACED_NODES_NAMED = 3
+
+
+def placed_nodes_text(nodes: Sequence[str]) -> str:
+    """Where replicas were placed (`nodes`: each one's node), most replicas first, then by name:
+    "worker-1 (2), worker-2"; on more nodes than a few, "149 nodes: a (7), b (7), c (7), … (146
+    more)"."""
+    counts = Counter(nodes)
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    named = [node + (f" ({count})" if count > 1 else "") for node, count in ordered]
+    if len(named) <= MAX_PLACED_NODES_NAMED:
+        return ", ".join(named)
+    more = len(named) - MAX_PLACED_NODES_NAMED
+    return f"{len(named):,} nodes: {', '.join(named[:MAX_PLACED_NODES_NAMED])}, … ({more:,} more)"
+
+
+def preemption_not_evaluated_text(why: str) -> str:
+    """A Pending replica whose preemption dry run could not be evaluated (WHY: "the snapshot has no
+    PriorityClasses"): the scheduler's message then lacks its preemption part."""
+    return f"preemption not evaluated ({why}): it might make room by evicting lower-priority pods"
+
+
+def pending_note(once: str, preemption: str) -> str:
+    """podwhy's own words beside a Pending replica's message (each may be "")."""
+    return "; ".join(part for part in (once, preemption) if part)
+
+
+def with_note(message: str, note: str) -> str:
+    """A message, then podwhy's note on it."""
+    return f"{message}; {note}" if message and note else message or note
 
 
 def displaced_lines(report: CheckReport) -> list[str]:

@@ -7,6 +7,7 @@ import json
 import shlex
 
 from podwhy.analysis.causes import (
+    PULL_FAILING,
     BoundCreating,
     BoundNodeGone,
     BoundNodeNotReady,
@@ -46,7 +47,6 @@ from podwhy.analysis.causes import (
     WaitingForNode,
     WillPreempt,
 )
-from podwhy.analysis.pending import PULL_FAILING
 from podwhy.analysis.remedies import (
     AddNodes,
     AwaitPreemption,
@@ -68,6 +68,7 @@ from podwhy.analysis.remedies import (
 )
 from podwhy.report.words.autoscaling import evidence_text
 from podwhy.report.words.fate import preempt_text
+from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.report.words.schedulers import hint, hint_command, no_profile_note, no_scheduler
 from podwhy.verdict import Verdict
 
@@ -160,7 +161,7 @@ def cause_text(cause: Cause) -> str:
             of_group = f" of {group}" if group else ""
             return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence_text(evidence)})"
         case PartlyEvaluated(not_evaluated):
-            return f"fits the plugins evaluated; {not_evaluated}"
+            return f"fits the plugins evaluated; {not_evaluated_text(not_evaluated)}"
         case SchedulerMessage(message):
             return message
 

@@ -1,11 +1,8 @@
-"""`check`'s placements in words: cluster/placementreasons.py's facts said as a replica's message.
-The words of another component (kube-scheduler, the API server, the kubelet) are given as they
-are."""
+"""`check`'s placements in words: cluster/placementreasons.py's facts said as a replica's message
+(the report's builder says them; words/check.py has what the renderers add to a replica). The
+words of another component (kube-scheduler, the API server, the kubelet) are given as they are."""
 
 from __future__ import annotations
-
-from collections import Counter
-from collections.abc import Sequence
 
 from podwhy.cluster.placementreasons import (
     BoundByNodeName,
@@ -14,13 +11,13 @@ from podwhy.cluster.placementreasons import (
     MissingNode,
     NoProfileNamed,
     NotCreated,
-    OnceDeleted,
     OrderedWait,
     PlacedBut,
     PlacementReason,
     Preempted,
     SchedulerSays,
 )
+from podwhy.report.words.notevaluated import not_evaluated_text
 
 
 def placement_text(reason: PlacementReason | None) -> str:
@@ -36,7 +33,7 @@ def placement_text(reason: PlacementReason | None) -> str:
         case SchedulerSays(message):
             return message
         case PlacedBut(not_evaluated):
-            return f"placed, but {not_evaluated}"
+            return f"placed, but {not_evaluated_text(not_evaluated)}"
         case Preempted(node, preemptor, priority):
             return (
                 f"preempted on {node} by {preemptor} (priority {priority}): its controller creates it again, and it "
@@ -58,46 +55,3 @@ def placement_text(reason: PlacementReason | None) -> str:
                 f"not created: the StatefulSet creates {pod} once {waiting_for} is Running"
                 " and Ready (podManagementPolicy OrderedReady)"
             )
-
-
-def once_deleted_text(once: OnceDeleted) -> str:
-    """A Pending replica that fits once the pods being deleted (still holding their room) are gone."""
-    more = f" and {once.count - len(once.pods)} more" if once.count > len(once.pods) else ""
-    named = ", ".join(once.pods) + more
-    if once.count == 1:
-        return f"fits on {once.node} once the pod being deleted ({named}) is gone"
-    return f"fits on {once.node} once the {once.count} pods being deleted ({named}) are gone"
-
-
-# Nodes named where a workload's replicas were placed before "… (N more)" (-o wide and the JSON
-# give every replica's node).
-MAX_PLACED_NODES_NAMED = 3
-
-
-def placed_nodes_text(nodes: Sequence[str]) -> str:
-    """Where replicas were placed (`nodes`: each one's node), most replicas first, then by name:
-    "worker-1 (2), worker-2"; on more nodes than a few, "149 nodes: a (7), b (7), c (7), … (146
-    more)"."""
-    counts = Counter(nodes)
-    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    named = [node + (f" ({count})" if count > 1 else "") for node, count in ordered]
-    if len(named) <= MAX_PLACED_NODES_NAMED:
-        return ", ".join(named)
-    more = len(named) - MAX_PLACED_NODES_NAMED
-    return f"{len(named):,} nodes: {', '.join(named[:MAX_PLACED_NODES_NAMED])}, … ({more:,} more)"
-
-
-def preemption_not_evaluated_text(why: str) -> str:
-    """A Pending replica whose preemption dry run could not be evaluated (WHY: "the snapshot has no
-    PriorityClasses"): the scheduler's message then lacks its preemption part."""
-    return f"preemption not evaluated ({why}): it might make room by evicting lower-priority pods"
-
-
-def pending_note(once: str, preemption: str) -> str:
-    """podwhy's own words beside a Pending replica's message (each may be "")."""
-    return "; ".join(part for part in (once, preemption) if part)
-
-
-def with_note(message: str, note: str) -> str:
-    """A message, then podwhy's note on it."""
-    return f"{message}; {note}" if message and note else message or note

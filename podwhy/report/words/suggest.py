@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podwhy.analysis.autoscaling import GroupOutcome, Reason
-from podwhy.analysis.suggest.base import Suggestion
+from podwhy.analysis.autoscaling.facts import CAPI_MAX_SIZE_ANNOTATION, GroupOutcome, Reason
 from podwhy.analysis.suggest.facts import (
     AddNode,
     AddNodePoolZone,
@@ -15,38 +14,27 @@ from podwhy.analysis.suggest.facts import (
     AffinityAsks,
     Asks,
     AwaitPreemption,
-    BeyondEveryNode,
     Change,
-    ConditionTaints,
+    Command,
+    CommandNote,
+    CronJobRecreated,
     DropAntiAffinity,
     DropNodeSelection,
     EvictPods,
     FitsThen,
     GroupNeeds,
-    GroupNotSized,
     InAutoscalerGroup,
     InNoGroup,
-    KeptOff,
+    JobRecreated,
     LabelNode,
     LabelReplaced,
     LowerRequest,
-    NoAffinityFix,
+    ManifestOnStdin,
     NoAutoscalerKnown,
-    NoCopy,
-    NoCount,
-    NoCycle,
     NodeAdder,
-    NoResourceFix,
     NotChecked,
-    Note,
-    NotEvaluated,
-    NotLargest,
-    NoTopologyKeyFix,
-    PlatformSelection,
-    PluginMessage,
     PodAffinityNamespace,
     PodAffinityValue,
-    PortsTakenByStartup,
     RaiseGroupMaxSize,
     RaiseNodePoolLimit,
     RelaxTopologySpread,
@@ -55,23 +43,50 @@ from podwhy.analysis.suggest.facts import (
     RenameTopologyKey,
     ReservedFor,
     ReservingTaint,
-    RunAgain,
+    ScaleNodeGroup,
     SelectorAsks,
+    SetGroupMaxSize,
+    StartupPods,
+    StatefulSetHold,
+    StatefulSetReplaced,
+    StatusPatch,
+    StaysPending,
+    Suggestion,
+    TemplateNotRolledOut,
+    ThenVerdict,
+    ThroughEvictionApi,
+)
+from podwhy.analysis.suggest.notes import (
+    BeyondEveryNode,
+    ConditionTaints,
+    GroupNotSized,
+    KeptOff,
+    NoAffinityFix,
+    NoCopy,
+    NoCount,
+    NoCycle,
+    NoResourceFix,
+    Note,
+    NotLargest,
+    NoTopologyKeyFix,
+    PlatformSelection,
+    PluginMessage,
+    PluginsNotEvaluated,
+    PortsTakenByStartup,
+    RunAgain,
     ShortBesideStartup,
     Sized,
     SizingNote,
-    StaysPending,
     StoppedByTime,
     StoppedByWork,
     SuggestionsBound,
-    ThenVerdict,
     TooLittleLeft,
     TooManyNodes,
     WorkBound,
 )
-from podwhy.cluster.nodecopy import StartupPods
 from podwhy.report.words.cells import amount_text
 from podwhy.report.words.meanings import condition_text, label_text, reserving_text
+from podwhy.report.words.notevaluated import not_evaluated_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
 # on a label, who is on reserved nodes).
@@ -337,6 +352,98 @@ def adder_text(adder: NodeAdder | None, count: int) -> str:
             return f"; {autoscaler} adds none to its group {group} for this pod now (Autoscaling says why)"
 
 
+# What keeps a StatefulSet from replacing a Pending pod until it is deleted.
+_HELD = {
+    StatefulSetHold.UNKNOWN: "the snapshot lacks the StatefulSet; with the default podManagementPolicy OrderedReady",
+    StatefulSetHold.ON_DELETE: "updateStrategy OnDelete:",
+    StatefulSetHold.ORDERED_READY: "podManagementPolicy OrderedReady:",
+}
+
+
+def _max_size_field(group: str) -> str:
+    """Where a node group's max size is set, by how the provider names its groups."""
+    if group.startswith(("MachineDeployment/", "MachineSet/", "MachinePool/")):
+        return f"the {CAPI_MAX_SIZE_ANNOTATION} annotation of the {group.split('/')[0]}"
+    if "/instanceGroups/" in group:
+        return "the GKE node pool's autoscaling maximum (or the MIG's --max-nodes in CA's --nodes flag)"
+    if group.endswith("-vmss"):
+        return "the AKS node pool's --max-count (or the VMSS's max in CA's --nodes flag)"
+    if group.startswith("eks-"):
+        return "the EKS managed node group's scalingConfig.maxSize (its Auto Scaling group's MaxSize)"
+    return "the group's maximum in the cloud (the Auto Scaling group's MaxSize, or CA's --nodes flag)"
+
+
+def _scale_text(like: str, count: int, adder: NodeAdder | None) -> str:
+    """What to do instead of a command for COUNT nodes like LIKE, by its group's one verdict (a node
+    group's size is cloud configuration, never an invented command)."""
+    nodes = "a node" if count == 1 else f"{count} nodes"
+    scale = f"scale the node group of {like} up by {count}"
+    match adder:
+        case None:
+            return scale
+        case NoAutoscalerKnown():
+            return f"{scale} (by hand: no autoscaler is known to add {nodes} like it)"
+        case InNoGroup(autoscalers):
+            return f"add {nodes} like {like} (by hand: it is in no node group of {', '.join(autoscalers)})"
+        case InAutoscalerGroup(autoscaler, group, GroupOutcome.CAN_ADD):
+            return f"nothing to run: {autoscaler} can add {nodes} like {like} to its group {group}"
+        case InAutoscalerGroup(autoscaler, group, _, Reason.GROUP_AT_MAX_SIZE, size):
+            at = f" ({size})" if size is not None else ""
+            return f"raise the max size of {group}{at} first: {autoscaler} adds no node to it before"
+        case InAutoscalerGroup(autoscaler, group):
+            return f"{scale} (its group {group}: {autoscaler} adds none for this pod now)"
+
+
+def _stateful_set_text(note: StatefulSetReplaced) -> str:
+    said = []
+    if note.lowest is not None:
+        said.append(
+            f"the partition ({note.partition}) is lowered to {note.lowest}: ordinals below it keep the old template"
+        )
+    if note.held is not None:
+        said.append(
+            f"{_HELD[note.held]} the StatefulSet replaces a Pending pod only once it is deleted (after the patch)"
+        )
+    return "; ".join(said)
+
+
+def command_note_text(note: CommandNote) -> str:
+    """Why a command is shaped so, or what to do when there is none to run."""
+    match note:
+        case TemplateNotRolledOut(kind):
+            return (
+                f"a {kind} does not replace its pods when its template changes: the deleted ones are recreated from it"
+            )
+        case ManifestOnStdin():
+            return "the manifest on stdin, as podwhy read it"
+        case JobRecreated():
+            return "a Job's pod template cannot change: the Job is deleted and created again (its pods start over)"
+        case CronJobRecreated():
+            return (
+                "the CronJob's next Jobs get the change; its running Job, whose pod template cannot change, is "
+                "recreated from it (its pods start over)"
+            )
+        case StatefulSetReplaced():
+            return _stateful_set_text(note)
+        case ThroughEvictionApi():
+            return "the Eviction API, which refuses what a PodDisruptionBudget forbids (kubectl delete pod would not)"
+        case StatusPatch():
+            return "kubectl 1.24+; needs patch on pods/status"
+        case ScaleNodeGroup(like, count, adder):
+            return _scale_text(like, count, adder)
+        case SetGroupMaxSize(group, wanted):
+            return f"set {_max_size_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+
+
+def command_text(command: Command) -> str:
+    """The command to copy, whole: its line, then what podwhy says of it as a shell comment (the
+    comment alone when there is no line to run; "" for neither)."""
+    note = command_note_text(command.note) if command.note is not None else ""
+    if not note:
+        return command.line
+    return f"{command.line}  # {note}" if command.line else f"# {note}"
+
+
 def _more_nodes(count: int) -> str:
     return "1 more node" if count == 1 else f"{count} more nodes"
 
@@ -364,8 +471,8 @@ def sizing_text(note: SizingNote) -> str:
     match note:
         case NoCycle():
             return "not sized: no scheduling cycle to start from"
-        case NotEvaluated(text):
-            return f"not sized: {text}"
+        case PluginsNotEvaluated(why):
+            return f"not sized: {not_evaluated_text(why)}"
         case NoCopy(()):
             return f"{NO_SHAPE}, even empty"
         case NoCopy(reasons):

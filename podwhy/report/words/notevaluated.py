@@ -1,0 +1,45 @@
+"""What podwhy could not evaluate, in words: framework/notevaluated.py's fact said once ("not
+evaluated: the snapshot has no PersistentVolumeClaims")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from podwhy.framework.notevaluated import NotEvaluated
+from podwhy.model.objects import plural
+
+# What admission, or the cluster's pods, might change of a pod that fits, for each kind the
+# snapshot cannot vouch for (framework/notevaluated.py's FIT_UNKNOWNS).
+FIT_UNKNOWN_WORDS = {
+    "LimitRange": "the requests its namespace's defaults may add",
+    "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
+    "Namespace": "whether its namespace's PodSecurity level admits it",
+    "Pod": "the room the cluster's pods take on its nodes",
+}
+NOT_EVALUATED = "not evaluated: "
+LACKS = "the snapshot has no "
+
+
+def why_text(fact: NotEvaluated) -> str:
+    """Why it was not evaluated: "the snapshot has no StorageClasses; cannot list ...: forbidden"."""
+    parts = [LACKS + ", ".join(plural(kind) for kind in fact.lacking)] if fact.lacking else []
+    return "; ".join([*parts, *fact.errors])
+
+
+def not_evaluated_text(fact: NotEvaluated) -> str:
+    """The fact in one line: what was not evaluated (the plugins, or what a fit leaves unknown), and why."""
+    why = why_text(fact)
+    if fact.plugins:
+        return f"{NOT_EVALUATED}{', '.join(fact.plugins)} ({why})"
+    if fact.fit:
+        return f"{NOT_EVALUATED}{'; '.join(FIT_UNKNOWN_WORDS[kind] for kind in fact.fit)} ({why})"
+    return NOT_EVALUATED + why
+
+
+def joined_why_text(facts: Iterable[NotEvaluated]) -> str:
+    """Why several things were not evaluated, each cause once; the kinds the snapshot lacks in one
+    sentence when that is all they say ("" for none)."""
+    said = list(dict.fromkeys(why for fact in facts if (why := why_text(fact))))
+    if len(said) > 1 and all(why.startswith(LACKS) for why in said):
+        said = [LACKS + ", ".join(why.removeprefix(LACKS) for why in said)]
+    return "; ".join(said)
