@@ -12,12 +12,14 @@ from collections.abc import Callable, Sequence
 
 from podwhy.cluster.controllers.manager import sync_workload
 from podwhy.cluster.controllers.podcontrol import replacement_pod
-from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, WorkloadPlacement
+from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.kueuecheck import KueueDecision, decide, inject
 from podwhy.cluster.placement import Placer, fits_once_deleted
-from podwhy.cluster.placementreasons import PlaceProgress
+from podwhy.cluster.placementreasons import KueueHeld, PlaceProgress
 from podwhy.model import objects as o
 from podwhy.scheduler.config import SchedulerConfig
 from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
 
 
 def place(
@@ -39,11 +41,21 @@ def place(
     done: dict[int, WorkloadPlacement] = {}
     total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
     placed = 0
+    kueue = decide(snapshot, workloads)  # Kueue first: a Job it holds has no pod to place
     for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
         workload = workloads[index]
         if progress is not None:
             progress(PlaceProgress(placed, total, workload.key))
+        decision = kueue.get(index)
+        if decision is not None and not decision.admitted:
+            done[index] = _held(workload, decision)
+            placed += len(workload.pods)
+            continue
+        if decision is not None:
+            for pod in workload.pods:
+                inject(pod, decision)
         done[index] = sync_workload(placer, workload, snapshot)
+        done[index].kueue = decision
         fits_once_deleted(placer, done[index].replicas)
         placed += len(workload.pods)
     for displaced in placer.displaced:
@@ -60,3 +72,18 @@ def _priority(workload: ManifestWorkload) -> int:
     """The priority admission gave the workload's pods (they share their template's class)."""
     pod = workload.daemon_template if workload.daemon_template is not None else next(iter(workload.pods), None)
     return pod.spec.priority or 0 if pod is not None else 0
+
+
+def _held(workload: ManifestWorkload, decision: KueueDecision) -> WorkloadPlacement:
+    """A Job Kueue keeps suspended: none of its pods is created (Inconclusive when podwhy cannot
+    tell Kueue's decision)."""
+    wl = decision.workload
+    name = f"{wl.metadata.namespace}/{wl.metadata.name}" if wl is not None else ""
+    verdict = decision.verdict
+    why = decision.unsure or decision.problem or (verdict.message if verdict is not None else "")
+    if not why and verdict is not None:
+        why = verdict.reason or verdict.stage.value
+    reason = KueueHeld(name, decision.local_queue, why)
+    outcome = Verdict.INCONCLUSIVE if decision.unsure else Verdict.UNSCHEDULABLE
+    replicas = [ReplicaPlacement(pod, outcome, reason=reason, created=False) for pod in workload.pods]
+    return WorkloadPlacement(workload, replicas, kueue=decision)

@@ -96,6 +96,17 @@ class OnceDeleted:
     count: int
 
 
+@dataclass(frozen=True)
+class KueueHeld:
+    """Kueue keeps the Job suspended, so its controller creates no pod: its Workload and
+    LocalQueue, and why (Kueue's message, its words where it makes no Workload, or why podwhy
+    cannot tell)."""
+
+    workload: str
+    local_queue: str
+    why: str
+
+
 PlacementReason = (
     NoProfileNamed
     | Gated
@@ -107,6 +118,7 @@ PlacementReason = (
     | BoundByNodeName
     | NotCreated
     | OrderedWait
+    | KueueHeld
 )
 
 

@@ -140,6 +140,7 @@ class WorkloadCreator:
             out.job_shape = job_shape(wl.spec)
             if entry.kind == "Job":  # a CronJob's next Job is a new one
                 self._job_update(entry, out, snapshot)
+                out.job_manifest = wl
         revision = self._new_replica_set(entry, kind, namespace, name, out.existing, snapshot)
         if revision is not None:
             # FindNewReplicaSet: the revision of this template exists (a rollback, or a rollout

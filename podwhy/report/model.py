@@ -710,6 +710,41 @@ class PendingReplicas(_Struct):
     note: str = ""
 
 
+class KueuePodSet(_Struct):
+    """One pod set of a Workload Kueue would admit: the flavor of each of its resources."""
+
+    name: str
+    flavors: dict[str, str] = {}
+
+
+class KueueCheck(_Struct):
+    """A Job Kueue manages (its queue-name label): whether Kueue would admit its Workload now, in
+    Kueue's words. Not admitted, the Job stays suspended and none of its pods is created;
+    admitted, its pods carry the flavors' node labels and tolerations Kueue injects."""
+
+    # Its Workload ("namespace/name", as Kueue's Job controller names it; "" when Kueue makes none).
+    workload: str
+    localQueue: str  # noqa: N815
+    admitted: bool
+    clusterQueue: str = ""  # noqa: N815
+    # Where it stands (Kueue's engine: Fits, NoFit, Blocked, Preempt...), and the QuotaReserved=False
+    # reason and message Kueue would set ("" when admitted, or where Kueue sets none).
+    stage: str = ""
+    reason: str = ""
+    message: str = ""
+    # Why Kueue's decision is not known (exit 3): the snapshot has none of Kueue's objects, or
+    # what decides it is not evaluated; "" when it is known.
+    inconclusive: str = ""
+    # Admitted: each pod set's flavors, and what Kueue injects into its pods.
+    podSets: list[KueuePodSet] = []  # noqa: N815
+    nodeSelector: dict[str, str] = {}  # noqa: N815
+    tolerations: list[str] = []
+    # The Workloads ahead of it in its ClusterQueue, in Kueue's order ("namespace/name").
+    ahead: list[str] = []
+    # What Kueue would decide that podwhy does not evaluate.
+    notEvaluated: list[str] = []  # noqa: N815
+
+
 class WorkloadReport(_Struct):
     kind: str
     namespace: str
@@ -727,6 +762,8 @@ class WorkloadReport(_Struct):
     # What the API server's defaulting and admission filled in on its pods (of its first replica:
     # they share its template), which the scheduler reads.
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
+    # A Job Kueue manages: Kueue's decision on its Workload.
+    kueue: KueueCheck | UnsetType = UNSET
 
     @property
     def update(self) -> RolloutReport | None:

@@ -11,7 +11,7 @@ The controllers reach the scheduler through podcontrol.Scheduler, never cluster/
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
@@ -22,6 +22,9 @@ from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.verdict import Verdict
+
+if TYPE_CHECKING:
+    from podwhy.cluster.kueuecheck import KueueDecision
 
 INDEXED = "Indexed"
 
@@ -116,6 +119,8 @@ class ManifestWorkload:
     # DaemonSet: PodSecurity's refusal of its template, the words after `pods "NAME" is
     # forbidden: ` (it refuses every node's pod alike).
     daemon_refusal: str = ""
+    # Job: the manifest's Job (what Kueue's webhook and Job controller read; None for others).
+    job_manifest: o.Workload | None = None
 
     @property
     def key(self) -> str:
@@ -185,3 +190,5 @@ class WorkloadPlacement:
     ineligible_nodes: dict[str, str] = field(default_factory=dict)
     # A workload the cluster already runs: what its controller's update does.
     rollout: Rollout | None = None
+    # A Job Kueue manages: Kueue's decision on its Workload.
+    kueue: KueueDecision | None = None

@@ -12,6 +12,7 @@ from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.pending import owner_of
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.kueuecheck import KueueDecision
 from podwhy.framework.notevaluated import ROOM_UNKNOWNS, NotEvaluated, not_evaluated
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
@@ -25,6 +26,8 @@ from podwhy.report.model import (
     DefaultedField,
     DisplacedPod,
     FitsOnceDeleted,
+    KueueCheck,
+    KueuePodSet,
     NotChecked,
     PendingReplicas,
     ReplicaReport,
@@ -205,6 +208,35 @@ _JOB_OUTCOMES: dict[str, Literal["Runs", "Suspended", "Finished", "DeadlineExcee
 }
 
 
+def _toleration(t: o.Toleration) -> str:
+    """A toleration as `key=value:Effect` (operator Exists: `key:Effect`)."""
+    value = f"={t.value}" if t.value else ""
+    effect = f":{t.effect}" if t.effect else ""
+    return f"{t.key or '*'}{value}{effect}"
+
+
+def _kueue(decision: KueueDecision | None) -> KueueCheck | UnsetType:
+    if decision is None:
+        return UNSET
+    wl, verdict = decision.workload, decision.verdict
+    admitted = decision.admitted
+    return KueueCheck(
+        workload=f"{wl.metadata.namespace}/{wl.metadata.name}" if wl is not None else "",
+        localQueue=decision.local_queue,
+        admitted=admitted,
+        clusterQueue=verdict.cluster_queue if verdict is not None else "",
+        stage=verdict.stage.value if verdict is not None else "",
+        reason="" if admitted or verdict is None else verdict.reason,
+        message=decision.problem if verdict is None else ("" if admitted else verdict.message),
+        inconclusive=decision.unsure,
+        podSets=[KueuePodSet(name=name, flavors=dict(flavors)) for name, flavors in decision.flavors.items()],
+        nodeSelector=dict(decision.node_selector),
+        tolerations=[_toleration(t) for t in decision.tolerations],
+        ahead=[f"{w.metadata.namespace}/{w.metadata.name}" for w in verdict.ahead] if verdict is not None else [],
+        notEvaluated=list(verdict.not_evaluated) if verdict is not None else [],
+    )
+
+
 def build_check_report(
     placements: list[WorkloadPlacement],
     snapshot: Snapshot,
@@ -231,6 +263,7 @@ def build_check_report(
                 ineligibleNodes=dict(placement.ineligible_nodes),
                 rollout=_rollout(placement.rollout, wl.kind, len(wl.pods)),
                 apiServerDefaults=_defaults(placement, snapshot),
+                kueue=_kueue(placement.kueue),
             )
         )
     all_replicas = [r for w in workloads for r in w.replicas]
@@ -240,7 +273,11 @@ def build_check_report(
         placed=sum(w.placed for w in workloads),
         pending=sum(w.pending for w in workloads),
         failingWorkloads=sum(
-            1 for w in workloads if stuck(w) or (w.update is not None and w.update.status in FAILING_ROLLOUTS)
+            1
+            for w in workloads
+            if stuck(w)
+            or (w.update is not None and w.update.status in FAILING_ROLLOUTS)
+            or (isinstance(w.kueue, KueueCheck) and not w.kueue.admitted and not w.kueue.inconclusive)
         ),
         inconclusive=sum(1 for r in all_replicas if r.node is not None and r.verdict == Verdict.INCONCLUSIVE),
         pendingInconclusive=sum(1 for r in all_replicas if r.node is None and r.verdict == Verdict.INCONCLUSIVE),

@@ -25,6 +25,8 @@ from podwhy.report.safe import made_safe
 from podwhy.report.words.check import (
     displaced_lines,
     group_text,
+    kueue_lines,
+    kueue_unsure,
     not_checked_lines,
     placed_nodes_text,
     replica_text,
@@ -107,6 +109,9 @@ def check_summary(report: CheckReport) -> str:
             (r.preemptionNotEvaluated for w in report.workloads for r in w.replicas if r.preemptionNotEvaluated),
             "",
         )
+        kueue_why = kueue_unsure(report)
+        if kueue_why and not why:
+            return f"inconclusive: {line} in {workloads}{placed_doubt}; {kueue_why}" + preempting
         return (
             f"inconclusive: {line} in {workloads}{placed_doubt}; {unsure} stay{'s' if unsure == 1 else ''} Pending"
             f" unless preemption makes room, not evaluated: {why}" + preempting
@@ -152,7 +157,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
     report = made_safe(report)
     console = console or make_console()
     console.print(f"[bold]{escape(check_summary(report))}[/bold]")
-    for line in [*not_checked_lines(report), *rollout_lines(report)]:
+    for line in [*not_checked_lines(report), *rollout_lines(report), *kueue_lines(report)]:
         say(console, escape(line), 0)
     for line in displaced_lines(report):
         say(console, escape(line), 0)

@@ -8,7 +8,16 @@ from pathlib import Path
 from podwhy.errors import PodwhyError
 from podwhy.report.model import CheckReport, ReplicaReport, WorkloadReport
 from podwhy.report.safe import made_safe
-from podwhy.report.words.check import FAILING_ROLLOUTS, group_text, replica_note, replica_text, rollout_line, stuck
+from podwhy.report.words.check import (
+    FAILING_ROLLOUTS,
+    group_text,
+    kueue_line,
+    kueue_refused,
+    replica_note,
+    replica_text,
+    rollout_line,
+    stuck,
+)
 from podwhy.verdict import Verdict
 
 
@@ -31,8 +40,11 @@ def junit_xml(report: CheckReport) -> bytes:
         )
         pending = stuck(workload)
         failed_rollout = workload.update is not None and workload.update.status in FAILING_ROLLOUTS
+        refused = kueue_refused(workload)
         if failed_rollout and not pending:
             ET.SubElement(case, "failure", {"type": "Rollout", "message": rollout_line(workload)})
+        elif refused is not None and not pending:  # a Job Kueue holds with no replica to name
+            ET.SubElement(case, "failure", {"type": "Kueue", "message": kueue_line(refused)})
         elif pending:
             summary = f"{len(pending)} of {len(workload.replicas)} replicas stay Pending"
             failure = ET.SubElement(

@@ -20,6 +20,7 @@ from podwhy.report.words.cells import why_cell
 from podwhy.report.words.check import (
     displaced_lines,
     group_text,
+    kueue_lines,
     not_checked_lines,
     placed_nodes_text,
     replica_text,
@@ -93,7 +94,7 @@ def render_check(report: CheckReport) -> str:
         whys = sorted({_why(g) for g in w.pendingGroups if g.message})
         rows.append([w.key, f"{w.placed}/{len(w.replicas)}", str(w.pending), _joined(whys)])
     lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
-    for line in [*not_checked_lines(report), *rollout_lines(report), *displaced_lines(report)]:
+    for line in [*not_checked_lines(report), *rollout_lines(report), *kueue_lines(report), *displaced_lines(report)]:
         lines += ["", cell(line)]
     lines += _warnings(report.warnings)
     summarised = any(len(w.replicas) > MAX_REPLICA_ROWS for w in report.workloads)

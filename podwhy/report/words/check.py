@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from msgspec import UNSET
 
 from podwhy.cluster.placementreasons import OnceDeleted
-from podwhy.report.model import CheckReport, PendingReplicas, ReplicaReport, RolloutReport, WorkloadReport
+from podwhy.report.model import CheckReport, KueueCheck, PendingReplicas, ReplicaReport, RolloutReport, WorkloadReport
 from podwhy.verdict import Verdict
 
 
@@ -224,3 +224,40 @@ def rollout_lines(report: CheckReport) -> list[str]:
     """Each updated workload's rollout, then what is not simulated of them."""
     lines = [f"{w.key}: {rollout_line(w)}" for w in report.workloads if w.update is not None]
     return [*lines, ROLLOUT_NOTE] if lines else []
+
+
+def kueue_unsure(report: CheckReport) -> str:
+    """The first line's words for Jobs whose Kueue decision is not known ("" for none)."""
+    unsure = [w for w in report.workloads if isinstance(w.kueue, KueueCheck) and w.kueue.inconclusive]
+    if not unsure:
+        return ""
+    first = unsure[0].kueue
+    assert isinstance(first, KueueCheck)
+    jobs = f"{len(unsure)} Job{'s' if len(unsure) != 1 else ''}"
+    return f"whether Kueue admits {jobs} (LocalQueue {first.localQueue}) is not known: {first.inconclusive}"
+
+
+def kueue_line(check: KueueCheck) -> str:
+    """A Kueue-managed Job's line: admitted into which flavors, or why not (Kueue's words)."""
+    if check.inconclusive:
+        return f"Kueue: not known whether it is admitted: {check.inconclusive}"
+    if check.admitted:
+        flavors = sorted({f for ps in check.podSets for f in ps.flavors.values()})
+        into = f" in flavor {', '.join(flavors)}" if flavors else ""
+        return f"Kueue: admitted by ClusterQueue {check.clusterQueue}{into} (Workload {check.workload})"
+    where = f"LocalQueue {check.localQueue}" + (f", ClusterQueue {check.clusterQueue}" if check.clusterQueue else "")
+    reason = f"{check.reason}: " if check.reason else ""
+    return f"Kueue: not admitted ({where}): {reason}{check.message}"
+
+
+def kueue_lines(report: CheckReport) -> list[str]:
+    """One line per Job Kueue manages: admitted into which flavors, or why not."""
+    return [f"{w.key}: {kueue_line(w.kueue)}" for w in report.workloads if isinstance(w.kueue, KueueCheck)]
+
+
+def kueue_refused(workload: WorkloadReport) -> KueueCheck | None:
+    """The workload's Kueue decision when Kueue is known not to admit it (None otherwise)."""
+    check = workload.kueue
+    if isinstance(check, KueueCheck) and not check.admitted and not check.inconclusive:
+        return check
+    return None

@@ -8,6 +8,7 @@ from podwhy.cluster.placementreasons import (
     BoundByNodeName,
     Gated,
     KubeletRejects,
+    KueueHeld,
     MissingNode,
     NoProfileNamed,
     NotCreated,
@@ -50,6 +51,9 @@ def placement_text(reason: PlacementReason | None) -> str:
             return "bound by spec.nodeName; its kubelet admits it"
         case NotCreated(refusal):
             return f"not created: Error creating: {refusal}"
+        case KueueHeld(workload, local_queue, why):
+            named = f"Workload {workload}, " if workload else ""
+            return f"not created: Kueue keeps the Job suspended ({named}LocalQueue {local_queue}): {why}"
         case OrderedWait(pod, waiting_for):
             return (
                 f"not created: the StatefulSet creates {pod} once {waiting_for} is Running"

@@ -1,0 +1,193 @@
+"""Kueue in front of `check`: a Job of the manifests that Kueue manages is created suspended by
+Kueue's webhook (jobframework's Default), its Workload built as Kueue's Job controller builds it
+(kueue/jobframework.py) and nominated over the snapshot's Kueue objects (kueue/admission.py),
+behind the Workloads pending there, in Kueue's order. One Kueue would not admit keeps its pods
+uncreated; one it admits has Kueue's PodSetInfo injected into its pods (pkg/podset: the flavors'
+node labels merged into the nodeSelector, their tolerations appended) and is charged to its
+ClusterQueue for the Jobs after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import msgspec
+
+from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
+from podwhy.cluster.kueue import jobframework as jf
+from podwhy.cluster.kueue import names
+from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
+from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+
+# Why a Kueue-managed Job is inconclusive when the snapshot holds none of Kueue's kinds.
+NO_KUEUE_KINDS = "the snapshot holds none of Kueue's objects (ClusterQueues, LocalQueues, ...)"
+
+
+@dataclass
+class KueueDecision:
+    """What Kueue does with one workload of the manifests it manages."""
+
+    local_queue: str
+    workload: o.KueueWorkload | None = None
+    verdict: Verdict | None = None
+    # Kueue makes no Workload of it (its words), or podwhy cannot say (why): its pods are not created.
+    problem: str = ""
+    inconclusive: str = ""
+    # Admitted: the flavor of each pod set's resources, and what Kueue injects into its pods.
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[o.Toleration] = field(default_factory=list)
+
+    @property
+    def admitted(self) -> bool:
+        """Kueue admits it in its next cycle: it fits, nothing podwhy does not evaluate holds it,
+        and no StrictFIFO head waits before it."""
+        v = self.verdict
+        return (
+            v is not None
+            and v.stage is Stage.FITS
+            and not v.not_evaluated
+            and not (v.queueing_strategy == names.STRICT_FIFO and v.ahead)
+        )
+
+    @property
+    def unsure(self) -> str:
+        """Why Kueue's decision is not known ("" when it is): the snapshot has no Kueue objects,
+        or it fits only by what podwhy does not evaluate (preemption, admission checks...)."""
+        if self.inconclusive:
+            return self.inconclusive
+        v = self.verdict
+        if v is None:
+            return ""
+        if v.stage is Stage.FITS and v.not_evaluated:
+            return "not evaluated: " + ", ".join(v.not_evaluated)
+        if v.stage is Stage.PREEMPT and not v.reason:
+            return "not evaluated: " + names.NOT_EMULATED_PREEMPTION
+        return ""
+
+
+def _has_kueue(snapshot: Snapshot) -> bool:
+    if snapshot.kinds_seen & set(o.KUEUE_KINDS):
+        return True
+    return bool(snapshot.cluster_queues or snapshot.local_queues or snapshot.resource_flavors)
+
+
+def _objects(snapshot: Snapshot, extra: list[o.KueueWorkload]) -> KueueObjects:
+    objs: list[object] = [
+        *snapshot.cluster_queues.values(),
+        *snapshot.cohorts.values(),
+        *snapshot.local_queues.values(),
+        *snapshot.resource_flavors.values(),
+        *snapshot.kueue_workloads.values(),
+        *extra,
+        *snapshot.admission_checks.values(),
+        *snapshot.topologies.values(),
+        *snapshot.namespaces.values(),
+        *snapshot.runtime_classes.values(),
+        *snapshot.limit_ranges,
+    ]
+    return KueueObjects.of(objs)
+
+
+def _reads(snapshot: Snapshot) -> jf.KueueReads:
+    return jf.KueueReads(
+        namespaces=snapshot.namespaces,
+        local_queues={(lq.metadata.namespace, lq.metadata.name): lq for lq in snapshot.local_queues.values()},
+        workload_priority_classes=snapshot.workload_priority_classes,
+        priority_classes=snapshot.priority_classes,
+    )
+
+
+def _job(workload: ManifestWorkload) -> o.Workload | None:
+    """The Job as `kubectl apply` creates it (the uid check gives it), when the workload is a new Job."""
+    job = workload.job_manifest
+    if job is None or workload.kind != "Job" or workload.live_job is not None:
+        return None
+    copy = msgspec.json.decode(msgspec.json.encode(job), type=o.Workload)
+    copy.metadata.namespace = workload.namespace
+    copy.metadata.uid = copy.metadata.uid or created_uid(workload.namespace, "Job", workload.name)
+    return copy
+
+
+def _admitted_workload(workload: o.KueueWorkload, verdict: Verdict) -> o.KueueWorkload:
+    """WORKLOAD as Kueue admits it: QuotaReserved and Admitted, its pod sets' flavors and usage."""
+    assert verdict.assignment is not None
+    assignments = []
+    for psa in verdict.assignment.pod_sets:
+        usage: o.ResourceList = {res: DEFAULT_FORMATTER.quantity_string(res, q) for res, q in psa.requests.items()}
+        flavors = {res: fa.name for res, fa in psa.flavors.items()}
+        assignments.append(o.PodSetAssignment(name=psa.name, flavors=flavors, resource_usage=usage, count=psa.count))
+    admitted: o.KueueWorkload = msgspec.json.decode(msgspec.json.encode(workload), type=o.KueueWorkload)
+    admitted.status.admission = o.Admission(cluster_queue=verdict.cluster_queue, pod_set_assignments=assignments)
+    admitted.status.conditions = [
+        o.KueueCondition(type=names.QUOTA_RESERVED, status="True"),
+        o.KueueCondition(type=names.ADMITTED, status="True"),
+    ]
+    return admitted
+
+
+def _pod_set_info(decision: KueueDecision, flavors: dict[str, o.ResourceFlavor]) -> None:
+    """podset.FromAssignment: the node labels of the flavors assigned (merged in resource order)
+    and their tolerations, for the pod set "main"."""
+    for flavor_name in dict.fromkeys(decision.flavors.get(o.DEFAULT_PODSET_NAME, {}).values()):
+        flavor = flavors.get(flavor_name)
+        if flavor is None:
+            continue
+        decision.node_selector.update(flavor.spec.node_labels)
+        decision.tolerations.extend(t for t in flavor.spec.tolerations if t not in decision.tolerations)
+
+
+def inject(pod: o.Pod, decision: KueueDecision) -> None:
+    """PodSetInfo.Merge into the pod: node labels into the nodeSelector (a key the pod sets to
+    another value is Kueue's conflict: the pod keeps its own), tolerations appended."""
+    if decision.node_selector:
+        selector = dict(decision.node_selector)
+        selector.update(pod.spec.node_selector or {})
+        pod.spec.node_selector = selector
+    if decision.tolerations:
+        pod.spec.tolerations = list(pod.spec.tolerations or []) + [
+            t for t in decision.tolerations if t not in (pod.spec.tolerations or [])
+        ]
+
+
+def decide(
+    snapshot: Snapshot,
+    workloads: list[ManifestWorkload],
+    options: jf.FrameworkOptions | None = None,
+    verdict_options: VerdictOptions | None = None,
+) -> dict[int, KueueDecision]:
+    """Kueue's decision on each managed workload (by index), in the manifests' order: each one
+    admitted is charged to its ClusterQueue for those after it."""
+    options = options or jf.FrameworkOptions()
+    reads = _reads(snapshot)
+    have_kueue = _has_kueue(snapshot)
+    added: list[o.KueueWorkload] = []
+    out: dict[int, KueueDecision] = {}
+    for index, workload in enumerate(workloads):
+        job = _job(workload)
+        if job is None or not jf.is_managed("Job", job.metadata, reads, options):
+            continue
+        job.metadata = jf.apply_defaults(job.metadata, reads, options)
+        decision = KueueDecision(jf.queue_name(job.metadata))
+        out[index] = decision
+        lq_key = f"{workload.namespace}/{decision.local_queue}"
+        if not have_kueue and lq_key not in snapshot.local_queues:
+            decision.inconclusive = NO_KUEUE_KINDS
+            continue
+        built = jf.job_workload(job, reads, options)
+        if built.workload is None:
+            decision.problem = built.problem
+            continue
+        decision.workload = built.workload
+        decision.verdict = explain_workload(built.workload, _objects(snapshot, added), verdict_options)
+        if decision.admitted and decision.verdict.assignment is not None:
+            decision.flavors = {
+                ps.name: {res: fa.name for res, fa in ps.flavors.items()} for ps in decision.verdict.assignment.pod_sets
+            }
+            _pod_set_info(decision, snapshot.resource_flavors)
+            added.append(_admitted_workload(built.workload, decision.verdict))
+        else:
+            added.append(built.workload)  # it waits: the Jobs after it queue behind it
+    return out

@@ -1,0 +1,143 @@
+"""`check -f job.yaml` with Kueue in front (cluster/kueuecheck.py): a Job with a queue-name label
+is created suspended, its Workload built as Kueue's Job controller builds it and nominated over
+the snapshot's Kueue objects; held, none of its pods is created (exit 1), unknown (no Kueue
+objects) it is inconclusive (exit 3), admitted its pods carry the flavor's node labels."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import yaml
+from typer.testing import CliRunner
+
+from podwhy.cli import app
+from podwhy.cluster.kueuecheck import KueueDecision, inject
+from podwhy.model import objects as o
+from tests.builders import quotas_listed
+from tests.paths import REPO
+
+CLUSTER = REPO / "fixtures" / "kueue" / "cluster.yaml"
+
+
+def _job(name: str, cpu: str, queue: str | None = "user-queue", suspend: bool | None = None) -> dict[str, Any]:
+    labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
+    spec: dict[str, Any] = {
+        "parallelism": 1,
+        "template": {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "x:1", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
+            }
+        },
+    }
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": "team-a", "labels": labels},
+        "spec": spec,
+    }
+
+
+def _check(tmp_path: Path, *jobs: dict[str, Any], cluster: Path = CLUSTER, out: str = "json") -> tuple[int, Any]:
+    manifest = tmp_path / "jobs.yaml"
+    manifest.write_text(yaml.safe_dump_all(list(jobs)))
+    args = ["check", "-f", str(manifest), "--from", str(cluster), "--from", quotas_listed(tmp_path), "-o", out]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400", "NO_COLOR": "1"})
+    return result.exit_code, json.loads(result.stdout) if out == "json" else result.stdout
+
+
+def test_a_job_that_fits_is_admitted_and_placed_in_its_flavor(tmp_path: Path) -> None:
+    code, report = _check(tmp_path, _job("small", "1"))
+    assert code == 0
+    (workload,) = report["workloads"]
+    kueue = workload["kueue"]
+    assert kueue["admitted"] is True and kueue["clusterQueue"] == "cluster-queue"
+    assert kueue["workload"].startswith("team-a/job-small-")
+    assert kueue["podSets"] == [{"name": "main", "flavors": {"cpu": "default-flavor", "memory": "default-flavor"}}]
+    assert kueue["nodeSelector"] == {"instance-type": "on-demand"}
+    assert workload["placed"] == 1
+
+
+def test_a_job_short_of_quota_is_held_with_kueues_message(tmp_path: Path) -> None:
+    code, report = _check(tmp_path, _job("big", "6"))
+    assert code == 1
+    (workload,) = report["workloads"]
+    kueue = workload["kueue"]
+    message = (
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 3 more"
+        " needed"
+    )
+    assert (kueue["admitted"], kueue["message"]) == (False, message)
+    assert workload["placed"] == 0
+    (replica,) = workload["replicas"]
+    assert replica["created"] is False and message in replica["message"]
+    assert report["summary"]["failingWorkloads"] == 1
+
+
+def test_an_admitted_job_takes_quota_from_the_next(tmp_path: Path) -> None:
+    """3 cpus are free: alone, a 3-cpu Job fits; after a 1-cpu Job is admitted, 1 more is needed."""
+    assert _check(tmp_path, _job("three", "3"))[0] == 0
+    code, report = _check(tmp_path, _job("small", "1"), _job("three", "3"))
+    assert code == 1
+    first, second = report["workloads"]
+    assert first["kueue"]["admitted"] is True
+    assert second["kueue"]["message"].endswith(
+        "insufficient unused quota for cpu in flavor default-flavor, 1 more needed"
+    )
+
+
+def test_a_missing_local_queue_is_kueues_words(tmp_path: Path) -> None:
+    code, report = _check(tmp_path, _job("lost", "1", queue="nope-queue"))
+    assert code == 1
+    assert report["workloads"][0]["kueue"]["message"] == "LocalQueue nope-queue doesn't exist"
+
+
+def test_without_kueue_objects_it_is_inconclusive(tmp_path: Path) -> None:
+    document = yaml.safe_load(CLUSTER.read_text())
+    document["items"] = [i for i in document["items"] if "kueue" not in i["apiVersion"]]
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump(document))
+    code, report = _check(tmp_path, _job("small", "1"), cluster=bare)
+    assert code == 3
+    kueue = report["workloads"][0]["kueue"]
+    assert kueue["admitted"] is False and "none of Kueue's objects" in kueue["inconclusive"]
+    code, text = _check(tmp_path, _job("small", "1"), cluster=bare, out="table")
+    assert text.splitlines()[0].startswith("inconclusive: ") and "whether Kueue admits 1 Job" in text.splitlines()[0]
+
+
+def test_a_job_without_the_label_is_not_kueues(tmp_path: Path) -> None:
+    code, report = _check(tmp_path, _job("plain", "6", queue=None))
+    assert code == 0
+    assert "kueue" not in report["workloads"][0]
+
+
+def test_the_verdict_in_every_output(tmp_path: Path) -> None:
+    _, table = _check(tmp_path, _job("big", "6"), out="table")
+    assert "team-a/big (Job): Kueue: not admitted (LocalQueue user-queue, ClusterQueue cluster-queue)" in table
+    _, markdown = _check(tmp_path, _job("big", "6"), out="markdown")
+    assert "Kueue: not admitted" in markdown
+    junit = tmp_path / "junit.xml"
+    manifest = tmp_path / "jobs.yaml"
+    manifest.write_text(yaml.safe_dump(_job("big", "6")))
+    args = ["check", "-f", str(manifest), "--from", str(CLUSTER), "--from", quotas_listed(tmp_path)]
+    CliRunner().invoke(app, [*args, "--junit", str(junit)])
+    failure = ET.parse(junit).getroot().find(".//failure")
+    assert failure is not None and "insufficient unused quota for cpu" in failure.get("message", "")
+
+
+def test_inject_merges_node_labels_and_appends_tolerations() -> None:
+    """PodSetInfo.Merge (pkg/podset): the flavor's labels join the nodeSelector (the pod's own
+    value kept), its tolerations are appended once."""
+    toleration = o.Toleration(key="gpu", operator="Exists", effect="NoSchedule")
+    pod = o.Pod(spec=o.PodSpec(node_selector={"zone": "a", "instance-type": "mine"}, tolerations=[toleration]))
+    decision = KueueDecision(
+        "q", node_selector={"instance-type": "spot", "pool": "p"}, tolerations=[toleration, o.Toleration(key="spot")]
+    )
+    inject(pod, decision)
+    assert pod.spec.node_selector == {"instance-type": "mine", "pool": "p", "zone": "a"}
+    assert [t.key for t in pod.spec.tolerations or []] == ["gpu", "spot"]
