@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from podwhy.analysis.autoscaling.facts import ComingEvidence
+from podwhy.cluster.placementreasons import Gated, SchedulerSays
 from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.model import objects as o
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPod
@@ -131,11 +132,6 @@ class NoScheduler:
 
 
 @dataclass(frozen=True)
-class Gated:
-    gates: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class WillPreempt:
     """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
     ("namespace/name") on `node` and binds the pod there once they are gone."""
@@ -207,13 +203,6 @@ class PartlyEvaluated:
     not_evaluated: NotEvaluated
 
 
-@dataclass(frozen=True)
-class SchedulerMessage:
-    """The scheduler's own message (Unschedulable, errors), or the verdict when it has none."""
-
-    message: str
-
-
 Cause = (
     BoundNodeGone
     | BoundNodeNotReady
@@ -232,7 +221,7 @@ Cause = (
     | ReservedRoomCause
     | WaitingForNode
     | PartlyEvaluated
-    | SchedulerMessage
+    | SchedulerSays
 )
 
 

@@ -30,7 +30,6 @@ from podwhy.analysis.causes import (
     EventDetail,
     EventReason,
     FitsNow,
-    Gated,
     GatedSince,
     InitExited,
     InitNotStarted,
@@ -49,7 +48,6 @@ from podwhy.analysis.causes import (
     PartlyEvaluated,
     ReservedRoomCause,
     ReservingPodDetail,
-    SchedulerMessage,
     SchedulerMessageDetail,
     SchedulerPodDown,
     VictimDetail,
@@ -59,6 +57,7 @@ from podwhy.analysis.causes import (
     victim_detail,
 )
 from podwhy.analysis.events import events_of
+from podwhy.cluster.placementreasons import Gated, SchedulerSays
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
 from podwhy.framework.signature import pod_signature
@@ -619,11 +618,11 @@ class _Classifier:
                     [SchedulerMessageDetail(cycle.message)],
                     cycle,
                 )
-            cause = SchedulerMessage(cycle.message)
+            cause = SchedulerSays(cycle.message)
         elif cycle.verdict == Verdict.INCONCLUSIVE and cycle.not_evaluated is not None:
             cause = PartlyEvaluated(cycle.not_evaluated)
         else:
-            cause = SchedulerMessage(cycle.message or str(cycle.verdict))
+            cause = SchedulerSays(cycle.message or str(cycle.verdict))
         return PendingPod(pod, cycle.verdict, cause, owner, cycle=cycle)
 
 

@@ -21,7 +21,6 @@ from podwhy.analysis.causes import (
     Detail,
     EventReason,
     FitsNow,
-    Gated,
     InitExited,
     InitNotStarted,
     InitRunning,
@@ -34,13 +33,13 @@ from podwhy.analysis.causes import (
     NoScheduler,
     PartlyEvaluated,
     ReservedRoomCause,
-    SchedulerMessage,
     Waiting,
     WaitingForNode,
     WillPreempt,
 )
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.notes import GroupSizing, Sized, TooManyNodes
+from podwhy.cluster.placementreasons import Gated, SchedulerSays
 from podwhy.scheduler.schedulers import SchedulerPod
 
 # Container waiting reasons whose next step is the container's previous log.
@@ -274,7 +273,7 @@ def remedy(items: Sequence[PendingItem], sizing: GroupSizing | None) -> Remedy:
             return NoAction(cause)
         case PartlyEvaluated():
             return ExplainPod(first.key)
-        case SchedulerMessage():
+        case SchedulerSays():
             if sizing is not None:
                 note = sizing.note
                 if sizing.outcome == SizingOutcome.SIZED and isinstance(note, Sized):

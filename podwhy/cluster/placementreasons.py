@@ -1,7 +1,8 @@
 """The typed facts of `check`'s placement the report reads, a leaf (it imports nothing of
 podwhy's): why a replica stays Pending, is not created, or what its placement carries, on
 controllers/types.py's ReplicaPlacement (report/words/placement.py says them); and how far
-placing is (PlaceProgress, which the progress display draws). Words that are another component's
+placing is (PlaceProgress, which the progress display draws). The causes `pending` shares with
+`check` (Gated, SchedulerSays) are these too: analysis/causes.py reuses them. Words that are another component's
 own (kube-scheduler's message, the API server's refusal, the kubelet's rejection) are kept
 verbatim."""
 
@@ -26,7 +27,7 @@ class Gated:
 
 @dataclass(frozen=True)
 class SchedulerSays:
-    """The cycle's message, as kube-scheduler words it."""
+    """The cycle's message, as kube-scheduler words it (`pending`: the verdict when it has none)."""
 
     message: str
 

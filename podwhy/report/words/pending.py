@@ -20,7 +20,6 @@ from podwhy.analysis.causes import (
     EventDetail,
     EventReason,
     FitsNow,
-    Gated,
     GatedSince,
     InitExited,
     InitNotStarted,
@@ -39,7 +38,6 @@ from podwhy.analysis.causes import (
     PartlyEvaluated,
     ReservedRoomCause,
     ReservingPodDetail,
-    SchedulerMessage,
     SchedulerMessageDetail,
     SchedulerPodDown,
     VictimDetail,
@@ -66,6 +64,8 @@ from podwhy.analysis.remedies import (
     StartScheduler,
     UnknownSchedulerName,
 )
+from podwhy.cluster.placementreasons import Gated, SchedulerSays
+from podwhy.report.words.answers import answer_text, no_profile_text
 from podwhy.report.words.autoscaling import evidence_text
 from podwhy.report.words.fate import preempt_text
 from podwhy.report.words.notevaluated import not_evaluated_text
@@ -127,12 +127,12 @@ def cause_text(cause: Cause) -> str:
         case BoundNotRunning(problems):
             return f"bound, not running: {', '.join(_problem(p) for p in problems)}"
         case NoProfile(name, finding):
-            text = f"no scheduler profile named {name!r}"
+            text = no_profile_text(name)
             return text if finding is None else f"{text}; {no_profile_note(finding)}"
         case NoScheduler(_, finding):
             return no_scheduler(finding)
-        case Gated(gates):
-            return f"scheduling gates [{' '.join(gates)}]"
+        case Gated() | SchedulerSays():
+            return answer_text(cause)
         case NominatedNodeGone(node, then):
             return f"nominated to node {node}, which no longer exists (stale nomination)" + _then(then)
         case NominatedFits():
@@ -162,8 +162,6 @@ def cause_text(cause: Cause) -> str:
             return f"waiting for a node{of_group} that {autoscaler} is adding ({evidence_text(evidence)})"
         case PartlyEvaluated(not_evaluated):
             return f"fits the plugins evaluated; {not_evaluated_text(not_evaluated)}"
-        case SchedulerMessage(message):
-            return message
 
 
 def detail_text(detail: Detail) -> str:

@@ -18,6 +18,7 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
+from podwhy.report.words.answers import answer_text, no_profile_text
 from podwhy.report.words.notevaluated import not_evaluated_text
 
 
@@ -28,11 +29,9 @@ def placement_text(reason: PlacementReason | None) -> str:
         case None:
             return ""
         case NoProfileNamed(name):
-            return f"no scheduler profile named {name!r}"
-        case Gated(gates):
-            return f"scheduling gates [{' '.join(gates)}]"
-        case SchedulerSays(message):
-            return message
+            return no_profile_text(name)
+        case Gated() | SchedulerSays():
+            return answer_text(reason)
         case PlacedBut(not_evaluated):
             return f"placed, but {not_evaluated_text(not_evaluated)}"
         case Preempted(node, preemptor, priority):
