@@ -411,7 +411,7 @@ def test_no_suggestion_when_no_change_can_help() -> None:
 def test_commands_patch_the_owning_workload(
     owner_kind: str, replica_set_owner: str | None, expected: tuple[str, str, str] | None, command: str
 ) -> None:
-    """Which owner a command goes to (tests/test_commands.py runs each owner kind's command)."""
+    """Which owner a command goes to (tests/analysis/test_commands.py runs each owner kind's command)."""
     rs: Json = {"metadata": {"name": "web-abc12", "namespace": "default"}}
     if replica_set_owner is not None:
         rs["metadata"]["ownerReferences"] = [{"kind": replica_set_owner, "name": "web", "controller": True}]

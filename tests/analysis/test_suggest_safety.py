@@ -25,8 +25,8 @@ from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
+from tests.analysis.test_commands import kubectl_patch
 from tests.builders import from_raw, make_node, make_pod, make_snapshot, quotas_listed
-from tests.test_commands import kubectl_patch
 
 Json = dict[str, Any]
 
