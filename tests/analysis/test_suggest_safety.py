@@ -156,7 +156,7 @@ def test_a_selector_on_a_well_known_label_no_node_has_changes_the_pod(key: str, 
     (patch,) = dropped.patches
     assert patch["kind"] == "Pod" and patch["name"] == "p"
     pod_doc = {"apiVersion": "v1", "kind": "Pod", **msgspec.to_builtins(pod.obj())}
-    from tests.test_suggest import merge_patch
+    from tests.analysis.test_suggest import merge_patch
 
     fixed = msgspec.convert(merge_patch(pod_doc, patch["patch"]), o.Pod)
     assert run_cycle(snapshot, fixed).verdict == Verdict.SCHEDULABLE
