@@ -44,6 +44,7 @@ from podwhy.cluster.kueue.resources import (
     FlavorResource,
     ResourceFormatter,
     add_int,
+    request_order,
     saturating_add,
     sub,
 )
@@ -143,7 +144,8 @@ class FlavorAssigner:
         considered: dict[str, FlavorAttempt] = {}
         group_flavors: dict[str, FlavorAssignment] | None = {}
         group_status = Status()
-        for res in sorted(requests):
+        vectorized = self.options.enabled(names.VECTORIZED_RESOURCE_REQUESTS)
+        for res in request_order(requests, vectorized):
             if self.cq.rg_by_resource(res) is None and (requests[res] == 0 or self.options.ignore_undeclared):
                 continue
             if group_flavors is not None and res in group_flavors:
@@ -201,7 +203,8 @@ class FlavorAssigner:
         if rg is None:
             return {}, Status([names.MSG_RESOURCE_UNAVAILABLE.format(res)]), []
         status = Status()
-        covered = {r: q for r, q in sorted(requests.items()) if r in rg.covered}
+        vectorized = self.options.enabled(names.VECTORIZED_RESOURCE_REQUESTS)
+        covered = {r: requests[r] for r in request_order(requests, vectorized) if r in rg.covered}
         pod_sets = [self.workload.spec.pod_sets[i] for i in ids]
         requested = [self._requested[i] for i in ids]
         granular_on = self.options.enabled(names.UNADMITTED_WORKLOADS_OBSERVABILITY)

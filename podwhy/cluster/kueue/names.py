@@ -178,6 +178,11 @@ QUOTA_CHECK_STRATEGY: Final = "QuotaCheckStrategy"
 # UnadmittedWorkloadsObservability is beta and on since v0.19: the scheduler's QuotaReserved=False
 # reason is the granular one (WaitingForQuota, NoMatchingFlavor...), "Pending" with it off; the
 # workload controller's is Misconfigured or Suspended, "Inadmissible" with it off.
+# VectorizedResourceRequests (beta, on since v0.19): requests are a slice sorted by the FNV-1a
+# hash of the resource name (pkg/resources/slice_requests.go), so resources are tried in that
+# order; off, they are a Go map, whose order is random (podwhy then takes name order).
+VECTORIZED_RESOURCE_REQUESTS: Final = "VectorizedResourceRequests"
+
 FEATURE_DEFAULTS: Final[dict[str, bool]] = {
     UNADMITTED_WORKLOADS_OBSERVABILITY: True,
     UNADMITTED_WORKLOADS_EXPLICIT_STATUS: False,
@@ -189,6 +194,7 @@ FEATURE_DEFAULTS: Final[dict[str, bool]] = {
     PRIORITY_BOOST: False,
     ADMISSION_GATED_BY: True,
     QUOTA_CHECK_STRATEGY: True,
+    VECTORIZED_RESOURCE_REQUESTS: True,
 }
 
 

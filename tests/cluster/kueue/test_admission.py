@@ -57,8 +57,9 @@ def test_fits() -> None:
     assert verdict.cluster_queue == "cq" and verdict.queueing_strategy == "BestEffortFIFO"
     assert verdict.assignment is not None
     assert [(c.flavor, c.resource, c.needed, c.available, c.mode) for c in verdict.assignment.checks] == [
-        ("default-flavor", "cpu", 1_000, 9_000, PreemptionMode.FIT),
+        # In Kueue's order: by the FNV-1a hash of the name (VectorizedResourceRequests).
         ("default-flavor", "memory", 200 * 2**20, 36 * 2**30, PreemptionMode.FIT),
+        ("default-flavor", "cpu", 1_000, 9_000, PreemptionMode.FIT),
     ]
 
 

@@ -16,6 +16,8 @@ from podwhy.cluster.kueue.resources import (
     add,
     add_int,
     amount_from_quantity,
+    fnv1a64,
+    request_order,
     sub,
 )
 
@@ -89,3 +91,19 @@ def test_feature_gate_defaults() -> None:
     assert not names.enabled(names.PRIORITY_BOOST)
     assert names.enabled(names.TOPOLOGY_AWARE_SCHEDULING)
     assert str(names.Mode.PREEMPT) == "Preempt"
+
+
+# pkg/resources/slice_requests.go: hashResourceName is Go's hash/fnv New64a; SliceRequests are
+# sorted by (hash, name), so Kueue tries a workload's resources in that order.
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [("", 0xCBF29CE484222325), ("a", 0xAF63DC4C8601EC8C), ("foobar", 0x85944171F73967E8)],
+)
+def test_fnv1a64_is_go_hash_fnv_new64a(name: str, want: int) -> None:
+    assert fnv1a64(name) == want
+
+
+def test_request_order_by_hash_then_name() -> None:
+    names = ["cpu", "memory", "pods", "nvidia.com/gpu", "example.com/gpu"]
+    assert request_order(names) == sorted(names, key=lambda n: (fnv1a64(n), n))
+    assert request_order(names, vectorized=False) == sorted(names)
