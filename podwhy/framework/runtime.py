@@ -1,4 +1,6 @@
-"""Runs a profile's PreFilter and Filter plugins for one pod over every node.
+"""Runs a profile's PreEnqueue, PreFilter, Filter and PostFilter plugins for one pod over every
+node (upstream's framework/runtime/framework.go; its RunScorePlugins is framework/scoring.py, and
+what the runs yield is framework/outcome.py).
 
 Unlike kube-scheduler, every Filter plugin runs on every node (no short-circuit);
 the node where the scheduler would have stopped is recorded as `first_failure`,
@@ -11,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
     PRE_FILTER_REACHED_KEY,
@@ -22,99 +23,11 @@ from podwhy.framework.interface import (
     PreFilterResult,
 )
 from podwhy.framework.missing import not_evaluated_reason
-from podwhy.framework.preemption import PreemptionOutcome, preemption_outcome
+from podwhy.framework.outcome import FilterOutcome, NodeVerdict, PostFilterOutcome, PreFilterRecord, Reuse
+from podwhy.framework.preemption import preemption_outcome
 from podwhy.framework.profile import Profile
-from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
-
-
-@dataclass
-class PreFilterRecord:
-    plugin: str
-    status: Status
-    node_names: set[str] | None = None
-
-
-@dataclass
-class NodeVerdict:
-    name: str
-    filters: dict[str, Status] = field(default_factory=dict)
-    first_failure: Status | None = None
-    feasible: bool = False
-    nominated_pods: list[PodInfo] = field(default_factory=list)
-    # Whether the node would pass every filter without the room nominated pods reserve on it
-    # (None when no nominated pod is counted here).
-    feasible_without_nominated: bool | None = None
-
-
-@dataclass
-class Reuse:
-    """What the cycle of an earlier, identical pod learnt that still holds for this one (placement's
-    identical replicas): each node's verdict, given when every filter of that cycle read only the
-    pod and the node, and the raw scores of Score plugins that read only the pod and the node.
-    The caller drops a node from both once a pod is bound to it. Verdicts are taken only when this
-    pod's PreFilter skipped and could not evaluate the same plugins as that pod's did."""
-
-    pre_filter_skips: frozenset[str] = frozenset()
-    not_evaluated: frozenset[str] = frozenset()
-    verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
-    raw_scores: ScoreMemo = field(default_factory=lambda: ScoreMemo(()))
-
-    def forget(self, node: str) -> None:
-        self.verdicts.pop(node, None)
-        self.raw_scores.forget(node)
-
-
-@dataclass
-class FilterOutcome:
-    pre_filter: list[PreFilterRecord]
-    # Upstream's combined PreFilter status (None when PreFilter succeeded).
-    pre_filter_failure: Status | None
-    pre_filter_result: PreFilterResult | None
-    nodes: list[NodeVerdict]
-    feasible: list[str]
-    state: CycleState
-    plugins: dict[str, Plugin]
-    # PreFilter and Filter plugins not evaluated (kinds the snapshot lacks): a node may pass only for that.
-    not_evaluated: dict[str, str]
-    error: str | None = None
-    # The profile's other plugins not evaluated for the pod (PostFilter ones, DefaultPreemption).
-    other_not_evaluated: dict[str, str] = field(default_factory=dict)
-    # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
-    complete: bool = True
-
-
-@dataclass
-class PostFilterOutcome:
-    """RunPostFilterPlugins: each plugin's status, the combined one and the nomination."""
-
-    statuses: list[Status]
-    status: Status
-    result: PostFilterResult | None
-    preemption: PreemptionOutcome | None
-    # PostFilter plugins that could not be evaluated (kinds the snapshot lacks): the message lacks their part.
-    not_evaluated: dict[str, str] = field(default_factory=dict)
-    # Plugins of the profile podwhy does not implement: the message lacks their part too.
-    not_simulated: list[str] = field(default_factory=list)
-    # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
-    # and it found candidates (among which budgets would choose).
-    pdbs_assumed_none: bool = False
-
-    @property
-    def complete(self) -> bool:
-        return not self.not_evaluated and not self.not_simulated
-
-    def message(self) -> str:
-        return self.status.message()
-
-    @property
-    def preemption_message(self) -> str:
-        """DefaultPreemption's own message; if it never ran, that of the plugin that stopped the run."""
-        if self.preemption is not None:
-            return self.preemption.message
-        stopped_early = not self.status.is_success() and self.status.code != Code.Unschedulable
-        return self.status.message() if stopped_early else ""
 
 
 def _not_evaluated_reason(plugin: Plugin, pod: PodInfo, handle: Handle) -> str:
@@ -450,15 +363,7 @@ class Framework:
             # Known rejections are given first, and only the other nodes are walked.
             nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
             walk = [ni for ni in walk if ni.node.metadata.name not in settled]
-        reused: Mapping[str, NodeVerdict] = {}
-        if (
-            reuse is not None
-            and failure is None
-            and (result is None or result.node_names is None)
-            and reuse.pre_filter_skips == frozenset(n for n, st in pre_status.items() if st.is_skip())
-            and reuse.not_evaluated == frozenset(not_evaluated)
-        ):
-            reused = reuse.verdicts
+        reused = self._reusable(reuse, failure, result, pre_status, not_evaluated)
         nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
         if feasible_to_find is not None and nominated is not None:
             walk = [nominated, *(ni for ni in walk if ni is not nominated)]
@@ -475,21 +380,7 @@ class Framework:
                 verdict = reused[ni.name]
             else:
                 verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
-            if failure is not None:
-                verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
-                verdict.feasible = False
-                if verdict.feasible_without_nominated:
-                    verdict.feasible_without_nominated = False
-            elif restricted:
-                plugins = self._restricting_plugins
-                verdict.first_failure = Status(
-                    Code.UnschedulableAndUnresolvable,
-                    [f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"],
-                    plugins[0] if plugins else "",
-                )
-                verdict.feasible = False
-                if verdict.feasible_without_nominated:
-                    verdict.feasible_without_nominated = False
+            self._settle(verdict, failure, restricted)
             if verdict.feasible:
                 feasible.append(ni.name)
             if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
@@ -508,6 +399,44 @@ class Framework:
             complete=complete,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
         )
+
+    @staticmethod
+    def _reusable(
+        reuse: Reuse | None,
+        failure: Status | None,
+        result: PreFilterResult | None,
+        pre_status: dict[str, Status],
+        not_evaluated: dict[str, str],
+    ) -> Mapping[str, NodeVerdict]:
+        """The verdicts of an identical pod's cycle this pod may take as they are: when PreFilter
+        rejected no pod and ruled out no node, and skipped and left out the same plugins."""
+        if (
+            reuse is not None
+            and failure is None
+            and (result is None or result.node_names is None)
+            and reuse.pre_filter_skips == frozenset(n for n, st in pre_status.items() if st.is_skip())
+            and reuse.not_evaluated == frozenset(not_evaluated)
+        ):
+            return reuse.verdicts
+        return {}
+
+    def _settle(self, verdict: NodeVerdict, failure: Status | None, restricted: bool) -> None:
+        """VERDICT as PreFilter settles it: the pod's rejection (FAILURE) on every node, or, on a
+        node the merged PreFilterResult left out (RESTRICTED), the restricting plugins' words."""
+        if failure is not None:
+            verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
+        elif restricted:
+            plugins = self._restricting_plugins
+            verdict.first_failure = Status(
+                Code.UnschedulableAndUnresolvable,
+                [f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"],
+                plugins[0] if plugins else "",
+            )
+        else:
+            return
+        verdict.feasible = False
+        if verdict.feasible_without_nominated:
+            verdict.feasible_without_nominated = False
 
     @cached_property
     def _filtering(self) -> frozenset[str]:
@@ -566,22 +495,6 @@ class Framework:
             not_simulated,
             pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
         )
-
-
-def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
-    """FitError.Error() without the PostFilter part: "0/N nodes are available: ...".
-
-    Reasons are counted per node and sorted as strings, as upstream does.
-    """
-    if outcome.pre_filter_failure is not None:
-        return NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + f": {outcome.pre_filter_failure.message()}."
-    counts: dict[str, int] = {}
-    for verdict in outcome.nodes:
-        if verdict.first_failure is None:
-            continue
-        for reason in verdict.first_failure.reasons:
-            counts[reason] = counts.get(reason, 0) + 1
-    return nodes_available_message(num_all_nodes, counts)
 
 
 # ---------------------------------------------------------------------- PreFilter's merge

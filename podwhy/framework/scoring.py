@@ -43,7 +43,7 @@ class ScoreOutcome:
 
 class ScoreMemo:
     """Raw scores of Score plugins that read only the pod and the node, as an identical pod's cycle
-    got them (placement's identical replicas, see framework.runtime.Reuse): per plugin, by node. The
+    got them (placement's identical replicas, see framework.outcome.Reuse): per plugin, by node. The
     caller drops a node once a pod is bound to it or leaves it.
 
     `base` keeps, per node, the weighted sum of the raw scores of the memo's plugins that have no
@@ -87,15 +87,9 @@ def run_scores(
     def failed(message: str) -> ScoreOutcome:
         return ScoreOutcome({}, {}, [], len(nodes) == 1, message, not_simulated)
 
-    for name in profile.pre_score:
-        plugin = plugins.get(name)
-        if plugin is None or not plugin.implements("pre_score") or name in not_evaluated:
-            continue
-        status = plugin.pre_score(state, pod, nodes)
-        if status.is_skip():
-            state.skip_score_plugins.add(name)
-        elif not status.is_success():
-            return failed(f'running PreScore plugin "{name}": {status.message()}')
+    pre_score_error = _run_pre_scores(profile, plugins, state, pod, nodes, not_evaluated)
+    if pre_score_error:
+        return failed(pre_score_error)
     scoring = [
         (name, scorers[name])
         for name in profile.score
@@ -125,6 +119,44 @@ def run_scores(
         if message:
             return failed(message)
         per_plugin[name] = scores
+    out, totals = _rows(profile, scorers, not_evaluated, per_plugin, raw_scores, evidence, nodes)
+    top = max(totals.values(), default=0)
+    best = [n for n, t in totals.items() if t == top]
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
+
+
+def _run_pre_scores(
+    profile: Profile,
+    plugins: dict[str, Plugin],
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+    not_evaluated: Mapping[str, str],
+) -> str:
+    """RunPreScorePlugins: a plugin's Skip leaves its Score out; its error stops scoring (returned, else "")."""
+    for name in profile.pre_score:
+        plugin = plugins.get(name)
+        if plugin is None or not plugin.implements("pre_score") or name in not_evaluated:
+            continue
+        status = plugin.pre_score(state, pod, nodes)
+        if status.is_skip():
+            state.skip_score_plugins.add(name)
+        elif not status.is_success():
+            return f'running PreScore plugin "{name}": {status.message()}'
+    return ""
+
+
+def _rows(
+    profile: Profile,
+    scorers: Mapping[str, Plugin],
+    not_evaluated: Mapping[str, str],
+    per_plugin: dict[str, dict[str, int]],
+    raw_scores: dict[str, dict[str, int]],
+    evidence: dict[tuple[str, str], list[AnyEvidence]],
+    nodes: list[NodeInfo],
+) -> tuple[dict[str, list[PluginScore]], dict[str, int]]:
+    """Each node's row (every Score plugin of the profile, in its order: scored, skipped or not
+    evaluated) and its total, the weighted sum of its normalized scores."""
     out: dict[str, list[PluginScore]] = {}
     totals: dict[str, int] = {}
     for ni in nodes:
@@ -154,9 +186,7 @@ def run_scores(
             )
         out[ni.name] = row
         totals[ni.name] = total
-    top = max(totals.values(), default=0)
-    best = [n for n, t in totals.items() if t == top]
-    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(not_evaluated))
+    return out, totals
 
 
 def _score_failed(name: str, status: Status) -> str:

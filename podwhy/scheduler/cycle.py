@@ -12,15 +12,9 @@ from dataclasses import dataclass, field
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.missing import ADMISSION_UNKNOWNS, FIT_UNKNOWNS, ROOM_UNKNOWNS, not_evaluated_reason
+from podwhy.framework.outcome import FilterOutcome, NodeVerdict, PostFilterOutcome, Reuse, fit_error_message
 from podwhy.framework.profile import Profile
-from podwhy.framework.runtime import (
-    FilterOutcome,
-    Framework,
-    NodeVerdict,
-    PostFilterOutcome,
-    Reuse,
-    fit_error_message,
-)
+from podwhy.framework.runtime import Framework
 from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
@@ -150,7 +144,7 @@ def run_cycle(
     pods it knows. A `framework` from make_framework is reused instead of indexing the snapshot
     again. `settled` nodes are known to reject the pod and are not filtered (see
     Framework.run_filters). `reuse`: what an identical pod's cycle learnt that still holds (see
-    framework.runtime.Reuse)."""
+    framework.outcome.Reuse)."""
     scoring, every_plugin, post_filter = options.scoring, options.every_plugin, options.post_filter
     feasible_to_find, score_rows = options.feasible_to_find, options.score_rows
     profile = framework.profile if framework is not None else profile or default_profile()
@@ -180,19 +174,7 @@ def run_cycle(
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
     if scoring and outcome.error is None and outcome.feasible:
-        feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        out.scores = run_scores(
-            profile,
-            framework.plugins,
-            outcome.state,
-            target,
-            feasible_infos,
-            snapshot.missing,
-            reuse.raw_scores if reuse is not None and not score_rows else None,
-            totals_only=not score_rows,
-        )
-        if out.nominated_node_fits:
-            out.scores.best_nodes = [nominated]
+        out.scores = _score(framework, out, snapshot.missing, reuse, score_rows)
     scores = out.scores
     if outcome.error is not None:
         out.verdict, out.message = Verdict.ERROR, outcome.error
@@ -219,28 +201,67 @@ def run_cycle(
         out.ignored_score_error = scores.error
     out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
     out.fit_unknown = frozenset(unknown_fit)
+    _note_not_evaluated(out, framework, snapshot.missing, out.fit_unknown)
+    out.sampling = _sampling(profile, extenders, outcome, handle)
+    return out
+
+
+def _score(
+    framework: Framework, out: CycleOutcome, missing: Mapping[str, str], reuse: Reuse | None, score_rows: bool
+) -> ScoreOutcome:
+    """The Score plugins over the feasible nodes (each node's rows only with SCORE_ROWS; else the
+    raw scores REUSE holds are taken); a nominated node that fits is the best, as the scheduler
+    tries it first and never scores."""
+    outcome = out.outcome
+    assert outcome is not None
+    scores = run_scores(
+        framework.profile,
+        framework.plugins,
+        outcome.state,
+        out.pod,
+        [framework.handle.node_info_by_name[name] for name in outcome.feasible],
+        missing,
+        reuse.raw_scores if reuse is not None and not score_rows else None,
+        totals_only=not score_rows,
+    )
+    if out.nominated_node_fits:
+        scores.best_nodes = [out.pod.pod.status.nominated_node_name]
+    return scores
+
+
+def _note_not_evaluated(
+    out: CycleOutcome, framework: Framework, missing: Mapping[str, str], unknown_fit: frozenset[str]
+) -> None:
+    """What the cycle could not evaluate, in one line: the plugins left out, else the admission or
+    room the fit of a feasible pod does not vouch for (the kinds of UNKNOWN_FIT)."""
+    outcome = out.outcome
+    assert outcome is not None
     if unknown_fit and outcome.feasible and not outcome.not_evaluated:
-        reasons = not_evaluated_reason(unknown_fit, snapshot.missing).removeprefix("not evaluated: ")
+        reasons = not_evaluated_reason(unknown_fit, missing).removeprefix("not evaluated: ")
         what = "; ".join(FIT_UNKNOWNS[kind] for kind in sorted(unknown_fit))
         out.not_evaluated_text = f"not evaluated: {what} ({reasons})"
-        out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if snapshot.missing.get(k) == "")})
+        out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if missing.get(k) == "")})
     if outcome.not_evaluated:
-        kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
-        reasons = not_evaluated_reason(kinds, snapshot.missing).removeprefix("not evaluated: ")
+        kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(out.pod)}
+        reasons = not_evaluated_reason(kinds, missing).removeprefix("not evaluated: ")
         out.not_evaluated_text = f"not evaluated: {', '.join(sorted(outcome.not_evaluated))} ({reasons})"
+
+
+def _sampling(profile: Profile, extenders: Sequence[Extender], outcome: FilterOutcome, handle: Handle) -> Sampling:
+    """How many nodes the scheduler would have filtered before it stopped (numFeasibleNodesToFind)
+    of those PreFilter left it to consider."""
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
     has_scoring = bool(profile.score) or any(e.prioritize_verb for e in extenders)
     has_extender_filters = any(e.filter_verb for e in extenders)
-    out.sampling = Sampling(
+    return Sampling(
         profile.percentage_of_nodes_to_score,
         considered,
         num_feasible_nodes_to_find(
             profile.percentage_of_nodes_to_score, considered, has_scoring or has_extender_filters
         ),
     )
-    return out
 
 
 def lacking_kinds(framework: Framework, cycle: CycleOutcome, missing: Mapping[str, str]) -> list[str]:
