@@ -34,7 +34,8 @@ from podwhy.model import objects as o
 from podwhy.snapshot import execlimit
 from podwhy.snapshot.apiversions import VERSIONS, Refused, group_of, read_versions
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import ListMeta, decode
+from podwhy.snapshot.decode import decode
+from podwhy.snapshot.decoded import ListMeta
 from podwhy.snapshot.limits import max_input_bytes, too_large
 from podwhy.snapshot.resources import (
     FORBIDDEN as FORBIDDEN,
