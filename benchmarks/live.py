@@ -81,7 +81,7 @@ def serve(dump: Path, page_size: int, port_file: Path) -> None:
 CHILD = """
 import json, resource, sys, time
 from podwhy.engine import ExplainRequest, explain
-from podwhy.snapshot.live import LiveSource
+from podwhy.snapshot.live.source import LiveSource
 from podwhy.snapshot.source import FileSource
 mode, arg = sys.argv[1], sys.argv[2]
 source = LiveSource(kubeconfig=arg) if mode == "live" else FileSource([arg], complete=True)

@@ -32,7 +32,7 @@ from podwhy.scheduler.config import SchedulerConfig, default_config, load_schedu
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
 from podwhy.scheduler.release import VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.live import SNAPSHOT_COMMAND, dump_hint
+from podwhy.snapshot.live.source import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource, input_names
 from podwhy.verdict import Verdict
 

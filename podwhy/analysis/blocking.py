@@ -40,7 +40,7 @@ from podwhy.framework.evidence import (
     TaintEvidence,
     TopologySpreadEvidence,
 )
-from podwhy.framework.runtime import NodeVerdict
+from podwhy.framework.outcome import NodeVerdict
 from podwhy.framework.status import Status
 from podwhy.framework.types import calculate_pod_resource
 from podwhy.helpers.labelselectors import NOTHING

@@ -72,7 +72,7 @@ def _exit_now_if_fetching(code: int) -> None:
     worker threads may be waiting on the API server (for as long as the request timeout), and the
     interpreter's exit would wait for them; every `finally` (a snapshot's half-written file
     removed) has already run."""
-    from podwhy.snapshot.live import FETCH_THREADS
+    from podwhy.snapshot.live.source import FETCH_THREADS
 
     if any(t.name.startswith(FETCH_THREADS) and t.is_alive() for t in threading.enumerate()):
         for stream in (sys.stdout, sys.stderr):

@@ -12,7 +12,7 @@ from podwhy.errors import UsageError
 if TYPE_CHECKING:
     from podwhy.cli.options import Shared
     from podwhy.report.render.progress import ProgressCallback
-    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.live.source import LiveSource
     from podwhy.snapshot.source import SnapshotSource
 
 
@@ -65,7 +65,7 @@ def select_source(
 
         files = FileSource(list(from_), progress=progress, complete=shared.complete)
         return Selected(files, None if all_namespaces else namespace or "default", None)
-    from podwhy.snapshot.live import LiveSource
+    from podwhy.snapshot.live.source import LiveSource
 
     live = shared.live
     source = LiveSource(

@@ -33,7 +33,8 @@ from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
 from podwhy.snapshot.cluster import Snapshot, ns_name
-from podwhy.snapshot.decode import Entry, decode
+from podwhy.snapshot.decode import decode
+from podwhy.snapshot.decoded import Entry
 from podwhy.snapshot.source import STDIN, _object_files, _read_bytes, input_names, read_stream
 
 WORKLOAD_KINDS = o.WORKLOAD_KINDS

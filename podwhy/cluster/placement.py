@@ -40,8 +40,9 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
+from podwhy.framework.outcome import FilterOutcome, NodeVerdict, Reuse
 from podwhy.framework.preemption import Budget
-from podwhy.framework.runtime import FilterOutcome, Framework, NodeVerdict, Reuse
+from podwhy.framework.runtime import Framework
 from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import NodeInfo, PodInfo

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import msgspec
 
 from podwhy.cluster.nodecopy import node_copy, pod_for_copy, startup_pods
-from podwhy.framework.runtime import Framework, NodeVerdict
+from podwhy.framework.outcome import NodeVerdict
+from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE

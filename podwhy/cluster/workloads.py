@@ -29,9 +29,10 @@ from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import Entry, check_object
+from podwhy.snapshot.decoded import Entry
 from podwhy.snapshot.limits import MAX_PODS
 from podwhy.snapshot.names import generated_name, indexed_job_prefix, pods_prefix, template_hash
+from podwhy.snapshot.typed import check_object
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 # The scheduled time a CronJob's Job is named after (minutes since the Unix epoch): podwhy's

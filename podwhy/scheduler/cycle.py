@@ -12,15 +12,9 @@ from dataclasses import dataclass, field, replace
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, not_evaluated
+from podwhy.framework.outcome import FilterOutcome, NodeVerdict, PostFilterOutcome, Reuse, fit_error_message
 from podwhy.framework.profile import Profile
-from podwhy.framework.runtime import (
-    FilterOutcome,
-    Framework,
-    NodeVerdict,
-    PostFilterOutcome,
-    Reuse,
-    fit_error_message,
-)
+from podwhy.framework.runtime import Framework
 from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused

@@ -47,7 +47,7 @@ SAME = Served()
 
 class NotConvertible(Exception):  # noqa: N818 - a refusal, worded by the decoder
     """An object of an older version holds FIELD, which the model's version cannot hold one to one:
-    the object is refused (decode.converted words it), never read as a guess."""
+    the object is refused (typed.converted words it), never read as a guess."""
 
     def __init__(self, field: str, why: str) -> None:
         super().__init__(f"{field}: {why}")

@@ -6,257 +6,34 @@ materialised). YAML is read by the fast reader (rapidyaml, then the same msgspec
 a document or List item it cannot take is read by the reference reader (PyYAML, YAML 1.1),
 which also words the errors of malformed YAML. Either way a string field reads a scalar as
 it was written (`pod-template-hash: 0755` is "0755") and a null leaves a field unset.
+
+What an input yields is snapshot/decoded.py; how each object is read into its type, converted
+and checked is snapshot/typed.py.
 """
 
 from __future__ import annotations
 
 import codecs
-import functools
 import json
 import re
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError
-from podwhy.model.objects import (
-    AUTOSCALER_STATUS_CONFIGMAP,
-    KIND_TYPES,
-    KINDS,
-    KUEUE_KINDS,
-    MANIFEST_KIND_TYPES,
-    table_kind,
+from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP
+from podwhy.snapshot import fastyaml, yaml11
+from podwhy.snapshot.decoded import Decoded, ListMeta, keep_raw
+from podwhy.snapshot.typed import (
+    MANIFEST_KINDS,
+    SNAPSHOT_KINDS,
+    KindTable,
+    check_object,
+    converted,
+    decode_typed,
+    refused,
 )
-from podwhy.model.quantity import QuantityError, parse_quantity
-from podwhy.snapshot import apiversions as versions
-from podwhy.snapshot import fastyaml, limits, yaml11
-from podwhy.snapshot.names import generated_name
-
-if TYPE_CHECKING:
-    from podwhy.snapshot.cluster import ObjectKey, Snapshot
-
-
-class ListMeta(msgspec.Struct, kw_only=True):
-    """A List's metadata: where the next page starts and the version it was read at."""
-
-    resource_version: str = msgspec.field(default="", name="resourceVersion")
-    continue_: str = msgspec.field(default="", name="continue")
-    annotations: dict[str, str] = {}
-
-
-# On the List a `podwhy snapshot` dump writes: {kind: why} of the kinds it could not fetch, and
-# the kinds it fetched in full (a JSON list). The second is what makes the dump complete: a file
-# without it vouches only for the kinds it holds objects or typed Lists of (source.VOUCHED_KINDS).
-MISSING_KINDS_ANNOTATION = "podwhy.dev/missing-kinds"
-FETCHED_KINDS_ANNOTATION = "podwhy.dev/fetched-kinds"
-# The API server's gitVersion when `podwhy snapshot` wrote the dump.
-SERVER_VERSION_ANNOTATION = "podwhy.dev/server-version"
-TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
-# `podwhy snapshot --redact` wrote the dump: its objects hold only what docs/redact.md lists.
-REDACTED_ANNOTATION = "podwhy.dev/redacted"
-# The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
-# Deployment's is its ReplicaSets', with their pod-template-hash label; a Job's is compared with a
-# manifest's as the API server's validation of an update compares them.
-TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet", "Job"})
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One object of a manifest, where it was read, with its apiVersion and its JSON text as
-    written (every field, also those the typed model skips: the API server's strict decoding
-    reads them; b"" for an object built, not read)."""
-
-    kind: str
-    obj: Any
-    source: str
-    where: str
-    api_version: str = ""
-    # The object's JSON as the manifest holds it: every field, read or not (b"" when not kept).
-    raw: bytes = b""
-
-    @functools.cached_property
-    def document(self) -> Any:
-        """RAW decoded once for every step that reads fields the typed model skips (strict
-        decoding, the template a rollout compares, the pod a suggestion patches); None when not
-        kept. Shared: a step that changes it works on a copy."""
-        return msgspec.json.decode(self.raw) if self.raw else None
-
-
-@dataclass
-class Decoded:
-    """What one input held."""
-
-    objects: dict[str, list[Any]] = field(default_factory=dict)  # kind -> objects, in input order
-    entries: list[Entry] = field(default_factory=list)  # manifests only: every object, in input order
-    list_kinds: set[str] = field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
-    api_versions: dict[str, set[str]] = field(default_factory=dict)  # kind -> the apiVersions it came in
-    ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
-    list_meta: ListMeta | None = None  # the metadata of the (last) List read
-    reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
-    raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
-    raw_objects: dict[str, Any] = field(default_factory=dict)  # the pod each of raw_pods is the JSON of
-    # Workloads' pod templates as JSON (see Snapshot.raw_templates), and the object each belongs to.
-    raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict)
-    raw_template_objects: dict[ObjectKey, Any] = field(default_factory=dict)
-    # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
-    kindless: list[str] = field(default_factory=list)
-    source: str = ""  # the input, as errors name it
-
-    def append(
-        self,
-        kind: str,
-        obj: Any,
-        source: str,
-        where: str,
-        manifests: bool,
-        api_version: str = "",
-        raw: Callable[[], bytes | None] = lambda: None,
-    ) -> None:
-        """File OBJ; a manifest's entry keeps its JSON text (RAW makes it only then)."""
-        self.objects.setdefault(kind, []).append(obj)
-        self.api_versions.setdefault(kind, set()).add(api_version)
-        if manifests:
-            self.entries.append(Entry(kind, obj, source, where, api_version, raw() or b""))
-
-    def merge(self, other: Decoded) -> None:
-        for kind, objs in other.objects.items():
-            self.objects.setdefault(kind, []).extend(objs)
-        self.entries.extend(other.entries)
-        self.raw_pods.update(other.raw_pods)
-        self.raw_objects.update(other.raw_objects)
-        self.raw_templates.update(other.raw_templates)
-        self.raw_template_objects.update(other.raw_template_objects)
-        self.kindless.extend(other.kindless)
-        self.list_kinds |= other.list_kinds
-        for kind, served in other.api_versions.items():
-            self.api_versions.setdefault(kind, set()).update(served)
-        self.ignored.update(other.ignored)
-        if other.list_meta is not None:
-            self.list_meta = other.list_meta
-        self.reference_reads += other.reference_reads
-
-    def add_to(self, snapshot: Snapshot) -> None:
-        """File what this input held in SNAPSHOT; objects it already holds are read once (Snapshot.load)."""
-        for kind, objs in self.objects.items():
-            snapshot.load(kind, objs, self.source)
-        snapshot.kinds_seen |= self.list_kinds
-        for kind, served in self.api_versions.items():
-            snapshot.api_versions.setdefault(kind, set()).update(served)
-        snapshot.ignored_kinds.update(self.ignored)
-        for key, data in self.raw_pods.items():
-            namespace, _, name = key.partition("/")
-            if snapshot.holds(("Pod", namespace, name), self.raw_objects[key]):
-                snapshot.raw_pods[key] = data
-        for object_key, data in self.raw_templates.items():
-            if snapshot.holds(object_key, self.raw_template_objects[object_key]):
-                snapshot.raw_templates[object_key] = data
-        snapshot.kindless.extend((self.source, where) for where in self.kindless)
-        if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
-            snapshot.missing.update(self.missing_kinds())
-        if self.list_meta is not None and FETCHED_KINDS_ANNOTATION in self.list_meta.annotations:
-            snapshot.kinds_seen.update(self.fetched_kinds())
-        if self.list_meta is not None and self.list_meta.annotations.get(SERVER_VERSION_ANNOTATION):
-            snapshot.server_version = self.list_meta.annotations[SERVER_VERSION_ANNOTATION]
-            snapshot.server_version_from = "recorded by podwhy snapshot"
-        if self.list_meta is not None and self.list_meta.annotations.get(TAKEN_AT_ANNOTATION):
-            snapshot.taken_at = self.list_meta.annotations[TAKEN_AT_ANNOTATION]
-        if self.list_meta is not None and self.list_meta.annotations.get(REDACTED_ANNOTATION) == "true":
-            snapshot.redacted = True
-
-    def missing_kinds(self) -> dict[str, str]:
-        """The kinds a `podwhy snapshot` dump could not fetch, with why (its List's annotation)."""
-        assert self.list_meta is not None
-        text = self.list_meta.annotations[MISSING_KINDS_ANNOTATION]
-        try:
-            return msgspec.json.decode(text.encode(), type=dict[str, str])
-        except msgspec.MsgspecError as exc:
-            raise PodwhyError(f"annotation {MISSING_KINDS_ANNOTATION} is not a JSON object of strings: {exc}") from None
-
-    def fetched_kinds(self) -> list[str]:
-        """The kinds a `podwhy snapshot` dump fetched in full (its List's annotation)."""
-        assert self.list_meta is not None
-        text = self.list_meta.annotations[FETCHED_KINDS_ANNOTATION]
-        try:
-            return msgspec.json.decode(text.encode(), type=list[str])
-        except msgspec.MsgspecError as exc:
-            raise PodwhyError(f"annotation {FETCHED_KINDS_ANNOTATION} is not a JSON list of strings: {exc}") from None
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How objects of one kind and apiVersion are read: decoded as WIRE (the model's own type
-    for most versions), checked for YAML doubts, then converted (apiversions.py)."""
-
-    wire: type[msgspec.Struct]
-    decoder: msgspec.json.Decoder[Any]
-    doubtful: Callable[[Any], bool]
-    convert: Callable[[Any], Any] | None
-
-
-class KindTable:
-    """The kinds one kind of input holds, each with how every apiVersion of it is read."""
-
-    def __init__(self, types: dict[str, type[msgspec.Struct]], manifests: bool) -> None:
-        self.types = types
-        # kind -> apiVersion -> its Reading, or why that version is refused.
-        self.readings: dict[str, dict[str, Reading | str]] = {}
-        self._groups: dict[str, frozenset[str]] = {}
-        self._unversioned: dict[str, Reading | str] = {}
-        for kind, tp in types.items():
-            by_version: dict[str, Reading | str] = {}
-            for api_version, how in versions.VERSIONS[kind].items():
-                if isinstance(how, versions.Refused):
-                    by_version[api_version] = how.why
-                    continue
-                wire = how.wire or tp
-                by_version[api_version] = Reading(
-                    wire, msgspec.json.Decoder(wire), fastyaml.doubtful(wire), how.convert
-                )
-            self.readings[kind] = by_version
-            self._groups[kind] = frozenset(versions.group_of(v) for v in by_version)
-            # No apiVersion: a kind of one shape reads as its newest version; any other is refused.
-            why = versions.no_version(kind)
-            self._unversioned[kind] = why if why is not None else next(iter(by_version.values()))
-        # Manifests (`-f`) are objects before the API server saw them: one with only
-        # metadata.generateName gets a name, and one without a namespace keeps it unset.
-        self.manifests = manifests
-
-    @staticmethod
-    def key(kind: str, api_version: str) -> str:
-        """The kind an object of KIND and API_VERSION is filed under: KIND, or `Kind.group` for a
-        kind another API group's kind shares the name of (Kueue's `Workload`, kinds.table_kind)."""
-        return table_kind(kind, api_version)
-
-    def reading(self, kind: str, api_version: str) -> Reading | str | None:
-        """How to read an object of KIND (as `key` files it) and API_VERSION: its Reading, why it
-        cannot be read (a string), or None when it is no kind this table reads (a custom
-        resource's `Service`)."""
-        by_version = self.readings.get(kind)
-        if by_version is None:
-            return None
-        how = by_version.get(api_version)
-        if how is not None:
-            return how
-        if not api_version:
-            return self._unversioned[kind]
-        group = versions.group_of(api_version)
-        if group in self._groups[kind] or versions.is_builtin_group(group):
-            return versions.unknown_version(kind, api_version)
-        return None
-
-    def ignored_as(self, kind: str, api_version: str) -> str:
-        """The name an object of no kind this table reads is counted under."""
-        if not kind:
-            return "<no kind>"
-        return f"{kind} ({api_version})" if kind in self.readings else kind
-
-
-SNAPSHOT_KINDS = KindTable(KIND_TYPES, manifests=False)
-MANIFEST_KINDS = KindTable(MANIFEST_KIND_TYPES, manifests=True)
 
 
 def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: bool = False) -> Decoded:
@@ -414,65 +191,9 @@ def _json_name(data: bytes | msgspec.Raw) -> str:
         return ""
 
 
-def refused(source: str, where: str, kind: str, name: str, why: str) -> PodwhyError:
-    """The one-line error for an object whose apiVersion podwhy cannot read."""
-    label = f"{kind} {name!r}" if name else kind
-    return PodwhyError(f"{source}: {where} ({label}): {why}")
-
-
-def converted(how: Reading, obj: Any, source: str, where: str, kind: str) -> Any:
-    """OBJ, decoded as HOW's wire struct, in the model's version; a version whose field has no
-    one-to-one counterpart (apiversions.NotConvertible) is refused in one line naming it."""
-    if how.convert is None:
-        return obj
-    try:
-        return how.convert(obj)
-    except versions.NotConvertible as exc:
-        raise refused(source, where, kind, obj.metadata.name, f"{exc.field}: {exc.why}") from None
-
-
 def _item_kind(list_kind: str) -> str:
     """The kind of a typed List's items (PodList: Pod); "" for a plain List."""
     return list_kind[: -len("List")] if list_kind.endswith("List") else ""
-
-
-class _TemplateSpec(msgspec.Struct):
-    template: msgspec.Raw = msgspec.Raw()
-
-
-class _WithTemplate(msgspec.Struct):
-    spec: _TemplateSpec | None = None
-
-
-_WITH_TEMPLATE = msgspec.json.Decoder(_WithTemplate)
-
-
-def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None]) -> None:
-    """Keep the JSON of an unbound pod (see Snapshot.raw_pods), and of the pod template of a kind
-    of TEMPLATE_KINDS (Snapshot.raw_templates); `raw` makes it only when needed."""
-    if kind in TEMPLATE_KINDS:
-        _keep_template(out, kind, obj, raw())
-        return
-    if kind != "Pod" or obj.spec.node_name:
-        return
-    data = raw()
-    if data is not None:
-        key = f"{obj.metadata.namespace}/{obj.metadata.name}"
-        out.raw_pods[key] = data
-        out.raw_objects[key] = obj
-
-
-def _keep_template(out: Decoded, kind: str, obj: Any, data: bytes | None) -> None:
-    if data is None:
-        return
-    try:
-        spec = _WITH_TEMPLATE.decode(data).spec
-    except msgspec.DecodeError:
-        return
-    if spec is not None and spec.template:
-        key = (kind, obj.metadata.namespace, obj.metadata.name)
-        out.raw_templates[key] = bytes(spec.template)
-        out.raw_template_objects[key] = obj
 
 
 def _plain_json(doc: Any) -> bytes | None:
@@ -481,79 +202,6 @@ def _plain_json(doc: Any) -> bytes | None:
         return msgspec.json.encode(yaml11.plain(doc))
     except (msgspec.EncodeError, TypeError, ValueError):
         return None
-
-
-def check_object(kind: str, obj: Any, source: str, where: str, manifests: bool = False) -> None:
-    """What the API server guarantees of every object, checked once so an error names the object.
-
-    MANIFESTS: OBJ is a manifest: with only metadata.generateName it is named as the API server
-    would name it (podwhy's own suffix, see names.generated_name), and its namespace stays unset
-    for the command's -n to fill."""
-    meta = obj.metadata
-    if not meta.name and manifests and meta.generate_name:
-        meta.name = generated_name(meta.generate_name, f"{kind}/{meta.namespace}/{meta.generate_name}/{where}")
-    if not meta.name:
-        raise PodwhyError(f"{source}: {where} ({kind}) has no metadata.name")
-    if kind == "Pod":
-        if not meta.namespace and not manifests:
-            meta.namespace = "default"
-        for index, claim in enumerate(obj.spec.resource_claims):
-            if claim.source is not None:
-                why = f"spec.resourceClaims[{index}].source: {versions.CLASSIC_DRA_POD}"
-                raise PodwhyError(f"{source}: {where} (Pod {meta.name!r}): {why}")
-    if kind in KUEUE_KINDS and (past := limits.kueue_past_bound(obj)) is not None:
-        raise PodwhyError(f"{source}: {where} ({kind} {meta.name!r}): {past}")
-    info = KINDS.get(kind)
-    quantities = info.quantities if info is not None and info.type is type(obj) else None
-    if quantities is None:
-        return
-    try:
-        for resources in quantities(obj):
-            for raw in resources.values():
-                parse_quantity(raw)
-    except QuantityError as exc:
-        raise PodwhyError(f"{source}: {where} ({kind} {obj.metadata.name!r}): {exc.message}") from None
-
-
-def decode_typed(decoder: msgspec.json.Decoder[Any], data: bytes | msgspec.Raw) -> Any:
-    """DATA decoded by DECODER, a JSON `null` read as Go's encoding/json reads it: a field keeps
-    its zero value, as if absent (a nil slice or map, "", 0, a nil pointer), and a map's or
-    list's null string is "" (what the reference YAML reader does with a YAML null).
-
-    The API server writes `null` for an empty slice or map whose field is not omitempty (a
-    CSINode's `spec.drivers` until a driver registers, an image's `names`): every list and map
-    field of every kind may hold one. Objects without such a null take the one fast decode."""
-    try:
-        return decoder.decode(data)
-    except msgspec.ValidationError as first:
-        try:
-            value = msgspec.json.decode(data)
-        except msgspec.DecodeError:
-            raise first from None
-        value, found = _nulls_as_scalars(value)
-        if not found:
-            raise
-        # msgspec 0.23 types Decoder.type as a TypeForm, older releases as a type: either way the struct.
-        struct_type: Any = decoder.type
-        return yaml11.convert(value, struct_type)
-
-
-def _nulls_as_scalars(value: Any) -> tuple[Any, bool]:
-    """VALUE with each null as the reference YAML reader's null scalar; whether there was one."""
-    if value is None:
-        return yaml11.Scalar(None, "null"), True
-    found = False
-    if isinstance(value, dict):
-        for key, member in value.items():
-            if member is None or isinstance(member, dict | list):
-                value[key], was = _nulls_as_scalars(member)
-                found = found or was
-    elif isinstance(value, list):
-        for index, member in enumerate(value):
-            if member is None or isinstance(member, dict | list):
-                value[index], was = _nulls_as_scalars(member)
-                found = found or was
-    return value, found
 
 
 class _Pairs(list[tuple[str, Any]]):

@@ -29,7 +29,8 @@ from podwhy.heap import gc_paused
 from podwhy.model.objects import ALPHA_KINDS, KINDS, KUEUE_KINDS
 from podwhy.snapshot import limits
 from podwhy.snapshot.cluster import Reread, Snapshot
-from podwhy.snapshot.decode import FETCHED_KINDS_ANNOTATION, decode
+from podwhy.snapshot.decode import decode
+from podwhy.snapshot.decoded import FETCHED_KINDS_ANNOTATION
 from podwhy.snapshot.limits import max_input_bytes, too_large
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which

@@ -24,13 +24,13 @@ import msgspec
 
 from podwhy.errors import PodwhyError
 from podwhy.model.objects.kinds import api_kind
-from podwhy.snapshot.decode import (
+from podwhy.snapshot.decode import leading_type
+from podwhy.snapshot.decoded import (
     FETCHED_KINDS_ANNOTATION,
     MISSING_KINDS_ANNOTATION,
     REDACTED_ANNOTATION,
     SERVER_VERSION_ANNOTATION,
     TAKEN_AT_ANNOTATION,
-    leading_type,
 )
 from podwhy.snapshot.redact import Redactor, redact_object
 

@@ -227,7 +227,7 @@ def test_empty_input_says_its_first_clause_and_points_to_the_readme(tmp_path: Pa
 
 
 def test_the_readme_section_the_hint_names_holds_the_kubectl_dump() -> None:
-    from podwhy.snapshot.live import kubectl_dump_command
+    from podwhy.snapshot.live.source import kubectl_dump_command
 
     readme = (REPO / "README.md").read_text()
     section = readme.split("\n## Which snapshot to take\n", 1)[1].split("\n## ", 1)[0]

@@ -17,7 +17,7 @@ from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS, KUEUE_KINDS
 from podwhy.report.words.suggest import sizing_text, suggestion_text
-from podwhy.snapshot.live import LiveSource, kubectl_dump_command
+from podwhy.snapshot.live.source import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from podwhy.snapshot.writer import DumpTarget, write_dump
 from tests.apiserver import FakeApiServer

@@ -13,7 +13,10 @@ import pytest
 
 from podwhy.model import objects as o
 
-MODULES = [importlib.import_module(f"{o.__name__}.{info.name}") for info in pkgutil.iter_modules(o.__path__)]
+# Every module of the package, also those of its subpackages (core/: the core API group, by area).
+MODULES = [
+    importlib.import_module(info.name) for info in pkgutil.walk_packages(o.__path__, f"{o.__name__}.") if not info.ispkg
+]
 
 
 def _defined(module: ModuleType) -> set[str]:
@@ -29,7 +32,7 @@ def _defined(module: ModuleType) -> set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.removeprefix(f"{o.__name__}."))
 def test_every_public_name_is_re_exported(module: ModuleType) -> None:
     names = _defined(module)
     assert names

@@ -13,7 +13,7 @@ from rich.console import Console
 from podwhy.report.render import progress as progress_module
 from podwhy.report.render.progress import _Display, describe
 from podwhy.snapshot import source as source_module
-from podwhy.snapshot.live import LiveSource, Progress
+from podwhy.snapshot.live.source import LiveSource, Progress
 from podwhy.snapshot.source import FileSource, ReadProgress
 from tests.apiserver import FakeApiServer, load_objects
 from tests.paths import REPO

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.errors import PodwhyError, UsageError
-from podwhy.snapshot.live import UNTRUSTED_HINT, LiveSource
+from podwhy.snapshot.live.errors import UNTRUSTED_HINT
+from podwhy.snapshot.live.source import LiveSource
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import TLS_CERT, FakeApiServer, load_objects
 from tests.conformance import GOLDEN, case_dirs, cluster_file
@@ -348,7 +349,7 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
 def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_path: Path) -> None:
     import yaml
 
-    from podwhy.snapshot.live import CA_STATUS, EVENTS, LIVE_RESOURCES
+    from podwhy.snapshot.live.source import CA_STATUS, EVENTS, LIVE_RESOURCES
 
     docs = list(yaml.safe_load_all((REPO / "deploy" / "rbac.yaml").read_text()))
     (cluster_role,) = [d for d in docs if d["kind"] == "ClusterRole"]

@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.cli import app
-from podwhy.snapshot.live import LiveSource, go_platform, user_agent
+from podwhy.snapshot.live.kubeconfig import go_platform, user_agent
+from podwhy.snapshot.live.source import LiveSource
 from tests.apiserver import FakeApiServer, load_objects, stored_object
 from tests.paths import TESTS
 

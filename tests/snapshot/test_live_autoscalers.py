@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.snapshot.autoscalerconfigmap import LAST_UPDATED_ANNOTATION, read_configmap
-from podwhy.snapshot.live import (
+from podwhy.snapshot.live.source import (
     CA_STATUS,
     SNAPSHOT_DOCS,
     LiveSource,

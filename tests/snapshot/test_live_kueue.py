@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.snapshot.live import LiveSource
+from podwhy.snapshot.live.source import LiveSource
 from podwhy.snapshot.redact import REDACTED
 from podwhy.snapshot.source import FileSource
 from tests.apiserver import FakeApiServer, load_objects

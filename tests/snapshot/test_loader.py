@@ -17,7 +17,8 @@ from podwhy.errors import PodwhyError
 from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP, KINDS, Indexing, plural
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.decode import ListMeta, decode, peek_kind
+from podwhy.snapshot.decode import decode, peek_kind
+from podwhy.snapshot.decoded import ListMeta
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from tests.conformance import case_dirs, cluster_file
 from tests.paths import REPO
@@ -164,7 +165,7 @@ TRICKY = [
     ("inf", "inf", False),
     ("nan", "nan", False),
     ("~", "", False),
-    ("null", "", True),  # a JSON null: read as Go reads it (decode.decode_typed)
+    ("null", "", True),  # a JSON null: read as Go reads it (typed.decode_typed)
     ("Null", "", False),
     ("NULL", "", False),
 ]

@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 from podwhy.snapshot import fastyaml
-from podwhy.snapshot.decode import SNAPSHOT_KINDS, Reading, decode
+from podwhy.snapshot.decode import decode
+from podwhy.snapshot.typed import SNAPSHOT_KINDS, Reading
 from tests.apiserver import load_objects
 from tests.conformance import case_dirs, cluster_file, run_case
 

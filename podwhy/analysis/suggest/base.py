@@ -13,8 +13,9 @@ from podwhy.analysis.pending import ReplicaSetIndex, owner_of
 from podwhy.analysis.suggest.facts import Suggestion
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document
+from podwhy.framework.outcome import NodeVerdict
 from podwhy.framework.profile import Profile
-from podwhy.framework.runtime import Framework, NodeVerdict
+from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.plugins import names

@@ -27,7 +27,7 @@ from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.helpers.fielderrors import go_quote
 from podwhy.model.fields import KINDS, STRUCTS
-from podwhy.snapshot.decode import Entry
+from podwhy.snapshot.decoded import Entry
 
 # sigs.k8s.io/json keeps at most this many strict errors of one object.
 MAX_STRICT_ERRORS = 100

@@ -20,7 +20,7 @@ from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
 from podwhy.cluster.controllers.persistentvolume import ClaimBinder
 from podwhy.cluster.controllers.resourceclaim import create_template_claims
 from podwhy.cluster.controllers.types import ManifestWorkload, ReplicaPlacement, created_uid, deep_copy
-from podwhy.framework.runtime import FilterOutcome
+from podwhy.framework.outcome import FilterOutcome
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.names import suffix

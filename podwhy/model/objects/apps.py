@@ -7,7 +7,8 @@ from typing import Any
 
 import msgspec
 
-from podwhy.model.objects.core import PersistentVolumeClaim, PodTemplateSpec
+from podwhy.model.objects.core.pod import PodTemplateSpec
+from podwhy.model.objects.core.volume import PersistentVolumeClaim
 from podwhy.model.objects.meta import Int32, Int64, LabelSelector, ObjectMeta, _Base
 
 

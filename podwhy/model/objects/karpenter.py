@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from podwhy.model.objects.core import PodCondition, Taint
+from podwhy.model.objects.core.node import Taint
+from podwhy.model.objects.core.pod import PodCondition
 from podwhy.model.objects.meta import Int32, Int64, ObjectMeta, ResourceList, _Base
 
 # metav1.Condition (Karpenter's NodePools and NodeClaims): the fields podwhy reads are a PodCondition's.

@@ -13,20 +13,19 @@ import msgspec
 
 from podwhy.model.objects.apps import ReplicaSet, StatefulSet, Workload
 from podwhy.model.objects.batch import CronJob, CronJobManifest, Job
-from podwhy.model.objects.core import (
+from podwhy.model.objects.core.node import Node
+from podwhy.model.objects.core.other import (
     ConfigMap,
     Event,
     LimitRange,
     Namespace,
-    Node,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
     ReplicationController,
     ReplicationControllerManifest,
     ResourceQuota,
     Service,
 )
+from podwhy.model.objects.core.pod import Pod
+from podwhy.model.objects.core.volume import PersistentVolume, PersistentVolumeClaim
 from podwhy.model.objects.karpenter import NodeClaim, NodePool
 from podwhy.model.objects.kueue import (
     KUEUE_GROUP,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
-from podwhy.model.objects.core import PodTemplateSpec, Taint, Toleration
+from podwhy.model.objects.core.node import Taint
+from podwhy.model.objects.core.pod import PodTemplateSpec, Toleration
 from podwhy.model.objects.meta import Int32, LabelSelector, ObjectMeta, ResourceList, _Base
 from podwhy.model.quantity import QuantityInput
 

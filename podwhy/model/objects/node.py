@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from podwhy.model.objects.core import Toleration
+from podwhy.model.objects.core.pod import Toleration
 from podwhy.model.objects.meta import ObjectMeta, ResourceList, _Base
 
 

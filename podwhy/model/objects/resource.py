@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from podwhy.model.objects.core import NodeSelector
+from podwhy.model.objects.core.node import NodeSelector
 from podwhy.model.objects.meta import Int64, ObjectMeta, _Base
 from podwhy.model.quantity import QuantityInput
 

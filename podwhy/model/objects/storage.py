@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from podwhy.model.objects.core import TopologySelectorTerm
+from podwhy.model.objects.core.volume import TopologySelectorTerm
 from podwhy.model.objects.meta import Int32, LabelSelector, ObjectMeta, _Base
 from podwhy.model.quantity import QuantityInput
 

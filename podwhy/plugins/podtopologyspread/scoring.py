@@ -377,6 +377,23 @@ class _NodeIndex(Protocol):
     memos: dict[str, Any]
 
 
+def _node_groups(
+    memos: dict[str, object], keys: list[str], handle: _NodeIndex
+) -> dict[str, tuple[str | bool | None, ...]]:
+    """Per node, its domain in each constraint's KEYS (True for a hostname it has), None where it
+    lacks the key; kept in MEMOS for the next pod with the same keys."""
+    groups_key = f"PodTopologySpread/groups\x00{keys}"
+    found_groups = memos.get(groups_key)
+    if isinstance(found_groups, dict):
+        return found_groups
+    group_of: dict[str, tuple[str | bool | None, ...]] = {}
+    for ni in handle.node_infos:
+        labels = ni.node.metadata.labels
+        group_of[ni.name] = tuple((key in labels or None) if key == LABEL_HOSTNAME else labels.get(key) for key in keys)
+    _remember(memos, groups_key, group_of)
+    return group_of
+
+
 def score_nodes(
     state: PreScoreState, pod: o.Pod, nodes: list[NodeInfo], handle: _NodeIndex, memos: dict[str, object]
 ) -> dict[str, int]:
@@ -385,21 +402,7 @@ def score_nodes(
     domains without matching pods of their own score alike, and are scored once together."""
     namespace = pod.metadata.namespace
     constraints = state.constraints
-    keys = [c.topology_key for c in constraints]
-    # Per node, its domain in each constraint (True for a hostname it has), None where it lacks the key.
-    groups_key = f"PodTopologySpread/groups\x00{keys}"
-    found_groups = memos.get(groups_key)
-    group_of: dict[str, tuple[str | bool | None, ...]]
-    if isinstance(found_groups, dict):
-        group_of = found_groups
-    else:
-        group_of = {}
-        for ni in handle.node_infos:
-            labels = ni.node.metadata.labels
-            group_of[ni.name] = tuple(
-                (key in labels or None) if key == LABEL_HOSTNAME else labels.get(key) for key in keys
-            )
-        _remember(memos, groups_key, group_of)
+    group_of = _node_groups(memos, [c.topology_key for c in constraints], handle)
     hosts = [
         _host_counts(memos, state.count_keys[index], c.selector, namespace, handle)
         if c.topology_key == LABEL_HOSTNAME

@@ -12,7 +12,7 @@ from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.analysis.suggest.notes import Note
-from podwhy.framework.runtime import NodeVerdict, PostFilterOutcome, PreFilterRecord
+from podwhy.framework.outcome import NodeVerdict, PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo

@@ -1,0 +1,120 @@
+"""What running a profile's plugins for one pod yields, as upstream's framework/types.go and
+runtime return it: each PreFilter plugin's record, each node's Filter verdict, the filtering
+outcome (upstream's Diagnosis) and its FitError message, the PostFilter outcome, and what an
+identical pod's cycle lets the next one reuse. framework/runtime.py fills them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
+from podwhy.framework.interface import CycleState, Plugin, PostFilterResult, PreFilterResult
+from podwhy.framework.notevaluated import NotEvaluated
+from podwhy.framework.preemption import PreemptionOutcome
+from podwhy.framework.scoring import ScoreMemo
+from podwhy.framework.status import Code, Status
+from podwhy.framework.types import PodInfo
+
+
+@dataclass
+class PreFilterRecord:
+    plugin: str
+    status: Status
+    node_names: set[str] | None = None
+
+
+@dataclass
+class NodeVerdict:
+    name: str
+    filters: dict[str, Status] = field(default_factory=dict)
+    first_failure: Status | None = None
+    feasible: bool = False
+    nominated_pods: list[PodInfo] = field(default_factory=list)
+    # Whether the node would pass every filter without the room nominated pods reserve on it
+    # (None when no nominated pod is counted here).
+    feasible_without_nominated: bool | None = None
+
+
+@dataclass
+class Reuse:
+    """What the cycle of an earlier, identical pod learnt that still holds for this one (placement's
+    identical replicas): each node's verdict, given when every filter of that cycle read only the
+    pod and the node, and the raw scores of Score plugins that read only the pod and the node.
+    The caller drops a node from both once a pod is bound to it. Verdicts are taken only when this
+    pod's PreFilter skipped and could not evaluate the same plugins as that pod's did."""
+
+    pre_filter_skips: frozenset[str] = frozenset()
+    not_evaluated: frozenset[str] = frozenset()
+    verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
+    raw_scores: ScoreMemo = field(default_factory=lambda: ScoreMemo(()))
+
+    def forget(self, node: str) -> None:
+        self.verdicts.pop(node, None)
+        self.raw_scores.forget(node)
+
+
+@dataclass
+class FilterOutcome:
+    pre_filter: list[PreFilterRecord]
+    # Upstream's combined PreFilter status (None when PreFilter succeeded).
+    pre_filter_failure: Status | None
+    pre_filter_result: PreFilterResult | None
+    nodes: list[NodeVerdict]
+    feasible: list[str]
+    state: CycleState
+    plugins: dict[str, Plugin]
+    # PreFilter and Filter plugins not evaluated (kinds the snapshot lacks): a node may pass only for that.
+    not_evaluated: dict[str, NotEvaluated]
+    error: str | None = None
+    # The profile's other plugins not evaluated for the pod (PostFilter ones, DefaultPreemption).
+    other_not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
+    # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
+    complete: bool = True
+
+
+@dataclass
+class PostFilterOutcome:
+    """RunPostFilterPlugins: each plugin's status, the combined one and the nomination."""
+
+    statuses: list[Status]
+    status: Status
+    result: PostFilterResult | None
+    preemption: PreemptionOutcome | None
+    # PostFilter plugins that could not be evaluated (kinds the snapshot lacks): the message lacks their part.
+    not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
+    # Plugins of the profile podwhy does not implement: the message lacks their part too.
+    not_simulated: list[str] = field(default_factory=list)
+    # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
+    # and it found candidates (among which budgets would choose).
+    pdbs_assumed_none: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.not_evaluated and not self.not_simulated
+
+    def message(self) -> str:
+        return self.status.message()
+
+    @property
+    def preemption_message(self) -> str:
+        """DefaultPreemption's own message; if it never ran, that of the plugin that stopped the run."""
+        if self.preemption is not None:
+            return self.preemption.message
+        stopped_early = not self.status.is_success() and self.status.code != Code.Unschedulable
+        return self.status.message() if stopped_early else ""
+
+
+def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
+    """FitError.Error() without the PostFilter part: "0/N nodes are available: ...".
+
+    Reasons are counted per node and sorted as strings, as upstream does.
+    """
+    if outcome.pre_filter_failure is not None:
+        return NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + f": {outcome.pre_filter_failure.message()}."
+    counts: dict[str, int] = {}
+    for verdict in outcome.nodes:
+        if verdict.first_failure is None:
+            continue
+        for reason in verdict.first_failure.reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    return nodes_available_message(num_all_nodes, counts)
