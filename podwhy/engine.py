@@ -25,7 +25,7 @@ from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report, likely_release_cause
 from podwhy.report.build.pending import build_pending_report
-from podwhy.report.model import CheckReport, PendingReport, Report
+from podwhy.report.model import CheckReport, KueueReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
@@ -188,6 +188,10 @@ def explain(request: ExplainRequest) -> Report:
         manifest = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
+    if manifest is None and request.pod_ref is not None:
+        queued = _kueue_target(snapshot, request.pod_ref, request.namespace)
+        if queued is not None:  # job/NAME, workload/NAME, an owner Kueue manages
+            return queued
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
@@ -209,6 +213,8 @@ def explain(request: ExplainRequest) -> Report:
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name, request.source)
         version = choose_version(request.kube_version, snapshot)
+    # Kueue holds it (gated, or its Job's Workload waits): Kueue's answer comes first.
+    kueue = _kueue_for_pod(snapshot, pod) if manifest is None else None
     drop_disabled_fields(snapshot, version.emulation)
     if manifest is None:  # a pod the API server would not store as it is: said, not refused
         note_unstorable(snapshot, [pod], version.emulation)
@@ -222,7 +228,10 @@ def explain(request: ExplainRequest) -> Report:
     classify = manifest is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
-        return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
+        report = build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
+        if kueue is not None:
+            report.kueue = kueue
+        return report
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -249,6 +258,8 @@ def explain(request: ExplainRequest) -> Report:
         document=manifest.document if manifest is not None else None,
     )
     report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
+    if kueue is not None:
+        report.kueue = kueue
     word = report.scheduler
     if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
         likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
@@ -256,6 +267,34 @@ def explain(request: ExplainRequest) -> Report:
             word.likelyRelease = likely
             word.causes = [likely_release_cause(likely), *word.causes]
     return report
+
+
+def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None:
+    """The report of a Job, Workload or owner Kueue manages (TYPE/NAME); None for a pod reference
+    or a snapshot without Kueue objects. kubectl's reading wins, unless only the NAMESPACE/NAME
+    reading names something: a pod of that name in a namespace so called."""
+    from podwhy.analysis.kueuetarget import kueue_target
+    from podwhy.report.build.kueue import build_kueue_report
+
+    try:
+        facts = kueue_target(snapshot, ref, namespace)
+    except PodwhyError:
+        ns, _, name = ref.partition("/")
+        if any(p.metadata.namespace == ns and p.metadata.name == name for p in snapshot.pods):
+            return None
+        raise
+    return None if facts is None else build_kueue_report(facts, snapshot)
+
+
+def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod) -> KueueReport | None:
+    """Kueue's answer for a pod it gates, or whose Job's Workload it has not admitted."""
+    from podwhy.analysis.kueue import facts_for_pod, has_kueue
+    from podwhy.report.build.kueue import kueue_report
+
+    if not has_kueue(snapshot):
+        return None
+    facts = facts_for_pod(snapshot, pod)
+    return None if facts is None else kueue_report(facts)
 
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:

@@ -399,6 +399,69 @@ class AutoscalingReport(_Struct):
     asOf: str | None = None  # noqa: N815
 
 
+class KueueQuotaFigure(_Struct):
+    """One resource in one flavor of a pod set, as Kueue's quota check saw it (quantities as Kueue
+    prints them): what it needs, the ClusterQueue's nominal quota, what admitted Workloads use,
+    what it may borrow from its cohort, what is available to it now (borrowing included), and
+    the mode (Fit, Preempt, NoFit)."""
+
+    resource: str
+    flavor: str
+    needed: str
+    nominal: str
+    used: str
+    borrowable: str
+    available: str
+    mode: str
+
+
+class KueuePodSet(_Struct):
+    name: str
+    count: int
+    resources: list[KueueQuotaFigure] = []
+
+
+class KueueAhead(_Struct):
+    """A Workload its ClusterQueue pops first (namespace/name), its priority, its place."""
+
+    workload: str
+    priority: int
+    position: int
+
+
+class KueueRecorded(_Struct):
+    """The Workload's own condition (QuotaReserved, or Admitted once admitted), as recorded."""
+
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+class KueueReport(_Struct, kw_only=True):
+    """Kueue's decision for the target's Workload, recomputed (docs/kueue.md): `admitted` is
+    true when Kueue has admitted it or admits it in its next cycle; `reason` and `message` are
+    exactly Kueue's QuotaReserved=False condition (empty when admitted); `stale`: the recorded
+    condition disagrees with the recomputation (the recorded one is the stale one)."""
+
+    target: str  # "Job team-a/train", "Workload team-a/job-train-1a2b3", "Pod team-a/p"
+    summary: str  # the fate in plain words (the first line)
+    workload: str  # namespace/name; "" when the snapshot has none for the target
+    clusterQueue: str = ""  # noqa: N815
+    localQueue: str = ""  # noqa: N815
+    admitted: bool
+    stage: str = ""
+    reason: str = ""
+    message: str = ""
+    podSets: list[KueuePodSet] = []  # noqa: N815
+    ahead: list[KueueAhead] = []
+    # StrictFIFO: the head a fitting Workload waits behind.
+    blockedBy: str = ""  # noqa: N815
+    notEvaluated: list[str] = []  # noqa: N815
+    recorded: KueueRecorded | None = None
+    stale: bool = False
+
+
 class Report(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["Explanation"] = "Explanation"
@@ -441,6 +504,8 @@ class Report(_Struct, kw_only=True):
     # A pod from a manifest (-f): the fields the API server would fill in before the scheduler
     # sees it (its defaulting, cluster/apiserver/defaults.py), which the verdict above already includes.
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
+    # A Job, Workload or pod Kueue holds: its Workload's admission, recomputed as Kueue decides it.
+    kueue: KueueReport | UnsetType = UNSET
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)

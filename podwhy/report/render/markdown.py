@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.render.check import check_summary
+from podwhy.report.render.kueue import kueue_of, kueue_only, markdown_lines
 from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
 from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
@@ -171,9 +172,14 @@ def render_pending(report: PendingReport) -> str:
 
 def render_explain(report: Report) -> str:
     report = made_safe(report)
+    kueue = kueue_of(report)
+    if kueue is not None and kueue_only(report):
+        lines = ["### podwhy explain", "", *markdown_lines(kueue, cell), *_warnings(report.warnings)]
+        return "\n".join(lines).rstrip("\n") + "\n"
     pod = f"{report.pod.namespace}/{report.pod.name}"
     fate = fate_text(report)
-    lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
+    lines = ["### podwhy explain", "", *(markdown_lines(kueue, cell) if kueue is not None else [])]
+    lines += [f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
     if report.message:
         lines += [f"> {cell(report.message)}", ""]
     if report.causes:
