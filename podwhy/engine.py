@@ -333,7 +333,7 @@ def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
-    if not snapshot.pods:
+    if not snapshot.pods and not _holds_kueue(snapshot):  # Kueue's suspended Jobs have no pods
         raise PodwhyError(
             f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
@@ -371,7 +371,7 @@ def pending(request: PendingRequest) -> PendingReport:
         if request.namespace is not None and not pending_pods
         else []
     )
-    return build_pending_report(
+    report = build_pending_report(
         pending_pods,
         snapshot,
         sizing,
@@ -382,6 +382,23 @@ def pending(request: PendingRequest) -> PendingReport:
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
     )
+    _kueue_pending(report, snapshot, request.namespace)
+    return report
+
+
+def _holds_kueue(snapshot: Snapshot) -> bool:
+    from podwhy.analysis.kueue import has_kueue
+
+    return has_kueue(snapshot)
+
+
+def _kueue_pending(report: PendingReport, snapshot: Snapshot, namespace: str | None) -> None:
+    """What Kueue holds, by ClusterQueue and cause: only when the snapshot holds Kueue's objects."""
+    from podwhy.analysis.kueue import has_kueue, kueue_pending
+    from podwhy.report.build.kueue import kueue_pending_groups
+
+    if has_kueue(snapshot):
+        report.kueue = kueue_pending_groups(kueue_pending(snapshot, namespace))
 
 
 @dataclass

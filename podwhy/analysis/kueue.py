@@ -390,3 +390,28 @@ def workload_owner(workload: o.KueueWorkload) -> tuple[str, str]:
         if ref.controller:
             return ref.kind, ref.name
     return WORKLOAD, workload.metadata.name
+
+
+def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOptions | None = None) -> list[KueueFacts]:
+    """What Kueue holds in NAMESPACE (None: every one): each Workload neither admitted nor
+    finished, as its owner (a Job, ...), and each suspended Job with a queue name whose Workload
+    the snapshot lacks. A Kueue-gated pod is its Workload's (pending lists the pod as Gated)."""
+    if not has_kueue(snapshot):
+        return []
+    out = []
+    owned: set[str] = set()
+    for wl in snapshot.kueue_workloads.values():
+        ns = wl.metadata.namespace
+        if namespace is not None and ns != namespace:
+            continue
+        kind, name = workload_owner(wl)
+        if kind == JOB:
+            owned.add(f"{ns}/{name}")
+        if _condition_true(wl, names.ADMITTED) or _condition_true(wl, names.FINISHED):
+            continue
+        out.append(facts_for(kind, ns, name, wl, snapshot, options))
+    for key, job in snapshot.jobs.items():
+        if (namespace is None or job.metadata.namespace == namespace) and key not in owned and kueue_held_job(job):
+            if workload_of_owner(snapshot, job.metadata.namespace, JOB, job.metadata.name, job.metadata.uid) is None:
+                out.append(facts_for_job(snapshot, job, options))
+    return out

@@ -595,6 +595,20 @@ class PendingScope(_Struct):
     allNamespaces: str | None = None  # noqa: N815
 
 
+class KueuePendingGroup(_Struct):
+    """`pending`: what Kueue holds, by ClusterQueue and cause (Kueue's reason, or podwhy's fate
+    where Kueue sets none: AdmitsNext, BehindStrictFIFOHead, NoWorkload...)."""
+
+    clusterQueue: str  # noqa: N815
+    cause: str
+    admitted: bool
+    count: int
+    # "Job ml/train-7", "Workload ml/infer-group": the targets, as explain takes them.
+    targets: list[str]
+    # The first target's first line (explain's), for the group.
+    example: str
+
+
 class PendingReport(_Struct, kw_only=True):
     """podwhy pending: every Pending pod, grouped by cause and owner, largest group first."""
 
@@ -616,6 +630,9 @@ class PendingReport(_Struct, kw_only=True):
     # The emulated kube-scheduler release.
     scheduler: SchedulerVersion | None = None
     warnings: list[str] = []
+    # What Kueue holds (Jobs and Workloads not admitted), by ClusterQueue and cause; only when the
+    # snapshot holds Kueue's objects.
+    kueue: list[KueuePendingGroup] | UnsetType = UNSET
 
     def shown_groups(self) -> list[list[PendingGroup]]:
         """The groups as the table and markdown show them: groups alike but for their owner and
@@ -658,9 +675,17 @@ class PendingReport(_Struct, kw_only=True):
         """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
         when a pod waits for a node an autoscaler is adding, else 0. One namespace without Pending
         pods exits as -A would (its first line leads with the others)."""
+        held = [] if self.kueue is UNSET else [g for g in self.kueue if not g.admitted]
+        if held:  # Kueue holds a Job: stuck (1), unless only what was not evaluated holds them
+            kueue = {Verdict.INCONCLUSIVE if g.cause in KUEUE_INCONCLUSIVE else Verdict.GATED for g in held}
+            return pending_exit_code({group.verdict for group in self.groups} | kueue)
         if not self.groups and self.scope.elsewhereVerdicts:
             return pending_exit_code(set(self.scope.elsewhereVerdicts))
         return pending_exit_code({group.verdict for group in self.groups})
+
+
+# KueuePendingGroup causes where what decides was not evaluated (analysis/kueue.py's Fate values).
+KUEUE_INCONCLUSIVE = frozenset({"NoWorkload", "AdmissionChecks", "Preemption"})
 
 
 def pending_exit_code(verdicts: set[Verdict]) -> int:

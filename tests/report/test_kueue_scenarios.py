@@ -121,3 +121,41 @@ def test_the_strict_fifo_head_is_named() -> None:
     kueue = json.loads(out)["kueue"]
     assert kueue["blockedBy"] == "ml/job-big-1-0e7d4"
     assert kueue["ahead"] == [{"workload": "ml/job-big-1-0e7d4", "priority": 100, "position": 1}]
+
+
+# `podwhy pending -A` on the same folders: what Kueue holds, by ClusterQueue and cause.
+PENDING = ["short-quota", "strict-fifo-head", "no-workload", "gated-pod-group", "borrowing"]
+
+
+def _pending(name: str, *extra: str) -> tuple[int, str]:
+    source = (SCENARIOS / name / "cluster.yaml").resolve()
+    result = CliRunner().invoke(
+        app, ["pending", "-A", "--from", str(source), *extra], env={"COLUMNS": "140", "NO_COLOR": "1"}
+    )
+    return result.exit_code, result.stdout
+
+
+@pytest.mark.parametrize("name", PENDING)
+def test_pending_table(name: str, snapshot: SnapshotAssertion) -> None:
+    _code, out = _pending(name)
+    assert out == snapshot
+
+
+@pytest.mark.parametrize("name", PENDING)
+def test_pending_json(name: str, snapshot: SnapshotAssertion, pending_schema_validator: object) -> None:
+    code, out = _pending(name, "-o", "json")
+    report = json.loads(out)
+    pending_schema_validator.validate(report)  # type: ignore[attr-defined]
+    held = [g for g in report["kueue"] if not g["admitted"]]
+    # Held and evaluated: 1; held only where what decides was not evaluated: 3; nothing held: 0.
+    expected = 3 if held and all(g["cause"] == "NoWorkload" for g in held) else 1 if held else 0
+    if report["groups"]:
+        expected = max(expected, 1) if expected != 3 else 1
+    assert code == expected
+    report["snapshot"]["sources"] = [Path(s).name for s in report["snapshot"]["sources"]]
+    assert report == snapshot
+
+
+def test_pending_markdown_has_kueue() -> None:
+    _code, out = _pending("strict-fifo-head", "-o", "markdown")
+    assert "| team-a | BehindStrictFIFOHead | 1 | Job ml/small-2 |" in out

@@ -10,6 +10,7 @@ from podwhy.report.build.common import snapshot_summary
 from podwhy.report.build.inputs import input_warnings
 from podwhy.report.model import (
     KueueAhead,
+    KueuePendingGroup,
     KueuePodSet,
     KueueQuotaFigure,
     KueueRecorded,
@@ -130,3 +131,26 @@ def _report(
         notEvaluated="; ".join(facts.not_evaluated) if verdict == Verdict.INCONCLUSIVE else "",
         kueue=kueue,
     )
+
+
+def kueue_pending_groups(held: list[KueueFacts]) -> list[KueuePendingGroup]:
+    """What Kueue holds, by ClusterQueue and cause (Kueue's reason, else podwhy's fate where
+    Kueue sets none or what decides was not evaluated), most first."""
+    groups: dict[tuple[str, str], list[KueueFacts]] = {}
+    for facts in held:
+        reason = facts.verdict.reason if facts.verdict is not None else ""
+        cause = facts.fate.value if facts.inconclusive or facts.admitted or not reason else reason
+        groups.setdefault((facts.cluster_queue, cause), []).append(facts)
+    out = [
+        KueuePendingGroup(
+            clusterQueue=cq,
+            cause=cause,
+            admitted=all(f.admitted for f in members),
+            count=len(members),
+            targets=[f"{f.kind} {f.key}" for f in members],
+            example=summary_text(members[0]),
+        )
+        for (cq, cause), members in groups.items()
+    ]
+    out.sort(key=lambda g: (-g.count, g.clusterQueue, g.cause))
+    return out

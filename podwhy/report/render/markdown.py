@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from msgspec import UNSET
+
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.render.check import check_summary
 from podwhy.report.render.kueue import kueue_of, kueue_only, markdown_lines
@@ -135,7 +137,7 @@ def render_pending(report: PendingReport) -> str:
         lines = ["### podwhy pending", "", f"**{cell(no_pending_line(report))}**"]
         if report.scope.allNamespaces and report.scope.elsewhere:
             lines += ["", _code(report.scope.allNamespaces)]
-        return "\n".join(lines) + "\n"
+        return "\n".join([*lines, *_kueue_pending(report)]) + "\n"
     lines = ["### podwhy pending", "", f"**{cell(pending_headline(report))}**", ""]
     causes = [
         [
@@ -148,6 +150,7 @@ def render_pending(report: PendingReport) -> str:
         for i, c in enumerate(report.summary, 1)
     ]
     lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all", "Next step"], causes)
+    lines += _kueue_pending(report)
     said: set[int] = set()
     rows = []
     suggested: list[tuple[str, str, str]] = []
@@ -168,6 +171,14 @@ def render_pending(report: PendingReport) -> str:
         lines += ["", f"Autoscaling: {cell(report.autoscalers)}"]
     lines += _warnings(report.warnings)
     return "\n".join(lines) + "\n"
+
+
+def _kueue_pending(report: PendingReport) -> list[str]:
+    """What Kueue holds, by ClusterQueue and cause (nothing without Kueue's objects)."""
+    if report.kueue is UNSET or not report.kueue:
+        return []
+    rows = [[g.clusterQueue, g.cause, str(g.count), ", ".join(g.targets), g.example] for g in report.kueue]
+    return ["", "**Kueue**", "", *_table(["ClusterQueue", "Cause", "Count", "Held", "First"], rows)]
 
 
 def render_explain(report: Report) -> str:

@@ -4,7 +4,7 @@ recorded condition when it is stale, and what was not evaluated."""
 
 from __future__ import annotations
 
-from podwhy.report.model import KueueReport
+from podwhy.report.model import KueuePendingGroup, KueueReport
 
 
 def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
@@ -27,3 +27,18 @@ def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
         )
     after += [f"Not evaluated: {what}" for what in kueue.notEvaluated]
     return before, after
+
+
+def pending_kueue_lines(groups: list[KueuePendingGroup]) -> list[str]:
+    """`pending`'s Kueue part: a heading, then a line per ClusterQueue and cause with its
+    targets, and the first one's fate."""
+    if not groups:
+        return []
+    count = sum(g.count for g in groups)
+    lines = [f"Kueue holds {count} Job{'s' if count != 1 else ''} or Workload{'s' if count != 1 else ''}:"]
+    for g in groups:
+        queue = f"ClusterQueue {g.clusterQueue}" if g.clusterQueue else "no ClusterQueue"
+        shown = ", ".join(g.targets[:5]) + (f", … ({g.count} in all)" if g.count > 5 else "")
+        lines.append(f"· {g.count} · {queue} · {g.cause}: {shown}")
+        lines.append(f"  {g.example}")
+    return lines
