@@ -26,7 +26,7 @@ from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report, likely_release_cause
 from podwhy.report.build.pending import build_pending_report
-from podwhy.report.model import CheckReport, PendingReport, Report
+from podwhy.report.model import CheckReport, KueueReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
@@ -189,6 +189,10 @@ def explain(request: ExplainRequest) -> Report:
         manifest = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
+    if manifest is None and request.pod_ref is not None:
+        queued = _kueue_target(snapshot, request.pod_ref, request.namespace)
+        if queued is not None:  # job/NAME, workload/NAME, an owner Kueue manages
+            return queued
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
@@ -210,6 +214,8 @@ def explain(request: ExplainRequest) -> Report:
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
         pod = find_pod(snapshot, namespace, name, request.source)
         version = choose_version(request.kube_version, snapshot)
+    # Kueue holds it (gated, or its Job's Workload waits): Kueue's answer comes first.
+    kueue = _kueue_for_pod(snapshot, pod) if manifest is None else None
     drop_disabled_fields(snapshot, version.emulation)
     if manifest is None:  # a pod the API server would not store as it is: said, not refused
         note_unstorable(snapshot, [pod], version.emulation)
@@ -223,7 +229,10 @@ def explain(request: ExplainRequest) -> Report:
     classify = manifest is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
-        return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
+        report = build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
+        if kueue is not None:
+            report.kueue = kueue
+        return report
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -250,6 +259,8 @@ def explain(request: ExplainRequest) -> Report:
         document=manifest.document if manifest is not None else None,
     )
     report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
+    if kueue is not None:
+        report.kueue = kueue
     word = report.scheduler
     if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
         likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
@@ -257,6 +268,34 @@ def explain(request: ExplainRequest) -> Report:
             word.likelyRelease = likely
             word.causes = [likely_release_cause(likely), *word.causes]
     return report
+
+
+def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None:
+    """The report of a Job, Workload or owner Kueue manages (TYPE/NAME); None for a pod reference
+    or a snapshot without Kueue objects. kubectl's reading wins, unless only the NAMESPACE/NAME
+    reading names something: a pod of that name in a namespace so called."""
+    from podwhy.analysis.kueuetarget import kueue_target
+    from podwhy.report.build.kueue import build_kueue_report
+
+    try:
+        facts = kueue_target(snapshot, ref, namespace)
+    except PodwhyError:
+        ns, _, name = ref.partition("/")
+        if any(p.metadata.namespace == ns and p.metadata.name == name for p in snapshot.pods):
+            return None
+        raise
+    return None if facts is None else build_kueue_report(facts, snapshot)
+
+
+def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod) -> KueueReport | None:
+    """Kueue's answer for a pod it gates, or whose Job's Workload it has not admitted."""
+    from podwhy.analysis.kueue import facts_for_pod, has_kueue
+    from podwhy.report.build.kueue import kueue_report
+
+    if not has_kueue(snapshot):
+        return None
+    facts = facts_for_pod(snapshot, pod)
+    return None if facts is None else kueue_report(facts)
 
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
@@ -295,7 +334,7 @@ def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
-    if not snapshot.pods:
+    if not snapshot.pods and not _holds_kueue(snapshot):  # Kueue's suspended Jobs have no pods
         raise PodwhyError(
             f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
@@ -333,7 +372,7 @@ def pending(request: PendingRequest) -> PendingReport:
         if request.namespace is not None and not pending_pods
         else []
     )
-    return build_pending_report(
+    report = build_pending_report(
         pending_pods,
         snapshot,
         sizing,
@@ -344,6 +383,23 @@ def pending(request: PendingRequest) -> PendingReport:
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
     )
+    _kueue_pending(report, snapshot, request.namespace)
+    return report
+
+
+def _holds_kueue(snapshot: Snapshot) -> bool:
+    from podwhy.analysis.kueue import has_kueue
+
+    return has_kueue(snapshot)
+
+
+def _kueue_pending(report: PendingReport, snapshot: Snapshot, namespace: str | None) -> None:
+    """What Kueue holds, by ClusterQueue and cause: only when the snapshot holds Kueue's objects."""
+    from podwhy.analysis.kueue import has_kueue, kueue_pending
+    from podwhy.report.build.kueue import kueue_pending_groups
+
+    if has_kueue(snapshot):
+        report.kueue = kueue_pending_groups(kueue_pending(snapshot, namespace))
 
 
 @dataclass

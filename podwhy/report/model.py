@@ -400,6 +400,69 @@ class AutoscalingReport(_Struct):
     asOf: str | None = None  # noqa: N815
 
 
+class KueueQuotaFigure(_Struct):
+    """One resource in one flavor of a pod set, as Kueue's quota check saw it (quantities as Kueue
+    prints them): what it needs, the ClusterQueue's nominal quota, what admitted Workloads use,
+    what it may borrow from its cohort, what is available to it now (borrowing included), and
+    the mode (Fit, Preempt, NoFit)."""
+
+    resource: str
+    flavor: str
+    needed: str
+    nominal: str
+    used: str
+    borrowable: str
+    available: str
+    mode: str
+
+
+class KueuePodSet(_Struct):
+    name: str
+    count: int
+    resources: list[KueueQuotaFigure] = []
+
+
+class KueueAhead(_Struct):
+    """A Workload its ClusterQueue pops first (namespace/name), its priority, its place."""
+
+    workload: str
+    priority: int
+    position: int
+
+
+class KueueRecorded(_Struct):
+    """The Workload's own condition (QuotaReserved, or Admitted once admitted), as recorded."""
+
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+class KueueReport(_Struct, kw_only=True):
+    """Kueue's decision for the target's Workload, recomputed (docs/kueue.md): `admitted` is
+    true when Kueue has admitted it or admits it in its next cycle; `reason` and `message` are
+    exactly Kueue's QuotaReserved=False condition (empty when admitted); `stale`: the recorded
+    condition disagrees with the recomputation (the recorded one is the stale one)."""
+
+    target: str  # "Job team-a/train", "Workload team-a/job-train-1a2b3", "Pod team-a/p"
+    summary: str  # the fate in plain words (the first line)
+    workload: str  # namespace/name; "" when the snapshot has none for the target
+    clusterQueue: str = ""  # noqa: N815
+    localQueue: str = ""  # noqa: N815
+    admitted: bool
+    stage: str = ""
+    reason: str = ""
+    message: str = ""
+    podSets: list[KueuePodSet] = []  # noqa: N815
+    ahead: list[KueueAhead] = []
+    # StrictFIFO: the head a fitting Workload waits behind.
+    blockedBy: str = ""  # noqa: N815
+    notEvaluated: list[str] = []  # noqa: N815
+    recorded: KueueRecorded | None = None
+    stale: bool = False
+
+
 class Report(_Struct, kw_only=True):
     apiVersion: Literal["podwhy/v1"] = "podwhy/v1"  # noqa: N815
     kind: Literal["Explanation"] = "Explanation"
@@ -442,6 +505,8 @@ class Report(_Struct, kw_only=True):
     # A pod from a manifest (-f): the fields the API server would fill in before the scheduler
     # sees it (its defaulting, cluster/apiserver/defaults.py), which the verdict above already includes.
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
+    # A Job, Workload or pod Kueue holds: its Workload's admission, recomputed as Kueue decides it.
+    kueue: KueueReport | UnsetType = UNSET
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)
@@ -531,6 +596,20 @@ class PendingScope(_Struct):
     allNamespaces: str | None = None  # noqa: N815
 
 
+class KueuePendingGroup(_Struct):
+    """`pending`: what Kueue holds, by ClusterQueue and cause (Kueue's reason, or podwhy's fate
+    where Kueue sets none: AdmitsNext, BehindStrictFIFOHead, NoWorkload...)."""
+
+    clusterQueue: str  # noqa: N815
+    cause: str
+    admitted: bool
+    count: int
+    # "Job ml/train-7", "Workload ml/infer-group": the targets, as explain takes them.
+    targets: list[str]
+    # The first target's first line (explain's), for the group.
+    example: str
+
+
 class PendingReport(_Struct, kw_only=True):
     """podwhy pending: every Pending pod, grouped by cause and owner, largest group first."""
 
@@ -552,6 +631,9 @@ class PendingReport(_Struct, kw_only=True):
     # The emulated kube-scheduler release.
     scheduler: SchedulerVersion | None = None
     warnings: list[str] = []
+    # What Kueue holds (Jobs and Workloads not admitted), by ClusterQueue and cause; only when the
+    # snapshot holds Kueue's objects.
+    kueue: list[KueuePendingGroup] | UnsetType = UNSET
 
     def shown_groups(self) -> list[list[PendingGroup]]:
         """The groups as the table and markdown show them: groups alike but for their owner and
@@ -594,9 +676,17 @@ class PendingReport(_Struct, kw_only=True):
         """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
         when a pod waits for a node an autoscaler is adding, else 0. One namespace without Pending
         pods exits as -A would (its first line leads with the others)."""
+        held = [] if self.kueue is UNSET else [g for g in self.kueue if not g.admitted]
+        if held:  # Kueue holds a Job: stuck (1), unless only what was not evaluated holds them
+            kueue = {Verdict.INCONCLUSIVE if g.cause in KUEUE_INCONCLUSIVE else Verdict.GATED for g in held}
+            return pending_exit_code({group.verdict for group in self.groups} | kueue)
         if not self.groups and self.scope.elsewhereVerdicts:
             return pending_exit_code(set(self.scope.elsewhereVerdicts))
         return pending_exit_code({group.verdict for group in self.groups})
+
+
+# KueuePendingGroup causes where what decides was not evaluated (analysis/kueue.py's Fate values).
+KUEUE_INCONCLUSIVE = frozenset({"NoWorkload", "AdmissionChecks", "Preemption"})
 
 
 def pending_exit_code(verdicts: set[Verdict]) -> int:
@@ -710,7 +800,7 @@ class PendingReplicas(_Struct):
     note: str = ""
 
 
-class KueuePodSet(_Struct):
+class KueueAdmittedPodSet(_Struct):
     """One pod set of a Workload Kueue would admit: the flavor of each of its resources."""
 
     name: str
@@ -736,7 +826,7 @@ class KueueCheck(_Struct):
     # what decides it is not evaluated; "" when it is known.
     inconclusive: str = ""
     # Admitted: each pod set's flavors, and what Kueue injects into its pods.
-    podSets: list[KueuePodSet] = []  # noqa: N815
+    podSets: list[KueueAdmittedPodSet] = []  # noqa: N815
     nodeSelector: dict[str, str] = {}  # noqa: N815
     tolerations: list[str] = []
     # The Workloads ahead of it in its ClusterQueue, in Kueue's order ("namespace/name").

@@ -27,6 +27,7 @@ from podwhy.report.model import (
     StatusName,
     TooSmallCause,
 )
+from podwhy.report.render.kueue import kueue_of, kueue_only, render_kueue
 from podwhy.report.render.layout import (
     MAX_NAMES_IN_GROUP,
     fit_widths,
@@ -136,6 +137,11 @@ def render_table(
     report, node = made_safe(report), None if node is None else safe_text(node)
     console = console or make_console()
     pod = report.pod
+    kueue = kueue_of(report)
+    if kueue is not None:  # Kueue holds it: its answer first (all of it for a Job or Workload)
+        render_kueue(console, kueue, wide)
+        if kueue_only(report):
+            return
     _render_heading(console, report)
     render_inconclusive(console, report)
     render_pending_cause(console, report)

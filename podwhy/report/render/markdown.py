@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from msgspec import UNSET
+
 from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
 from podwhy.report.render.check import check_summary
+from podwhy.report.render.kueue import kueue_of, kueue_only, markdown_lines
 from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
 from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
@@ -141,7 +144,7 @@ def render_pending(report: PendingReport) -> str:
         lines = ["### podwhy pending", "", f"**{cell(no_pending_line(report))}**"]
         if report.scope.allNamespaces and report.scope.elsewhere:
             lines += ["", _code(report.scope.allNamespaces)]
-        return "\n".join(lines) + "\n"
+        return "\n".join([*lines, *_kueue_pending(report)]) + "\n"
     lines = ["### podwhy pending", "", f"**{cell(pending_headline(report))}**", ""]
     causes = [
         [
@@ -154,6 +157,7 @@ def render_pending(report: PendingReport) -> str:
         for i, c in enumerate(report.summary, 1)
     ]
     lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all", "Next step"], causes)
+    lines += _kueue_pending(report)
     said: set[int] = set()
     rows = []
     suggested: list[tuple[str, str, str]] = []
@@ -176,11 +180,24 @@ def render_pending(report: PendingReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _kueue_pending(report: PendingReport) -> list[str]:
+    """What Kueue holds, by ClusterQueue and cause (nothing without Kueue's objects)."""
+    if report.kueue is UNSET or not report.kueue:
+        return []
+    rows = [[g.clusterQueue, g.cause, str(g.count), ", ".join(g.targets), g.example] for g in report.kueue]
+    return ["", "**Kueue**", "", *_table(["ClusterQueue", "Cause", "Count", "Held", "First"], rows)]
+
+
 def render_explain(report: Report) -> str:
     report = made_safe(report)
+    kueue = kueue_of(report)
+    if kueue is not None and kueue_only(report):
+        lines = ["### podwhy explain", "", *markdown_lines(kueue, cell), *_warnings(report.warnings)]
+        return "\n".join(lines).rstrip("\n") + "\n"
     pod = f"{report.pod.namespace}/{report.pod.name}"
     fate = fate_text(report)
-    lines = ["### podwhy explain", "", f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
+    lines = ["### podwhy explain", "", *(markdown_lines(kueue, cell) if kueue is not None else [])]
+    lines += [f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
     if report.message:
         lines += [f"> {cell(report.message)}", ""]
     if report.causes:

@@ -3,6 +3,7 @@ of Pending pods."""
 
 from __future__ import annotations
 
+from msgspec import UNSET
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -25,6 +26,7 @@ from podwhy.report.render.layout import (
     text_cell,
 )
 from podwhy.report.safe import made_safe
+from podwhy.report.words.kueue import pending_kueue_lines
 
 
 def autoscaling_line(autoscaling: AutoscalingReport) -> str:
@@ -103,6 +105,14 @@ def render_pending_summary(console: Console, report: PendingReport) -> None:
             hanging(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", hang)
 
 
+def render_pending_kueue(console: Console, report: PendingReport) -> None:
+    """What Kueue holds, by ClusterQueue and cause (nothing without Kueue's objects)."""
+    if report.kueue is UNSET:
+        return
+    for line in pending_kueue_lines(report.kueue):
+        hanging(console, escape(line.lstrip()), 4 if line.startswith(" ") else 2 if line.startswith("·") else 0)
+
+
 def pending_row(
     report: PendingReport, alike: list[PendingGroup], said: set[int], wide: bool
 ) -> tuple[str, str, str, list[tuple[str, str]]]:
@@ -158,10 +168,12 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         console.print(escape(no_pending_line(report)))
         if report.scope.allNamespaces and report.scope.elsewhere:
             console.print(escape(report.scope.allNamespaces), soft_wrap=True)
+        render_pending_kueue(console, report)
         return
     pods, _, rest = pending_headline(report).partition(" Pending ")
     console.print(f"[bold]{pods} Pending {escape(rest.split(' ', 1)[0])}[/bold] {escape(rest.split(' ', 1)[1])}")
     render_pending_summary(console, report)
+    render_pending_kueue(console, report)
     said: set[int] = set()
     rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]
     cells = [

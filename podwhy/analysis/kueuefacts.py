@@ -1,0 +1,163 @@
+"""The facts of Kueue's answer for one target, a leaf the report reads (it imports only the
+model and Kueue's constants and quantity printing): where the target stands, the first resource
+short of quota, the Workloads ahead, the recorded condition against the recomputation, and each
+pod set's quota figures. analysis/kueue.py computes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
+
+from podwhy.cluster.kueue import names
+from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER, MAX_INT64
+from podwhy.model import objects as o
+
+# Kueue's labels and scheduling gates (pkg/controller/constants, pkg/controller/jobs/pod).
+QUEUE_NAME_LABEL: Final = "kueue.x-k8s.io/queue-name"
+JOB_UID_LABEL: Final = "kueue.x-k8s.io/job-uid"
+POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
+ADMISSION_GATE: Final = "kueue.x-k8s.io/admission"
+TOPOLOGY_GATE: Final = "kueue.x-k8s.io/topology"
+KUEUE_GATES: Final = frozenset({ADMISSION_GATE, TOPOLOGY_GATE})
+
+# kubectl's TYPE before a slash, for the kinds explain resolves through Kueue.
+JOB_RESOURCE_NAMES: Final = frozenset({"job", "jobs", "job.batch", "jobs.batch"})
+WORKLOAD_RESOURCE_NAMES: Final = frozenset(
+    {"workload", "workloads", "workload.kueue.x-k8s.io", "workloads.kueue.x-k8s.io", "wl"}
+)
+JOB: Final = "Job"
+WORKLOAD: Final = "Workload"
+POD: Final = "Pod"
+
+# Why a target has no verdict: the snapshot holds no Workload for it.
+NO_WORKLOAD: Final = "the snapshot has no Workload for it"
+
+
+class Staleness(Enum):
+    """Whether the Workload's recorded QuotaReserved condition agrees with the recomputation."""
+
+    AGREES = "agrees"
+    NONE_RECORDED = "none recorded"
+    RECORDED_STALE = "recorded stale"
+
+
+class Fate(Enum):
+    """What happens to the target, as podwhy answers it (words/kueuefate.py says each)."""
+
+    NO_WORKLOAD = "NoWorkload"  # the snapshot has no Workload for it: not evaluated
+    FINISHED = "Finished"
+    ADMITTED = "Admitted"
+    CHECKS = "AdmissionChecks"  # quota reserved; its admission checks are not evaluated
+    ADMITS_NEXT = "AdmitsNext"  # it fits, nothing ahead fits: admitted in Kueue's next cycle
+    BEHIND_STRICT_HEAD = "BehindStrictFIFOHead"  # it fits, but a StrictFIFO head comes first
+    BEHIND_OTHERS = "BehindOthers"  # it fits, but Workloads ahead fit too and go first
+    SHORT_OF_QUOTA = "ShortOfQuota"  # a resource in a flavor lacks quota (the shortfall)
+    PREEMPTION = "Preemption"  # it fits only by preempting (not evaluated)
+    NO_FLAVOR = "NoFlavor"  # no flavor can hold it (taints, affinity, uncovered resources)
+    BLOCKED = "Blocked"  # a queue blocker, the admission gate, the namespace
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The Workload's QuotaReserved (or Admitted) condition as recorded."""
+
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """The first resource short of quota: in CLUSTER_QUEUE's FLAVOR, AVAILABLE of NOMINAL is
+    free (borrowing included), BORROWABLE of it from the cohort; the pod sets NEED that much."""
+
+    cluster_queue: str
+    flavor: str
+    resource: str
+    available: int
+    nominal: int
+    used: int
+    borrowable: int
+    needed: int
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """A Workload the ClusterQueue pops first, with its priority and its place (1-based)."""
+
+    key: str
+    priority: int
+    position: int
+    fits: bool | None = None
+
+
+@dataclass(frozen=True)
+class QuotaFigure:
+    """One quota check of the flavor assignment: a resource in a flavor, what the pod sets need,
+    the nominal quota, what is used, borrowable and available, and the check's outcome (MODE:
+    Fit, Preempt or NoFit)."""
+
+    resource: str
+    flavor: str
+    needed: int
+    nominal: int
+    used: int
+    borrowable: int
+    available: int
+    mode: str
+
+
+@dataclass(frozen=True)
+class PodSetFigures:
+    """A pod set's count and the quota checks of its resources, in the order Kueue made them."""
+
+    name: str
+    count: int
+    figures: tuple[QuotaFigure, ...] = ()
+
+
+@dataclass(frozen=True)
+class KueueFacts:
+    """What explain says of a Kueue-held target."""
+
+    kind: str  # Job, Workload, Pod, or the owner's kind
+    namespace: str
+    name: str
+    workload: o.KueueWorkload | None
+    local_queue: str = ""
+    cluster_queue: str = ""
+    admitted: bool = False
+    shortfall: Shortfall | None = None
+    recorded: Recorded = field(default_factory=Recorded)
+    staleness: Staleness = Staleness.NONE_RECORDED
+    ahead: tuple[Ahead, ...] = ()
+    strict_fifo_head: str = ""  # StrictFIFO: the head this fitting Workload waits behind
+    not_evaluated: tuple[str, ...] = ()
+    gates: tuple[str, ...] = ()  # a pod's Kueue scheduling gates
+    fate: Fate = Fate.NO_WORKLOAD
+    granular_reason: str = ""  # Kueue's reason with UnadmittedWorkloadsObservability on
+    # The recomputed decision: the engine's stage, Kueue's QuotaReserved=False reason and message
+    # ("" where it sets none), and each pod set's figures ("" and () without a Workload).
+    stage: str = ""
+    reason: str = ""
+    message: str = ""
+    pod_sets: tuple[PodSetFigures, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def inconclusive(self) -> bool:
+        """What decides was not evaluated: no Workload, admission checks, or a preemption the
+        recomputation could not settle."""
+        return self.fate in (Fate.NO_WORKLOAD, Fate.CHECKS, Fate.PREEMPTION)
+
+
+def format_amount(resource: str, value: int) -> str:
+    """A quantity as Kueue prints it ("<unlimited>" beyond any cluster)."""
+    if value >= MAX_INT64:
+        return names.UNLIMITED_TEXT
+    return DEFAULT_FORMATTER.quantity_string(resource, value)

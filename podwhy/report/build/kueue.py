@@ -1,0 +1,134 @@
+"""The report's `kueue` object from analysis/kueue.py's facts, and the whole report of a Job or
+Workload explain is pointed at (no pod exists yet: `pod` names the target)."""
+
+from __future__ import annotations
+
+from podwhy.analysis.kueuefacts import KueueFacts, QuotaFigure, Staleness, format_amount
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
+from podwhy.report.build.common import snapshot_summary
+from podwhy.report.build.inputs import input_warnings
+from podwhy.report.model import (
+    KueueAhead,
+    KueuePendingGroup,
+    KueuePodSet,
+    KueueQuotaFigure,
+    KueueRecorded,
+    KueueReport,
+    PodSummary,
+    Report,
+)
+from podwhy.report.words.kueuefate import summary_text
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import Verdict
+
+
+def _figure(res: str, figure: QuotaFigure) -> KueueQuotaFigure:
+    return KueueQuotaFigure(
+        resource=res,
+        flavor=figure.flavor,
+        needed=format_amount(res, figure.needed),
+        nominal=format_amount(res, figure.nominal),
+        used=format_amount(res, figure.used),
+        borrowable=format_amount(res, figure.borrowable),
+        available=format_amount(res, figure.available),
+        mode=figure.mode,
+    )
+
+
+def _pod_sets(facts: KueueFacts) -> list[KueuePodSet]:
+    return [
+        KueuePodSet(name=ps.name, count=ps.count, resources=[_figure(f.resource, f) for f in ps.figures])
+        for ps in facts.pod_sets
+    ]
+
+
+def kueue_report(facts: KueueFacts) -> KueueReport:
+    wl = facts.workload
+    rec = facts.recorded
+    return KueueReport(
+        target=f"{facts.kind} {facts.key}",
+        summary=summary_text(facts),
+        workload=f"{wl.metadata.namespace}/{wl.metadata.name}" if wl is not None else "",
+        clusterQueue=facts.cluster_queue,
+        localQueue=facts.local_queue,
+        admitted=facts.admitted,
+        stage=facts.stage,
+        reason="" if facts.admitted else facts.reason,
+        message="" if facts.admitted else facts.message,
+        podSets=_pod_sets(facts),
+        ahead=[KueueAhead(workload=a.key, priority=a.priority, position=a.position) for a in facts.ahead],
+        blockedBy=facts.strict_fifo_head,
+        notEvaluated=list(facts.not_evaluated),
+        recorded=KueueRecorded(type=rec.type, status=rec.status, reason=rec.reason, message=rec.message)
+        if rec.type
+        else None,
+        stale=facts.staleness is Staleness.RECORDED_STALE,
+    )
+
+
+def kueue_verdict(facts: KueueFacts) -> Verdict:
+    """A Job or Workload's verdict: admitted (it runs as far as Kueue decides), inconclusive where
+    what decides was not evaluated, else held back before scheduling (Gated: exit 1)."""
+    if facts.admitted:
+        return Verdict.SCHEDULABLE
+    if facts.inconclusive:
+        return Verdict.INCONCLUSIVE
+    return Verdict.GATED
+
+
+def build_kueue_report(facts: KueueFacts, snapshot: Snapshot) -> Report:
+    """The report of a Job or Workload: no pod, no nodes; `kueue` says it all."""
+    kueue = kueue_report(facts)
+    wl = facts.workload
+    priority = wl.spec.priority if wl is not None and wl.spec.priority is not None else 0
+    verdict = kueue_verdict(facts)
+    return _report(facts, snapshot, kueue, verdict, priority)
+
+
+def _report(
+    facts: KueueFacts,
+    snapshot: Snapshot,
+    kueue: KueueReport,
+    verdict: Verdict,
+    priority: int,
+) -> Report:
+    wl = facts.workload
+    return Report(
+        pod=PodSummary(
+            namespace=facts.namespace,
+            name=facts.name,
+            uid=wl.metadata.uid if wl is not None else "",
+            phase="",
+            priority=priority,
+            schedulerName=DEFAULT_SCHEDULER_NAME,
+        ),
+        verdict=verdict,
+        message=kueue.summary,
+        snapshot=snapshot_summary(snapshot),
+        warnings=input_warnings(snapshot),
+        notEvaluated="; ".join(facts.not_evaluated) if verdict == Verdict.INCONCLUSIVE else "",
+        kueue=kueue,
+    )
+
+
+def kueue_pending_groups(held: list[KueueFacts]) -> list[KueuePendingGroup]:
+    """What Kueue holds, by ClusterQueue and cause (Kueue's reason, else podwhy's fate where
+    Kueue sets none or what decides was not evaluated), most first."""
+    groups: dict[tuple[str, str], list[KueueFacts]] = {}
+    for facts in held:
+        reason = facts.reason
+        cause = facts.fate.value if facts.inconclusive or facts.admitted or not reason else reason
+        groups.setdefault((facts.cluster_queue, cause), []).append(facts)
+    out = [
+        KueuePendingGroup(
+            clusterQueue=cq,
+            cause=cause,
+            admitted=all(f.admitted for f in members),
+            count=len(members),
+            targets=[f"{f.kind} {f.key}" for f in members],
+            example=summary_text(members[0]),
+        )
+        for (cq, cause), members in groups.items()
+    ]
+    out.sort(key=lambda g: (-g.count, g.clusterQueue, g.cause))
+    return out

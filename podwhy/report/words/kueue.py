@@ -1,0 +1,44 @@
+"""Kueue's answer said as a person would, from the report alone: the fate (the first line, made
+by words/kueuefate.py), Kueue's own message quoted, never reworded; then who is ahead, the
+recorded condition when it is stale, and what was not evaluated."""
+
+from __future__ import annotations
+
+from podwhy.report.model import KueuePendingGroup, KueueReport
+
+
+def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
+    """What comes before the table (the fate, Kueue's own words) and after it (who is ahead, the
+    recorded condition when stale, what was not evaluated)."""
+    before = [kueue.summary]
+    if kueue.message:
+        before.append(f"Kueue ({kueue.reason}): {kueue.message}" if kueue.reason else f"Kueue: {kueue.message}")
+    after = []
+    if kueue.ahead:
+        count = len(kueue.ahead)
+        after.append(f"{count} Workload{'s' if count != 1 else ''} ahead in ClusterQueue {kueue.clusterQueue}:")
+        after += [f"  {a.position}. {a.workload} (priority {a.priority})" for a in kueue.ahead]
+    if kueue.stale and kueue.recorded is not None:
+        rec = kueue.recorded
+        quoted = f": {rec.message}" if rec.message else ""
+        after.append(
+            f"The Workload's recorded condition is stale ({rec.type}={rec.status} {rec.reason}{quoted});"
+            " the lines above are recomputed from the objects"
+        )
+    after += [f"Not evaluated: {what}" for what in kueue.notEvaluated]
+    return before, after
+
+
+def pending_kueue_lines(groups: list[KueuePendingGroup]) -> list[str]:
+    """`pending`'s Kueue part: a heading, then a line per ClusterQueue and cause with its
+    targets, and the first one's fate."""
+    if not groups:
+        return []
+    count = sum(g.count for g in groups)
+    lines = [f"Kueue holds {count} Job{'s' if count != 1 else ''} or Workload{'s' if count != 1 else ''}:"]
+    for g in groups:
+        queue = f"ClusterQueue {g.clusterQueue}" if g.clusterQueue else "no ClusterQueue"
+        shown = ", ".join(g.targets[:5]) + (f", … ({g.count} in all)" if g.count > 5 else "")
+        lines.append(f"· {g.count} · {queue} · {g.cause}: {shown}")
+        lines.append(f"  {g.example}")
+    return lines
