@@ -26,7 +26,7 @@ from podwhy.report.render.layout import (
     text_cell,
 )
 from podwhy.report.safe import made_safe
-from podwhy.report.words.kueue import pending_kueue_lines
+from podwhy.report.words.kueue import held_text, pending_kueue_lines
 
 
 def autoscaling_line(autoscaling: AutoscalingReport) -> str:
@@ -52,6 +52,9 @@ def no_pending_line(report: PendingReport) -> str:
     """The first line when the namespace covered holds no Pending pod: the stuck pods of the
     others first, and what shows them (the command follows on a line of its own)."""
     scope = report.scope
+    kueue_held = "" if report.kueue is UNSET else held_text(report.kueue)
+    if kueue_held:  # the exit code says they are stuck: so does the first line
+        return f"{kueue_held} {pending_scope(report)}, and no Pending pod."
     if scope.namespace is None or not scope.elsewhere or not scope.allNamespaces:
         return f"No Pending pods {pending_scope(report)}."
     stuck, held = scope.elsewhereStuck, scope.elsewhere
@@ -76,11 +79,13 @@ def _pods(count: int) -> str:
 
 
 def pending_headline(report: PendingReport) -> str:
-    """ "187 Pending pods in namespace shop, 187 stuck, in 9 groups" (markup-free)."""
+    """ "187 Pending pods in namespace shop, 187 stuck, in 9 groups" (markup-free), and what Kueue
+    holds ("; Kueue holds 2 Jobs or Workloads")."""
+    held = "" if report.kueue is UNSET else held_text(report.kueue)
     return (
         f"{report.total} Pending pod{'s' if report.total != 1 else ''} {pending_scope(report)}, "
         f"{report.stuck} stuck{f', {report.waiting} waiting for a node' if report.waiting else ''}, "
-        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}"
+        f"in {len(report.groups)} group{'s' if len(report.groups) != 1 else ''}" + (f"; {held}" if held else "")
     )
 
 

@@ -29,6 +29,15 @@ def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
     return before, after
 
 
+def held_text(groups: list[KueuePendingGroup]) -> str:
+    """ "Kueue holds 2 Jobs or Workloads": those not admitted ("" for none), for `pending`'s first
+    line, which must agree with its exit code."""
+    count = sum(g.count for g in groups if not g.admitted)
+    if not count:
+        return ""
+    return f"Kueue holds {count} Job{'s' if count != 1 else ''} or Workload{'s' if count != 1 else ''}"
+
+
 def pending_kueue_lines(groups: list[KueuePendingGroup]) -> list[str]:
     """`pending`'s Kueue part: a heading, then a line per ClusterQueue and cause with its
     targets, and the first one's fate."""
