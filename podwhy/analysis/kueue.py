@@ -6,6 +6,7 @@ whether the Workload's recorded conditions agree with the recomputation; and who
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from podwhy.analysis.kueuefacts import (
     JOB,
@@ -27,6 +28,7 @@ from podwhy.analysis.kueuefacts import (
     Shortfall,
     Staleness,
 )
+from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
@@ -271,7 +273,7 @@ def facts_for(
     lq = workload.spec.queue_name
     recorded = _recorded(workload)
     shortfall = _shortfall(verdict)
-    return KueueFacts(
+    facts = KueueFacts(
         kind,
         namespace,
         name,
@@ -293,6 +295,7 @@ def facts_for(
         message=verdict.message,
         pod_sets=_pod_sets(verdict),
     )
+    return replace(facts, suggestions=suggestions_for(facts, objs, options))
 
 
 def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None) -> KueueFacts:
