@@ -4,6 +4,7 @@ Workload explain is pointed at (no pod exists yet: `pod` names the target)."""
 from __future__ import annotations
 
 from podwhy.analysis.kueuefacts import (
+    KUEUE_GATES,
     KueueFacts,
     QueueSwitch,
     QuotaFigure,
@@ -13,6 +14,7 @@ from podwhy.analysis.kueuefacts import (
     format_amount,
 )
 from podwhy.analysis.kueuefacts import KueueSuggestion as SuggestionFacts
+from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.common import snapshot_summary
 from podwhy.report.build.inputs import input_warnings
@@ -178,3 +180,15 @@ def kueue_pending_groups(held: list[KueueFacts]) -> list[KueuePendingGroup]:
     ]
     out.sort(key=lambda g: (-g.count, g.clusterQueue, g.cause))
     return out
+
+
+def attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
+    """A pod's report with Kueue's answer: when only Kueue's gates hold the pod and what decides
+    Kueue's part was not evaluated, the pod's answer is inconclusive too (exit 3), in Kueue's
+    words, so that the first line and the exit code agree."""
+    report.kueue = kueue_report(facts)
+    only_kueue = all(g.name in KUEUE_GATES for g in pod.spec.scheduling_gates)
+    if report.verdict == Verdict.GATED and only_kueue and facts.inconclusive:
+        report.verdict = Verdict.INCONCLUSIVE
+        report.message = report.kueue.summary
+        report.notEvaluated = "; ".join(facts.not_evaluated)
