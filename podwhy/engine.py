@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
+from podwhy.analysis.kueuefacts import KueueFacts
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
 from podwhy.analysis.suggest.groups import size_causes, size_groups
@@ -26,7 +27,7 @@ from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report, likely_release_cause
 from podwhy.report.build.pending import build_pending_report
-from podwhy.report.model import CheckReport, KueueReport, PendingReport, Report
+from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
@@ -231,7 +232,7 @@ def explain(request: ExplainRequest) -> Report:
         classified = classify_pod(snapshot, config, pod) if classify else None
         report = build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
         if kueue is not None:
-            report.kueue = kueue
+            _attach_kueue(report, kueue, pod)
         return report
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
@@ -260,7 +261,7 @@ def explain(request: ExplainRequest) -> Report:
     )
     report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
     if kueue is not None:
-        report.kueue = kueue
+        _attach_kueue(report, kueue, pod)
     word = report.scheduler
     if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
         likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
@@ -287,15 +288,19 @@ def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None
     return None if facts is None else build_kueue_report(facts, snapshot)
 
 
-def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod) -> KueueReport | None:
+def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod) -> KueueFacts | None:
     """Kueue's answer for a pod it gates, or whose Job's Workload it has not admitted."""
     from podwhy.analysis.kueue import facts_for_pod, has_kueue
-    from podwhy.report.build.kueue import kueue_report
 
     if not has_kueue(snapshot):
         return None
-    facts = facts_for_pod(snapshot, pod)
-    return None if facts is None else kueue_report(facts)
+    return facts_for_pod(snapshot, pod)
+
+
+def _attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
+    from podwhy.report.build.kueue import attach_kueue
+
+    attach_kueue(report, facts, pod)
 
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:

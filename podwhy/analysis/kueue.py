@@ -6,6 +6,7 @@ whether the Workload's recorded conditions agree with the recomputation; and who
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from podwhy.analysis.kueuefacts import (
     JOB,
@@ -27,6 +28,7 @@ from podwhy.analysis.kueuefacts import (
     Shortfall,
     Staleness,
 )
+from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
@@ -253,8 +255,10 @@ def facts_for(
     snapshot: Snapshot,
     options: VerdictOptions | None = None,
     gates: Iterable[str] = (),
+    suggest: bool = True,
 ) -> KueueFacts:
-    """Kueue's decision for WORKLOAD (the one of KIND NAMESPACE/NAME), recomputed."""
+    """Kueue's decision for WORKLOAD (the one of KIND NAMESPACE/NAME), recomputed, with the
+    verified changes that would admit it (SUGGEST; `pending` has no use for them)."""
     options = options or VerdictOptions()
     if workload is None:
         return KueueFacts(kind, namespace, name, None, not_evaluated=(NO_WORKLOAD,), gates=tuple(gates))
@@ -271,7 +275,7 @@ def facts_for(
     lq = workload.spec.queue_name
     recorded = _recorded(workload)
     shortfall = _shortfall(verdict)
-    return KueueFacts(
+    facts = KueueFacts(
         kind,
         namespace,
         name,
@@ -293,6 +297,7 @@ def facts_for(
         message=verdict.message,
         pod_sets=_pod_sets(verdict),
     )
+    return replace(facts, suggestions=suggestions_for(facts, objs, options)) if suggest else facts
 
 
 def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None) -> KueueFacts:
@@ -347,7 +352,7 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
             owned.add(f"{ns}/{name}")
         if _condition_true(wl, names.ADMITTED) or _condition_true(wl, names.FINISHED):
             continue
-        out.append(facts_for(kind, ns, name, wl, snapshot, options))
+        out.append(facts_for(kind, ns, name, wl, snapshot, options, suggest=False))
     for key, job in snapshot.jobs.items():
         if (namespace is None or job.metadata.namespace == namespace) and key not in owned and kueue_held_job(job):
             if workload_of_owner(snapshot, job.metadata.namespace, JOB, job.metadata.name, job.metadata.uid) is None:

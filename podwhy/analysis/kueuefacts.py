@@ -144,6 +144,8 @@ class KueueFacts:
     reason: str = ""
     message: str = ""
     pod_sets: tuple[PodSetFigures, ...] = ()
+    # Changes that would admit it, each verified (kueuesuggest.py); () when admitted.
+    suggestions: tuple[KueueSuggestion, ...] = ()
 
     @property
     def key(self) -> str:
@@ -161,3 +163,77 @@ def format_amount(resource: str, value: int) -> str:
     if value >= MAX_INT64:
         return names.UNLIMITED_TEXT
     return DEFAULT_FORMATTER.quantity_string(resource, value)
+
+
+# ---------------------------------------------------------------- suggestions (kueuesuggest.py)
+
+
+class KueueKnob(Enum):
+    """What a Kueue suggestion changes."""
+
+    NOMINAL_QUOTA = "nominalQuota"  # the ClusterQueue's own quota
+    BORROWING_LIMIT = "borrowingLimit"  # how much it may borrow from its cohort
+    LENDING_LIMIT = "lendingLimit"  # how much another member of its cohort lends (takes from it)
+    LOCAL_QUEUE = "localQueue"  # the queue-name the Workload is submitted to
+    TOLERATION = "toleration"  # a pod template toleration of a flavor's taint
+
+
+@dataclass(frozen=True)
+class QuotaRaise:
+    """CLUSTER_QUEUE's KNOB of RESOURCE in FLAVOR raised from OLD to NEW (Kueue's amounts:
+    milli-CPU, bytes, counts)."""
+
+    knob: KueueKnob
+    cluster_queue: str
+    flavor: str
+    resource: str
+    old: int
+    new: int
+
+
+@dataclass(frozen=True)
+class QueueSwitch:
+    """The Workload submitted to the existing LocalQueue NEW instead of the missing OLD; CLOSEST:
+    NEW is the name closest to OLD."""
+
+    old: str
+    new: str
+    closest: bool
+
+
+@dataclass(frozen=True)
+class TaintToleration:
+    """A toleration of one taint of FLAVOR, added to the pod sets' templates."""
+
+    flavor: str
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class KueueCommand:
+    """The kubectl line making a change (every word from input shell-quoted), and what it
+    patches: the object (`clusterqueue/team-a`, `job/train-7`), its namespace ("" cluster-wide),
+    the patch type (json, merge, or label) and the patch itself."""
+
+    line: str
+    target: str
+    namespace: str
+    patch_type: str
+    patch: object
+
+
+KueueChange = QuotaRaise | QueueSwitch | TaintToleration
+
+
+@dataclass(frozen=True)
+class KueueSuggestion:
+    """A change verified by recomputing Kueue's decision with it applied: the Workload is then
+    admitted in Kueue's next cycle. TAKES_FROM_OTHERS: the quota comes out of another
+    ClusterQueue's guarantee (a lendingLimit raised)."""
+
+    knob: KueueKnob
+    changes: tuple[KueueChange, ...]
+    commands: tuple[KueueCommand, ...]
+    takes_from_others: bool = False

@@ -439,6 +439,42 @@ class KueueRecorded(_Struct):
     message: str = ""
 
 
+class KueueQuotaChange(_Struct):
+    """A quota field of a ClusterQueue raised (quantities as Kueue prints them): `field` is
+    nominalQuota, borrowingLimit or lendingLimit."""
+
+    clusterQueue: str  # noqa: N815
+    flavor: str
+    resource: str
+    field: str
+    old: str
+    new: str
+
+
+class KueueTolerationAdded(_Struct):
+    """A toleration of one taint of a flavor, added to the pod template."""
+
+    flavor: str
+    key: str
+    value: str = ""
+    effect: str = ""
+
+
+class KueueSuggestion(_Struct, kw_only=True):
+    """A change verified by recomputing Kueue's decision with it applied (it is then admitted in
+    Kueue's next cycle): `knob` is nominalQuota, borrowingLimit, lendingLimit, localQueue or
+    toleration; `takesFromOthers`: the quota comes out of another ClusterQueue's guarantee;
+    `commands`: the kubectl lines that make it ("" when podwhy knows none for the owner)."""
+
+    knob: str
+    text: str  # the change in words
+    quota: list[KueueQuotaChange] = []
+    localQueue: str = ""  # noqa: N815
+    tolerations: list[KueueTolerationAdded] = []
+    takesFromOthers: bool = False  # noqa: N815
+    commands: list[str] = []
+
+
 class KueueReport(_Struct, kw_only=True):
     """Kueue's decision for the target's Workload, recomputed (docs/kueue.md): `admitted` is
     true when Kueue has admitted it or admits it in its next cycle; `reason` and `message` are
@@ -461,6 +497,8 @@ class KueueReport(_Struct, kw_only=True):
     notEvaluated: list[str] = []  # noqa: N815
     recorded: KueueRecorded | None = None
     stale: bool = False
+    # Changes that would admit it, each verified (none when admitted or none is found).
+    suggestions: list[KueueSuggestion] = []
 
 
 class Report(_Struct, kw_only=True):

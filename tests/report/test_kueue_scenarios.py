@@ -159,3 +159,24 @@ def test_pending_json(name: str, snapshot: SnapshotAssertion, pending_schema_val
 def test_pending_markdown_has_kueue() -> None:
     _code, out = _pending("strict-fifo-head", "-o", "markdown")
     assert "| team-a | BehindStrictFIFOHead | 1 | Job ml/small-2 |" in out
+
+
+def test_a_gated_pod_whose_kueue_side_is_inconclusive_exits_3(tmp_path: Path) -> None:
+    """The pod's Workload holds quota and waits for admission checks podwhy does not evaluate: the
+    first line says so, and the exit code agrees (3, not a Gated pod's 1)."""
+    import yaml
+
+    dump = yaml.safe_load((SCENARIOS / "gated-pod-group" / "cluster.yaml").read_text())
+    for item in dump["items"]:
+        if item["kind"] == "Workload" and item["metadata"]["name"] == "infer-group":
+            reserved = {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "reserved"}
+            item["status"] = {"conditions": [reserved], "admission": {"clusterQueue": "team-a"}}
+    source = tmp_path / "cluster.yaml"
+    source.write_text(yaml.safe_dump(dump))
+    argv = ["explain", "infer-group-0", "-n", "ml", "--from", str(source)]
+    result = CliRunner().invoke(app, [*argv, "-o", "json"], env={"COLUMNS": "140", "NO_COLOR": "1"})
+    report = json.loads(result.stdout)
+    assert result.exit_code == 3
+    assert report["verdict"] == "Inconclusive"
+    assert report["message"] == report["kueue"]["summary"]
+    assert "admission checks" in report["notEvaluated"]

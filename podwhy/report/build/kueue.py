@@ -3,7 +3,18 @@ Workload explain is pointed at (no pod exists yet: `pod` names the target)."""
 
 from __future__ import annotations
 
-from podwhy.analysis.kueuefacts import KueueFacts, QuotaFigure, Staleness, format_amount
+from podwhy.analysis.kueuefacts import (
+    KUEUE_GATES,
+    KueueFacts,
+    QueueSwitch,
+    QuotaFigure,
+    QuotaRaise,
+    Staleness,
+    TaintToleration,
+    format_amount,
+)
+from podwhy.analysis.kueuefacts import KueueSuggestion as SuggestionFacts
+from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.common import snapshot_summary
 from podwhy.report.build.inputs import input_warnings
@@ -11,12 +22,16 @@ from podwhy.report.model import (
     KueueAhead,
     KueuePendingGroup,
     KueuePodSet,
+    KueueQuotaChange,
     KueueQuotaFigure,
     KueueRecorded,
     KueueReport,
+    KueueSuggestion,
+    KueueTolerationAdded,
     PodSummary,
     Report,
 )
+from podwhy.report.words.kueue import suggestion_text
 from podwhy.report.words.kueuefate import summary_text
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
@@ -42,6 +57,38 @@ def _pod_sets(facts: KueueFacts) -> list[KueuePodSet]:
     ]
 
 
+def _suggestion(facts: SuggestionFacts) -> KueueSuggestion:
+    quota = [
+        KueueQuotaChange(
+            clusterQueue=c.cluster_queue,
+            flavor=c.flavor,
+            resource=c.resource,
+            field=c.knob.value,
+            old=format_amount(c.resource, c.old),
+            new=format_amount(c.resource, c.new),
+        )
+        for c in facts.changes
+        if isinstance(c, QuotaRaise)
+    ]
+    queue = next((c.new for c in facts.changes if isinstance(c, QueueSwitch)), "")
+    tolerations = [
+        KueueTolerationAdded(flavor=c.flavor, key=c.key, value=c.value, effect=c.effect)
+        for c in facts.changes
+        if isinstance(c, TaintToleration)
+    ]
+    out = KueueSuggestion(
+        knob=facts.knob.value,
+        text="",
+        quota=quota,
+        localQueue=queue,
+        tolerations=tolerations,
+        takesFromOthers=facts.takes_from_others,
+        commands=[c.line for c in facts.commands],
+    )
+    out.text = suggestion_text(out)
+    return out
+
+
 def kueue_report(facts: KueueFacts) -> KueueReport:
     wl = facts.workload
     rec = facts.recorded
@@ -63,6 +110,7 @@ def kueue_report(facts: KueueFacts) -> KueueReport:
         if rec.type
         else None,
         stale=facts.staleness is Staleness.RECORDED_STALE,
+        suggestions=[_suggestion(s) for s in facts.suggestions],
     )
 
 
@@ -132,3 +180,15 @@ def kueue_pending_groups(held: list[KueueFacts]) -> list[KueuePendingGroup]:
     ]
     out.sort(key=lambda g: (-g.count, g.clusterQueue, g.cause))
     return out
+
+
+def attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
+    """A pod's report with Kueue's answer: when only Kueue's gates hold the pod and what decides
+    Kueue's part was not evaluated, the pod's answer is inconclusive too (exit 3), in Kueue's
+    words, so that the first line and the exit code agree."""
+    report.kueue = kueue_report(facts)
+    only_kueue = all(g.name in KUEUE_GATES for g in pod.spec.scheduling_gates)
+    if report.verdict == Verdict.GATED and only_kueue and facts.inconclusive:
+        report.verdict = Verdict.INCONCLUSIVE
+        report.message = report.kueue.summary
+        report.notEvaluated = "; ".join(facts.not_evaluated)

@@ -1,5 +1,6 @@
 """The report's `kueue` object as text (table, -o wide) and markdown: the fate first, Kueue's own
-message, a table per pod set × resource × flavor, who is ahead, what was not evaluated."""
+message, a table per pod set × resource × flavor, who is ahead, what was not evaluated, then the
+verified changes that would admit it, each command whole on a line of its own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from podwhy.report.model import KueueReport, Report
 from podwhy.report.render.layout import say
-from podwhy.report.words.kueue import kueue_lines
+from podwhy.report.words.kueue import kueue_lines, suggestion_lines
 
 # The table's columns: the narrow one, and -o wide's (the pod set's count and the check's mode).
 HEADERS = ["Pod set", "Resource", "Flavor", "Needs", "Nominal", "Used", "Borrowable", "Available"]
@@ -55,6 +56,32 @@ def render_kueue(console: Console, kueue: KueueReport, wide: bool) -> None:
         console.print(table)
     for line in after:
         say(console, escape(line), 0)
+    suggestions = suggestion_lines(kueue)
+    if suggestions:
+        console.print("[bold]Suggestions[/bold] (each verified by recomputing Kueue's decision):")
+    for words, commands in suggestions:
+        say(console, escape(words), 2)
+        for command in commands:
+            console.print(f"      {escape(command)}", soft_wrap=True)
+
+
+def _fenced(text: str) -> str:
+    """TEXT as a fenced block, the fence longer than any backtick run in it."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}sh\n{text}\n{fence}"
+
+
+def _markdown_suggestions(kueue: KueueReport, esc: Callable[[str], str]) -> list[str]:
+    suggestions = suggestion_lines(kueue)
+    if not suggestions:
+        return []
+    lines = ["**Suggestions** (each verified by recomputing Kueue's decision):", ""]
+    for words, commands in suggestions:
+        lines += [f"- {esc(words)}", ""]
+        lines += [_fenced("\n".join(commands)), ""] if commands else []
+    return lines
 
 
 def markdown_lines(kueue: KueueReport, esc: Callable[[str], str]) -> list[str]:
@@ -70,4 +97,5 @@ def markdown_lines(kueue: KueueReport, esc: Callable[[str], str]) -> list[str]:
         lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
         lines.append("")
     lines += [f"- {esc(line.strip())}" for line in after]
-    return [*lines, ""] if after else lines
+    lines = [*lines, ""] if after else lines
+    return lines + _markdown_suggestions(kueue, esc)

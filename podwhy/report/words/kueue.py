@@ -1,10 +1,17 @@
 """Kueue's answer said as a person would, from the report alone: the fate (the first line, made
 by words/kueuefate.py), Kueue's own message quoted, never reworded; then who is ahead, the
-recorded condition when it is stale, and what was not evaluated."""
+recorded condition when it is stale, what was not evaluated, and the changes that would admit it
+with their commands."""
 
 from __future__ import annotations
 
-from podwhy.report.model import KueuePendingGroup, KueueReport
+from podwhy.report.model import (
+    KueuePendingGroup,
+    KueueQuotaChange,
+    KueueReport,
+    KueueSuggestion,
+    KueueTolerationAdded,
+)
 
 
 def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
@@ -51,3 +58,40 @@ def pending_kueue_lines(groups: list[KueuePendingGroup]) -> list[str]:
         lines.append(f"· {g.count} · {queue} · {g.cause}: {shown}")
         lines.append(f"  {g.example}")
     return lines
+
+
+def _quota_text(change: KueueQuotaChange) -> str:
+    return (
+        f"raise ClusterQueue {change.clusterQueue}'s {change.field} of {change.resource} in flavor {change.flavor}"
+        f" from {change.old} to {change.new}"
+    )
+
+
+def _taint_text(t: KueueTolerationAdded) -> str:
+    value = f"={t.value}" if t.value else ""
+    effect = f":{t.effect}" if t.effect else ""
+    return f"{t.key}{value}{effect}"
+
+
+def suggestion_text(s: KueueSuggestion) -> str:
+    """A Kueue suggestion's change in words, from its typed fields (the report's `text`)."""
+    if s.quota:
+        said = "; ".join(_quota_text(c) for c in s.quota)
+        if s.takesFromOthers:
+            lenders = sorted({c.clusterQueue for c in s.quota})
+            whose = " and ".join(f"ClusterQueue {name}'s" for name in lenders)
+            said += f" (this takes quota from {whose} own guarantee)"
+        return said
+    if s.localQueue:
+        return f"submit it to LocalQueue {s.localQueue}, which exists"
+    if s.tolerations:
+        flavor = s.tolerations[0].flavor
+        taints = ", ".join(_taint_text(t) for t in s.tolerations)
+        plural = "s" if len(s.tolerations) != 1 else ""
+        return f"tolerate flavor {flavor}'s taint{plural} {taints} in the pod template"
+    return s.knob
+
+
+def suggestion_lines(kueue: KueueReport) -> list[tuple[str, list[str]]]:
+    """Each suggestion's words ("→ ..."), and its commands, each on a line of its own."""
+    return [(f"→ {s.text}", [c for c in s.commands if c]) for s in kueue.suggestions]
