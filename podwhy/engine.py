@@ -10,7 +10,8 @@ from pathlib import Path
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
-from podwhy.analysis.suggest.groups import size_causes, size_groups
+from podwhy.analysis.suggest.causesizing import size_causes
+from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields

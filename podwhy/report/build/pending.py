@@ -9,7 +9,7 @@ from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.remedies import remedy
 from podwhy.analysis.sizing import SizingOutcome
-from podwhy.analysis.suggest.groups import CauseSizing
+from podwhy.analysis.suggest.causesizing import CauseSizing
 from podwhy.analysis.suggest.notes import GroupSizing, Sized
 from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
