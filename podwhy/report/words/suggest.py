@@ -218,8 +218,40 @@ def _needs(needs: GroupNeeds | None) -> str:
     return f"{needs.pods} pods{owner} need {count} more node{'s' if count != 1 else ''} of it"
 
 
+# Changes to the pod's spec, and changes to the cluster around it (its nodes, pods, autoscalers).
+_PodChange = (
+    LowerRequest
+    | AddToleration
+    | DropNodeSelection
+    | RelaxTopologySpread
+    | RenameTopologyKey
+    | RenameResource
+    | PodAffinityNamespace
+    | PodAffinityValue
+    | DropAntiAffinity
+)
+_ClusterChange = (
+    LabelNode
+    | AddNode
+    | AddNodesForGroup
+    | EvictPods
+    | AwaitPreemption
+    | ReleaseNomination
+    | RaiseGroupMaxSize
+    | AddNodePoolZone
+    | RaiseNodePoolLimit
+)
+
+
 def change_text(change: Change, feasible: Sequence[str]) -> str:
     """The summary of a change; `feasible`: the nodes the pod then fits on."""
+    if isinstance(change, _PodChange):
+        return _pod_change_text(change, feasible)
+    return _cluster_change_text(change, feasible)
+
+
+def _pod_change_text(change: _PodChange, feasible: Sequence[str]) -> str:
+    """The summary of a change to the pod's spec."""
     match change:
         case LowerRequest(cuts):
             said = [
@@ -244,6 +276,37 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
                 f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
                 f"{nodes_text(feasible)} (no node is relabelled with {key}: {label_text(well_known)})"
             )
+        case RelaxTopologySpread(key, max_skew):
+            setting = (
+                f"maxSkew to {max_skew}"
+                if max_skew is not None
+                else "whenUnsatisfiable to ScheduleAnyway (a preference, no longer a rule)"
+            )
+            return f"relax the topology spread constraint on {key}: set {setting}"
+        case RenameTopologyKey(index, key, to):
+            return (
+                f"use the node label {to} as topologySpreadConstraints[{index}].topologyKey: no node has the "
+                f"label {key} it names"
+            )
+        case RenameResource(resource, to):
+            return f"request {to} instead of {resource}: nodes advertise {to}, no node advertises {resource}"
+        case PodAffinityNamespace(index, namespaces):
+            return (
+                f"look for the pods of required pod affinity term #{index} in namespace"
+                f"{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)} too: the pods it selects run there"
+            )
+        case PodAffinityValue(index, key, value, to):
+            return (
+                f"select {key}={to} in required pod affinity term #{index}: no pod has {key}={value}, pods in its "
+                f"namespace have {key}={to}"
+            )
+        case DropAntiAffinity(index, key):
+            return f"drop the required pod anti-affinity term #{index} (topologyKey {key}) or make it preferred"
+
+
+def _cluster_change_text(change: _ClusterChange, feasible: Sequence[str]) -> str:
+    """The summary of a change to the cluster around the pod."""
+    match change:
         case LabelNode(node, key, value, away, replaced):
             others = f" ({len(away)} nodes are one label away: {nodes_text(away)})" if len(away) > 1 else ""
             return f"label node {node} with {key}={value}, which the pod's node selection requires{others}" + (
@@ -278,32 +341,6 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
             )
         case ReleaseNomination():
             return _release(change, feasible)
-        case RelaxTopologySpread(key, max_skew):
-            setting = (
-                f"maxSkew to {max_skew}"
-                if max_skew is not None
-                else "whenUnsatisfiable to ScheduleAnyway (a preference, no longer a rule)"
-            )
-            return f"relax the topology spread constraint on {key}: set {setting}"
-        case RenameTopologyKey(index, key, to):
-            return (
-                f"use the node label {to} as topologySpreadConstraints[{index}].topologyKey: no node has the "
-                f"label {key} it names"
-            )
-        case RenameResource(resource, to):
-            return f"request {to} instead of {resource}: nodes advertise {to}, no node advertises {resource}"
-        case PodAffinityNamespace(index, namespaces):
-            return (
-                f"look for the pods of required pod affinity term #{index} in namespace"
-                f"{'s' if len(namespaces) != 1 else ''} {', '.join(namespaces)} too: the pods it selects run there"
-            )
-        case PodAffinityValue(index, key, value, to):
-            return (
-                f"select {key}={to} in required pod affinity term #{index}: no pod has {key}={value}, pods in its "
-                f"namespace have {key}={to}"
-            )
-        case DropAntiAffinity(index, key):
-            return f"drop the required pod anti-affinity term #{index} (topologyKey {key}) or make it preferred"
         case RaiseGroupMaxSize(group, current, wanted, needs, example, target):
             return (
                 f"raise node group {group}'s max size from {current} to {wanted}: {_needs(needs)} (a copy of "
