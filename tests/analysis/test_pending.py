@@ -599,7 +599,7 @@ def test_one_sizing_per_cause_and_no_number_left_at_a_line_end(columns: str, sna
 def test_a_cut_sentence_is_whole_again() -> None:
     """The note of a group not sized for being past the largest ones ends with what it says."""
     from podwhy.analysis.suggest.notes import NotLargest
-    from podwhy.report.words.suggest import sizing_text
+    from podwhy.report.words.sizing import sizing_text
 
     assert sizing_text(NotLargest(5)).endswith("the 5 largest Unschedulable groups an added node could hold are sized")
 

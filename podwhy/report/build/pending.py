@@ -26,7 +26,7 @@ from podwhy.report.model import (
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.pending import cause_text, details_text, remedy_text
-from podwhy.report.words.suggest import estimate_text, sizing_text
+from podwhy.report.words.sizing import estimate_text, sizing_text
 from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
