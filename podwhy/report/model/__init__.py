@@ -1,5 +1,4 @@
-"""The reports' typed structs, the JSON contract: one module per command (explain, pending, check),
-what they share, and their encoding; every name re-exported here."""
+"""The reports' typed structs, the JSON contract the schemas are generated from (every name re-exported)."""
 
 from __future__ import annotations
 
