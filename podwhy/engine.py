@@ -11,7 +11,8 @@ from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.kueuefacts import KueueFacts
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import scheduler_said
-from podwhy.analysis.suggest.groups import size_causes, size_groups
+from podwhy.analysis.suggest.causesizing import size_causes
+from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
@@ -31,7 +32,7 @@ from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
-from podwhy.scheduler.release import VersionSource, choose_version, parse_kube_version_flag
+from podwhy.scheduler.release import ChosenVersion, VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live.source import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource, input_names
@@ -199,22 +200,7 @@ def explain(request: ExplainRequest) -> Report:
             f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
-    if manifest is not None:
-        from podwhy.cluster.controllers.resourceclaim import create_template_claims
-
-        declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
-        namespace = manifest.pod.metadata.namespace or request.namespace
-        if namespace not in declared:
-            check_namespace(snapshot, namespace, request.source)
-        manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
-        version = choose_version(request.kube_version, snapshot)
-        pod = manifest.admit(snapshot, request.namespace, version.emulation)
-        create_template_claims(pod, snapshot)  # the resource-claim controller's part
-    else:
-        assert request.pod_ref is not None
-        namespace, name = split_pod_ref(request.pod_ref, request.namespace)
-        pod = find_pod(snapshot, namespace, name, request.source)
-        version = choose_version(request.kube_version, snapshot)
+    pod, version = _explained_pod(request, snapshot, manifest)
     # Kueue holds it (gated, or its Job's Workload waits): Kueue's answer comes first.
     kueue = _kueue_for_pod(snapshot, pod) if manifest is None else None
     drop_disabled_fields(snapshot, version.emulation)
@@ -225,15 +211,51 @@ def explain(request: ExplainRequest) -> Report:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
         check_node(snapshot, request.node)
+    report = _explain_pod(request, snapshot, pod, config, version, manifest)
+    if kueue is not None:
+        _attach_kueue(report, kueue, pod)
+    return report
+
+
+def _explained_pod(
+    request: ExplainRequest, snapshot: Snapshot, manifest: PodManifest | None
+) -> tuple[o.Pod, ChosenVersion]:
+    """The pod to explain and the release emulated: the manifest's pod, created through the API
+    server's admission with what the file creates along with it, or the snapshot's pod named."""
+    if manifest is None:
+        assert request.pod_ref is not None
+        namespace, name = split_pod_ref(request.pod_ref, request.namespace)
+        pod = find_pod(snapshot, namespace, name, request.source)
+        return pod, choose_version(request.kube_version, snapshot)
+    from podwhy.cluster.controllers.resourceclaim import create_template_claims
+
+    declared = {e.obj.metadata.name for e in manifest.support if e.kind == "Namespace"}
+    namespace = manifest.pod.metadata.namespace or request.namespace
+    if namespace not in declared:
+        check_namespace(snapshot, namespace, request.source)
+    manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
+    version = choose_version(request.kube_version, snapshot)
+    pod = manifest.admit(snapshot, request.namespace, version.emulation)
+    create_template_claims(pod, snapshot)  # the resource-claim controller's part
+    return pod, version
+
+
+def _explain_pod(
+    request: ExplainRequest,
+    snapshot: Snapshot,
+    pod: o.Pod,
+    config: SchedulerConfig,
+    version: ChosenVersion,
+    manifest: PodManifest | None,
+) -> Report:
+    """The pod's scheduling cycle, what `pending` says of it, the autoscalers' view and the
+    suggestions, as the report; the release the cluster likely runs when its scheduler disagrees."""
     profile = profile_for_pod(config, pod)
     # What `pending` would say of it: only for a pod of the snapshot, not one given with -f.
     classify = manifest is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
-        report = build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
-        if kueue is not None:
-            _attach_kueue(report, kueue, pod)
-        return report
+        return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -260,8 +282,6 @@ def explain(request: ExplainRequest) -> Report:
         document=manifest.document if manifest is not None else None,
     )
     report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
-    if kueue is not None:
-        _attach_kueue(report, kueue, pod)
     word = report.scheduler
     if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
         likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)

@@ -39,7 +39,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from podwhy.analysis.pending import Owner, controller_ref, owner_of
+from podwhy.analysis.owners import Owner, controller_ref, owner_of
 from podwhy.analysis.suggest.facts import (
     Command,
     CronJobRecreated,

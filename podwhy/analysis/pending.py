@@ -16,92 +16,55 @@ from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.autoscaling.base import Autoscaler
 from podwhy.analysis.autoscaling.events import newest_record
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis, ComingNode
+from podwhy.analysis.bound import CREATING_EVENT_REASONS, bound_not_running
 from podwhy.analysis.causes import (
-    PULL_FAILING,
-    BoundCreating,
-    BoundNodeGone,
-    BoundNodeNotReady,
-    BoundNotRunning,
-    BoundNotStarted,
     Cause,
-    ContainerDetail,
-    ContainerProblem,
     Detail,
-    EventDetail,
-    EventReason,
     FitsNow,
     GatedSince,
-    InitExited,
-    InitNotStarted,
-    InitProgress,
-    InitRunning,
-    InitWaiting,
-    NodeReadyDetail,
-    NominatedFits,
     NominatedNodeGone,
     NominatedStale,
-    NominatedTo,
-    NominatedWaiting,
     NoProfile,
     NoScheduler,
     OnceOneRuns,
     PartlyEvaluated,
-    ReservedRoomCause,
-    ReservingPodDetail,
     SchedulerMessageDetail,
     SchedulerPodDown,
-    VictimDetail,
-    Waiting,
     WaitingForNode,
     WillPreempt,
-    victim_detail,
 )
 from podwhy.analysis.events import events_of
+from podwhy.analysis.nominations import (
+    ReservedRoom,
+    fits_without,
+    lower_priority_victims,
+    nominated_cause,
+    reserved_cause,
+    reserved_room,
+    will_preempt,
+)
+from podwhy.analysis.owners import Owner, owner_of, replica_set_index, spec_signature
 from podwhy.cluster.placementreasons import Gated, SchedulerSays
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
-from podwhy.framework.signature import pod_signature
-from podwhy.framework.types import PodInfo, pod_key
+from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME, POD_TEMPLATE_HASH
-from podwhy.plugins.defaultpreemption import terminating_by_preemption
-from podwhy.plugins.registry import SCHEDULER_PARTS
+from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle
 from podwhy.scheduler.schedulers import SchedulerFinding, SchedulerPods
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
-# Waiting reasons that mean an image problem: the image is named.
-IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
-# A pull that fails and its back-off: the kubelet alternates between the two for one failure, so
-# pods of one image are one cause whichever of them each shows (PULL_FAILING; the detail keeps its own).
-PULL_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff"})
-# What a container waits with while it is being created, or behind unfinished init containers:
-# the events (or the init containers) say why.
-CREATING_REASONS = frozenset({"ContainerCreating", "PodInitializing"})
-# Event reasons that explain a container still being created: volumes that do not attach or
-# mount (kubelet, attachdetach-controller), a sandbox the runtime or CNI cannot set up.
-CREATING_EVENT_REASONS = ("FailedAttachVolume", "FailedMount", "FailedCreatePodSandBox")
-# The API server's default terminationGracePeriodSeconds.
-DEFAULT_GRACE_PERIOD_S = 30
-
-
-@dataclass
-class Owner:
-    kind: str
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name} ({self.kind})" if self.namespace else f"{self.name} ({self.kind})"
-
-
 # Pending pods are grouped by verdict, cause and owner ("namespace/name (Kind)"); `pending`'s
 # summary takes them by verdict and cause, every owner together.
 GroupKey = tuple[str, Cause, str | None]
+
+
 CauseKey = tuple[str, Cause]
+
+
 # How the report orders groups of one size: by the words of their cause (report/words/pending.py's
 # cause_text), so that the largest groups analysed first are the first the report shows.
 CauseOrder = Callable[[Cause], str]
@@ -137,202 +100,6 @@ def is_pending(pod: o.Pod) -> bool:
     return pod.status.phase in ("Pending", "") and pod.metadata.deletion_timestamp is None
 
 
-# The label the Deployment controller puts on its ReplicaSets' pods: the RS is `<deployment>-<hash>`.
-ReplicaSetIndex = dict[tuple[str, str], o.ReplicaSet]
-
-
-def replica_set_index(snapshot: Snapshot) -> ReplicaSetIndex:
-    return {(rs.metadata.namespace, rs.metadata.name): rs for rs in snapshot.replica_sets}
-
-
-def controller_ref(meta: o.ObjectMeta) -> o.OwnerReference | None:
-    return next((r for r in meta.owner_references if r.controller), None)
-
-
-def owner_of(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> Owner | None:
-    """The pod's controller, lifted from a ReplicaSet to its Deployment and from a Job to its
-    CronJob. A ReplicaSet is lifted to its own controller when the snapshot has it, else to the
-    Deployment its name and the pod's pod-template-hash label show (dumps of pods alone,
-    cluster-info dumps of empty lists). A Job is lifted only when the snapshot has it and a
-    CronJob controls it: a Job's name alone does not say whether a CronJob made it."""
-    ref = controller_ref(pod.metadata)
-    if ref is None:
-        return None
-    namespace = pod.metadata.namespace
-    if ref.kind == "ReplicaSet":
-        if replica_sets is None:
-            replica_sets = replica_set_index(snapshot)
-        rs = replica_sets.get((namespace, ref.name))
-        if rs is not None:
-            parent = controller_ref(rs.metadata)
-            if parent is not None:
-                return Owner(parent.kind, namespace, parent.name)
-            return Owner(ref.kind, namespace, ref.name)
-        template_hash = pod.metadata.labels.get(POD_TEMPLATE_HASH, "")
-        if template_hash and ref.name.endswith(f"-{template_hash}") and len(ref.name) > len(template_hash) + 1:
-            return Owner("Deployment", namespace, ref.name[: -len(template_hash) - 1])
-    elif ref.kind == "Job":
-        job = snapshot.jobs.get(f"{namespace}/{ref.name}")
-        parent = controller_ref(job.metadata) if job is not None else None
-        if parent is not None and parent.kind == "CronJob":
-            return Owner(parent.kind, namespace, parent.name)
-    # A mirror pod's owner is its Node, which has no namespace.
-    return Owner(ref.kind, "" if ref.kind in o.CLUSTER_SCOPED_KINDS else namespace, ref.name)
-
-
-def _waiting(status: o.ContainerStatus, init: bool) -> tuple[Waiting, ContainerDetail | None] | None:
-    """(cause, detail) of a container waiting for a reason that explains itself, else None; the
-    detail is None when it would only repeat the cause."""
-    waiting = status.state.waiting if status.state is not None else None
-    if waiting is None or not waiting.reason or waiting.reason in CREATING_REASONS:
-        return None
-    reason = waiting.reason
-    if reason in PULL_REASONS:
-        cause = Waiting(PULL_FAILING, image=status.image)
-    elif reason in IMAGE_REASONS:
-        cause = Waiting(reason, image=status.image)
-    elif reason == "CreateContainerConfigError" and waiting.message:
-        # The kubelet names the missing ConfigMap, Secret or key in the message.
-        cause = Waiting(reason, message=waiting.message)
-    else:
-        cause = Waiting(reason)
-    last = status.last_state.terminated if status.last_state is not None else None
-    if last is None and waiting.message == cause.message and not cause.image:
-        return cause, None  # it would say what the cause says
-    detail = ContainerDetail(
-        init,
-        status.name,
-        reason,
-        status.restart_count if last is not None else 0,
-        last.exit_code if last is not None else None,
-        last.reason if last is not None else "",
-        waiting.message,
-    )
-    return cause, detail
-
-
-def _init_finished(status: o.ContainerStatus, sidecar: bool) -> bool:
-    state = status.state
-    if state is None:
-        return False
-    if sidecar:
-        # A restartable init container (sidecar) counts once it has started.
-        return state.running is not None
-    return state.terminated is not None and state.terminated.exit_code == 0
-
-
-def _init_progress(pod: o.Pod) -> tuple[list[ContainerProblem], list[Detail], bool]:
-    """Causes and details of unfinished init containers (kubectl's Init:N/M), and whether the
-    first unfinished one was ever started (when not, volume or sandbox events may say why)."""
-    sidecars = {c.name for c in pod.spec.init_containers if c.restart_policy == "Always"}
-    statuses = pod.status.init_container_statuses
-    total = len(pod.spec.init_containers) or len(statuses)
-    done = sum(1 for s in statuses if _init_finished(s, s.name in sidecars))
-    if not total or done >= total:
-        return [], [], True
-    progress = InitProgress(done, total)
-    first = next((s for s in statuses if not _init_finished(s, s.name in sidecars)), None)
-    if first is None:
-        return [InitNotStarted("", progress)], [], False
-    waiting = _waiting(first, init=True)
-    if waiting is not None:
-        return [InitWaiting(first.name, waiting[0], progress)], [waiting[1]] if waiting[1] is not None else [], True
-    if first.state is not None and first.state.running is not None:
-        return [InitRunning(first.name, progress)], [], True
-    if first.state is not None and first.state.terminated is not None:
-        return [InitExited(first.name, first.state.terminated.exit_code, progress)], [], True
-    return [InitNotStarted(first.name, progress)], [], False
-
-
-def _bound_not_running(pod: o.Pod, events: list[o.Event], nodes: dict[str, o.Node]) -> tuple[Cause, list[Detail]]:
-    """Why a bound pod's containers do not run: its node, then its containers, then its events."""
-    node = nodes.get(pod.spec.node_name)
-    if node is None:
-        return BoundNodeGone(pod.spec.node_name), []
-    ready = next((c for c in node.status.conditions if c.type == "Ready"), None)
-    if ready is not None and ready.status != "True":
-        details: list[Detail] = [NodeReadyDetail(pod.spec.node_name, ready.status, ready.reason, ready.message)]
-        return BoundNodeNotReady(pod.spec.node_name), details
-    causes, details, init_started = _init_progress(pod)
-    for status in pod.status.container_statuses:
-        waiting = _waiting(status, init=False)
-        if waiting is not None and not causes:
-            causes.append(waiting[0])
-        if waiting is not None and waiting[1] is not None:
-            details.append(waiting[1])
-    if not causes or not init_started:
-        # Volumes and the sandbox come before any container, init containers included.
-        said: list[ContainerProblem] = []
-        for event in events:  # the pod's own (events_of)
-            said.append(EventReason(event.reason))
-            detail = EventDetail(event.reason, event.message)
-            if detail not in details:
-                details.append(detail)
-        causes = said or causes
-    if not causes:
-        creating = any(
-            s.state is not None and s.state.waiting is not None and s.state.waiting.reason == "ContainerCreating"
-            for s in pod.status.container_statuses
-        )
-        if creating:
-            return BoundCreating(pod.spec.node_name), details
-        return BoundNotStarted(pod.spec.node_name), details
-    return BoundNotRunning(tuple(dict.fromkeys(causes))), details
-
-
-def _victims(pod: o.Pod, terminating: list[o.Pod]) -> list[o.Pod]:
-    """Of the pods terminating on its nominated node, those of lower priority: the room it waits for."""
-    priority = pod.spec.priority or 0
-    return [p for p in terminating if (p.spec.priority or 0) < priority]
-
-
-def _victim_detail(victim: o.Pod) -> VictimDetail:
-    return victim_detail(victim, terminating_by_preemption(victim), _grace_period(victim))
-
-
-def _fits_without(framework: Framework, cycle: CycleOutcome, node_name: str, victims: list[o.Pod]) -> bool:
-    """Whether the pod passes every filter on its nominated node once the victims are gone
-    (as the preemption dry run checks a node: the victims removed from a copy of it)."""
-    outcome = cycle.outcome
-    node_info = framework.handle.node_info_by_name.get(node_name)
-    if outcome is None or node_info is None or outcome.pre_filter_failure is not None:
-        return False
-    node_copy = node_info.snapshot()
-    state = outcome.state.clone()
-    gone = {pod_key(v) for v in victims}
-    for pi in [p for p in node_copy.pods if p.key in gone]:
-        node_copy.remove_pod(pi)
-        if not framework.run_pre_filter_extension_remove_pod(state, cycle.pod, pi, node_copy).is_success():
-            return False
-    return framework.run_filter_plugins_with_nominated_pods(state, cycle.pod, node_copy).is_success()
-
-
-def _nominated(pod: o.Pod, victims: list[o.Pod], fits: bool, fits_once_gone: bool | None) -> tuple[Cause, list[Detail]]:
-    """Nominated and waiting: the victims still terminating there, or a stale nomination."""
-    node_name = pod.status.nominated_node_name
-    details: list[Detail] = [_victim_detail(v) for v in victims]
-    if fits:
-        return NominatedFits(node_name), [NominatedTo(node_name), *details]
-    if not victims:
-        return NominatedStale(node_name), details
-    return NominatedWaiting(node_name, len(victims), fits_once_gone), details
-
-
-def _grace_period(pod: o.Pod) -> int:
-    seconds = pod.metadata.deletion_grace_period_seconds
-    if seconds is None:
-        seconds = pod.spec.termination_grace_period_seconds
-    return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
-
-
-def spec_signature(pod: o.Pod) -> bytes:
-    """What makes two pods of one owner the same to the scheduler: what any plugin or the framework
-    reads of them (spec, labels, nomination). Pods with generic ephemeral volumes or resource
-    claims refer to objects of their own (PVCs, claims named after the pod): they are never taken
-    for one another."""
-    return pod_signature(pod, SCHEDULER_PARTS)
-
-
 def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.Pod]]:
     """The pod's pending group: the unscheduled Pending pods of its owner with identical specs,
     itself included ([] for a pod that is not one of the snapshot's, or has no owner)."""
@@ -356,37 +123,6 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
 
 
 @dataclass
-class ReservedRoom:
-    """Nodes that reject the pod only for the room pods nominated there reserve (pods of its
-    priority or higher): it fits on them once those nominations are released."""
-
-    nodes: list[str]
-    # The nominated pods holding that room, "namespace/name" -> priority.
-    pods: dict[str, int]
-
-
-def reserved_room(cycle: CycleOutcome) -> ReservedRoom | None:
-    """From a cycle that ran every plugin (explain's): the nodes only nominated pods' room keeps
-    the pod off, as each node's filters found them without those pods (the same facts the
-    releaseNomination suggestion starts from). None when there are none, or the cycle did not
-    run every plugin (pending's short-circuit)."""
-    outcome = cycle.outcome
-    if outcome is None or cycle.verdict != Verdict.UNSCHEDULABLE:
-        return None
-    held = [v for v in outcome.nodes if not v.feasible and v.feasible_without_nominated]
-    if not held:
-        return None
-    pods = {pi.key: pi.priority for v in held for pi in v.nominated_pods}
-    return ReservedRoom([v.name for v in held], pods)
-
-
-def _reserved_cause(room: ReservedRoom) -> tuple[Cause, list[Detail]]:
-    cause = ReservedRoomCause(tuple(room.nodes), tuple(room.pods))
-    details: list[Detail] = [ReservingPodDetail(key, priority) for key, priority in room.pods.items()]
-    return cause, details
-
-
-@dataclass
 class _Evaluated:
     """One scheduling cycle's verdict and message, shared by identical pods of one owner."""
 
@@ -398,18 +134,6 @@ class _Evaluated:
     reserved: ReservedRoom | None = None
     # Where the scheduler's preemption places it, and whom it preempts there.
     preempts: WillPreempt | None = None
-
-
-def will_preempt(cycle: CycleOutcome) -> WillPreempt | None:
-    """The node preemption nominates for an Unschedulable pod and its victims, from the cycle's
-    PostFilter (the fate explain's first line says); None when preemption does not place it."""
-    post_filter = cycle.post_filter
-    preemption = post_filter.preemption if post_filter is not None else None
-    if cycle.verdict != Verdict.UNSCHEDULABLE or preemption is None or not preemption.nominated_node:
-        return None
-    if not preemption.victims:
-        return None
-    return WillPreempt(preemption.nominated_node, tuple(v.key for v in preemption.victims))
 
 
 class _Classifier:
@@ -463,7 +187,7 @@ class _Classifier:
     def classify(self, pod: o.Pod) -> PendingPod:
         owner = owner_of(pod, self.snapshot, self.replica_sets)
         if pod.spec.node_name:
-            cause, details = _bound_not_running(pod, self.events(pod), self.nodes)
+            cause, details = bound_not_running(pod, self.events(pod), self.nodes)
             return PendingPod(pod, Verdict.BOUND_NOT_RUNNING, cause, owner, details)
         wanted = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         finding = self.finding(wanted)
@@ -500,9 +224,9 @@ class _Classifier:
     def _fits_once_gone(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> bool | None:
         nominated = pod.status.nominated_node_name
         if nominated in self.nodes and not cycle.nominated_node_fits:
-            victims = _victims(pod, self.terminating(nominated))
+            victims = lower_priority_victims(pod, self.terminating(nominated))
             if victims:
-                return _fits_without(framework, cycle, nominated, victims)
+                return fits_without(framework, cycle, nominated, victims)
         return None
 
     def _reserved_room(self, pod: o.Pod, framework: Framework, cycle: CycleOutcome) -> ReservedRoom | None:
@@ -590,8 +314,10 @@ class _Classifier:
             if nominated not in self.nodes:
                 stale = NominatedNodeGone(nominated)
             else:
-                victims = _victims(pod, self.terminating(nominated))
-                stale, details = _nominated(pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone)
+                victims = lower_priority_victims(pod, self.terminating(nominated))
+                stale, details = nominated_cause(
+                    pod, victims, cycle.nominated_node_fits, evaluated.fits_once_victims_gone
+                )
             if isinstance(stale, NominatedNodeGone | NominatedStale) and evaluated.preempts is not None:
                 # A stale nomination the scheduler replaces on its next attempt by preempting: that
                 # is the pod's fate, said with it.
@@ -604,7 +330,7 @@ class _Classifier:
             # What the scheduler does next: no node, eviction or autoscaler is needed for it.
             return PendingPod(pod, cycle.verdict, evaluated.preempts, owner, cycle=cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE and evaluated.reserved is not None:
-            reserved, held = _reserved_cause(evaluated.reserved)
+            reserved, held = reserved_cause(evaluated.reserved)
             held.append(SchedulerMessageDetail(cycle.message))
             return PendingPod(pod, cycle.verdict, reserved, owner, held, cycle)
         elif cycle.verdict == Verdict.UNSCHEDULABLE:

@@ -274,12 +274,18 @@ def remedy(items: Sequence[PendingItem], sizing: GroupSizing | None) -> Remedy:
         case PartlyEvaluated():
             return ExplainPod(first.key)
         case SchedulerSays():
-            if sizing is not None:
-                note = sizing.note
-                if sizing.outcome == SizingOutcome.SIZED and isinstance(note, Sized):
-                    return AddNodes(note.count, note.like)
-                if isinstance(note, TooManyNodes):
-                    return AddNodes(note.limit, note.like, more_than=True)
-                if sizing.outcome == SizingOutcome.NO_NODE_SHAPE:
-                    return NoNodeShape()
-            return ExplainPod(first.key)
+            return _sized_remedy(sizing, first.key)
+
+
+def _sized_remedy(sizing: GroupSizing | None, key: str) -> Remedy:
+    """The next step for pods no node fits, by how sizing went: the nodes to add (or more than the
+    bound), that no node shape holds them, else a look at the first pod (`key`)."""
+    if sizing is not None:
+        note = sizing.note
+        if sizing.outcome == SizingOutcome.SIZED and isinstance(note, Sized):
+            return AddNodes(note.count, note.like)
+        if isinstance(note, TooManyNodes):
+            return AddNodes(note.limit, note.like, more_than=True)
+        if sizing.outcome == SizingOutcome.NO_NODE_SHAPE:
+            return NoNodeShape()
+    return ExplainPod(key)

@@ -360,25 +360,11 @@ class Framework:
         pre_status = {rec.plugin: rec.status for rec in records}
         stateless = self._stateless(pre_status, not_evaluated)
         rows = self._rows(pre_status, not_evaluated)
-        nodes: list[NodeVerdict] = []
+        unrestricted = failure is None and (result is None or result.node_names is None)
+        nodes, walk, reused = self._walk_plan(
+            pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
+        )
         feasible: list[str] = []
-        walk = self.handle.node_infos
-        if settled and failure is None and (result is None or result.node_names is None):
-            # Known rejections are given first, and only the other nodes are walked.
-            nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
-            walk = [ni for ni in walk if ni.node.metadata.name not in settled]
-        reused: Mapping[str, NodeVerdict] = {}
-        if (
-            reuse is not None
-            and failure is None
-            and (result is None or result.node_names is None)
-            and reuse.pre_filter_skips == frozenset(n for n, st in pre_status.items() if st.is_skip())
-            and reuse.not_evaluated == frozenset(not_evaluated)
-        ):
-            reused = reuse.verdicts
-        nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
-        if feasible_to_find is not None and nominated is not None:
-            walk = [nominated, *(ni for ni in walk if ni is not nominated)]
         complete = True
         for ni in walk:
             if feasible_to_find is not None and len(feasible) >= feasible_to_find:
@@ -392,21 +378,7 @@ class Framework:
                 verdict = reused[ni.name]
             else:
                 verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
-            if failure is not None:
-                verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
-                verdict.feasible = False
-                if verdict.feasible_without_nominated:
-                    verdict.feasible_without_nominated = False
-            elif restricted:
-                plugins = self._restricting_plugins
-                verdict.first_failure = Status(
-                    Code.UnschedulableAndUnresolvable,
-                    [f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"],
-                    plugins[0] if plugins else "",
-                )
-                verdict.feasible = False
-                if verdict.feasible_without_nominated:
-                    verdict.feasible_without_nominated = False
+            self._settled_by_pre_filter(verdict, failure, restricted)
             if verdict.feasible:
                 feasible.append(ni.name)
             if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
@@ -425,6 +397,57 @@ class Framework:
             complete=complete,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
         )
+
+    def _walk_plan(
+        self,
+        pod: PodInfo,
+        unrestricted: bool,
+        pre_status: Mapping[str, Status],
+        not_evaluated: Mapping[str, NotEvaluated],
+        feasible_to_find: int | None,
+        settled: Mapping[str, NodeVerdict] | None,
+        reuse: Reuse | None,
+    ) -> tuple[list[NodeVerdict], list[NodeInfo], Mapping[str, NodeVerdict]]:
+        """The walk over the nodes (findNodesThatPassFilters'): the verdicts known before it (the
+        `settled` rejections, when PreFilter neither rejects the pod nor rules nodes out), the nodes
+        to filter in order (the nominated node first when the walk stops at `feasible_to_find`), and
+        the verdicts taken from an identical pod's cycle when its PreFilter came out the same."""
+        nodes: list[NodeVerdict] = []
+        walk = self.handle.node_infos
+        if settled and unrestricted:
+            # Known rejections are given first, and only the other nodes are walked.
+            nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
+            walk = [ni for ni in walk if ni.node.metadata.name not in settled]
+        reused: Mapping[str, NodeVerdict] = {}
+        if (
+            reuse is not None
+            and unrestricted
+            and reuse.pre_filter_skips == frozenset(n for n, st in pre_status.items() if st.is_skip())
+            and reuse.not_evaluated == frozenset(not_evaluated)
+        ):
+            reused = reuse.verdicts
+        nominated = self.handle.node_info_by_name.get(pod.pod.status.nominated_node_name)
+        if feasible_to_find is not None and nominated is not None:
+            walk = [nominated, *(ni for ni in walk if ni is not nominated)]
+        return nodes, walk, reused
+
+    def _settled_by_pre_filter(self, verdict: NodeVerdict, failure: Status | None, restricted: bool) -> None:
+        """A node PreFilter settled: the pod rejected before any Filter runs (`failure`), or the node
+        outside the nodes PreFilter restricts the pod to (`restricted`), with upstream's status."""
+        if failure is not None:
+            verdict.first_failure = Status(failure.code, list(failure.reasons), failure.plugin)
+        elif restricted:
+            plugins = self._restricting_plugins
+            verdict.first_failure = Status(
+                Code.UnschedulableAndUnresolvable,
+                [f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"],
+                plugins[0] if plugins else "",
+            )
+        else:
+            return
+        verdict.feasible = False
+        if verdict.feasible_without_nominated:
+            verdict.feasible_without_nominated = False
 
     @cached_property
     def _filtering(self) -> frozenset[str]:

@@ -87,15 +87,9 @@ def run_scores(
     def failed(message: str) -> ScoreOutcome:
         return ScoreOutcome({}, {}, [], len(nodes) == 1, message, not_simulated)
 
-    for name in profile.pre_score:
-        plugin = plugins.get(name)
-        if plugin is None or not plugin.implements("pre_score") or name in unevaluated:
-            continue
-        status = plugin.pre_score(state, pod, nodes)
-        if status.is_skip():
-            state.skip_score_plugins.add(name)
-        elif not status.is_success():
-            return failed(f'running PreScore plugin "{name}": {status.message()}')
+    message = _run_pre_score(profile, plugins, state, pod, nodes, unevaluated)
+    if message:
+        return failed(message)
     scoring = [
         (name, scorers[name])
         for name in profile.score
@@ -108,23 +102,76 @@ def run_scores(
         top = max(found.values(), default=0)
         best = [n for n, t in found.items() if t == top]
         return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
-    per_plugin: dict[str, dict[str, int]] = {}
-    raw_scores: dict[str, dict[str, int]] = {}
-    evidence: dict[tuple[str, str], list[AnyEvidence]] = {}
+    scored = _run_score_plugins(scoring, state, pod, nodes)
+    if isinstance(scored, str):
+        return failed(scored)
+    out, totals = _weighted_rows(profile, scorers, unevaluated, nodes, scored)
+    top = max(totals.values(), default=0)
+    best = [n for n, t in totals.items() if t == top]
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
+
+
+def _run_pre_score(
+    profile: Profile,
+    plugins: dict[str, Plugin],
+    state: CycleState,
+    pod: PodInfo,
+    nodes: list[NodeInfo],
+    unevaluated: Mapping[str, NotEvaluated],
+) -> str:
+    """RunPreScorePlugins: a Skip leaves the plugin's Score out; the first failure is the error ("": none)."""
+    for name in profile.pre_score:
+        plugin = plugins.get(name)
+        if plugin is None or not plugin.implements("pre_score") or name in unevaluated:
+            continue
+        status = plugin.pre_score(state, pod, nodes)
+        if status.is_skip():
+            state.skip_score_plugins.add(name)
+        elif not status.is_success():
+            return f'running PreScore plugin "{name}": {status.message()}'
+    return ""
+
+
+@dataclass
+class _Scored:
+    """Each plugin's scores by node: raw, normalized, and the evidence behind a raw score."""
+
+    raw: dict[str, dict[str, int]] = field(default_factory=dict)
+    normalized: dict[str, dict[str, int]] = field(default_factory=dict)
+    evidence: dict[tuple[str, str], list[AnyEvidence]] = field(default_factory=dict)
+
+
+def _run_score_plugins(
+    scoring: list[tuple[str, Plugin]], state: CycleState, pod: PodInfo, nodes: list[NodeInfo]
+) -> _Scored | str:
+    """RunScorePlugins' Score and NormalizeScore phases, plugin by plugin: the scores, or the error."""
+    scored = _Scored()
     for name, plugin in scoring:
         scores: dict[str, int] = {}
         for ni in nodes:
             value, status = plugin.score(state, pod, ni)
             if not status.is_success():
-                return failed(_score_failed(name, status))
+                return _score_failed(name, status)
             scores[ni.name] = value
             if status.evidence:
-                evidence[(name, ni.name)] = status.evidence
-        raw_scores[name] = dict(scores)
+                scored.evidence[(name, ni.name)] = status.evidence
+        scored.raw[name] = dict(scores)
         message = _normalized(name, plugin, state, pod, scores)
         if message:
-            return failed(message)
-        per_plugin[name] = scores
+            return message
+        scored.normalized[name] = scores
+    return scored
+
+
+def _weighted_rows(
+    profile: Profile,
+    scorers: Mapping[str, Plugin],
+    unevaluated: Mapping[str, NotEvaluated],
+    nodes: list[NodeInfo],
+    scored: _Scored,
+) -> tuple[dict[str, list[PluginScore]], dict[str, int]]:
+    """RunScorePlugins' weights phase: each node's row of the profile's Score plugins (those not
+    evaluated and those PreScore skipped at zero) and its total."""
     out: dict[str, list[PluginScore]] = {}
     totals: dict[str, int] = {}
     for ni in nodes:
@@ -136,27 +183,25 @@ def run_scores(
             if name in unevaluated:
                 row.append(PluginScore(name, 0, 0, weight, 0, not_evaluated=unevaluated[name]))
                 continue
-            if name not in per_plugin:
+            if name not in scored.normalized:
                 row.append(PluginScore(name, 0, 0, weight, 0, skipped=True))
                 continue
-            normalized = per_plugin[name][ni.name]
+            normalized = scored.normalized[name][ni.name]
             weighted = normalized * weight
             total += weighted
             row.append(
                 PluginScore(
                     name,
-                    raw_scores[name][ni.name],
+                    scored.raw[name][ni.name],
                     normalized,
                     weight,
                     weighted,
-                    evidence=evidence.get((name, ni.name), []),
+                    evidence=scored.evidence.get((name, ni.name), []),
                 )
             )
         out[ni.name] = row
         totals[ni.name] = total
-    top = max(totals.values(), default=0)
-    best = [n for n, t in totals.items() if t == top]
-    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
+    return out, totals
 
 
 def _score_failed(name: str, status: Status) -> str:

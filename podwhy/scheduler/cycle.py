@@ -146,18 +146,15 @@ def run_cycle(
     again. `settled` nodes are known to reject the pod and are not filtered (see
     Framework.run_filters). `reuse`: what an identical pod's cycle learnt that still holds (see
     framework.runtime.Reuse)."""
-    scoring, every_plugin, post_filter = options.scoring, options.every_plugin, options.post_filter
-    feasible_to_find, score_rows = options.feasible_to_find, options.score_rows
     profile = framework.profile if framework is not None else profile or default_profile()
     target = PodInfo(pod)
     if pod.spec.node_name:
         return CycleOutcome(target, Verdict.ALREADY_BOUND, "", bound_node=pod.spec.node_name)
     framework = framework or make_framework(snapshot, profile, scheduler_names)
-    handle = framework.handle
     # A pod that PreEnqueue keeps out of the queue (scheduling gates) is never tried; the
     # plugins' verdicts still show what happens once it is let in.
     enqueue = framework.run_pre_enqueue_plugins(target)
-    outcome = framework.run_filters(target, every_plugin, feasible_to_find, settled, reuse)
+    outcome = framework.run_filters(target, options.every_plugin, options.feasible_to_find, settled, reuse)
     out = CycleOutcome(
         target,
         Verdict.UNSCHEDULABLE,
@@ -174,20 +171,50 @@ def run_cycle(
     unknown_fit |= ROOM_UNKNOWNS & snapshot.missing.keys()
     nominated = pod.status.nominated_node_name
     out.nominated_node_fits = bool(nominated) and nominated in outcome.feasible
-    if scoring and outcome.error is None and outcome.feasible:
-        feasible_infos = [handle.node_info_by_name[name] for name in outcome.feasible]
-        out.scores = run_scores(
-            profile,
-            framework.plugins,
-            outcome.state,
-            target,
-            feasible_infos,
-            snapshot.missing,
-            reuse.raw_scores if reuse is not None and not score_rows else None,
-            totals_only=not score_rows,
-        )
+    if options.scoring and outcome.error is None and outcome.feasible:
+        out.scores = _prioritize_nodes(framework, snapshot, target, outcome, options, reuse)
         if out.nominated_node_fits:
             out.scores.best_nodes = [nominated]
+    _settle_verdict(out, framework, outcome, unknown_fit, options.post_filter)
+    if not enqueue.is_success():
+        out.verdict = Verdict.GATED
+    scores = out.scores
+    if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
+        scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
+        out.ignored_score_error = scores.error
+    _note_unevaluated(out, framework, outcome, snapshot.missing, unknown_fit)
+    out.sampling = _sampling(framework, outcome, extenders)
+    return out
+
+
+def _prioritize_nodes(
+    framework: Framework,
+    snapshot: Snapshot,
+    target: PodInfo,
+    outcome: FilterOutcome,
+    options: CycleOptions,
+    reuse: Reuse | None,
+) -> ScoreOutcome:
+    """The Score plugins on the feasible nodes (schedule_one.go's prioritizeNodes)."""
+    handle = framework.handle
+    return run_scores(
+        framework.profile,
+        framework.plugins,
+        outcome.state,
+        target,
+        [handle.node_info_by_name[name] for name in outcome.feasible],
+        snapshot.missing,
+        reuse.raw_scores if reuse is not None and not options.score_rows else None,
+        totals_only=not options.score_rows,
+    )
+
+
+def _settle_verdict(
+    out: CycleOutcome, framework: Framework, outcome: FilterOutcome, unknown_fit: frozenset[str], post_filter: bool
+) -> None:
+    """The cycle's verdict and message: an error, a fit (Inconclusive when something that decides it
+    was not evaluated), or the FitError's message with the PostFilter plugins' part when they ran
+    (schedule_one.go's schedulingCycle)."""
     scores = out.scores
     if outcome.error is not None:
         out.verdict, out.message = Verdict.ERROR, outcome.error
@@ -198,43 +225,55 @@ def run_cycle(
     elif outcome.feasible:
         out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_fit else Verdict.SCHEDULABLE
     else:
-        out.message = fit_error_message(outcome, len(handle.node_infos))
+        out.message = fit_error_message(outcome, len(framework.handle.node_infos))
         if post_filter:
-            out.post_filter = framework.run_post_filter_plugins(outcome, target)
+            out.post_filter = framework.run_post_filter_plugins(outcome, out.pod)
             out.message_complete = out.post_filter.complete
             # Without every PostFilter plugin's part, keep the filter summary alone rather than a wrong join.
             if out.message_complete and out.post_filter.message():
                 out.message += " " + out.post_filter.message()
         else:
             out.message_complete = False
-    if not enqueue.is_success():
-        out.verdict = Verdict.GATED
-    if scores is not None and scores.error is not None and out.verdict != Verdict.ERROR:
-        scores.best_nodes = [nominated] if out.nominated_node_fits else list(outcome.feasible)
-        out.ignored_score_error = scores.error
-    out.lacking_kinds = lacking_kinds(framework, out, snapshot.missing)
+
+
+def _note_unevaluated(
+    out: CycleOutcome,
+    framework: Framework,
+    outcome: FilterOutcome,
+    missing: Mapping[str, str],
+    unknown_fit: frozenset[str],
+) -> None:
+    """What the snapshot lacks that the cycle needed: the kinds it holds none of, and what was not
+    evaluated (a fit admission or the room of pods cannot vouch for, plugins that could not run)."""
+    out.lacking_kinds = lacking_kinds(framework, out, missing)
     out.fit_unknown = frozenset(unknown_fit)
     if unknown_fit and outcome.feasible and not outcome.not_evaluated:
-        why = not_evaluated(unknown_fit, snapshot.missing) or NotEvaluated()
+        why = not_evaluated(unknown_fit, missing) or NotEvaluated()
         out.not_evaluated = replace(why, fit=tuple(sorted(unknown_fit)))
-        out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if snapshot.missing.get(k) == "")})
+        out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if missing.get(k) == "")})
     if outcome.not_evaluated:
+        target = out.pod
         kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
-        why = not_evaluated(kinds, snapshot.missing) or NotEvaluated()
+        why = not_evaluated(kinds, missing) or NotEvaluated()
         out.not_evaluated = replace(why, plugins=tuple(sorted(outcome.not_evaluated)))
+
+
+def _sampling(framework: Framework, outcome: FilterOutcome, extenders: Sequence[Extender]) -> Sampling:
+    """How many nodes the scheduler would have looked at (schedule_one.go's numFeasibleNodesToFind),
+    of the nodes PreFilter left it."""
+    profile, handle = framework.profile, framework.handle
     considered = len(handle.node_infos)
     if outcome.pre_filter_result is not None and outcome.pre_filter_result.node_names is not None:
         considered = len(outcome.pre_filter_result.node_names & handle.node_info_by_name.keys())
     has_scoring = bool(profile.score) or any(e.prioritize_verb for e in extenders)
     has_extender_filters = any(e.filter_verb for e in extenders)
-    out.sampling = Sampling(
+    return Sampling(
         profile.percentage_of_nodes_to_score,
         considered,
         num_feasible_nodes_to_find(
             profile.percentage_of_nodes_to_score, considered, has_scoring or has_extender_filters
         ),
     )
-    return out
 
 
 def lacking_kinds(framework: Framework, cycle: CycleOutcome, missing: Mapping[str, str]) -> list[str]:

@@ -11,7 +11,8 @@ import pytest
 from podwhy.analysis.autoscaling import GroupOutcome, PodExclusion, Reason, analyse
 from podwhy.analysis.pending import classify_pending
 from podwhy.model import objects as o
-from podwhy.report.words.autoscaling import autoscaling_report, evidence_text
+from podwhy.report.build.autoscaling import autoscaling_report
+from podwhy.report.words.autoscaling import evidence_text
 from podwhy.report.words.pending import cause_text
 from podwhy.report.words.suggest import command_text, suggestion_text
 from podwhy.scheduler.config import default_config

@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from podwhy.analysis.pending import owner_of, pending_group
+from podwhy.analysis.owners import owner_of
+from podwhy.analysis.pending import pending_group
 from podwhy.analysis.suggest import Suggestion, suggest, template_owner
 from podwhy.model import objects as o
 from podwhy.report.words.suggest import command_text

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from podwhy.analysis import pending as pending_module
+from podwhy.analysis.owners import owner_of
 from podwhy.analysis.pending import classify_pending
 from podwhy.cli import app
 from podwhy.model import objects as o
@@ -383,7 +384,7 @@ def test_owner_lifted_to_the_deployment_its_replica_set_is_named_after(
     objects: list[Any] = [make_node("n1").obj(), pod]
     if with_replica_set:
         objects.append(msgspec.convert({"metadata": {"name": "checkout-7c9d8b6f5", "namespace": "shop"}}, o.ReplicaSet))
-    assert str(pending_module.owner_of(pod, make_snapshot(*objects))) == expected
+    assert str(owner_of(pod, make_snapshot(*objects))) == expected
 
 
 def _cron_run(job: str, i: int) -> o.Pod:
@@ -426,7 +427,7 @@ def test_pending_groups_name_the_cron_job_of_jobs_the_snapshot_holds(
 def test_a_job_of_another_controller_is_not_lifted() -> None:
     pod = _cron_run("nightly-29541600", 0)
     snapshot = make_snapshot(make_node("n1").obj(), pod, _job("nightly-29541600", "JobSet"))
-    assert str(pending_module.owner_of(pod, snapshot)) == "ml/nightly-29541600 (Job)"
+    assert str(owner_of(pod, snapshot)) == "ml/nightly-29541600 (Job)"
 
 
 # ------------------------------------------------------------------ the summary by cause, on one screen
@@ -598,7 +599,7 @@ def test_one_sizing_per_cause_and_no_number_left_at_a_line_end(columns: str, sna
 def test_a_cut_sentence_is_whole_again() -> None:
     """The note of a group not sized for being past the largest ones ends with what it says."""
     from podwhy.analysis.suggest.notes import NotLargest
-    from podwhy.report.words.suggest import sizing_text
+    from podwhy.report.words.sizing import sizing_text
 
     assert sizing_text(NotLargest(5)).endswith("the 5 largest Unschedulable groups an added node could hold are sized")
 
@@ -639,11 +640,11 @@ def test_a_groups_command_is_pasted_whole_below_the_table(monkeypatch: pytest.Mo
     column."""
     from rich.console import Console
 
-    import podwhy.analysis.suggest.groups as groups_module
+    import podwhy.analysis.suggest.causesizing as causesizing_module
     from podwhy.engine import PendingRequest, pending
     from podwhy.report.render.pending import render_pending
 
-    monkeypatch.setattr(groups_module, "MAX_CAUSES_SIZED", 0)
+    monkeypatch.setattr(causesizing_module, "MAX_CAUSES_SIZED", 0)
     gpu = make_node("gpu-node-1").alloc({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4"}).obj()
     busy = make_pod("busy", "ml").node("gpu-node-1").req({"nvidia.com/gpu": "4"}).obj()
     report = pending(PendingRequest(_Given(make_snapshot(gpu, busy, *(_trainer(i) for i in range(12)))), "ml"))

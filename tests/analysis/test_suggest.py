@@ -25,7 +25,8 @@ from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
-from podwhy.report.words.suggest import command_text, note_text, sizing_text, suggestion_text
+from podwhy.report.words.sizing import sizing_text
+from podwhy.report.words.suggest import command_text, note_text, suggestion_text
 from podwhy.scheduler.config import default_profile
 from podwhy.scheduler.cycle import run_cycle
 from podwhy.snapshot.cluster import Snapshot

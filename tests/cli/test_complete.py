@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS, KUEUE_KINDS
-from podwhy.report.words.suggest import sizing_text, suggestion_text
+from podwhy.report.words.sizing import sizing_text
+from podwhy.report.words.suggest import suggestion_text
 from podwhy.snapshot.live.source import LiveSource, kubectl_dump_command
 from podwhy.snapshot.source import VOUCHED_KINDS, FileSource
 from podwhy.snapshot.writer import DumpTarget, write_dump

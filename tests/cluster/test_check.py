@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from podwhy.analysis.pending import owner_of as pending_owner_of
+from podwhy.analysis.owners import owner_of as pending_owner_of
 from podwhy.analysis.suggest import template_owner
 from podwhy.cli import app
 from podwhy.cluster.check import place

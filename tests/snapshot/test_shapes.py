@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from podwhy.analysis.pending import owner_of
+from podwhy.analysis.owners import owner_of
 from podwhy.cli import app
 from podwhy.cluster.manifests import ManifestSource
 from podwhy.engine import ExplainRequest, explain

@@ -23,14 +23,11 @@ if TYPE_CHECKING:
     from podwhy.analysis.commands import template_owner
     from podwhy.analysis.sizing import SizingOutcome
     from podwhy.analysis.suggest.base import MAX_SUGGESTIONS
+    from podwhy.analysis.suggest.causesizing import CauseSizing, size_causes
     from podwhy.analysis.suggest.facts import Suggestion
     from podwhy.analysis.suggest.groups import (
-        CauseSizing,
         GroupBudget,
-        allocatable_shapes,
-        beyond_every_node,
         node_local_group,
-        size_causes,
         size_group,
         size_groups,
         static_filters,
@@ -38,6 +35,7 @@ if TYPE_CHECKING:
     from podwhy.analysis.suggest.notes import GroupSizing
     from podwhy.analysis.suggest.order import suggest
     from podwhy.analysis.suggest.patches import apply_json_patch, merge_diff, typed_document
+    from podwhy.analysis.suggest.shapes import allocatable_shapes, beyond_every_node
 
 _WHERE = {
     "template_owner": "podwhy.analysis.commands",
@@ -45,14 +43,12 @@ _WHERE = {
     "MAX_SUGGESTIONS": "podwhy.analysis.suggest.base",
     "GroupSizing": "podwhy.analysis.suggest.notes",
     "Suggestion": "podwhy.analysis.suggest.facts",
+    **dict.fromkeys(("CauseSizing", "size_causes"), "podwhy.analysis.suggest.causesizing"),
+    **dict.fromkeys(("allocatable_shapes", "beyond_every_node"), "podwhy.analysis.suggest.shapes"),
     **dict.fromkeys(
         (
-            "CauseSizing",
             "GroupBudget",
-            "allocatable_shapes",
-            "beyond_every_node",
             "node_local_group",
-            "size_causes",
             "size_group",
             "size_groups",
             "static_filters",

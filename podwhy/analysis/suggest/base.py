@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
-from podwhy.analysis.pending import ReplicaSetIndex, owner_of
+from podwhy.analysis.owners import ReplicaSetIndex, owner_of
 from podwhy.analysis.suggest.facts import Suggestion
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from podwhy.analysis.pending import owner_of, spec_signature
+from podwhy.analysis.owners import owner_of, spec_signature
 from podwhy.analysis.suggest.base import _Verifier
 from podwhy.analysis.suggest.facts import (
     Afterwards,

@@ -3,7 +3,6 @@ found by placing its pods one after another as the scheduler would (explain, and
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -13,45 +12,34 @@ from enum import StrEnum
 import msgspec
 
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
-from podwhy.analysis.blocking import BlockingCause, blocking_causes
 from podwhy.analysis.causes import WillPreempt
-from podwhy.analysis.pending import CauseKey, CauseOrder, GroupKey, PendingPod, spec_signature
+from podwhy.analysis.owners import spec_signature
+from podwhy.analysis.pending import CauseOrder, GroupKey, PendingPod
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.autoscaling import group_levers
 from podwhy.analysis.suggest.base import (
     INTER_POD_AFFINITY,
     MAX_RERUNS,
-    MAX_TRIES_PER_KIND,
-    RESOURCE_FIT,
     TIME_BUDGET_SECONDS,
-    _failing,
     _Verifier,
 )
 from podwhy.analysis.suggest.facts import AddNodesForGroup, Command, NodeAdder, ScaleNodeGroup, Suggestion
 from podwhy.analysis.suggest.nodes import (
     _copy_candidates,
     _fit_plugin,
-    _kept_off_copies,
     _node_object,
     node_adder,
     startup_counts,
 )
 from podwhy.analysis.suggest.notes import (
-    BeyondEveryNode,
-    CopyKeeps,
     GroupNotSized,
     GroupSizing,
-    KeptOff,
-    NoCopy,
     NoCount,
     NoCycle,
     NoShapeFits,
     NotLargest,
-    PluginMessage,
     PluginsNotEvaluated,
     RunAgain,
-    ShapeLacks,
-    ShortEverywhere,
     Sized,
     StoppedByTime,
     StoppedByWork,
@@ -60,21 +48,18 @@ from podwhy.analysis.suggest.notes import (
     TooManyNodes,
     WorkBound,
 )
+from podwhy.analysis.suggest.shapes import _why_no_copy, allocatable_shapes, beyond_every_node
 from podwhy.cluster.nodecopy import (
     copy_names,
     node_copy,
     startup_pods,
-    startup_pods_by_node,
     with_copies,
 )
 from podwhy.cluster.placement import KnownRejections, Placer
-from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
-from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
-from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
-from podwhy.plugins.registry import CURED_BY_EMPTY_NODE, NODE_LOCAL_FILTERS
+from podwhy.plugins.registry import NODE_LOCAL_FILTERS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -87,8 +72,14 @@ from podwhy.verdict import Verdict
 # About 1 s for one group at 5,000 nodes on a 2-core machine. Both are counts, so a result does
 # not depend on the machine's speed; the time budget is a safety net such work stays well inside.
 MAX_ADDED_NODES = 100
+
+
 MAX_GROUP_PLACEMENT_WORK = 250_000
+
+
 FILTER_WEIGHT = 4
+
+
 GROUP_TIME_BUDGET_SECONDS = 10.0
 
 
@@ -279,87 +270,6 @@ class _GroupSizer:
         return _Placed(fits, used)
 
 
-def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
-    """One new node per distinct allocatable and room its DaemonSet and static pods take: each
-    node's index with only those pods counted."""
-    startup = startup_pods_by_node(snapshot)
-    shapes: dict[str, NodeInfo] = {}
-    for node in snapshot.nodes:
-        info = NodeInfo.for_node(node)
-        for pod in startup.get(node.metadata.name, []):
-            info.add_pod_info(PodInfo(pod))
-        key = json.dumps(node.status.allocatable, sort_keys=True) + repr((info.requested, len(info.pods)))
-        shapes.setdefault(key, info)
-    return list(shapes.values())
-
-
-def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> BeyondEveryNode | None:
-    """Why no new node shaped like one of the snapshot has room for one such pod (its requests
-    against each distinct allocatable, less what the node's DaemonSet and static pods take,
-    `shapes`, as NodeResourcesFit counts them); None when one has."""
-    fit = framework.plugins.get(RESOURCE_FIT)
-    if not isinstance(fit, Fit) or not shapes:
-        return None
-    request = compute_pod_resource_request(pod)
-    lacking: list[tuple[NodeInfo, list[InsufficientResource]]] = []
-    for info in shapes:
-        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups, fit.dra_backed())
-        if not insufficient:
-            return None
-        lacking.append((info, insufficient))
-    # Resources no node has enough of, with the most any new node has free (allocatable less what
-    # its DaemonSet and static pods take) and that node's allocatable.
-    everywhere = set.intersection(*({r.resource_name for r in short} for _, short in lacking))
-    most: dict[str, tuple[int, int, int]] = {}
-    for _, short in lacking:
-        for r in short:
-            if r.resource_name in everywhere:
-                best = most.get(r.resource_name, (r.requested, -1, 0))
-                if r.capacity - r.used > best[1]:
-                    most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
-    started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
-    if most:
-        return BeyondEveryNode(
-            started,
-            short=tuple(
-                ShortEverywhere(resource, requested, room, capacity)
-                for resource, (requested, room, capacity) in sorted(most.items())
-            ),
-        )
-    return BeyondEveryNode(
-        started,
-        lacking=tuple(
-            ShapeLacks(info.name, tuple(r.resource_name for r in short)) for info, short in lacking[:MAX_TRIES_PER_KIND]
-        ),
-        more=max(len(lacking) - MAX_TRIES_PER_KIND, 0),
-    )
-
-
-def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> NoCopy:
-    """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
-    would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
-    assert cycle.outcome is not None
-    counts: dict[tuple[str, KeptOff], int] = {}
-    startup: dict[str, list[o.Pod]] | None = None
-    nodes = {n.metadata.name: n for n in snapshot.nodes}
-    for verdict in cycle.outcome.nodes:
-        kept: list[tuple[str, KeptOff]] = []
-        failing = _failing(verdict)
-        for name, status in failing.items():
-            exceeds = name == RESOURCE_FIT and any(
-                isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
-            )
-            if name not in CURED_BY_EMPTY_NODE or exceeds:
-                kept.append((name, PluginMessage(status.message())))
-        node = nodes.get(verdict.name)
-        if not kept and failing and node is not None:
-            startup = startup if startup is not None else startup_pods_by_node(snapshot)
-            kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
-        for key in kept:
-            counts[key] = counts.get(key, 0) + 1
-    return NoCopy(tuple(CopyKeeps(plugin, why, n) for (plugin, why), n in counts.items()))
-
-
 def _framework_of(
     pod: o.Pod, config: SchedulerConfig, bases: dict[str, Framework], snapshot: Snapshot, names: frozenset[str]
 ) -> Framework | None:
@@ -483,6 +393,8 @@ def _suggest_group_nodes(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
 
 # `podwhy pending`: groups sized, largest first, and the node evaluations all of them may spend.
 MAX_GROUPS_SIZED = 5
+
+
 MAX_GROUPS_PLACEMENT_WORK = 4 * MAX_GROUP_PLACEMENT_WORK
 
 
@@ -559,73 +471,4 @@ def size_groups(
         analysis = views.get(key)
         if analysis is not None and key in out:
             out[key].levers = group_levers(snapshot, analysis, out[key].suggestion, len(pods), key[2])
-    return out
-
-
-# `podwhy pending`'s summary: Unschedulable causes whose pods are placed together (and whose
-# blocking causes are found), largest first; the nodes their estimates may spend in all.
-MAX_CAUSES_SIZED = 5
-
-
-@dataclass
-class CauseSizing:
-    """The pods of one Unschedulable cause, every owner together: what keeps them off every node
-    (analysis/blocking.py, from one full Filter cycle of the first pod) and one estimate of the
-    nodes that hold them all, found by placing them all one after another (not per group
-    figures added up); None when it was not looked for."""
-
-    blocking: list[BlockingCause]
-    sizing: GroupSizing | None
-
-
-def size_causes(
-    snapshot: Snapshot,
-    pending: Sequence[PendingPod],
-    config: SchedulerConfig,
-    groups: Mapping[GroupKey, GroupSizing],
-    frameworks: Mapping[str, Framework] | None = None,
-    *,
-    cause_order: CauseOrder,
-) -> dict[CauseKey, CauseSizing]:
-    """For `podwhy pending`'s summary: per Unschedulable cause (PendingPod.cause_key), the largest
-    MAX_CAUSES_SIZED, what blocks its pods and the nodes that hold them all. A cause of one group
-    takes that group's sizing (`groups`, size_groups'); the pods of a cause of several groups are
-    placed together, within MAX_GROUPS_PLACEMENT_WORK node evaluations for all causes."""
-    causes: dict[CauseKey, list[PendingPod]] = {}
-    for item in pending:
-        if item.verdict == Verdict.UNSCHEDULABLE and not isinstance(item.cause, WillPreempt):
-            causes.setdefault(item.cause_key, []).append(item)
-    ordered = sorted(causes.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1])))[:MAX_CAUSES_SIZED]
-    names = frozenset(p.scheduler_name for p in config.profiles)
-    bases: dict[str, Framework] = dict(frameworks or {})
-    shared = GroupBudget(work=MAX_GROUPS_PLACEMENT_WORK, bound=WorkBound(MAX_GROUPS_PLACEMENT_WORK, run=True))
-    shapes: list[NodeInfo] | None = None
-    out: dict[CauseKey, CauseSizing] = {}
-    for key, items in ordered:
-        pods = [item.pod for item in items]
-        framework = _framework_of(pods[0], config, bases, snapshot, names)
-        if framework is None:
-            continue
-        with gc_deferred():
-            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
-        blocking = blocking_causes(cycle, snapshot.nodes)
-        keys = list(dict.fromkeys(item.group_key for item in items))
-        if len(keys) == 1:
-            out[key] = CauseSizing(blocking, groups.get(keys[0]))
-            continue
-        shapes = shapes if shapes is not None else allocatable_shapes(snapshot)
-        distinct = {spec_signature(p): p for p in pods}.values()
-        too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
-        if too_big is not None:
-            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.NO_NODE_SHAPE, too_big))
-            continue
-        if cycle.verdict != Verdict.UNSCHEDULABLE:
-            out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict)))
-            continue
-        budget = GroupBudget(
-            work=min(MAX_GROUP_PLACEMENT_WORK, shared.work), deadline=shared.deadline, bound=shared.bound
-        )
-        before = budget.work
-        out[key] = CauseSizing(blocking, size_group(snapshot, cycle, pods, config, None, budget, bases))
-        shared.work -= before - budget.work
     return out

@@ -8,7 +8,7 @@ import shlex
 import msgspec
 
 from podwhy.analysis.keymeanings import well_known_label
-from podwhy.analysis.pending import replica_set_index
+from podwhy.analysis.owners import replica_set_index
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, NODE_AFFINITY, _only_failing, _Verifier, _workload
 from podwhy.analysis.suggest.facts import Command, LabelNode, LabelReplaced, Selecting, Suggestion
 from podwhy.cluster.nodecopy import is_daemon_pod

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
-from podwhy.analysis.pending import will_preempt
+from podwhy.analysis.nominations import will_preempt
 from podwhy.analysis.suggest.autoscaling import _suggest_autoscaler_levers
 from podwhy.analysis.suggest.base import MAX_SUGGESTIONS, _Verifier
 from podwhy.analysis.suggest.constraints import _suggest_drop_anti_affinity, _suggest_relax_spread

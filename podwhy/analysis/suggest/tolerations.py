@@ -9,7 +9,7 @@ import msgspec
 
 from podwhy.analysis.commands import template_owner
 from podwhy.analysis.keymeanings import condition_taint, reserving_taint
-from podwhy.analysis.pending import replica_set_index
+from podwhy.analysis.owners import replica_set_index
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _only_failing, _Verifier, _workload
 from podwhy.analysis.suggest.facts import (
     AddToleration,

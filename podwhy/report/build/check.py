@@ -9,7 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from podwhy.analysis.blocking import BlockingCauses
-from podwhy.analysis.pending import owner_of
+from podwhy.analysis.owners import owner_of
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.cluster.kueuecheck import KueueDecision

@@ -19,6 +19,7 @@ from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
+from podwhy.report.build.autoscaling import autoscaling_report
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
 from podwhy.report.build.release import version_warnings
@@ -41,7 +42,6 @@ from podwhy.report.model import (
     StatusName,
     Victim,
 )
-from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.notevaluated import not_evaluated_text

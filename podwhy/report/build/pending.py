@@ -9,8 +9,9 @@ from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.remedies import remedy
 from podwhy.analysis.sizing import SizingOutcome
-from podwhy.analysis.suggest.groups import CauseSizing
+from podwhy.analysis.suggest.causesizing import CauseSizing
 from podwhy.analysis.suggest.notes import GroupSizing, Sized
+from podwhy.report.build.autoscaling import autoscaling_report
 from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
 from podwhy.report.build.release import version_warnings
@@ -22,11 +23,10 @@ from podwhy.report.model import (
     PendingReport,
     PendingScope,
 )
-from podwhy.report.words.autoscaling import autoscaling_report
 from podwhy.report.words.blocking import blocking_text
 from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.pending import cause_text, details_text, remedy_text
-from podwhy.report.words.suggest import estimate_text, sizing_text
+from podwhy.report.words.sizing import estimate_text, sizing_text
 from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict

@@ -5,7 +5,6 @@ from __future__ import annotations
 from podwhy.analysis.autoscaling.facts import (
     EXPENDABLE_PRIORITY_CUTOFF,
     NOMINATED,
-    NOT_TRIGGER_SCALE_UP,
     SCALE_UP_DELAY_ANNOTATION,
     TRIGGERED_SCALE_UP,
     AnyGroupFinding,
@@ -14,7 +13,6 @@ from podwhy.analysis.autoscaling.facts import (
     ComingNode,
     GroupAtMaxSize,
     GroupBackoff,
-    GroupOutcome,
     GroupUnhealthy,
     LimitsReached,
     NodeClaimProgress,
@@ -30,7 +28,6 @@ from podwhy.analysis.autoscaling.facts import (
     TaintNotTolerated,
     TemplateFits,
 )
-from podwhy.report.model import AutoscalerSaid, AutoscalingGroup, AutoscalingReport, ComingNodeReport
 from podwhy.snapshot.resources import FORBIDDEN, SNAPSHOT_COMMAND
 
 # How podwhy asks for the autoscaler kinds a dump lacks.
@@ -169,19 +166,9 @@ _EXCLUSION = {
 }
 
 
-def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
-    groups = [
-        AutoscalingGroup(
-            autoscaler=g.autoscaler,
-            group=g.group,
-            outcome=g.outcome.value,
-            reason=g.reason.value if g.reason is not None else None,
-            text=finding_text(g),
-            data=g.data,
-        )
-        for v in analysis.views
-        for g in v.groups
-    ]
+def excluded_texts(analysis: AutoscalingAnalysis) -> list[str]:
+    """Why an autoscaler does not act for the pod at all: each view's exclusion, then the cluster-wide
+    limits an autoscaler says are reached."""
     excluded = [
         f"{_EXCLUSION[v.excluded]} ({_excluded_by(v.excluded, v.excluded_by)})"
         for v in analysis.views
@@ -193,6 +180,12 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
         for v in analysis.views
         if v.cluster_limit
     ]
+    return excluded
+
+
+def not_evaluated_texts(analysis: AutoscalingAnalysis) -> list[str]:
+    """What podwhy could not evaluate of the autoscalers: each view's unknown status, the kinds the
+    API server forbade it to read (and the permission that would help), the kinds the snapshot lacks."""
     not_evaluated = [f"{v.autoscaler}: {_not_evaluated(why)}" for v in analysis.views for why in v.not_evaluated]
     forbidden = {kind: why for kind, why in analysis.missing_kinds.items() if why.endswith(FORBIDDEN)}
     for kind, why in forbidden.items():
@@ -206,72 +199,24 @@ def autoscaling_report(analysis: AutoscalingAnalysis) -> AutoscalingReport:
             if analysis.views
             else autoscaler_dump_hint(list(lacking))
         )
-    coming = next((v.coming for v in analysis.views if v.coming is not None), None)
-    live_coming = analysis.coming
-    said = []
-    for v in analysis.views:
-        if v.last_event is None:
-            continue
-        theirs = v.last_event.reason in COMING_EVENTS
-        ours = v.coming is not None and not v.coming.overdue
-        said.append(
-            AutoscalerSaid(
-                autoscaler=v.autoscaler,
-                reason=v.last_event.reason,
-                message=v.last_event.message,
-                time=v.last_event.time or None,
-                agrees=theirs == ours if v.last_event.reason in (*COMING_EVENTS, NOT_TRIGGER_SCALE_UP) else None,
-                counts=dict(v.last_event.counts),
-            )
-        )
-    can_add = [g for g in groups if g.outcome == GroupOutcome.CAN_ADD.value]
-    if live_coming is not None:
-        status, summary = "Coming", coming_text(live_coming)
-    elif analysis.none_found:
-        status, summary = (
-            "NoAutoscaler",
-            "no autoscaler: the snapshot shows no Cluster Autoscaler status and no NodePools",
-        )
-    elif not analysis.views:
-        status = "NotEvaluated"
-        summary = (
-            "not evaluated: the snapshot holds no Cluster Autoscaler status, NodePools or NodeClaims, and cannot "
-            "vouch that the cluster has none"
-        )
-    elif excluded:
-        status, summary = "NotComing", excluded[0]
-    elif can_add:
-        names = ", ".join(f"{g.group} ({g.autoscaler})" for g in can_add)
-        summary = f"no node is coming, yet {names} could add one the pod fits on"
-        status = "CanAdd"
-    elif groups and all(g.outcome == GroupOutcome.RULED_OUT.value for g in groups):
-        status, summary = (
-            "NotComing",
-            "no node is coming: every node group is ruled out (below, the first reason of each)",
-        )
-    else:
-        status, summary = "NotEvaluated", "no node is coming as far as the snapshot shows; " + "; ".join(not_evaluated)
-    return AutoscalingReport(
-        status=status,
-        summary=summary if coming is None or live_coming is not None else f"{summary}; {coming_text(coming)}",
-        coming=_coming(coming),
-        groups=groups,
-        excluded=excluded,
-        said=said,
-        notEvaluated=not_evaluated,
-        asOf=analysis.as_of or None,
-    )
+    return not_evaluated
 
 
-def _coming(coming: ComingNode | None) -> ComingNodeReport | None:
-    if coming is None:
-        return None
-    return ComingNodeReport(
-        autoscaler=coming.autoscaler,
-        group=coming.group,
-        evidence=evidence_text(coming.evidence),
-        since=coming.since or None,
-        ageSeconds=coming.age_seconds,
-        timeoutSeconds=coming.timeout_seconds,
-        overdue=coming.overdue,
-    )
+# The autoscaling summary's words, by status (the builder decides which applies).
+NO_AUTOSCALER_TEXT = "no autoscaler: the snapshot shows no Cluster Autoscaler status and no NodePools"
+NONE_SEEN_TEXT = (
+    "not evaluated: the snapshot holds no Cluster Autoscaler status, NodePools or NodeClaims, and cannot "
+    "vouch that the cluster has none"
+)
+ALL_RULED_OUT_TEXT = "no node is coming: every node group is ruled out (below, the first reason of each)"
+
+
+def can_add_text(groups: list[tuple[str, str]]) -> str:
+    """No node is coming, yet these (group, autoscaler) could add one the pod fits on."""
+    names = ", ".join(f"{group} ({autoscaler})" for group, autoscaler in groups)
+    return f"no node is coming, yet {names} could add one the pod fits on"
+
+
+def unknown_text(not_evaluated: list[str]) -> str:
+    """No node is coming as far as the snapshot shows, and what was not evaluated."""
+    return "no node is coming as far as the snapshot shows; " + "; ".join(not_evaluated)

@@ -1,5 +1,5 @@
-"""Suggestions in words: analysis/suggest/facts.py's changes said as a suggestion's summary, the
-notes on what a bound or a rule kept the suggestions from, and how sizing a pending group went."""
+"""Suggestions in words: analysis/suggest/facts.py's changes said as a suggestion's summary, and the
+notes on what a bound or a rule kept the suggestions from (how sizing went: sizing.py)."""
 
 from __future__ import annotations
 
@@ -57,43 +57,22 @@ from podwhy.analysis.suggest.facts import (
     ThroughEvictionApi,
 )
 from podwhy.analysis.suggest.notes import (
-    BeyondEveryNode,
     ConditionTaints,
     GroupNotSized,
-    KeptOff,
     NoAffinityFix,
-    NoCopy,
-    NoCount,
-    NoCycle,
     NoResourceFix,
     Note,
-    NotLargest,
     NoTopologyKeyFix,
     PlatformSelection,
-    PluginMessage,
-    PluginsNotEvaluated,
-    PortsTakenByStartup,
-    RunAgain,
-    ShortBesideStartup,
-    Sized,
-    SizingNote,
-    StoppedByTime,
-    StoppedByWork,
     SuggestionsBound,
-    TooLittleLeft,
-    TooManyNodes,
-    WorkBound,
 )
-from podwhy.report.words.cells import amount_text
 from podwhy.report.words.meanings import condition_text, label_text, reserving_text
-from podwhy.report.words.notevaluated import not_evaluated_text
+from podwhy.report.words.sizing import more_nodes_text, sizing_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
 # on a label, who is on reserved nodes).
 MAX_NODES_NAMED = 3
 MAX_NAMES_SELECTING = 3
-# What keeps new copies of every node off, named when no node qualifies for copying.
-MAX_REASONS_NAMED = 3
 
 # What recreates a pod evicted from its node, per owner kind (others: "its <Kind>").
 RECREATED_BY = {
@@ -218,8 +197,40 @@ def _needs(needs: GroupNeeds | None) -> str:
     return f"{needs.pods} pods{owner} need {count} more node{'s' if count != 1 else ''} of it"
 
 
+# Changes to the pod's spec, and changes to the cluster around it (its nodes, pods, autoscalers).
+_PodChange = (
+    LowerRequest
+    | AddToleration
+    | DropNodeSelection
+    | RelaxTopologySpread
+    | RenameTopologyKey
+    | RenameResource
+    | PodAffinityNamespace
+    | PodAffinityValue
+    | DropAntiAffinity
+)
+_ClusterChange = (
+    LabelNode
+    | AddNode
+    | AddNodesForGroup
+    | EvictPods
+    | AwaitPreemption
+    | ReleaseNomination
+    | RaiseGroupMaxSize
+    | AddNodePoolZone
+    | RaiseNodePoolLimit
+)
+
+
 def change_text(change: Change, feasible: Sequence[str]) -> str:
     """The summary of a change; `feasible`: the nodes the pod then fits on."""
+    if isinstance(change, _PodChange):
+        return _pod_change_text(change, feasible)
+    return _cluster_change_text(change, feasible)
+
+
+def _pod_change_text(change: _PodChange, feasible: Sequence[str]) -> str:
+    """The summary of a change to the pod's spec."""
     match change:
         case LowerRequest(cuts):
             said = [
@@ -244,40 +255,6 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
                 f"requirement from the pod, or change it to a value a node has; without it the pod fits on "
                 f"{nodes_text(feasible)} (no node is relabelled with {key}: {label_text(well_known)})"
             )
-        case LabelNode(node, key, value, away, replaced):
-            others = f" ({len(away)} nodes are one label away: {nodes_text(away)})" if len(away) > 1 else ""
-            return f"label node {node} with {key}={value}, which the pod's node selection requires{others}" + (
-                _replaced(node, key, replaced) if replaced is not None else ""
-            )
-        case AddNode(like, startup, adder):
-            return f"add 1 node shaped like {like} ({startup_text(startup, like)}): the pod fits on it" + adder_text(
-                adder, 1
-            )
-        case AddNodesForGroup(pods, owner, count, like, startup, adder):
-            need = "needs" if pods == 1 else "need"
-            return (
-                f"{pods_text(pods, owner)} {need} {_more_nodes(count)} shaped like {like} "
-                f"({startup_text(startup, like)}): placed one after another as the scheduler would, "
-                f"{'it fits' if pods == 1 else 'all of them fit'}"
-            ) + adder_text(adder, count)
-        case EvictPods(node, victims, budgets_unknown):
-            budgets = (
-                "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
-                if budgets_unknown
-                else "no PodDisruptionBudget is broken"
-            )
-            evict = f"evict {len(victims)} lower-priority pod(s) from node {node}; {budgets}"
-            if change.last_resort:
-                evict = f"last resort (a replacement then stays Pending): {evict}"
-            return f"{evict}; afterwards:{_afterwards(change)}"
-        case AwaitPreemption(node, victims):
-            count = len(victims)
-            return (
-                f"no action needed: the scheduler preempts {count} lower-priority pod{'s' if count != 1 else ''} "
-                f"on node {node} and binds the pod there; evicted:{_afterwards(change)}"
-            )
-        case ReleaseNomination():
-            return _release(change, feasible)
         case RelaxTopologySpread(key, max_skew):
             setting = (
                 f"maxSkew to {max_skew}"
@@ -304,6 +281,45 @@ def change_text(change: Change, feasible: Sequence[str]) -> str:
             )
         case DropAntiAffinity(index, key):
             return f"drop the required pod anti-affinity term #{index} (topologyKey {key}) or make it preferred"
+
+
+def _cluster_change_text(change: _ClusterChange, feasible: Sequence[str]) -> str:
+    """The summary of a change to the cluster around the pod."""
+    match change:
+        case LabelNode(node, key, value, away, replaced):
+            others = f" ({len(away)} nodes are one label away: {nodes_text(away)})" if len(away) > 1 else ""
+            return f"label node {node} with {key}={value}, which the pod's node selection requires{others}" + (
+                _replaced(node, key, replaced) if replaced is not None else ""
+            )
+        case AddNode(like, startup, adder):
+            return f"add 1 node shaped like {like} ({startup_text(startup, like)}): the pod fits on it" + adder_text(
+                adder, 1
+            )
+        case AddNodesForGroup(pods, owner, count, like, startup, adder):
+            need = "needs" if pods == 1 else "need"
+            return (
+                f"{pods_text(pods, owner)} {need} {more_nodes_text(count)} shaped like {like} "
+                f"({startup_text(startup, like)}): placed one after another as the scheduler would, "
+                f"{'it fits' if pods == 1 else 'all of them fit'}"
+            ) + adder_text(adder, count)
+        case EvictPods(node, victims, budgets_unknown):
+            budgets = (
+                "the snapshot has no PodDisruptionBudgets: the Eviction API refuses an eviction one forbids"
+                if budgets_unknown
+                else "no PodDisruptionBudget is broken"
+            )
+            evict = f"evict {len(victims)} lower-priority pod(s) from node {node}; {budgets}"
+            if change.last_resort:
+                evict = f"last resort (a replacement then stays Pending): {evict}"
+            return f"{evict}; afterwards:{_afterwards(change)}"
+        case AwaitPreemption(node, victims):
+            count = len(victims)
+            return (
+                f"no action needed: the scheduler preempts {count} lower-priority pod{'s' if count != 1 else ''} "
+                f"on node {node} and binds the pod there; evicted:{_afterwards(change)}"
+            )
+        case ReleaseNomination():
+            return _release(change, feasible)
         case RaiseGroupMaxSize(group, current, wanted, needs, example, target):
             return (
                 f"raise node group {group}'s max size from {current} to {wanted}: {_needs(needs)} (a copy of "
@@ -442,108 +458,6 @@ def command_text(command: Command) -> str:
     if not note:
         return command.line
     return f"{command.line}  # {note}" if command.line else f"# {note}"
-
-
-def _more_nodes(count: int) -> str:
-    return "1 more node" if count == 1 else f"{count} more nodes"
-
-
-def _kept_off(why: KeptOff) -> str:
-    match why:
-        case PluginMessage(message):
-            return message
-        case ShortBesideStartup(reasons):
-            return f"{reasons} beside the DaemonSet and static pods a new node runs"
-        case PortsTakenByStartup():
-            return "its host ports are taken by the DaemonSet and static pods a new node runs"
-
-
-def _bound(bound: WorkBound) -> str:
-    spends = "all groups of one run may spend" if bound.run else "one group may spend"
-    return f"the {bound.work:,} node evaluations {spends}"
-
-
-NO_SHAPE = "no node shape of the cluster holds one of these pods"
-
-
-def sizing_text(note: SizingNote) -> str:
-    """How sizing a pending group went: what it takes, or why there is no count."""
-    match note:
-        case NoCycle():
-            return "not sized: no scheduling cycle to start from"
-        case PluginsNotEvaluated(why):
-            return f"not sized: {not_evaluated_text(why)}"
-        case NoCopy(()):
-            return f"{NO_SHAPE}, even empty"
-        case NoCopy(reasons):
-            # Most nodes first.
-            ranked = sorted(((-r.nodes, r.plugin, _kept_off(r.why)), r.nodes) for r in reasons)
-            said = "; ".join(
-                f"{plugin} on {n} node{'s' if n != 1 else ''}: {why}"
-                for (_, plugin, why), n in ranked[:MAX_REASONS_NAMED]
-            )
-            more = len(ranked) - MAX_REASONS_NAMED
-            and_more = f"; and {more} more" if more > 0 else ""
-            return (
-                f"{NO_SHAPE}, even empty: every node also rejects them for a reason a new copy of it keeps "
-                f"({said}{and_more})"
-            )
-        case BeyondEveryNode(started, short, lacking, more):
-            lead = f"{NO_SHAPE}, " + (
-                "even new (running only its DaemonSet and static pods): " if started else "even empty: "
-            )
-            if short:
-                return lead + ", ".join(
-                    f"it requests {amount_text(s.resource, s.requested)} {s.resource}, which no node has allocatable"
-                    if not s.capacity
-                    else f"its {s.resource} request {amount_text(s.resource, s.requested)} exceeds what any node has "
-                    + ("free" if s.room < s.capacity else "allocatable")
-                    + f" (at most {amount_text(s.resource, max(s.room, 0))})"
-                    for s in short
-                )
-            said = "; ".join(f"nodes like {shape.node} lack {', '.join(shape.resources)}" for shape in lacking)
-            and_more = f"; and {more} more shapes" if more else ""
-            return lead + f"each has too little of some of its requests ({said}{and_more})"
-        case StoppedByTime(seconds):
-            return (
-                f"sizing stopped by its safety net of {seconds:.0f} s (unlike its other bounds, "
-                "this one depends on the machine's speed); no count was verified"
-            )
-        case StoppedByWork(bound, nodes):
-            cluster = "1 node" if nodes == 1 else f"{nodes:,} nodes"
-            return (
-                f"sizing stopped at {_bound(bound)} ({cluster}: a scheduling cycle that scores looks at every one); "
-                "no count was verified"
-            )
-        case TooManyNodes(limit, like):
-            return f"sizing stopped: more than {limit} added nodes shaped like {like} would be needed"
-        case NoCount(shapes):
-            return "no number of added nodes lets all of them fit: " + "; ".join(
-                f"not one fits on a new node shaped like {s.like}"
-                if s.none_fits
-                else f"more nodes shaped like {s.like} take no more of them"
-                for s in shapes
-            )
-        case Sized(count, like):
-            fewer = f"; with {count - 1} not all of them do" if count > 1 else ""
-            return f"sized: {_more_nodes(count)} shaped like {like}{fewer}"
-        case NotLargest(limit):
-            return f"not sized: only the {limit} largest Unschedulable groups an added node could hold are sized"
-        case TooLittleLeft(bound):
-            return f"not sized: too little is left of {_bound(bound)}"
-        case RunAgain(verdict):
-            return f"not sized: run again, its first pod is {verdict}"
-
-
-def estimate_text(note: SizingNote, pods: int) -> str:
-    """`pending`'s summary: the nodes that would hold every pod of one cause, placed together."""
-    if isinstance(note, Sized):
-        fewer = f"; with {note.count - 1} not all of them do" if note.count > 1 else ""
-        every = "it" if pods == 1 else f"all {pods}"
-        hold = "holds" if note.count == 1 else "hold"
-        placed = "placed together one after another"
-        return f"{_more_nodes(note.count)} shaped like {note.like} {hold} {every}, {placed}{fewer}"
-    return sizing_text(note)
 
 
 def note_text(note: Note) -> str:

@@ -1,0 +1,117 @@
+"""The node shapes a group could be sized with: one new node per distinct allocatable (less its
+DaemonSet and static pods), whether any holds one pod, and why no node qualifies for copying."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from podwhy.analysis.suggest.base import (
+    MAX_TRIES_PER_KIND,
+    RESOURCE_FIT,
+    _failing,
+)
+from podwhy.analysis.suggest.nodes import (
+    _kept_off_copies,
+)
+from podwhy.analysis.suggest.notes import (
+    BeyondEveryNode,
+    CopyKeeps,
+    KeptOff,
+    NoCopy,
+    PluginMessage,
+    ShapeLacks,
+    ShortEverywhere,
+)
+from podwhy.cluster.nodecopy import (
+    startup_pods_by_node,
+)
+from podwhy.framework.evidence import ResourceEvidence
+from podwhy.framework.runtime import Framework
+from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model import objects as o
+from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
+from podwhy.plugins.registry import CURED_BY_EMPTY_NODE
+from podwhy.scheduler.cycle import CycleOutcome
+from podwhy.snapshot.cluster import Snapshot
+
+
+def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
+    """One new node per distinct allocatable and room its DaemonSet and static pods take: each
+    node's index with only those pods counted."""
+    startup = startup_pods_by_node(snapshot)
+    shapes: dict[str, NodeInfo] = {}
+    for node in snapshot.nodes:
+        info = NodeInfo.for_node(node)
+        for pod in startup.get(node.metadata.name, []):
+            info.add_pod_info(PodInfo(pod))
+        key = json.dumps(node.status.allocatable, sort_keys=True) + repr((info.requested, len(info.pods)))
+        shapes.setdefault(key, info)
+    return list(shapes.values())
+
+
+def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framework) -> BeyondEveryNode | None:
+    """Why no new node shaped like one of the snapshot has room for one such pod (its requests
+    against each distinct allocatable, less what the node's DaemonSet and static pods take,
+    `shapes`, as NodeResourcesFit counts them); None when one has."""
+    fit = framework.plugins.get(RESOURCE_FIT)
+    if not isinstance(fit, Fit) or not shapes:
+        return None
+    request = compute_pod_resource_request(pod)
+    lacking: list[tuple[NodeInfo, list[InsufficientResource]]] = []
+    for info in shapes:
+        insufficient = fits_request(request, info, fit.ignored_resources, fit.ignored_resource_groups, fit.dra_backed())
+        if not insufficient:
+            return None
+        lacking.append((info, insufficient))
+    # Resources no node has enough of, with the most any new node has free (allocatable less what
+    # its DaemonSet and static pods take) and that node's allocatable.
+    everywhere = set.intersection(*({r.resource_name for r in short} for _, short in lacking))
+    most: dict[str, tuple[int, int, int]] = {}
+    for _, short in lacking:
+        for r in short:
+            if r.resource_name in everywhere:
+                best = most.get(r.resource_name, (r.requested, -1, 0))
+                if r.capacity - r.used > best[1]:
+                    most[r.resource_name] = (r.requested, r.capacity - r.used, r.capacity)
+    started = any(room < capacity for _, room, capacity in most.values()) if most else any(i.pods for i, _ in lacking)
+    if most:
+        return BeyondEveryNode(
+            started,
+            short=tuple(
+                ShortEverywhere(resource, requested, room, capacity)
+                for resource, (requested, room, capacity) in sorted(most.items())
+            ),
+        )
+    return BeyondEveryNode(
+        started,
+        lacking=tuple(
+            ShapeLacks(info.name, tuple(r.resource_name for r in short)) for info, short in lacking[:MAX_TRIES_PER_KIND]
+        ),
+        more=max(len(lacking) - MAX_TRIES_PER_KIND, 0),
+    )
+
+
+def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> NoCopy:
+    """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
+    would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
+    assert cycle.outcome is not None
+    counts: dict[tuple[str, KeptOff], int] = {}
+    startup: dict[str, list[o.Pod]] | None = None
+    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    for verdict in cycle.outcome.nodes:
+        kept: list[tuple[str, KeptOff]] = []
+        failing = _failing(verdict)
+        for name, status in failing.items():
+            exceeds = name == RESOURCE_FIT and any(
+                isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
+            )
+            if name not in CURED_BY_EMPTY_NODE or exceeds:
+                kept.append((name, PluginMessage(status.message())))
+        node = nodes.get(verdict.name)
+        if not kept and failing and node is not None:
+            startup = startup if startup is not None else startup_pods_by_node(snapshot)
+            kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
+        for key in kept:
+            counts[key] = counts.get(key, 0) + 1
+    return NoCopy(tuple(CopyKeeps(plugin, why, n) for (plugin, why), n in counts.items()))
