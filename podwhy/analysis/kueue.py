@@ -28,7 +28,7 @@ from podwhy.analysis.kueuefacts import (
     Staleness,
 )
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
 from podwhy.cluster.kueue.order import effective_priority
 from podwhy.model import objects as o
@@ -212,18 +212,17 @@ def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Stalenes
     return Staleness.AGREES if same else Staleness.RECORDED_STALE
 
 
-def _fits(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions) -> bool:
-    verdict = explain_workload(workload, objs, options)
-    return verdict.stage is Stage.FITS
+def _fits(workload: o.KueueWorkload, context: KueueContext) -> bool:
+    return context.explain(workload).stage is Stage.FITS
 
 
-def _ahead(verdict: Verdict, objs: KueueObjects, options: VerdictOptions) -> tuple[Ahead, ...]:
+def _ahead(verdict: Verdict, context: KueueContext) -> tuple[Ahead, ...]:
     return tuple(
         Ahead(
             f"{wl.metadata.namespace}/{wl.metadata.name}",
-            effective_priority(wl, options.gates),
+            effective_priority(wl, context.options.gates),
             position,
-            _fits(wl, objs, options),
+            _fits(wl, context),
         )
         for position, wl in enumerate(verdict.ahead, start=1)
     )
@@ -253,14 +252,15 @@ def facts_for(
     snapshot: Snapshot,
     options: VerdictOptions | None = None,
     gates: Iterable[str] = (),
+    context: KueueContext | None = None,
 ) -> KueueFacts:
-    """Kueue's decision for WORKLOAD (the one of KIND NAMESPACE/NAME), recomputed."""
-    options = options or VerdictOptions()
+    """Kueue's decision for WORKLOAD (the one of KIND NAMESPACE/NAME), recomputed. CONTEXT (the
+    snapshot's, with OPTIONS) is what the verdicts of several Workloads share."""
     if workload is None:
         return KueueFacts(kind, namespace, name, None, not_evaluated=(NO_WORKLOAD,), gates=tuple(gates))
-    objs = kueue_objects(snapshot)
-    verdict = explain_workload(workload, objs, options)
-    ahead = _ahead(verdict, objs, options) if verdict.ahead else ()
+    context = context or KueueContext(kueue_objects(snapshot), options)
+    verdict = context.explain(workload)
+    ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
     admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED)
     if verdict.stage is Stage.FITS:
@@ -295,7 +295,9 @@ def facts_for(
     )
 
 
-def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None) -> KueueFacts:
+def facts_for_job(
+    snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None, context: KueueContext | None = None
+) -> KueueFacts:
     """A Job's Workload, recomputed; a Job Kueue holds without a Workload in the snapshot is not
     evaluated (Kueue's job reconciler makes the Workload: the snapshot has none for it)."""
     ns, name = job.metadata.namespace, job.metadata.name
@@ -303,7 +305,7 @@ def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None
     if workload is None:
         queue = job.metadata.labels.get(QUEUE_NAME_LABEL, "")
         return KueueFacts(JOB, ns, name, None, local_queue=queue, not_evaluated=(NO_WORKLOAD,))
-    return facts_for(JOB, ns, name, workload, snapshot, options)
+    return facts_for(JOB, ns, name, workload, snapshot, options, context=context)
 
 
 def facts_for_pod(snapshot: Snapshot, pod: o.Pod, options: VerdictOptions | None = None) -> KueueFacts | None:
@@ -336,6 +338,7 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
     the snapshot lacks. A Kueue-gated pod is its Workload's (pending lists the pod as Gated)."""
     if not has_kueue(snapshot):
         return []
+    context = KueueContext(kueue_objects(snapshot), options)  # shared by every Workload's verdict
     out = []
     owned: set[str] = set()
     for wl in snapshot.kueue_workloads.values():
@@ -347,9 +350,9 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
             owned.add(f"{ns}/{name}")
         if _condition_true(wl, names.ADMITTED) or _condition_true(wl, names.FINISHED):
             continue
-        out.append(facts_for(kind, ns, name, wl, snapshot, options))
+        out.append(facts_for(kind, ns, name, wl, snapshot, options, context=context))
     for key, job in snapshot.jobs.items():
         if (namespace is None or job.metadata.namespace == namespace) and key not in owned and kueue_held_job(job):
             if workload_of_owner(snapshot, job.metadata.namespace, JOB, job.metadata.name, job.metadata.uid) is None:
-                out.append(facts_for_job(snapshot, job, options))
+                out.append(facts_for_job(snapshot, job, options, context))
     return out
