@@ -257,16 +257,17 @@ def namespaces(cq_count: int) -> list[dict[str, Any]]:
     ]
 
 
-def _shape(k: int, gpu_cq: bool) -> tuple[dict[str, str], int, bool]:
-    """A pending Workload's per-pod requests, pod count and whether it tolerates the GPU taint."""
-    kind = k % 10
+def _shape(position: int, gpu_cq: bool) -> tuple[dict[str, str], int, bool]:
+    """The per-pod requests, pod count and whether it tolerates the GPU taint of the pending
+    Workload at POSITION (in its ClusterQueue's share)."""
+    kind = position % 10
     if not gpu_cq or kind in (6, 7):  # CPU only: most fit
         return {"cpu": "4", "memory": "16Gi"}, 2, True
     if kind == 8:  # no toleration: no GPU flavor's taint is tolerated
         return {"cpu": "8", "memory": "64Gi", GPU: "1"}, 1, False
     if kind == 9:  # more than the ClusterQueue could ever hold, even borrowing
         return {"cpu": "16", "memory": "128Gi", GPU: "8"}, 40, True
-    return {"cpu": "16", "memory": "128Gi", GPU: "8"}, 1 + k % 4, True
+    return {"cpu": "16", "memory": "128Gi", GPU: "8"}, 1 + position % 4, True
 
 
 def _job(
@@ -376,17 +377,19 @@ def _condition(cond_type: str, status: str, reason: str, message: str, serial: i
 
 def admitted(count: int, cq_count: int, cohort_count: int) -> list[dict[str, Any]]:
     """COUNT running Jobs and their admitted Workloads, spread over the ClusterQueues: seven in ten
-    CPU-only (on-demand, every third spot), the rest one or two GPUs in the ClusterQueue's flavors."""
+    CPU-only (on-demand, every third spot), the rest one or two GPUs in the ClusterQueue's flavors
+    (more GPUs than its nominal quota: it borrows, and its cohort is short)."""
     out = []
     for j in range(count):
-        cq = j % cq_count
-        gpu = cq % 10 != 9 and j % 10 >= 7
-        requests = {"cpu": "8", "memory": "64Gi", GPU: str(1 + j % 2)} if gpu else {"cpu": "2", "memory": "8Gi"}
-        job = _job(f"run-{cq}-{j}", _namespace(cq), f"lq-{cq}-{j % QUEUES_PER_CQ}", requests, 1, gpu, False, j)
-        cpu_flavor = CPU_FLAVORS[1 if j % 3 == 0 else 0]
+        cq, position = j % cq_count, j // cq_count
+        gpu = cq % 10 != 9 and position % 10 >= 7
+        requests = {"cpu": "8", "memory": "64Gi", GPU: str(1 + position % 2)} if gpu else {"cpu": "2", "memory": "8Gi"}
+        queue = f"lq-{cq}-{position % QUEUES_PER_CQ}"
+        job = _job(f"run-{cq}-{j}", _namespace(cq), queue, requests, 1, gpu, False, j)
+        cpu_flavor = CPU_FLAVORS[1 if position % 3 == 0 else 0]
         assigned = {"cpu": cpu_flavor, "memory": cpu_flavor}
         if gpu:
-            assigned[GPU] = GPU_FLAVOR_PAIRS[cq % cohort_count % 2][j % 2]
+            assigned[GPU] = GPU_FLAVOR_PAIRS[cq % cohort_count % 2][position // 2 % 2]
         admission = {
             "clusterQueue": f"cq-{cq}",
             "podSetAssignments": [{"name": "main", "count": 1, "flavors": assigned, "resourceUsage": dict(requests)}],
@@ -396,7 +399,7 @@ def admitted(count: int, cq_count: int, cohort_count: int) -> list[dict[str, Any
             _condition("Admitted", "True", "Admitted", "The workload is admitted", j),
             _condition("PodsReady", "True", "Started", "All pods reached readiness and the workload is running", j),
         ]
-        out += [job, _workload(job, conditions, (j % 3) * 100, admission)]
+        out += [job, _workload(job, conditions, (position % 3) * 100, admission)]
     return out
 
 
@@ -412,20 +415,21 @@ def pending(count: int, cq_count: int, cohort_count: int, serial0: int) -> tuple
     out = []
     target = ""
     for k in range(count):
-        cq = k % cq_count
+        cq, position = k % cq_count, k // cq_count
         gpu_cq = cq % 10 != 9
-        requests, pods, tolerate = _shape(k, gpu_cq)
-        queue = "lq-missing" if k % MISSING_QUEUE_EVERY == MISSING_QUEUE_EVERY - 1 else f"lq-{cq}-{k % QUEUES_PER_CQ}"
+        requests, pods, tolerate = _shape(position, gpu_cq)
+        missing = k % MISSING_QUEUE_EVERY == MISSING_QUEUE_EVERY - 1
+        queue = "lq-missing" if missing else f"lq-{cq}-{position % QUEUES_PER_CQ}"
         serial = serial0 + k
         job = _job(f"train-{cq}-{k}", _namespace(cq), queue, requests, pods, tolerate, True, serial)
         resource = GPU if GPU in requests else "cpu"
         flavor = GPU_FLAVOR_PAIRS[cq % cohort_count % 2][0] if resource == GPU else CPU_FLAVORS[0]
         message = RECORDED_MESSAGE.format(resource, flavor, requests[resource])
         conditions = [_condition("QuotaReserved", "False", "Pending", message, serial)]
-        priority = (k // cq_count) % 3 * 100
+        priority = position % 3 * 100
         wl = _workload(job, conditions, priority, None)
         out += [job, wl]
-        if cq == 1 % cq_count and priority == 0 and k % 10 < 6 and queue != "lq-missing":
+        if cq == 1 % cq_count and priority == 0 and position % 10 < 6 and not missing:
             target = f"{wl['metadata']['namespace']}/{wl['metadata']['name']}"
     return out, target
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from podwhy.cluster.kueue import names
@@ -152,6 +152,8 @@ class Queue:
 
     workloads: tuple[o.KueueWorkload, ...]
     keys: tuple[QueueKey, ...]
+    # (namespace, name) -> where in WORKLOADS.
+    places: Mapping[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -162,12 +164,18 @@ class Queue:
     ) -> Queue:
         """PENDING, already in pop order (pending_in_cluster_queue's)."""
         workloads = tuple(pending)
-        return cls(workloads, tuple(queue_key(wl, requeuing_timestamp, gates) for wl in workloads))
+        places: dict[tuple[str, str], tuple[int, ...]] = {}
+        for i, wl in enumerate(workloads):
+            ident = (wl.metadata.namespace, wl.metadata.name)
+            places[ident] = (*places.get(ident, ()), i)
+        return cls(workloads, tuple(queue_key(wl, requeuing_timestamp, gates) for wl in workloads), places)
 
     def ahead_of(self, key: QueueKey, namespace: str, name: str) -> list[o.KueueWorkload]:
         """workloads_ahead of the Workload NAMESPACE/NAME whose key is KEY: those whose key sorts
         before KEY (the keys are sorted: a prefix), itself excluded."""
         end = bisect_left(self.keys, key)
+        if not any(i < end for i in self.places.get((namespace, name), ())):
+            return list(self.workloads[:end])  # not itself among them: the whole prefix
         return [wl for wl in self.workloads[:end] if (wl.metadata.namespace, wl.metadata.name) != (namespace, name)]
 
 
