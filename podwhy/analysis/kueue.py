@@ -216,16 +216,30 @@ def _fits(workload: o.KueueWorkload, context: KueueContext) -> bool:
     return context.explain(workload).stage is Stage.FITS
 
 
+class FactsContext(KueueContext):
+    """The engine's context (one per snapshot), with who is ahead in each ClusterQueue's queue as
+    facts: a Workload's Workloads ahead are a prefix of its queue, so each place's facts are made
+    once, as far down the queue as a Workload asked."""
+
+    def __init__(self, objs: KueueObjects, options: VerdictOptions | None = None) -> None:
+        super().__init__(objs, options)
+        self.queue_facts: dict[str, list[Ahead]] = {}
+
+
+def _ahead_of(wl: o.KueueWorkload, position: int, context: KueueContext) -> Ahead:
+    key = f"{wl.metadata.namespace}/{wl.metadata.name}"
+    return Ahead(key, effective_priority(wl, context.options.gates), position, _fits(wl, context))
+
+
 def _ahead(verdict: Verdict, context: KueueContext) -> tuple[Ahead, ...]:
-    return tuple(
-        Ahead(
-            f"{wl.metadata.namespace}/{wl.metadata.name}",
-            effective_priority(wl, context.options.gates),
-            position,
-            _fits(wl, context),
-        )
-        for position, wl in enumerate(verdict.ahead, start=1)
-    )
+    count = len(verdict.ahead)
+    queue = context.queue(verdict.cluster_queue).workloads
+    if not isinstance(context, FactsContext) or verdict.ahead != queue[:count]:
+        return tuple(_ahead_of(wl, position, context) for position, wl in enumerate(verdict.ahead, start=1))
+    known = context.queue_facts.setdefault(verdict.cluster_queue, [])
+    for position in range(len(known) + 1, count + 1):
+        known.append(_ahead_of(queue[position - 1], position, context))
+    return tuple(known[:count])
 
 
 def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None) -> Fate:
@@ -258,7 +272,7 @@ def facts_for(
     snapshot's, with OPTIONS) is what the verdicts of several Workloads share."""
     if workload is None:
         return KueueFacts(kind, namespace, name, None, not_evaluated=(NO_WORKLOAD,), gates=tuple(gates))
-    context = context or KueueContext(kueue_objects(snapshot), options)
+    context = context or FactsContext(kueue_objects(snapshot), options)
     verdict = context.explain(workload)
     ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
@@ -338,7 +352,7 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
     the snapshot lacks. A Kueue-gated pod is its Workload's (pending lists the pod as Gated)."""
     if not has_kueue(snapshot):
         return []
-    context = KueueContext(kueue_objects(snapshot), options)  # shared by every Workload's verdict
+    context = FactsContext(kueue_objects(snapshot), options)  # shared by every Workload's verdict
     out = []
     owned: set[str] = set()
     for wl in snapshot.kueue_workloads.values():
