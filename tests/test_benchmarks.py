@@ -26,8 +26,13 @@ SMALL = ["--nodes", "20", "--pods", "200"]
         ),
         ("benchmarks.live", SMALL, ["live:", "offline:", "verdicts:"]),
         ("benchmarks.check", [*SMALL, "--replicas", "30", "--kind", "Job"], ["Job of 30", "replicas/s", "+"]),
+        (
+            "benchmarks.kueue",
+            ["--nodes", "20", "--cluster-queues", "20", "--cohorts", "4", "--admitted", "500", "--pending", "200"],
+            ["pending -A:", "200 held in", "explain:", "ahead", "end to end:", "results:"],
+        ),
     ],
-    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check"],
+    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue"],
 )
 def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
     out = subprocess.run(

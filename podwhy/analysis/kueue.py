@@ -30,7 +30,7 @@ from podwhy.analysis.kueuefacts import (
 )
 from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
 from podwhy.cluster.kueue.order import effective_priority
 from podwhy.model import objects as o
@@ -214,21 +214,34 @@ def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Stalenes
     return Staleness.AGREES if same else Staleness.RECORDED_STALE
 
 
-def _fits(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions) -> bool:
-    verdict = explain_workload(workload, objs, options)
-    return verdict.stage is Stage.FITS
+def _fits(workload: o.KueueWorkload, context: KueueContext) -> bool:
+    return context.explain(workload).stage is Stage.FITS
 
 
-def _ahead(verdict: Verdict, objs: KueueObjects, options: VerdictOptions) -> tuple[Ahead, ...]:
-    return tuple(
-        Ahead(
-            f"{wl.metadata.namespace}/{wl.metadata.name}",
-            effective_priority(wl, options.gates),
-            position,
-            _fits(wl, objs, options),
-        )
-        for position, wl in enumerate(verdict.ahead, start=1)
-    )
+class FactsContext(KueueContext):
+    """The engine's context (one per snapshot), with who is ahead in each ClusterQueue's queue as
+    facts: a Workload's Workloads ahead are a prefix of its queue, so each place's facts are made
+    once, as far down the queue as a Workload asked."""
+
+    def __init__(self, objs: KueueObjects, options: VerdictOptions | None = None) -> None:
+        super().__init__(objs, options)
+        self.queue_facts: dict[str, list[Ahead]] = {}
+
+
+def _ahead_of(wl: o.KueueWorkload, position: int, context: KueueContext) -> Ahead:
+    key = f"{wl.metadata.namespace}/{wl.metadata.name}"
+    return Ahead(key, effective_priority(wl, context.options.gates), position, _fits(wl, context))
+
+
+def _ahead(verdict: Verdict, context: KueueContext) -> tuple[Ahead, ...]:
+    count = len(verdict.ahead)
+    queue = context.queue(verdict.cluster_queue).workloads
+    if not isinstance(context, FactsContext) or verdict.ahead != queue[:count]:
+        return tuple(_ahead_of(wl, position, context) for position, wl in enumerate(verdict.ahead, start=1))
+    known = context.queue_facts.setdefault(verdict.cluster_queue, [])
+    for position in range(len(known) + 1, count + 1):
+        known.append(_ahead_of(queue[position - 1], position, context))
+    return tuple(known[:count])
 
 
 def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None) -> Fate:
@@ -256,15 +269,16 @@ def facts_for(
     options: VerdictOptions | None = None,
     gates: Iterable[str] = (),
     suggest: bool = True,
+    context: KueueContext | None = None,
 ) -> KueueFacts:
     """Kueue's decision for WORKLOAD (the one of KIND NAMESPACE/NAME), recomputed, with the
-    verified changes that would admit it (SUGGEST; `pending` has no use for them)."""
-    options = options or VerdictOptions()
+    verified changes that would admit it (SUGGEST; `pending` has no use for them). CONTEXT (the
+    snapshot's, with OPTIONS) is what the verdicts of several Workloads share."""
     if workload is None:
         return KueueFacts(kind, namespace, name, None, not_evaluated=(NO_WORKLOAD,), gates=tuple(gates))
-    objs = kueue_objects(snapshot)
-    verdict = explain_workload(workload, objs, options)
-    ahead = _ahead(verdict, objs, options) if verdict.ahead else ()
+    context = context or FactsContext(kueue_objects(snapshot), options)
+    verdict = context.explain(workload)
+    ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
     admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED)
     if verdict.stage is Stage.FITS:
@@ -297,10 +311,14 @@ def facts_for(
         message=verdict.message,
         pod_sets=_pod_sets(verdict),
     )
-    return replace(facts, suggestions=suggestions_for(facts, objs, options)) if suggest else facts
+    if not suggest:
+        return facts
+    return replace(facts, suggestions=suggestions_for(facts, context.objs, context.options))
 
 
-def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None) -> KueueFacts:
+def facts_for_job(
+    snapshot: Snapshot, job: o.Job, options: VerdictOptions | None = None, context: KueueContext | None = None
+) -> KueueFacts:
     """A Job's Workload, recomputed; a Job Kueue holds without a Workload in the snapshot is not
     evaluated (Kueue's job reconciler makes the Workload: the snapshot has none for it)."""
     ns, name = job.metadata.namespace, job.metadata.name
@@ -308,7 +326,7 @@ def facts_for_job(snapshot: Snapshot, job: o.Job, options: VerdictOptions | None
     if workload is None:
         queue = job.metadata.labels.get(QUEUE_NAME_LABEL, "")
         return KueueFacts(JOB, ns, name, None, local_queue=queue, not_evaluated=(NO_WORKLOAD,))
-    return facts_for(JOB, ns, name, workload, snapshot, options)
+    return facts_for(JOB, ns, name, workload, snapshot, options, context=context)
 
 
 def facts_for_pod(snapshot: Snapshot, pod: o.Pod, options: VerdictOptions | None = None) -> KueueFacts | None:
@@ -341,6 +359,7 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
     the snapshot lacks. A Kueue-gated pod is its Workload's (pending lists the pod as Gated)."""
     if not has_kueue(snapshot):
         return []
+    context = FactsContext(kueue_objects(snapshot), options)  # shared by every Workload's verdict
     out = []
     owned: set[str] = set()
     for wl in snapshot.kueue_workloads.values():
@@ -352,9 +371,9 @@ def kueue_pending(snapshot: Snapshot, namespace: str | None, options: VerdictOpt
             owned.add(f"{ns}/{name}")
         if _condition_true(wl, names.ADMITTED) or _condition_true(wl, names.FINISHED):
             continue
-        out.append(facts_for(kind, ns, name, wl, snapshot, options, suggest=False))
+        out.append(facts_for(kind, ns, name, wl, snapshot, options, suggest=False, context=context))
     for key, job in snapshot.jobs.items():
         if (namespace is None or job.metadata.namespace == namespace) and key not in owned and kueue_held_job(job):
             if workload_of_owner(snapshot, job.metadata.namespace, JOB, job.metadata.name, job.metadata.uid) is None:
-                out.append(facts_for_job(snapshot, job, options))
+                out.append(facts_for_job(snapshot, job, options, context))
     return out

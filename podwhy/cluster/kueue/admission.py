@@ -22,7 +22,7 @@ from podwhy.cluster.kueue.blockers import (
     queue_blocker,
 )
 from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
-from podwhy.cluster.kueue.order import pending_in_cluster_queue, workloads_ahead
+from podwhy.cluster.kueue.order import Queue, pending_by_cluster_queue, queue_key
 from podwhy.cluster.kueue.requests import PodSetRequests, RequestOptions, has_condition, pod_set_requests
 from podwhy.cluster.kueue.resourcenode import QuotaTree, build_tree
 from podwhy.model import objects as o
@@ -131,9 +131,66 @@ def _done(workload: o.KueueWorkload) -> Verdict | None:
     return None
 
 
+class KueueContext:
+    """What the verdicts over one set of Kueue objects share, each built once, on first use: the
+    quota tree (the admitted Workloads' usage), each ClusterQueue's Active status and its queue of
+    pending Workloads in pop order, and each Workload's verdict. The objects are read, never
+    changed: one context serves every Workload of a snapshot (pending, who is ahead)."""
+
+    def __init__(self, objs: KueueObjects, options: VerdictOptions | None = None) -> None:
+        self.objs = objs
+        self.options = options or VerdictOptions()
+        self._tree: QuotaTree | None = None
+        self._queues: dict[str, Queue] | None = None
+        self._cq_status: dict[str, QueueStatus] = {}
+        # id(workload) -> (the workload, kept so that its id stays its own; its verdict)
+        self._verdicts: dict[int, tuple[o.KueueWorkload, Verdict]] = {}
+
+    @property
+    def tree(self) -> QuotaTree:
+        if self._tree is None:
+            objs = self.objs
+            self._tree = build_tree(
+                objs.cluster_queues.values(), objs.cohorts.values(), objs.workloads, self.options.gates
+            )
+        return self._tree
+
+    def queue(self, cluster_queue: str) -> Queue:
+        """The ClusterQueue's pending Workloads in pop order (every queue sorted in one pass)."""
+        if self._queues is None:
+            timestamp, gates = self.options.requeuing_timestamp, self.options.gates
+            by_cq = pending_by_cluster_queue(self.objs.workloads, self.objs.local_queues, timestamp, gates)
+            self._queues = {name: Queue.of(pending, timestamp, gates) for name, pending in by_cq.items()}
+        return self._queues.get(cluster_queue) or Queue((), ())
+
+    def cluster_queue_status(self, cq: o.ClusterQueue) -> QueueStatus:
+        """The Active status of CQ (one of the context's ClusterQueues)."""
+        name = cq.metadata.name
+        status = self._cq_status.get(name)
+        if status is None:
+            objs = self.objs
+            status = cluster_queue_status(cq, objs.flavors, objs.admission_checks, objs.topologies, self.options.gates)
+            self._cq_status[name] = status
+        return status
+
+    def explain(self, workload: o.KueueWorkload) -> Verdict:
+        """explain_workload over the context's objects and options (each Workload's verdict once)."""
+        known = self._verdicts.get(id(workload))
+        if known is not None and known[0] is workload:
+            return known[1]
+        verdict = _explain(workload, self)
+        self._verdicts[id(workload)] = (workload, verdict)
+        return verdict
+
+
 def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions | None = None) -> Verdict:
-    """Why WORKLOAD is (not) admitted: the first blocker Kueue meets, else its flavor assignment."""
-    options = options or VerdictOptions()
+    """Why WORKLOAD is (not) admitted: the first blocker Kueue meets, else its flavor assignment.
+    (A KueueContext shares what the verdicts of many Workloads over the same objects compute.)"""
+    return KueueContext(objs, options).explain(workload)
+
+
+def _explain(workload: o.KueueWorkload, context: KueueContext) -> Verdict:
+    objs, options = context.objs, context.options
     gates = options.gates
     done = _done(workload)
     if done is not None:
@@ -141,11 +198,7 @@ def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: Ver
     ns = workload.metadata.namespace
     lq = objs.local_queues.get((ns, workload.spec.queue_name))
     cq = objs.cluster_queues.get(lq.spec.cluster_queue) if lq is not None else None
-    cq_status = (
-        cluster_queue_status(cq, objs.flavors, objs.admission_checks, objs.topologies, gates)
-        if cq is not None
-        else None
-    )
+    cq_status = context.cluster_queue_status(cq) if cq is not None else None
     lq_status = local_queue_status(lq, cq, cq_status) if lq is not None else None
     cq_name = lq.spec.cluster_queue if lq is not None else ""
     base = Verdict(Stage.BLOCKED, "", "", "", cq_name, cq_status, lq_status)
@@ -156,15 +209,14 @@ def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: Ver
     if gated is not None:
         return replace(base, reason=names.ADMISSION_GATED, message=gated, granular_reason=names.ADMISSION_GATED)
     assert cq is not None and lq is not None
-    return _nominate(workload, cq, objs, options, base)
+    return _nominate(workload, cq, context, base)
 
 
-def _nominate(
-    workload: o.KueueWorkload, cq: o.ClusterQueue, objs: KueueObjects, options: VerdictOptions, base: Verdict
-) -> Verdict:
+def _nominate(workload: o.KueueWorkload, cq: o.ClusterQueue, context: KueueContext, base: Verdict) -> Verdict:
     """scheduler.nominate, then processEntry's reason for the assignment's mode."""
+    objs, options = context.objs, context.options
     gates = options.gates
-    tree = build_tree(objs.cluster_queues.values(), objs.cohorts.values(), objs.workloads, gates)
+    tree = context.tree
     cq_name = cq.metadata.name
     if any(c.state in ("Retry", "Rejected") for c in workload.status.admission_checks):
         reason = _reason(names.PENDING_EVALUATION, names.LEGACY_PENDING, gates)
@@ -189,8 +241,8 @@ def _nominate(
         )
     requests = pod_set_requests(workload, request_options)
     assignment = _assign(workload, requests, cq, tree, objs, options)
-    pending = pending_in_cluster_queue(cq_name, objs.workloads, objs.local_queues, options.requeuing_timestamp, gates)
-    ahead = tuple(workloads_ahead(workload, pending, options.requeuing_timestamp, gates))
+    key = queue_key(workload, options.requeuing_timestamp, gates)
+    ahead = tuple(context.queue(cq_name).ahead_of(key, ns, workload.metadata.name))
     verdict = replace(
         base,
         requests=tuple(requests),

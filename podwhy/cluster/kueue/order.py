@@ -6,8 +6,9 @@ not fit. Admission fair sharing's order and a preemptor's sticky head are not em
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from podwhy.cluster.kueue import names
@@ -107,6 +108,25 @@ def is_admissible(workload: o.KueueWorkload, gates: Mapping[str, bool] | None = 
     )
 
 
+def pending_by_cluster_queue(
+    workloads: Iterable[o.KueueWorkload],
+    local_queues: Mapping[tuple[str, str], o.LocalQueue],
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> dict[str, list[o.KueueWorkload]]:
+    """Every ClusterQueue's pending Workloads, by ClusterQueue name, each in the order its queue
+    pops them (one pass over WORKLOADS: pending_in_cluster_queue for all of them at once)."""
+    by_cq: dict[str, list[o.KueueWorkload]] = {}
+    for wl in workloads:
+        lq = local_queues.get((wl.metadata.namespace, wl.spec.queue_name))
+        if lq is None or not is_admissible(wl, gates):
+            continue
+        by_cq.setdefault(lq.spec.cluster_queue, []).append(wl)
+    for pending in by_cq.values():
+        pending.sort(key=lambda wl: queue_key(wl, requeuing_timestamp, gates))
+    return by_cq
+
+
 def pending_in_cluster_queue(
     cluster_queue: str,
     workloads: Iterable[o.KueueWorkload],
@@ -123,6 +143,40 @@ def pending_in_cluster_queue(
             continue
         pending.append(wl)
     return sorted(pending, key=lambda wl: queue_key(wl, requeuing_timestamp, gates))
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A ClusterQueue's pending Workloads in pop order, with their sort keys (KEYS[i] is
+    WORKLOADS[i]'s): who is ahead of a Workload is a prefix, found by bisection."""
+
+    workloads: tuple[o.KueueWorkload, ...]
+    keys: tuple[QueueKey, ...]
+    # (namespace, name) -> where in WORKLOADS.
+    places: Mapping[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        pending: Iterable[o.KueueWorkload],
+        requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+        gates: Mapping[str, bool] | None = None,
+    ) -> Queue:
+        """PENDING, already in pop order (pending_in_cluster_queue's)."""
+        workloads = tuple(pending)
+        places: dict[tuple[str, str], tuple[int, ...]] = {}
+        for i, wl in enumerate(workloads):
+            ident = (wl.metadata.namespace, wl.metadata.name)
+            places[ident] = (*places.get(ident, ()), i)
+        return cls(workloads, tuple(queue_key(wl, requeuing_timestamp, gates) for wl in workloads), places)
+
+    def ahead_of(self, key: QueueKey, namespace: str, name: str) -> list[o.KueueWorkload]:
+        """workloads_ahead of the Workload NAMESPACE/NAME whose key is KEY: those whose key sorts
+        before KEY (the keys are sorted: a prefix), itself excluded."""
+        end = bisect_left(self.keys, key)
+        if not any(i < end for i in self.places.get((namespace, name), ())):
+            return list(self.workloads[:end])  # not itself among them: the whole prefix
+        return [wl for wl in self.workloads[:end] if (wl.metadata.namespace, wl.metadata.name) != (namespace, name)]
 
 
 def workloads_ahead(

@@ -58,6 +58,8 @@ class Node:
     child_cohorts: list[Node] = field(default_factory=list)
     # A Cohort object exists for it (else it is implicit: named by a ClusterQueue or a child).
     explicit: bool = False
+    # node_height, kept by build_tree once the tree is whole (None: counted on each call).
+    height: int | None = None
 
     def has_parent(self) -> bool:
         return self.parent is not None
@@ -159,6 +161,8 @@ def remove_usage(node: Node, fr: FlavorResource, val: int) -> None:
 
 def node_height(node: Node) -> int:
     """getNodeHeight: the distance to the furthest leaf."""
+    if node.height is not None:
+        return node.height
     height = min(node.child_count(), 1)
     for child in node.child_cohorts:
         height = max(height, node_height(child) + 1)
@@ -247,13 +251,49 @@ def build_tree(
     for cohort in list(tree.cohorts.values()):
         if cohort.parent is None:
             _update_cohort(cohort)
+    for node in [*tree.cohorts.values(), *tree.cluster_queues.values()]:
+        if not has_cycle(node):
+            node.height = node_height(node)
+    held: list[tuple[Node, FlavorResource, int]] = []
+    in_cycle: dict[str, bool] = {}
     for wl in workloads:
         admission = wl.status.admission
         if admission is None or not has_active_quota_reservation(wl):
             continue
-        holder = tree.cluster_queues.get(admission.cluster_queue)
-        if holder is None or tree.in_cycle(holder):
+        name = admission.cluster_queue
+        holder = tree.cluster_queues.get(name)
+        if holder is None:
             continue
-        for fr, q in assigned_usage(admitted_requests(wl, gates)).items():
-            add_usage(holder, fr, q)
+        if name not in in_cycle:
+            in_cycle[name] = tree.in_cycle(holder)
+        if in_cycle[name]:
+            continue
+        held += [(holder, fr, q) for fr, q in assigned_usage(admitted_requests(wl, gates)).items()]
+    add_all_usage(held)
     return tree
+
+
+# Below this total (per resource) no sum of usage comes near int64's saturation or Unlimited.
+SUMMABLE = 2**62
+
+
+def add_all_usage(usages: list[tuple[Node, FlavorResource, int]]) -> None:
+    """add_usage of each (node, resource, amount), in order. What a node passes to its parent is
+    its total past its local quota, whatever the order of the additions, as long as none is
+    negative and no sum saturates: then each node's total is added at once, in one call per node
+    and resource (the same usage everywhere); else one by one."""
+    totals: dict[FlavorResource, int] = {}
+    for _, fr, q in usages:
+        if q < 0:
+            break
+        totals[fr] = totals.get(fr, 0) + q
+    else:
+        if all(total < SUMMABLE for total in totals.values()):
+            summed: dict[tuple[int, FlavorResource], tuple[Node, int]] = {}
+            for node, fr, q in usages:
+                key = (id(node), fr)
+                known = summed.get(key)
+                summed[key] = (node, q if known is None else known[1] + q)
+            usages = [(node, fr, q) for (_, fr), (node, q) in summed.items()]
+    for node, fr, q in usages:
+        add_usage(node, fr, q)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
 
 from podwhy.cluster.kueue import names
 from podwhy.model.quantity import (
@@ -25,16 +27,18 @@ UNLIMITED = MAX_INT64  # resources.Unlimited
 Amount = int
 
 
-@dataclass(frozen=True, order=True)
-class FlavorResource:
-    """resources.FlavorResource: one resource in one flavor."""
+class FlavorResource(NamedTuple):
+    """resources.FlavorResource: one resource in one flavor (a tuple: the quota tree's dicts are
+    keyed by it, hashed and compared as tuples are)."""
 
     flavor: str
     resource: str
 
 
 def _clamp(value: int) -> int:
-    return max(MIN_INT64, min(MAX_INT64, value))
+    if value > MAX_INT64:
+        return MAX_INT64
+    return MIN_INT64 if value < MIN_INT64 else value
 
 
 def saturating_add(a: int, b: int) -> int:
@@ -88,8 +92,10 @@ def exact(raw: QuantityInput | Fraction) -> Fraction:
     return Fraction(q.coefficient) * Fraction(10) ** q.exponent
 
 
+@lru_cache(maxsize=4096, typed=True)
 def resource_value(name: str, raw: QuantityInput | Fraction) -> int:
-    """resources.ResourceValue: milli-CPU, else the value rounded up; clamped to int64."""
+    """resources.ResourceValue: milli-CPU, else the value rounded up; clamped to int64. (Kept for
+    the amounts seen last: the admitted Workloads of a cluster repeat a few.)"""
     amount = exact(raw)
     scaled = amount * 1000 if name == names.CPU else amount
     return _clamp(-((-scaled.numerator) // scaled.denominator))
