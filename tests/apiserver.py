@@ -37,6 +37,7 @@ import base64
 import json
 import socket
 import ssl
+import sys
 import threading
 import uuid
 from collections import defaultdict
@@ -246,7 +247,22 @@ TLS = Path(__file__).resolve().parent / "tls"
 TLS_CERT = TLS / "server.crt"
 
 
-class _TLSServer(ThreadingHTTPServer):
+class _Server(ThreadingHTTPServer):
+    """The test API server: a client that drops its connection (a fetch stopped at a bound, a
+    refused request, a test over) ends that handler quietly, as a real API server logs it at most;
+    any other error in a handler is still printed (a fault of the test server itself). Without
+    this, socketserver prints the dropped connection's traceback to whichever stderr the thread
+    sees, which a CliRunner capturing a later command's stderr would read as that command's."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class _TLSServer(_Server):
     """HTTPS: each connection's handshake in its own handler thread, a failed one dropped quietly
     (the client refusing the certificate is what a test expects)."""
 
@@ -318,7 +334,7 @@ class FakeApiServer:
 
             do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
 
-        self._server = (_TLSServer if self.tls else ThreadingHTTPServer)(("127.0.0.1", 0), Handler)
+        self._server = (_TLSServer if self.tls else _Server)(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
