@@ -1,0 +1,1 @@
+"""kube-scheduler's framework (pkg/scheduler/framework): the plugins' contracts and the runtime."""

@@ -1,0 +1,1 @@
+"""kube-scheduler's in-tree plugins (pkg/scheduler/framework/plugins), one module or package per plugin."""
