@@ -26,7 +26,7 @@ from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
-from podwhy.report.build.explain import build_report, likely_release_cause
+from podwhy.report.build.explain import build_report
 from podwhy.report.build.pending import build_pending_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
@@ -281,14 +281,13 @@ def _explain_pod(
         autoscaling=analysis,
         document=manifest.document if manifest is not None else None,
     )
-    report = build_report(cycle, snapshot, suggestions, notes, classified, version, analysis)
-    word = report.scheduler
-    if word is not None and word.agrees is False and version.source is not VersionSource.FLAG and manifest is None:
-        likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
-        if likely is not None:
-            word.likelyRelease = likely
-            word.causes = [likely_release_cause(likely), *word.causes]
-    return report
+    # When kube-scheduler's own word disagrees, the release whose words it is: computed before the
+    # report is built, which it then only reads.
+    likely = None
+    if version.source is not VersionSource.FLAG and manifest is None:
+        if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees is False:
+            likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
+    return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis, likely_release=likely)
 
 
 def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None:
@@ -325,23 +324,29 @@ def _attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
     """The other emulated release whose scheduler words the message kube-scheduler itself gave
-    the pod exactly, nearest to the emulated one first; None when none does. The snapshot is the
-    last thing read: a release that drops disabled fields drops them for good, so those come last."""
+    the pod exactly, nearest to the emulated one first; None when none does. A release that drops
+    disabled fields drops them from the snapshot's pods (those come last); they are given back
+    before returning, so that the snapshot is as the emulated release holds it."""
     others = sorted(
         (e for e in EMULATED.values() if e != emulated),
         key=lambda e: (not e.enabled(POD_LEVEL_RESOURCES), abs(e.minor - emulated.minor), -e.minor),
     )
-    for emulation in others:
-        drop_disabled_fields(snapshot, emulation)
-        config = scheduler_config(config_path, emulation)
-        profile = profile_for_pod(config, pod)
-        if profile is None:
-            continue
-        names = frozenset(p.scheduler_name for p in config.profiles)
-        cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
-        if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees:
-            return emulation.name
-    return None
+    kept = [(p, p.spec.resources) for p in snapshot.pods if p.spec.resources is not None]
+    try:
+        for emulation in others:
+            drop_disabled_fields(snapshot, emulation)
+            config = scheduler_config(config_path, emulation)
+            profile = profile_for_pod(config, pod)
+            if profile is None:
+                continue
+            names = frozenset(p.scheduler_name for p in config.profiles)
+            cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
+            if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees:
+                return emulation.name
+        return None
+    finally:
+        for kept_pod, resources in kept:
+            kept_pod.spec.resources = resources
 
 
 @dataclass

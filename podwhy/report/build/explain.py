@@ -273,6 +273,7 @@ def scheduler_word(
     report: Report,
     not_evaluated: Sequence[str] = (),
     version: ChosenVersion | None = None,
+    likely_release: str | None = None,
 ) -> SchedulerWord:
     """What kube-scheduler last said of the pod, and whether it agrees; `not_evaluated`: the
     PreFilter/Filter plugins podwhy could not evaluate, a likely cause of a disagreement;
@@ -300,9 +301,15 @@ def scheduler_word(
         if event is not None
         else None,
         agrees=said.agrees,
-        causes=[*_older_release_cause(version), *_not_evaluated_cause(not_evaluated), *DISAGREEMENT_CAUSES]
+        causes=[
+            *([likely_release_cause(likely_release)] if likely_release else []),
+            *_older_release_cause(version),
+            *_not_evaluated_cause(not_evaluated),
+            *DISAGREEMENT_CAUSES,
+        ]
         if said.agrees is False
         else [],
+        likelyRelease=likely_release if said.agrees is False else None,
     )
 
 
@@ -357,10 +364,12 @@ def build_report(
     pending: PendingPod | None = None,
     version: ChosenVersion | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
+    likely_release: str | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
     join the warnings, and so do those of the `version` emulated; `pending`: how `podwhy pending`
-    classifies the pod."""
+    classifies the pod; `likely_release`: the release whose words kube-scheduler's are, when they
+    disagree with the emulated one's."""
     pod = cycle.pod.pod
     report = Report(
         pod=_pod_summary(cycle),
@@ -387,7 +396,7 @@ def build_report(
         autoscaling=autoscaling_report(autoscaling) if autoscaling is not None else None,
     )
     not_evaluated = list(cycle.outcome.not_evaluated) if cycle.outcome is not None else []
-    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated, version)
+    report.scheduler = scheduler_word(pod, snapshot, report, not_evaluated, version, likely_release)
     defaulted = snapshot.defaulted.get(f"{pod.metadata.namespace}/{pod.metadata.name}")
     if defaulted:
         report.apiServerDefaults = [DefaultedField(field=f, value=v, why=w) for f, v, w in defaulted]
