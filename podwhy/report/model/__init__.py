@@ -1,94 +1,199 @@
-"""The reports' typed structs, the JSON contract the schemas are generated from (every name re-exported)."""
+"""The reports' typed structs, the JSON contract of the schemas: every name here, loaded when first used."""
 
 from __future__ import annotations
 
-from podwhy.report.model.autoscaling import (
-    AutoscalerSaid,
-    AutoscalingGroup,
-    AutoscalingReport,
-    ComingNodeReport,
-)
-from podwhy.report.model.blocking import (
-    BlockingCause,
-    Consumer,
-    MissingTopologyKeyCause,
-    NoAffinityMatchCause,
-    NotAdvertisedCause,
-    SelectorMismatchCause,
-    TooSmallCause,
-    UntoleratedTaintCause,
-)
-from podwhy.report.model.check import (
-    PLACEMENT_ORDER,
-    TIE_BREAK,
-    CheckReport,
-    CheckSummary,
-    DisplacedPod,
-    FitsOnceDeleted,
-    NotChecked,
-    PendingReplicas,
-    ReplicaReport,
-    RolloutReport,
-    RolloutStep,
-    WorkloadReport,
-)
-from podwhy.report.model.common import (
-    API_VERSION,
-    DefaultedField,
-    ObjectPatch,
-    SchedulerVersion,
-    SnapshotSummary,
-    Suggestion,
-    VersionSourceName,
-)
-from podwhy.report.model.encoding import (
-    SCHEMA_INFO,
-    encode_json,
-    json_schema,
-    to_builtins,
-)
-from podwhy.report.model.explain import (
-    KIND,
-    Candidate,
-    DryRunStatus,
-    NodeReport,
-    NominatedPod,
-    PendingCause,
-    PluginStatus,
-    PodSummary,
-    Preemption,
-    PreFilterEntry,
-    Report,
-    SamplingReport,
-    SchedulerWord,
-    SchedulingEvent,
-    ScoreEntry,
-    StatusName,
-    Victim,
-)
-from podwhy.report.model.kueue import (
-    KUEUE_INCONCLUSIVE,
-    KueueAdmittedPodSet,
-    KueueAhead,
-    KueueCheck,
-    KueuePendingGroup,
-    KueuePodSet,
-    KueueQuotaChange,
-    KueueQuotaFigure,
-    KueueRecorded,
-    KueueReport,
-    KueueSuggestion,
-    KueueTolerationAdded,
-)
-from podwhy.report.model.pending import (
-    CauseNodes,
-    GroupSizingNote,
-    PendingCauseSummary,
-    PendingGroup,
-    PendingReport,
-    PendingScope,
-    pending_exit_code,
-)
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from podwhy.report.model.autoscaling import (
+        AutoscalerSaid,
+        AutoscalingGroup,
+        AutoscalingReport,
+        ComingNodeReport,
+    )
+    from podwhy.report.model.blocking import (
+        BlockingCause,
+        Consumer,
+        MissingTopologyKeyCause,
+        NoAffinityMatchCause,
+        NotAdvertisedCause,
+        SelectorMismatchCause,
+        TooSmallCause,
+        UntoleratedTaintCause,
+    )
+    from podwhy.report.model.check import (
+        PLACEMENT_ORDER,
+        TIE_BREAK,
+        CheckReport,
+        CheckSummary,
+        DisplacedPod,
+        FitsOnceDeleted,
+        NotChecked,
+        PendingReplicas,
+        ReplicaReport,
+        RolloutReport,
+        RolloutStep,
+        WorkloadReport,
+    )
+    from podwhy.report.model.common import (
+        API_VERSION,
+        DefaultedField,
+        ObjectPatch,
+        SchedulerVersion,
+        SnapshotSummary,
+        Suggestion,
+        VersionSourceName,
+    )
+    from podwhy.report.model.encoding import (
+        SCHEMA_INFO,
+        encode_json,
+        json_schema,
+        to_builtins,
+    )
+    from podwhy.report.model.explain import (
+        KIND,
+        Candidate,
+        DryRunStatus,
+        NodeReport,
+        NominatedPod,
+        PendingCause,
+        PluginStatus,
+        PodSummary,
+        Preemption,
+        PreFilterEntry,
+        Report,
+        SamplingReport,
+        SchedulerWord,
+        SchedulingEvent,
+        ScoreEntry,
+        StatusName,
+        Victim,
+    )
+    from podwhy.report.model.kueue import (
+        KUEUE_INCONCLUSIVE,
+        KueueAdmittedPodSet,
+        KueueAhead,
+        KueueCheck,
+        KueuePendingGroup,
+        KueuePodSet,
+        KueueQuotaChange,
+        KueueQuotaFigure,
+        KueueRecorded,
+        KueueReport,
+        KueueSuggestion,
+        KueueTolerationAdded,
+    )
+    from podwhy.report.model.pending import (
+        CauseNodes,
+        GroupSizingNote,
+        PendingCauseSummary,
+        PendingGroup,
+        PendingReport,
+        PendingScope,
+        pending_exit_code,
+    )
+
+_WHERE = {
+    **dict.fromkeys(
+        ("AutoscalerSaid", "AutoscalingGroup", "AutoscalingReport", "ComingNodeReport"),
+        "podwhy.report.model.autoscaling",
+    ),
+    **dict.fromkeys(
+        (
+            "BlockingCause",
+            "Consumer",
+            "MissingTopologyKeyCause",
+            "NoAffinityMatchCause",
+            "NotAdvertisedCause",
+            "SelectorMismatchCause",
+            "TooSmallCause",
+            "UntoleratedTaintCause",
+        ),
+        "podwhy.report.model.blocking",
+    ),
+    **dict.fromkeys(
+        (
+            "CheckReport",
+            "CheckSummary",
+            "DisplacedPod",
+            "FitsOnceDeleted",
+            "NotChecked",
+            "PLACEMENT_ORDER",
+            "PendingReplicas",
+            "ReplicaReport",
+            "RolloutReport",
+            "RolloutStep",
+            "TIE_BREAK",
+            "WorkloadReport",
+        ),
+        "podwhy.report.model.check",
+    ),
+    **dict.fromkeys(
+        (
+            "API_VERSION",
+            "DefaultedField",
+            "ObjectPatch",
+            "SchedulerVersion",
+            "SnapshotSummary",
+            "Suggestion",
+            "VersionSourceName",
+        ),
+        "podwhy.report.model.common",
+    ),
+    **dict.fromkeys(("SCHEMA_INFO", "encode_json", "json_schema", "to_builtins"), "podwhy.report.model.encoding"),
+    **dict.fromkeys(
+        (
+            "Candidate",
+            "DryRunStatus",
+            "KIND",
+            "NodeReport",
+            "NominatedPod",
+            "PendingCause",
+            "PluginStatus",
+            "PodSummary",
+            "PreFilterEntry",
+            "Preemption",
+            "Report",
+            "SamplingReport",
+            "SchedulerWord",
+            "SchedulingEvent",
+            "ScoreEntry",
+            "StatusName",
+            "Victim",
+        ),
+        "podwhy.report.model.explain",
+    ),
+    **dict.fromkeys(
+        (
+            "KUEUE_INCONCLUSIVE",
+            "KueueAdmittedPodSet",
+            "KueueAhead",
+            "KueueCheck",
+            "KueuePendingGroup",
+            "KueuePodSet",
+            "KueueQuotaChange",
+            "KueueQuotaFigure",
+            "KueueRecorded",
+            "KueueReport",
+            "KueueSuggestion",
+            "KueueTolerationAdded",
+        ),
+        "podwhy.report.model.kueue",
+    ),
+    **dict.fromkeys(
+        (
+            "CauseNodes",
+            "GroupSizingNote",
+            "PendingCauseSummary",
+            "PendingGroup",
+            "PendingReport",
+            "PendingScope",
+            "pending_exit_code",
+        ),
+        "podwhy.report.model.pending",
+    ),
+}
 
 __all__ = [
     "API_VERSION",
@@ -163,3 +268,11 @@ __all__ = [
     "pending_exit_code",
     "to_builtins",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
