@@ -45,6 +45,7 @@ from podwhy.analysis.causes import (
     WaitingForNode,
     WillPreempt,
 )
+from podwhy.analysis.kueuefacts import KUEUE_GATES
 from podwhy.analysis.remedies import (
     AddNodes,
     AwaitPreemption,
@@ -301,6 +302,12 @@ def remedy_text(remedy: Remedy) -> tuple[str, list[str]]:
             return f"get the scheduler serving {name!r} running again", [hint_command(p) for p in pods[:1]]
         case RemoveGates(gates):
             gate = f"gate{'s' if len(gates) != 1 else ''} {', '.join(gates)}"
+            if set(gates) <= KUEUE_GATES:  # Kueue's own: it removes them once it admits the Workload
+                return (
+                    f"Kueue removes {gate} once it admits their Workload (podwhy explain on a pod says why it"
+                    " has not); the scheduler does not try the pods until then",
+                    [],
+                )
             return f"who removes {gate}? The scheduler does not try the pods until then", []
         case ReleaseNomination(pods, node, gone, then):
             where = f"node {node} is gone" if gone else f"it no longer fits on {node}"
