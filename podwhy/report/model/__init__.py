@@ -68,6 +68,8 @@ from podwhy.report.model.explain import (
 )
 from podwhy.report.model.kueue import (
     KUEUE_INCONCLUSIVE,
+    REASONS_GRANULAR,
+    REASONS_LEGACY,
     KueueAdmittedPodSet,
     KueueAhead,
     KueueCheck,
@@ -95,6 +97,8 @@ __all__ = [
     "KIND",
     "KUEUE_INCONCLUSIVE",
     "PLACEMENT_ORDER",
+    "REASONS_GRANULAR",
+    "REASONS_LEGACY",
     "SCHEMA_INFO",
     "TIE_BREAK",
     "AutoscalerSaid",
