@@ -101,7 +101,7 @@ def _assumed(gates: Mapping[str, bool] | None) -> dict[str, Any]:
     decides = names.UNADMITTED_WORKLOADS_OBSERVABILITY
     granular = names.enabled(decides, given)
     shown = {decides: granular}
-    shown |= {gate: on for gate, on in sorted(given.items()) if on != names.FEATURE_DEFAULTS[gate]}
+    shown |= {gate: on for gate, on in sorted(given.items()) if on != names.FEATURE_DEFAULTS.get(gate)}
     return {
         "kueueVersion": names.KUEUE_VERSION,
         "featureGates": shown,
