@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.kueuefacts import KueueFacts
@@ -37,6 +38,9 @@ from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live.source import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource, input_names
 from podwhy.verdict import Verdict
+
+if TYPE_CHECKING:
+    from podwhy.cluster.kueue.admission import VerdictOptions
 
 
 def scheduler_config(path: Path | None, emulation: Emulation = DEFAULT_EMULATION) -> SchedulerConfig:
@@ -76,6 +80,8 @@ class ExplainRequest:
     node: str | None = None
     # --kube-version: the kube-scheduler release to emulate (None: the cluster's, see scheduler.release).
     kube_version: str | None = None
+    # --kueue-feature-gates: Kueue's gates set (None: Kueue v0.20's defaults, names.FEATURE_DEFAULTS).
+    kueue_gates: Mapping[str, bool] | None = None
 
 
 def kindless_note(snapshot: Snapshot) -> str:
@@ -192,7 +198,7 @@ def explain(request: ExplainRequest) -> Report:
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     if manifest is None and request.pod_ref is not None:
-        queued = _kueue_target(snapshot, request.pod_ref, request.namespace)
+        queued = _kueue_target(snapshot, request.pod_ref, request.namespace, request.kueue_gates)
         if queued is not None:  # job/NAME, workload/NAME, an owner Kueue manages
             return queued
     if not snapshot.nodes and not snapshot.pods:
@@ -202,7 +208,7 @@ def explain(request: ExplainRequest) -> Report:
         )
     pod, version = _explained_pod(request, snapshot, manifest)
     # Kueue holds it (gated, or its Job's Workload waits): Kueue's answer comes first.
-    kueue = _kueue_for_pod(snapshot, pod) if manifest is None else None
+    kueue = _kueue_for_pod(snapshot, pod, request.kueue_gates) if manifest is None else None
     drop_disabled_fields(snapshot, version.emulation)
     if manifest is None:  # a pod the API server would not store as it is: said, not refused
         note_unstorable(snapshot, [pod], version.emulation)
@@ -213,7 +219,7 @@ def explain(request: ExplainRequest) -> Report:
         check_node(snapshot, request.node)
     report = _explain_pod(request, snapshot, pod, config, version, manifest)
     if kueue is not None:
-        _attach_kueue(report, kueue, pod)
+        _attach_kueue(report, kueue, pod, request.kueue_gates)
     return report
 
 
@@ -290,7 +296,14 @@ def _explain_pod(
     return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis, likely_release=likely)
 
 
-def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None:
+def _verdict_options(gates: Mapping[str, bool] | None) -> VerdictOptions | None:
+    """Kueue's options with GATES (None: v0.20's defaults)."""
+    from podwhy.cluster.kueue.admission import VerdictOptions
+
+    return None if gates is None else VerdictOptions(gates=gates)
+
+
+def _kueue_target(snapshot: Snapshot, ref: str, namespace: str, gates: Mapping[str, bool] | None) -> Report | None:
     """The report of a Job, Workload or owner Kueue manages (TYPE/NAME); None for a pod reference
     or a snapshot without Kueue objects. kubectl's reading wins, unless only the NAMESPACE/NAME
     reading names something: a pod of that name in a namespace so called."""
@@ -298,28 +311,28 @@ def _kueue_target(snapshot: Snapshot, ref: str, namespace: str) -> Report | None
     from podwhy.report.build.kueue import build_kueue_report
 
     try:
-        facts = kueue_target(snapshot, ref, namespace)
+        facts = kueue_target(snapshot, ref, namespace, _verdict_options(gates))
     except PodwhyError:
         ns, _, name = ref.partition("/")
         if any(p.metadata.namespace == ns and p.metadata.name == name for p in snapshot.pods):
             return None
         raise
-    return None if facts is None else build_kueue_report(facts, snapshot)
+    return None if facts is None else build_kueue_report(facts, snapshot, gates)
 
 
-def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod) -> KueueFacts | None:
+def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod, gates: Mapping[str, bool] | None) -> KueueFacts | None:
     """Kueue's answer for a pod it gates, or whose Job's Workload it has not admitted."""
     from podwhy.analysis.kueue import facts_for_pod, has_kueue
 
     if not has_kueue(snapshot):
         return None
-    return facts_for_pod(snapshot, pod)
+    return facts_for_pod(snapshot, pod, _verdict_options(gates))
 
 
-def _attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
+def _attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod, gates: Mapping[str, bool] | None) -> None:
     from podwhy.report.build.kueue import attach_kueue
 
-    attach_kueue(report, facts, pod)
+    attach_kueue(report, facts, pod, gates)
 
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
@@ -358,6 +371,8 @@ class PendingRequest:
     kube_version: str | None = None
     # The command that covers every namespace (said when `namespace` holds no Pending pod).
     all_namespaces: str | None = None
+    # --kueue-feature-gates (None: Kueue v0.20's defaults).
+    kueue_gates: Mapping[str, bool] | None = None
 
 
 def pending(request: PendingRequest) -> PendingReport:
@@ -413,7 +428,7 @@ def pending(request: PendingRequest) -> PendingReport:
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
     )
-    _kueue_pending(report, snapshot, request.namespace)
+    _kueue_pending(report, snapshot, request.namespace, request.kueue_gates)
     return report
 
 
@@ -423,13 +438,15 @@ def _holds_kueue(snapshot: Snapshot) -> bool:
     return has_kueue(snapshot)
 
 
-def _kueue_pending(report: PendingReport, snapshot: Snapshot, namespace: str | None) -> None:
+def _kueue_pending(
+    report: PendingReport, snapshot: Snapshot, namespace: str | None, gates: Mapping[str, bool] | None
+) -> None:
     """What Kueue holds, by ClusterQueue and cause: only when the snapshot holds Kueue's objects."""
     from podwhy.analysis.kueue import has_kueue, kueue_pending
     from podwhy.report.build.kueue import kueue_pending_groups
 
     if has_kueue(snapshot):
-        report.kueue = kueue_pending_groups(kueue_pending(snapshot, namespace))
+        report.kueue = kueue_pending_groups(kueue_pending(snapshot, namespace, _verdict_options(gates)))
 
 
 @dataclass
@@ -440,6 +457,8 @@ class CheckRequest:
     kube_version: str | None = None
     # Told how far the placement is (the command line shows it when it takes long).
     progress: Callable[[PlaceProgress], None] | None = None
+    # --kueue-feature-gates (None: Kueue v0.20's defaults).
+    kueue_gates: Mapping[str, bool] | None = None
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -473,6 +492,7 @@ def check(request: CheckRequest) -> CheckReport:
         applied_claims=request.manifests.applied_claims,
         progress=request.progress,
         displaced_out=displaced,
+        kueue_options=_verdict_options(request.kueue_gates),
     )
     not_checked = [(kind, "", count) for kind, count in request.manifests.not_checked().items()]
     not_checked += [(kind, field, count) for (kind, field), count in request.manifests.unsimulated_fields().items()]

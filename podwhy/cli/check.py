@@ -70,7 +70,14 @@ def check(
             namespace = selected.namespace or "default"
             manifests = ManifestSource(files, namespace)
             report = run_check(
-                CheckRequest(manifests, selected.source, shared.scheduler_config, shared.kube_version, placing)
+                CheckRequest(
+                    manifests,
+                    selected.source,
+                    shared.scheduler_config,
+                    shared.kube_version,
+                    placing,
+                    kueue_gates=shared.kueue_gates,
+                )
             )
         if junit is not None:
             from podwhy.report.render.junit import write_junit

@@ -80,6 +80,7 @@ def explain(
                     scheduler_config=shared.scheduler_config,
                     node=node,
                     kube_version=shared.kube_version,
+                    kueue_gates=shared.kueue_gates,
                 )
             )
         if shared.verbose:

@@ -180,6 +180,53 @@ KubeVersionOption = Annotated[
     ),
 ]
 
+# strconv.ParseBool's spellings, which kube's --feature-gates (component-base's featuregate) takes.
+_BOOL_WORDS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True}
+_BOOL_WORDS |= {"0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+def kueue_gates(text: str | None) -> dict[str, bool] | None:
+    """--kueue-feature-gates as kube's --feature-gates reads it (`Gate=true,Other=false`): the
+    gates set, None when not given; typer.BadParameter for a gate Kueue's emulation does not read
+    (naming the closest one) or a value that is not a boolean."""
+    if text is None:
+        return None
+    from difflib import get_close_matches
+
+    from podwhy.cluster.kueue.names import FEATURE_DEFAULTS
+
+    gates: dict[str, bool] = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        gate, equals, value = (part.strip() for part in item.partition("="))
+        if gate not in FEATURE_DEFAULTS:
+            closest = get_close_matches(gate, list(FEATURE_DEFAULTS), n=1, cutoff=0)
+            raise typer.BadParameter(
+                f"unknown Kueue feature gate {gate!r}" + (f": did you mean {closest[0]}?" if closest else "")
+            )
+        if not equals or value not in _BOOL_WORDS:
+            raise typer.BadParameter(f"{item.strip()!r}: give {gate}=true or {gate}=false")
+        gates[gate] = _BOOL_WORDS[value]
+    return gates
+
+
+def _gates_text(text: str) -> str:
+    kueue_gates(text)  # checked as the command line is read; Shared.kueue_gates gives the gates
+    return text
+
+
+KueueFeatureGatesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kueue-feature-gates",
+        parser=_gates_text,
+        metavar="GATES",
+        help="Kueue's feature gates, as kube's --feature-gates (UnadmittedWorkloadsObservability=false gives"
+        " the legacy reason Pending). Default: Kueue v0.20's defaults. See docs/kueue.md.",
+    ),
+]
+
 
 @dataclass(frozen=True)
 class LiveOptions:
@@ -211,6 +258,12 @@ class Shared:
     scheduler_config: Path | None = None
     complete: bool = False
     kube_version: str | None = None
+    kueue_feature_gates: str | None = None
+
+    @property
+    def kueue_gates(self) -> dict[str, bool] | None:
+        """--kueue-feature-gates' gates (None: Kueue v0.20's defaults)."""
+        return kueue_gates(self.kueue_feature_gates)
 
     def progress_shown(self, output: Output) -> bool:
         """Whether to show progress on stderr: not with -q, nor with output made for programs."""
@@ -218,7 +271,7 @@ class Shared:
 
 
 _LIVE = ("kubeconfig", "context", "request_timeout", "insecure_skip_tls_verify")
-_SCHEDULING = ("scheduler_config", "complete", "kube_version")
+_SCHEDULING = ("scheduler_config", "complete", "kube_version", "kueue_feature_gates")
 
 
 def _shared_parameters(says: str, scheduling: bool) -> list[inspect.Parameter]:
@@ -237,6 +290,7 @@ def _shared_parameters(says: str, scheduling: bool) -> list[inspect.Parameter]:
             ("scheduler_config", SchedulerConfigOption, None),
             ("complete", CompleteOption, False),
             ("kube_version", KubeVersionOption, None),
+            ("kueue_feature_gates", KueueFeatureGatesOption, None),
         ]
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     return [inspect.Parameter(name, kind, default=default, annotation=hint) for name, hint, default in declared]
@@ -245,7 +299,7 @@ def _shared_parameters(says: str, scheduling: bool) -> list[inspect.Parameter]:
 def shared_options(says: str, *, scheduling: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """A command's function with the shared options after its own, as typer reads parameters, and
     handed to it as one keyword `shared`. SAYS: what its -v says; SCHEDULING: whether it takes
-    --scheduler-config, --complete and --kube-version (snapshot does not)."""
+    --scheduler-config, --complete, --kube-version and --kueue-feature-gates (snapshot does not)."""
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "shared"]

@@ -67,7 +67,9 @@ def pending(
                 why = "no -n: default, as offline explain and check" if from_ else "no -n: the context's namespace"
             rerun = _all_namespaces_command(from_, shared)
             report = run_pending(
-                PendingRequest(selected.source, scope, shared.scheduler_config, shared.kube_version, rerun)
+                PendingRequest(
+                    selected.source, scope, shared.scheduler_config, shared.kube_version, rerun, shared.kueue_gates
+                )
             )
         if shared.verbose:
             print_loaded(report.snapshot)
@@ -85,6 +87,7 @@ def _all_namespaces_command(from_: list[str] | None, shared: Shared) -> str:
     for option, value in (
         ("--scheduler-config", shared.scheduler_config),
         ("--kube-version", shared.kube_version),
+        ("--kueue-feature-gates", shared.kueue_feature_gates),
         ("--kubeconfig", shared.live.kubeconfig),
         ("--context", shared.live.context),
         ("--request-timeout", shared.live.request_timeout),

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from podwhy.cluster.controllers.manager import sync_workload
 from podwhy.cluster.controllers.podcontrol import replacement_pod
 from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, ReplicaPlacement, WorkloadPlacement
+from podwhy.cluster.kueue.admission import VerdictOptions
 from podwhy.cluster.kueuecheck import KueueDecision, decide, inject
 from podwhy.cluster.placement import Placer, fits_once_deleted
 from podwhy.cluster.placementreasons import KueueHeld, PlaceProgress
@@ -29,19 +30,22 @@ def place(
     applied_claims: Sequence[o.PersistentVolumeClaim] = (),
     progress: Callable[[PlaceProgress], None] | None = None,
     displaced_out: list[Displaced] | None = None,
+    kueue_options: VerdictOptions | None = None,
 ) -> list[WorkloadPlacement]:
     """Every workload's replicas in turn, each seeing those placed before it, in the order the
     scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
     order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
     manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
-    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement."""
+    DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement.
+    KUEUE_OPTIONS: Kueue's gates (None: v0.20's defaults)."""
     placer = Placer(snapshot, config, preempt=True)
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
     done: dict[int, WorkloadPlacement] = {}
     total = sum(len(w.pods) for w in workloads if w.daemon_template is None)
     placed = 0
-    kueue = decide(snapshot, workloads)  # Kueue first: a Job it holds has no pod to place
+    # Kueue first: a Job it holds has no pod to place
+    kueue = decide(snapshot, workloads, verdict_options=kueue_options)
     for index in sorted(range(len(workloads)), key=lambda i: -_priority(workloads[i])):
         workload = workloads[index]
         if progress is not None:

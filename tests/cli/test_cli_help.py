@@ -71,6 +71,7 @@ def test_check_help_lists_what_check_accepts() -> None:
         "--scheduler-config",
         "--complete",
         "--kube-version",
+        "--kueue-feature-gates",
         "--kubeconfig",
         "--context",
         "--request-timeout",

@@ -43,10 +43,12 @@ def _job(name: str, cpu: str, queue: str | None = "user-queue", suspend: bool | 
     }
 
 
-def _check(tmp_path: Path, *jobs: dict[str, Any], cluster: Path = CLUSTER, out: str = "json") -> tuple[int, Any]:
+def _check(
+    tmp_path: Path, *jobs: dict[str, Any], cluster: Path = CLUSTER, out: str = "json", flags: tuple[str, ...] = ()
+) -> tuple[int, Any]:
     manifest = tmp_path / "jobs.yaml"
     manifest.write_text(yaml.safe_dump_all(list(jobs)))
-    args = ["check", "-f", str(manifest), "--from", str(cluster), "--from", quotas_listed(tmp_path), "-o", out]
+    args = ["check", "-f", str(manifest), "--from", str(cluster), "--from", quotas_listed(tmp_path), "-o", out, *flags]
     result = CliRunner().invoke(app, args, env={"COLUMNS": "400", "NO_COLOR": "1"})
     return result.exit_code, json.loads(result.stdout) if out == "json" else result.stdout
 
@@ -77,6 +79,17 @@ def test_a_job_short_of_quota_is_held_with_kueues_message(tmp_path: Path) -> Non
     (replica,) = workload["replicas"]
     assert replica["created"] is False and message in replica["message"]
     assert report["summary"]["failingWorkloads"] == 1
+
+
+def test_the_legacy_reason_with_unadmitted_workloads_observability_off(tmp_path: Path) -> None:
+    """--kueue-feature-gates reaches check's Kueue: the same message, the reason Kueue gives with
+    the gate off (Pending)."""
+    _code, granular = _check(tmp_path, _job("big", "6"))
+    flags = ("--kueue-feature-gates", "UnadmittedWorkloadsObservability=false")
+    _code, legacy = _check(tmp_path, _job("big", "6"), flags=flags)
+    (before,), (after,) = granular["workloads"], legacy["workloads"]
+    assert (before["kueue"]["reason"], after["kueue"]["reason"]) == ("WaitingForQuota", "Pending")
+    assert after["kueue"]["message"] == before["kueue"]["message"]
 
 
 def test_an_admitted_job_takes_quota_from_the_next(tmp_path: Path) -> None:

@@ -183,6 +183,9 @@ QUOTA_CHECK_STRATEGY: Final = "QuotaCheckStrategy"
 # order; off, they are a Go map, whose order is random (podwhy then takes name order).
 VECTORIZED_RESOURCE_REQUESTS: Final = "VectorizedResourceRequests"
 
+# The release whose defaults FEATURE_DEFAULTS are (what a report says it assumed).
+KUEUE_VERSION: Final = "v0.20"
+
 FEATURE_DEFAULTS: Final[dict[str, bool]] = {
     UNADMITTED_WORKLOADS_OBSERVABILITY: True,
     UNADMITTED_WORKLOADS_EXPLICIT_STATUS: False,

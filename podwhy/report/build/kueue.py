@@ -3,6 +3,9 @@ Workload explain is pointed at (no pod exists yet: `pod` names the target)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from podwhy.analysis.kueuefacts import (
     KUEUE_GATES,
     KueueFacts,
@@ -14,11 +17,14 @@ from podwhy.analysis.kueuefacts import (
     format_amount,
 )
 from podwhy.analysis.kueuefacts import KueueSuggestion as SuggestionFacts
+from podwhy.cluster.kueue import names
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.common import snapshot_summary
 from podwhy.report.build.inputs import input_warnings
 from podwhy.report.model import (
+    REASONS_GRANULAR,
+    REASONS_LEGACY,
     KueueAhead,
     KueuePendingGroup,
     KueuePodSet,
@@ -89,7 +95,22 @@ def _suggestion(facts: SuggestionFacts) -> KueueSuggestion:
     return out
 
 
-def kueue_report(facts: KueueFacts) -> KueueReport:
+def _assumed(gates: Mapping[str, bool] | None) -> dict[str, Any]:
+    """KueueReport's kueueVersion, featureGates and reasons: what was assumed of Kueue."""
+    given = dict(gates or {})
+    decides = names.UNADMITTED_WORKLOADS_OBSERVABILITY
+    granular = names.enabled(decides, given)
+    shown = {decides: granular}
+    shown |= {gate: on for gate, on in sorted(given.items()) if on != names.FEATURE_DEFAULTS.get(gate)}
+    return {
+        "kueueVersion": names.KUEUE_VERSION,
+        "featureGates": shown,
+        "reasons": REASONS_GRANULAR if granular else REASONS_LEGACY,
+    }
+
+
+def kueue_report(facts: KueueFacts, gates: Mapping[str, bool] | None = None) -> KueueReport:
+    """GATES: --kueue-feature-gates' (None: Kueue v0.20's defaults), said as what was assumed."""
     wl = facts.workload
     rec = facts.recorded
     return KueueReport(
@@ -111,6 +132,7 @@ def kueue_report(facts: KueueFacts) -> KueueReport:
         else None,
         stale=facts.staleness is Staleness.RECORDED_STALE,
         suggestions=[_suggestion(s) for s in facts.suggestions],
+        **_assumed(gates),
     )
 
 
@@ -124,9 +146,9 @@ def kueue_verdict(facts: KueueFacts) -> Verdict:
     return Verdict.GATED
 
 
-def build_kueue_report(facts: KueueFacts, snapshot: Snapshot) -> Report:
+def build_kueue_report(facts: KueueFacts, snapshot: Snapshot, gates: Mapping[str, bool] | None = None) -> Report:
     """The report of a Job or Workload: no pod, no nodes; `kueue` says it all."""
-    kueue = kueue_report(facts)
+    kueue = kueue_report(facts, gates)
     wl = facts.workload
     priority = wl.spec.priority if wl is not None and wl.spec.priority is not None else 0
     verdict = kueue_verdict(facts)
@@ -182,11 +204,11 @@ def kueue_pending_groups(held: list[KueueFacts]) -> list[KueuePendingGroup]:
     return out
 
 
-def attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod) -> None:
+def attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod, gates: Mapping[str, bool] | None = None) -> None:
     """A pod's report with Kueue's answer: when only Kueue's gates hold the pod and what decides
     Kueue's part was not evaluated, the pod's answer is inconclusive too (exit 3), in Kueue's
     words, so that the first line and the exit code agree."""
-    report.kueue = kueue_report(facts)
+    report.kueue = kueue_report(facts, gates)
     only_kueue = all(g.name in KUEUE_GATES for g in pod.spec.scheduling_gates)
     if report.verdict == Verdict.GATED and only_kueue and facts.inconclusive:
         report.verdict = Verdict.INCONCLUSIVE

@@ -72,6 +72,8 @@ if TYPE_CHECKING:
     )
     from podwhy.report.model.kueue import (
         KUEUE_INCONCLUSIVE,
+        REASONS_GRANULAR,
+        REASONS_LEGACY,
         KueueAdmittedPodSet,
         KueueAhead,
         KueueCheck,
@@ -167,6 +169,8 @@ _WHERE = {
     **dict.fromkeys(
         (
             "KUEUE_INCONCLUSIVE",
+            "REASONS_GRANULAR",
+            "REASONS_LEGACY",
             "KueueAdmittedPodSet",
             "KueueAhead",
             "KueueCheck",
@@ -200,6 +204,8 @@ __all__ = [
     "KIND",
     "KUEUE_INCONCLUSIVE",
     "PLACEMENT_ORDER",
+    "REASONS_GRANULAR",
+    "REASONS_LEGACY",
     "SCHEMA_INFO",
     "TIE_BREAK",
     "AutoscalerSaid",

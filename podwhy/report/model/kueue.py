@@ -105,6 +105,13 @@ class KueueReport(_Struct, kw_only=True):
     stale: bool = False
     # Changes that would admit it, each verified (none when admitted or none is found).
     suggestions: list[KueueSuggestion] = []
+    # What was assumed of Kueue (--kueue-feature-gates changes it): the release whose defaults
+    # apply, the gates that decide the words (UnadmittedWorkloadsObservability, then any gate set
+    # apart from that release's default), and the reasons they give: granular (WaitingForQuota,
+    # NoMatchingFlavor...) or legacy (Pending, Inadmissible).
+    kueueVersion: str = ""  # noqa: N815
+    featureGates: dict[str, bool] = {}  # noqa: N815
+    reasons: str = ""
 
 
 class KueuePendingGroup(_Struct):
@@ -119,6 +126,11 @@ class KueuePendingGroup(_Struct):
     targets: list[str]
     # The first target's first line (explain's), for the group.
     example: str
+
+
+# KueueReport.reasons: the QuotaReserved=False reasons' flavour.
+REASONS_GRANULAR = "granular"
+REASONS_LEGACY = "legacy"
 
 
 # KueuePendingGroup causes where what decides was not evaluated (analysis/kueue.py's Fate values).

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from podwhy.report.model import KueueReport, Report
 from podwhy.report.render.layout import say
-from podwhy.report.words.kueue import kueue_lines, suggestion_lines
+from podwhy.report.words.kueue import assumed_text, kueue_lines, suggestion_lines
 
 # The table's columns: the narrow one, and -o wide's (the pod set's count and the check's mode).
 HEADERS = ["Pod set", "Resource", "Flavor", "Needs", "Nominal", "Used", "Borrowable", "Available"]
@@ -56,6 +56,8 @@ def render_kueue(console: Console, kueue: KueueReport, wide: bool) -> None:
         console.print(table)
     for line in after:
         say(console, escape(line), 0)
+    if assumed := assumed_text(kueue):
+        say(console, f"[dim]{escape(assumed)}[/dim]", 0)
     suggestions = suggestion_lines(kueue)
     if suggestions:
         console.print("[bold]Suggestions[/bold] (each verified by recomputing Kueue's decision):")
@@ -87,6 +89,7 @@ def _markdown_suggestions(kueue: KueueReport, esc: Callable[[str], str]) -> list
 def markdown_lines(kueue: KueueReport, esc: Callable[[str], str]) -> list[str]:
     """The same in markdown; ESC escapes a table cell or a line (markdown.cell)."""
     before, after = kueue_lines(kueue)
+    after += [assumed] if (assumed := assumed_text(kueue)) else []
     lines = [f"**{esc(before[0])}**", ""]
     lines += [f"> {esc(line)}" for line in before[1:]]
     lines += [""] if len(before) > 1 else []

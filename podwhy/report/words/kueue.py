@@ -36,6 +36,16 @@ def kueue_lines(kueue: KueueReport) -> tuple[list[str], list[str]]:
     return before, after
 
 
+def assumed_text(kueue: KueueReport) -> str:
+    """What was assumed of Kueue, on one line: its release, the gates that decide the words, the
+    reasons they give, and the flag that changes them ("" when the report does not say)."""
+    if not kueue.kueueVersion:
+        return ""
+    gates = ", ".join(f"{gate} {'on' if on else 'off'}" for gate, on in kueue.featureGates.items())
+    said = f"; {gates} ({kueue.reasons} reasons)" if gates else ""
+    return f"Kueue {kueue.kueueVersion} assumed{said}; --kueue-feature-gates changes it"
+
+
 def held_text(groups: list[KueuePendingGroup]) -> str:
     """ "Kueue holds 2 Jobs or Workloads": those not admitted ("" for none), for `pending`'s first
     line, which must agree with its exit code."""
