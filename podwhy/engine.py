@@ -217,10 +217,7 @@ def explain(request: ExplainRequest) -> Report:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
         check_node(snapshot, request.node)
-    report = _explain_pod(request, snapshot, pod, config, version, manifest)
-    if kueue is not None:
-        _attach_kueue(report, kueue, pod, request.kueue_gates)
-    return report
+    return _explain_pod(request, snapshot, pod, config, version, manifest, kueue)
 
 
 def _explained_pod(
@@ -253,15 +250,24 @@ def _explain_pod(
     config: SchedulerConfig,
     version: ChosenVersion,
     manifest: PodManifest | None,
+    kueue: KueueFacts | None = None,
 ) -> Report:
     """The pod's scheduling cycle, what `pending` says of it, the autoscalers' view and the
-    suggestions, as the report; the release the cluster likely runs when its scheduler disagrees."""
+    suggestions, as the report; the release the cluster likely runs when its scheduler disagrees;
+    KUEUE: Kueue's answer when Kueue holds the pod, said first."""
     profile = profile_for_pod(config, pod)
     # What `pending` would say of it: only for a pod of the snapshot, not one given with -f.
     classify = manifest is None
     if profile is None:
         classified = classify_pod(snapshot, config, pod) if classify else None
-        return build_report(no_profile(pod, config), snapshot, pending=classified, version=version)
+        return build_report(
+            no_profile(pod, config),
+            snapshot,
+            pending=classified,
+            version=version,
+            kueue=kueue,
+            kueue_gates=request.kueue_gates,
+        )
     names = frozenset(p.scheduler_name for p in config.profiles)
     # Indexed once: the cycle and the suggestions' re-runs share it (a bound pod needs none).
     framework = None if pod.spec.node_name else make_framework(snapshot, profile, names)
@@ -293,7 +299,18 @@ def _explain_pod(
     if version.source is not VersionSource.FLAG and manifest is None:
         if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees is False:
             likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
-    return build_report(cycle, snapshot, suggestions, notes, classified, version, analysis, likely_release=likely)
+    return build_report(
+        cycle,
+        snapshot,
+        suggestions,
+        notes,
+        classified,
+        version,
+        analysis,
+        likely_release=likely,
+        kueue=kueue,
+        kueue_gates=request.kueue_gates,
+    )
 
 
 def _verdict_options(gates: Mapping[str, bool] | None) -> VerdictOptions | None:
@@ -327,12 +344,6 @@ def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod, gates: Mapping[str, bool] | N
     if not has_kueue(snapshot):
         return None
     return facts_for_pod(snapshot, pod, _verdict_options(gates))
-
-
-def _attach_kueue(report: Report, facts: KueueFacts, pod: o.Pod, gates: Mapping[str, bool] | None) -> None:
-    from podwhy.report.build.kueue import attach_kueue
-
-    attach_kueue(report, facts, pod, gates)
 
 
 def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
@@ -417,7 +428,7 @@ def pending(request: PendingRequest) -> PendingReport:
         if request.namespace is not None and not pending_pods
         else []
     )
-    report = build_pending_report(
+    return build_pending_report(
         pending_pods,
         snapshot,
         sizing,
@@ -427,9 +438,8 @@ def pending(request: PendingRequest) -> PendingReport:
         causes,
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
+        kueue=_kueue_pending(snapshot, request.namespace, request.kueue_gates),
     )
-    _kueue_pending(report, snapshot, request.namespace, request.kueue_gates)
-    return report
 
 
 def _holds_kueue(snapshot: Snapshot) -> bool:
@@ -439,14 +449,14 @@ def _holds_kueue(snapshot: Snapshot) -> bool:
 
 
 def _kueue_pending(
-    report: PendingReport, snapshot: Snapshot, namespace: str | None, gates: Mapping[str, bool] | None
-) -> None:
-    """What Kueue holds, by ClusterQueue and cause: only when the snapshot holds Kueue's objects."""
+    snapshot: Snapshot, namespace: str | None, gates: Mapping[str, bool] | None
+) -> list[KueueFacts] | None:
+    """What Kueue holds: only when the snapshot holds Kueue's objects (None: it holds none)."""
     from podwhy.analysis.kueue import has_kueue, kueue_pending
-    from podwhy.report.build.kueue import kueue_pending_groups
 
-    if has_kueue(snapshot):
-        report.kueue = kueue_pending_groups(kueue_pending(snapshot, namespace, _verdict_options(gates)))
+    if not has_kueue(snapshot):
+        return None
+    return kueue_pending(snapshot, namespace, _verdict_options(gates))
 
 
 @dataclass

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from msgspec import UNSET
 
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
+from podwhy.analysis.kueuefacts import KueueFacts
 from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
@@ -365,11 +366,14 @@ def build_report(
     version: ChosenVersion | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
     likely_release: str | None = None,
+    kueue: KueueFacts | None = None,
+    kueue_gates: Mapping[str, bool] | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
     join the warnings, and so do those of the `version` emulated; `pending`: how `podwhy pending`
     classifies the pod; `likely_release`: the release whose words kube-scheduler's are, when they
-    disagree with the emulated one's."""
+    disagree with the emulated one's; `kueue`: Kueue's answer when Kueue holds the pod (with the
+    Kueue gates assumed), said first."""
     pod = cycle.pod.pod
     report = Report(
         pod=_pod_summary(cycle),
@@ -409,7 +413,7 @@ def build_report(
         )
     outcome = cycle.outcome
     if outcome is None:
-        return report
+        return _with_kueue(report, pod, kueue, kueue_gates)
     report.preFilter = [_pre_filter_entry(rec) for rec in outcome.pre_filter]
     scores = cycle.scores
     for verdict in outcome.nodes:
@@ -421,4 +425,14 @@ def build_report(
         report.bestNodes = list(scores.best_nodes)
         report.scoringSkipped = scores.scoring_skipped
         report.nominatedNodeFits = cycle.nominated_node_fits
+    return _with_kueue(report, pod, kueue, kueue_gates)
+
+
+def _with_kueue(report: Report, pod: o.Pod, kueue: KueueFacts | None, gates: Mapping[str, bool] | None) -> Report:
+    """The report with Kueue's answer, when Kueue holds the pod (report/build/kueue.py, loaded
+    only then)."""
+    if kueue is not None:
+        from podwhy.report.build.kueue import attach_kueue
+
+        attach_kueue(report, kueue, pod, gates)
     return report

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from msgspec import UNSET
+
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
+from podwhy.analysis.kueuefacts import KueueFacts
 from podwhy.analysis.pending import CauseKey, GroupKey, PendingPod, is_pending
 from podwhy.analysis.remedies import remedy
 from podwhy.analysis.sizing import SizingOutcome
@@ -18,6 +21,7 @@ from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
     CauseNodes,
     GroupSizingNote,
+    KueuePendingGroup,
     PendingCauseSummary,
     PendingGroup,
     PendingReport,
@@ -99,13 +103,15 @@ def build_pending_report(
     causes: Mapping[CauseKey, CauseSizing] | None = None,
     elsewhere: Sequence[PendingPod] = (),
     all_namespaces: str | None = None,
+    kueue: Sequence[KueueFacts] | None = None,
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
     namespace covered (None: every namespace). `causes`: per Unschedulable cause, what blocks its
     pods and the nodes that hold them all (the summary's). `elsewhere`: for a namespace without
     Pending pods, those of the other namespaces, classified; `all_namespaces`: the command that
-    shows them."""
+    shows them. `kueue`: what Kueue holds, when the snapshot holds Kueue's objects (None: it holds
+    none)."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
@@ -163,4 +169,12 @@ def build_pending_report(
             *version_warnings(version),
             *([lacking_kinds_warning(lacking)] if lacking else []),
         ],
+        kueue=UNSET if kueue is None else _kueue_groups(kueue),
     )
+
+
+def _kueue_groups(held: Sequence[KueueFacts]) -> list[KueuePendingGroup]:
+    """What Kueue holds, by ClusterQueue and cause (report/build/kueue.py, loaded only then)."""
+    from podwhy.report.build.kueue import kueue_pending_groups
+
+    return kueue_pending_groups(list(held))
