@@ -20,6 +20,7 @@ from podwhy.cluster.kueue.blockers import (
     local_queue_status,
     namespace_blocker,
     queue_blocker,
+    resources_blocker,
 )
 from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
 from podwhy.cluster.kueue.order import Queue, pending_by_cluster_queue, queue_key
@@ -227,7 +228,7 @@ def _nominate(workload: o.KueueWorkload, cq: o.ClusterQueue, context: KueueConte
             base, reason=reason, message=names.MSG_CQ_INACTIVE.format(cq_name), granular_reason=names.SUSPENDED
         )
     ns = workload.metadata.namespace
-    problem = namespace_blocker(ns, objs.namespaces.get(ns), cq)
+    problem = namespace_blocker(ns, objs.namespaces.get(ns), cq) or resources_blocker(workload)
     if problem is not None:
         reason = _reason(names.MISCONFIGURED, names.LEGACY_PENDING, gates)
         return replace(base, reason=reason, message=problem, granular_reason=names.MISCONFIGURED)

@@ -3,7 +3,7 @@ a ClusterQueue's Active status and its reason (pkg/cache/scheduler/clusterqueue.
 updateQueueStatus and inactiveReason), a LocalQueue's (localqueue_controller.go), and the
 QuotaReserved=False condition the workload controller sets on a pending Workload
 (workload_controller.go's getQueueBlocker and resolveGranularUnadmittedQuotaReservedCondition),
-with the namespace check of the scheduler's ValidateAdmissibility."""
+with the namespace and requests-within-limits checks of the scheduler's ValidateAdmissibility."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.cluster.kueue import names
+from podwhy.cluster.kueue.resources import requests_from_resource_list
+from podwhy.helpers import fielderrors
 from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
 from podwhy.model import objects as o
 
@@ -176,6 +178,39 @@ def namespace_blocker(namespace: str, namespace_obj: o.Namespace | None, cq: o.C
     if not selector.matches(namespace_obj.metadata.labels):
         return names.MSG_NAMESPACE_MISMATCH
     return None
+
+
+def _greater_keys(resources: o.ResourceRequirements) -> list[str]:
+    """Requests.GreaterKeysRL: the resources requested above their limit, alphabetically."""
+    requests = requests_from_resource_list(resources.requests)
+    limits = requests_from_resource_list(resources.limits)
+    return sorted(name for name, value in requests.items() if name in limits and value > limits[name])
+
+
+def resources_blocker(workload: o.KueueWorkload) -> str | None:
+    """ValidateAdmissibility's ValidateResources: per pod set, each init container, container and
+    the pod-level resources requesting more than its limit, the message naming them; else None."""
+    errors = []
+    for i, ps in enumerate(workload.spec.pod_sets):
+        path = fielderrors.child(fielderrors.index("spec.podSets", i), "template.spec")
+        spec = ps.template.spec
+        parts = [
+            *(
+                (fielderrors.index(fielderrors.child(path, "initContainers"), j), c.resources)
+                for j, c in enumerate(spec.init_containers)
+            ),
+            *(
+                (fielderrors.index(fielderrors.child(path, "containers"), j), c.resources)
+                for j, c in enumerate(spec.containers)
+            ),
+        ]
+        if spec.resources is not None:
+            parts.append((fielderrors.child(path, "resources"), spec.resources))
+        for where, resources in parts:
+            greater = _greater_keys(resources)
+            if greater:
+                errors.append(fielderrors.invalid(where, greater, names.MSG_REQUESTS_EXCEED_LIMITS))
+    return names.MSG_INVALID_RESOURCES.format(fielderrors.aggregate(errors)) if errors else None
 
 
 def queue_blocker(

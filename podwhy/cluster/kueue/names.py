@@ -98,6 +98,8 @@ MSG_CQ_INACTIVE: Final = "ClusterQueue {} is inactive"
 MSG_CQ_NOT_FOUND: Final = "ClusterQueue {} not found"
 MSG_NAMESPACE_MISSING: Final = 'workload namespace "{}" does not exist: namespaces "{}" not found'
 MSG_NAMESPACE_MISMATCH: Final = "workload namespace doesn't match ClusterQueue selector"
+MSG_INVALID_RESOURCES: Final = "resources validation failed: {}"  # workload.ErrInvalidWLResources
+MSG_REQUESTS_EXCEED_LIMITS: Final = "requests must not exceed its limits"
 # The flavor assigner (Assignment.Message, Status reasons, fitsResourceQuota).
 MSG_ASSIGNMENT: Final = "couldn't assign flavors to pod set {}: {}"
 MSG_ASSIGNMENT_ERROR: Final = "failed to assign flavors to pod set {}: {}"
@@ -221,4 +223,4 @@ NOT_EMULATED_ADMISSION_CHECKS: Final = "admission checks"
 NOT_EMULATED_MULTIKUEUE: Final = "MultiKueue"
 NOT_EMULATED_FAIR_SHARING: Final = "fair sharing"
 NOT_EMULATED_PARTIAL_ADMISSION: Final = "partial admission"
-NOT_EMULATED_LIMIT_RANGES: Final = "LimitRange and requests-within-limits validation"
+NOT_EMULATED_LIMIT_RANGES: Final = "LimitRange validation"

@@ -20,9 +20,10 @@ from podwhy.cluster.kueue.blockers import (
     local_queue_status,
     namespace_blocker,
     queue_blocker,
+    resources_blocker,
 )
 from podwhy.model import objects as o
-from tests.cluster.kueue.builders import cluster_queue, flavor_quotas, group, resource_flavor, workload
+from tests.cluster.kueue.builders import cluster_queue, flavor_quotas, group, pod_set, resource_flavor, workload
 
 X86 = {"x86": resource_flavor("x86")}
 READY = ("Ready", "Can admit new workloads")
@@ -266,3 +267,23 @@ def test_namespace_blocker() -> None:
         namespace_blocker("gone", None, selecting)
         == 'workload namespace "gone" does not exist: namespaces "gone" not found'
     )
+
+
+def test_resources_blocker_names_every_part_over_its_limit() -> None:
+    """ValidateResources (pkg/workload/resources.go): init containers, then containers, then the
+    pod-level resources of each pod set; the resources above their limit sorted, compared only
+    where a limit is set; several errors aggregated."""
+    over = {"requests": {"memory": "2Gi", "cpu": "2", "example.com/gpu": "1"}, "limits": {"memory": "1Gi", "cpu": "1"}}
+    spec = {
+        "initContainers": [{"name": "i", "resources": over}],
+        "containers": [{"name": "ok", "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "1"}}}],
+        "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "250m"}},
+    }
+    wl = workload("wl", pod_set("a", requests={"cpu": "1"}), pod_set("b", spec=spec))
+    assert resources_blocker(wl) == (
+        "resources validation failed: ["
+        'spec.podSets[1].template.spec.initContainers[0]: Invalid value: ["cpu","memory"]: '
+        "requests must not exceed its limits, "
+        'spec.podSets[1].template.spec.resources: Invalid value: ["cpu"]: requests must not exceed its limits]'
+    )
+    assert resources_blocker(workload("ok", pod_set(requests={"cpu": "1"}))) is None
