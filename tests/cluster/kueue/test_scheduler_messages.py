@@ -5,14 +5,17 @@ The ClusterQueues, LocalQueues, flavors and namespaces are the test's shared fix
 adds its own objects. Not ported (podwhy does not emulate what decides them, or the cycle's answer
 depends on another Workload nominated in the same cycle):
   - "use second flavor when the first has no preemption candidates; ...", "preempt workloads in
-    ClusterQueue and cohort", "multiple CQs need preemption", "minimal preemptions when target queue
-    is exhausted", "multiple preemptions ...", "prefer reclamation over cq priority based
-    preemption", "prefer first preemption flavor ...", "workload requiring reclaimation prioritized
-    over wl in another full cq", "capacity ... when lending clusterqueue ...", "preempt when workload
-    requests zero of a resource not defined in ClusterQueue", "PreemptionOverBorrowing preference:
-    ...", "A workload is only eligible to do preemptions if it fits fully within nominal quota",
-    "no overadmission while borrowing", "do not signal `BlockedOnPreemptionGates` ...": the
-    ClusterQueue has a preemption policy (candidates not searched);
+    ClusterQueue and cohort", "multiple CQs need preemption", "minimal preemptions when target
+    queue is exhausted", "multiple preemptions ...", "prefer reclamation over cq priority based
+    preemption", "prefer first preemption flavor ...", "workload requiring reclaimation
+    prioritized over wl in another full cq", "capacity not blocked when lending clusterqueue can
+    reclaim (ReclaimWithinCohort=Any)", "capacity blocked when lending clusterqueue not
+    guaranteed to reclaim (ReclaimWithinCohort=LowerPriority)", "preempt when workload requests
+    zero of a resource not defined in ClusterQueue", "PreemptionOverBorrowing preference: ...",
+    "A workload is only eligible to do preemptions if it fits fully within nominal quota", "no
+    overadmission while borrowing", "do not signal `BlockedOnPreemptionGates` ...", "block
+    preemptions and signal `BlockedOnPreemptionGates` when a preemption gate is present": the
+    ClusterQueue has a preemption policy (candidates not searched: podwhy gives no reason);
   - "partial admission single variable pod set, preempt ...": partial admission and preemption;
   - "cannot borrow if cohort was assigned and would result in overadmission", "only one workload
     can borrow one resources from the same flavor in the same cycle if cohort quota cannot fit",
@@ -120,14 +123,17 @@ def _fixture() -> list[object]:
     ]
 
 
-def _holding(name: str, namespace: str, cq: str, pod_sets: list[tuple[str, int, str, str]]) -> o.KueueWorkload:
+def _holding(
+    name: str, namespace: str, cq: str, pod_sets: list[tuple[str, int, str, str]], resource: str = "cpu"
+) -> o.KueueWorkload:
     """MakeWorkload(name, namespace).ReserveQuotaAt(MakeAdmission(cq)...): POD_SETS as (name,
-    count, cpu per pod, flavor); the Workload holds count x cpu of the flavor."""
+    count, RESOURCE per pod, flavor); the Workload holds count x that of the flavor."""
     assignments, sets = [], []
-    for ps, count, cpu, flavor in pod_sets:
-        total = str(int(cpu) * count)
-        assignments.append({"name": ps, "count": count, "flavors": {"cpu": flavor}, "resourceUsage": {"cpu": total}})
-        sets.append(pod_set(ps, count, {"cpu": cpu}))
+    for ps, count, per_pod, flavor in pod_sets:
+        total = str(int(per_pod) * count)
+        usage = {"name": ps, "count": count, "flavors": {resource: flavor}, "resourceUsage": {resource: total}}
+        assignments.append(usage)
+        sets.append(pod_set(ps, count, {resource: per_pod}))
     status = {
         "conditions": [{"type": "QuotaReserved", "status": "True"}],
         "admission": {"clusterQueue": cq, "podSetAssignments": assignments},
@@ -378,7 +384,40 @@ def _cases() -> dict[str, Case]:
     }
 
 
-CASES = _cases()
+def _reclaim_never() -> Case:
+    """ "capacity blocked when lending clusterqueue not guaranteed to reclaim
+    (ReclaimWithinCohort=Never)": ClusterQueueA (2 gpu, one held) and ClusterQueueB (0 gpu) in
+    Cohort root; a2-pending asks for 2 in ClusterQueueA. (Its siblings with Any and LowerPriority
+    need the preemption search: not ported.)"""
+    return Case(
+        workload("a2-pending", pod_set(requests={"gpu": "2"}), namespace="eng-alpha", queue="lq"),
+        (
+            "WaitingForQuota",
+            "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, "
+            "1 more needed",
+        ),
+        [
+            cluster_queue(
+                "ClusterQueueA",
+                group(flavor_quotas("on-demand", gpu="2")),
+                cohort="root",
+                spec={"preemption": {"reclaimWithinCohort": "Never"}},
+            ),
+            cluster_queue("ClusterQueueB", group(flavor_quotas("on-demand", gpu="0")), cohort="root"),
+            _lq("lq", "eng-alpha", "ClusterQueueA"),
+            _lq("lq", "eng-beta", "ClusterQueueB"),
+            _holding("a1-admitted", "eng-alpha", "ClusterQueueA", [("main", 1, "1", "on-demand")], "gpu"),
+            workload("b1-pending", pod_set(requests={"gpu": "1"}), namespace="eng-beta", queue="lq"),
+        ],
+    )
+
+
+CASES = {
+    **_cases(),
+    "capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=Never)": (
+        _reclaim_never()
+    ),
+}
 
 # Where podwhy disagrees with upstream, and why.
 XFAIL = {
