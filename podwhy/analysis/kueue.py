@@ -280,12 +280,9 @@ def facts_for(
     verdict = context.explain(workload)
     ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
-    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED)
-    if verdict.stage is Stage.FITS:
-        if ahead and verdict.queueing_strategy == names.STRICT_FIFO:
-            head = ahead[0].key
-        else:
-            admitted = not any(a.fits for a in ahead)
+    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or context.admits_next(verdict)
+    if verdict.stage is Stage.FITS and ahead and verdict.queueing_strategy == names.STRICT_FIFO:
+        head = ahead[0].key
     lq = workload.spec.queue_name
     recorded = _recorded(workload)
     shortfall = _shortfall(verdict)

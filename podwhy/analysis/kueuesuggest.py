@@ -27,8 +27,7 @@ from podwhy.analysis.kueuefacts import (
     QuotaRaise,
     TaintToleration,
 )
-from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
 from podwhy.cluster.kueue.flavormatch import untolerated_taint
 from podwhy.cluster.kueue.resourcenode import build_tree
@@ -50,20 +49,9 @@ _TAINT_EFFECTS = ("NoSchedule", "NoExecute")
 
 
 def admits_next(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions) -> bool:
-    """Kueue admits WORKLOAD in its next cycle: it fits, and nothing ahead of it in its
-    ClusterQueue fits first (a StrictFIFO head ahead blocks it whether it fits or not)."""
-    verdict = explain_workload(workload, objs, options)
-    return _admits(verdict, objs, options)
-
-
-def _admits(verdict: Verdict, objs: KueueObjects, options: VerdictOptions) -> bool:
-    if verdict.stage is not Stage.FITS:
-        return False
-    if not verdict.ahead:
-        return True
-    if verdict.queueing_strategy == names.STRICT_FIFO:
-        return False
-    return not any(explain_workload(wl, objs, options).stage is Stage.FITS for wl in verdict.ahead)
+    """Kueue admits WORKLOAD in its next cycle over OBJS (KueueContext.admits_next)."""
+    context = KueueContext(objs, options)
+    return context.admits_next(context.explain(workload))
 
 
 def suggestions_for(facts: KueueFacts, objs: KueueObjects, options: VerdictOptions) -> tuple[KueueSuggestion, ...]:
@@ -232,8 +220,9 @@ def _quota_suggestion(
     raises: dict[tuple[str, str, str], QuotaRaise] = {}
     current = objs
     for _ in range(MAX_SHORT_RESOURCES):
-        verdict = explain_workload(wl, current, options)
-        if _admits(verdict, current, options):
+        context = KueueContext(current, options)
+        verdict = context.explain(wl)
+        if context.admits_next(verdict):
             break
         check = _first_short(verdict)
         if check is None:

@@ -183,6 +183,18 @@ class KueueContext:
         self._verdicts[id(workload)] = (workload, verdict)
         return verdict
 
+    def admits_next(self, verdict: Verdict) -> bool:
+        """Kueue admits the Workload of VERDICT in its next cycle: it fits, and nothing ahead of it
+        in its ClusterQueue goes first (a StrictFIFO head ahead blocks it whether it fits or not;
+        under BestEffortFIFO, one ahead that fits is admitted first)."""
+        if verdict.stage is not Stage.FITS:
+            return False
+        if not verdict.ahead:
+            return True
+        if verdict.queueing_strategy == names.STRICT_FIFO:
+            return False
+        return not any(self.explain(wl).stage is Stage.FITS for wl in verdict.ahead)
+
 
 def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions | None = None) -> Verdict:
     """Why WORKLOAD is (not) admitted: the first blocker Kueue meets, else its flavor assignment.
