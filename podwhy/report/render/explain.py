@@ -39,8 +39,7 @@ from podwhy.report.render.layout import (
 )
 from podwhy.report.render.node import describe_evidence, mark, render_node
 from podwhy.report.safe import made_safe, safe_text
-from podwhy.report.words.blocking import consumers_text
-from podwhy.report.words.cells import column_header, why_cell
+from podwhy.report.words.cells import column_header, consumers_text, why_cell
 from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.snapshot.resources import LIVE_SOURCE

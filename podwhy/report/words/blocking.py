@@ -112,11 +112,3 @@ def blocking_text(cause: BlockingCause) -> str:
         case NoAffinityMatch():
             where = _namespaces(cause.namespaces, cause.namespace_selector)
             return f"no pod matches the required pod affinity `{cause.selector}` in {where}"
-
-
-def consumers_text(resource: str, consumers: Sequence[tuple[str, int]]) -> str:
-    """ "held most by shop/web-a (1), shop/web-b (500m)": each pod with what it requests of RESOURCE."""
-    if not consumers:
-        return ""
-    held = ", ".join(f"{pod} ({short_amount(resource, amount, up=True)})" for pod, amount in consumers)
-    return f"held most by {held}"

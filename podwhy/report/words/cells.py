@@ -23,7 +23,6 @@ from podwhy.framework.evidence import (
     VolumeCountEvidence,
     VolumeZoneEvidence,
 )
-from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model.wellknownnames import TAINT_NODE_UNSCHEDULABLE
 from podwhy.plugins import names
 from podwhy.report.model import PluginStatus
@@ -97,6 +96,13 @@ def _span(resource: str, amounts: Sequence[int]) -> str:
     return f"{short_amount(resource, low)}–{short_amount(resource, high)}"
 
 
+def _is_extended(resource: str) -> bool:
+    # Loaded only for a resource no node advertises: drawing a table stays within 30 modules (issue 36).
+    from podwhy.helpers.resourcenames import is_extended_resource_name
+
+    return is_extended_resource_name(resource)
+
+
 def _resource_facts(evidence: Sequence[ResourceEvidence]) -> list[str]:
     """ "cpu: needs 2, free 900m–1400m", one per resource, over the group's nodes."""
     by_resource: dict[str, list[ResourceEvidence]] = {}
@@ -107,7 +113,7 @@ def _resource_facts(evidence: Sequence[ResourceEvidence]) -> list[str]:
         needs = short_amount(resource, seen[0].requested, up=True)
         if resource == "pods":
             out.append(f"pods: full ({_span(resource, [e.allocatable for e in seen])} allowed)")
-        elif is_extended_resource_name(resource) and all(e.allocatable == 0 for e in seen):
+        elif all(e.allocatable == 0 for e in seen) and _is_extended(resource):
             out.append(f"{resource}: needs {needs}, not advertised")
         elif all(e.exceeds_allocatable for e in seen):
             out.append(f"{resource}: needs {needs}, has {_span(resource, [e.allocatable for e in seen])} in all")
@@ -181,3 +187,11 @@ def why_facts(statuses: Sequence[PluginStatus]) -> list[str]:
     if len(facts) > MAX_FACTS + 1:
         facts = [*facts[:MAX_FACTS], f"+{len(facts) - MAX_FACTS} more"]
     return facts
+
+
+def consumers_text(resource: str, consumers: Sequence[tuple[str, int]]) -> str:
+    """ "held most by shop/web-a (1), shop/web-b (500m)": each pod with what it requests of RESOURCE."""
+    if not consumers:
+        return ""
+    held = ", ".join(f"{pod} ({short_amount(resource, amount, up=True)})" for pod, amount in consumers)
+    return f"held most by {held}"
