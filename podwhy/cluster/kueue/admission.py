@@ -17,6 +17,7 @@ from podwhy.cluster.kueue.blockers import (
     admission_checks_of,
     admission_gate,
     cluster_queue_status,
+    limit_range_blocker,
     local_queue_status,
     namespace_blocker,
     queue_blocker,
@@ -24,7 +25,13 @@ from podwhy.cluster.kueue.blockers import (
 )
 from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
 from podwhy.cluster.kueue.order import Queue, pending_by_cluster_queue, queue_key
-from podwhy.cluster.kueue.requests import PodSetRequests, RequestOptions, has_condition, pod_set_requests
+from podwhy.cluster.kueue.requests import (
+    PodSetRequests,
+    RequestOptions,
+    adjusted_pod_spec,
+    has_condition,
+    pod_set_requests,
+)
 from podwhy.cluster.kueue.resourcenode import QuotaTree, build_tree
 from podwhy.model import objects as o
 
@@ -240,10 +247,6 @@ def _nominate(workload: o.KueueWorkload, cq: o.ClusterQueue, context: KueueConte
             base, reason=reason, message=names.MSG_CQ_INACTIVE.format(cq_name), granular_reason=names.SUSPENDED
         )
     ns = workload.metadata.namespace
-    problem = namespace_blocker(ns, objs.namespaces.get(ns), cq) or resources_blocker(workload)
-    if problem is not None:
-        reason = _reason(names.MISCONFIGURED, names.LEGACY_PENDING, gates)
-        return replace(base, reason=reason, message=problem, granular_reason=names.MISCONFIGURED)
     request_options = options.requests
     if not request_options.runtime_classes and not request_options.limit_ranges:
         request_options = replace(
@@ -252,6 +255,16 @@ def _nominate(workload: o.KueueWorkload, cq: o.ClusterQueue, context: KueueConte
             limit_ranges=[lr for lr in objs.limit_ranges if lr.metadata.namespace == ns],
             gates=request_options.gates if request_options.gates is not None else gates,
         )
+    # The Workload as the queue manager holds it: AdjustResources applied (wi.Obj).
+    specs = [adjusted_pod_spec(ps.template.spec, request_options) for ps in workload.spec.pod_sets]
+    problem = (
+        namespace_blocker(ns, objs.namespaces.get(ns), cq)
+        or resources_blocker(specs)
+        or limit_range_blocker(specs, request_options.limit_ranges)
+    )
+    if problem is not None:
+        reason = _reason(names.MISCONFIGURED, names.LEGACY_PENDING, gates)
+        return replace(base, reason=reason, message=problem, granular_reason=names.MISCONFIGURED)
     requests = pod_set_requests(workload, request_options)
     assignment = _assign(workload, requests, cq, tree, objs, options)
     key = queue_key(workload, options.requeuing_timestamp, gates)
@@ -264,23 +277,16 @@ def _nominate(workload: o.KueueWorkload, cq: o.ClusterQueue, context: KueueConte
         ahead=ahead,
     )
     verdict = _by_mode(workload, verdict, assignment, gates)
-    flags = _not_evaluated(cq, objs, options, workload.metadata.namespace)
+    flags = _not_evaluated(cq, objs, options)
     return replace(
         verdict, not_evaluated=verdict.not_evaluated + tuple(f for f in flags if f not in verdict.not_evaluated)
     )
 
 
-def _not_evaluated(cq: o.ClusterQueue, objs: KueueObjects, options: VerdictOptions, namespace: str) -> list[str]:
-    """What else decides admission and is not emulated: ValidateAdmissibility's LimitRange bounds
-    (when the namespace has any), the ClusterQueue's admission checks (MultiKueue among them), and
+def _not_evaluated(cq: o.ClusterQueue, objs: KueueObjects, options: VerdictOptions) -> list[str]:
+    """What else decides admission and is not emulated: the ClusterQueue's admission checks (MultiKueue among them), and
     fair sharing when Kueue's configuration enables it."""
     flags = []
-    if any(
-        lr.metadata.namespace == namespace
-        and any(item.max or item.min or item.max_limit_request_ratio for item in lr.spec.limits)
-        for lr in objs.limit_ranges
-    ):
-        flags.append(names.NOT_EMULATED_LIMIT_RANGES)
     checks = admission_checks_of(cq)
     if checks:
         flags.append(names.NOT_EMULATED_ADMISSION_CHECKS)

@@ -7,14 +7,17 @@ with the namespace and requests-within-limits checks of the scheduler's Validate
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.resources import requests_from_resource_list
+from podwhy.cluster.kueue.resources import exact, requests_from_resource_list
 from podwhy.helpers import fielderrors
 from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
+from podwhy.helpers.podresources import pod_requests
 from podwhy.model import objects as o
+from podwhy.model.quantity import QuantityInput
 
 
 @dataclass(frozen=True)
@@ -187,23 +190,32 @@ def _greater_keys(resources: o.ResourceRequirements) -> list[str]:
     return sorted(name for name, value in requests.items() if name in limits and value > limits[name])
 
 
-def resources_blocker(workload: o.KueueWorkload) -> str | None:
-    """ValidateAdmissibility's ValidateResources: per pod set, each init container, container and
-    the pod-level resources requesting more than its limit, the message naming them; else None."""
+def _containers(spec: o.PodSpec, path: str) -> list[tuple[str, o.ResourceRequirements]]:
+    """Each init container's and container's resources with its field path, in Kueue's order."""
+    return [
+        *(
+            (fielderrors.index(fielderrors.child(path, "initContainers"), j), c.resources)
+            for j, c in enumerate(spec.init_containers)
+        ),
+        *(
+            (fielderrors.index(fielderrors.child(path, "containers"), j), c.resources)
+            for j, c in enumerate(spec.containers)
+        ),
+    ]
+
+
+def _spec_path(i: int) -> str:
+    return fielderrors.child(fielderrors.index("spec.podSets", i), "template.spec")
+
+
+def resources_blocker(specs: Sequence[o.PodSpec]) -> str | None:
+    """ValidateAdmissibility's ValidateResources over the pod sets' specs as AdjustResources left
+    them: each init container, container and the pod-level resources requesting more than its
+    limit, the message naming them; else None."""
     errors = []
-    for i, ps in enumerate(workload.spec.pod_sets):
-        path = fielderrors.child(fielderrors.index("spec.podSets", i), "template.spec")
-        spec = ps.template.spec
-        parts = [
-            *(
-                (fielderrors.index(fielderrors.child(path, "initContainers"), j), c.resources)
-                for j, c in enumerate(spec.init_containers)
-            ),
-            *(
-                (fielderrors.index(fielderrors.child(path, "containers"), j), c.resources)
-                for j, c in enumerate(spec.containers)
-            ),
-        ]
+    for i, spec in enumerate(specs):
+        path = _spec_path(i)
+        parts = _containers(spec, path)
         if spec.resources is not None:
             parts.append((fielderrors.child(path, "resources"), spec.resources))
         for where, resources in parts:
@@ -211,6 +223,80 @@ def resources_blocker(workload: o.KueueWorkload) -> str | None:
             if greater:
                 errors.append(fielderrors.invalid(where, greater, names.MSG_REQUESTS_EXCEED_LIMITS))
     return names.MSG_INVALID_RESOURCES.format(fielderrors.aggregate(errors)) if errors else None
+
+
+Bound = tuple[dict[str, Fraction], dict[str, Fraction]]  # (max, min)
+Bounds = dict[str, Bound]
+
+
+def _merge(
+    a: Mapping[str, Fraction], b: Mapping[str, Fraction], keep: Callable[[Fraction, Fraction], Fraction]
+) -> dict[str, Fraction]:
+    """resource.MergeResourceListKeepMin/Max: every name of both, KEEP deciding a conflict."""
+    out = dict(a)
+    for name, value in b.items():
+        out[name] = keep(out[name], value) if name in out else value
+    return out
+
+
+def _exact(resources: Mapping[str, QuantityInput]) -> dict[str, Fraction]:
+    return {name: exact(value) for name, value in resources.items()}
+
+
+def limit_range_bounds(ranges: Iterable[o.LimitRange]) -> Bounds:
+    """limitrange.Summarize's Max (the lowest) and Min (the highest) by limit type."""
+    out: Bounds = {}
+    for lr in ranges:
+        for item in lr.spec.limits:
+            high, low = out.get(item.type, ({}, {}))
+            out[item.type] = (_merge(high, _exact(item.max), min), _merge(low, _exact(item.min), max))
+    return out
+
+
+def _greater(values: Mapping[str, Fraction], other: Mapping[str, Fraction]) -> list[str]:
+    """MapRequests.GreaterKeys over Kueue's int64 values: the names above OTHER's, sorted."""
+    mine, theirs = requests_from_resource_list(values), requests_from_resource_list(other)
+    return sorted(name for name, value in mine.items() if name in theirs and value > theirs[name])
+
+
+def _bound_errors(
+    where: str,
+    low: Mapping[str, Fraction],
+    high: Mapping[str, Fraction],
+    bounds: Bound,
+) -> list[str]:
+    errors = []
+    above = _greater(high, bounds[0])
+    if above:
+        errors.append(fielderrors.invalid(where, above, names.MSG_LIMIT_RANGE_ABOVE_MAX))
+    below = _greater(bounds[1], low)
+    if below:
+        errors.append(fielderrors.invalid(where, below, names.MSG_LIMIT_RANGE_BELOW_MIN))
+    return errors
+
+
+def limit_range_blocker(specs: Sequence[o.PodSpec], ranges: Sequence[o.LimitRange]) -> str | None:
+    """ValidateAdmissibility's ValidateLimitRange (Summary.ValidatePodSpec) over the pod sets'
+    specs as AdjustResources left them: per container the larger of request and limit against
+    the Container max and the smaller against its min, then the pod's requests (PodRequests)
+    against the Pod bounds; the message naming them, else None."""
+    if not ranges:
+        return None
+    bounds = limit_range_bounds(ranges)
+    errors = []
+    for i, spec in enumerate(specs):
+        path = _spec_path(i)
+        container = bounds.get("Container")
+        if container is not None:
+            for where, res in _containers(spec, path):
+                requests, limits = _exact(res.requests), _exact(res.limits)
+                low, high = _merge(requests, limits, min), _merge(requests, limits, max)
+                errors += _bound_errors(where, low, high, container)
+        pod = bounds.get("Pod")
+        if pod is not None:
+            total = pod_requests(o.Pod(spec=spec), use_status_resources=False)
+            errors += _bound_errors(path, total, total, pod)
+    return names.MSG_LIMIT_RANGE_UNSATISFIED.format(fielderrors.aggregate(errors)) if errors else None
 
 
 def queue_blocker(

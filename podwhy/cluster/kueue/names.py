@@ -100,6 +100,10 @@ MSG_NAMESPACE_MISSING: Final = 'workload namespace "{}" does not exist: namespac
 MSG_NAMESPACE_MISMATCH: Final = "workload namespace doesn't match ClusterQueue selector"
 MSG_INVALID_RESOURCES: Final = "resources validation failed: {}"  # workload.ErrInvalidWLResources
 MSG_REQUESTS_EXCEED_LIMITS: Final = "requests must not exceed its limits"
+# workload.ErrLimitRangeConstraintsUnsatisfiedResources and pkg/util/limitrange's messages.
+MSG_LIMIT_RANGE_UNSATISFIED: Final = "resources didn't satisfy LimitRange constraints: {}"
+MSG_LIMIT_RANGE_ABOVE_MAX: Final = "requests must not be above the limitRange max"
+MSG_LIMIT_RANGE_BELOW_MIN: Final = "requests must not be below the limitRange min"
 # The flavor assigner (Assignment.Message, Status reasons, fitsResourceQuota).
 MSG_ASSIGNMENT: Final = "couldn't assign flavors to pod set {}: {}"
 MSG_ASSIGNMENT_ERROR: Final = "failed to assign flavors to pod set {}: {}"
@@ -223,4 +227,3 @@ NOT_EMULATED_ADMISSION_CHECKS: Final = "admission checks"
 NOT_EMULATED_MULTIKUEUE: Final = "MultiKueue"
 NOT_EMULATED_FAIR_SHARING: Final = "fair sharing"
 NOT_EMULATED_PARTIAL_ADMISSION: Final = "partial admission"
-NOT_EMULATED_LIMIT_RANGES: Final = "LimitRange validation"

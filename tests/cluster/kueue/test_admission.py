@@ -219,9 +219,10 @@ def test_admission_checks_flagged() -> None:
     assert verdict.not_evaluated == (names.NOT_EMULATED_ADMISSION_CHECKS, names.NOT_EMULATED_MULTIKUEUE)
 
 
-def test_limit_range_bounds_flagged() -> None:
-    """ValidateAdmissibility also checks a namespace's LimitRange bounds: not emulated, said so;
-    its defaults are applied to the requests (AdjustResources)."""
+def test_limit_range_defaults_then_bounds() -> None:
+    """A namespace's LimitRange defaults are applied to the requests (AdjustResources) and its
+    bounds checked on the adjusted Workload (ValidateLimitRange): within them it fits, nothing
+    said as not evaluated; a request over the max is Misconfigured in Kueue's words."""
     lr = msgspec.convert(
         {
             "metadata": {"name": "lr", "namespace": "default"},
@@ -231,5 +232,11 @@ def test_limit_range_bounds_flagged() -> None:
     )
     wl = workload("job", pod_set(requests={"cpu": "1"}))
     verdict = explain_workload(wl, _objects(lr))
-    assert names.NOT_EMULATED_LIMIT_RANGES in verdict.not_evaluated
+    assert verdict.not_evaluated == ()
     assert verdict.requests[0].requests == {"cpu": 1_000, "memory": 2**30}
+    over = explain_workload(workload("job", pod_set(requests={"cpu": "9"})), _objects(lr))
+    assert over.granular_reason == names.MISCONFIGURED
+    assert over.message == (
+        "resources didn't satisfy LimitRange constraints: spec.podSets[0].template.spec.containers[0]: "
+        'Invalid value: ["cpu"]: requests must not be above the limitRange max'
+    )

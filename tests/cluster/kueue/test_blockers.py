@@ -269,6 +269,10 @@ def test_namespace_blocker() -> None:
     )
 
 
+def _specs(wl: o.KueueWorkload) -> list[o.PodSpec]:
+    return [ps.template.spec for ps in wl.spec.pod_sets]
+
+
 def test_resources_blocker_names_every_part_over_its_limit() -> None:
     """ValidateResources (pkg/workload/resources.go): init containers, then containers, then the
     pod-level resources of each pod set; the resources above their limit sorted, compared only
@@ -280,10 +284,10 @@ def test_resources_blocker_names_every_part_over_its_limit() -> None:
         "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "250m"}},
     }
     wl = workload("wl", pod_set("a", requests={"cpu": "1"}), pod_set("b", spec=spec))
-    assert resources_blocker(wl) == (
+    assert resources_blocker(_specs(wl)) == (
         "resources validation failed: ["
         'spec.podSets[1].template.spec.initContainers[0]: Invalid value: ["cpu","memory"]: '
         "requests must not exceed its limits, "
         'spec.podSets[1].template.spec.resources: Invalid value: ["cpu"]: requests must not exceed its limits]'
     )
-    assert resources_blocker(workload("ok", pod_set(requests={"cpu": "1"}))) is None
+    assert resources_blocker(_specs(workload("ok", pod_set(requests={"cpu": "1"})))) is None

@@ -420,13 +420,7 @@ CASES = {
 }
 
 # Where podwhy disagrees with upstream, and why.
-XFAIL = {
-    "container does not satisfy limitRange constraints": (
-        "ValidateAdmissibility's ValidateLimitRange (limitrange.Summarize, ValidatePodSpec) is not "
-        "emulated: podwhy flags the namespace's LimitRange bounds as not evaluated and reports the "
-        "Workload as fitting (reason and message empty) instead of Misconfigured"
-    ),
-}
+XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
