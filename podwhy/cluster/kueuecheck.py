@@ -1,7 +1,8 @@
 """Kueue in front of `check`: a Job of the manifests that Kueue manages is created suspended by
 Kueue's webhook (jobframework's Default), its Workload built as Kueue's Job controller builds it
 (kueue/jobframework.py) and nominated over the snapshot's Kueue objects (kueue/admission.py),
-behind the Workloads pending there, in Kueue's order. One Kueue would not admit keeps its pods
+behind the Workloads pending there, in Kueue's order: those ahead of it that fit are admitted
+first, cycle by cycle (a StrictFIFO head that does not fit blocks it). One Kueue would not admit keeps its pods
 uncreated; one it admits has Kueue's PodSetInfo injected into its pods (pkg/podset: the flavors'
 node labels merged into the nodeSelector, their tolerations appended) and is charged to its
 ClusterQueue for the Jobs after it.
@@ -10,13 +11,14 @@ ClusterQueue for the Jobs after it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import msgspec
 
 from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
 from podwhy.cluster.kueue import jobframework as jf
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueObjects, Stage, Verdict, VerdictOptions, explain_workload
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
 from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -74,14 +76,22 @@ def _has_kueue(snapshot: Snapshot) -> bool:
     return bool(snapshot.cluster_queues or snapshot.local_queues or snapshot.resource_flavors)
 
 
-def _objects(snapshot: Snapshot, extra: list[o.KueueWorkload]) -> KueueObjects:
+def _key(workload: o.KueueWorkload) -> tuple[str, str]:
+    return workload.metadata.namespace, workload.metadata.name
+
+
+def _objects(
+    snapshot: Snapshot, extra: list[o.KueueWorkload], admitted: dict[tuple[str, str], o.KueueWorkload]
+) -> KueueObjects:
+    """The snapshot's Kueue objects, the manifests' Workloads before this one (EXTRA) and, in
+    place of a pending Workload, its copy ADMITTED first."""
+    workloads = [admitted.get(_key(wl), wl) for wl in [*snapshot.kueue_workloads.values(), *extra]]
     objs: list[object] = [
         *snapshot.cluster_queues.values(),
         *snapshot.cohorts.values(),
         *snapshot.local_queues.values(),
         *snapshot.resource_flavors.values(),
-        *snapshot.kueue_workloads.values(),
-        *extra,
+        *workloads,
         *snapshot.admission_checks.values(),
         *snapshot.topologies.values(),
         *snapshot.namespaces.values(),
@@ -100,14 +110,35 @@ def _reads(snapshot: Snapshot) -> jf.KueueReads:
     )
 
 
-def _job(workload: ManifestWorkload) -> o.Workload | None:
-    """The Job as `kubectl apply` creates it (the uid check gives it), when the workload is a new Job."""
+def _applied_after(snapshot: Snapshot) -> datetime:
+    """A time after everything the snapshot's queues know (when it was taken, each Workload's
+    creation and conditions): a Job applied now is created later, so it queues behind them."""
+    times = [snapshot.taken_at]
+    for wl in snapshot.kueue_workloads.values():
+        times.append(wl.metadata.creation_timestamp or "")
+        times.extend(c.last_transition_time or "" for c in wl.status.conditions)
+    parsed = [_parse(t) for t in times if t]
+    return max((t for t in parsed if t is not None), default=datetime(1970, 1, 1, tzinfo=UTC))
+
+
+def _parse(text: str) -> datetime | None:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _job(workload: ManifestWorkload, created: datetime) -> o.Workload | None:
+    """The Job as `kubectl apply` creates it (the uid check gives it; CREATED its creation time,
+    unless the manifest has one), when the workload is a new Job."""
     job = workload.job_manifest
     if job is None or workload.kind != "Job" or workload.live_job is not None:
         return None
     copy = msgspec.json.decode(msgspec.json.encode(job), type=o.Workload)
     copy.metadata.namespace = workload.namespace
     copy.metadata.uid = copy.metadata.uid or created_uid(workload.namespace, "Job", workload.name)
+    copy.metadata.creation_timestamp = copy.metadata.creation_timestamp or created.strftime("%Y-%m-%dT%H:%M:%SZ")
     return copy
 
 
@@ -152,21 +183,58 @@ def inject(pod: o.Pod, decision: KueueDecision) -> None:
         ]
 
 
+def _first_to_go(verdict: Verdict, context: KueueContext) -> o.KueueWorkload | None:
+    """The Workload ahead that Kueue admits before this one: under StrictFIFO the head, when it
+    fits; under BestEffortFIFO the first in Kueue's order that fits (those that do not are set
+    aside as inadmissible)."""
+    for ahead in verdict.ahead:
+        if context.explain(ahead).stage is Stage.FITS:
+            return ahead
+        if verdict.queueing_strategy == names.STRICT_FIFO:
+            return None
+    return None
+
+
+def _in_turn(
+    workload: o.KueueWorkload,
+    snapshot: Snapshot,
+    added: list[o.KueueWorkload],
+    admitted: dict[tuple[str, str], o.KueueWorkload],
+    options: VerdictOptions | None,
+) -> Verdict:
+    """WORKLOAD's verdict in its turn: Kueue's cycles admit, one by one, the Workloads ahead of it
+    in its ClusterQueue that fit (each charged to the quota before the next is looked at, and
+    recorded in ADMITTED for the Jobs after it); then WORKLOAD's verdict over what is left."""
+    while True:
+        context = KueueContext(_objects(snapshot, added, admitted), options)
+        verdict = context.explain(workload)
+        if verdict.stage is not Stage.FITS or not verdict.ahead:
+            return verdict
+        first = _first_to_go(verdict, context)
+        if first is None:
+            return verdict
+        admitted[_key(first)] = _admitted_workload(first, context.explain(first))
+
+
 def decide(
     snapshot: Snapshot,
     workloads: list[ManifestWorkload],
     options: jf.FrameworkOptions | None = None,
     verdict_options: VerdictOptions | None = None,
 ) -> dict[int, KueueDecision]:
-    """Kueue's decision on each managed workload (by index), in the manifests' order: each one
-    admitted is charged to its ClusterQueue for those after it."""
+    """Kueue's decision on each managed workload (by index), in the manifests' order: the pending
+    Workloads ahead of it that fit are admitted first (_in_turn), and each one admitted is
+    charged to its ClusterQueue for those after it."""
     options = options or jf.FrameworkOptions()
     reads = _reads(snapshot)
     have_kueue = _has_kueue(snapshot)
     added: list[o.KueueWorkload] = []
+    admitted: dict[tuple[str, str], o.KueueWorkload] = {}  # pending Workloads admitted first
     out: dict[int, KueueDecision] = {}
+    applied = _applied_after(snapshot)
     for index, workload in enumerate(workloads):
-        job = _job(workload)
+        # Applied in the manifests' order, a second apart: each queues behind those before it.
+        job = _job(workload, applied + timedelta(seconds=index + 1))
         if job is None or not jf.is_managed("Job", job.metadata, reads, options):
             continue
         job.metadata = jf.apply_defaults(job.metadata, reads, options)
@@ -181,7 +249,7 @@ def decide(
             decision.problem = built.problem
             continue
         decision.workload = built.workload
-        decision.verdict = explain_workload(built.workload, _objects(snapshot, added), verdict_options)
+        decision.verdict = _in_turn(built.workload, snapshot, added, admitted, verdict_options)
         if decision.admitted and decision.verdict.assignment is not None:
             decision.flavors = {
                 ps.name: {res: fa.name for res, fa in ps.flavors.items()} for ps in decision.verdict.assignment.pod_sets

@@ -154,3 +154,34 @@ def test_inject_merges_node_labels_and_appends_tolerations() -> None:
     inject(pod, decision)
     assert pod.spec.node_selector == {"instance-type": "mine", "pool": "p", "zone": "a"}
     assert [t.key for t in pod.spec.tolerations or []] == ["gpu", "spot"]
+
+
+def _pending_ahead(tmp_path: Path, cpu: str) -> Path:
+    """The cluster with one more pending Workload (2 pods of CPU each), queued before any new Job."""
+    cluster = yaml.safe_load(CLUSTER.read_text())
+    template = next(
+        i for i in cluster["items"] if i["kind"] == "Workload" and i["metadata"]["name"].startswith("job-training-b")
+    )
+    ahead = json.loads(json.dumps(template))
+    ahead["metadata"].update(name="job-early-1a2b3", uid="uid-job-early", creationTimestamp="2026-03-02T08:00:00Z")
+    ahead["metadata"]["labels"] = {"kueue.x-k8s.io/job-uid": "uid-job-early"}
+    ahead["metadata"]["ownerReferences"][0].update(name="early", uid="uid-job-early")
+    ahead["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    ahead["status"] = {}
+    cluster["items"].append(ahead)
+    path = tmp_path / "cluster-ahead.yaml"
+    path.write_text(yaml.safe_dump(cluster))
+    return path
+
+
+def test_a_fitting_workload_ahead_is_admitted_first(tmp_path: Path) -> None:
+    """BestEffortFIFO: a pending Workload ahead that fits (2 cpus of the 3 free) is admitted in an
+    earlier cycle and charged, so a 3-cpu Job that fits alone is then 2 cpus short; the one ahead
+    that does not fit (training-b, 5 cpus) is set aside and takes nothing."""
+    code, report = _check(tmp_path, _job("three", "3"), cluster=_pending_ahead(tmp_path, "1"))
+    assert code == 1
+    assert report["workloads"][0]["kueue"]["message"].endswith(
+        "insufficient unused quota for cpu in flavor default-flavor, 2 more needed"
+    )
+    code, report = _check(tmp_path, _job("one", "1"), cluster=_pending_ahead(tmp_path, "1"))
+    assert code == 0 and report["workloads"][0]["kueue"]["admitted"] is True
