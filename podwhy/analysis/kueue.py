@@ -5,8 +5,8 @@ whether the Workload's recorded conditions agree with the recomputation; and who
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from podwhy.analysis.kueuefacts import (
     JOB,
@@ -79,25 +79,45 @@ def kueue_gates(pod: o.Pod) -> list[str]:
     return [g.name for g in pod.spec.scheduling_gates if g.name in KUEUE_GATES]
 
 
-def _owned_by(workload: o.KueueWorkload, uid: str, kind: str, name: str) -> bool:
-    if uid and workload.metadata.labels.get(JOB_UID_LABEL) == uid:
-        return True
-    for ref in workload.metadata.owner_references:
-        if uid and ref.uid == uid:
-            return True
-        if not uid and ref.kind == kind and ref.name == name:
-            return True
-    return False
+@dataclass(frozen=True)
+class _Owners:
+    """The snapshot's Workloads by what names their owner: (namespace, uid) from the job-uid
+    label and the owner references' uids, (namespace, kind, name) from the references; each list
+    in the snapshot's order, a Workload once."""
+
+    workloads: Mapping[str, o.KueueWorkload]
+    size: int
+    by_uid: dict[tuple[str, str], list[o.KueueWorkload]]
+    by_name: dict[tuple[str, str, str], list[o.KueueWorkload]]
+
+
+_OWNERS: list[_Owners] = []  # the index of the last snapshot asked about
+
+
+def _owners(snapshot: Snapshot) -> _Owners:
+    """The owner index of SNAPSHOT's Workloads, built once per snapshot (kept while its dict of
+    Workloads is the same object and has not grown)."""
+    workloads = snapshot.kueue_workloads
+    if _OWNERS and _OWNERS[0].workloads is workloads and _OWNERS[0].size == len(workloads):
+        return _OWNERS[0]
+    by_uid: dict[tuple[str, str], list[o.KueueWorkload]] = {}
+    by_name: dict[tuple[str, str, str], list[o.KueueWorkload]] = {}
+    for wl in workloads.values():
+        ns, refs = wl.metadata.namespace, wl.metadata.owner_references
+        for uid in dict.fromkeys([wl.metadata.labels.get(JOB_UID_LABEL, ""), *(r.uid for r in refs)]):
+            if uid:
+                by_uid.setdefault((ns, uid), []).append(wl)
+        for key in dict.fromkeys((ns, r.kind, r.name) for r in refs):
+            by_name.setdefault(key, []).append(wl)
+    _OWNERS[:] = [_Owners(workloads, len(workloads), by_uid, by_name)]
+    return _OWNERS[0]
 
 
 def workload_of_owner(snapshot: Snapshot, namespace: str, kind: str, name: str, uid: str) -> o.KueueWorkload | None:
     """The Workload Kueue made for the object KIND NAMESPACE/NAME (UID): through its owner
     references or the job-uid label, the controlling reference first."""
-    found = [
-        wl
-        for wl in snapshot.kueue_workloads.values()
-        if wl.metadata.namespace == namespace and _owned_by(wl, uid, kind, name)
-    ]
+    index = _owners(snapshot)
+    found = list(index.by_uid.get((namespace, uid), ()) if uid else index.by_name.get((namespace, kind, name), ()))
     found.sort(key=lambda wl: not any(r.controller for r in wl.metadata.owner_references))
     return found[0] if found else None
 
