@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from syrupy.assertion import SnapshotAssertion
 from typer.testing import CliRunner
 
@@ -91,6 +92,15 @@ def test_json(name: str, snapshot: SnapshotAssertion, report_schema_validator: o
     assert code == EXPECTED[name][0]
     report["snapshot"]["sources"] = [Path(s).name for s in report["snapshot"]["sources"]]
     assert report == snapshot
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_yaml_is_the_json(name: str) -> None:
+    """-o yaml carries the same report as -o json, Kueue's part included, and the same exit code."""
+    code_json, out_json = _invoke(name, "-o", "json")
+    code_yaml, out_yaml = _invoke(name, "-o", "yaml")
+    assert code_yaml == code_json
+    assert yaml.safe_load(out_yaml) == json.loads(out_json)
 
 
 @pytest.mark.parametrize("name", NAMES)
