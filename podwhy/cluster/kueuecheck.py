@@ -130,14 +130,14 @@ def _parse(text: str) -> datetime | None:
 
 
 def _job(workload: ManifestWorkload, created: datetime) -> o.Workload | None:
-    """The Job as `kubectl apply` creates it (the uid check gives it; CREATED its creation time,
-    unless the manifest has one), when the workload is a new Job."""
+    """The Job as `kubectl apply` (or a CronJob's controller, its next Job) creates it (the uid
+    check gives it; CREATED its creation time, unless the manifest has one), when it is a new Job."""
     job = workload.job_manifest
-    if job is None or workload.kind != "Job" or workload.live_job is not None:
+    if job is None or workload.kind not in ("Job", "CronJob") or workload.live_job is not None:
         return None
     copy = msgspec.json.decode(msgspec.json.encode(job), type=o.Workload)
     copy.metadata.namespace = workload.namespace
-    copy.metadata.uid = copy.metadata.uid or created_uid(workload.namespace, "Job", workload.name)
+    copy.metadata.uid = copy.metadata.uid or created_uid(workload.namespace, "Job", copy.metadata.name)
     copy.metadata.creation_timestamp = copy.metadata.creation_timestamp or created.strftime("%Y-%m-%dT%H:%M:%SZ")
     return copy
 

@@ -114,6 +114,10 @@ class WorkloadCreator:
             metadata=o.ObjectMeta(
                 name=f"{cron.metadata.name}-{CRON_JOB_SCHEDULED_MINUTES}",
                 namespace=namespace,
+                # getJobFromTemplate2: the Job template's labels and annotations (Kueue's
+                # queue-name label among them).
+                labels=dict(cron.spec.job_template.metadata.labels),
+                annotations=dict(cron.spec.job_template.metadata.annotations),
                 owner_references=[
                     o.OwnerReference(
                         api_version="batch/v1",
@@ -129,6 +133,7 @@ class WorkloadCreator:
         workload = self._workload(entry, job, snapshot)
         workload.kind = "CronJob"
         workload.name = cron.metadata.name
+        workload.job_manifest = job  # a new Job, which Kueue may manage
         return workload
 
     def _workload(self, entry: Entry, wl: o.Workload, snapshot: Snapshot) -> ManifestWorkload:

@@ -185,3 +185,28 @@ def test_a_fitting_workload_ahead_is_admitted_first(tmp_path: Path) -> None:
     )
     code, report = _check(tmp_path, _job("one", "1"), cluster=_pending_ahead(tmp_path, "1"))
     assert code == 0 and report["workloads"][0]["kueue"]["admitted"] is True
+
+
+def _cron_job(name: str, cpu: str) -> dict[str, Any]:
+    job = _job(name, cpu)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": name, "namespace": "team-a"},
+        "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"metadata": job["metadata"], "spec": job["spec"]}},
+    }
+
+
+def test_a_cron_jobs_next_job_is_kueues_when_its_template_has_the_label(tmp_path: Path) -> None:
+    """The CronJob controller copies the Job template's labels to the Job (getJobFromTemplate2):
+    with Kueue's queue-name label, Kueue holds the Job it creates as it holds any Job."""
+    code, report = _check(tmp_path, _cron_job("nightly", "6"))
+    assert code == 1
+    (workload,) = report["workloads"]
+    assert workload["kind"] == "CronJob"
+    assert workload["kueue"]["workload"].startswith("team-a/job-nightly-")
+    assert workload["kueue"]["message"].endswith(
+        "insufficient unused quota for cpu in flavor default-flavor, 3 more needed"
+    )
+    code, report = _check(tmp_path, _cron_job("hourly", "1"))
+    assert code == 0 and report["workloads"][0]["kueue"]["admitted"] is True
