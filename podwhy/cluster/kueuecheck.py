@@ -10,6 +10,7 @@ ClusterQueue for the Jobs after it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -47,6 +48,8 @@ class KueueDecision:
         """Kueue admits it in its next cycle: it fits, nothing podwhy does not evaluate holds it,
         and no StrictFIFO head waits before it."""
         v = self.verdict
+        if v is not None and v.stage is Stage.ADMITTED:
+            return True  # a Job the cluster has, whose Workload Kueue has admitted
         return (
             v is not None
             and v.stage is Stage.FITS
@@ -129,15 +132,26 @@ def _parse(text: str) -> datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+def suspends(snapshot: Snapshot) -> Callable[[o.ObjectMeta], bool]:
+    """Whether Kueue manages a Job of this metadata in SNAPSHOT's cluster (its webhook suspends it
+    and its controller resumes it once admitted): the Job's pods are those it runs then."""
+    options = jf.FrameworkOptions()
+    return lambda meta: jf.is_managed("Job", meta, _reads(snapshot), options)  # the cluster as it is then
+
+
 def _job(workload: ManifestWorkload, created: datetime) -> o.Workload | None:
     """The Job as `kubectl apply` (or a CronJob's controller, its next Job) creates it (the uid
     check gives it; CREATED its creation time, unless the manifest has one), when it is a new Job."""
     job = workload.job_manifest
-    if job is None or workload.kind not in ("Job", "CronJob") or workload.live_job is not None:
+    if job is None or workload.kind not in ("Job", "CronJob"):
         return None
+    live = workload.live_job
+    if live is not None and not (live.shape.suspend and workload.kueue_managed):
+        return None  # a Job that runs: Kueue admitted it
     copy = msgspec.json.decode(msgspec.json.encode(job), type=o.Workload)
     copy.metadata.namespace = workload.namespace
-    copy.metadata.uid = copy.metadata.uid or created_uid(workload.namespace, "Job", copy.metadata.name)
+    live_uid = live.uid if live is not None else ""
+    copy.metadata.uid = live_uid or copy.metadata.uid or created_uid(workload.namespace, "Job", copy.metadata.name)
     copy.metadata.creation_timestamp = copy.metadata.creation_timestamp or created.strftime("%Y-%m-%dT%H:%M:%SZ")
     return copy
 
@@ -181,6 +195,17 @@ def inject(pod: o.Pod, decision: KueueDecision) -> None:
         pod.spec.tolerations = list(pod.spec.tolerations or []) + [
             t for t in decision.tolerations if t not in (pod.spec.tolerations or [])
         ]
+
+
+def _workload_of(snapshot: Snapshot, namespace: str, uid: str) -> o.KueueWorkload | None:
+    """The Workload Kueue made for the Job of UID (a Job the cluster has), by the job-uid label
+    or an owner reference."""
+    for wl in snapshot.kueue_workloads.values():
+        if wl.metadata.namespace == namespace and (
+            wl.metadata.labels.get(jf.JOB_UID_LABEL) == uid or any(r.uid == uid for r in wl.metadata.owner_references)
+        ):
+            return wl
+    return None
 
 
 def _first_to_go(verdict: Verdict, context: KueueContext) -> o.KueueWorkload | None:
@@ -244,18 +269,22 @@ def decide(
         if not have_kueue and lq_key not in snapshot.local_queues:
             decision.inconclusive = NO_KUEUE_KINDS
             continue
-        built = jf.job_workload(job, reads, options)
-        if built.workload is None:
-            decision.problem = built.problem
-            continue
-        decision.workload = built.workload
-        decision.verdict = _in_turn(built.workload, snapshot, added, admitted, verdict_options)
+        existing = _workload_of(snapshot, job.metadata.namespace, job.metadata.uid)
+        if existing is None:
+            built = jf.job_workload(job, reads, options)
+            if built.workload is None:
+                decision.problem = built.problem
+                continue
+            existing = built.workload
+            added.append(existing)  # the Jobs after it queue behind it, or are charged for it
+        decision.workload = existing
+        decision.verdict = _in_turn(existing, snapshot, added, admitted, verdict_options)
         if decision.admitted and decision.verdict.assignment is not None:
             decision.flavors = {
                 ps.name: {res: fa.name for res, fa in ps.flavors.items()} for ps in decision.verdict.assignment.pod_sets
             }
-            _pod_set_info(decision, snapshot.resource_flavors)
-            added.append(_admitted_workload(built.workload, decision.verdict))
-        else:
-            added.append(built.workload)  # it waits: the Jobs after it queue behind it
+            admitted[_key(existing)] = _admitted_workload(existing, decision.verdict)
+        elif decision.admitted and existing.status.admission is not None:
+            decision.flavors = {psa.name: dict(psa.flavors) for psa in existing.status.admission.pod_set_assignments}
+        _pod_set_info(decision, snapshot.resource_flavors)
     return out

@@ -27,6 +27,7 @@ from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
 from podwhy.cluster.apiserver.validation.workloads import validate_workload
 from podwhy.cluster.apiserver.warnings import warn_on_create
 from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
+from podwhy.cluster.kueuecheck import suspends
 from podwhy.cluster.workloads import WorkloadCreator
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import DEFAULT, Emulation
@@ -135,7 +136,7 @@ class ManifestSource:
         for entry in entries:
             check_fields(entry, emulation)  # the API server's strict decoding, before anything else
         snapshot.kindless.extend(self.kindless)
-        creator = WorkloadCreator(snapshot, self.namespace, emulation)
+        creator = WorkloadCreator(snapshot, self.namespace, emulation, kueue_manages=suspends(snapshot))
         for entry in entries:
             if entry.kind in SUPPORT_KINDS:
                 self.apply(entry.kind, entry.obj, snapshot)

@@ -10,6 +10,7 @@ are read as its old pods, with whether the manifest changes its template.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -45,9 +46,18 @@ class WorkloadCreator:
     names its own, as the API server of EMULATION admits their pods (the pods' names stay unique
     in each namespace; the pods of all of them stay within MAX_PODS)."""
 
-    def __init__(self, snapshot: Snapshot, namespace: str, emulation: Emulation = DEFAULT) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        namespace: str,
+        emulation: Emulation = DEFAULT,
+        kueue_manages: Callable[[o.ObjectMeta], bool] | None = None,
+    ) -> None:
         self.namespace = namespace
         self._emulation = emulation
+        # Whether Kueue manages a Job: suspended by its webhook, resumed once admitted, so the
+        # pods are those its controller runs then (kueuecheck decides whether they are created).
+        self._kueue_manages = kueue_manages
         # The names of the pods in SNAPSHOT and of those created since, by namespace.
         self._names = {(p.metadata.namespace, p.metadata.name) for p in snapshot.pods}
         # How many pods the workloads created so far create (bounded by MAX_PODS).
@@ -288,7 +298,8 @@ class WorkloadCreator:
         template = wl.spec.template
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
-        count = _replica_count(wl)
+        out.kueue_managed = kind == "Job" and self._kueue_manages is not None and self._kueue_manages(wl.metadata)
+        count = _replica_count(wl, resumed=out.kueue_managed)
         if out.existing and wl.spec.replicas is None and kind in _KEEPS_RUNNING_COUNT:
             count = len(out.existing)  # `kubectl apply` keeps the count (an HPA's, say)
         self._created += count
@@ -426,10 +437,11 @@ def _rc_as_workload(rc: o.ReplicationControllerManifest) -> o.Workload:
 _KEEPS_RUNNING_COUNT = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 
 
-def _replica_count(wl: o.Workload) -> int:
-    """How many pods the controller keeps: replicas (default 1), or for a Job the pods running at once."""
+def _replica_count(wl: o.Workload, *, resumed: bool = False) -> int:
+    """How many pods the controller keeps: replicas (default 1), or for a Job the pods running at
+    once (RESUMED: as Kueue resumes it, whatever its suspend says)."""
     if wl.kind == "Job":
-        if wl.spec.suspend:
+        if wl.spec.suspend and not resumed:
             return 0  # a suspended Job's controller creates no pods
         parallelism = 1 if wl.spec.parallelism is None else wl.spec.parallelism
         if wl.spec.completions is not None:

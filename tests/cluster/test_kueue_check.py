@@ -210,3 +210,24 @@ def test_a_cron_jobs_next_job_is_kueues_when_its_template_has_the_label(tmp_path
     )
     code, report = _check(tmp_path, _cron_job("hourly", "1"))
     assert code == 0 and report["workloads"][0]["kueue"]["admitted"] is True
+
+
+def _live_job(name: str) -> dict[str, Any]:
+    """A Job of the cluster as `kubectl get -o yaml` shows it, its status dropped (as applied)."""
+    cluster = yaml.safe_load(CLUSTER.read_text())
+    job: dict[str, Any] = next(i for i in cluster["items"] if i["kind"] == "Job" and i["metadata"]["name"] == name)
+    job.pop("status", None)
+    return job
+
+
+def test_a_suspended_job_the_cluster_has_gets_its_workloads_verdict(tmp_path: Path) -> None:
+    """A Job Kueue keeps suspended in the cluster, applied again: not 'suspended until resumed'
+    (spec.suspend is Kueue's to lift) but its existing Workload's verdict, recomputed: training-b's
+    two pods of 2500m are 2 cpus short, as its recorded condition says; none is created."""
+    code, report = _check(tmp_path, _live_job("training-b"))
+    assert code == 1
+    (workload,) = report["workloads"]
+    kueue = workload["kueue"]
+    assert kueue["workload"] == "team-a/job-training-b-9c2a7"
+    assert kueue["message"].endswith("insufficient unused quota for cpu in flavor default-flavor, 2 more needed")
+    assert [r["created"] for r in workload["replicas"]] == [False, False]

@@ -263,7 +263,7 @@ def update_job(
     outcome = JobOutcome.RUNS
     if live is not None and live.finished:
         outcome = JobOutcome.FINISHED
-    elif shape.suspend:
+    elif shape.suspend and not workload.kueue_managed:  # Kueue's to lift: kueuecheck decides
         outcome = JobOutcome.SUSPENDED
     elif live is not None and _past_deadline(shape, live, snapshot):
         outcome = JobOutcome.DEADLINE_EXCEEDED

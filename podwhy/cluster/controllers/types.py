@@ -121,6 +121,9 @@ class ManifestWorkload:
     daemon_refusal: str = ""
     # Job: the manifest's Job (what Kueue's webhook and Job controller read; None for others).
     job_manifest: o.Workload | None = None
+    # Job: Kueue manages it (its webhook suspends it, its controller resumes it once admitted):
+    # spec.suspend is Kueue's to lift, and its pods are those it runs once resumed.
+    kueue_managed: bool = False
 
     @property
     def key(self) -> str:
