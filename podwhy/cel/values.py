@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

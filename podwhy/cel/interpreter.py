@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.functions import size, to_bool, to_bytes, to_double, to_int, to_string, to_uint
-from podwhy.plugins.dynamicresources.cel.library.quantity import is_quantity, quantity, quantity_method, sign
-from podwhy.plugins.dynamicresources.cel.library.regex import matches
-from podwhy.plugins.dynamicresources.cel.library.semver import is_semver, semver, semver_method
-from podwhy.plugins.dynamicresources.cel.library.strings import string_method
-from podwhy.plugins.dynamicresources.cel.nodes import (
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.functions import size, to_bool, to_bytes, to_double, to_int, to_string, to_uint
+from podwhy.cel.library.quantity import is_quantity, quantity, quantity_method, sign
+from podwhy.cel.library.regex import matches
+from podwhy.cel.library.semver import is_semver, semver, semver_method
+from podwhy.cel.library.strings import string_method
+from podwhy.cel.nodes import (
     Binary,
     Bind,
     Call,
@@ -28,7 +27,7 @@ from podwhy.plugins.dynamicresources.cel.nodes import (
     Select,
     Unary,
 )
-from podwhy.plugins.dynamicresources.cel.operators import (
+from podwhy.cel.operators import (
     MISSING,
     arith,
     cel_equal,
@@ -38,8 +37,8 @@ from podwhy.plugins.dynamicresources.cel.operators import (
     map_find,
     try_equal,
 )
-from podwhy.plugins.dynamicresources.cel.parser import parse
-from podwhy.plugins.dynamicresources.cel.values import (
+from podwhy.cel.parser import parse
+from podwhy.cel.values import (
     DefaultingMap,
     Semver,
     UInt,
@@ -48,10 +47,12 @@ from podwhy.plugins.dynamicresources.cel.values import (
     need,
     type_name,
 )
+from podwhy.model.quantity import Quantity
 
-# The runtime cost limit of a device selector (resourceapi.CELSelectorExpressionMaxCost, set as
-# cel.CostLimit by k8s.io/dynamic-resource-allocation/cel), and cel-go's error past it.
-COST_LIMIT = 1_000_000
+# The runtime cost limit of one evaluation unless the caller sets another: the API server's
+# celconfig.PerCallLimit (DRA's resourceapi.CELSelectorExpressionMaxCost is the same number), and
+# cel-go's error past it.
+PER_CALL_LIMIT = 1_000_000
 COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 # Where an evaluation keeps its cost in the variable binding: not an identifier CEL can name.
 _COST = "@cost"
@@ -64,8 +65,8 @@ class Program:
         self.expression = expression
         self.ast = parse(expression)
 
-    def evaluate(self, variables: Mapping[str, Any], cost_limit: int = COST_LIMIT) -> Any:
-        """The value; CelError once the evaluation's cost passes COST_LIMIT. The cost is counted
+    def evaluate(self, variables: Mapping[str, Any], cost_limit: int = PER_CALL_LIMIT) -> Any:
+        """The value; CelError once the evaluation's cost passes cost_limit. The cost is counted
         as cel-go's actual cost is, in its units: one per step evaluated, plus the size of what a
         step walks (a list `in` looks through, a tenth of the strings and lists concatenated or
         searched), so a nested or doubling expression stops as the DRA allocator stops it."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.library.regex import find_all, find_regex, matches
+from podwhy.cel.values import need
 from podwhy.model.gojson import GO_SPACE
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.library.regex import find_all, find_regex, matches
-from podwhy.plugins.dynamicresources.cel.values import need
 
 
 def string_method(name: str, s: str, args: list[Any]) -> Any:

@@ -6,9 +6,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.values import (
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.values import (
     INT64_MAX,
     INT64_MIN,
     UINT64_MAX,
@@ -21,6 +20,7 @@ from podwhy.plugins.dynamicresources.cel.values import (
     is_number,
     type_name,
 )
+from podwhy.model.quantity import Quantity
 
 
 def cel_equal(a: Any, b: Any) -> bool:

@@ -3,10 +3,10 @@ ext.TwoVarComprehensions) and the checks cel-go makes before evaluation."""
 
 from __future__ import annotations
 
-from podwhy.plugins.dynamicresources.cel.errors import CelCompileError, CelProgramError
-from podwhy.plugins.dynamicresources.cel.lexer import RESERVED, Token, tokenize
-from podwhy.plugins.dynamicresources.cel.library.regex import RegexSyntaxError, compile_regex
-from podwhy.plugins.dynamicresources.cel.nodes import (
+from podwhy.cel.errors import CelCompileError, CelProgramError
+from podwhy.cel.lexer import RESERVED, Token, tokenize
+from podwhy.cel.library.regex import RegexSyntaxError, compile_regex
+from podwhy.cel.nodes import (
     Binary,
     Bind,
     Call,
@@ -22,7 +22,7 @@ from podwhy.plugins.dynamicresources.cel.nodes import (
     Select,
     Unary,
 )
-from podwhy.plugins.dynamicresources.cel.values import INT64_MAX, INT64_MIN, UInt
+from podwhy.cel.values import INT64_MAX, INT64_MIN, UInt
 
 
 class _Parser:
