@@ -100,3 +100,21 @@ def _last_index_of(s: str, sub: str, offset: int) -> int:
         return -1
     # The match may start at offset at the latest.
     return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if len(sub) <= len(s) else -1
+
+
+_QUOTE_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
+def quote(s: str) -> str:
+    """strings.quote (ext.Strings v1): double-quoted, CEL's escape sequences escaped."""
+    return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'
