@@ -76,6 +76,9 @@ METHOD_NAMES = frozenset(
         "isGlobalUnicast", "containsIP", "containsCIDR", "ip", "prefixLength", "masked",
         # format
         "validate",
+        # the authorizer library (declared; podwhy does not evaluate the authorizer)
+        "group", "resource", "subresource", "namespace", "name", "check", "allowed", "reason",
+        "errored", "error", "path", "serviceAccount", "fieldSelector", "labelSelector",
     }
 )  # fmt: skip
 
