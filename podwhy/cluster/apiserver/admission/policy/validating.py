@@ -330,7 +330,9 @@ def _match(compiled: CompiledPolicy, activation: _Activation) -> Decision | bool
 
 
 @dataclass(frozen=True)
-class _AuditResult:
+class AuditResult:
+    """PolicyAuditAnnotation, published (a value) or denying (an error); excluded ones are not kept."""
+
     key: str
     value: str = ""
     error: str = ""  # an error that denies (failurePolicy Fail)
@@ -361,11 +363,11 @@ def _decide(validation: Validation, result: _Result, message: _Result | None, fa
     return Decision(Action.ADMIT, Evaluation.ADMIT)
 
 
-def _decisions(compiled: CompiledPolicy, activation: _Activation) -> list[Decision]:
+def _decisions(compiled: CompiledPolicy, activation: _Activation, budget: int) -> list[Decision]:
     policy = compiled.policy
     fail = policy.failure_policy
     try:
-        results, remaining = activation.for_input(compiled.validations, env.RUNTIME_COST_BUDGET)
+        results, remaining = activation.for_input(compiled.validations, budget)
     except _OutOfBudgetError as exc:
         return [Decision(_error_action(fail), Evaluation.ERROR, str(exc))]
     message_error = ""
@@ -383,23 +385,23 @@ def _decisions(compiled: CompiledPolicy, activation: _Activation) -> list[Decisi
     return decisions
 
 
-def _audit_results(compiled: CompiledPolicy, activation: _Activation) -> list[_AuditResult] | Decision:
+def _audit_results(compiled: CompiledPolicy, activation: _Activation, budget: int) -> list[AuditResult] | Decision:
     fail = compiled.policy.failure_policy
     try:
-        results, _ = activation.for_input(compiled.audit_annotations, env.RUNTIME_COST_BUDGET)
+        results, _ = activation.for_input(compiled.audit_annotations, budget)
     except _OutOfBudgetError as exc:
         return Decision(_error_action(fail), Evaluation.ERROR, str(exc))
-    out: list[_AuditResult] = []
+    out: list[AuditResult] = []
     for annotation, result in zip(compiled.policy.audit_annotations, results, strict=True):
         if result.error or result.not_evaluated:
             if fail != IGNORE and result.error:
-                out.append(_AuditResult(annotation.key, error=result.error))
+                out.append(AuditResult(annotation.key, error=result.error))
         elif isinstance(result.value, str):
             if result.value.strip(GO_SPACE):
-                out.append(_AuditResult(annotation.key, value=result.value.strip(GO_SPACE)))
+                out.append(AuditResult(annotation.key, value=result.value.strip(GO_SPACE)))
         elif result.value is not None:
             out.append(
-                _AuditResult(
+                AuditResult(
                     annotation.key,
                     error=f"valueExpression '{annotation.value_expression}' resulted in unsupported return type: "
                     f"{type_name(result.value)}. Return type must be either string or null.",
@@ -409,10 +411,11 @@ def _audit_results(compiled: CompiledPolicy, activation: _Activation) -> list[_A
 
 
 def validate(
-    compiled: CompiledPolicy, request: PolicyRequest, params: JSON = None
-) -> tuple[list[Decision], list[_AuditResult]]:
+    compiled: CompiledPolicy, request: PolicyRequest, params: JSON = None, budget: int = env.RUNTIME_COST_BUDGET
+) -> tuple[list[Decision], list[AuditResult]]:
     """validator.Validate: the decisions of the policy's validations (none when a matchCondition
-    is false) and its audit annotations, on one request with one params object."""
+    is false) and its audit annotations, on one request with one params object, within the
+    policy's runtime cost budget (the API server's RuntimeCELCostBudget; tests set another)."""
     activation = _Activation(compiled, request, params)
     if compiled.match_conditions:
         matched = _match(compiled, activation)
@@ -420,8 +423,8 @@ def validate(
             return [], []
         if isinstance(matched, Decision):
             return [matched], []
-    decisions = _decisions(compiled, activation)
-    audit = _audit_results(compiled, activation)
+    decisions = _decisions(compiled, activation, budget)
+    audit = _audit_results(compiled, activation, budget)
     if isinstance(audit, Decision):
         return [audit], []
     return decisions, audit
