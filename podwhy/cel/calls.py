@@ -66,7 +66,7 @@ METHOD_NAMES = frozenset(
         "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "isInteger", "asInteger",
         "asApproximateFloat", "major", "minor", "patch",
         # lists
-        "isSorted", "sum", "min", "max",
+        "isSorted", "sum", "min", "max", "slice", "flatten", "sort", "reverse", "distinct",
         # optional
         "hasValue", "value", "orValue", "or",
         # URLs

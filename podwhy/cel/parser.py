@@ -288,8 +288,8 @@ _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
 
 
 # The namespaces of functions named `ns.name` (cel-go's optional library, ext.Strings' quote,
-# ext.Sets, the Kubernetes ip and format libraries): `ns.f(x)` is a call of "ns.f", not a method.
-NAMESPACES = frozenset({"optional", "strings", "sets", "ip", "format"})
+# ext.Sets, ext.Lists' range, the Kubernetes ip and format libraries): `ns.f(x)` is a call of "ns.f", not a method.
+NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format"})
 
 
 def parse(expression: str) -> Node:

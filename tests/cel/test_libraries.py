@@ -138,6 +138,20 @@ OPTIONALS = [
     ("{'k': 'v'}[?'k'].orValue('')", "v"),
 ]
 
+# cel-go's ext/lists.go documented examples (ext.Lists version 3).
+EXT_LISTS = [
+    ("[1, 2, 3, 4].slice(1, 3)", [2, 3]),
+    ("[1, [2, 3], [4]].flatten()", [1, 2, 3, 4]),
+    ("[1, [2, [3, 4]]].flatten()", [1, 2, [3, 4]]),
+    ("[1, [2, [3, [4]]]].flatten(2)", [1, 2, 3, [4]]),
+    ("[4, 3, 2, 1].sort()", [1, 2, 3, 4]),
+    ("['d', 'a', 'b', 'c'].sort()", ["a", "b", "c", "d"]),
+    ("[5, 3, 1, 2].reverse()", [2, 1, 3, 5]),
+    ("[1, 2, 2, 3, 3, 3].distinct()", [1, 2, 3]),
+    ("['b', 'b', 'c', 'a', 'c'].distinct()", ["b", "c", "a"]),
+    ("lists.range(4)", [0, 1, 2, 3]),
+]
+
 OTHERS = [
     ("sets.contains([1, 2, 3], [2, 3])", True),
     ("sets.contains([1], [2])", False),
@@ -148,7 +162,7 @@ OTHERS = [
 ]
 
 
-@pytest.mark.parametrize(("expression", "want"), LISTS + URLS + FORMATS + OPTIONALS + OTHERS)
+@pytest.mark.parametrize(("expression", "want"), LISTS + EXT_LISTS + URLS + FORMATS + OPTIONALS + OTHERS)
 def test_library(expression: str, want: Any) -> None:
     assert _eval(expression) == want
 
@@ -158,6 +172,11 @@ def test_library(expression: str, want: Any) -> None:
     [
         ("[].min()", "min called on empty list"),
         ("[].max()", "max called on empty list"),
+        ("[1, 2].slice(2, 1)", "cannot slice(2, 1), start index must be less than or equal to end index"),
+        ("[1, 2].slice(0, 3)", "cannot slice(0, 3), list is length 2"),
+        ("[1, 2].slice(-1, 1)", "cannot slice(-1, 1), negative indexes not supported"),
+        ("[1, 'a'].sort()", "list elements must have the same type"),
+        ("[[1]].sort()", "list elements must be comparable"),
         ("optional.none().value()", "optional.none() dereference"),
         (
             "url('https://a:b:c/')",

@@ -1,8 +1,11 @@
 """The Kubernetes lists library (k8s.io/apiserver/pkg/cel/library/lists.go): isSorted, sum, min,
-max, indexOf, lastIndexOf; and cel-go's ext.Sets (sets.contains, sets.equivalent, sets.intersects)."""
+max, indexOf, lastIndexOf; cel-go's ext.Lists (version 3, as Kubernetes enables it from v1.34:
+slice, flatten, sort, reverse, distinct, lists.range) and ext.Sets (sets.contains,
+sets.equivalent, sets.intersects)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -59,7 +62,65 @@ def index_of(items: list[Any], item: Any, last: bool) -> int:
     return -1
 
 
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
+    prefix = f"cannot slice({start}, {end}), "
+    if start < 0 or end < 0:
+        raise CelError(prefix + "negative indexes not supported")
+    if start > end:
+        raise CelError(prefix + "start index must be less than or equal to end index")
+    if len(items) < end:
+        raise CelError(prefix + f"list is length {len(items)}")
+    return items[start:end]
+
+
+def _flatten(items: list[Any], depth: int) -> list[Any]:
+    if depth < 0:
+        raise CelError("level must be non-negative")
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, list) and depth > 0:
+            out += _flatten(item, depth - 1)
+        else:
+            out.append(item)
+    return out
+
+
+def _sorted(items: list[Any]) -> list[Any]:
+    if not items:
+        return items
+    first = items[0]
+    if isinstance(first, (list, dict)) or first is None:
+        raise CelError("list elements must be comparable")
+    if any(type(item) is not type(first) for item in items):
+        raise CelError("list elements must have the same type")
+    return sorted(items, key=functools.cmp_to_key(compare))
+
+
+def _distinct(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if not any(try_equal(seen, item) is True for seen in out):
+            out.append(item)
+    return out
+
+
+def _ext_list_method(name: str, items: list[Any], args: list[Any]) -> Any:
+    if name == "slice" and len(args) == 2:
+        return _slice(items, need(args[0], int), need(args[1], int))
+    if name == "flatten" and len(args) <= 1:
+        return _flatten(items, need(args[0], int) if args else 1)
+    if not args and name in ("sort", "reverse", "distinct"):
+        return {"sort": _sorted, "reverse": lambda x: x[::-1], "distinct": _distinct}[name](items)
+    raise CelError(NO_SUCH_OVERLOAD)
+
+
+def lists_range(n: Any) -> list[int]:
+    return list(range(need(n, int)))
+
+
 def list_method(name: str, items: list[Any], args: list[Any]) -> Any:
+    if name in ("slice", "flatten", "sort", "reverse", "distinct"):
+        return _ext_list_method(name, items, args)
     if not args:
         if name == "isSorted":
             return is_sorted(items)
@@ -92,4 +153,5 @@ GLOBALS: dict[str, Callable[..., Any]] = {
     "sets.contains": sets_contains,
     "sets.equivalent": sets_equivalent,
     "sets.intersects": sets_intersects,
+    "lists.range": lists_range,
 }
