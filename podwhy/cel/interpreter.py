@@ -140,28 +140,13 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
             raise CelError(NO_SUCH_OVERLOAD)
         return _eval(node.then if cond else node.otherwise, env)
     if isinstance(node, Unary):
-        value = _eval(node.operand, env)
-        if node.op == "!":
-            if not isinstance(value, bool):
-                raise CelError(NO_SUCH_OVERLOAD)
-            return not value
-        if isinstance(value, bool) or isinstance(value, UInt) or not is_number(value):
-            raise CelError(NO_SUCH_OVERLOAD)
-        return -value if isinstance(value, float) else check_int(-value)
+        return _eval_unary(node, env)
     if isinstance(node, Binary):
         return _eval_binary(node, env)
     if isinstance(node, ListLit):
         return [_eval(item, env) for item in node.items]
     if isinstance(node, MapLit):
-        out: dict[Any, Any] = {}
-        for key_node, val_node in node.entries:
-            key = _eval(key_node, env)
-            if not isinstance(key, (str, int)) and key is not None:
-                raise CelError(f"unsupported key type: {type_name(key)}")
-            if map_find(out, key) is not MISSING:
-                raise CelError(f"Failed with repeated key: {format_key(key)}")
-            out[key] = _eval(val_node, env)
-        return out
+        return _eval_map(node, env)
     if isinstance(node, Call):
         return _eval_call(node, env)
     if isinstance(node, Comprehension):
@@ -171,6 +156,29 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
         scope[node.var] = _eval(node.init, env)
         return _eval(node.body, scope)
     raise CelError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
+
+
+def _eval_unary(node: Unary, env: dict[str, Any]) -> Any:
+    value = _eval(node.operand, env)
+    if node.op == "!":
+        if not isinstance(value, bool):
+            raise CelError(NO_SUCH_OVERLOAD)
+        return not value
+    if isinstance(value, bool) or isinstance(value, UInt) or not is_number(value):
+        raise CelError(NO_SUCH_OVERLOAD)
+    return -value if isinstance(value, float) else check_int(-value)
+
+
+def _eval_map(node: MapLit, env: dict[str, Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key_node, val_node in node.entries:
+        key = _eval(key_node, env)
+        if not isinstance(key, (str, int)) and key is not None:
+            raise CelError(f"unsupported key type: {type_name(key)}")
+        if map_find(out, key) is not MISSING:
+            raise CelError(f"Failed with repeated key: {format_key(key)}")
+        out[key] = _eval(val_node, env)
+    return out
 
 
 def _eval_index(node: Index, env: dict[str, Any]) -> Any:
@@ -302,23 +310,7 @@ def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
         return _transform_map(node, items, run)
 
     if node.macro in ("all", "exists"):
-        # Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value.
-        decisive = node.macro == "exists"
-        first_error: CelError | None = None
-        for item in items:
-            try:
-                value = run(node.body, item)
-            except CelError as exc:
-                first_error = first_error or exc
-                continue
-            if not isinstance(value, bool):
-                first_error = first_error or CelError(NO_SUCH_OVERLOAD)
-                continue
-            if value is decisive:
-                return decisive
-        if first_error is not None:
-            raise first_error
-        return not decisive
+        return _fold_all_exists(node, items, run)
     if node.macro == "exists_one":
         count = 0
         for item in items:
@@ -346,6 +338,26 @@ def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
                 continue
         mapped.append(run(node.body, item))
     return mapped
+
+
+def _fold_all_exists(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> bool:
+    """Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value."""
+    decisive = node.macro == "exists"
+    first_error: CelError | None = None
+    for item in items:
+        try:
+            value = run(node.body, item)
+        except CelError as exc:
+            first_error = first_error or exc
+            continue
+        if not isinstance(value, bool):
+            first_error = first_error or CelError(NO_SUCH_OVERLOAD)
+            continue
+        if value is decisive:
+            return decisive
+    if first_error is not None:
+        raise first_error
+    return not decisive
 
 
 def _transform_map(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> dict[Any, Any]:

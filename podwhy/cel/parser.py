@@ -214,6 +214,39 @@ class _Parser:
             return Call(None, f"{target.name}.{name}", args, pos=open_pos)
         return Call(target, name, args, pos=open_pos)
 
+    def punct_primary(self, tok: Token) -> Node | None:
+        """A parenthesised expression, a list or map literal, or a leading-dot name."""
+        if tok.value == "(":
+            node = self.expr()
+            self.expect(")")
+            return node
+        if tok.value == "[":
+            items: list[Node] = []
+            while not self.at("]"):
+                items.append(self.expr())
+                if not self.at(","):
+                    break
+                self.take()
+            self.expect("]")
+            return ListLit(tuple(items))
+        if tok.value == "{":
+            entries: list[tuple[Node, Node]] = []
+            while not self.at("}"):
+                key = self.expr()
+                self.expect(":")
+                entries.append((key, self.expr()))
+                if not self.at(","):
+                    break
+                self.take()
+            self.expect("}")
+            return MapLit(tuple(entries))
+        if tok.value == ".":
+            ident = self.take()
+            if ident.kind != "ident":
+                raise CelCompileError(f"Syntax error: expected identifier at {ident.pos}")
+            return Ident(ident.value, pos=ident.pos)
+        return None
+
     def primary(self) -> Node:
         tok = self.take()
         if tok.kind in ("num", "str", "bytes"):
@@ -243,35 +276,9 @@ class _Parser:
                 return Call(None, name, args, pos=open_pos)
             return Ident(name, pos=tok.pos)
         if tok.kind == "punct":
-            if tok.value == "(":
-                node = self.expr()
-                self.expect(")")
+            node = self.punct_primary(tok)
+            if node is not None:
                 return node
-            if tok.value == "[":
-                items: list[Node] = []
-                while not self.at("]"):
-                    items.append(self.expr())
-                    if not self.at(","):
-                        break
-                    self.take()
-                self.expect("]")
-                return ListLit(tuple(items))
-            if tok.value == "{":
-                entries: list[tuple[Node, Node]] = []
-                while not self.at("}"):
-                    key = self.expr()
-                    self.expect(":")
-                    entries.append((key, self.expr()))
-                    if not self.at(","):
-                        break
-                    self.take()
-                self.expect("}")
-                return MapLit(tuple(entries))
-            if tok.value == ".":
-                ident = self.take()
-                if ident.kind != "ident":
-                    raise CelCompileError(f"Syntax error: expected identifier at {ident.pos}")
-                return Ident(ident.value, pos=ident.pos)
         raise CelCompileError(f"Syntax error: mismatched input at {tok.pos}")
 
 

@@ -29,6 +29,12 @@ def string_method(name: str, s: str, args: list[Any]) -> Any:
         return "".join(c.upper() if c.isascii() else c for c in s)
     if name == "trim" and arity == 0:
         return s.strip(GO_SPACE)
+    return _ext_string_method(name, s, args)
+
+
+def _ext_string_method(name: str, s: str, args: list[Any]) -> Any:
+    """ext.Strings' functions with arguments, and the regex library's find and findAll."""
+    arity = len(args)
     if name == "split" and arity in (1, 2):
         return _split(s, need(args[0], str), need(args[1], int) if arity == 2 else -1)
     if name == "indexOf" and arity in (1, 2):
