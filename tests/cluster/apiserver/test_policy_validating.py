@@ -328,6 +328,17 @@ def test_variables_are_lazy_cached_and_their_errors_named() -> None:
     )
 
 
+def test_match_conditions_see_no_namespace_object() -> None:
+    """matchconditions.Matcher hands its conditions no namespace; the validations see it."""
+    request = PolicyRequest(POD, None, REQUEST.request, env.namespace_object({"metadata": {"name": "default"}}))
+    policy = _policy(
+        Validation("namespaceObject.metadata.name == 'other'", message="seen"),
+        match_conditions=(MatchCondition("no-namespace", "namespaceObject == null"),),
+    )
+    result = verdict([dispatch_binding(policy, BINDING, request)])
+    assert result.denial is not None and result.denial.message == "seen"
+
+
 def test_match_conditions() -> None:
     """All true: evaluated; any false: skipped (even beside an error); an error under Ignore: skipped."""
     denies = Validation(FAILED, message="no")

@@ -243,8 +243,9 @@ class _Result:
 
 
 class _Activation:
-    """One evaluation's variables, with `variables` lazily evaluated and kept, their cost owed to
-    the expression that first read them (the composition context)."""
+    """The variables of one ForInput (the matchConditions', the validations', the messages' or the
+    audit annotations'), with `variables` lazily evaluated and kept for it, their cost owed to the
+    expression that first read them (a composition context is made per ForInput)."""
 
     def __init__(self, compiled: CompiledPolicy, request: PolicyRequest, params: JSON) -> None:
         self.compiled = compiled
@@ -303,10 +304,12 @@ def _error_action(failure_policy: str) -> Action:
     return Action.ADMIT if failure_policy == IGNORE else Action.DENY
 
 
-def _match(compiled: CompiledPolicy, activation: _Activation) -> Decision | bool:
-    """The matchConditions (matchconditions.Matcher): True to evaluate, False to skip the policy,
-    or the decision an error leads to under the failure policy."""
+def _match(compiled: CompiledPolicy, request: PolicyRequest, params: JSON) -> Decision | bool:
+    """The matchConditions (matchconditions.Matcher, which hands them no namespaceObject): True to
+    evaluate, False to skip the policy, or the decision an error leads to under the failure policy."""
     failure_policy = compiled.policy.failure_policy
+    without_namespace = PolicyRequest(request.object, request.old_object, request.request, None)
+    activation = _Activation(compiled, without_namespace, params)
     try:
         results, _ = activation.for_input(compiled.match_conditions, env.RUNTIME_COST_BUDGET_MATCH_CONDITIONS)
     except _OutOfBudgetError as exc:
@@ -363,17 +366,17 @@ def _decide(validation: Validation, result: _Result, message: _Result | None, fa
     return Decision(Action.ADMIT, Evaluation.ADMIT)
 
 
-def _decisions(compiled: CompiledPolicy, activation: _Activation, budget: int) -> list[Decision]:
+def _decisions(compiled: CompiledPolicy, request: PolicyRequest, params: JSON, budget: int) -> list[Decision]:
     policy = compiled.policy
     fail = policy.failure_policy
     try:
-        results, remaining = activation.for_input(compiled.validations, budget)
+        results, remaining = _Activation(compiled, request, params).for_input(compiled.validations, budget)
     except _OutOfBudgetError as exc:
         return [Decision(_error_action(fail), Evaluation.ERROR, str(exc))]
     message_error = ""
     messages: list[_Result] = []
     try:
-        messages, _ = activation.for_input(compiled.messages, remaining)
+        messages, _ = _Activation(compiled, request, params).for_input(compiled.messages, remaining)
     except _OutOfBudgetError as exc:
         message_error = f"failed messageExpression: {exc}"
     decisions = []
@@ -385,10 +388,12 @@ def _decisions(compiled: CompiledPolicy, activation: _Activation, budget: int) -
     return decisions
 
 
-def _audit_results(compiled: CompiledPolicy, activation: _Activation, budget: int) -> list[AuditResult] | Decision:
+def _audit_results(
+    compiled: CompiledPolicy, request: PolicyRequest, params: JSON, budget: int
+) -> list[AuditResult] | Decision:
     fail = compiled.policy.failure_policy
     try:
-        results, _ = activation.for_input(compiled.audit_annotations, budget)
+        results, _ = _Activation(compiled, request, params).for_input(compiled.audit_annotations, budget)
     except _OutOfBudgetError as exc:
         return Decision(_error_action(fail), Evaluation.ERROR, str(exc))
     out: list[AuditResult] = []
@@ -416,15 +421,14 @@ def validate(
     """validator.Validate: the decisions of the policy's validations (none when a matchCondition
     is false) and its audit annotations, on one request with one params object, within the
     policy's runtime cost budget (the API server's RuntimeCELCostBudget; tests set another)."""
-    activation = _Activation(compiled, request, params)
     if compiled.match_conditions:
-        matched = _match(compiled, activation)
+        matched = _match(compiled, request, params)
         if matched is False:
             return [], []
         if isinstance(matched, Decision):
             return [matched], []
-    decisions = _decisions(compiled, activation, budget)
-    audit = _audit_results(compiled, activation, budget)
+    decisions = _decisions(compiled, request, params, budget)
+    audit = _audit_results(compiled, request, params, budget)
     if isinstance(audit, Decision):
         return [audit], []
     return decisions, audit
