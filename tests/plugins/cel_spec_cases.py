@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from podwhy.plugins.dynamicresources.cel.values import UInt
+from podwhy.cel.values import UInt
 
 INF = float("inf")
 NAN = float("nan")

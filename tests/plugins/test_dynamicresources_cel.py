@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from podwhy.cel.errors import CelCompileError, CelError
+from podwhy.cel.interpreter import Program
+from podwhy.cel.values import Semver
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
-from podwhy.plugins.dynamicresources.cel.errors import CelCompileError, CelError
-from podwhy.plugins.dynamicresources.cel.interpreter import Program
-from podwhy.plugins.dynamicresources.cel.values import Semver
 from tests.builders import from_raw
 
 DRIVER = "gpu.example.com"

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from podwhy.cel.errors import CelError
+from podwhy.cel.interpreter import Program
+from podwhy.cel.values import UInt, type_name
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import CelError
-from podwhy.plugins.dynamicresources.cel.interpreter import Program
-from podwhy.plugins.dynamicresources.cel.values import UInt, type_name
 from tests.plugins.cel_spec_cases import CASES, CEL_SPEC_FILES, EVAL_ERROR, SpecCase
 
 # Suite files left out whole, and why.

@@ -10,9 +10,9 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from podwhy.cel.errors import CelError
+from podwhy.cel.interpreter import Program
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import CelError
-from podwhy.plugins.dynamicresources.cel.interpreter import Program
 
 settings.register_profile("podwhy-cel", deadline=None, max_examples=100, database=None)
 settings.load_profile("podwhy-cel")

@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from podwhy.cel.errors import CelError
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
 from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
-from podwhy.plugins.dynamicresources.cel.errors import CelError
 from podwhy.plugins.dynamicresources.extended import extended_resource_classes, is_dra_extended_resource_name
 from podwhy.plugins.dynamicresources.structured.types import DeviceID
 

@@ -6,11 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from podwhy.cel.errors import CelCompileError, CelError, CelProgramError
+from podwhy.cel.interpreter import Program
+from podwhy.cel.values import DefaultingMap, Semver, type_name
 from podwhy.model import objects as o
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import CelCompileError, CelError, CelProgramError
-from podwhy.plugins.dynamicresources.cel.interpreter import Program
-from podwhy.plugins.dynamicresources.cel.values import DefaultingMap, Semver, type_name
+
+# The runtime cost limit of a device selector (resourceapi.CELSelectorExpressionMaxCost, set as
+# cel.CostLimit by k8s.io/dynamic-resource-allocation/cel).
+COST_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def cel_device(device: o.Device, driver: str) -> dict[str, Any]:
 
 def evaluate_selector(program: Program, device: Mapping[str, Any]) -> bool:
     """Run a selector on a device binding; a non-bool result is an error, as upstream."""
-    result = program.evaluate({"device": device})
+    result = program.evaluate({"device": device}, cost_limit=COST_LIMIT)
     if not isinstance(result, bool):
         raise CelError(
             f"CEL result of type {type_name(result)} could not be converted to bool: "

@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from podwhy.cel.errors import CelError
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
-from podwhy.plugins.dynamicresources.cel.errors import CelError
 from podwhy.plugins.dynamicresources.structured.constraints import DistinctAttribute, MatchAttribute
 from podwhy.plugins.dynamicresources.structured.consumable_capacity import (
     add_capacity,

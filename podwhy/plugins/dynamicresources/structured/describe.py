@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
+from podwhy.cel.errors import CelError
 from podwhy.framework.evidence import DeviceRequestEvidence
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import cel_device, evaluate_selector
-from podwhy.plugins.dynamicresources.cel.errors import CelError
 from podwhy.plugins.dynamicresources.structured.allocator import Allocator
 from podwhy.plugins.dynamicresources.structured.consumable_capacity import request_over_capacity
 from podwhy.plugins.dynamicresources.structured.pools import gather_pools

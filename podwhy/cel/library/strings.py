@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.library.regex import find_all, find_regex, matches
+from podwhy.cel.values import need
 from podwhy.model.gojson import GO_SPACE
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.library.regex import find_all, find_regex, matches
-from podwhy.plugins.dynamicresources.cel.values import need
 
 
 def string_method(name: str, s: str, args: list[Any]) -> Any:
@@ -29,6 +29,12 @@ def string_method(name: str, s: str, args: list[Any]) -> Any:
         return "".join(c.upper() if c.isascii() else c for c in s)
     if name == "trim" and arity == 0:
         return s.strip(GO_SPACE)
+    return _ext_string_method(name, s, args)
+
+
+def _ext_string_method(name: str, s: str, args: list[Any]) -> Any:
+    """ext.Strings' functions with arguments, and the regex library's find and findAll."""
+    arity = len(args)
     if name == "split" and arity in (1, 2):
         return _split(s, need(args[0], str), need(args[1], int) if arity == 2 else -1)
     if name == "indexOf" and arity in (1, 2):
@@ -100,3 +106,21 @@ def _last_index_of(s: str, sub: str, offset: int) -> int:
         return -1
     # The match may start at offset at the latest.
     return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if len(sub) <= len(s) else -1
+
+
+_QUOTE_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
+def quote(s: str) -> str:
+    """strings.quote (ext.Strings v1): double-quoted, CEL's escape sequences escaped."""
+    return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 
@@ -18,6 +19,8 @@ class Lit(Node):
 @dataclass(frozen=True)
 class Ident(Node):
     name: str
+    # Where the name starts in the text (for compile errors); not part of the node's identity.
+    pos: int = dataclass_field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,16 @@ class Select(Node):
     operand: Node
     field: str
     test_only: bool = False
+    # `operand.?field`: an optional of the field, none when it is absent.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
 class Index(Node):
     operand: Node
     index: Node
+    # `operand[?index]`: an optional of the element, none when it is absent.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ class Call(Node):
     target: Node | None
     function: str
     args: tuple[Node, ...]
+    # Where the call's "(" is in the text (cel-go's location of a call); not part of its identity.
+    pos: int = dataclass_field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)

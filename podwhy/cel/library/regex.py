@@ -7,7 +7,7 @@ from typing import Any
 
 import re2
 
-from podwhy.plugins.dynamicresources.cel.errors import CelError
+from podwhy.cel.errors import CelError
 
 # cel-go matches with Go's regexp package, which implements RE2 syntax and semantics (no
 # backreferences or lookaround; `$` matches only at the very end of the text). RE2 proper

@@ -7,12 +7,14 @@ sub() give) and `Semver`; `DefaultingMap` is a device's attributes or capacity m
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -89,6 +91,44 @@ class DefaultingMap(dict[str, Any]):
         return self.get(key, {})
 
 
+class LazyMap:
+    """A map of string keys whose values are computed on first read and kept (the API server's
+    lazy.MapValue, which holds a policy's `variables`): `resolve` computes one, and raises
+    CelError for a value that fails, which each later read raises again."""
+
+    CEL_TYPE = "map"
+
+    def __init__(self, names: frozenset[str], resolve: Callable[[str], Any]) -> None:
+        self.names = names
+        self._resolve = resolve
+        self._values: dict[str, Any] = {}
+
+    def has(self, name: Any) -> bool:
+        return name in self.names
+
+    def lookup(self, name: Any) -> Any:
+        if not isinstance(name, str):
+            raise CelError(NO_SUCH_OVERLOAD)
+        if name not in self.names:
+            raise CelError(f"no such key: {name}")
+        if name not in self._values:
+            try:
+                self._values[name] = self._resolve(name)
+            except CelError as exc:
+                self._values[name] = exc
+        value = self._values[name]
+        if isinstance(value, CelError):
+            raise value
+        return value
+
+
+@dataclass(frozen=True)
+class Unevaluated:
+    """A variable bound to what podwhy does not evaluate: reading it raises CelNotEvaluatedError."""
+
+    name: str
+
+
 def type_name(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
@@ -112,7 +152,7 @@ def type_name(value: Any) -> str:
         return "kubernetes.Quantity"
     if isinstance(value, Semver):
         return "kubernetes.Semver"
-    return type(value).__name__
+    return str(getattr(value, "CEL_TYPE", type(value).__name__))
 
 
 def is_number(value: Any) -> bool:
@@ -137,3 +177,8 @@ def need(value: Any, kind: type | tuple[type, ...]) -> Any:
     if not isinstance(value, kind):
         raise CelError(NO_SUCH_OVERLOAD)
     return value
+
+
+def go_quote(text: str) -> str:
+    """Go's %q of a string, for the printable text errors quote."""
+    return json.dumps(text, ensure_ascii=False)

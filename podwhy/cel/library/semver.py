@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.values import Semver, need
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.values import Semver, need
 
 
 def semver(value: Any, normalize: bool = False) -> Semver:

@@ -6,8 +6,8 @@ import math
 import re
 from typing import Any
 
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.values import (
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.values import (
     INT64_MAX,
     INT64_MIN,
     UINT64_MAX,

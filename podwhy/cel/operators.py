@@ -6,9 +6,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.values import (
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.values import (
     INT64_MAX,
     INT64_MIN,
     UINT64_MAX,
@@ -21,6 +20,7 @@ from podwhy.plugins.dynamicresources.cel.values import (
     is_number,
     type_name,
 )
+from podwhy.model.quantity import Quantity
 
 
 def cel_equal(a: Any, b: Any) -> bool:
@@ -156,31 +156,9 @@ def arith(op: str, a: Any, b: Any) -> Any:
     if isinstance(a, bool) or isinstance(b, bool):
         raise CelError(NO_SUCH_OVERLOAD)
     if isinstance(a, UInt) and isinstance(b, UInt):
-        if op == "+":
-            return check_uint(a + b)
-        if op == "-":
-            return check_uint(a - b)
-        if op == "*":
-            return check_uint(a * b)
-        if b == 0:
-            raise CelError("division by zero" if op == "/" else "modulus by zero")
-        return UInt(a // b if op == "/" else a % b)
+        return _arith_uint(op, a, b)
     if isinstance(a, int) and isinstance(b, int) and not isinstance(a, UInt) and not isinstance(b, UInt):
-        if op == "+":
-            return check_int(a + b)
-        if op == "-":
-            return check_int(a - b)
-        if op == "*":
-            return check_int(a * b)
-        if b == 0:
-            raise CelError("division by zero" if op == "/" else "modulus by zero")
-        if op == "/":
-            if a == INT64_MIN and b == -1:
-                raise CelError("integer overflow")
-            quotient = abs(a) // abs(b)
-            return quotient if (a >= 0) == (b >= 0) else -quotient
-        remainder = abs(a) % abs(b)
-        return remainder if a >= 0 else -remainder
+        return _arith_int(op, a, b)
     if isinstance(a, float) and isinstance(b, float):
         if op == "+":
             return a + b
@@ -193,3 +171,33 @@ def arith(op: str, a: Any, b: Any) -> Any:
                 return math.copysign(math.inf, a) * math.copysign(1.0, b) if a != 0 else math.nan
             return a / b
     raise CelError(NO_SUCH_OVERLOAD)
+
+
+def _arith_uint(op: str, a: UInt, b: UInt) -> UInt:
+    if op == "+":
+        return check_uint(a + b)
+    if op == "-":
+        return check_uint(a - b)
+    if op == "*":
+        return check_uint(a * b)
+    if b == 0:
+        raise CelError("division by zero" if op == "/" else "modulus by zero")
+    return UInt(a // b if op == "/" else a % b)
+
+
+def _arith_int(op: str, a: int, b: int) -> int:
+    if op == "+":
+        return check_int(a + b)
+    if op == "-":
+        return check_int(a - b)
+    if op == "*":
+        return check_int(a * b)
+    if b == 0:
+        raise CelError("division by zero" if op == "/" else "modulus by zero")
+    if op == "/":
+        if a == INT64_MIN and b == -1:
+            raise CelError("integer overflow")
+        quotient = abs(a) // abs(b)
+        return quotient if (a >= 0) == (b >= 0) else -quotient
+    remainder = abs(a) % abs(b)
+    return remainder if a >= 0 else -remainder

@@ -3,10 +3,10 @@ ext.TwoVarComprehensions) and the checks cel-go makes before evaluation."""
 
 from __future__ import annotations
 
-from podwhy.plugins.dynamicresources.cel.errors import CelCompileError, CelProgramError
-from podwhy.plugins.dynamicresources.cel.lexer import RESERVED, Token, tokenize
-from podwhy.plugins.dynamicresources.cel.library.regex import RegexSyntaxError, compile_regex
-from podwhy.plugins.dynamicresources.cel.nodes import (
+from podwhy.cel.errors import CelCompileError, CelProgramError
+from podwhy.cel.lexer import RESERVED, Token, tokenize
+from podwhy.cel.library.regex import RegexSyntaxError, compile_regex
+from podwhy.cel.nodes import (
     Binary,
     Bind,
     Call,
@@ -22,7 +22,7 @@ from podwhy.plugins.dynamicresources.cel.nodes import (
     Select,
     Unary,
 )
-from podwhy.plugins.dynamicresources.cel.values import INT64_MAX, INT64_MIN, UInt
+from podwhy.cel.values import INT64_MAX, INT64_MIN, UInt
 
 
 class _Parser:
@@ -69,7 +69,7 @@ class _Parser:
             try:
                 compile_regex(_string_literal(args[0]) or "")
             except RegexSyntaxError:
-                self.validation_issues.append(_display_error(self.text, positions[0], "invalid matches argument"))
+                self.validation_issues.append(display_error(self.text, positions[0], "invalid matches argument"))
         pattern_index = 0 if member else 1
         if name == "matches" or (member and name in ("find", "findAll")):
             pattern = _string_literal(args[pattern_index]) if len(args) > pattern_index else None
@@ -151,20 +151,27 @@ class _Parser:
         while True:
             if self.at("."):
                 self.take()
+                optional = self.at("?")
+                if optional:
+                    self.take()
                 tok = self.take()
                 if tok.kind != "ident":
                     raise CelCompileError(f"Syntax error: expected identifier at {tok.pos}")
-                if self.at("("):
+                if self.at("(") and not optional:
+                    open_pos = self.peek().pos
                     args, positions = self.call_args()
                     self.check_regex_literals(True, tok.value, args, positions)
-                    node = self.method(node, tok.value, args)
+                    node = self.method(node, tok.value, args, open_pos)
                 else:
-                    node = Select(node, tok.value)
+                    node = Select(node, tok.value, optional=optional)
             elif self.at("["):
                 self.take()
+                optional = self.at("?")
+                if optional:
+                    self.take()
                 index = self.expr()
                 self.expect("]")
-                node = Index(node, index)
+                node = Index(node, index, optional=optional)
             else:
                 return node
 
@@ -183,7 +190,7 @@ class _Parser:
         self.expect(")")
         return tuple(args), positions
 
-    def method(self, target: Node, name: str, args: tuple[Node, ...]) -> Node:
+    def method(self, target: Node, name: str, args: tuple[Node, ...], open_pos: int) -> Node:
         two_var = _TWO_VAR_MACROS.get(name)
         if two_var is not None and len(args) in two_var[1] and isinstance(args[0], Ident):
             if not isinstance(args[1], Ident):
@@ -203,7 +210,42 @@ class _Parser:
             if len(args) != 3 or not isinstance(args[0], Ident):
                 raise CelCompileError("cel.bind() variable name must be a simple identifier")
             return Bind(args[0].name, args[1], args[2])
-        return Call(target, name, args)
+        if isinstance(target, Ident) and target.name in NAMESPACES:
+            return Call(None, f"{target.name}.{name}", args, pos=open_pos)
+        return Call(target, name, args, pos=open_pos)
+
+    def punct_primary(self, tok: Token) -> Node | None:
+        """A parenthesised expression, a list or map literal, or a leading-dot name."""
+        if tok.value == "(":
+            node = self.expr()
+            self.expect(")")
+            return node
+        if tok.value == "[":
+            items: list[Node] = []
+            while not self.at("]"):
+                items.append(self.expr())
+                if not self.at(","):
+                    break
+                self.take()
+            self.expect("]")
+            return ListLit(tuple(items))
+        if tok.value == "{":
+            entries: list[tuple[Node, Node]] = []
+            while not self.at("}"):
+                key = self.expr()
+                self.expect(":")
+                entries.append((key, self.expr()))
+                if not self.at(","):
+                    break
+                self.take()
+            self.expect("}")
+            return MapLit(tuple(entries))
+        if tok.value == ".":
+            ident = self.take()
+            if ident.kind != "ident":
+                raise CelCompileError(f"Syntax error: expected identifier at {ident.pos}")
+            return Ident(ident.value, pos=ident.pos)
+        return None
 
     def primary(self) -> Node:
         tok = self.take()
@@ -223,6 +265,7 @@ class _Parser:
             if name in RESERVED or name == "in":
                 raise CelCompileError(f"Syntax error: reserved identifier: {name}")
             if self.at("("):
+                open_pos = self.peek().pos
                 args, positions = self.call_args()
                 self.check_regex_literals(False, name, args, positions)
                 if name == "has":
@@ -230,38 +273,12 @@ class _Parser:
                         raise CelCompileError("invalid argument to has() macro")
                     sel = args[0]
                     return Select(sel.operand, sel.field, test_only=True)
-                return Call(None, name, args)
-            return Ident(name)
+                return Call(None, name, args, pos=open_pos)
+            return Ident(name, pos=tok.pos)
         if tok.kind == "punct":
-            if tok.value == "(":
-                node = self.expr()
-                self.expect(")")
+            node = self.punct_primary(tok)
+            if node is not None:
                 return node
-            if tok.value == "[":
-                items: list[Node] = []
-                while not self.at("]"):
-                    items.append(self.expr())
-                    if not self.at(","):
-                        break
-                    self.take()
-                self.expect("]")
-                return ListLit(tuple(items))
-            if tok.value == "{":
-                entries: list[tuple[Node, Node]] = []
-                while not self.at("}"):
-                    key = self.expr()
-                    self.expect(":")
-                    entries.append((key, self.expr()))
-                    if not self.at(","):
-                        break
-                    self.take()
-                self.expect("}")
-                return MapLit(tuple(entries))
-            if tok.value == ".":
-                ident = self.take()
-                if ident.kind != "ident":
-                    raise CelCompileError(f"Syntax error: expected identifier at {ident.pos}")
-                return Ident(ident.value)
         raise CelCompileError(f"Syntax error: mismatched input at {tok.pos}")
 
 
@@ -277,6 +294,11 @@ _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 
+# The namespaces of functions named `ns.name` (cel-go's optional library, ext.Strings' quote,
+# ext.Sets, ext.Lists' range, the Kubernetes ip and format libraries): `ns.f(x)` is a call of "ns.f", not a method.
+NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format"})
+
+
 def parse(expression: str) -> Node:
     return _Parser(expression).parse()
 
@@ -285,7 +307,7 @@ def _string_literal(node: Node) -> str | None:
     return node.value if isinstance(node, Lit) and isinstance(node.value, str) else None
 
 
-def _display_error(text: str, pos: int, message: str) -> str:
+def display_error(text: str, pos: int, message: str) -> str:
     """A compile issue as cel-go displays it: location (1-based column), the source line, a caret."""
     line_start = text.rfind("\n", 0, pos) + 1
     line_end = text.find("\n", pos)

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from podwhy.plugins.dynamicresources.cel.errors import CelCompileError
-from podwhy.plugins.dynamicresources.cel.values import UINT64_MAX, UInt
+from podwhy.cel.errors import CelCompileError
+from podwhy.cel.values import UINT64_MAX, UInt
 
 _PUNCT = (
     "==",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
+from podwhy.cel.values import QuantityPointer, need
 from podwhy.model.quantity import Quantity, QuantityParseError
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.values import QuantityPointer, need
 
 
 def quantity(value: Any) -> Quantity:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from podwhy.model.quantity import Quantity
-from podwhy.plugins.dynamicresources.cel.errors import NO_SUCH_OVERLOAD, CelError
-from podwhy.plugins.dynamicresources.cel.functions import size, to_bool, to_bytes, to_double, to_int, to_string, to_uint
-from podwhy.plugins.dynamicresources.cel.library.quantity import is_quantity, quantity, quantity_method, sign
-from podwhy.plugins.dynamicresources.cel.library.regex import matches
-from podwhy.plugins.dynamicresources.cel.library.semver import is_semver, semver, semver_method
-from podwhy.plugins.dynamicresources.cel.library.strings import string_method
-from podwhy.plugins.dynamicresources.cel.nodes import (
+from podwhy.cel.calls import Function, call_global, call_method
+from podwhy.cel.checker import undeclared_references
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelCompileError, CelError, CelNotEvaluatedError
+from podwhy.cel.library.optional import NONE, Optional, of
+from podwhy.cel.nodes import (
     Binary,
     Bind,
     Call,
@@ -28,7 +26,7 @@ from podwhy.plugins.dynamicresources.cel.nodes import (
     Select,
     Unary,
 )
-from podwhy.plugins.dynamicresources.cel.operators import (
+from podwhy.cel.operators import (
     MISSING,
     arith,
     cel_equal,
@@ -38,38 +36,74 @@ from podwhy.plugins.dynamicresources.cel.operators import (
     map_find,
     try_equal,
 )
-from podwhy.plugins.dynamicresources.cel.parser import parse
-from podwhy.plugins.dynamicresources.cel.values import (
+from podwhy.cel.parser import parse
+from podwhy.cel.values import (
     DefaultingMap,
-    Semver,
+    LazyMap,
     UInt,
+    Unevaluated,
     check_int,
     is_number,
-    need,
     type_name,
 )
 
-# The runtime cost limit of a device selector (resourceapi.CELSelectorExpressionMaxCost, set as
-# cel.CostLimit by k8s.io/dynamic-resource-allocation/cel), and cel-go's error past it.
-COST_LIMIT = 1_000_000
+# The runtime cost limit of one evaluation unless the caller sets another: the API server's
+# celconfig.PerCallLimit (DRA's resourceapi.CELSelectorExpressionMaxCost is the same number), and
+# cel-go's error past it.
+PER_CALL_LIMIT = 1_000_000
 COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
-# Where an evaluation keeps its cost in the variable binding: not an identifier CEL can name.
+# Where an evaluation keeps its cost and its environment's functions in the variable binding:
+# not identifiers CEL can name.
 _COST = "@cost"
+_FUNCTIONS = "@functions"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An evaluation: its value, or the error it ended with, and its actual cost either way."""
+
+    value: Any
+    error: CelError | None
+    cost: int
 
 
 class Program:
-    """A parsed expression, evaluated against a variable binding."""
+    """A parsed expression, evaluated against a variable binding.
 
-    def __init__(self, expression: str) -> None:
+    With `declarations` (the variables the environment declares), the expression is checked as
+    cel-go's checker does for names: a variable or function it does not know is a compile error
+    worded as cel-go's (`ERROR: <input>:1:1: undeclared reference to 'x' (in container '')`).
+    `functions` are the environment's own global functions (libraries it adds)."""
+
+    def __init__(
+        self,
+        expression: str,
+        declarations: frozenset[str] | None = None,
+        functions: Mapping[str, Function] | None = None,
+    ) -> None:
         self.expression = expression
         self.ast = parse(expression)
+        self.functions: Mapping[str, Function] = functions or {}
+        if declarations is not None:
+            issues = undeclared_references(self.ast, expression, declarations, frozenset(self.functions))
+            if issues:
+                raise CelCompileError("\n".join(issues))
 
-    def evaluate(self, variables: Mapping[str, Any], cost_limit: int = COST_LIMIT) -> Any:
-        """The value; CelError once the evaluation's cost passes COST_LIMIT. The cost is counted
+    def evaluate(self, variables: Mapping[str, Any], cost_limit: int = PER_CALL_LIMIT) -> Any:
+        """The value; CelError once the evaluation's cost passes cost_limit. The cost is counted
         as cel-go's actual cost is, in its units: one per step evaluated, plus the size of what a
         step walks (a list `in` looks through, a tenth of the strings and lists concatenated or
         searched), so a nested or doubling expression stops as the DRA allocator stops it."""
-        return _eval(self.ast, {**variables, _COST: [0, cost_limit]})
+        return _eval(self.ast, {**variables, _COST: [0, cost_limit], _FUNCTIONS: self.functions})
+
+    def run(self, variables: Mapping[str, Any], cost_limit: int = PER_CALL_LIMIT) -> Outcome:
+        """The evaluation with its cost, as cel-go's evaluation details give it."""
+        cost = [0, cost_limit]
+        try:
+            value = _eval(self.ast, {**variables, _COST: cost, _FUNCTIONS: self.functions})
+        except CelError as exc:
+            return Outcome(None, exc, cost[0])
+        return Outcome(value, None, cost[0])
 
 
 def _charge(env: dict[str, Any], amount: int) -> None:
@@ -89,12 +123,15 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
         return node.value
     if isinstance(node, Ident):
         if node.name in env:
-            return env[node.name]
+            value = env[node.name]
+            if isinstance(value, Unevaluated):
+                raise CelNotEvaluatedError(value.name)
+            return value
         raise CelError(f"no such attribute(s): {node.name}")
     if isinstance(node, Select):
         return _eval_select(node, env)
     if isinstance(node, Index):
-        return index(_eval(node.operand, env), _eval(node.index, env))
+        return _eval_index(node, env)
     if isinstance(node, Logical):
         return _eval_logical(node, env)
     if isinstance(node, Cond):
@@ -103,28 +140,13 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
             raise CelError(NO_SUCH_OVERLOAD)
         return _eval(node.then if cond else node.otherwise, env)
     if isinstance(node, Unary):
-        value = _eval(node.operand, env)
-        if node.op == "!":
-            if not isinstance(value, bool):
-                raise CelError(NO_SUCH_OVERLOAD)
-            return not value
-        if isinstance(value, bool) or isinstance(value, UInt) or not is_number(value):
-            raise CelError(NO_SUCH_OVERLOAD)
-        return -value if isinstance(value, float) else check_int(-value)
+        return _eval_unary(node, env)
     if isinstance(node, Binary):
         return _eval_binary(node, env)
     if isinstance(node, ListLit):
         return [_eval(item, env) for item in node.items]
     if isinstance(node, MapLit):
-        out: dict[Any, Any] = {}
-        for key_node, val_node in node.entries:
-            key = _eval(key_node, env)
-            if not isinstance(key, (str, int)) and key is not None:
-                raise CelError(f"unsupported key type: {type_name(key)}")
-            if map_find(out, key) is not MISSING:
-                raise CelError(f"Failed with repeated key: {format_key(key)}")
-            out[key] = _eval(val_node, env)
-        return out
+        return _eval_map(node, env)
     if isinstance(node, Call):
         return _eval_call(node, env)
     if isinstance(node, Comprehension):
@@ -136,20 +158,79 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
     raise CelError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
 
 
+def _eval_unary(node: Unary, env: dict[str, Any]) -> Any:
+    value = _eval(node.operand, env)
+    if node.op == "!":
+        if not isinstance(value, bool):
+            raise CelError(NO_SUCH_OVERLOAD)
+        return not value
+    if isinstance(value, bool) or isinstance(value, UInt) or not is_number(value):
+        raise CelError(NO_SUCH_OVERLOAD)
+    return -value if isinstance(value, float) else check_int(-value)
+
+
+def _eval_map(node: MapLit, env: dict[str, Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key_node, val_node in node.entries:
+        key = _eval(key_node, env)
+        if not isinstance(key, (str, int)) and key is not None:
+            raise CelError(f"unsupported key type: {type_name(key)}")
+        if map_find(out, key) is not MISSING:
+            raise CelError(f"Failed with repeated key: {format_key(key)}")
+        out[key] = _eval(val_node, env)
+    return out
+
+
+def _eval_index(node: Index, env: dict[str, Any]) -> Any:
+    operand = _eval(node.operand, env)
+    key = _eval(node.index, env)
+    if isinstance(operand, Optional) or node.optional:
+        return _optional_step(operand, lambda container: index(container, key))
+    if isinstance(operand, LazyMap):
+        return operand.lookup(key)
+    return index(operand, key)
+
+
+def _optional_step(operand: Any, step: Callable[[Any], Any]) -> Optional:
+    """`.?f`, `[?k]`, and any selection after them: none when the operand is none or lacks it."""
+    if isinstance(operand, Optional):
+        if not operand.present:
+            return NONE
+        operand = operand.value
+    if isinstance(operand, (dict, list, LazyMap)) or operand is None:
+        try:
+            return of(step(operand))
+        except CelError as exc:
+            if str(exc).startswith(("no such key", "index out of bounds")):
+                return NONE
+            raise
+    return of(step(operand))
+
+
 def _eval_select(node: Select, env: dict[str, Any]) -> Any:
     operand = _eval(node.operand, env)
+    if (isinstance(operand, Optional) or node.optional) and not node.test_only:
+        return _optional_step(operand, lambda container: _select(container, node.field, False))
+    return _select(operand, node.field, node.test_only)
+
+
+def _select(operand: Any, field: str, test_only: bool) -> Any:
+    if isinstance(operand, LazyMap):
+        return operand.has(field) if test_only else operand.lookup(field)
+    if isinstance(operand, Optional) and test_only:
+        return operand.present and _select(operand.value, field, True)
     if isinstance(operand, DefaultingMap):
-        return True if node.test_only else operand.lookup(node.field)
+        return True if test_only else operand.lookup(field)
     if isinstance(operand, dict):
-        found = map_find(operand, node.field)
-        if node.test_only:
+        found = map_find(operand, field)
+        if test_only:
             return found is not MISSING
         if found is MISSING:
-            raise CelError(f"no such key: {node.field}")
+            raise CelError(f"no such key: {field}")
         return found
-    if node.test_only:
+    if test_only:
         raise CelError(f"invalid type for field selection: {type_name(operand)}")
-    raise CelError(f"no such key: {node.field}")
+    raise CelError(f"no such key: {field}")
 
 
 def _eval_logical(node: Logical, env: dict[str, Any]) -> Any:
@@ -195,57 +276,15 @@ def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
     return result
 
 
-_GLOBAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "quantity": quantity,
-    "isQuantity": is_quantity,
-    "sign": sign,
-    "semver": semver,
-    "size": size,
-    "int": to_int,
-    "uint": to_uint,
-    "double": to_double,
-    "bool": to_bool,
-    "bytes": to_bytes,
-    "string": to_string,
-    "matches": lambda s, pattern: matches(need(s, str), need(pattern, str)),
-    "dyn": lambda value: value,
-}
-
-
 def _eval_call(node: Call, env: dict[str, Any]) -> Any:
     if node.target is None:
         args = [_eval(arg, env) for arg in node.args]
         _charge(env, sum(_sized(arg) for arg in args) // 10)
-        if node.function == "isSemver" and len(args) in (1, 2):
-            return is_semver(*args)
-        fn = _GLOBAL_FUNCTIONS.get(node.function)
-        if fn is None:
-            raise CelError(f"no such overload: {node.function}")
-        try:
-            return fn(*args)
-        except TypeError:
-            raise CelError(NO_SUCH_OVERLOAD) from None
+        return call_global(node.function, args, env[_FUNCTIONS])
     target = _eval(node.target, env)
     args = [_eval(arg, env) for arg in node.args]
     _charge(env, (_sized(target) + sum(_sized(arg) for arg in args)) // 10)
-    name = node.function
-    if isinstance(target, Quantity):
-        return quantity_method(name, target, args)
-    if isinstance(target, Semver):
-        return semver_method(name, target, args)
-    if isinstance(target, str):
-        try:
-            return string_method(name, target, args)
-        except IndexError:
-            raise CelError(NO_SUCH_OVERLOAD) from None
-    if name == "size" and not args:
-        return size(target)
-    if name == "join" and isinstance(target, list):
-        sep = need(args[0], str) if args else ""
-        if not all(isinstance(item, str) for item in target):
-            raise CelError(NO_SUCH_OVERLOAD)
-        return sep.join(target)
-    raise CelError(NO_SUCH_OVERLOAD)
+    return call_method(node.function, target, args)
 
 
 def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
@@ -271,23 +310,7 @@ def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
         return _transform_map(node, items, run)
 
     if node.macro in ("all", "exists"):
-        # Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value.
-        decisive = node.macro == "exists"
-        first_error: CelError | None = None
-        for item in items:
-            try:
-                value = run(node.body, item)
-            except CelError as exc:
-                first_error = first_error or exc
-                continue
-            if not isinstance(value, bool):
-                first_error = first_error or CelError(NO_SUCH_OVERLOAD)
-                continue
-            if value is decisive:
-                return decisive
-        if first_error is not None:
-            raise first_error
-        return not decisive
+        return _fold_all_exists(node, items, run)
     if node.macro == "exists_one":
         count = 0
         for item in items:
@@ -315,6 +338,26 @@ def _eval_comprehension(node: Comprehension, env: dict[str, Any]) -> Any:
                 continue
         mapped.append(run(node.body, item))
     return mapped
+
+
+def _fold_all_exists(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> bool:
+    """Folded like a chain of && (all) or || (exists): errors are absorbed by a deciding value."""
+    decisive = node.macro == "exists"
+    first_error: CelError | None = None
+    for item in items:
+        try:
+            value = run(node.body, item)
+        except CelError as exc:
+            first_error = first_error or exc
+            continue
+        if not isinstance(value, bool):
+            first_error = first_error or CelError(NO_SUCH_OVERLOAD)
+            continue
+        if value is decisive:
+            return decisive
+    if first_error is not None:
+        raise first_error
+    return not decisive
 
 
 def _transform_map(node: Comprehension, items: list[Any], run: Callable[[Node, Any], Any]) -> dict[Any, Any]:

@@ -19,3 +19,12 @@ class CelCompileError(Exception):
 
 class CelProgramError(CelCompileError):
     """The expression compiles but cel-go cannot plan it (a constant regex that does not compile)."""
+
+
+class CelNotEvaluatedError(CelError):
+    """The expression needs what podwhy does not evaluate (the authorizer: the API server asks its
+    authorizers, which podwhy cannot), so its value is unknown. `what` names the variable."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} is not evaluated")
+        self.what = what
