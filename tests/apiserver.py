@@ -95,6 +95,14 @@ SERVED: dict[str, tuple[str, str, bool]] = {
     "WorkloadPriorityClass": ("kueue.x-k8s.io/v1beta2", "workloadpriorityclasses", False),
     "AdmissionCheck": ("kueue.x-k8s.io/v1beta2", "admissionchecks", False),
     "Topology": ("kueue.x-k8s.io/v1beta2", "topologies", False),
+    # The admission configuration. MutatingAdmissionPolicies as v1.36 serves them (v1.35 serves
+    # them as v1beta1 where their feature gate is on: versions={"MutatingAdmissionPolicy": ...}).
+    "ValidatingAdmissionPolicy": ("admissionregistration.k8s.io/v1", "validatingadmissionpolicies", False),
+    "ValidatingAdmissionPolicyBinding": ("admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings", False),
+    "MutatingAdmissionPolicy": ("admissionregistration.k8s.io/v1", "mutatingadmissionpolicies", False),
+    "MutatingAdmissionPolicyBinding": ("admissionregistration.k8s.io/v1", "mutatingadmissionpolicybindings", False),
+    "ValidatingWebhookConfiguration": ("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", False),
+    "MutatingWebhookConfiguration": ("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", False),
 }
 # The groups of custom resources: their list items carry kind and apiVersion, as the API server
 # serves every custom resource (built-in kinds' items carry neither).

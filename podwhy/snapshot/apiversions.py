@@ -423,6 +423,29 @@ def kueue_workload_from_v1beta1(obj: KueueWorkloadV1beta1) -> o.KueueWorkload:
     return o.KueueWorkload(metadata=obj.metadata, spec=out_spec, status=obj.status)
 
 
+# ---------------------------------------------------------------- admissionregistration.k8s.io
+# ValidatingAdmissionPolicies and MutatingAdmissionPolicies have one shape in v1, v1beta1 and
+# v1alpha1; v1alpha1 alone defaults a binding's paramRef.parameterNotFoundAction (to Deny,
+# pkg/apis/admissionregistration/v1alpha1 SetDefaults_ParamRef), which the later versions require.
+
+
+def binding_from_v1alpha1(
+    binding: o.ValidatingAdmissionPolicyBinding | o.MutatingAdmissionPolicyBinding,
+) -> o.ValidatingAdmissionPolicyBinding | o.MutatingAdmissionPolicyBinding:
+    """A v1alpha1 binding with SetDefaults_ParamRef applied."""
+    ref = binding.spec.param_ref
+    if ref is not None and ref.parameter_not_found_action is None:
+        ref.parameter_not_found_action = o.V1ALPHA1_PARAMETER_NOT_FOUND_ACTION
+    return binding
+
+
+WEBHOOKS_V1BETA1 = (
+    "admissionregistration.k8s.io/v1beta1 webhook configurations are served by Kubernetes 1.21 and "
+    "older only, and default otherwise (failurePolicy Ignore, matchPolicy Exact, timeoutSeconds 30): "
+    "podwhy reads admissionregistration.k8s.io/v1"
+)
+
+
 # ---------------------------------------------------------------- the table
 
 CLASSIC_DRA = (
@@ -436,6 +459,14 @@ CLASSIC_DRA_POD = (
     "1.35 does not implement (since 1.31 a pod names its claim in resourceClaimName or resourceClaimTemplateName)"
 )
 _DRA = "resource.k8s.io"
+_ADM = o.ADMISSIONREGISTRATION_GROUP
+_ADM_POLICY: dict[str, Served | Refused] = {f"{_ADM}/v1": SAME, f"{_ADM}/v1beta1": SAME, f"{_ADM}/v1alpha1": SAME}
+_ADM_BINDING: dict[str, Served | Refused] = {
+    f"{_ADM}/v1": SAME,
+    f"{_ADM}/v1beta1": SAME,
+    f"{_ADM}/v1alpha1": Served(convert=binding_from_v1alpha1),
+}
+_ADM_WEBHOOKS: dict[str, Served | Refused] = {f"{_ADM}/v1": SAME, f"{_ADM}/v1beta1": Refused(WEBHOOKS_V1BETA1)}
 _KUEUE = "kueue.x-k8s.io"
 KUEUE_V1ALPHA1 = (
     "kueue.x-k8s.io/v1alpha1 is the alpha API of Kueue before 0.13 (Cohorts) and 0.14 (Topologies): "
@@ -512,6 +543,13 @@ VERSIONS: dict[str, dict[str, Served | Refused]] = {
     "WorkloadPriorityClass": _KUEUE_BOTH,
     "AdmissionCheck": _KUEUE_BOTH,
     "Topology": {**_KUEUE_BOTH, f"{_KUEUE}/v1alpha1": Refused(KUEUE_V1ALPHA1)},
+    # admissionregistration.k8s.io: the policies in every version a release serves (one shape).
+    "ValidatingAdmissionPolicy": _ADM_POLICY,
+    "ValidatingAdmissionPolicyBinding": _ADM_BINDING,
+    "MutatingAdmissionPolicy": _ADM_POLICY,
+    "MutatingAdmissionPolicyBinding": _ADM_BINDING,
+    "ValidatingWebhookConfiguration": _ADM_WEBHOOKS,
+    "MutatingWebhookConfiguration": _ADM_WEBHOOKS,
 }
 
 

@@ -99,6 +99,14 @@ class Snapshot:
     workload_priority_classes: dict[str, o.WorkloadPriorityClass] = field(default_factory=dict)
     admission_checks: dict[str, o.AdmissionCheck] = field(default_factory=dict)
     topologies: dict[str, o.Topology] = field(default_factory=dict)
+    # The API server's admission configuration (admissionregistration.k8s.io), each by name
+    # (docs/policies.md).
+    validating_admission_policies: dict[str, o.ValidatingAdmissionPolicy] = field(default_factory=dict)
+    validating_admission_policy_bindings: dict[str, o.ValidatingAdmissionPolicyBinding] = field(default_factory=dict)
+    mutating_admission_policies: dict[str, o.MutatingAdmissionPolicy] = field(default_factory=dict)
+    mutating_admission_policy_bindings: dict[str, o.MutatingAdmissionPolicyBinding] = field(default_factory=dict)
+    validating_webhook_configurations: dict[str, o.ValidatingWebhookConfiguration] = field(default_factory=dict)
+    mutating_webhook_configurations: dict[str, o.MutatingWebhookConfiguration] = field(default_factory=dict)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)

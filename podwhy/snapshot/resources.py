@@ -86,6 +86,19 @@ KUEUE_RESOURCES: tuple[Resource, ...] = (
     Resource("AdmissionCheck", "kueue.x-k8s.io/v1beta2", "admissionchecks", optional=True),
     Resource("Topology", "kueue.x-k8s.io/v1beta2", "topologies", optional=True),
 )
+# The API server's admission configuration (docs/policies.md), listed where the server serves it:
+# a kind it does not serve (MutatingAdmissionPolicies where their feature gate is off) it has none
+# of. Each is listed in the newest version the server serves of those podwhy reads
+# (apiversions.VERSIONS).
+_ADM_V1 = "admissionregistration.k8s.io/v1"
+ADMISSION_RESOURCES: tuple[Resource, ...] = (
+    Resource("ValidatingAdmissionPolicy", _ADM_V1, "validatingadmissionpolicies", optional=True),
+    Resource("ValidatingAdmissionPolicyBinding", _ADM_V1, "validatingadmissionpolicybindings", optional=True),
+    Resource("MutatingAdmissionPolicy", _ADM_V1, "mutatingadmissionpolicies", optional=True),
+    Resource("MutatingAdmissionPolicyBinding", _ADM_V1, "mutatingadmissionpolicybindings", optional=True),
+    Resource("ValidatingWebhookConfiguration", _ADM_V1, "validatingwebhookconfigurations", optional=True),
+    Resource("MutatingWebhookConfiguration", _ADM_V1, "mutatingwebhookconfigurations", optional=True),
+)
 # The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
 SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
 
@@ -95,6 +108,14 @@ def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:
     are group-qualified, so a custom resource of the same plural is never listed instead."""
     names = [r.display for r in RESOURCES if kinds is None or r.kind in kinds]
     return f"kubectl get {','.join(names)} -A -o yaml"
+
+
+def admission_dump_command(kinds: Iterable[str] | None = None) -> str:
+    """`kubectl get` of the admission policies and webhook configurations (of KINDS) as one YAML
+    List: apart from kubectl_dump_command, as kubectl fails on a resource type the server does not
+    serve (MutatingAdmissionPolicies, where their feature gate is off)."""
+    names = [r.display for r in ADMISSION_RESOURCES if kinds is None or r.kind in kinds]
+    return f"kubectl get {','.join(names)} -o yaml"
 
 
 def kueue_dump_command(kinds: Iterable[str] | None = None) -> str:

@@ -26,7 +26,7 @@ from typing import BinaryIO, Protocol
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
-from podwhy.model.objects import ALPHA_KINDS, KINDS, KUEUE_KINDS
+from podwhy.model.objects import ADMISSION_KINDS, ALPHA_KINDS, KINDS, KUEUE_KINDS
 from podwhy.snapshot import limits
 from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
@@ -37,10 +37,11 @@ from podwhy.snapshot.limits import max_input_bytes, too_large
 # nothing is explained) and Events (which only add what the scheduler said). Files that hold
 # no object of one of them cannot tell a cluster without any from a dump that left it out
 # (`kubectl cluster-info dump` never writes PVCs; `kubectl get nodes,pods` writes nothing else).
-VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"} - ALPHA_KINDS - KUEUE_KINDS.keys()
+VOUCHED_KINDS = frozenset(KINDS) - {"Node", "Pod", "Event"} - ALPHA_KINDS - KUEUE_KINDS.keys() - ADMISSION_KINDS.keys()
 # Kueue's kinds are an add-on's that most clusters lack: files vouch for them only by holding
 # them (objects, a typed List, a `podwhy snapshot` that fetched them; kinds_seen says which), and a
-# dump without any names none of them missing (docs/kueue.md).
+# dump without any names none of them missing (docs/kueue.md). So are the admission policies and
+# webhook configurations (docs/policies.md).
 # --complete vouches for every kind, the autoscalers' too: the user's word that the files hold
 # every object of the cluster podwhy reads (docs/complete.md says to add Cluster Autoscaler's
 # status and Karpenter's objects, which the main dump command cannot list, where the cluster has

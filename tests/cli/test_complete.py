@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from podwhy.cli import app
 from podwhy.model import objects as o
-from podwhy.model.objects import ALPHA_KINDS, AUTOSCALER_KINDS, KINDS, KUEUE_KINDS
+from podwhy.model.objects import ADMISSION_KINDS, ALPHA_KINDS, AUTOSCALER_KINDS, KINDS, KUEUE_KINDS
 from podwhy.report.words.sizing import sizing_text
 from podwhy.report.words.suggest import suggestion_text
 from podwhy.snapshot.live.source import LiveSource, kubectl_dump_command
@@ -347,7 +347,11 @@ def test_the_kubectl_dump_lists_every_kind_podwhy_reads() -> None:
     assert {name.partition(".")[0] for name in names} == {
         info.plural.lower()
         for kind, info in KINDS.items()
-        if kind != "Event" and kind not in ALPHA_KINDS and kind not in AUTOSCALER_KINDS and kind not in KUEUE_KINDS
+        if kind != "Event"
+        and kind not in ALPHA_KINDS
+        and kind not in AUTOSCALER_KINDS
+        and kind not in KUEUE_KINDS
+        and kind not in ADMISSION_KINDS
     }
     assert "poddisruptionbudgets.policy" in names and "resourceclaims.resource.k8s.io" in names
 

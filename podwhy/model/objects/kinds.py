@@ -11,6 +11,14 @@ from typing import Any
 
 import msgspec
 
+from podwhy.model.objects.admissionregistration import (
+    MutatingAdmissionPolicy,
+    MutatingAdmissionPolicyBinding,
+    MutatingWebhookConfiguration,
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+    ValidatingWebhookConfiguration,
+)
 from podwhy.model.objects.apps import ReplicaSet, StatefulSet, Workload
 from podwhy.model.objects.batch import CronJob, CronJobManifest, Job
 from podwhy.model.objects.core.node import Node
@@ -189,6 +197,37 @@ KUEUE_KINDS: dict[str, KindInfo] = {
     "Topology": KindInfo(Topology, "Topologies", "topologies", _N),
 }
 
+# The API server's admission configuration (admissionregistration.k8s.io, docs/policies.md): read to
+# say which policies and webhooks a request meets. Like an add-on's, files vouch for them only by
+# holding them, and live mode lists them where the server serves them (MutatingAdmissionPolicies
+# only where their feature gate and API version are on): a cluster without any has none.
+ADMISSION_KINDS: dict[str, KindInfo] = {
+    "ValidatingAdmissionPolicy": KindInfo(
+        ValidatingAdmissionPolicy, "ValidatingAdmissionPolicies", "validating_admission_policies", _N
+    ),
+    "ValidatingAdmissionPolicyBinding": KindInfo(
+        ValidatingAdmissionPolicyBinding,
+        "ValidatingAdmissionPolicyBindings",
+        "validating_admission_policy_bindings",
+        _N,
+    ),
+    "MutatingAdmissionPolicy": KindInfo(
+        MutatingAdmissionPolicy, "MutatingAdmissionPolicies", "mutating_admission_policies", _N
+    ),
+    "MutatingAdmissionPolicyBinding": KindInfo(
+        MutatingAdmissionPolicyBinding, "MutatingAdmissionPolicyBindings", "mutating_admission_policy_bindings", _N
+    ),
+    "ValidatingWebhookConfiguration": KindInfo(
+        ValidatingWebhookConfiguration,
+        "ValidatingWebhookConfigurations",
+        "validating_webhook_configurations",
+        _N,
+    ),
+    "MutatingWebhookConfiguration": KindInfo(
+        MutatingWebhookConfiguration, "MutatingWebhookConfigurations", "mutating_webhook_configurations", _N
+    ),
+}
+
 
 KINDS: dict[str, KindInfo] = {
     "Node": KindInfo(Node, "Nodes", "nodes", _L, _node_quantities),
@@ -233,6 +272,7 @@ KINDS: dict[str, KindInfo] = {
     "NodePool": KindInfo(NodePool, "NodePools", "node_pools", _N),
     "NodeClaim": KindInfo(NodeClaim, "NodeClaims", "node_claims", _N),
     **KUEUE_KINDS,
+    **ADMISSION_KINDS,
 }
 
 

@@ -32,6 +32,9 @@ from podwhy.snapshot.limits import max_input_bytes, too_large
 from podwhy.snapshot.live.errors import connection_error
 from podwhy.snapshot.live.kubeconfig import api_client
 from podwhy.snapshot.resources import (
+    ADMISSION_RESOURCES as ADMISSION_RESOURCES,
+)
+from podwhy.snapshot.resources import (
     FORBIDDEN as FORBIDDEN,
 )
 from podwhy.snapshot.resources import (
@@ -83,7 +86,7 @@ AUTOSCALER_RESOURCES: tuple[Resource, ...] = (
     Resource("NodeClaim", "karpenter.sh/v1", "nodeclaims", optional=True),
 )
 # What live mode reads, and `podwhy snapshot` writes.
-LIVE_RESOURCES: tuple[Resource, ...] = (*RESOURCES, *AUTOSCALER_RESOURCES, *KUEUE_RESOURCES)
+LIVE_RESOURCES: tuple[Resource, ...] = (*RESOURCES, *AUTOSCALER_RESOURCES, *KUEUE_RESOURCES, *ADMISSION_RESOURCES)
 
 
 def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
@@ -116,9 +119,9 @@ EVENTS = Resource("Event", "v1", "events")
 CA_STATUS_EVENTS = Resource("Event", "v1", "events", namespace=o.AUTOSCALER_STATUS_NAMESPACE)
 # Without these two nothing can be explained: failing to list them is an error, not a missing kind.
 ESSENTIAL = frozenset({"Node", "Pod"})
-# Add-ons' kinds (the autoscalers', Kueue's): a list that fails leaves the kind missing with the
-# server's words, never an error (no plugin reads them).
-ADD_ON_KINDS = o.AUTOSCALER_KINDS | o.KUEUE_KINDS.keys()
+# Add-ons' kinds (the autoscalers', Kueue's) and the admission configuration: a list that fails
+# leaves the kind missing with the server's words, never an error (no plugin reads them).
+ADD_ON_KINDS = o.AUTOSCALER_KINDS | o.KUEUE_KINDS.keys() | o.ADMISSION_KINDS.keys()
 
 
 class _ListPage(msgspec.Struct):

@@ -1,1 +1,2 @@
-"""The API server's admission policies: k8s.io/apiserver/pkg/admission/plugin/policy (and its cel/)."""
+"""The API server's admission policies and webhooks (k8s.io/apiserver/pkg/admission/plugin/policy,
+plugin/webhook): which policies and webhooks meet a request, and the ValidatingAdmissionPolicy evaluator."""
