@@ -469,6 +469,8 @@ class CheckRequest:
     progress: Callable[[PlaceProgress], None] | None = None
     # --kueue-feature-gates (None: Kueue v0.20's defaults).
     kueue_gates: Mapping[str, bool] | None = None
+    # --assume-webhooks-allow: the admission webhooks a pod meets (never called) admit it.
+    assume_webhooks_allow: bool = False
 
 
 def check(request: CheckRequest) -> CheckReport:
@@ -503,6 +505,7 @@ def check(request: CheckRequest) -> CheckReport:
         progress=request.progress,
         displaced_out=displaced,
         kueue_options=_verdict_options(request.kueue_gates),
+        assume_webhooks_allow=request.assume_webhooks_allow,
     )
     not_checked = [(kind, "", count) for kind, count in request.manifests.not_checked().items()]
     not_checked += [(kind, field, count) for (kind, field), count in request.manifests.unsimulated_fields().items()]

@@ -45,12 +45,21 @@ def check(
             "--junit", parser=parse_path, metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."
         ),
     ] = None,
+    assume_webhooks_allow: Annotated[
+        bool,
+        typer.Option(
+            "--assume-webhooks-allow",
+            help="Take the admission webhooks a pod meets (podwhy never calls them) to admit it, rather than"
+            " leaving its verdict inconclusive.",
+        ),
+    ] = False,
     *,
     shared: Shared,
 ) -> None:
     """Place the replicas of manifests onto the cluster one after another, as the scheduler would.
 
-    Exit 0 when every replica fits, 1 when one would stay Pending.
+    Exit 0 when every replica fits, 1 when one would stay Pending, 3 when that is not known (an
+    admission webhook the pod meets, a policy podwhy cannot evaluate).
     """
     from podwhy.cluster.manifests import ManifestSource
     from podwhy.engine import CheckRequest
@@ -77,6 +86,7 @@ def check(
                     shared.kube_version,
                     placing,
                     kueue_gates=shared.kueue_gates,
+                    assume_webhooks_allow=assume_webhooks_allow,
                 )
             )
         if junit is not None:

@@ -16,7 +16,7 @@ from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, Replic
 from podwhy.cluster.kueue.admission import VerdictOptions
 from podwhy.cluster.kueuecheck import KueueDecision, decide, inject
 from podwhy.cluster.placement import Placer, fits_once_deleted
-from podwhy.cluster.placementreasons import KueueHeld, PlaceProgress
+from podwhy.cluster.placementreasons import AdmissionOpen, KueueHeld, PlaceProgress
 from podwhy.model import objects as o
 from podwhy.scheduler.config import SchedulerConfig
 from podwhy.snapshot.cluster import Snapshot
@@ -31,13 +31,16 @@ def place(
     progress: Callable[[PlaceProgress], None] | None = None,
     displaced_out: list[Displaced] | None = None,
     kueue_options: VerdictOptions | None = None,
+    assume_webhooks_allow: bool = False,
 ) -> list[WorkloadPlacement]:
     """Every workload's replicas in turn, each seeing those placed before it, in the order the
     scheduling queue takes pods created at once (PrioritySort): higher priority first, then creation
     order, the manifests' order (the placements come back in input order). APPLIED_CLAIMS: the
     manifests' own PVCs (already in the snapshot), bound first as the PV controller would bind them.
     DISPLACED_OUT gets the cluster's pods preemption evicted, each with its replacement's placement.
-    KUEUE_OPTIONS: Kueue's gates (None: v0.20's defaults)."""
+    KUEUE_OPTIONS: Kueue's gates (None: v0.20's defaults). A replica placed that admission leaves
+    open (a webhook never called, a policy not evaluated) is Inconclusive; ASSUME_WEBHOOKS_ALLOW
+    takes every webhook to admit it."""
     placer = Placer(snapshot, config, preempt=True)
     for claim in applied_claims:
         placer.claims.bind_if_immediate(claim)
@@ -60,6 +63,7 @@ def place(
                 inject(pod, decision)
         done[index] = sync_workload(placer, workload, snapshot)
         done[index].kueue = decision
+        _leave_open(done[index], workload, assume_webhooks_allow)
         fits_once_deleted(placer, done[index].replicas)
         placed += len(workload.pods)
     for displaced in placer.displaced:
@@ -70,6 +74,19 @@ def place(
     if progress is not None:
         progress(PlaceProgress(total, total, ""))
     return [done[i] for i in range(len(workloads))]
+
+
+def _leave_open(placement: WorkloadPlacement, workload: ManifestWorkload, assume_webhooks_allow: bool) -> None:
+    """A placed replica whose creation admission leaves open is placed only if the webhooks admit
+    it and the policies podwhy could not evaluate do: Inconclusive, the fact its reason."""
+    for replica in placement.replicas:
+        fact = workload.admission_open.get(replica.pod.metadata.name) or workload.daemon_open
+        if fact is not None and assume_webhooks_allow:
+            fact = AdmissionOpen(policies=fact.policies)
+        if not fact or not replica.node or replica.verdict != Verdict.SCHEDULABLE:
+            continue
+        replica.verdict = Verdict.INCONCLUSIVE
+        replica.reason = fact
 
 
 def _priority(workload: ManifestWorkload) -> int:

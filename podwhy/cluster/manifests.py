@@ -21,6 +21,7 @@ from typing import Any, BinaryIO
 
 from podwhy.cluster.apiserver.admission.chain import add_manifest_pod
 from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
+from podwhy.cluster.apiserver.admission.policy.admission import admit_workload
 from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quotas
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
@@ -147,6 +148,8 @@ class ManifestSource:
             if entry.kind in WORKLOAD_KINDS or entry.kind == "ReplicationController":
                 validate_workload(entry.kind, entry.obj, emulation, entry.source)  # as `kubectl apply` creates it
                 warn_on_create(snapshot, entry.kind, entry.obj, emulation.minor, self.namespace)
+                if entry.raw:  # the admission policies read every field as written
+                    admit_workload(snapshot, entry.document, entry.kind, self.namespace, emulation, entry.source)
             workload = creator.create(entry, snapshot)
             if workload is None:
                 continue

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.framework.notevaluated import NotEvaluated
+
+__all__ = ["AdmissionOpen", "OpenPolicy", "OpenWebhook"]  # re-exported: the words read them here
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,7 @@ PlacementReason = (
     | NotCreated
     | OrderedWait
     | KueueHeld
+    | AdmissionOpen
 )
 
 

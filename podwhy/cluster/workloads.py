@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.chain import admit
 from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
@@ -93,18 +94,35 @@ class WorkloadCreator:
         # spec.nodeName stays: such a pod goes to that node's kubelet, never to the scheduler.
         pod.status = o.PodStatus()
         workload = ManifestWorkload("Pod", namespace, pod.metadata.name, entry.source, pods=[pod])
-        self._admit(pod, snapshot, namespace, workload)
+        self._admit(pod, snapshot, namespace, workload, _raw_spec(entry))
         self._names.add((namespace, pod.metadata.name))
         return workload
 
-    def _admit(self, pod: o.Pod, snapshot: Snapshot, namespace: str, workload: ManifestWorkload) -> o.Pod:
+    def _admit(
+        self,
+        pod: o.Pod,
+        snapshot: Snapshot,
+        namespace: str,
+        workload: ManifestWorkload,
+        raw_spec: dict[str, Any] | None = None,
+    ) -> o.Pod:
         """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
         refusal by PodSecurity or ResourceQuota, or a pod the API server finds invalid (after
         LimitRange defaults), leaves a controller's pod not created (FailedCreate); an invalid Pod
         of the manifests is refused. An OrderedReady StatefulSet creates (and is charged for) each
-        ordinal only when the one before runs: at placement."""
+        ordinal only when the one before runs: at placement. What admission leaves open (webhooks,
+        policies not evaluated; RAW_SPEC is the spec as written, what policies read) is kept by pod name."""
+        left_open: list[AdmissionOpen] = []
         try:
-            return admit(pod, snapshot, namespace, self._emulation, quota=not workload.ordered)
+            admitted = admit(
+                pod,
+                snapshot,
+                namespace,
+                self._emulation,
+                quota=not workload.ordered,
+                raw_spec=raw_spec,
+                admission_open=left_open,
+            )
         except AdmissionRefusalError as refused:
             workload.refused[pod.metadata.name] = refused.words
             return pod
@@ -113,6 +131,9 @@ class WorkloadCreator:
                 raise invalid.in_file(workload.source) from None
             workload.refused[pod.metadata.name] = invalid.words
             return pod
+        if left_open:
+            workload.admission_open[pod.metadata.name] = left_open[0]
+        return admitted
 
     def _cron_job(self, entry: Entry, snapshot: Snapshot) -> ManifestWorkload:
         """A CronJob's next Job, `<cronjob>-<scheduled minutes>`, owned by the CronJob."""
@@ -274,7 +295,17 @@ class WorkloadCreator:
         name, namespace = out.name, out.namespace
         # Each node's pod is created (and charged to quotas) when it is placed.
         try:
-            out.daemon_template = admit(pod, snapshot, namespace, self._emulation, quota=False)
+            left_open: list[AdmissionOpen] = []
+            out.daemon_template = admit(
+                pod,
+                snapshot,
+                namespace,
+                self._emulation,
+                quota=False,
+                raw_spec=_raw_spec(entry),
+                admission_open=left_open,
+            )
+            out.daemon_open = left_open[0] if left_open else None
         except InvalidObjectError as invalid:
             raise PodwhyError(
                 f"{entry.source}: DaemonSet {name!r}: its pods cannot be created: Error creating: {invalid.words}",
@@ -296,6 +327,7 @@ class WorkloadCreator:
         """The workload's replica pods, named as its controller names them, each admitted."""
         kind, namespace, name = out.kind, out.namespace, out.name
         template = wl.spec.template
+        raw_spec = _raw_spec(entry)
         out.ordered = kind == "StatefulSet" and wl.spec.pod_management_policy in ("", "OrderedReady")
         indexed = kind == "Job" and wl.spec.completion_mode == "Indexed"
         out.kueue_managed = kind == "Job" and self._kueue_manages is not None and self._kueue_manages(wl.metadata)
@@ -330,7 +362,7 @@ class WorkloadCreator:
             pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
             if kind == "StatefulSet":
                 mount_claims(pod, out.claim_templates, name, index)
-            out.pods.append(self._admit(pod, snapshot, namespace, out))
+            out.pods.append(self._admit(pod, snapshot, namespace, out, raw_spec))
 
     def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
         """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
@@ -403,6 +435,19 @@ class WorkloadCreator:
         )
         check_object("Pod", pod, entry.source, entry.where)
         return pod
+
+
+def _raw_spec(entry: Entry) -> dict[str, Any] | None:
+    """The pod spec ENTRY's manifest wrote (a Pod's, or a workload's template's), every field; None
+    when the manifest's text is not kept."""
+    if not entry.raw:
+        return None
+    document = entry.document
+    if entry.kind == "Pod":
+        spec = document.get("spec") if isinstance(document, dict) else None
+    else:
+        spec = _raw_template(document, entry.kind).get("spec")
+    return spec if isinstance(spec, dict) else None
 
 
 def _raw_template(raw: Any, kind: str) -> dict[str, Any]:

@@ -68,6 +68,7 @@ def test_check_help_lists_what_check_accepts() -> None:
         "-o",
         "--output",
         "--junit",
+        "--assume-webhooks-allow",
         "--scheduler-config",
         "--complete",
         "--kube-version",

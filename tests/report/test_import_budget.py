@@ -18,6 +18,7 @@ LEAVES = {
     "podwhy.analysis.sizing",
     "podwhy.framework.notevaluated",
     "podwhy.cluster.placementreasons",
+    "podwhy.cluster.admissionopen",
 }
 
 

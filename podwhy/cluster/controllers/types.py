@@ -17,7 +17,7 @@ import msgspec
 
 from podwhy.cluster.apiserver.defaults import Json
 from podwhy.cluster.controllers.rollout import Rollout
-from podwhy.cluster.placementreasons import OnceDeleted, PlacementReason
+from podwhy.cluster.placementreasons import AdmissionOpen, OnceDeleted, PlacementReason
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.scheduler.cycle import CycleOutcome
@@ -116,6 +116,10 @@ class ManifestWorkload:
     # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
     # retried.
     refused: dict[str, str] = field(default_factory=dict)
+    # What admission leaves open for a replica (webhooks never called, policies not evaluated),
+    # by pod name; for a DaemonSet, its template's (every node's pod alike).
+    admission_open: dict[str, AdmissionOpen] = field(default_factory=dict)
+    daemon_open: AdmissionOpen | None = None
     # DaemonSet: PodSecurity's refusal of its template, the words after `pods "NAME" is
     # forbidden: ` (it refuses every node's pod alike).
     daemon_refusal: str = ""

@@ -5,6 +5,7 @@ words of another component (kube-scheduler, the API server, the kubelet) are giv
 from __future__ import annotations
 
 from podwhy.cluster.placementreasons import (
+    AdmissionOpen,
     BoundByNodeName,
     Gated,
     KubeletRejects,
@@ -18,6 +19,7 @@ from podwhy.cluster.placementreasons import (
     Preempted,
     SchedulerSays,
 )
+from podwhy.report.words.admission import admission_open_text
 from podwhy.report.words.answers import answer_text, no_profile_text
 from podwhy.report.words.notevaluated import not_evaluated_text
 
@@ -53,6 +55,8 @@ def placement_text(reason: PlacementReason | None) -> str:
         case KueueHeld(workload, local_queue, why):
             named = f"Workload {workload}, " if workload else ""
             return f"not created: Kueue keeps the Job suspended ({named}LocalQueue {local_queue}): {why}"
+        case AdmissionOpen():
+            return admission_open_text(reason)
         case OrderedWait(pod, waiting_for):
             return (
                 f"not created: the StatefulSet creates {pod} once {waiting_for} is Running"

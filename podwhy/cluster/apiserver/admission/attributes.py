@@ -5,7 +5,9 @@ plugin's Forbidden error becomes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
@@ -24,6 +26,12 @@ class Attributes:
     defaulted: list[tuple[str, str, str]] = field(default_factory=list)
     runtime_class: o.RuntimeClass | None = None
     runtime_class_known: bool = True
+    # The pod's spec as the manifest wrote it (every field, for admission policies' CEL); None:
+    # the typed pod's.
+    raw_spec: dict[str, Any] | None = None
+    # What admission leaves open: webhooks never called, policies not evaluated (the
+    # ValidatingAdmissionPolicy plugin sets it).
+    open: AdmissionOpen = field(default_factory=AdmissionOpen)
 
 
 class AdmissionRefusalError(PodwhyError):

@@ -8,7 +8,9 @@ admits claims, not pods, is admit_claim."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.cluster.apiserver.admission import (
     defaulttolerationseconds,
     limitranger,
@@ -19,6 +21,7 @@ from podwhy.cluster.apiserver.admission import (
 )
 from podwhy.cluster.apiserver.admission.attributes import Attributes
 from podwhy.cluster.apiserver.admission.podsecurity import admission as podsecurity
+from podwhy.cluster.apiserver.admission.policy import admission as policies
 from podwhy.cluster.apiserver.defaults import default_pod, drop_disabled_pod_fields
 from podwhy.cluster.apiserver.validation.pod import validate_pod
 from podwhy.cluster.apiserver.warnings import warn_on_create
@@ -43,11 +46,23 @@ VALIDATING: tuple[tuple[str, PluginFn], ...] = (
     (limitranger.NAME, limitranger.validate_pod),
     (podsecurity.NAME, podsecurity.validate_pod),
     (runtimeclass.NAME, runtimeclass.validate_pod),
+    # MutatingAdmissionWebhook's webhooks, never called, are named with ValidatingAdmissionPolicy
+    # and ValidatingAdmissionWebhook's (a pod they meet is left open, not refused).
+    (policies.VALIDATING_POLICY, policies.validate_pod),
     (resourcequota.NAME, resourcequota.validate_pod),
 )
 
 
-def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, *, quota: bool = True) -> o.Pod:
+def admit(
+    pod: o.Pod,
+    snapshot: Snapshot,
+    namespace: str,
+    emulation: Emulation,
+    *,
+    quota: bool = True,
+    raw_spec: dict[str, Any] | None = None,
+    admission_open: list[AdmissionOpen] | None = None,
+) -> o.Pod:
     """What the API server does to a pod it creates, in its order: defaulting
     (cluster.apiserver.defaults); the fields of disabled features dropped (PrepareForCreate: none
     of the mutating plugins reads or sets them); the MUTATING plugins; the pod's validation
@@ -55,13 +70,15 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     unless QUOTA is False (a DaemonSet's template, whose pods are charged one by one as they are
     created). A refusal by an admission plugin (RuntimeClass, PodSecurity, ResourceQuota) raises
     AdmissionRefusalError. The fields defaulting and LimitRanger filled are recorded in the
-    snapshot as soon as they are known (a later plugin's refusal keeps them)."""
+    snapshot as soon as they are known (a later plugin's refusal keeps them). RAW_SPEC is the
+    pod's spec as the manifest wrote it (what admission policies read); what admission leaves
+    open (webhooks, policies not evaluated) is appended to ADMISSION_OPEN."""
     if not pod.metadata.namespace:
         pod.metadata.namespace = namespace
     key = f"{pod.metadata.namespace}/{pod.metadata.name}"
     filled = [(d.field, d.value, d.why) for d in default_pod(pod, emulation)]
     drop_disabled_pod_fields(pod, emulation)
-    attributes = Attributes(snapshot, emulation, defaulted=filled)
+    attributes = Attributes(snapshot, emulation, defaulted=filled, raw_spec=raw_spec)
     for _, admit_pod in MUTATING:
         admit_pod(pod, attributes)
         if filled:
@@ -72,6 +89,8 @@ def admit(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation, 
     for name, validate in VALIDATING:
         if quota or name != resourcequota.NAME:
             validate(pod, attributes)
+    if admission_open is not None and attributes.open:
+        admission_open.append(attributes.open)
     if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
         warn_on_create(snapshot, "Pod", pod, emulation.minor)
     return pod

@@ -43,6 +43,10 @@ def _admitted_spec(spec: Json, pod: o.Pod) -> None:
         value = getattr(pod.spec, attr)
         if value not in (None, "", [], {}):
             spec[key] = _json(value)
+    raw_volumes = spec.get("volumes")
+    known = len(raw_volumes) if isinstance(raw_volumes, list) else 0
+    if len(pod.spec.volumes) > known:  # a controller's own (a StatefulSet's claims)
+        spec["volumes"] = [*(raw_volumes or []), *(_json(v) for v in pod.spec.volumes[known:])]
     typed = {"initContainers": pod.spec.init_containers, "containers": pod.spec.containers}
     for key in CONTAINER_LISTS:
         raw = spec.get(key)

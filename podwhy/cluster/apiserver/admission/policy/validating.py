@@ -544,3 +544,11 @@ def verdict(outcomes: Sequence[BindingOutcome]) -> Verdict:
         audit_annotations=tuple((k, ", ".join(v)) for k, v in joined.items()),
         not_evaluated=tuple(d for o in outcomes for d in o.not_evaluated),
     )
+
+
+def conditions_hold(compiled: CompiledPolicy, request: PolicyRequest) -> Decision | bool:
+    """COMPILED's matchConditions on REQUEST, as for a policy without params (a webhook's are
+    evaluated so): True, False, or the decision an error or an unevaluated part leads to."""
+    if not compiled.match_conditions:
+        return True
+    return _match(compiled, request, None)

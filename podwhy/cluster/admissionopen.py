@@ -1,0 +1,45 @@
+"""What the API server's admission leaves open when podwhy creates a pod: the webhooks its creation
+is sent to (never called) and the admission policies podwhy could not evaluate on it. A leaf of
+facts (it imports nothing): the API server's admission sets them, `check`'s placement carries them
+(placementreasons.py re-exports them), the report words them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OpenWebhook:
+    """A webhook the pod's creation is sent to, never called by podwhy: its name, configuration,
+    failurePolicy, whether it mutates, the product it is known as ("kyverno", "gatekeeper",
+    "cert-manager"; "" for none), and the error the API server meets deciding whether to call it
+    ("" for none: it is called)."""
+
+    name: str
+    configuration: str
+    failure_policy: str
+    mutating: bool
+    product: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class OpenPolicy:
+    """A ValidatingAdmissionPolicy and binding the pod meets whose decision podwhy cannot make:
+    WHAT it reads that podwhy does not hold ("params", CEL's "authorizer", the "namespace")."""
+
+    policy: str
+    binding: str | None
+    what: str
+
+
+@dataclass(frozen=True)
+class AdmissionOpen:
+    """Placed, if admission lets it be created: the webhooks its creation is sent to (never
+    called) and the policies podwhy could not evaluate on it."""
+
+    webhooks: tuple[OpenWebhook, ...] = ()
+    policies: tuple[OpenPolicy, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.webhooks or self.policies)

@@ -1,0 +1,272 @@
+"""The admission plugins of the API server's policies and webhooks over one request, in
+AllOrderedPlugins' order: MutatingAdmissionWebhook and ValidatingAdmissionWebhook are never
+called (the webhooks a request meets are named, their failurePolicy kept, as not evaluated), and
+ValidatingAdmissionPolicy is evaluated: every policy and binding the request meets (policy/
+matching.py), each binding dispatched (policy/validating.py), their verdict. What a policy reads
+that podwhy does not hold (a binding's params, the authorizer) is not evaluated, never guessed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes
+from podwhy.cluster.apiserver.admission.podobject import pod_object
+from podwhy.cluster.apiserver.admission.policy import validating as v
+from podwhy.cluster.apiserver.admission.policy.cel import admission_request, namespace_object
+from podwhy.cluster.apiserver.admission.policy.matching import matching_policies
+from podwhy.cluster.apiserver.admission.policy.products import recognize
+from podwhy.cluster.apiserver.admission.policy.request import Request, request_for
+from podwhy.cluster.apiserver.admission.policy.webhooks import WebhookError, WebhookInvocation, matching_webhooks
+from podwhy.cluster.apiserver.defaults import default_template
+from podwhy.errors import PodwhyError
+from podwhy.features.emulation import Emulation
+from podwhy.model import objects as o
+from podwhy.snapshot.cluster import Snapshot
+from podwhy.verdict import ExitCode
+
+VALIDATING_POLICY = "ValidatingAdmissionPolicy"
+MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
+VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
+
+# What podwhy does not evaluate, as facts (report/ words them).
+PARAMS = "params"
+
+
+@dataclass(frozen=True)
+class PolicyGap:
+    """A policy and binding the request meets whose decision podwhy cannot make: WHAT it reads
+    that podwhy does not hold (PARAMS, or CEL's `authorizer`)."""
+
+    policy: str
+    binding: str | None
+    what: str
+
+
+@dataclass(frozen=True)
+class PoliciesAnswer:
+    """The policies' and webhooks' part in admitting one object: the ValidatingAdmissionPolicy
+    verdict (its first denial refuses the object; its warnings reach `kubectl apply`), what of it
+    was not evaluated, and the webhooks (mutating, then validating) the object would be sent to."""
+
+    verdict: v.Verdict
+    gaps: tuple[PolicyGap, ...] = ()
+    webhooks: tuple[WebhookInvocation | WebhookError, ...] = ()
+
+
+def _policy(policy: o.ValidatingAdmissionPolicy) -> v.Policy:
+    spec = policy.spec
+    return v.Policy(
+        name=policy.metadata.name,
+        validations=tuple(
+            v.Validation(x.expression, x.message, x.message_expression, x.reason or "") for x in spec.validations
+        ),
+        variables=tuple(v.Variable(x.name, x.expression) for x in spec.variables),
+        match_conditions=tuple(v.MatchCondition(x.name, x.expression) for x in spec.match_conditions),
+        audit_annotations=tuple(v.AuditAnnotation(x.key, x.value_expression) for x in spec.audit_annotations),
+        failure_policy=spec.failure_policy,
+        has_param_kind=spec.param_kind is not None,
+    )
+
+
+def _binding(binding: o.ValidatingAdmissionPolicyBinding) -> v.Binding:
+    ref = binding.spec.param_ref
+    return v.Binding(
+        name=binding.metadata.name,
+        validation_actions=tuple(binding.spec.validation_actions),
+        has_param_ref=ref is not None,
+        parameter_not_found_action=(ref.parameter_not_found_action if ref is not None else None) or v.DENY,
+    )
+
+
+def _policy_request(request: Request) -> v.PolicyRequest:
+    kind, resource = request.kind, request.resource
+    return v.PolicyRequest(
+        object=request.object,
+        old_object=request.old_object,
+        request=admission_request(
+            kind.group,
+            kind.version,
+            kind.kind,
+            resource.resource,
+            request.name,
+            request.namespace,
+            request.operation,
+        ),
+        namespace_object=namespace_object(request.namespace_object),
+    )
+
+
+_COMPILED: dict[tuple[str, str], v.CompiledPolicy] = {}
+
+
+def _compiled(policy: v.Policy, version: str) -> v.CompiledPolicy:
+    """A policy's expressions compiled once per resourceVersion (the API server recompiles on change)."""
+    key = (policy.name, version)
+    found = _COMPILED.get(key)
+    if found is None or found.policy != policy:
+        found = _COMPILED[key] = v.compile_policy(policy)
+    return found
+
+
+def validate_policies(snapshot: Snapshot, request: Request) -> tuple[v.Verdict, tuple[PolicyGap, ...]]:
+    """ValidatingAdmissionPolicy's Validate on REQUEST over the snapshot's policies and bindings."""
+    outcomes: list[v.BindingOutcome] = []
+    gaps: list[PolicyGap] = []
+    cel_request = _policy_request(request)
+    found = matching_policies(
+        snapshot.validating_admission_policies, snapshot.validating_admission_policy_bindings.values(), request
+    )
+    for match in found:
+        policy = _policy(match.policy)
+        if match.definition.error is not None:
+            outcomes.append(v.configuration_error(policy, None, match.definition.error.message))
+            continue
+        for binding_obj, error in match.binding_errors:
+            outcomes.append(v.configuration_error(policy, _binding(binding_obj), error.message))
+        compiled = _compiled(policy, match.policy.metadata.resource_version or "")
+        for binding_obj in match.bindings:
+            binding = _binding(binding_obj)
+            if policy.has_param_kind and binding.has_param_ref:
+                gaps.append(PolicyGap(policy.name, binding.name, PARAMS))  # params are not read
+                continue
+            outcome = v.dispatch_binding(policy, binding, cel_request, compiled=compiled)
+            outcomes.append(outcome)
+            gaps += [PolicyGap(policy.name, binding.name, d.not_evaluated) for d in outcome.not_evaluated]
+    return v.verdict(outcomes), tuple(gaps)
+
+
+def _conditions_may_hold(invocation: WebhookInvocation, request: Request) -> bool:
+    """Whether the webhook's matchConditions may let it be called: False only when one is false."""
+    if not invocation.match_conditions:
+        return True
+    conditions = tuple(v.MatchCondition(c.name, c.expression) for c in invocation.match_conditions)
+    policy = v.Policy(name=invocation.uid, match_conditions=conditions, failure_policy=invocation.failure_policy)
+    return v.conditions_hold(v.compile_policy(policy), _policy_request(request)) is not False
+
+
+def webhooks_met(snapshot: Snapshot, request: Request) -> tuple[WebhookInvocation | WebhookError, ...]:
+    """The webhooks REQUEST would be sent to, mutating then validating, those whose matchConditions
+    are false left out."""
+    out: list[WebhookInvocation | WebhookError] = []
+    for configurations in (snapshot.mutating_webhook_configurations, snapshot.validating_webhook_configurations):
+        for met in matching_webhooks(configurations, request):
+            if isinstance(met, WebhookError) or _conditions_may_hold(met, request):
+                out.append(met)
+    return tuple(out)
+
+
+def namespace_json(snapshot: Snapshot, namespace: str) -> dict[str, Any] | None:
+    """The Namespace as JSON, for selectors and CEL (None: the snapshot has no such Namespace)."""
+    ns = snapshot.namespaces.get(namespace)
+    return None if ns is None else msgspec.to_builtins(ns)
+
+
+def admit_object(snapshot: Snapshot, obj: Mapping[str, Any], namespace: str) -> PoliciesAnswer:
+    """What the policies and webhooks do to the creation of OBJ (JSON of a kind podwhy creates) in
+    NAMESPACE."""
+    request = request_for(obj, namespace_json(snapshot, namespace) if namespace else None)
+    verdict, gaps = validate_policies(snapshot, request)
+    return PoliciesAnswer(verdict, gaps, webhooks_met(snapshot, request))
+
+
+def holds_any(snapshot: Snapshot) -> bool:
+    """Whether the snapshot has any policy binding or webhook configuration (else nothing to do)."""
+    return bool(
+        snapshot.validating_admission_policy_bindings
+        or snapshot.validating_webhook_configurations
+        or snapshot.mutating_webhook_configurations
+    )
+
+
+def _open_webhook(met: WebhookInvocation | WebhookError) -> OpenWebhook:
+    webhook = met.webhook
+    product = recognize(webhook)
+    return OpenWebhook(
+        name=webhook.name,
+        configuration=met.configuration,
+        failure_policy=webhook.failure_policy,
+        mutating=isinstance(webhook, o.MutatingWebhook),
+        product=product.value if product is not None else "",
+        error=met.error.message if isinstance(met, WebhookError) else "",
+    )
+
+
+def open_of(answer: PoliciesAnswer) -> AdmissionOpen:
+    """What of ANSWER podwhy leaves open, as the placement's fact."""
+    return AdmissionOpen(
+        webhooks=tuple(_open_webhook(met) for met in answer.webhooks),
+        policies=tuple(OpenPolicy(g.policy, g.binding, g.what) for g in answer.gaps),
+    )
+
+
+def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """The policies' and webhooks' part in creating POD, after the built-in validating plugins and
+    before ResourceQuota: a policy's denial refuses it (AdmissionRefusalError, the API server's
+    words); the warnings of a Pod applied by `kubectl apply` are printed as kubectl prints them;
+    webhooks met and policies not evaluated are left open on ATTRIBUTES."""
+    snapshot = attributes.snapshot
+    if not holds_any(snapshot):
+        return
+    obj = pod_object(pod, attributes.raw_spec, attributes.emulation)
+    answer = admit_object(snapshot, obj, pod.metadata.namespace)
+    denial = answer.verdict.denial
+    if denial is not None:
+        cause = f"policy {denial.policy}" + (f", binding {denial.binding}" if denial.binding else "")
+        raise AdmissionRefusalError(pod, VALIDATING_POLICY, denial.text, cause)
+    if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
+        key = f"Pod {pod.metadata.namespace}/{pod.metadata.name}"
+        snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
+    attributes.open = open_of(answer)
+
+
+# The resource each workload kind is created as, for the refusal's words (`deployments.apps "web"`).
+_RESOURCES = {
+    "Deployment": "deployments.apps",
+    "ReplicaSet": "replicasets.apps",
+    "StatefulSet": "statefulsets.apps",
+    "DaemonSet": "daemonsets.apps",
+    "Job": "jobs.batch",
+    "CronJob": "cronjobs.batch",
+    "ReplicationController": "replicationcontrollers",
+}
+
+
+class ObjectDeniedError(PodwhyError):
+    """A ValidatingAdmissionPolicy refuses to create a workload of the manifests: `kubectl apply`
+    of it fails, nothing of it is created (exit 1, as for a replica that stays Pending)."""
+
+    exit_code = int(ExitCode.NOT_SCHEDULED)
+
+
+def admit_workload(
+    snapshot: Snapshot, document: Mapping[str, Any], kind: str, namespace: str, emulation: Emulation, source: str
+) -> PoliciesAnswer | None:
+    """The policies on `kubectl apply` creating the workload DOCUMENT (its JSON as written, its
+    pod template defaulted as the API server stores it): a denial raises ObjectDeniedError in the
+    API server's words; its warnings are kubectl's. None when nothing is configured."""
+    if not holds_any(snapshot) or not isinstance(document, Mapping):
+        return None
+    obj = dict(document)
+    metadata = dict(obj.get("metadata") or {})
+    metadata["namespace"] = metadata.get("namespace") or namespace
+    obj["metadata"] = metadata
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+        obj["spec"] = {**spec, "template": default_template(spec["template"], emulation)}
+    answer = admit_object(snapshot, obj, metadata["namespace"])
+    name = str(metadata.get("name", ""))
+    denial = answer.verdict.denial
+    if denial is not None:
+        words = f'{_RESOURCES.get(kind, kind.lower())} "{name}" is forbidden: {denial.text}'
+        raise ObjectDeniedError(
+            f'{source}: Error from server: error when creating "{source}": {words}',
+            hint="the API server refuses this object: `kubectl apply` fails and nothing of it is created",
+        )
+    key = f"{kind} {metadata['namespace']}/{name}"
+    snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
+    return answer

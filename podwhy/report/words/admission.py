@@ -1,0 +1,53 @@
+"""What the API server's admission leaves open, in words: the webhooks a pod's creation is sent to
+(podwhy never calls them), named as on-call engineers know them, and the admission policies
+podwhy could not evaluate (cluster/admissionopen.py's facts)."""
+
+from __future__ import annotations
+
+from podwhy.cluster.placementreasons import AdmissionOpen, OpenPolicy, OpenWebhook
+
+# Well-known webhooks by product (policy/products.py's values), as on-call engineers call them.
+PRODUCTS = {
+    "kyverno": "Kyverno policy webhook",
+    "gatekeeper": "Gatekeeper policy webhook",
+    "cert-manager": "cert-manager webhook",
+}
+
+# What a policy reads that podwhy does not hold.
+POLICY_GAPS = {
+    "params": "its binding's params, which podwhy does not read",
+    "authorizer": "the authorizer (who may do what), which podwhy cannot ask",
+    "namespace": "the namespace, which the snapshot does not hold",
+}
+
+ASSUME_FLAG = "--assume-webhooks-allow"
+
+
+def webhook_text(webhook: OpenWebhook) -> str:
+    """ "webhook validate.kyverno.svc-fail (Kyverno policy webhook; ValidatingWebhookConfiguration
+    kyverno-resource-validating-webhook-cfg, failurePolicy Fail)"."""
+    kind = "MutatingWebhookConfiguration" if webhook.mutating else "ValidatingWebhookConfiguration"
+    known = PRODUCTS.get(webhook.product, "")
+    where = f"{kind} {webhook.configuration}, failurePolicy {webhook.failure_policy}"
+    return f"webhook {webhook.name} ({known + '; ' if known else ''}{where})"
+
+
+def policy_text(policy: OpenPolicy) -> str:
+    binding = f" with binding '{policy.binding}'" if policy.binding else ""
+    what = POLICY_GAPS.get(policy.what, policy.what)
+    return f"ValidatingAdmissionPolicy '{policy.policy}'{binding} reads {what}"
+
+
+def admission_open_text(fact: AdmissionOpen) -> str:
+    """A placed replica's message when admission leaves its creation open."""
+    parts = []
+    if fact.webhooks:
+        named = "; ".join(webhook_text(w) for w in fact.webhooks)
+        many = len(fact.webhooks) > 1
+        parts.append(
+            f"its creation is sent to {named}, which podwhy does not call: it is created only if "
+            f"{'they admit' if many else 'it admits'} it ({ASSUME_FLAG} takes {'them' if many else 'it'} to)"
+        )
+    if fact.policies:
+        parts.append("not evaluated: " + "; ".join(policy_text(p) for p in fact.policies))
+    return "placed if admission lets it be created: " + "; ".join(parts)
