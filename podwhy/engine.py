@@ -32,7 +32,7 @@ from podwhy.report.build.pending import build_pending_report
 from podwhy.report.model import CheckReport, PendingReport, Report
 from podwhy.report.words.pending import cause_text
 from podwhy.scheduler.config import SchedulerConfig, default_config, load_scheduler_config, profile_for_pod
-from podwhy.scheduler.cycle import make_framework, no_profile, run_cycle
+from podwhy.scheduler.cycle import framework_for_release, make_framework, no_profile, run_cycle
 from podwhy.scheduler.release import ChosenVersion, VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.live.source import SNAPSHOT_COMMAND, dump_hint
@@ -298,7 +298,7 @@ def _explain_pod(
     likely = None
     if version.source is not VersionSource.FLAG and manifest is None:
         if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees is False:
-            likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config)
+            likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config, framework)
     return build_report(
         cycle,
         snapshot,
@@ -346,11 +346,14 @@ def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod, gates: Mapping[str, bool] | N
     return facts_for_pod(snapshot, pod, _verdict_options(gates))
 
 
-def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None) -> str | None:
+def _likely_release(
+    snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_path: Path | None, base: Framework | None = None
+) -> str | None:
     """The other emulated release whose scheduler words the message kube-scheduler itself gave
     the pod exactly, nearest to the emulated one first; None when none does. A release that drops
     disabled fields drops them from the snapshot's pods (those come last); they are given back
-    before returning, so that the snapshot is as the emulated release holds it."""
+    before returning, so that the snapshot is as the emulated release holds it. BASE: the emulated
+    release's framework over the snapshot, whose node indexes a release that changes no pod shares."""
     others = sorted(
         (e for e in EMULATED.values() if e != emulated),
         key=lambda e: (not e.enabled(POD_LEVEL_RESOURCES), abs(e.minor - emulated.minor), -e.minor),
@@ -364,7 +367,13 @@ def _likely_release(snapshot: Snapshot, pod: o.Pod, emulated: Emulation, config_
             if profile is None:
                 continue
             names = frozenset(p.scheduler_name for p in config.profiles)
-            cycle = run_cycle(snapshot, pod, profile, extenders=config.extenders, scheduler_names=names)
+            # The pods are as BASE indexed them unless this release dropped a field of one.
+            same_pods = not kept or emulation.enabled(POD_LEVEL_RESOURCES)
+            shared = base is not None and same_pods and base.handle.scheduler_names == names
+            framework = framework_for_release(base, profile) if shared and base is not None else None
+            cycle = run_cycle(
+                snapshot, pod, profile, extenders=config.extenders, scheduler_names=names, framework=framework
+            )
             if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees:
                 return emulation.name
         return None

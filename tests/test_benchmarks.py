@@ -31,8 +31,13 @@ SMALL = ["--nodes", "20", "--pods", "200"]
             ["--nodes", "20", "--cluster-queues", "20", "--cohorts", "4", "--admitted", "500", "--pending", "200"],
             ["pending -A:", "200 held in", "explain:", "ahead", "end to end:", "results:"],
         ),
+        (
+            "benchmarks.scale",
+            ["--nodes", "30", "--pool-size", "10", "--gang", "8", "--job-size", "8", "--pending", "20", "--runs", "1"],
+            ["bare parse:", "explain:", "pending -A:", "exactness:", "example explain:", "--help:", "modules:"],
+        ),
     ],
-    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue"],
+    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue", "scale"],
 )
 def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
     out = subprocess.run(

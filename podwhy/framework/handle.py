@@ -33,6 +33,7 @@ class Handle:
         `emulation`: the kube-scheduler release whose plugin behaviour to follow."""
         self.snapshot = snapshot
         self.emulation = emulation
+        self.scheduler_names = scheduler_names
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
         for node in snapshot.nodes:
@@ -145,6 +146,23 @@ class Handle:
         other.have_pods_with_required_anti_affinity = [
             ni for ni in other.node_infos if ni.pods_with_required_anti_affinity
         ]
+        return other
+
+    def for_release(self, emulation: Emulation) -> Handle:
+        """This view as another release's scheduler reads it. The node indexes (bound pods, their
+        room, ports, terms, images) read no feature gate, so they are shared, each copied only
+        when a pod is bound to it there; only the plugins' reading of the release differs. The
+        snapshot's pods must be as they were when this view was built (dropDisabledPodFields of
+        the other release changed none of them)."""
+        other = copy.copy(self)
+        other.emulation = emulation
+        other.pod_changes, other.memos = [], {}
+        other.node_infos = list(self.node_infos)
+        other.node_info_by_name = dict(self.node_info_by_name)
+        other._borrowed = set(self.node_info_by_name)
+        other.pod_infos = dict(self.pod_infos)
+        other.have_pods_with_affinity = list(self.have_pods_with_affinity)
+        other.have_pods_with_required_anti_affinity = list(self.have_pods_with_required_anti_affinity)
         return other
 
     def without_nominations(self, uids: frozenset[str]) -> Handle:

@@ -4,6 +4,8 @@ so that the report's words can tell them apart."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from podwhy.helpers.namevalidation import is_qualified_name
 
 CPU = "cpu"
@@ -23,6 +25,8 @@ def is_native_resource(name: str) -> bool:
     return "/" not in name or is_prefixed_native_resource(name)
 
 
+# Asked of every extended resource of every pod on every node filtered: the answer is the name's.
+@cache
 def is_extended_resource_name(name: str) -> bool:
     if is_native_resource(name) or name.startswith("requests."):
         return False

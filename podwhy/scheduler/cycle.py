@@ -100,6 +100,13 @@ def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozen
     return Framework(handle, profile, PLUGINS)
 
 
+def framework_for_release(base: Framework, profile: Profile) -> Framework:
+    """PROFILE, of another release, over the snapshot BASE indexes, sharing its node indexes
+    (Handle.for_release) instead of indexing every pod again; the snapshot's pods must be as they
+    were when BASE was made."""
+    return Framework(base.handle.for_release(profile.emulation), profile, PLUGINS)
+
+
 @dataclass(frozen=True)
 class CycleOptions:
     """How much of the cycle to run. The named modes below are what podwhy asks."""
