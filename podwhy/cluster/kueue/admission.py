@@ -6,7 +6,7 @@ with the Workloads ahead of it in its ClusterQueue."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -439,7 +439,10 @@ def possible_heads(cq_name: str, context: KueueContext) -> list[tuple[o.KueueWor
     return out
 
 
-def _entry(wl: o.KueueWorkload, verdict: Verdict, node: Node, context: KueueContext, sure: bool) -> Entry | None:
+HeadsOf = Callable[[str, "KueueContext"], list[tuple[o.KueueWorkload, Verdict]]]
+
+
+def entry_of(wl: o.KueueWorkload, verdict: Verdict, node: Node, context: KueueContext, sure: bool) -> Entry | None:
     """nominate's entry of a head: None for one nominate turns away (blocked: no assignment)."""
     assignment = verdict.assignment
     if assignment is None or verdict.stage not in (Stage.FITS, Stage.PREEMPT, Stage.NO_FIT):
@@ -452,27 +455,33 @@ def _entry(wl: o.KueueWorkload, verdict: Verdict, node: Node, context: KueueCont
     if verdict.stage is Stage.NO_FIT:
         return Entry(wl, verdict.cluster_queue, node, EntryKind.NO_FIT, usage, key, sure=sure)
     if not _no_candidates(verdict):
+        # Its borrowing once its candidates are gone (the oracle's) is not known: at its lowest,
+        # it comes as early as it may.
+        key = entry_key(wl, 0, options.requeuing_timestamp, options.gates)
         return Entry(wl, verdict.cluster_queue, node, EntryKind.PREEMPT, usage, key, sure=sure)
     cq = context.objs.cluster_queues[verdict.cluster_queue]
     reserve = reserve_usage(node, usage, assignment.borrowing, cq.spec.preemption)
     return Entry(wl, verdict.cluster_queue, node, EntryKind.RESERVE, usage, key, reserve, sure)
 
 
-def cycle_of(root: Node, context: KueueContext, extra: o.KueueWorkload | None = None) -> dict[int, EntryResult]:
+def cycle_of(
+    root: Node, context: KueueContext, extra: o.KueueWorkload | None = None, heads_of: HeadsOf | None = None
+) -> dict[int, EntryResult]:
     """Kueue's next cycle over the cohort tree under ROOT: the heads of its ClusterQueues
-    (possible_heads; EXTRA, a fitting Workload the queues do not hold, in place of its
-    ClusterQueue's) nominated and processed (cycle.run_cycle), by id(workload)."""
+    (HEADS_OF, possible_heads by default; EXTRA, a fitting Workload the queues do not hold, in
+    place of its ClusterQueue's) nominated and processed (cycle.run_cycle), by id(workload)."""
+    heads_of = heads_of or possible_heads
     nodes = list(subtree(root))
     extra_cq = context.explain(extra).cluster_queue if extra is not None else ""
     entries = []
     for node in nodes:
         if node.is_cohort:
             continue
-        heads = possible_heads(node.name, context) if node.name != extra_cq else []
+        heads = heads_of(node.name, context) if node.name != extra_cq else []
         if extra is not None and node.name == extra_cq:
             heads = [(extra, context.explain(extra))]
         for wl, verdict in heads:
-            entry = _entry(wl, verdict, node, context, sure=len(heads) == 1)
+            entry = entry_of(wl, verdict, node, context, sure=len(heads) == 1)
             if entry is not None:
                 entries.append(entry)
     return {id(r.entry.workload): r for r in run_cycle(entries, nodes)}
