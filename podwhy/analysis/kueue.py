@@ -30,8 +30,9 @@ from podwhy.analysis.kueuefacts import (
 )
 from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Turn, Verdict, VerdictOptions
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
+from podwhy.cluster.kueue.cycle import Outcome
 from podwhy.cluster.kueue.order import effective_priority
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -220,8 +221,9 @@ def _recorded(workload: o.KueueWorkload) -> Recorded:
 
 
 def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Staleness:
-    """The recorded condition against the recomputation: a Workload Kueue would admit now that
-    records waiting, or one whose recorded reason or message differs from Kueue's now."""
+    """The recorded condition against the recomputation (VERDICT: its reason and message, the
+    cycle's where it skips the Workload): a Workload Kueue would admit now that records waiting,
+    or one whose recorded reason or message differs from Kueue's now."""
     if not recorded.type:
         return Staleness.NONE_RECORDED
     if verdict.stage in (Stage.ADMITTED, Stage.FINISHED, Stage.QUOTA_RESERVED):
@@ -232,6 +234,25 @@ def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Stalenes
         return Staleness.AGREES  # nothing recomputed to compare (a preemption not evaluated)
     same = recorded.message == verdict.message and recorded.reason in (verdict.reason, verdict.granular_reason)
     return Staleness.AGREES if same else Staleness.RECORDED_STALE
+
+
+def _in_cycle(verdict: Verdict, turn: Turn | None, gates: Mapping[str, bool] | None) -> Verdict:
+    """VERDICT with what Kueue's next cycle writes of a fitting head it skips: WaitingForQuota,
+    "Workload no longer fits after processing another workload" (processEntry), and what hangs on
+    what podwhy does not evaluate."""
+    if turn is None:
+        return verdict
+    if turn.outcome is Outcome.NO_LONGER_FITS:
+        reason = names.unadmitted_reason(
+            names.WAITING_FOR_QUOTA, names.LEGACY_PENDING, dict(gates) if gates is not None else None
+        )
+        return replace(
+            verdict, reason=reason, message=names.MSG_NO_LONGER_FITS, granular_reason=names.WAITING_FOR_QUOTA
+        )
+    if turn.outcome is Outcome.NOT_EVALUATED:
+        extra = tuple(f for f in turn.not_evaluated if f not in verdict.not_evaluated)
+        return replace(verdict, not_evaluated=verdict.not_evaluated + extra)
+    return verdict
 
 
 def _fits(workload: o.KueueWorkload, context: KueueContext) -> bool:
@@ -264,7 +285,7 @@ def _ahead(verdict: Verdict, context: KueueContext) -> tuple[Ahead, ...]:
     return tuple(known[:count])
 
 
-def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None) -> Fate:
+def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None, turn: Turn | None) -> Fate:
     stage = verdict.stage
     settled = {Stage.FINISHED: Fate.FINISHED, Stage.ADMITTED: Fate.ADMITTED, Stage.QUOTA_RESERVED: Fate.CHECKS}
     if stage in settled:
@@ -272,7 +293,12 @@ def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | No
     if stage is Stage.FITS:
         if head:
             return Fate.BEHIND_STRICT_HEAD
-        return Fate.ADMITS_NEXT if admitted else Fate.BEHIND_OTHERS
+        if admitted:
+            return Fate.ADMITS_NEXT
+        outcome = turn.outcome if turn is not None else None
+        if outcome is Outcome.NO_LONGER_FITS:
+            return Fate.BEHIND_COHORT
+        return Fate.COHORT_NOT_EVALUATED if outcome is Outcome.NOT_EVALUATED else Fate.BEHIND_OTHERS
     if shortfall is not None and verdict.granular_reason in (names.WAITING_FOR_QUOTA, names.EXCEEDS_MAX_QUOTA):
         return Fate.SHORT_OF_QUOTA
     if stage is Stage.PREEMPT:
@@ -300,7 +326,9 @@ def facts_for(
     verdict = context.explain(workload)
     ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
-    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or context.admits_next(verdict)
+    turn = context.turn(workload) if verdict.stage is Stage.FITS else None
+    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or (turn is not None and turn.admitted)
+    verdict = _in_cycle(verdict, turn, context.options.gates)
     if verdict.stage is Stage.FITS and ahead and verdict.queueing_strategy == names.STRICT_FIFO:
         head = ahead[0].key
     lq = workload.spec.queue_name
@@ -319,9 +347,10 @@ def facts_for(
         staleness=_staleness(recorded, verdict, admitted),
         ahead=ahead,
         strict_fifo_head=head,
+        cohort_ahead=tuple(f"{w.metadata.namespace}/{w.metadata.name}" for w in turn.before) if turn else (),
         not_evaluated=verdict.not_evaluated,
         gates=tuple(gates),
-        fate=_fate(verdict, admitted, head, shortfall),
+        fate=_fate(verdict, admitted, head, shortfall, turn),
         granular_reason=verdict.granular_reason,
         stage=verdict.stage.value,
         reason=verdict.reason,

@@ -391,6 +391,8 @@ class Turn:
     head: bool
     outcome: Outcome | None = None
     before: tuple[o.KueueWorkload, ...] = ()
+    # NOT_EVALUATED: why (names.NOT_EMULATED_PREEMPTION, NOT_EMULATED_CYCLE_ORDER).
+    not_evaluated: tuple[str, ...] = ()
 
     @property
     def admitted(self) -> bool:
@@ -510,4 +512,9 @@ def turn_of(workload: o.KueueWorkload, context: KueueContext) -> Turn:
     if not result.entry.sure:  # another head of its own ClusterQueue may go first
         own = tuple(wl for wl, _ in possible_heads(verdict.cluster_queue, context) if wl is not workload)
         before = own + before
-    return Turn(result.entry.sure, result.outcome, before)
+    why: tuple[str, ...] = ()
+    if result.outcome is Outcome.NOT_EVALUATED:
+        preempting = not result.entry.sure or any(e.kind is EntryKind.PREEMPT or not e.sure for e in result.before)
+        tied = any(e.kind is EntryKind.FIT and e.sure for e in result.before)  # unknown through a tie
+        why = (names.NOT_EMULATED_PREEMPTION,) * preempting + (names.NOT_EMULATED_CYCLE_ORDER,) * tied
+    return Turn(result.entry.sure, result.outcome, before, why)

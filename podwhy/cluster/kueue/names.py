@@ -231,3 +231,6 @@ NOT_EMULATED_ADMISSION_CHECKS: Final = "admission checks"
 NOT_EMULATED_MULTIKUEUE: Final = "MultiKueue"
 NOT_EMULATED_FAIR_SHARING: Final = "fair sharing"
 NOT_EMULATED_PARTIAL_ADMISSION: Final = "partial admission"
+# Kueue's heads come from a map and its sort of them is not stable: the order between two heads
+# alike in borrowing, priority and timestamp is not known.
+NOT_EMULATED_CYCLE_ORDER: Final = "the cycle's order between heads alike in borrowing, priority and time"
