@@ -30,7 +30,7 @@ from podwhy.analysis.kueuefacts import (
 )
 from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Turn, Verdict, VerdictOptions
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Turn, Verdict, VerdictOptions, with_turn
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
 from podwhy.cluster.kueue.cycle import Outcome
 from podwhy.cluster.kueue.order import effective_priority
@@ -236,25 +236,6 @@ def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Stalenes
     return Staleness.AGREES if same else Staleness.RECORDED_STALE
 
 
-def _in_cycle(verdict: Verdict, turn: Turn | None, gates: Mapping[str, bool] | None) -> Verdict:
-    """VERDICT with what Kueue's next cycle writes of a fitting head it skips: WaitingForQuota,
-    "Workload no longer fits after processing another workload" (processEntry), and what hangs on
-    what podwhy does not evaluate."""
-    if turn is None:
-        return verdict
-    if turn.outcome is Outcome.NO_LONGER_FITS:
-        reason = names.unadmitted_reason(
-            names.WAITING_FOR_QUOTA, names.LEGACY_PENDING, dict(gates) if gates is not None else None
-        )
-        return replace(
-            verdict, reason=reason, message=names.MSG_NO_LONGER_FITS, granular_reason=names.WAITING_FOR_QUOTA
-        )
-    if turn.outcome is Outcome.NOT_EVALUATED:
-        extra = tuple(f for f in turn.not_evaluated if f not in verdict.not_evaluated)
-        return replace(verdict, not_evaluated=verdict.not_evaluated + extra)
-    return verdict
-
-
 def _fits(workload: o.KueueWorkload, context: KueueContext) -> bool:
     return context.explain(workload).stage is Stage.FITS
 
@@ -328,7 +309,7 @@ def facts_for(
     head = ""
     turn = context.turn(workload) if verdict.stage is Stage.FITS else None
     admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or (turn is not None and turn.admitted)
-    verdict = _in_cycle(verdict, turn, context.options.gates)
+    verdict = with_turn(verdict, turn, context.options.gates)
     if verdict.stage is Stage.FITS and ahead and verdict.queueing_strategy == names.STRICT_FIFO:
         head = ahead[0].key
     lq = workload.spec.queue_name

@@ -518,3 +518,20 @@ def turn_of(workload: o.KueueWorkload, context: KueueContext) -> Turn:
         tied = any(e.kind is EntryKind.FIT and e.sure for e in result.before)  # unknown through a tie
         why = (names.NOT_EMULATED_PREEMPTION,) * preempting + (names.NOT_EMULATED_CYCLE_ORDER,) * tied
     return Turn(result.entry.sure, result.outcome, before, why)
+
+
+def with_turn(verdict: Verdict, turn: Turn | None, gates: Mapping[str, bool] | None) -> Verdict:
+    """VERDICT with what Kueue's next cycle writes of a fitting head it skips: WaitingForQuota,
+    "Workload no longer fits after processing another workload" (processEntry), and what hangs on
+    what podwhy does not evaluate."""
+    if turn is None:
+        return verdict
+    if turn.outcome is Outcome.NO_LONGER_FITS:
+        reason = _reason(names.WAITING_FOR_QUOTA, names.LEGACY_PENDING, gates)
+        return replace(
+            verdict, reason=reason, message=names.MSG_NO_LONGER_FITS, granular_reason=names.WAITING_FOR_QUOTA
+        )
+    if turn.outcome is Outcome.NOT_EVALUATED:
+        extra = tuple(f for f in turn.not_evaluated if f not in verdict.not_evaluated)
+        return replace(verdict, not_evaluated=verdict.not_evaluated + extra)
+    return verdict
