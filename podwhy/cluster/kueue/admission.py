@@ -511,7 +511,7 @@ def turn_of(workload: o.KueueWorkload, context: KueueContext) -> Turn:
     before = tuple(e.workload for e in result.before)
     if not result.entry.sure:  # another head of its own ClusterQueue may go first
         own = tuple(wl for wl, _ in possible_heads(verdict.cluster_queue, context) if wl is not workload)
-        before = own + before
+        before = tuple({id(wl): wl for wl in own + before}.values())
     why: tuple[str, ...] = ()
     if result.outcome is Outcome.NOT_EVALUATED:
         preempting = not result.entry.sure or any(e.kind is EntryKind.PREEMPT or not e.sure for e in result.before)

@@ -496,3 +496,19 @@ def test_strict_fifo_head_of_other_queue_not_fitting_takes_nothing() -> None:
         _job("wb", "qb", "8", 1),
     )
     assert ctx.turn(_find(ctx, "ns/wb")).admitted
+
+
+def test_a_preempting_workload_ahead_in_its_own_queue_may_head_it() -> None:
+    """BestEffortFIFO: a Workload ahead needing a preemption podwhy does not evaluate heads the
+    ClusterQueue if it has candidates (it preempts and is requeued at once), else is set aside:
+    the fitting one behind it is not evaluated, naming it."""
+    ctx = _ctx(
+        cluster_queue("a", group(flavor_quotas("default", cpu=("4", "0"))), spec=PREEMPTING),
+        _holding("low", "ns", "a", [("main", 1, "2", "default")]),
+        _job("high", "qa", "4", 0, priority=5),
+        _job("small", "qa", "1", 1),
+    )
+    turn = ctx.turn(_find(ctx, "ns/small"))
+    assert (turn.head, turn.outcome) == (False, Outcome.NOT_EVALUATED)
+    assert [w.metadata.name for w in turn.before] == ["high"]
+    assert turn.not_evaluated == (names.NOT_EMULATED_PREEMPTION,)
