@@ -30,8 +30,9 @@ from podwhy.analysis.kueuefacts import (
 )
 from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Turn, Verdict, VerdictOptions, with_turn
 from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
+from podwhy.cluster.kueue.cycle import Outcome
 from podwhy.cluster.kueue.order import effective_priority
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -220,8 +221,9 @@ def _recorded(workload: o.KueueWorkload) -> Recorded:
 
 
 def _staleness(recorded: Recorded, verdict: Verdict, admitted: bool) -> Staleness:
-    """The recorded condition against the recomputation: a Workload Kueue would admit now that
-    records waiting, or one whose recorded reason or message differs from Kueue's now."""
+    """The recorded condition against the recomputation (VERDICT: its reason and message, the
+    cycle's where it skips the Workload): a Workload Kueue would admit now that records waiting,
+    or one whose recorded reason or message differs from Kueue's now."""
     if not recorded.type:
         return Staleness.NONE_RECORDED
     if verdict.stage in (Stage.ADMITTED, Stage.FINISHED, Stage.QUOTA_RESERVED):
@@ -264,7 +266,7 @@ def _ahead(verdict: Verdict, context: KueueContext) -> tuple[Ahead, ...]:
     return tuple(known[:count])
 
 
-def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None) -> Fate:
+def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | None, turn: Turn | None) -> Fate:
     stage = verdict.stage
     settled = {Stage.FINISHED: Fate.FINISHED, Stage.ADMITTED: Fate.ADMITTED, Stage.QUOTA_RESERVED: Fate.CHECKS}
     if stage in settled:
@@ -272,7 +274,12 @@ def _fate(verdict: Verdict, admitted: bool, head: str, shortfall: Shortfall | No
     if stage is Stage.FITS:
         if head:
             return Fate.BEHIND_STRICT_HEAD
-        return Fate.ADMITS_NEXT if admitted else Fate.BEHIND_OTHERS
+        if admitted:
+            return Fate.ADMITS_NEXT
+        outcome = turn.outcome if turn is not None else None
+        if outcome is Outcome.NO_LONGER_FITS:
+            return Fate.BEHIND_COHORT
+        return Fate.COHORT_NOT_EVALUATED if outcome is Outcome.NOT_EVALUATED else Fate.BEHIND_OTHERS
     if shortfall is not None and verdict.granular_reason in (names.WAITING_FOR_QUOTA, names.EXCEEDS_MAX_QUOTA):
         return Fate.SHORT_OF_QUOTA
     if stage is Stage.PREEMPT:
@@ -300,7 +307,9 @@ def facts_for(
     verdict = context.explain(workload)
     ahead = _ahead(verdict, context) if verdict.ahead else ()
     head = ""
-    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or context.admits_next(verdict)
+    turn = context.turn(workload) if verdict.stage is Stage.FITS else None
+    admitted = verdict.stage in (Stage.ADMITTED, Stage.FINISHED) or (turn is not None and turn.admitted)
+    verdict = with_turn(verdict, turn, context.options.gates)
     if verdict.stage is Stage.FITS and ahead and verdict.queueing_strategy == names.STRICT_FIFO:
         head = ahead[0].key
     lq = workload.spec.queue_name
@@ -319,9 +328,10 @@ def facts_for(
         staleness=_staleness(recorded, verdict, admitted),
         ahead=ahead,
         strict_fifo_head=head,
+        cohort_ahead=tuple(f"{w.metadata.namespace}/{w.metadata.name}" for w in turn.before) if turn else (),
         not_evaluated=verdict.not_evaluated,
         gates=tuple(gates),
-        fate=_fate(verdict, admitted, head, shortfall),
+        fate=_fate(verdict, admitted, head, shortfall, turn),
         granular_reason=verdict.granular_reason,
         stage=verdict.stage.value,
         reason=verdict.reason,

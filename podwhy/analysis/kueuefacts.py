@@ -52,6 +52,12 @@ class Fate(Enum):
     ADMITS_NEXT = "AdmitsNext"  # it fits, nothing ahead fits: admitted in Kueue's next cycle
     BEHIND_STRICT_HEAD = "BehindStrictFIFOHead"  # it fits, but a StrictFIFO head comes first
     BEHIND_OTHERS = "BehindOthers"  # it fits, but Workloads ahead fit too and go first
+    # It fits and heads its ClusterQueue, but in Kueue's next cycle a head of another ClusterQueue
+    # of its cohort tree goes first and takes the quota it needs ("no longer fits").
+    BEHIND_COHORT = "BehindCohort"
+    # It fits and heads its ClusterQueue; whether a head of another ClusterQueue of its cohort
+    # tree takes its quota first hangs on what podwhy does not evaluate (a preemption, an order).
+    COHORT_NOT_EVALUATED = "CohortNotEvaluated"
     SHORT_OF_QUOTA = "ShortOfQuota"  # a resource in a flavor lacks quota (the shortfall)
     PREEMPTION = "Preemption"  # it fits only by preempting (not evaluated)
     NO_FLAVOR = "NoFlavor"  # no flavor can hold it (taints, affinity, uncovered resources)
@@ -134,6 +140,10 @@ class KueueFacts:
     staleness: Staleness = Staleness.NONE_RECORDED
     ahead: tuple[Ahead, ...] = ()
     strict_fifo_head: str = ""  # StrictFIFO: the head this fitting Workload waits behind
+    # BEHIND_COHORT: the heads of other ClusterQueues of its cohort tree that Kueue's next cycle
+    # processes first and that take the quota it needs (namespace/name); COHORT_NOT_EVALUATED:
+    # those whose share podwhy does not know.
+    cohort_ahead: tuple[str, ...] = ()
     not_evaluated: tuple[str, ...] = ()
     gates: tuple[str, ...] = ()  # a pod's Kueue scheduling gates
     fate: Fate = Fate.NO_WORKLOAD
@@ -155,7 +165,7 @@ class KueueFacts:
     def inconclusive(self) -> bool:
         """What decides was not evaluated: no Workload, admission checks, or a preemption the
         recomputation could not settle."""
-        return self.fate in (Fate.NO_WORKLOAD, Fate.CHECKS, Fate.PREEMPTION)
+        return self.fate in (Fate.NO_WORKLOAD, Fate.CHECKS, Fate.PREEMPTION, Fate.COHORT_NOT_EVALUATED)
 
 
 def format_amount(resource: str, value: int) -> str:

@@ -19,7 +19,8 @@ import msgspec
 from podwhy.cluster.controllers.types import ManifestWorkload, created_uid
 from podwhy.cluster.kueue import jobframework as jf
 from podwhy.cluster.kueue import names
-from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Verdict, VerdictOptions
+from podwhy.cluster.kueue.admission import KueueContext, KueueObjects, Stage, Turn, Verdict, VerdictOptions, with_turn
+from podwhy.cluster.kueue.cycle import Outcome
 from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
@@ -35,6 +36,8 @@ class KueueDecision:
     local_queue: str
     workload: o.KueueWorkload | None = None
     verdict: Verdict | None = None
+    # A fitting one's turn in Kueue's next cycle (the heads of its cohort's other ClusterQueues).
+    turn: Turn | None = None
     # Kueue makes no Workload of it (its words), or podwhy cannot say (why): its pods are not created.
     problem: str = ""
     inconclusive: str = ""
@@ -46,7 +49,8 @@ class KueueDecision:
     @property
     def admitted(self) -> bool:
         """Kueue admits it in its next cycle: it fits, nothing podwhy does not evaluate holds it,
-        and no StrictFIFO head waits before it."""
+        no StrictFIFO head waits before it, and no head of another ClusterQueue of its cohort
+        that the cycle processes first takes its quota."""
         v = self.verdict
         if v is not None and v.stage is Stage.ADMITTED:
             return True  # a Job the cluster has, whose Workload Kueue has admitted
@@ -55,6 +59,7 @@ class KueueDecision:
             and v.stage is Stage.FITS
             and not v.not_evaluated
             and not (v.queueing_strategy == names.STRICT_FIFO and v.ahead)
+            and (self.turn is None or self.turn.admitted)
         )
 
     @property
@@ -68,6 +73,8 @@ class KueueDecision:
             return ""
         if v.stage is Stage.FITS and v.not_evaluated:
             return "not evaluated: " + ", ".join(v.not_evaluated)
+        if v.stage is Stage.FITS and self.turn is not None and self.turn.outcome is Outcome.NOT_EVALUATED:
+            return "not evaluated: " + ", ".join(self.turn.not_evaluated)
         if v.stage is Stage.PREEMPT and not v.reason:
             return "not evaluated: " + names.NOT_EMULATED_PREEMPTION
         return ""
@@ -226,18 +233,20 @@ def _in_turn(
     added: list[o.KueueWorkload],
     admitted: dict[tuple[str, str], o.KueueWorkload],
     options: VerdictOptions | None,
-) -> Verdict:
+) -> tuple[Verdict, Turn | None]:
     """WORKLOAD's verdict in its turn: Kueue's cycles admit, one by one, the Workloads ahead of it
     in its ClusterQueue that fit (each charged to the quota before the next is looked at, and
-    recorded in ADMITTED for the Jobs after it); then WORKLOAD's verdict over what is left."""
+    recorded in ADMITTED for the Jobs after it); then WORKLOAD's verdict over what is left, and,
+    when it fits, its turn in the next cycle against the other ClusterQueues' heads."""
     while True:
         context = KueueContext(_objects(snapshot, added, admitted), options)
         verdict = context.explain(workload)
-        if verdict.stage is not Stage.FITS or not verdict.ahead:
-            return verdict
-        first = _first_to_go(verdict, context)
+        if verdict.stage is not Stage.FITS:
+            return verdict, None
+        first = _first_to_go(verdict, context) if verdict.ahead else None
         if first is None:
-            return verdict
+            turn = context.turn(workload)
+            return with_turn(verdict, turn, options.gates if options is not None else None), turn
         admitted[_key(first)] = _admitted_workload(first, context.explain(first))
 
 
@@ -278,7 +287,7 @@ def decide(
             existing = built.workload
             added.append(existing)  # the Jobs after it queue behind it, or are charged for it
         decision.workload = existing
-        decision.verdict = _in_turn(existing, snapshot, added, admitted, verdict_options)
+        decision.verdict, decision.turn = _in_turn(existing, snapshot, added, admitted, verdict_options)
         if decision.admitted and decision.verdict.assignment is not None:
             decision.flavors = {
                 ps.name: {res: fa.name for res, fa in ps.flavors.items()} for ps in decision.verdict.assignment.pod_sets

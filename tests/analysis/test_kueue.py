@@ -3,9 +3,13 @@ the headline shortfall, the recorded condition against the recomputation, and wh
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
+from typing import Any
 
-from podwhy.analysis.kueue import facts_for_pod, has_kueue, kueue_pending, parse_kueue_ref
+import pytest
+import yaml
+
+from podwhy.analysis.kueue import facts_for, facts_for_pod, has_kueue, kueue_pending, parse_kueue_ref
 from podwhy.analysis.kueuefacts import JOB, WORKLOAD, Fate, Staleness
 from podwhy.analysis.kueuetarget import kueue_target
 from podwhy.errors import PodwhyError
@@ -143,3 +147,103 @@ def test_pending_lists_what_kueue_holds() -> None:
         (JOB, "ml/small-2", Fate.BEHIND_STRICT_HEAD),
     ]
     assert kueue_pending(_load("strict-fifo-head"), "other") == []
+
+
+def _cohort_snapshot(tmp_path: Path, b_cpu: str, a_policy: str = "Never") -> Snapshot:
+    """ClusterQueues a and b (4 cpu each) in cohort co; a's pending wa (6 cpu, higher priority,
+    older) and b's pending wb (B_CPU); A_POLICY: a's withinClusterQueue preemption (not Never: a
+    may not borrow, a lower priority Workload holds its 4 cpu, and wa needs 2)."""
+    kueue = "kueue.x-k8s.io/v1beta2"
+
+    def cq(name: str, policy: str) -> dict[str, Any]:
+        quota = {"name": "cpu", "nominalQuota": "4"}
+        if policy != "Never":
+            quota["borrowingLimit"] = "0"
+        return {
+            "apiVersion": kueue,
+            "kind": "ClusterQueue",
+            "metadata": {"name": name},
+            "spec": {
+                "cohortName": "co",
+                "namespaceSelector": {},
+                "preemption": {"withinClusterQueue": policy},
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu"],
+                        "flavors": [{"name": "default", "resources": [quota]}],
+                    }
+                ],
+            },
+        }
+
+    def wl(name: str, queue: str, cpu: str, priority: int, created: str) -> dict[str, Any]:
+        spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+        return {
+            "apiVersion": kueue,
+            "kind": "Workload",
+            "metadata": {"name": name, "namespace": "ns", "uid": name, "creationTimestamp": created},
+            "spec": {
+                "queueName": queue,
+                "priority": priority,
+                "podSets": [{"name": "main", "count": 1, "template": {"spec": spec}}],
+            },
+        }
+
+    def lq(name: str, cq_name: str) -> dict[str, Any]:
+        return {
+            "apiVersion": kueue,
+            "kind": "LocalQueue",
+            "metadata": {"name": name, "namespace": "ns"},
+            "spec": {"clusterQueue": cq_name},
+        }
+
+    items = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}},
+        {"apiVersion": kueue, "kind": "ResourceFlavor", "metadata": {"name": "default"}, "spec": {}},
+        cq("a", a_policy),
+        cq("b", "Never"),
+        lq("qa", "a"),
+        lq("qb", "b"),
+        wl("wa", "qa", "6", 5, "2026-03-02T08:00:00Z"),
+        wl("wb", "qb", b_cpu, 0, "2026-03-02T09:00:00Z"),
+    ]
+    if a_policy != "Never":  # a's quota held by a lower priority Workload: wa needs preemption
+        held = wl("low", "qa", "4", 0, "2026-03-02T07:00:00Z")
+        held["status"] = {
+            "conditions": [{"type": "QuotaReserved", "status": "True"}, {"type": "Admitted", "status": "True"}],
+            "admission": {
+                "clusterQueue": "a",
+                "podSetAssignments": [
+                    {"name": "main", "count": 1, "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": "4"}}
+                ],
+            },
+        }
+        items[-2]["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+        items.append(held)
+    path = tmp_path / "cohort.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return FileSource([str(path)], complete=True).load()
+
+
+def test_another_cluster_queues_head_takes_its_quota_first(tmp_path: Path) -> None:
+    """Both heads borrow (6 and 5 of the cohort's 8); a's, older, goes first in Kueue's next cycle
+    and leaves wb 2 of its 5: BehindCohort, in Kueue's words, naming the head that took it."""
+    snapshot = _cohort_snapshot(tmp_path, "5")
+    wb = snapshot.kueue_workloads["ns/wb"]
+    facts = facts_for(WORKLOAD, "ns", "wb", wb, snapshot)
+    assert (facts.admitted, facts.fate, facts.cohort_ahead) == (False, Fate.BEHIND_COHORT, ("ns/wa",))
+    assert (facts.reason, facts.message) == (
+        "WaitingForQuota",
+        "Workload no longer fits after processing another workload",
+    )
+    assert not facts.inconclusive
+    assert facts_for(WORKLOAD, "ns", "wa", snapshot.kueue_workloads["ns/wa"], snapshot).fate is Fate.ADMITS_NEXT
+
+
+def test_a_preempting_head_before_it_is_not_evaluated(tmp_path: Path) -> None:
+    """a's head needs preemption (withinClusterQueue LowerPriority, candidates not searched): wb's
+    4 fit only if it takes nothing, so wb's fate is not evaluated (inconclusive)."""
+    snapshot = _cohort_snapshot(tmp_path, "4", a_policy="LowerPriority")
+    facts = facts_for(WORKLOAD, "ns", "wb", snapshot.kueue_workloads["ns/wb"], snapshot)
+    assert (facts.admitted, facts.fate, facts.cohort_ahead) == (False, Fate.COHORT_NOT_EVALUATED, ("ns/wa",))
+    assert facts.inconclusive and "preemption" in facts.not_evaluated

@@ -231,3 +231,44 @@ def test_a_suspended_job_the_cluster_has_gets_its_workloads_verdict(tmp_path: Pa
     assert kueue["workload"] == "team-a/job-training-b-9c2a7"
     assert kueue["message"].endswith("insufficient unused quota for cpu in flavor default-flavor, 2 more needed")
     assert [r["created"] for r in workload["replicas"]] == [False, False]
+
+
+def _cohort_rival(tmp_path: Path) -> Path:
+    """The cluster with cluster-queue in cohort "co" beside ClusterQueue "other" (2 cpus of its
+    own), whose pending Workload (2 pods of 1500m, created first) borrows 1 cpu from the cohort;
+    cluster-queue's own pending training-b is left out (it would now fit by borrowing)."""
+    path = _pending_ahead(tmp_path, "1500m")
+    cluster = yaml.safe_load(path.read_text())
+    cluster["items"] = [i for i in cluster["items"] if not i["metadata"]["name"].startswith("job-training-b")]
+    cq = next(i for i in cluster["items"] if i["kind"] == "ClusterQueue")
+    cq["spec"]["cohortName"] = "co"
+    other = json.loads(json.dumps(cq))
+    other["metadata"]["name"] = "other"
+    other["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "2"
+    other.pop("status", None)
+    lq = next(i for i in cluster["items"] if i["kind"] == "LocalQueue")
+    other_lq = json.loads(json.dumps(lq))
+    other_lq["metadata"]["name"] = "other-queue"
+    other_lq["spec"]["clusterQueue"] = "other"
+    other_lq.pop("status", None)
+    early = next(i for i in cluster["items"] if i["metadata"]["name"] == "job-early-1a2b3")
+    early["spec"]["queueName"] = "other-queue"
+    cluster["items"] += [other, other_lq]
+    path.write_text(yaml.safe_dump(cluster))
+    return path
+
+
+def test_another_cluster_queues_head_takes_the_cohorts_quota_first(tmp_path: Path) -> None:
+    """Kueue's next cycle: both heads borrow (height 1), the other ClusterQueue's is older and goes
+    first, and the 4-cpu Job that fits alone no longer fits (Kueue's own words); a 2-cpu one, not
+    borrowing, goes before it and is admitted."""
+    cluster = _cohort_rival(tmp_path)
+    code, report = _check(tmp_path, _job("four", "4"), cluster=cluster)
+    kueue = report["workloads"][0]["kueue"]
+    assert (code, kueue["admitted"]) == (1, False)
+    assert (kueue["reason"], kueue["message"]) == (
+        "WaitingForQuota",
+        "Workload no longer fits after processing another workload",
+    )
+    code, report = _check(tmp_path, _job("two", "2"), cluster=cluster)
+    assert code == 0 and report["workloads"][0]["kueue"]["admitted"] is True

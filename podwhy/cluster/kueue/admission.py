@@ -6,7 +6,7 @@ with the Workloads ahead of it in its ClusterQueue."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -23,6 +23,16 @@ from podwhy.cluster.kueue.blockers import (
     queue_blocker,
     resources_blocker,
 )
+from podwhy.cluster.kueue.cycle import (
+    Entry,
+    EntryKind,
+    EntryResult,
+    Outcome,
+    entry_key,
+    reserve_usage,
+    run_cycle,
+    subtree,
+)
 from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
 from podwhy.cluster.kueue.order import Queue, pending_by_cluster_queue, queue_key
 from podwhy.cluster.kueue.requests import (
@@ -32,7 +42,7 @@ from podwhy.cluster.kueue.requests import (
     has_condition,
     pod_set_requests,
 )
-from podwhy.cluster.kueue.resourcenode import QuotaTree, build_tree
+from podwhy.cluster.kueue.resourcenode import Node, QuotaTree, build_tree
 from podwhy.model import objects as o
 
 
@@ -153,6 +163,9 @@ class KueueContext:
         self._cq_status: dict[str, QueueStatus] = {}
         # id(workload) -> (the workload, kept so that its id stays its own; its verdict)
         self._verdicts: dict[int, tuple[o.KueueWorkload, Verdict]] = {}
+        self._workload_of: dict[int, o.KueueWorkload] = {}  # id(verdict) -> its workload
+        # id(root of a cohort tree) -> id(workload) -> its entry's result in the next cycle
+        self._cycles: dict[int, dict[int, EntryResult]] = {}
 
     @property
     def tree(self) -> QuotaTree:
@@ -188,19 +201,31 @@ class KueueContext:
             return known[1]
         verdict = _explain(workload, self)
         self._verdicts[id(workload)] = (workload, verdict)
+        self._workload_of[id(verdict)] = workload
         return verdict
 
     def admits_next(self, verdict: Verdict) -> bool:
-        """Kueue admits the Workload of VERDICT in its next cycle: it fits, and nothing ahead of it
-        in its ClusterQueue goes first (a StrictFIFO head ahead blocks it whether it fits or not;
-        under BestEffortFIFO, one ahead that fits is admitted first)."""
+        """Kueue admits the Workload of VERDICT in its next cycle (turn()): it fits, it is its
+        ClusterQueue's head (a StrictFIFO head ahead blocks it whether it fits or not; under
+        BestEffortFIFO, one ahead that fits is admitted first), and no head of another
+        ClusterQueue of its cohort tree that the cycle processes first takes the quota it needs."""
         if verdict.stage is not Stage.FITS:
             return False
-        if not verdict.ahead:
-            return True
-        if verdict.queueing_strategy == names.STRICT_FIFO:
-            return False
-        return not any(self.explain(wl).stage is Stage.FITS for wl in verdict.ahead)
+        workload = self._workload_of.get(id(verdict))
+        if workload is None or self._verdicts.get(id(workload), (None, None))[1] is not verdict:
+            return _heads_own_queue(verdict, self)  # a verdict not of this context: its own queue only
+        return self.turn(workload).admitted
+
+    def turn(self, workload: o.KueueWorkload) -> Turn:
+        """WORKLOAD's turn in Kueue's next cycle (turn_of)."""
+        return turn_of(workload, self)
+
+    def cycle(self, root: Node) -> dict[int, EntryResult]:
+        """The next cycle over the cohort tree under ROOT, by id(workload) of each entry (once)."""
+        known = self._cycles.get(id(root))
+        if known is None:
+            known = self._cycles[id(root)] = cycle_of(root, self)
+        return known
 
 
 def explain_workload(workload: o.KueueWorkload, objs: KueueObjects, options: VerdictOptions | None = None) -> Verdict:
@@ -351,3 +376,162 @@ def _by_mode(
             not_evaluated=tuple(not_evaluated),
         )
     return replace(verdict, stage=Stage.FITS, not_evaluated=tuple(not_evaluated))
+
+
+# ---------------------------------------------------------------- the next cycle
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A fitting Workload's turn in Kueue's next cycle: whether it is its ClusterQueue's head (for
+    certain), its entry's outcome in the cycle (None when it is not the head), and BEFORE, the
+    heads of other ClusterQueues of its cohort tree that the cycle processes first and that take
+    the quota it needs (NO_LONGER_FITS) or whose share podwhy does not know (NOT_EVALUATED)."""
+
+    head: bool
+    outcome: Outcome | None = None
+    before: tuple[o.KueueWorkload, ...] = ()
+    # NOT_EVALUATED: why (names.NOT_EMULATED_PREEMPTION, NOT_EMULATED_CYCLE_ORDER).
+    not_evaluated: tuple[str, ...] = ()
+
+    @property
+    def admitted(self) -> bool:
+        return self.outcome is Outcome.ADMITTED
+
+
+def _no_candidates(verdict: Verdict) -> bool:
+    """A Preempt-mode assignment whose preemption has no candidates, for certain."""
+    assignment = verdict.assignment
+    answers = [c.preemption for c in assignment.checks if c.preemption is not None] if assignment else []
+    return bool(answers) and all(a.evaluated and a.possibility is Possibility.NO_CANDIDATES for a in answers)
+
+
+def _heads_own_queue(verdict: Verdict, context: KueueContext) -> bool:
+    """The rule within a ClusterQueue alone: nothing ahead goes first (a StrictFIFO head ahead
+    whatever it is; under BestEffortFIFO, one that fits)."""
+    if not verdict.ahead:
+        return True
+    if verdict.queueing_strategy == names.STRICT_FIFO:
+        return False
+    return not any(context.explain(wl).stage is Stage.FITS for wl in verdict.ahead)
+
+
+def possible_heads(cq_name: str, context: KueueContext) -> list[tuple[o.KueueWorkload, Verdict]]:
+    """The Workload that heads the ClusterQueue in Kueue's next cycle (Manager.heads: every active
+    ClusterQueue pops its head): under StrictFIFO the first of its queue, whatever becomes of it
+    (requeued at once, it stays there); under BestEffortFIFO the first that Kueue does not set
+    aside as inadmissible (NoFit, blocked at nominate, Preempt without candidates: requeued
+    among the inadmissible until an event in the cohort), i.e. the first that fits. One needing a
+    preemption podwhy does not evaluate heads it when it has candidates (it preempts, requeued at
+    once), else is set aside: each such one before the first that fits may be the head, so all of
+    them are returned, with that first one (one entry: the head for certain)."""
+    cq = context.objs.cluster_queues.get(cq_name)
+    if cq is None or not context.cluster_queue_status(cq).active:
+        return []
+    queue = context.queue(cq_name).workloads
+    if cq.spec.queueing_strategy == names.STRICT_FIFO:
+        return [(queue[0], context.explain(queue[0]))] if queue else []
+    out: list[tuple[o.KueueWorkload, Verdict]] = []
+    for wl in queue:
+        verdict = context.explain(wl)
+        if verdict.stage is Stage.FITS:
+            return [*out, (wl, verdict)]
+        if verdict.stage is Stage.PREEMPT and not _no_candidates(verdict):
+            out.append((wl, verdict))
+    return out
+
+
+HeadsOf = Callable[[str, "KueueContext"], list[tuple[o.KueueWorkload, Verdict]]]
+
+
+def entry_of(wl: o.KueueWorkload, verdict: Verdict, node: Node, context: KueueContext, sure: bool) -> Entry | None:
+    """nominate's entry of a head: None for one nominate turns away (blocked: no assignment)."""
+    assignment = verdict.assignment
+    if assignment is None or verdict.stage not in (Stage.FITS, Stage.PREEMPT, Stage.NO_FIT):
+        return None
+    options = context.options
+    key = entry_key(wl, assignment.borrowing, options.requeuing_timestamp, options.gates)
+    usage = assignment.usage
+    if verdict.stage is Stage.FITS:
+        return Entry(wl, verdict.cluster_queue, node, EntryKind.FIT, usage, key, sure=sure)
+    if verdict.stage is Stage.NO_FIT:
+        return Entry(wl, verdict.cluster_queue, node, EntryKind.NO_FIT, usage, key, sure=sure)
+    if not _no_candidates(verdict):
+        # Its borrowing once its candidates are gone (the oracle's) is not known: at its lowest,
+        # it comes as early as it may.
+        key = entry_key(wl, 0, options.requeuing_timestamp, options.gates)
+        return Entry(wl, verdict.cluster_queue, node, EntryKind.PREEMPT, usage, key, sure=sure)
+    cq = context.objs.cluster_queues[verdict.cluster_queue]
+    reserve = reserve_usage(node, usage, assignment.borrowing, cq.spec.preemption)
+    return Entry(wl, verdict.cluster_queue, node, EntryKind.RESERVE, usage, key, reserve, sure)
+
+
+def cycle_of(
+    root: Node, context: KueueContext, extra: o.KueueWorkload | None = None, heads_of: HeadsOf | None = None
+) -> dict[int, EntryResult]:
+    """Kueue's next cycle over the cohort tree under ROOT: the heads of its ClusterQueues
+    (HEADS_OF, possible_heads by default; EXTRA, a fitting Workload the queues do not hold, in
+    place of its ClusterQueue's) nominated and processed (cycle.run_cycle), by id(workload)."""
+    heads_of = heads_of or possible_heads
+    nodes = list(subtree(root))
+    extra_cq = context.explain(extra).cluster_queue if extra is not None else ""
+    entries = []
+    for node in nodes:
+        if node.is_cohort:
+            continue
+        heads = heads_of(node.name, context) if node.name != extra_cq else []
+        if extra is not None and node.name == extra_cq:
+            heads = [(extra, context.explain(extra))]
+        for wl, verdict in heads:
+            entry = entry_of(wl, verdict, node, context, sure=len(heads) == 1)
+            if entry is not None:
+                entries.append(entry)
+    return {id(r.entry.workload): r for r in run_cycle(entries, nodes)}
+
+
+def turn_of(workload: o.KueueWorkload, context: KueueContext) -> Turn:
+    """WORKLOAD's turn in Kueue's next cycle (not the head: no outcome). podwhy's next cycle is
+    the one after every ClusterQueue has set aside what it sets aside (possible_heads): the
+    first cycle after an event that requeues the inadmissible Workloads may try one of them
+    first, once."""
+    verdict = context.explain(workload)
+    if verdict.stage is not Stage.FITS or not _heads_own_queue(verdict, context):
+        return Turn(head=False)
+    node = context.tree.cluster_queues.get(verdict.cluster_queue)
+    if node is None:
+        return Turn(head=False)
+    queue = context.queue(verdict.cluster_queue)
+    meta = workload.metadata
+    if any(queue.workloads[i] is workload for i in queue.places.get((meta.namespace, meta.name), ())):
+        result = context.cycle(node.root()).get(id(workload))
+    else:  # not among the queues' Workloads (one built apart): its ClusterQueue's head in their place
+        result = cycle_of(node.root(), context, workload).get(id(workload))
+    if result is None:
+        return Turn(head=False)
+    before = tuple(e.workload for e in result.before)
+    if not result.entry.sure:  # another head of its own ClusterQueue may go first
+        own = tuple(wl for wl, _ in possible_heads(verdict.cluster_queue, context) if wl is not workload)
+        before = tuple({id(wl): wl for wl in own + before}.values())
+    why: tuple[str, ...] = ()
+    if result.outcome is Outcome.NOT_EVALUATED:
+        preempting = not result.entry.sure or any(e.kind is EntryKind.PREEMPT or not e.sure for e in result.before)
+        tied = any(e.kind is EntryKind.FIT and e.sure for e in result.before)  # unknown through a tie
+        why = (names.NOT_EMULATED_PREEMPTION,) * preempting + (names.NOT_EMULATED_CYCLE_ORDER,) * tied
+    return Turn(result.entry.sure, result.outcome, before, why)
+
+
+def with_turn(verdict: Verdict, turn: Turn | None, gates: Mapping[str, bool] | None) -> Verdict:
+    """VERDICT with what Kueue's next cycle writes of a fitting head it skips: WaitingForQuota,
+    "Workload no longer fits after processing another workload" (processEntry), and what hangs on
+    what podwhy does not evaluate."""
+    if turn is None:
+        return verdict
+    if turn.outcome is Outcome.NO_LONGER_FITS:
+        reason = _reason(names.WAITING_FOR_QUOTA, names.LEGACY_PENDING, gates)
+        return replace(
+            verdict, reason=reason, message=names.MSG_NO_LONGER_FITS, granular_reason=names.WAITING_FOR_QUOTA
+        )
+    if turn.outcome is Outcome.NOT_EVALUATED:
+        extra = tuple(f for f in turn.not_evaluated if f not in verdict.not_evaluated)
+        return replace(verdict, not_evaluated=verdict.not_evaluated + extra)
+    return verdict

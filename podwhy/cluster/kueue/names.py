@@ -123,6 +123,9 @@ MSG_TAS_LEVEL_MISSING: Final = 'Flavor "{}" does not contain the requested level
 MSG_TAS_ONLY: Final = 'Flavor "{}" supports only TopologyAwareScheduling'
 # Appended by the scheduler once preemptions are issued (not emulated: for reference).
 MSG_PENDING_PREEMPTION: Final = ". Pending the preemption of {} workload(s)"
+# processEntry's skip of an entry whose quota a Workload processed earlier in the cycle took
+# (reason WaitingForQuota).
+MSG_NO_LONGER_FITS: Final = "Workload no longer fits after processing another workload"
 
 # ---------------------------------------------------------------- flavor assignment modes
 
@@ -146,6 +149,7 @@ BORROWING_OVER_PREEMPTION: Final = "BorrowingOverPreemption"
 PREEMPTION_OVER_BORROWING: Final = "PreemptionOverBorrowing"
 # Preemption policies and queueing strategies.
 PREEMPTION_NEVER: Final = "Never"
+PREEMPTION_ANY: Final = "Any"
 STRICT_FIFO: Final = "StrictFIFO"
 BEST_EFFORT_FIFO: Final = "BestEffortFIFO"
 STOP_NONE: Final = "None"
@@ -227,3 +231,6 @@ NOT_EMULATED_ADMISSION_CHECKS: Final = "admission checks"
 NOT_EMULATED_MULTIKUEUE: Final = "MultiKueue"
 NOT_EMULATED_FAIR_SHARING: Final = "fair sharing"
 NOT_EMULATED_PARTIAL_ADMISSION: Final = "partial admission"
+# Kueue's heads come from a map and its sort of them is not stable: the order between two heads
+# alike in borrowing, priority and timestamp is not known.
+NOT_EMULATED_CYCLE_ORDER: Final = "the cycle's order between heads alike in borrowing, priority and time"

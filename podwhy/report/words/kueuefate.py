@@ -65,6 +65,10 @@ def summary_text(facts: KueueFacts) -> str:
             f"Workload {facts.strict_fifo_head} is at its head"
         ),
         Fate.PREEMPTION: f"{subject} fits ClusterQueue {cq} only if Kueue preempts other Workloads (not evaluated)",
+        Fate.COHORT_NOT_EVALUATED: (
+            f"{subject} fits ClusterQueue {cq}, but whether Kueue's next cycle admits it hangs on Workloads "
+            f"processed before it and on what podwhy does not evaluate ({', '.join(facts.not_evaluated)})"
+        ),
         Fate.NO_FLAVOR: f"{subject} waits{_queue(facts)}: no flavor of ClusterQueue {cq} can hold it",
     }
     message = facts.message

@@ -21,7 +21,8 @@ depends on another Workload nominated in the same cycle):
     can borrow one resources from the same flavor in the same cycle if cohort quota cannot fit",
     "preemption while borrowing, workload waiting for preemption should not block a borrowing
     workload in another CQ", "in a hierarchical cohort, workload borrowing less is scheduled
-    first": the message comes from another Workload admitted earlier in the same cycle.
+    first": the message comes from another Workload admitted earlier in the same cycle (those are
+    ported in test_cycle.py, on the cycle across ClusterQueues).
 """
 
 from __future__ import annotations
