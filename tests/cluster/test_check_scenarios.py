@@ -143,6 +143,38 @@ FACTS: dict[str, Facts] = {
             "(the API server, creating Deployment shop/web)",
         ],
     ),
+    # A ValidatingAdmissionPolicy (Deny) bound to production namespaces refuses shop/web's pods
+    # (no memory limit); sandbox's are not selected; shop/api has its limit.
+    "policy-deny": Facts(
+        1,
+        {
+            "shop/web (Deployment)": [None, None],
+            "sandbox/web (Deployment)": ["node-1"],
+            "shop/api (Deployment)": ["node-2"],
+        },
+        pending_says={
+            "shop/web (Deployment)": "ValidatingAdmissionPolicy 'require-resource-limits' with binding "
+            "'require-resource-limits-binding' denied request: memory limits are required: container web has none",
+        },
+    ),
+    # The same policy bound with Warn: the Pod is created, kubectl's warning said.
+    "policy-warn": Facts(
+        0,
+        {"shop/debug (Pod)": ["node-1"]},
+        warnings=[
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'require-resource-limits' with binding "
+            "'require-resource-limits-warn': memory limits are required: container shell has none (the API server, "
+            "creating Pod shop/debug)"
+        ],
+    ),
+    # Gatekeeper's webhook meets every pod: never called, so the placed Pod is Inconclusive.
+    "webhook-inconclusive": Facts(3, {"shop/debug (Pod)": ["node-1"]}, inconclusive=1),
+    # A validation that does not compile refuses every pod under failurePolicy Fail.
+    "policy-compile-error": Facts(
+        1,
+        {"shop/debug (Pod)": [None]},
+        pending_says={"shop/debug (Pod)": "compilation error: compilation failed: ERROR: <input>:1:68:"},
+    ),
     # One GPU for the shared claim of pod0 and pod1: 7 left for the Job's 8 template claims.
     "shared-claim": Facts(
         1,

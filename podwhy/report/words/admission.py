@@ -39,15 +39,12 @@ def policy_text(policy: OpenPolicy) -> str:
 
 
 def admission_open_text(fact: AdmissionOpen) -> str:
-    """A placed replica's message when admission leaves its creation open."""
+    """A placed replica's message when admission leaves its creation open: "not evaluated: whether
+    admission lets it be created: …"."""
     parts = []
     if fact.webhooks:
         named = "; ".join(webhook_text(w) for w in fact.webhooks)
-        many = len(fact.webhooks) > 1
-        parts.append(
-            f"its creation is sent to {named}, which podwhy does not call: it is created only if "
-            f"{'they admit' if many else 'it admits'} it ({ASSUME_FLAG} takes {'them' if many else 'it'} to)"
-        )
-    if fact.policies:
-        parts.append("not evaluated: " + "; ".join(policy_text(p) for p in fact.policies))
-    return "placed if admission lets it be created: " + "; ".join(parts)
+        they = "they admit" if len(fact.webhooks) > 1 else "it admits"
+        parts.append(f"its creation is sent to {named}, which podwhy does not call ({ASSUME_FLAG} assumes {they} it)")
+    parts += [policy_text(p) for p in fact.policies]
+    return "not evaluated: whether admission lets it be created: " + "; ".join(parts)

@@ -170,7 +170,7 @@ def test_a_webhook_is_named_and_leaves_the_verdict_open(tmp_path: Path) -> None:
     code, report, _ = _check(tmp_path, objects, [_deployment("web", memory_limit=True)])
     assert code == 3
     message = report["workloads"][0]["replicas"][0]["message"]
-    assert message.startswith("placed if admission lets it be created: its creation is sent to webhook ")
+    assert message.startswith("not evaluated: whether admission lets it be created: its creation is sent to webhook ")
     assert "validate.kyverno.svc-fail (Kyverno policy webhook; ValidatingWebhookConfiguration" in message
     assert "failurePolicy Fail" in message
     code, report, _ = _check(tmp_path, objects, [_deployment("web", memory_limit=True)], "--assume-webhooks-allow")
