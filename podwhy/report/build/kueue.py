@@ -125,7 +125,7 @@ def kueue_report(facts: KueueFacts, gates: Mapping[str, bool] | None = None) -> 
         message="" if facts.admitted else facts.message,
         podSets=_pod_sets(facts),
         ahead=[KueueAhead(workload=a.key, priority=a.priority, position=a.position) for a in facts.ahead],
-        blockedBy=facts.strict_fifo_head,
+        blockedBy=facts.strict_fifo_head or (facts.cohort_ahead[0] if facts.cohort_ahead else ""),
         notEvaluated=list(facts.not_evaluated),
         recorded=KueueRecorded(type=rec.type, status=rec.status, reason=rec.reason, message=rec.message)
         if rec.type

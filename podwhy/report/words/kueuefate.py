@@ -46,6 +46,16 @@ def _no_workload(facts: KueueFacts) -> str:
     return f"{_subject(facts)} is held by Kueue{queue}, but {NO_WORKLOAD}: not evaluated"
 
 
+def _listed(workloads: tuple[str, ...], shown: int = 3) -> str:
+    """ "Workload a/x", "Workloads a/x, b/y and 2 more"."""
+    if not workloads:
+        return "Workloads"
+    names = list(workloads[:shown])
+    more = len(workloads) - len(names)
+    said = ", ".join(names) + (f" and {more} more" if more else "")
+    return f"Workload{'s' if len(workloads) > 1 else ''} {said}"
+
+
 def summary_text(facts: KueueFacts) -> str:
     """The first line: the fate in plain words, with the number that matters."""
     subject, cq, fate = _subject(facts), facts.cluster_queue, facts.fate
@@ -65,6 +75,10 @@ def summary_text(facts: KueueFacts) -> str:
             f"Workload {facts.strict_fifo_head} is at its head"
         ),
         Fate.PREEMPTION: f"{subject} fits ClusterQueue {cq} only if Kueue preempts other Workloads (not evaluated)",
+        Fate.BEHIND_COHORT: (
+            f"{subject} fits ClusterQueue {cq} but waits{_queue(facts)}: Kueue's next cycle first admits "
+            f"{_listed(facts.cohort_ahead)} of other ClusterQueues of its cohort, which take the quota it needs"
+        ),
         Fate.COHORT_NOT_EVALUATED: (
             f"{subject} fits ClusterQueue {cq}, but whether Kueue's next cycle admits it hangs on Workloads "
             f"processed before it and on what podwhy does not evaluate ({', '.join(facts.not_evaluated)})"
