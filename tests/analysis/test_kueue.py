@@ -252,11 +252,12 @@ def test_a_preempting_head_before_it_is_not_evaluated(tmp_path: Path) -> None:
 def test_behind_a_cohort_head_is_said_with_the_head(tmp_path: Path) -> None:
     """The first line names the head of another ClusterQueue that takes the quota; blockedBy is it."""
     from podwhy.report.build.kueue import build_kueue_report
+    from podwhy.report.model import KueueReport
 
     snapshot = _cohort_snapshot(tmp_path, "5")
     facts = facts_for(WORKLOAD, "ns", "wb", snapshot.kueue_workloads["ns/wb"], snapshot)
     report = build_kueue_report(facts, snapshot, None)
     kueue = report.kueue
-    assert kueue is not None
+    assert isinstance(kueue, KueueReport)
     assert "Kueue's next cycle first admits Workload ns/wa of other ClusterQueues of its cohort" in kueue.summary
     assert kueue.blockedBy == "ns/wa"
