@@ -16,14 +16,16 @@ from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
+from podwhy.cluster.apiserver.admission.attributes import admitted_without
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
 from podwhy.cluster.apiserver.validation.pod import note_unstorable
 from podwhy.cluster.manifests import ManifestSource, PodManifest
-from podwhy.cluster.placementreasons import PlaceProgress
+from podwhy.cluster.placementreasons import AdmissionOpen, PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.features.emulation import DEFAULT as DEFAULT_EMULATION
 from podwhy.features.emulation import EMULATED, Emulation, nearest_emulation
 from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
+from podwhy.framework.notevaluated import ADMISSION_CONTROL
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import pod_key
 from podwhy.model import objects as o
@@ -82,6 +84,8 @@ class ExplainRequest:
     kube_version: str | None = None
     # --kueue-feature-gates: Kueue's gates set (None: Kueue v0.20's defaults, names.FEATURE_DEFAULTS).
     kueue_gates: Mapping[str, bool] | None = None
+    # --assume-webhooks-allow: the admission webhooks a pod of -f meets (never called) admit it.
+    assume_webhooks_allow: bool = False
 
 
 def kindless_note(snapshot: Snapshot) -> str:
@@ -239,6 +243,11 @@ def _explained_pod(
     manifest.apply(snapshot, request.namespace)  # what the file creates along with the pod
     version = choose_version(request.kube_version, snapshot)
     pod = manifest.admit(snapshot, request.namespace, version.emulation)
+    left_open = manifest.admission_open
+    if left_open is not None and request.assume_webhooks_allow:
+        left_open = manifest.admission_open = AdmissionOpen(policies=left_open.policies)
+    if left_open:  # webhooks never called, policies not evaluated: a fit is not vouched for
+        admitted_without(pod, snapshot, ADMISSION_CONTROL)
     create_template_claims(pod, snapshot)  # the resource-claim controller's part
     return pod, version
 
@@ -310,6 +319,7 @@ def _explain_pod(
         likely_release=likely,
         kueue=kueue,
         kueue_gates=request.kueue_gates,
+        admission_open=manifest.admission_open if manifest is not None else None,
     )
 
 

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from podwhy.cli.errors import one_line_errors
-from podwhy.cli.options import Output, OutputOption, Shared, from_option, namespace_option, parse_path, shared_options
+from podwhy.cli.options import (
+    AssumeWebhooksOption,
+    Output,
+    OutputOption,
+    Shared,
+    from_option,
+    namespace_option,
+    parse_path,
+    shared_options,
+)
 from podwhy.cli.output import emit, print_loaded, say, write_structured
 from podwhy.cli.sources import check_live_options, no_empty_path, select_source
 from podwhy.errors import PodwhyError, UsageError, one_line
@@ -45,14 +54,7 @@ def check(
             "--junit", parser=parse_path, metavar="FILE", help="Also write JUnit XML here (one testcase per workload)."
         ),
     ] = None,
-    assume_webhooks_allow: Annotated[
-        bool,
-        typer.Option(
-            "--assume-webhooks-allow",
-            help="Take the admission webhooks a pod meets (podwhy never calls them) to admit it, rather than"
-            " leaving its verdict inconclusive.",
-        ),
-    ] = False,
+    assume_webhooks_allow: AssumeWebhooksOption = False,
     *,
     shared: Shared,
 ) -> None:

@@ -10,7 +10,15 @@ import typer
 
 from podwhy.cli.complete import complete_pod
 from podwhy.cli.errors import one_line_errors
-from podwhy.cli.options import Output, OutputOption, Shared, from_option, namespace_option, shared_options
+from podwhy.cli.options import (
+    AssumeWebhooksOption,
+    Output,
+    OutputOption,
+    Shared,
+    from_option,
+    namespace_option,
+    shared_options,
+)
 from podwhy.cli.output import emit, print_loaded, write_structured
 from podwhy.cli.sources import check_live_options, no_empty_path, select_source
 from podwhy.errors import UsageError
@@ -48,6 +56,7 @@ def explain(
     node: Annotated[
         str | None, typer.Option("--node", metavar="NODE", help="Show the facts behind every verdict on one node.")
     ] = None,
+    assume_webhooks_allow: AssumeWebhooksOption = False,
     *,
     shared: Shared,
 ) -> None:
@@ -81,6 +90,7 @@ def explain(
                     node=node,
                     kube_version=shared.kube_version,
                     kueue_gates=shared.kueue_gates,
+                    assume_webhooks_allow=assume_webhooks_allow,
                 )
             )
         if shared.verbose:

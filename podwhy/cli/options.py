@@ -320,3 +320,14 @@ def shared_options(says: str, *, scheduling: bool = True) -> Callable[[Callable[
         return run
 
     return decorate
+
+
+# `--assume-webhooks-allow` (check, explain -f): podwhy never calls an admission webhook.
+AssumeWebhooksOption = Annotated[
+    bool,
+    typer.Option(
+        "--assume-webhooks-allow",
+        help="Take the admission webhooks a pod meets (podwhy never calls them) to admit it, rather than"
+        " leaving its verdict inconclusive.",
+    ),
+]

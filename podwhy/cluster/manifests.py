@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.cluster.apiserver.admission.chain import add_manifest_pod
 from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
 from podwhy.cluster.apiserver.admission.policy.admission import admit_workload
@@ -234,6 +235,8 @@ class PodManifest:
     document: dict[str, Any] | None = None
     # Every object of the file, the Pod's included, in its order (their fields as written).
     entries: list[Entry] = field(default_factory=list)
+    # What admission left open once admitted (webhooks never called, policies not evaluated).
+    admission_open: AdmissionOpen | None = None
 
     def admit(self, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
         """The pod as the API server admits it into SNAPSHOT (admission.add_manifest_pod); one it
@@ -241,10 +244,21 @@ class PodManifest:
         naming the file."""
         for entry in self.entries:
             check_fields(entry, emulation)
+        spec = self.document.get("spec") if self.document is not None else None
+        left_open: list[AdmissionOpen] = []
         try:
-            return add_manifest_pod(self.pod, snapshot, namespace, emulation)
+            pod = add_manifest_pod(
+                self.pod,
+                snapshot,
+                namespace,
+                emulation,
+                raw_spec=spec if isinstance(spec, dict) else None,
+                admission_open=left_open,
+            )
         except InvalidObjectError as invalid:
             raise invalid.in_file(self.source) from None
+        self.admission_open = left_open[0] if left_open else None
+        return pod
 
     def apply(self, snapshot: Snapshot, namespace: str) -> None:
         """Create the support objects in SNAPSHOT, as `check` creates a manifest's."""

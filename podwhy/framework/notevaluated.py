@@ -9,7 +9,10 @@ from dataclasses import dataclass
 # Kinds whose admission the snapshot cannot vouch for (LimitRanger's defaults, ResourceQuota,
 # PodSecurity's namespace level): a pod admitted without them that fits is then Inconclusive (one
 # that does not fit still does not fit, whatever admission does).
-ADMISSION_UNKNOWNS = frozenset({"LimitRange", "ResourceQuota", "Namespace"})
+# ADMISSION_CONTROL is no kind: the admission webhooks and policies a pod meets that podwhy does not
+# call or cannot evaluate.
+ADMISSION_CONTROL = "AdmissionControl"
+ADMISSION_UNKNOWNS = frozenset({"LimitRange", "ResourceQuota", "Namespace", ADMISSION_CONTROL})
 # Kinds without which no fit can be vouched for: a snapshot holding no Pod at all cannot tell
 # how much room the cluster's pods take (a pod that does not fit still does not fit).
 ROOM_UNKNOWNS = frozenset({"Pod"})

@@ -13,6 +13,7 @@ from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.analysis.suggest.notes import Note
+from podwhy.cluster.placementreasons import AdmissionOpen
 from podwhy.framework.outcome import NodeVerdict, PostFilterOutcome, PreFilterRecord
 from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
@@ -43,6 +44,7 @@ from podwhy.report.model import (
     StatusName,
     Victim,
 )
+from podwhy.report.words.admission import admission_open_text
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.report.words.lacking import lacking_kinds_warning
 from podwhy.report.words.notevaluated import not_evaluated_text
@@ -368,12 +370,14 @@ def build_report(
     likely_release: str | None = None,
     kueue: KueueFacts | None = None,
     kueue_gates: Mapping[str, bool] | None = None,
+    admission_open: AdmissionOpen | None = None,
 ) -> Report:
     """The report of one pod's cycle; `notes` (what a bound kept the suggestions from looking for)
     join the warnings, and so do those of the `version` emulated; `pending`: how `podwhy pending`
     classifies the pod; `likely_release`: the release whose words kube-scheduler's are, when they
     disagree with the emulated one's; `kueue`: Kueue's answer when Kueue holds the pod (with the
-    Kueue gates assumed), said first."""
+    Kueue gates assumed), said first; `admission_open`: what the API server's admission of a pod
+    of -f leaves open (webhooks, policies not evaluated), said among the warnings."""
     pod = cycle.pod.pod
     report = Report(
         pod=_pod_summary(cycle),
@@ -388,6 +392,7 @@ def build_report(
             *version_warnings(version),
             *api_server_warnings(snapshot),
             *_warnings(cycle, snapshot),
+            *([admission_open_text(admission_open)] if admission_open else []),
             *(note_text(n) for n in notes),
         ],
         extenders=list(cycle.extenders),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from podwhy.framework.notevaluated import NotEvaluated
+from podwhy.framework.notevaluated import ADMISSION_CONTROL, NotEvaluated
 from podwhy.model.objects import plural
 
 # What admission, or the cluster's pods, might change of a pod that fits, for each kind the
@@ -15,6 +15,7 @@ FIT_UNKNOWN_WORDS = {
     "ResourceQuota": "whether its namespace's ResourceQuotas admit it",
     "Namespace": "whether its namespace's PodSecurity level admits it",
     "Pod": "the room the cluster's pods take on its nodes",
+    ADMISSION_CONTROL: "whether the admission webhooks and policies it meets let it be created",
 }
 NOT_EVALUATED = "not evaluated: "
 LACKS = "the snapshot has no "
@@ -32,7 +33,8 @@ def not_evaluated_text(fact: NotEvaluated) -> str:
     if fact.plugins:
         return f"{NOT_EVALUATED}{', '.join(fact.plugins)} ({why})"
     if fact.fit:
-        return f"{NOT_EVALUATED}{'; '.join(FIT_UNKNOWN_WORDS[kind] for kind in fact.fit)} ({why})"
+        said = "; ".join(FIT_UNKNOWN_WORDS[kind] for kind in fact.fit)
+        return f"{NOT_EVALUATED}{said} ({why})" if why else NOT_EVALUATED + said
     return NOT_EVALUATED + why
 
 

@@ -192,3 +192,42 @@ def test_params_are_not_read_so_the_policy_is_not_evaluated(tmp_path: Path) -> N
 def test_without_policies_or_webhooks_nothing_changes(tmp_path: Path) -> None:
     code, report, _ = _check(tmp_path, [], [_deployment("web")])
     assert code == 0 and report["workloads"][0]["placed"] == 2
+
+
+def _explain(tmp_path: Path, objects: list[Any], pod: Any, *flags: str) -> tuple[int, Any]:
+    policies = tmp_path / "policies.yaml"
+    policies.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(yaml.safe_dump(pod))
+    args = ["explain", "-f", str(manifest), "--from", str(SHOP), "--from", str(policies), "-o", "json", *flags]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "300", "NO_COLOR": "1"})
+    return result.exit_code, json.loads(result.stdout) if result.stdout.startswith("{") else result.stderr
+
+
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "debug", "namespace": "shop"},
+    "spec": {"containers": [{"name": "c", "image": "x:1", "resources": {"requests": {"cpu": "100m"}}}]},
+}
+
+
+def test_explain_f_leaves_a_fit_open_to_a_webhook(tmp_path: Path) -> None:
+    """explain -f: a webhook the pod meets makes a fit Inconclusive, the webhook named in a warning."""
+    objects = [
+        _webhook("validation.gatekeeper.sh", "gatekeeper-validating", "gatekeeper-webhook-service", "gatekeeper-system")
+    ]
+    code, report = _explain(tmp_path, objects, POD)
+    assert code == 3 and report["verdict"] == "Inconclusive"
+    assert any("validation.gatekeeper.sh (Gatekeeper policy webhook;" in w for w in report["warnings"])
+    code, report = _explain(tmp_path, objects, POD, "--assume-webhooks-allow")
+    assert code == 0 and report["verdict"] == "Schedulable"
+
+
+def test_explain_f_of_a_denied_pod_is_the_api_servers_refusal(tmp_path: Path) -> None:
+    code, stderr = _explain(tmp_path, [LIMITS_POLICY, _binding("limits", "require-memory-limits", ["Deny"])], POD)
+    assert code != 0
+    assert (
+        "pods \"debug\" is forbidden: ValidatingAdmissionPolicy 'require-memory-limits' with binding 'limits' denied"
+        " request: Memory limits are required for all containers." in stderr
+    )

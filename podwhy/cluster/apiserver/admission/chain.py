@@ -96,10 +96,18 @@ def admit(
     return pod
 
 
-def add_manifest_pod(pod: o.Pod, snapshot: Snapshot, namespace: str, emulation: Emulation) -> o.Pod:
-    """Admit a pod read from a manifest and put it in the snapshot, in place of a pod of its name."""
+def add_manifest_pod(
+    pod: o.Pod,
+    snapshot: Snapshot,
+    namespace: str,
+    emulation: Emulation,
+    raw_spec: dict[str, Any] | None = None,
+    admission_open: list[AdmissionOpen] | None = None,
+) -> o.Pod:
+    """Admit a pod read from a manifest and put it in the snapshot, in place of a pod of its name
+    (RAW_SPEC and ADMISSION_OPEN as for admit)."""
     resourcequota.sync_manifest_quotas(snapshot)
-    pod = admit(pod, snapshot, namespace, emulation)
+    pod = admit(pod, snapshot, namespace, emulation, raw_spec=raw_spec, admission_open=admission_open)
     key = (pod.metadata.namespace, pod.metadata.name)
     snapshot.pods = [p for p in snapshot.pods if (p.metadata.namespace, p.metadata.name) != key]
     snapshot.pods.append(pod)
