@@ -19,7 +19,6 @@ from podwhy.analysis.suggest.order import suggest
 from podwhy.cluster.apiserver.admission.attributes import admitted_without
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
 from podwhy.cluster.apiserver.validation.pod import note_unstorable
-from podwhy.cluster.manifests import ManifestSource, PodManifest
 from podwhy.cluster.placementreasons import AdmissionOpen, PlaceProgress
 from podwhy.errors import PodwhyError, UsageError
 from podwhy.features.emulation import DEFAULT as DEFAULT_EMULATION
@@ -43,6 +42,7 @@ from podwhy.verdict import Verdict
 
 if TYPE_CHECKING:
     from podwhy.cluster.kueue.admission import VerdictOptions
+    from podwhy.cluster.manifests import ManifestSource, PodManifest
 
 
 def scheduler_config(path: Path | None, emulation: Emulation = DEFAULT_EMULATION) -> SchedulerConfig:

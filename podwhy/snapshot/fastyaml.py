@@ -19,6 +19,7 @@ batch's tree and JSON at a time, and the reference reader can take a single item
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 import sys
@@ -438,6 +439,28 @@ def doubtful(tp: Any) -> _Check:
     have been written plain (493 to YAML 1.1) or quoted, and a float may have been `-.5` (a
     string to YAML 1.1). Fields of any type (DRA's opaque parts) are doubtful whenever set.
     """
+    return _LazyCheck(tp)
+
+
+class _LazyCheck:
+    """A type's check, built when it is first used (inspecting every kind's type costs about half
+    a second: a command reads a few kinds), once per type."""
+
+    __slots__ = ("_check", "_tp")
+
+    def __init__(self, tp: Any) -> None:
+        self._tp = tp
+        self._check: _Check | None = None
+
+    def __call__(self, value: Any) -> bool:
+        check = self._check
+        if check is None:
+            check = self._check = _built_check(self._tp)
+        return check(value)
+
+
+@functools.cache
+def _built_check(tp: Any) -> _Check:
     check = _Doubts().build(mi.type_info(tp))
     return check if check is not None else _never
 
