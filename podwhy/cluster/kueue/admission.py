@@ -34,7 +34,7 @@ from podwhy.cluster.kueue.cycle import (
     subtree,
 )
 from podwhy.cluster.kueue.flavorassigner import AssignOptions, FlavorAssigner
-from podwhy.cluster.kueue.order import Queue, pending_by_cluster_queue, queue_key
+from podwhy.cluster.kueue.order import Queue, queue_key, queues_of
 from podwhy.cluster.kueue.requests import (
     PodSetRequests,
     RequestOptions,
@@ -179,9 +179,10 @@ class KueueContext:
     def queue(self, cluster_queue: str) -> Queue:
         """The ClusterQueue's pending Workloads in pop order (every queue sorted in one pass)."""
         if self._queues is None:
-            timestamp, gates = self.options.requeuing_timestamp, self.options.gates
-            by_cq = pending_by_cluster_queue(self.objs.workloads, self.objs.local_queues, timestamp, gates)
-            self._queues = {name: Queue.of(pending, timestamp, gates) for name, pending in by_cq.items()}
+            options = self.options
+            self._queues = queues_of(
+                self.objs.workloads, self.objs.local_queues, options.requeuing_timestamp, options.gates
+            )
         return self._queues.get(cluster_queue) or Queue((), ())
 
     def cluster_queue_status(self, cq: o.ClusterQueue) -> QueueStatus:

@@ -7,7 +7,7 @@ not fit. Admission fair sharing's order and a preemptor's sticky head are not em
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -193,3 +193,28 @@ def workloads_ahead(
         for wl in pending
         if (wl.metadata.namespace, wl.metadata.name) != me and queue_key(wl, requeuing_timestamp, gates) < key
     ]
+
+
+_QUEUES: dict[tuple[int, int, str, object], tuple[object, object, int, dict[str, Queue]]] = {}
+_QUEUES_KEPT = 8
+
+
+def queues_of(
+    workloads: Sequence[o.KueueWorkload],
+    local_queues: Mapping[tuple[str, str], o.LocalQueue],
+    requeuing_timestamp: str = names.TIMESTAMP_EVICTION,
+    gates: Mapping[str, bool] | None = None,
+) -> dict[str, Queue]:
+    """Every ClusterQueue's Queue (pending_by_cluster_queue, each sorted once), remembered for the
+    last few lists of Workloads and LocalQueues, which are not changed once asked about:
+    verifying a suggestion asks again over the same ones."""
+    key = (id(workloads), id(local_queues), requeuing_timestamp, frozenset(gates.items()) if gates else None)
+    known = _QUEUES.get(key)
+    if known is not None and known[0] is workloads and known[1] is local_queues and known[2] == len(workloads):
+        return known[3]
+    by_cq = pending_by_cluster_queue(workloads, local_queues, requeuing_timestamp, gates)
+    queues = {name: Queue.of(pending, requeuing_timestamp, gates) for name, pending in by_cq.items()}
+    if len(_QUEUES) >= _QUEUES_KEPT:
+        _QUEUES.pop(next(iter(_QUEUES)))
+    _QUEUES[key] = (workloads, local_queues, len(workloads), queues)
+    return queues

@@ -8,7 +8,7 @@ reservation is active, bubbled up past each node's local (non-lendable) quota.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podwhy.cluster.kueue.requests import admitted_requests, assigned_usage, has_active_quota_reservation
@@ -30,8 +30,24 @@ class Quota:
     lending_limit: int | None = None
 
 
+_QUOTAS: dict[int, tuple[object, dict[FlavorResource, Quota]]] = {}
+_QUOTAS_KEPT = 4096
+
+
 def quotas_of(groups: Iterable[o.ResourceGroup]) -> dict[FlavorResource, Quota]:
-    """createResourceQuotas."""
+    """createResourceQuotas (remembered per list of resource groups, not changed once read: a
+    suggestion's tree is built again over the same ClusterQueues)."""
+    known = _QUOTAS.get(id(groups))
+    if known is not None and known[0] is groups:
+        return dict(known[1])
+    out = _quotas_of(groups)
+    if len(_QUOTAS) >= _QUOTAS_KEPT:
+        _QUOTAS.clear()
+    _QUOTAS[id(groups)] = (groups, out)
+    return dict(out)
+
+
+def _quotas_of(groups: Iterable[o.ResourceGroup]) -> dict[FlavorResource, Quota]:
     out: dict[FlavorResource, Quota] = {}
     for group in groups:
         for flavor in group.flavors:
@@ -256,25 +272,59 @@ def build_tree(
             node.height = node_height(node)
     held: list[tuple[Node, FlavorResource, int]] = []
     in_cycle: dict[str, bool] = {}
-    for wl in workloads:
-        admission = wl.status.admission
-        if admission is None or not has_active_quota_reservation(wl):
-            continue
-        name = admission.cluster_queue
+    for name, fr, q in held_usage(workloads, gates):
         holder = tree.cluster_queues.get(name)
         if holder is None:
             continue
         if name not in in_cycle:
             in_cycle[name] = tree.in_cycle(holder)
-        if in_cycle[name]:
-            continue
-        held += [(holder, fr, q) for fr, q in assigned_usage(admitted_requests(wl, gates)).items()]
+        if not in_cycle[name]:
+            held.append((holder, fr, q))
     add_all_usage(held)
     return tree
 
 
 # Below this total (per resource) no sum of usage comes near int64's saturation or Unlimited.
 SUMMABLE = 2**62
+
+Held = list[tuple[str, FlavorResource, int]]
+# The usage of the last few lists of Workloads asked about: verifying a suggestion builds a tree
+# per change over the same Workloads (id(list) -> (the list, its length, the gates, its usage)).
+_HELD: dict[int, tuple[Iterable[o.KueueWorkload], int, object, Held]] = {}
+_HELD_KEPT = 8
+
+
+def held_usage(workloads: Iterable[o.KueueWorkload], gates: Mapping[str, bool] | None = None) -> Held:
+    """(ClusterQueue, resource, amount) of every Workload that holds quota (its admission's usage),
+    in the Workloads' order; summed per ClusterQueue and resource when add_all_usage may sum them
+    (none negative, no sum near saturation), which gives every node the same totals. Remembered
+    for a list of Workloads (not changed once asked about) and gates."""
+    gates_key = frozenset(gates.items()) if gates is not None else None
+    size = len(workloads) if isinstance(workloads, Sequence) else -1
+    known = _HELD.get(id(workloads))
+    if known is not None and known[0] is workloads and known[1] == size >= 0 and known[2] == gates_key:
+        return known[3]
+    held: Held = []
+    for wl in workloads:
+        admission = wl.status.admission
+        if admission is None or not has_active_quota_reservation(wl):
+            continue
+        held += [(admission.cluster_queue, fr, q) for fr, q in assigned_usage(admitted_requests(wl, gates)).items()]
+    # add_all_usage's own test, over every Workload (those of a ClusterQueue outside the tree
+    # included: their subset passes it whenever all of them do).
+    totals: dict[FlavorResource, int] = {}
+    for _, fr, q in held:
+        totals[fr] = totals.get(fr, 0) + q
+    if all(q >= 0 for _, _, q in held) and all(total < SUMMABLE for total in totals.values()):
+        summed: dict[tuple[str, FlavorResource], int] = {}
+        for name, fr, q in held:
+            summed[name, fr] = summed.get((name, fr), 0) + q
+        held = [(name, fr, q) for (name, fr), q in summed.items()]
+    if size >= 0:
+        if len(_HELD) >= _HELD_KEPT:
+            _HELD.pop(next(iter(_HELD)))
+        _HELD[id(workloads)] = (workloads, size, gates_key, held)
+    return held
 
 
 def add_all_usage(usages: list[tuple[Node, FlavorResource, int]]) -> None:
