@@ -6,6 +6,8 @@ environment too); a wrong operand type is a runtime error here (`no such overloa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from podwhy.cel.calls import GLOBAL_FUNCTIONS, METHOD_NAMES
 from podwhy.cel.nodes import (
     Binary,
@@ -20,6 +22,7 @@ from podwhy.cel.nodes import (
     MapLit,
     Node,
     Select,
+    StructLit,
     Unary,
 )
 from podwhy.cel.parser import display_error
@@ -29,15 +32,30 @@ def _undeclared(name: str) -> str:
     return f"undeclared reference to '{name}' (in container '')"
 
 
-def undeclared_references(ast: Node, text: str, declared: frozenset[str], functions: frozenset[str]) -> list[str]:
-    """cel-go's issues for unknown names, in the order of their place in the text."""
+def undeclared_references(
+    ast: Node,
+    text: str,
+    declared: frozenset[str],
+    functions: frozenset[str],
+    types: Callable[[str], object] | None = None,
+) -> list[str]:
+    """cel-go's issues for unknown names (variables, functions, and message types TYPES does not
+    resolve), in the order of their place in the text."""
     found: list[tuple[int, str]] = []
-    _walk(ast, declared, functions, found)
+    _walk(ast, declared, functions, found, types or (lambda name: None))
     found.sort(key=lambda issue: issue[0])
     return [display_error(text, pos, message) for pos, message in found]
 
 
-def _walk(node: Node, scope: frozenset[str], functions: frozenset[str], found: list[tuple[int, str]]) -> None:
+def _walk(
+    node: Node,
+    scope: frozenset[str],
+    functions: frozenset[str],
+    found: list[tuple[int, str]],
+    types: Callable[[str], object],
+) -> None:
+    if isinstance(node, StructLit) and types(node.name) is None:
+        found.append((node.pos, _undeclared(node.name)))
     if isinstance(node, Ident):
         if node.name not in scope:
             found.append((node.pos, _undeclared(node.name)))
@@ -49,18 +67,18 @@ def _walk(node: Node, scope: frozenset[str], functions: frozenset[str], found: l
         if not known:
             found.append((node.pos, _undeclared(node.function)))
     if isinstance(node, Comprehension):
-        _walk(node.target, scope, functions, found)
+        _walk(node.target, scope, functions, found, types)
         inner = scope | {node.var} | ({node.var2} if node.var2 else set())
         for part in (node.filter, node.body):
             if part is not None:
-                _walk(part, inner, functions, found)
+                _walk(part, inner, functions, found, types)
         return
     if isinstance(node, Bind):
-        _walk(node.init, scope, functions, found)
-        _walk(node.body, scope | {node.var}, functions, found)
+        _walk(node.init, scope, functions, found, types)
+        _walk(node.body, scope | {node.var}, functions, found, types)
         return
     for child in _children(node):
-        _walk(child, scope, functions, found)
+        _walk(child, scope, functions, found, types)
 
 
 def _children(node: Node) -> tuple[Node, ...]:
@@ -82,4 +100,6 @@ def _children(node: Node) -> tuple[Node, ...]:
         return node.terms
     if isinstance(node, Cond):
         return (node.cond, node.then, node.otherwise)
+    if isinstance(node, StructLit):
+        return tuple(value for _, value, _ in node.fields)
     return ()

@@ -24,6 +24,7 @@ from podwhy.cel.nodes import (
     MapLit,
     Node,
     Select,
+    StructLit,
     Unary,
 )
 from podwhy.cel.operators import (
@@ -56,6 +57,15 @@ COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 # not identifiers CEL can name.
 _COST = "@cost"
 _FUNCTIONS = "@functions"
+_TYPES = "@types"
+
+# What an environment's type provider gives for a message type's name: its constructor (from the
+# fields set), or None for a name it does not know.
+TypeResolver = Callable[[str], Callable[[Mapping[str, Any]], Any] | None]
+
+
+def _no_types(name: str) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -80,12 +90,14 @@ class Program:
         expression: str,
         declarations: frozenset[str] | None = None,
         functions: Mapping[str, Function] | None = None,
+        types: TypeResolver | None = None,
     ) -> None:
         self.expression = expression
         self.ast = parse(expression)
         self.functions: Mapping[str, Function] = functions or {}
+        self.types: TypeResolver = types or _no_types
         if declarations is not None:
-            issues = undeclared_references(self.ast, expression, declarations, frozenset(self.functions))
+            issues = undeclared_references(self.ast, expression, declarations, frozenset(self.functions), self.types)
             if issues:
                 raise CelCompileError("\n".join(issues))
 
@@ -94,13 +106,13 @@ class Program:
         as cel-go's actual cost is, in its units: one per step evaluated, plus the size of what a
         step walks (a list `in` looks through, a tenth of the strings and lists concatenated or
         searched), so a nested or doubling expression stops as the DRA allocator stops it."""
-        return _eval(self.ast, {**variables, _COST: [0, cost_limit], _FUNCTIONS: self.functions})
+        return _eval(self.ast, {**variables, _COST: [0, cost_limit], _FUNCTIONS: self.functions, _TYPES: self.types})
 
     def run(self, variables: Mapping[str, Any], cost_limit: int = PER_CALL_LIMIT) -> Outcome:
         """The evaluation with its cost, as cel-go's evaluation details give it."""
         cost = [0, cost_limit]
         try:
-            value = _eval(self.ast, {**variables, _COST: cost, _FUNCTIONS: self.functions})
+            value = _eval(self.ast, {**variables, _COST: cost, _FUNCTIONS: self.functions, _TYPES: self.types})
         except CelError as exc:
             return Outcome(None, exc, cost[0])
         return Outcome(value, None, cost[0])
@@ -151,6 +163,8 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
         return _eval_call(node, env)
     if isinstance(node, Comprehension):
         return _eval_comprehension(node, env)
+    if isinstance(node, StructLit):
+        return _eval_struct(node, env)
     if isinstance(node, Bind):
         scope = dict(env)
         scope[node.var] = _eval(node.init, env)
@@ -179,6 +193,25 @@ def _eval_map(node: MapLit, env: dict[str, Any]) -> dict[Any, Any]:
             raise CelError(f"Failed with repeated key: {format_key(key)}")
         out[key] = _eval(val_node, env)
     return out
+
+
+def _eval_struct(node: StructLit, env: dict[str, Any]) -> Any:
+    """A message of the environment's type NAME, from the fields set (an optional field set only
+    when its value is present)."""
+    constructor = env[_TYPES](node.name)
+    if constructor is None:
+        raise CelError(f"unknown type: {node.name}")
+    fields: dict[str, Any] = {}
+    for name, value_node, optional in node.fields:
+        value = _eval(value_node, env)
+        if optional:
+            if not isinstance(value, Optional):
+                raise CelError(NO_SUCH_OVERLOAD)
+            if not value.present:
+                continue
+            value = value.value
+        fields[name] = value
+    return constructor(fields)
 
 
 def _eval_index(node: Index, env: dict[str, Any]) -> Any:
@@ -215,7 +248,7 @@ def _eval_select(node: Select, env: dict[str, Any]) -> Any:
 
 
 def _select(operand: Any, field: str, test_only: bool) -> Any:
-    if isinstance(operand, LazyMap):
+    if isinstance(operand, LazyMap) or hasattr(operand, "equal"):  # a lazy map, a constructed message
         return operand.has(field) if test_only else operand.lookup(field)
     if isinstance(operand, Optional) and test_only:
         return operand.present and _select(operand.value, field, True)

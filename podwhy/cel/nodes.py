@@ -101,3 +101,13 @@ class Bind(Node):
     var: str
     init: Node
     body: Node
+
+
+@dataclass(frozen=True)
+class StructLit(Node):
+    """`Name{field: value, ?optional: opt}`: a message of a type the environment resolves."""
+
+    name: str
+    # (field, value, optional): an optional field is set only when its value is present.
+    fields: tuple[tuple[str, Node, bool], ...]
+    pos: int = dataclass_field(default=-1, compare=False)

@@ -41,6 +41,9 @@ def try_equal(a: Any, b: Any) -> bool | None:
     """
     if a is None or b is None:
         return a is None and b is None
+    equal = getattr(a, "equal", None)  # the constructed messages (library/mutation.py)
+    if equal is not None:
+        return bool(equal(b))
     if isinstance(a, Quantity):
         if not isinstance(b, Quantity) or isinstance(b, QuantityPointer):
             return None

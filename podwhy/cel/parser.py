@@ -20,6 +20,7 @@ from podwhy.cel.nodes import (
     MapLit,
     Node,
     Select,
+    StructLit,
     Unary,
 )
 from podwhy.cel.values import INT64_MAX, INT64_MIN, UInt
@@ -164,6 +165,8 @@ class _Parser:
                     node = self.method(node, tok.value, args, open_pos)
                 else:
                     node = Select(node, tok.value, optional=optional)
+            elif self.at("{") and _qualified_name(node) is not None:
+                node = self.struct_literal(str(_qualified_name(node)))
             elif self.at("["):
                 self.take()
                 optional = self.at("?")
@@ -174,6 +177,26 @@ class _Parser:
                 node = Index(node, index, optional=optional)
             else:
                 return node
+
+    def struct_literal(self, name: str) -> Node:
+        """`Name{field: value, ?field: optional}` (cel-go's CreateMessage)."""
+        pos = self.peek().pos
+        self.expect("{")
+        fields: list[tuple[str, Node, bool]] = []
+        while not self.at("}"):
+            optional = self.at("?")
+            if optional:
+                self.take()
+            tok = self.take()
+            if tok.kind != "ident":
+                raise CelCompileError(f"Syntax error: expected identifier at {tok.pos}")
+            self.expect(":")
+            fields.append((tok.value, self.expr(), optional))
+            if not self.at(","):
+                break
+            self.take()
+        self.expect("}")
+        return StructLit(name, tuple(fields), pos=pos)
 
     def call_args(self) -> tuple[tuple[Node, ...], list[int]]:
         """The arguments, and where each starts in the text."""
@@ -295,8 +318,19 @@ _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
 
 
 # The namespaces of functions named `ns.name` (cel-go's optional library, ext.Strings' quote,
-# ext.Sets, ext.Lists' range, the Kubernetes ip and format libraries): `ns.f(x)` is a call of "ns.f", not a method.
-NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format"})
+# ext.Sets, ext.Lists' range, the Kubernetes ip, format and jsonpatch libraries): `ns.f(x)` is a
+# call of "ns.f", not a method.
+NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format", "jsonpatch"})
+
+
+def _qualified_name(node: Node) -> str | None:
+    """A dotted name (`Object.spec.containers`) a message may be created of; None otherwise."""
+    if isinstance(node, Ident):
+        return node.name
+    if isinstance(node, Select) and not node.optional and not node.test_only:
+        prefix = _qualified_name(node.operand)
+        return None if prefix is None else f"{prefix}.{node.field}"
+    return None
 
 
 def parse(expression: str) -> Node:

@@ -25,12 +25,14 @@ class OpenWebhook:
 
 @dataclass(frozen=True)
 class OpenPolicy:
-    """A ValidatingAdmissionPolicy and binding the pod meets whose decision podwhy cannot make:
-    WHAT it reads that podwhy does not hold ("params", CEL's "authorizer", the "namespace")."""
+    """A ValidatingAdmissionPolicy (or MutatingAdmissionPolicy: KIND) and binding the pod meets
+    whose decision podwhy cannot make: WHAT it reads that podwhy does not hold ("params", CEL's
+    "authorizer", the "namespace")."""
 
     policy: str
     binding: str | None
     what: str
+    kind: str = "ValidatingAdmissionPolicy"
 
 
 @dataclass(frozen=True)

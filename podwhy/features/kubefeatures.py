@@ -40,6 +40,10 @@ POD_TOPOLOGY_LABELS_ADMISSION = "PodTopologyLabelsAdmission"
 USER_NAMESPACES_HOST_NETWORK_SUPPORT = "UserNamespacesHostNetworkSupport"
 MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS = "MutableSchedulingDirectivesForSuspendedJobs"
 MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS = "MutablePodResourcesForSuspendedJobs"
+# The API server's MutatingAdmissionPolicy plugin and API (k8s.io/apiserver/pkg/features): alpha
+# (v1alpha1) in v1.33, beta and off (v1beta1) in v1.34 and v1.35, GA (v1) in v1.36. Where it is
+# off by default a cluster serves MutatingAdmissionPolicies only if it turned the gate on.
+MUTATING_ADMISSION_POLICY = "MutatingAdmissionPolicy"
 
 # Default feature gates per minor release (kube_features.go of v1.34.7, v1.35.4 and v1.36.3).
 _GATES_1_35: dict[str, bool] = {
@@ -70,6 +74,7 @@ _GATES_1_35: dict[str, bool] = {
     USER_NAMESPACES_HOST_NETWORK_SUPPORT: False,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: False,  # Alpha
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: False,  # Alpha
+    MUTATING_ADMISSION_POLICY: False,  # Beta, off by default
 }
 # v1.34.7: the gates the scheduler reads have v1.35's defaults (golden-v1.34/README.md).
 _GATES_1_34: dict[str, bool] = {
@@ -103,6 +108,7 @@ _GATES_1_36: dict[str, bool] = {
     IMAGE_VOLUME: True,  # GA
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS: True,  # Beta
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS: True,  # Beta
+    MUTATING_ADMISSION_POLICY: True,  # GA
 }
 
 # Each emulated minor release's defaults.

@@ -35,7 +35,7 @@ def webhook_text(webhook: OpenWebhook) -> str:
 def policy_text(policy: OpenPolicy) -> str:
     binding = f" with binding '{policy.binding}'" if policy.binding else ""
     what = POLICY_GAPS.get(policy.what, policy.what)
-    return f"ValidatingAdmissionPolicy '{policy.policy}'{binding} reads {what}"
+    return f"{policy.kind} '{policy.policy}'{binding} reads {what}"
 
 
 def admission_open_text(fact: AdmissionOpen) -> str:

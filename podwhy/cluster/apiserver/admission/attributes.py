@@ -30,8 +30,12 @@ class Attributes:
     # the typed pod's.
     raw_spec: dict[str, Any] | None = None
     # What admission leaves open: webhooks never called, policies not evaluated (the
-    # ValidatingAdmissionPolicy plugin sets it).
+    # MutatingAdmissionPolicy and ValidatingAdmissionPolicy plugins set it).
     open: AdmissionOpen = field(default_factory=AdmissionOpen)
+    # The MutatingAdmissionPolicy plugin's reinvocation context over this pod's admission, and
+    # whether the mutating plugins are to be run again (ShouldReinvoke).
+    reinvocation: Any = None
+    reinvoke: bool = False
 
 
 class AdmissionRefusalError(PodwhyError):
@@ -39,10 +43,11 @@ class AdmissionRefusalError(PodwhyError):
     pod: its controller's create fails (FailedCreate, with these WORDS) and is retried; `kubectl
     apply` of a Pod fails. WHY is the plugin's part, after `pods "NAME" is forbidden: `."""
 
-    def __init__(self, pod: o.Pod, plugin: str, why: str, cause: str) -> None:
+    def __init__(self, pod: o.Pod, plugin: str, why: str, cause: str, words: str | None = None) -> None:
         self.plugin = plugin
         self.why = why
-        self.words = f'pods "{pod.metadata.name}" is forbidden: {why}'
+        # WORDS: the whole refusal where the plugin words it all (a MutatingAdmissionPolicy's).
+        self.words = words if words is not None else f'pods "{pod.metadata.name}" is forbidden: {why}'
         super().__init__(self.words, hint=f"the API server's {plugin} admission refuses it: {cause}")
 
 

@@ -1,9 +1,10 @@
 """The API server's handling of a pod it creates: defaulting, the mutating admission plugins,
 the registry's validation, the validating admission plugins, each chain as data in upstream's
 order (AllOrderedPlugins, pkg/kubeapiserver/options/plugins.go, of the plugins podwhy emulates;
-PodSecurity and ResourceQuota only validate, DefaultTolerationSeconds, Priority and
-PodTopologyLabels only mutate, LimitRanger and RuntimeClass do both). DefaultStorageClass, which
-admits claims, not pods, is admit_claim."""
+PodSecurity and ResourceQuota only validate, DefaultTolerationSeconds, Priority,
+PodTopologyLabels and MutatingAdmissionPolicy only mutate, LimitRanger and RuntimeClass do both;
+a MutatingAdmissionPolicy's change runs the mutating plugins once more, as the reinvoker does).
+DefaultStorageClass, which admits claims, not pods, is admit_claim."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ MUTATING: tuple[tuple[str, PluginFn], ...] = (
     (defaulttolerationseconds.NAME, defaulttolerationseconds.admit_pod),
     (runtimeclass.NAME, runtimeclass.admit_pod),
     (podtopologylabels.NAME, podtopologylabels.admit_pod),
+    # The last before the webhooks (MutatingAdmissionWebhook's, never called): its result is
+    # what validation, ValidatingAdmissionPolicy and the scheduler see.
+    (policies.MUTATING_POLICY, policies.admit_pod),
 )
 
 # The validating plugins' Validate, in AllOrderedPlugins' order (ResourceQuota last, as upstream
@@ -81,6 +85,11 @@ def admit(
     attributes = Attributes(snapshot, emulation, defaulted=filled, raw_spec=raw_spec)
     for _, admit_pod in MUTATING:
         admit_pod(pod, attributes)
+        if filled:
+            snapshot.defaulted[key] = filled
+    if attributes.reinvoke:  # a MutatingAdmissionPolicy changed it: the mutating chain once more
+        for _, admit_pod in MUTATING:
+            admit_pod(pod, attributes)
         if filled:
             snapshot.defaulted[key] = filled
     if not pod.status.phase:

@@ -1,13 +1,15 @@
 """The admission plugins of the API server's policies and webhooks over one request, in
-AllOrderedPlugins' order: MutatingAdmissionWebhook and ValidatingAdmissionWebhook are never
-called (the webhooks a request meets are named, their failurePolicy kept, as not evaluated), and
-ValidatingAdmissionPolicy is evaluated: every policy and binding the request meets (policy/
-matching.py), each binding dispatched (policy/validating.py), their verdict. What a policy reads
-that podwhy does not hold (a binding's params, the authorizer) is not evaluated, never guessed."""
+AllOrderedPlugins' order: MutatingAdmissionPolicy applies its mutations (policy/mutating.py, the
+pod's JSON patched, then read back into the typed pod), MutatingAdmissionWebhook and
+ValidatingAdmissionWebhook are never called (the webhooks a request meets are named, their
+failurePolicy kept, as not evaluated), and ValidatingAdmissionPolicy is evaluated: every policy
+and binding the request meets (policy/matching.py), each binding dispatched (policy/
+validating.py), their verdict. What a policy reads that podwhy does not hold (a binding's
+params, the authorizer) is not evaluated, never guessed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,20 +18,24 @@ import msgspec
 from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes
 from podwhy.cluster.apiserver.admission.podobject import pod_object
+from podwhy.cluster.apiserver.admission.policy import mutating as m
 from podwhy.cluster.apiserver.admission.policy import validating as v
 from podwhy.cluster.apiserver.admission.policy.cel import admission_request, namespace_object
 from podwhy.cluster.apiserver.admission.policy.matching import matching_policies
+from podwhy.cluster.apiserver.admission.policy.patch.schema import schema_for
 from podwhy.cluster.apiserver.admission.policy.products import recognize
 from podwhy.cluster.apiserver.admission.policy.request import Request, request_for
 from podwhy.cluster.apiserver.admission.policy.webhooks import WebhookError, WebhookInvocation, matching_webhooks
-from podwhy.cluster.apiserver.defaults import default_template
+from podwhy.cluster.apiserver.defaults import default_pod_spec, default_template
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
+from podwhy.features.kubefeatures import MUTATING_ADMISSION_POLICY
 from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import ExitCode
 
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
+MUTATING_POLICY = "MutatingAdmissionPolicy"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 
@@ -221,7 +227,8 @@ def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
     if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
         key = f"Pod {pod.metadata.namespace}/{pod.metadata.name}"
         snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
-    attributes.open = open_of(answer)
+    found = open_of(answer)
+    attributes.open = AdmissionOpen(found.webhooks, attributes.open.policies + found.policies)
 
 
 # The resource each workload kind is created as, for the refusal's words (`deployments.apps "web"`).
@@ -270,3 +277,147 @@ def admit_workload(
     key = f"{kind} {metadata['namespace']}/{name}"
     snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
     return answer
+
+
+# ------------------------------------------------------------------ MutatingAdmissionPolicy
+
+
+def _mutating_policy(policy: o.MutatingAdmissionPolicy) -> m.MutatingPolicy:
+    spec = policy.spec
+    mutations = []
+    for mutation in spec.mutations:
+        source = mutation.apply_configuration if mutation.patch_type == m.APPLY_CONFIGURATION else mutation.json_patch
+        if source is not None:  # compilePolicy skips a mutation without its patch type's field
+            mutations.append(m.Mutation(mutation.patch_type, source.expression))
+    return m.MutatingPolicy(
+        name=policy.metadata.name,
+        mutations=tuple(mutations),
+        variables=tuple(v.Variable(x.name, x.expression) for x in spec.variables),
+        match_conditions=tuple(v.MatchCondition(x.name, x.expression) for x in spec.match_conditions),
+        failure_policy=spec.failure_policy,
+        reinvocation_policy=spec.reinvocation_policy or m.NEVER,
+        has_param_kind=spec.param_kind is not None,
+    )
+
+
+_COMPILED_MUTATING: dict[tuple[str, str], m.CompiledMutatingPolicy] = {}
+
+
+def _compiled_mutating(policy: m.MutatingPolicy, version: str) -> m.CompiledMutatingPolicy:
+    key = (policy.name, version)
+    found = _COMPILED_MUTATING.get(key)
+    if found is None or found.policy != policy:
+        found = _COMPILED_MUTATING[key] = m.compile_mutating_policy(policy)
+    return found
+
+
+def _configuration_refusal(policy: m.MutatingPolicy, binding: str | None, error: str) -> tuple[m.Refusal, ...]:
+    """The dispatcher's addConfigError, filtered by the policy's failurePolicy."""
+    if policy.failure_policy == v.IGNORE:
+        return ()
+    message = f"failed to configure {'policy' if binding is None else 'binding'}: {error}"
+    return (m.Refusal(policy.name, binding, message),)
+
+
+def mutating_invocations(
+    snapshot: Snapshot, request: Request
+) -> tuple[list[m.Invocation], list[m.Refusal], list[PolicyGap]]:
+    """The MutatingAdmissionPolicies and bindings REQUEST meets, in the server's order, with the
+    configuration errors matching found and the bindings not evaluated (params are not read)."""
+    invocations: list[m.Invocation] = []
+    refusals: list[m.Refusal] = []
+    gaps: list[PolicyGap] = []
+    found = matching_policies(
+        snapshot.mutating_admission_policies, snapshot.mutating_admission_policy_bindings.values(), request
+    )
+    for match in found:
+        policy = _mutating_policy(match.policy)
+        if match.definition.error is not None:
+            refusals += _configuration_refusal(policy, None, match.definition.error.message)
+            continue
+        for binding_obj, error in match.binding_errors:
+            refusals += _configuration_refusal(policy, binding_obj.metadata.name, error.message)
+        compiled = _compiled_mutating(policy, match.policy.metadata.resource_version or "")
+        for binding_obj in match.bindings:
+            if policy.has_param_kind and binding_obj.spec.param_ref is not None:
+                gaps.append(PolicyGap(policy.name, binding_obj.metadata.name, PARAMS))
+                continue
+            invocations.append(m.Invocation(compiled, binding_obj.metadata.name))
+    return invocations, refusals, gaps
+
+
+def _pod_defaulter(emulation: Emulation) -> Callable[[Any], Any]:
+    """The API server's defaulting of the patched pod (the dispatcher defaults after each patch)."""
+
+    def default(obj: Any) -> Any:
+        spec = obj.get("spec") if isinstance(obj, dict) else None
+        if isinstance(spec, dict):
+            default_pod_spec(spec, emulation, pod=True)
+        return obj
+
+    return default
+
+
+def _typed_back(pod: o.Pod, obj: dict[str, Any]) -> dict[str, Any]:
+    """The patched pod's JSON read back into POD (its spec, labels and annotations), returning the
+    spec as written for what reads it next; an object that does not decode is refused."""
+    found_spec, found_metadata = obj.get("spec"), obj.get("metadata")
+    spec: dict[str, Any] = found_spec if isinstance(found_spec, dict) else {}
+    metadata: dict[str, Any] = found_metadata if isinstance(found_metadata, dict) else {}
+    try:
+        pod.spec = msgspec.convert(spec, type(pod.spec))
+        pod.metadata.labels = msgspec.convert(metadata.get("labels") or {}, dict[str, str])
+        pod.metadata.annotations = msgspec.convert(metadata.get("annotations") or {}, dict[str, str])
+    except msgspec.ValidationError as exc:
+        raise AdmissionRefusalError(
+            pod, MUTATING_POLICY, f"Internal error occurred: {exc}", "the patched pod does not decode", words=str(exc)
+        ) from exc
+    return spec
+
+
+def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
+    """MutatingAdmissionPolicy's Admit on creating POD, after the built-in mutating plugins and
+    before MutatingAdmissionWebhook: every policy and binding it meets mutates the pod's JSON in
+    turn, read back into POD (and ATTRIBUTES' raw spec, what the policies after it read); each
+    changed field is recorded as the API server's (apiServerDefaults). A refusal raises
+    AdmissionRefusalError in the API server's words (`policy 'P' with binding 'B' denied request:
+    ...`). Where the release's gate is off by default, a snapshot holding MutatingAdmissionPolicies
+    is a cluster that turned it on. Called again on the reinvocation (ATTRIBUTES.reinvoke)."""
+    snapshot = attributes.snapshot
+    enabled = attributes.emulation.enabled(MUTATING_ADMISSION_POLICY) or bool(snapshot.mutating_admission_policies)
+    if not enabled or not snapshot.mutating_admission_policy_bindings:
+        return
+    obj = pod_object(pod, attributes.raw_spec, attributes.emulation)
+    request = request_for(obj, namespace_json(snapshot, pod.metadata.namespace))
+    invocations, refusals, gaps = mutating_invocations(snapshot, request)
+    context = attributes.reinvocation if attributes.reinvocation is not None else m.ReinvocationContext()
+    reinvoking = attributes.reinvocation is not None
+    attributes.reinvocation = context
+    outcome = m.admit(
+        invocations,
+        _policy_request(request),
+        "v1/Pod",
+        schema_for(attributes.emulation.minor),
+        _pod_defaulter(attributes.emulation),
+        context,
+        reinvoking=reinvoking,
+        refusals=refusals,
+    )
+    gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
+    if gaps:
+        found = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY) for g in gaps)
+        attributes.open = AdmissionOpen(attributes.open.webhooks, attributes.open.policies + found)
+    if outcome.refusal is not None:
+        cause = f"policy {outcome.refusal.policy}" + (
+            f", binding {outcome.refusal.binding}" if outcome.refusal.binding else ""
+        )
+        text = outcome.refusal.text
+        raise AdmissionRefusalError(pod, MUTATING_POLICY, text, cause, words=text)
+    attributes.reinvoke = context.should_reinvoke and not reinvoking
+    if outcome.object == obj:
+        return
+    for done in outcome.mutations:
+        why = f"{MUTATING_POLICY} '{done.policy}'"
+        attributes.defaulted += [(f, value, why) for f, value in m.changed_fields(obj, done.object) if f]
+        obj = done.object
+    attributes.raw_spec = _typed_back(pod, outcome.object)

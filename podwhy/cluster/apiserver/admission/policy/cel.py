@@ -12,8 +12,10 @@ from typing import Any
 
 from podwhy.cel.errors import CelCompileError, CelProgramError
 from podwhy.cel.interpreter import PER_CALL_LIMIT, Program
+from podwhy.cel.library import mutation
 from podwhy.cel.library.format import BASE_FORMATS, Format, format_functions
-from podwhy.cel.values import Unevaluated
+from podwhy.cel.nodes import Cond, ListLit, Lit, Node, StructLit
+from podwhy.cel.values import UInt, Unevaluated
 from podwhy.helpers import namevalidation as nv
 
 # k8s.io/apiserver/pkg/apis/cel/config.go: the limit of one evaluation (set as the environment's
@@ -77,6 +79,8 @@ FORMATS: dict[str, Format] = {
     **BASE_FORMATS,
 }
 FUNCTIONS: Mapping[str, Callable[..., Any]] = format_functions(FORMATS)
+# A mutation's expressions also have the jsonpatch library (hasPatchTypes).
+PATCH_FUNCTIONS: Mapping[str, Callable[..., Any]] = {**FUNCTIONS, **mutation.FUNCTIONS}
 
 
 @dataclass(frozen=True)
@@ -100,14 +104,45 @@ def declarations(has_params: bool, has_authorizer: bool, has_variables: bool) ->
     return frozenset(names)
 
 
-def compile_expression(expression: str, declared: frozenset[str]) -> CompiledExpression:
-    """CompileCELExpression: a compile error reads `compilation failed: ERROR: <input>:1:1: ...`."""
+def compile_expression(expression: str, declared: frozenset[str], returns: str = "") -> CompiledExpression:
+    """CompileCELExpression: a compile error reads `compilation failed: ERROR: <input>:1:1: ...`.
+    RETURNS ("Object", "list(JSONPatch)"): a mutation's expression, compiled with the patch types
+    (the DynamicTypeResolver and jsonpatch library, HasPatchTypes), which must evaluate to that
+    type (refused when its type is evident and another)."""
     try:
-        return CompiledExpression(expression, Program(expression, declarations=declared, functions=FUNCTIONS))
+        if not returns:
+            return CompiledExpression(expression, Program(expression, declarations=declared, functions=FUNCTIONS))
+        program = Program(expression, declarations=declared, functions=PATCH_FUNCTIONS, types=mutation.resolve_type)
     except CelProgramError as exc:
         return CompiledExpression(expression, None, f"program instantiation failed: {exc}")
     except CelCompileError as exc:
         return CompiledExpression(expression, None, f"compilation failed: {exc}")
+    found = output_type(program.ast)
+    if found is not None and found != returns:
+        return CompiledExpression(expression, None, f"must evaluate to {returns} but got {found}")
+    return CompiledExpression(expression, program)
+
+
+_LITERAL_TYPES = ((bool, "bool"), (UInt, "uint"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"))
+
+
+def output_type(node: Node) -> str | None:
+    """The type cel-go's checker gives an expression, where it is evident from its form (a
+    literal, a message, a list of one type, a conditional of one type); None where podwhy, which
+    checks no types, cannot tell."""
+    if isinstance(node, Lit):
+        if node.value is None:
+            return "null_type"
+        return next((name for kind, name in _LITERAL_TYPES if isinstance(node.value, kind)), None)
+    if isinstance(node, StructLit):
+        return node.name
+    if isinstance(node, ListLit) and node.items:
+        kinds = {output_type(item) for item in node.items}
+        return f"list({kinds.pop()})" if len(kinds) == 1 and None not in kinds else None
+    if isinstance(node, Cond):
+        then = output_type(node.then)
+        return then if then is not None and then == output_type(node.otherwise) else None
+    return None
 
 
 def activation(

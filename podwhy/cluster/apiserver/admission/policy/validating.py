@@ -228,12 +228,12 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 # ------------------------------------------------------------------ evaluating (plugin/cel)
 
 
-class _OutOfBudgetError(Exception):
+class OutOfBudgetError(Exception):
     """ForInput's error: the budget of the policy's expressions on this request is spent."""
 
 
 @dataclass(frozen=True)
-class _Result:
+class Result:
     """EvaluationResult: a value, or an error's words, or what was not evaluated."""
 
     value: Any = None
@@ -242,7 +242,7 @@ class _Result:
     absent: bool = False  # a placeholder: a validation without messageExpression
 
 
-class _Activation:
+class Activation:
     """The variables of one ForInput (the matchConditions', the validations', the messages' or the
     audit annotations'), with `variables` lazily evaluated and kept for it, their cost owed to the
     expression that first read them (a composition context is made per ForInput)."""
@@ -267,28 +267,28 @@ class _Activation:
             raise CelError(f"composited variable {json.dumps(name)} fails to evaluate: {outcome.error}")
         return outcome.value
 
-    def for_input(self, expressions: Sequence[CompiledExpression | None], budget: int) -> tuple[list[_Result], int]:
-        """ForInput: each expression's result, and the budget left; _OutOfBudgetError once spent."""
-        results: list[_Result] = []
+    def for_input(self, expressions: Sequence[CompiledExpression | None], budget: int) -> tuple[list[Result], int]:
+        """ForInput: each expression's result, and the budget left; OutOfBudgetError once spent."""
+        results: list[Result] = []
         for compiled in expressions:
             if compiled is None:
-                results.append(_Result(absent=True))
+                results.append(Result(absent=True))
                 continue
             if compiled.program is None:
-                results.append(_Result(error=f"compilation error: {compiled.error}"))
+                results.append(Result(error=f"compilation error: {compiled.error}"))
                 continue
             outcome = compiled.program.run(self.bindings, env.PER_CALL_COST_LIMIT)
             owed, self.owed = self.owed, 0
             for cost in (owed, outcome.cost):
                 if cost > budget:
-                    raise _OutOfBudgetError(OUT_OF_BUDGET)
+                    raise OutOfBudgetError(OUT_OF_BUDGET)
                 budget -= cost
             if isinstance(outcome.error, CelNotEvaluatedError):
-                results.append(_Result(not_evaluated=outcome.error.what))
+                results.append(Result(not_evaluated=outcome.error.what))
             elif outcome.error is not None:
-                results.append(_Result(error=f"expression '{compiled.expression}' resulted in error: {outcome.error}"))
+                results.append(Result(error=f"expression '{compiled.expression}' resulted in error: {outcome.error}"))
             else:
-                results.append(_Result(value=outcome.value))
+                results.append(Result(value=outcome.value))
         return results, budget
 
 
@@ -309,10 +309,10 @@ def _match(compiled: CompiledPolicy, request: PolicyRequest, params: JSON) -> De
     evaluate, False to skip the policy, or the decision an error leads to under the failure policy."""
     failure_policy = compiled.policy.failure_policy
     without_namespace = PolicyRequest(request.object, request.old_object, request.request, None)
-    activation = _Activation(compiled, without_namespace, params)
+    activation = Activation(compiled, without_namespace, params)
     try:
         results, _ = activation.for_input(compiled.match_conditions, env.RUNTIME_COST_BUDGET_MATCH_CONDITIONS)
-    except _OutOfBudgetError as exc:
+    except OutOfBudgetError as exc:
         if failure_policy == IGNORE:
             return False
         return Decision(_error_action(failure_policy), Evaluation.ERROR, str(exc))
@@ -341,7 +341,7 @@ class AuditResult:
     error: str = ""  # an error that denies (failurePolicy Fail)
 
 
-def _message(validation: Validation, result: _Result | None) -> str:
+def _message(validation: Validation, result: Result | None) -> str:
     """The refusal's message: the messageExpression's string if it gives a usable one, else the
     message, else `failed expression: <expression>`."""
     message = ""
@@ -354,7 +354,7 @@ def _message(validation: Validation, result: _Result | None) -> str:
     return message or f"failed expression: {validation.expression.strip(GO_SPACE)}"
 
 
-def _decide(validation: Validation, result: _Result, message: _Result | None, failure_policy: str) -> Decision:
+def _decide(validation: Validation, result: Result, message: Result | None, failure_policy: str) -> Decision:
     if result.not_evaluated:
         return Decision(Action.NOT_EVALUATED, Evaluation.NOT_EVALUATED, not_evaluated=result.not_evaluated)
     if result.error:
@@ -370,14 +370,14 @@ def _decisions(compiled: CompiledPolicy, request: PolicyRequest, params: JSON, b
     policy = compiled.policy
     fail = policy.failure_policy
     try:
-        results, remaining = _Activation(compiled, request, params).for_input(compiled.validations, budget)
-    except _OutOfBudgetError as exc:
+        results, remaining = Activation(compiled, request, params).for_input(compiled.validations, budget)
+    except OutOfBudgetError as exc:
         return [Decision(_error_action(fail), Evaluation.ERROR, str(exc))]
     message_error = ""
-    messages: list[_Result] = []
+    messages: list[Result] = []
     try:
-        messages, _ = _Activation(compiled, request, params).for_input(compiled.messages, remaining)
-    except _OutOfBudgetError as exc:
+        messages, _ = Activation(compiled, request, params).for_input(compiled.messages, remaining)
+    except OutOfBudgetError as exc:
         message_error = f"failed messageExpression: {exc}"
     decisions = []
     for i, (validation, result) in enumerate(zip(policy.validations, results, strict=True)):
@@ -393,8 +393,8 @@ def _audit_results(
 ) -> list[AuditResult] | Decision:
     fail = compiled.policy.failure_policy
     try:
-        results, _ = _Activation(compiled, request, params).for_input(compiled.audit_annotations, budget)
-    except _OutOfBudgetError as exc:
+        results, _ = Activation(compiled, request, params).for_input(compiled.audit_annotations, budget)
+    except OutOfBudgetError as exc:
         return Decision(_error_action(fail), Evaluation.ERROR, str(exc))
     out: list[AuditResult] = []
     for annotation, result in zip(compiled.policy.audit_annotations, results, strict=True):
