@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MUTATING_POLICY = "MutatingAdmissionPolicy"
+
 
 @dataclass(frozen=True)
 class OpenWebhook:
@@ -42,6 +44,14 @@ class AdmissionOpen:
 
     webhooks: tuple[OpenWebhook, ...] = ()
     policies: tuple[OpenPolicy, ...] = ()
+    # Left Pending: what kube-scheduler says of the pod as podwhy admitted it, which a mutation
+    # podwhy did not make (a mutating webhook, a MutatingAdmissionPolicy not evaluated) may change.
+    scheduler_says: str = ""
 
     def __bool__(self) -> bool:
         return bool(self.webhooks or self.policies)
+
+    @property
+    def mutates(self) -> bool:
+        """Whether what is left open may change the pod (not only refuse it)."""
+        return any(w.mutating for w in self.webhooks) or any(p.kind == MUTATING_POLICY for p in self.policies)

@@ -9,6 +9,7 @@ and, for the replicas left Pending, where they fit once the pods being deleted a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from podwhy.cluster.controllers.manager import sync_workload
 from podwhy.cluster.controllers.podcontrol import replacement_pod
@@ -16,7 +17,7 @@ from podwhy.cluster.controllers.types import Displaced, ManifestWorkload, Replic
 from podwhy.cluster.kueue.admission import VerdictOptions
 from podwhy.cluster.kueuecheck import KueueDecision, decide, inject
 from podwhy.cluster.placement import Placer, fits_once_deleted
-from podwhy.cluster.placementreasons import AdmissionOpen, KueueHeld, PlaceProgress
+from podwhy.cluster.placementreasons import AdmissionOpen, KueueHeld, PlaceProgress, SchedulerSays
 from podwhy.model import objects as o
 from podwhy.scheduler.config import SchedulerConfig
 from podwhy.snapshot.cluster import Snapshot
@@ -78,15 +79,22 @@ def place(
 
 def _leave_open(placement: WorkloadPlacement, workload: ManifestWorkload, assume_webhooks_allow: bool) -> None:
     """A placed replica whose creation admission leaves open is placed only if the webhooks admit
-    it and the policies podwhy could not evaluate do: Inconclusive, the fact its reason."""
+    it and the policies podwhy could not evaluate do: Inconclusive, the fact its reason. A Pending
+    one is Inconclusive too when what is left open may change the pod (a mutating webhook, a
+    MutatingAdmissionPolicy not evaluated): the scheduler's words are then of the pod as podwhy
+    admitted it."""
     for replica in placement.replicas:
         fact = workload.admission_open.get(replica.pod.metadata.name) or workload.daemon_open
         if fact is not None and assume_webhooks_allow:
             fact = AdmissionOpen(policies=fact.policies)
-        if not fact or not replica.node or replica.verdict != Verdict.SCHEDULABLE:
+        if not fact:
             continue
-        replica.verdict = Verdict.INCONCLUSIVE
-        replica.reason = fact
+        if replica.node and replica.verdict == Verdict.SCHEDULABLE:
+            replica.verdict, replica.reason = Verdict.INCONCLUSIVE, fact
+        elif replica.verdict == Verdict.UNSCHEDULABLE and replica.created and fact.mutates:
+            # A mutation podwhy did not make may change what the scheduler says.
+            said = replica.reason.message if isinstance(replica.reason, SchedulerSays) else ""
+            replica.verdict, replica.reason = Verdict.INCONCLUSIVE, replace(fact, scheduler_says=said)
 
 
 def _priority(workload: ManifestWorkload) -> int:

@@ -47,4 +47,9 @@ def admission_open_text(fact: AdmissionOpen) -> str:
         they = "they admit" if len(fact.webhooks) > 1 else "it admits"
         parts.append(f"its creation is sent to {named}, which podwhy does not call ({ASSUME_FLAG} assumes {they} it)")
     parts += [policy_text(p) for p in fact.policies]
+    if fact.scheduler_says:
+        return (
+            "not evaluated: what admission changes of it: " + "; ".join(parts) + "; as podwhy admitted it, "
+            f"kube-scheduler says: {fact.scheduler_says}"
+        )
     return "not evaluated: whether admission lets it be created: " + "; ".join(parts)

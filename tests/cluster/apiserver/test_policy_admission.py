@@ -231,3 +231,23 @@ def test_explain_f_of_a_denied_pod_is_the_api_servers_refusal(tmp_path: Path) ->
         "pods \"debug\" is forbidden: ValidatingAdmissionPolicy 'require-memory-limits' with binding 'limits' denied"
         " request: Memory limits are required for all containers." in stderr
     )
+
+
+def test_a_mutating_webhook_leaves_a_pending_replica_open(tmp_path: Path) -> None:
+    """A replica that stays Pending as podwhy admitted it may fit once a mutating webhook (never
+    called) changes it: Inconclusive, with what kube-scheduler says of it as admitted; a
+    validating webhook can only refuse it, so a Pending replica stays Pending (exit 1)."""
+    big = _deployment("huge", memory_limit=True, replicas=1)
+    big["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "64"
+    mutating = _webhook("sidecar-injector.istio.io", "istio-sidecar-injector", "istiod", "istio-system")
+    mutating["kind"] = "MutatingWebhookConfiguration"
+    code, report, _ = _check(tmp_path, [mutating], [big])
+    assert code == 3
+    (replica,) = report["workloads"][0]["replicas"]
+    assert replica["verdict"] == "Inconclusive"
+    assert replica["message"].startswith("not evaluated: what admission changes of it: its creation is sent to")
+    assert "as podwhy admitted it, kube-scheduler says: 0/" in replica["message"]
+    validating = _webhook(
+        "validate.kyverno.svc-fail", "kyverno-resource-validating-webhook-cfg", "kyverno-svc", "kyverno"
+    )
+    assert _check(tmp_path, [validating], [big])[0] == 1
