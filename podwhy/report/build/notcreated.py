@@ -22,13 +22,8 @@ from podwhy.report.model import (
     WorkloadTarget,
 )
 from podwhy.report.model import PolicyRecheck as PolicyRecheckReport
-from podwhy.report.words.notcreated import (
-    explained_text,
-    recheck_text,
-    summary_text,
-    target_text,
-    webhook_words,
-)
+from podwhy.report.words.notcreated import target_text
+from podwhy.report.words.workloadfate import explained_text, recheck_text, summary_text, webhook_words
 from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
