@@ -38,13 +38,24 @@ READS_PARAMS = "its binding reads params, which podwhy does not read"
 
 
 def read_refusal(
-    snapshot: Snapshot, message: str, owner: tuple[str, str], namespace: str, emulation: Emulation
+    snapshot: Snapshot,
+    message: str,
+    owner: tuple[str, str],
+    namespace: str,
+    emulation: Emulation,
+    rechecks: dict[tuple[str, ...], PolicyRecheck] | None = None,
 ) -> Refusal:
-    """The refusal MESSAGE (a FailedCreate event's) names, of a pod OWNER creates in NAMESPACE."""
+    """The refusal MESSAGE (a FailedCreate event's) names, of a pod OWNER creates in NAMESPACE.
+    RECHECKS: the policies re-evaluated so far, by owner, policy and binding (each once)."""
     text = message.removeprefix(ERROR_CREATING)
     policy = _POLICY.search(text)
     if policy is not None:
-        recheck = recheck_policy(snapshot, policy.group(1), policy.group(2), text, owner, namespace, emulation)
+        key = (*owner, namespace, policy.group(1), policy.group(2))
+        recheck = (rechecks or {}).get(key)
+        if recheck is None:
+            recheck = recheck_policy(snapshot, policy.group(1), policy.group(2), text, owner, namespace, emulation)
+            if rechecks is not None:
+                rechecks[key] = recheck
         return Refusal(RefusalKind.POLICY, text, policy=recheck)
     for pattern, kind in ((_WEBHOOK, RefusalKind.WEBHOOK), (_WEBHOOK_CALL, RefusalKind.WEBHOOK_CALL)):
         hook = pattern.search(text)

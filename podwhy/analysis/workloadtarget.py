@@ -23,6 +23,7 @@ from podwhy.analysis.workloadfacts import (
     WARNING,
     WORKLOAD_RESOURCE_NAMES,
     CreateEvent,
+    PolicyRecheck,
     WorkloadFacts,
     WorkloadState,
 )
@@ -200,6 +201,7 @@ def create_events(snapshot: Snapshot, events: list[o.Event], emulation: Emulatio
     """The FailedCreate EVENTS as facts, each refusal's words read (a policy re-evaluated on the
     template of the object the event is about)."""
     out = []
+    rechecks: dict[tuple[str, ...], PolicyRecheck] = {}  # one policy re-evaluated once per owner
     for e in events:
         ref = e.involved_object
         owner = (ref.kind, ref.name)
@@ -211,7 +213,7 @@ def create_events(snapshot: Snapshot, events: list[o.Event], emulation: Emulatio
                 count=e.count or (e.series.count if e.series is not None else 0) or 1,
                 last_seen=event_time(e),
                 component=component_of(e),
-                refusal=read_refusal(snapshot, e.message, owner, _event_namespace(e), emulation),
+                refusal=read_refusal(snapshot, e.message, owner, _event_namespace(e), emulation, rechecks),
             )
         )
     return tuple(out)
@@ -284,15 +286,16 @@ def failing_workloads(snapshot: Snapshot, namespace: str | None, emulation: Emul
         owners.setdefault((kind, event_ns, name), []).append(event)
     out = []
     for kind, event_ns, name in sorted(owners):
-        failures = current_failures(snapshot, event_ns, creators(snapshot, kind, event_ns, name))
+        made_by = creators(snapshot, kind, event_ns, name)
+        failures = current_failures(snapshot, event_ns, made_by)
         if failures:
-            pods = pods_of(snapshot, event_ns, creators(snapshot, kind, event_ns, name))
+            pods = pods_of(snapshot, event_ns, made_by)
             facts = WorkloadFacts(
                 kind,
                 event_ns,
                 name,
                 WorkloadState.NOT_CREATED,
-                tuple(creators(snapshot, kind, event_ns, name)),
+                tuple(made_by),
                 _phases(pods),
                 tuple(p.metadata.name for p in pods if is_pending(p)),
                 events=create_events(snapshot, failures, emulation),

@@ -193,3 +193,12 @@ def test_pending_without_pending_pods_leads_with_the_workloads(tmp_path: Path) -
     assert out.splitlines()[0] == "2 workloads cannot create pods in namespace shop, and no Pending pod."
     code, out, _ = run("pending", "-n", "shop", "-o", "markdown", sources=(path,))
     assert "**2 workloads cannot create pods**" in out
+
+
+def test_live_explain_of_a_workload_lists_the_namespaces_events() -> None:
+    from podwhy.cli.explain import _pod_events
+
+    assert _pod_events("deployment/web", "shop") == ("shop", "")
+    assert _pod_events("sts/db", None) == ("", "")
+    assert _pod_events("shop/web-0", None) == ("shop", "web-0")
+    assert _pod_events("pod/web-0", "shop") == ("shop", "web-0")
