@@ -16,6 +16,8 @@ from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
+from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts
+from podwhy.analysis.workloadtarget import failing_workloads
 from podwhy.cluster.apiserver.admission.attributes import admitted_without
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
 from podwhy.cluster.apiserver.validation.pod import note_unstorable
@@ -201,16 +203,22 @@ def explain(request: ExplainRequest) -> Report:
         manifest = read_pod_manifest(request.pod_file, request.namespace)  # fails before fetching
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
+    owned: tuple[WorkloadFacts, o.Pod | None] | None = None
     if manifest is None and request.pod_ref is not None:
         queued = _kueue_target(snapshot, request.pod_ref, request.namespace, request.kueue_gates)
         if queued is not None:  # job/NAME, workload/NAME, an owner Kueue manages
             return queued
+        owned = _workload_target(snapshot, request)  # deployment/NAME and the other workload kinds
+        if owned is not None and owned[1] is None:  # none of its pods is Pending
+            from podwhy.report.build.notcreated import build_workload_report
+
+            return build_workload_report(owned[0], snapshot, choose_version(request.kube_version, snapshot))
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
         )
-    pod, version = _explained_pod(request, snapshot, manifest)
+    pod, version = _explained_pod(request, snapshot, manifest, owned[1] if owned is not None else None)
     # Kueue holds it (gated, or its Job's Workload waits): Kueue's answer comes first.
     kueue = _kueue_for_pod(snapshot, pod, request.kueue_gates) if manifest is None else None
     drop_disabled_fields(snapshot, version.emulation)
@@ -221,14 +229,22 @@ def explain(request: ExplainRequest) -> Report:
         raise PodwhyError("the snapshot holds no nodes", hint="pass a dump that includes Nodes")
     if request.node is not None:
         check_node(snapshot, request.node)
-    return _explain_pod(request, snapshot, pod, config, version, manifest, kueue)
+    report = _explain_pod(request, snapshot, pod, config, version, manifest, kueue)
+    if owned is not None:  # the workload's Pending pod: which one, and how many are Pending
+        from podwhy.report.build.notcreated import workload_target
+
+        report.workload = workload_target(owned[0])
+    return report
 
 
 def _explained_pod(
-    request: ExplainRequest, snapshot: Snapshot, manifest: PodManifest | None
+    request: ExplainRequest, snapshot: Snapshot, manifest: PodManifest | None, chosen: o.Pod | None = None
 ) -> tuple[o.Pod, ChosenVersion]:
     """The pod to explain and the release emulated: the manifest's pod, created through the API
-    server's admission with what the file creates along with it, or the snapshot's pod named."""
+    server's admission with what the file creates along with it, the workload's pod CHOSEN, or
+    the snapshot's pod named."""
+    if chosen is not None:
+        return chosen, choose_version(request.kube_version, snapshot)
     if manifest is None:
         assert request.pod_ref is not None
         namespace, name = split_pod_ref(request.pod_ref, request.namespace)
@@ -334,17 +350,42 @@ def _kueue_target(snapshot: Snapshot, ref: str, namespace: str, gates: Mapping[s
     """The report of a Job, Workload or owner Kueue manages (TYPE/NAME); None for a pod reference
     or a snapshot without Kueue objects. kubectl's reading wins, unless only the NAMESPACE/NAME
     reading names something: a pod of that name in a namespace so called."""
-    from podwhy.analysis.kueuetarget import kueue_target
+    from podwhy.analysis.kueuetarget import NotQueuedError, kueue_target
     from podwhy.report.build.kueue import build_kueue_report
 
     try:
         facts = kueue_target(snapshot, ref, namespace, _verdict_options(gates))
+    except NotQueuedError:
+        return None  # a Job Kueue does not queue: explained as any workload
     except PodwhyError:
         ns, _, name = ref.partition("/")
         if any(p.metadata.namespace == ns and p.metadata.name == name for p in snapshot.pods):
             return None
         raise
     return None if facts is None else build_kueue_report(facts, snapshot, gates)
+
+
+def _workload_target(snapshot: Snapshot, request: ExplainRequest) -> tuple[WorkloadFacts, o.Pod | None] | None:
+    """The workload kubectl's TYPE/NAME names (a Deployment, a StatefulSet...) and its Pending
+    pod to explain (None: none of its pods is Pending); None for a pod reference. kubectl's
+    reading wins, unless only the NAMESPACE/NAME reading names something: a pod of that name in a
+    namespace so called."""
+    from podwhy.analysis.workloadtarget import workload_kind, workload_target
+
+    assert request.pod_ref is not None
+    typed = workload_kind(request.pod_ref)
+    if typed is None:
+        return None
+    kind, name = typed
+    emulation = choose_version(request.kube_version, snapshot).emulation
+    try:
+        return workload_target(snapshot, kind, request.namespace, name, emulation)
+    except PodwhyError:
+        ns, _, pod_name = request.pod_ref.partition("/")
+        if any(p.metadata.namespace == ns and p.metadata.name == pod_name for p in snapshot.pods):
+            return None
+        check_namespace(snapshot, request.namespace, request.source)
+        raise
 
 
 def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod, gates: Mapping[str, bool] | None) -> KueueFacts | None:
@@ -409,7 +450,8 @@ def pending(request: PendingRequest) -> PendingReport:
     """Every Pending pod of the snapshot, grouped by cause and owner."""
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
-    if not snapshot.pods and not _holds_kueue(snapshot):  # Kueue's suspended Jobs have no pods
+    # Kueue's suspended Jobs, and workloads whose pods are not being created, have no pods.
+    if not snapshot.pods and not _holds_kueue(snapshot) and not _reports_failed_create(snapshot):
         raise PodwhyError(
             f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
@@ -458,7 +500,12 @@ def pending(request: PendingRequest) -> PendingReport:
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
         kueue=_kueue_pending(snapshot, request.namespace, request.kueue_gates),
+        not_created=failing_workloads(snapshot, request.namespace, version.emulation),
     )
+
+
+def _reports_failed_create(snapshot: Snapshot) -> bool:
+    return any(e.reason == FAILED_CREATE for e in snapshot.events)
 
 
 def _holds_kueue(snapshot: Snapshot) -> bool:

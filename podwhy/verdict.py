@@ -46,6 +46,9 @@ class Verdict(StrEnum):
     NO_SCHEDULER = "NoScheduler"
     # podwhy pending: no node fits, and an autoscaler is adding one for the pod (within its timeout).
     WAITING_FOR_NODE = "WaitingForNode"
+    # explain TYPE/NAME, pending: none of the workload's pods is Pending, and its controller
+    # cannot create them (its FailedCreate events: a policy, a webhook, a quota refuses them).
+    NOT_CREATED = "NotCreated"
 
     @property
     def exit_code(self) -> int:

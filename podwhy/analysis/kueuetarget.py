@@ -21,6 +21,10 @@ from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 
 
+class NotQueuedError(PodwhyError):
+    """A Job of the snapshot Kueue does not queue (no queue-name label, no Workload)."""
+
+
 def _closest(name: str, candidates: list[str]) -> list[str]:
     return difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
 
@@ -84,7 +88,7 @@ def _job(snapshot: Snapshot, namespace: str, name: str, options: VerdictOptions 
         raise PodwhyError(f"Job {namespace}/{name} not found in the snapshot", hint=hint)
     facts = facts_for_job(snapshot, job, options)
     if facts.workload is None and not job.metadata.labels.get(QUEUE_NAME_LABEL):
-        raise PodwhyError(
+        raise NotQueuedError(
             f"Job {namespace}/{name} is not queued by Kueue: it has no {QUEUE_NAME_LABEL} label and no Workload",
             hint="explain its pods: podwhy explain -n NAMESPACE POD",
         )

@@ -100,9 +100,14 @@ def explain(
 
 
 def _pod_events(pod: str, namespace: str | None) -> tuple[str, str]:
-    """The events of POD, named as explain's POD argument names it (live: in the namespace chosen)."""
+    """The events of POD, named as explain's POD argument names it (live: in the namespace chosen);
+    for a workload (deployment/NAME), every event of the namespace: its controller's FailedCreate
+    are about objects named after it (its ReplicaSets), its pods' about those."""
+    from podwhy.analysis.workloadtarget import workload_kind
     from podwhy.engine import split_pod_ref
 
+    if workload_kind(pod) is not None:
+        return namespace or "", ""
     return split_pod_ref(pod, namespace or "")
 
 

@@ -40,7 +40,8 @@ def test_the_words_load_no_emulation(words: str) -> None:
     assert emulation <= {
         "podwhy.cluster",
         "podwhy.cluster.placementreasons",
-        "podwhy.cluster.admissionopen",  # the facts admission leaves open, a leaf placementreasons re-exports
+        # The admission facts placementreasons re-exports (a leaf that imports nothing).
+        "podwhy.cluster.admissionopen",
         # Kueue's constants and quantity printing, which the Kueue facts leaf reads.
         "podwhy.cluster.kueue",
         "podwhy.cluster.kueue.names",

@@ -14,6 +14,7 @@ from podwhy.analysis.remedies import remedy
 from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.causesizing import CauseSizing
 from podwhy.analysis.suggest.notes import GroupSizing, Sized
+from podwhy.analysis.workloadfacts import WorkloadFacts
 from podwhy.report.build.autoscaling import autoscaling_report
 from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
@@ -22,6 +23,7 @@ from podwhy.report.model import (
     CauseNodes,
     GroupSizingNote,
     KueuePendingGroup,
+    NotCreatedWorkload,
     PendingCauseSummary,
     PendingGroup,
     PendingReport,
@@ -104,6 +106,7 @@ def build_pending_report(
     elsewhere: Sequence[PendingPod] = (),
     all_namespaces: str | None = None,
     kueue: Sequence[KueueFacts] | None = None,
+    not_created: Sequence[WorkloadFacts] = (),
 ) -> PendingReport:
     """Group pending pods by verdict, cause and owner; largest group first. `sizing`: per
     Unschedulable group, how many nodes it needs or why that is not known. `namespace`: the one
@@ -111,7 +114,7 @@ def build_pending_report(
     pods and the nodes that hold them all (the summary's). `elsewhere`: for a namespace without
     Pending pods, those of the other namespaces, classified; `all_namespaces`: the command that
     shows them. `kueue`: what Kueue holds, when the snapshot holds Kueue's objects (None: it holds
-    none)."""
+    none). `not_created`: the workloads whose controller reports FailedCreate now."""
     groups: dict[GroupKey, PendingGroup] = {}
     for item in pending:
         key = item.group_key
@@ -170,7 +173,15 @@ def build_pending_report(
             *([lacking_kinds_warning(lacking)] if lacking else []),
         ],
         kueue=UNSET if kueue is None else _kueue_groups(kueue),
+        notCreated=_not_created(not_created) if not_created else UNSET,
     )
+
+
+def _not_created(facts: Sequence[WorkloadFacts]) -> list[NotCreatedWorkload]:
+    """The workloads whose pods are not being created (report/build/notcreated.py, loaded only then)."""
+    from podwhy.report.build.notcreated import not_created
+
+    return not_created(facts)
 
 
 def _kueue_groups(held: Sequence[KueueFacts]) -> list[KueuePendingGroup]:

@@ -86,6 +86,14 @@ if TYPE_CHECKING:
         KueueSuggestion,
         KueueTolerationAdded,
     )
+    from podwhy.report.model.notcreated import (
+        CreateEventReport,
+        NotCreatedWorkload,
+        PolicyRecheck,
+        RefusalReport,
+        WebhookNamed,
+        WorkloadTarget,
+    )
     from podwhy.report.model.pending import (
         CauseNodes,
         GroupSizingNote,
@@ -187,6 +195,17 @@ _WHERE = {
     ),
     **dict.fromkeys(
         (
+            "CreateEventReport",
+            "NotCreatedWorkload",
+            "PolicyRecheck",
+            "RefusalReport",
+            "WebhookNamed",
+            "WorkloadTarget",
+        ),
+        "podwhy.report.model.notcreated",
+    ),
+    **dict.fromkeys(
+        (
             "CauseNodes",
             "GroupSizingNote",
             "PendingCauseSummary",
@@ -218,6 +237,7 @@ __all__ = [
     "CheckSummary",
     "ComingNodeReport",
     "Consumer",
+    "CreateEventReport",
     "DefaultedField",
     "DisplacedPod",
     "DryRunStatus",
@@ -240,6 +260,7 @@ __all__ = [
     "NominatedPod",
     "NotAdvertisedCause",
     "NotChecked",
+    "NotCreatedWorkload",
     "ObjectPatch",
     "PendingCause",
     "PendingCauseSummary",
@@ -249,8 +270,10 @@ __all__ = [
     "PendingScope",
     "PluginStatus",
     "PodSummary",
+    "PolicyRecheck",
     "PreFilterEntry",
     "Preemption",
+    "RefusalReport",
     "ReplicaReport",
     "Report",
     "RolloutReport",
@@ -268,7 +291,9 @@ __all__ = [
     "UntoleratedTaintCause",
     "VersionSourceName",
     "Victim",
+    "WebhookNamed",
     "WorkloadReport",
+    "WorkloadTarget",
     "encode_json",
     "json_schema",
     "pending_exit_code",

@@ -22,6 +22,7 @@ from podwhy.report.model.common import (
     _Struct,
 )
 from podwhy.report.model.kueue import KueueReport
+from podwhy.report.model.notcreated import WorkloadTarget
 from podwhy.verdict import Verdict
 
 KIND = "Explanation"
@@ -236,6 +237,9 @@ class Report(_Struct, kw_only=True):
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
     # A Job, Workload or pod Kueue holds: its Workload's admission, recomputed as Kueue decides it.
     kueue: KueueReport | UnsetType = UNSET
+    # explain TYPE/NAME of a workload: which of its pods is explained (the report is that pod's),
+    # or, when none is Pending, why: its controller's FailedCreate events (verdict NotCreated).
+    workload: WorkloadTarget | UnsetType = UNSET
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)

@@ -17,6 +17,7 @@ from podwhy.report.model.common import (
     _Struct,
 )
 from podwhy.report.model.kueue import KUEUE_INCONCLUSIVE, KueuePendingGroup
+from podwhy.report.model.notcreated import NotCreatedWorkload
 from podwhy.verdict import ExitCode, Verdict
 
 
@@ -124,6 +125,9 @@ class PendingReport(_Struct, kw_only=True):
     # What Kueue holds (Jobs and Workloads not admitted), by ClusterQueue and cause; only when the
     # snapshot holds Kueue's objects.
     kueue: list[KueuePendingGroup] | UnsetType = UNSET
+    # The workloads whose controller cannot create pods now (its FailedCreate events, newest
+    # first): said in the summary as a cause of their own; only when there is one.
+    notCreated: list[NotCreatedWorkload] | UnsetType = UNSET  # noqa: N815
 
     def shown_groups(self) -> list[list[PendingGroup]]:
         """The groups as the table and markdown show them: groups alike but for their owner and
@@ -165,7 +169,10 @@ class PendingReport(_Struct, kw_only=True):
     def exit_code(self) -> int:
         """1 when a pod is known to be stuck, else 3 when a pod's verdict is Inconclusive, else 4
         when a pod waits for a node an autoscaler is adding, else 0. One namespace without Pending
-        pods exits as -A would (its first line leads with the others)."""
+        pods exits as -A would (its first line leads with the others). A workload whose pods
+        are not being created is stuck (1)."""
+        if self.notCreated is not UNSET and self.notCreated:
+            return int(ExitCode.NOT_SCHEDULED)
         held = [] if self.kueue is UNSET else [g for g in self.kueue if not g.admitted]
         if held:  # Kueue holds a Job: stuck (1), unless only what was not evaluated holds them
             kueue = {Verdict.INCONCLUSIVE if g.cause in KUEUE_INCONCLUSIVE else Verdict.GATED for g in held}

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from msgspec import UNSET
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -44,6 +46,9 @@ from podwhy.report.words.fate import fate_text
 from podwhy.report.words.kinds import add_kinds_text
 from podwhy.snapshot.resources import LIVE_SOURCE
 from podwhy.verdict import Verdict
+
+if TYPE_CHECKING:
+    from podwhy.report.model import PendingReport
 
 LEGEND = "✓ passes   ✗ rejects   – not needed for this pod (Skip)   ? not evaluated   ! error"
 
@@ -141,6 +146,11 @@ def render_table(
         render_kueue(console, kueue, wide)
         if kueue_only(report):
             return
+    if report.workload is not UNSET and report.workload.state != "Pending":
+        from podwhy.report.render.notcreated import render_workload
+
+        render_workload(console, report, wide)  # none of its pods is Pending: its answer is all there is
+        return
     _render_heading(console, report)
     render_inconclusive(console, report)
     render_pending_cause(console, report)
@@ -214,6 +224,9 @@ def _render_heading(console: Console, report: Report) -> None:
         + "[/bold]",
         0,
     )
+    workload = report.workload
+    if workload is not UNSET and workload.explainedText:  # which pod of the workload, how many Pending
+        say(console, escape(workload.explainedText), 0)
     say(console, f"[dim]priority {pod.priority}{scheduler_version_words(report.scheduler)}[/dim]", 0)
     if report.notStorable:
         say(
@@ -351,7 +364,7 @@ def age(timestamp: str | None, now: datetime | None, suffix: str = "ago") -> str
     return f"{seconds}s {suffix}"
 
 
-def taken_at(report: Report) -> datetime | None:
+def taken_at(report: Report | PendingReport) -> datetime | None:
     """When the report's snapshot was taken (live, or as `podwhy snapshot` recorded it)."""
     text = report.snapshot.takenAt
     if not isinstance(text, str):
@@ -363,7 +376,7 @@ def taken_at(report: Report) -> datetime | None:
     return when if when.tzinfo is not None else None
 
 
-def age_suffix(report: Report) -> str:
+def age_suffix(report: Report | PendingReport) -> str:
     """'ago' for a live snapshot; a recorded one was taken earlier: ages are 'before the snapshot'."""
     live = any(source.startswith(LIVE_SOURCE) for source in report.snapshot.sources)
     return "ago" if live else "before the snapshot"

@@ -13,10 +13,19 @@ from collections import defaultdict
 
 from msgspec import UNSET
 
-from podwhy.report.model import CheckReport, NodeReport, PendingReplicas, PendingReport, Report, WorkloadReport
+from podwhy.report.model import (
+    CheckReport,
+    CreateEventReport,
+    NodeReport,
+    PendingReplicas,
+    PendingReport,
+    Report,
+    WorkloadReport,
+)
 from podwhy.report.render.check import check_summary
 from podwhy.report.render.kueue import kueue_of, kueue_only, markdown_lines
 from podwhy.report.render.layout import MAX_NAMES_IN_GROUP
+from podwhy.report.render.notcreated import not_created_of, workload_of, workload_only
 from podwhy.report.render.pending import no_pending_line, owners_text, pending_headline, pending_row
 from podwhy.report.safe import made_safe
 from podwhy.report.words.cells import why_cell
@@ -144,7 +153,7 @@ def render_pending(report: PendingReport) -> str:
         lines = ["### podwhy pending", "", f"**{cell(no_pending_line(report))}**"]
         if report.scope.allNamespaces and report.scope.elsewhere:
             lines += ["", _code(report.scope.allNamespaces)]
-        return "\n".join([*lines, *_kueue_pending(report)]) + "\n"
+        return "\n".join([*lines, *_not_created(report), *_kueue_pending(report)]) + "\n"
     lines = ["### podwhy pending", "", f"**{cell(pending_headline(report))}**", ""]
     causes = [
         [
@@ -157,6 +166,7 @@ def render_pending(report: PendingReport) -> str:
         for i, c in enumerate(report.summary, 1)
     ]
     lines += _table(["Cause", "Pods", "Owners", "Nodes to hold them all", "Next step"], causes)
+    lines += _not_created(report)
     lines += _kueue_pending(report)
     said: set[int] = set()
     rows = []
@@ -180,6 +190,43 @@ def render_pending(report: PendingReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _events_table(events: list[CreateEventReport]) -> list[str]:
+    """A controller's FailedCreate events, newest first, each message verbatim."""
+    rows = [[e.object, str(e.count), e.lastSeen or "", e.message] for e in events]
+    return _table(["Object", "Count", "Last seen", "FailedCreate"], rows)
+
+
+def _findings(events: list[CreateEventReport]) -> list[str]:
+    """What podwhy finds of the policies and webhooks the events name, each once."""
+    found = list(dict.fromkeys(x.text for e in events for x in (e.refusal.policy, e.refusal.webhook) if x is not None))
+    return ["", *(f"- {cell(text)}" for text in found)] if found else []
+
+
+def _not_created(report: PendingReport) -> list[str]:
+    """The workloads whose pods are not being created, each with its newest refusal."""
+    workloads = not_created_of(report)
+    if not workloads:
+        return []
+    from podwhy.report.words.notcreated import not_created_cause
+
+    rows = [
+        [
+            w.workload,
+            str(w.events[0].count),
+            w.events[0].message,
+            w.events[0].refusal.policy.text
+            if w.events[0].refusal.policy is not None
+            else w.events[0].refusal.webhook.text
+            if w.events[0].refusal.webhook is not None
+            else "",
+        ]
+        for w in workloads
+        if w.events
+    ]
+    title = f"**{cell(not_created_cause(len(workloads)))}**"
+    return ["", title, "", *_table(["Workload", "Count", "Newest FailedCreate", "Found"], rows)]
+
+
 def _kueue_pending(report: PendingReport) -> list[str]:
     """What Kueue holds, by ClusterQueue and cause (nothing without Kueue's objects)."""
     if report.kueue is UNSET or not report.kueue:
@@ -194,10 +241,18 @@ def render_explain(report: Report) -> str:
     if kueue is not None and kueue_only(report):
         lines = ["### podwhy explain", "", *markdown_lines(kueue, cell), *_warnings(report.warnings)]
         return "\n".join(lines).rstrip("\n") + "\n"
+    workload = workload_of(report)
+    if workload is not None and workload_only(report):
+        lines = ["### podwhy explain", "", f"**{cell(workload.summary)}**"]
+        if workload.events:
+            lines += ["", *_events_table(workload.events), *_findings(workload.events)]
+        return "\n".join([*lines, *_warnings(report.warnings)]) + "\n"
     pod = f"{report.pod.namespace}/{report.pod.name}"
     fate = fate_text(report)
     lines = ["### podwhy explain", "", *(markdown_lines(kueue, cell) if kueue is not None else [])]
     lines += [f"**{cell(pod)}: {report.verdict}{f' — {cell(fate)}' if fate else ''}**", ""]
+    if workload is not None and workload.explainedText:
+        lines += [cell(workload.explainedText), ""]
     if report.message:
         lines += [f"> {cell(report.message)}", ""]
     if report.causes:

@@ -25,6 +25,7 @@ from podwhy.report.render.layout import (
     say,
     text_cell,
 )
+from podwhy.report.render.notcreated import not_created_of, render_not_created
 from podwhy.report.safe import made_safe
 from podwhy.report.words.kueue import held_text, pending_kueue_lines
 
@@ -53,6 +54,12 @@ def no_pending_line(report: PendingReport) -> str:
     others first, and what shows them (the command follows on a line of its own)."""
     scope = report.scope
     kueue_held = "" if report.kueue is UNSET else held_text(report.kueue)
+    failing = not_created_of(report)
+    if failing:  # the exit code says they are stuck: so does the first line
+        from podwhy.report.words.notcreated import not_created_cause
+
+        also = f"; {kueue_held}" if kueue_held else ""
+        return f"{not_created_cause(len(failing))} {pending_scope(report)}{also}, and no Pending pod."
     if kueue_held:  # the exit code says they are stuck: so does the first line
         return f"{kueue_held} {pending_scope(report)}, and no Pending pod."
     if scope.namespace is None or not scope.elsewhere or not scope.allNamespaces:
@@ -82,6 +89,11 @@ def pending_headline(report: PendingReport) -> str:
     """ "187 Pending pods in namespace shop, 187 stuck, in 9 groups" (markup-free), and what Kueue
     holds ("; Kueue holds 2 Jobs or Workloads")."""
     held = "" if report.kueue is UNSET else held_text(report.kueue)
+    failing = not_created_of(report)
+    if failing:
+        from podwhy.report.words.notcreated import not_created_cause
+
+        held = "; ".join(x for x in (not_created_cause(len(failing)), held) if x)
     return (
         f"{report.total} Pending pod{'s' if report.total != 1 else ''} {pending_scope(report)}, "
         f"{report.stuck} stuck{f', {report.waiting} waiting for a node' if report.waiting else ''}, "
@@ -89,13 +101,14 @@ def pending_headline(report: PendingReport) -> str:
     )
 
 
-def render_pending_summary(console: Console, report: PendingReport) -> None:
+def render_pending_summary(console: Console, report: PendingReport, wide: bool = False) -> None:
     """The summary by cause, before the groups: its verdict, pods and owners, its next step (and
     the commands for it, whole), what keeps them off every node in plain words (else the cause),
     and the nodes that would hold them all. Numbers are right-aligned (" 9.", "10."), so that
     every cause's lines start in one column."""
     console.print("[bold]By cause[/bold]:")
-    hang = len(f"{len(report.summary)}.") + 1
+    causes = len(report.summary) + (1 if not_created_of(report) else 0)
+    hang = len(f"{causes}.") + 1
     for i, cause in enumerate(report.summary, 1):
         who = f"{_pods(cause.count)} · {cause.verdict} · {owners_text(cause.owners, cause.bare)}".rstrip(" ·")
         bullet_numbered(console, f"{i}.".rjust(hang - 1), escape(who))
@@ -108,6 +121,7 @@ def render_pending_summary(console: Console, report: PendingReport) -> None:
             hanging(console, f"{'· ' if cause.blocking else ''}{escape(line)}", hang)
         if cause.nodes is not None:
             hanging(console, f"⇒ nodes to hold them all: {escape(cause.nodes.note)}", hang)
+    render_not_created(console, report, len(report.summary) + 1, hang, wide)
 
 
 def render_pending_kueue(console: Console, report: PendingReport) -> None:
@@ -173,11 +187,14 @@ def render_pending(report: PendingReport, wide: bool = False, console: Console |
         console.print(escape(no_pending_line(report)))
         if report.scope.allNamespaces and report.scope.elsewhere:
             console.print(escape(report.scope.allNamespaces), soft_wrap=True)
+        if not_created_of(report):
+            console.print("[bold]By cause[/bold]:")
+            render_not_created(console, report, 1, 3, wide)
         render_pending_kueue(console, report)
         return
     pods, _, rest = pending_headline(report).partition(" Pending ")
     console.print(f"[bold]{pods} Pending {escape(rest.split(' ', 1)[0])}[/bold] {escape(rest.split(' ', 1)[1])}")
-    render_pending_summary(console, report)
+    render_pending_summary(console, report, wide)
     render_pending_kueue(console, report)
     said: set[int] = set()
     rows = [pending_row(report, alike, said, wide) for alike in report.shown_groups()]

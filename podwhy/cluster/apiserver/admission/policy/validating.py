@@ -150,6 +150,9 @@ class Denial:
     message: str
     reason: str
     code: int
+    # The index in the policy's validations of the one whose expression evaluated false (None:
+    # another denial, an error or a configuration's); not compared, the refusal is the same.
+    expression_index: int | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -503,7 +506,8 @@ def dispatch_binding(
                 if action == DENY:
                     reason = decision.reason or REASON_INVALID
                     code = STATUS_CODES.get(reason, DEFAULT_STATUS_CODE)
-                    denials.append(Denial(policy.name, binding.name, decision.message, reason, code))
+                    failed = index if decision.evaluation == Evaluation.DENY else None
+                    denials.append(Denial(policy.name, binding.name, decision.message, reason, code, failed))
                 elif action == WARN:
                     warnings.append(
                         f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' "
