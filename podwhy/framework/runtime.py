@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from podwhy.framework import equivalence
+from podwhy.framework.equivalence import NodeClasses
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
     PRE_FILTER_REACHED_KEY,
@@ -364,6 +366,7 @@ class Framework:
         nodes, walk, reused = self._walk_plan(
             pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
         )
+        classes = self._node_classes(state, pod, rows)
         feasible: list[str] = []
         complete = True
         for ni in walk:
@@ -377,7 +380,14 @@ class Framework:
             elif ni.name in reused:
                 verdict = reused[ni.name]
             else:
-                verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
+                key = classes.key(ni) if classes is not None else None
+                known = classes.get(key) if classes is not None and key is not None else None
+                if known is not None:
+                    verdict = NodeVerdict(ni.name, dict(known.filters), known.first_failure, known.feasible)
+                else:
+                    verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
+                    if classes is not None and key is not None:
+                        classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
             self._settled_by_pre_filter(verdict, failure, restricted)
             if verdict.feasible:
                 feasible.append(ni.name)
@@ -430,6 +440,23 @@ class Framework:
         if feasible_to_find is not None and nominated is not None:
             walk = [nominated, *(ni for ni in walk if ni is not nominated)]
         return nodes, walk, reused
+
+    def _node_classes(
+        self, state: CycleState, pod: PodInfo, rows: list[tuple[str, Plugin, Status | None]]
+    ) -> NodeClasses | None:
+        """The equivalence classes of the nodes for this pod (framework/equivalence.py): None
+        when they are off or a Filter plugin that runs on the nodes cannot say what it reads."""
+        if not equivalence.ENABLED:
+            return None
+        readers = []
+        for _name, plugin, fixed in rows:
+            if fixed is not None:
+                continue
+            reader = plugin.filter_key(state, pod)
+            if reader is None:
+                return None
+            readers.append(reader)
+        return NodeClasses(readers, self.handle.nominated_pods_for_node)
 
     def _settled_by_pre_filter(self, verdict: NodeVerdict, failure: Status | None, restricted: bool) -> None:
         """A node PreFilter settled: the pod rejected before any Filter runs (`failure`), or the node

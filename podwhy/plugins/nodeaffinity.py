@@ -4,11 +4,13 @@ add their weights to the node's score."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
+from podwhy.framework.equivalence import NodeReader, labels_at
 from podwhy.framework.evidence import (
     AnyEvidence,
     MatchedTerm,
@@ -189,6 +191,24 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[AnyEvidence]:
     return out
 
 
+def _selector_reads(selector: o.NodeSelector | None, keys: list[str]) -> bool:
+    """Add the label keys the selector's terms read to KEYS; whether a term reads the node's name."""
+    if selector is None:
+        return False
+    names = False
+    for term in selector.node_selector_terms:
+        keys.extend(r.key for r in term.match_expressions)
+        names = names or bool(term.match_fields)
+    return names
+
+
+def _with_name(labels: NodeReader) -> NodeReader:
+    def read(node_info: NodeInfo) -> Hashable:
+        return (node_info.name, labels(node_info))
+
+    return read
+
+
 # ------------------------------------------------------------------ plugin
 
 
@@ -261,6 +281,15 @@ class NodeAffinity(Plugin):
         if not required.matches(node):
             return unresolvable(ERR_REASON_POD, evidence=_pod_evidence(pod.pod, node))
         return success()
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The labels its selectors name (the evidence shows the node's values of those), and the
+        # node's name where a term has matchFields.
+        keys = list(pod.pod.spec.node_selector)
+        names = _selector_reads(required_node_selector(pod.pod), keys)
+        names = _selector_reads(self.added_required, keys) or names
+        labels = labels_at(keys)
+        return _with_name(labels) if names else labels
 
     # -------------------------------------------------------------- scoring
 

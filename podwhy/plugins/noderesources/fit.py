@@ -8,11 +8,12 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
+from podwhy.framework.equivalence import NodeReader, reads_nothing
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
@@ -204,6 +205,31 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     return fits_request(compute_pod_resource_request(pod), node_info)
 
 
+def room_reader(request: Resource) -> NodeReader:
+    """What fits_request reads of a node for REQUEST: its pod count and pod capacity, and the
+    requested and allocatable amounts of each resource the pod asks for (the evidence shows them)."""
+    wanted = [
+        name
+        for name, amount in (
+            (CPU, request.milli_cpu),
+            (MEMORY, request.memory),
+            (EPHEMERAL_STORAGE, request.ephemeral_storage),
+            *request.scalar_resources.items(),
+        )
+        if amount
+    ]
+
+    def read(node_info: NodeInfo) -> Hashable:
+        allocatable, requested = node_info.allocatable, node_info.requested
+        return (
+            len(node_info.pods),
+            allocatable.allowed_pod_number,
+            *[(requested.get(name), allocatable.get(name)) for name in wanted],
+        )
+
+    return read
+
+
 # ------------------------------------------------------------------------ scoring
 
 
@@ -305,6 +331,12 @@ class Fit(Plugin):
         if any(r.unresolvable for r in insufficient) and self.handle.emulation.fit_unresolvable_over_allocatable:
             return unresolvable(*reasons, evidence=evidence)
         return unschedulable(*reasons, evidence=evidence)
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return reads_nothing  # the same error on every node
+        return room_reader(pre.request)
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
         # Never Skip: a pod requesting nothing still scores with the non-zero defaults.
