@@ -162,6 +162,11 @@ class DefaultPreemption(Plugin):
         return True, ""
 
     # -------------------------------------------------------------- victims on one node
+    def without_victims(self, pod: PodInfo, node_info: NodeInfo) -> Status | None:
+        if any(self.is_preemption_allowed(node_info, pi, pod) for pi in node_info.pods):
+            return None
+        return unresolvable(ERR_NO_VICTIMS)
+
     def select_victims_on_node(
         self, state: CycleState, pod: PodInfo, node_info: NodeInfo, budgets: Sequence[Budget]
     ) -> tuple[list[PodInfo], int, Status, dict[str, list[str]]]:
