@@ -22,13 +22,17 @@ Set PODWHY_NODE_CLASSES=0 to filter every node on its own (or `ENABLED` from a t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from podwhy.framework.status import Status
-from podwhy.framework.types import NodeInfo
+from podwhy.framework.types import NodeInfo, PodInfo
+
+if TYPE_CHECKING:
+    from podwhy.framework.interface import CycleState, Plugin
 
 ENV = "PODWHY_NODE_CLASSES"
 # Classes on unless the environment says "0" (tests switch them with this flag).
@@ -78,14 +82,14 @@ class NodeClasses:
 
     __slots__ = ("_nominated", "_readers", "_seen")
 
-    def __init__(self, readers: list[NodeReader], nominated: Callable[[str], object]) -> None:
-        self._readers = [r for r in readers if r is not reads_nothing]
+    def __init__(self, readers: list[NodeReader], nominated: Mapping[str, list[PodInfo]]) -> None:
+        self._readers = tuple(r for r in readers if r is not reads_nothing)
         self._nominated = nominated
         self._seen: dict[Hashable, Representative] = {}
 
     def key(self, node_info: NodeInfo) -> Hashable | None:
         """The node's class, None when it must be filtered on its own."""
-        if self._nominated(node_info.name):
+        if self._nominated.get(node_info.name):
             return None
         return tuple([read(node_info) for read in self._readers])
 
@@ -97,3 +101,25 @@ class NodeClasses:
 
     def __len__(self) -> int:
         return len(self._seen)
+
+
+def node_classes(
+    state: CycleState,
+    pod: PodInfo,
+    rows: list[tuple[str, Plugin, Status | None]],
+    nominated: Mapping[str, list[PodInfo]],
+) -> NodeClasses | None:
+    """The classes of the nodes for this pod, its PreFilter run: ROWS are the profile's Filter
+    plugins with the status PreFilter settled on every node (None: Filter runs on each node).
+    None when classes are off or a plugin that runs cannot say what it reads."""
+    if not ENABLED:
+        return None
+    readers = []
+    for _name, plugin, fixed in rows:
+        if fixed is not None:
+            continue
+        reader = plugin.filter_key(state, pod)
+        if reader is None:
+            return None
+        readers.append(reader)
+    return NodeClasses(readers, nominated)

@@ -7,12 +7,11 @@ computed with upstream's order and its two passes for nominated pods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from podwhy.framework import equivalence
-from podwhy.framework.equivalence import NodeClasses
+from podwhy.framework.equivalence import NodeClasses, node_classes
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
     PRE_FILTER_REACHED_KEY,
@@ -366,7 +365,11 @@ class Framework:
         nodes, walk, reused = self._walk_plan(
             pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
         )
-        classes = self._node_classes(state, pod, rows)
+        classes = node_classes(state, pod, rows, self.handle.nominations())
+
+        def filter_one(ni: NodeInfo) -> NodeVerdict:
+            return self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
+
         feasible: list[str] = []
         complete = True
         for ni in walk:
@@ -379,16 +382,12 @@ class Framework:
                 verdict = NodeVerdict(ni.name)
             elif ni.name in reused:
                 verdict = reused[ni.name]
+            elif classes is not None:
+                verdict = _in_class(classes, ni, filter_one)
             else:
-                key = classes.key(ni) if classes is not None else None
-                known = classes.get(key) if classes is not None and key is not None else None
-                if known is not None:
-                    verdict = NodeVerdict(ni.name, dict(known.filters), known.first_failure, known.feasible)
-                else:
-                    verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
-                    if classes is not None and key is not None:
-                        classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
-            self._settled_by_pre_filter(verdict, failure, restricted)
+                verdict = filter_one(ni)
+            if failure is not None or restricted:
+                self._settled_by_pre_filter(verdict, failure, restricted)
             if verdict.feasible:
                 feasible.append(ni.name)
             if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
@@ -440,23 +439,6 @@ class Framework:
         if feasible_to_find is not None and nominated is not None:
             walk = [nominated, *(ni for ni in walk if ni is not nominated)]
         return nodes, walk, reused
-
-    def _node_classes(
-        self, state: CycleState, pod: PodInfo, rows: list[tuple[str, Plugin, Status | None]]
-    ) -> NodeClasses | None:
-        """The equivalence classes of the nodes for this pod (framework/equivalence.py): None
-        when they are off or a Filter plugin that runs on the nodes cannot say what it reads."""
-        if not equivalence.ENABLED:
-            return None
-        readers = []
-        for _name, plugin, fixed in rows:
-            if fixed is not None:
-                continue
-            reader = plugin.filter_key(state, pod)
-            if reader is None:
-                return None
-            readers.append(reader)
-        return NodeClasses(readers, self.handle.nominated_pods_for_node)
 
     def _settled_by_pre_filter(self, verdict: NodeVerdict, failure: Status | None, restricted: bool) -> None:
         """A node PreFilter settled: the pod rejected before any Filter runs (`failure`), or the node
@@ -533,6 +515,20 @@ class Framework:
             not_simulated,
             pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
         )
+
+
+def _in_class(classes: NodeClasses, node_info: NodeInfo, filter_one: Callable[[NodeInfo], NodeVerdict]) -> NodeVerdict:
+    """The node's verdict: its class's, under its own name, once a node of the class was filtered
+    (filter_node's verdict, before PreFilter settles the node, which the walk does for each)."""
+    key = classes.key(node_info)
+    if key is None:
+        return filter_one(node_info)
+    known = classes.get(key)
+    if known is None:
+        verdict = filter_one(node_info)
+        classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
+        return verdict
+    return NodeVerdict(node_info.name, dict(known.filters), known.first_failure, known.feasible)
 
 
 # ---------------------------------------------------------------------- PreFilter's merge

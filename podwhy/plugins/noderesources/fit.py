@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Hashable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
@@ -208,26 +209,31 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 def room_reader(request: Resource) -> NodeReader:
     """What fits_request reads of a node for REQUEST: its pod count and pod capacity, and the
     requested and allocatable amounts of each resource the pod asks for (the evidence shows them)."""
-    wanted = [
-        name
-        for name, amount in (
-            (CPU, request.milli_cpu),
-            (MEMORY, request.memory),
-            (EPHEMERAL_STORAGE, request.ephemeral_storage),
-            *request.scalar_resources.items(),
+    fields = [
+        field
+        for field, amount in (
+            ("milli_cpu", request.milli_cpu),
+            ("memory", request.memory),
+            ("ephemeral_storage", request.ephemeral_storage),
         )
         if amount
     ]
+    amounts = attrgetter(*fields, "allowed_pod_number")
+    scalars = [name for name, amount in request.scalar_resources.items() if amount]
 
     def read(node_info: NodeInfo) -> Hashable:
-        allocatable, requested = node_info.allocatable, node_info.requested
+        return (len(node_info.pods), amounts(node_info.requested), amounts(node_info.allocatable))
+
+    def read_scalars(node_info: NodeInfo) -> Hashable:
+        requested = node_info.requested.scalar_resources
+        allocatable = node_info.allocatable.scalar_resources
         return (
-            len(node_info.pods),
-            allocatable.allowed_pod_number,
-            *[(requested.get(name), allocatable.get(name)) for name in wanted],
+            read(node_info),
+            tuple([requested.get(name, 0) for name in scalars]),
+            tuple([allocatable.get(name, 0) for name in scalars]),
         )
 
-    return read
+    return read_scalars if scalars else read
 
 
 # ------------------------------------------------------------------------ scoring
