@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -123,3 +124,21 @@ def node_classes(
             return None
         readers.append(reader)
     return NodeClasses(readers, nominated)
+
+
+def class_scorer(plugin: Plugin, state: CycleState, pod: PodInfo) -> Callable[[NodeInfo], tuple[int, Status]]:
+    """The plugin's Score over one pass of the nodes: each node that its `score_key` cannot tell
+    from a node scored earlier in the pass takes that node's score and status."""
+    reader = plugin.score_key(state, pod) if ENABLED else None
+    if reader is None:
+        return partial(plugin.score, state, pod)
+    seen: dict[Hashable, tuple[int, Status]] = {}
+
+    def score(node_info: NodeInfo) -> tuple[int, Status]:
+        key = reader(node_info)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = plugin.score(state, pod, node_info)
+        return found
+
+    return score

@@ -224,6 +224,12 @@ class Plugin:
         own for this pod."""
         return None
 
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        """What of a node this plugin's Score reads for the pod, once PreScore has run: a reader
+        whose values are equal on two nodes only when Score gives them the same score and status,
+        evidence included. None, the default: each node is scored on its own."""
+        return None
+
     def post_filter(
         self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:

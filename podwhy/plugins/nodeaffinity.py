@@ -321,6 +321,22 @@ class NodeAffinity(Plugin):
             total += _score_terms(terms, node, "pod", matched)
         return total, Status(evidence=[PreferredNodeAffinityEvidence(matched_terms=matched, sum=total)])
 
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The labels its preferred terms name, and the node's name where one has matchFields.
+        keys: list[str] = []
+        names = False
+        aff = pod.pod.spec.affinity
+        terms = []
+        if aff is not None and aff.node_affinity is not None:
+            terms.extend(aff.node_affinity.preferred_during_scheduling_ignored_during_execution)
+        if self.added_affinity is not None:
+            terms.extend(self.added_affinity.preferred_during_scheduling_ignored_during_execution)
+        for term in terms:
+            keys.extend(r.key for r in term.preference.match_expressions)
+            names = names or bool(term.preference.match_fields)
+        labels = labels_at(keys)
+        return _with_name(labels) if names else labels
+
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return success()

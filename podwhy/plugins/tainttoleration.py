@@ -102,6 +102,10 @@ class TaintToleration(Plugin):
         )
         return len(untolerated), Status(evidence=[evidence])
 
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # Its PreferNoSchedule taints among the node's.
+        return _taints
+
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return success()

@@ -45,7 +45,12 @@ from podwhy.plugins.noderesources.dra_extended import DraScoringState, dra_scori
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
-from podwhy.plugins.noderesources.resource_allocation import ResourceAllocationScorer, ResourceWeight, Scorer
+from podwhy.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    ResourceWeight,
+    Scorer,
+    room_key,
+)
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -355,6 +360,12 @@ class Fit(Plugin):
     def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
         resources = [r.name for r in self.scorer.resources]
         return dra_scoring_kinds(self.handle, resources, self.scorer.pod_requests(pod.pod))
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        pre = state.get(PRE_SCORE_STATE_KEY)
+        dra = pre.dra if isinstance(pre, PreScoreState) else self._dra_state()
+        # DRA-backed resources are counted from each node's slices: not keyed.
+        return room_key if dra is None else None
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         pre = state.get(PRE_SCORE_STATE_KEY)
