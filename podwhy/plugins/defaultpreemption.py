@@ -163,8 +163,11 @@ class DefaultPreemption(Plugin):
 
     # -------------------------------------------------------------- victims on one node
     def without_victims(self, pod: PodInfo, node_info: NodeInfo) -> Status | None:
-        if any(self.is_preemption_allowed(node_info, pi, pod) for pi in node_info.pods):
-            return None
+        priority = pod.priority
+        for pi in node_info.pods:
+            # Only a pod of lower priority may be a victim: the others are not asked further.
+            if pi.priority < priority and self.is_preemption_allowed(node_info, pi, pod):
+                return None
         return unresolvable(ERR_NO_VICTIMS)
 
     def select_victims_on_node(
