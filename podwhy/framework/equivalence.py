@@ -1,5 +1,6 @@
-"""Node equivalence classes for one pod's Filter phase: nodes that no Filter plugin can tell apart
-for this pod are filtered once, and every node of the class gets that node's verdict.
+"""Node equivalence classes for one pod's Filter and Score phases: nodes that no Filter plugin can
+tell apart for this pod are filtered once, and every node of the class gets that node's verdict;
+likewise, per Score plugin, for the scores (`class_scorer`).
 
 kube-scheduler filters every node on its own; podwhy gets the same verdicts faster. After
 PreFilter, each Filter plugin that runs on the nodes says what of a node its Filter reads for
@@ -16,7 +17,8 @@ Nodes are still walked in the scheduler's order and counted one by one, so where
 node of a class met in the walk is filtered, the later ones take its verdict under their own
 name. `tests/scheduler/test_node_classes.py` compares both on generated clusters.
 
-Set PODWHY_NODE_CLASSES=0 to filter every node on its own (or `ENABLED` from a test).
+Set PODWHY_NODE_CLASSES=0 to filter and score every node on its own, and to have preemption's dry
+run copy every node it tries (framework/preemption.py), or `ENABLED` from a test.
 """
 
 from __future__ import annotations
