@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from podwhy.features.emulation import DEFAULT, Emulation
@@ -194,6 +195,10 @@ class Handle:
     # ------------------------------------------------------------------ listers
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominated.get(node_name, [])
+
+    def nominations(self) -> Mapping[str, list[PodInfo]]:
+        """The pods nominated to each node (a node may map to none)."""
+        return self._nominated
 
     def namespace_labels(self, namespace: str) -> dict[str, str] | None:
         ns = self.snapshot.namespaces.get(namespace)

@@ -13,6 +13,7 @@ from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
 if TYPE_CHECKING:
+    from podwhy.framework.equivalence import NodeReader
     from podwhy.framework.handle import Handle
 
 MAX_NODE_SCORE = 100
@@ -214,6 +215,20 @@ class Plugin:
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         raise NotImplementedError
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        """What of a node this plugin's Filter reads for the pod, once PreFilter has run
+        (framework/equivalence.py): a reader whose values are equal on two nodes only when Filter
+        gives them equal statuses, reasons and evidence included (`reads_nothing` when it gives
+        every node the same). None, the default: it cannot say, and each node is filtered on its
+        own for this pod."""
+        return None
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        """What of a node this plugin's Score reads for the pod, once PreScore has run: a reader
+        whose values are equal on two nodes only when Score gives them the same score and status,
+        evidence included. None, the default: each node is scored on its own."""
+        return None
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, node_statuses: dict[str, Status]

@@ -7,10 +7,11 @@ computed with upstream's order and its two passes for nominated pods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from podwhy.framework.equivalence import NodeClasses, node_classes
 from podwhy.framework.handle import Handle
 from podwhy.framework.interface import (
     PRE_FILTER_REACHED_KEY,
@@ -364,6 +365,11 @@ class Framework:
         nodes, walk, reused = self._walk_plan(
             pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
         )
+        classes = node_classes(state, pod, rows, self.handle.nominations())
+
+        def filter_one(ni: NodeInfo) -> NodeVerdict:
+            return self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
+
         feasible: list[str] = []
         complete = True
         for ni in walk:
@@ -376,9 +382,12 @@ class Framework:
                 verdict = NodeVerdict(ni.name)
             elif ni.name in reused:
                 verdict = reused[ni.name]
+            elif classes is not None:
+                verdict = _in_class(classes, ni, filter_one)
             else:
-                verdict = self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
-            self._settled_by_pre_filter(verdict, failure, restricted)
+                verdict = filter_one(ni)
+            if failure is not None or restricted:
+                self._settled_by_pre_filter(verdict, failure, restricted)
             if verdict.feasible:
                 feasible.append(ni.name)
             if verdict.first_failure is not None and verdict.first_failure.code == Code.Error and error is None:
@@ -506,6 +515,20 @@ class Framework:
             not_simulated,
             pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
         )
+
+
+def _in_class(classes: NodeClasses, node_info: NodeInfo, filter_one: Callable[[NodeInfo], NodeVerdict]) -> NodeVerdict:
+    """The node's verdict: its class's, under its own name, once a node of the class was filtered
+    (filter_node's verdict, before PreFilter settles the node, which the walk does for each)."""
+    key = classes.key(node_info)
+    if key is None:
+        return filter_one(node_info)
+    known = classes.get(key)
+    if known is None:
+        verdict = filter_one(node_info)
+        classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
+        return verdict
+    return NodeVerdict(node_info.name, dict(known.filters), known.first_failure, known.feasible)
 
 
 # ---------------------------------------------------------------------- PreFilter's merge

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, mul
 from typing import cast
 
+from podwhy.framework.equivalence import class_scorer
 from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.notevaluated import NotEvaluated, not_evaluated
@@ -148,8 +149,9 @@ def _run_score_plugins(
     scored = _Scored()
     for name, plugin in scoring:
         scores: dict[str, int] = {}
+        score = class_scorer(plugin, state, pod)
         for ni in nodes:
-            value, status = plugin.score(state, pod, ni)
+            value, status = score(ni)
             if not status.is_success():
                 return _score_failed(name, status)
             scores[ni.name] = value
@@ -270,8 +272,9 @@ def _totals(
                 return _score_failed(name, status)
         else:
             scores = {}
+            score = class_scorer(plugin, state, pod)
             for ni in nodes:
-                value, status = plugin.score(state, pod, ni)
+                value, status = score(ni)
                 if not status.is_success():
                     return _score_failed(name, status)
                 scores[ni.name] = value
@@ -303,9 +306,10 @@ def _memo_scores(
     """The raw scores of the nodes, the known ones taken, the others scored in order and remembered;
     or the error of a score that failed."""
     values = list(map(known.get, names))
+    score = class_scorer(plugin, state, pod)
     for i, value in enumerate(values):
         if value is None:
-            value, status = plugin.score(state, pod, nodes[i])
+            value, status = score(nodes[i])
             if not status.is_success():
                 return _score_failed(name, status)
             values[i] = known[names[i]] = value
@@ -322,6 +326,7 @@ def _fill_base(
 ) -> bool:
     """memo.base of the nodes whose `sums` entry is None, set there too, in the nodes' order. False
     when a score fails or falls out of range (the caller scores plugin by plugin instead)."""
+    scorers: dict[str, Callable[[NodeInfo], tuple[int, Status]]] = {}
     for i, total in enumerate(sums):
         if total is not None:
             continue
@@ -331,7 +336,8 @@ def _fill_base(
             known = memo.raw[name]
             value = known.get(ni.name)
             if value is None:
-                value, status = plugins[name].score(state, pod, ni)
+                score = scorers.get(name) or scorers.setdefault(name, class_scorer(plugins[name], state, pod))
+                value, status = score(ni)
                 if not status.is_success():
                     return False
                 known[ni.name] = value

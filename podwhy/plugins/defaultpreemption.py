@@ -162,6 +162,14 @@ class DefaultPreemption(Plugin):
         return True, ""
 
     # -------------------------------------------------------------- victims on one node
+    def without_victims(self, pod: PodInfo, node_info: NodeInfo) -> Status | None:
+        priority = pod.priority
+        for pi in node_info.pods:
+            # Only a pod of lower priority may be a victim: the others are not asked further.
+            if pi.priority < priority and self.is_preemption_allowed(node_info, pi, pod):
+                return None
+        return unresolvable(ERR_NO_VICTIMS)
+
     def select_victims_on_node(
         self, state: CycleState, pod: PodInfo, node_info: NodeInfo, budgets: Sequence[Budget]
     ) -> tuple[list[PodInfo], int, Status, dict[str, list[str]]]:

@@ -3,8 +3,11 @@ images of its image volumes), weighted by image size and by how widely each has 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from msgspec import UNSET
 
+from podwhy.framework.equivalence import NodeReader
 from podwhy.framework.evidence import ImageLocalityEvidence, ImageOnNode
 from podwhy.framework.handle import normalized_image_name
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
@@ -91,3 +94,16 @@ class ImageLocality(Plugin):
             max_threshold_bytes=MAX_CONTAINER_THRESHOLD * num_containers,
         )
         return value, Status(evidence=[evidence])
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The node's size and spread of each image of the pod.
+        names = [
+            normalized_image_name(image)
+            for _, _, image in _pod_images(pod.pod, self.handle.emulation.image_locality_image_volumes)
+        ]
+
+        def read(node_info: NodeInfo) -> Hashable:
+            states = node_info.image_states
+            return tuple([(s.size, s.num_nodes) if (s := states.get(name)) is not None else None for name in names])
+
+        return read

@@ -4,11 +4,13 @@ add their weights to the node's score."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
+from podwhy.framework.equivalence import NodeReader, labels_at
 from podwhy.framework.evidence import (
     AnyEvidence,
     MatchedTerm,
@@ -189,6 +191,24 @@ def _pod_evidence(pod: o.Pod, node: o.Node) -> list[AnyEvidence]:
     return out
 
 
+def _selector_reads(selector: o.NodeSelector | None, keys: list[str]) -> bool:
+    """Add the label keys the selector's terms read to KEYS; whether a term reads the node's name."""
+    if selector is None:
+        return False
+    names = False
+    for term in selector.node_selector_terms:
+        keys.extend(r.key for r in term.match_expressions)
+        names = names or bool(term.match_fields)
+    return names
+
+
+def _with_name(labels: NodeReader) -> NodeReader:
+    def read(node_info: NodeInfo) -> Hashable:
+        return (node_info.name, labels(node_info))
+
+    return read
+
+
 # ------------------------------------------------------------------ plugin
 
 
@@ -262,6 +282,15 @@ class NodeAffinity(Plugin):
             return unresolvable(ERR_REASON_POD, evidence=_pod_evidence(pod.pod, node))
         return success()
 
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The labels its selectors name (the evidence shows the node's values of those), and the
+        # node's name where a term has matchFields.
+        keys = list(pod.pod.spec.node_selector)
+        names = _selector_reads(required_node_selector(pod.pod), keys)
+        names = _selector_reads(self.added_required, keys) or names
+        labels = labels_at(keys)
+        return _with_name(labels) if names else labels
+
     # -------------------------------------------------------------- scoring
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
@@ -291,6 +320,22 @@ class NodeAffinity(Plugin):
         if terms is not None:
             total += _score_terms(terms, node, "pod", matched)
         return total, Status(evidence=[PreferredNodeAffinityEvidence(matched_terms=matched, sum=total)])
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The labels its preferred terms name, and the node's name where one has matchFields.
+        keys: list[str] = []
+        names = False
+        aff = pod.pod.spec.affinity
+        terms = []
+        if aff is not None and aff.node_affinity is not None:
+            terms.extend(aff.node_affinity.preferred_during_scheduling_ignored_during_execution)
+        if self.added_affinity is not None:
+            terms.extend(self.added_affinity.preferred_during_scheduling_ignored_during_execution)
+        for term in terms:
+            keys.extend(r.key for r in term.preference.match_expressions)
+            names = names or bool(term.preference.match_fields)
+        labels = labels_at(keys)
+        return _with_name(labels) if names else labels
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

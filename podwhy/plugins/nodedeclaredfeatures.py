@@ -9,9 +9,11 @@ both sides.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from podwhy.features.kubefeatures import NODE_DECLARED_FEATURES
+from podwhy.framework.equivalence import NodeReader, reads_nothing
 from podwhy.framework.evidence import DeclaredFeaturesEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.signature import PodPart
@@ -58,6 +60,10 @@ class PreFilterState:
         return self
 
 
+def _declared(node_info: NodeInfo) -> Hashable:
+    return frozenset(node_info.node.status.declared_features) & REGISTERED_FEATURES
+
+
 class NodeDeclaredFeatures(Plugin):
     NAME = names.NODE_DECLARED_FEATURES
     POD_PARTS = frozenset({PodPart.SPEC})
@@ -93,3 +99,8 @@ class NodeDeclaredFeatures(Plugin):
                 DeclaredFeaturesEvidence(required=list(pre.required), declared=sorted(declared), missing=missing)
             ],
         )
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        if not self.enabled or not isinstance(state.get(PRE_FILTER_STATE_KEY), PreFilterState):
+            return reads_nothing
+        return _declared

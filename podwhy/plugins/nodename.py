@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from podwhy.framework.equivalence import NodeReader, node_name, reads_nothing
 from podwhy.framework.evidence import NodeNameEvidence
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.signature import PodPart
@@ -28,3 +29,7 @@ class NodeName(Plugin):
             ERR_REASON,
             evidence=[NodeNameEvidence(requested=pod.pod.spec.node_name, node=node_info.name)],
         )
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # Its rejection names the node.
+        return node_name if pod.pod.spec.node_name else reads_nothing

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
+from podwhy.framework.equivalence import NodeReader, reads_nothing
 from podwhy.framework.evidence import HostPortEvidence, PortHolder
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.signature import PodPart
@@ -78,3 +80,18 @@ class NodePorts(Plugin):
                 for p in conflicts
             ],
         )
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        st = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(st, _PreFilterState):
+            return reads_nothing  # the same error on every node
+        ports = st.ports
+
+        def conflict(node_info: NodeInfo) -> Hashable:
+            # A conflict names the pods holding the port: such a node is its own class.
+            used = node_info.used_ports
+            if used.ports and any(used.check_conflict(p.host_ip, p.protocol, p.host_port) for p in ports):
+                return node_info.name
+            return None
+
+        return conflict

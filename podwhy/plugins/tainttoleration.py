@@ -3,8 +3,10 @@ PreferNoSchedule taints lower its score."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
+from podwhy.framework.equivalence import NodeReader, encode
 from podwhy.framework.evidence import IntolerableTaintsEvidence, TaintEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.signature import PodPart
@@ -50,6 +52,11 @@ def _untolerated_prefer_no_schedule(taints: list[o.Taint], tolerations: tuple[o.
     ]
 
 
+def _taints(node_info: NodeInfo) -> Hashable:
+    taints = node_info.node.spec.taints
+    return encode(taints) if taints else None
+
+
 class TaintToleration(Plugin):
     NAME = names.TAINT_TOLERATION
     NODE_LOCAL_FILTER = NODE_LOCAL_SCORE = True
@@ -73,6 +80,10 @@ class TaintToleration(Plugin):
             ],
         )
 
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # The node's taints, each as a whole.
+        return _taints
+
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(_prefer_no_schedule_tolerations(pod.pod)))
         return success()
@@ -90,6 +101,10 @@ class TaintToleration(Plugin):
             normalization="reverse",
         )
         return len(untolerated), Status(evidence=[evidence])
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # Its PreferNoSchedule taints among the node's.
+        return _taints
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: dict[str, int]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
+from podwhy.framework.equivalence import NodeReader, labels_at, reads_nothing
 from podwhy.framework.evidence import AnyEvidence, MatchingDomain, PodAffinityTermEvidence
 from podwhy.framework.interface import CycleState, PreFilterResult
 from podwhy.framework.status import Status, error, skip, success, unresolvable, unschedulable
@@ -260,6 +261,18 @@ def filter_node(state: CycleState, node_info: NodeInfo) -> Status:
             ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, evidence=existing_anti_affinity_evidence(s, node)
         )
     return success()
+
+
+def filter_key(state: CycleState) -> NodeReader:
+    """The node's domains that Filter looks up: the topology keys of the pod's terms and those of
+    the existing pods' anti-affinity terms matching it (counts and evidence are per domain)."""
+    s = _read_state(state)
+    if isinstance(s, Status):
+        return reads_nothing  # the same error on every node
+    keys = [t.topology_key for t in (*s.affinity_terms, *s.anti_affinity_terms)]
+    counts = s.existing_anti_affinity_counts
+    keys.extend(pair[0] for pair in (*counts.counts, *counts.pods))
+    return labels_at(keys)
 
 
 # ---------------------------------------------------------------------- evidence

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from podwhy.framework.equivalence import NodeReader
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import InterPodAffinityArgs, PluginArgs, args_of
 from podwhy.framework.signature import PodPart
@@ -89,6 +90,9 @@ class InterPodAffinity(Plugin):
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
         return filtering.filter_node(state, node_info)
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        return filtering.filter_key(state)
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
         return scoring.pre_score(self, state, pod, nodes)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from podwhy.framework.equivalence import NodeReader
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
 from podwhy.framework.plugin_args import NodeResourcesBalancedAllocationArgs, PluginArgs, args_of
 from podwhy.framework.signature import PodPart
@@ -26,6 +27,7 @@ from podwhy.plugins.noderesources.resource_allocation import (
     ResourceWeight,
     ScorerResult,
     is_best_effort,
+    room_key,
 )
 
 if TYPE_CHECKING:
@@ -146,6 +148,12 @@ class BalancedAllocation(Plugin):
     def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
         resources = [r.name for r in self.scorer.resources]
         return dra_scoring_kinds(self.handle, resources, self.scorer.pod_requests(pod.pod))
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        pre = state.get(PRE_SCORE_STATE_KEY)
+        dra = pre.dra if isinstance(pre, PreScoreState) else self._dra_state()
+        # DRA-backed resources are counted from each node's slices: not keyed.
+        return room_key if dra is None else None
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         pre = state.get(PRE_SCORE_STATE_KEY)

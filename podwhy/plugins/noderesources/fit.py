@@ -8,11 +8,13 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Hashable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
+from podwhy.framework.equivalence import NodeReader, reads_nothing
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import (
@@ -43,7 +45,12 @@ from podwhy.plugins.noderesources.dra_extended import DraScoringState, dra_scori
 from podwhy.plugins.noderesources.least_allocated import least_allocated_scorer
 from podwhy.plugins.noderesources.most_allocated import most_allocated_scorer
 from podwhy.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
-from podwhy.plugins.noderesources.resource_allocation import ResourceAllocationScorer, ResourceWeight, Scorer
+from podwhy.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    ResourceWeight,
+    Scorer,
+    room_key,
+)
 
 if TYPE_CHECKING:
     from podwhy.framework.handle import Handle
@@ -204,6 +211,36 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     return fits_request(compute_pod_resource_request(pod), node_info)
 
 
+def room_reader(request: Resource) -> NodeReader:
+    """What fits_request reads of a node for REQUEST: its pod count and pod capacity, and the
+    requested and allocatable amounts of each resource the pod asks for (the evidence shows them)."""
+    fields = [
+        field
+        for field, amount in (
+            ("milli_cpu", request.milli_cpu),
+            ("memory", request.memory),
+            ("ephemeral_storage", request.ephemeral_storage),
+        )
+        if amount
+    ]
+    amounts = attrgetter(*fields, "allowed_pod_number")
+    scalars = [name for name, amount in request.scalar_resources.items() if amount]
+
+    def read(node_info: NodeInfo) -> Hashable:
+        return (len(node_info.pods), amounts(node_info.requested), amounts(node_info.allocatable))
+
+    def read_scalars(node_info: NodeInfo) -> Hashable:
+        requested = node_info.requested.scalar_resources
+        allocatable = node_info.allocatable.scalar_resources
+        return (
+            read(node_info),
+            tuple([requested.get(name, 0) for name in scalars]),
+            tuple([allocatable.get(name, 0) for name in scalars]),
+        )
+
+    return read_scalars if scalars else read
+
+
 # ------------------------------------------------------------------------ scoring
 
 
@@ -306,6 +343,12 @@ class Fit(Plugin):
             return unresolvable(*reasons, evidence=evidence)
         return unschedulable(*reasons, evidence=evidence)
 
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return reads_nothing  # the same error on every node
+        return room_reader(pre.request)
+
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
         # Never Skip: a pod requesting nothing still scores with the non-zero defaults.
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(self.scorer.pod_requests(pod.pod)), self._dra_state()))
@@ -317,6 +360,12 @@ class Fit(Plugin):
     def required_kinds_for_score(self, pod: PodInfo) -> set[str]:
         resources = [r.name for r in self.scorer.resources]
         return dra_scoring_kinds(self.handle, resources, self.scorer.pod_requests(pod.pod))
+
+    def score_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        pre = state.get(PRE_SCORE_STATE_KEY)
+        dra = pre.dra if isinstance(pre, PreScoreState) else self._dra_state()
+        # DRA-backed resources are counted from each node's slices: not keyed.
+        return room_key if dra is None else None
 
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> tuple[int, Status]:
         pre = state.get(PRE_SCORE_STATE_KEY)

@@ -8,9 +8,10 @@ upstream's int64/float64 steps so scores match kube-scheduler exactly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import attrgetter
 from typing import Required, TypedDict
 
 from msgspec import UNSET
@@ -173,6 +174,20 @@ def allocatable_and_requested(
             "",
         )
     return 0, 0, "node does not have it"
+
+
+_AMOUNTS = attrgetter("milli_cpu", "memory", "ephemeral_storage", "allowed_pod_number")
+
+
+def room_key(node_info: NodeInfo) -> Hashable:
+    """Everything allocatable_and_requested may read of a node without DRA: its requests (actual
+    and non-zero) and its allocatable, every resource of them."""
+    amounts: list[Hashable] = []
+    for resource in (node_info.requested, node_info.non_zero_requested, node_info.allocatable):
+        amounts.append(_AMOUNTS(resource))
+        if resource.scalar_resources:
+            amounts.append(tuple(resource.scalar_resources.items()))
+    return tuple(amounts)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from podwhy.framework.equivalence import NodeReader, labels_at, reads_nothing
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
 from podwhy.framework.plugin_args import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs, args_of
 from podwhy.framework.signature import PodPart
@@ -124,6 +125,13 @@ class PodTopologySpread(Plugin):
         if not isinstance(pre, PreFilterState):
             return error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         return filter_node(pre, pod.pod, node_info)
+
+    def filter_key(self, state: CycleState, pod: PodInfo) -> NodeReader | None:
+        # Counts are per topology domain: the node's domain (or its lack) of each constraint.
+        pre = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(pre, PreFilterState):
+            return reads_nothing  # the same error on every node
+        return labels_at([c.topology_key for c in pre.constraints])
 
     # ------------------------------------------------------------------ PreScore / Score
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
