@@ -89,9 +89,9 @@ def _scheduler_image_version(snapshot: Snapshot) -> KubeVersion | None:
     """The highest version tag of the cluster's own kube-scheduler pods' images (they run in
     kube-system, or a namespace named after the scheduler: the other pods are not looked at)."""
     found: list[KubeVersion] = []
-    candidates = [p for p in snapshot.pods if p.metadata.namespace == KUBE_SYSTEM or "sched" in p.metadata.namespace]
-    for sp in SchedulerPods.of(candidates):
-        if not sp.control_plane:
+    for sp in SchedulerPods.of(snapshot.pods):  # found once for the snapshot's pods
+        namespace = sp.pod.metadata.namespace
+        if not sp.control_plane or not (namespace == KUBE_SYSTEM or "sched" in namespace):
             continue
         for container in sp.pod.spec.containers:
             if image_name(container.image) != KUBE_SCHEDULER:

@@ -190,8 +190,17 @@ class SchedulerPods:
 
     @classmethod
     def of(cls, pods: Sequence[o.Pod]) -> SchedulerPods:
+        """The scheduler pods of PODS, found once for the same pods (explain asks three times of
+        the snapshot's pods; pods added or taken away are looked through again)."""
+        members = tuple(map(id, pods))  # the same pods, whichever list holds them
+        for known_members, known_pods, out in _FOUND:
+            if known_members == members and len(known_pods) == len(pods):
+                return out
         found = [sp for pod in pods if (sp := scheduler_pod(pod)) is not None]
-        return cls(found, any(p.metadata.namespace == KUBE_SYSTEM for p in pods))
+        out = cls(found, any(p.metadata.namespace == KUBE_SYSTEM for p in pods))
+        # The pods are kept with their ids, so that no id is reused while remembered.
+        _FOUND[:] = [(members, list(pods), out), *_FOUND[:1]]
+        return out
 
     def for_name(self, scheduler_name: str) -> SchedulerFinding:
         serving = tuple(p for p in self.pods if p.serves(scheduler_name) is not Serving.NO)
@@ -199,3 +208,7 @@ class SchedulerPods:
 
     def __iter__(self) -> Iterator[SchedulerPod]:
         return iter(self.pods)
+
+
+# The last two sets of pods looked through (their ids, the pods, what was found in them).
+_FOUND: list[tuple[tuple[int, ...], list[o.Pod], SchedulerPods]] = []
