@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The admission plugins' names (AllOrderedPlugins), as the facts and the chain name them.
+VALIDATING_POLICY = "ValidatingAdmissionPolicy"
 MUTATING_POLICY = "MutatingAdmissionPolicy"
 
 
@@ -34,7 +36,7 @@ class OpenPolicy:
     policy: str
     binding: str | None
     what: str
-    kind: str = "ValidatingAdmissionPolicy"
+    kind: str = VALIDATING_POLICY
 
 
 @dataclass(frozen=True)

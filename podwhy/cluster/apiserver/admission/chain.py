@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from podwhy.cluster.admissionopen import AdmissionOpen
+from podwhy.cluster.admissionopen import MUTATING_POLICY, VALIDATING_POLICY, AdmissionOpen
 from podwhy.cluster.apiserver.admission import (
     defaulttolerationseconds,
     limitranger,
@@ -41,7 +41,7 @@ MUTATING: tuple[tuple[str, PluginFn], ...] = (
     (podtopologylabels.NAME, podtopologylabels.admit_pod),
     # The last before the webhooks (MutatingAdmissionWebhook's, never called): its result is
     # what validation, ValidatingAdmissionPolicy and the scheduler see.
-    (policies.MUTATING_POLICY, policies.admit_pod),
+    (MUTATING_POLICY, policies.admit_pod),
 )
 
 # The validating plugins' Validate, in AllOrderedPlugins' order (ResourceQuota last, as upstream
@@ -52,7 +52,7 @@ VALIDATING: tuple[tuple[str, PluginFn], ...] = (
     (runtimeclass.NAME, runtimeclass.validate_pod),
     # MutatingAdmissionWebhook's webhooks, never called, are named with ValidatingAdmissionPolicy
     # and ValidatingAdmissionWebhook's (a pod they meet is left open, not refused).
-    (policies.VALIDATING_POLICY, policies.validate_pod),
+    (VALIDATING_POLICY, policies.validate_pod),
     (resourcequota.NAME, resourcequota.validate_pod),
 )
 

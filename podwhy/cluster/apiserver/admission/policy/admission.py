@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
+from podwhy.cluster.admissionopen import MUTATING_POLICY, VALIDATING_POLICY, AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes
 from podwhy.cluster.apiserver.admission.podobject import pod_object
 from podwhy.cluster.apiserver.admission.policy import mutating as m
@@ -34,8 +34,6 @@ from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import ExitCode
 
-VALIDATING_POLICY = "ValidatingAdmissionPolicy"
-MUTATING_POLICY = "MutatingAdmissionPolicy"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 
@@ -152,7 +150,8 @@ def _conditions_may_hold(invocation: WebhookInvocation, request: Request) -> boo
         return True
     conditions = tuple(v.MatchCondition(c.name, c.expression) for c in invocation.match_conditions)
     policy = v.Policy(name=invocation.uid, match_conditions=conditions, failure_policy=invocation.failure_policy)
-    return v.conditions_hold(v.compile_policy(policy), _policy_request(request)) is not False
+    # Compiled once per webhook, not per pod (_compiled recompiles when the conditions change).
+    return v.conditions_hold(_compiled(policy, ""), _policy_request(request)) is not False
 
 
 def webhooks_met(snapshot: Snapshot, request: Request) -> tuple[WebhookInvocation | WebhookError, ...]:
