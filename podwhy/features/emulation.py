@@ -62,6 +62,10 @@ class Emulation:
     # IsQualifiedName, "a qualified name", "characters").
     label_key_words: str = "a valid label key"
     label_length_unit: str = "bytes"
+    # The admissionregistration.k8s.io versions the API server can serve MutatingAdmissionPolicy
+    # and its bindings in (pkg/registry/admissionregistration/rest/storage_apiserver.go), newest
+    # first: v1alpha1 from v1.32, v1beta1 from v1.34, v1 from v1.36.
+    mutating_admission_policy_versions: tuple[str, ...] = ("v1beta1", "v1alpha1")
 
     @property
     def name(self) -> str:
@@ -87,6 +91,7 @@ V1_33 = Emulation(
     host_users_forbidden="when `pod.Spec.HostUsers` is false",
     label_key_words="a qualified name",
     label_length_unit="characters",
+    mutating_admission_policy_versions=("v1alpha1",),
 )
 V1_34 = Emulation(
     minor=34,
@@ -115,6 +120,7 @@ V1_36 = Emulation(
     portworx_migration_needs_annotation=False,
     unsimulated_extension_points=("placementGenerate", "placementScore"),
     unsimulated_plugins=("TopologyPlacementGenerator", "PodGroupPodsCount"),
+    mutating_admission_policy_versions=("v1", "v1beta1", "v1alpha1"),
 )
 
 EMULATED: dict[int, Emulation] = {e.minor: e for e in (V1_33, V1_34, V1_35, V1_36)}

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from podwhy.errors import UsageError
 from podwhy.features.emulation import DEFAULT, EMULATED, Emulation, KubeVersion, nearest_emulation, parse_version
-from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION
+from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION, MUTATING_ADMISSION_POLICY
 from podwhy.scheduler.schedulers import KUBE_SCHEDULER, KUBE_SYSTEM, SchedulerPods, image_name
 from podwhy.snapshot.cluster import Snapshot
 
@@ -45,6 +45,11 @@ class ChosenVersion:
     # The DRA apiVersions the cluster served although DynamicResourceAllocation is off by default
     # in the emulated release: the cluster enabled it, and so does the emulation.
     dra_enabled_by_cluster: list[str] = field(default_factory=list)
+    # The MutatingAdmissionPolicy apiVersions the cluster served although the gate is off by
+    # default in the emulated release (it turned it on, and so does the emulation), and those of
+    # its objects the emulated release cannot serve at all (the snapshot is of another release).
+    map_enabled_by_cluster: list[str] = field(default_factory=list)
+    map_not_served: list[str] = field(default_factory=list)
 
     @property
     def not_emulated(self) -> bool:
@@ -132,6 +137,25 @@ def _honour_dra_gate(chosen: ChosenVersion, snapshot: Snapshot) -> None:
         chosen.dra_enabled_by_cluster = served
 
 
+# The kinds of the MutatingAdmissionPolicy API.
+MAP_KINDS = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
+
+
+def _honour_map_gate(chosen: ChosenVersion, snapshot: Snapshot) -> None:
+    """A snapshot holding MutatingAdmissionPolicies is of a cluster that serves them: where the
+    release's gate is off by default, the cluster turned it on (emulated with it on). Versions the
+    release cannot serve are said: the snapshot and the emulated release disagree."""
+    found = sorted({v for kind in MAP_KINDS for v in snapshot.api_versions.get(kind, ()) if v})
+    if not found:
+        return
+    serves = chosen.emulation.mutating_admission_policy_versions
+    chosen.map_not_served = [v for v in found if v.rpartition("/")[2] not in serves]
+    if not chosen.emulation.enabled(MUTATING_ADMISSION_POLICY):
+        gates = MappingProxyType({**chosen.emulation.gates, MUTATING_ADMISSION_POLICY: True})
+        chosen.emulation = replace(chosen.emulation, gates=gates)
+        chosen.map_enabled_by_cluster = [v for v in found if v not in chosen.map_not_served]
+
+
 def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
     """The release to emulate for this snapshot (see the module's docstring)."""
     kubelets = _kubelet_versions(snapshot)
@@ -160,6 +184,7 @@ def choose_version(flag: str | None, snapshot: Snapshot) -> ChosenVersion:
     else:
         chosen = ChosenVersion(DEFAULT, VersionSource.DEFAULT)
     _honour_dra_gate(chosen, snapshot)
+    _honour_map_gate(chosen, snapshot)
     # The skew is the cluster's own: kubelets against its control plane's release where known.
     oldest_supported = chosen.reference_minor - KUBELET_SKEW
     chosen.old_kubelets = sorted({(v.major, v.minor) for v in kubelets if v.major == 1 and v.minor < oldest_supported})

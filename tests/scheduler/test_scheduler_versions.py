@@ -657,6 +657,38 @@ def test_a_v1_33_cluster_serving_dra_has_turned_it_on(served: set[str], dra_on: 
     assert names.DYNAMIC_RESOURCES in default_profile(chosen.emulation).filter if dra_on else True
 
 
+@pytest.mark.parametrize(
+    ("release", "served", "gate_on", "said_on", "not_served"),
+    [
+        # v1.35: v1beta1 (and v1alpha1) behind the gate, off by default.
+        ("1.35", {"admissionregistration.k8s.io/v1beta1"}, True, True, []),
+        ("1.35", {"admissionregistration.k8s.io/v1"}, True, False, ["admissionregistration.k8s.io/v1"]),
+        ("1.35", set(), False, False, []),
+        # v1.33: v1alpha1 only.
+        ("1.33", {"admissionregistration.k8s.io/v1alpha1"}, True, True, []),
+        ("1.33", {"admissionregistration.k8s.io/v1beta1"}, True, False, ["admissionregistration.k8s.io/v1beta1"]),
+        # v1.36: GA and on by default; its older versions are still served.
+        ("1.36", {"admissionregistration.k8s.io/v1"}, True, False, []),
+        ("1.36", {"admissionregistration.k8s.io/v1alpha1"}, True, False, []),
+    ],
+)
+def test_a_cluster_serving_mutating_admission_policies(
+    release: str, served: set[str], gate_on: bool, said_on: bool, not_served: list[str]
+) -> None:
+    """MutatingAdmissionPolicy is served only where its gate is on (storage_apiserver.go: v1alpha1
+    from v1.32, v1beta1 from v1.34, v1 from v1.36): a snapshot holding some has it on; a version the
+    release cannot serve is said (the snapshot is of another release)."""
+    snapshot = make_snapshot(make_node("n").obj())
+    if served:
+        snapshot.api_versions["MutatingAdmissionPolicyBinding"] = served
+    chosen = choose_version(release, snapshot)
+    assert chosen.emulation.enabled("MutatingAdmissionPolicy") is gate_on
+    warnings = " ".join(version_warnings(chosen))
+    assert ("it has MutatingAdmissionPolicy on" in warnings) is said_on
+    assert chosen.map_not_served == not_served
+    assert ("which Kubernetes v" + release + " does not serve" in warnings) is bool(not_served)
+
+
 # ------------------------------------------------------------------ v1.33 and v1.34 on what neither changed
 
 # v1.34 becomes v1.33 one per-release difference at a time: TaintToleration's words, then
@@ -674,6 +706,8 @@ V1_33_GATES = replace(
     file_key_ref_optional_default=False,
     # validateHostUsers' words: the API server's, nothing the scheduler reads.
     host_users_forbidden="when `pod.Spec.HostUsers` is false",
+    # The versions MutatingAdmissionPolicy is served in: the API server's, nothing the scheduler reads.
+    mutating_admission_policy_versions=("v1alpha1",),
 )
 UNTOLERATED = "node(s) had untolerated taint(s)"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"

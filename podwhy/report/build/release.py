@@ -9,7 +9,8 @@ from podwhy.scheduler.release import KUBELET_SKEW, ChosenVersion, VersionSource
 def version_warnings(chosen: ChosenVersion | None) -> list[str]:
     """What the choice leaves uncertain, in one line: the cluster's release and how podwhy knows
     it (a kubelet's is a lower bound), the release emulated in its place when podwhy does not
-    emulate it (and what may differ), DRA turned on by the cluster, kubelets outside the
+    emulate it (and what may differ), DRA or MutatingAdmissionPolicy turned on by the cluster,
+    MutatingAdmissionPolicies in a version the release does not serve, kubelets outside the
     supported skew of the cluster's own control plane. [] when nothing is uncertain."""
     if chosen is None:
         return []
@@ -34,6 +35,22 @@ def version_warnings(chosen: ChosenVersion | None) -> list[str]:
         parts.append(
             f"the cluster serves DRA objects ({served}): it has DynamicResourceAllocation on, which is off by"
             f" default in v{name}; podwhy emulates v{name} with it on"
+        )
+    if chosen.map_enabled_by_cluster:
+        served = ", ".join(chosen.map_enabled_by_cluster)
+        parts.append(
+            f"the cluster serves MutatingAdmissionPolicies ({served}): it has MutatingAdmissionPolicy on, which is"
+            f" off by default in v{name}; podwhy emulates v{name} with it on"
+        )
+    if chosen.map_not_served:
+        held = ", ".join(chosen.map_not_served)
+        serves = ", ".join(
+            f"admissionregistration.k8s.io/{v}" for v in chosen.emulation.mutating_admission_policy_versions
+        )
+        parts.append(
+            f"the snapshot holds MutatingAdmissionPolicies in {held}, which Kubernetes v{name} does not serve (it"
+            f" serves {serves}): they are of another release; podwhy applies them as v{name} applies its own"
+            " (pass --kube-version to emulate the cluster's release)"
         )
     if chosen.old_kubelets:
         names = ", ".join(f"v{major}.{minor}" for major, minor in chosen.old_kubelets)
