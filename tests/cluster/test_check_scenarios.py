@@ -167,6 +167,16 @@ FACTS: dict[str, Facts] = {
             "creating Pod shop/debug)"
         ],
     ),
+    # A MutatingAdmissionPolicy (v1beta1: the cluster turned its gate on) labels the Job's pods and
+    # adds the spot toleration: both replicas fit on the tainted spot node only.
+    "policy-mutate": Facts(
+        0,
+        {"batch/render (Job)": ["spot-1", "spot-1"]},
+        warnings=[
+            "the cluster serves MutatingAdmissionPolicies (admissionregistration.k8s.io/v1beta1): it has "
+            "MutatingAdmissionPolicy on, which is off by default in v1.35; podwhy emulates v1.35 with it on"
+        ],
+    ),
     # Gatekeeper's webhook meets every pod: never called, so the placed Pod is Inconclusive.
     "webhook-inconclusive": Facts(3, {"shop/debug (Pod)": ["node-1"]}, inconclusive=1),
     # A validation that does not compile refuses every pod under failurePolicy Fail.
