@@ -25,6 +25,9 @@ class OpenWebhook:
     mutating: bool
     product: str = ""
     error: str = ""
+    # The object whose creation meets it when not the pod's own ("Deployment shop/web": its
+    # owner's `kubectl apply`); "" for the pod.
+    on: str = ""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class OpenPolicy:
     binding: str | None
     what: str
     kind: str = VALIDATING_POLICY
+    on: str = ""  # as OpenWebhook.on
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,12 @@ class AdmissionOpen:
 
     def __bool__(self) -> bool:
         return bool(self.webhooks or self.policies)
+
+    def joined(self, other: AdmissionOpen | None) -> AdmissionOpen:
+        """What both leave open (OTHER's after this one's)."""
+        if not other:
+            return self
+        return AdmissionOpen(self.webhooks + other.webhooks, self.policies + other.policies, self.scheduler_says)
 
     @property
     def mutates(self) -> bool:

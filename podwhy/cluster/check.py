@@ -85,6 +85,8 @@ def _leave_open(placement: WorkloadPlacement, workload: ManifestWorkload, assume
     admitted it."""
     for replica in placement.replicas:
         fact = workload.admission_open.get(replica.pod.metadata.name) or workload.daemon_open
+        if workload.object_open:
+            fact = workload.object_open.joined(fact)
         if fact is not None and assume_webhooks_allow:
             fact = AdmissionOpen(policies=fact.policies)
         if not fact:

@@ -15,14 +15,16 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import msgspec
 
 from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.cluster.apiserver.admission.chain import add_manifest_pod
 from podwhy.cluster.apiserver.admission.defaultstorageclass import admit_claim
-from podwhy.cluster.apiserver.admission.policy.admission import admit_workload
+from podwhy.cluster.apiserver.admission.policy.admission import admit_workload, mutate_workload, open_of
 from podwhy.cluster.apiserver.admission.resourcequota import sync_manifest_quotas
 from podwhy.cluster.apiserver.fieldvalidation import check_fields
 from podwhy.cluster.apiserver.validation.invalid import InvalidObjectError
@@ -145,15 +147,25 @@ class ManifestSource:
         sync_manifest_quotas(snapshot)
         workloads: list[ManifestWorkload] = []
         seen: set[str] = set()
-        for entry in entries:
+        for index, entry in enumerate(entries):
+            object_open: AdmissionOpen | None = None
             if entry.kind in WORKLOAD_KINDS or entry.kind == "ReplicationController":
+                if entry.raw:  # MutatingAdmissionPolicies first, then the object's validation
+                    entry, object_open = self._mutated(entry, snapshot, emulation)
+                    entries[index] = entry
                 validate_workload(entry.kind, entry.obj, emulation, entry.source)  # as `kubectl apply` creates it
                 warn_on_create(snapshot, entry.kind, entry.obj, emulation.minor, self.namespace)
                 if entry.raw:  # the admission policies read every field as written
-                    admit_workload(snapshot, entry.document, entry.kind, self.namespace, emulation, entry.source)
+                    answer = admit_workload(
+                        snapshot, entry.document, entry.kind, self.namespace, emulation, entry.source
+                    )
+                    if answer is not None:
+                        met = open_of(answer, _object_name(entry, self.namespace))
+                        object_open = met.joined(object_open) if met else object_open
             workload = creator.create(entry, snapshot)
             if workload is None:
                 continue
+            workload.object_open = object_open or None
             if workload.key in seen:
                 raise PodwhyError(f"{entry.source}: {workload.key} is defined twice")
             seen.add(workload.key)
@@ -168,6 +180,25 @@ class ManifestSource:
                 " manifests",
             )
         return workloads
+
+    def _mutated(self, entry: Entry, snapshot: Snapshot, emulation: Emulation) -> tuple[Entry, AdmissionOpen | None]:
+        """ENTRY as MutatingAdmissionPolicies leave it on its `kubectl apply` (read again by the
+        typed decoder; its changes recorded as the API server's, under the workload's key), and
+        the bindings podwhy could not evaluate on it."""
+        mutated = mutate_workload(snapshot, entry.document, entry.kind, self.namespace, emulation, entry.source)
+        on = _object_name(entry, self.namespace)
+        left_open = AdmissionOpen(policies=tuple(replace(p, on=on) for p in mutated.open)) if mutated.open else None
+        if mutated.obj is None:
+            return entry, left_open
+        obj = mutated.obj
+        obj["metadata"] = {**dict(obj.get("metadata") or {}), "name": entry.obj.metadata.name}
+        raw = msgspec.json.encode(obj)
+        decoded = decode(raw, entry.source, manifests=True).entries
+        if len(decoded) != 1:
+            raise PodwhyError(f"{entry.source}: {entry.where}: MutatingAdmissionPolicies leave no object to decode")
+        again = Entry(entry.kind, decoded[0].obj, entry.source, entry.where, entry.api_version, raw)
+        snapshot.defaulted[_workload_key(entry, self.namespace)] = list(mutated.changed)
+        return again, left_open
 
     def apply(self, kind: str, obj: Any, snapshot: Snapshot) -> None:
         """One support object, as `kubectl apply` creates it. A PV or PVC the cluster already has
@@ -187,6 +218,17 @@ class ManifestSource:
         elif kind == "StorageClass" and obj.volume_binding_mode is None:
             obj.volume_binding_mode = "Immediate"  # the API server's default
         snapshot.add(kind, obj)
+
+
+def _object_name(entry: Entry, namespace: str) -> str:
+    """ "Deployment shop/web": the workload as admission's facts name it."""
+    meta = entry.obj.metadata
+    return f"{entry.kind} {meta.namespace or namespace}/{meta.name}"
+
+
+def _workload_key(entry: Entry, namespace: str) -> str:
+    """Where the API server's changes to a workload itself are kept in Snapshot.defaulted."""
+    return _object_name(entry, namespace)
 
 
 # Kubernetes kinds that never create pods: manifests holding them leave nothing unchecked.

@@ -120,6 +120,9 @@ class ManifestWorkload:
     # by pod name; for a DaemonSet, its template's (every node's pod alike).
     admission_open: dict[str, AdmissionOpen] = field(default_factory=dict)
     daemon_open: AdmissionOpen | None = None
+    # What admission leaves open on creating the workload itself (`kubectl apply` of it): every
+    # replica's creation depends on it too.
+    object_open: AdmissionOpen | None = None
     # DaemonSet: PodSecurity's refusal of its template, the words after `pods "NAME" is
     # forbidden: ` (it refuses every node's pod alike).
     daemon_refusal: str = ""

@@ -176,6 +176,10 @@ def _defaults(placement: WorkloadPlacement, snapshot: Snapshot) -> list[Defaulte
     template = placement.workload.daemon_template
     if not filled and template is not None:  # a DaemonSet's pods: its template was admitted once
         filled = snapshot.defaulted.get(f"{template.metadata.namespace}/{template.metadata.name}")
+    # The workload's own changes (MutatingAdmissionPolicies on its `kubectl apply`) first.
+    workload = placement.workload
+    own = snapshot.defaulted.get(f"{workload.kind} {workload.namespace}/{workload.name}", [])
+    filled = [*own, *(filled or [])]
     return [DefaultedField(field=f, value=v, why=w) for f, v, w in filled] if filled else UNSET
 
 

@@ -18,7 +18,9 @@ POLICY_GAPS = {
     "params": "its binding's params, which podwhy does not read",
     "authorizer": "the authorizer (who may do what), which podwhy cannot ask",
     "namespace": "the namespace, which the snapshot does not hold",
+    "schema": "the kind's served schema, which podwhy does not hold",
 }
+SCHEMA_GAP = "schema"
 
 ASSUME_FLAG = "--assume-webhooks-allow"
 
@@ -35,17 +37,22 @@ def webhook_text(webhook: OpenWebhook) -> str:
 def policy_text(policy: OpenPolicy) -> str:
     binding = f" with binding '{policy.binding}'" if policy.binding else ""
     what = POLICY_GAPS.get(policy.what, policy.what)
-    return f"{policy.kind} '{policy.policy}'{binding} reads {what}"
+    on = f" (on creating {policy.on})" if policy.on else ""
+    if policy.what == SCHEMA_GAP:
+        return f"{policy.kind} '{policy.policy}'{binding}{on} would patch it by {what}"
+    return f"{policy.kind} '{policy.policy}'{binding}{on} reads {what}"
 
 
 def admission_open_text(fact: AdmissionOpen) -> str:
     """A placed replica's message when admission leaves its creation open: "not evaluated: whether
     admission lets it be created: …"."""
     parts = []
-    if fact.webhooks:
-        named = "; ".join(webhook_text(w) for w in fact.webhooks)
-        they = "they admit" if len(fact.webhooks) > 1 else "it admits"
-        parts.append(f"its creation is sent to {named}, which podwhy does not call ({ASSUME_FLAG} assumes {they} it)")
+    for on in dict.fromkeys(w.on for w in fact.webhooks):  # the pod's own (""), its owner's
+        webhooks = [w for w in fact.webhooks if w.on == on]
+        named = "; ".join(webhook_text(w) for w in webhooks)
+        they = "they admit" if len(webhooks) > 1 else "it admits"
+        whose = f"the creation of {on}" if on else "its creation"
+        parts.append(f"{whose} is sent to {named}, which podwhy does not call ({ASSUME_FLAG} assumes {they} it)")
     parts += [policy_text(p) for p in fact.policies]
     if fact.scheduler_says:
         return (

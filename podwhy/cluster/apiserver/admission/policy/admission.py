@@ -188,7 +188,7 @@ def holds_any(snapshot: Snapshot) -> bool:
     )
 
 
-def _open_webhook(met: WebhookInvocation | WebhookError) -> OpenWebhook:
+def _open_webhook(met: WebhookInvocation | WebhookError, on: str = "") -> OpenWebhook:
     webhook = met.webhook
     product = recognize(webhook)
     return OpenWebhook(
@@ -198,14 +198,16 @@ def _open_webhook(met: WebhookInvocation | WebhookError) -> OpenWebhook:
         mutating=isinstance(webhook, o.MutatingWebhook),
         product=product.value if product is not None else "",
         error=met.error.message if isinstance(met, WebhookError) else "",
+        on=on,
     )
 
 
-def open_of(answer: PoliciesAnswer) -> AdmissionOpen:
-    """What of ANSWER podwhy leaves open, as the placement's fact."""
+def open_of(answer: PoliciesAnswer, on: str = "") -> AdmissionOpen:
+    """What of ANSWER podwhy leaves open, as the placement's fact (ON: the object admitted, when
+    not the pod)."""
     return AdmissionOpen(
-        webhooks=tuple(_open_webhook(met) for met in answer.webhooks),
-        policies=tuple(OpenPolicy(g.policy, g.binding, g.what) for g in answer.gaps),
+        webhooks=tuple(_open_webhook(met, on) for met in answer.webhooks),
+        policies=tuple(OpenPolicy(g.policy, g.binding, g.what, on=on) for g in answer.gaps),
     )
 
 
@@ -268,14 +270,18 @@ def admit_workload(
     name = str(metadata.get("name", ""))
     denial = answer.verdict.denial
     if denial is not None:
-        words = f'{_RESOURCES.get(kind, kind.lower())} "{name}" is forbidden: {denial.text}'
-        raise ObjectDeniedError(
-            f'{source}: Error from server: error when creating "{source}": {words}',
-            hint="the API server refuses this object: `kubectl apply` fails and nothing of it is created",
-        )
+        _refuse_object(kind, name, source, denial.text)
     key = f"{kind} {metadata['namespace']}/{name}"
     snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
     return answer
+
+
+def _refuse_object(kind: str, name: str, source: str, text: str) -> None:
+    words = f'{_RESOURCES.get(kind, kind.lower())} "{name}" is forbidden: {text}'
+    raise ObjectDeniedError(
+        f'{source}: Error from server: error when creating "{source}": {words}',
+        hint="the API server refuses this object: `kubectl apply` fails and nothing of it is created",
+    )
 
 
 # ------------------------------------------------------------------ MutatingAdmissionPolicy
@@ -420,3 +426,86 @@ def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
         attributes.defaulted += [(f, value, why) for f, value in m.changed_fields(obj, done.object) if f]
         obj = done.object
     attributes.raw_spec = _typed_back(pod, outcome.object)
+
+
+# The group/version/kind of each workload kind as the schema's roots name them.
+_WORKLOAD_GVK = {
+    "Deployment": "apps/v1/Deployment",
+    "ReplicaSet": "apps/v1/ReplicaSet",
+    "StatefulSet": "apps/v1/StatefulSet",
+    "DaemonSet": "apps/v1/DaemonSet",
+    "Job": "batch/v1/Job",
+    "CronJob": "batch/v1/CronJob",
+}
+# What podwhy does not hold to apply a mutation: the kind's served schema (ReplicationController's).
+SCHEMA = "schema"
+
+
+@dataclass(frozen=True)
+class MutatedObject:
+    """A workload as MutatingAdmissionPolicies leave it on `kubectl apply`: its JSON (None when
+    nothing changed it), each changed field with the policy that changed it, and the bindings
+    podwhy could not evaluate."""
+
+    obj: dict[str, Any] | None
+    changed: tuple[tuple[str, str, str], ...] = ()
+    open: tuple[OpenPolicy, ...] = ()
+
+
+def _template_defaulter(emulation: Emulation) -> Callable[[Any], Any]:
+    """The API server's defaulting of a patched workload's pod template."""
+
+    def default(obj: Any) -> Any:
+        spec = obj.get("spec") if isinstance(obj, dict) else None
+        if isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+            spec["template"] = default_template(spec["template"], emulation)
+        return obj
+
+    return default
+
+
+def mutate_workload(
+    snapshot: Snapshot, document: Mapping[str, Any], kind: str, namespace: str, emulation: Emulation, source: str
+) -> MutatedObject:
+    """MutatingAdmissionPolicy's Admit on `kubectl apply` creating the workload DOCUMENT (its pod
+    template defaulted as the API server stores it), reinvoked once when a mutation changed it
+    and a policy asks (IfNeeded; no webhook runs between, podwhy calls none). A refusal raises
+    ObjectDeniedError in the API server's words."""
+    enabled = emulation.enabled(MUTATING_ADMISSION_POLICY) or bool(snapshot.mutating_admission_policies)
+    if not enabled or not snapshot.mutating_admission_policy_bindings or not isinstance(document, Mapping):
+        return MutatedObject(None)
+    obj = dict(document)
+    metadata = dict(obj.get("metadata") or {})
+    metadata["namespace"] = metadata.get("namespace") or namespace
+    obj["metadata"] = metadata
+    obj = _template_defaulter(emulation)(obj)
+    request = request_for(obj, namespace_json(snapshot, metadata["namespace"]))
+    invocations, refusals, gaps = mutating_invocations(snapshot, request)
+    gvk = _WORKLOAD_GVK.get(kind)
+    if gvk is None:  # no served schema podwhy holds: every binding it meets is not evaluated
+        gaps += [PolicyGap(i.compiled.policy.name, i.binding, SCHEMA) for i in invocations]
+        invocations = []
+    context = m.ReinvocationContext()
+    schema, default = schema_for(emulation.minor), _template_defaulter(emulation)
+    outcome = m.admit(invocations, _policy_request(request), gvk or kind, schema, default, context, refusals=refusals)
+    done = list(outcome.mutations)
+    if outcome.refusal is None and context.should_reinvoke:
+        again = _policy_request(request_for(outcome.object, namespace_json(snapshot, metadata["namespace"])))
+        outcome = m.admit(invocations, again, gvk or kind, schema, default, context, reinvoking=True)
+        done += outcome.mutations
+    gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
+    left_open = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY) for g in gaps)
+    if outcome.refusal is not None:
+        _refuse_object(kind, str(metadata.get("name", "")), source, outcome.refusal.text)
+    if outcome.object == obj:
+        return MutatedObject(None, open=left_open)
+    changed: list[tuple[str, str, str]] = []
+    before: Any = obj
+    for mutation in done:
+        why = f"{MUTATING_POLICY} '{mutation.policy}'"
+        changed += [(f, value, why) for f, value in m.changed_fields(before, mutation.object) if f]
+        before = mutation.object
+    out = dict(outcome.object)
+    if not (document.get("metadata") or {}).get("namespace"):  # -n fills it, as before
+        out["metadata"] = {k: val for k, val in dict(out.get("metadata") or {}).items() if k != "namespace"}
+    return MutatedObject(out, tuple(changed), left_open)

@@ -47,6 +47,7 @@ NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 CREATED_RESOURCES: dict[tuple[str, str], GroupVersionResource] = {
     ("v1", "Pod"): GroupVersionResource("", "v1", "pods"),
     ("v1", "PersistentVolumeClaim"): GroupVersionResource("", "v1", "persistentvolumeclaims"),
+    ("v1", "ReplicationController"): GroupVersionResource("", "v1", "replicationcontrollers"),
     ("apps/v1", "Deployment"): GroupVersionResource("apps", "v1", "deployments"),
     ("apps/v1", "ReplicaSet"): GroupVersionResource("apps", "v1", "replicasets"),
     ("apps/v1", "StatefulSet"): GroupVersionResource("apps", "v1", "statefulsets"),
