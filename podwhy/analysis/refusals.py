@@ -29,7 +29,7 @@ _QUOTA = ("exceeded quota: ", "failed quota: ")
 _INVALID = re.compile(r'^Pod "[^"]*" is invalid: ')
 
 # The kinds whose stored pod template the snapshot keeps (snapshot/decoded.py's TEMPLATE_KINDS).
-TEMPLATE_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "Job"})
+TEMPLATE_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "Job", "ReplicationController"})
 
 # Why a policy a refusal names was not re-evaluated.
 NO_POLICY = "the snapshot does not hold the policy"
@@ -107,11 +107,17 @@ def _owner_uid(snapshot: Snapshot, owner: tuple[str, str], namespace: str) -> st
     if kind == "Job":
         job = snapshot.jobs.get(f"{namespace}/{name}")
         return job.metadata.uid if job is not None else ""
-    kept = snapshot.replica_sets if kind == "ReplicaSet" else snapshot.stateful_sets
+    kept: list[o.ReplicaSet] | list[o.StatefulSet] | list[o.ReplicationController]
+    if kind == "ReplicaSet":
+        kept = snapshot.replica_sets
+    elif kind == "ReplicationController":
+        kept = snapshot.replication_controllers
+    else:
+        kept = snapshot.stateful_sets
     return next((x.metadata.uid for x in kept if x.metadata.namespace == namespace and x.metadata.name == name), "")
 
 
-_API_VERSIONS = {"ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}
+_API_VERSIONS = {"ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1", "ReplicationController": "v1"}
 
 
 def template_pod(

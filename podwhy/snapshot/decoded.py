@@ -39,8 +39,9 @@ TAKEN_AT_ANNOTATION = "podwhy.dev/taken-at"
 REDACTED_ANNOTATION = "podwhy.dev/redacted"
 # The kinds whose stored pod template a snapshot keeps as JSON (Snapshot.raw_templates): a
 # Deployment's is its ReplicaSets', with their pod-template-hash label; a Job's is compared with a
-# manifest's as the API server's validation of an update compares them.
-TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet", "Job"})
+# manifest's as the API server's validation of an update compares them; each one's is what a
+# refusal of its controller's pods is evaluated again on.
+TEMPLATE_KINDS = frozenset({"ReplicaSet", "StatefulSet", "Job", "ReplicationController"})
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ pod template now, a webhook named); `pending`'s workloads that cannot create pod
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -222,3 +224,49 @@ def test_a_denial_names_the_validation_that_failed_without_changing_the_refusal(
     (denial,) = outcome.denials
     assert denial.expression_index == 1
     assert denial == v.Denial("p", "b", "second", v.REASON_INVALID, 422)
+
+
+LEGACY_RC = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ReplicationController
+  metadata: {name: legacy, namespace: shop, uid: uid-rc-legacy}
+  spec:
+    replicas: 1
+    selector: {app: legacy}
+    template:
+      metadata: {labels: {app: legacy}}
+      spec:
+        containers:
+        - name: legacy
+          image: registry.example.com/shop/legacy:0.9
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: legacy.18a2b3c4d5e6f799, namespace: shop}
+  involvedObject: {apiVersion: v1, kind: ReplicationController, name: legacy, namespace: shop, uid: uid-rc-legacy}
+  reason: FailedCreate
+  message: 'Error creating: pods "legacy-k2x9v" is forbidden: ValidatingAdmissionPolicy ''require-resource-limits''
+    with binding ''require-resource-limits-binding'' denied request: Memory limits are required for all containers.'
+  type: Warning
+  count: 3
+  firstTimestamp: '2026-03-04T10:00:01Z'
+  lastTimestamp: '2026-03-04T10:22:00Z'
+  source: {component: replication-controller}
+"""
+
+
+def test_a_replication_controllers_refusal_is_re_evaluated_on_its_template(tmp_path: Path) -> None:
+    """A ReplicationController's stored template is kept as a ReplicaSet's is: its controller's
+    FailedCreate is evaluated again on it (the pod owned by the ReplicationController's uid)."""
+    extra = tmp_path / "legacy.yaml"
+    extra.write_text(LEGACY_RC)
+    snapshot = FileSource([str(CLUSTER), str(extra)]).load()
+    assert ("ReplicationController", "shop", "legacy") in snapshot.raw_templates
+    facts, pod = workload_target(snapshot, "ReplicationController", "shop", "legacy", DEFAULT)
+    assert pod is None and facts.state is WorkloadState.NOT_CREATED
+    recheck = facts.events[0].refusal.policy
+    assert recheck is not None
+    assert (recheck.policy, recheck.denies, recheck.expression) == (POLICY, True, EXPRESSION)
