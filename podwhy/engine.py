@@ -16,7 +16,7 @@ from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
-from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts
+from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts, WorkloadState
 from podwhy.analysis.workloadtarget import failing_workloads
 from podwhy.cluster.apiserver.admission.attributes import admitted_without
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
@@ -213,10 +213,11 @@ def explain(request: ExplainRequest) -> Report:
             from podwhy.analysis.suggest.policyverify import with_policy_fixes
             from podwhy.report.build.notcreated import build_workload_report
 
-            version = choose_version(request.kube_version, snapshot)
-            drop_disabled_fields(snapshot, version.emulation)
-            config = scheduler_config(request.scheduler_config, version.emulation)
-            facts = with_policy_fixes(snapshot, [owned[0]], config, version.emulation)[0]
+            version, facts = choose_version(request.kube_version, snapshot), owned[0]
+            if facts.state is WorkloadState.NOT_CREATED:  # what is suggested for a policy's refusal
+                drop_disabled_fields(snapshot, version.emulation)
+                config = scheduler_config(request.scheduler_config, version.emulation)
+                facts = with_policy_fixes(snapshot, [facts], config, version.emulation)[0]
             return build_workload_report(facts, snapshot, version)
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(

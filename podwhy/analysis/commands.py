@@ -206,16 +206,21 @@ def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], rep
     return Command(patch)
 
 
-def created_patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]]) -> Command | None:
+def created_patch_command(
+    pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], recreate_job: bool = True
+) -> Command | None:
     """The command that makes the change OPS (paths relative to POD) to the template of the
     workload whose controller cannot create POD (None for a bare pod): the patch alone, for there
     is no pod to replace (the controller creates the pods from the changed template as it retries),
     but for a Job, whose template cannot change (recreated from a patched copy), and a CronJob's
-    Job (the CronJob patched, its Job recreated from it)."""
+    Job (the CronJob patched, its Job recreated from it unless RECREATE_JOB is False: the next Job
+    gets the change)."""
     owner = owner_of(pod, snapshot)
     if owner is None or owner.kind not in TEMPLATE_PATHS:
         return None
     if owner.kind == "CronJob":
+        if not recreate_job:
+            return Command(_patch(pod, owner, ops))
         return Command(_cron_job(pod, owner, ops), CronJobRecreated())
     if owner.kind == "Job":
         job = snapshot.jobs.get(f"{owner.namespace}/{owner.name}")

@@ -156,7 +156,9 @@ def test_a_missing_limit_is_set_from_the_request_and_verified(tmp_path: Path) ->
     assert fixes.notes == ()
     (found,) = fixes.suggestions
     assert found.change == SatisfyPolicy(
-        workload="Deployment shop/web",
+        kind="Deployment",
+        namespace=NS,
+        name="web",
         policy="require-memory-limits",
         validation=0,
         sets=(FieldSet(WEB_LIMIT, "256Mi", ValueFrom.OWN_REQUEST),),

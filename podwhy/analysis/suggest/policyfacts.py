@@ -94,7 +94,10 @@ class SatisfyPolicy:
 
     KIND: ClassVar[str] = "satisfyPolicy"
 
-    workload: str  # "Deployment shop/web"
+    # The workload whose pod template is changed (a Pod of check's manifests: the Pod itself).
+    kind: str
+    namespace: str
+    name: str
     policy: str
     validation: int | None
     sets: tuple[FieldSet, ...]

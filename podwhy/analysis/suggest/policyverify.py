@@ -77,14 +77,17 @@ JSON = dict[str, Any]
 @dataclass(frozen=True)
 class RefusedPod:
     """A pod a ValidatingAdmissionPolicy refuses, as its controller makes it (before admission):
-    its spec as written (None: the typed pod's), its template's metadata, the denial and its
-    words; SOURCE: the manifest of a Pod `check` read (it has no workload to patch)."""
+    its spec as written (None: the typed pod's), the denial and its words; SOURCE: the manifest of
+    a Pod `check` read (it has no workload to patch)."""
 
     pod: o.Pod
     raw_spec: JSON | None
     denied: PolicyDenied
     words: str
     source: str = ""
+    # A CronJob's Job is recreated from the patched CronJob (False: check's, which podwhy made up:
+    # the CronJob's next Job gets the change).
+    recreate_job: bool = True
 
 
 @dataclass
@@ -202,7 +205,13 @@ class _Search:
         expression = policy.spec.validations[index].expression
         found = requirements(expression, {v.name: v.expression for v in policy.spec.variables})
         pod, raw_spec = self._changed(tuple(c.options[0] for c in self.chosen))
-        seen = _seen_object(self.verifier, pod, raw_spec)
+        try:
+            seen = _seen_object(self.verifier, pod, raw_spec)
+        except PodwhyError as refused:  # the changed pod's mutation refused (a MutatingAdmissionPolicy)
+            sets = tuple(c.options[0] for c in self.chosen)
+            plugin = refused.plugin if isinstance(refused, AdmissionRefusalError) else ""
+            self.notes.append(PolicyFixRefused(self.refused.denied.policy, sets, plugin, refused.message))
+            return False
         ranges = namespace_limit_ranges(self.verifier.snapshot.limit_ranges, pod.metadata.namespace)
         choices, unset = candidates(found, seen, ranges)
         choices = [c for c in choices if _op(self.refused.pod, c.options[0]) is not None]
@@ -257,7 +266,9 @@ class _Search:
         kind, namespace, name = (owner.kind, owner.namespace, owner.name) if owner else ("Pod", *_pod_key(pod))
         first = self.read[0][0]
         change = SatisfyPolicy(
-            workload=f"{kind} {namespace}/{name}",
+            kind=kind,
+            namespace=namespace,
+            name=name,
             policy=first,
             validation=self.read[0][1],
             sets=sets,
@@ -268,7 +279,7 @@ class _Search:
             unevaluated=tuple(dict.fromkeys(p.policy for p in left_open.policies)),
         )
         ops = [op for s in sets if (op := _op(pod, s)) is not None]
-        command = created_patch_command(pod, verifier.snapshot, ops)
+        command = created_patch_command(pod, verifier.snapshot, ops, recreate_job=self.refused.recreate_job)
         if command is None:
             command = Command("", ManifestEdit(self.refused.source)) if self.refused.source else Command("")
         return Suggestion(change, nodes, [self._patch(kind, namespace, name, ops)], command)
@@ -421,7 +432,8 @@ def check_fixes(
         if refused is None:
             continue
         source = workload.source if workload.kind == "Pod" else ""
-        fixes = verifier.fixes(RefusedPod(refused.pod, refused.raw_spec, refused.denied, refused.words, source))
+        made = RefusedPod(refused.pod, refused.raw_spec, refused.denied, refused.words, source, recreate_job=False)
+        fixes = verifier.fixes(made)
         if fixes:
             out[workload.key] = fixes
     return out

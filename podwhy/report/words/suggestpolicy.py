@@ -73,17 +73,18 @@ def _nodes(nodes: Sequence[str]) -> str:
 
 def _fit_text(change: SatisfyPolicy, nodes: Sequence[str]) -> str:
     """What becomes of the pod once admitted: where it fits, or why it stays Pending."""
+    such = "it" if change.kind == "Pod" else "such a pod"
     match change.verdict:
         case Verdict.SCHEDULABLE:
-            return f"and such a pod fits on {_nodes(nodes)}"
+            return f"and {such} fits on {_nodes(nodes)}"
         case Verdict.INCONCLUSIVE if nodes:
-            return f"and such a pod passes every plugin podwhy could evaluate on {_nodes(nodes)} (inconclusive)"
+            return f"and {such} passes every plugin podwhy could evaluate on {_nodes(nodes)} (inconclusive)"
         case Verdict.NO_PROFILE:
-            return "but no profile of the scheduler handles their schedulerName: where they fit was not checked"
+            return "but no profile of the scheduler handles its schedulerName: where it fits was not checked"
         case Verdict.UNSCHEDULABLE:
             said = f": {change.message}" if change.message else ""
-            return f"but such a pod then stays Pending{said}"
-    return f"and such a pod's scheduling cycle then says {change.verdict}"
+            return f"but {such} then stays Pending{said}"
+    return f"and its scheduling cycle then says {change.verdict}"
 
 
 def _left_open_text(change: SatisfyPolicy) -> str:
@@ -103,10 +104,11 @@ def satisfy_policy_text(change: SatisfyPolicy, nodes: Sequence[str]) -> str:
     also = (
         f"; it satisfies ValidatingAdmissionPolicy {', '.join(repr(p) for p in change.also)} too" if change.also else ""
     )
+    target = f"{change.kind} {change.namespace}/{change.name}"
+    where, them = (target, "it") if change.kind == "Pod" else (f"the pod template of {target}", "its pods")
     return (
-        f"satisfy {_policy(change.policy, change.validation)} in the pod template of {change.workload}: set "
-        f"{sets_text(change.sets)}{also}; the API server's admission, run again, then admits its pods"
-        f"{_left_open_text(change)}, {_fit_text(change, nodes)}"
+        f"satisfy {_policy(change.policy, change.validation)} in {where}: set {sets_text(change.sets)}{also}; the "
+        f"API server's admission, run again, then admits {them}{_left_open_text(change)}, {_fit_text(change, nodes)}"
     )
 
 
@@ -128,9 +130,10 @@ def policy_note_text(note: PolicyNote) -> str:
                 "cannot tell the value to set; set it in the pod template (not a verified suggestion)"
             )
         case PolicyFixRefused(policy, sets, plugin, words):
+            by = f" ({plugin})" if plugin else ""
             return (
                 f"setting {sets_text(sets)} would answer ValidatingAdmissionPolicy '{policy}', but the API "
-                f"server then refuses the pod ({plugin}): {words}; not suggested"
+                f"server then refuses the pod{by}: {words}; not suggested"
             )
         case PolicyNothingFound(policy, validation, expression):
             said = f": {expression}" if expression else ""
