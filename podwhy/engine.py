@@ -16,7 +16,7 @@ from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
-from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts
+from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts, WorkloadState
 from podwhy.analysis.workloadtarget import failing_workloads
 from podwhy.cluster.apiserver.admission.attributes import admitted_without
 from podwhy.cluster.apiserver.defaults import drop_disabled_fields
@@ -210,9 +210,15 @@ def explain(request: ExplainRequest) -> Report:
             return queued
         owned = _workload_target(snapshot, request)  # deployment/NAME and the other workload kinds
         if owned is not None and owned[1] is None:  # none of its pods is Pending
+            from podwhy.analysis.suggest.policyverify import with_policy_fixes
             from podwhy.report.build.notcreated import build_workload_report
 
-            return build_workload_report(owned[0], snapshot, choose_version(request.kube_version, snapshot))
+            version, facts = choose_version(request.kube_version, snapshot), owned[0]
+            if facts.state is WorkloadState.NOT_CREATED:  # what is suggested for a policy's refusal
+                drop_disabled_fields(snapshot, version.emulation)
+                config = scheduler_config(request.scheduler_config, version.emulation)
+                facts = with_policy_fixes(snapshot, [facts], config, version.emulation)[0]
+            return build_workload_report(facts, snapshot, version)
     if not snapshot.nodes and not snapshot.pods:
         raise PodwhyError(
             f"the snapshot holds no nodes and no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
@@ -482,6 +488,8 @@ def pending(request: PendingRequest) -> PendingReport:
     sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text, autoscaling=autoscaling)
     # The summary: each cause's pods taken together, whatever their owner.
     causes = size_causes(snapshot, pending_pods, config, sizing, frameworks, cause_order=cause_text)
+    from podwhy.analysis.suggest.policyverify import with_policy_fixes
+
     # None here, some elsewhere: they are classified, so that the first line and the exit code say
     # what -A would.
     elsewhere = (
@@ -500,7 +508,13 @@ def pending(request: PendingRequest) -> PendingReport:
         elsewhere=elsewhere,
         all_namespaces=request.all_namespaces,
         kueue=_kueue_pending(snapshot, request.namespace, request.kueue_gates),
-        not_created=failing_workloads(snapshot, request.namespace, version.emulation),
+        not_created=with_policy_fixes(
+            snapshot,
+            failing_workloads(snapshot, request.namespace, version.emulation),
+            config,
+            version.emulation,
+            frameworks,
+        ),
     )
 
 
@@ -541,6 +555,7 @@ class CheckRequest:
 
 def check(request: CheckRequest) -> CheckReport:
     """Place the manifests' replicas onto the snapshot one after another."""
+    from podwhy.analysis.suggest.policyverify import check_fixes
     from podwhy.cluster.check import place
     from podwhy.cluster.controllers.types import Displaced
     from podwhy.report.build.check import build_check_report
@@ -575,4 +590,5 @@ def check(request: CheckRequest) -> CheckReport:
     )
     not_checked = [(kind, "", count) for kind, count in request.manifests.not_checked().items()]
     not_checked += [(kind, field, count) for (kind, field), count in request.manifests.unsimulated_fields().items()]
-    return build_check_report(placements, snapshot, version, not_checked, displaced)
+    fixes = check_fixes(snapshot, placements, config, version.emulation, request.assume_webhooks_allow)
+    return build_check_report(placements, snapshot, version, not_checked, displaced, fixes)

@@ -82,16 +82,21 @@ _MERGED_BY_NAME = ("containers", "initContainers")
 
 def strategic_patch(pod: o.Pod, ops: list[dict[str, Any]]) -> dict[str, Any] | None:
     """OPS (paths relative to POD) as a strategic merge patch of the pod, when every op sets the
-    requests of a container (by its name) or of the pod, or sets or removes one resource of a
-    container's requests or limits (null removes it); None for any other change."""
+    requests of a container (by its name) or of the pod, sets or removes one resource of a
+    container's requests or limits, or one label or annotation (null removes it); None for any
+    other change."""
     if not ops:
         return None
     spec: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
     for op in ops:
         if op["op"] not in ("add", "replace", "remove"):
             return None
         parts = op["path"].split("/")[1:]
         value = op.get("value") if op["op"] != "remove" else None
+        if _metadata_key(parts):
+            metadata.setdefault(parts[1], {})[_unescaped(parts[2])] = value
+            continue
         if parts == ["spec", "resources", "requests"] and op["op"] != "remove":
             spec["resources"] = {"requests": value}
             continue
@@ -111,9 +116,19 @@ def strategic_patch(pod: o.Pod, ops: list[dict[str, Any]]) -> dict[str, Any] | N
         if whole:
             entry["resources"] = {"requests": value}
         else:
-            key = parts[5].replace("~1", "/").replace("~0", "~")
-            entry.setdefault("resources", {}).setdefault(parts[4], {})[key] = value
-    return {"spec": spec}
+            entry.setdefault("resources", {}).setdefault(parts[4], {})[_unescaped(parts[5])] = value
+    patch = {"metadata": metadata, "spec": spec}
+    return {key: value for key, value in patch.items() if value}
+
+
+def _metadata_key(parts: list[str]) -> bool:
+    """Whether PARTS (of an op's path) name one label or annotation."""
+    return len(parts) == 3 and parts[0] == "metadata" and parts[1] in ("labels", "annotations")
+
+
+def _unescaped(part: str) -> str:
+    """An RFC 6901 reference token as the key it names."""
+    return part.replace("~1", "/").replace("~0", "~")
 
 
 def _nested(prefix: str, patch: dict[str, Any]) -> dict[str, Any]:
@@ -189,6 +204,29 @@ def patch_command(pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], rep
     if owner.kind == "StatefulSet":
         return _stateful_set(pod, snapshot, owner, ops, pods)
     return Command(patch)
+
+
+def created_patch_command(
+    pod: o.Pod, snapshot: Snapshot, ops: list[dict[str, Any]], recreate_job: bool = True
+) -> Command | None:
+    """The command that makes the change OPS (paths relative to POD) to the template of the
+    workload whose controller cannot create POD (None for a bare pod): the patch alone, for there
+    is no pod to replace (the controller creates the pods from the changed template as it retries),
+    but for a Job, whose template cannot change (recreated from a patched copy), and a CronJob's
+    Job (the CronJob patched, its Job recreated from it unless RECREATE_JOB is False: the next Job
+    gets the change)."""
+    owner = owner_of(pod, snapshot)
+    if owner is None or owner.kind not in TEMPLATE_PATHS:
+        return None
+    if owner.kind == "CronJob":
+        if not recreate_job:
+            return Command(_patch(pod, owner, ops))
+        return Command(_cron_job(pod, owner, ops), CronJobRecreated())
+    if owner.kind == "Job":
+        job = snapshot.jobs.get(f"{owner.namespace}/{owner.name}")
+        manual_selector = job is not None and bool(job.spec.manual_selector)
+        return Command(_recreate_job(pod, owner, ops, manual_selector), JobRecreated())
+    return Command(_patch(pod, owner, ops))
 
 
 def manifest_command(path: str, pod: o.Pod, ops: list[dict[str, Any]]) -> Command:

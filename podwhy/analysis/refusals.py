@@ -148,6 +148,20 @@ def template_pod(
     return o.Pod(metadata=meta, spec=spec)
 
 
+def refused_pod(
+    snapshot: Snapshot, owner: tuple[str, str], namespace: str, text: str
+) -> tuple[o.Pod, dict[str, Any]] | None:
+    """The pod OWNER's controller creates (named as the refusal TEXT names it), before admission,
+    and OWNER's stored pod template it is made from; None when the snapshot does not keep it."""
+    template = _template(snapshot, owner, namespace) if owner[0] in TEMPLATE_OWNERS else None
+    if template is None:
+        return None
+    try:
+        return template_pod(snapshot, template, owner, namespace, _pod_name(text, owner)), template
+    except (PodwhyError, msgspec.MsgspecError):
+        return None
+
+
 def _pod_name(text: str, owner: tuple[str, str]) -> str:
     """The pod's name as the refusal gives it, else one its controller could give."""
     from podwhy.snapshot.names import generated_name, pods_prefix

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from podwhy.analysis.suggest.facts import PolicyFixes
 
 # kubectl's TYPE before a slash (its resource, plural or short name, with or without the group)
 # for the workload kinds explain resolves to their pods.
@@ -117,7 +120,8 @@ class WorkloadFacts:
     (kind, name), a Deployment's ReplicaSets, a CronJob's Jobs, else itself), its pods in the
     snapshot by phase, its Pending pods by name, the pod explained (EXPLAINED, "" for none) and
     why that one (`latest`: kube-scheduler tried it last), and its controller's current
-    FailedCreate events, newest first."""
+    FailedCreate events, newest first; FIXES: what is suggested for the policy that refuses its
+    pods (analysis/suggest/policyverify.py; None: nothing)."""
 
     kind: str
     namespace: str
@@ -129,6 +133,7 @@ class WorkloadFacts:
     explained: str = ""
     latest: bool = False
     events: tuple[CreateEvent, ...] = field(default=())
+    fixes: PolicyFixes | None = None
 
     @property
     def key(self) -> str:

@@ -11,6 +11,7 @@ are read as its old pods, with whether the manifest changes its template.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -25,7 +26,7 @@ from podwhy.cluster.controllers.job import job_shape, job_update_refusal, live_j
 from podwhy.cluster.controllers.revisions import same_stored_template, stored_templates
 from podwhy.cluster.controllers.rollout import existing_pods
 from podwhy.cluster.controllers.statefulset import mount_claims
-from podwhy.cluster.controllers.types import ManifestWorkload, created_uid, deep_copy
+from podwhy.cluster.controllers.types import ManifestWorkload, PolicyRefused, created_uid, deep_copy
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
@@ -94,7 +95,8 @@ class WorkloadCreator:
         # spec.nodeName stays: such a pod goes to that node's kubelet, never to the scheduler.
         pod.status = o.PodStatus()
         workload = ManifestWorkload("Pod", namespace, pod.metadata.name, entry.source, pods=[pod])
-        self._admit(pod, snapshot, namespace, workload, _raw_spec(entry))
+        pristine = deep_copy(pod, o.Pod) if snapshot.validating_admission_policy_bindings else pod
+        self._admit(pod, snapshot, namespace, workload, _raw_spec(entry), lambda: pristine)
         self._names.add((namespace, pod.metadata.name))
         return workload
 
@@ -105,13 +107,16 @@ class WorkloadCreator:
         namespace: str,
         workload: ManifestWorkload,
         raw_spec: dict[str, Any] | None = None,
+        remake: Callable[[], o.Pod] | None = None,
     ) -> o.Pod:
         """The API server's admission of a pod its controller (or `kubectl apply`) creates; a
         refusal by PodSecurity or ResourceQuota, or a pod the API server finds invalid (after
         LimitRange defaults), leaves a controller's pod not created (FailedCreate); an invalid Pod
         of the manifests is refused. An OrderedReady StatefulSet creates (and is charged for) each
         ordinal only when the one before runs: at placement. What admission leaves open (webhooks,
-        policies not evaluated; RAW_SPEC is the spec as written, what policies read) is kept by pod name."""
+        policies not evaluated; RAW_SPEC is the spec as written, what policies read) is kept by pod name.
+        The first replica a ValidatingAdmissionPolicy refuses is kept as REMAKE makes it again,
+        before admission (what a suggestion changes)."""
         left_open: list[AdmissionOpen] = []
         try:
             admitted = admit(
@@ -125,6 +130,8 @@ class WorkloadCreator:
             )
         except AdmissionRefusalError as refused:
             workload.refused[pod.metadata.name] = refused.words
+            if refused.denied is not None and workload.policy_refused is None and remake is not None:
+                workload.policy_refused = PolicyRefused(remake(), raw_spec, refused.denied, refused.words)
             return pod
         except InvalidObjectError as invalid:
             if workload.kind == "Pod":
@@ -294,6 +301,7 @@ class WorkloadCreator:
         """A DaemonSet's pod template, admitted once for every node's pod."""
         name, namespace = out.name, out.namespace
         # Each node's pod is created (and charged to quotas) when it is placed.
+        pristine = deep_copy(pod, o.Pod) if snapshot.validating_admission_policy_bindings else pod
         try:
             left_open: list[AdmissionOpen] = []
             out.daemon_template = admit(
@@ -313,6 +321,8 @@ class WorkloadCreator:
             ) from None
         except AdmissionRefusalError as refused:  # as it refuses every node's pod
             out.daemon_template, out.daemon_refusal = pod, refused.why
+            if refused.denied is not None:
+                out.policy_refused = PolicyRefused(pristine, _raw_spec(entry), refused.denied, refused.words)
 
     def _replicas(
         self,
@@ -359,10 +369,12 @@ class WorkloadCreator:
             else:
                 base = prefix
                 pod_name = self._unique(namespace, base, f"{namespace}/{base}/{index}")
-            pod = self._replica(entry, template, pod_name, namespace, owner, pod_labels, annotations)
-            if kind == "StatefulSet":
-                mount_claims(pod, out.claim_templates, name, index)
-            out.pods.append(self._admit(pod, snapshot, namespace, out, raw_spec))
+            # Made again as before admission when a policy refuses it (what a suggestion changes).
+            remake = partial(
+                self._made_replica, entry, template, pod_name, namespace, owner, pod_labels, annotations, out, index
+            )
+            pod = remake()
+            out.pods.append(self._admit(pod, snapshot, namespace, out, raw_spec, remake))
 
     def _job_update(self, entry: Entry, out: ManifestWorkload, snapshot: Snapshot) -> None:
         """The Job the snapshot holds of the manifest's name, and whether the API server accepts the
@@ -408,6 +420,24 @@ class WorkloadCreator:
             return None
         manifest = _raw_template(entry.document, entry.kind)
         return all(same_stored_template(manifest, template, self._emulation) for template in stored)
+
+    def _made_replica(
+        self,
+        entry: Entry,
+        template: o.PodTemplateSpec,
+        name: str,
+        namespace: str,
+        owner: o.OwnerReference,
+        labels: dict[str, str],
+        annotations: dict[str, str],
+        out: ManifestWorkload,
+        index: int,
+    ) -> o.Pod:
+        """A replica as its controller makes it, a StatefulSet's with its ordinal's claims mounted."""
+        pod = self._replica(entry, template, name, namespace, owner, labels, annotations)
+        if out.kind == "StatefulSet":
+            mount_claims(pod, out.claim_templates, out.name, index)
+        return pod
 
     @staticmethod
     def _replica(

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.analysis.commands import created_patch_command
 from podwhy.analysis.owners import owner_of
 from podwhy.analysis.pending import pending_group
 from podwhy.analysis.suggest import Suggestion, suggest, template_owner
@@ -593,3 +594,36 @@ def test_owner_of_lifts_a_job_to_its_cron_job_only_from_the_snapshot() -> None:
     elsewhere = make_snapshot(make_node("n1").obj(), pod)
     elsewhere.add("Job", msgspec.convert(other, o.Job))
     assert str(owner_of(pod, elsewhere)) == "shop/nightly-29541630 (Job)"
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n != "bare-pod"])
+def test_a_workload_whose_pods_are_not_created_gets_its_template_patched(name: str) -> None:
+    """satisfyPolicy's command (created_patch_command): the pod was never created, so none is
+    deleted; the owner's template gets a container's limit and a label, all else kept."""
+    case = CASES[name]
+    pod = _pod(case)
+    snapshot = _snapshot(case, pod)
+    ops = [
+        {"op": "add", "path": "/spec/containers/1/resources/limits/memory", "value": "1Gi"},
+        {"op": "add", "path": "/metadata/labels/team", "value": "payments"},
+    ]
+    command = created_patch_command(pod, snapshot, ops)
+    assert command is not None
+    documents = case.documents(pod)
+    cluster = Cluster({(d["kind"], d["metadata"]["name"]): d for d in documents})
+    cluster.run(command_text(command))
+    assert cluster.log == [entry for entry in case.log if not entry.startswith("delete Pod")]
+    target_kind, target_name, pointer = case.template_at
+    template = _at(cluster.objects[(target_kind, target_name)], pointer)
+    app = template["spec"]["containers"][1]
+    assert app["resources"] == {"requests": {"cpu": "2", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}
+    assert template["metadata"]["labels"]["team"] == "payments"
+    assert template["metadata"]["labels"]["app"] == pod.metadata.labels["app"]
+    assert [c["image"] for c in template["spec"]["containers"]] == ["log:1", "app:1"]
+
+
+def test_a_bare_pod_not_created_has_no_workload_to_patch() -> None:
+    case = CASES["bare-pod"]
+    pod = _pod(case)
+    ops = [{"op": "add", "path": "/metadata/labels/team", "value": "payments"}]
+    assert created_patch_command(pod, _snapshot(case, pod), ops) is None

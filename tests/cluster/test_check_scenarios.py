@@ -100,6 +100,8 @@ class Facts:
     rollout: dict[str, Json] = field(default_factory=dict)
     # Replicas placed without every input evaluated (exit 3).
     inconclusive: int = 0
+    # Per workload with suggestions (a policy refuses its pods): their kinds.
+    suggested: dict[str, list[str]] = field(default_factory=dict)
 
 
 DRA_NODE = "dra-example-driver-cluster-worker"
@@ -156,6 +158,7 @@ FACTS: dict[str, Facts] = {
             "shop/web (Deployment)": "ValidatingAdmissionPolicy 'require-resource-limits' with binding "
             "'require-resource-limits-binding' denied request: memory limits are required: container web has none",
         },
+        suggested={"shop/web (Deployment)": ["satisfyPolicy"]},
     ),
     # The same policy bound with Warn: the Pod is created, kubectl's warning said.
     "policy-warn": Facts(
@@ -506,6 +509,52 @@ def test_key_facts(name: str, monkeypatch: pytest.MonkeyPatch, check_schema_vali
     placed = sum(node is not None for nodes in want.nodes.values() for node in nodes)
     assert (summary["placed"], summary["pending"]) == (placed, sum(map(len, want.nodes.values())) - placed)
     assert summary["inconclusive"] == want.inconclusive
+    suggested = {_key(w): [s["kind"] for s in w["suggestions"]] for w in report["workloads"] if w.get("suggestions")}
+    assert suggested == want.suggested
+
+
+def _merged(target: Any, patch: Any) -> Any:
+    """RFC 7386."""
+    if not isinstance(patch, dict) or not isinstance(target, dict):
+        return patch
+    out = dict(target)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = _merged(out.get(key), value)
+    return out
+
+
+def test_the_suggestion_for_a_policy_refusal_makes_the_manifest_pass(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, check_schema_validator: Any
+) -> None:
+    """policy-deny's suggestion (satisfyPolicy), its merge patch applied to the manifest: checked
+    again, shop/web's replicas are created and placed, where the suggestion said they fit."""
+    import yaml
+
+    _, report = _report("policy-deny", monkeypatch, check_schema_validator)
+    (web,) = [w for w in report["workloads"] if _key(w) == "shop/web (Deployment)"]
+    (suggestion,) = web["suggestions"]
+    assert suggestion["command"].startswith("kubectl patch deployment web -n shop --type strategic -p ")
+    (patch,) = suggestion["patches"]
+    documents = list(yaml.safe_load_all((CASES / "policy-deny" / "manifests.yaml").read_text()))
+    changed = [
+        _merged(d, patch["patch"])
+        if (d["kind"], d["metadata"]["namespace"], d["metadata"]["name"]) == ("Deployment", "shop", "web")
+        else d
+        for d in documents
+    ]
+    (tmp_path / "manifests.yaml").write_text(yaml.safe_dump_all(changed))
+    cluster = str(CASES / "policy-deny" / "cluster")
+    result = CliRunner().invoke(
+        app,
+        ["check", "-f", str(tmp_path / "manifests.yaml"), "--from", cluster, "--complete", "--kube-version", "1.35"],
+        env={"COLUMNS": "120", "NO_COLOR": "1"},
+    )
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.startswith("4/4 replicas placed")
+    assert set(suggestion["nodes"]) == {"node-1", "node-2"}
 
 
 @pytest.mark.parametrize("name", [name for name in NAMES if FACTS[name].exit_code == 3])

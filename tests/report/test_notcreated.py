@@ -66,8 +66,48 @@ def test_explain_workload_json(snapshot: SnapshotAssertion, report_schema_valida
     policy = workload["events"][0]["refusal"]["policy"]
     assert policy["stillDenies"] is True and policy["expressionIndex"] == 0
     assert policy["message"] == "Memory limits are required for all containers."
+    # The verified change (issue 38): the memory limit from the request, the Deployment patched.
+    (suggestion,) = doc["suggestions"]
+    assert suggestion["kind"] == "satisfyPolicy" and suggestion["nodes"] == ["worker-1"]
+    assert suggestion["command"] == (
+        "kubectl patch deployment web -n shop --type strategic -p "
+        """'{"spec":{"template":{"spec":{"containers":[{"name":"web","resources":{"limits":{"memory":"256Mi"}}}]}}}}'"""
+    )
+    assert workload["notes"] == []
     doc["snapshot"]["sources"] = [Path(source).name for source in doc["snapshot"]["sources"]]
     assert doc == snapshot
+
+
+def test_a_policy_podwhy_cannot_satisfy_leaves_a_note(tmp_path: Path) -> None:
+    """A second policy the changed pod then meets asks for a label podwhy has no value for: nothing
+    is offered (it would not be admitted), the field is named."""
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "require-team"},
+        "spec": {
+            "matchConstraints": {
+                "resourceRules": [
+                    {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+                ]
+            },
+            "validations": [{"expression": "has(object.metadata.labels.team)"}],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "require-team-binding"},
+        "spec": {"policyName": "require-team", "validationActions": ["Deny"]},
+    }
+    code, out, _ = run("explain", "deployment/web", "-n", "shop", sources=(CLUSTER, _extra(tmp_path, policy, binding)))
+    assert code == 1 and "Suggestions" not in out
+    assert "Not suggested: ValidatingAdmissionPolicy 'require-team' (spec.validations[0]) requires label team:" in out
+    code, out, _ = run(
+        "explain", "deployment/web", "-n", "shop", "-o", "json", sources=(CLUSTER, _extra(tmp_path, policy, binding))
+    )
+    doc = json.loads(out)
+    assert doc["suggestions"] == [] and len(doc["workload"]["notes"]) == 1
 
 
 def test_explain_daemonset_refused_by_a_webhook(snapshot: SnapshotAssertion) -> None:
@@ -181,6 +221,9 @@ def test_pending_not_created_json(snapshot: SnapshotAssertion, pending_schema_va
     pending_schema_validator.validate(doc)
     assert code == 1
     assert [w["workload"] for w in doc["notCreated"]] == ["shop/web (Deployment)", "shop/node-agent (DaemonSet)"]
+    web, agent = doc["notCreated"]
+    assert [s["kind"] for s in web["suggestions"]] == ["satisfyPolicy"] and web["notes"] == []
+    assert "suggestions" not in agent  # a webhook refuses it: nothing looked for
     doc["snapshot"]["sources"] = [Path(source).name for source in doc["snapshot"]["sources"]]
     assert doc == snapshot
 

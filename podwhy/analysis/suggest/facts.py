@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
 from podwhy.analysis.keymeanings import LabelMeaning, Reserving
+from podwhy.analysis.suggest.policyfacts import PolicyNote, SatisfyPolicy
 from podwhy.verdict import Verdict
 
 # ---- lowerRequest ----
@@ -437,6 +438,7 @@ Change = (
     | RaiseGroupMaxSize
     | AddNodePoolZone
     | RaiseNodePoolLimit
+    | SatisfyPolicy
 )
 
 
@@ -516,6 +518,14 @@ class SetGroupMaxSize:
     wanted: int
 
 
+@dataclass(frozen=True)
+class ManifestEdit:
+    """No command: the change is made to the manifest at `path` (a Pod `check` read, which several
+    objects may share)."""
+
+    path: str
+
+
 CommandNote = (
     TemplateNotRolledOut
     | ManifestOnStdin
@@ -526,6 +536,7 @@ CommandNote = (
     | StatusPatch
     | ScaleNodeGroup
     | SetGroupMaxSize
+    | ManifestEdit
 )
 
 
@@ -553,3 +564,15 @@ class Suggestion:
     @property
     def kind(self) -> str:
         return self.change.KIND
+
+
+@dataclass(frozen=True)
+class PolicyFixes:
+    """What is suggested for the ValidatingAdmissionPolicy that refuses a workload's pods: the
+    verified changes (satisfyPolicy), and what podwhy could not suggest, and why."""
+
+    suggestions: tuple[Suggestion, ...] = ()
+    notes: tuple[PolicyNote, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.suggestions or self.notes)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
+from podwhy.cluster.apiserver.admission.attributes import PolicyDenied
 from podwhy.cluster.apiserver.defaults import Json
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.placementreasons import AdmissionOpen, OnceDeleted, PlacementReason
@@ -116,6 +117,8 @@ class ManifestWorkload:
     # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
     # retried.
     refused: dict[str, str] = field(default_factory=dict)
+    # The first replica a ValidatingAdmissionPolicy refused (None: none was).
+    policy_refused: PolicyRefused | None = None
     # What admission leaves open for a replica (webhooks never called, policies not evaluated),
     # by pod name; for a DaemonSet, its template's (every node's pod alike).
     admission_open: dict[str, AdmissionOpen] = field(default_factory=dict)
@@ -135,6 +138,18 @@ class ManifestWorkload:
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name} ({self.kind})"
+
+
+@dataclass(frozen=True)
+class PolicyRefused:
+    """The first replica of a workload a ValidatingAdmissionPolicy refused: the pod as its
+    controller made it, before admission (what a suggestion changes and admits again), its spec as
+    the manifest wrote it (None: not kept), the denial, and the API server's words."""
+
+    pod: o.Pod
+    raw_spec: Json | None
+    denied: PolicyDenied
+    words: str
 
 
 @dataclass

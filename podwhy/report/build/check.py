@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -10,13 +10,14 @@ from msgspec import UNSET, UnsetType
 
 from podwhy.analysis.blocking import BlockingCauses
 from podwhy.analysis.owners import owner_of
+from podwhy.analysis.suggest.facts import PolicyFixes
 from podwhy.cluster.controllers.rollout import Rollout
 from podwhy.cluster.controllers.types import Displaced, ReplicaPlacement, WorkloadPlacement
 from podwhy.cluster.kueuecheck import KueueDecision
 from podwhy.framework.notevaluated import ROOM_UNKNOWNS, NotEvaluated, not_evaluated
 from podwhy.framework.status import Code
 from podwhy.model import objects as o
-from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary
+from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
 from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
@@ -41,6 +42,7 @@ from podwhy.report.words.notevaluated import joined_why_text
 from podwhy.report.words.placement import (
     placement_text,
 )
+from podwhy.report.words.suggestpolicy import policy_note_text
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
@@ -247,11 +249,15 @@ def build_check_report(
     version: ChosenVersion | None = None,
     not_checked: Sequence[tuple[str, str, int]] = (),
     displaced: Sequence[Displaced] = (),
+    fixes: Mapping[str, PolicyFixes] | None = None,
 ) -> CheckReport:
+    """The report of the PLACEMENTS; FIXES: what is suggested for the workloads whose pods a
+    ValidatingAdmissionPolicy refuses, by workload key."""
     workloads: list[WorkloadReport] = []
     causes_of = _Causes(snapshot)
     for placement in placements:
         wl = placement.workload
+        fixed = (fixes or {}).get(wl.key)
         replicas = [_replica(r, snapshot) for r in placement.replicas]
         placed = sum(1 for r in placement.replicas if r.placed)
         workloads.append(
@@ -268,6 +274,8 @@ def build_check_report(
                 rollout=_rollout(placement.rollout, wl.kind, len(wl.pods)),
                 apiServerDefaults=_defaults(placement, snapshot),
                 kueue=_kueue(placement.kueue),
+                suggestions=[suggestion(x) for x in fixed.suggestions] if fixed is not None else UNSET,
+                notes=[policy_note_text(n) for n in fixed.notes] if fixed is not None else UNSET,
             )
         )
     all_replicas = [r for w in workloads for r in w.replicas]

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from msgspec import UNSET, UnsetType
+
 from podwhy.analysis.workloadfacts import CreateEvent, PolicyRecheck, Refusal, WorkloadFacts, WorkloadState
 from podwhy.analysis.workloadfacts import WebhookNamed as WebhookFacts
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
-from podwhy.report.build.common import scheduler_version, snapshot_summary
+from podwhy.report.build.common import scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import input_warnings
 from podwhy.report.model import (
     CreateEventReport,
@@ -18,11 +20,13 @@ from podwhy.report.model import (
     RefusalReport,
     Report,
     SchedulerWord,
+    Suggestion,
     WebhookNamed,
     WorkloadTarget,
 )
 from podwhy.report.model import PolicyRecheck as PolicyRecheckReport
 from podwhy.report.words.notcreated import target_text
+from podwhy.report.words.suggestpolicy import policy_note_text
 from podwhy.report.words.workloadfate import explained_text, recheck_text, summary_text, webhook_words
 from podwhy.scheduler.release import ChosenVersion
 from podwhy.snapshot.cluster import Snapshot
@@ -97,7 +101,22 @@ def workload_target(facts: WorkloadFacts) -> WorkloadTarget:
         explained=facts.explained,
         explainedText=explained_text(facts) if pending else "",
         events=event_reports(facts.events),
+        notes=_notes(facts),
     )
+
+
+def _notes(facts: WorkloadFacts) -> list[str] | UnsetType:
+    """What podwhy could not suggest for the policy refusing the workload's pods (unset: nothing
+    was looked for)."""
+    if facts.fixes is None:
+        return UNSET
+    return [policy_note_text(note) for note in facts.fixes.notes]
+
+
+def _suggestions(facts: WorkloadFacts) -> list[Suggestion] | UnsetType:
+    if facts.fixes is None:
+        return UNSET
+    return [suggestion(s) for s in facts.fixes.suggestions]
 
 
 def build_workload_report(facts: WorkloadFacts, snapshot: Snapshot, version: ChosenVersion | None) -> Report:
@@ -123,6 +142,7 @@ def build_workload_report(facts: WorkloadFacts, snapshot: Snapshot, version: Cho
         notEvaluated=target.summary if facts.state is WorkloadState.NO_EVENTS else "",
         lackingKinds=["Event"] if facts.state is WorkloadState.NO_EVENTS else [],
         workload=target,
+        suggestions=[suggestion(s) for s in facts.fixes.suggestions] if facts.fixes is not None else [],
     )
 
 
@@ -134,6 +154,8 @@ def not_created(facts: Sequence[WorkloadFacts]) -> list[NotCreatedWorkload]:
             creators=[f"{kind} {name}" for kind, name in f.creators],
             pending=len(f.pending),
             events=event_reports(f.events),
+            suggestions=_suggestions(f),
+            notes=_notes(f),
         )
         for f in facts
     ]

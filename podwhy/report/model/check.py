@@ -12,6 +12,7 @@ from podwhy.report.model.common import (
     DefaultedField,
     SchedulerVersion,
     SnapshotSummary,
+    Suggestion,
     _Struct,
 )
 from podwhy.report.model.kueue import KueueCheck
@@ -139,6 +140,11 @@ class WorkloadReport(_Struct):
     apiServerDefaults: list[DefaultedField] | UnsetType = UNSET  # noqa: N815
     # A Job Kueue manages: Kueue's decision on its Workload.
     kueue: KueueCheck | UnsetType = UNSET
+    # A ValidatingAdmissionPolicy refuses its pods: the verified changes to its pod template that
+    # make it admit them (kind satisfyPolicy; the pods then created and placed as the cluster
+    # stands after the manifests), and what podwhy could not suggest, and why.
+    suggestions: list[Suggestion] | UnsetType = UNSET
+    notes: list[str] | UnsetType = UNSET
 
     @property
     def update(self) -> RolloutReport | None:

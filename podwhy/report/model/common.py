@@ -63,12 +63,17 @@ ObjectPatch = Annotated[
 
 
 class Suggestion(_Struct):
-    """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster."""
+    """A change verified to make the pod fit: the plugins ran again on the changed pod or cluster;
+    or (satisfyPolicy) to make the ValidatingAdmissionPolicy refusing a workload's pods admit them:
+    the API server's admission ran again on the changed pod, then the plugins."""
 
     # releaseNomination, lowerRequest, addToleration, dropNodeSelection, renameTopologyKey, renameResource,
     # fixPodAffinity, labelNode, addNode, addNodesForGroup, awaitPreemption (no action: the scheduler
     # preempts for it; no command), evictPods, relaxTopologySpread, dropAntiAffinity,
-    # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit
+    # raiseGroupMaxSize, addNodePoolZone, raiseNodePoolLimit; satisfyPolicy (fields of the pod
+    # template a ValidatingAdmissionPolicy refusing its pods requires: verified by the API server's
+    # admission run again, then the scheduler's plugins; `nodes` may be empty: the pods are then
+    # created but stay Pending, the summary says why)
     kind: str
     summary: str
     # The nodes the pod fits on once the change is made.

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from podwhy.report.model.common import _Struct
+from msgspec import UNSET, UnsetType
+
+from podwhy.report.model.common import Suggestion, _Struct
 
 # Where a workload stands (analysis/workloadfacts.py's WorkloadState): a pod of it is Pending
 # (explained), its pods are not being created, none is Pending and none fails to be created, or
@@ -91,6 +93,9 @@ class WorkloadTarget(_Struct, kw_only=True):
     # The line under the first that says which pod of the workload is explained.
     explainedText: str = ""  # noqa: N815
     events: list[CreateEventReport] = []
+    # What podwhy could not suggest for the ValidatingAdmissionPolicy that refuses its pods, and
+    # why (the verified changes are the report's `suggestions`, kind satisfyPolicy).
+    notes: list[str] | UnsetType = UNSET
 
 
 class NotCreatedWorkload(_Struct, kw_only=True):
@@ -102,3 +107,7 @@ class NotCreatedWorkload(_Struct, kw_only=True):
     creators: list[str]
     pending: int
     events: list[CreateEventReport]
+    # The verified changes that make the ValidatingAdmissionPolicy refusing its pods admit them
+    # (kind satisfyPolicy), and what podwhy could not suggest for it, and why.
+    suggestions: list[Suggestion] | UnsetType = UNSET
+    notes: list[str] | UnsetType = UNSET

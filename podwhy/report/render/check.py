@@ -177,6 +177,7 @@ def render_check(report: CheckReport, wide: bool = False, console: Console | Non
         for row in rows:
             table.add_row(*[escape(cell) for cell in row])
         console.print(table)
+    _render_suggestions(console, report)
     console.print(f"Placed {report.order}.")
     console.print(f"{report.tieBreak[:1].upper()}{report.tieBreak[1:]}.")
 
@@ -268,3 +269,20 @@ def _causes(console: Console, group: PendingReplicas | None) -> None:
     """What keeps Pending replicas off the nodes, under their message, as explain says it."""
     for cause in group.causes if group is not None else []:
         hanging(console, f"· {escape(cause.text)}", 4)
+
+
+def _render_suggestions(console: Console, report: CheckReport) -> None:
+    """The changes that make the policies refusing workloads' pods admit them, and what was not
+    suggested, and why."""
+    from podwhy.report.words.notcreated import VERIFIED_BY_ADMISSION
+
+    suggested = [s for w in report.workloads for s in w.suggestions or []]
+    if suggested:
+        console.print(f"[bold]Suggestions[/bold] ({VERIFIED_BY_ADMISSION}):")
+    for s in suggested:
+        hanging(console, f"• {escape(s.summary)}", 2)
+        if s.command:
+            console.print(f"      {escape(s.command)}", soft_wrap=True)  # whole, below the words hanging at 4
+    for w in report.workloads:
+        for note in w.notes or []:
+            say(console, f"[yellow]Not suggested ({escape(w.key)}): {escape(note)}[/yellow]", 0)

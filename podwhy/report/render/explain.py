@@ -331,10 +331,12 @@ def render_api_server_defaults(console: Console, report: Report) -> None:
     say(console, escape(f"The API server fills in (defaulting), and the scheduler reads: {said}"), 0)
 
 
-def render_suggestions(console: Console, report: Report) -> None:
+def render_suggestions(
+    console: Console, report: Report, verified_by: str = "each verified by re-running the scheduler's plugins"
+) -> None:
     if not report.suggestions:
         return
-    console.print("[bold]Suggestions[/bold] (each verified by re-running the scheduler's plugins):")
+    console.print(f"[bold]Suggestions[/bold] ({verified_by}):")
     for s in report.suggestions:
         first, *each = s.summary.split("\n")
         hanging(console, f"• {escape(first)}", 2)

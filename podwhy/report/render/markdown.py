@@ -20,6 +20,7 @@ from podwhy.report.model import (
     PendingReplicas,
     PendingReport,
     Report,
+    Suggestion,
     WorkloadReport,
 )
 from podwhy.report.render.check import check_summary
@@ -108,12 +109,27 @@ def render_check(report: CheckReport) -> str:
     lines += _table(["Workload", "Placed", "Pending", "Why"], rows)
     for line in [*not_checked_lines(report), *rollout_lines(report), *kueue_lines(report), *displaced_lines(report)]:
         lines += ["", cell(line)]
+    lines += _policy_suggestions(
+        [s for w in report.workloads for s in w.suggestions or []],
+        [f"{w.key}: {note}" for w in report.workloads for note in w.notes or []],
+    )
     lines += _warnings(report.warnings)
     summarised = any(len(w.replicas) > MAX_REPLICA_ROWS for w in report.workloads)
     title = f"Replicas (a workload of more than {MAX_REPLICA_ROWS} in short; -o wide and -o json list every one)"
     lines += ["", *_details(title if summarised else "Every replica", _replica_rows(report.workloads))]
     lines += ["", f"_Placed {cell(report.order)}; {cell(report.tieBreak)}._"]
     return "\n".join(lines) + "\n"
+
+
+def _policy_suggestions(suggestions: list[Suggestion], notes: list[str]) -> list[str]:
+    """The satisfyPolicy suggestions folded, each with its command, and what was not suggested."""
+    from podwhy.report.words.notcreated import VERIFIED_BY_ADMISSION
+
+    body: list[str] = []
+    for s in suggestions:
+        body += [f"- {cell(s.summary)}", "", *([_code(s.command), ""] if s.command else [])]
+    lines = ["", *_details(f"Suggestions ({VERIFIED_BY_ADMISSION})", body)] if body else []
+    return lines + [f"> Not suggested: {cell(note)}" for note in notes]
 
 
 def _why(group: PendingReplicas) -> str:
@@ -224,7 +240,11 @@ def _not_created(report: PendingReport) -> list[str]:
         if w.events
     ]
     title = f"**{cell(not_created_cause(len(workloads)))}**"
-    return ["", title, "", *_table(["Workload", "Count", "Newest FailedCreate", "Found"], rows)]
+    suggested = _policy_suggestions(
+        [s for w in workloads for s in w.suggestions or []],
+        [f"{w.workload}: {note}" for w in workloads for note in w.notes or []],
+    )
+    return ["", title, "", *_table(["Workload", "Count", "Newest FailedCreate", "Found"], rows), *suggested]
 
 
 def _kueue_pending(report: PendingReport) -> list[str]:
@@ -246,6 +266,7 @@ def render_explain(report: Report) -> str:
         lines = ["### podwhy explain", "", f"**{cell(workload.summary)}**"]
         if workload.events:
             lines += ["", *_events_table(workload.events), *_findings(workload.events)]
+        lines += _policy_suggestions(report.suggestions, workload.notes or [])
         return "\n".join([*lines, *_warnings(report.warnings)]) + "\n"
     pod = f"{report.pod.namespace}/{report.pod.name}"
     fate = fate_text(report)

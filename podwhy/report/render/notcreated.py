@@ -79,6 +79,12 @@ def render_workload(console: Console, report: Report, wide: bool) -> None:
         say(console, f"Its controller's FailedCreate events, newest first ({escape(made_by)}):", 0)
     for line, indent in event_lines(workload.events, lambda seen: when_text(seen, report), wide):
         say(console, escape(line), indent)
+    from podwhy.report.render.explain import render_suggestions
+    from podwhy.report.words.notcreated import VERIFIED_BY_ADMISSION
+
+    render_suggestions(console, report, VERIFIED_BY_ADMISSION)
+    for note in workload.notes or []:
+        say(console, f"[yellow]Not suggested: {escape(note)}[/yellow]", 0)
 
 
 def render_not_created(console: Console, report: PendingReport, number: int, hang: int, wide: bool) -> None:
@@ -99,3 +105,9 @@ def render_not_created(console: Console, report: PendingReport, number: int, han
             say(console, escape(line), hang + indent)
         if len(w.events) > len(events):
             say(console, escape(more_events_text(len(w.events) - len(events))), hang + 2)
+        for s in w.suggestions or []:
+            say(console, escape(f"→ {s.summary}"), hang + 2)
+            if s.command:
+                console.print(" " * (hang + 4) + escape(s.command), soft_wrap=True)  # whole, to copy
+        for note in w.notes or []:
+            say(console, escape(f"→ not suggested: {note}"), hang + 2)

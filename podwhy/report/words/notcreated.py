@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+# How the suggestions for a policy's refusal (satisfyPolicy) are verified, after their heading.
+VERIFIED_BY_ADMISSION = "each verified by running the API server's admission again, then the scheduler's plugins"
+
 
 def target_text(kind: str, namespace: str, name: str) -> str:
     """ "Deployment shop/web"."""

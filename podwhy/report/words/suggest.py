@@ -29,6 +29,7 @@ from podwhy.analysis.suggest.facts import (
     LabelNode,
     LabelReplaced,
     LowerRequest,
+    ManifestEdit,
     ManifestOnStdin,
     NoAutoscalerKnown,
     NodeAdder,
@@ -66,8 +67,10 @@ from podwhy.analysis.suggest.notes import (
     PlatformSelection,
     SuggestionsBound,
 )
+from podwhy.analysis.suggest.policyfacts import SatisfyPolicy
 from podwhy.report.words.meanings import condition_text, label_text, reserving_text
 from podwhy.report.words.sizing import more_nodes_text, sizing_text
+from podwhy.report.words.suggestpolicy import satisfy_policy_text
 
 # Nodes (and label values) named before "and N more"; workloads named in a summary (who selects
 # on a label, who is on reserved nodes).
@@ -224,6 +227,8 @@ _ClusterChange = (
 
 def change_text(change: Change, feasible: Sequence[str]) -> str:
     """The summary of a change; `feasible`: the nodes the pod then fits on."""
+    if isinstance(change, SatisfyPolicy):
+        return satisfy_policy_text(change, feasible)
     if isinstance(change, _PodChange):
         return _pod_change_text(change, feasible)
     return _cluster_change_text(change, feasible)
@@ -449,6 +454,8 @@ def command_note_text(note: CommandNote) -> str:
             return _scale_text(like, count, adder)
         case SetGroupMaxSize(group, wanted):
             return f"set {_max_size_field(group)} to {wanted} (cloud configuration: podwhy cannot change it)"
+        case ManifestEdit(path):
+            return f"change the Pod in {path}, then apply it"
 
 
 def command_text(command: Command) -> str:

@@ -38,14 +38,35 @@ class Attributes:
     reinvoke: bool = False
 
 
+@dataclass(frozen=True)
+class PolicyDenied:
+    """The ValidatingAdmissionPolicy denial behind a refusal: the policy, its binding and the index
+    in the policy's validations of the one that evaluated false (None: an error's, a
+    configuration's)."""
+
+    policy: str
+    binding: str | None
+    validation: int | None
+
+
 class AdmissionRefusalError(PodwhyError):
     """A validating admission plugin (PLUGIN: PodSecurity, ResourceQuota) refused to create a
     pod: its controller's create fails (FailedCreate, with these WORDS) and is retried; `kubectl
-    apply` of a Pod fails. WHY is the plugin's part, after `pods "NAME" is forbidden: `."""
+    apply` of a Pod fails. WHY is the plugin's part, after `pods "NAME" is forbidden: `; DENIED:
+    a ValidatingAdmissionPolicy's denial, what a suggestion reads of it."""
 
-    def __init__(self, pod: o.Pod, plugin: str, why: str, cause: str, words: str | None = None) -> None:
+    def __init__(
+        self,
+        pod: o.Pod,
+        plugin: str,
+        why: str,
+        cause: str,
+        words: str | None = None,
+        denied: PolicyDenied | None = None,
+    ) -> None:
         self.plugin = plugin
         self.why = why
+        self.denied = denied
         # WORDS: the whole refusal where the plugin words it all (a MutatingAdmissionPolicy's).
         self.words = words if words is not None else f'pods "{pod.metadata.name}" is forbidden: {why}'
         super().__init__(self.words, hint=f"the API server's {plugin} admission refuses it: {cause}")

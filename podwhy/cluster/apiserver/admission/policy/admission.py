@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from podwhy.cluster.admissionopen import MUTATING_POLICY, VALIDATING_POLICY, AdmissionOpen, OpenPolicy, OpenWebhook
-from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, PolicyDenied
 from podwhy.cluster.apiserver.admission.podobject import pod_object
 from podwhy.cluster.apiserver.admission.policy import mutating as m
 from podwhy.cluster.apiserver.admission.policy import validating as v
@@ -224,7 +224,8 @@ def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
     denial = answer.verdict.denial
     if denial is not None:
         cause = f"policy {denial.policy}" + (f", binding {denial.binding}" if denial.binding else "")
-        raise AdmissionRefusalError(pod, VALIDATING_POLICY, denial.text, cause)
+        denied = PolicyDenied(denial.policy, denial.binding, denial.expression_index)
+        raise AdmissionRefusalError(pod, VALIDATING_POLICY, denial.text, cause, denied=denied)
     if not any(ref.controller for ref in pod.metadata.owner_references):  # `kubectl apply` of a Pod
         key = f"Pod {pod.metadata.namespace}/{pod.metadata.name}"
         snapshot.api_warnings.extend((key, warning) for warning in answer.verdict.warnings)
