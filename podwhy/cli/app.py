@@ -59,7 +59,8 @@ class _Command(TyperCommand):
         super().__init__(*args, **kwargs)
         for param in self.params:
             if isinstance(param, TyperArgument):
-                param.display_type_rich = _no_type  # type: ignore[method-assign]
+                # typer 0.29's hook (held below it, pyproject.toml); harmless before.
+                setattr(param, "display_type_rich", _no_type)  # noqa: B010
 
 
 def _no_type(ctx: object) -> None:
