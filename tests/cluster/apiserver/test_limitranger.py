@@ -4,6 +4,7 @@ in the API server's words; and what it changes in podwhy's answers for manifests
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,22 @@ CASES: list[tuple[str, Json, list[Json], list[str]]] = [
         [res({"cpu": "600m"}, {"cpu": "600m"}), res({"cpu": "600m"}, {"cpu": "600m"})],
         ["maximum cpu usage per Pod is 1, but limit is 1200m"],
     ),
+    # The total keeps the first container's format (addResourceList: a copy, then Add), as
+    # Quantity.String() prints it: BinarySI 512Mi, not 536870912.
+    (
+        "pod totals keep their quantity's format",
+        {"type": "Pod", "max": {"memory": "300Mi"}},
+        [res({"memory": "256Mi"}, {"memory": "256Mi"}), res({"memory": "256Mi"}, {"memory": "256Mi"})],
+        ["maximum memory usage per Pod is 300Mi, but limit is 512Mi"],
+    ),
 ]
+
+
+def test_a_larger_init_containers_total_replaces_the_containers() -> None:
+    """maxResourceList: the init container's quantity replaces the total, with its format."""
+    p = pod(res({"memory": "256Mi"}, {"memory": "256Mi"}), init=(res({"memory": "2G"}, {"memory": "2G"}),))
+    item = limit_range({"type": "Pod", "max": {"memory": "1G"}})
+    assert validate(p, item, pod_level=True) == ["maximum memory usage per Pod is 1G, but limit is 2G"]
 
 
 @pytest.mark.parametrize(("test", "item", "containers", "errors"), CASES, ids=[c[0] for c in CASES])
@@ -178,3 +194,33 @@ def test_without_limit_ranges_a_pod_lacking_requests_is_inconclusive(tmp_path: P
     given = "    resources: {requests: {cpu: 100m, memory: 64Mi}}\n"
     code, out, _ = _run(tmp_path, CLUSTER, POD + given, "--from", quotas_listed(tmp_path))
     assert "Inconclusive" not in out.splitlines()[0]
+
+
+def test_check_leaves_a_controllers_pod_outside_the_bounds_not_created(tmp_path: Path) -> None:
+    """A replica LimitRanger refuses is not created (its controller's FailedCreate, retried), in
+    the API server's words; check goes on (it aborted with exit 3)."""
+    (tmp_path / "cluster.yaml").write_text(CLUSTER + LIMIT_RANGE)
+    deployment = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources: {requests: {cpu: 100m}, limits: {cpu: 100m, memory: 8Gi}}
+"""
+    (tmp_path / "web.yaml").write_text(deployment)
+    args = ["check", "-f", str(tmp_path / "web.yaml"), "--from", str(tmp_path / "cluster.yaml"), "--complete"]
+    result = CliRunner().invoke(app, [*args, "-o", "json"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 1, result.stderr
+    report = json.loads(result.stdout)
+    replicas = report["workloads"][0]["replicas"]
+    assert len(replicas) == 2
+    for replica in replicas:
+        assert replica["message"].startswith('not created: Error creating: pods "web-')
+        assert replica["message"].endswith("is forbidden: maximum memory usage per Container is 4Gi, but limit is 8Gi")

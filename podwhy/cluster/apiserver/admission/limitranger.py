@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from podwhy.cluster.apiserver.admission.attributes import Attributes, admitted_without
-from podwhy.errors import PodwhyError
+from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
 from podwhy.helpers.resourcenames import CPU, MEMORY
 from podwhy.model import objects as o
-from podwhy.model.quantity import QuantityInput, format_quantity, milli_value, parse_quantity, value
+from podwhy.model.quantity import QuantityInput, go_string, milli_value, parse_quantity, quantity_format, value
 
 NAME = "LimitRanger"
 
@@ -92,6 +91,9 @@ def mutate(pod: o.Pod, limit_range: o.LimitRange) -> list[LimitRangeDefault]:
     return out
 
 
+LIMIT_RANGER = "LimitRanger"
+
+
 def _values(req: QuantityInput | None, lim: QuantityInput | None, enforced: QuantityInput) -> tuple[int, int, int]:
     """requestLimitEnforcedValues: milli-precision when nothing overflows, else whole values."""
     amounts = [parse_quantity(x) if x is not None else Fraction(0) for x in (req, lim, enforced)]
@@ -156,45 +158,71 @@ def _check(kind: str, item: o.LimitRangeItem, request: o.ResourceList, limit: o.
     return errors
 
 
-def _summed(lists: list[o.ResourceList]) -> dict[str, Fraction]:
-    out: dict[str, Fraction] = {}
-    for resources in lists:
-        for name, raw in resources.items():
-            out[name] = out.get(name, Fraction(0)) + parse_quantity(raw)
-    return out
+class _Total:
+    """One resource's total as k8s.io/apimachinery's Quantity keeps it: the amount, and the format
+    of the quantity it began as (Add keeps the receiver's; a larger init container's replaces it)."""
+
+    __slots__ = ("amount", "fmt")
+
+    def __init__(self, raw: QuantityInput) -> None:
+        self.amount, self.fmt = parse_quantity(raw), quantity_format(raw)
+
+    def __str__(self) -> str:
+        return go_string(self.amount, self.fmt)
+
+
+def _add(total: dict[str, _Total], resources: o.ResourceList) -> None:
+    """addResourceList: a new resource as a copy of the quantity, else added to the total."""
+    for name, raw in resources.items():
+        if name in total:
+            total[name].amount += parse_quantity(raw)
+        else:
+            total[name] = _Total(raw)
 
 
 def _pod_totals(pod: o.Pod, pod_level: bool, limits: bool) -> o.ResourceList:
     """podRequests / podLimits of the admission plugin: containers and sidecars summed, init
-    containers' peak, pod-level cpu and memory overriding (spec only, no status)."""
+    containers' peak (maxResourceList: a larger quantity replaces the total), pod-level cpu and
+    memory overriding (spec only, no status); each total printed as its Quantity prints."""
 
     def pick(container: o.Container) -> o.ResourceList:
         return container.resources.limits if limits else container.resources.requests
 
-    total = _summed([pick(c) for c in pod.spec.containers])
-    sidecars: dict[str, Fraction] = {}
-    init_peak: dict[str, Fraction] = {}
+    total: dict[str, _Total] = {}
+    for container in pod.spec.containers:
+        _add(total, pick(container))
+    sidecars: dict[str, _Total] = {}
+    init_peak: dict[str, _Total] = {}
     for container in pod.spec.init_containers:
-        own = _summed([pick(container)])
+        own: dict[str, _Total] = {}
+        _add(own, pick(container))
         if container.restart_policy == "Always":
-            for name, amount in own.items():
-                total[name] = total.get(name, Fraction(0)) + amount
-                sidecars[name] = sidecars.get(name, Fraction(0)) + amount
-            own = dict(sidecars)
+            _add(total, pick(container))
+            _add(sidecars, pick(container))
+            own = {name: _copy(t) for name, t in sidecars.items()}
         else:
-            for name, amount in sidecars.items():
-                own[name] = own.get(name, Fraction(0)) + amount
-        for name, amount in own.items():
-            if amount > init_peak.get(name, Fraction(-1)):
-                init_peak[name] = amount
-    for name, amount in init_peak.items():
-        if amount > total.get(name, Fraction(-1)):
-            total[name] = amount
-    out: o.ResourceList = {name: format_quantity(amount) for name, amount in total.items()}
+            for name, t in sidecars.items():
+                if name in own:
+                    own[name].amount += t.amount
+                else:
+                    own[name] = _copy(t)
+        for name, t in own.items():
+            if name not in init_peak or t.amount > init_peak[name].amount:
+                init_peak[name] = _copy(t)
+    for name, t in init_peak.items():
+        if name not in total or t.amount > total[name].amount:
+            total[name] = t
+    out: o.ResourceList = {name: str(t) for name, t in total.items()}
     if pod_level and pod.spec.resources is not None:
         for name, raw in (pod.spec.resources.limits if limits else pod.spec.resources.requests).items():
             if name in (CPU, MEMORY):
                 out[name] = raw
+    return out
+
+
+def _copy(total: _Total) -> _Total:
+    out = _Total.__new__(_Total)
+    out.amount, out.fmt = total.amount, total.fmt
     return out
 
 
@@ -246,8 +274,7 @@ def validate_pod(pod: o.Pod, attributes: Attributes) -> None:
     for lr in namespace_limit_ranges(snapshot.limit_ranges, namespace):
         errors = validate(pod, lr, pod_level=pod.spec.resources is not None)
         if errors:
-            raise PodwhyError(
-                f'pods "{pod.metadata.name}" is forbidden: {aggregate(errors)}',
-                hint=f"the API server's LimitRanger admission refuses this pod (LimitRange {lr.metadata.name} "
-                f"in namespace {namespace})",
+            # A controller's pod is not created (FailedCreate); `kubectl apply` of a Pod fails.
+            raise AdmissionRefusalError(
+                pod, LIMIT_RANGER, aggregate(errors), f"LimitRange {lr.metadata.name} in namespace {namespace}"
             )
