@@ -200,15 +200,16 @@ class ParamStore:
                 missing=str(info.get("missing", "")),
             )
 
-    def fetched_text(self) -> str:
-        """PARAMS_ANNOTATION's value for what this store fetched."""
-        out: dict[str, dict[str, Any]] = {}
-        for key, info in sorted(self.fetched.items()):
-            entry: dict[str, Any] = {"served": info.served, "namespaced": info.namespaced}
-            if info.missing:
-                entry["missing"] = info.missing
-            out[key] = entry
-        return msgspec.json.encode(out).decode()
+
+def fetched_text(kinds: Mapping[str, FetchedKind]) -> str:
+    """PARAMS_ANNOTATION's value for what a fetch learnt of each paramKind."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, info in sorted(kinds.items()):
+        entry: dict[str, Any] = {"served": info.served, "namespaced": info.namespaced}
+        if info.missing:
+            entry["missing"] = info.missing
+        out[key] = entry
+    return msgspec.json.encode(out).decode()
 
 
 def policy_param_kinds(policies: Iterable[o.ValidatingAdmissionPolicy]) -> set[ParamKey]:

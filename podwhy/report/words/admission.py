@@ -4,9 +4,12 @@ podwhy could not evaluate (cluster/admissionopen.py's facts)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from podwhy.cluster.placementreasons import AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.cluster.placementreasons import admissionopen as facts
 from podwhy.snapshot.limits import MAX_PARAM_BYTES, size_words
+from podwhy.snapshot.params import FetchedKind
 
 # Well-known webhooks by product (policy/products.py's values), as on-call engineers call them.
 PRODUCTS = {
@@ -91,3 +94,14 @@ def admission_open_text(fact: AdmissionOpen) -> str:
             f"kube-scheduler says: {fact.scheduler_says}"
         )
     return "not evaluated: whether admission lets it be created: " + "; ".join(parts)
+
+
+def params_not_read_warnings(fetched: Mapping[str, FetchedKind]) -> list[str]:
+    """The policies' params a live source (or the `podwhy snapshot` of a dump) could not read:
+    the bindings that read them are not evaluated."""
+    return [
+        f"the ValidatingAdmissionPolicies' params ({key}) could not be read ({kind.missing}): the bindings"
+        " that read them are not evaluated"
+        for key, kind in sorted(fetched.items())
+        if kind.missing
+    ]
