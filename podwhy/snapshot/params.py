@@ -168,20 +168,26 @@ class ParamStore:
         held[name] = obj
         self.held_bytes += len(obj.raw)
 
-    def keep_kinds(self, kinds: Iterable[ParamKey]) -> Counter[str]:
-        """Drop the objects of every kind but KINDS (those policies' paramKinds name); returns
-        how many were kept of each kind that decoding counted among the ignored (all but
-        Cluster Autoscaler's status ConfigMap, which the snapshot reads)."""
-        wanted = set(kinds)
+    def keep_kinds(self, kinds: Mapping[ParamKey, Names | None]) -> Counter[str]:
+        """Drop the objects of every kind but KINDS' (those policies' paramKinds name), and of
+        those whose bindings' paramRefs all name their params, every object they cannot name (None:
+        a selector may select any); returns how many were kept of each kind that decoding counted
+        among the ignored (all but Cluster Autoscaler's status ConfigMap, which the snapshot reads)."""
         kept: Counter[str] = Counter()
         for key in list(self.objects):
-            if key in wanted:
-                status = key == ("", CONFIG_MAP) and any(
-                    name == o.AUTOSCALER_STATUS_CONFIGMAP for _, name in self.objects[key]
-                )
-                kept[key[1]] += len(self.objects[key]) - (1 if status else 0)
+            if key not in kinds:
+                self.held_bytes -= sum(len(x.raw) for x in self.objects.pop(key).values())
                 continue
-            self.held_bytes -= sum(len(x.raw) for x in self.objects.pop(key).values())
+            names = kinds[key]
+            held = self.objects[key]
+            if names is not None:
+                for where in [w for w in held if w[1] not in names.get(w[0], set()) | names.get(None, set())]:
+                    self.held_bytes -= len(held.pop(where).raw)
+            if not held:
+                del self.objects[key]
+                continue
+            status = key == ("", CONFIG_MAP) and any(name == o.AUTOSCALER_STATUS_CONFIGMAP for _, name in held)
+            kept[key[1]] += len(held) - (1 if status else 0)
         return kept
 
     def of_kind(self, key: ParamKey) -> Mapping[tuple[str, str], ParamObject]:
@@ -212,13 +218,30 @@ def fetched_text(kinds: Mapping[str, FetchedKind]) -> str:
     return msgspec.json.encode(out).decode()
 
 
-def policy_param_kinds(policies: Iterable[o.ValidatingAdmissionPolicy]) -> set[ParamKey]:
-    """The kinds POLICIES' paramKinds name, as params are filed."""
-    return {
-        (group_of(p.spec.param_kind.api_version), p.spec.param_kind.kind)
-        for p in policies
-        if p.spec.param_kind is not None
-    }
+# The names a kind's paramRefs name, by namespace (None: any namespace, the request's).
+Names = dict[str | None, set[str]]
+
+
+def policy_param_kinds(
+    policies: Iterable[o.ValidatingAdmissionPolicy], bindings: Iterable[o.ValidatingAdmissionPolicyBinding]
+) -> dict[ParamKey, Names | None]:
+    """The kinds POLICIES' paramKinds name, as params are filed, each with the names their
+    BINDINGS' paramRefs name (None where one has a selector, or names none: any may be read)."""
+    by_name = {p.metadata.name: p.spec.param_kind for p in policies if p.spec.param_kind is not None}
+    out: dict[ParamKey, Names | None] = {(group_of(k.api_version), k.kind): {} for k in by_name.values()}
+    for binding in bindings:
+        kind, ref = by_name.get(binding.spec.policy_name), binding.spec.param_ref
+        if kind is None or ref is None:
+            continue
+        key = (group_of(kind.api_version), kind.kind)
+        names = out[key]
+        if names is None:
+            continue
+        if not ref.name or ref.selector is not None:
+            out[key] = None
+            continue
+        names.setdefault(ref.namespace or None, set()).add(ref.name)
+    return out
 
 
 def _newer(first: str, second: str) -> bool:

@@ -174,9 +174,13 @@ class FileSource:
 
 def keep_policy_params(snapshot: Snapshot, complete: bool) -> None:
     """Once every input is read: keep the possible params of the kinds the snapshot's
-    ValidatingAdmissionPolicies name (no longer counted among the ignored), drop the rest."""
+    ValidatingAdmissionPolicies name, those their bindings' paramRefs may read (no longer counted
+    among the ignored), and drop the rest."""
     snapshot.params.complete = complete
-    kept = snapshot.params.keep_kinds(policy_param_kinds(snapshot.validating_admission_policies.values()))
+    kinds = policy_param_kinds(
+        snapshot.validating_admission_policies.values(), snapshot.validating_admission_policy_bindings.values()
+    )
+    kept = snapshot.params.keep_kinds(kinds)
     for kind, count in kept.items():
         left = snapshot.ignored_kinds.get(kind, 0) - count
         if left > 0:

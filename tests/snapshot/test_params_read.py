@@ -32,6 +32,17 @@ def _policy(api_version: str = "v1", kind: str = "ConfigMap") -> dict[str, Any]:
     }
 
 
+def _binding(ref: dict[str, Any] | None = None, name: str = "b") -> dict[str, Any]:
+    """A binding of _policy's policy; its paramRef selects every object by default."""
+    ref = {"selector": {}, "parameterNotFoundAction": "Allow"} if ref is None else ref
+    return {
+        "apiVersion": _ADM,
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": name},
+        "spec": {"policyName": "p", "validationActions": ["Deny"], "paramRef": ref},
+    }
+
+
 def _config_map(name: str, namespace: str = "shop", **data: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
@@ -71,7 +82,9 @@ def _write(tmp_path: Path, name: str, doc: dict[str, Any], as_json: bool) -> Pat
 
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "yaml"])
 def test_the_config_maps_a_policy_names_are_kept_and_no_other_kind(tmp_path: Path, as_json: bool) -> None:
-    dump = _list(NODE, _policy(), _config_map("limits", max="3"), _config_map("other"), STATUS, CUSTOM, SECRET)
+    dump = _list(
+        NODE, _policy(), _binding(), _config_map("limits", max="3"), _config_map("other"), STATUS, CUSTOM, SECRET
+    )
     snapshot = _load(_write(tmp_path, "dump", dump, as_json))
     assert _held(snapshot) == {
         ("", "ConfigMap"): ["kube-system/cluster-autoscaler-status", "shop/limits", "shop/other"]
@@ -95,27 +108,41 @@ def test_without_a_policy_naming_them_nothing_is_kept(tmp_path: Path) -> None:
 
 def test_a_custom_kind_a_policy_names_is_kept_with_its_version(tmp_path: Path) -> None:
     custom = {**CUSTOM, "spec": {"maxReplicas": 3}}
-    snapshot = _load(_write(tmp_path, "dump", _list(_policy("example.com/v1", "ParamsConfig"), custom), False))
+    dump = _list(_policy("example.com/v1", "ParamsConfig"), _binding(), custom)
+    snapshot = _load(_write(tmp_path, "dump", dump, False))
     assert _held(snapshot) == {("example.com", "ParamsConfig"): ["shop/c"]}
     assert snapshot.params.versions[("example.com", "ParamsConfig")] == {"example.com/v1"}
     assert snapshot.params.objects[("example.com", "ParamsConfig")][("shop", "c")].json["spec"] == {"maxReplicas": 3}
 
 
+def test_of_a_kind_whose_param_refs_all_name_their_params_only_those_are_kept(tmp_path: Path) -> None:
+    """paramRefs by name keep those names (in their namespace, or in any: the request's decides);
+    a selector keeps every object of the kind; a policy without bindings keeps none."""
+    maps = [_config_map("limits"), _config_map("limits", "prod"), _config_map("quota", "ml"), _config_map("quota")]
+    bindings = [_binding({"name": "limits"}, "any"), _binding({"name": "quota", "namespace": "ml"}, "ml")]
+    snapshot = _load(_write(tmp_path, "a.json", _list(_policy(), *bindings, *maps, STATUS), True))
+    assert _held(snapshot) == {("", "ConfigMap"): ["ml/quota", "prod/limits", "shop/limits"]}
+    assert snapshot.ignored_kinds == {"ConfigMap": 1}  # shop/quota; the autoscaler's status is read
+    assert snapshot.params.seen[("", "ConfigMap")] == {"shop", "prod", "ml", "kube-system"}
+    snapshot = _load(_write(tmp_path, "b.json", _list(_policy(), *maps), True))
+    assert not snapshot.params.objects and snapshot.ignored_kinds == {"ConfigMap": 4}
+
+
 def test_the_policy_may_come_in_a_later_file_or_stdin(tmp_path: Path) -> None:
     maps = _write(tmp_path, "maps.json", _list(_config_map("limits")), True)
-    policies = json.dumps(_list(_policy())).encode()
+    policies = json.dumps(_list(_policy(), _binding())).encode()
     assert _held(_load(maps, stdin=policies)) == {("", "ConfigMap"): ["shop/limits"]}
-    later = _write(tmp_path, "policies.yaml", _list(_policy()), False)
+    later = _write(tmp_path, "policies.yaml", _list(_policy(), _binding()), False)
     assert _held(_load(maps, later)) == {("", "ConfigMap"): ["shop/limits"]}
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "a.json").write_text(json.dumps(_list(_config_map("limits"))))
-    (folder / "b.yaml").write_text(yaml.safe_dump(_list(_policy())))
+    (folder / "b.yaml").write_text(yaml.safe_dump(_list(_policy(), _binding())))
     assert _held(_load(folder)) == {("", "ConfigMap"): ["shop/limits"]}
 
 
 def test_both_yaml_readers_hold_the_same_params(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = yaml.safe_dump(_list(_policy(), _config_map("limits", max="3"), STATUS), sort_keys=False)
+    text = yaml.safe_dump(_list(_policy(), _binding(), _config_map("limits", max="3"), STATUS), sort_keys=False)
     text += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: anchored, namespace: shop}\ndata: {a: '1'}\n"
     path = tmp_path / "dump.yaml"
     path.write_text(text)
@@ -136,7 +163,8 @@ def test_an_object_given_twice_is_held_once_the_newer(tmp_path: Path) -> None:
     old, new = _config_map("limits", max="3"), _config_map("limits", max="5")
     old["metadata"]["resourceVersion"], new["metadata"]["resourceVersion"] = "10", "9"
     snapshot = _load(
-        _write(tmp_path, "a.json", _list(_policy(), old), True), _write(tmp_path, "b.json", _list(new), True)
+        _write(tmp_path, "a.json", _list(_policy(), _binding(), old), True),
+        _write(tmp_path, "b.json", _list(new), True),
     )
     assert snapshot.params.objects[("", "ConfigMap")][("shop", "limits")].json["data"] == {"max": "3"}
 
@@ -160,7 +188,7 @@ def test_what_is_held_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """Past limits.MAX_PARAM_BYTES the kind that crossed it is dropped (and said not evaluated)."""
     monkeypatch.setattr(store_module, "MAX_PARAM_BYTES", 2_000)
     maps = [_config_map(f"cm-{i}", v="x" * 300) for i in range(10)]
-    snapshot = _load(_write(tmp_path, "dump.json", _list(_policy(), *maps, CUSTOM), True))
+    snapshot = _load(_write(tmp_path, "dump.json", _list(_policy(), _binding(), *maps, CUSTOM), True))
     assert snapshot.params.dropped == {("", "ConfigMap")}
     assert not snapshot.params.objects and snapshot.params.held_bytes == 0
     assert snapshot.params.seen[("", "ConfigMap")] == {"shop"}
