@@ -115,4 +115,6 @@ def _snapshot(
     kinds: dict[str, int] = {}
     for (kind, _), raws in items.items():
         kinds[kind] = kinds.get(kind, 0) + len(raws)
+    for kind, _, _ in live.params.objects:  # the policies' params (the autoscaler's status may be one too)
+        kinds[kind] = kinds.get(kind, 0) + 1
     return count, target, missing, kinds

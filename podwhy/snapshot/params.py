@@ -146,10 +146,13 @@ class ParamStore:
     # Kinds whose objects were dropped past MAX_PARAM_BYTES (the bytes held, for the words).
     dropped: set[ParamKey] = field(default_factory=set)
     held_bytes: int = 0
+    # (group, kind) -> namespace -> its objects: what a selector looks through, made once.
+    _by_namespace: dict[ParamKey, dict[str, list[ParamObject]]] = field(default_factory=dict, repr=False)
 
     def add(self, obj: ParamObject) -> None:
         """Hold OBJ (the newer resourceVersion of one given twice, else the later)."""
         key = (group_of(obj.api_version), obj.kind)
+        self._by_namespace.pop(key, None)
         self.seen.setdefault(key, set()).add(obj.namespace)
         self.versions.setdefault(key, set()).add(obj.api_version)
         if key in self.dropped:
@@ -174,6 +177,7 @@ class ParamStore:
         a selector may select any); returns how many were kept of each kind that decoding counted
         among the ignored (all but Cluster Autoscaler's status ConfigMap, which the snapshot reads)."""
         kept: Counter[str] = Counter()
+        self._by_namespace.clear()
         for key in list(self.objects):
             if key not in kinds:
                 self.held_bytes -= sum(len(x.raw) for x in self.objects.pop(key).values())
@@ -192,6 +196,15 @@ class ParamStore:
 
     def of_kind(self, key: ParamKey) -> Mapping[tuple[str, str], ParamObject]:
         return self.objects.get(key, {})
+
+    def in_namespace(self, key: ParamKey, namespace: str) -> list[ParamObject]:
+        """The objects of KEY's kind in NAMESPACE ("" for a cluster-scoped kind's)."""
+        index = self._by_namespace.get(key)
+        if index is None:
+            index = self._by_namespace[key] = {}
+            for (ns, _), obj in self.objects.get(key, {}).items():
+                index.setdefault(ns, []).append(obj)
+        return index.get(namespace, [])
 
     def record_fetched(self, text: str) -> None:
         """PARAMS_ANNOTATION of a `podwhy snapshot` dump."""

@@ -203,11 +203,5 @@ def collect(
         gap = _unvouched(store, source, looked_in)
         if gap is not None:
             return gap
-        return _in_order(
-            [
-                p
-                for (ns, _), p in objects.items()
-                if (ns == looked_in or not source.namespaced) and selector.matches(p.labels)
-            ]
-        )
+        return _in_order([p for p in store.in_namespace(source.key, looked_in) if selector.matches(p.labels)])
     return NAME_OR_SELECTOR
