@@ -2,7 +2,8 @@
 
 It serves discovery, paged lists (limit/continue), single objects and events, and can be told
 to answer 403 for chosen resources, 404 for unserved groups, 410 for a continue token, and
-500 once. A kind can be served in another version than SERVED's (`versions`, as a 1.32
+500 once; lists filter by fieldSelector and labelSelector; more kinds (custom resources) can be
+served (`extra_served`). A kind can be served in another version than SERVED's (`versions`, as a 1.32
 cluster serves DRA as resource.k8s.io/v1beta1; the objects given must be in that version's
 shape), and `/apis` can say nothing (`discovery=False`). Every request is recorded (method,
 path, query, User-Agent), so tests can assert that podwhy sends only GETs and says who it is.
@@ -295,6 +296,8 @@ class FakeApiServer:
     list_forbidden: set[str] = field(default_factory=set)  # resources that can be read one by one, not listed
     unserved_groups: set[str] = field(default_factory=set)  # group/versions, e.g. "resource.k8s.io/v1"
     versions: dict[str, str] = field(default_factory=dict)  # kind -> the group/version it is served in
+    # More kinds to serve, as SERVED says them (a custom resource's: its list items carry kind and apiVersion).
+    extra_served: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
     discovery: bool = True  # False: /apis answers 404
     expire_continue_once: set[str] = field(default_factory=set)  # resources whose first continue is 410
     fail_once: set[str] = field(default_factory=set)  # resources whose first request is a 500
@@ -317,7 +320,7 @@ class FakeApiServer:
     def __post_init__(self) -> None:
         self.served = {
             kind: (self.versions.get(kind, gv), resource, namespaced)
-            for kind, (gv, resource, namespaced) in SERVED.items()
+            for kind, (gv, resource, namespaced) in {**SERVED, **self.extra_served}.items()
         }
         index: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for number, obj in enumerate(self.objects):
@@ -456,6 +459,8 @@ class FakeApiServer:
             return 200, found
         for selector in query.get("fieldSelector", []):
             items = [o for o in items if _matches_fields(o, selector)]
+        for selector in query.get("labelSelector", []):
+            items = [o for o in items if _matches_labels(o, selector)]
         return self._page(resource, group_version, items, query)
 
     def _by_group(self) -> dict[str, list[str]]:
@@ -532,7 +537,8 @@ class FakeApiServer:
             metadata["remainingItemCount"] = len(items) - end
         kind = next(k for k, (gv, res, _) in self.served.items() if res == resource and gv == group_version)
         kind = kind.partition(".")[0]  # the API's kind of a key of SERVED
-        if group_version.rpartition("/")[0] in CUSTOM_GROUPS:
+        group = group_version.rpartition("/")[0]
+        if group in CUSTOM_GROUPS or any(gv.startswith(f"{group}/") for gv, _, _ in self.extra_served.values()):
             page_items = [_typed(o, kind, group_version) for o in items[start:end]]
         else:
             page_items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items[start:end]]
@@ -599,6 +605,47 @@ def _matches_fields(obj: dict[str, Any], selector: str) -> bool:
         for part in key.split("."):
             value = value.get(part, {}) if isinstance(value, dict) else {}
         if str(value) != want:
+            return False
+    return True
+
+
+def _label_terms(selector: str) -> list[str]:
+    """A labelSelector's terms (commas inside a set's parentheses belong to it)."""
+    terms, depth, current = [], 0, ""
+    for char in selector:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            terms.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        terms.append(current.strip())
+    return terms
+
+
+def _matches_labels(obj: dict[str, Any], selector: str) -> bool:
+    """labels.Parse's grammar, as far as podwhy writes it: k=v, k!=v, k in (..), k notin (..), k, !k."""
+    labels = obj.get("metadata", {}).get("labels") or {}
+    for term in _label_terms(selector):
+        if " notin " in term or " in " in term:
+            key, op, values = term.partition(" notin " if " notin " in term else " in ")
+            wanted = {v.strip() for v in values.strip().strip("()").split(",")}
+            found = labels.get(key.strip())
+            if (op == " in " and found not in wanted) or (op == " notin " and found in wanted):
+                return False
+        elif "!=" in term:
+            key, _, value = term.partition("!=")
+            if labels.get(key) == value:
+                return False
+        elif "=" in term:
+            key, _, value = term.partition("=")
+            if labels.get(key) != value.lstrip("="):
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
             return False
     return True
 

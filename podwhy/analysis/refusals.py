@@ -34,7 +34,7 @@ TEMPLATE_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "Job", "ReplicationCon
 # Why a policy a refusal names was not re-evaluated.
 NO_POLICY = "the snapshot does not hold the policy"
 NO_TEMPLATE = "the snapshot does not hold the pod template of {owner}"
-READS_PARAMS = "its binding reads params, which podwhy does not read"
+READS_PARAMS = "its binding reads params the snapshot cannot vouch for (or a kind podwhy does not read as params)"
 
 
 def read_refusal(

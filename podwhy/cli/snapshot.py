@@ -52,8 +52,8 @@ def snapshot(
     """Write everything podwhy reads from the cluster to a file that --from reads back to the same report.
 
     Nodes, pods and every other kind the plugins read are fetched cluster-wide (the scheduler sees
-    them all); -n/-A choose whose events come along. Secrets are never read, nor any ConfigMap but
-    Cluster Autoscaler's status.
+    them all); -n/-A choose whose events come along. Secrets are never read; of the ConfigMaps, only
+    Cluster Autoscaler's status and those a ValidatingAdmissionPolicy binding's paramRef can select.
     """
     count, target, missing, kinds = _snapshot(output, namespace, all_namespaces, redact, shared)
     if shared.verbose:
@@ -107,9 +107,14 @@ def _snapshot(
                     redact_text=redact,
                     server_version=live.server_version,
                     taken_at=live.taken_at,
+                    params=live.params,
                 )
             )
+            params = live.params.kinds.items()
+            missing.update({key: f"{kind.missing} (policies' params)" for key, kind in params if kind.missing})
     kinds: dict[str, int] = {}
     for (kind, _), raws in items.items():
         kinds[kind] = kinds.get(kind, 0) + len(raws)
+    for kind, _, _ in live.params.objects:  # the policies' params (the autoscaler's status may be one too)
+        kinds[kind] = kinds.get(kind, 0) + 1
     return count, target, missing, kinds

@@ -11,6 +11,20 @@ from dataclasses import dataclass
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
 MUTATING_POLICY = "MutatingAdmissionPolicy"
 
+# What a policy reads that podwhy does not hold (OpenPolicy.what).
+PARAMS = "params"
+
+# Why a binding's params are not looked up (OpenPolicy.why; admission/policy/params.py finds them).
+PARAMS_NO_OBJECTS = "no-objects"  # the snapshot holds no object of the paramKind
+PARAMS_NO_OBJECTS_IN_NAMESPACE = "no-objects-in-namespace"  # none of the namespace looked in (detail)
+PARAMS_UNKNOWN_KIND = "unknown-kind"  # a custom kind it holds no object of: served or not, it cannot tell
+PARAMS_OTHER_VERSION = "other-version"  # it holds the kind's objects in other apiVersions only (detail)
+PARAMS_NOT_READ = "not-read"  # a built-in kind podwhy does not read as params
+PARAMS_SECRETS = "secrets"  # Secrets, which podwhy never reads
+PARAMS_TOO_MANY = "too-many"  # past the bound on what a snapshot holds of them (limits.MAX_PARAM_BYTES)
+PARAMS_NOT_FETCHED = "not-fetched"  # the live source could not read them (detail: its words)
+PARAMS_MUTATING = "mutating"  # a MutatingAdmissionPolicy's params, which podwhy does not look up
+
 
 @dataclass(frozen=True)
 class OpenWebhook:
@@ -34,12 +48,16 @@ class OpenWebhook:
 class OpenPolicy:
     """A ValidatingAdmissionPolicy (or MutatingAdmissionPolicy: KIND) and binding the pod meets
     whose decision podwhy cannot make: WHAT it reads that podwhy does not hold ("params", CEL's
-    "authorizer", the "namespace")."""
+    "authorizer", the "namespace"); for "params", WHY they could not be looked up (the facts of
+    admission/policy/params.py), the PARAM_KIND (`v1/ConfigMap`) and what WHY names (DETAIL)."""
 
     policy: str
     binding: str | None
     what: str
     kind: str = VALIDATING_POLICY
+    why: str = ""
+    param_kind: str = ""
+    detail: str = ""
     on: str = ""  # as OpenWebhook.on
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from podwhy.cluster import admissionopen as admissionopen
 from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.framework.notevaluated import NotEvaluated
 
-__all__ = ["AdmissionOpen", "OpenPolicy", "OpenWebhook"]  # re-exported: the words read them here
+# Re-exported: the words read them here (admissionopen: the facts of a policy's params not looked up).
+__all__ = ["AdmissionOpen", "OpenPolicy", "OpenWebhook", "admissionopen"]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from podwhy.model import objects as o
+from podwhy.snapshot.params import ParamStore
 
 # Namespaces every API server creates and keeps (upstream's system namespaces), present even in a
 # dump that holds nothing of them.
@@ -107,6 +108,10 @@ class Snapshot:
     mutating_admission_policy_bindings: dict[str, o.MutatingAdmissionPolicyBinding] = field(default_factory=dict)
     validating_webhook_configurations: dict[str, o.ValidatingWebhookConfiguration] = field(default_factory=dict)
     mutating_webhook_configurations: dict[str, o.MutatingWebhookConfiguration] = field(default_factory=dict)
+    # What may be the policies' params: ConfigMaps and custom resources of the kinds a
+    # ValidatingAdmissionPolicy's paramKind names, and what the sources vouch for of them
+    # (snapshot/params.py). Provenance as much as content: not compared.
+    params: ParamStore = field(default_factory=ParamStore, compare=False)
 
     # Provenance: which kinds were seen (objects or typed lists), what was skipped.
     kinds_seen: set[str] = field(default_factory=set)

@@ -24,7 +24,7 @@ import yaml
 from podwhy.errors import PodwhyError
 from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP
 from podwhy.snapshot import fastyaml, yaml11
-from podwhy.snapshot.decoded import Decoded, ListMeta, keep_raw
+from podwhy.snapshot.decoded import Decoded, ListMeta, keep_param, keep_raw
 from podwhy.snapshot.typed import (
     MANIFEST_KINDS,
     SNAPSHOT_KINDS,
@@ -282,11 +282,15 @@ class _JsonReader:
         how = self.table.reading(kind, api_version)
         if how is None:
             self.out.ignored[self.table.ignored_as(kind, api_version)] += 1
+            if not self.table.manifests:  # a custom resource: it may be a policy's params
+                keep_param(self.out, kind, api_version, lambda: bytes(data))
             return
         if isinstance(how, str):
             raise refused(self.source, where, kind, _json_name(data), how)
+        if kind == "ConfigMap" and not self.table.manifests:
+            keep_param(self.out, kind, api_version, lambda: bytes(data))
         if kind == "ConfigMap" and _json_name(data) != AUTOSCALER_STATUS_CONFIGMAP:
-            self.out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            self.out.ignored[kind] += 1  # only the params a policy names are kept (snapshot/params.py)
             return
         try:
             obj = decode_typed(how.decoder, data)
@@ -420,11 +424,15 @@ class _YamlReader:
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1
+            if not self.table.manifests:  # a custom resource: it may be a policy's params
+                keep_param(out, kind, api_version, lambda: bytes(data))
             return
         if isinstance(how, str):
             raise _ReferenceNeededError  # the reference reader words the error
         if kind == "ConfigMap" and _json_name(data) != AUTOSCALER_STATUS_CONFIGMAP:
-            out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            out.ignored[kind] += 1  # only the params a policy names are kept (snapshot/params.py)
+            if not self.table.manifests:
+                keep_param(out, kind, api_version, lambda: bytes(data))
             return
         try:
             obj = decode_typed(how.decoder, data)
@@ -437,6 +445,8 @@ class _YamlReader:
             raise _ReferenceNeededError from None
         if not self.table.manifests:
             keep_raw(out, kind, obj, lambda: bytes(data))
+            if kind == "ConfigMap":  # Cluster Autoscaler's status, which a policy may read too
+                keep_param(out, kind, api_version, lambda: bytes(data))
         out.append(kind, obj, self.source, where, self.table.manifests, api_version, lambda: bytes(data))
 
     # -- the reference reader ---------------------------------------------
@@ -503,13 +513,17 @@ class _YamlReader:
         how = self.table.reading(kind, api_version)
         if how is None:
             out.ignored[self.table.ignored_as(kind, api_version)] += 1
+            if not self.table.manifests:  # a custom resource: it may be a policy's params
+                keep_param(out, kind, api_version, lambda: _plain_json(doc))
             return
         metadata = doc.get("metadata")
         name = yaml11.plain(metadata.get("name", "")) if isinstance(metadata, dict) else ""
         if isinstance(how, str):
             raise refused(self.source, where, kind, str(name or ""), how)
+        if kind == "ConfigMap" and not self.table.manifests:
+            keep_param(out, kind, api_version, lambda: _plain_json(doc))
         if kind == "ConfigMap" and name != AUTOSCALER_STATUS_CONFIGMAP:
-            out.ignored[kind] += 1  # podwhy reads no other ConfigMap
+            out.ignored[kind] += 1  # only the params a policy names are kept (snapshot/params.py)
             return
         try:
             obj = yaml11.convert(doc, how.wire)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from podwhy.errors import PodwhyError
+from podwhy.snapshot.params import PARAMS_ANNOTATION, ParamObject, is_param_kind, read_param
 
 if TYPE_CHECKING:
     from podwhy.snapshot.cluster import ObjectKey, Snapshot
@@ -84,6 +85,8 @@ class Decoded:
     raw_template_objects: dict[ObjectKey, Any] = field(default_factory=dict)
     # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
     kindless: list[str] = field(default_factory=list)
+    # ConfigMaps and custom resources, which may be policies' params (snapshot/params.py).
+    params: list[ParamObject] = field(default_factory=list)
     source: str = ""  # the input, as errors name it
 
     def append(
@@ -111,6 +114,7 @@ class Decoded:
         self.raw_templates.update(other.raw_templates)
         self.raw_template_objects.update(other.raw_template_objects)
         self.kindless.extend(other.kindless)
+        self.params.extend(other.params)
         self.list_kinds |= other.list_kinds
         for kind, served in other.api_versions.items():
             self.api_versions.setdefault(kind, set()).update(served)
@@ -135,6 +139,10 @@ class Decoded:
             if snapshot.holds(object_key, self.raw_template_objects[object_key]):
                 snapshot.raw_templates[object_key] = data
         snapshot.kindless.extend((self.source, where) for where in self.kindless)
+        for param in self.params:
+            snapshot.params.add(param)
+        if self.list_meta is not None and self.list_meta.annotations.get(PARAMS_ANNOTATION):
+            snapshot.params.record_fetched(self.list_meta.annotations[PARAMS_ANNOTATION])
         if self.list_meta is not None and MISSING_KINDS_ANNOTATION in self.list_meta.annotations:
             snapshot.missing.update(self.missing_kinds())
         if self.list_meta is not None and FETCHED_KINDS_ANNOTATION in self.list_meta.annotations:
@@ -175,6 +183,17 @@ class _WithTemplate(msgspec.Struct):
 
 
 _WITH_TEMPLATE = msgspec.json.Decoder(_WithTemplate)
+
+
+def keep_param(out: Decoded, kind: str, api_version: str, raw: Callable[[], bytes | None]) -> None:
+    """Hold an object that may be a policy's params (snapshot/params.py: a ConfigMap, a custom
+    resource) as its JSON text; `raw` makes it only then."""
+    if not is_param_kind(kind, api_version):
+        return
+    data = raw()
+    param = read_param(kind, api_version, data) if data is not None else None
+    if param is not None:
+        out.params.append(param)
 
 
 def keep_raw(out: Decoded, kind: str, obj: Any, raw: Callable[[], bytes | None]) -> None:

@@ -36,6 +36,13 @@ MAX_YAML_DEPTH = 1_000
 # run at once; `replicas: 2147483647` would otherwise build two billion pods.
 MAX_PODS = 150_000
 
+# The most bytes of JSON text a snapshot holds of ConfigMaps and custom resources while reading
+# its inputs, before it knows which kinds policies' params are (snapshot/params.py): a cluster's
+# ConfigMaps are typically a few to a few tens of MiB (one `kube-root-ca.crt` of about 1.5 KiB per
+# namespace, dashboards and configuration files of up to 1 MiB each); past the bound, the kind of
+# the object that crossed it is dropped and the params of that kind are said not evaluated.
+MAX_PARAM_BYTES = 256 * 1024**2
+
 # The most names (files and folders, whatever they are) podwhy looks through in a folder given
 # with --from or -f, before reading any: `kubectl cluster-info dump --output-directory` of a
 # 150,000-pod cluster writes about 300,000 (a folder and a logs.txt per pod, a few files per

@@ -149,6 +149,18 @@ def redact_object(kind: str, data: bytes, redactor: Redactor) -> bytes:
     return msgspec.json.encode(redactor.object(kind, msgspec.json.decode(data)))
 
 
+def redact_param(data: bytes, redactor: Redactor) -> bytes:
+    """A policy's params (a ConfigMap, a custom resource a binding's paramRef can select): its
+    metadata as ObjectMeta's allowlist keeps it, every other field kept (a policy's expressions
+    may read any: `params.data.maxReplicas`). Only what a paramRef can select is ever fetched."""
+    value = msgspec.json.decode(data)
+    if not isinstance(value, dict):
+        return b"{}"
+    metadata = _struct(o.ObjectMeta)(value.get("metadata"), redactor)
+    kept = {k: v for k, v in value.items() if k != "metadata"}
+    return msgspec.json.encode({"metadata": metadata, **kept} if metadata is not _DROP else kept)
+
+
 # ---------------------------------------------------------------- the walk
 
 
@@ -405,7 +417,7 @@ def kept_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["REDACTED", "Redactor", "redact_command", "redact_object"]
+__all__ = ["REDACTED", "Redactor", "redact_command", "redact_object", "redact_param"]
 
 
 if __name__ == "__main__":  # pragma: no cover

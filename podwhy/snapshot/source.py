@@ -32,6 +32,7 @@ from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.decoded import FETCHED_KINDS_ANNOTATION
 from podwhy.snapshot.limits import max_input_bytes, too_large
+from podwhy.snapshot.params import policy_param_kinds
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
 # nothing is explained) and Events (which only add what the scheduler said). Files that hold
@@ -148,6 +149,7 @@ class FileSource:
                     self._add(snapshot, _read_bytes(path, self.progress), str(path), skip_kindless=False)
         for kind in [kind for kind in snapshot.missing if kind in snapshot.kinds_seen]:
             del snapshot.missing[kind]  # another file holds what a podwhy snapshot could not fetch
+        keep_policy_params(snapshot, self.complete)
         if not self.complete:
             for kind in sorted(VOUCHED_KINDS - snapshot.kinds_seen):
                 snapshot.missing.setdefault(kind, "")
@@ -168,6 +170,23 @@ class FileSource:
         if decoded.list_meta is not None and FETCHED_KINDS_ANNOTATION in decoded.list_meta.annotations:
             self.fetched.update(decoded.fetched_kinds())
         decoded.add_to(snapshot)
+
+
+def keep_policy_params(snapshot: Snapshot, complete: bool) -> None:
+    """Once every input is read: keep the possible params of the kinds the snapshot's
+    ValidatingAdmissionPolicies name, those their bindings' paramRefs may read (no longer counted
+    among the ignored), and drop the rest."""
+    snapshot.params.complete = complete
+    kinds = policy_param_kinds(
+        snapshot.validating_admission_policies.values(), snapshot.validating_admission_policy_bindings.values()
+    )
+    kept = snapshot.params.keep_kinds(kinds)
+    for kind, count in kept.items():
+        left = snapshot.ignored_kinds.get(kind, 0) - count
+        if left > 0:
+            snapshot.ignored_kinds[kind] = left
+        else:
+            snapshot.ignored_kinds.pop(kind, None)
 
 
 def some_namespaces_pods(snapshot: Snapshot) -> str:

@@ -32,7 +32,9 @@ from podwhy.snapshot.decoded import (
     SERVER_VERSION_ANNOTATION,
     TAKEN_AT_ANNOTATION,
 )
-from podwhy.snapshot.redact import Redactor, redact_object
+from podwhy.snapshot.live.params import ParamFetch
+from podwhy.snapshot.params import PARAMS_ANNOTATION, fetched_text, read_param
+from podwhy.snapshot.redact import Redactor, redact_object, redact_param
 
 
 def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
@@ -44,6 +46,27 @@ def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
     head = json.dumps({"kind": api_kind(kind), "apiVersion": api_version})[:-1].encode()
     rest = body[1:].lstrip()
     return head + (b"}" if rest == b"}" else b"," + rest)
+
+
+def _new_params(
+    items: Mapping[tuple[str, str], list[msgspec.Raw]], params: ParamFetch | None
+) -> list[tuple[str, str, bytes]]:
+    """The params fetched that ITEMS do not hold already (Cluster Autoscaler's status ConfigMap)."""
+    if params is None:
+        return []
+    held = set()
+    for (kind, api_version), raws in items.items():
+        if any(kind == k and api_version == v for k, v, _ in params.objects):
+            for raw in raws:
+                param = read_param(kind, api_version, bytes(raw))
+                if param is not None:
+                    held.add((kind, api_version, param.namespace, param.name))
+    out = []
+    for kind, api_version, data in params.objects:
+        param = read_param(kind, api_version, data)
+        if param is not None and (kind, api_version, param.namespace, param.name) not in held:
+            out.append((kind, api_version, data))
+    return out
 
 
 # `-o -`: the List goes to stdout.
@@ -143,13 +166,18 @@ def write_dump(
     redact_text: bool = False,
     server_version: str = "",
     taken_at: str = "",
+    params: ParamFetch | None = None,
 ) -> int:
     """Write {(kind, apiVersion): raw items} as one List; returns the number of objects written.
 
     Every kind of ITEMS was fetched in full (an empty list: the cluster has none): the List says
     so, which makes the dump complete for them when read back (see docs/complete.md).
     `server_version`: the API server's gitVersion, recorded for choosing the scheduler release;
-    `taken_at`: when the fetch began, which ages in reports on the dump are measured to."""
+    `taken_at`: when the fetch began, which ages in reports on the dump are measured to;
+    `params`: the policies' params fetched (live/params.py), written after the items (an object
+    the items hold already, Cluster Autoscaler's status ConfigMap, once), and what was learnt of
+    each paramKind (PARAMS_ANNOTATION). Redacted, a param keeps every field but its metadata's
+    (which the allowlist keeps): a policy's expressions may read any of them."""
     annotations = {FETCHED_KINDS_ANNOTATION: json.dumps(sorted({kind for kind, _ in items}))}
     if missing:
         annotations[MISSING_KINDS_ANNOTATION] = json.dumps(dict(sorted(missing.items())))
@@ -159,6 +187,8 @@ def write_dump(
         annotations[TAKEN_AT_ANNOTATION] = taken_at
     if redact_text:
         annotations[REDACTED_ANNOTATION] = "true"
+    if params is not None and params.kinds:
+        annotations[PARAMS_ANNOTATION] = fetched_text(params.kinds)
     head = {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}}
     count = 0
     redactor = Redactor() if redact_text else None
@@ -176,6 +206,12 @@ def write_dump(
                     out.write(_with_kind(data, kind, api_version))
                     first = False
                     count += 1
+            for kind, api_version, data in _new_params(items, params):
+                if redactor is not None:
+                    data = redact_param(data, redactor)
+                out.write((b",\n" if not first else b"") + _with_kind(data, kind, api_version))
+                first = False
+                count += 1
             out.write(b"\n]}\n")
         target.commit()
     except BrokenPipeError:

@@ -180,6 +180,22 @@ FACTS: dict[str, Facts] = {
             "MutatingAdmissionPolicy on, which is off by default in v1.35; podwhy emulates v1.35 with it on"
         ],
     ),
+    # A policy whose params are a ConfigMap of the pod's namespace (paramRef without namespace):
+    # shop's allows 512Mi, so cache's pod (1Gi) is refused in words built from the params; web
+    # (256Mi) is placed, and ml's ConfigMap (4Gi) admits trainer (2Gi).
+    "policy-params": Facts(
+        1,
+        {
+            "shop/cache (Deployment)": [None],
+            "shop/web (Deployment)": ["node-1"],
+            "ml/trainer (Deployment)": ["node-2"],
+        },
+        pending_says={
+            "shop/cache (Deployment)": "ValidatingAdmissionPolicy 'max-memory-limit' with binding "
+            "'max-memory-limit-binding' denied request: memory limits in namespace shop are at most 512Mi "
+            "(ConfigMap memory-limits): container redis asks for more",
+        },
+    ),
     # Gatekeeper's webhook meets every pod: never called, so the placed Pod is Inconclusive.
     "webhook-inconclusive": Facts(3, {"shop/debug (Pod)": ["node-1"]}, inconclusive=1),
     # A validation that does not compile refuses every pod under failurePolicy Fail.

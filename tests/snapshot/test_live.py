@@ -349,6 +349,7 @@ def test_redacted_snapshot_keeps_every_verdict(case: Path, tmp_path: Path) -> No
 def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_path: Path) -> None:
     import yaml
 
+    from podwhy.snapshot.live.params import CONFIG_MAPS
     from podwhy.snapshot.live.source import CA_STATUS, EVENTS, LIVE_RESOURCES
 
     docs = list(yaml.safe_load_all((REPO / "deploy" / "rbac.yaml").read_text()))
@@ -359,8 +360,11 @@ def test_rbac_role_grants_exactly_what_live_mode_reads(shop: FakeApiServer, tmp_
     }
     assert all(rule["verbs"] == ["get", "list"] for rule in cluster_role["rules"])
     listed = [r for r in (*LIVE_RESOURCES, EVENTS) if not r.name]
-    assert granted == {(r.group, r.plural) for r in listed}
-    # Cluster Autoscaler's status: get by name in its namespace, and no other ConfigMap, no Secret.
+    # And ConfigMaps: the params of ValidatingAdmissionPolicies (live/params.py reads only those a
+    # binding's paramRef can select).
+    assert granted == {(r.group, r.plural) for r in listed} | {(CONFIG_MAPS.group, CONFIG_MAPS.plural)}
+    assert ("", "secrets") not in granted
+    # Cluster Autoscaler's status: get by name in its namespace (a cluster that grants no more).
     assert role["metadata"]["namespace"] == CA_STATUS.namespace
     assert role["rules"] == [
         {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [CA_STATUS.name], "verbs": ["get"]}

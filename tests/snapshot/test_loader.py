@@ -364,6 +364,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "redacted",
         "api_warnings",
         "unstorable",
+        "params",  # the possible params of policies, of any kind (snapshot/params.py)
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 

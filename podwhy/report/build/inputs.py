@@ -3,6 +3,7 @@ documents without a kind. Summarised, so that a dump given twice is a line, not 
 
 from __future__ import annotations
 
+from podwhy.report.words.admission import params_not_read_warnings
 from podwhy.snapshot.cluster import Duplicate, ObjectKey, Snapshot
 
 # Objects given twice that a warning names one by one; beyond, it counts them.
@@ -122,6 +123,7 @@ def input_warnings(snapshot: Snapshot) -> list[str]:
             "of each, the newer (else the one given later) is taken"
         )
     out.extend(_unstorable(snapshot))
+    out.extend(params_not_read_warnings(snapshot.params.fetched))
     kindless = snapshot.kindless
     if kindless:
         named = [f"{source}: {where}" for source, where in kindless[:NAMED_KINDLESS]]

@@ -21,6 +21,16 @@ UNTRUSTED_HINT = (
 )
 
 
+class HttpError(Exception):
+    """An answer of the API server that is not a success: its HTTP status, reason and message."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
 def connection_error(host: str, exc: Exception) -> PodwhyError:
     """Why a request to HOST got no answer, in one line, with what to do when podwhy knows."""
     text = str(exc)

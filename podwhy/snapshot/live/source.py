@@ -29,8 +29,11 @@ from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.decoded import ListMeta
 from podwhy.snapshot.limits import max_input_bytes, too_large
+from podwhy.snapshot.live.errors import HttpError as _HttpError
 from podwhy.snapshot.live.errors import connection_error
 from podwhy.snapshot.live.kubeconfig import api_client
+from podwhy.snapshot.live.params import ParamFetch, fetch_params, policies_fetched
+from podwhy.snapshot.params import read_param
 from podwhy.snapshot.resources import (
     ADMISSION_RESOURCES as ADMISSION_RESOURCES,
 )
@@ -178,14 +181,6 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-class _HttpError(Exception):
-    def __init__(self, status: int, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.reason = reason
-        self.message = message
-
-
 @dataclass
 class LiveSource:
     """Lists every kind the plugins read from the API server of a kubeconfig context."""
@@ -214,6 +209,8 @@ class LiveSource:
     server_version: str = field(default="", init=False)
     # When fetch began (RFC 3339), set by fetch: the time the snapshot was taken.
     taken_at: str = field(default="", init=False)
+    # The policies' params (live/params.py), set by fetch once the policies and bindings are fetched.
+    params: ParamFetch = field(default_factory=ParamFetch, init=False)
 
     # ------------------------------------------------------------------ connecting
     def connect(self) -> str:
@@ -292,7 +289,9 @@ class LiveSource:
             response.release_conn()
         return b"".join(chunks)
 
-    def _list(self, resource: Resource, namespace: str | None, field_selector: str, raw: bool) -> list[Any]:
+    def _list(
+        self, resource: Resource, namespace: str | None, field_selector: str, raw: bool, label_selector: str = ""
+    ) -> list[Any]:
         """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
         JSON of each item with `raw`); restarts the list when its continue token expired (410 Gone)."""
         items: list[Any] = []
@@ -309,6 +308,8 @@ class LiveSource:
                 query.append(("continue", token))
             if field_selector:
                 query.append(("fieldSelector", field_selector))
+            if label_selector:
+                query.append(("labelSelector", label_selector))
             try:
                 data = self.get(resource.path(namespace), query)
             except _HttpError as exc:
@@ -364,6 +365,16 @@ class LiveSource:
             self._state.objects += len(items)
         self._report()
         return items
+
+    def list_raw(
+        self, resource: Resource, namespace: str | None, field_selector: str, label_selector: str
+    ) -> list[Any]:
+        """A list's items as raw JSON (live/params.py's ParamsClient)."""
+        return self._list(resource, namespace, field_selector, True, label_selector)
+
+    def get_raw(self, resource: Resource) -> list[Any]:
+        """The object RESOURCE names as raw JSON, in a list (live/params.py's ParamsClient)."""
+        return self._get_object(resource, True)
 
     @property
     def requests_sent(self) -> int:
@@ -453,6 +464,7 @@ class LiveSource:
                     listed, outcome = future.result()
                     out[listed or resource] = outcome
                 self.server_version = version.result()
+                self.params = fetch_params(self, *policies_fetched(out))
         except KeyboardInterrupt:
             # Ctrl-C: no waiting for the requests in flight (an API server may hold one for the
             # request timeout); the command line exits without them (cli: _Group.main).
@@ -481,6 +493,11 @@ class LiveSource:
         snapshot.taken_at = self.taken_at
         snapshot.raw_pods.update(self._raw_pods)
         snapshot.raw_templates.update(self._raw_templates)
+        for kind, api_version, raw in self.params.objects:
+            param = read_param(kind, api_version, raw)
+            if param is not None:
+                snapshot.params.add(param)
+        snapshot.params.fetched.update(self.params.kinds)
         with gc_paused():
             for resource, outcome in fetched.items():
                 if isinstance(outcome, str):

@@ -2,7 +2,8 @@
 a ValidatingAdmissionPolicy's denial in the API server's words (a controller's pods not created, a
 workload refused by `kubectl apply`), Warn said as kubectl says it, bindings selected by
 namespace, a webhook never called left open (exit 3, or admitted with --assume-webhooks-allow),
-params not read said as not evaluated. The shop example's nodes, with policies beside them."""
+params read from the snapshot's ConfigMaps, or said as not evaluated where it cannot vouch for
+them. The shop example's nodes, with policies beside them."""
 
 from __future__ import annotations
 
@@ -177,7 +178,7 @@ def test_a_webhook_is_named_and_leaves_the_verdict_open(tmp_path: Path) -> None:
     assert code == 0
 
 
-def test_params_are_not_read_so_the_policy_is_not_evaluated(tmp_path: Path) -> None:
+def test_params_the_snapshot_cannot_vouch_for_leave_the_policy_not_evaluated(tmp_path: Path) -> None:
     policy = json.loads(json.dumps(LIMITS_POLICY))
     policy["spec"]["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
     binding = _binding("limits", "require-memory-limits", ["Deny"], paramRef={"name": "cfg", "namespace": "shop"})
@@ -185,8 +186,46 @@ def test_params_are_not_read_so_the_policy_is_not_evaluated(tmp_path: Path) -> N
     assert code == 3
     message = report["workloads"][0]["replicas"][0]["message"]
     assert (
-        "ValidatingAdmissionPolicy 'require-memory-limits' with binding 'limits' reads its binding's params" in message
+        "ValidatingAdmissionPolicy 'require-memory-limits' with binding 'limits' reads its binding's params"
+        " (v1/ConfigMap), which the snapshot cannot vouch for: it holds no ConfigMaps" in message
     )
+
+
+def _limit_range_policy() -> Any:
+    """At most the memory limit a ConfigMap of the pod's namespace says (params read)."""
+    policy = json.loads(json.dumps(LIMITS_POLICY))
+    policy["metadata"]["name"] = "max-memory-limit"
+    policy["spec"]["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    policy["spec"]["validations"] = [
+        {
+            "expression": "object.spec.containers.all(c, quantity(c.resources.limits.memory)"
+            ".compareTo(quantity(params.data.maxMemory)) <= 0)",
+            "messageExpression": "'memory limits may not exceed ' + params.data.maxMemory",
+        }
+    ]
+    return policy
+
+
+def test_params_are_read_from_the_snapshots_config_maps(tmp_path: Path) -> None:
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "limits", "namespace": "shop"},
+        "data": {"maxMemory": "32Mi"},
+    }
+    binding = _binding(
+        "max-memory", "max-memory-limit", ["Deny"], paramRef={"name": "limits", "parameterNotFoundAction": "Deny"}
+    )
+    objects = [_limit_range_policy(), binding, config]
+    code, report, _ = _check(tmp_path, objects, [_deployment("web", memory_limit=True)])
+    assert code == 1
+    assert report["workloads"][0]["replicas"][0]["message"].endswith(
+        "ValidatingAdmissionPolicy 'max-memory-limit' with binding 'max-memory' denied request: "
+        "memory limits may not exceed 32Mi"
+    )
+    config["data"]["maxMemory"] = "64Mi"
+    code, report, _ = _check(tmp_path, objects, [_deployment("web", memory_limit=True)])
+    assert code == 0 and report["workloads"][0]["placed"] == 2
 
 
 def test_without_policies_or_webhooks_nothing_changes(tmp_path: Path) -> None:

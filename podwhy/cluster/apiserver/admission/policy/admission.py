@@ -3,8 +3,9 @@ AllOrderedPlugins' order: MutatingAdmissionPolicy applies its mutations (policy/
 pod's JSON patched, then read back into the typed pod), MutatingAdmissionWebhook and
 ValidatingAdmissionWebhook are never called (the webhooks a request meets are named, their
 failurePolicy kept, as not evaluated), and ValidatingAdmissionPolicy is evaluated: every policy
-and binding the request meets (policy/matching.py), each binding dispatched (policy/
-validating.py), their verdict. What a policy reads that podwhy does not hold (a binding's
+and binding the request meets (policy/matching.py), each binding's params looked up (policy/
+params.py) and the binding dispatched (policy/validating.py), their verdict. What a policy reads
+that podwhy does not hold (params the snapshot cannot vouch for, a MutatingAdmissionPolicy's
 params, the authorizer) is not evaluated, never guessed."""
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Any
 
 import msgspec
 
+from podwhy.cluster import admissionopen
 from podwhy.cluster.admissionopen import MUTATING_POLICY, VALIDATING_POLICY, AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, PolicyDenied
 from podwhy.cluster.apiserver.admission.podobject import pod_object
 from podwhy.cluster.apiserver.admission.policy import mutating as m
+from podwhy.cluster.apiserver.admission.policy import params as p
 from podwhy.cluster.apiserver.admission.policy import validating as v
 from podwhy.cluster.apiserver.admission.policy.cel import admission_request, namespace_object
 from podwhy.cluster.apiserver.admission.policy.matching import matching_policies
@@ -38,17 +41,25 @@ MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 
 # What podwhy does not evaluate, as facts (report/ words them).
-PARAMS = "params"
+PARAMS = admissionopen.PARAMS
 
 
 @dataclass(frozen=True)
 class PolicyGap:
     """A policy and binding the request meets whose decision podwhy cannot make: WHAT it reads
-    that podwhy does not hold (PARAMS, or CEL's `authorizer`)."""
+    that podwhy does not hold (PARAMS, or CEL's `authorizer`); for PARAMS, why they could not be
+    looked up (policy/params.py's facts: WHY, the PARAM_KIND, what it names in DETAIL)."""
 
     policy: str
     binding: str | None
     what: str
+    why: str = ""
+    param_kind: str = ""
+    detail: str = ""
+
+
+def _params_gap(policy: str, binding: str | None, gap: p.ParamsGap) -> PolicyGap:
+    return PolicyGap(policy, binding, PARAMS, gap.why, gap.param_kind, gap.detail)
 
 
 @dataclass(frozen=True)
@@ -117,28 +128,57 @@ def _compiled(policy: v.Policy, version: str) -> v.CompiledPolicy:
     return found
 
 
+def _param_sources(snapshot: Snapshot) -> dict[str, p.ParamSource | p.PolicySkipped | p.ParamsGap | str]:
+    """Each policy's paramKind resolved (policy_source.go's calculatePolicyData), by policy name."""
+    return {
+        name: p.param_source(snapshot.params, policy.spec.param_kind)
+        for name, policy in snapshot.validating_admission_policies.items()
+        if policy.spec.param_kind is not None
+    }
+
+
 def validate_policies(snapshot: Snapshot, request: Request) -> tuple[v.Verdict, tuple[PolicyGap, ...]]:
-    """ValidatingAdmissionPolicy's Validate on REQUEST over the snapshot's policies and bindings."""
+    """ValidatingAdmissionPolicy's Validate on REQUEST over the snapshot's policies and bindings:
+    each binding's params looked up (policy/params.py), the policy evaluated once with each."""
     outcomes: list[v.BindingOutcome] = []
     gaps: list[PolicyGap] = []
     cel_request = _policy_request(request)
-    found = matching_policies(
-        snapshot.validating_admission_policies, snapshot.validating_admission_policy_bindings.values(), request
-    )
+    sources = _param_sources(snapshot)
+    policies = {
+        name: policy
+        for name, policy in snapshot.validating_admission_policies.items()
+        if not isinstance(sources.get(name), p.PolicySkipped)  # not among the API server's policies
+    }
+    found = matching_policies(policies, snapshot.validating_admission_policy_bindings.values(), request)
     for match in found:
         policy = _policy(match.policy)
+        source = sources.get(policy.name)
         if match.definition.error is not None:
             outcomes.append(v.configuration_error(policy, None, match.definition.error.message))
+            continue
+        if isinstance(source, str):  # the hook's ConfigurationError: no binding is evaluated
+            outcomes.append(v.configuration_error(policy, None, source))
+            continue
+        if isinstance(source, p.ParamsGap):  # whether it is one, the snapshot cannot tell
+            gaps.append(_params_gap(policy.name, None, source))
             continue
         for binding_obj, error in match.binding_errors:
             outcomes.append(v.configuration_error(policy, _binding(binding_obj), error.message))
         compiled = _compiled(policy, match.policy.metadata.resource_version or "")
         for binding_obj in match.bindings:
             binding = _binding(binding_obj)
-            if policy.has_param_kind and binding.has_param_ref:
-                gaps.append(PolicyGap(policy.name, binding.name, PARAMS))  # params are not read
-                continue
-            outcome = v.dispatch_binding(policy, binding, cel_request, compiled=compiled)
+            found_params: list[Any] = []
+            ref = binding_obj.spec.param_ref
+            if isinstance(source, p.ParamSource) and ref is not None:
+                collected = p.collect(snapshot.params, source, ref, request.namespace)
+                if isinstance(collected, p.ParamsGap):
+                    gaps.append(_params_gap(policy.name, binding.name, collected))
+                    continue
+                if isinstance(collected, str):
+                    outcomes.append(v.configuration_error(policy, binding, collected))
+                    continue
+                found_params = [param.json for param in collected]
+            outcome = v.dispatch_binding(policy, binding, cel_request, found_params, compiled=compiled)
             outcomes.append(outcome)
             gaps += [PolicyGap(policy.name, binding.name, d.not_evaluated) for d in outcome.not_evaluated]
     return v.verdict(outcomes), tuple(gaps)
@@ -207,7 +247,10 @@ def open_of(answer: PoliciesAnswer, on: str = "") -> AdmissionOpen:
     not the pod)."""
     return AdmissionOpen(
         webhooks=tuple(_open_webhook(met, on) for met in answer.webhooks),
-        policies=tuple(OpenPolicy(g.policy, g.binding, g.what, on=on) for g in answer.gaps),
+        policies=tuple(
+            OpenPolicy(g.policy, g.binding, g.what, why=g.why, param_kind=g.param_kind, detail=g.detail, on=on)
+            for g in answer.gaps
+        ),
     )
 
 
@@ -329,7 +372,8 @@ def mutating_invocations(
     snapshot: Snapshot, request: Request
 ) -> tuple[list[m.Invocation], list[m.Refusal], list[PolicyGap]]:
     """The MutatingAdmissionPolicies and bindings REQUEST meets, in the server's order, with the
-    configuration errors matching found and the bindings not evaluated (params are not read)."""
+    configuration errors matching found and the bindings not evaluated (a MutatingAdmissionPolicy's
+    params are not looked up)."""
     invocations: list[m.Invocation] = []
     refusals: list[m.Refusal] = []
     gaps: list[PolicyGap] = []
@@ -346,7 +390,7 @@ def mutating_invocations(
         compiled = _compiled_mutating(policy, match.policy.metadata.resource_version or "")
         for binding_obj in match.bindings:
             if policy.has_param_kind and binding_obj.spec.param_ref is not None:
-                gaps.append(PolicyGap(policy.name, binding_obj.metadata.name, PARAMS))
+                gaps.append(PolicyGap(policy.name, binding_obj.metadata.name, PARAMS, p.MUTATING))
                 continue
             invocations.append(m.Invocation(compiled, binding_obj.metadata.name))
     return invocations, refusals, gaps
@@ -411,7 +455,7 @@ def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
     )
     gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
     if gaps:
-        found = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY) for g in gaps)
+        found = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY, why=g.why) for g in gaps)
         attributes.open = AdmissionOpen(attributes.open.webhooks, attributes.open.policies + found)
     if outcome.refusal is not None:
         cause = f"policy {outcome.refusal.policy}" + (
@@ -495,7 +539,10 @@ def mutate_workload(
         outcome = m.admit(invocations, again, gvk or kind, schema, default, context, reinvoking=True)
         done += outcome.mutations
     gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
-    left_open = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY) for g in gaps)
+    left_open = tuple(
+        OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY, why=g.why, param_kind=g.param_kind, detail=g.detail)
+        for g in gaps
+    )
     if outcome.refusal is not None:
         _refuse_object(kind, str(metadata.get("name", "")), source, outcome.refusal.text)
     if outcome.object == obj:
