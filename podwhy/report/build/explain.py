@@ -32,6 +32,7 @@ from podwhy.report.model import (
     SamplingReport,
     SchedulerWord,
     SchedulingEvent,
+    StatusName,
     Victim,
 )
 from podwhy.report.words.admission import admission_open_text
@@ -80,8 +81,15 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
         )
         for c in pre.candidates
     ]
+    # The nodes of a class share their status: its name is found once (statuses live as long as pre).
+    names: dict[int, StatusName] = {}
     out.dryRun = [
-        DryRunStatus(node=node, status=status_name(st), plugin=st.plugin, reasons=list(st.reasons))
+        DryRunStatus(
+            node=node,
+            status=names[id(st)] if id(st) in names else names.setdefault(id(st), status_name(st)),
+            plugin=st.plugin,
+            reasons=list(st.reasons),
+        )
         for node, st in pre.node_statuses.items()
     ]
     return out
