@@ -332,6 +332,8 @@ def test_cli_lists_every_node_of_a_small_cluster(tmp_path: Path) -> None:
     assert json.loads(grouped)["omitted"] == {"nodes": 5} and json.loads(grouped)["nodes"] == []
     _, as_yaml, _ = _run(path, "-o", "yaml")
     assert yaml.safe_load(as_yaml) == doc
+    # The table reads the whole report whatever --nodes says.
+    assert _run(path, "--nodes", "grouped")[1] == _run(path)[1]
     code, _, err = _run(path, "-o", "json", "--nodes", "some")
     assert code == 2 and "'some' is not one of 'auto', 'all', 'grouped'" in err
 
