@@ -12,7 +12,8 @@ process (so that its peak RSS is its own):
   (podwhy's own JSON decoder, as fast; orjson is not among podwhy's requirements), the file read
   included, the garbage collector off;
 - `podwhy explain` of the gang's Pending pod from the file (the table, then `-o json` and its
-  size), and `podwhy pending -A`: wall, peak RSS, and the ratio to the bare parse;
+  size, by default and with `--nodes all`), and `podwhy pending -A`: wall, peak RSS, and the
+  ratio to the bare parse;
 - `podwhy explain` of the bundled example's pod and `podwhy --help`: the median of RUNS;
 - how many of podwhy's modules drawing explain's table loads, and the whole explain command.
 
@@ -155,7 +156,12 @@ def large(fleet: Fleet, path: Path) -> bool:
     report = json.loads(as_json.stdout)
     print(
         f"explain -o json: {as_json.wall_s:.2f} s = {as_json.wall_s / bare:.1f}x, peak {as_json.peak_mib:,.0f} MiB,"
-        f" {len(as_json.stdout) / 1e6:,.1f} MB written"
+        f" {len(as_json.stdout) / 1e6:,.2f} MB written ({len(report['nodeGroups'])} node groups)"
+    )
+    every = _checked(podwhy("explain", fleet.gang_pending, *source, "-o", "json", "--nodes", "all"), "--nodes all")
+    print(
+        f"  --nodes all:   {every.wall_s:.2f} s = {every.wall_s / bare:.1f}x, peak {every.peak_mib:,.0f} MiB,"
+        f" {len(every.stdout) / 1e6:,.1f} MB written (every node's entry, streamed)"
     )
     listed = _checked(podwhy("pending", "-A", *source, "-o", "json"), "pending -A")
     pending = json.loads(listed.stdout)

@@ -34,7 +34,17 @@ SMALL = ["--nodes", "20", "--pods", "200"]
         (
             "benchmarks.scale",
             ["--nodes", "30", "--pool-size", "10", "--gang", "8", "--job-size", "8", "--pending", "20", "--runs", "1"],
-            ["bare parse:", "explain:", "pending -A:", "exactness:", "example explain:", "--help:", "modules:"],
+            [
+                "bare parse:",
+                "explain:",
+                "node groups",
+                "--nodes all:",
+                "pending -A:",
+                "exactness:",
+                "example explain:",
+                "--help:",
+                "modules:",
+            ],
         ),
     ],
     ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue", "scale"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -22,9 +23,26 @@ from podwhy.cli.options import (
 from podwhy.cli.output import emit, print_loaded, write_structured
 from podwhy.cli.sources import check_live_options, no_empty_path, select_source
 from podwhy.errors import UsageError
+from podwhy.report.model.listing import NODES_LISTED
 
 if TYPE_CHECKING:
     from podwhy.report.model import Report
+
+
+class NodesListing(StrEnum):
+    """--nodes: how much of every node -o json|yaml lists (report/build/listing.py)."""
+
+    auto = "auto"
+    all = "all"
+    grouped = "grouped"
+
+
+NODES_HELP = (
+    "How -o json|yaml lists the nodes: auto gives every node's entry (nodes) up to"
+    f" {NODES_LISTED:,} nodes, above that their verdicts grouped (nodeGroups, always given) and every"
+    f" other per-node list cut to {NODES_LISTED:,}; all gives every node's entry, written as it goes;"
+    " grouped gives the groups only."
+)
 
 # What -v says.
 EXPLAIN_SAYS = "what was loaded and skipped, and what kube-scheduler said when it differs"
@@ -56,6 +74,9 @@ def explain(
     node: Annotated[
         str | None, typer.Option("--node", metavar="NODE", help="Show the facts behind every verdict on one node.")
     ] = None,
+    nodes: Annotated[
+        NodesListing, typer.Option("--nodes", metavar="MODE", case_sensitive=False, help=NODES_HELP)
+    ] = NodesListing.auto,
     assume_webhooks_allow: AssumeWebhooksOption = False,
     *,
     shared: Shared,
@@ -95,6 +116,10 @@ def explain(
             )
         if shared.verbose:
             print_loaded(report.snapshot)
+        if output in (Output.json, Output.yaml):  # a large cluster's nodes: grouped unless --nodes all
+            from podwhy.report.build.listing import listed
+
+            report = listed(report, nodes.value)
         # Warnings go to stderr whatever the output: -o json|yaml keeps stdout to the report alone.
         emit(report.verdict.exit_code, lambda: _render(report, output, node, shared.verbose), report.warnings)
 

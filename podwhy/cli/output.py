@@ -48,6 +48,9 @@ def write_structured(report: Report | PendingReport | CheckReport, output: Outpu
     from podwhy.report import model
     from podwhy.report.safe import json_escaped, yaml_text
 
+    if isinstance(report, model.Report) and output in (Output.json, Output.yaml):
+        _write_explanation(report, output)
+        return True
     if output == Output.json:
         sys.stdout.buffer.write(json_escaped(model.encode_json(report)) + b"\n")
         sys.stdout.flush()
@@ -66,6 +69,21 @@ def write_structured(report: Report | PendingReport | CheckReport, output: Outpu
             sys.stdout.write(markdown.render_explain(report))
         return True
     return False
+
+
+def _write_explanation(report: Report, output: Output) -> None:
+    """explain's -o json|yaml, written entry by entry (report/streamed.py): the same bytes as the
+    whole report encoded at once, never all of them in memory."""
+    from podwhy.report.streamed import json_chunks, yaml_chunks
+
+    if output == Output.json:
+        out = sys.stdout.buffer
+        for chunk in json_chunks(report):
+            out.write(chunk)
+    else:
+        for text in yaml_chunks(report):
+            sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def stdout_to_devnull(stream: TextIO | None = None) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from msgspec import UNSET
-
 from podwhy.analysis import blocking
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.kueuefacts import KueueFacts
@@ -14,25 +12,19 @@ from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.analysis.suggest.notes import Note
 from podwhy.cluster.placementreasons import AdmissionOpen
-from podwhy.framework.outcome import NodeVerdict, PostFilterOutcome, PreFilterRecord
-from podwhy.framework.scoring import PluginScore, ScoreOutcome
-from podwhy.framework.status import Code, Status
-from podwhy.framework.types import PodInfo
+from podwhy.framework.outcome import PostFilterOutcome, PreFilterRecord
 from podwhy.model import objects as o
-from podwhy.model.quantity import milli_value, value
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.report.build.autoscaling import autoscaling_report
 from podwhy.report.build.common import blocking_cause, scheduler_version, snapshot_summary, suggestion
 from podwhy.report.build.inputs import api_server_warnings, input_warnings
+from podwhy.report.build.nodes import nodes_and_groups, plugin_status, requests_text, status_name
 from podwhy.report.build.release import version_warnings
 from podwhy.report.model import (
     Candidate,
     DefaultedField,
     DryRunStatus,
-    NodeReport,
-    NominatedPod,
     PendingCause,
-    PluginStatus,
     PodSummary,
     Preemption,
     PreFilterEntry,
@@ -40,7 +32,6 @@ from podwhy.report.model import (
     SamplingReport,
     SchedulerWord,
     SchedulingEvent,
-    ScoreEntry,
     StatusName,
     Victim,
 )
@@ -59,20 +50,6 @@ from podwhy.verdict import Verdict
 DEFAULT_CONFIG_SOURCE = "the default configuration"
 
 
-def status_name(status: Status) -> StatusName:
-    return StatusName.NOT_EVALUATED if status.not_evaluated is not None else StatusName(Code(status.code).name)
-
-
-def plugin_status(plugin: str, status: Status, with_evidence: bool = True) -> PluginStatus:
-    unevaluated = status.not_evaluated
-    return PluginStatus(
-        plugin=plugin,
-        status=status_name(status),
-        reasons=[not_evaluated_text(unevaluated)] if unevaluated is not None else list(status.reasons),
-        evidence=list(status.evidence) if with_evidence and status.evidence else UNSET,
-    )
-
-
 def _pre_filter_entry(rec: PreFilterRecord) -> PreFilterEntry:
     st = plugin_status(rec.plugin, rec.status)
     return PreFilterEntry(
@@ -81,26 +58,6 @@ def _pre_filter_entry(rec: PreFilterRecord) -> PreFilterEntry:
         reasons=st.reasons,
         evidence=st.evidence,
         nodeNames=sorted(rec.node_names) if rec.node_names is not None else None,
-    )
-
-
-def _requests(pod: PodInfo) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, amount in sorted(pod.resource.requests.items()):
-        out[name] = f"{milli_value(amount)}m" if name == "cpu" else str(value(amount))
-    return out
-
-
-def _score_entry(ps: PluginScore) -> ScoreEntry:
-    return ScoreEntry(
-        plugin=ps.plugin,
-        raw=ps.raw,
-        normalized=ps.normalized,
-        weight=ps.weight,
-        weighted=ps.weighted,
-        skipped=True if ps.skipped else UNSET,
-        notEvaluated=not_evaluated_text(ps.not_evaluated) if ps.not_evaluated is not None else UNSET,
-        evidence=list(ps.evidence) if ps.evidence else UNSET,
     )
 
 
@@ -124,8 +81,15 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
         )
         for c in pre.candidates
     ]
+    # The nodes of a class share their status: its name is found once (statuses live as long as pre).
+    names: dict[int, StatusName] = {}
     out.dryRun = [
-        DryRunStatus(node=node, status=status_name(st), plugin=st.plugin, reasons=list(st.reasons))
+        DryRunStatus(
+            node=node,
+            status=names[id(st)] if id(st) in names else names.setdefault(id(st), status_name(st)),
+            plugin=st.plugin,
+            reasons=list(st.reasons),
+        )
         for node, st in pre.node_statuses.items()
     ]
     return out
@@ -339,23 +303,7 @@ def _pod_summary(cycle: CycleOutcome) -> PodSummary:
         nodeName=pod.spec.node_name or None,
         nominatedNodeName=pod.status.nominated_node_name or None,
         schedulingGates=list(cycle.gates),
-        requests=_requests(cycle.pod),
-    )
-
-
-def _node_report(verdict: NodeVerdict, scores: ScoreOutcome | None) -> NodeReport:
-    ff = verdict.first_failure
-    return NodeReport(
-        name=verdict.name,
-        feasible=verdict.feasible,
-        filters=[plugin_status(name, st) for name, st in verdict.filters.items()],
-        firstFailure=plugin_status(ff.plugin, ff, with_evidence=False) if ff is not None else None,
-        nominatedPods=[
-            NominatedPod(pod=pi.key, priority=pi.priority, requests=_requests(pi)) for pi in verdict.nominated_pods
-        ],
-        feasibleWithoutNominated=verdict.feasible_without_nominated,
-        scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
-        totalScore=scores.totals.get(verdict.name) if scores is not None else None,
+        requests=requests_text(cycle.pod),
     )
 
 
@@ -421,8 +369,7 @@ def build_report(
         return _with_kueue(report, pod, kueue, kueue_gates)
     report.preFilter = [_pre_filter_entry(rec) for rec in outcome.pre_filter]
     scores = cycle.scores
-    for verdict in outcome.nodes:
-        report.nodes.append(_node_report(verdict, scores))
+    report.nodes, report.nodeGroups = nodes_and_groups(outcome.nodes, scores)
     report.feasibleNodes = list(outcome.feasible)
     if cycle.post_filter is not None:
         report.preemption = _preemption(cycle.post_filter)

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         KIND,
         Candidate,
         DryRunStatus,
+        NodeGroup,
         NodeReport,
         NominatedPod,
         PendingCause,
@@ -86,6 +87,7 @@ if TYPE_CHECKING:
         KueueSuggestion,
         KueueTolerationAdded,
     )
+    from podwhy.report.model.listing import NODES_LISTED, NODES_LISTINGS, NodesListing
     from podwhy.report.model.notcreated import (
         CreateEventReport,
         NotCreatedWorkload,
@@ -151,12 +153,14 @@ _WHERE = {
         ),
         "podwhy.report.model.common",
     ),
+    **dict.fromkeys(("NODES_LISTED", "NODES_LISTINGS", "NodesListing"), "podwhy.report.model.listing"),
     **dict.fromkeys(("SCHEMA_INFO", "encode_json", "json_schema", "to_builtins"), "podwhy.report.model.encoding"),
     **dict.fromkeys(
         (
             "Candidate",
             "DryRunStatus",
             "KIND",
+            "NodeGroup",
             "NodeReport",
             "NominatedPod",
             "PendingCause",
@@ -222,6 +226,8 @@ __all__ = [
     "API_VERSION",
     "KIND",
     "KUEUE_INCONCLUSIVE",
+    "NODES_LISTED",
+    "NODES_LISTINGS",
     "PLACEMENT_ORDER",
     "REASONS_GRANULAR",
     "REASONS_LEGACY",
@@ -256,7 +262,9 @@ __all__ = [
     "KueueTolerationAdded",
     "MissingTopologyKeyCause",
     "NoAffinityMatchCause",
+    "NodeGroup",
     "NodeReport",
+    "NodesListing",
     "NominatedPod",
     "NotAdvertisedCause",
     "NotChecked",

@@ -112,6 +112,20 @@ class NodeReport(_Struct):
         return next((st for st in self.filters if st.plugin == plugin), None)
 
 
+class NodeGroup(_Struct):
+    """Nodes with identical verdicts: the same feasibility, the same plugin where kube-scheduler
+    stops (`firstFailure`) and, plugin by plugin, the same status and reasons. The facts behind
+    them (each node's free and used amounts, its nominated pods, its scores) are per node, in
+    `nodes`; `evidence` is never set here."""
+
+    count: int
+    # The group's nodes, in the order of the report's `nodes` (the scheduler's walk).
+    nodes: list[str]
+    feasible: bool
+    firstFailure: PluginStatus | None  # noqa: N815
+    filters: list[PluginStatus]
+
+
 class Victim(_Struct):
     pod: str
     priority: int
@@ -206,7 +220,12 @@ class Report(_Struct, kw_only=True):
     # What keeps a Pending pod of the snapshot Pending, as `podwhy pending` says it.
     pending: PendingCause | None = None
     preFilter: list[PreFilterEntry] = []  # noqa: N815
+    # Every node's verdict, evidence and scores: left out of -o json|yaml above NODES_LISTED nodes
+    # unless --nodes all (said in `omitted`); the table and --node read them always.
     nodes: list[NodeReport] = []
+    # The nodes grouped by identical verdicts, most nodes first (ties: the group whose first node
+    # comes first in `nodes`); always present, every node in exactly one group.
+    nodeGroups: list[NodeGroup] = []  # noqa: N815
     feasibleNodes: list[str] = []  # noqa: N815
     bestNodes: list[str] = []  # noqa: N815
     preemption: Preemption | None = None
@@ -240,6 +259,11 @@ class Report(_Struct, kw_only=True):
     # explain TYPE/NAME of a workload: which of its pods is explained (the report is that pod's),
     # or, when none is Pending, why: its controller's FailedCreate events (verdict NotCreated).
     workload: WorkloadTarget | UnsetType = UNSET
+    # -o json|yaml of a cluster of more than NODES_LISTED nodes (or --nodes grouped): the lists left
+    # short, by their path ("nodes", "preemption.dryRun", "causes[0].nodes", ...), each with how many
+    # of its entries were left out (`nodes` entirely, the others after their first NODES_LISTED).
+    # Absent when every list is whole (--nodes all).
+    omitted: dict[str, int] | UnsetType = UNSET
 
     def node(self, name: str) -> NodeReport | None:
         return next((n for n in self.nodes if n.name == name), None)
