@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.kueuefacts import KueueFacts
@@ -73,8 +74,7 @@ def _check_before_fetching(config_path: Path | None, kube_version: str | None) -
         raise
 
 
-@dataclass
-class ExplainRequest:
+class ExplainRequest(msgspec.Struct):
     pod_ref: str | None
     namespace: str
     source: SnapshotSource
@@ -439,8 +439,7 @@ def _likely_release(
             kept_pod.spec.resources = resources
 
 
-@dataclass
-class PendingRequest:
+class PendingRequest(msgspec.Struct):
     source: SnapshotSource
     # None: every namespace.
     namespace: str | None
@@ -539,8 +538,7 @@ def _kueue_pending(
     return kueue_pending(snapshot, namespace, _verdict_options(gates))
 
 
-@dataclass
-class CheckRequest:
+class CheckRequest(msgspec.Struct):
     manifests: ManifestSource
     source: SnapshotSource
     scheduler_config: Path | None = None

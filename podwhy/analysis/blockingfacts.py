@@ -3,11 +3,10 @@ report/words/blocking.py says them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True)
-class TooSmall:
+class TooSmall(msgspec.Struct, frozen=True):
     """The pod requests more of `resource` than `nodes` have free; `most_free` is the most any of
     them has (on `most_free_node`, the first such node); `every_node`: no node of the cycle has room."""
 
@@ -24,8 +23,7 @@ class TooSmall:
     consumers: tuple[tuple[str, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class NotAdvertised:
+class NotAdvertised(msgspec.Struct, frozen=True):
     """An extended resource `nodes` have no allocatable of; `every_node`: no node of the cycle has."""
 
     plugin: str
@@ -35,8 +33,7 @@ class NotAdvertised:
     every_node: bool
 
 
-@dataclass(frozen=True)
-class UntoleratedTaint:
+class UntoleratedTaint(msgspec.Struct, frozen=True):
     """A taint (`key=value:effect`) of `nodes` the pod does not tolerate."""
 
     plugin: str
@@ -44,8 +41,7 @@ class UntoleratedTaint:
     nodes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class MissingTopologyKey:
+class MissingTopologyKey(msgspec.Struct, frozen=True):
     """A DoNotSchedule spread constraint's topologyKey `nodes` lack; `constraint`: its index in the
     pod's topologySpreadConstraints (None: a default constraint of the scheduler's configuration);
     `similar`: label keys the cluster's nodes have that resemble it."""
@@ -58,8 +54,7 @@ class MissingTopologyKey:
     similar: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class NoAffinityMatch:
+class NoAffinityMatch(msgspec.Struct, frozen=True):
     """A required pod affinity term no pod of the cluster matches (and the pod does not match its
     own terms, which would let it in as the first). `namespace_selector`: the namespaces the term
     selects besides `namespaces` ("": every namespace; None: none)."""
@@ -72,8 +67,7 @@ class NoAffinityMatch:
     nodes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class SelectorMismatch:
+class SelectorMismatch(msgspec.Struct, frozen=True):
     """`nodes` whose labels the pod's nodeSelector entry (`source` "nodeSelector", `wanted`
     "key=value") or required node affinity (`source` "nodeAffinity", `wanted` the requirements
     of a term that the node fails, "; " between them) rejects. `also`: the other plugins that

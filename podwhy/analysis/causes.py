@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from podwhy.analysis.autoscaling.facts import ComingEvidence
 from podwhy.cluster.placementreasons import Gated, SchedulerSays
 from podwhy.framework.notevaluated import NotEvaluated
@@ -22,8 +24,7 @@ from podwhy.verdict import Verdict
 PULL_FAILING = "ErrImagePull"
 
 
-@dataclass(frozen=True)
-class Waiting:
+class Waiting(msgspec.Struct, frozen=True):
     """A container waiting for a reason that explains itself; `image` for an image problem,
     `message` for a CreateContainerConfigError (the kubelet names the missing object there)."""
 
@@ -32,16 +33,14 @@ class Waiting:
     message: str = ""
 
 
-@dataclass(frozen=True)
-class InitProgress:
+class InitProgress(msgspec.Struct, frozen=True):
     """kubectl's Init:N/M."""
 
     done: int
     total: int
 
 
-@dataclass(frozen=True)
-class InitWaiting:
+class InitWaiting(msgspec.Struct, frozen=True):
     """The first unfinished init container waits for a reason that explains itself."""
 
     container: str
@@ -49,8 +48,7 @@ class InitWaiting:
     progress: InitProgress
 
 
-@dataclass(frozen=True)
-class InitNotStarted:
+class InitNotStarted(msgspec.Struct, frozen=True):
     """No init container has a status yet (`container` empty), or the first unfinished one has
     not started."""
 
@@ -58,21 +56,18 @@ class InitNotStarted:
     progress: InitProgress
 
 
-@dataclass(frozen=True)
-class InitRunning:
+class InitRunning(msgspec.Struct, frozen=True):
     container: str
     progress: InitProgress
 
 
-@dataclass(frozen=True)
-class InitExited:
+class InitExited(msgspec.Struct, frozen=True):
     container: str
     exit_code: int
     progress: InitProgress
 
 
-@dataclass(frozen=True)
-class EventReason:
+class EventReason(msgspec.Struct, frozen=True):
     """An event's reason (FailedMount, FailedCreatePodSandBox, ...), upstream's word."""
 
     reason: str
@@ -84,30 +79,25 @@ ContainerProblem = Waiting | InitWaiting | InitNotStarted | InitRunning | InitEx
 # ---- causes ----
 
 
-@dataclass(frozen=True)
-class BoundNodeGone:
+class BoundNodeGone(msgspec.Struct, frozen=True):
     node: str
 
 
-@dataclass(frozen=True)
-class BoundNodeNotReady:
+class BoundNodeNotReady(msgspec.Struct, frozen=True):
     node: str
 
 
-@dataclass(frozen=True)
-class BoundCreating:
+class BoundCreating(msgspec.Struct, frozen=True):
     """ContainerCreating, and no event says why yet."""
 
     node: str
 
 
-@dataclass(frozen=True)
-class BoundNotStarted:
+class BoundNotStarted(msgspec.Struct, frozen=True):
     node: str
 
 
-@dataclass(frozen=True)
-class BoundNotRunning:
+class BoundNotRunning(msgspec.Struct, frozen=True):
     """What keeps the containers from running, each problem once, in the order found."""
 
     problems: tuple[ContainerProblem, ...]
@@ -131,8 +121,7 @@ class NoScheduler:
     finding: SchedulerFinding = field(compare=False)
 
 
-@dataclass(frozen=True)
-class WillPreempt:
+class WillPreempt(msgspec.Struct, frozen=True):
     """Unschedulable, and the scheduler's preemption places it: it preempts `victims`
     ("namespace/name") on `node` and binds the pod there once they are gone."""
 
@@ -140,8 +129,7 @@ class WillPreempt:
     victims: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class NominatedNodeGone:
+class NominatedNodeGone(msgspec.Struct, frozen=True):
     """`then`: what the scheduler's preemption does on its next attempt, when it places the pod."""
 
     node: str
@@ -156,16 +144,14 @@ class NominatedFits:
     node: str = field(compare=False)
 
 
-@dataclass(frozen=True)
-class NominatedStale:
+class NominatedStale(msgspec.Struct, frozen=True):
     """No victims are left there and it no longer fits; `then`: as for NominatedNodeGone."""
 
     node: str
     then: WillPreempt | None = None
 
 
-@dataclass(frozen=True)
-class NominatedWaiting:
+class NominatedWaiting(msgspec.Struct, frozen=True):
     """Victims still terminate there; `fits_once_gone`: whether it fits once they are gone (None:
     not known)."""
 
@@ -174,21 +160,18 @@ class NominatedWaiting:
     fits_once_gone: bool | None
 
 
-@dataclass(frozen=True)
-class FitsNow:
+class FitsNow(msgspec.Struct, frozen=True):
     """Schedulable: the scheduler has not bound it yet, or the cluster changed since it tried."""
 
 
-@dataclass(frozen=True)
-class ReservedRoomCause:
+class ReservedRoomCause(msgspec.Struct, frozen=True):
     """It fits on `nodes` once the room the nominated `pods` ("namespace/name") reserve is released."""
 
     nodes: tuple[str, ...]
     pods: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class WaitingForNode:
+class WaitingForNode(msgspec.Struct, frozen=True):
     """An autoscaler is adding a node the pod fits on (its age is not part of the cause)."""
 
     autoscaler: str
@@ -196,8 +179,7 @@ class WaitingForNode:
     evidence: ComingEvidence
 
 
-@dataclass(frozen=True)
-class PartlyEvaluated:
+class PartlyEvaluated(msgspec.Struct, frozen=True):
     """Inconclusive: it fits the plugins evaluated; the cycle's not-evaluated fact says the rest."""
 
     not_evaluated: NotEvaluated
@@ -228,8 +210,7 @@ Cause = (
 # ---- details ----
 
 
-@dataclass(frozen=True)
-class ContainerDetail:
+class ContainerDetail(msgspec.Struct, frozen=True):
     """A waiting container (init or not), with its restarts, last exit and the kubelet's message."""
 
     init: bool
@@ -241,22 +222,19 @@ class ContainerDetail:
     message: str
 
 
-@dataclass(frozen=True)
-class EventDetail:
+class EventDetail(msgspec.Struct, frozen=True):
     reason: str
     message: str
 
 
-@dataclass(frozen=True)
-class NodeReadyDetail:
+class NodeReadyDetail(msgspec.Struct, frozen=True):
     node: str
     status: str
     reason: str
     message: str
 
 
-@dataclass(frozen=True)
-class VictimDetail:
+class VictimDetail(msgspec.Struct, frozen=True):
     """A lower-priority pod still terminating on the node the pod is nominated to."""
 
     pod: str
@@ -266,36 +244,30 @@ class VictimDetail:
     gone_by: str | None
 
 
-@dataclass(frozen=True)
-class NominatedTo:
+class NominatedTo(msgspec.Struct, frozen=True):
     node: str
 
 
-@dataclass(frozen=True)
-class ReservingPodDetail:
+class ReservingPodDetail(msgspec.Struct, frozen=True):
     pod: str
     priority: int
 
 
-@dataclass(frozen=True)
-class SchedulerMessageDetail:
+class SchedulerMessageDetail(msgspec.Struct, frozen=True):
     message: str
 
 
-@dataclass(frozen=True)
-class GatedSince:
+class GatedSince(msgspec.Struct, frozen=True):
     since: str
 
 
-@dataclass(frozen=True)
-class SchedulerPodDown:
+class SchedulerPodDown(msgspec.Struct, frozen=True):
     """A scheduler pod serving the name that does not run: where to look next."""
 
     pod: SchedulerPod
 
 
-@dataclass(frozen=True)
-class OnceOneRuns:
+class OnceOneRuns(msgspec.Struct, frozen=True):
     """What the plugins decide once a scheduler serving the name runs again."""
 
     verdict: Verdict

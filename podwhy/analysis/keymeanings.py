@@ -15,9 +15,10 @@ docs/suggestsafe.md lists them for users.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
+
+import msgspec
 
 from podwhy.model.wellknownnames import (
     LABEL_ARCH_STABLE,
@@ -92,8 +93,7 @@ class Reservation(Enum):
     CRITICAL_ADDONS = "criticalAddons"
 
 
-@dataclass(frozen=True)
-class Rule(Generic[M]):
+class Rule(msgspec.Struct, Generic[M], frozen=True):
     """A key (`kubernetes.io/hostname`), a key prefix ending in `/` (`topology.kubernetes.io/`:
     every key of that prefix), or a domain suffix starting with `.` (`.kubernetes.io`: every key
     whose prefix ends with it), with why it is special (report/words/meanings.py says it)."""
@@ -199,8 +199,7 @@ RESERVING_TAINTS: tuple[Rule[Reservation], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Reserving:
+class Reserving(msgspec.Struct, frozen=True):
     """A well-known reserving taint's meaning, and its value (its key when it has none): the
     dedicated workloads' name, the architecture."""
 

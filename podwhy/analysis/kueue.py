@@ -6,7 +6,8 @@ whether the Workload's recorded conditions agree with the recomputation; and who
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+
+import msgspec
 
 from podwhy.analysis.kueuefacts import (
     JOB,
@@ -35,6 +36,7 @@ from podwhy.cluster.kueue.assignment import PreemptionMode, QuotaCheck
 from podwhy.cluster.kueue.cycle import Outcome
 from podwhy.cluster.kueue.order import effective_priority
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.snapshot.cluster import Snapshot
 
 
@@ -80,8 +82,7 @@ def kueue_gates(pod: o.Pod) -> list[str]:
     return [g.name for g in pod.spec.scheduling_gates if g.name in KUEUE_GATES]
 
 
-@dataclass(frozen=True)
-class _Owners:
+class _Owners(msgspec.Struct, frozen=True):
     """The snapshot's Workloads by what names their owner: (namespace, uid) from the job-uid
     label and the owner references' uids, (namespace, kind, name) from the references; each list
     in the snapshot's order, a Workload once."""

@@ -5,9 +5,10 @@ pod set's quota figures. analysis/kueue.py computes them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER, MAX_INT64
@@ -64,8 +65,7 @@ class Fate(Enum):
     BLOCKED = "Blocked"  # a queue blocker, the admission gate, the namespace
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(msgspec.Struct, frozen=True):
     """The Workload's QuotaReserved (or Admitted) condition as recorded."""
 
     type: str = ""
@@ -74,8 +74,7 @@ class Recorded:
     message: str = ""
 
 
-@dataclass(frozen=True)
-class Shortfall:
+class Shortfall(msgspec.Struct, frozen=True):
     """The first resource short of quota: in CLUSTER_QUEUE's FLAVOR, AVAILABLE of NOMINAL is
     free (borrowing included), BORROWABLE of it from the cohort; the pod sets NEED that much."""
 
@@ -89,8 +88,7 @@ class Shortfall:
     needed: int
 
 
-@dataclass(frozen=True)
-class Ahead:
+class Ahead(msgspec.Struct, frozen=True):
     """A Workload the ClusterQueue pops first, with its priority and its place (1-based)."""
 
     key: str
@@ -99,8 +97,7 @@ class Ahead:
     fits: bool | None = None
 
 
-@dataclass(frozen=True)
-class QuotaFigure:
+class QuotaFigure(msgspec.Struct, frozen=True):
     """One quota check of the flavor assignment: a resource in a flavor, what the pod sets need,
     the nominal quota, what is used, borrowable and available, and the check's outcome (MODE:
     Fit, Preempt or NoFit)."""
@@ -115,8 +112,7 @@ class QuotaFigure:
     mode: str
 
 
-@dataclass(frozen=True)
-class PodSetFigures:
+class PodSetFigures(msgspec.Struct, frozen=True):
     """A pod set's count and the quota checks of its resources, in the order Kueue made them."""
 
     name: str
@@ -124,8 +120,7 @@ class PodSetFigures:
     figures: tuple[QuotaFigure, ...] = ()
 
 
-@dataclass(frozen=True)
-class KueueFacts:
+class KueueFacts(msgspec.Struct, frozen=True):
     """What explain says of a Kueue-held target."""
 
     kind: str  # Job, Workload, Pod, or the owner's kind
@@ -136,7 +131,7 @@ class KueueFacts:
     cluster_queue: str = ""
     admitted: bool = False
     shortfall: Shortfall | None = None
-    recorded: Recorded = field(default_factory=Recorded)
+    recorded: Recorded = msgspec.field(default_factory=Recorded)
     staleness: Staleness = Staleness.NONE_RECORDED
     ahead: tuple[Ahead, ...] = ()
     strict_fifo_head: str = ""  # StrictFIFO: the head this fitting Workload waits behind
@@ -188,8 +183,7 @@ class KueueKnob(Enum):
     TOLERATION = "toleration"  # a pod template toleration of a flavor's taint
 
 
-@dataclass(frozen=True)
-class QuotaRaise:
+class QuotaRaise(msgspec.Struct, frozen=True):
     """CLUSTER_QUEUE's KNOB of RESOURCE in FLAVOR raised from OLD to NEW (Kueue's amounts:
     milli-CPU, bytes, counts)."""
 
@@ -201,8 +195,7 @@ class QuotaRaise:
     new: int
 
 
-@dataclass(frozen=True)
-class QueueSwitch:
+class QueueSwitch(msgspec.Struct, frozen=True):
     """The Workload submitted to the existing LocalQueue NEW instead of the missing OLD; CLOSEST:
     NEW is the name closest to OLD."""
 
@@ -211,8 +204,7 @@ class QueueSwitch:
     closest: bool
 
 
-@dataclass(frozen=True)
-class TaintToleration:
+class TaintToleration(msgspec.Struct, frozen=True):
     """A toleration of one taint of FLAVOR, added to the pod sets' templates."""
 
     flavor: str
@@ -221,8 +213,7 @@ class TaintToleration:
     effect: str
 
 
-@dataclass(frozen=True)
-class KueueCommand:
+class KueueCommand(msgspec.Struct, frozen=True):
     """The kubectl line making a change (every word from input shell-quoted), and what it
     patches: the object (`clusterqueue/team-a`, `job/train-7`), its namespace ("" cluster-wide),
     the patch type (json, merge, or label) and the patch itself."""
@@ -237,8 +228,7 @@ class KueueCommand:
 KueueChange = QuotaRaise | QueueSwitch | TaintToleration
 
 
-@dataclass(frozen=True)
-class KueueSuggestion:
+class KueueSuggestion(msgspec.Struct, frozen=True):
     """A change verified by recomputing Kueue's decision with it applied: the Workload is then
     admitted in Kueue's next cycle. TAKES_FROM_OTHERS: the quota comes out of another
     ClusterQueue's guarantee (a lendingLimit raised)."""

@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 import difflib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+
+import msgspec
 
 from podwhy.analysis.kueuecommands import (
     local_queue_command,
@@ -34,6 +35,7 @@ from podwhy.cluster.kueue.resourcenode import build_tree
 from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER, UNLIMITED, FlavorResource, amount_from_quantity
 from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityInput
+from podwhy.model.records import replace
 
 # How many short resources one quota suggestion raises, one after the other (each recomputed).
 MAX_SHORT_RESOURCES = 4
@@ -73,8 +75,7 @@ def suggestions_for(facts: KueueFacts, objs: KueueObjects, options: VerdictOptio
 # ---------------------------------------------------------------- quota knobs
 
 
-@dataclass(frozen=True)
-class _Handle:
+class _Handle(msgspec.Struct, frozen=True):
     """A quota field that may be raised: KNOB of CLUSTER_QUEUE's RESOURCE in FLAVOR, now OLD, at
     most CAP (Kueue's amounts)."""
 

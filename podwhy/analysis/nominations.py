@@ -3,7 +3,7 @@ reserve: what the preemption dry run and the nominated pods tell of an unschedul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.analysis.causes import (
     Cause,
@@ -76,8 +76,7 @@ def _grace_period(pod: o.Pod) -> int:
     return DEFAULT_GRACE_PERIOD_S if seconds is None else seconds
 
 
-@dataclass
-class ReservedRoom:
+class ReservedRoom(msgspec.Struct):
     """Nodes that reject the pod only for the room pods nominated there reserve (pods of its
     priority or higher): it fits on them once those nominations are released."""
 

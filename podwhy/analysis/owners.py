@@ -3,7 +3,7 @@ to its CronJob, and what makes two pods of one owner alike to the scheduler."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.framework.signature import pod_signature
 from podwhy.model import objects as o
@@ -12,8 +12,7 @@ from podwhy.plugins.registry import SCHEDULER_PARTS
 from podwhy.snapshot.cluster import Snapshot
 
 
-@dataclass
-class Owner:
+class Owner(msgspec.Struct):
     kind: str
     namespace: str
     name: str

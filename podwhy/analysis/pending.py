@@ -8,9 +8,9 @@ identical specs are evaluated once.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.autoscaling.base import Autoscaler
@@ -50,6 +50,7 @@ from podwhy.framework.runtime import Framework
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import FIRST_FIT, FITS, CycleOutcome, make_framework, run_cycle
@@ -70,14 +71,13 @@ CauseKey = tuple[str, Cause]
 CauseOrder = Callable[[Cause], str]
 
 
-@dataclass
-class PendingPod:
+class PendingPod(msgspec.Struct):
     pod: o.Pod
     verdict: Verdict
     # What pods are grouped by (for unscheduled pods: the scheduler's message).
     cause: Cause
     owner: Owner | None
-    details: list[Detail] = field(default_factory=list)
+    details: list[Detail] = msgspec.field(default_factory=list)
     # The scheduling cycle, when one ran (shared by identical pods of one owner).
     cycle: CycleOutcome | None = None
 
@@ -122,8 +122,7 @@ def pending_group(snapshot: Snapshot, pod: o.Pod) -> tuple[Owner | None, list[o.
     return owner, members
 
 
-@dataclass
-class _Evaluated:
+class _Evaluated(msgspec.Struct):
     """One scheduling cycle's verdict and message, shared by identical pods of one owner."""
 
     cycle: CycleOutcome
@@ -297,7 +296,7 @@ class _Classifier:
                     reserved = self._reserved_room(pod, framework, full)
                 preempts = will_preempt(full)
                 # Keep the verdict and message only: per-node rows of many pods would not fit in memory.
-                cycle = dataclasses.replace(full, outcome=None, scores=None, post_filter=None)
+                cycle = records.replace(full, outcome=None, scores=None, post_filter=None)
                 del full
             evaluated = self.evaluated[key] = _Evaluated(cycle, fits_once_gone, reserved, preempts)
         return self._from_cycle(pod, owner, evaluated)
@@ -321,7 +320,7 @@ class _Classifier:
             if isinstance(stale, NominatedNodeGone | NominatedStale) and evaluated.preempts is not None:
                 # A stale nomination the scheduler replaces on its next attempt by preempting: that
                 # is the pod's fate, said with it.
-                stale = dataclasses.replace(stale, then=evaluated.preempts)
+                stale = records.replace(stale, then=evaluated.preempts)
             return PendingPod(pod, Verdict.NOMINATED, stale, owner, details, cycle)
         cause: Cause
         if cycle.verdict == Verdict.SCHEDULABLE:

@@ -6,7 +6,6 @@ create the pod and as admission hands it to the policy; the webhook with its con
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
@@ -16,6 +15,7 @@ from podwhy.analysis.workloadfacts import ERROR_CREATING, PolicyRecheck, Refusal
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.snapshot.cluster import Snapshot
 
 # The API server's words for each refusal (k8s.io/apiserver's policy dispatcher, webhook errors,
@@ -204,7 +204,7 @@ def admitted_object(
 
 def _only_policy(snapshot: Snapshot, name: str) -> Snapshot:
     """SNAPSHOT with the policy NAME and its bindings as the only admission configuration."""
-    return dataclasses.replace(
+    return records.replace(
         snapshot,
         validating_admission_policies={name: snapshot.validating_admission_policies[name]},
         validating_admission_policy_bindings={

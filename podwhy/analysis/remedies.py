@@ -6,8 +6,9 @@ report/words/pending.py says them (remedy_text), and the commands to copy with t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from podwhy.analysis.causes import (
     BoundCreating,
@@ -46,8 +47,7 @@ from podwhy.scheduler.schedulers import SchedulerPod
 CRASHING_REASONS = frozenset({"CrashLoopBackOff", "RunContainerError", "Error"})
 
 
-@dataclass(frozen=True)
-class AddNodes:
+class AddNodes(msgspec.Struct, frozen=True):
     """`count` more nodes shaped like `like` hold every pod of the cause (`more_than`: at least)."""
 
     count: int
@@ -55,41 +55,35 @@ class AddNodes:
     more_than: bool = False
 
 
-@dataclass(frozen=True)
-class NoNodeShape:
+class NoNodeShape(msgspec.Struct, frozen=True):
     """No node of the cluster, even emptied, holds one of its pods."""
 
 
-@dataclass(frozen=True)
-class ExplainPod:
+class ExplainPod(msgspec.Struct, frozen=True):
     """Nothing sized it: explain's suggestions for its first pod."""
 
     pod: str
 
 
-@dataclass(frozen=True)
-class AwaitPreemption:
+class AwaitPreemption(msgspec.Struct, frozen=True):
     """The scheduler preempts `victims` on `node` and binds the pod there."""
 
     node: str
     victims: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class FixImage:
+class FixImage(msgspec.Struct, frozen=True):
     image: str
     owner: str | None
 
 
-@dataclass(frozen=True)
-class FixConfig:
+class FixConfig(msgspec.Struct, frozen=True):
     """CreateContainerConfigError: the kubelet's message names what is missing."""
 
     message: str
 
 
-@dataclass(frozen=True)
-class DeletePods:
+class DeletePods(msgspec.Struct, frozen=True):
     """Bound to a node that no longer exists: nothing moves them; deleted, their controller
     recreates them."""
 
@@ -97,13 +91,11 @@ class DeletePods:
     node: str
 
 
-@dataclass(frozen=True)
-class RepairNode:
+class RepairNode(msgspec.Struct, frozen=True):
     node: str
 
 
-@dataclass(frozen=True)
-class ReadLog:
+class ReadLog(msgspec.Struct, frozen=True):
     """A container that crashes, exits or keeps running (init): its log says why. `previous`: the
     last run's log (it restarted)."""
 
@@ -114,37 +106,31 @@ class ReadLog:
     running: bool
 
 
-@dataclass(frozen=True)
-class DescribePod:
+class DescribePod(msgspec.Struct, frozen=True):
     """Events (volumes, the sandbox) or nothing yet: `kubectl describe pod` shows what follows."""
 
     pod: str
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PassSchedulerConfig:
+class PassSchedulerConfig(msgspec.Struct, frozen=True):
     scheduler_name: str
 
 
-@dataclass(frozen=True)
-class UnknownSchedulerName:
+class UnknownSchedulerName(msgspec.Struct, frozen=True):
     scheduler_name: str
 
 
-@dataclass(frozen=True)
-class StartScheduler:
+class StartScheduler(msgspec.Struct, frozen=True):
     scheduler_name: str
     pods: tuple[SchedulerPod, ...]
 
 
-@dataclass(frozen=True)
-class RemoveGates:
+class RemoveGates(msgspec.Struct, frozen=True):
     gates: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class ReleaseNomination:
+class ReleaseNomination(msgspec.Struct, frozen=True):
     """A stale nomination (its node gone, or it no longer fits there). `then`: the scheduler's
     preemption places the pod on its next attempt (nothing to release by hand)."""
 
@@ -154,8 +140,7 @@ class ReleaseNomination:
     then: WillPreempt | None = None
 
 
-@dataclass(frozen=True)
-class NoAction:
+class NoAction(msgspec.Struct, frozen=True):
     """It starts without anyone acting: `why` is the cause that says so."""
 
     why: NominatedFits | NominatedWaiting | FitsNow | WaitingForNode | ReservedRoomCause

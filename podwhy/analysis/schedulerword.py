@@ -5,7 +5,8 @@ pods of the snapshot serve a schedulerName. Facts only: report/ words them."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.analysis.events import component_of, event_time, events_of
 from podwhy.model import objects as o
@@ -19,8 +20,7 @@ EVENT_MESSAGE_LIMIT = 1024
 COMPARED_VERDICTS = (Verdict.UNSCHEDULABLE, Verdict.SCHEDULABLE, Verdict.INCONCLUSIVE)
 
 
-@dataclass(frozen=True)
-class SchedulingEvent:
+class SchedulingEvent(msgspec.Struct, frozen=True):
     """The pod's latest FailedScheduling event."""
 
     message: str
@@ -30,8 +30,7 @@ class SchedulingEvent:
     component: str
 
 
-@dataclass(frozen=True)
-class SchedulerSaid:
+class SchedulerSaid(msgspec.Struct, frozen=True):
     """The scheduler's own word on the pod and whether it agrees with podwhy's message (None:
     nothing to compare)."""
 

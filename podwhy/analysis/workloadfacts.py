@@ -6,9 +6,10 @@ webhook named). analysis/workloadtarget.py and analysis/refusals.py compute them
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 if TYPE_CHECKING:
     from podwhy.analysis.suggest.facts import PolicyFixes
@@ -56,8 +57,7 @@ class RefusalKind(Enum):
     OTHER = "Other"
 
 
-@dataclass(frozen=True)
-class PolicyRecheck:
+class PolicyRecheck(msgspec.Struct, frozen=True):
     """A ValidatingAdmissionPolicy a refusal names, re-evaluated now on the workload's pod template
     as its controller would create the pod: `denies` True when it still refuses (then the failing
     validation's `expression`, its index and the `message` in the API server's words), False when
@@ -75,8 +75,7 @@ class PolicyRecheck:
     not_evaluated: str = ""
 
 
-@dataclass(frozen=True)
-class WebhookNamed:
+class WebhookNamed(msgspec.Struct, frozen=True):
     """An admission webhook a refusal names: its configuration, failurePolicy and the product it is
     known as ("kyverno", "gatekeeper", "cert-manager"; "" for none), when the snapshot holds it
     (`configuration` "" when not)."""
@@ -88,8 +87,7 @@ class WebhookNamed:
     product: str = ""
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True):
     """What a FailedCreate event's words say: who refused (KIND), the API server's words after
     "Error creating: " (TEXT), and the policy or webhook they name."""
 
@@ -99,8 +97,7 @@ class Refusal:
     webhook: WebhookNamed | None = None
 
 
-@dataclass(frozen=True)
-class CreateEvent:
+class CreateEvent(msgspec.Struct, frozen=True):
     """One FailedCreate event of a pod-creating controller, as recorded: the object it is about
     (`owner_kind` `owner`), its message verbatim, count, when it was last seen (RFC 3339 or "")
     and who reported it; REFUSAL reads its words."""
@@ -114,8 +111,7 @@ class CreateEvent:
     refusal: Refusal
 
 
-@dataclass(frozen=True)
-class WorkloadFacts:
+class WorkloadFacts(msgspec.Struct, frozen=True):
     """A workload and its pods: KIND NAMESPACE/NAME, the objects that create its pods (CREATORS:
     (kind, name), a Deployment's ReplicaSets, a CronJob's Jobs, else itself), its pods in the
     snapshot by phase, its Pending pods by name, the pod explained (EXPLAINED, "" for none) and
@@ -132,7 +128,7 @@ class WorkloadFacts:
     pending: tuple[str, ...] = ()
     explained: str = ""
     latest: bool = False
-    events: tuple[CreateEvent, ...] = field(default=())
+    events: tuple[CreateEvent, ...] = msgspec.field(default=())
     fixes: PolicyFixes | None = None
 
     @property

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import replace
 
 from podwhy.analysis.events import component_of, event_time, events_of, parse_time
 from podwhy.analysis.owners import controller_ref, owner_of, replica_set_index
@@ -30,6 +29,7 @@ from podwhy.analysis.workloadfacts import (
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.model.wellknownnames import POD_TEMPLATE_HASH
 from podwhy.snapshot.cluster import Snapshot
 

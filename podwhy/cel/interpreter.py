@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.calls import Function, call_global, call_method
 from podwhy.cel.checker import undeclared_references
@@ -68,8 +69,7 @@ def _no_types(name: str) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """An evaluation: its value, or the error it ended with, and its actual cost either way."""
 
     value: Any

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelCompileError
 from podwhy.cel.values import UINT64_MAX, UInt
@@ -56,8 +57,7 @@ _ESCAPES = {
 }
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(msgspec.Struct, frozen=True):
     kind: str  # "num", "str", "bytes", "ident", "punct", "eof"
     value: Any
     pos: int

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.model.quantity import Quantity
@@ -43,8 +44,7 @@ _SEMVER_RE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Semver:
+class Semver(msgspec.Struct, frozen=True):
     """A semantic version (blang/semver): build metadata does not take part in comparisons."""
 
     major: int
@@ -122,8 +122,7 @@ class LazyMap:
         return value
 
 
-@dataclass(frozen=True)
-class Unevaluated:
+class Unevaluated(msgspec.Struct, frozen=True):
     """A variable bound to what podwhy does not evaluate: reading it raises CelNotEvaluatedError."""
 
     name: str

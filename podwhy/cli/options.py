@@ -8,11 +8,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
+import msgspec
 import typer
 
 from podwhy.errors import UsageError
@@ -228,8 +228,7 @@ KueueFeatureGatesOption = Annotated[
 ]
 
 
-@dataclass(frozen=True)
-class LiveOptions:
+class LiveOptions(msgspec.Struct, frozen=True):
     """How to reach the live cluster: --kubeconfig, --context, --request-timeout,
     --insecure-skip-tls-verify (all unset: the current context, as kubectl)."""
 
@@ -246,8 +245,7 @@ class LiveOptions:
         )
 
 
-@dataclass(frozen=True)
-class Shared:
+class Shared(msgspec.Struct, frozen=True):
     """The options every command ends with, gathered by `shared_options`: the scheduler's
     (explain, pending and check), the live cluster's, and -q, -v, --debug."""
 

@@ -5,7 +5,7 @@ facts (it imports nothing): the API server's admission sets them, `check`'s plac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 # The admission plugins' names (AllOrderedPlugins), as the facts and the chain name them.
 VALIDATING_POLICY = "ValidatingAdmissionPolicy"
@@ -26,8 +26,7 @@ PARAMS_NOT_FETCHED = "not-fetched"  # the live source could not read them (detai
 PARAMS_MUTATING = "mutating"  # a MutatingAdmissionPolicy's params, which podwhy does not look up
 
 
-@dataclass(frozen=True)
-class OpenWebhook:
+class OpenWebhook(msgspec.Struct, frozen=True):
     """A webhook the pod's creation is sent to, never called by podwhy: its name, configuration,
     failurePolicy, whether it mutates, the product it is known as ("kyverno", "gatekeeper",
     "cert-manager"; "" for none), and the error the API server meets deciding whether to call it
@@ -44,8 +43,7 @@ class OpenWebhook:
     on: str = ""
 
 
-@dataclass(frozen=True)
-class OpenPolicy:
+class OpenPolicy(msgspec.Struct, frozen=True):
     """A ValidatingAdmissionPolicy (or MutatingAdmissionPolicy: KIND) and binding the pod meets
     whose decision podwhy cannot make: WHAT it reads that podwhy does not hold ("params", CEL's
     "authorizer", the "namespace"); for "params", WHY they could not be looked up (the facts of
@@ -61,8 +59,7 @@ class OpenPolicy:
     on: str = ""  # as OpenWebhook.on
 
 
-@dataclass(frozen=True)
-class AdmissionOpen:
+class AdmissionOpen(msgspec.Struct, frozen=True):
     """Placed, if admission lets it be created: the webhooks its creation is sent to (never
     called) and the policies podwhy could not evaluate on it."""
 

@@ -9,7 +9,6 @@ and, for the replicas left Pending, where they fit once the pods being deleted a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from podwhy.cluster.controllers.manager import sync_workload
 from podwhy.cluster.controllers.podcontrol import replacement_pod
@@ -19,6 +18,7 @@ from podwhy.cluster.kueuecheck import KueueDecision, decide, inject
 from podwhy.cluster.placement import Placer, fits_once_deleted
 from podwhy.cluster.placementreasons import AdmissionOpen, KueueHeld, PlaceProgress, SchedulerSays
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.scheduler.config import SchedulerConfig
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict

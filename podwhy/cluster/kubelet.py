@@ -10,7 +10,7 @@ NoExecute taints the pod does not tolerate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
@@ -51,8 +51,7 @@ OUT_OF = {
 INSUFFICIENT_RESOURCE_PREFIX = "OutOf"
 
 
-@dataclass(frozen=True)
-class KubeletRejection:
+class KubeletRejection(msgspec.Struct, frozen=True):
     """Why the kubelet would not admit the pod: the pod's status.reason and status.message."""
 
     reason: str

@@ -11,7 +11,6 @@ ClusterQueue for the Jobs after it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import msgspec
@@ -29,8 +28,7 @@ from podwhy.snapshot.cluster import Snapshot
 NO_KUEUE_KINDS = "the snapshot holds none of Kueue's objects (ClusterQueues, LocalQueues, ...)"
 
 
-@dataclass
-class KueueDecision:
+class KueueDecision(msgspec.Struct):
     """What Kueue does with one workload of the manifests it manages."""
 
     local_queue: str
@@ -42,9 +40,9 @@ class KueueDecision:
     problem: str = ""
     inconclusive: str = ""
     # Admitted: the flavor of each pod set's resources, and what Kueue injects into its pods.
-    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
-    node_selector: dict[str, str] = field(default_factory=dict)
-    tolerations: list[o.Toleration] = field(default_factory=list)
+    flavors: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
+    node_selector: dict[str, str] = msgspec.field(default_factory=dict)
+    tolerations: list[o.Toleration] = msgspec.field(default_factory=list)
 
     @property
     def admitted(self) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -37,6 +36,7 @@ from podwhy.errors import PodwhyError
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.model import objects as o
 from podwhy.model.gojson import without_nulls
+from podwhy.model.records import replace
 from podwhy.snapshot.cluster import Snapshot, ns_name
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.decoded import Entry
@@ -265,8 +265,7 @@ NO_POD_KINDS = frozenset(
 )
 
 
-@dataclass
-class PodManifest:
+class PodManifest(msgspec.Struct):
     """What `explain -f` reads: one Pod, and the objects created with it (its ResourceClaimTemplate,
     PVCs, PriorityClass, ... as `kubectl apply` of the file would create them)."""
 
@@ -276,7 +275,7 @@ class PodManifest:
     # The Pod as the file holds it (what a command that patches the file patches), when read.
     document: dict[str, Any] | None = None
     # Every object of the file, the Pod's included, in its order (their fields as written).
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = msgspec.field(default_factory=list)
     # What admission left open once admitted (webhooks never called, policies not evaluated).
     admission_open: AdmissionOpen | None = None
 

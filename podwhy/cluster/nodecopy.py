@@ -17,12 +17,12 @@ the pods with `added_node_pods`, the same function the suggestion was verified w
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import msgspec
 
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.model.wellknownnames import ANN_MIRROR_POD, LABEL_HOSTNAME
 from podwhy.snapshot.cluster import Snapshot
 
@@ -156,5 +156,5 @@ def with_copies(snapshot: Snapshot, node: o.Node, count: int) -> tuple[Snapshot,
     added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
     template = startup_pods(snapshot, name)
     pods = [pod_for_copy(p, name, copy.metadata.name) for copy in added for p in template]
-    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *pods])
+    changed = records.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *pods])
     return changed, added

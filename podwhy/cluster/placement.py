@@ -18,9 +18,7 @@ cluster's pods being deleted are gone is asked here too (fits_once_deleted).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import msgspec
 
@@ -49,6 +47,7 @@ from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.helpers.persistentvolumes import BinderError
 from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.model.wellknownnames import ANN_SELECTED_NODE
 from podwhy.plugins import names
 from podwhy.plugins.registry import NODE_LOCAL_FILTERS, NODE_LOCAL_PARTS, NODE_LOCAL_SCORES
@@ -83,8 +82,7 @@ def replica_signature(pod: o.Pod) -> bytes:
     return pod_signature(pod, NODE_LOCAL_PARTS)
 
 
-@dataclass
-class _Memo:
+class _Memo(msgspec.Struct):
     """The Reuse of the last pod scheduled, for the next one if it is identical (see Reuse)."""
 
     profile: str
@@ -398,7 +396,7 @@ def fits_once_deleted(placer: Placer, replicas: Sequence[ReplicaPlacement]) -> N
     if not deleting:
         return
     gone = {id(p) for p in deleting}
-    without = dataclasses.replace(placer.snapshot, pods=[p for p in pods if id(p) not in gone])
+    without = records.replace(placer.snapshot, pods=[p for p in pods if id(p) not in gone])
     frameworks: dict[str, Framework] = {}
     options = CycleOptions(every_plugin=False, post_filter=False, score_rows=False)
     for replica in stuck:

@@ -8,7 +8,7 @@ verbatim."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.cluster import admissionopen as admissionopen
 from podwhy.cluster.admissionopen import AdmissionOpen, OpenPolicy, OpenWebhook
@@ -18,35 +18,30 @@ from podwhy.framework.notevaluated import NotEvaluated
 __all__ = ["AdmissionOpen", "OpenPolicy", "OpenWebhook", "admissionopen"]
 
 
-@dataclass(frozen=True)
-class NoProfileNamed:
+class NoProfileNamed(msgspec.Struct, frozen=True):
     """No profile of the configuration has the pod's schedulerName."""
 
     scheduler_name: str
 
 
-@dataclass(frozen=True)
-class Gated:
+class Gated(msgspec.Struct, frozen=True):
     gates: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class SchedulerSays:
+class SchedulerSays(msgspec.Struct, frozen=True):
     """The cycle's message, as kube-scheduler words it (`pending`: the verdict when it has none)."""
 
     message: str
 
 
-@dataclass(frozen=True)
-class PlacedBut:
+class PlacedBut(msgspec.Struct, frozen=True):
     """Placed, though plugins podwhy cannot run were not evaluated, or admission or the cluster's
     pods leave the fit unknown (the cycle's fact)."""
 
     not_evaluated: NotEvaluated
 
 
-@dataclass(frozen=True)
-class Preempted:
+class Preempted(msgspec.Struct, frozen=True):
     """Placed on `node`, then evicted by a later replica's preemption: its controller creates it
     again, and it waits in the queue."""
 
@@ -55,15 +50,13 @@ class Preempted:
     priority: int
 
 
-@dataclass(frozen=True)
-class MissingNode:
+class MissingNode(msgspec.Struct, frozen=True):
     """spec.nodeName names a node that does not exist."""
 
     node: str
 
 
-@dataclass(frozen=True)
-class KubeletRejects:
+class KubeletRejects(msgspec.Struct, frozen=True):
     """The kubelet of the node spec.nodeName names rejects the pod: its reason and message."""
 
     node: str
@@ -71,28 +64,24 @@ class KubeletRejects:
     message: str
 
 
-@dataclass(frozen=True)
-class BoundByNodeName:
+class BoundByNodeName(msgspec.Struct, frozen=True):
     """spec.nodeName binds the pod, and its node's kubelet admits it."""
 
 
-@dataclass(frozen=True)
-class NotCreated:
+class NotCreated(msgspec.Struct, frozen=True):
     """The API server refused to create the pod: its own words, verbatim."""
 
     refusal: str
 
 
-@dataclass(frozen=True)
-class OrderedWait:
+class OrderedWait(msgspec.Struct, frozen=True):
     """A StatefulSet (OrderedReady) creates the pod only once an earlier one is Running and Ready."""
 
     pod: str
     waiting_for: str
 
 
-@dataclass(frozen=True)
-class OnceDeleted:
+class OnceDeleted(msgspec.Struct, frozen=True):
     """A Pending replica that fits on `node` once the pods being deleted (deletionTimestamp set,
     still holding their room as the scheduler sees them) are gone: those on that node, or every
     one when none is there ("namespace/name"; the first of them, and how many)."""
@@ -102,8 +91,7 @@ class OnceDeleted:
     count: int
 
 
-@dataclass(frozen=True)
-class KueueHeld:
+class KueueHeld(msgspec.Struct, frozen=True):
     """Kueue keeps the Job suspended, so its controller creates no pod: its Workload and
     LocalQueue, and why (Kueue's message, its words where it makes no Workload, or why podwhy
     cannot tell)."""
@@ -129,8 +117,7 @@ PlacementReason = (
 )
 
 
-@dataclass(frozen=True)
-class PlaceProgress:
+class PlaceProgress(msgspec.Struct, frozen=True):
     """How far `check` is: replicas placed (or left Pending) of all, and the workload at hand
     ("" once every replica is done)."""
 

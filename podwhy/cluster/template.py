@@ -14,7 +14,6 @@ copy is filtered: its verdict is all that is asked."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import msgspec
@@ -24,6 +23,7 @@ from podwhy.framework.outcome import NodeVerdict
 from podwhy.framework.runtime import Framework
 from podwhy.framework.status import Status
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.model.wellknownnames import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE
 from podwhy.scheduler.cycle import FILTER_ONLY, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -85,12 +85,11 @@ def template_node(example: o.Node, group: str) -> o.Node:
     return msgspec.structs.replace(copy, spec=spec)
 
 
-@dataclasses.dataclass
-class TemplateVerdict:
+class TemplateVerdict(msgspec.Struct):
     fits: bool
     # The first Filter plugin that rejects the pod there, and its reasons.
     plugin: str = ""
-    reasons: list[str] = dataclasses.field(default_factory=list)
+    reasons: list[str] = msgspec.field(default_factory=list)
 
 
 class TemplateView:
@@ -100,7 +99,7 @@ class TemplateView:
     def __init__(self, snapshot: Snapshot, framework: Framework, example: o.Node, template: o.Node) -> None:
         original = example.metadata.name
         pods = [pod_for_copy(p, original, template.metadata.name) for p in startup_pods(snapshot, original)]
-        self.snapshot = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, template], pods=[*snapshot.pods, *pods])
+        self.snapshot = records.replace(snapshot, nodes=[*snapshot.nodes, template], pods=[*snapshot.pods, *pods])
         self.framework = framework.on(framework.handle.with_nodes(self.snapshot, [template]))
         self.template = template
         # Only the template node is filtered: the others' verdicts are not asked for (PreFilter

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.features.kubefeatures import DEFAULTS
 
 
-@dataclass(frozen=True)
-class Emulation:
+class Emulation(msgspec.Struct, frozen=True):
     """One Kubernetes minor release as podwhy emulates it: its scheduler, API server and controllers."""
 
     minor: int
@@ -135,8 +135,7 @@ DIFFERENCES_AFTER = "anything changed after v1.36: default plugins, feature-gate
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?([-+.][0-9A-Za-z.+-]*)?$")
 
 
-@dataclass(frozen=True, order=True)
-class KubeVersion:
+class KubeVersion(msgspec.Struct, frozen=True, order=True):
     """A Kubernetes version as clusters report it ("v1.36.3-eks-1234" keeps its suffix)."""
 
     major: int

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -70,8 +69,7 @@ def labels_at(keys: list[str] | tuple[str, ...]) -> NodeReader:
     return read
 
 
-@dataclass
-class Representative:
+class Representative(msgspec.Struct):
     """The verdict of a class's first node, as filter_node gave it (before PreFilter's
     settlement of that node, which the walk applies to every node itself)."""
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import msgspec
 
 from podwhy.framework.plugin_args import PluginArgs
 from podwhy.framework.signature import PLUGIN_PARTS, PodPart
@@ -76,8 +77,7 @@ class CycleState:
         return out
 
 
-@dataclass
-class PreFilterResult:
+class PreFilterResult(msgspec.Struct):
     """Node names a PreFilter plugin restricts the pod to; None means all nodes."""
 
     node_names: set[str] | None = None
@@ -93,8 +93,7 @@ class PreFilterResult:
         return PreFilterResult((self.node_names or set()) & (other.node_names or set()))
 
 
-@dataclass
-class PostFilterResult:
+class PostFilterResult(msgspec.Struct):
     """fwk.PostFilterResult: the node to nominate ("" clears a nomination); None leaves it as is."""
 
     nominated_node_name: str | None = None
@@ -103,8 +102,7 @@ class PostFilterResult:
 PRE_FILTER_REACHED_KEY = "podwhy/preFilterReached"
 
 
-@dataclass(frozen=True)
-class PreFilterReached:
+class PreFilterReached(msgspec.Struct, frozen=True):
     """The PreFilter plugins kube-scheduler ran before it stopped (it stops at UnschedulableAndUnresolvable).
 
     podwhy runs every PreFilter; a PostFilter plugin reading its own state checks this first,
@@ -133,8 +131,7 @@ class FilterRunner(Protocol):
     ) -> Status: ...
 
 
-@dataclass(frozen=True)
-class QueuedPodInfo:
+class QueuedPodInfo(msgspec.Struct, frozen=True):
     """A pod waiting in the scheduling queue, with the time it was added (seconds)."""
 
     pod_info: PodInfo

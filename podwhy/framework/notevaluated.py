@@ -4,7 +4,8 @@ typed fact: report/words/notevaluated.py says it."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 # Kinds whose admission the snapshot cannot vouch for (LimitRanger's defaults, ResourceQuota,
 # PodSecurity's namespace level): a pod admitted without them that fits is then Inconclusive (one
@@ -19,8 +20,7 @@ ROOM_UNKNOWNS = frozenset({"Pod"})
 FIT_UNKNOWNS = ADMISSION_UNKNOWNS | ROOM_UNKNOWNS
 
 
-@dataclass(frozen=True)
-class NotEvaluated:
+class NotEvaluated(msgspec.Struct, frozen=True):
     """What was not evaluated and why. What: the plugins (by name, sorted), or else, for a pod that
     fits, the FIT_UNKNOWNS kinds whose part in the fit is unknown (sorted); neither when the fact
     belongs to one plugin's verdict. Why: the kinds the source simply holds none of (sorted), and

@@ -5,7 +5,7 @@ identical pod's cycle lets the next one reuse. framework/runtime.py fills them."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
 from podwhy.framework.interface import CycleState, Plugin, PostFilterResult, PreFilterResult
@@ -16,27 +16,24 @@ from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
 
 
-@dataclass
-class PreFilterRecord:
+class PreFilterRecord(msgspec.Struct):
     plugin: str
     status: Status
     node_names: set[str] | None = None
 
 
-@dataclass
-class NodeVerdict:
+class NodeVerdict(msgspec.Struct):
     name: str
-    filters: dict[str, Status] = field(default_factory=dict)
+    filters: dict[str, Status] = msgspec.field(default_factory=dict)
     first_failure: Status | None = None
     feasible: bool = False
-    nominated_pods: list[PodInfo] = field(default_factory=list)
+    nominated_pods: list[PodInfo] = msgspec.field(default_factory=list)
     # Whether the node would pass every filter without the room nominated pods reserve on it
     # (None when no nominated pod is counted here).
     feasible_without_nominated: bool | None = None
 
 
-@dataclass
-class Reuse:
+class Reuse(msgspec.Struct):
     """What the cycle of an earlier, identical pod learnt that still holds for this one (placement's
     identical replicas): each node's verdict, given when every filter of that cycle read only the
     pod and the node, and the raw scores of Score plugins that read only the pod and the node.
@@ -45,16 +42,15 @@ class Reuse:
 
     pre_filter_skips: frozenset[str] = frozenset()
     not_evaluated: frozenset[str] = frozenset()
-    verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
-    raw_scores: ScoreMemo = field(default_factory=lambda: ScoreMemo(()))
+    verdicts: dict[str, NodeVerdict] = msgspec.field(default_factory=dict)
+    raw_scores: ScoreMemo = msgspec.field(default_factory=lambda: ScoreMemo(()))
 
     def forget(self, node: str) -> None:
         self.verdicts.pop(node, None)
         self.raw_scores.forget(node)
 
 
-@dataclass
-class FilterOutcome:
+class FilterOutcome(msgspec.Struct):
     pre_filter: list[PreFilterRecord]
     # Upstream's combined PreFilter status (None when PreFilter succeeded).
     pre_filter_failure: Status | None
@@ -67,13 +63,12 @@ class FilterOutcome:
     not_evaluated: dict[str, NotEvaluated]
     error: str | None = None
     # The profile's other plugins not evaluated for the pod (PostFilter ones, DefaultPreemption).
-    other_not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
+    other_not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
     # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
     complete: bool = True
 
 
-@dataclass
-class PostFilterOutcome:
+class PostFilterOutcome(msgspec.Struct):
     """RunPostFilterPlugins: each plugin's status, the combined one and the nomination."""
 
     statuses: list[Status]
@@ -81,9 +76,9 @@ class PostFilterOutcome:
     result: PostFilterResult | None
     preemption: PreemptionOutcome | None
     # PostFilter plugins that could not be evaluated (kinds the snapshot lacks): the message lacks their part.
-    not_evaluated: dict[str, NotEvaluated] = field(default_factory=dict)
+    not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
     # Plugins of the profile podwhy does not implement: the message lacks their part too.
-    not_simulated: list[str] = field(default_factory=list)
+    not_simulated: list[str] = msgspec.field(default_factory=list)
     # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
     # and it found candidates (among which budgets would choose).
     pdbs_assumed_none: bool = False

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
+
+import msgspec
 
 from podwhy.framework import equivalence
 from podwhy.framework.fiterror import nodes_available_message
@@ -63,8 +64,7 @@ def earliest_start_time_of_top_priority(victims: Sequence[PodInfo]) -> float:
 # ---------------------------------------------------------------------- PodDisruptionBudgets
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     """A PodDisruptionBudget with its parsed selector (None: matches no pod)."""
 
     key: str
@@ -94,32 +94,30 @@ class Budget:
 # ---------------------------------------------------------------------- results
 
 
-@dataclass
-class Candidate:
+class Candidate(msgspec.Struct):
     """A node where evicting `victims` lets the pod fit."""
 
     node: str
     victims: list[PodInfo]
     num_pdb_violations: int
     # Budgets the evicted victims would break, per victim key.
-    violated_pdbs: dict[str, list[str]] = field(default_factory=dict)
+    violated_pdbs: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def pdbs(self) -> list[str]:
         return sorted({key for keys in self.violated_pdbs.values() for key in keys})
 
 
-@dataclass
-class PreemptionOutcome:
+class PreemptionOutcome(msgspec.Struct):
     """What DefaultPreemption concluded; `message` is its status message without "preemption: "."""
 
     message: str = ""
     nominated_node: str | None = None
-    victims: list[PodInfo] = field(default_factory=list)
-    violated_pdbs: list[str] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
+    victims: list[PodInfo] = msgspec.field(default_factory=list)
+    violated_pdbs: list[str] = msgspec.field(default_factory=list)
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
     # Dry-run verdicts of the nodes examined that did not become candidates.
-    node_statuses: dict[str, Status] = field(default_factory=dict)
-    potential_nodes: list[str] = field(default_factory=list)
+    node_statuses: dict[str, Status] = msgspec.field(default_factory=dict)
+    potential_nodes: list[str] = msgspec.field(default_factory=list)
     eligible: bool = True
     dry_run: bool = False
 

@@ -7,15 +7,14 @@ kube-scheduler's defaulting does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.plugin_args import PluginArgs
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 
 
-@dataclass
-class Profile:
+class Profile(msgspec.Struct):
     """One scheduling profile: plugins per extension point in run order, Score weights, args.
 
     `plugin_args` holds the decoded args of the plugins the configuration has a pluginConfig
@@ -23,13 +22,13 @@ class Profile:
     """
 
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
-    pre_enqueue: list[str] = field(default_factory=list)
-    pre_filter: list[str] = field(default_factory=list)
-    filter: list[str] = field(default_factory=list)
-    post_filter: list[str] = field(default_factory=list)
-    pre_score: list[str] = field(default_factory=list)
-    score: dict[str, int] = field(default_factory=dict)
-    plugin_args: dict[str, PluginArgs] = field(default_factory=dict)
+    pre_enqueue: list[str] = msgspec.field(default_factory=list)
+    pre_filter: list[str] = msgspec.field(default_factory=list)
+    filter: list[str] = msgspec.field(default_factory=list)
+    post_filter: list[str] = msgspec.field(default_factory=list)
+    pre_score: list[str] = msgspec.field(default_factory=list)
+    score: dict[str, int] = msgspec.field(default_factory=dict)
+    plugin_args: dict[str, PluginArgs] = msgspec.field(default_factory=dict)
     percentage_of_nodes_to_score: int | None = None
     # The kube-scheduler release whose defaults and plugin behaviour the profile has.
     emulation: Emulation = DEFAULT

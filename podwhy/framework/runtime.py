@@ -8,8 +8,9 @@ computed with upstream's order and its two passes for nominated pods.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
+
+import msgspec
 
 from podwhy.framework.equivalence import NodeClasses, node_classes
 from podwhy.framework.handle import Handle
@@ -532,15 +533,14 @@ def _in_class(classes: NodeClasses, node_info: NodeInfo, filter_one: Callable[[N
 
 
 # ---------------------------------------------------------------------- PreFilter's merge
-@dataclass
-class PreFilterRun:
+class PreFilterRun(msgspec.Struct):
     """What RunPreFilterPlugins returns, from the plugins' records in the profile's order."""
 
     failure: Status | None = None  # the rejecting status (UnschedulableAndUnresolvable, or the last Unschedulable)
     merged: PreFilterResult | None = None  # the intersection of the plugins' node sets
     error: str | None = None  # a plugin's error, worded as upstream wraps it
     stopped_at: str | None = None  # the plugin at which it returned early (None: it ran them all)
-    restricting: list[str] = field(default_factory=list)  # the plugins whose node sets were merged, sorted
+    restricting: list[str] = msgspec.field(default_factory=list)  # the plugins whose node sets were merged, sorted
 
 
 def merge_pre_filter(records: list[PreFilterRecord]) -> PreFilterRun:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, mul
 from typing import cast
+
+import msgspec
 
 from podwhy.framework.equivalence import class_scorer
 from podwhy.framework.evidence import AnyEvidence
@@ -17,29 +18,27 @@ from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
 
-@dataclass
-class PluginScore:
+class PluginScore(msgspec.Struct):
     plugin: str
     raw: int
     normalized: int
     weight: int
     weighted: int
     skipped: bool = False
-    evidence: list[AnyEvidence] = field(default_factory=list)
+    evidence: list[AnyEvidence] = msgspec.field(default_factory=list)
     # Set when the snapshot lacks kinds this plugin reads: the score is unknown, counted as 0.
     not_evaluated: NotEvaluated | None = None
 
 
-@dataclass
-class ScoreOutcome:
+class ScoreOutcome(msgspec.Struct):
     scores: dict[str, list[PluginScore]]
     totals: dict[str, int]
     best_nodes: list[str]
     # kube-scheduler does not score when only one node is feasible.
     scoring_skipped: bool
     error: str | None = None
-    not_simulated: list[str] = field(default_factory=list)
-    not_evaluated: list[str] = field(default_factory=list)
+    not_simulated: list[str] = msgspec.field(default_factory=list)
+    not_evaluated: list[str] = msgspec.field(default_factory=list)
 
 
 class ScoreMemo:
@@ -133,13 +132,12 @@ def _run_pre_score(
     return ""
 
 
-@dataclass
-class _Scored:
+class _Scored(msgspec.Struct):
     """Each plugin's scores by node: raw, normalized, and the evidence behind a raw score."""
 
-    raw: dict[str, dict[str, int]] = field(default_factory=dict)
-    normalized: dict[str, dict[str, int]] = field(default_factory=dict)
-    evidence: dict[tuple[str, str], list[AnyEvidence]] = field(default_factory=dict)
+    raw: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
+    normalized: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
+    evidence: dict[tuple[str, str], list[AnyEvidence]] = msgspec.field(default_factory=dict)
 
 
 def _run_score_plugins(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from enum import IntEnum
+
+import msgspec
 
 from podwhy.framework.evidence import AnyEvidence
 from podwhy.framework.notevaluated import NotEvaluated
@@ -20,12 +21,11 @@ class Code(IntEnum):
     Pending = 6
 
 
-@dataclass
-class Status:
+class Status(msgspec.Struct):
     code: Code = Code.Success
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str] = msgspec.field(default_factory=list)
     plugin: str = ""
-    evidence: list[AnyEvidence] = field(default_factory=list)
+    evidence: list[AnyEvidence] = msgspec.field(default_factory=list)
     # podwhy's own verdict for a plugin it could not run (kinds absent from the snapshot).
     not_evaluated: NotEvaluated | None = None
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
+import msgspec
+
 from podwhy.framework.signature import PodPart, pod_signature
 from podwhy.helpers.labelselectors import Selector, SelectorError, label_selector_as_selector
 from podwhy.helpers.podresources import Quantities, is_pod_level_requests_set, pod_requests, to_quantities
@@ -25,15 +27,14 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 # ---------------------------------------------------------------------- resources
 
 
-@dataclass
-class Resource:
+class Resource(msgspec.Struct):
     """The scheduler's integer resource vector (framework.Resource)."""
 
     milli_cpu: int = 0
     memory: int = 0
     ephemeral_storage: int = 0
     allowed_pod_number: int = 0
-    scalar_resources: dict[str, int] = field(default_factory=dict)
+    scalar_resources: dict[str, int] = msgspec.field(default_factory=dict)
 
     @classmethod
     def from_quantities(cls, quantities: Quantities) -> Resource:
@@ -86,8 +87,7 @@ class Resource:
         return self.scalar_resources.get(name, 0)
 
 
-@dataclass
-class PodResource:
+class PodResource(msgspec.Struct):
     """framework.PodResource: requests plus the non-zero CPU/memory used for scoring."""
 
     resource: Resource
@@ -144,8 +144,7 @@ def pod_key(pod: o.Pod) -> str:
     return f"{pod.metadata.namespace}/{pod.metadata.name}"
 
 
-@dataclass(frozen=True)
-class AffinityTerm:
+class AffinityTerm(msgspec.Struct, frozen=True):
     """A processed PodAffinityTerm (fwk.AffinityTerm)."""
 
     namespaces: frozenset[str]
@@ -161,8 +160,7 @@ class AffinityTerm:
         return False
 
 
-@dataclass(frozen=True)
-class WeightedAffinityTerm:
+class WeightedAffinityTerm(msgspec.Struct, frozen=True):
     term: AffinityTerm
     weight: int
 
@@ -317,8 +315,7 @@ class HostPortInfo:
         return out
 
 
-@dataclass
-class ImageStateSummary:
+class ImageStateSummary(msgspec.Struct):
     size: int
     num_nodes: int
 

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import msgspec
+
 from podwhy.helpers.namevalidation import is_valid_label_key, is_valid_label_value
 from podwhy.model import objects as o
 from podwhy.model.errors import ModelError
@@ -101,8 +103,7 @@ def _validated(key: str, operator: str, values: tuple[str, ...]) -> Requirement:
     return Requirement(key, operator, values)
 
 
-@dataclass(frozen=True)
-class Selector:
+class Selector(msgspec.Struct, frozen=True):
     """labels.Selector. `nothing` is labels.Nothing(); no requirements is Everything()."""
 
     requirements: tuple[Requirement, ...] = ()

@@ -6,7 +6,7 @@ them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.helpers.fielderrors import go_json, go_quote
 from podwhy.helpers.labelselectors import (
@@ -21,8 +21,7 @@ from podwhy.helpers.namevalidation import label_key_errors, label_value_errors
 from podwhy.model import objects as o
 
 
-@dataclass(frozen=True)
-class NodeSelectorTermMatcher:
+class NodeSelectorTermMatcher(msgspec.Struct, frozen=True):
     """One parsed NodeSelectorTerm (component-helpers nodeaffinity)."""
 
     label_selector: Selector | None
@@ -77,8 +76,7 @@ def parse_node_selector_term(term: o.NodeSelectorTerm) -> NodeSelectorTermMatche
     return NodeSelectorTermMatcher(label_sel, field_reqs, tuple(errors))
 
 
-@dataclass(frozen=True)
-class LazyNodeSelector:
+class LazyNodeSelector(msgspec.Struct, frozen=True):
     """LazyErrorNodeSelector: terms are ORed; empty terms are dropped."""
 
     terms: tuple[NodeSelectorTermMatcher, ...]
@@ -91,8 +89,7 @@ class LazyNodeSelector:
         return any(t.matches(node) for t in self.terms)
 
 
-@dataclass(frozen=True)
-class RequiredNodeAffinity:
+class RequiredNodeAffinity(msgspec.Struct, frozen=True):
     """nodeaffinity.GetRequiredNodeAffinity: nodeSelector AND required node affinity."""
 
     label_selector: Selector | None

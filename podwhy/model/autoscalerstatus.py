@@ -4,8 +4,9 @@ snapshot/autoscalerconfigmap.py; only what podwhy reads is kept."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+import msgspec
 
 
 class StatusFormat(StrEnum):
@@ -20,8 +21,7 @@ SCALE_UP_IN_PROGRESS, SCALE_UP_NO_ACTIVITY, SCALE_UP_BACKOFF = "InProgress", "No
 RUNNING, INITIALIZING = "Running", "Initializing"
 
 
-@dataclass(frozen=True)
-class NodeGroupStatus:
+class NodeGroupStatus(msgspec.Struct, frozen=True):
     """One node group (its cloud provider's id: an ASG or VMSS name, a MIG URL, MachineDeployment/ns/name)."""
 
     name: str
@@ -50,8 +50,7 @@ class NodeGroupStatus:
         return self.target is not None and self.max_size is not None and self.target >= self.max_size
 
 
-@dataclass(frozen=True)
-class ClusterAutoscalerStatus:
+class ClusterAutoscalerStatus(msgspec.Struct, frozen=True):
     format: StatusFormat
     # When CA wrote it (its own time text), and Running or Initializing (the text format says
     # Initializing alone, else its status is taken as Running: CA writes it at the end of each loop).
@@ -60,4 +59,4 @@ class ClusterAutoscalerStatus:
     message: str = ""
     cluster_health: str = ""
     cluster_scale_up: str = ""
-    node_groups: list[NodeGroupStatus] = field(default_factory=list)
+    node_groups: list[NodeGroupStatus] = msgspec.field(default_factory=list)

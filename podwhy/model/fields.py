@@ -16,12 +16,12 @@ emulated release decides (an emulated v1.33 API server does not know a v1.34 fie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
+import msgspec
 
-@dataclass(frozen=True)
-class Field:
+
+class Field(msgspec.Struct, frozen=True):
     """One JSON field: the struct it holds ("" for a value read whole, "[T]" for a list of T)
     and the minor releases it is in (since 0: every release podwhy emulates; until 0: still)."""
 

@@ -5,9 +5,9 @@ add their weights to the node's score."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 from msgspec import UNSET
 
 from podwhy.framework.equivalence import NodeReader, labels_at
@@ -50,8 +50,7 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 OBJECT_NAME_FIELD = "metadata.name"
 
 
-@dataclass(frozen=True)
-class _PreFilterState:
+class _PreFilterState(msgspec.Struct, frozen=True):
     required: RequiredNodeAffinity
 
     def clone(self) -> _PreFilterState:
@@ -59,15 +58,13 @@ class _PreFilterState:
         return self
 
 
-@dataclass(frozen=True)
-class _PreferredTerm:
+class _PreferredTerm(msgspec.Struct, frozen=True):
     index: int
     weight: int
     matcher: NodeSelectorTermMatcher
 
 
-@dataclass(frozen=True)
-class _PreScoreState:
+class _PreScoreState(msgspec.Struct, frozen=True):
     preferred: tuple[_PreferredTerm, ...] | None
 
     def clone(self) -> _PreScoreState:

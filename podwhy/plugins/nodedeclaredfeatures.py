@@ -10,7 +10,8 @@ both sides.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.features.kubefeatures import NODE_DECLARED_FEATURES
 from podwhy.framework.equivalence import NodeReader, reads_nothing
@@ -52,8 +53,7 @@ def required_features(spec: o.PodSpec) -> list[str]:
     return sorted(needed)
 
 
-@dataclass(frozen=True)
-class PreFilterState:
+class PreFilterState(msgspec.Struct, frozen=True):
     required: tuple[str, ...]
 
     def clone(self) -> PreFilterState:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.framework.equivalence import NodeReader, reads_nothing
 from podwhy.framework.evidence import HostPortEvidence, PortHolder
@@ -19,8 +20,7 @@ PRE_FILTER_STATE_KEY = "PreFilterNodePorts"
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
-@dataclass(frozen=True)
-class _PreFilterState:
+class _PreFilterState(msgspec.Struct, frozen=True):
     ports: tuple[o.ContainerPort, ...]
 
     def clone(self) -> _PreFilterState:

@@ -4,7 +4,8 @@ PreferNoSchedule taints lower its score."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.framework.equivalence import NodeReader, encode
 from podwhy.framework.evidence import IntolerableTaintsEvidence, TaintEvidence
@@ -31,8 +32,7 @@ PRE_SCORE_STATE_KEY = "PreScoreTaintToleration"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 
 
-@dataclass(frozen=True)
-class _PreScoreState:
+class _PreScoreState(msgspec.Struct, frozen=True):
     # Tolerations that can tolerate a PreferNoSchedule taint: that effect or no effect (all effects).
     tolerations_prefer_no_schedule: tuple[o.Toleration, ...]
 

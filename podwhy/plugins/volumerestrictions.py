@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.framework.evidence import DiskConflictEvidence, ReadWriteOncePodEvidence, VolumeClaimEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
@@ -25,14 +25,13 @@ ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_V1_33 = (
 STATE_KEY = "PreFilterVolumeRestrictions"
 
 
-@dataclass
-class _State:
+class _State(msgspec.Struct):
     # Names of the pod's PVCs with the ReadWriteOncePod access mode.
     rwop_claims: frozenset[str]
     # References to those claims by scheduled (and added nominated) pods.
     conflicting_ref_count: int
     # Pods known to hold one of the claims, for the evidence.
-    holders: list[str] = field(default_factory=list)
+    holders: list[str] = msgspec.field(default_factory=list)
 
     def clone(self) -> _State:
         return _State(self.rwop_claims, self.conflicting_ref_count, list(self.holders))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.framework.evidence import VolumeClaimEvidence, VolumeZoneEvidence
 from podwhy.framework.interface import CycleState, Plugin, PreFilterResult
@@ -40,15 +40,13 @@ TOPOLOGY_LABELS = (
 _TO_GA = {LABEL_FAILURE_DOMAIN_BETA_ZONE: LABEL_TOPOLOGY_ZONE, LABEL_FAILURE_DOMAIN_BETA_REGION: LABEL_TOPOLOGY_REGION}
 
 
-@dataclass(frozen=True)
-class PVTopology:
+class PVTopology(msgspec.Struct, frozen=True):
     pv_name: str
     key: str
     values: frozenset[str]
 
 
-@dataclass
-class _State:
+class _State(msgspec.Struct):
     topologies: list[PVTopology]
 
     def clone(self) -> _State:

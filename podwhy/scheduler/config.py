@@ -9,10 +9,10 @@ kind once, with upstream's defaults and validation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import yaml
 
 from podwhy.errors import PodwhyError, UsageError
@@ -85,31 +85,27 @@ MAX_TOTAL_SCORE = 2**63 - 1
 MAX_WEIGHT = MAX_TOTAL_SCORE // MAX_NODE_SCORE
 
 
-@dataclass
-class PluginRef:
+class PluginRef(msgspec.Struct):
     name: str
     weight: int | None = None
 
 
-@dataclass
-class PluginSet:
-    enabled: list[PluginRef] = field(default_factory=list)
-    disabled: list[PluginRef] = field(default_factory=list)
+class PluginSet(msgspec.Struct):
+    enabled: list[PluginRef] = msgspec.field(default_factory=list)
+    disabled: list[PluginRef] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class Extender:
+class Extender(msgspec.Struct):
     url_prefix: str
     filter_verb: str = ""
     prioritize_verb: str = ""
     bind_verb: str = ""
 
 
-@dataclass
-class SchedulerConfig:
+class SchedulerConfig(msgspec.Struct):
     profiles: list[Profile]
     percentage_of_nodes_to_score: int | None
-    extenders: list[Extender] = field(default_factory=list)
+    extenders: list[Extender] = msgspec.field(default_factory=list)
     source: str = ""
 
 

@@ -8,7 +8,8 @@ holds facts only; the report words them for people.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+
+import msgspec
 
 from podwhy.framework.handle import Handle
 from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, not_evaluated
@@ -19,6 +20,7 @@ from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.plugins.registry import PLUGINS
 from podwhy.scheduler.config import Extender, SchedulerConfig, default_profile
@@ -30,8 +32,7 @@ MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 
-@dataclass
-class Sampling:
+class Sampling(msgspec.Struct):
     """How many feasible nodes kube-scheduler looks for before it stops filtering."""
 
     percentage_of_nodes_to_score: int | None
@@ -55,8 +56,7 @@ def num_feasible_nodes_to_find(percentage: int | None, num_nodes: int, scores: b
     return max(num_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-@dataclass
-class CycleOutcome:
+class CycleOutcome(msgspec.Struct):
     pod: PodInfo
     verdict: Verdict
     # The scheduler's FailedScheduling message ("" when the pod fits), or the error.
@@ -64,10 +64,10 @@ class CycleOutcome:
     # False while the message lacks the PostFilter part kube-scheduler appends.
     message_complete: bool = True
     outcome: FilterOutcome | None = None
-    gates: list[str] = field(default_factory=list)
+    gates: list[str] = msgspec.field(default_factory=list)
     bound_node: str = ""
     # Plugins of the profile podwhy does not implement.
-    missing_plugins: list[str] = field(default_factory=list)
+    missing_plugins: list[str] = msgspec.field(default_factory=list)
     scores: ScoreOutcome | None = None
     # A Score plugin failed where the scheduler does not score (one feasible node, or the nominated node fits).
     ignored_score_error: str | None = None
@@ -77,14 +77,14 @@ class CycleOutcome:
     post_filter: PostFilterOutcome | None = None
     sampling: Sampling | None = None
     # Scheduler extenders of the configuration: podwhy cannot call them.
-    extenders: list[str] = field(default_factory=list)
+    extenders: list[str] = msgspec.field(default_factory=list)
     # For NoProfile: the schedulerName asked for, the profiles there are, and where they come from.
     scheduler_name: str = ""
-    profiles: list[str] = field(default_factory=list)
+    profiles: list[str] = msgspec.field(default_factory=list)
     config_source: str = ""
     # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
     # evaluated for this pod or the preemption dry run assuming none (say how to add them).
-    lacking_kinds: list[str] = field(default_factory=list)
+    lacking_kinds: list[str] = msgspec.field(default_factory=list)
     # The Filter plugins not evaluated and why, or, for a pod that fits with every plugin evaluated,
     # what admission or the cluster's pods leave unknown of the fit (None: nothing was left).
     not_evaluated: NotEvaluated | None = None
@@ -107,8 +107,7 @@ def framework_for_release(base: Framework, profile: Profile) -> Framework:
     return Framework(base.handle.for_release(profile.emulation), profile, PLUGINS)
 
 
-@dataclass(frozen=True)
-class CycleOptions:
+class CycleOptions(msgspec.Struct, frozen=True):
     """How much of the cycle to run. The named modes below are what podwhy asks."""
 
     # Score the feasible nodes (without: where the pod goes is not asked).

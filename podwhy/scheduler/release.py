@@ -8,13 +8,15 @@ A release podwhy does not emulate is emulated by the nearest one it does, with a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
+
+import msgspec
 
 from podwhy.errors import UsageError
 from podwhy.features.emulation import DEFAULT, EMULATED, Emulation, KubeVersion, nearest_emulation, parse_version
 from podwhy.features.kubefeatures import DYNAMIC_RESOURCE_ALLOCATION, MUTATING_ADMISSION_POLICY
+from podwhy.model.records import replace
 from podwhy.scheduler.schedulers import KUBE_SCHEDULER, KUBE_SYSTEM, SchedulerPods, image_name
 from podwhy.snapshot.cluster import Snapshot
 
@@ -32,8 +34,7 @@ class VersionSource(StrEnum):
     DEFAULT = "default"
 
 
-@dataclass
-class ChosenVersion:
+class ChosenVersion(msgspec.Struct):
     emulation: Emulation
     source: VersionSource
     # The cluster's version as found ("v1.36.3-eks-1a2b"), None when nothing said it.
@@ -41,15 +42,15 @@ class ChosenVersion:
     # Where it was found, in words ("the API server's /version of live: https://...").
     where: str = ""
     # Kubelets (major, minor) more than KUBELET_SKEW minor releases older than the emulated release.
-    old_kubelets: list[tuple[int, int]] = field(default_factory=list)
+    old_kubelets: list[tuple[int, int]] = msgspec.field(default_factory=list)
     # The DRA apiVersions the cluster served although DynamicResourceAllocation is off by default
     # in the emulated release: the cluster enabled it, and so does the emulation.
-    dra_enabled_by_cluster: list[str] = field(default_factory=list)
+    dra_enabled_by_cluster: list[str] = msgspec.field(default_factory=list)
     # The MutatingAdmissionPolicy apiVersions the cluster served although the gate is off by
     # default in the emulated release (it turned it on, and so does the emulation), and those of
     # its objects the emulated release cannot serve at all (the snapshot is of another release).
-    map_enabled_by_cluster: list[str] = field(default_factory=list)
-    map_not_served: list[str] = field(default_factory=list)
+    map_enabled_by_cluster: list[str] = msgspec.field(default_factory=list)
+    map_not_served: list[str] = msgspec.field(default_factory=list)
 
     @property
     def not_emulated(self) -> bool:

@@ -10,8 +10,9 @@ scheduler pod proves nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import Enum
+
+import msgspec
 
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import ANN_MIRROR_POD, DEFAULT_SCHEDULER_NAME
@@ -36,8 +37,7 @@ class Serving(Enum):
     APPARENTLY = "apparently"
 
 
-@dataclass(frozen=True)
-class SchedulerPod:
+class SchedulerPod(msgspec.Struct, frozen=True):
     pod: o.Pod
     # The schedulerNames its flags give; None when a configuration podwhy cannot read decides.
     names: frozenset[str] | None
@@ -159,8 +159,7 @@ def scheduler_pod(pod: o.Pod) -> SchedulerPod | None:
     return SchedulerPod(pod, served, config, control_plane)
 
 
-@dataclass(frozen=True)
-class SchedulerFinding:
+class SchedulerFinding(msgspec.Struct, frozen=True):
     """What the snapshot shows about the scheduler pods serving one schedulerName."""
 
     scheduler_name: str
@@ -181,8 +180,7 @@ class SchedulerFinding:
         return self.cluster_wide and bool(self.serving) and not self.running
 
 
-@dataclass
-class SchedulerPods:
+class SchedulerPods(msgspec.Struct):
     """Every scheduler pod of a snapshot, found once."""
 
     pods: list[SchedulerPod]

@@ -14,7 +14,6 @@ Versions are listed newest first: live mode lists a kind in the first one the se
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -27,16 +26,14 @@ class _Wire(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=True, gc
     pass
 
 
-@dataclass(frozen=True)
-class Served:
+class Served(msgspec.Struct, frozen=True):
     """A version podwhy reads: decoded as WIRE (None: the model's own type), then CONVERTed."""
 
     wire: type[msgspec.Struct] | None = None
     convert: Callable[[Any], Any] | None = None
 
 
-@dataclass(frozen=True)
-class Refused:
+class Refused(msgspec.Struct, frozen=True):
     """A version podwhy cannot read exactly, and why (the end of a one-line error)."""
 
     why: str

@@ -6,6 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from podwhy.model import objects as o
 from podwhy.snapshot.params import ParamStore
 
@@ -22,8 +24,7 @@ def ns_name(namespace: str, name: str) -> str:
 ObjectKey = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
-class Duplicate:
+class Duplicate(msgspec.Struct, frozen=True):
     """One object two inputs held in different versions (or one input held twice): which was read."""
 
     key: ObjectKey
@@ -34,8 +35,7 @@ class Duplicate:
     kept_second: bool  # the newer resourceVersion, or the later input when they are not both integers
 
 
-@dataclass(frozen=True)
-class Reread:
+class Reread(msgspec.Struct, frozen=True):
     """A file given again (the same path twice, or a file inside a folder also given): read once."""
 
     path: str

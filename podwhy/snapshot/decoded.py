@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -67,26 +67,25 @@ class Entry:
         return msgspec.json.decode(self.raw) if self.raw else None
 
 
-@dataclass
-class Decoded:
+class Decoded(msgspec.Struct):
     """What one input held."""
 
-    objects: dict[str, list[Any]] = field(default_factory=dict)  # kind -> objects, in input order
-    entries: list[Entry] = field(default_factory=list)  # manifests only: every object, in input order
-    list_kinds: set[str] = field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
-    api_versions: dict[str, set[str]] = field(default_factory=dict)  # kind -> the apiVersions it came in
-    ignored: Counter[str] = field(default_factory=Counter)  # kinds podwhy does not read
+    objects: dict[str, list[Any]] = msgspec.field(default_factory=dict)  # kind -> objects, in input order
+    entries: list[Entry] = msgspec.field(default_factory=list)  # manifests only: every object, in input order
+    list_kinds: set[str] = msgspec.field(default_factory=set)  # kinds of the typed Lists read (PodList: Pod)
+    api_versions: dict[str, set[str]] = msgspec.field(default_factory=dict)  # kind -> the apiVersions it came in
+    ignored: Counter[str] = msgspec.field(default_factory=Counter)  # kinds podwhy does not read
     list_meta: ListMeta | None = None  # the metadata of the (last) List read
     reference_reads: int = 0  # YAML documents or List items the fast reader left to the reference reader
-    raw_pods: dict[str, bytes] = field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
-    raw_objects: dict[str, Any] = field(default_factory=dict)  # the pod each of raw_pods is the JSON of
+    raw_pods: dict[str, bytes] = msgspec.field(default_factory=dict)  # unbound pods' JSON, by "namespace/name"
+    raw_objects: dict[str, Any] = msgspec.field(default_factory=dict)  # the pod each of raw_pods is the JSON of
     # Workloads' pod templates as JSON (see Snapshot.raw_templates), and the object each belongs to.
-    raw_templates: dict[ObjectKey, bytes] = field(default_factory=dict)
-    raw_template_objects: dict[ObjectKey, Any] = field(default_factory=dict)
+    raw_templates: dict[ObjectKey, bytes] = msgspec.field(default_factory=dict)
+    raw_template_objects: dict[ObjectKey, Any] = msgspec.field(default_factory=dict)
     # Documents or List items without a kind, where in the input (skipped: inputs found in a folder).
-    kindless: list[str] = field(default_factory=list)
+    kindless: list[str] = msgspec.field(default_factory=list)
     # ConfigMaps and custom resources, which may be policies' params (snapshot/params.py).
-    params: list[ParamObject] = field(default_factory=list)
+    params: list[ParamObject] = msgspec.field(default_factory=list)
     source: str = ""  # the input, as errors name it
 
     def append(

@@ -25,7 +25,6 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -50,8 +49,7 @@ def available() -> bool:
     return ryml is not None
 
 
-@dataclass
-class Item:
+class Item(msgspec.Struct):
     """One item of a List cut into batches."""
 
     index: int
@@ -62,8 +60,7 @@ class Item:
     offset: int
 
 
-@dataclass
-class Document:
+class Document(msgspec.Struct):
     """One YAML document of a stream, as the fast reader offers it."""
 
     number: int  # as PyYAML counts the documents of the stream, from 1

@@ -114,8 +114,7 @@ def read_param(kind: str, api_version: str, raw: bytes) -> ParamObject | None:
     return ParamObject(kind, api_version, meta.namespace, meta.name, meta.labels or {}, raw, meta.resource_version)
 
 
-@dataclass(frozen=True)
-class FetchedKind:
+class FetchedKind(msgspec.Struct, frozen=True):
     """What a live fetch (or the `podwhy snapshot` that wrote a dump) learnt of one paramKind:
     whether the server serves it, whether it is namespaced, and why its objects could not be
     read ("" when they were: every one the bindings' paramRefs can select)."""

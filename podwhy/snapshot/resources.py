@@ -4,12 +4,12 @@ the report's words quote (live.py reads them from the API server)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from urllib.parse import quote
 
+import msgspec
 
-@dataclass(frozen=True)
-class Resource:
+
+class Resource(msgspec.Struct, frozen=True):
     """One listable resource: where it is served and what kind its items are."""
 
     kind: str

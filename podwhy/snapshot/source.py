@@ -20,9 +20,10 @@ import sys
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
+
+import msgspec
 
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
@@ -66,8 +67,7 @@ class SnapshotSource(Protocol):
         ...
 
 
-@dataclass
-class ReadProgress:
+class ReadProgress(msgspec.Struct):
     """A file being read, for the command line to show: what is done to it, and how far."""
 
     path: str

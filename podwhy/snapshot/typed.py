@@ -6,7 +6,6 @@ guarantees of every object. The readers of snapshot/decode.py call these for eve
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -25,8 +24,7 @@ from podwhy.snapshot import fastyaml, limits, yaml11
 from podwhy.snapshot.names import generated_name
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(msgspec.Struct, frozen=True):
     """How objects of one kind and apiVersion are read: decoded as WIRE (the model's own type
     for most versions), checked for YAML doubts, then converted (apiversions.py)."""
 

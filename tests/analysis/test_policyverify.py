@@ -7,7 +7,6 @@ names instead. Each case is a small cluster (built for these tests) and a pod a 
 from __future__ import annotations
 
 import copy
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError
 from podwhy.cluster.apiserver.admission.chain import admit
 from podwhy.features.emulation import DEFAULT
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.report.words.suggest import command_text, suggestion_text
 from podwhy.report.words.suggestpolicy import policy_note_text
 from podwhy.scheduler.config import default_config
@@ -135,7 +135,7 @@ def _pod(*containers: Json, labels: dict[str, str] | None = None) -> Json:
 def _refused(snapshot: Snapshot, raw: Json) -> RefusedPod:
     """RAW as its controller makes it, and the policy's refusal of it (admitted on copies)."""
     pod = msgspec.convert(raw, o.Pod)
-    scratch = dataclasses.replace(snapshot, resource_quotas=copy.deepcopy(snapshot.resource_quotas))
+    scratch = records.replace(snapshot, resource_quotas=copy.deepcopy(snapshot.resource_quotas))
     with pytest.raises(AdmissionRefusalError) as refused:
         admit(copy.deepcopy(pod), scratch, NS, DEFAULT, raw_spec=copy.deepcopy(raw["spec"]))
     assert refused.value.denied is not None, refused.value.words

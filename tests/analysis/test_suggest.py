@@ -4,7 +4,6 @@ suggestion's patches, applied to the recorded cluster, make podwhy's verdict Sch
 from __future__ import annotations
 
 import copy
-import dataclasses
 import gzip
 import json
 import shlex
@@ -23,6 +22,7 @@ from podwhy.analysis.suggest.notes import Note
 from podwhy.cluster.nodecopy import added_node_pods, with_copies
 from podwhy.engine import ExplainRequest, explain
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.report.model import Report, to_builtins
 from podwhy.report.model import Suggestion as ReportSuggestion
 from podwhy.report.words.sizing import sizing_text
@@ -719,7 +719,7 @@ def _placed_all(snapshot: Snapshot, added: list[o.Node], pods: list[o.Pod]) -> b
     from podwhy.scheduler.config import default_config
 
     started = [pod for node in added for pod in added_node_pods(snapshot, node)]
-    changed = dataclasses.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *started])
+    changed = records.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *started])
     placer = Placer(changed, default_config())
     return all(placer.schedule(copy.deepcopy(p)).placed for p in pods)
 

@@ -4,7 +4,6 @@ on many nodes names a few of them (-o wide and the JSON every one)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -16,6 +15,7 @@ from typer.testing import CliRunner
 
 from podwhy.analysis.blocking import BlockingCauses, blocking_causes
 from podwhy.cli import app
+from podwhy.model import records
 from podwhy.report.render.check import render_check
 from podwhy.report.render.layout import make_console
 from podwhy.report.render.markdown import MAX_REPLICA_ROWS
@@ -217,7 +217,7 @@ def test_cycles_with_the_same_verdicts_are_asked_once() -> None:
     assert causes(first) is found
     assert again.outcome is not None and first.outcome is not None
     assert causes(again) is not found and causes(again) == found
-    shared = dataclasses.replace(again, outcome=dataclasses.replace(again.outcome, nodes=first.outcome.nodes))
+    shared = records.replace(again, outcome=records.replace(again.outcome, nodes=first.outcome.nodes))
     assert causes(shared) is found
 
 

@@ -7,7 +7,6 @@ Under v1.35 (gate off) the same objects change nothing."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -19,6 +18,7 @@ from podwhy.framework.handle import Handle
 from podwhy.framework.interface import CycleState, Plugin
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.plugins.noderesources.balanced_allocation import BalancedAllocation
 from podwhy.plugins.noderesources.dra_extended import dra_scoring_state
 from podwhy.plugins.noderesources.fit import Fit

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from podwhy.framework.interface import CycleState
 from podwhy.framework.status import Code
 from podwhy.framework.types import PodInfo
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.plugins import names
 from podwhy.plugins.imagelocality import ImageLocality
 from podwhy.plugins.nodedeclaredfeatures import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -72,7 +73,7 @@ def _text_group(group: ca.NodeGroupStatus, since: str) -> ca.NodeGroupStatus:
     """GROUP as the text format tells it: no unregistered count, no backoff code, Go time text."""
     return ca.NodeGroupStatus(
         **{
-            **group.__dict__,
+            **msgspec.structs.asdict(group),
             "unregistered": None,
             "backoff_code": "",
             "backoff_message": "",

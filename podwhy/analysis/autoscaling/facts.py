@@ -6,7 +6,6 @@ imported here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
@@ -274,15 +273,13 @@ AnyGroupFinding = (
 # ---- a node on its way, what the autoscaler said ----
 
 
-@dataclass(frozen=True)
-class ScaleUpTriggered:
+class ScaleUpTriggered(msgspec.Struct, frozen=True):
     """Cluster Autoscaler's TriggeredScaleUp event on the pod (its message, upstream's words)."""
 
     message: str
 
 
-@dataclass(frozen=True)
-class NodeClaimProgress:
+class NodeClaimProgress(msgspec.Struct, frozen=True):
     """A Karpenter NodeClaim for the pod: launched and waiting for its node, or still launching
     (with its Launched condition's reason and message, if any)."""
 
@@ -295,16 +292,14 @@ class NodeClaimProgress:
 ComingEvidence = ScaleUpTriggered | NodeClaimProgress
 
 
-@dataclass(frozen=True)
-class StatusUnknown:
+class StatusUnknown(msgspec.Struct, frozen=True):
     """Why part of an autoscaler's view could not be evaluated: its status is not in the snapshot
     (`error` empty), or could not be read (`error`: why)."""
 
     error: str = ""
 
 
-@dataclass
-class ComingNode:
+class ComingNode(msgspec.Struct):
     """A node being added for the pod."""
 
     autoscaler: str
@@ -325,8 +320,7 @@ class ComingNode:
         )
 
 
-@dataclass
-class AutoscalerEvent:
+class AutoscalerEvent(msgspec.Struct):
     """The latest event an autoscaler recorded on the pod, in full."""
 
     autoscaler: str
@@ -334,35 +328,33 @@ class AutoscalerEvent:
     message: str
     time: str = ""
     # NotTriggerScaleUp: how many node groups each reason ruled out ("1 max node group size reached").
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class AutoscalerView:
+class AutoscalerView(msgspec.Struct):
     """One autoscaler's reading of the pod."""
 
     autoscaler: str
-    groups: list[AnyGroupFinding] = field(default_factory=list)
+    groups: list[AnyGroupFinding] = msgspec.field(default_factory=list)
     coming: ComingNode | None = None
     excluded: PodExclusion | None = None
     # The particular of the exclusion: the scale-up delay, the priority, the nominated node, the owner's kind.
     excluded_by: str | int = ""
     last_event: AutoscalerEvent | None = None
     # Why part of it could not be evaluated (missing or unreadable inputs).
-    not_evaluated: list[StatusUnknown] = field(default_factory=list)
+    not_evaluated: list[StatusUnknown] = msgspec.field(default_factory=list)
     # A cluster-wide limit the autoscaler itself says it reached (its flags are in no snapshot).
     cluster_limit: str = ""
 
 
-@dataclass
-class AutoscalingAnalysis:
+class AutoscalingAnalysis(msgspec.Struct):
     """Every autoscaler's view of one Unschedulable pod."""
 
-    views: list[AutoscalerView] = field(default_factory=list)
+    views: list[AutoscalerView] = msgspec.field(default_factory=list)
     # No autoscaler found, and the snapshot can vouch for that (every autoscaler kind was read).
     none_found: bool = False
     # Autoscaler kinds the snapshot could not vouch for, with why ("" for a dump without them).
-    missing_kinds: dict[str, str] = field(default_factory=dict)
+    missing_kinds: dict[str, str] = msgspec.field(default_factory=dict)
     # The snapshot's newest record, ages are measured to.
     as_of: str = ""
 

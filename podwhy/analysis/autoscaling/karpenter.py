@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypedDict
+
+import msgspec
 
 from podwhy.analysis.autoscaling.base import nominated, start_view
 from podwhy.analysis.autoscaling.events import PodEvents, event_time, parse_time
@@ -77,8 +78,7 @@ PROVIDER_LABEL_DOMAINS = ("karpenter.k8s.aws/", "karpenter.azure.com/", "karpent
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT, GTE, LTE = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"
 
 
-@dataclass(frozen=True)
-class Allowed:
+class Allowed(msgspec.Struct, frozen=True):
     """The values one requirement allows for one key: a finite set, or every value but some
     (within integer bounds); and whether the label may be absent."""
 

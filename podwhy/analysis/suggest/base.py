@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from podwhy.analysis.autoscaling.facts import AutoscalingAnalysis
 from podwhy.analysis.owners import ReplicaSetIndex, owner_of
@@ -48,8 +49,7 @@ INTER_POD_AFFINITY = names.INTER_POD_AFFINITY
 MI = 1024 * 1024
 
 
-@dataclass
-class _Verifier:
+class _Verifier(msgspec.Struct):
     """Re-runs the cycle on changed copies, within the bounds above."""
 
     snapshot: Snapshot
@@ -58,7 +58,7 @@ class _Verifier:
     scheduler_names: frozenset[str] | None
     framework: Framework | None = None
     reruns: int = 0
-    started: float = field(default_factory=time.monotonic)
+    started: float = msgspec.field(default_factory=time.monotonic)
     document: dict[str, Any] | None = None
     # The pod's pending group (pods of its owner with identical specs, itself included) and the
     # configuration to place them with.
@@ -68,7 +68,7 @@ class _Verifier:
     release_options: list[tuple[bool, int, str, list[_Nomination]]] | None = None
     released: bool = False
     # Changes not looked for because a bound stopped the search, said in the report.
-    notes: list[Note] = field(default_factory=list)
+    notes: list[Note] = msgspec.field(default_factory=list)
     # The path of the manifest the pod was given in (`explain -f`; '-': stdin): not in the cluster.
     manifest: str | None = None
     # The snapshot's bound pods by node, built when first needed.
@@ -76,7 +76,7 @@ class _Verifier:
     # The autoscalers' view of the pod (its levers are suggested too), and the suggestions made so
     # far (a group sizing's node count says how far to raise a node group's max size).
     autoscaling: AutoscalingAnalysis | None = None
-    earlier: list[Suggestion] = field(default_factory=list)
+    earlier: list[Suggestion] = msgspec.field(default_factory=list)
 
     @property
     def exhausted(self) -> bool:

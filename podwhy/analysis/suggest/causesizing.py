@@ -4,7 +4,8 @@ off every node and one estimate of the nodes that hold them all."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 # The bounds are groups.py's, read from that module when used (a test that changes one patches it).
 import podwhy.analysis.suggest.groups as group_sizing
@@ -29,8 +30,7 @@ from podwhy.verdict import Verdict
 MAX_CAUSES_SIZED = 5
 
 
-@dataclass
-class CauseSizing:
+class CauseSizing(msgspec.Struct):
     """The pods of one Unschedulable cause, every owner together: what keeps them off every node
     (analysis/blocking.py, from one full Filter cycle of the first pod) and one estimate of the
     nodes that hold them all, found by placing them all one after another (not per group

@@ -6,7 +6,6 @@ API: a last resort, ranked last, when a replacement then stays Pending."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shlex
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from podwhy.analysis.suggest.facts import (
 from podwhy.analysis.suggest.patches import _pod_ref
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.plugins.defaultpreemption import PREEMPT_NEVER
 from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -74,7 +74,7 @@ def _afterwards(v: _Verifier, node: str, victims: Sequence[o.Pod]) -> tuple[Afte
         for p in v.snapshot.pods
         if p.metadata.uid not in gone and p is not v.pod and (p.metadata.uid or None) != v.pod.metadata.uid
     ]
-    changed = dataclasses.replace(v.snapshot, pods=[*pods, placed])
+    changed = records.replace(v.snapshot, pods=[*pods, placed])
     framework: Framework | None = None
     checked: dict[bytes, ReplacementFate] = {}
     said: list[Afterwards] = []
@@ -141,7 +141,7 @@ def _suggest_evict(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
         return []
     gone = {pi.uid for pi in nominated.victims}
     kept = [p for p in v.snapshot.pods if p.metadata.uid not in gone]
-    feasible = v.with_snapshot(dataclasses.replace(v.snapshot, pods=kept))
+    feasible = v.with_snapshot(records.replace(v.snapshot, pods=kept))
     if feasible is None:
         return []
     victims = [pi.pod for pi in nominated.victims]

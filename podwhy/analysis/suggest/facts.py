@@ -11,9 +11,10 @@ counts as integers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
+
+import msgspec
 
 from podwhy.analysis.autoscaling.facts import GroupOutcome, Reason
 from podwhy.analysis.keymeanings import LabelMeaning, Reserving
@@ -23,8 +24,7 @@ from podwhy.verdict import Verdict
 # ---- lowerRequest ----
 
 
-@dataclass(frozen=True)
-class RequestCut:
+class RequestCut(msgspec.Struct, frozen=True):
     """One request lowered: a container's (`container`), or the pod-level one (None)."""
 
     resource: str
@@ -32,8 +32,7 @@ class RequestCut:
     container: str | None = None
 
 
-@dataclass(frozen=True)
-class LowerRequest:
+class LowerRequest(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "lowerRequest"
 
     cuts: tuple[RequestCut, ...]
@@ -42,22 +41,19 @@ class LowerRequest:
 # ---- addToleration ----
 
 
-@dataclass(frozen=True)
-class TaintRef:
+class TaintRef(msgspec.Struct, frozen=True):
     key: str
     value: str
     effect: str
 
 
-@dataclass(frozen=True)
-class ReservingTaint:
+class ReservingTaint(msgspec.Struct, frozen=True):
     """A well-known reserving taint: for whom it sets its nodes aside (analysis/wellknown.py)."""
 
     whom: Reserving
 
 
-@dataclass(frozen=True)
-class ToleratedThere:
+class ToleratedThere(msgspec.Struct, frozen=True):
     """A taint every workload already on those nodes (DaemonSet and static pods aside) tolerates."""
 
     key: str
@@ -66,8 +62,7 @@ class ToleratedThere:
 Reserver = ReservingTaint | ToleratedThere
 
 
-@dataclass(frozen=True)
-class ReservedFor:
+class ReservedFor(msgspec.Struct, frozen=True):
     """For whom the taints set their nodes aside, and the workloads already there that tolerate
     them all (sorted)."""
 
@@ -75,8 +70,7 @@ class ReservedFor:
     already: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class AddToleration:
+class AddToleration(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "addToleration"
 
     taints: tuple[TaintRef, ...]
@@ -87,16 +81,14 @@ class AddToleration:
 # ---- dropNodeSelection ----
 
 
-@dataclass(frozen=True)
-class SelectorAsks:
+class SelectorAsks(msgspec.Struct, frozen=True):
     """The pod's nodeSelector asks for key=value."""
 
     key: str
     value: str
 
 
-@dataclass(frozen=True)
-class AffinityAsks:
+class AffinityAsks(msgspec.Struct, frozen=True):
     """The pod's required node affinity asks for key in values (`term`: which, when there are
     several)."""
 
@@ -108,8 +100,7 @@ class AffinityAsks:
 Asks = SelectorAsks | AffinityAsks
 
 
-@dataclass(frozen=True)
-class DropNodeSelection:
+class DropNodeSelection(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "dropNodeSelection"
 
     asks: Asks
@@ -122,8 +113,7 @@ class DropNodeSelection:
 # ---- labelNode ----
 
 
-@dataclass(frozen=True)
-class Selecting:
+class Selecting(msgspec.Struct, frozen=True):
     """A workload whose pods select on the label's old value; `pod_removed`: its DaemonSet pod on
     the node would be removed."""
 
@@ -131,14 +121,12 @@ class Selecting:
     pod_removed: bool = False
 
 
-@dataclass(frozen=True)
-class LabelReplaced:
+class LabelReplaced(msgspec.Struct, frozen=True):
     old: str
     selecting: tuple[Selecting, ...]
 
 
-@dataclass(frozen=True)
-class LabelNode:
+class LabelNode(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "labelNode"
 
     node: str
@@ -153,8 +141,7 @@ class LabelNode:
 # ---- what a new node runs ----
 
 
-@dataclass(frozen=True)
-class StartupPods:
+class StartupPods(msgspec.Struct, frozen=True):
     """What a new copy of a node runs from the start: its DaemonSet and static pods, counted."""
 
     daemonsets: int
@@ -164,16 +151,14 @@ class StartupPods:
 # ---- addNode, addNodesForGroup ----
 
 
-@dataclass(frozen=True)
-class NoAutoscalerKnown:
+class NoAutoscalerKnown(msgspec.Struct, frozen=True):
     """No autoscaler is known to add the node: the snapshot shows none (`vouched`: and it can
     tell that the cluster has none)."""
 
     vouched: bool
 
 
-@dataclass(frozen=True)
-class InAutoscalerGroup:
+class InAutoscalerGroup(msgspec.Struct, frozen=True):
     """The node is one of an autoscaler's group, whose verdict for the pod is `outcome` (and
     `reason`); `max_size` when it is at its max size."""
 
@@ -184,8 +169,7 @@ class InAutoscalerGroup:
     max_size: int | None = None
 
 
-@dataclass(frozen=True)
-class InNoGroup:
+class InNoGroup(msgspec.Struct, frozen=True):
     """Autoscalers run, and the node is in none of their groups."""
 
     autoscalers: tuple[str, ...]
@@ -195,8 +179,7 @@ class InNoGroup:
 NodeAdder = NoAutoscalerKnown | InAutoscalerGroup | InNoGroup
 
 
-@dataclass(frozen=True)
-class AddNode:
+class AddNode(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "addNode"
 
     like: str
@@ -205,8 +188,7 @@ class AddNode:
     adder: NodeAdder | None = None
 
 
-@dataclass(frozen=True)
-class AddNodesForGroup:
+class AddNodesForGroup(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "addNodesForGroup"
 
     pods: int
@@ -220,41 +202,35 @@ class AddNodesForGroup:
 # ---- evictPods ----
 
 
-@dataclass(frozen=True)
-class Recreator:
+class Recreator(msgspec.Struct, frozen=True):
     """The evicted pod's owner, which recreates it."""
 
     kind: str
     name: str
 
 
-@dataclass(frozen=True)
-class NotChecked:
+class NotChecked(msgspec.Struct, frozen=True):
     """Where the replacement fits was not checked (the suggestions' bound)."""
 
 
-@dataclass(frozen=True)
-class FitsThen:
+class FitsThen(msgspec.Struct, frozen=True):
     nodes: tuple[str, ...]
     # The evicted pod's node is one of them.
     back: bool
 
 
-@dataclass(frozen=True)
-class StaysPending:
+class StaysPending(msgspec.Struct, frozen=True):
     pass
 
 
-@dataclass(frozen=True)
-class ThenVerdict:
+class ThenVerdict(msgspec.Struct, frozen=True):
     verdict: Verdict
 
 
 ReplacementFate = NotChecked | FitsThen | StaysPending | ThenVerdict
 
 
-@dataclass(frozen=True)
-class Afterwards:
+class Afterwards(msgspec.Struct, frozen=True):
     """What becomes of one evicted pod: nothing recreates a bare pod (`recreated_by` None)."""
 
     pod: str
@@ -262,8 +238,7 @@ class Afterwards:
     fate: ReplacementFate | None = None
 
 
-@dataclass(frozen=True)
-class EvictPods:
+class EvictPods(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "evictPods"
 
     node: str
@@ -279,8 +254,7 @@ class EvictPods:
         return any(isinstance(a.fate, StaysPending) for a in self.afterwards)
 
 
-@dataclass(frozen=True)
-class AwaitPreemption:
+class AwaitPreemption(msgspec.Struct, frozen=True):
     """No action: the scheduler's preemption places the pod on `node`, evicting `victims` (what
     becomes of each: `afterwards`)."""
 
@@ -294,8 +268,7 @@ class AwaitPreemption:
 # ---- releaseNomination ----
 
 
-@dataclass(frozen=True)
-class Released:
+class Released(msgspec.Struct, frozen=True):
     pod: str
     priority: int
     stale: bool
@@ -303,8 +276,7 @@ class Released:
     terminating: int
 
 
-@dataclass(frozen=True)
-class ReleaseNomination:
+class ReleaseNomination(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "releaseNomination"
 
     node: str
@@ -314,8 +286,7 @@ class ReleaseNomination:
 # ---- relaxTopologySpread, dropAntiAffinity ----
 
 
-@dataclass(frozen=True)
-class RelaxTopologySpread:
+class RelaxTopologySpread(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "relaxTopologySpread"
 
     topology_key: str
@@ -323,8 +294,7 @@ class RelaxTopologySpread:
     max_skew: int | None
 
 
-@dataclass(frozen=True)
-class DropAntiAffinity:
+class DropAntiAffinity(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "dropAntiAffinity"
 
     index: int
@@ -334,8 +304,7 @@ class DropAntiAffinity:
 # ---- three common mistakes ----
 
 
-@dataclass(frozen=True)
-class RenameTopologyKey:
+class RenameTopologyKey(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "renameTopologyKey"
 
     # The index of the spread constraint in the pod's topologySpreadConstraints.
@@ -345,8 +314,7 @@ class RenameTopologyKey:
     to: str
 
 
-@dataclass(frozen=True)
-class RenameResource:
+class RenameResource(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "renameResource"
 
     resource: str
@@ -354,8 +322,7 @@ class RenameResource:
     to: str
 
 
-@dataclass(frozen=True)
-class PodAffinityNamespace:
+class PodAffinityNamespace(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "fixPodAffinity"
 
     # The index of the required pod affinity term.
@@ -364,8 +331,7 @@ class PodAffinityNamespace:
     namespaces: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PodAffinityValue:
+class PodAffinityValue(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "fixPodAffinity"
 
     index: int
@@ -378,8 +344,7 @@ class PodAffinityValue:
 # ---- the autoscalers' levers ----
 
 
-@dataclass(frozen=True)
-class GroupNeeds:
+class GroupNeeds(msgspec.Struct, frozen=True):
     """The pod's pending group needs `count` more nodes of the node group (sized earlier)."""
 
     pods: int
@@ -387,8 +352,7 @@ class GroupNeeds:
     count: int
 
 
-@dataclass(frozen=True)
-class RaiseGroupMaxSize:
+class RaiseGroupMaxSize(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "raiseGroupMaxSize"
 
     group: str
@@ -400,16 +364,14 @@ class RaiseGroupMaxSize:
     target: int | None
 
 
-@dataclass(frozen=True)
-class AddNodePoolZone:
+class AddNodePoolZone(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "addNodePoolZone"
 
     pool: str
     zone: str
 
 
-@dataclass(frozen=True)
-class RaiseNodePoolLimit:
+class RaiseNodePoolLimit(msgspec.Struct, frozen=True):
     KIND: ClassVar[str] = "raiseNodePoolLimit"
 
     pool: str
@@ -445,26 +407,22 @@ Change = (
 # ---- how to make a change: the command, and why it is shaped so ----
 
 
-@dataclass(frozen=True)
-class TemplateNotRolledOut:
+class TemplateNotRolledOut(msgspec.Struct, frozen=True):
     """A ReplicaSet without a Deployment, or a ReplicationController (`kind`), replaces no pod when
     its template changes: the Pending pods are deleted after the patch and recreated from it."""
 
     kind: str
 
 
-@dataclass(frozen=True)
-class ManifestOnStdin:
+class ManifestOnStdin(msgspec.Struct, frozen=True):
     """The pod's manifest came on stdin: the command reads it there again."""
 
 
-@dataclass(frozen=True)
-class JobRecreated:
+class JobRecreated(msgspec.Struct, frozen=True):
     """A Job's pod template cannot change: the Job is deleted and created again (its pods start over)."""
 
 
-@dataclass(frozen=True)
-class CronJobRecreated:
+class CronJobRecreated(msgspec.Struct, frozen=True):
     """The CronJob's next Jobs get the change; its running Job, whose pod template cannot change,
     is recreated from it (its pods start over)."""
 
@@ -478,8 +436,7 @@ class StatefulSetHold(StrEnum):
     ORDERED_READY = "OrderedReady"
 
 
-@dataclass(frozen=True)
-class StatefulSetReplaced:
+class StatefulSetReplaced(msgspec.Struct, frozen=True):
     """What a StatefulSet's command does beyond the patch: its rolling update's partition lowered
     (`partition`, to `lowest`: ordinals below it keep the old template), and the Pending pods
     deleted after the patch (`held`: why the StatefulSet would not replace them itself)."""
@@ -489,19 +446,16 @@ class StatefulSetReplaced:
     held: StatefulSetHold | None = None
 
 
-@dataclass(frozen=True)
-class ThroughEvictionApi:
+class ThroughEvictionApi(msgspec.Struct, frozen=True):
     """Evictions through the Eviction API, which refuses what a PodDisruptionBudget forbids
     (`kubectl delete pod` would not)."""
 
 
-@dataclass(frozen=True)
-class StatusPatch:
+class StatusPatch(msgspec.Struct, frozen=True):
     """A patch of pods' status subresource: kubectl 1.24 or later, and the right to patch pods/status."""
 
 
-@dataclass(frozen=True)
-class ScaleNodeGroup:
+class ScaleNodeGroup(msgspec.Struct, frozen=True):
     """No command: `count` nodes like `like` are the node group's to add (cloud configuration),
     by its group's one verdict (`adder`)."""
 
@@ -510,16 +464,14 @@ class ScaleNodeGroup:
     adder: NodeAdder | None
 
 
-@dataclass(frozen=True)
-class SetGroupMaxSize:
+class SetGroupMaxSize(msgspec.Struct, frozen=True):
     """No command (a node group's max size is cloud configuration): set `group`'s to `wanted`."""
 
     group: str
     wanted: int
 
 
-@dataclass(frozen=True)
-class ManifestEdit:
+class ManifestEdit(msgspec.Struct, frozen=True):
     """No command: the change is made to the manifest at `path` (a Pod `check` read, which several
     objects may share)."""
 
@@ -540,8 +492,7 @@ CommandNote = (
 )
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     """How to make a change: the shell line to run, each word quoted ("" when there is none to
     run), and what report/words/suggest.py says of it after it, as a comment."""
 
@@ -549,8 +500,7 @@ class Command:
     note: CommandNote | None = None
 
 
-@dataclass
-class Suggestion:
+class Suggestion(msgspec.Struct):
     """A verified change (report/words/suggest.py says it), the nodes the pod fits on once it is
     made, and how to make it: merge patches and a command."""
 
@@ -566,8 +516,7 @@ class Suggestion:
         return self.change.KIND
 
 
-@dataclass(frozen=True)
-class PolicyFixes:
+class PolicyFixes(msgspec.Struct, frozen=True):
     """What is suggested for the ValidatingAdmissionPolicy that refuses a workload's pods: the
     verified changes (satisfyPolicy), and what podwhy could not suggest, and why."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 
 import msgspec
@@ -83,14 +82,13 @@ FILTER_WEIGHT = 4
 GROUP_TIME_BUDGET_SECONDS = 10.0
 
 
-@dataclass
-class GroupBudget:
+class GroupBudget(msgspec.Struct):
     """Node evaluations left, shared by the groups sized in one run, and when to stop anyway."""
 
-    work: int = field(default_factory=lambda: MAX_GROUP_PLACEMENT_WORK)
-    deadline: float = field(default_factory=lambda: time.monotonic() + GROUP_TIME_BUDGET_SECONDS)
+    work: int = msgspec.field(default_factory=lambda: MAX_GROUP_PLACEMENT_WORK)
+    deadline: float = msgspec.field(default_factory=lambda: time.monotonic() + GROUP_TIME_BUDGET_SECONDS)
     # The bound `work` stands for, as the note says it.
-    bound: WorkBound = field(default_factory=lambda: WorkBound(MAX_GROUP_PLACEMENT_WORK))
+    bound: WorkBound = msgspec.field(default_factory=lambda: WorkBound(MAX_GROUP_PLACEMENT_WORK))
     # What stopped the search: "" (nothing yet), "work" or "time".
     stopped_by: str = ""
 
@@ -119,8 +117,7 @@ class _NoCount(StrEnum):
     BOUND = "bound"  # the budget ran out
 
 
-@dataclass
-class _Placed:
+class _Placed(msgspec.Struct):
     count: int
     nodes: list[str]
 
@@ -175,8 +172,7 @@ def node_local_group(framework: Framework, cycle: CycleOutcome, pods: Sequence[o
     )
 
 
-@dataclass
-class _GroupSizer:
+class _GroupSizer(msgspec.Struct):
     """Places a group's pods one after another, as the scheduler would, on the snapshot plus
     new copies of one node (each with the node's DaemonSet and static pods)."""
 
@@ -191,7 +187,7 @@ class _GroupSizer:
     known: KnownRejections | None = None
     # The filters whose rejections are remembered while placing (static_filters).
     static: frozenset[str] = NODE_LOCAL_FILTERS
-    signatures: list[bytes] = field(default_factory=list)
+    signatures: list[bytes] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.signatures = [spec_signature(p) for p in self.pods]

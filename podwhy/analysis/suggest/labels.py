@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 
 import msgspec
@@ -14,6 +13,7 @@ from podwhy.analysis.suggest.facts import Command, LabelNode, LabelReplaced, Sel
 from podwhy.cluster.nodecopy import is_daemon_pod
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.plugins.nodeaffinity import required_node_selector
 from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
@@ -70,7 +70,7 @@ def _label_needs(pod: o.Pod, node: o.Node) -> dict[str, str] | None:
 
 def _replace_node(snapshot: Snapshot, node: o.Node) -> Snapshot:
     nodes = [node if n.metadata.name == node.metadata.name else n for n in snapshot.nodes]
-    return dataclasses.replace(snapshot, nodes=nodes)
+    return records.replace(snapshot, nodes=nodes)
 
 
 def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> tuple[Selecting, ...]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, _Verifier
 from podwhy.analysis.suggest.facts import Command, Released, ReleaseNomination, StatusPatch, Suggestion
@@ -23,8 +24,7 @@ RELEASE_NOMINATION_PATCH: dict[str, Any] = {"status": {"nominatedNodeName": None
 MAX_NOMINATIONS_CHECKED = 6
 
 
-@dataclass
-class _Nomination:
+class _Nomination(msgspec.Struct):
     pod: PodInfo
     node: str
     # Its nominated node no longer fits it and nothing it preempted is still leaving: the room

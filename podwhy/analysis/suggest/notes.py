@@ -6,7 +6,7 @@ finds them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.analysis.keymeanings import NodeCondition
 from podwhy.analysis.sizing import SizingOutcome
@@ -17,51 +17,44 @@ from podwhy.verdict import Verdict
 # ---- sizing a pending group ----
 
 
-@dataclass(frozen=True)
-class WorkBound:
+class WorkBound(msgspec.Struct, frozen=True):
     """Node evaluations one group may spend, or all groups of one run (`run`)."""
 
     work: int
     run: bool = False
 
 
-@dataclass(frozen=True)
-class NoCycle:
+class NoCycle(msgspec.Struct, frozen=True):
     """Not sized: no scheduling cycle to start from."""
 
 
-@dataclass(frozen=True)
-class PluginsNotEvaluated:
+class PluginsNotEvaluated(msgspec.Struct, frozen=True):
     """Not sized: placements would pass plugins podwhy cannot run (the cycle's fact)."""
 
     why: NotEvaluated
 
 
-@dataclass(frozen=True)
-class PluginMessage:
+class PluginMessage(msgspec.Struct, frozen=True):
     """The plugin's own message."""
 
     message: str
 
 
-@dataclass(frozen=True)
-class ShortBesideStartup:
+class ShortBesideStartup(msgspec.Struct, frozen=True):
     """Too little is left beside the DaemonSet and static pods a new copy runs: NodeResourcesFit's
     reasons (its own words)."""
 
     reasons: str
 
 
-@dataclass(frozen=True)
-class PortsTakenByStartup:
+class PortsTakenByStartup(msgspec.Struct, frozen=True):
     """The pod's host ports are taken by the DaemonSet and static pods a new copy runs."""
 
 
 KeptOff = PluginMessage | ShortBesideStartup | PortsTakenByStartup
 
 
-@dataclass(frozen=True)
-class CopyKeeps:
+class CopyKeeps(msgspec.Struct, frozen=True):
     """A reason a new copy of a node keeps (the plugin, and why), on that many nodes."""
 
     plugin: str
@@ -69,15 +62,13 @@ class CopyKeeps:
     nodes: int
 
 
-@dataclass(frozen=True)
-class NoCopy:
+class NoCopy(msgspec.Struct, frozen=True):
     """No node qualifies for copying: every reason new copies keep, in the order first found."""
 
     reasons: tuple[CopyKeeps, ...]
 
 
-@dataclass(frozen=True)
-class ShortEverywhere:
+class ShortEverywhere(msgspec.Struct, frozen=True):
     """A resource no new node has enough of: the request, the most any new node has free, and
     that node's allocatable."""
 
@@ -87,14 +78,12 @@ class ShortEverywhere:
     capacity: int
 
 
-@dataclass(frozen=True)
-class ShapeLacks:
+class ShapeLacks(msgspec.Struct, frozen=True):
     node: str
     resources: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class BeyondEveryNode:
+class BeyondEveryNode(msgspec.Struct, frozen=True):
     """No new node shaped like one of the cluster holds one such pod. `started`: new nodes run
     DaemonSet or static pods. Either the resources short everywhere, or each shape's lack (and
     how many more shapes)."""
@@ -105,56 +94,47 @@ class BeyondEveryNode:
     more: int = 0
 
 
-@dataclass(frozen=True)
-class StoppedByTime:
+class StoppedByTime(msgspec.Struct, frozen=True):
     seconds: float
 
 
-@dataclass(frozen=True)
-class StoppedByWork:
+class StoppedByWork(msgspec.Struct, frozen=True):
     bound: WorkBound
     nodes: int
 
 
-@dataclass(frozen=True)
-class TooManyNodes:
+class TooManyNodes(msgspec.Struct, frozen=True):
     limit: int
     like: str
 
 
-@dataclass(frozen=True)
-class NoShapeFits:
+class NoShapeFits(msgspec.Struct, frozen=True):
     """Per node shape tried: not one pod fits a new one (`none_fits`), or more take no more."""
 
     like: str
     none_fits: bool
 
 
-@dataclass(frozen=True)
-class NoCount:
+class NoCount(msgspec.Struct, frozen=True):
     shapes: tuple[NoShapeFits, ...]
 
 
-@dataclass(frozen=True)
-class Sized:
+class Sized(msgspec.Struct, frozen=True):
     count: int
     like: str
 
 
-@dataclass(frozen=True)
-class NotLargest:
+class NotLargest(msgspec.Struct, frozen=True):
     """Only the `limit` largest Unschedulable groups an added node could hold are sized."""
 
     limit: int
 
 
-@dataclass(frozen=True)
-class TooLittleLeft:
+class TooLittleLeft(msgspec.Struct, frozen=True):
     bound: WorkBound
 
 
-@dataclass(frozen=True)
-class RunAgain:
+class RunAgain(msgspec.Struct, frozen=True):
     """The group's first pod is no longer Unschedulable."""
 
     verdict: Verdict
@@ -176,8 +156,7 @@ SizingNote = (
 )
 
 
-@dataclass
-class GroupSizing:
+class GroupSizing(msgspec.Struct):
     """How sizing a pending group went: its outcome, what it takes when sized (otherwise why there
     is no count), the suggestion that adds the nodes, and (`podwhy pending`) the autoscalers'
     levers for the group (a node group's max size raised)."""
@@ -185,14 +164,13 @@ class GroupSizing:
     outcome: SizingOutcome
     note: SizingNote
     suggestion: Suggestion | None = None
-    levers: list[Suggestion] = field(default_factory=list)
+    levers: list[Suggestion] = msgspec.field(default_factory=list)
 
 
 # ---- what a bound or a rule kept the suggestions from ----
 
 
-@dataclass(frozen=True)
-class ConditionTaints:
+class ConditionTaints(msgspec.Struct, frozen=True):
     """Nodes that would take the pod but for taints of their condition: (key, what it says of the
     node), never tolerated."""
 
@@ -200,16 +178,14 @@ class ConditionTaints:
     nodes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PlatformSelection:
+class PlatformSelection(msgspec.Struct, frozen=True):
     """The pod asks for a platform no node has: dropping the requirement is not suggested."""
 
     asks: Asks
     have: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class NoTopologyKeyFix:
+class NoTopologyKeyFix(msgspec.Struct, frozen=True):
     """No node has the topologyKey of spread constraint `index`, and no node label key like it
     (`similar`, each tried) makes the pod fit."""
 
@@ -218,8 +194,7 @@ class NoTopologyKeyFix:
     similar: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class NoResourceFix:
+class NoResourceFix(msgspec.Struct, frozen=True):
     """No node advertises the extended resource, and no advertised one like it (`similar`, each
     tried) makes the pod fit."""
 
@@ -227,8 +202,7 @@ class NoResourceFix:
     similar: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class NoAffinityFix:
+class NoAffinityFix(msgspec.Struct, frozen=True):
     """No pod matches required pod affinity term `index` (`selector` in `namespaces`), and neither
     another namespace nor a like label value makes the pod fit."""
 
@@ -237,14 +211,12 @@ class NoAffinityFix:
     namespaces: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class SuggestionsBound:
+class SuggestionsBound(msgspec.Struct, frozen=True):
     reruns: int
     seconds: float
 
 
-@dataclass(frozen=True)
-class GroupNotSized:
+class GroupNotSized(msgspec.Struct, frozen=True):
     """The pod's pending group (`pods` of `owner`) was not sized: why."""
 
     pods: int

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.analysis.suggest.policyfacts import (
     ContainerResource,
@@ -55,8 +56,7 @@ MISSING: Any = _Missing()
 Where = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(msgspec.Struct, frozen=True):
     """A field to set, and the values it may take, best first (the next is tried when the rest of
     admission refuses the first)."""
 

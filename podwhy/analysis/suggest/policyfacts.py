@@ -7,17 +7,17 @@ here imports the machinery that finds them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
+
+import msgspec
 
 from podwhy.verdict import Verdict
 
 # ---- the fields a policy's expression tests ----
 
 
-@dataclass(frozen=True)
-class ContainerResource:
+class ContainerResource(msgspec.Struct, frozen=True):
     """`resources.<kind>.<resource>` of a container (an init container's: `init`)."""
 
     container: str
@@ -26,16 +26,14 @@ class ContainerResource:
     init: bool = False
 
 
-@dataclass(frozen=True)
-class MetadataKey:
+class MetadataKey(msgspec.Struct, frozen=True):
     """A label or an annotation of the pod (`kind`: "labels" or "annotations")."""
 
     kind: str
     key: str
 
 
-@dataclass(frozen=True)
-class OtherField:
+class OtherField(msgspec.Struct, frozen=True):
     """Any other field of the pod, as a path from the object (`spec.hostNetwork`,
     `spec.containers[*].securityContext.runAsNonRoot`)."""
 
@@ -56,8 +54,7 @@ class ValueFrom(StrEnum):
     POLICY_BOUND = "policyBound"  # the quantity the expression compares with
 
 
-@dataclass(frozen=True)
-class FieldSet:
+class FieldSet(msgspec.Struct, frozen=True):
     """A field a suggestion sets, to VALUE, from SOURCE (`limit_range`: the LimitRange whose
     default it is)."""
 
@@ -67,8 +64,7 @@ class FieldSet:
     limit_range: str = ""
 
 
-@dataclass(frozen=True)
-class FieldUnset:
+class FieldUnset(msgspec.Struct, frozen=True):
     """A field the expression requires that podwhy cannot set: no value is determinable (a label
     only tested with has()), or it would change what the pod has (`accepted`: the values the
     expression accepts, as JSON, when it lists them)."""
@@ -82,8 +78,7 @@ class FieldUnset:
 # ---- the suggestion ----
 
 
-@dataclass(frozen=True)
-class SatisfyPolicy:
+class SatisfyPolicy(msgspec.Struct, frozen=True):
     """Set fields of the pod template so that the ValidatingAdmissionPolicy `policy` (its
     validation `validation`, the first that failed) admits the pod; verified: the whole admission
     run again on the changed pod (every policy and plugin; `also`: the other policies whose
@@ -111,8 +106,7 @@ class SatisfyPolicy:
 # ---- what podwhy could not suggest ----
 
 
-@dataclass(frozen=True)
-class PolicyValuesUnknown:
+class PolicyValuesUnknown(msgspec.Struct, frozen=True):
     """The expression requires fields podwhy cannot set (a value not determinable): named, not a
     verified change."""
 
@@ -121,8 +115,7 @@ class PolicyValuesUnknown:
     fields: tuple[FieldUnset, ...]
 
 
-@dataclass(frozen=True)
-class PolicyFixRefused:
+class PolicyFixRefused(msgspec.Struct, frozen=True):
     """The change that satisfies the policy is refused by the rest of admission (a LimitRange's
     max, a ResourceQuota, the pod's validation, another policy): the API server's `words`, by
     `plugin`. Not offered."""
@@ -133,8 +126,7 @@ class PolicyFixRefused:
     words: str
 
 
-@dataclass(frozen=True)
-class PolicyNothingFound:
+class PolicyNothingFound(msgspec.Struct, frozen=True):
     """No field podwhy can set is found in the failing validation's `expression`."""
 
     policy: str

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelCompileError
 from podwhy.cel.nodes import (
@@ -75,8 +76,7 @@ class Test(StrEnum):
     AT_LEAST = "atLeast"
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(msgspec.Struct, frozen=True):
     """A test the expression makes of the field at PATH (from `object`, ELEMENT for each element of a
     list): ONE_OF's `values` as JSON texts, AT_MOST's and AT_LEAST's the quantity."""
 
@@ -97,13 +97,12 @@ def requirements(expression: str, variables: Mapping[str, str] = {}) -> tuple[Re
     return tuple(dict.fromkeys(reader.found))
 
 
-@dataclass
-class _Reader:
+class _Reader(msgspec.Struct):
     variables: Mapping[str, str]
-    found: list[Requirement] = field(default_factory=list)
-    parsed: dict[str, Node | None] = field(default_factory=dict)
+    found: list[Requirement] = msgspec.field(default_factory=list)
+    parsed: dict[str, Node | None] = msgspec.field(default_factory=dict)
     # Variables being read (a variable naming itself, directly or not, is not followed again).
-    reading: set[str] = field(default_factory=set)
+    reading: set[str] = msgspec.field(default_factory=set)
 
     def _variable(self, name: str) -> Node | None:
         if name not in self.parsed:

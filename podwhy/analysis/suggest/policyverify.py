@@ -25,9 +25,7 @@ the merge patch is against the workload, its template's containers written whole
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -59,6 +57,7 @@ from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.framework.runtime import Framework
 from podwhy.model import objects as o
+from podwhy.model import records
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
 from podwhy.scheduler.cycle import make_framework, run_cycle
 from podwhy.snapshot.cluster import Snapshot
@@ -74,8 +73,7 @@ LIMIT_RANGER = limitranger.NAME
 JSON = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class RefusedPod:
+class RefusedPod(msgspec.Struct, frozen=True):
     """A pod a ValidatingAdmissionPolicy refuses, as its controller makes it (before admission):
     its spec as written (None: the typed pod's), the denial and its words; SOURCE: the manifest of
     a Pod `check` read (it has no workload to patch)."""
@@ -90,8 +88,7 @@ class RefusedPod:
     recreate_job: bool = True
 
 
-@dataclass
-class PolicyVerifier:
+class PolicyVerifier(msgspec.Struct):
     """What verifying a change reads: the cluster, the release, the scheduler's configuration;
     ASSUME_WEBHOOKS_ALLOW drops the webhooks left open (check's flag). The profiles' frameworks
     are indexed once, for every pod verified."""
@@ -100,7 +97,7 @@ class PolicyVerifier:
     emulation: Emulation
     config: SchedulerConfig
     assume_webhooks_allow: bool = False
-    frameworks: dict[str, Framework] = field(default_factory=dict)
+    frameworks: dict[str, Framework] = msgspec.field(default_factory=dict)
 
     def fixes(self, refused: RefusedPod) -> PolicyFixes:
         """The verified change for REFUSED (at most one), and the notes on what was not offered."""
@@ -115,7 +112,7 @@ class PolicyVerifier:
         charges: admitted, with what it leaves open, or the refusal."""
         from podwhy.cluster.apiserver.admission.chain import admit
 
-        snapshot = dataclasses.replace(
+        snapshot = records.replace(
             self.snapshot,
             resource_quotas=[copy.deepcopy(q) for q in self.snapshot.resource_quotas],
             defaulted={},
@@ -155,8 +152,7 @@ class PolicyVerifier:
         return cycle.verdict, list(cycle.outcome.feasible) if fits and cycle.outcome else [], cycle.message
 
 
-@dataclass(frozen=True)
-class _Refusal:
+class _Refusal(msgspec.Struct, frozen=True):
     """Admission's refusal of the pod (with SETS made), by PLUGIN, in the API server's WORDS."""
 
     plugin: str
@@ -165,17 +161,16 @@ class _Refusal:
     sets: tuple[FieldSet, ...] = ()
 
 
-@dataclass
-class _Search:
+class _Search(msgspec.Struct):
     """One refused pod's search: each round reads the failing validation, adds its fields, and
     admits the changed pod."""
 
     verifier: PolicyVerifier
     refused: RefusedPod
     notes: list[PolicyNote]
-    chosen: list[Choice] = field(default_factory=list)
+    chosen: list[Choice] = msgspec.field(default_factory=list)
     # The policies and validations read so far, in order.
-    read: list[tuple[str, int]] = field(default_factory=list)
+    read: list[tuple[str, int]] = msgspec.field(default_factory=list)
 
     def run(self) -> Suggestion | None:
         last = _Refusal(VALIDATING_POLICY, self.refused.words, self.refused.denied)
@@ -238,7 +233,7 @@ class _Search:
             admitted = self.verifier.admit(pod, raw_spec)
             if not isinstance(admitted, _Refusal):
                 return self._suggestion(sets, *admitted)
-            last = dataclasses.replace(admitted, sets=sets)
+            last = records.replace(admitted, sets=sets)
             if admitted.plugin == VALIDATING_POLICY:
                 break
         assert last is not None
@@ -410,7 +405,7 @@ def with_policy_fixes(
         refused = facts_of.state is WorkloadState.NOT_CREATED and tried < MAX_WORKLOADS
         fixes = workload_fixes(verifier, facts_of) if refused else None
         tried += fixes is not None
-        out.append(dataclasses.replace(facts_of, fixes=fixes) if fixes is not None else facts_of)
+        out.append(records.replace(facts_of, fixes=fixes) if fixes is not None else facts_of)
     return out
 
 

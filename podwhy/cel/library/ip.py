@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.cel.values import go_quote, need
@@ -129,8 +130,7 @@ def _is_4in6(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None
 
 
-@dataclass(frozen=True)
-class IP:
+class IP(msgspec.Struct, frozen=True):
     CEL_TYPE = "net.IP"
 
     addr: ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -139,8 +139,7 @@ class IP:
         return str(self.addr)
 
 
-@dataclass(frozen=True)
-class CIDR:
+class CIDR(msgspec.Struct, frozen=True):
     CEL_TYPE = "net.CIDR"
 
     addr: ipaddress.IPv4Address | ipaddress.IPv6Address

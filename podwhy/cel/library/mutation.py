@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.cel.values import type_name
@@ -21,12 +22,11 @@ JSON_PATCH = "JSONPatch"
 _PATCH_FIELDS = ("op", "path", "from", "value")
 
 
-@dataclass(eq=False)
-class ObjectVal:
+class ObjectVal(msgspec.Struct, eq=False):
     """dynamic.ObjectVal: an object of type NAME ("Object.spec") with its FIELDS (CEL values)."""
 
     name: str
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def CEL_TYPE(self) -> str:  # noqa: N802 - the attribute values.type_name reads
@@ -44,8 +44,7 @@ class ObjectVal:
         return isinstance(other, ObjectVal) and other.name == self.name and _deep_equal(self.fields, other.fields)
 
 
-@dataclass(eq=False)
-class JSONPatchVal:
+class JSONPatchVal(msgspec.Struct, eq=False):
     """mutation.JSONPatchVal: one operation (unset strings are empty; VALUE unset is HAS_VALUE False)."""
 
     op: str = ""

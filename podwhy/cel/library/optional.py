@@ -4,8 +4,9 @@ and the methods hasValue, value, orValue and or."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 
@@ -13,8 +14,7 @@ from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 NONE_DEREFERENCE = "optional.none() dereference"
 
 
-@dataclass(frozen=True)
-class Optional:
+class Optional(msgspec.Struct, frozen=True):
     """A value that may be absent; `present` tells optional.of(x) from optional.none()."""
 
     CEL_TYPE = "optional_type"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 from podwhy.cel.values import go_quote, need
@@ -24,8 +25,7 @@ class URLError(Exception):
     """Go's *url.Error text: `parse "<url>": <reason>`."""
 
 
-@dataclass(frozen=True)
-class URL:
+class URL(msgspec.Struct, frozen=True):
     """A parsed URL: what url.Parse keeps of it."""
 
     CEL_TYPE = "kubernetes.URL"

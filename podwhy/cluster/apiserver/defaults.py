@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -63,8 +62,7 @@ FROM_POD_LIMITS = "copied from the pod's limits"
 FROM_CONTAINER_LIMITS = "the containers' limits"
 
 
-@dataclass(frozen=True)
-class Defaulted:
+class Defaulted(msgspec.Struct, frozen=True):
     """A field of the pod the API server fills in that the scheduler reads."""
 
     field: str  # as a JSON path of the pod: spec.containers[0].resources.requests.nvidia.com/gpu

@@ -7,7 +7,6 @@ sync.go)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import msgspec
 
@@ -35,8 +34,7 @@ DEFAULT_MAX_SURGE = "25%"
 DEFAULT_MAX_UNAVAILABLE = "25%"
 
 
-@dataclass(frozen=True)
-class ReplicaSetRevision:
+class ReplicaSetRevision(msgspec.Struct, frozen=True):
     """A ReplicaSet of a Deployment, as FindNewReplicaSet reads it."""
 
     name: str

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+import msgspec
 
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import POD_TEMPLATE_HASH
@@ -38,8 +39,7 @@ class RolloutStatus(StrEnum):
     PAUSED = "Paused"
 
 
-@dataclass
-class RolloutStep:
+class RolloutStep(msgspec.Struct):
     """One round of the controllers: how many old and new pods there are, and how many new ones
     run."""
 
@@ -48,14 +48,13 @@ class RolloutStep:
     new_placed: int
 
 
-@dataclass
-class Rollout:
+class Rollout(msgspec.Struct):
     status: RolloutStatus
     old_replicas: int
     new_replicas: int = 0
     # The old pods the controllers removed ("name"), in order.
-    removed: list[str] = field(default_factory=list)
-    steps: list[RolloutStep] = field(default_factory=list)
+    removed: list[str] = msgspec.field(default_factory=list)
+    steps: list[RolloutStep] = msgspec.field(default_factory=list)
     progress_deadline_seconds: int = DEFAULT_PROGRESS_DEADLINE_SECONDS
     # How many pods it is to run when the manifest does not say (a DaemonSet: its nodes).
     replicas: int | None = None

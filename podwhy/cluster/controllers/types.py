@@ -10,7 +10,6 @@ The controllers reach the scheduler through podcontrol.Scheduler, never cluster/
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
@@ -42,8 +41,7 @@ def deep_copy(obj: _T, tp: type[_T]) -> _T:
     return msgspec.json.decode(msgspec.json.encode(obj), type=tp)
 
 
-@dataclass(frozen=True)
-class JobShape:
+class JobShape(msgspec.Struct, frozen=True):
     """What of a Job's spec an update may change, and its controller reads to size it."""
 
     parallelism: int
@@ -57,8 +55,7 @@ class JobShape:
         return self.completion_mode == INDEXED
 
 
-@dataclass(frozen=True)
-class LiveJob:
+class LiveJob(msgspec.Struct, frozen=True):
     """A Job the snapshot holds: its spec, its stored template (None when not read), its status."""
 
     shape: JobShape
@@ -73,8 +70,7 @@ class LiveJob:
     uid: str = ""
 
 
-@dataclass
-class ManifestWorkload:
+class ManifestWorkload(msgspec.Struct):
     """One Pod or workload of the manifests, with the pods its controller would create."""
 
     kind: str
@@ -82,17 +78,17 @@ class ManifestWorkload:
     name: str
     source: str
     # The replicas in the order the controller creates them (empty for a DaemonSet).
-    pods: list[o.Pod] = field(default_factory=list)
+    pods: list[o.Pod] = msgspec.field(default_factory=list)
     # DaemonSet: the admitted pod every eligible node gets, before its node-name affinity.
     daemon_template: o.Pod | None = None
     # StatefulSet with OrderedReady: ordinal i+1 is created only once ordinal i runs.
     ordered: bool = False
     # StatefulSet: the claim templates each ordinal's PVCs are made from.
-    claim_templates: list[o.PersistentVolumeClaim] = field(default_factory=list)
-    selector_labels: dict[str, str] = field(default_factory=dict)
+    claim_templates: list[o.PersistentVolumeClaim] = msgspec.field(default_factory=list)
+    selector_labels: dict[str, str] = msgspec.field(default_factory=dict)
     # The pods of this workload the cluster already runs (the manifest updates it), and how the
     # manifest says to roll out a change (cluster.controllers.rollout).
-    existing: list[o.Pod] = field(default_factory=list)
+    existing: list[o.Pod] = msgspec.field(default_factory=list)
     # Whether the manifest leaves the stored template as it is, every field compared
     # (revisions.same_stored_template); None when the snapshot holds no stored template.
     template_unchanged: bool | None = None
@@ -103,7 +99,7 @@ class ManifestWorkload:
     # a rollback, or a rollout under way), which its controller scales up rather than creating
     # one; and the pods it already runs (of EXISTING).
     new_replica_set: str = ""
-    current: list[o.Pod] = field(default_factory=list)
+    current: list[o.Pod] = msgspec.field(default_factory=list)
     # Job: its spec as the manifest sets it, the Job the snapshot holds (None: none), and the API
     # server's words refusing the update ("": it applies).
     job_shape: JobShape | None = None
@@ -116,12 +112,12 @@ class ManifestWorkload:
     # Replicas PodSecurity or ResourceQuota admission refused, or the API server found invalid (by
     # pod name): the API server's words. Their controller's create fails (FailedCreate) and is
     # retried.
-    refused: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, str] = msgspec.field(default_factory=dict)
     # The first replica a ValidatingAdmissionPolicy refused (None: none was).
     policy_refused: PolicyRefused | None = None
     # What admission leaves open for a replica (webhooks never called, policies not evaluated),
     # by pod name; for a DaemonSet, its template's (every node's pod alike).
-    admission_open: dict[str, AdmissionOpen] = field(default_factory=dict)
+    admission_open: dict[str, AdmissionOpen] = msgspec.field(default_factory=dict)
     daemon_open: AdmissionOpen | None = None
     # What admission leaves open on creating the workload itself (`kubectl apply` of it): every
     # replica's creation depends on it too.
@@ -140,8 +136,7 @@ class ManifestWorkload:
         return f"{self.namespace}/{self.name} ({self.kind})"
 
 
-@dataclass(frozen=True)
-class PolicyRefused:
+class PolicyRefused(msgspec.Struct, frozen=True):
     """The first replica of a workload a ValidatingAdmissionPolicy refused: the pod as its
     controller made it, before admission (what a suggestion changes and admits again), its spec as
     the manifest wrote it (None: not kept), the denial, and the API server's words."""
@@ -152,8 +147,7 @@ class PolicyRefused:
     words: str
 
 
-@dataclass
-class ReplicaPlacement:
+class ReplicaPlacement(msgspec.Struct):
     """One pod a controller created (or could not create), and what the scheduler (or the kubelet
     of the node it names) did with it."""
 
@@ -166,7 +160,7 @@ class ReplicaPlacement:
     reason: PlacementReason | None = None
     # The nodes sharing the top score when more than one did (the tie was broken by name): the
     # first placement.MAX_TIED_NAMES by name, and how many there were.
-    tied: list[str] = field(default_factory=list)
+    tied: list[str] = msgspec.field(default_factory=list)
     tied_count: int = 0
     # A StatefulSet (OrderedReady) ordinal that waits for an earlier one: never created.
     created: bool = True
@@ -174,13 +168,13 @@ class ReplicaPlacement:
     # a thousand cycles over thousands of nodes would hold every node's verdict and score).
     cycle: CycleOutcome | None = None
     # Kinds the snapshot holds none of that its cycle needed (see cycle.lacking_kinds).
-    lacking_kinds: list[str] = field(default_factory=list)
+    lacking_kinds: list[str] = msgspec.field(default_factory=list)
     # A DaemonSet pod: the node its controller made it for.
     target_node: str = ""
     # The pods its preemption evicted from `node` (it was placed once they were gone), and the
     # PodDisruptionBudgets that broke.
-    victims: list[o.Pod] = field(default_factory=list)
-    violated_pdbs: list[str] = field(default_factory=list)
+    victims: list[o.Pod] = msgspec.field(default_factory=list)
+    violated_pdbs: list[str] = msgspec.field(default_factory=list)
     # Set on a replica that was placed and then evicted by a later replica's preemption.
     preempted_by: str = ""
     # A replica left Pending that fits once the pods being deleted are gone (fits_once_deleted).
@@ -195,8 +189,7 @@ class ReplicaPlacement:
         return bool(self.node)
 
 
-@dataclass
-class Displaced:
+class Displaced(msgspec.Struct):
     """A pod of the cluster that preemption evicted during the check: its controller creates it
     again, and the replacement is scheduled after the check's own replicas (created later, it
     comes later in the queue)."""
@@ -207,12 +200,11 @@ class Displaced:
     replacement: ReplicaPlacement | None = None
 
 
-@dataclass
-class WorkloadPlacement:
+class WorkloadPlacement(msgspec.Struct):
     workload: ManifestWorkload
-    replicas: list[ReplicaPlacement] = field(default_factory=list)
+    replicas: list[ReplicaPlacement] = msgspec.field(default_factory=list)
     # DaemonSet: nodes its controller would not run it on, with why.
-    ineligible_nodes: dict[str, str] = field(default_factory=dict)
+    ineligible_nodes: dict[str, str] = msgspec.field(default_factory=dict)
     # A workload the cluster already runs: what its controller's update does.
     rollout: Rollout | None = None
     # A Job Kueue manages: Kueue's decision on its Workload.

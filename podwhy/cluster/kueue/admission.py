@@ -7,8 +7,9 @@ with the Workloads ahead of it in its ClusterQueue."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from enum import Enum
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.assignment import Assignment, Mode, Possibility, snapshot_cluster_queue
@@ -44,21 +45,21 @@ from podwhy.cluster.kueue.requests import (
 )
 from podwhy.cluster.kueue.resourcenode import Node, QuotaTree, build_tree
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 
 
-@dataclass(frozen=True)
-class KueueObjects:
+class KueueObjects(msgspec.Struct, frozen=True):
     """The Kueue objects (and the few core ones Kueue reads) a verdict reads."""
 
-    cluster_queues: Mapping[str, o.ClusterQueue] = field(default_factory=dict)
-    cohorts: Mapping[str, o.Cohort] = field(default_factory=dict)
-    local_queues: Mapping[tuple[str, str], o.LocalQueue] = field(default_factory=dict)  # (namespace, name)
-    flavors: Mapping[str, o.ResourceFlavor] = field(default_factory=dict)
+    cluster_queues: Mapping[str, o.ClusterQueue] = msgspec.field(default_factory=dict)
+    cohorts: Mapping[str, o.Cohort] = msgspec.field(default_factory=dict)
+    local_queues: Mapping[tuple[str, str], o.LocalQueue] = msgspec.field(default_factory=dict)  # (namespace, name)
+    flavors: Mapping[str, o.ResourceFlavor] = msgspec.field(default_factory=dict)
     workloads: Sequence[o.KueueWorkload] = ()
-    admission_checks: Mapping[str, o.AdmissionCheck] = field(default_factory=dict)
-    topologies: Mapping[str, o.Topology] = field(default_factory=dict)
-    namespaces: Mapping[str, o.Namespace] = field(default_factory=dict)
-    runtime_classes: Mapping[str, o.RuntimeClass] = field(default_factory=dict)
+    admission_checks: Mapping[str, o.AdmissionCheck] = msgspec.field(default_factory=dict)
+    topologies: Mapping[str, o.Topology] = msgspec.field(default_factory=dict)
+    namespaces: Mapping[str, o.Namespace] = msgspec.field(default_factory=dict)
+    runtime_classes: Mapping[str, o.RuntimeClass] = msgspec.field(default_factory=dict)
     limit_ranges: Sequence[o.LimitRange] = ()
 
     @classmethod
@@ -103,8 +104,7 @@ class Stage(Enum):
     FITS = "Fits"  # it fits now: it waits for its turn
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """Why a Workload is or is not admitted, in Kueue's words: REASON and MESSAGE are the
     QuotaReserved=False condition Kueue would set ("" where Kueue sets none, or where it hangs
     on what podwhy did not evaluate); GRANULAR_REASON is the reason with the gate on."""
@@ -123,13 +123,12 @@ class Verdict:
     not_evaluated: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class VerdictOptions:
+class VerdictOptions(msgspec.Struct, frozen=True):
     """Kueue's configuration and gates; REQUESTS and ASSIGN take theirs."""
 
     gates: Mapping[str, bool] | None = None
-    requests: RequestOptions = field(default_factory=RequestOptions)
-    assign: AssignOptions = field(default_factory=AssignOptions)
+    requests: RequestOptions = msgspec.field(default_factory=RequestOptions)
+    assign: AssignOptions = msgspec.field(default_factory=AssignOptions)
     requeuing_timestamp: str = names.TIMESTAMP_EVICTION
 
 
@@ -382,8 +381,7 @@ def _by_mode(
 # ---------------------------------------------------------------- the next cycle
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True):
     """A fitting Workload's turn in Kueue's next cycle: whether it is its ClusterQueue's head (for
     certain), its entry's outcome in the cycle (None when it is not the head), and BEFORE, the
     heads of other ClusterQueues of its cohort tree that the cycle processes first and that take

@@ -6,8 +6,9 @@ quota check (flavorassigner.py computes them)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import IntEnum
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.flavormatch import Status, TASView, tas_view
@@ -58,8 +59,7 @@ class Possibility(IntEnum):
         return PreemptionMode(self.value + 1)
 
 
-@dataclass(frozen=True)
-class OracleAnswer:
+class OracleAnswer(msgspec.Struct, frozen=True):
     """What a preemption simulation says of one flavor resource: whether candidates exist, the
     borrowing level after preempting them, and whether it was evaluated (podwhy does not
     simulate preemption: an unevaluated answer is an assumption)."""
@@ -69,16 +69,14 @@ class OracleAnswer:
     evaluated: bool = True
 
 
-@dataclass(frozen=True)
-class ResourceGroup:
+class ResourceGroup(msgspec.Struct, frozen=True):
     """resourcegroups.ResourceGroup: the resources a group covers, its flavors in order."""
 
     covered: frozenset[str]
     flavors: tuple[str, ...]
 
 
-@dataclass
-class ClusterQueueSnapshot:
+class ClusterQueueSnapshot(msgspec.Struct):
     """The scheduler's ClusterQueueSnapshot, as the flavor assigner reads it."""
 
     name: str
@@ -86,7 +84,7 @@ class ClusterQueueSnapshot:
     fungibility: o.FlavorFungibility
     preemption: o.ClusterQueuePreemption
     node: Node
-    tas: TASView = field(default_factory=TASView)
+    tas: TASView = msgspec.field(default_factory=TASView)
 
     def rg_by_resource(self, resource: str) -> ResourceGroup | None:
         return next((rg for rg in self.resource_groups if resource in rg.covered), None)
@@ -144,8 +142,7 @@ def policy_oracle(cq: ClusterQueueSnapshot, fr: FlavorResource, quantity: int) -
 # ---------------------------------------------------------------- facts and results
 
 
-@dataclass(frozen=True)
-class QuotaCheck:
+class QuotaCheck(msgspec.Struct, frozen=True):
     """fitsResourceQuota's facts for one resource in one flavor: what earlier pod sets took in
     this assignment (ASSUMED), this pod set group's request, and NEEDED (their sum); the
     ClusterQueue's quota and usage; AVAILABLE (unused quota it may use now, borrowing included)
@@ -171,8 +168,7 @@ class QuotaCheck:
     preemption: OracleAnswer | None = None
 
 
-@dataclass
-class FlavorAssignment:
+class FlavorAssignment(msgspec.Struct):
     """flavorassigner.FlavorAssignment."""
 
     name: str
@@ -181,20 +177,18 @@ class FlavorAssignment:
     borrow: int = 0
 
 
-@dataclass
-class FlavorAttempt:
+class FlavorAttempt(msgspec.Struct):
     """FlavorAssignmentAttempt: one flavor tried, with its worst outcome across the resources."""
 
     flavor: str
     mode: Mode
     borrow: int = 0
     possibility: Possibility | None = None
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str] = msgspec.field(default_factory=list)
     no_fit_reason: str = ""
 
 
-@dataclass
-class PodSetAssignment:
+class PodSetAssignment(msgspec.Struct):
     """flavorassigner.PodSetAssignment: the flavors of a pod set's resources and why not."""
 
     name: str
@@ -202,7 +196,7 @@ class PodSetAssignment:
     status: Status
     requests: dict[str, int]
     count: int
-    attempts: list[FlavorAttempt] = field(default_factory=list)
+    attempts: list[FlavorAttempt] = msgspec.field(default_factory=list)
 
     def representative_mode(self) -> Mode:
         if self.status.is_fit():
@@ -212,17 +206,16 @@ class PodSetAssignment:
         return min(f.mode for f in self.flavors.values())
 
 
-@dataclass
-class Assignment:
+class Assignment(msgspec.Struct):
     """flavorassigner.Assignment, and the facts behind it."""
 
-    pod_sets: list[PodSetAssignment] = field(default_factory=list)
+    pod_sets: list[PodSetAssignment] = msgspec.field(default_factory=list)
     borrowing: int = 0
-    usage: dict[FlavorResource, int] = field(default_factory=dict)
+    usage: dict[FlavorResource, int] = msgspec.field(default_factory=dict)
     no_fit_reason: str = ""
-    checks: list[QuotaCheck] = field(default_factory=list)
+    checks: list[QuotaCheck] = msgspec.field(default_factory=list)
     # What podwhy did not evaluate that Kueue would have (names.NOT_EMULATED_*).
-    not_evaluated: list[str] = field(default_factory=list)
+    not_evaluated: list[str] = msgspec.field(default_factory=list)
 
     def representative_mode(self) -> Mode:
         """The worst mode among the pod sets (NoFit when none was assigned)."""
@@ -245,8 +238,7 @@ class Assignment:
 # ---------------------------------------------------------------- preference between modes
 
 
-@dataclass(frozen=True)
-class GranularMode:
+class GranularMode(msgspec.Struct, frozen=True):
     mode: PreemptionMode
     borrow: int
 

@@ -8,8 +8,9 @@ with the namespace and requests-within-limits checks of the scheduler's Validate
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.resources import exact, requests_from_resource_list
@@ -20,8 +21,7 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import QuantityInput
 
 
-@dataclass(frozen=True)
-class QueueStatus:
+class QueueStatus(msgspec.Struct, frozen=True):
     """An Active condition as Kueue computes it: whether the queue admits, its reason, its
     message; for a ClusterQueue, every inactive reason (the condition shows the first)."""
 
@@ -50,15 +50,14 @@ def admission_checks_of(cq: o.ClusterQueue) -> dict[str, set[str]]:
     }
 
 
-@dataclass
-class _Problems:
-    missing_flavors: list[str] = field(default_factory=list)
-    missing_checks: list[str] = field(default_factory=list)
-    inactive_checks: list[str] = field(default_factory=list)
-    multikueue: list[str] = field(default_factory=list)
-    provisioning: list[str] = field(default_factory=list)
-    multikueue_per_flavor: list[str] = field(default_factory=list)
-    missing_topologies: list[tuple[str, str]] = field(default_factory=list)  # (topology, flavor)
+class _Problems(msgspec.Struct):
+    missing_flavors: list[str] = msgspec.field(default_factory=list)
+    missing_checks: list[str] = msgspec.field(default_factory=list)
+    inactive_checks: list[str] = msgspec.field(default_factory=list)
+    multikueue: list[str] = msgspec.field(default_factory=list)
+    provisioning: list[str] = msgspec.field(default_factory=list)
+    multikueue_per_flavor: list[str] = msgspec.field(default_factory=list)
+    missing_topologies: list[tuple[str, str]] = msgspec.field(default_factory=list)  # (topology, flavor)
 
 
 def _problems(
@@ -159,8 +158,7 @@ def local_queue_status(lq: o.LocalQueue, cq: o.ClusterQueue | None, cq_status: Q
     return QueueStatus(True, names.LQ_READY, names.LQ_READY_MESSAGE)
 
 
-@dataclass(frozen=True)
-class Blocker:
+class Blocker(msgspec.Struct, frozen=True):
     """Why a Workload waits before any quota is looked at: the QuotaReserved=False reason and
     message Kueue sets (REASON granular or legacy as the gate says), and the granular reason."""
 

@@ -17,9 +17,10 @@ admitted, one that does not fit even without them is not, and any other is not e
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.order import effective_priority, queue_order_timestamp
@@ -28,8 +29,7 @@ from podwhy.cluster.kueue.resources import FlavorResource, add, sub
 from podwhy.model import objects as o
 
 
-@dataclass(frozen=True, order=True)
-class EntryKey:
+class EntryKey(msgspec.Struct, frozen=True, order=True):
     """classicalIterator's order: borrowing height, then -priority (0 with
     PrioritySortingWithinCohort off), then the queue-order timestamp. Equal keys: no order."""
 
@@ -72,8 +72,7 @@ class Outcome(Enum):
     NOT_EVALUATED = "NotEvaluated"  # hangs on a preemption or an order podwhy does not know
 
 
-@dataclass(frozen=True, eq=False)
-class Entry:
+class Entry(msgspec.Struct, frozen=True, eq=False):
     """A head of a ClusterQueue, nominated: its ClusterQueue's NODE in the quota tree, the usage
     of its assignment (flavor resource to amount), what it reserves (RESERVE), its sort key; SURE:
     it is the head for certain (else the ClusterQueue's head is one of several)."""
@@ -96,8 +95,7 @@ class Entry:
         return self.usage
 
 
-@dataclass(frozen=True)
-class EntryResult:
+class EntryResult(msgspec.Struct, frozen=True):
     """An entry's outcome; BEFORE: for NO_LONGER_FITS the entries processed before it that took
     quota of a flavor resource it needs, for NOT_EVALUATED those whose share podwhy does not know."""
 

@@ -12,7 +12,8 @@ admission and admission checks are not evaluated."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.assignment import (
@@ -52,8 +53,7 @@ from podwhy.helpers.podresources import pod_requests
 from podwhy.model import objects as o
 
 
-@dataclass(frozen=True)
-class AssignOptions:
+class AssignOptions(msgspec.Struct, frozen=True):
     """The scheduler's and Kueue's configuration the assigner reads."""
 
     oracle: Oracle = policy_oracle

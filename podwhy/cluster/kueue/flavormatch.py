@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
@@ -17,12 +18,11 @@ from podwhy.model import objects as o
 _RFC3339_UTC = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})Z$")
 
 
-@dataclass
-class Status:
+class Status(msgspec.Struct):
     """flavorassigner.Status: the reasons a flavor (or a pod set) does not fit, an error, and the
     QuotaReserved reason the attempt stands for (UnadmittedWorkloadsObservability)."""
 
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str] = msgspec.field(default_factory=list)
     err: str = ""
     no_fit_reason: str = ""
 
@@ -115,12 +115,11 @@ def explicitly_requests_tas(pod_set: o.PodSet) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class TASView:
+class TASView(msgspec.Struct, frozen=True):
     """What the TAS match reads: the ClusterQueue's TAS flavors (flavor -> its Topology's levels,
     None when the Topology is missing) and whether every flavor of the ClusterQueue is one."""
 
-    flavors: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+    flavors: Mapping[str, tuple[str, ...] | None] = msgspec.field(default_factory=dict)
     tas_only: bool = False
 
 

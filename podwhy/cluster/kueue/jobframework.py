@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -80,8 +79,7 @@ MSG_GROUP_INCOMPLETE = "'{}' group has fewer runnable pods than expected"
 MSG_GROUP_TOTAL_COUNT = "failed to extract '{}' annotation: {}"
 
 
-@dataclass(frozen=True)
-class GVK:
+class GVK(msgspec.Struct, frozen=True):
     group: str
     version: str
     kind: str
@@ -91,12 +89,14 @@ JOB_GVK = GVK("batch", "v1", "Job")
 POD_GVK = GVK("", "v1", "Pod")
 
 
-@dataclass(frozen=True)
-class FrameworkOptions:
+class FrameworkOptions(msgspec.Struct, frozen=True):
     """Kueue's Configuration as the job framework reads it, and its feature gates."""
 
     manage_jobs_without_queue_name: bool = False
-    managed_jobs_namespace_selector: o.LabelSelector | None = DEFAULT_MANAGED_NAMESPACES
+    # A shared default (as the dataclass had it), given by a factory: the selector is mutable.
+    managed_jobs_namespace_selector: o.LabelSelector | None = msgspec.field(
+        default_factory=lambda: DEFAULT_MANAGED_NAMESPACES
+    )
     frameworks: tuple[str, ...] = DEFAULT_FRAMEWORKS
     gates: Mapping[str, bool] | None = None
 
@@ -108,18 +108,16 @@ class FrameworkOptions:
         return names.enabled(gate, dict(self.gates) if self.gates is not None else None)
 
 
-@dataclass(frozen=True)
-class KueueReads:
+class KueueReads(msgspec.Struct, frozen=True):
     """The objects the webhook and the job reconciler read beside the job."""
 
-    namespaces: Mapping[str, o.Namespace] = field(default_factory=dict)
-    local_queues: Mapping[tuple[str, str], o.LocalQueue] = field(default_factory=dict)
-    workload_priority_classes: Mapping[str, o.WorkloadPriorityClass] = field(default_factory=dict)
-    priority_classes: Mapping[str, o.PriorityClass] = field(default_factory=dict)
+    namespaces: Mapping[str, o.Namespace] = msgspec.field(default_factory=dict)
+    local_queues: Mapping[tuple[str, str], o.LocalQueue] = msgspec.field(default_factory=dict)
+    workload_priority_classes: Mapping[str, o.WorkloadPriorityClass] = msgspec.field(default_factory=dict)
+    priority_classes: Mapping[str, o.PriorityClass] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class JobWorkload:
+class JobWorkload(msgspec.Struct, frozen=True):
     """What Kueue makes of a job: its Workload, or PROBLEM (Kueue's words) when it makes none."""
 
     workload: o.KueueWorkload | None

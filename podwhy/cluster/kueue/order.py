@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.blockers import admission_gate
@@ -72,8 +73,7 @@ def queue_order_timestamp(
     return _parse_time(workload.metadata.creation_timestamp)
 
 
-@dataclass(frozen=True, order=True)
-class QueueKey:
+class QueueKey(msgspec.Struct, frozen=True, order=True):
     """The sort key of baseCompareFunc: (-priority, timestamp, uid)."""
 
     neg_priority: int
@@ -145,15 +145,14 @@ def pending_in_cluster_queue(
     return sorted(pending, key=lambda wl: queue_key(wl, requeuing_timestamp, gates))
 
 
-@dataclass(frozen=True)
-class Queue:
+class Queue(msgspec.Struct, frozen=True):
     """A ClusterQueue's pending Workloads in pop order, with their sort keys (KEYS[i] is
     WORKLOADS[i]'s): who is ahead of a Workload is a prefix, found by bisection."""
 
     workloads: tuple[o.KueueWorkload, ...]
     keys: tuple[QueueKey, ...]
     # (namespace, name) -> where in WORKLOADS.
-    places: Mapping[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+    places: Mapping[tuple[str, str], tuple[int, ...]] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of(

@@ -8,7 +8,6 @@ parameters; its defaults are none."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import msgspec
@@ -29,25 +28,23 @@ RETAIN = "Retain"
 REPLACE = "Replace"
 
 
-@dataclass(frozen=True)
-class ResourceTransformation:
+class ResourceTransformation(msgspec.Struct, frozen=True):
     """Configuration.resources.transformations[]: INPUT becomes OUTPUTS (each a factor of it,
     scaled by the quantity of MULTIPLY_BY when the pod requests it), kept (Retain) or not (Replace)."""
 
     input: str
-    outputs: Mapping[str, QuantityInput] = field(default_factory=dict)
+    outputs: Mapping[str, QuantityInput] = msgspec.field(default_factory=dict)
     strategy: str = RETAIN
     multiply_by: str = ""
 
 
-@dataclass(frozen=True)
-class RequestOptions:
+class RequestOptions(msgspec.Struct, frozen=True):
     """What Kueue's configuration and the cluster add to a pod set's requests."""
 
     excluded_resource_prefixes: tuple[str, ...] = ()
     transformations: tuple[ResourceTransformation, ...] = ()
     # The RuntimeClasses a pod set's runtimeClassName may name (their overhead.podFixed).
-    runtime_classes: Mapping[str, o.RuntimeClass] = field(default_factory=dict)
+    runtime_classes: Mapping[str, o.RuntimeClass] = msgspec.field(default_factory=dict)
     # The LimitRanges of the Workload's namespace, in the order Kueue lists them.
     limit_ranges: Sequence[o.LimitRange] = ()
     gates: Mapping[str, bool] | None = None
@@ -56,15 +53,14 @@ class RequestOptions:
 DEFAULT_OPTIONS = RequestOptions()
 
 
-@dataclass(frozen=True)
-class PodSetRequests:
+class PodSetRequests(msgspec.Struct, frozen=True):
     """workload.PodSetResources: a pod set's total requests (int64 amounts) and its pod count;
     FLAVORS is the admission's resource -> flavor (empty while pending)."""
 
     name: str
     count: int
     requests: dict[str, int]
-    flavors: dict[str, str] = field(default_factory=dict)
+    flavors: dict[str, str] = msgspec.field(default_factory=dict)
 
     def scaled_to(self, count: int) -> PodSetRequests:
         """PodSetResources.ScaledTo: per pod, times COUNT."""

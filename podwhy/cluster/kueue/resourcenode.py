@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from podwhy.cluster.kueue.requests import admitted_requests, assigned_usage, has_active_quota_reservation
 from podwhy.cluster.kueue.resources import (
     FlavorResource,
@@ -21,8 +23,7 @@ from podwhy.cluster.kueue.resources import (
 from podwhy.model import objects as o
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(msgspec.Struct, frozen=True):
     """scheduler.ResourceQuota: nominal quota, and the limits (None: no limit)."""
 
     nominal: int = 0
@@ -217,12 +218,11 @@ def _accumulate(parent: Node, child: Node) -> None:
         parent.usage[fr] = add(parent.usage.get(fr, 0), max(0, sub(used, child.local_quota(fr))))
 
 
-@dataclass
-class QuotaTree:
+class QuotaTree(msgspec.Struct):
     """The cache's hierarchy: ClusterQueues and Cohorts by name (implicit Cohorts included)."""
 
-    cluster_queues: dict[str, Node] = field(default_factory=dict)
-    cohorts: dict[str, Node] = field(default_factory=dict)
+    cluster_queues: dict[str, Node] = msgspec.field(default_factory=dict)
+    cohorts: dict[str, Node] = msgspec.field(default_factory=dict)
 
     def cohort(self, name: str) -> Node:
         """getOrCreateCohort: a Cohort no object defines is implicit, without quota."""

@@ -5,10 +5,11 @@ Unlimited), its saturating arithmetic, and how its messages print a quantity
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
+
+import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.model.quantity import (
@@ -115,8 +116,7 @@ def requests_from_resource_list(resources: Mapping[str, QuantityInput | Fraction
     return {name: resource_value(name, raw) for name, raw in resources.items()}
 
 
-@dataclass(frozen=True)
-class ResourceFormatter:
+class ResourceFormatter(msgspec.Struct, frozen=True):
     """resources.ResourceFormatter: resources registered as binary print as memory does."""
 
     binary_resources: frozenset[str] = frozenset()

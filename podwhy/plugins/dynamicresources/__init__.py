@@ -8,8 +8,9 @@ allocator for the unallocated claims against the node's ResourceSlices.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from podwhy.features.kubefeatures import (
     DRA_CONSUMABLE_CAPACITY,
@@ -72,23 +73,22 @@ SPECIAL_CLAIM_IN_MEMORY_NAME = "<extended-resources>"
 DRA_KINDS = frozenset({"ResourceClaim", "DeviceClass", "ResourceSlice", "ResourceClaimTemplate"})
 
 
-@dataclass
-class DynamicResourcesState:
+class DynamicResourcesState(msgspec.Struct):
     """What PreFilter learned; Filter adds to it, PostFilter and Score read it."""
 
     # The pod's claims in spec order; empty until PreFilter got through all its checks.
-    claims: list[o.ResourceClaim] = field(default_factory=list)
+    claims: list[o.ResourceClaim] = msgspec.field(default_factory=list)
     # Per claim: the allocation's node selector (None: unallocated, or allocated for every node).
-    available_on_nodes: list[LazyNodeSelector | None] = field(default_factory=list)
+    available_on_nodes: list[LazyNodeSelector | None] = msgspec.field(default_factory=list)
     allocator: Allocator | None = None
     # Indices of allocated claims that some node could not use (for PostFilter's deallocation).
-    unavailable_claims: set[int] = field(default_factory=set)
+    unavailable_claims: set[int] = msgspec.field(default_factory=set)
     # Node name -> one allocation per unallocated claim (for Score).
-    node_allocations: dict[str, list[ClaimAllocation]] = field(default_factory=dict)
+    node_allocations: dict[str, list[ClaimAllocation]] = msgspec.field(default_factory=dict)
     # DRAExtendedResource: how many of `claims` are the pod's own (the scheduler's claim for its
     # DRA-backed extended resources, when it has one, comes last) and the pod's requests of them.
     num_user_claims: int = 0
-    extended_requests: dict[str, int] = field(default_factory=dict)
+    extended_requests: dict[str, int] = msgspec.field(default_factory=dict)
 
     @property
     def extended_claim(self) -> o.ResourceClaim | None:

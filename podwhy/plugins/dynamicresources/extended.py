@@ -10,7 +10,8 @@ the pod, and NodeResourcesFit leaves the resource to it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.helpers.podresources import pod_requests
 from podwhy.helpers.resourcenames import is_extended_resource_name
@@ -58,8 +59,7 @@ def _container_request(container: o.Container, resource: str) -> int:
     return int(amount) if amount.denominator == 1 else 0  # AsInt64 fails on a fraction
 
 
-@dataclass(frozen=True)
-class _Request:
+class _Request(msgspec.Struct, frozen=True):
     name: str
     class_name: str
     count: int

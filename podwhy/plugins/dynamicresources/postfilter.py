@@ -11,7 +11,8 @@ at a node's first failing filter, so only nodes whose recorded first failure is 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.framework.evidence import AnyEvidence, ResourceClaimEvidence
 from podwhy.framework.handle import Handle
@@ -31,8 +32,7 @@ ERR_STATE_NOT_FOUND = "not found"
 RESERVED_FOR_MAX_SIZE = 256
 
 
-@dataclass(frozen=True)
-class ClaimView:
+class ClaimView(msgspec.Struct, frozen=True):
     """The parts of a ResourceClaim the PostFilter reads."""
 
     key: str

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 
-@dataclass(frozen=True)
-class FunctionShapePoint:
+class FunctionShapePoint(msgspec.Struct, frozen=True):
     """A corner of the function: `score` at `utilization`."""
 
     utilization: int
@@ -20,8 +20,7 @@ def trunc_div(numerator: int, denominator: int) -> int:
     return quotient if (numerator < 0) == (denominator < 0) else -quotient
 
 
-@dataclass(frozen=True)
-class Interpolation:
+class Interpolation(msgspec.Struct, frozen=True):
     """How the function reached its value: the segment used and the result."""
 
     utilization: int

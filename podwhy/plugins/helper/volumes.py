@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 import msgspec
@@ -100,8 +99,7 @@ class TranslationError(Exception):
     """In-tree -> CSI translation failed; the message is upstream's."""
 
 
-@dataclass(frozen=True)
-class InTreePlugin:
+class InTreePlugin(msgspec.Struct, frozen=True):
     in_tree_name: str
     csi_driver: str
     # Attribute holding the source on Volume and on PersistentVolumeSpec.

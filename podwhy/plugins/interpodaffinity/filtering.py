@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
+
+import msgspec
 
 from podwhy.framework.equivalence import NodeReader, labels_at, reads_nothing
 from podwhy.framework.evidence import AnyEvidence, MatchingDomain, PodAffinityTermEvidence
@@ -27,12 +28,11 @@ ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affini
 TopologyPair = tuple[str, str]
 
 
-@dataclass
-class TopologyCounts:
+class TopologyCounts(msgspec.Struct):
     """topologyToMatchedTermCount, plus the pods behind each count (for evidence only)."""
 
-    counts: dict[TopologyPair, int] = field(default_factory=dict)
-    pods: dict[TopologyPair, list[PodInfo]] = field(default_factory=dict)
+    counts: dict[TopologyPair, int] = msgspec.field(default_factory=dict)
+    pods: dict[TopologyPair, list[PodInfo]] = msgspec.field(default_factory=dict)
 
     def update(self, node: o.Node, topology_key: str, delta: int, matched: PodInfo) -> None:
         """Count the matched pod in the node's domain; a node without the key counts nowhere."""
@@ -67,8 +67,7 @@ class TopologyCounts:
         return TopologyCounts(dict(self.counts), {pair: list(pods) for pair, pods in self.pods.items()})
 
 
-@dataclass
-class PreFilterState:
+class PreFilterState(msgspec.Struct):
     """What PreFilter computed for Filter; the incoming pod's terms have namespaceSelectors merged."""
 
     pod_info: PodInfo
@@ -76,11 +75,11 @@ class PreFilterState:
     anti_affinity_terms: list[AffinityTerm]
     namespace_labels: dict[str, str] | None
     # Existing pods whose required anti-affinity terms match the incoming pod.
-    existing_anti_affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+    existing_anti_affinity_counts: TopologyCounts = msgspec.field(default_factory=TopologyCounts)
     # Existing pods matching all of the incoming pod's required affinity terms.
-    affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+    affinity_counts: TopologyCounts = msgspec.field(default_factory=TopologyCounts)
     # Existing pods matching the incoming pod's required anti-affinity terms.
-    anti_affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+    anti_affinity_counts: TopologyCounts = msgspec.field(default_factory=TopologyCounts)
 
     def clone(self) -> PreFilterState:
         return PreFilterState(

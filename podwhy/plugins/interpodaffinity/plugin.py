@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from podwhy.framework.equivalence import NodeReader
@@ -11,6 +10,7 @@ from podwhy.framework.plugin_args import InterPodAffinityArgs, PluginArgs, args_
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Status
 from podwhy.framework.types import AffinityTerm, NodeInfo, PodInfo
+from podwhy.model import records
 from podwhy.plugins import names
 from podwhy.plugins.interpodaffinity import filtering, scoring
 
@@ -69,7 +69,7 @@ class InterPodAffinity(Plugin):
         }
         if not matched:
             return term
-        return dataclasses.replace(term, namespaces=term.namespaces | matched)
+        return records.replace(term, namespaces=term.namespaces | matched)
 
     def namespace_labels_snapshot(self, namespace: str) -> dict[str, str] | None:
         """GetNamespaceLabelsSnapshot: None when the namespace is unknown (an empty label set)."""

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from podwhy.framework.evidence import AffinityContribution, AnyEvidence, PodAffinityScoreEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState
 from podwhy.framework.status import Status, error, skip, success
@@ -42,8 +44,7 @@ RULE_EXISTING_PREFERRED_ANTI_AFFINITY = "existingPreferredAntiAffinity"
 TopologyPair = tuple[str, str]
 
 
-@dataclass
-class Contribution:
+class Contribution(msgspec.Struct):
     """Matches of one rule and term (with one weight) in one topology pair."""
 
     rule: str
@@ -51,7 +52,7 @@ class Contribution:
     weight: int
     matches: int = 0
     # Incoming-pod rules: the existing pods the term matched; existing-pod rules: the pods owning the term.
-    pods: list[str] = field(default_factory=list)
+    pods: list[str] = msgspec.field(default_factory=list)
     pod_count: int = 0
 
     def add(self, pod_key: str) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from podwhy.framework.equivalence import NodeReader
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin
@@ -96,8 +97,7 @@ def balance_improvement_scorer(lines: Sequence[ResourceLine]) -> ScorerResult:
     )
 
 
-@dataclass(frozen=True)
-class PreScoreState:
+class PreScoreState(msgspec.Struct, frozen=True):
     """The pod's request per configured resource, and what counting DRA-backed extended resources
     needs (DRAExtendedResource; None when no DeviceClass serves a configured resource)."""
 

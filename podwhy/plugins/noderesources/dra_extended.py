@@ -14,8 +14,9 @@ pools, no counters) and a device in use by any claim (shared or not) counts as u
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from podwhy.cel.errors import CelError
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
@@ -47,14 +48,13 @@ def devices_in_use(claims: Mapping[str, o.ResourceClaim]) -> frozenset[DeviceID]
     return frozenset(in_use)
 
 
-@dataclass
-class DraScoringState:
+class DraScoringState(msgspec.Struct):
     """draPreScoreState: what PreScore gathers once for every node's count."""
 
     classes: Mapping[str, o.DeviceClass]
     slices: Sequence[o.ResourceSlice]
     in_use: frozenset[DeviceID]
-    selector_cache: SelectorCache = field(default_factory=SelectorCache)
+    selector_cache: SelectorCache = msgspec.field(default_factory=SelectorCache)
 
     def totals(self, node: o.Node, resource: str) -> tuple[int, int]:
         """(devices of the resource's class the node can reach, how many of them are in use);

@@ -9,9 +9,10 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 from __future__ import annotations
 
 from collections.abc import Container, Hashable
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from podwhy.features.kubefeatures import DRA_EXTENDED_RESOURCE
 from podwhy.framework.equivalence import NodeReader, reads_nothing
@@ -69,8 +70,7 @@ def insufficient_reason(resource_name: str) -> str:
 # ------------------------------------------------------------------ pod request
 
 
-@dataclass(frozen=True)
-class PreFilterState:
+class PreFilterState(msgspec.Struct, frozen=True):
     """The pod's request vector, computed once per scheduling cycle."""
 
     request: Resource
@@ -110,8 +110,7 @@ def has_restartable_init_container(pod: o.Pod) -> bool:
 UNITS = {CPU: "millicores", MEMORY: "bytes", EPHEMERAL_STORAGE: "bytes", PODS: "pods"}
 
 
-@dataclass(frozen=True)
-class InsufficientResource:
+class InsufficientResource(msgspec.Struct, frozen=True):
     """One resource the node lacks for the pod, with the numbers behind it."""
 
     resource_name: str
@@ -272,8 +271,7 @@ def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     )
 
 
-@dataclass(frozen=True)
-class PreScoreState:
+class PreScoreState(msgspec.Struct, frozen=True):
     """The pod's scoring request per configured resource, in `resources` order, and what counting
     DRA-backed extended resources needs (DRAExtendedResource; None when none is configured)."""
 

@@ -9,11 +9,11 @@ upstream's int64/float64 steps so scores match kube-scheduler exactly.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from operator import attrgetter
 from typing import Required, TypedDict
 
+import msgspec
 from msgspec import UNSET
 
 from podwhy.framework.evidence import NodeScoreEvidence, ResourceScoreEvidence, ShapePoint
@@ -34,8 +34,7 @@ def wrap_int64(number: int) -> int:
     return (number - INT64_MIN) % (1 << 64) + INT64_MIN
 
 
-@dataclass(frozen=True)
-class ResourceWeight:
+class ResourceWeight(msgspec.Struct, frozen=True):
     """One entry of a scoring `resources` list (config.ResourceSpec)."""
 
     name: str
@@ -99,8 +98,7 @@ class ScoreSummary(TypedDict, total=False):
     formula: Required[str]
 
 
-@dataclass
-class ResourceLine:
+class ResourceLine(msgspec.Struct):
     """One configured resource on one node: the figures a scorer works with."""
 
     resource: str
@@ -112,7 +110,7 @@ class ResourceLine:
     # Why the resource is left out of the score, when it is.
     omitted: str = ""
     # Filled in by the scorer: the resource's own score, fraction, utilization...
-    detail: LineDetail = field(default_factory=LineDetail)
+    detail: LineDetail = msgspec.field(default_factory=LineDetail)
 
     @property
     def scored(self) -> bool:
@@ -130,8 +128,7 @@ class ResourceLine:
         )
 
 
-@dataclass
-class ScorerResult:
+class ScorerResult(msgspec.Struct):
     score: int
     # How the per-resource scores became the node score, for the evidence.
     summary: ScoreSummary
@@ -190,8 +187,7 @@ def room_key(node_info: NodeInfo) -> Hashable:
     return tuple(amounts)
 
 
-@dataclass(frozen=True)
-class ResourceAllocationScorer:
+class ResourceAllocationScorer(msgspec.Struct, frozen=True):
     """Scores a node for a pod over the configured resources with one strategy's scorer."""
 
     strategy: str

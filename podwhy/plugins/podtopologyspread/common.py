@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TypeVar
+
+import msgspec
 
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.helpers.labelselectors import Requirement, Selector, SelectorError, label_selector_as_selector
@@ -32,8 +33,7 @@ ENABLE_NODE_INCLUSION_POLICY = True
 ENABLE_MATCH_LABEL_KEYS = True
 
 
-@dataclass(frozen=True)
-class SpreadConstraint:
+class SpreadConstraint(msgspec.Struct, frozen=True):
     """A topology spread constraint with its selector parsed and its defaults applied."""
 
     max_skew: int

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.framework.evidence import TopologySpreadEvidence
 from podwhy.framework.status import Status, success, unresolvable, unschedulable
@@ -61,13 +61,12 @@ class CriticalPaths:
         return out
 
 
-@dataclass
-class PreFilterState:
+class PreFilterState(msgspec.Struct):
     """Per-constraint match counts by topology value, computed in PreFilter and read in Filter."""
 
-    constraints: list[SpreadConstraint] = field(default_factory=list)
-    critical_paths: list[CriticalPaths] = field(default_factory=list)
-    tp_value_to_match_num: list[dict[str, int]] = field(default_factory=list)
+    constraints: list[SpreadConstraint] = msgspec.field(default_factory=list)
+    critical_paths: list[CriticalPaths] = msgspec.field(default_factory=list)
+    tp_value_to_match_num: list[dict[str, int]] = msgspec.field(default_factory=list)
 
     def min_match_num(self, constraint_index: int, min_domains: int) -> int:
         """The global minimum; 0 while there are fewer eligible domains than minDomains."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import msgspec
 
 from podwhy.framework.evidence import AnyEvidence, TopologySpreadScoreEvidence, TopologySpreadScoreTotalEvidence
 from podwhy.framework.interface import MAX_NODE_SCORE
@@ -90,30 +91,28 @@ def score_for_count(count: int, max_skew: int, weight: float) -> float:
 # ------------------------------------------------------------------ state
 
 
-@dataclass
-class PreScoreState:
+class PreScoreState(msgspec.Struct):
     """Soft constraints, their per-domain match counts over all nodes and their weights."""
 
-    constraints: list[SpreadConstraint] = field(default_factory=list)
+    constraints: list[SpreadConstraint] = msgspec.field(default_factory=list)
     # Feasible nodes lacking one of the topology keys (only when all keys are required).
-    ignored_nodes: set[str] = field(default_factory=set)
+    ignored_nodes: set[str] = msgspec.field(default_factory=set)
     # Per constraint: topology value -> matching pods, for the domains of the feasible nodes.
-    topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
+    topology_value_to_pod_counts: list[dict[str, int]] = msgspec.field(default_factory=list)
     # Per constraint: how many domains it has among the feasible nodes, and log(size+2).
-    topology_sizes: list[int] = field(default_factory=list)
-    topology_normalizing_weights: list[float] = field(default_factory=list)
+    topology_sizes: list[int] = msgspec.field(default_factory=list)
+    topology_normalizing_weights: list[float] = msgspec.field(default_factory=list)
     # Per constraint, made once for every node's Score: the count_key of its selector in the
     # pod's namespace, and the selector as the evidence writes it.
-    count_keys: list[str] = field(default_factory=list)
-    selector_texts: list[str] = field(default_factory=list)
+    count_keys: list[str] = msgspec.field(default_factory=list)
+    selector_texts: list[str] = msgspec.field(default_factory=list)
 
     def clone(self) -> PreScoreState:
         # Never modified after PreScore, shared like upstream.
         return self
 
 
-@dataclass
-class _Domains:
+class _Domains(msgspec.Struct):
     """What init_pre_score_state found for one list of feasible nodes and topology keys."""
 
     names: list[str]
@@ -201,8 +200,7 @@ def _node_contribution(
 MAX_DOMAIN_MEMOS = 16
 
 
-@dataclass
-class DomainCounts:
+class DomainCounts(msgspec.Struct):
     """Matching pods per domain over every node, for one set of constraints of one kind of pod,
     kept on the Handle while pods are bound one after another: only the nodes whose pods changed
     since (Handle.pod_changes) are counted again."""
@@ -328,8 +326,7 @@ def score_node(state: PreScoreState, pod: o.Pod, node_info: NodeInfo) -> tuple[i
     return raw, Status(evidence=evidence)
 
 
-@dataclass
-class HostCounts:
+class HostCounts(msgspec.Struct):
     """Per node, its pods matching one selector of one namespace (the nodes with any), kept on
     the Handle while pods are bound one after another: only changed nodes are counted again."""
 

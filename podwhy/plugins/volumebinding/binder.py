@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, TypedDict
+
+import msgspec
 
 from podwhy.framework.handle import Handle
 from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
@@ -40,31 +41,27 @@ ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 
 
-@dataclass
-class PodVolumeClaims:
-    bound: list[o.PersistentVolumeClaim] = field(default_factory=list)
-    unbound_delay_binding: list[o.PersistentVolumeClaim] = field(default_factory=list)
-    unbound_immediate: list[o.PersistentVolumeClaim] = field(default_factory=list)
+class PodVolumeClaims(msgspec.Struct):
+    bound: list[o.PersistentVolumeClaim] = msgspec.field(default_factory=list)
+    unbound_delay_binding: list[o.PersistentVolumeClaim] = msgspec.field(default_factory=list)
+    unbound_immediate: list[o.PersistentVolumeClaim] = msgspec.field(default_factory=list)
     # PVs of the storage classes of the delay-binding claims, by class name.
-    unbound_volumes_delay_binding: dict[str, list[o.PersistentVolume]] = field(default_factory=dict)
+    unbound_volumes_delay_binding: dict[str, list[o.PersistentVolume]] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class BindingInfo:
+class BindingInfo(msgspec.Struct):
     pvc: o.PersistentVolumeClaim
     pv: o.PersistentVolume
 
 
-@dataclass
-class DynamicProvision:
+class DynamicProvision(msgspec.Struct):
     pvc: o.PersistentVolumeClaim
     node_capacity: o.CSIStorageCapacity | None
 
 
-@dataclass
-class PodVolumes:
-    static_bindings: list[BindingInfo] = field(default_factory=list)
-    dynamic_provisions: list[DynamicProvision] = field(default_factory=list)
+class PodVolumes(msgspec.Struct):
+    static_bindings: list[BindingInfo] = msgspec.field(default_factory=list)
+    dynamic_provisions: list[DynamicProvision] = msgspec.field(default_factory=list)
 
 
 VolumeBindingTopic = Literal[
@@ -88,13 +85,12 @@ class VolumeBindingDetails(TypedDict, total=False):
     insufficient_capacity: list[str]
 
 
-@dataclass
-class NodeVolumeCheck:
+class NodeVolumeCheck(msgspec.Struct):
     """FindPodVolumes for one node: the reasons, what was found and the facts behind a rejection."""
 
     reasons: list[str]
     pod_volumes: PodVolumes
-    details: VolumeBindingDetails = field(default_factory=VolumeBindingDetails)
+    details: VolumeBindingDetails = msgspec.field(default_factory=VolumeBindingDetails)
 
     def note(self, topic: VolumeBindingTopic, fact: str) -> None:
         self.details.setdefault(topic, []).append(fact)

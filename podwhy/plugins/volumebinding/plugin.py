@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.framework.evidence import (
     UnboundImmediateClaimsEvidence,
@@ -30,12 +30,11 @@ ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims
 STORAGE_CAPACITY_SCORING = False
 
 
-@dataclass
-class StateData:
+class StateData(msgspec.Struct):
     """Shared across nodes and the nominated-pods pass, as upstream shares its pointer."""
 
     claims: PodVolumeClaims | None = None
-    pod_volumes_by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    pod_volumes_by_node: dict[str, PodVolumes] = msgspec.field(default_factory=dict)
     has_static_bindings: bool = False
 
     def clone(self) -> StateData:

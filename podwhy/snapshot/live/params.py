@@ -13,7 +13,6 @@ the server's words (snapshot/params.py FetchedKind.missing), never a guess.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
@@ -39,14 +38,13 @@ class ParamsClient(Protocol):
     def get_raw(self, resource: Resource) -> list[Any]: ...
 
 
-@dataclass
-class ParamFetch:
+class ParamFetch(msgspec.Struct):
     """What was fetched of the policies' params: each object (kind, apiVersion, its JSON as the
     server sent it, a list item without kind or apiVersion), and what was learnt of each paramKind
     (by snapshot/params.py param_kind_key)."""
 
-    objects: list[tuple[str, str, bytes]] = field(default_factory=list)
-    kinds: dict[str, FetchedKind] = field(default_factory=dict)
+    objects: list[tuple[str, str, bytes]] = msgspec.field(default_factory=list)
+    kinds: dict[str, FetchedKind] = msgspec.field(default_factory=dict)
 
 
 def policies_fetched(out: Mapping[Resource, list[Any] | str]) -> tuple[list[Any], list[Any]]:

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -24,6 +24,7 @@ from podwhy import clock
 from podwhy.errors import PodwhyError
 from podwhy.heap import gc_paused
 from podwhy.model import objects as o
+from podwhy.model.records import replace
 from podwhy.snapshot.apiversions import VERSIONS, Refused, group_of, read_versions
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode
@@ -164,8 +165,7 @@ _GROUPS = msgspec.json.Decoder(_GroupList)
 _VERSION = msgspec.json.Decoder(_Version)
 
 
-@dataclass
-class Progress:
+class Progress(msgspec.Struct):
     """What has been fetched so far; the command line renders it."""
 
     kinds_done: int = 0

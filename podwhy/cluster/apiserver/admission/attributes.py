@@ -4,8 +4,9 @@ plugin's Forbidden error becomes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from podwhy.cluster.admissionopen import AdmissionOpen
 from podwhy.errors import PodwhyError
@@ -14,8 +15,7 @@ from podwhy.model import objects as o
 from podwhy.snapshot.cluster import Snapshot
 
 
-@dataclass
-class Attributes:
+class Attributes(msgspec.Struct):
     """One pod's admission: the SNAPSHOT the plugins read (and charge), the EMULATION of the
     release, the fields the API server filled in (DEFAULTED: (field, value, why), defaulting's
     and LimitRanger's), and what RuntimeClass's Admit found for its Validate (RUNTIME_CLASS, and
@@ -23,7 +23,7 @@ class Attributes:
 
     snapshot: Snapshot
     emulation: Emulation
-    defaulted: list[tuple[str, str, str]] = field(default_factory=list)
+    defaulted: list[tuple[str, str, str]] = msgspec.field(default_factory=list)
     runtime_class: o.RuntimeClass | None = None
     runtime_class_known: bool = True
     # The pod's spec as the manifest wrote it (every field, for admission policies' CEL); None:
@@ -31,15 +31,14 @@ class Attributes:
     raw_spec: dict[str, Any] | None = None
     # What admission leaves open: webhooks never called, policies not evaluated (the
     # MutatingAdmissionPolicy and ValidatingAdmissionPolicy plugins set it).
-    open: AdmissionOpen = field(default_factory=AdmissionOpen)
+    open: AdmissionOpen = msgspec.field(default_factory=AdmissionOpen)
     # The MutatingAdmissionPolicy plugin's reinvocation context over this pod's admission, and
     # whether the mutating plugins are to be run again (ShouldReinvoke).
     reinvocation: Any = None
     reinvoke: bool = False
 
 
-@dataclass(frozen=True)
-class PolicyDenied:
+class PolicyDenied(msgspec.Struct, frozen=True):
     """The ValidatingAdmissionPolicy denial behind a refusal: the policy, its binding and the index
     in the policy's validations of the one that evaluated false (None: an error's, a
     configuration's)."""

@@ -9,8 +9,9 @@ as one from the cluster.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+
+import msgspec
 
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
 from podwhy.helpers.resourcenames import CPU, MEMORY
@@ -26,8 +27,7 @@ LIMIT_RANGER_DEFAULT = "LimitRange default in namespace {namespace}"
 MAX_MILLI_VALUE = (2**63 - 1) // 1000
 
 
-@dataclass(frozen=True)
-class LimitRangeDefault:
+class LimitRangeDefault(msgspec.Struct, frozen=True):
     """A request or limit a LimitRange gave a container (the field, its value, the LimitRange)."""
 
     field: str

@@ -17,8 +17,9 @@ manifest has none yet: the controller's count of the namespace's pods is emulate
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
+
+import msgspec
 
 from podwhy.cluster.apiserver.admission.attributes import AdmissionRefusalError, Attributes, admitted_without
 from podwhy.helpers.podresources import is_pod_level_resources_set, pod_limits, pod_requests
@@ -262,8 +263,7 @@ def _pretty(amounts: dict[str, tuple[Fraction, str]]) -> str:
     return ",".join(f"{name}={go_string(*amounts[name])}" for name in sorted(amounts))
 
 
-@dataclass
-class QuotaRefusal:
+class QuotaRefusal(msgspec.Struct):
     """ResourceQuota admission refused a pod: the quota, and the API server's words."""
 
     quota: str

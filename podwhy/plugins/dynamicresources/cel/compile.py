@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelCompileError, CelError, CelProgramError
 from podwhy.cel.interpreter import Program
@@ -17,8 +18,7 @@ from podwhy.model.quantity import Quantity
 COST_LIMIT = 1_000_000
 
 
-@dataclass(frozen=True)
-class CompiledSelector:
+class CompiledSelector(msgspec.Struct, frozen=True):
     expression: str
     program: Program | None
     error: str = ""

@@ -14,8 +14,9 @@ with the first), so both find the same first solution and hit the same first err
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelError
 from podwhy.model import objects as o
@@ -48,8 +49,7 @@ class _MaxSizeExceededError(Exception):
     """A claim would need more than ALLOCATION_RESULTS_MAX_SIZE devices on this path."""
 
 
-@dataclass
-class _Candidate:
+class _Candidate(msgspec.Struct):
     device_id: DeviceID
     slice: o.ResourceSlice
     index: int
@@ -59,21 +59,19 @@ class _Candidate:
         return self.slice.spec.devices[self.index]
 
 
-@dataclass
-class _RequestData:
+class _RequestData(msgspec.Struct):
     request: RequestView
     parent: str | None  # name of the request holding this subrequest
     device_class: o.DeviceClass | None = None
     num_devices: int = 0
-    all_devices: list[_Candidate] = field(default_factory=list)
+    all_devices: list[_Candidate] = msgspec.field(default_factory=list)
     selected_sub_index: int = 0
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request.name}" if self.parent is not None else self.request.name
 
 
-@dataclass(frozen=True)
-class DeviceResult:
+class DeviceResult(msgspec.Struct, frozen=True):
     """One allocated device: `request` is "request" or "request/subrequest"."""
 
     request: str

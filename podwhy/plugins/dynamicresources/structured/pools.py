@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from podwhy.helpers.nodeselectors import LazyNodeSelector
 from podwhy.model import objects as o
 
 
-@dataclass
-class Pool:
+class Pool(msgspec.Struct):
     driver: str
     name: str
     incomplete: bool = False
     invalid: bool = False
     invalid_reason: str = ""
-    slices: list[o.ResourceSlice] = field(default_factory=list)
+    slices: list[o.ResourceSlice] = msgspec.field(default_factory=list)
 
     @property
     def pool_id(self) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.model import objects as o
 
@@ -12,8 +13,7 @@ MODE_EXACT_COUNT = o.ALLOCATION_MODE_EXACT_COUNT
 MODE_ALL = "All"
 
 
-@dataclass(frozen=True)
-class RequestView:
+class RequestView(msgspec.Struct, frozen=True):
     """A request or a firstAvailable subrequest, as the allocator reads either."""
 
     name: str

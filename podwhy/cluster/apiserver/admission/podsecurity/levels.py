@@ -10,7 +10,8 @@ exemptions). The warn labels name the policy the server warns of (`warn_policy`)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 PRIVILEGED = "privileged"
 BASELINE = "baseline"
@@ -23,8 +24,7 @@ WARN_LEVEL_LABEL = "pod-security.kubernetes.io/warn"
 WARN_VERSION_LABEL = "pod-security.kubernetes.io/warn-version"
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(msgspec.Struct, frozen=True):
     """A level and a policy version (None: latest), as api.LevelVersion."""
 
     level: str

@@ -11,7 +11,6 @@ params, the authorizer) is not evaluated, never guessed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -44,8 +43,7 @@ VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 PARAMS = admissionopen.PARAMS
 
 
-@dataclass(frozen=True)
-class PolicyGap:
+class PolicyGap(msgspec.Struct, frozen=True):
     """A policy and binding the request meets whose decision podwhy cannot make: WHAT it reads
     that podwhy does not hold (PARAMS, or CEL's `authorizer`); for PARAMS, why they could not be
     looked up (policy/params.py's facts: WHY, the PARAM_KIND, what it names in DETAIL)."""
@@ -62,8 +60,7 @@ def _params_gap(policy: str, binding: str | None, gap: p.ParamsGap) -> PolicyGap
     return PolicyGap(policy, binding, PARAMS, gap.why, gap.param_kind, gap.detail)
 
 
-@dataclass(frozen=True)
-class PoliciesAnswer:
+class PoliciesAnswer(msgspec.Struct, frozen=True):
     """The policies' and webhooks' part in admitting one object: the ValidatingAdmissionPolicy
     verdict (its first denial refuses the object; its warnings reach `kubectl apply`), what of it
     was not evaluated, and the webhooks (mutating, then validating) the object would be sent to."""
@@ -486,8 +483,7 @@ _WORKLOAD_GVK = {
 SCHEMA = "schema"
 
 
-@dataclass(frozen=True)
-class MutatedObject:
+class MutatedObject(msgspec.Struct, frozen=True):
     """A workload as MutatingAdmissionPolicies leave it on `kubectl apply`: its JSON (None when
     nothing changed it), each changed field with the policy that changed it, and the bindings
     podwhy could not evaluate."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelCompileError, CelProgramError
 from podwhy.cel.interpreter import PER_CALL_LIMIT, Program
@@ -83,8 +84,7 @@ FUNCTIONS: Mapping[str, Callable[..., Any]] = format_functions(FORMATS)
 PATCH_FUNCTIONS: Mapping[str, Callable[..., Any]] = {**FUNCTIONS, **mutation.FUNCTIONS}
 
 
-@dataclass(frozen=True)
-class CompiledExpression:
+class CompiledExpression(msgspec.Struct, frozen=True):
     """An expression compiled, or the error the API server gives when evaluating it."""
 
     expression: str

@@ -11,7 +11,8 @@ matches no request of a v1.33 to v1.36 server."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from podwhy.cluster.apiserver.admission.policy.request import (
     CREATED_RESOURCES,
@@ -25,16 +26,15 @@ def _default_key(group: str, resource: str) -> str:
     return f"{resource}.{group}" if group else resource
 
 
-@dataclass
-class EquivalentResourceRegistry:
+class EquivalentResourceRegistry(msgspec.Struct):
     """Resources registered with their kind per subresource; resources whose KEY_FUNC agrees are
     equivalent (the API server keys them by their storage prefix). KEY_FUNC's "" means the
     default key, the group and resource."""
 
     key_func: Callable[[str, str], str] | None = None
-    _resources: dict[str, dict[str, list[GroupVersionResource]]] = field(default_factory=dict)
-    _kinds: dict[GroupVersionResource, dict[str, GroupVersionKind]] = field(default_factory=dict)
-    _keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    _resources: dict[str, dict[str, list[GroupVersionResource]]] = msgspec.field(default_factory=dict)
+    _kinds: dict[GroupVersionResource, dict[str, GroupVersionKind]] = msgspec.field(default_factory=dict)
+    _keys: dict[tuple[str, str], str] = msgspec.field(default_factory=dict)
 
     def register_kind_for(self, resource: GroupVersionResource, subresource: str, kind: GroupVersionKind) -> None:
         self._kinds.setdefault(resource, {})[subresource] = kind

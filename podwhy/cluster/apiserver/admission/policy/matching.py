@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+import msgspec
+
 from podwhy.cluster.apiserver.admission.policy.equivalence import SERVED, EquivalentResourceRegistry
 from podwhy.cluster.apiserver.admission.policy.predicates import (
     MatchError,
@@ -29,8 +31,7 @@ NO_MATCH_CONSTRAINTS = "policy contained no match constraints, a required field"
 UNKNOWN_KIND = "unable to convert to {resource}: unknown kind"
 
 
-@dataclass(frozen=True)
-class MatchResult:
+class MatchResult(msgspec.Struct, frozen=True):
     """Whether the request matches; under matchPolicy Equivalent, the resource and kind a rule
     matched (the request's own otherwise); or why it could not be decided (ERROR: a selector the
     API server cannot parse, a namespace it does not find), which the caller applies the policy's

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgspec
 
 from podwhy.cel.errors import CelError
 from podwhy.cel.library import mutation as types
@@ -24,6 +25,7 @@ from podwhy.cluster.apiserver.admission.policy.cel import CompiledExpression
 from podwhy.cluster.apiserver.admission.policy.patch import jsonpatch
 from podwhy.cluster.apiserver.admission.policy.patch.schema import ListType, Schema, Struct
 from podwhy.cluster.apiserver.admission.policy.patch.smd import PatchError, apply_structured_merge_diff
+from podwhy.model.records import replace
 
 JSON = Any
 
@@ -37,14 +39,12 @@ NEVER = "Never"
 RETURNS = {APPLY_CONFIGURATION: types.OBJECT, JSON_PATCH: f"list({types.JSON_PATCH})"}
 
 
-@dataclass(frozen=True)
-class Mutation:
+class Mutation(msgspec.Struct, frozen=True):
     patch_type: str
     expression: str
 
 
-@dataclass(frozen=True)
-class MutatingPolicy:
+class MutatingPolicy(msgspec.Struct, frozen=True):
     """A MutatingAdmissionPolicy's spec, as far as applying it reads it."""
 
     name: str
@@ -56,8 +56,7 @@ class MutatingPolicy:
     has_param_kind: bool = False
 
 
-@dataclass(frozen=True)
-class CompiledMutatingPolicy:
+class CompiledMutatingPolicy(msgspec.Struct, frozen=True):
     """compilePolicy: the variables and matchConditions (as a ValidatingAdmissionPolicy's, with
     which they share their environment) and each mutation's expression."""
 
@@ -88,8 +87,7 @@ def compile_mutating_policy(policy: MutatingPolicy) -> CompiledMutatingPolicy:
 # ------------------------------------------------------------------ what comes out
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True):
     """A PolicyError: the policy, its binding and the message; FATAL for a StatusError (the
     object cannot be decoded: an internal error, whatever the failurePolicy)."""
 
@@ -107,8 +105,7 @@ class Refusal:
         return f"policy '{self.policy}' with binding '{self.binding}' denied request: {self.message}"
 
 
-@dataclass(frozen=True)
-class BindingMutation:
+class BindingMutation(msgspec.Struct, frozen=True):
     """What one binding of one policy did: the object it left, whether it changed it, its
     errors (refusals under failurePolicy Fail), and what could not be evaluated."""
 
@@ -283,14 +280,13 @@ def _refused(policy: MutatingPolicy, binding: str, message: str) -> tuple[Refusa
 # ------------------------------------------------------------------ reinvocation (reinvocationcontext.go)
 
 
-@dataclass
-class ReinvocationContext:
+class ReinvocationContext(msgspec.Struct):
     """policyReinvokeContext, over one request's admission: the IfNeeded bindings invoked since
     the object last changed, those to run again if the mutating plugins are reinvoked, and
     whether they are (ShouldReinvoke)."""
 
-    previously_invoked: set[tuple[str, str]] = field(default_factory=set)
-    reinvoke: set[tuple[str, str]] = field(default_factory=set)
+    previously_invoked: set[tuple[str, str]] = msgspec.field(default_factory=set)
+    reinvoke: set[tuple[str, str]] = msgspec.field(default_factory=set)
     should_reinvoke: bool = False
     last_output: JSON = None
 
@@ -299,16 +295,14 @@ class ReinvocationContext:
         self.previously_invoked = set()
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(msgspec.Struct, frozen=True):
     """One policy and one of its bindings the request meets, in the server's order."""
 
     compiled: CompiledMutatingPolicy
     binding: str
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """The plugin's Admit over every invocation: the object it leaves, each binding's mutation,
     the first refusal (the request's), and what was not evaluated."""
 

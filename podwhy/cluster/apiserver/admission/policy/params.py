@@ -12,7 +12,7 @@ read as params), the binding is not evaluated (a ParamsGap, worded by the report
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.cluster import admissionopen as a
 from podwhy.helpers.labelselectors import SelectorError, label_selector_as_selector
@@ -67,8 +67,7 @@ NOT_FETCHED = a.PARAMS_NOT_FETCHED
 MUTATING = a.PARAMS_MUTATING
 
 
-@dataclass(frozen=True)
-class ParamsGap:
+class ParamsGap(msgspec.Struct, frozen=True):
     """Why a policy's params are not looked up (WHY, one of the facts above), of which paramKind
     (`v1/ConfigMap`), and what the fact names (a namespace, apiVersions, a source's words)."""
 
@@ -77,8 +76,7 @@ class ParamsGap:
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class ParamSource:
+class ParamSource(msgspec.Struct, frozen=True):
     """A paramKind the API server serves (its informer): the kind as params are filed, its
     apiVersion, its scope, and whether the snapshot vouches for all of its objects (a live fetch
     or a `podwhy snapshot` of them, --complete) or only for the namespaces it holds some of."""
@@ -89,8 +87,7 @@ class ParamSource:
     vouched: bool
 
 
-@dataclass(frozen=True)
-class PolicySkipped:
+class PolicySkipped(msgspec.Struct, frozen=True):
     """A paramKind whose apiVersion does not parse: calculatePolicyData leaves the policy out."""
 
     error: str

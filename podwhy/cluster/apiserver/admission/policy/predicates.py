@@ -4,7 +4,7 @@ a namespace selector (namespace/matcher.go), an object selector (object/matcher.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from podwhy.cluster.apiserver.admission.policy.request import (
     CREATE,
@@ -20,8 +20,7 @@ from podwhy.model import objects as o
 WILDCARD = "*"
 
 
-@dataclass(frozen=True)
-class MatchError:
+class MatchError(msgspec.Struct, frozen=True):
     """Why the API server could not decide (an apierrors.StatusError): its HTTP code and message."""
 
     code: int

@@ -5,8 +5,9 @@ namespace it is in, as JSON-like data (what CEL sees as `object`, `oldObject`, `
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from podwhy.errors import PodwhyError
 
@@ -18,8 +19,7 @@ DELETE = "DELETE"
 CONNECT = "CONNECT"
 
 
-@dataclass(frozen=True, order=True)
-class GroupVersionKind:
+class GroupVersionKind(msgspec.Struct, frozen=True, order=True):
     group: str
     version: str
     kind: str
@@ -28,8 +28,7 @@ class GroupVersionKind:
         return f"{self.group}/{self.version}, Kind={self.kind}"
 
 
-@dataclass(frozen=True, order=True)
-class GroupVersionResource:
+class GroupVersionResource(msgspec.Struct, frozen=True, order=True):
     group: str
     version: str
     resource: str
@@ -57,8 +56,7 @@ CREATED_RESOURCES: dict[tuple[str, str], GroupVersionResource] = {
 }
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """One admission request. NAMESPACE is the object's namespace ("" for a cluster-scoped one, the
     namespace's own name for a Namespace); NAMESPACE_OBJECT the Namespace it is in as the API server
     holds it (None: no such namespace), read for namespaceSelectors (and CEL's namespaceObject)."""

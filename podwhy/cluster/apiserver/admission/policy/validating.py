@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 from podwhy.cel.errors import CelError, CelNotEvaluatedError
 from podwhy.cel.values import LazyMap, type_name
 from podwhy.cluster.apiserver.admission.policy import cel as env
@@ -66,34 +68,29 @@ class Evaluation(StrEnum):
 # ------------------------------------------------------------------ what is evaluated
 
 
-@dataclass(frozen=True)
-class Validation:
+class Validation(msgspec.Struct, frozen=True):
     expression: str
     message: str = ""
     message_expression: str = ""
     reason: str = ""  # empty: Invalid
 
 
-@dataclass(frozen=True)
-class Variable:
+class Variable(msgspec.Struct, frozen=True):
     name: str
     expression: str
 
 
-@dataclass(frozen=True)
-class MatchCondition:
+class MatchCondition(msgspec.Struct, frozen=True):
     name: str
     expression: str
 
 
-@dataclass(frozen=True)
-class AuditAnnotation:
+class AuditAnnotation(msgspec.Struct, frozen=True):
     key: str
     value_expression: str
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(msgspec.Struct, frozen=True):
     """A ValidatingAdmissionPolicy's spec, as far as evaluation reads it."""
 
     name: str
@@ -105,8 +102,7 @@ class Policy:
     has_param_kind: bool = False
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(msgspec.Struct, frozen=True):
     """A ValidatingAdmissionPolicyBinding: its name, its actions and whether it refers to params."""
 
     name: str
@@ -115,8 +111,7 @@ class Binding:
     parameter_not_found_action: str = DENY
 
 
-@dataclass(frozen=True)
-class PolicyRequest:
+class PolicyRequest(msgspec.Struct, frozen=True):
     """The request as CEL sees it: JSON of the object, the old object, the AdmissionRequest
     (`cel.admission_request` builds it) and the namespace (`cel.namespace_object` of it)."""
 
@@ -129,8 +124,7 @@ class PolicyRequest:
 # ------------------------------------------------------------------ what comes out
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """PolicyDecision: one validation's outcome for one params object."""
 
     action: Action
@@ -161,8 +155,7 @@ class Denial:
         return f"ValidatingAdmissionPolicy '{self.policy}' with binding '{self.binding}' denied request: {self.message}"
 
 
-@dataclass(frozen=True)
-class BindingOutcome:
+class BindingOutcome(msgspec.Struct, frozen=True):
     """What one policy and one of its bindings did to a request."""
 
     policy: str
@@ -175,22 +168,20 @@ class BindingOutcome:
     not_evaluated: tuple[Decision, ...] = ()
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """All matching policies' outcomes on one request, as the admission plugin returns them: the
     first denial refuses it; warnings reach the client; NOT_EVALUATED decisions leave it open."""
 
     denial: Denial | None = None
     warnings: tuple[str, ...] = ()
     audit_annotations: tuple[tuple[str, str], ...] = ()
-    not_evaluated: tuple[Decision, ...] = field(default=())
+    not_evaluated: tuple[Decision, ...] = msgspec.field(default=())
 
 
 # ------------------------------------------------------------------ compiling
 
 
-@dataclass(frozen=True)
-class CompiledPolicy:
+class CompiledPolicy(msgspec.Struct, frozen=True):
     """A policy's expressions compiled once (compilePolicy): validations, their messageExpressions
     (None where a validation has none), audit annotations, match conditions and variables."""
 
@@ -235,8 +226,7 @@ class OutOfBudgetError(Exception):
     """ForInput's error: the budget of the policy's expressions on this request is spent."""
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(msgspec.Struct, frozen=True):
     """EvaluationResult: a value, or an error's words, or what was not evaluated."""
 
     value: Any = None
@@ -335,8 +325,7 @@ def _match(compiled: CompiledPolicy, request: PolicyRequest, params: JSON) -> De
 # ------------------------------------------------------------------ one policy, one params object (validator.go)
 
 
-@dataclass(frozen=True)
-class AuditResult:
+class AuditResult(msgspec.Struct, frozen=True):
     """PolicyAuditAnnotation, published (a value) or denying (an error); excluded ones are not kept."""
 
     key: str

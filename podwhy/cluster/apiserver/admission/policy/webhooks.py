@@ -7,7 +7,8 @@ unevaluated."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.cluster.apiserver.admission.policy.equivalence import SERVED, EquivalentResourceRegistry
 from podwhy.cluster.apiserver.admission.policy.matching import UNKNOWN_KIND
@@ -27,8 +28,7 @@ from podwhy.cluster.apiserver.admission.policy.request import (
 from podwhy.model import objects as o
 
 
-@dataclass(frozen=True)
-class WebhookInvocation:
+class WebhookInvocation(msgspec.Struct, frozen=True):
     """A webhook the request would be sent to: the webhook (its name, failurePolicy, timeout,
     clientConfig), its configuration's name, the resource and kind it would be sent as (an
     equivalent one under Equivalent), and its matchConditions, CEL for the caller to evaluate (the
@@ -54,8 +54,7 @@ class WebhookInvocation:
         return self.webhook.match_conditions
 
 
-@dataclass(frozen=True)
-class WebhookError:
+class WebhookError(msgspec.Struct, frozen=True):
     """A webhook whose selectors the API server cannot decide on for this request, or whose
     equivalent resource has no kind: the request fails with ERROR (whatever the failurePolicy)."""
 

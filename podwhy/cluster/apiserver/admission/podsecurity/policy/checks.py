@@ -6,7 +6,8 @@ Windows pod, a pod in a user namespace)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from podwhy.cluster.apiserver.admission.podsecurity.messages import Violation
 from podwhy.model import objects as o
@@ -14,15 +15,13 @@ from podwhy.model import objects as o
 CheckFn = Callable[[o.ObjectMeta, o.PodSpec], Violation | None]
 
 
-@dataclass(frozen=True)
-class VersionedCheck:
+class VersionedCheck(msgspec.Struct, frozen=True):
     since: int  # the minor of the first policy version it applies to
     check: CheckFn
     overrides: tuple[str, ...] = ()  # baseline check IDs this restricted check replaces
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     id: str
     level: str
     versions: tuple[VersionedCheck, ...]  # by increasing `since`

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 MISSING = "missing value"
 INVALID_INDEX = "invalid index referenced"
@@ -25,8 +26,7 @@ class TestFailedError(Exception):
     __test__ = False  # not a pytest class
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(msgspec.Struct, frozen=True):
     """One operation: op, path, from (empty: none) and value (HAS_VALUE False: none)."""
 
     op: str

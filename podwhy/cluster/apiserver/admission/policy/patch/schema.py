@@ -8,10 +8,11 @@ writes it from the releases' api/openapi-spec."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 SCHEMAS_PATH = Path(__file__).resolve().parent / "schemas.json"
 
@@ -28,8 +29,7 @@ MAP = "map"
 SCALARS = frozenset({STRING, INTEGER, NUMERIC, BOOLEAN, UNTYPED})
 
 
-@dataclass(frozen=True)
-class Struct:
+class Struct(msgspec.Struct, frozen=True):
     """A named object type: its fields (None: any key, as a granular map of ELEMENT), atomic or not."""
 
     name: str
@@ -38,15 +38,13 @@ class Struct:
     defaults: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class ListType:
+class ListType(msgspec.Struct, frozen=True):
     element: Any
     relationship: str  # atomic, set, map
     keys: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class MapType:
+class MapType(msgspec.Struct, frozen=True):
     element: Any
     atomic: bool = False
 
