@@ -247,3 +247,17 @@ def test_live_explain_of_a_workload_lists_the_namespaces_events() -> None:
     assert _pod_events("sts/db", None) == ("", "")
     assert _pod_events("shop/web-0", None) == ("shop", "web-0")
     assert _pod_events("pod/web-0", "shop") == ("shop", "web-0")
+
+
+def test_a_replication_controllers_refusal_gets_its_verified_suggestion(tmp_path: Path) -> None:
+    """A ReplicationController's stored template is kept (as a ReplicaSet's): its refusal is
+    evaluated again and the fix is a patch of the ReplicationController."""
+    from tests.analysis.test_workloadtarget import LEGACY_RC
+
+    extra = tmp_path / "legacy.yaml"
+    extra.write_text(LEGACY_RC)
+    code, out, err = run("explain", "rc/legacy", "-n", "shop", "-o", "json", sources=(CLUSTER, extra))
+    assert code == 1, err
+    (suggestion,) = json.loads(out)["suggestions"]
+    assert suggestion["kind"] == "satisfyPolicy"
+    assert suggestion["command"].startswith("kubectl patch replicationcontroller legacy -n shop --type strategic")
