@@ -72,6 +72,8 @@ class Fleet:
     pending: int = 1000
     owners: int = 20
     cloud: str = "gke"
+    # Kueue's objects too (benchmarks/fleetkueue.py): the training Jobs queued and admitted.
+    kueue: bool = False
 
     @property
     def pools(self) -> int:
@@ -562,11 +564,20 @@ def _namespace(name: str) -> dict[str, Any]:
     }
 
 
-def _training(fleet: Fleet) -> Iterator[dict[str, Any]]:
+def _queued(fleet: Fleet, item: dict[str, Any], first: int, jobs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
+    """ITEM, a training Job whose first pod is on node FIRST; with Kueue, queued and kept in JOBS."""
+    if fleet.kueue:
+        from benchmarks.fleetkueue import queued_job
+
+        jobs.append((queued_job(fleet, item, first), first))
+    return item
+
+
+def _training(fleet: Fleet, jobs: list[tuple[dict[str, Any], int]]) -> Iterator[dict[str, Any]]:
     """The gang's Job (all but its last pod bound), then Jobs of `job_size` filling the other nodes."""
     gang_job, gang_uid = f"{GANG_JOBSET}-workers-0", _uid("job", 0)
     gang = min(fleet.gang, fleet.nodes + 1)
-    yield job(GANG_NAMESPACE, gang_job, GANG_JOBSET, gang, gang_uid, gang)
+    yield _queued(fleet, job(GANG_NAMESPACE, gang_job, GANG_JOBSET, gang, gang_uid, gang), 0, jobs)
     for index in range(gang):
         bound = index < gang - 1
         pod = training_pod(fleet, GANG_NAMESPACE, gang_job, GANG_JOBSET, index, gang_uid, index if bound else None)
@@ -588,14 +599,15 @@ def _training(fleet: Fleet) -> Iterator[dict[str, Any]]:
     while first < fleet.nodes:
         size = min(fleet.job_size, fleet.nodes - first)
         name, uid = f"finetune-{j}-workers-0", _uid("job", j)
-        yield job("research", name, f"finetune-{j}", size, uid, size)
+        yield _queued(fleet, job("research", name, f"finetune-{j}", size, uid, size), first, jobs)
         for index in range(size):
             yield training_pod(fleet, "research", name, f"finetune-{j}", index, uid, first + index)
         first, j = first + size, j + 1
 
 
 def items(fleet: Fleet) -> Iterator[dict[str, Any]]:
-    """Every object of the fleet, nodes first, as `kubectl get nodes,namespaces,daemonsets,jobs,pods -A`."""
+    """Every object of the fleet, nodes first, as `kubectl get nodes,namespaces,daemonsets,jobs,pods -A`
+    (with Kueue, then Kueue's own command's: the suspended Jobs, flavors, queues and Workloads)."""
     for i in range(fleet.nodes):
         yield node(fleet, i)
     for ns in ("default", "kube-system", GANG_NAMESPACE, "research", *(f"team-{k}" for k in range(5))):
@@ -605,9 +617,15 @@ def items(fleet: Fleet) -> Iterator[dict[str, Any]]:
     for ds in range(len(DAEMONSETS)):
         for i in range(fleet.nodes):
             yield daemon_pod(fleet, ds, i)
-    yield from _training(fleet)
+    jobs: list[tuple[dict[str, Any], int]] = []
+    yield from _training(fleet, jobs)
     for i in range(fleet.pending):
         yield pending_pod(fleet, i % fleet.owners, i)
+    if fleet.kueue:
+        from benchmarks import fleetkueue
+
+        yield from fleetkueue.suspended_jobs(fleet)
+        yield from fleetkueue.items(fleet, jobs)
 
 
 def write(fleet: Fleet, path: Path) -> int:

@@ -1,11 +1,13 @@
 """The largest clusters and the first answer, in one run (issue 39).
 
     python -m benchmarks.scale [--nodes 65000] [--pool-size 1000] [--gang 512] [--pending 1000]
-                               [--owners 20] [--cloud gke|eks] [--keep PATH] [--runs 10]
+                               [--owners 20] [--cloud gke|eks] [--kueue] [--keep PATH] [--runs 10]
 
 Writes an AI fleet as `kubectl get -o json` does (`benchmarks/fleet.py`: pools of identical
 8-GPU nodes, 5 DaemonSets with a pod per node, one training pod per node, a gang of GANG pods
-with one Pending, PENDING Pending pods of OWNERS owners), then times, each in its own child
+with one Pending, PENDING Pending pods of OWNERS owners; with `--kueue`, Kueue's objects too,
+`benchmarks/fleetkueue.py`: a ResourceFlavor per pool, ClusterQueues whose quota the training
+Jobs' admitted Workloads use up, and suspended Jobs whose Workloads wait for it), then times, each in its own child
 process (so that its peak RSS is its own):
 
 - the bare parse of the file: `orjson.loads` when orjson is installed, else `msgspec.json.decode`
@@ -14,12 +16,17 @@ process (so that its peak RSS is its own):
 - `podwhy explain` of the gang's Pending pod from the file (the table, then `-o json` and its
   size, by default and with `--nodes all`), and `podwhy pending -A`: wall, peak RSS, and the
   ratio to the bare parse;
+- with `--kueue`, `podwhy explain job/NAME -n research` of a suspended Job whose Workload waits
+  for quota (its first line printed);
 - `podwhy explain` of the bundled example's pod and `podwhy --help`: the median of RUNS;
 - how many of podwhy's modules drawing explain's table loads, and the whole explain command.
 
 Beside the figures, the exactness check: the gang pod is Unschedulable with kube-scheduler's
 message for this many nodes (its condition, written when the fleet had one node more, disagrees),
-and `pending -A` finds every Pending pod.
+and `pending -A` finds every Pending pod; with `--kueue`, the gang pod's verdict is the same (its
+Job's Workload is admitted), the pending Workload's Kueue reason is WaitingForQuota with Kueue's
+"insufficient unused quota" message (its recorded condition agrees), and `pending -A` finds every
+pending Workload.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from benchmarks import fleetkueue
 from benchmarks.fleet import Fleet, gang_condition_message, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +54,7 @@ EXAMPLE = ("shop/checkout-7c9d8b6f5-m4x2q", ROOT / "fixtures" / "examples" / "sh
 PARSE = """
 import gc, sys, time
 from pathlib import Path
+from typing import Any
 try:
     import orjson
     loads, parser = orjson.loads, "orjson.loads"
@@ -131,11 +141,40 @@ def _checked(run: Run, what: str) -> Run:
 
 def _fleet_line(fleet: Fleet, items: int) -> str:
     pods = fleet.nodes * 6 + 1 + fleet.pending
-    return (
+    line = (
         f"fleet:           {fleet.nodes:,} nodes in {fleet.pools} pools of 8-GPU nodes ({fleet.cloud}), 5 DaemonSets,"
         f" {pods:,} pods ({fleet.pending + 1:,} Pending: 1 of a {fleet.gang}-pod gang, {fleet.pending:,} of"
         f" {fleet.owners} owners); {items:,} items"
     )
+    if fleet.kueue:
+        queues = 1 + -(-fleet.pools // fleetkueue.POOLS_PER_TEAM)  # llm's, and research's by 16 pools
+        line += (
+            f"\nkueue:           {fleet.pools} ResourceFlavors, {queues} ClusterQueues in a cohort, a Workload per"
+            f" training Job (admitted), {fleetkueue.SUSPENDED} pending Workloads of suspended Jobs"
+        )
+    return line
+
+
+def kueue_checks(source: list[str], bare: float, pending: dict[str, Any]) -> dict[str, bool]:
+    """`explain` of a suspended Job whose Workload waits for quota: its figures, and the checks."""
+    job, namespace = f"job/{fleetkueue.SUSPENDED_JOB}", fleetkueue.SUSPENDED_NAMESPACE
+    target = ["explain", job, "-n", namespace, *source]
+    table = _checked(podwhy(*target, env={**os.environ, "COLUMNS": "1000"}), "explain job")  # its first line whole
+    first = table.stdout.decode().splitlines()[0] if table.stdout else ""
+    print(
+        f"explain job:     {table.wall_s:.2f} s = {table.wall_s / bare:.1f}x the bare parse,"
+        f" peak {table.peak_mib:,.0f} MiB (the table, {job} -n {namespace})"
+    )
+    print(f"  first line:    {first}")
+    kueue = json.loads(_checked(podwhy(*target, "-o", "json"), "explain job -o json").stdout)["kueue"]
+    held = sum(g["count"] for g in pending.get("kueue") or [] if not g["admitted"])
+    return {
+        "the pending Workload waits for quota (WaitingForQuota)": kueue["reason"] == "WaitingForQuota"
+        and not kueue["admitted"],
+        "with Kueue's insufficient unused quota": "insufficient unused quota" in kueue["message"],
+        "as its condition records": kueue["stale"] is False,
+        f"pending -A finds the {fleetkueue.SUSPENDED} pending Workloads": held == fleetkueue.SUSPENDED,
+    }
 
 
 def large(fleet: Fleet, path: Path) -> bool:
@@ -169,12 +208,14 @@ def large(fleet: Fleet, path: Path) -> bool:
         f"pending -A:      {listed.wall_s:.2f} s = {listed.wall_s / bare:.1f}x the bare parse,"
         f" peak {listed.peak_mib:,.0f} MiB ({pending['total']:,} Pending pods in {len(pending['groups'])} groups)"
     )
+    extra = kueue_checks(source, bare, pending) if fleet.kueue else {}
     expected = gang_condition_message(fleet.nodes)
     checks = {
         "the gang pod is Unschedulable": report["verdict"] == "Unschedulable",
         f"with kube-scheduler's message for {fleet.nodes:,} nodes": report["message"] == expected,
         "its condition (one node more) disagrees": report["scheduler"]["agrees"] is False,
         f"pending -A finds all {fleet.pending + 1:,}": pending["total"] == fleet.pending + 1,
+        **extra,
     }
     print("exactness:       " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks.items()))
     return all(checks.values())
@@ -205,10 +246,13 @@ def main() -> int:
     parser.add_argument("--pending", type=int, default=1000, help="Pending pods besides the gang's")
     parser.add_argument("--owners", type=int, default=20, help="owners of those Pending pods")
     parser.add_argument("--cloud", choices=("gke", "eks"), default="gke")
+    parser.add_argument("--kueue", action="store_true", help="Kueue's objects too (benchmarks/fleetkueue.py)")
     parser.add_argument("--runs", type=int, default=10, help="runs of the example's explain and of --help")
     parser.add_argument("--keep", type=Path, help="write the dump here and keep it (an existing one is reused)")
     args = parser.parse_args()
-    fleet = Fleet(args.nodes, args.pool_size, args.gang, args.job_size, args.pending, args.owners, args.cloud)
+    fleet = Fleet(
+        args.nodes, args.pool_size, args.gang, args.job_size, args.pending, args.owners, args.cloud, args.kueue
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "fleet.json"
         if not path.exists():

@@ -46,8 +46,16 @@ SMALL = ["--nodes", "20", "--pods", "200"]
                 "modules:",
             ],
         ),
+        (
+            "benchmarks.scale",
+            [
+                *["--nodes", "30", "--pool-size", "10", "--gang", "8", "--job-size", "8", "--pending", "20"],
+                *["--runs", "1", "--kueue"],
+            ],
+            ["kueue:", "explain job:", "first line:    Job research/sweep-0-workers-0 waits in queue research-0"],
+        ),
     ],
-    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue", "scale"],
+    ids=["run", "run-compare", "pending", "pending-autoscaled", "live", "check", "kueue", "scale", "scale-kueue"],
 )
 def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) -> None:
     out = subprocess.run(
@@ -56,3 +64,41 @@ def test_benchmark_command_runs(module: str, args: list[str], lines: list[str]) 
     assert out.returncode == 0, out.stderr[-2000:]
     for line in lines:
         assert line in out.stdout, out.stdout
+
+
+def _fleet_dump(tmp_path: Path, kueue: bool) -> Path:
+    from benchmarks.fleet import Fleet, write
+
+    path = tmp_path / "fleet.json"
+    write(Fleet(30, pool_size=10, gang=8, job_size=8, pending=20, owners=4, kueue=kueue), path)
+    return path
+
+
+def test_fleet_kueue_dump_decodes_with_its_workloads(tmp_path: Path) -> None:
+    """`--kueue`: the dump decodes with podwhy; every training Job has its Workload, named as Kueue
+    names it, admitted; the suspended Jobs' Workloads wait for quota with Kueue's reason."""
+    from benchmarks import fleetkueue
+    from podwhy.analysis.kueue import kueue_pending
+    from podwhy.cluster.kueue.jobframework import JOB_GVK, workload_name
+    from podwhy.snapshot.source import FileSource
+
+    snapshot = FileSource([str(_fleet_dump(tmp_path, kueue=True))], complete=True).load()
+    assert len(snapshot.resource_flavors) == 3
+    assert set(snapshot.cluster_queues) == {"llm", "research-0"}
+    jobs = list(snapshot.jobs.values())
+    assert len(jobs) == 4 + fleetkueue.SUSPENDED  # the gang's, three fine-tuning Jobs, the suspended ones
+    for job in jobs:
+        name = workload_name(job.metadata.name, job.metadata.uid, JOB_GVK)
+        assert f"{job.metadata.namespace}/{name}" in snapshot.kueue_workloads
+    admitted = [w for w in snapshot.kueue_workloads.values() if w.status.admission is not None]
+    assert len(admitted) == 4
+    held = kueue_pending(snapshot, None)
+    assert len(held) == fleetkueue.SUSPENDED
+    assert {facts.reason for facts in held} == {"WaitingForQuota"}
+    assert all("insufficient unused quota" in facts.message for facts in held)
+
+
+def test_fleet_default_dump_has_no_kueue(tmp_path: Path) -> None:
+    """Without `--kueue` the dump holds no Kueue object and no queue-name label."""
+    text = _fleet_dump(tmp_path, kueue=False).read_text()
+    assert "kueue.x-k8s.io" not in text
