@@ -23,7 +23,6 @@ PARAMS_NOT_READ = "not-read"  # a built-in kind podwhy does not read as params
 PARAMS_SECRETS = "secrets"  # Secrets, which podwhy never reads
 PARAMS_TOO_MANY = "too-many"  # past the bound on what a snapshot holds of them (limits.MAX_PARAM_BYTES)
 PARAMS_NOT_FETCHED = "not-fetched"  # the live source could not read them (detail: its words)
-PARAMS_MUTATING = "mutating"  # a MutatingAdmissionPolicy's params, which podwhy does not look up
 
 
 class OpenWebhook(msgspec.Struct, frozen=True):

@@ -1,5 +1,6 @@
-"""The objects a ValidatingAdmissionPolicy's params may be (docs/policies.md, "Params"): what a
-snapshot holds of the kinds a policy's `paramKind` names, and what it can vouch for of them.
+"""The objects a ValidatingAdmissionPolicy's or MutatingAdmissionPolicy's params may be
+(docs/policies.md, "Params"): what a snapshot holds of the kinds a policy's `paramKind` names,
+and what it can vouch for of them.
 
 The API server looks a binding's params up in an informer of the paramKind's resource (every
 object of it); podwhy looks them up here (cluster/apiserver/admission/policy/params.py). Two
@@ -9,7 +10,7 @@ and no other built-in kind is kept as params.
 
 Reading a dump, every ConfigMap and custom resource is held as its JSON text (never as Python
 objects) until all inputs are read (a policy may come after its params), then only those of the
-kinds some ValidatingAdmissionPolicy's paramKind names are kept (`keep_kinds`); what is held at
+kinds some Validating- or MutatingAdmissionPolicy's paramKind names are kept (`keep_kinds`); what is held at
 once is bounded by limits.MAX_PARAM_BYTES, past which a kind's objects are dropped and its
 params said not evaluated. Live, and in `podwhy snapshot`, only what the bindings' paramRefs can
 select is fetched (live/params.py), and what was learnt of each paramKind (served, its scope, or
@@ -234,25 +235,34 @@ def fetched_text(kinds: Mapping[str, FetchedKind]) -> str:
 Names = dict[str | None, set[str]]
 
 
-def policy_param_kinds(
-    policies: Iterable[o.ValidatingAdmissionPolicy], bindings: Iterable[o.ValidatingAdmissionPolicyBinding]
-) -> dict[ParamKey, Names | None]:
-    """The kinds POLICIES' paramKinds name, as params are filed, each with the names their
-    BINDINGS' paramRefs name (None where one has a selector, or names none: any may be read)."""
-    by_name = {p.metadata.name: p.spec.param_kind for p in policies if p.spec.param_kind is not None}
-    out: dict[ParamKey, Names | None] = {(group_of(k.api_version), k.kind): {} for k in by_name.values()}
-    for binding in bindings:
-        kind, ref = by_name.get(binding.spec.policy_name), binding.spec.param_ref
-        if kind is None or ref is None:
-            continue
-        key = (group_of(kind.api_version), kind.kind)
-        names = out[key]
-        if names is None:
-            continue
-        if not ref.name or ref.selector is not None:
-            out[key] = None
-            continue
-        names.setdefault(ref.namespace or None, set()).add(ref.name)
+# The policies of one kind with their bindings: ValidatingAdmissionPolicies', or MutatingAdmissionPolicies'.
+PolicyPair = tuple[
+    Iterable[o.ValidatingAdmissionPolicy | o.MutatingAdmissionPolicy],
+    Iterable[o.ValidatingAdmissionPolicyBinding | o.MutatingAdmissionPolicyBinding],
+]
+
+
+def policy_param_kinds(*pairs: PolicyPair) -> dict[ParamKey, Names | None]:
+    """The kinds the policies' paramKinds name, as params are filed, each with the names their
+    bindings' paramRefs name (None where one has a selector, or names none: any may be read).
+    Each pair is policies of one kind with their bindings (a binding names a policy of its kind)."""
+    out: dict[ParamKey, Names | None] = {}
+    for policies, bindings in pairs:
+        by_name = {p.metadata.name: p.spec.param_kind for p in policies if p.spec.param_kind is not None}
+        for k in by_name.values():
+            out.setdefault((group_of(k.api_version), k.kind), {})
+        for binding in bindings:
+            kind, ref = by_name.get(binding.spec.policy_name), binding.spec.param_ref
+            if kind is None or ref is None:
+                continue
+            key = (group_of(kind.api_version), kind.kind)
+            names = out[key]
+            if names is None:
+                continue
+            if not ref.name or ref.selector is not None:
+                out[key] = None
+                continue
+            names.setdefault(ref.namespace or None, set()).add(ref.name)
     return out
 
 

@@ -173,12 +173,13 @@ class FileSource:
 
 
 def keep_policy_params(snapshot: Snapshot, complete: bool) -> None:
-    """Once every input is read: keep the possible params of the kinds the snapshot's
-    ValidatingAdmissionPolicies name, those their bindings' paramRefs may read (no longer counted
-    among the ignored), and drop the rest."""
+    """Once every input is read: keep the possible params of the kinds the snapshot's Validating-
+    and MutatingAdmissionPolicies name, those their bindings' paramRefs may read (no longer
+    counted among the ignored), and drop the rest."""
     snapshot.params.complete = complete
     kinds = policy_param_kinds(
-        snapshot.validating_admission_policies.values(), snapshot.validating_admission_policy_bindings.values()
+        (snapshot.validating_admission_policies.values(), snapshot.validating_admission_policy_bindings.values()),
+        (snapshot.mutating_admission_policies.values(), snapshot.mutating_admission_policy_bindings.values()),
     )
     kept = snapshot.params.keep_kinds(kinds)
     for kind, count in kept.items():

@@ -51,7 +51,6 @@ PARAMS_WHY = {
     facts.PARAMS_TOO_MANY: "which the snapshot did not keep: it held more than {limit} of ConfigMaps and custom"
     " resources before knowing which are params",
     facts.PARAMS_NOT_FETCHED: "which could not be read: {detail}",
-    facts.PARAMS_MUTATING: "which podwhy looks up for ValidatingAdmissionPolicies only",
 }
 
 

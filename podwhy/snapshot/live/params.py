@@ -48,12 +48,17 @@ class ParamFetch(msgspec.Struct):
 
 
 def policies_fetched(out: Mapping[Resource, list[Any] | str]) -> tuple[list[Any], list[Any]]:
-    """The ValidatingAdmissionPolicies and their bindings a fetch holds (none where it could not list them)."""
+    """The Validating- and MutatingAdmissionPolicies and their bindings a fetch holds, typed (none
+    where it could not list them)."""
 
-    def items(kind: str) -> list[Any]:
-        return [x for r, v in out.items() if r.kind == kind and not isinstance(v, str) for x in v]
+    def items(kind: str, tp: type[Any]) -> list[Any]:
+        return _typed([x for r, v in out.items() if r.kind == kind and not isinstance(v, str) for x in v], tp)
 
-    return items("ValidatingAdmissionPolicy"), items("ValidatingAdmissionPolicyBinding")
+    policies = items("ValidatingAdmissionPolicy", o.ValidatingAdmissionPolicy)
+    bindings = items("ValidatingAdmissionPolicyBinding", o.ValidatingAdmissionPolicyBinding)
+    policies += items("MutatingAdmissionPolicy", o.MutatingAdmissionPolicy)
+    bindings += items("MutatingAdmissionPolicyBinding", o.MutatingAdmissionPolicyBinding)
+    return policies, bindings
 
 
 def _typed(items: Iterable[Any], tp: type[Any]) -> list[Any]:
@@ -71,11 +76,16 @@ def _typed(items: Iterable[Any], tp: type[Any]) -> list[Any]:
 
 
 def wanted(policies: Iterable[Any], bindings: Iterable[Any]) -> dict[tuple[str, str], list[o.ParamRef]]:
-    """The paramRefs of the bindings of policies with a paramKind, by (apiVersion, kind)."""
-    typed = {p.metadata.name: p for p in _typed(policies, o.ValidatingAdmissionPolicy)}
+    """The paramRefs of the bindings of policies with a paramKind, by (apiVersion, kind): a
+    ValidatingAdmissionPolicyBinding names a ValidatingAdmissionPolicy, a MutatingAdmissionPolicyBinding
+    a MutatingAdmissionPolicy (raw items are read as the former)."""
+    typed = {
+        (isinstance(p, o.MutatingAdmissionPolicy), p.metadata.name): p
+        for p in _typed(policies, o.ValidatingAdmissionPolicy)
+    }
     out: dict[tuple[str, str], list[o.ParamRef]] = {}
     for binding in _typed(bindings, o.ValidatingAdmissionPolicyBinding):
-        policy = typed.get(binding.spec.policy_name)
+        policy = typed.get((isinstance(binding, o.MutatingAdmissionPolicyBinding), binding.spec.policy_name))
         ref = binding.spec.param_ref
         if policy is None or policy.spec.param_kind is None or ref is None:
             continue

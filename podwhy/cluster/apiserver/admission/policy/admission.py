@@ -5,8 +5,8 @@ ValidatingAdmissionWebhook are never called (the webhooks a request meets are na
 failurePolicy kept, as not evaluated), and ValidatingAdmissionPolicy is evaluated: every policy
 and binding the request meets (policy/matching.py), each binding's params looked up (policy/
 params.py) and the binding dispatched (policy/validating.py), their verdict. What a policy reads
-that podwhy does not hold (params the snapshot cannot vouch for, a MutatingAdmissionPolicy's
-params, the authorizer) is not evaluated, never guessed."""
+that podwhy does not hold (params the snapshot cannot vouch for, the authorizer) is not
+evaluated, never guessed."""
 
 from __future__ import annotations
 
@@ -125,11 +125,16 @@ def _compiled(policy: v.Policy, version: str) -> v.CompiledPolicy:
     return found
 
 
-def _param_sources(snapshot: Snapshot) -> dict[str, p.ParamSource | p.PolicySkipped | p.ParamsGap | str]:
+_Source = p.ParamSource | p.PolicySkipped | p.ParamsGap | str
+
+
+def _param_sources(
+    snapshot: Snapshot, policies: Mapping[str, o.ValidatingAdmissionPolicy | o.MutatingAdmissionPolicy]
+) -> dict[str, _Source]:
     """Each policy's paramKind resolved (policy_source.go's calculatePolicyData), by policy name."""
     return {
         name: p.param_source(snapshot.params, policy.spec.param_kind)
-        for name, policy in snapshot.validating_admission_policies.items()
+        for name, policy in policies.items()
         if policy.spec.param_kind is not None
     }
 
@@ -140,7 +145,7 @@ def validate_policies(snapshot: Snapshot, request: Request) -> tuple[v.Verdict, 
     outcomes: list[v.BindingOutcome] = []
     gaps: list[PolicyGap] = []
     cel_request = _policy_request(request)
-    sources = _param_sources(snapshot)
+    sources = _param_sources(snapshot, snapshot.validating_admission_policies)
     policies = {
         name: policy
         for name, policy in snapshot.validating_admission_policies.items()
@@ -365,32 +370,66 @@ def _configuration_refusal(policy: m.MutatingPolicy, binding: str | None, error:
     return (m.Refusal(policy.name, binding, message),)
 
 
+def _binding_params(snapshot: Snapshot, source: _Source | None, ref: o.ParamRef | None, namespace: str) -> Any:
+    """generic.CollectParams for a MutatingAdmissionPolicyBinding: the params objects to invoke it
+    with ([None] without paramKind or paramRef), a gap, or its configuration error (a string)."""
+    if not isinstance(source, p.ParamSource) or ref is None:
+        return [None]
+    collected = p.collect(snapshot.params, source, ref, namespace)
+    if isinstance(collected, p.ParamsGap | str):
+        return collected
+    if not collected and (ref.parameter_not_found_action or v.DENY) == v.DENY:
+        return v.NO_PARAMS_DENY
+    return [param.json for param in collected]
+
+
 def mutating_invocations(
     snapshot: Snapshot, request: Request
 ) -> tuple[list[m.Invocation], list[m.Refusal], list[PolicyGap]]:
-    """The MutatingAdmissionPolicies and bindings REQUEST meets, in the server's order, with the
-    configuration errors matching found and the bindings not evaluated (a MutatingAdmissionPolicy's
-    params are not looked up)."""
+    """The MutatingAdmissionPolicies, bindings and params REQUEST meets, in the server's order
+    (policy_dispatcher.go Dispatch), with the configuration errors found, and the bindings not
+    evaluated (params the snapshot cannot vouch for, as for a ValidatingAdmissionPolicy)."""
     invocations: list[m.Invocation] = []
     refusals: list[m.Refusal] = []
     gaps: list[PolicyGap] = []
-    found = matching_policies(
-        snapshot.mutating_admission_policies, snapshot.mutating_admission_policy_bindings.values(), request
-    )
+    sources = _param_sources(snapshot, snapshot.mutating_admission_policies)
+    policies = {
+        name: policy
+        for name, policy in snapshot.mutating_admission_policies.items()
+        if not isinstance(sources.get(name), p.PolicySkipped)  # not among the API server's policies
+    }
+    found = matching_policies(policies, snapshot.mutating_admission_policy_bindings.values(), request)
     for match in found:
         policy = _mutating_policy(match.policy)
+        source = sources.get(policy.name)
         if match.definition.error is not None:
             refusals += _configuration_refusal(policy, None, match.definition.error.message)
+            continue
+        if isinstance(source, str):  # the hook's ConfigurationError
+            refusals += _configuration_refusal(policy, None, source)
+            continue
+        if isinstance(source, p.ParamsGap):
+            gaps.append(_params_gap(policy.name, None, source))
             continue
         for binding_obj, error in match.binding_errors:
             refusals += _configuration_refusal(policy, binding_obj.metadata.name, error.message)
         compiled = _compiled_mutating(policy, match.policy.metadata.resource_version or "")
         for binding_obj in match.bindings:
-            if policy.has_param_kind and binding_obj.spec.param_ref is not None:
-                gaps.append(PolicyGap(policy.name, binding_obj.metadata.name, PARAMS, p.MUTATING))
-                continue
-            invocations.append(m.Invocation(compiled, binding_obj.metadata.name))
+            name = binding_obj.metadata.name
+            params = _binding_params(snapshot, source, binding_obj.spec.param_ref, request.namespace)
+            if isinstance(params, p.ParamsGap):
+                gaps.append(_params_gap(policy.name, name, params))
+            elif isinstance(params, str):
+                refusals += _configuration_refusal(policy, name, params)
+            else:
+                invocations += [m.Invocation(compiled, name, param) for param in params]
     return invocations, refusals, gaps
+
+
+def _open_mutating(gap: PolicyGap) -> OpenPolicy:
+    return OpenPolicy(
+        gap.policy, gap.binding, gap.what, MUTATING_POLICY, why=gap.why, param_kind=gap.param_kind, detail=gap.detail
+    )
 
 
 def _pod_defaulter(emulation: Emulation) -> Callable[[Any], Any]:
@@ -452,7 +491,7 @@ def admit_pod(pod: o.Pod, attributes: Attributes) -> None:
     )
     gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
     if gaps:
-        found = tuple(OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY, why=g.why) for g in gaps)
+        found = tuple(_open_mutating(g) for g in gaps)
         attributes.open = AdmissionOpen(attributes.open.webhooks, attributes.open.policies + found)
     if outcome.refusal is not None:
         cause = f"policy {outcome.refusal.policy}" + (
@@ -535,10 +574,7 @@ def mutate_workload(
         outcome = m.admit(invocations, again, gvk or kind, schema, default, context, reinvoking=True)
         done += outcome.mutations
     gaps += [PolicyGap(d.policy, d.binding, d.not_evaluated) for d in outcome.not_evaluated]
-    left_open = tuple(
-        OpenPolicy(g.policy, g.binding, g.what, MUTATING_POLICY, why=g.why, param_kind=g.param_kind, detail=g.detail)
-        for g in gaps
-    )
+    left_open = tuple(_open_mutating(g) for g in gaps)
     if outcome.refusal is not None:
         _refuse_object(kind, str(metadata.get("name", "")), source, outcome.refusal.text)
     if outcome.object == obj:

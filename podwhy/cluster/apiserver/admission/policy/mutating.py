@@ -5,7 +5,8 @@ matching binding, the matchConditions, then each mutation in order on the object
 one left, the object defaulted after each, an error made the binding's configuration error
 under the policy's failurePolicy; patch/: JSONPatch and ApplyConfiguration), the refusal's
 words (generic.PolicyError: `policy 'P' with binding 'B' denied request: ...`) and
-reinvocationPolicy (reinvocationcontext.go).
+reinvocationPolicy (reinvocationcontext.go). Each invocation is one binding with one of its params
+(CEL's `params`), looked up by admission.py as for a ValidatingAdmissionPolicy.
 
 What podwhy cannot evaluate (the `authorizer`) leaves the binding NOT_EVALUATED, never a guess."""
 
@@ -133,13 +134,15 @@ class _NotEvaluatedError(Exception):
     """The expression reads what podwhy does not evaluate (`authorizer`)."""
 
 
-def _evaluate(compiled: CompiledMutatingPolicy, index: int, request: v.PolicyRequest) -> Any:
-    """ForInput of one mutation, in a composition context of its own."""
+def _evaluate(compiled: CompiledMutatingPolicy, index: int, request: v.PolicyRequest, param: JSON) -> Any:
+    """ForInput of one mutation with one params object (CEL's `params`), in a composition context
+    of its own."""
     expression = compiled.mutations[index]
     if expression.program is None:
         raise _MutationError(expression.error)
     try:
-        (result,), _ = v.Activation(compiled.conditions, request, None).for_input([expression], env.RUNTIME_COST_BUDGET)
+        activation = v.Activation(compiled.conditions, request, param)
+        (result,), _ = activation.for_input([expression], env.RUNTIME_COST_BUDGET)
     except v.OutOfBudgetError as exc:
         raise _MutationError(str(exc)) from exc
     if result.not_evaluated:
@@ -240,13 +243,15 @@ def dispatch_binding(
     kind: str,
     schema: Schema,
     default: Callable[[JSON], JSON],
+    param: JSON = None,
 ) -> BindingMutation:
-    """One matching binding: its matchConditions, then each mutation in order on the object the
-    previous one left (DEFAULT defaults it after each, as the API server's defaulter does); an
+    """One matching binding with one of its params (PARAM, None for a policy without paramKind or
+    a binding without paramRef): its matchConditions, then each mutation in order on the object
+    the previous one left (DEFAULT defaults it after each, as the API server's defaulter does); an
     error is the binding's refusal unless failurePolicy is Ignore, and the next mutation runs."""
     policy = compiled.policy
     start = request.object
-    matched = v.conditions_hold(compiled.conditions, request)
+    matched = v.conditions_hold(compiled.conditions, request, param)
     if matched is False:
         return BindingMutation(policy.name, binding, start)
     if isinstance(matched, v.Decision):
@@ -258,7 +263,7 @@ def dispatch_binding(
     for index, item in enumerate(policy.mutations):
         current = replace(request, object=obj)
         try:
-            value = _evaluate(compiled, index, current)
+            value = _evaluate(compiled, index, current, param)
             patch = _apply_configuration if item.patch_type == APPLY_CONFIGURATION else _json_patch
             obj = default(patch(value, obj, kind, schema))
             applied = True
@@ -280,13 +285,17 @@ def _refused(policy: MutatingPolicy, binding: str, message: str) -> tuple[Refusa
 # ------------------------------------------------------------------ reinvocation (reinvocationcontext.go)
 
 
+# keyFor: the policy, the binding and the params object's namespace and name ("" without one).
+InvocationKey = tuple[str, str, str, str]
+
+
 class ReinvocationContext(msgspec.Struct):
     """policyReinvokeContext, over one request's admission: the IfNeeded bindings invoked since
     the object last changed, those to run again if the mutating plugins are reinvoked, and
     whether they are (ShouldReinvoke)."""
 
-    previously_invoked: set[tuple[str, str]] = msgspec.field(default_factory=set)
-    reinvoke: set[tuple[str, str]] = msgspec.field(default_factory=set)
+    previously_invoked: set[InvocationKey] = msgspec.field(default_factory=set)
+    reinvoke: set[InvocationKey] = msgspec.field(default_factory=set)
     should_reinvoke: bool = False
     last_output: JSON = None
 
@@ -296,10 +305,19 @@ class ReinvocationContext(msgspec.Struct):
 
 
 class Invocation(msgspec.Struct, frozen=True):
-    """One policy and one of its bindings the request meets, in the server's order."""
+    """One policy, one of its bindings the request meets and one of the binding's params (None
+    without), in the server's order (policy_dispatcher.go: a binding's params in the order found)."""
 
     compiled: CompiledMutatingPolicy
     binding: str
+    param: JSON = None
+
+    @property
+    def key(self) -> InvocationKey:
+        metadata = self.param.get("metadata") if isinstance(self.param, dict) else None
+        metadata = metadata if isinstance(metadata, dict) else {}
+        namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
+        return (self.compiled.policy.name, self.binding, namespace, name)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -332,11 +350,17 @@ def admit(
     errors = list(refusals)
     for invocation in invocations:
         policy = invocation.compiled.policy
-        key = (policy.name, invocation.binding)
+        key = invocation.key
         if reinvoking and key not in context.reinvoke:
             continue
         result = dispatch_binding(
-            invocation.compiled, invocation.binding, replace(request, object=obj), kind, schema, default
+            invocation.compiled,
+            invocation.binding,
+            replace(request, object=obj),
+            kind,
+            schema,
+            default,
+            invocation.param,
         )
         done.append(result)
         errors += result.refusals

@@ -539,9 +539,9 @@ def verdict(outcomes: Sequence[BindingOutcome]) -> Verdict:
     )
 
 
-def conditions_hold(compiled: CompiledPolicy, request: PolicyRequest) -> Decision | bool:
-    """COMPILED's matchConditions on REQUEST, as for a policy without params (a webhook's are
-    evaluated so): True, False, or the decision an error or an unevaluated part leads to."""
+def conditions_hold(compiled: CompiledPolicy, request: PolicyRequest, params: JSON = None) -> Decision | bool:
+    """COMPILED's matchConditions on REQUEST with PARAMS (None: as for a policy without params, as
+    a webhook's are evaluated): True, False, or the decision an error or an unevaluated part leads to."""
     if not compiled.match_conditions:
         return True
-    return _match(compiled, request, None)
+    return _match(compiled, request, params)
