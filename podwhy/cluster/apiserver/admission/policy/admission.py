@@ -11,7 +11,7 @@ evaluated, never guessed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -139,18 +139,24 @@ def _param_sources(
     }
 
 
+_P = TypeVar("_P", o.ValidatingAdmissionPolicy, o.MutatingAdmissionPolicy)
+
+
+def _among_the_servers(snapshot: Snapshot, policies: Mapping[str, _P]) -> tuple[dict[str, _Source], dict[str, _P]]:
+    """Each policy's paramKind resolved, and the policies the API server holds: one whose paramKind
+    does not parse is not among them (policy_source.go leaves it out)."""
+    sources = _param_sources(snapshot, policies)
+    kept = {name: policy for name, policy in policies.items() if not isinstance(sources.get(name), p.PolicySkipped)}
+    return sources, kept
+
+
 def validate_policies(snapshot: Snapshot, request: Request) -> tuple[v.Verdict, tuple[PolicyGap, ...]]:
     """ValidatingAdmissionPolicy's Validate on REQUEST over the snapshot's policies and bindings:
     each binding's params looked up (policy/params.py), the policy evaluated once with each."""
     outcomes: list[v.BindingOutcome] = []
     gaps: list[PolicyGap] = []
     cel_request = _policy_request(request)
-    sources = _param_sources(snapshot, snapshot.validating_admission_policies)
-    policies = {
-        name: policy
-        for name, policy in snapshot.validating_admission_policies.items()
-        if not isinstance(sources.get(name), p.PolicySkipped)  # not among the API server's policies
-    }
+    sources, policies = _among_the_servers(snapshot, snapshot.validating_admission_policies)
     found = matching_policies(policies, snapshot.validating_admission_policy_bindings.values(), request)
     for match in found:
         policy = _policy(match.policy)
@@ -392,12 +398,7 @@ def mutating_invocations(
     invocations: list[m.Invocation] = []
     refusals: list[m.Refusal] = []
     gaps: list[PolicyGap] = []
-    sources = _param_sources(snapshot, snapshot.mutating_admission_policies)
-    policies = {
-        name: policy
-        for name, policy in snapshot.mutating_admission_policies.items()
-        if not isinstance(sources.get(name), p.PolicySkipped)  # not among the API server's policies
-    }
+    sources, policies = _among_the_servers(snapshot, snapshot.mutating_admission_policies)
     found = matching_policies(policies, snapshot.mutating_admission_policy_bindings.values(), request)
     for match in found:
         policy = _mutating_policy(match.policy)
