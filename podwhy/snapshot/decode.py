@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -25,6 +26,7 @@ from podwhy.errors import PodwhyError
 from podwhy.model.objects import AUTOSCALER_STATUS_CONFIGMAP
 from podwhy.snapshot import fastyaml, yaml11
 from podwhy.snapshot.decoded import Decoded, ListMeta, keep_param, keep_raw
+from podwhy.snapshot.liststream import NotStreamable
 from podwhy.snapshot.typed import (
     MANIFEST_KINDS,
     SNAPSHOT_KINDS,
@@ -53,6 +55,16 @@ def decode(data: bytes, source: str, *, manifests: bool = False, skip_kindless: 
 
 # How much of the input one UTF-8 check decodes at a time (memory stays bounded on large dumps).
 _UTF8_CHUNK = 1 << 24
+
+
+def decode_list_stream(
+    batches: Iterable[list[bytes]], around: Callable[[], bytes], source: str, skip_kindless: bool
+) -> Decoded:
+    """A snapshot's JSON List read as its items come (snapshot/liststream.py): BATCHES of items'
+    texts, then AROUND the List around them; NotStreamable if it must be read whole (decode())."""
+    reader = _JsonReader(source, SNAPSHOT_KINDS, skip_kindless)
+    reader.read_items(batches)
+    return reader.finish(around())
 
 
 def not_utf8(data: bytes) -> str | None:
@@ -133,6 +145,10 @@ class _Envelope(msgspec.Struct):
     items: list[msgspec.Raw] | None = None
 
 
+class _Whole(msgspec.Struct):
+    """Nothing read: decoding checks that the text is one whole JSON object."""
+
+
 class _TypePeek(msgspec.Struct):
     kind: str = ""
     apiVersion: str = ""  # noqa: N815 - wire name
@@ -150,6 +166,7 @@ _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _PEEK = msgspec.json.Decoder(_TypePeek)
 _NAME_PEEK = msgspec.json.Decoder(_NamePeek)
 _LIST_META = msgspec.json.Decoder(ListMeta)
+_WHOLE = msgspec.json.Decoder(_Whole)
 
 
 # kubectl writes an object's kind first or right after its apiVersion (podwhy's own dumps put
@@ -274,12 +291,46 @@ class _JsonReader:
             self._add(kind, api_version, raw, f"items[{index}]")
         return self.out
 
-    def _add(self, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str) -> None:
+    def read_items(self, items: Iterable[list[bytes]]) -> Decoded:
+        """A List whose items come a batch at a time (snapshot/liststream.py): each item checked
+        whole as JSON, then read as read() reads it; the List around them is set by finish().
+        NotStreamable when something is not as read() would read it: the caller reads it whole."""
+        index = 0
+        for batch in items:
+            for raw in batch:
+                try:
+                    kind, api_version = peek_type(raw)
+                    if not kind:
+                        raise NotStreamable  # a typed List's item: the List's kind, at its end, is its
+                    self._add(kind, api_version, raw, f"items[{index}]", whole=True)
+                except (msgspec.DecodeError, PodwhyError, RecursionError):
+                    raise NotStreamable from None  # read() words it (or an error before it) exactly
+                index += 1
+        return self.out
+
+    def finish(self, around: bytes) -> Decoded:
+        """The List AROUND the items read_items read (with `"items": []` in their place)."""
+        try:
+            env = _ENVELOPE.decode(around)
+            if env.items != [] or _item_kind(env.kind):
+                raise NotStreamable
+            if env.metadata:
+                self.out.list_meta = _LIST_META.decode(env.metadata)
+        except (msgspec.DecodeError, RecursionError):
+            raise NotStreamable from None
+        self.out.source = self.source
+        return self.out
+
+    def _add(self, kind: str, api_version: str, data: bytes | msgspec.Raw, where: str, whole: bool = False) -> None:
+        """WHOLE: DATA is checked to be one whole JSON value even where it is not decoded."""
         if not kind:
             _kindless(self.out, self.source, where, self.skip_kindless)
             return
         kind = self.table.key(kind, api_version)
         how = self.table.reading(kind, api_version)
+        if how is None or (kind == "ConfigMap" and _json_name(data) != AUTOSCALER_STATUS_CONFIGMAP):
+            if whole:
+                _WHOLE.decode(data)
         if how is None:
             self.out.ignored[self.table.ignored_as(kind, api_version)] += 1
             if not self.table.manifests:  # a custom resource: it may be a policy's params

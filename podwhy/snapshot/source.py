@@ -21,7 +21,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, TypeVar
 
 import msgspec
 
@@ -30,9 +30,10 @@ from podwhy.heap import gc_paused
 from podwhy.model.objects import ADMISSION_KINDS, ALPHA_KINDS, KINDS, KUEUE_KINDS
 from podwhy.snapshot import limits
 from podwhy.snapshot.cluster import Reread, Snapshot
-from podwhy.snapshot.decode import decode
-from podwhy.snapshot.decoded import FETCHED_KINDS_ANNOTATION
+from podwhy.snapshot.decode import decode, decode_list_stream
+from podwhy.snapshot.decoded import FETCHED_KINDS_ANNOTATION, Decoded
 from podwhy.snapshot.limits import max_input_bytes, too_large
+from podwhy.snapshot.liststream import ItemSplitter, NotStreamable
 from podwhy.snapshot.params import policy_param_kinds
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
@@ -144,9 +145,9 @@ class FileSource:
                         raise PodwhyError(f"{path}: the folder holds no .json or .yaml files")
                     for file in files:
                         if given.first_time(file, raw_path, folder=True):
-                            self._add(snapshot, _read_bytes(file, self.progress), str(file), skip_kindless=True)
+                            self._add_decoded(snapshot, _decode_file(file, self.progress, skip_kindless=True))
                 elif given.first_time(path, raw_path, folder=False):
-                    self._add(snapshot, _read_bytes(path, self.progress), str(path), skip_kindless=False)
+                    self._add_decoded(snapshot, _decode_file(path, self.progress, skip_kindless=False))
         for kind in [kind for kind in snapshot.missing if kind in snapshot.kinds_seen]:
             del snapshot.missing[kind]  # another file holds what a podwhy snapshot could not fetch
         keep_policy_params(snapshot, self.complete)
@@ -165,7 +166,9 @@ class FileSource:
     def _add(self, snapshot: Snapshot, data: bytes, source: str, skip_kindless: bool) -> None:
         if self.progress is not None:
             self.progress(ReadProgress(source, "decoding", len(data), len(data)))
-        decoded = decode(data, source, skip_kindless=skip_kindless)
+        self._add_decoded(snapshot, decode(data, source, skip_kindless=skip_kindless))
+
+    def _add_decoded(self, snapshot: Snapshot, decoded: Decoded) -> None:
         self.reference_reads += decoded.reference_reads
         if decoded.list_meta is not None and FETCHED_KINDS_ANNOTATION in decoded.list_meta.annotations:
             self.fetched.update(decoded.fetched_kinds())
@@ -430,11 +433,63 @@ class GivenFiles:
 
 
 GZIP_MAGIC = b"\x1f\x8b"
+_T = TypeVar("_T")
 
 
 def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
     """The bytes of the file or pipe PATH (read_input). A device is refused before it is opened:
     `--from /dev/zero` or `/dev/urandom` is no dump, and opening some devices does something."""
+
+    def read(f: BinaryIO, size: int, reread: Callable[[], Iterator[bytes]] | None) -> bytes:
+        return read_input(f, str(path), size=size, progress=progress, reread=reread)
+
+    return _with_input(path, read)
+
+
+def _decode_file(path: Path, progress: ReadCallback | None, skip_kindless: bool) -> Decoded:
+    """The objects of the file PATH: a regular file's JSON List read an item at a time as its text
+    arrives (issue 39: a 4 GB dump is not held whole), anything else read whole and decoded."""
+
+    def read(f: BinaryIO, size: int, reread: Callable[[], Iterator[bytes]] | None) -> Decoded:
+        if reread is not None:  # a pipe cannot be read again should the List need reading whole
+            try:
+                return _stream_list(f, str(path), size, progress, skip_kindless)
+            except NotStreamable:
+                f.seek(0)
+        data = read_input(f, str(path), size=size, progress=progress, reread=reread)
+        if progress is not None:
+            progress(ReadProgress(str(path), "decoding", len(data), len(data)))
+        return decode(data, str(path), skip_kindless=skip_kindless)
+
+    return _with_input(path, read)
+
+
+def _stream_list(f: BinaryIO, name: str, size: int, progress: ReadCallback | None, skip_kindless: bool) -> Decoded:
+    """The JSON List F holds, read as read_input reads (the same limit, checks and words, gzip
+    decompressed as it comes), its items decoded as they complete (liststream.py)."""
+    first = f.read(READ_CHUNK_BYTES)
+    gzipped = first[:2] == GZIP_MAGIC
+    report: Callable[[int], None] | None = None
+    if progress is not None and size >= CHUNKED_READ_BYTES:
+        step = "decompressing" if gzipped else "reading"
+        report = lambda done: progress(ReadProgress(name, step, done, max(size, done)))  # noqa: E731
+    reading = _Reading(name, gzipped, max_input_bytes(), report)
+    splitter = ItemSplitter()
+    around: list[bytes] = []
+
+    def batches() -> Iterator[list[bytes]]:
+        for chunk in reading.text(_raw_chunks(f, first)):
+            yield splitter.feed(chunk)
+        last, text = splitter.end()
+        around.append(text)
+        yield last
+
+    return decode_list_stream(batches(), lambda: around[0], name, skip_kindless)
+
+
+def _with_input(path: Path, use: Callable[[BinaryIO, int, Callable[[], Iterator[bytes]] | None], _T]) -> _T:
+    """USE of the file or pipe PATH, opened once it is known to be one: USE(file, its size (0 for a
+    pipe), a way to read a regular file again from its start (None for a pipe))."""
     limit = max_input_bytes()
     try:
         info = path.stat()
@@ -449,13 +504,13 @@ def _read_bytes(path: Path, progress: ReadCallback | None = None) -> bytes:
             if stat.S_ISREG(info.st_mode) and info.st_size == 0 and path.name.endswith(".gz"):
                 raise PodwhyError(f"{path}: empty file: no gzip data")
             if not stat.S_ISREG(info.st_mode):
-                return read_input(f, str(path), progress=progress)
+                return use(f, 0, None)
 
             def reread() -> Iterator[bytes]:
                 f.seek(0)
                 return _raw_chunks(f, f.read(READ_CHUNK_BYTES))
 
-            return read_input(f, str(path), size=info.st_size, progress=progress, reread=reread)
+            return use(f, info.st_size, reread)
     except FileNotFoundError:
         raise PodwhyError(f"{path}: no such file or directory") from None
     except OSError as exc:

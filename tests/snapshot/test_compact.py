@@ -1,0 +1,129 @@
+"""Strings a snapshot repeats held once (snapshot/compact.py): the objects read the same, and the
+repeated strings of pods and nodes are one object each."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+
+from podwhy.snapshot import compact
+from podwhy.snapshot.decode import decode
+
+
+def _pod(i: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"train-{i}",
+            "namespace": "llm",
+            "labels": {"job-name": "train", "batch.kubernetes.io/job-completion-index": str(i)},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": "u-1"}],
+        },
+        "spec": {
+            "nodeName": f"gpu-{i % 2}",
+            "schedulerName": "default-scheduler",
+            "priorityClassName": "high",
+            "preemptionPolicy": "PreemptLowerPriority",
+            "nodeSelector": {"cloud.google.com/gke-nodepool": "a3-pool-00"},
+            "tolerations": [
+                {
+                    "key": "node.kubernetes.io/not-ready",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
+                {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+            ],
+            "containers": [
+                {"name": "trainer", "image": "trainer:1", "resources": {"requests": {"nvidia.com/gpu": "8"}}}
+            ],
+        },
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
+            "containerStatuses": [{"name": "trainer", "image": "trainer:1", "ready": True}],
+        },
+    }
+
+
+def _node(i: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"gpu-{i}", "labels": {"cloud.google.com/gke-nodepool": "a3-pool-00"}},
+        "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+        "status": {
+            "allocatable": {"nvidia.com/gpu": "8", "cpu": "207", "pods": 110},
+            "images": [{"names": ["trainer:1"], "sizeBytes": 1}],
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "ready"}],
+            "nodeInfo": {"kubeletVersion": "v1.35.0", "operatingSystem": "linux"},
+        },
+    }
+
+
+_DUMP = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_node(0), _node(1), *map(_pod, range(4))]}).encode()
+
+
+def _read(on: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    if not on:
+        monkeypatch.setattr(compact.Strings, "compact", lambda *_: None)
+    objects = decode(_DUMP, "dump.json").objects
+    monkeypatch.undo()
+    return objects
+
+
+def test_objects_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    held_once, as_decoded = _read(True, monkeypatch), _read(False, monkeypatch)
+    for kind in ("Pod", "Node"):
+        assert msgspec.json.encode(held_once[kind]) == msgspec.json.encode(as_decoded[kind])
+
+
+# The repeated strings of two pods (and two nodes): a path through the object to each.
+POD_STRINGS = [
+    lambda p: p.metadata.namespace,
+    lambda p: p.metadata.labels["job-name"],
+    lambda p: p.metadata.owner_references[0].uid,
+    lambda p: p.spec.scheduler_name,
+    lambda p: p.spec.priority_class_name,
+    lambda p: p.spec.preemption_policy,
+    lambda p: p.spec.node_selector["cloud.google.com/gke-nodepool"],
+    lambda p: p.spec.tolerations[0].key,
+    lambda p: p.spec.tolerations[1].value,
+    lambda p: p.spec.tolerations[1].effect,
+    lambda p: p.spec.containers[0].image,
+    lambda p: p.spec.containers[0].resources.requests["nvidia.com/gpu"],
+    lambda p: p.status.phase,
+    lambda p: p.status.conditions[0].type,
+    lambda p: p.status.conditions[0].status,
+    lambda p: p.status.container_statuses[0].image,
+]
+NODE_STRINGS = [
+    lambda n: n.metadata.labels["cloud.google.com/gke-nodepool"],
+    lambda n: n.spec.taints[0].key,
+    lambda n: n.status.allocatable["cpu"],
+    lambda n: n.status.images[0].names[0],
+    lambda n: n.status.conditions[0].reason,
+    lambda n: n.status.conditions[0].message,
+    lambda n: n.status.node_info.kubelet_version,
+]
+
+
+def test_repeated_strings_are_one_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = _read(True, monkeypatch)
+    pods, nodes = objects["Pod"], objects["Node"]
+    for path in POD_STRINGS:
+        assert path(pods[0]) is path(pods[3])
+    for path in NODE_STRINGS:
+        assert path(nodes[0]) is path(nodes[1])
+    assert pods[0].spec.node_name is pods[2].spec.node_name
+    assert nodes[0].status.allocatable["pods"] == 110  # an integer stays an integer
+
+
+def test_manifests_are_left_as_decoded() -> None:
+    """Manifests (`-f`) are few, and their text is kept: nothing is replaced."""
+    manifests = decode(_DUMP, "dump.json", manifests=True).objects["Pod"]
+    assert manifests[0].spec.scheduler_name is not manifests[1].spec.scheduler_name
