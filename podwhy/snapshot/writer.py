@@ -192,7 +192,6 @@ class Spool:
         # Each resource's pages: (offset, length) in the file, and its item count.
         self._pages: dict[Resource, list[tuple[int, int]]] = {}
         self._counts: dict[Resource, int] = {}
-        self.bytes = 0
 
     def page(self, resource: Resource, items: list[msgspec.Raw]) -> None:
         block = zlib.compress(
@@ -206,7 +205,6 @@ class Spool:
                 raise PodwhyError(f"the snapshot's temporary file: cannot write: {exc.strerror}") from None
             self._pages.setdefault(resource, []).append((offset, len(block)))
             self._counts[resource] = self._counts.get(resource, 0) + len(items)
-            self.bytes += len(block)
 
     def restart(self, resource: Resource) -> None:
         with self._lock:

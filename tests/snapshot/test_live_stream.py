@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,27 @@ def test_verbose_says_counts_and_rate_on_stderr_never_stdout(tmp_path: Path, mon
     assert result.stdout.startswith('{"apiVersion": "v1", "kind": "List"') and "objects/s" not in result.stdout
     # Without -v, stderr no terminal: no progress at all.
     assert "objects/s" not in quiet.stderr and "fetching:" not in quiet.stderr
+
+
+def test_params_listed_after_the_lists_are_written_not_spooled(tmp_path: Path) -> None:
+    """A custom kind's params a selector selects are listed once the policies are in: they are the
+    params' own, never the sink's (a snapshot written as it streams still holds them)."""
+    from tests.snapshot.test_live_params import CUSTOM, NODE, _binding, _policy
+
+    custom = {"apiVersion": "example.com/v1", "kind": "ParamsConfig", "metadata": {"namespace": "shop"}}
+    objects = [
+        NODE,
+        _policy("custom", "example.com/v1", "ParamsConfig"),
+        _binding("b", "custom", {"selector": {"matchLabels": {"team": "a"}}, "namespace": "shop"}),
+        {**custom, "metadata": {"name": "c", "namespace": "shop", "labels": {"team": "a"}}, "spec": {"max": 3}},
+        {**custom, "metadata": {"name": "other", "namespace": "shop"}},
+    ]
+    with FakeApiServer(objects, extra_served=CUSTOM) as server:
+        config = str(server.kubeconfig(tmp_path / "config"))
+        dump = tmp_path / "snap.json"
+        result = CliRunner().invoke(app, ["snapshot", "-o", str(dump), "-q", "--kubeconfig", config])
+        listed = [r for r in server.requests if r.path.endswith("/paramsconfigs")]
+    assert result.exit_code == 0, result.output
+    assert listed  # listed by the selector, not got by name
+    written = [item for item in json.loads(dump.read_bytes())["items"] if item["kind"] == "ParamsConfig"]
+    assert [(i["metadata"]["name"], i["spec"]) for i in written] == [("c", {"max": 3})]

@@ -247,12 +247,17 @@ class LiveSource:
         return b"".join(chunks)
 
     def _list(
-        self, resource: Resource, namespace: str | None, field_selector: str, raw: bool, label_selector: str = ""
+        self,
+        resource: Resource,
+        namespace: str | None,
+        field_selector: str,
+        raw: bool,
+        label_selector: str = "",
+        sink: PageSink | None = None,
     ) -> list[Any]:
         """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
-        JSON of each item with `raw`, handed to the sink when there is one); restarts the list when its
-        continue token expired (410 Gone)."""
-        sink = self.sink if raw and resource.kind not in HELD_KINDS else None
+        JSON of each item with `raw`, handed to SINK when there is one, which then gets them all);
+        restarts the list when its continue token expired (410 Gone)."""
         try:
             return self._pages(resource, namespace, field_selector, raw, label_selector, sink)
         except BaseException:
@@ -517,7 +522,9 @@ class LiveSource:
                 try:
                     if resource.name:
                         return resource, self._get_object(resource, raw)
-                    return resource, self._list(resource, namespace, field_selector, raw)
+                    # The fetch's lists (not the params', fetched after) go to the sink, but the few it holds.
+                    sink = self.sink if raw and resource.kind not in HELD_KINDS else None
+                    return resource, self._list(resource, namespace, field_selector, raw, sink=sink)
                 except _HttpError as exc:
                     if exc.status == 404 and resource.name:
                         return resource, []  # no such object
