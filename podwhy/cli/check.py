@@ -76,7 +76,7 @@ def check(
         if junit is not None:
             _check_output_path(junit)
         shown = shared.progress_shown(output)
-        with fetch_progress(shown) as progress, place_progress(shown) as placing:
+        with fetch_progress(shown, shared.verbose) as progress, place_progress(shown) as placing:
             selected = select_source(from_, shared, progress, namespace=namespace)
             namespace = selected.namespace or "default"
             manifests = ManifestSource(files, namespace)

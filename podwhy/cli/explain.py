@@ -99,7 +99,7 @@ def explain(
         from podwhy.report.render.progress import fetch_progress
 
         events = None if pod is None else partial(_pod_events, pod)
-        with fetch_progress(shared.progress_shown(output)) as progress:
+        with fetch_progress(shared.progress_shown(output), shared.verbose) as progress:
             selected = select_source(from_, shared, progress, namespace=namespace, events_for=events)
             report = run_explain(
                 ExplainRequest(

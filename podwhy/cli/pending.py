@@ -52,7 +52,7 @@ def pending(
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
         check_live_options(from_, shared)
-        with fetch_progress(shared.progress_shown(output)) as progress:
+        with fetch_progress(shared.progress_shown(output), shared.verbose) as progress:
             # One rule, live or offline: -A every namespace, else -n, else the context's namespace
             # (live) or default (offline), as explain and check choose theirs.
             selected = select_source(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -74,47 +74,52 @@ def _snapshot(
     """`podwhy snapshot`'s work: (objects written or None, where, the kinds not fetched and why, how
     many objects of each kind were fetched)."""
     from podwhy.report.render.progress import fetch_progress
-    from podwhy.snapshot.writer import DumpTarget, write_dump
+    from podwhy.snapshot.writer import DumpTarget, Parts, Spool, write_dump
 
     with one_line_errors(shared.debug):
         if namespace is not None and all_namespaces:
             raise UsageError("-n and -A do not go together")
         target = DumpTarget(output)  # a path that cannot be written fails before anything is fetched
         with discarded_unless_written(target):
-            with fetch_progress(not shared.quiet) as progress:
-                selected = select_source(
-                    None,
-                    shared,
-                    progress,
-                    namespace=namespace,
-                    all_namespaces=all_namespaces,
-                    events_for=namespace_events,
+            spool = Spool(target.folder)  # the pages, as they arrive: no copy of the cluster in memory
+            try:
+                with fetch_progress(not shared.quiet, shared.verbose) as progress:
+                    selected = select_source(
+                        None,
+                        shared,
+                        progress,
+                        namespace=namespace,
+                        all_namespaces=all_namespaces,
+                        events_for=namespace_events,
+                    )
+                    live = selected.live
+                    assert live is not None  # no --from: the live cluster
+                    live.sink = spool
+                    fetched = live.fetch(raw=True)
+                # Two lists can hold one kind (the pods' Events and Cluster Autoscaler's): both are kept.
+                items: dict[tuple[str, str], Parts] = {}
+                for r, v in fetched.items():
+                    if not isinstance(v, str):
+                        items.setdefault((r.kind, r.group_version), Parts()).add(v, spool, r)
+                missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
+                count = written(
+                    lambda: write_dump(
+                        target,
+                        items,
+                        missing,
+                        redact_text=redact,
+                        server_version=live.server_version,
+                        taken_at=live.taken_at,
+                        params=live.params,
+                    )
                 )
-                live = selected.live
-                assert live is not None  # no --from: the live cluster
-                fetched = live.fetch(raw=True)
-            # Two lists can hold one kind (the pods' Events and Cluster Autoscaler's): both are kept.
-            items: dict[tuple[str, str], list[Any]] = {}
-            for r, v in fetched.items():
-                if not isinstance(v, str):
-                    items.setdefault((r.kind, r.group_version), []).extend(v)
-            missing = {r.kind: v for r, v in fetched.items() if isinstance(v, str)}
-            count = written(
-                lambda: write_dump(
-                    target,
-                    items,
-                    missing,
-                    redact_text=redact,
-                    server_version=live.server_version,
-                    taken_at=live.taken_at,
-                    params=live.params,
-                )
-            )
+            finally:
+                spool.close()
             params = live.params.kinds.items()
             missing.update({key: f"{kind.missing} (policies' params)" for key, kind in params if kind.missing})
     kinds: dict[str, int] = {}
-    for (kind, _), raws in items.items():
-        kinds[kind] = kinds.get(kind, 0) + len(raws)
+    for (kind, _), parts in items.items():
+        kinds[kind] = kinds.get(kind, 0) + len(parts)
     for kind, _, _ in live.params.objects:  # the policies' params (the autoscaler's status may be one too)
         kinds[kind] = kinds.get(kind, 0) + 1
     return count, target, missing, kinds

@@ -16,7 +16,9 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Mapping
+import threading
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -35,6 +37,7 @@ from podwhy.snapshot.decoded import (
 from podwhy.snapshot.live.params import ParamFetch
 from podwhy.snapshot.params import PARAMS_ANNOTATION, fetched_text, read_param
 from podwhy.snapshot.redact import Redactor, redact_object, redact_param
+from podwhy.snapshot.resources import Resource
 
 
 def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
@@ -49,7 +52,7 @@ def _with_kind(raw: bytes, kind: str, api_version: str) -> bytes:
 
 
 def _new_params(
-    items: Mapping[tuple[str, str], list[msgspec.Raw]], params: ParamFetch | None
+    items: Mapping[tuple[str, str], Iterable[msgspec.Raw | bytes]], params: ParamFetch | None
 ) -> list[tuple[str, str, bytes]]:
     """The params fetched that ITEMS do not hold already (Cluster Autoscaler's status ConfigMap)."""
     if params is None:
@@ -117,6 +120,11 @@ class DumpTarget:
         os.chmod(self._temp, stat.S_IMODE(existing.st_mode) if existing is not None else 0o600)
 
     @property
+    def folder(self) -> str | None:
+        """The folder the file is written in (None for stdout, a device or a FIFO)."""
+        return str(self._replaces.parent) if self._temp is not None else None
+
+    @property
     def description(self) -> str:
         return "stdout" if self.to_stdout else str(self.path)
 
@@ -159,9 +167,94 @@ class _Unclosed(io.BufferedIOBase):
                 super().close()
 
 
+# A spooled item's length, before its bytes.
+_LENGTH = 8
+# Each spooled page is compressed at this zlib level (the fastest, as the API server's gzip): the
+# spool takes a fraction of the uncompressed size on disk, for little CPU (zlib lets the other
+# lists' threads run meanwhile).
+SPOOL_LEVEL = 1
+
+
+class Spool:
+    """The pages of a raw fetch (live/source.py PageSink), written to an unnamed temporary file as
+    they arrive, so that `podwhy snapshot` holds no copy of the cluster in memory: the List is
+    written from it once every list is in (its head says what was fetched, and its items keep the
+    order of the kinds, whichever list ended first). The file is in the dump's folder (the system's
+    temporary folder for stdout) and is gone once closed, or when the process ends however it ends.
+    Pages are stored compressed (SPOOL_LEVEL) and read back one at a time."""
+
+    def __init__(self, folder: str | None) -> None:
+        try:
+            self._file = tempfile.TemporaryFile(dir=folder, prefix=".podwhy-snapshot.", suffix=".spool")
+        except OSError as exc:
+            raise PodwhyError(f"{folder or tempfile.gettempdir()}: cannot write: {exc.strerror}") from None
+        self._lock = threading.Lock()
+        # Each resource's pages: (offset, length) in the file, and its item count.
+        self._pages: dict[Resource, list[tuple[int, int]]] = {}
+        self._counts: dict[Resource, int] = {}
+
+    def page(self, resource: Resource, items: list[msgspec.Raw]) -> None:
+        block = zlib.compress(
+            b"".join(len(item).to_bytes(_LENGTH, "little") + bytes(item) for item in items), SPOOL_LEVEL
+        )
+        with self._lock:
+            try:
+                offset = self._file.seek(0, io.SEEK_END)
+                self._file.write(block)
+            except OSError as exc:
+                raise PodwhyError(f"the snapshot's temporary file: cannot write: {exc.strerror}") from None
+            self._pages.setdefault(resource, []).append((offset, len(block)))
+            self._counts[resource] = self._counts.get(resource, 0) + len(items)
+
+    def restart(self, resource: Resource) -> None:
+        with self._lock:
+            self._pages.pop(resource, None)
+            self._counts.pop(resource, None)
+
+    def count(self, resource: Resource) -> int:
+        return self._counts.get(resource, 0)
+
+    def items(self, resource: Resource) -> Iterator[bytes]:
+        """RESOURCE's items as the server sent them, in order, one page read at a time."""
+        for offset, size in self._pages.get(resource, []):
+            with self._lock:
+                self._file.seek(offset)
+                block = zlib.decompress(self._file.read(size))
+            view = memoryview(block)
+            at = 0
+            while at < len(block):
+                length = int.from_bytes(view[at : at + _LENGTH], "little")
+                at += _LENGTH
+                yield bytes(view[at : at + length])
+                at += length
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Parts:
+    """The items of one (kind, apiVersion) of a dump: lists held in memory and lists spooled, in
+    order; iterable again and again (write_dump reads them twice when a param may be among them)."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[list[Any], Spool | None, Resource | None]] = []
+
+    def add(self, held: list[Any], spool: Spool | None = None, resource: Resource | None = None) -> None:
+        self._parts.append((held, spool, resource))
+
+    def __iter__(self) -> Iterator[msgspec.Raw | bytes]:
+        for held, spool, resource in self._parts:
+            yield from held
+            if spool is not None and resource is not None:
+                yield from spool.items(resource)
+
+    def __len__(self) -> int:
+        return sum(len(h) + (s.count(r) if s is not None and r is not None else 0) for h, s, r in self._parts)
+
+
 def write_dump(
     target: DumpTarget,
-    items: Mapping[tuple[str, str], list[msgspec.Raw]],
+    items: Mapping[tuple[str, str], Iterable[msgspec.Raw | bytes]],
     missing: Mapping[str, str],
     redact_text: bool = False,
     server_version: str = "",

@@ -43,6 +43,20 @@ def test_progress_says_what_is_done(event: Progress | ReadProgress, words: str) 
     assert "connect" not in describe(event)
 
 
+def test_a_fetch_says_its_largest_kinds_and_its_rate() -> None:
+    counts = {"Pod": 10000, "Node": 2000, "Event": 0, "Namespace": 9, "DaemonSet": 5}
+    fetch = Progress(kinds_done=3, kinds_total=19, objects=12014, current="pods", page=21, by_kind=counts)
+    assert describe(fetch, 4.0) == (
+        "listing pods, page 21 · 3/19 kinds · 12,014 objects (Pod 10,000, Node 2,000, Namespace 9, …) · 3,004 objects/s"
+    )
+    assert progress_module.fetch_line(fetch, 2.0) == (
+        "fetching: 3/19 kinds · 12,014 objects (Pod 10,000, Node 2,000, Namespace 9, …) · 6,007 objects/s"
+    )
+    assert progress_module.fetch_summary(fetch, 4.0) == (
+        "fetched 12,014 objects (Pod 10,000, Node 2,000, Namespace 9, …) in 4.0 s · 3,004 objects/s"
+    )
+
+
 def _display() -> tuple[_Display, io.StringIO]:
     out = io.StringIO()
     return _Display(Console(file=out, force_terminal=True, width=80)), out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +28,16 @@ from podwhy.model.records import replace
 from podwhy.snapshot.apiversions import VERSIONS, Refused, group_of, read_versions
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode
-from podwhy.snapshot.decoded import ListMeta
 from podwhy.snapshot.limits import max_input_bytes, too_large
 from podwhy.snapshot.live.errors import HttpError as _HttpError
 from podwhy.snapshot.live.errors import connection_error
 from podwhy.snapshot.live.kubeconfig import api_client
 from podwhy.snapshot.live.params import ParamFetch, fetch_params, policies_fetched
+from podwhy.snapshot.live.wire import GROUPS_DECODER, PAGE_DECODER, VERSION_DECODER, decode_status
+from podwhy.snapshot.live.wire import HELD_KINDS as HELD_KINDS
+from podwhy.snapshot.live.wire import PageSink as PageSink
+from podwhy.snapshot.live.wire import Progress as Progress
+from podwhy.snapshot.live.wire import ProgressCallback as ProgressCallback
 from podwhy.snapshot.params import read_param
 from podwhy.snapshot.resources import (
     ADMISSION_RESOURCES as ADMISSION_RESOURCES,
@@ -128,59 +132,6 @@ ESSENTIAL = frozenset({"Node", "Pod"})
 ADD_ON_KINDS = o.AUTOSCALER_KINDS | o.KUEUE_KINDS.keys() | o.ADMISSION_KINDS.keys()
 
 
-class _ListPage(msgspec.Struct):
-    """A list page with its items left as raw JSON (for `podwhy snapshot`, which copies them)."""
-
-    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
-    items: list[msgspec.Raw] = []
-
-
-class _Status(msgspec.Struct):
-    message: str = ""
-    reason: str = ""
-
-
-class _GroupVersion(msgspec.Struct):
-    groupVersion: str = ""  # noqa: N815 - wire name
-
-
-class _Group(msgspec.Struct):
-    name: str = ""
-    versions: list[_GroupVersion] = []
-
-
-class _GroupList(msgspec.Struct):
-    """Discovery's APIGroupList (GET /apis): every group the server serves, with its versions."""
-
-    groups: list[_Group] = []
-
-
-class _Version(msgspec.Struct):
-    git_version: str = msgspec.field(default="", name="gitVersion")
-
-
-_PAGE = msgspec.json.Decoder(_ListPage)
-_STATUS = msgspec.json.Decoder(_Status)
-_GROUPS = msgspec.json.Decoder(_GroupList)
-_VERSION = msgspec.json.Decoder(_Version)
-
-
-class Progress(msgspec.Struct):
-    """What has been fetched so far; the command line renders it."""
-
-    kinds_done: int = 0
-    kinds_total: int = 0
-    objects: int = 0
-    pages: int = 0
-    requests: int = 0
-    # The list requested last (resource display name), and which page of it.
-    current: str = ""
-    page: int = 0
-
-
-ProgressCallback = Callable[[Progress], None]
-
-
 @dataclass
 class LiveSource:
     """Lists every kind the plugins read from the API server of a kubeconfig context."""
@@ -191,6 +142,8 @@ class LiveSource:
     # The pod whose events to fetch (namespace, name); None for no events.
     events_for: tuple[str, str] | None = None
     progress: ProgressCallback | None = None
+    # A raw fetch's pages go here as they arrive (but those of HELD_KINDS); None: held until the end.
+    sink: PageSink | None = None
     resources: tuple[Resource, ...] = LIVE_RESOURCES
     # --insecure-skip-tls-verify, as kubectl's: the server's certificate is not checked (the
     # kubeconfig's CA is set aside); nothing else of the connection changes.
@@ -211,6 +164,10 @@ class LiveSource:
     taken_at: str = field(default="", init=False)
     # The policies' params (live/params.py), set by fetch once the policies and bindings are fetched.
     params: ParamFetch = field(default_factory=ParamFetch, init=False)
+    # Pages of raw JSON held now (from their answer until nothing refers to it), and the most
+    # held at once during a fetch: a raw fetch without a sink holds every page to the end.
+    pages_held: int = field(default=0, init=False)
+    peak_pages_held: int = field(default=0, init=False)
 
     # ------------------------------------------------------------------ connecting
     def connect(self) -> str:
@@ -264,7 +221,7 @@ class LiveSource:
             if (status >= 500 or status == 429) and attempt <= RETRIES:
                 time.sleep(RETRY_BACKOFF_S * attempt)
                 continue
-            parsed = _decode_status(data)
+            parsed = decode_status(data)
             raise _HttpError(status, parsed.reason, parsed.message or f"HTTP {status}")
 
     def _body(self, response: Any, deadline: float | None, timeout: float) -> bytes:
@@ -290,10 +247,33 @@ class LiveSource:
         return b"".join(chunks)
 
     def _list(
-        self, resource: Resource, namespace: str | None, field_selector: str, raw: bool, label_selector: str = ""
+        self,
+        resource: Resource,
+        namespace: str | None,
+        field_selector: str,
+        raw: bool,
+        label_selector: str = "",
+        sink: PageSink | None = None,
     ) -> list[Any]:
         """Every item of a list, page by page, decoded as each page arrives (typed objects, or the raw
-        JSON of each item with `raw`); restarts the list when its continue token expired (410 Gone)."""
+        JSON of each item with `raw`, handed to SINK when there is one, which then gets them all);
+        restarts the list when its continue token expired (410 Gone)."""
+        try:
+            return self._pages(resource, namespace, field_selector, raw, label_selector, sink)
+        except BaseException:
+            if sink is not None:
+                sink.restart(resource)  # a list that failed leaves nothing half-written
+            raise
+
+    def _pages(
+        self,
+        resource: Resource,
+        namespace: str | None,
+        field_selector: str,
+        raw: bool,
+        label_selector: str,
+        sink: PageSink | None,
+    ) -> list[Any]:
         items: list[Any] = []
         token = ""
         restarts = 0
@@ -315,13 +295,20 @@ class LiveSource:
             except _HttpError as exc:
                 if exc.status == 410 and token and restarts < RETRIES:
                     items, token, page_number = [], "", 0
+                    if sink is not None:
+                        sink.restart(resource)
                     restarts += 1
                     continue
                 raise
+            self._held(1)
             if raw:
-                page = _PAGE.decode(data)
-                items.extend(page.items)
+                page = PAGE_DECODER.decode(data)
                 count, token = len(page.items), page.metadata.continue_
+                if sink is not None:
+                    sink.page(resource, page.items)
+                else:
+                    items.extend(page.items)  # the items refer to the page: held to the end
+                del page
             else:
                 # The same typed decoder as dumps: each item straight into the model.
                 decoded = decode(data, f"{resource.display} from {self.host}")
@@ -334,12 +321,20 @@ class LiveSource:
                 count = len(objects)
                 token = decoded.list_meta.continue_ if decoded.list_meta is not None else ""
             del data  # at most one page of raw JSON is held at a time
+            if not raw or sink is not None or not count:
+                self._held(-1)  # nothing refers to the page now
             with self._lock:
                 self._state.pages += 1
                 self._state.objects += count
+                self._state.by_kind[resource.kind] = self._state.by_kind.get(resource.kind, 0) + count
             self._report()
             if not token:
                 return items
+
+    def _held(self, change: int) -> None:
+        with self._lock:
+            self.pages_held += change
+            self.peak_pages_held = max(self.peak_pages_held, self.pages_held)
 
     def _get_object(self, resource: Resource, raw: bool) -> list[Any]:
         """The one object RESOURCE names, as a list of it (typed, or its raw JSON without kind and
@@ -363,6 +358,7 @@ class LiveSource:
         with self._lock:
             self._state.pages += 1
             self._state.objects += len(items)
+            self._state.by_kind[resource.kind] = self._state.by_kind.get(resource.kind, 0) + len(items)
         self._report()
         return items
 
@@ -391,7 +387,7 @@ class LiveSource:
         does not say (then each kind is tried in the versions podwhy reads, newest first)."""
         try:
             data = self.get("/apis")
-            groups = _GROUPS.decode(data)
+            groups = GROUPS_DECODER.decode(data)
         except (_HttpError, msgspec.DecodeError):
             return None
         return {g.name: [v.groupVersion for v in g.versions] for g in groups.groups}
@@ -422,6 +418,7 @@ class LiveSource:
         self.connect()
         self.taken_at = clock.rfc3339(clock.now())
         self._state = Progress(kinds_total=len(self.resources) + (1 if self.events_for else 0))
+        self.pages_held = self.peak_pages_held = 0
         self._raw_pods = {}
         self._raw_templates = {}
         needs_discovery = any(
@@ -476,7 +473,7 @@ class LiveSource:
     def _server_version(self) -> str:
         """The API server's gitVersion; "" when it does not say (podwhy then looks elsewhere)."""
         try:
-            return _VERSION.decode(self.get("/version")).git_version
+            return VERSION_DECODER.decode(self.get("/version")).git_version
         except (_HttpError, msgspec.MsgspecError):
             return ""
 
@@ -525,7 +522,9 @@ class LiveSource:
                 try:
                     if resource.name:
                         return resource, self._get_object(resource, raw)
-                    return resource, self._list(resource, namespace, field_selector, raw)
+                    # The fetch's lists (not the params', fetched after) go to the sink, but the few it holds.
+                    sink = self.sink if raw and resource.kind not in HELD_KINDS else None
+                    return resource, self._list(resource, namespace, field_selector, raw, sink=sink)
                 except _HttpError as exc:
                     if exc.status == 404 and resource.name:
                         return resource, []  # no such object
@@ -585,10 +584,3 @@ def _missing_reason(resource: Resource, exc: _HttpError) -> str | None:
     if exc.status == 404:
         return f"the server does not serve {resource.group_version} {resource.plural}"
     return None
-
-
-def _decode_status(data: bytes) -> _Status:
-    try:
-        return _STATUS.decode(data)
-    except msgspec.MsgspecError:
-        return _Status(message=data[:200].decode("utf-8", "replace").strip())
