@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
+from itertools import compress
+from operator import attrgetter, not_
 
 import msgspec
 
@@ -425,9 +427,11 @@ class Framework:
         nodes: list[NodeVerdict] = []
         walk = self.handle.node_infos
         if settled and unrestricted:
-            # Known rejections are given first, and only the other nodes are walked.
-            nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
-            walk = [ni for ni in walk if ni.node.metadata.name not in settled]
+            # Known rejections are given first, only the other nodes walked (in C: once per pod placed).
+            by_name = self.handle.node_info_by_name
+            whole = settled.keys() <= by_name.keys()
+            nodes = list(settled.values()) if whole else [v for name, v in settled.items() if name in by_name]
+            walk = list(compress(walk, map(not_, map(settled.__contains__, map(_NAME, walk)))))
         reused: Mapping[str, NodeVerdict] = {}
         if (
             reuse is not None
@@ -530,6 +534,9 @@ def _in_class(classes: NodeClasses, node_info: NodeInfo, filter_one: Callable[[N
         classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
         return verdict
     return NodeVerdict(node_info.name, dict(known.filters), known.first_failure, known.feasible)
+
+
+_NAME = attrgetter("name")
 
 
 # ---------------------------------------------------------------------- PreFilter's merge
