@@ -114,12 +114,15 @@ class KnownRejections:
         # verdict does not change once its node was filtered.
         self._passed: dict[int, NodeVerdict] = {}
 
-    def learn(self, outcome: FilterOutcome) -> None:
+    def learn(self, outcome: FilterOutcome, own: bool = False) -> None:
+        """Remember the outcome's nodes that a filter of `static` rejects. `own`: the outcome's
+        cycle was given these known rejections as `settled` (the verdicts it begins with are these)."""
         if outcome.pre_filter_failure is not None or outcome.error is not None:
             return
         known, passed = self.verdicts, self._passed
+        nodes = outcome.nodes[outcome.settled_first :] if own else outcome.nodes
         # The nodes not known yet (in C: the known ones are most of every outcome while placing).
-        for verdict in compress(outcome.nodes, map(not_, map(known.__contains__, map(_NAME, outcome.nodes)))):
+        for verdict in compress(nodes, map(not_, map(known.__contains__, map(_NAME, nodes)))):
             if verdict.feasible or verdict.nominated_pods or passed.get(id(verdict)) is verdict:
                 continue
             if any(name in self.static and st.is_rejected() for name, st in verdict.filters.items()):
@@ -226,7 +229,7 @@ class Placer:
             reuse=reuse,
         )
         if known is not None and cycle.outcome is not None:
-            known.learn(cycle.outcome)
+            known.learn(cycle.outcome, own=True)
         if reuse is not None:
             self._learn(reuse, framework, cycle)
         if cycle.verdict == Verdict.GATED:

@@ -368,7 +368,7 @@ class Framework:
         nodes, walk, reused = self._walk_plan(
             pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
         )
-        classes = node_classes(state, pod, rows, self.handle.nominations())
+        classes, settled_first = node_classes(state, pod, rows, self.handle.nominations()), len(nodes)
 
         def filter_one(ni: NodeInfo) -> NodeVerdict:
             return self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
@@ -407,6 +407,7 @@ class Framework:
             not_evaluated={name: why for name, why in not_evaluated.items() if name in self._filtering},
             error=error,
             complete=complete,
+            settled_first=settled_first,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
         )
 
