@@ -290,7 +290,9 @@ class Placer:
         if skips != reuse.pre_filter_skips or frozenset(outcome.not_evaluated) != reuse.not_evaluated:
             reuse.verdicts.clear()
             reuse.pre_filter_skips, reuse.not_evaluated = skips, frozenset(outcome.not_evaluated)
-        nodes = outcome.nodes
+        # Not the known rejections the cycle began with (settled_first): it walks only other nodes,
+        # so their verdicts are read again only once a bind forgets them, which drops them here too.
+        nodes = outcome.nodes[outcome.settled_first :]
         if any(map(_NOMINATED, nodes)):
             reuse.verdicts.update((verdict.name, verdict) for verdict in nodes if not verdict.nominated_pods)
         else:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from itertools import compress
-from operator import attrgetter, not_
 
 import msgspec
 
@@ -432,7 +430,7 @@ class Framework:
             by_name = self.handle.node_info_by_name
             whole = settled.keys() <= by_name.keys()
             nodes = list(settled.values()) if whole else [v for name, v in settled.items() if name in by_name]
-            walk = list(compress(walk, map(not_, map(settled.__contains__, map(_NAME, walk)))))
+            walk = self.handle.nodes_but(settled)
         reused: Mapping[str, NodeVerdict] = {}
         if (
             reuse is not None
@@ -535,9 +533,6 @@ def _in_class(classes: NodeClasses, node_info: NodeInfo, filter_one: Callable[[N
         classes.add(key, verdict.filters, verdict.first_failure, verdict.feasible)
         return verdict
     return NodeVerdict(node_info.name, dict(known.filters), known.first_failure, known.feasible)
-
-
-_NAME = attrgetter("name")
 
 
 # ---------------------------------------------------------------------- PreFilter's merge
