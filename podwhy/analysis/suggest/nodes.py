@@ -127,6 +127,8 @@ def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder 
 
 
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    if not v.cluster_changes_allowed:
+        return []  # with_snapshot would verify none: no candidate looked for, no copy made
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
         changed, (added,) = with_copies(v.snapshot, nodes[name], 1)
