@@ -17,6 +17,7 @@ from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.order import suggest
+from podwhy.analysis.suggest.shared import SizingShared
 from podwhy.analysis.workloadfacts import FAILED_CREATE, WorkloadFacts, WorkloadState
 from podwhy.analysis.workloadtarget import failing_workloads
 from podwhy.cluster.apiserver.admission.attributes import admitted_without
@@ -484,9 +485,13 @@ def pending(request: PendingRequest) -> PendingReport:
     # Groups of one size are analysed and sized in the report's order; the autoscalers' view of a
     # group says who would add the nodes its sizing counts.
     autoscaling = analyse_groups(snapshot, pending_pods, config, frameworks, scalers, cause_order=cause_text)
-    sizing = size_groups(snapshot, pending_pods, config, frameworks, cause_order=cause_text, autoscaling=autoscaling)
+    # What sizing finds of the snapshot (shapes, startup pods, first pods' cycles), found once for both.
+    shared = SizingShared(snapshot, frameworks)
+    sizing = size_groups(
+        snapshot, pending_pods, config, frameworks, cause_order=cause_text, autoscaling=autoscaling, shared=shared
+    )
     # The summary: each cause's pods taken together, whatever their owner.
-    causes = size_causes(snapshot, pending_pods, config, sizing, frameworks, cause_order=cause_text)
+    causes = size_causes(snapshot, pending_pods, config, sizing, frameworks, cause_order=cause_text, shared=shared)
     from podwhy.analysis.suggest.policyverify import with_policy_fixes
 
     # None here, some elsewhere: they are classified, so that the first line and the exit code say

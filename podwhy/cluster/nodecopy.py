@@ -149,12 +149,15 @@ def added_node_pods(snapshot: Snapshot, added: o.Node, original: o.Node | None =
     return [pod_for_copy(p, name, added.metadata.name) for p in startup_pods(snapshot, name)]
 
 
-def with_copies(snapshot: Snapshot, node: o.Node, count: int) -> tuple[Snapshot, list[o.Node]]:
+def with_copies(
+    snapshot: Snapshot, node: o.Node, count: int, startup: list[o.Pod] | None = None
+) -> tuple[Snapshot, list[o.Node]]:
     """The snapshot with `count` copies of the node and their startup pods (fresh node and pod
-    lists: the given snapshot is untouched), and the copies."""
+    lists: the given snapshot is untouched), and the copies. `startup`: startup_pods of the node,
+    when the caller knows them."""
     name = node.metadata.name
     added = [node_copy(node, copy_name) for copy_name in copy_names(snapshot, name, count)]
-    template = startup_pods(snapshot, name)
+    template = startup_pods(snapshot, name) if startup is None else startup
     pods = [pod_for_copy(p, name, copy.metadata.name) for copy in added for p in template]
     changed = records.replace(snapshot, nodes=[*snapshot.nodes, *added], pods=[*snapshot.pods, *pods])
     return changed, added

@@ -19,6 +19,8 @@ cluster's pods being deleted are gone is asked here too (fits_once_deleted).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, not_
 
 import msgspec
 
@@ -90,6 +92,10 @@ class _Memo(msgspec.Struct):
     reuse: Reuse
 
 
+_NAME = attrgetter("name")
+_NOMINATED = attrgetter("nominated_pods")
+
+
 class KnownRejections:
     """Nodes known to reject pods of one spec, remembered while placing such pods one after another.
 
@@ -103,16 +109,26 @@ class KnownRejections:
     def __init__(self, static: frozenset[str]) -> None:
         self.static = static
         self.verdicts: dict[str, NodeVerdict] = {}
+        # Verdicts looked at that no filter of `static` rejects, by id (kept, so that the id stays
+        # theirs): an identical pod's cycle hands the same verdict objects on (Reuse), and a
+        # verdict does not change once its node was filtered.
+        self._passed: dict[int, NodeVerdict] = {}
 
-    def learn(self, outcome: FilterOutcome) -> None:
+    def learn(self, outcome: FilterOutcome, own: bool = False) -> None:
+        """Remember the outcome's nodes that a filter of `static` rejects. `own`: the outcome's
+        cycle was given these known rejections as `settled` (the verdicts it begins with are these)."""
         if outcome.pre_filter_failure is not None or outcome.error is not None:
             return
-        known = self.verdicts
-        for verdict in outcome.nodes:
-            if verdict.name in known or verdict.feasible or verdict.nominated_pods:
+        known, passed = self.verdicts, self._passed
+        nodes = outcome.nodes[outcome.settled_first :] if own else outcome.nodes
+        # The nodes not known yet (in C: the known ones are most of every outcome while placing).
+        for verdict in compress(nodes, map(not_, map(known.__contains__, map(_NAME, nodes)))):
+            if verdict.feasible or verdict.nominated_pods or passed.get(id(verdict)) is verdict:
                 continue
             if any(name in self.static and st.is_rejected() for name, st in verdict.filters.items()):
                 known[verdict.name] = verdict
+            else:
+                passed[id(verdict)] = verdict
 
     def forget(self, node: str) -> None:
         """A pod was bound to the node: its verdicts may change."""
@@ -121,6 +137,7 @@ class KnownRejections:
     def copy(self) -> KnownRejections:
         out = KnownRejections(self.static)
         out.verdicts = dict(self.verdicts)
+        out._passed = dict(self._passed)
         return out
 
 
@@ -212,7 +229,7 @@ class Placer:
             reuse=reuse,
         )
         if known is not None and cycle.outcome is not None:
-            known.learn(cycle.outcome)
+            known.learn(cycle.outcome, own=True)
         if reuse is not None:
             self._learn(reuse, framework, cycle)
         if cycle.verdict == Verdict.GATED:
@@ -273,9 +290,13 @@ class Placer:
         if skips != reuse.pre_filter_skips or frozenset(outcome.not_evaluated) != reuse.not_evaluated:
             reuse.verdicts.clear()
             reuse.pre_filter_skips, reuse.not_evaluated = skips, frozenset(outcome.not_evaluated)
-        for verdict in outcome.nodes:
-            if not verdict.nominated_pods:
-                reuse.verdicts[verdict.name] = verdict
+        # Not the known rejections the cycle began with (settled_first): it walks only other nodes,
+        # so their verdicts are read again only once a bind forgets them, which drops them here too.
+        nodes = outcome.nodes[outcome.settled_first :]
+        if any(map(_NOMINATED, nodes)):
+            reuse.verdicts.update((verdict.name, verdict) for verdict in nodes if not verdict.nominated_pods)
+        else:
+            reuse.verdicts.update(zip(map(_NAME, nodes), nodes, strict=True))
 
     def bind(self, pod: o.Pod, node: str) -> None:
         """spec.nodeName set and counted on the node by every profile's view of the cluster."""

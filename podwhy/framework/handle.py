@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 from collections.abc import Mapping
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any
 
 from podwhy.features.emulation import DEFAULT, Emulation
@@ -23,6 +25,9 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
+_NAME = attrgetter("name")
+
+
 class Handle:
     """Everything plugins read about the cluster, built once per snapshot."""
 
@@ -37,6 +42,9 @@ class Handle:
         self.scheduler_names = scheduler_names
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
+        # Each node's position in node_infos, found when first needed (nodes_but): nodes are only
+        # appended (with_nodes) or replaced in place, so positions found stay right.
+        self._positions: dict[str, int] | None = None
         for node in snapshot.nodes:
             ni = NodeInfo.for_node(node)
             self.node_infos.append(ni)
@@ -116,6 +124,18 @@ class Handle:
                 if listed is ni:
                     index_list[i] = own
         return own
+
+    def nodes_but(self, settled: Mapping[str, object]) -> list[NodeInfo]:
+        """node_infos without the nodes SETTLED names, in order. Placing pods one after another
+        asks this for every pod with most nodes settled: then the few left are found by a set
+        difference and put in order by position, not by a walk over every node."""
+        infos, by_name = self.node_infos, self.node_info_by_name
+        if len(settled) * 2 < len(infos) or len(by_name) != len(infos):
+            return list(compress(infos, map(not_, map(settled.__contains__, map(_NAME, infos)))))
+        positions = self._positions
+        if positions is None or len(positions) != len(infos):
+            positions = self._positions = {ni.name: i for i, ni in enumerate(infos)}
+        return [infos[i] for i in sorted(map(positions.__getitem__, by_name.keys() - settled.keys()))]
 
     def with_nodes(self, snapshot: Snapshot, added: list[o.Node]) -> Handle:
         """This view over `snapshot`, which is this one's with the `added` nodes (new nodes that

@@ -66,6 +66,8 @@ class FilterOutcome(msgspec.Struct):
     other_not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
     # False when the walk stopped at enough feasible nodes: `nodes` holds only those walked.
     complete: bool = True
+    # How many of `nodes`, first, are the known rejections given to run_filters (`settled`).
+    settled_first: int = 0
 
 
 class PostFilterOutcome(msgspec.Struct):

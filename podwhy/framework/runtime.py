@@ -366,7 +366,7 @@ class Framework:
         nodes, walk, reused = self._walk_plan(
             pod, unrestricted, pre_status, not_evaluated, feasible_to_find, settled, reuse
         )
-        classes = node_classes(state, pod, rows, self.handle.nominations())
+        classes, settled_first = node_classes(state, pod, rows, self.handle.nominations()), len(nodes)
 
         def filter_one(ni: NodeInfo) -> NodeVerdict:
             return self.filter_node(state, pod, ni, pre_status, not_evaluated, stateless, every_plugin, rows)
@@ -405,6 +405,7 @@ class Framework:
             not_evaluated={name: why for name, why in not_evaluated.items() if name in self._filtering},
             error=error,
             complete=complete,
+            settled_first=settled_first,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
         )
 
@@ -425,9 +426,11 @@ class Framework:
         nodes: list[NodeVerdict] = []
         walk = self.handle.node_infos
         if settled and unrestricted:
-            # Known rejections are given first, and only the other nodes are walked.
-            nodes = [verdict for name, verdict in settled.items() if name in self.handle.node_info_by_name]
-            walk = [ni for ni in walk if ni.node.metadata.name not in settled]
+            # Known rejections are given first, only the other nodes walked (in C: once per pod placed).
+            by_name = self.handle.node_info_by_name
+            whole = settled.keys() <= by_name.keys()
+            nodes = list(settled.values()) if whole else [v for name, v in settled.items() if name in by_name]
+            walk = self.handle.nodes_but(settled)
         reused: Mapping[str, NodeVerdict] = {}
         if (
             reuse is not None

@@ -165,8 +165,10 @@ class DefaultPreemption(Plugin):
     def without_victims(self, pod: PodInfo, node_info: NodeInfo) -> Status | None:
         priority = pod.priority
         for pi in node_info.pods:
-            # Only a pod of lower priority may be a victim: the others are not asked further.
-            if pi.priority < priority and self.is_preemption_allowed(node_info, pi, pod):
+            # Only a pod of lower priority may be a victim: the others are not asked further (their
+            # priority read as PodInfo.priority reads it, for every pod of every node tried).
+            victim = pi.pod.spec.priority
+            if (victim if victim is not None else 0) < priority and self.is_preemption_allowed(node_info, pi, pod):
                 return None
         return unresolvable(ERR_NO_VICTIMS)
 

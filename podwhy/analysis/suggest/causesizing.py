@@ -17,11 +17,10 @@ from podwhy.analysis.sizing import SizingOutcome
 from podwhy.analysis.suggest.groups import GroupBudget, _framework_of, size_group
 from podwhy.analysis.suggest.notes import GroupSizing, RunAgain, WorkBound
 from podwhy.analysis.suggest.shapes import allocatable_shapes, beyond_every_node
+from podwhy.analysis.suggest.shared import SizingShared
 from podwhy.framework.runtime import Framework
-from podwhy.framework.types import NodeInfo
 from podwhy.heap import gc_deferred
 from podwhy.scheduler.config import SchedulerConfig
-from podwhy.scheduler.cycle import FILTER_ONLY, run_cycle
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
@@ -48,22 +47,25 @@ def size_causes(
     frameworks: Mapping[str, Framework] | None = None,
     *,
     cause_order: CauseOrder,
+    shared: SizingShared | None = None,
 ) -> dict[CauseKey, CauseSizing]:
     """For `podwhy pending`'s summary: per Unschedulable cause (PendingPod.cause_key), the largest
     MAX_CAUSES_SIZED, what blocks its pods and the nodes that hold them all. A cause of one group
     takes that group's sizing (`groups`, size_groups'); the pods of a cause of several groups are
-    placed together, within MAX_GROUPS_PLACEMENT_WORK (groups.py's) node evaluations for all causes."""
+    placed together, within MAX_GROUPS_PLACEMENT_WORK (groups.py's) node evaluations for all causes.
+    `shared`: what size_groups found of the snapshot (the first pods' cycles among them)."""
     causes: dict[CauseKey, list[PendingPod]] = {}
     for item in pending:
         if item.verdict == Verdict.UNSCHEDULABLE and not isinstance(item.cause, WillPreempt):
             causes.setdefault(item.cause_key, []).append(item)
     ordered = sorted(causes.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1])))[:MAX_CAUSES_SIZED]
     names = frozenset(p.scheduler_name for p in config.profiles)
-    bases: dict[str, Framework] = dict(frameworks or {})
-    shared = GroupBudget(
+    found = shared or SizingShared(snapshot, frameworks)
+    bases = found.frameworks
+    bases.update({name: f for name, f in (frameworks or {}).items() if name not in bases})
+    in_all = GroupBudget(
         work=group_sizing.MAX_GROUPS_PLACEMENT_WORK, bound=WorkBound(group_sizing.MAX_GROUPS_PLACEMENT_WORK, run=True)
     )
-    shapes: list[NodeInfo] | None = None
     out: dict[CauseKey, CauseSizing] = {}
     for key, items in ordered:
         pods = [item.pod for item in items]
@@ -71,13 +73,13 @@ def size_causes(
         if framework is None:
             continue
         with gc_deferred():
-            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
+            cycle = found.filter_cycle(pods[0], framework, config)
         blocking = blocking_causes(cycle, snapshot.nodes)
         keys = list(dict.fromkeys(item.group_key for item in items))
         if len(keys) == 1:
             out[key] = CauseSizing(blocking, groups.get(keys[0]))
             continue
-        shapes = shapes if shapes is not None else allocatable_shapes(snapshot)
+        shapes = allocatable_shapes(snapshot, found)
         distinct = {spec_signature(p): p for p in pods}.values()
         too_big = next((why for p in distinct if (why := beyond_every_node(p, shapes, framework))), None)
         if too_big is not None:
@@ -87,9 +89,11 @@ def size_causes(
             out[key] = CauseSizing(blocking, GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict)))
             continue
         budget = GroupBudget(
-            work=min(group_sizing.MAX_GROUP_PLACEMENT_WORK, shared.work), deadline=shared.deadline, bound=shared.bound
+            work=min(group_sizing.MAX_GROUP_PLACEMENT_WORK, in_all.work),
+            deadline=in_all.deadline,
+            bound=in_all.bound,
         )
         before = budget.work
-        out[key] = CauseSizing(blocking, size_group(snapshot, cycle, pods, config, None, budget, bases))
-        shared.work -= before - budget.work
+        out[key] = CauseSizing(blocking, size_group(snapshot, cycle, pods, config, None, budget, bases, shared=found))
+        in_all.work -= before - budget.work
     return out

@@ -48,6 +48,7 @@ from podwhy.analysis.suggest.notes import (
     WorkBound,
 )
 from podwhy.analysis.suggest.shapes import _why_no_copy, allocatable_shapes, beyond_every_node
+from podwhy.analysis.suggest.shared import SizingShared
 from podwhy.cluster.nodecopy import (
     copy_names,
     node_copy,
@@ -60,7 +61,7 @@ from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.plugins.registry import NODE_LOCAL_FILTERS
 from podwhy.scheduler.config import SchedulerConfig, profile_for_pod
-from podwhy.scheduler.cycle import FILTER_ONLY, CycleOutcome, make_framework, run_cycle
+from podwhy.scheduler.cycle import CycleOutcome, make_framework
 from podwhy.snapshot.cluster import Snapshot
 from podwhy.verdict import Verdict
 
@@ -187,6 +188,7 @@ class _GroupSizer(msgspec.Struct):
     known: KnownRejections | None = None
     # The filters whose rejections are remembered while placing (static_filters).
     static: frozenset[str] = NODE_LOCAL_FILTERS
+    shared: SizingShared | None = None
     signatures: list[bytes] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -200,7 +202,8 @@ class _GroupSizer(msgspec.Struct):
         node-local groups, whose count does not depend on it). Without `learned`, nothing known
         before is used: the nodes that reject the group are learned from this placement alone."""
         # Fresh lists: binding appends to the snapshot's pods, never to the shared one's.
-        changed, added = with_copies(self.snapshot, node, copies)
+        startup = self.shared.startup().get(node.metadata.name, []) if self.shared is not None else None
+        changed, added = with_copies(self.snapshot, node, copies, startup)
         nodes = changed.nodes
         if not self.budget.spend(len(nodes)):
             return None
@@ -288,12 +291,14 @@ def size_group(
     budget: GroupBudget | None = None,
     frameworks: Mapping[str, Framework] | None = None,
     autoscaling: AutoscalingAnalysis | None = None,
+    shared: SizingShared | None = None,
 ) -> GroupSizing:
     """The cluster-autoscaler question for a whole pending group (pods of one owner): how many more
     nodes shaped like an existing one it takes for every pod to fit, found by placing the pods one
     after another as the scheduler would. `cycle` is the first pod's with every plugin on every
     node (it says which nodes a new copy would cure, and which reject the pod for good).
-    `frameworks` (per profile name, over `snapshot`) saves indexing it again.
+    `frameworks` (per profile name, over `snapshot`) saves indexing it again; `shared`, what
+    other groups' sizing found of the same snapshot.
 
     The count is the fewest for which every pod gets placed (one fewer does not do), and verified:
     by the placement with that many copies itself, or, when the search ran without scoring (a
@@ -306,19 +311,21 @@ def size_group(
         # Placements would pass plugins podwhy cannot run: a count from them would claim too much.
         return GroupSizing(SizingOutcome.SKIPPED, PluginsNotEvaluated(cycle.not_evaluated))
     nodes = {n.metadata.name: n for n in snapshot.nodes}
-    bases = dict(frameworks or {})
+    shared = shared or SizingShared(snapshot)
+    bases = shared.frameworks
+    bases.update({name: f for name, f in (frameworks or {}).items() if name not in bases})
     names = frozenset(p.scheduler_name for p in config.profiles)
     for pod in pods[1:]:
         _framework_of(pod, config, bases, snapshot, names)
     base = _framework_of(pods[0], config, bases, snapshot, names)
-    candidates = _copy_candidates(snapshot, cycle, _fit_plugin(base))
+    candidates = _copy_candidates(snapshot, cycle, _fit_plugin(base), shared)
     if not candidates:
-        return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(snapshot, cycle, _fit_plugin(base)))
+        return GroupSizing(SizingOutcome.NO_NODE_SHAPE, _why_no_copy(snapshot, cycle, _fit_plugin(base), shared))
     static = static_filters(pods)
     known = KnownRejections(static)
     known.learn(cycle.outcome)
     fast = base is not None and node_local_group(base, cycle, pods, static)
-    sizer = _GroupSizer(snapshot, config, pods, budget, bases, known, static)
+    sizer = _GroupSizer(snapshot, config, pods, budget, dict(bases), known, static, shared)
     why: list[NoShapeFits] = []
     stopped: TooManyNodes | None = None
     for name in candidates:
@@ -402,6 +409,7 @@ def size_groups(
     *,
     cause_order: CauseOrder,
     autoscaling: Mapping[GroupKey, AutoscalingAnalysis] | None = None,
+    shared: SizingShared | None = None,
 ) -> dict[GroupKey, GroupSizing]:
     """For `podwhy pending`: per group of Unschedulable pods (PendingPod.group_key), how many more
     nodes shaped like an existing one every pod of it needs, or why that was not found. Groups
@@ -410,7 +418,8 @@ def size_groups(
     MAX_GROUPS_PLACEMENT_WORK node evaluations in all. `frameworks` (per profile name, over
     `snapshot`, e.g. the classifier's) are reused. `autoscaling`: the autoscalers' view of a
     group's first pod (analyse_groups'), which says who would add the nodes, and gives a group
-    at its node group's max size the lever of raising it (`levers`)."""
+    at its node group's max size the lever of raising it (`levers`). `shared`: what is found of
+    the snapshot once for every group (size_causes takes it too)."""
     views = autoscaling or {}
     # Without autoscalers every group's view is the same: analyse_groups made one.
     none_known = next((a for a in views.values() if not a.views), None)
@@ -421,12 +430,14 @@ def size_groups(
             groups.setdefault(item.group_key, []).append(item.pod)
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), cause_order(kv[0][1]), kv[0][2] or ""))
     names = frozenset(p.scheduler_name for p in config.profiles)
-    bases: dict[str, Framework] = dict(frameworks or {})
-    shared = GroupBudget(
+    found = shared or SizingShared(snapshot, frameworks)
+    bases = found.frameworks
+    bases.update({name: f for name, f in (frameworks or {}).items() if name not in bases})
+    in_all = GroupBudget(
         work=MAX_GROUPS_PLACEMENT_WORK,
         bound=WorkBound(MAX_GROUPS_PLACEMENT_WORK, run=True),
     )
-    shapes = allocatable_shapes(snapshot)
+    shapes = allocatable_shapes(snapshot, found)
     sized = 0
     out: dict[GroupKey, GroupSizing] = {}
     for key, pods in ordered:
@@ -442,27 +453,27 @@ def size_groups(
             out[key] = GroupSizing(SizingOutcome.SKIPPED, NotLargest(MAX_GROUPS_SIZED))
             continue
         # Every plugin's verdict on every node: which nodes a new copy would cure.
-        if not shared.spend(FILTER_WEIGHT * len(snapshot.nodes)):
+        if not in_all.spend(FILTER_WEIGHT * len(snapshot.nodes)):
             out[key] = GroupSizing(
                 SizingOutcome.SKIPPED,
-                TooLittleLeft(shared.bound) if shared.stopped_by == "work" else shared.stop_note(len(snapshot.nodes)),
+                TooLittleLeft(in_all.bound) if in_all.stopped_by == "work" else in_all.stop_note(len(snapshot.nodes)),
             )
             continue
         sized += 1
         with gc_deferred():
-            cycle = run_cycle(snapshot, pods[0], framework=framework, extenders=config.extenders, options=FILTER_ONLY)
+            cycle = found.filter_cycle(pods[0], framework, config)
         if cycle.verdict != Verdict.UNSCHEDULABLE:
             out[key] = GroupSizing(SizingOutcome.SKIPPED, RunAgain(cycle.verdict))
             continue
         # Each group gets at most its own share of what the run has left.
-        allowed = min(MAX_GROUP_PLACEMENT_WORK, shared.work)
+        allowed = min(MAX_GROUP_PLACEMENT_WORK, in_all.work)
         budget = GroupBudget(
             work=allowed,
-            deadline=shared.deadline,
-            bound=shared.bound if allowed < MAX_GROUP_PLACEMENT_WORK else WorkBound(MAX_GROUP_PLACEMENT_WORK),
+            deadline=in_all.deadline,
+            bound=in_all.bound if allowed < MAX_GROUP_PLACEMENT_WORK else WorkBound(MAX_GROUP_PLACEMENT_WORK),
         )
-        out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases, views.get(key, none_known))
-        shared.work -= allowed - budget.work
+        out[key] = size_group(snapshot, cycle, pods, config, key[2], budget, bases, views.get(key, none_known), found)
+        in_all.work -= allowed - budget.work
     for key, pods in ordered:
         analysis = views.get(key)
         if analysis is not None and key in out:

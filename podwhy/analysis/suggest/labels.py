@@ -95,6 +95,8 @@ def _selecting(snapshot: Snapshot, node: o.Node, relabeled: o.Node) -> tuple[Sel
 
 def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     assert cycle.outcome is not None
+    if not v.cluster_changes_allowed:
+        return []  # with_snapshot would verify none: no node looked at
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     groups: dict[tuple[str, str], list[str]] = {}
     for verdict in cycle.outcome.nodes:

@@ -23,7 +23,8 @@ from podwhy.analysis.suggest.facts import (
 )
 from podwhy.analysis.suggest.notes import KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
-from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, startup_pods_by_node, with_copies
+from podwhy.analysis.suggest.shared import SizingShared
+from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo, host_ports
@@ -70,13 +71,18 @@ def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fi
     return out
 
 
-def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> list[str]:
-    """One node per shape whose rejection a new copy of it would cure, in node order."""
+def _copy_candidates(
+    snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None, shared: SizingShared | None = None
+) -> list[str]:
+    """One node per shape whose rejection a new copy of it would cure, in node order (the first
+    MAX_TRIES_PER_KIND: the nodes after them are not looked at)."""
     assert cycle.outcome is not None
+    shared = shared or SizingShared(snapshot)
     nodes = {n.metadata.name: n for n in snapshot.nodes}
     shapes: dict[str, str] = {}
-    startup: dict[str, list[o.Pod]] | None = None
     for verdict in cycle.outcome.nodes:
+        if len(shapes) >= MAX_TRIES_PER_KIND:
+            break
         failing = _failing(verdict)
         node = nodes.get(verdict.name)
         if node is None or not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
@@ -86,11 +92,10 @@ def _copy_candidates(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -
             isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in fit_status.evidence
         ):
             continue
-        shape = _shape(node)
+        shape = shared.node_shape(node, _shape)
         if shape in shapes:
             continue
-        startup = startup if startup is not None else startup_pods_by_node(snapshot)
-        if _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit):
+        if _kept_off_copies(cycle.pod.pod, node, shared.startup().get(verdict.name, []), fit):
             continue
         shapes[shape] = verdict.name
     return list(shapes.values())[:MAX_TRIES_PER_KIND]
@@ -122,6 +127,8 @@ def node_adder(analysis: AutoscalingAnalysis | None, node: o.Node) -> NodeAdder 
 
 
 def _suggest_add_node(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
+    if not v.cluster_changes_allowed:
+        return []  # with_snapshot would verify none: no candidate looked for, no copy made
     nodes = {n.metadata.name: n for n in v.snapshot.nodes}
     for name in _copy_candidates(v.snapshot, cycle, _fit_plugin(v._framework())):
         changed, (added,) = with_copies(v.snapshot, nodes[name], 1)

@@ -23,12 +23,10 @@ from podwhy.analysis.suggest.notes import (
     ShapeLacks,
     ShortEverywhere,
 )
-from podwhy.cluster.nodecopy import (
-    startup_pods_by_node,
-)
+from podwhy.analysis.suggest.shared import SizingShared
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
-from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
 from podwhy.plugins.registry import CURED_BY_EMPTY_NODE
@@ -36,15 +34,19 @@ from podwhy.scheduler.cycle import CycleOutcome
 from podwhy.snapshot.cluster import Snapshot
 
 
-def allocatable_shapes(snapshot: Snapshot) -> list[NodeInfo]:
+def allocatable_shapes(snapshot: Snapshot, shared: SizingShared | None = None) -> list[NodeInfo]:
     """One new node per distinct allocatable and room its DaemonSet and static pods take: each
-    node's index with only those pods counted."""
-    startup = startup_pods_by_node(snapshot)
+    node's index with only those pods counted. Found once per SHARED (of this snapshot)."""
+    return (shared or SizingShared(snapshot)).allocatable_shapes(_allocatable_shapes)
+
+
+def _allocatable_shapes(shared: SizingShared) -> list[NodeInfo]:
+    startup = shared.startup()
     shapes: dict[str, NodeInfo] = {}
-    for node in snapshot.nodes:
+    for node in shared.snapshot.nodes:
         info = NodeInfo.for_node(node)
         for pod in startup.get(node.metadata.name, []):
-            info.add_pod_info(PodInfo(pod))
+            info.add_pod_info(shared.pod_info(pod))
         key = json.dumps(node.status.allocatable, sort_keys=True) + repr((info.requested, len(info.pods)))
         shapes.setdefault(key, info)
     return list(shapes.values())
@@ -92,7 +94,9 @@ def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framewo
     )
 
 
-def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> NoCopy:
+def _why_no_copy(
+    snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None, shared: SizingShared | None = None
+) -> NoCopy:
     """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
     would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
     assert cycle.outcome is not None
@@ -110,7 +114,7 @@ def _why_no_copy(snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None) -> No
                 kept.append((name, PluginMessage(status.message())))
         node = nodes.get(verdict.name)
         if not kept and failing and node is not None:
-            startup = startup if startup is not None else startup_pods_by_node(snapshot)
+            startup = startup if startup is not None else (shared or SizingShared(snapshot)).startup()
             kept = _kept_off_copies(cycle.pod.pod, node, startup.get(verdict.name, []), fit)
         for key in kept:
             counts[key] = counts.get(key, 0) + 1

@@ -228,6 +228,18 @@ def room_reader(request: Resource) -> NodeReader:
     def read(node_info: NodeInfo) -> Hashable:
         return (len(node_info.pods), amounts(node_info.requested), amounts(node_info.allocatable))
 
+    # Read for every node a pod is filtered against: one scalar (a GPU) without a loop.
+    def read_scalar(node_info: NodeInfo) -> Hashable:
+        requested, allocatable = node_info.requested, node_info.allocatable
+        name = scalars[0]
+        return (
+            len(node_info.pods),
+            amounts(requested),
+            amounts(allocatable),
+            requested.scalar_resources.get(name, 0),
+            allocatable.scalar_resources.get(name, 0),
+        )
+
     def read_scalars(node_info: NodeInfo) -> Hashable:
         requested = node_info.requested.scalar_resources
         allocatable = node_info.allocatable.scalar_resources
@@ -237,7 +249,9 @@ def room_reader(request: Resource) -> NodeReader:
             tuple([allocatable.get(name, 0) for name in scalars]),
         )
 
-    return read_scalars if scalars else read
+    if not scalars:
+        return read
+    return read_scalar if len(scalars) == 1 else read_scalars
 
 
 # ------------------------------------------------------------------------ scoring
