@@ -47,6 +47,13 @@ class Strings:
             toleration.operator = one(toleration.operator, toleration.operator)
             toleration.value = one(toleration.value, toleration.value)
             toleration.effect = one(toleration.effect, toleration.effect)
+        for volume in spec.volumes:
+            volume.name = one(volume.name, volume.name)
+        affinity = spec.affinity.node_affinity if spec.affinity is not None else None
+        if affinity is not None and affinity.required_during_scheduling_ignored_during_execution is not None:
+            for term in affinity.required_during_scheduling_ignored_during_execution.node_selector_terms:
+                _requirements(one, term.match_expressions)
+                _requirements(one, term.match_fields)  # a DaemonSet pod's: its node's name
         for container in spec.containers:
             container.name = one(container.name, container.name)
             container.image = one(container.image, container.image)
@@ -89,7 +96,10 @@ class Strings:
     def _meta(self, meta: o.ObjectMeta) -> None:
         one = self._table.setdefault
         meta.namespace = one(meta.namespace, meta.namespace)
-        _values(one, meta.labels)
+        if meta.labels:
+            meta.labels = {one(key, key): one(value, value) for key, value in meta.labels.items()}
+        if meta.annotations:
+            meta.annotations = {one(key, key): value for key, value in meta.annotations.items()}
         for owner in meta.owner_references:
             owner.kind = one(owner.kind, owner.kind)
             owner.api_version = one(owner.api_version, owner.api_version)
@@ -102,3 +112,10 @@ def _values(one: Callable[[str, str], str], mapping: dict[str, Any]) -> None:
     for key, value in mapping.items():
         if type(value) is str:
             mapping[key] = one(value, value)
+
+
+def _requirements(one: Callable[[str, str], str], requirements: list[o.NodeSelectorRequirement]) -> None:
+    for requirement in requirements:
+        requirement.key = one(requirement.key, requirement.key)
+        requirement.operator = one(requirement.operator, requirement.operator)
+        requirement.values = [one(value, value) for value in requirement.values]

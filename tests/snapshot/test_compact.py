@@ -38,6 +38,16 @@ def _pod(i: int) -> dict[str, Any]:
                 },
                 {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
             ],
+            "volumes": [{"name": "kube-api-access", "emptyDir": {}}],
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["h100"]}]}
+                        ]
+                    }
+                }
+            },
             "containers": [
                 {"name": "trainer", "image": "trainer:1", "resources": {"requests": {"nvidia.com/gpu": "8"}}}
             ],
@@ -100,6 +110,13 @@ POD_STRINGS = [
     lambda p: p.status.conditions[0].type,
     lambda p: p.status.conditions[0].status,
     lambda p: p.status.container_statuses[0].image,
+    lambda p: next(iter(p.metadata.labels)),  # a label's key
+    lambda p: p.spec.volumes[0].name,
+    lambda p: (
+        p.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution.node_selector_terms[0]
+        .match_expressions[0]
+        .values[0]
+    ),
 ]
 NODE_STRINGS = [
     lambda n: n.metadata.labels["cloud.google.com/gke-nodepool"],
