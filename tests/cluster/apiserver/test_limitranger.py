@@ -112,6 +112,23 @@ CASES: list[tuple[str, Json, list[Json], list[str]]] = [
         [res({"memory": "256Mi"}, {"memory": "256Mi"}), res({"memory": "256Mi"}, {"memory": "256Mi"})],
         ["maximum memory usage per Pod is 300Mi, but limit is 512Mi"],
     ),
+    # A container's own quantity and the LimitRange's, as Quantity.String() prints a quantity
+    # decoded from JSON: canonical (ParseQuantity keeps the text only of "0"; quantity.go).
+    (
+        "a container's quantity as the API server prints it",
+        {"type": "Container", "max": {"memory": "1024Mi"}},
+        [res({"memory": "1536Mi"}, {"memory": "2048Mi"})],
+        ["maximum memory usage per Container is 1Gi, but limit is 2Gi"],
+    ),
+    (
+        "milli-units and exponents, canonical",
+        {"type": "Container", "min": {"cpu": "1000m"}, "maxLimitRequestRatio": {"cpu": "2000m"}},
+        [res({"cpu": "0.5"}, {"cpu": "1500m"})],
+        [
+            "minimum cpu usage per Container is 1, but request is 500m",
+            "cpu max limit to request ratio per Container is 2, but provided ratio is 3.000000",
+        ],
+    ),
 ]
 
 

@@ -103,39 +103,56 @@ def _values(req: QuantityInput | None, lim: QuantityInput | None, enforced: Quan
     return whole[0], whole[1], whole[2]
 
 
+def _said(raw: QuantityInput | None) -> str:
+    """A quantity as the API server's messages print it: Quantity.String() of the quantity parsed
+    from RAW, canonical ("1024Mi" is "1Gi"; ParseQuantity keeps the text only of "0")."""
+    if raw is None:
+        return ""
+    return go_string(parse_quantity(raw), quantity_format(raw))
+
+
 def _min(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
     req, lim = request.get(name), limit.get(name)
     r, li, e = _values(req, lim, enforced)
+    enforced, req, lim = (
+        _said(enforced),
+        _said(req) if req is not None else None,
+        _said(lim) if lim is not None else None,
+    )
     if req is None:
-        return f"minimum {name} usage per {kind} is {enforced}.  No request is specified"
+        return f"minimum {name} usage per {kind} is {_said(enforced)}.  No request is specified"
     if r < e:
-        return f"minimum {name} usage per {kind} is {enforced}, but request is {req}"
+        return f"minimum {name} usage per {kind} is {_said(enforced)}, but request is {_said(req)}"
     if lim is not None and li < e:
-        return f"minimum {name} usage per {kind} is {enforced}, but limit is {lim}"
+        return f"minimum {name} usage per {kind} is {_said(enforced)}, but limit is {_said(lim)}"
     return None
 
 
 def _max(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
     req, lim = request.get(name), limit.get(name)
     r, li, e = _values(req, lim, enforced)
+    enforced, req, lim = (
+        _said(enforced),
+        _said(req) if req is not None else None,
+        _said(lim) if lim is not None else None,
+    )
     if lim is None:
-        return f"maximum {name} usage per {kind} is {enforced}.  No limit is specified"
+        return f"maximum {name} usage per {kind} is {_said(enforced)}.  No limit is specified"
     if li > e:
-        return f"maximum {name} usage per {kind} is {enforced}, but limit is {lim}"
+        return f"maximum {name} usage per {kind} is {_said(enforced)}, but limit is {_said(lim)}"
     if req is not None and r > e:
-        return f"maximum {name} usage per {kind} is {enforced}, but request is {req}"
+        return f"maximum {name} usage per {kind} is {_said(enforced)}, but request is {_said(req)}"
     return None
 
 
 def _ratio(kind: str, name: str, enforced: QuantityInput, request: o.ResourceList, limit: o.ResourceList) -> str | None:
     req, lim = request.get(name), limit.get(name)
     r, li, _ = _values(req, lim, enforced)
+    said = _said(enforced)
     if req is None or r == 0:
-        return (
-            f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
-        )
+        return f"{name} max limit to request ratio per {kind} is {said}, but no request is specified or request is 0"
     if lim is None or li == 0:
-        return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
+        return f"{name} max limit to request ratio per {kind} is {said}, but no limit is specified or limit is 0"
     observed = li / r
     amount = parse_quantity(enforced)
     bound = float(value(amount))
@@ -143,7 +160,7 @@ def _ratio(kind: str, name: str, enforced: QuantityInput, request: o.ResourceLis
     if value(amount) <= MAX_MILLI_VALUE:
         ratio, bound = observed * 1000, float(milli_value(amount))
     if ratio > bound:
-        return f"{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {observed:f}"
+        return f"{name} max limit to request ratio per {kind} is {said}, but provided ratio is {observed:f}"
     return None
 
 
