@@ -12,6 +12,10 @@ from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelError
 
 # cel-go's error for value() on an empty optional.
 NONE_DEREFERENCE = "optional.none() dereference"
+# cel-go's errors for an optional map entry, message field or list element (`{?k: v}`,
+# `Msg{?f: v}`, `[?v]`) given a value that is not an optional (interpreter/interpretable.go).
+INVALID_OPTIONAL_ENTRY = "cannot initialize optional entry '{key}' from non-optional value {value}"
+INVALID_OPTIONAL_ELEMENT = "cannot initialize optional list element from non-optional value"
 
 
 class Optional(msgspec.Struct, frozen=True):
@@ -37,6 +41,24 @@ def of_non_zero_value(value: Any) -> Optional:
     if isinstance(value, (int, float, str, bytes, list, dict)) and not isinstance(value, bool) and not value:
         return NONE
     return Optional(True, value)
+
+
+def go_value(value: Any) -> str:
+    """A value as Go's %v prints cel-go's: a string bare, true/false, a whole double without its
+    point, bytes as their numbers; lists and maps approximately (`[a b]`, `map[k:v]`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "NULL_VALUE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, bytes):
+        return "[" + " ".join(str(b) for b in value) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{go_value(k)}:{go_value(v)}" for k, v in value.items()) + "]"
+    return str(value)
 
 
 def optional_method(name: str, opt: Optional, args: list[Any]) -> Any:
