@@ -68,7 +68,7 @@ METHOD_NAMES = frozenset(
         # lists
         "isSorted", "sum", "min", "max", "slice", "flatten", "sort", "reverse", "distinct",
         # optional
-        "hasValue", "value", "orValue", "or",
+        "hasValue", "value", "orValue", "or", "first", "last", "unwrapOpt",
         # URLs
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         # IP and CIDR
@@ -128,4 +128,6 @@ def _list_method(name: str, items: list[Any], args: list[Any]) -> Any:
         if not all(isinstance(item, str) for item in items):
             raise CelError(NO_SUCH_OVERLOAD)
         return sep.join(items)
+    if name in optional.LIST_METHODS and not args:
+        return optional.LIST_METHODS[name](items)
     return lists.list_method(name, items, args)

@@ -239,6 +239,8 @@ class _Parser:
             if len(args) != 3 or not isinstance(args[0], Ident):
                 raise CelCompileError("cel.bind() variable name must be a simple identifier")
             return Bind(args[0].name, args[1], args[2])
+        if name in OPTIONAL_MACROS and len(args) == 2:
+            return _optional_map(name, target, args)
         if isinstance(target, Ident) and target.name in NAMESPACES:
             return Call(None, f"{target.name}.{name}", args, pos=open_pos)
         return Call(target, name, args, pos=open_pos)
@@ -331,6 +333,22 @@ _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
 # ext.Sets, ext.Lists' range, the Kubernetes ip, format and jsonpatch libraries): `ns.f(x)` is a
 # call of "ns.f", not a method.
 NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format", "jsonpatch"})
+
+
+# cel-go's optional library's macros (version 1): `opt.optMap(v, expr)`, `opt.optFlatMap(v, expr)`.
+OPTIONAL_MACROS = frozenset({"optMap", "optFlatMap"})
+
+
+def _optional_map(name: str, target: Node, args: tuple[Node, ...]) -> Node:
+    """cel-go's optMap and optFlatMap macros: `target.hasValue() ? optional.of(EXPR) :
+    optional.none()` (optFlatMap: EXPR itself), EXPR with VAR bound to `target.value()`."""
+    var = args[0]
+    if not isinstance(var, Ident):
+        raise CelCompileError(f"{name}() variable name must be a simple identifier")
+    body: Node = Bind(var.name, Call(target, "value", ()), args[1])
+    if name == "optMap":
+        body = Call(None, "optional.of", (body,))
+    return Cond(Call(target, "hasValue", ()), body, Call(None, "optional.none", ()))
 
 
 def _qualified_name(node: Node) -> str | None:

@@ -147,3 +147,48 @@ def test_optional_value_kept_whole() -> None:
     """An optional in a plain element or entry is a value like any other."""
     assert _eval("[optional.none()]") == [NONE]
     assert _eval("{'a': optional.of(1)}") == {"a": Optional(True, 1)}
+
+
+# cel/cel_test.go, TestOptionalValuesEval: the library's macros (version 1) and list functions
+# (version 2), which the API server has (cel.OptionalTypes() at its latest version).
+LIBRARY = [
+    ("x.optMap(y, y + 1)", {"x": NONE}, NONE),
+    ("x.optMap(y, y + 1)", {"x": of(42)}, of(43)),
+    ("m.?key.optFlatMap(k, k.?subkey)", {"m": {}}, NONE),
+    ("m.?key.optFlatMap(k, k.?subkey)", {"m": {"key": {}}}, NONE),
+    ("m.?key.optFlatMap(k, k.?subkey)", {"m": {"key": {"subkey": "subvalue"}}}, of("subvalue")),
+    ("m.?key.optFlatMap(k, k.?subkey)", {"m": {"key": {"subkey": ""}}}, of("")),
+    ("m.?key.optFlatMap(k, optional.ofNonZeroValue(k.subkey))", {"m": {"key": {"subkey": ""}}}, NONE),
+    ("[].first()", {}, NONE),
+    ("['a','b','c'].first()", {}, of("a")),
+    ("[].last()", {}, NONE),
+    ("[1, 2, 3].last()", {}, of(3)),
+    ("optional.unwrap([])", {}, []),
+    ("optional.unwrap([optional.none(), optional.none()])", {}, []),
+    ("optional.unwrap([optional.of(42), optional.none(), optional.of('a')])", {}, [42, "a"]),
+    ("optional.unwrap([optional.of(42), optional.of('a')])", {}, [42, "a"]),
+    ("[].unwrapOpt()", {}, []),
+    ("[optional.none(), optional.none()].unwrapOpt()", {}, []),
+    ("[optional.of(42), optional.none(), optional.of('a')].unwrapOpt()", {}, [42, "a"]),
+    ("[optional.of(42), optional.of('a')].unwrapOpt()", {}, [42, "a"]),
+    # The same binding of the variable as cel.bind: the outer name is shadowed, then restored.
+    ("x.optMap(x, x + 1).value() + x.value()", {"x": of(1)}, 3),
+]
+
+
+@pytest.mark.parametrize(("expression", "variables", "expected"), LIBRARY)
+def test_optional_library(expression: str, variables: dict[str, Any], expected: Any) -> None:
+    program = Program(expression, declarations=frozenset(variables), functions=FUNCTIONS)
+    assert program.evaluate(variables) == expected
+
+
+@pytest.mark.parametrize("expression", ["x.optMap(y.z, y.z + 1)", "x.optFlatMap(y.z, y.z + 1)"])
+def test_optional_macro_error(expression: str) -> None:
+    """cel/cel_test.go, TestOptionalMacroError."""
+    with pytest.raises(CelCompileError, match="variable name must be a simple identifier"):
+        Program(expression, declarations=frozenset({"x"}))
+
+
+def test_unwrap_of_a_value_not_optional() -> None:
+    """cel/library.go optUnwrap: `value %v is not optional`."""
+    assert str(Program("[1].unwrapOpt()").run({}).error) == "value 1 is not optional"

@@ -1,5 +1,8 @@
-"""cel-go's optional types (cel.OptionalTypes): optional.of/none/ofNonZeroValue, `.?` and `[?]`,
-and the methods hasValue, value, orValue and or."""
+"""cel-go's optional types (cel.OptionalTypes, at the latest version, as the API server's
+environments enable it): optional.of/none/ofNonZeroValue, `.?` and `[?]`, the methods hasValue,
+value, orValue and or; version 1's optMap and optFlatMap macros (parser.py); version 2's list
+methods first and last, optional.unwrap and unwrapOpt; and the optional entries, fields and
+elements of literals (`{?k: v}`, `Msg{?f: v}`, `[?v]`; interpreter.py)."""
 
 from __future__ import annotations
 
@@ -77,8 +80,29 @@ def optional_method(name: str, opt: Optional, args: list[Any]) -> Any:
     raise CelError(NO_SUCH_OVERLOAD)
 
 
+def unwrap(items: Any) -> list[Any]:
+    """optional.unwrap(list) and list.unwrapOpt(): the values of the present optionals."""
+    if not isinstance(items, list):
+        raise CelError(NO_SUCH_OVERLOAD)
+    out: list[Any] = []
+    for item in items:
+        if not isinstance(item, Optional):
+            raise CelError(f"value {go_value(item)} is not optional")
+        if item.present:
+            out.append(item.value)
+    return out
+
+
 GLOBALS: dict[str, Callable[..., Any]] = {
     "optional.of": of,
     "optional.none": lambda: NONE,
     "optional.ofNonZeroValue": of_non_zero_value,
+    "optional.unwrap": unwrap,
+}
+
+# The list methods of the library (version 2), each without arguments.
+LIST_METHODS: dict[str, Callable[[list[Any]], Any]] = {
+    "first": lambda items: of(items[0]) if items else NONE,
+    "last": lambda items: of(items[-1]) if items else NONE,
+    "unwrapOpt": unwrap,
 }
