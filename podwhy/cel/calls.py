@@ -83,6 +83,31 @@ METHOD_NAMES = frozenset(
 )  # fmt: skip
 
 
+# What the API server's CEL environment declares (cel-go's standard library, ext.Strings v2,
+# ext.Lists v3; k8s.io/apiserver/pkg/cel/environment/base.go) that podwhy does not evaluate: the
+# checker knows them, and an evaluation reaching one is not evaluated (CelNotEvaluatedError),
+# never a compile error the API server would not give.
+UNEVALUATED_GLOBALS = frozenset({"timestamp", "duration", "type"})
+UNEVALUATED_METHODS = frozenset(
+    {
+        # timestamps and durations
+        "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+        "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+        # ext.Strings (version 1 on): `'%s'.format([x])`; ext.Lists (version 2 on): the sortBy macro
+        "format", "sortBy",
+    }
+)  # fmt: skip
+# Macros among them: their first argument is a variable the macro binds, not a reference.
+UNEVALUATED_MACROS = frozenset({"sortBy"})
+# The type denotations (`type(x) == string`).
+UNEVALUATED_IDENTS = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"})
+
+
+def unevaluated(node_function: str, member: bool) -> bool:
+    """Whether a call of NODE_FUNCTION (a method when MEMBER) is one podwhy does not evaluate."""
+    return node_function in (UNEVALUATED_METHODS if member else UNEVALUATED_GLOBALS)
+
+
 def call_global(name: str, args: list[Any], extra: Mapping[str, Function]) -> Any:
     fn = extra.get(name) or GLOBAL_FUNCTIONS.get(name)
     if fn is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from podwhy.cel.calls import GLOBAL_FUNCTIONS, METHOD_NAMES
+from podwhy.cel.calls import GLOBAL_FUNCTIONS, METHOD_NAMES, UNEVALUATED_IDENTS, UNEVALUATED_MACROS, unevaluated
 from podwhy.cel.nodes import (
     Binary,
     Bind,
@@ -65,15 +65,17 @@ def _walk(
         if isinstance(value, Lit) and kind is not None:
             found.append((value.pos, f"expected type 'optional_type({kind})' but found '{kind}'"))
     if isinstance(node, Ident):
-        if node.name not in scope:
+        if node.name not in scope and node.name not in UNEVALUATED_IDENTS:
             found.append((node.pos, _undeclared(node.name)))
         return
     if isinstance(node, Call):
-        known = node.function in functions or (
-            node.function in GLOBAL_FUNCTIONS if node.target is None else node.function in METHOD_NAMES
-        )
+        known = node.function in functions or unevaluated(node.function, node.target is not None)
+        known = known or (node.function in GLOBAL_FUNCTIONS if node.target is None else node.function in METHOD_NAMES)
         if not known:
             found.append((node.pos, _undeclared(node.function)))
+        if node.function in UNEVALUATED_MACROS and node.target is not None and node.function not in functions:
+            _walk(node.target, scope, functions, found, types)  # its arguments: a variable, what it binds
+            return
     if isinstance(node, Comprehension):
         _walk(node.target, scope, functions, found, types)
         inner = scope | {node.var} | ({node.var2} if node.var2 else set())

@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cel.calls import Function, call_global, call_method
+from podwhy.cel.calls import UNEVALUATED_IDENTS, UNEVALUATED_MACROS, Function, call_global, call_method, unevaluated
 from podwhy.cel.checker import undeclared_references
-from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelCompileError, CelError, CelNotEvaluatedError
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, UNEVALUATED_NAME, CelCompileError, CelError, CelNotEvaluatedError
 from podwhy.cel.library.optional import INVALID_OPTIONAL_ELEMENT, INVALID_OPTIONAL_ENTRY, NONE, Optional, go_value, of
 from podwhy.cel.nodes import (
     Binary,
@@ -139,6 +139,8 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
             if isinstance(value, Unevaluated):
                 raise CelNotEvaluatedError(value.name)
             return value
+        if node.name in UNEVALUATED_IDENTS:
+            raise CelNotEvaluatedError(UNEVALUATED_NAME + node.name)
         raise CelError(f"no such attribute(s): {node.name}")
     if isinstance(node, Select):
         return _eval_select(node, env)
@@ -339,6 +341,10 @@ def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
 
 
 def _eval_call(node: Call, env: dict[str, Any]) -> Any:
+    if unevaluated(node.function, node.target is not None) and node.function not in env[_FUNCTIONS]:
+        if node.target is not None and node.function not in UNEVALUATED_MACROS:
+            _eval(node.target, env)  # an error or what is not evaluated of the receiver first
+        raise CelNotEvaluatedError(UNEVALUATED_NAME + node.function)
     if node.target is None:
         args = [_eval(arg, env) for arg in node.args]
         _charge(env, sum(_sized(arg) for arg in args) // 10)
