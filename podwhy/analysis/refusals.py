@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from podwhy.analysis.workloadfacts import ERROR_CREATING, PolicyRecheck, Refusal, RefusalKind, WebhookNamed
+from podwhy.cel.errors import UNEVALUATED_NAME
 from podwhy.errors import PodwhyError
 from podwhy.features.emulation import Emulation
 from podwhy.model import objects as o
@@ -35,6 +36,13 @@ TEMPLATE_OWNERS = frozenset({"ReplicaSet", "StatefulSet", "Job", "ReplicationCon
 NO_POLICY = "the snapshot does not hold the policy"
 NO_TEMPLATE = "the snapshot does not hold the pod template of {owner}"
 READS_PARAMS = "its binding reads params the snapshot cannot vouch for (or a kind podwhy does not read as params)"
+
+
+def _reads(what: str) -> str:
+    """A policy's gap other than params: the authorizer, or a CEL name podwhy does not evaluate."""
+    if what.startswith(UNEVALUATED_NAME):
+        return f"it calls CEL's {what.removeprefix(UNEVALUATED_NAME)}, which podwhy does not evaluate"
+    return f"it reads {what}, which podwhy cannot evaluate"
 
 
 def read_refusal(
@@ -257,6 +265,6 @@ def recheck_policy(
         )
     gaps = [g for g in answer.gaps if g.policy == policy]
     if gaps:
-        what = READS_PARAMS if gaps[0].what == "params" else f"it reads {gaps[0].what}, which podwhy cannot evaluate"
+        what = READS_PARAMS if gaps[0].what == "params" else _reads(gaps[0].what)
         return PolicyRecheck(policy, binding, None, not_evaluated=what)
     return PolicyRecheck(policy, binding, False)

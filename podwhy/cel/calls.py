@@ -68,7 +68,7 @@ METHOD_NAMES = frozenset(
         # lists
         "isSorted", "sum", "min", "max", "slice", "flatten", "sort", "reverse", "distinct",
         # optional
-        "hasValue", "value", "orValue", "or",
+        "hasValue", "value", "orValue", "or", "first", "last", "unwrapOpt",
         # URLs
         "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         # IP and CIDR
@@ -81,6 +81,31 @@ METHOD_NAMES = frozenset(
         "errored", "error", "path", "serviceAccount", "fieldSelector", "labelSelector",
     }
 )  # fmt: skip
+
+
+# What the API server's CEL environment declares (cel-go's standard library, ext.Strings v2,
+# ext.Lists v3; k8s.io/apiserver/pkg/cel/environment/base.go) that podwhy does not evaluate: the
+# checker knows them, and an evaluation reaching one is not evaluated (CelNotEvaluatedError),
+# never a compile error the API server would not give.
+UNEVALUATED_GLOBALS = frozenset({"timestamp", "duration", "type"})
+UNEVALUATED_METHODS = frozenset(
+    {
+        # timestamps and durations
+        "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+        "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+        # ext.Strings (version 1 on): `'%s'.format([x])`; ext.Lists (version 2 on): the sortBy macro
+        "format", "sortBy",
+    }
+)  # fmt: skip
+# Macros among them: their first argument is a variable the macro binds, not a reference.
+UNEVALUATED_MACROS = frozenset({"sortBy"})
+# The type denotations (`type(x) == string`).
+UNEVALUATED_IDENTS = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"})
+
+
+def unevaluated(node_function: str, member: bool) -> bool:
+    """Whether a call of NODE_FUNCTION (a method when MEMBER) is one podwhy does not evaluate."""
+    return node_function in (UNEVALUATED_METHODS if member else UNEVALUATED_GLOBALS)
 
 
 def call_global(name: str, args: list[Any], extra: Mapping[str, Function]) -> Any:
@@ -128,4 +153,6 @@ def _list_method(name: str, items: list[Any], args: list[Any]) -> Any:
         if not all(isinstance(item, str) for item in items):
             raise CelError(NO_SUCH_OVERLOAD)
         return sep.join(items)
+    if name in optional.LIST_METHODS and not args:
+        return optional.LIST_METHODS[name](items)
     return lists.list_method(name, items, args)

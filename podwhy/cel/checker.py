@@ -1,14 +1,16 @@
 """What cel-go's checker says of names before evaluation: a variable or function the environment
-does not declare is `undeclared reference to 'x' (in container '')`, located as cel-go locates it.
+does not declare is `undeclared reference to 'x' (in container '')`, located as cel-go locates it;
+a literal given where cel-go's optional syntax wants an optional (`{?'k': 'v'}`, `[?1]`,
+`Msg{?f: 1}`) is `expected type 'optional_type(string)' but found 'string'`.
 
-Types are not checked (object, oldObject, params and the rest are dynamic in the API server's
+Other types are not checked (object, oldObject, params and the rest are dynamic in the API server's
 environment too); a wrong operand type is a runtime error here (`no such overload`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from podwhy.cel.calls import GLOBAL_FUNCTIONS, METHOD_NAMES
+from podwhy.cel.calls import GLOBAL_FUNCTIONS, METHOD_NAMES, UNEVALUATED_IDENTS, UNEVALUATED_MACROS, unevaluated
 from podwhy.cel.nodes import (
     Binary,
     Bind,
@@ -18,6 +20,7 @@ from podwhy.cel.nodes import (
     Ident,
     Index,
     ListLit,
+    Lit,
     Logical,
     MapLit,
     Node,
@@ -26,6 +29,7 @@ from podwhy.cel.nodes import (
     Unary,
 )
 from podwhy.cel.parser import display_error
+from podwhy.cel.values import UInt
 
 
 def _undeclared(name: str) -> str:
@@ -56,16 +60,22 @@ def _walk(
 ) -> None:
     if isinstance(node, StructLit) and types(node.name) is None:
         found.append((node.pos, _undeclared(node.name)))
+    for value in _optional_values(node):
+        kind = literal_type(value)
+        if isinstance(value, Lit) and kind is not None:
+            found.append((value.pos, f"expected type 'optional_type({kind})' but found '{kind}'"))
     if isinstance(node, Ident):
-        if node.name not in scope:
+        if node.name not in scope and node.name not in UNEVALUATED_IDENTS:
             found.append((node.pos, _undeclared(node.name)))
         return
     if isinstance(node, Call):
-        known = node.function in functions or (
-            node.function in GLOBAL_FUNCTIONS if node.target is None else node.function in METHOD_NAMES
-        )
+        known = node.function in functions or unevaluated(node.function, node.target is not None)
+        known = known or (node.function in GLOBAL_FUNCTIONS if node.target is None else node.function in METHOD_NAMES)
         if not known:
             found.append((node.pos, _undeclared(node.function)))
+        if node.function in UNEVALUATED_MACROS and node.target is not None and node.function not in functions:
+            _walk(node.target, scope, functions, found, types)  # its arguments: a variable, what it binds
+            return
     if isinstance(node, Comprehension):
         _walk(node.target, scope, functions, found, types)
         inner = scope | {node.var} | ({node.var2} if node.var2 else set())
@@ -79,6 +89,30 @@ def _walk(
         return
     for child in _children(node):
         _walk(child, scope, functions, found, types)
+
+
+def _optional_values(node: Node) -> tuple[Node, ...]:
+    """The values of a literal's optional elements, entries or fields: each must be an optional."""
+    if isinstance(node, ListLit):
+        return tuple(node.items[i] for i in node.optional)
+    if isinstance(node, MapLit):
+        return tuple(node.entries[i][1] for i in node.optional)
+    if isinstance(node, StructLit):
+        return tuple(value for _, value, optional in node.fields if optional)
+    return ()
+
+
+# A literal's type as cel-go's checker names it (UInt before int: it is an int subclass).
+_LITERAL_TYPES = ((bool, "bool"), (UInt, "uint"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"))
+
+
+def literal_type(node: Node) -> str | None:
+    """The type cel-go's checker gives a literal; None for anything else."""
+    if not isinstance(node, Lit):
+        return None
+    if node.value is None:
+        return "null_type"
+    return next((name for kind, name in _LITERAL_TYPES if isinstance(node.value, kind)), None)
 
 
 def _children(node: Node) -> tuple[Node, ...]:

@@ -7,10 +7,10 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cel.calls import Function, call_global, call_method
+from podwhy.cel.calls import UNEVALUATED_IDENTS, UNEVALUATED_MACROS, Function, call_global, call_method, unevaluated
 from podwhy.cel.checker import undeclared_references
-from podwhy.cel.errors import NO_SUCH_OVERLOAD, CelCompileError, CelError, CelNotEvaluatedError
-from podwhy.cel.library.optional import NONE, Optional, of
+from podwhy.cel.errors import NO_SUCH_OVERLOAD, UNEVALUATED_NAME, CelCompileError, CelError, CelNotEvaluatedError
+from podwhy.cel.library.optional import INVALID_OPTIONAL_ELEMENT, INVALID_OPTIONAL_ENTRY, NONE, Optional, go_value, of
 from podwhy.cel.nodes import (
     Binary,
     Bind,
@@ -139,6 +139,8 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
             if isinstance(value, Unevaluated):
                 raise CelNotEvaluatedError(value.name)
             return value
+        if node.name in UNEVALUATED_IDENTS:
+            raise CelNotEvaluatedError(UNEVALUATED_NAME + node.name)
         raise CelError(f"no such attribute(s): {node.name}")
     if isinstance(node, Select):
         return _eval_select(node, env)
@@ -156,7 +158,7 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
     if isinstance(node, Binary):
         return _eval_binary(node, env)
     if isinstance(node, ListLit):
-        return [_eval(item, env) for item in node.items]
+        return _eval_list(node, env) if node.optional else [_eval(item, env) for item in node.items]
     if isinstance(node, MapLit):
         return _eval_map(node, env)
     if isinstance(node, Call):
@@ -183,16 +185,46 @@ def _eval_unary(node: Unary, env: dict[str, Any]) -> Any:
     return -value if isinstance(value, float) else check_int(-value)
 
 
+def _eval_list(node: ListLit, env: dict[str, Any]) -> list[Any]:
+    """A list with optional elements: an element there is added only when present."""
+    out: list[Any] = []
+    for i, item in enumerate(node.items):
+        value = _eval(item, env)
+        if i in node.optional:
+            if not isinstance(value, Optional):
+                raise CelError(f"{INVALID_OPTIONAL_ELEMENT} {go_value(value)}")
+            if not value.present:
+                continue
+            value = value.value
+        out.append(value)
+    return out
+
+
 def _eval_map(node: MapLit, env: dict[str, Any]) -> dict[Any, Any]:
+    """A map literal as cel-go's evalMap builds it: a repeated key keeps its last value (cel-go
+    has no repeated-key error: its conformance run skips cel-spec's map_value_repeat_key); an
+    optional entry sets its optional's value, and given none removes the key."""
     out: dict[Any, Any] = {}
-    for key_node, val_node in node.entries:
+    for i, (key_node, val_node) in enumerate(node.entries):
         key = _eval(key_node, env)
         if not isinstance(key, (str, int)) and key is not None:
             raise CelError(f"unsupported key type: {type_name(key)}")
-        if map_find(out, key) is not MISSING:
-            raise CelError(f"Failed with repeated key: {format_key(key)}")
-        out[key] = _eval(val_node, env)
+        value = _eval(val_node, env)
+        if i in node.optional:
+            value = _optional_entry(key, value)
+            if value is MISSING:  # none: the entry is left out, and an earlier one of its key removed
+                out.pop(key, None)
+                continue
+        out[key] = value
     return out
+
+
+def _optional_entry(key: Any, value: Any) -> Any:
+    """The value an optional entry or field sets: the optional's value, MISSING for none; an
+    error for a value that is not an optional (cel-go's invalidOptionalEntryInit)."""
+    if not isinstance(value, Optional):
+        raise CelError(INVALID_OPTIONAL_ENTRY.format(key=format_key(key), value=go_value(value)))
+    return value.value if value.present else MISSING
 
 
 def _eval_struct(node: StructLit, env: dict[str, Any]) -> Any:
@@ -205,11 +237,10 @@ def _eval_struct(node: StructLit, env: dict[str, Any]) -> Any:
     for name, value_node, optional in node.fields:
         value = _eval(value_node, env)
         if optional:
-            if not isinstance(value, Optional):
-                raise CelError(NO_SUCH_OVERLOAD)
-            if not value.present:
+            value = _optional_entry(name, value)
+            if value is MISSING:
+                fields.pop(name, None)
                 continue
-            value = value.value
         fields[name] = value
     return constructor(fields)
 
@@ -310,6 +341,10 @@ def _eval_binary(node: Binary, env: dict[str, Any]) -> Any:
 
 
 def _eval_call(node: Call, env: dict[str, Any]) -> Any:
+    if unevaluated(node.function, node.target is not None) and node.function not in env[_FUNCTIONS]:
+        if node.target is not None and node.function not in UNEVALUATED_MACROS:
+            _eval(node.target, env)  # an error or what is not evaluated of the receiver first
+        raise CelNotEvaluatedError(UNEVALUATED_NAME + node.function)
     if node.target is None:
         args = [_eval(arg, env) for arg in node.args]
         _charge(env, sum(_sized(arg) for arg in args) // 10)

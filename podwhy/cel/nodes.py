@@ -14,6 +14,8 @@ class Node:
 @dataclass(frozen=True)
 class Lit(Node):
     value: Any
+    # Where the literal starts in the text (for checker errors); not part of the node's identity.
+    pos: int = dataclass_field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,17 @@ class Call(Node):
 @dataclass(frozen=True)
 class ListLit(Node):
     items: tuple[Node, ...]
+    # The indexes of the optional elements (`[?opt, x]`): an element there is an optional, its
+    # value added only when present (cel-go's CreateList optional indices).
+    optional: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class MapLit(Node):
     entries: tuple[tuple[Node, Node], ...]
+    # The indexes of the optional entries (`{?key: opt}`): an entry there is set only when its
+    # optional value is present, and removed when it is none (cel-go's optional map entries).
+    optional: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -132,14 +132,14 @@ class _Parser:
             self.take()
             return Unary("!", self.unary())
         if self.at("-"):
-            self.take()
+            minus = self.take()
             tok = self.peek()
             if tok.kind == "num" and not isinstance(tok.value, UInt) and not self._followed_by_member():
                 self.take()
                 value = -tok.value
                 if isinstance(value, int) and value < INT64_MIN:
                     raise CelCompileError(f"invalid int literal at {tok.pos}")
-                return Lit(value)
+                return Lit(value, pos=minus.pos)
             return Unary("-", self.unary())
         return self.member()
 
@@ -184,9 +184,7 @@ class _Parser:
         self.expect("{")
         fields: list[tuple[str, Node, bool]] = []
         while not self.at("}"):
-            optional = self.at("?")
-            if optional:
-                self.take()
+            optional = self.optional_marker()
             tok = self.take()
             if tok.kind != "ident":
                 raise CelCompileError(f"Syntax error: expected identifier at {tok.pos}")
@@ -197,6 +195,14 @@ class _Parser:
             self.take()
         self.expect("}")
         return StructLit(name, tuple(fields), pos=pos)
+
+    def optional_marker(self) -> bool:
+        """A leading `?` of a list element, map entry or message field (cel-go's optExpr and
+        optField; the API server's environments enable cel-go's optional syntax): taken if there."""
+        if not self.at("?"):
+            return False
+        self.take()
+        return True
 
     def call_args(self) -> tuple[tuple[Node, ...], list[int]]:
         """The arguments, and where each starts in the text."""
@@ -233,6 +239,8 @@ class _Parser:
             if len(args) != 3 or not isinstance(args[0], Ident):
                 raise CelCompileError("cel.bind() variable name must be a simple identifier")
             return Bind(args[0].name, args[1], args[2])
+        if name in OPTIONAL_MACROS and len(args) == 2:
+            return _optional_map(name, target, args)
         if isinstance(target, Ident) and target.name in NAMESPACES:
             return Call(None, f"{target.name}.{name}", args, pos=open_pos)
         return Call(target, name, args, pos=open_pos)
@@ -245,16 +253,22 @@ class _Parser:
             return node
         if tok.value == "[":
             items: list[Node] = []
+            optional_items: list[int] = []
             while not self.at("]"):
+                if self.optional_marker():
+                    optional_items.append(len(items))
                 items.append(self.expr())
                 if not self.at(","):
                     break
                 self.take()
             self.expect("]")
-            return ListLit(tuple(items))
+            return ListLit(tuple(items), tuple(optional_items))
         if tok.value == "{":
             entries: list[tuple[Node, Node]] = []
+            optional_entries: list[int] = []
             while not self.at("}"):
+                if self.optional_marker():
+                    optional_entries.append(len(entries))
                 key = self.expr()
                 self.expect(":")
                 entries.append((key, self.expr()))
@@ -262,7 +276,7 @@ class _Parser:
                     break
                 self.take()
             self.expect("}")
-            return MapLit(tuple(entries))
+            return MapLit(tuple(entries), tuple(optional_entries))
         if tok.value == ".":
             ident = self.take()
             if ident.kind != "ident":
@@ -276,15 +290,11 @@ class _Parser:
             if tok.kind == "num" and isinstance(tok.value, int) and not isinstance(tok.value, UInt):
                 if tok.value > INT64_MAX:
                     raise CelCompileError(f"invalid int literal at {tok.pos}")
-            return Lit(tok.value)
+            return Lit(tok.value, pos=tok.pos)
         if tok.kind == "ident":
             name = tok.value
-            if name == "true":
-                return Lit(True)
-            if name == "false":
-                return Lit(False)
-            if name == "null":
-                return Lit(None)
+            if name in _KEYWORD_LITERALS:
+                return Lit(_KEYWORD_LITERALS[name], pos=tok.pos)
             if name in RESERVED or name == "in":
                 raise CelCompileError(f"Syntax error: reserved identifier: {name}")
             if self.at("("):
@@ -305,6 +315,8 @@ class _Parser:
         raise CelCompileError(f"Syntax error: mismatched input at {tok.pos}")
 
 
+_KEYWORD_LITERALS: dict[str, bool | None] = {"true": True, "false": False, "null": None}
+
 # ext.TwoVarComprehensions: macro name -> (evaluation, argument counts).
 _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
     "all": ("all", (3,)),
@@ -321,6 +333,22 @@ _TWO_VAR_MACROS: dict[str, tuple[str, tuple[int, ...]]] = {
 # ext.Sets, ext.Lists' range, the Kubernetes ip, format and jsonpatch libraries): `ns.f(x)` is a
 # call of "ns.f", not a method.
 NAMESPACES = frozenset({"optional", "strings", "sets", "lists", "ip", "format", "jsonpatch"})
+
+
+# cel-go's optional library's macros (version 1): `opt.optMap(v, expr)`, `opt.optFlatMap(v, expr)`.
+OPTIONAL_MACROS = frozenset({"optMap", "optFlatMap"})
+
+
+def _optional_map(name: str, target: Node, args: tuple[Node, ...]) -> Node:
+    """cel-go's optMap and optFlatMap macros: `target.hasValue() ? optional.of(EXPR) :
+    optional.none()` (optFlatMap: EXPR itself), EXPR with VAR bound to `target.value()`."""
+    var = args[0]
+    if not isinstance(var, Ident):
+        raise CelCompileError(f"{name}() variable name must be a simple identifier")
+    body: Node = Bind(var.name, Call(target, "value", ()), args[1])
+    if name == "optMap":
+        body = Call(None, "optional.of", (body,))
+    return Cond(Call(target, "hasValue", ()), body, Call(None, "optional.none", ()))
 
 
 def _qualified_name(node: Node) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from podwhy.cel.errors import UNEVALUATED_NAME
 from podwhy.cluster.placementreasons import AdmissionOpen, OpenPolicy, OpenWebhook
 from podwhy.cluster.placementreasons import admissionopen as facts
 from podwhy.snapshot.limits import MAX_PARAM_BYTES, size_words
@@ -74,9 +75,16 @@ def params_text(policy: OpenPolicy) -> str:
     return f"{whose} params ({policy.param_kind}), {why}" if policy.param_kind else f"{whose} params, {why}"
 
 
+def gap_text(what: str) -> str:
+    """What a policy reads that podwhy does not hold, in words (not its params: params_text)."""
+    if what.startswith(UNEVALUATED_NAME):
+        return f"CEL's {what.removeprefix(UNEVALUATED_NAME)}, which podwhy does not evaluate"
+    return POLICY_GAPS.get(what, what)
+
+
 def policy_text(policy: OpenPolicy) -> str:
     binding = f" with binding '{policy.binding}'" if policy.binding else ""
-    what = params_text(policy) if policy.what == facts.PARAMS else POLICY_GAPS.get(policy.what, policy.what)
+    what = params_text(policy) if policy.what == facts.PARAMS else gap_text(policy.what)
     on = f" (on creating {policy.on})" if policy.on else ""
     if policy.what == SCHEMA_GAP:
         return f"{policy.kind} '{policy.policy}'{binding}{on} would patch it by {what}"

@@ -533,6 +533,11 @@ def test_the_authorizer_is_not_evaluated() -> None:
     assert result.not_evaluated == "authorizer" and not result.refusals
 
 
+def test_a_function_podwhy_lacks_is_not_evaluated() -> None:
+    result = _run(m.JSON_PATCH, "duration('1h') > duration('1m') ? [] : []", _deployment())
+    assert result.not_evaluated == "cel:duration" and not result.refusals
+
+
 def _invocation(name: str, expression: str, reinvocation: str = m.NEVER) -> m.Invocation:
     policy = m.MutatingPolicy(name, (m.Mutation(m.JSON_PATCH, expression),), reinvocation_policy=reinvocation)
     return m.Invocation(m.compile_mutating_policy(policy), f"{name}-binding")

@@ -5,12 +5,12 @@ mutations and matchConditions as CEL's `params` (policy/mutating.py).
 Ported from k8s.io/apiserver pkg/admission/plugin/policy/mutating/dispatcher_test.go
 TestDispatcher "with param" and from test/integration/apiserver/cel/mutatingadmissionpolicy_test.go
 TestMutatingAdmissionPolicy ("policy with native param", "policy with multiple params quantified by
-single binding") and TestMutatingAdmissionPolicy_Slow ("multiple bindings with different params",
-"multiple params causing reinvocation"), microshift release-4.22 (v1.35; the same in release-5.0),
-each Endpoints object replaced by a Deployment (podwhy holds the schema of the kinds it creates);
-then generic/policy_dispatcher.go CollectParams' configuration errors, and what podwhy adds: params
-the snapshot cannot vouch for leave the binding not evaluated, with the words a
-ValidatingAdmissionPolicy's get."""
+single binding", "multiple policies requiring reinvocation") and TestMutatingAdmissionPolicy_Slow
+("multiple bindings with different params", "multiple params causing reinvocation"), microshift
+release-4.22 (v1.35; the same in release-5.0), each Endpoints object replaced by a Deployment
+(podwhy holds the schema of the kinds it creates); then generic/policy_dispatcher.go CollectParams'
+configuration errors, and what podwhy adds: params the snapshot cannot vouch for leave the binding
+not evaluated, with the words a ValidatingAdmissionPolicy's get."""
 
 from __future__ import annotations
 
@@ -38,9 +38,31 @@ MAP = "admissionregistration.k8s.io/v1beta1"
 DEPLOYMENTS = {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"], "resources": ["deployments"]}
 CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap"}
 ANNOTATE = "Object{metadata: Object.metadata{annotations: params.data}}"
-# Upstream's `{?"foo": optional.of(...)}` (an optional map entry, which podwhy's CEL does not
-# parse) as the plain entry it is here: the object always has the annotation.
-COUNT = "Object{metadata: Object.metadata{annotations: {'foo': string(int(object.metadata.annotations['foo']) + 1)}}}"
+# Upstream's counting mutation, as it is written there (an optional map entry, cel-go's optional
+# syntax, which the API server's environments enable).
+COUNT = """
+Object{
+    metadata: Object.metadata{
+        annotations: {
+            ?"foo": optional.of(string(int(object.metadata.annotations["foo"]) + 1)),
+        }
+    }
+}"""
+
+
+def _count_and(key: str) -> str:
+    """TestMutatingAdmissionPolicy "multiple policies requiring reinvocation": COUNT and KEY."""
+    return f"""
+Object{{
+    metadata: Object.metadata{{
+        annotations: {{
+            ?"foo": optional.of(string(int(object.metadata.annotations["foo"]) + 1)),
+            "{key}": "true"
+        }}
+    }}
+}}"""
+
+
 SHOP = REPO / "fixtures" / "examples" / "shop-cluster.yaml"
 
 
@@ -199,6 +221,24 @@ INTEGRATION_CASES = [
         ],
         None,
         {"multi-binding-key1": "value1", "multi-binding-key2": "value2", "multi-binding-key3": "value3"},
+    ),
+    (
+        # TestMutatingAdmissionPolicy: 0->1->2->3 by the three policies, 3->4->5 as the two IfNeeded
+        # ones are reinvoked once (the third is Never).
+        "multiple policies requiring reinvocation",
+        [
+            _policy("policy-1", _count_and("firstApplied"), param_kind=None, reinvocation="IfNeeded"),
+            _policy("policy-2", _count_and("secondApplied"), param_kind=None, reinvocation="IfNeeded"),
+            _policy("policy-3", _count_and("thirdApplied"), param_kind=None),
+        ],
+        [
+            _binding("policy-1", "policy-1", None),
+            _binding("policy-2", "policy-2", None),
+            _binding("policy-3", "policy-3", None),
+        ],
+        [],
+        {"foo": "0"},
+        {"firstApplied": "true", "secondApplied": "true", "thirdApplied": "true", "foo": "5"},
     ),
     (
         # IfNeeded, invoked once per param: each of its two invocations runs again on reinvocation.

@@ -376,6 +376,25 @@ def test_the_authorizer_is_not_evaluated() -> None:
     assert dispatch_binding(absorbed, Binding("B"), REQUEST).not_evaluated == ()
 
 
+@pytest.mark.parametrize(
+    ("expression", "what"),
+    [
+        ("timestamp(object.metadata.creationTimestamp) > timestamp('2020-01-01T00:00:00Z')", "cel:timestamp"),
+        ("type(object.spec) == map", "cel:type"),
+        ("'%s'.format([object.kind]) == 'Pod'", "cel:format"),
+        ("object.spec.containers.sortBy(c, c.name).size() > 0", "cel:sortBy"),
+    ],
+)
+def test_what_the_api_server_declares_and_podwhy_lacks_is_not_evaluated(expression: str, what: str) -> None:
+    """A function of the API server's CEL environment (cel-go's standard library, ext.Strings v2,
+    ext.Lists v3) podwhy does not evaluate: not evaluated, never a compile error it would not give."""
+    policy = _policy(Validation(expression))
+    assert compile_policy(policy).compile_errors == ()
+    outcome = dispatch_binding(policy, Binding("B"), REQUEST)
+    assert outcome.denials == ()
+    assert [d.not_evaluated for d in outcome.not_evaluated] == [what]
+
+
 def test_the_first_denial_of_all_bindings_is_the_answer() -> None:
     first = dispatch_binding(_policy(Validation(FAILED, message="one")), Binding("B1"), REQUEST)
     second = dispatch_binding(Policy("Q", validations=(Validation(FAILED, message="two"),)), Binding("B2"), REQUEST)

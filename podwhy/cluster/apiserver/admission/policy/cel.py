@@ -11,12 +11,13 @@ from typing import Any
 
 import msgspec
 
+from podwhy.cel.checker import literal_type
 from podwhy.cel.errors import CelCompileError, CelProgramError
 from podwhy.cel.interpreter import PER_CALL_LIMIT, Program
 from podwhy.cel.library import mutation
 from podwhy.cel.library.format import BASE_FORMATS, Format, format_functions
 from podwhy.cel.nodes import Cond, ListLit, Lit, Node, StructLit
-from podwhy.cel.values import UInt, Unevaluated
+from podwhy.cel.values import Unevaluated
 from podwhy.helpers import namevalidation as nv
 
 # k8s.io/apiserver/pkg/apis/cel/config.go: the limit of one evaluation (set as the environment's
@@ -123,20 +124,15 @@ def compile_expression(expression: str, declared: frozenset[str], returns: str =
     return CompiledExpression(expression, program)
 
 
-_LITERAL_TYPES = ((bool, "bool"), (UInt, "uint"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"))
-
-
 def output_type(node: Node) -> str | None:
     """The type cel-go's checker gives an expression, where it is evident from its form (a
     literal, a message, a list of one type, a conditional of one type); None where podwhy, which
     checks no types, cannot tell."""
     if isinstance(node, Lit):
-        if node.value is None:
-            return "null_type"
-        return next((name for kind, name in _LITERAL_TYPES if isinstance(node.value, kind)), None)
+        return literal_type(node)
     if isinstance(node, StructLit):
         return node.name
-    if isinstance(node, ListLit) and node.items:
+    if isinstance(node, ListLit) and node.items and not node.optional:
         kinds = {output_type(item) for item in node.items}
         return f"list({kinds.pop()})" if len(kinds) == 1 and None not in kinds else None
     if isinstance(node, Cond):
