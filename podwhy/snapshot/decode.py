@@ -58,7 +58,7 @@ _UTF8_CHUNK = 1 << 24
 
 
 def decode_list_stream(
-    batches: Iterable[list[bytes]], around: Callable[[], bytes], source: str, skip_kindless: bool
+    batches: Iterable[list[bytes | msgspec.Raw]], around: Callable[[], bytes], source: str, skip_kindless: bool
 ) -> Decoded:
     """A snapshot's JSON List read as its items come (snapshot/liststream.py): BATCHES of items'
     texts, then AROUND the List around them; NotStreamable if it must be read whole (decode())."""
@@ -291,7 +291,7 @@ class _JsonReader:
             self._add(kind, api_version, raw, f"items[{index}]")
         return self.out
 
-    def read_items(self, items: Iterable[list[bytes]]) -> Decoded:
+    def read_items(self, items: Iterable[list[bytes | msgspec.Raw]]) -> Decoded:
         """A List whose items come a batch at a time (snapshot/liststream.py): each item checked
         whole as JSON, then read as read() reads it; the List around them is set by finish().
         NotStreamable when something is not as read() would read it: the caller reads it whole."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 # Where a List's items start: the key at the top level of the object, which the head check proves.
 _ITEMS_KEY = re.compile(rb'"items"\s*:\s*\[')
 # How much text may come before the items (the List's apiVersion, kind and metadata at most), and
@@ -27,6 +29,10 @@ HEAD_BYTES = 1 << 20
 ITEM_BYTES = 16 << 20
 _SPACE = b" \t\r\n"
 _SPACES = re.compile(rb"[ \t\r\n]*")
+_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+
+# An item's text: a copy, or a view into the array msgspec cut a chunk's whole items from.
+Item = bytes | msgspec.Raw
 
 
 class NotStreamable(Exception):  # noqa: N818 - a signal to read the input whole, not an error
@@ -47,21 +53,24 @@ class ItemSplitter:
         self._tail_bytes = 0
         self._state = "head"  # head, item (before an item), after (after an item), tail
         self._first = True  # no item read yet (a `]` then closes an empty list, not a trailing comma)
+        self._layout: bytes | None = None  # what ends an item's text: its closing line, or its line
+        self._bulk_ok = True  # whether _bulk may be tried on this chunk
 
-    def feed(self, chunk: bytes) -> list[bytes]:
+    def feed(self, chunk: bytes) -> list[Item]:
         if self._state == "tail":
             self._add_tail(chunk)
             return []
-        self._buf = self._buf[self._pos :] + chunk
+        self._buf = b"".join((memoryview(self._buf)[self._pos :], chunk)) if self._pos < len(self._buf) else chunk
         self._pos = 0
-        items: list[bytes] = []
+        self._bulk_ok = True
+        items: list[Item] = []
         self._advance(items, final=False)
         return items
 
-    def end(self) -> tuple[list[bytes], bytes]:
+    def end(self) -> tuple[list[Item], bytes]:
         """The items left at the end of the text, and the List around them (NotStreamable if
         the text ended inside the items)."""
-        items: list[bytes] = []
+        items: list[Item] = []
         if self._state != "tail":
             self._advance(items, final=True)
         if self._state != "tail" or self._head is None:
@@ -69,7 +78,7 @@ class ItemSplitter:
         return items, self._head + b'"items":[]' + b"".join(self._tail)
 
     # -- the states ---------------------------------------------------------
-    def _advance(self, items: list[bytes], final: bool) -> None:
+    def _advance(self, items: list[Item], final: bool) -> None:
         while True:
             if self._state == "head" and not self._find_head(final):
                 return
@@ -104,7 +113,9 @@ class ItemSplitter:
         found = _SPACES.match(self._buf, self._pos)
         return found.end() if found is not None else self._pos
 
-    def _item(self, items: list[bytes], final: bool) -> bool:
+    def _item(self, items: list[Item], final: bool) -> bool:
+        if self._bulk_ok and self._layout is not None and self._bulk(items):
+            return True
         start = self._skip_space()
         if start >= len(self._buf):
             if final:
@@ -129,13 +140,44 @@ class ItemSplitter:
             return False
         if line_end < 0 or self._buf[start + 1 : line_end].strip(_SPACE):
             end = self._line_item_end(start, line_end, final)  # one item per line
+            self._layout = b"\n"
         else:
             end = self._pretty_item_end(indent, start, final)
+            self._layout = b"\n" + indent + b"}"
         if end < 0:
             if len(self._buf) - start > ITEM_BYTES:
                 raise NotStreamable
             return False
         items.append(self._buf[start:end])
+        self._first = False
+        self._pos = end
+        self._state = "after"
+        return True
+
+    def _bulk(self, items: list[Item]) -> bool:
+        """The items up to the last one the buffer holds whole in the layout the first item showed
+        (its closing line, or its line), cut by msgspec as the elements of one JSON array: every
+        piece is then one JSON value, with a `,` between two. Tried once a chunk (it fails where the
+        items end, or where the layout does not hold): then an item at a time."""
+        buf, pos, layout = self._buf, self._pos, self._layout
+        assert layout is not None
+        at = buf.rfind(layout, pos)
+        if at < 0:
+            return False
+        if layout == b"\n":
+            end = pos + len(buf[pos:at].rstrip(_SPACE))
+            if end > pos and buf[end - 1] == ord(","):
+                end -= 1  # the `,` after the last whole line's item is the next state's
+        else:
+            end = at + len(layout)
+        try:
+            block = _ARRAY.decode(b"".join((b"[", memoryview(buf)[pos:end], b"]")))
+        except msgspec.DecodeError:
+            block = []
+        if not block:
+            self._bulk_ok = False
+            return False
+        items.extend(block)
         self._first = False
         self._pos = end
         self._state = "after"

@@ -33,7 +33,7 @@ from podwhy.snapshot.cluster import Reread, Snapshot
 from podwhy.snapshot.decode import decode, decode_list_stream
 from podwhy.snapshot.decoded import FETCHED_KINDS_ANNOTATION, Decoded
 from podwhy.snapshot.limits import max_input_bytes, too_large
-from podwhy.snapshot.liststream import ItemSplitter, NotStreamable
+from podwhy.snapshot.liststream import Item, ItemSplitter, NotStreamable
 from podwhy.snapshot.params import policy_param_kinds
 
 # The kinds files must vouch for: every kind podwhy reads but Nodes and Pods (without which
@@ -477,7 +477,7 @@ def _stream_list(f: BinaryIO, name: str, size: int, progress: ReadCallback | Non
     splitter = ItemSplitter()
     around: list[bytes] = []
 
-    def batches() -> Iterator[list[bytes]]:
+    def batches() -> Iterator[list[Item]]:
         for chunk in reading.text(_raw_chunks(f, first)):
             yield splitter.feed(chunk)
         last, text = splitter.end()
