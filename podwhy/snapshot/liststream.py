@@ -31,6 +31,13 @@ _SPACE = b" \t\r\n"
 _SPACES = re.compile(rb"[ \t\r\n]*")
 _ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 
+
+class _Object(msgspec.Struct):
+    """Nothing read: decoding checks that the text is one JSON object."""
+
+
+_OBJECT = msgspec.json.Decoder(_Object)
+
 # An item's text: a copy, or a view into the array msgspec cut a chunk's whole items from.
 Item = bytes | msgspec.Raw
 
@@ -98,6 +105,10 @@ class ItemSplitter:
                 raise NotStreamable
             return False
         self._head = self._buf[: found.start()]
+        try:  # the key is the List's own, not a nested object's: the head closes as an object
+            _OBJECT.decode(self._head + b'"items":[]}')
+        except msgspec.DecodeError:
+            raise NotStreamable from None
         self._pos = found.end()
         self._state = "item"
         return True

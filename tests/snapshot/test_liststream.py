@@ -129,6 +129,10 @@ NOT_STREAMED = {
     "not a List": json.dumps(_node("n1"), indent=4).encode(),
     "YAML": b"apiVersion: v1\nkind: List\nitems: []\n",
     "items nested, not at the top": json.dumps({"kind": "List", "spec": {"items": ITEMS}}, indent=4).encode(),
+    # A nested `items` before the List's own (empty) one: what the splitter cuts must be the List's.
+    "items nested before the List's own": json.dumps(
+        {"spec": {"items": ITEMS[:2]}, "apiVersion": "v1", "items": [], "kind": "List"}, indent=4
+    ).encode(),
     "two items on one line": _per_line(ITEMS[:2]).replace(b",\n{", b", {"),
     "a trailing comma": _per_line(ITEMS[:2]).replace(b"\n]}", b",\n]}"),
     "items closed on the last item's line": _per_line(ITEMS[:2]).replace(b"\n]}", b"]}"),
