@@ -752,22 +752,25 @@ def _trainer() -> dict[str, Any]:
     }
 
 
-def _check(tmp_path: Path, objects: list[Any], *flags: str) -> tuple[int, Any]:
+def check_trainer(tmp_path: Path, objects: list[Any], *flags: str) -> tuple[int, Any]:
+    """`podwhy check -f` of the trainer Deployment on the shop cluster with OBJECTS beside it
+    (also test_policy_mutating_params.py): the exit code and the JSON report."""
     policies = tmp_path / "policies.yaml"
     policies.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
     manifest = tmp_path / "app.yaml"
     manifest.write_text(yaml.safe_dump(_trainer()))
     args = ["check", "-f", str(manifest), "--from", str(SHOP), "--from", str(policies), "-o", "json", *flags]
     result = CliRunner().invoke(app, args, env={"COLUMNS": "300", "NO_COLOR": "1"})
+    assert result.stdout.startswith("{"), result.stderr
     return result.exit_code, json.loads(result.stdout)
 
 
 def test_check_a_policy_adding_a_label_and_a_toleration_lets_the_pod_onto_the_tainted_node(tmp_path: Path) -> None:
-    code, report = _check(tmp_path, TEAM_VAP)
+    code, report = check_trainer(tmp_path, TEAM_VAP)
     assert code == 1  # no team label: refused by the ValidatingAdmissionPolicy
-    code, report = _check(tmp_path, [])
+    code, report = check_trainer(tmp_path, [])
     assert code == 1 and report["workloads"][0]["placed"] == 0  # the GPU node's taint
-    code, report = _check(tmp_path, [*GPU_POLICY, *TEAM_VAP])
+    code, report = check_trainer(tmp_path, [*GPU_POLICY, *TEAM_VAP])
     assert code == 0
     (workload,) = report["workloads"]
     assert workload["placed"] == 1 and workload["replicas"][0]["node"] == "gpu-a1"
@@ -787,7 +790,7 @@ def test_check_an_apply_configuration_setting_tolerations_is_refused(tmp_path: P
             },
         }
     ]
-    code, report = _check(tmp_path, policy)
+    code, report = check_trainer(tmp_path, policy)
     assert code == 1
     replica = report["workloads"][0]["replicas"][0]
     assert replica["created"] is False

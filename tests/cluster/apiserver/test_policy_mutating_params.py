@@ -20,10 +20,7 @@ from typing import Any
 
 import msgspec
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-from podwhy.cli import app
 from podwhy.cluster import admissionopen as facts
 from podwhy.cluster.apiserver.admission.policy.admission import PARAMS, ObjectDeniedError, mutate_workload
 from podwhy.features.emulation import V1_35
@@ -32,6 +29,7 @@ from podwhy.snapshot.cluster import Snapshot
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.live.params import wanted
 from podwhy.snapshot.source import keep_policy_params
+from tests.cluster.apiserver.test_policy_mutating import check_trainer
 from tests.paths import REPO
 
 MAP = "admissionregistration.k8s.io/v1beta1"
@@ -410,34 +408,9 @@ def test_check_a_policy_reading_a_config_map_param_lets_the_pod_onto_the_tainted
     binding = _binding("gpu-team-binding", "gpu-team", {"name": "gpu-team", "parameterNotFoundAction": "Deny"})
     param = {**CONFIG_MAP, "metadata": {"name": "gpu-team", "namespace": "shop"}}
     param["data"] = {"team": "ml", "taint": "nvidia.com/gpu"}
-    trainer = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "trainer", "namespace": "shop"},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": "trainer"}},
-            "template": {
-                "metadata": {"labels": {"app": "trainer"}},
-                "spec": {
-                    "nodeSelector": {"kubernetes.io/hostname": "gpu-a1"},
-                    "containers": [
-                        {"name": "c", "image": "registry.example.com/t:1", "resources": {"requests": {"cpu": "100m"}}}
-                    ],
-                },
-            },
-        },
-    }
 
     def check(*objects: Any) -> tuple[int, Any]:
-        policies = tmp_path / "policies.yaml"
-        policies.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": list(objects)}))
-        manifest = tmp_path / "app.yaml"
-        manifest.write_text(yaml.safe_dump(trainer))
-        args = ["check", "-f", str(manifest), "--from", str(SHOP), "--from", str(policies), "-o", "json"]
-        result = CliRunner().invoke(app, args, env={"COLUMNS": "300", "NO_COLOR": "1"})
-        assert result.stdout.startswith("{"), result.stderr
-        return result.exit_code, json.loads(result.stdout)
+        return check_trainer(tmp_path, list(objects))
 
     code, report = check(policy, binding)  # no ConfigMap at all: the informer may hold it
     assert code == 3 and report["workloads"][0]["placed"] == 0  # inconclusive, said as a VAP's params are
