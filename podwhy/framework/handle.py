@@ -10,7 +10,7 @@ from operator import attrgetter, not_
 from typing import Any
 
 from podwhy.features.emulation import DEFAULT, Emulation
-from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
+from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, Resource, pod_key
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
@@ -45,8 +45,9 @@ class Handle:
         # Each node's position in node_infos, found when first needed (nodes_but): nodes are only
         # appended (with_nodes) or replaced in place, so positions found stay right.
         self._positions: dict[str, int] | None = None
+        allocatables: dict[bytes, Resource] = {}
         for node in snapshot.nodes:
-            ni = NodeInfo.for_node(node)
+            ni = NodeInfo.for_node(node, allocatables)
             self.node_infos.append(ni)
             self.node_info_by_name[node.metadata.name] = ni
         self.pod_infos: dict[str, PodInfo] = {}
