@@ -61,10 +61,25 @@ def labels_at(keys: list[str] | tuple[str, ...]) -> NodeReader:
     ordered = tuple(sorted(set(keys)))
     if not ordered:
         return reads_nothing
+    if len(ordered) == 1:
+        # Read for every node of every cycle: the usual one key (a zone, a hostname) without a loop.
+        (only,) = ordered
+
+        def read_one(node_info: NodeInfo) -> Hashable:
+            return (node_info.node.metadata.labels.get(only),)
+
+        return read_one
+    if len(ordered) == 2:
+        first, second = ordered
+
+        def read_two(node_info: NodeInfo) -> Hashable:
+            labels = node_info.node.metadata.labels
+            return (labels.get(first), labels.get(second))
+
+        return read_two
 
     def read(node_info: NodeInfo) -> Hashable:
-        labels = node_info.node.metadata.labels
-        return tuple([labels.get(key) for key in ordered])
+        return tuple(map(node_info.node.metadata.labels.get, ordered))
 
     return read
 

@@ -415,6 +415,41 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pi)
         self._update(pi, 1)
 
+    def add_pod_infos(self, pis: list[PodInfo]) -> None:
+        """add_pod_info of each pod in turn, the same index made with the sums taken once: a Handle
+        indexes every pod of a snapshot so."""
+        self.match_counts.clear()
+        self._lowest_known = False
+        self.pods.extend(pis)
+        requested, scalars, ports = self.requested, self.requested.scalar_resources, self.used_ports
+        cpu = memory = storage = non0_cpu = non0_mem = 0
+        for pi in pis:
+            pod = pi.pod
+            spec = pod.spec
+            aff = spec.affinity
+            if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
+                self.pods_with_affinity.append(pi)
+                if pod_with_required_anti_affinity(pod):
+                    self.pods_with_required_anti_affinity.append(pi)
+            res = pi.resource
+            own = res.resource
+            cpu += own.milli_cpu
+            memory += own.memory
+            storage += own.ephemeral_storage
+            for name, amount in own.scalar_resources.items():  # as Resource.add counts them
+                scalars[name] = scalars.get(name, 0) + amount
+            non0_cpu += res.non0_cpu
+            non0_mem += res.non0_mem
+            for port in host_ports(pod):
+                ports.add(port.host_ip, port.protocol, port.host_port)
+            if spec.volumes:
+                self._count_claims(pod, 1)
+        requested.milli_cpu += cpu
+        requested.memory += memory
+        requested.ephemeral_storage += storage
+        self.non_zero_requested.milli_cpu += non0_cpu
+        self.non_zero_requested.memory += non0_mem
+
     def remove_pod(self, pi: PodInfo) -> None:
         uid = pi.uid
         self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
@@ -436,10 +471,13 @@ class NodeInfo:
                 self.used_ports.add(port.host_ip, port.protocol, port.host_port)
             else:
                 self.used_ports.remove(port.host_ip, port.protocol, port.host_port)
-        for vol in pi.pod.spec.volumes:
+        self._count_claims(pi.pod, sign)
+
+    def _count_claims(self, pod: o.Pod, sign: int) -> None:
+        for vol in pod.spec.volumes:
             if vol.persistent_volume_claim is None:
                 continue
-            key = f"{pi.pod.metadata.namespace}/{vol.persistent_volume_claim.claim_name}"
+            key = f"{pod.metadata.namespace}/{vol.persistent_volume_claim.claim_name}"
             count = self.pvc_ref_counts.get(key, 0) + sign
             if count <= 0:
                 self.pvc_ref_counts.pop(key, None)

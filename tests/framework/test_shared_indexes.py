@@ -136,3 +136,59 @@ def test_drop_disabled_fields_only_where_the_release_drops() -> None:
         drop_disabled_fields(snapshot, emulation)
         kept = snapshot.pods[0].spec.resources is not None
         assert kept == emulation.enabled(POD_LEVEL_RESOURCES)
+
+
+ANTI = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}
+        ]
+    }
+}
+PREFERRED = {
+    "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "podAffinityTerm": {"labelSelector": {}, "topologyKey": "zone"}}
+        ]
+    }
+}
+
+
+def _varied_pod(i: int, kind: int) -> o.Pod:
+    builder = make_pod(f"v{i}").spec(nodeName="n1")
+    if kind == 0:
+        builder.req(cpu="250m", memory="1Gi")
+    elif kind == 1:
+        builder.req({"nvidia.com/gpu": "1", "example.com/zero": "0"}).host_port(8000 + i)
+    elif kind == 2:
+        builder.req(cpu="1").affinity(ANTI).pvc("data").pvc("data", volume_name="again")
+    elif kind == 3:
+        builder.affinity(PREFERRED).init_req({"cpu": "2"}, sidecar=True).overhead(cpu="10m")
+    else:
+        builder.req(ephemeral_storage="1Gi").pod_requests(cpu="3", memory="2Gi").host_port(9000, "UDP")
+    return builder.obj()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=4), max_size=10))
+def test_pods_indexed_together_as_one_by_one(kinds: list[int]) -> None:
+    """NodeInfo.add_pod_infos gives the index add_pod_info gives pod after pod: the same pods,
+    affinity lists, requests (scalar entries in the same order), ports and claim counts."""
+    pods = [_varied_pod(i, kind) for i, kind in enumerate(kinds)]
+    node = make_node("n1").obj()
+    together, one_by_one = NodeInfo.for_node(node), NodeInfo.for_node(node)
+    together.add_pod_info(PodInfo(make_pod("first").req(cpu="1").spec(nodeName="n1").obj()))
+    one_by_one.add_pod_info(together.pods[0])
+    infos = [PodInfo(pod) for pod in pods]
+    together.add_pod_infos(infos)
+    for pi in infos:
+        one_by_one.add_pod_info(pi)
+    assert together.pods == one_by_one.pods
+    assert together.pods_with_affinity == one_by_one.pods_with_affinity
+    assert together.pods_with_required_anti_affinity == one_by_one.pods_with_required_anti_affinity
+    assert together.requested == one_by_one.requested
+    assert list(together.requested.scalar_resources) == list(one_by_one.requested.scalar_resources)
+    assert together.non_zero_requested == one_by_one.non_zero_requested
+    assert together.used_ports.ports == one_by_one.used_ports.ports
+    assert list(together.pvc_ref_counts.items()) == list(one_by_one.pvc_ref_counts.items())
+    assert together.lowest_priority() == one_by_one.lowest_priority()
