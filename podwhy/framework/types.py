@@ -3,7 +3,7 @@ they carry (framework/types.go)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Generic, TypeVar, overload
@@ -376,6 +376,9 @@ class NodeInfo:
     match_counts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     # The node's name, read on every filter of every node: an attribute, not a property.
     name: str = field(init=False, repr=False, compare=False)
+    # The class keys it gave Filter plugins' readers (equivalence.NodeClasses.key), by their token;
+    # forgotten whenever its pods change.
+    class_keys: dict[int, Hashable] = field(default_factory=dict, repr=False, compare=False)
     # The lowest priority of its pods (see lowest_priority) once asked; forgotten whenever its pods
     # change.
     _lowest: int | None = field(default=None, init=False, repr=False, compare=False)
@@ -405,9 +408,14 @@ class NodeInfo:
             self._lowest_known = True
         return self._lowest
 
-    def add_pod_info(self, pi: PodInfo) -> None:
+    def _pods_changed(self) -> None:
+        """Forget what was kept of its pods."""
         self.match_counts.clear()
+        self.class_keys.clear()
         self._lowest_known = False
+
+    def add_pod_info(self, pi: PodInfo) -> None:
+        self._pods_changed()
         self.pods.append(pi)
         if pod_with_affinity(pi.pod):
             self.pods_with_affinity.append(pi)
@@ -418,8 +426,7 @@ class NodeInfo:
     def add_pod_infos(self, pis: list[PodInfo]) -> None:
         """add_pod_info of each pod in turn, the same index made with the sums taken once: a Handle
         indexes every pod of a snapshot so."""
-        self.match_counts.clear()
-        self._lowest_known = False
+        self._pods_changed()
         self.pods.extend(pis)
         requested, scalars, ports = self.requested, self.requested.scalar_resources, self.used_ports
         cpu = memory = storage = non0_cpu = non0_mem = 0
@@ -456,8 +463,7 @@ class NodeInfo:
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.uid != uid]
         kept = [p for p in self.pods if p.uid != uid]
         if len(kept) != len(self.pods):
-            self.match_counts.clear()
-            self._lowest_known = False
+            self._pods_changed()
             self.pods = kept
             self._update(pi, -1)
 
