@@ -427,12 +427,16 @@ class NodeInfo:
         """add_pod_info of each pod in turn, the same index made with the sums taken once: a Handle
         indexes every pod of a snapshot so."""
         self._pods_changed()
+        # The lowest priority known at once when these are all its pods (as a Handle indexes them).
+        lowest = None if self.pods or not pis else pod_priority(pis[0].pod)
         self.pods.extend(pis)
         requested, scalars, ports = self.requested, self.requested.scalar_resources, self.used_ports
         cpu = memory = storage = non0_cpu = non0_mem = 0
         for pi in pis:
             pod = pi.pod
             spec = pod.spec
+            if lowest is not None and (priority := pod_priority(pod)) < lowest:
+                lowest = priority
             aff = spec.affinity
             if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
                 self.pods_with_affinity.append(pi)
@@ -456,6 +460,8 @@ class NodeInfo:
         requested.ephemeral_storage += storage
         self.non_zero_requested.milli_cpu += non0_cpu
         self.non_zero_requested.memory += non0_mem
+        if lowest is not None:
+            self._lowest, self._lowest_known = lowest, True
 
     def remove_pod(self, pi: PodInfo) -> None:
         uid = pi.uid

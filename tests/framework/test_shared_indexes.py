@@ -170,15 +170,18 @@ def _varied_pod(i: int, kind: int) -> o.Pod:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=4), max_size=10))
-def test_pods_indexed_together_as_one_by_one(kinds: list[int]) -> None:
+@given(st.lists(st.integers(min_value=0, max_value=4), max_size=10), st.booleans(), st.lists(PRIORITIES))
+def test_pods_indexed_together_as_one_by_one(kinds: list[int], first: bool, priorities: list[int | None]) -> None:
     """NodeInfo.add_pod_infos gives the index add_pod_info gives pod after pod: the same pods,
     affinity lists, requests (scalar entries in the same order), ports and claim counts."""
     pods = [_varied_pod(i, kind) for i, kind in enumerate(kinds)]
+    for pod, priority in zip(pods, priorities, strict=False):
+        pod.spec.priority = priority
     node = make_node("n1").obj()
     together, one_by_one = NodeInfo.for_node(node), NodeInfo.for_node(node)
-    together.add_pod_info(PodInfo(make_pod("first").req(cpu="1").spec(nodeName="n1").obj()))
-    one_by_one.add_pod_info(together.pods[0])
+    if first:
+        together.add_pod_info(PodInfo(make_pod("first").req(cpu="1").spec(nodeName="n1").obj()))
+        one_by_one.add_pod_info(together.pods[0])
     infos = [PodInfo(pod) for pod in pods]
     together.add_pod_infos(infos)
     for pi in infos:
@@ -192,3 +195,5 @@ def test_pods_indexed_together_as_one_by_one(kinds: list[int]) -> None:
     assert together.used_ports.ports == one_by_one.used_ports.ports
     assert list(together.pvc_ref_counts.items()) == list(one_by_one.pvc_ref_counts.items())
     assert together.lowest_priority() == one_by_one.lowest_priority()
+    priorities_now = [pod_priority(pi.pod) for pi in together.pods]
+    assert together.lowest_priority() == (min(priorities_now) if priorities_now else None)
