@@ -58,21 +58,23 @@ def _empties(obj: msgspec.Struct, names: tuple[str, ...]) -> None:
 
 
 class _Table:
-    """Values seen, by key; cleared when full of values seen once (so it stays bounded)."""
+    """Values seen, by key; cleared when full of values seen once (so it stays bounded). MAKE
+    makes a value seen for the first time shareable (its strings held once, a shared list...)."""
 
-    __slots__ = ("found", "hits")
+    __slots__ = ("found", "hits", "make")
 
-    def __init__(self) -> None:
+    def __init__(self, make: Callable[[Any], Any]) -> None:
         self.found: dict[Hashable, Any] = {}
         self.hits = 0
+        self.make = make
 
-    def one(self, key: Hashable, value: T, first: Callable[[T], T]) -> T:
-        """The value seen first with KEY; else VALUE made shareable by FIRST, remembered."""
+    def one(self, key: Hashable, value: T) -> T:
+        """The value seen first with KEY; else VALUE made shareable, remembered."""
         found = self.found.get(key)
         if found is not None:
             self.hits += 1
             return found  # type: ignore[no-any-return]
-        value = first(value)
+        value = self.make(value)
         if len(self.found) >= LIMIT:
             if self.hits * 2 < len(self.found):
                 self.found.clear()
@@ -86,12 +88,34 @@ def _map_key(mapping: dict[str, str]) -> Hashable:
     return (*mapping.keys(), *mapping.values())
 
 
+def _shared_list(first: Callable[[list[T]], None]) -> Callable[[list[T]], list[T]]:
+    """A new list's maker: FIRST holds its strings once, then it is shared."""
+
+    def make(items: list[T]) -> list[T]:
+        first(items)
+        return SharedList(items)
+
+    return make
+
+
 class Compactor:
     """The values one input's pods and nodes repeat, held once."""
 
     def __init__(self) -> None:
         self._strings: dict[str, str] = {}
-        self._tables: dict[str, _Table] = {}
+        one = self._strings.setdefault
+        self._labels = _Table(lambda labels: SharedDict({one(k, k): one(v, v) for k, v in labels.items()}))
+        self._annotations = _Table(lambda annotations: SharedDict({one(k, k): v for k, v in annotations.items()}))
+        self._node_selectors = _Table(lambda selector: SharedDict({one(k, k): one(v, v) for k, v in selector.items()}))
+        self._owners = _Table(_shared_list(self._owner_strings))
+        self._tolerations = _Table(_shared_list(self._toleration_strings))
+        self._containers = _Table(_shared_list(self._container_strings))
+        self._affinities = _Table(self._affinity_strings)
+        self._security_contexts = _Table(_as_it_is)
+        self._taints = _Table(_shared_list(self._taint_strings))
+        self._quantities = _Table(self._quantity_strings)
+        self._images = _Table(_shared_list(self._image_strings))
+        self._node_conditions = _Table(_shared_list(self._node_condition_strings))
 
     def __len__(self) -> int:
         return len(self._strings)
@@ -101,40 +125,6 @@ class Compactor:
             self.pod(obj)
         elif kind == "Node":
             self.node(obj)
-
-    def _table(self, name: str) -> _Table:
-        table = self._tables.get(name)
-        if table is None:
-            table = self._tables[name] = _Table()
-        return table
-
-    def _list(self, name: str, items: list[T], first: Callable[[list[T]], None]) -> list[T]:
-        """ITEMS, or the equal list seen first (shared); FIRST holds the strings of a new one once."""
-        if not items:
-            return EMPTY_LIST if type(items) is list else items
-
-        def shareable(value: list[T]) -> list[T]:
-            first(value)
-            return SharedList(value)
-
-        return self._table(name).one(_encode(items), items, shareable)
-
-    def _strings_map(self, name: str, mapping: dict[str, str], values: bool = True) -> dict[str, str]:
-        """MAPPING of strings, or the equal map seen first (shared); its strings held once."""
-        if not mapping:
-            return EMPTY_DICT if type(mapping) is dict else mapping
-        one = self._strings.setdefault
-
-        def shareable(value: dict[str, str]) -> dict[str, str]:
-            if values:
-                return SharedDict({one(k, k): one(v, v) for k, v in value.items()})
-            return SharedDict({one(k, k): v for k, v in value.items()})
-
-        return self._table(name).one(_map_key(mapping), mapping, shareable)
-
-    def _record(self, name: str, record: T, shareable: Callable[[T], T]) -> T:
-        """RECORD, or the equal one seen first (shared); SHAREABLE makes a new one so, once."""
-        return self._table(name).one(_encode(record), record, shareable)
 
     # ------------------------------------------------------------------ pods
 
@@ -148,14 +138,18 @@ class Compactor:
             spec.priority_class_name = one(spec.priority_class_name, spec.priority_class_name)
         if spec.preemption_policy:
             spec.preemption_policy = one(spec.preemption_policy, spec.preemption_policy)
-        spec.node_selector = self._strings_map("nodeSelector", spec.node_selector)
-        spec.tolerations = self._list("tolerations", spec.tolerations, self._tolerations)
-        spec.containers = self._list("containers", spec.containers, self._containers)
-        spec.init_containers = self._list("initContainers", spec.init_containers, self._containers)
+        if spec.node_selector:
+            spec.node_selector = self._node_selectors.one(_map_key(spec.node_selector), spec.node_selector)
+        if spec.tolerations:
+            spec.tolerations = self._tolerations.one(_encode(spec.tolerations), spec.tolerations)
+        if spec.containers:
+            spec.containers = self._containers.one(_encode(spec.containers), spec.containers)
+        if spec.init_containers:
+            spec.init_containers = self._containers.one(_encode(spec.init_containers), spec.init_containers)
         if spec.affinity is not None:
-            spec.affinity = self._record("affinity", spec.affinity, self._affinity)
+            spec.affinity = self._affinities.one(_encode(spec.affinity), spec.affinity)
         if spec.security_context is not None:
-            spec.security_context = self._record("securityContext", spec.security_context, _as_it_is)
+            spec.security_context = self._security_contexts.one(_encode(spec.security_context), spec.security_context)
         for volume in spec.volumes:
             volume.name = one(volume.name, volume.name)
         _empties(spec, _EMPTY_FIELDS[o.PodSpec])
@@ -172,7 +166,7 @@ class Compactor:
             container_status.image = one(container_status.image, container_status.image)
         _empties(status, _EMPTY_FIELDS[o.PodStatus])
 
-    def _tolerations(self, tolerations: list[o.Toleration]) -> None:
+    def _toleration_strings(self, tolerations: list[o.Toleration]) -> None:
         one = self._strings.setdefault
         for toleration in tolerations:
             toleration.key = one(toleration.key, toleration.key)
@@ -180,7 +174,7 @@ class Compactor:
             toleration.value = one(toleration.value, toleration.value)
             toleration.effect = one(toleration.effect, toleration.effect)
 
-    def _containers(self, containers: list[o.Container]) -> None:
+    def _container_strings(self, containers: list[o.Container]) -> None:
         one = self._strings.setdefault
         for container in containers:
             container.name = one(container.name, container.name)
@@ -191,7 +185,7 @@ class Compactor:
             _empties(resources, _EMPTY_REQUIREMENTS)
             _empties(container, _EMPTY_FIELDS[o.Container])
 
-    def _affinity(self, affinity: o.Affinity) -> o.Affinity:
+    def _affinity_strings(self, affinity: o.Affinity) -> o.Affinity:
         one = self._strings.setdefault
         node_affinity = affinity.node_affinity
         if node_affinity is not None and node_affinity.required_during_scheduling_ignored_during_execution is not None:
@@ -205,31 +199,33 @@ class Compactor:
     def node(self, node: o.Node) -> None:
         one = self._strings.setdefault
         self._meta(node.metadata)
-        node.spec.taints = self._list("taints", node.spec.taints, self._taints)
-        status = node.status
+        spec, status = node.spec, node.status
+        spec.taints = self._taints.one(_encode(spec.taints), spec.taints) if spec.taints else EMPTY_LIST
         if status.allocatable:
-            status.allocatable = self._record("allocatable", status.allocatable, self._quantities)
+            status.allocatable = self._quantities.one(_encode(status.allocatable), status.allocatable)
         if status.capacity:
-            status.capacity = self._record("capacity", status.capacity, self._quantities)
-        status.images = self._list("images", status.images, self._images)
-        status.conditions = self._list("nodeConditions", status.conditions, self._node_conditions)
+            status.capacity = self._quantities.one(_encode(status.capacity), status.capacity)
+        if status.images:
+            status.images = self._images.one(_encode(status.images), status.images)
+        if status.conditions:
+            status.conditions = self._node_conditions.one(_encode(status.conditions), status.conditions)
         info = status.node_info
         if info is not None:
             info.kubelet_version = one(info.kubelet_version, info.kubelet_version)
             info.operating_system = one(info.operating_system, info.operating_system)
 
-    def _taints(self, taints: list[o.Taint]) -> None:
+    def _taint_strings(self, taints: list[o.Taint]) -> None:
         one = self._strings.setdefault
         for taint in taints:
             taint.key = one(taint.key, taint.key)
             taint.value = one(taint.value, taint.value)
             taint.effect = one(taint.effect, taint.effect)
 
-    def _quantities(self, quantities: dict[str, Any]) -> dict[str, Any]:
+    def _quantity_strings(self, quantities: dict[str, Any]) -> dict[str, Any]:
         _values(self._strings.setdefault, quantities)
         return SharedDict(quantities)
 
-    def _node_conditions(self, conditions: list[o.NodeCondition]) -> None:
+    def _node_condition_strings(self, conditions: list[o.NodeCondition]) -> None:
         one = self._strings.setdefault
         for condition in conditions:
             condition.type = one(condition.type, condition.type)
@@ -237,7 +233,7 @@ class Compactor:
             condition.reason = one(condition.reason, condition.reason)
             condition.message = one(condition.message, condition.message)
 
-    def _images(self, images: list[o.ContainerImage]) -> None:
+    def _image_strings(self, images: list[o.ContainerImage]) -> None:
         one = self._strings.setdefault
         for image in images:
             image.names = [one(name, name) for name in image.names]
@@ -245,13 +241,18 @@ class Compactor:
     # ------------------------------------------------------------------ both
 
     def _meta(self, meta: o.ObjectMeta) -> None:
-        one = self._strings.setdefault
-        meta.namespace = one(meta.namespace, meta.namespace)
-        meta.labels = self._strings_map("labels", meta.labels)
-        meta.annotations = self._strings_map("annotations", meta.annotations, values=False)
-        meta.owner_references = self._list("ownerReferences", meta.owner_references, self._owners)
+        """The namespace, labels, annotations and owners: held once. Its empty maps and lists
+        are the shared ones (_empties)."""
+        meta.namespace = self._strings.setdefault(meta.namespace, meta.namespace)
+        if meta.labels:
+            meta.labels = self._labels.one(_map_key(meta.labels), meta.labels)
+        if meta.annotations:
+            meta.annotations = self._annotations.one(_map_key(meta.annotations), meta.annotations)
+        if meta.owner_references:
+            meta.owner_references = self._owners.one(_encode(meta.owner_references), meta.owner_references)
+        _empties(meta, _EMPTY_FIELDS[o.ObjectMeta])
 
-    def _owners(self, owners: list[o.OwnerReference]) -> None:
+    def _owner_strings(self, owners: list[o.OwnerReference]) -> None:
         one = self._strings.setdefault
         for owner in owners:
             owner.kind = one(owner.kind, owner.kind)

@@ -211,14 +211,14 @@ def test_a_table_of_values_seen_once_stays_bounded(monkeypatch: pytest.MonkeyPat
     """Past LIMIT values, a table that found fewer than half of them again starts over; one that
     did keeps them."""
     monkeypatch.setattr(compact, "LIMIT", 4)
-    table = compact._Table()
+    table = compact._Table(list)
     for i in range(10):
-        assert table.one(i, [i], list) == [i]
+        assert table.one(i, [i]) == [i]
     assert len(table.found) <= 4
-    kept = compact._Table()
+    kept = compact._Table(list)
     for i in range(4):
-        kept.one(i, [i], list)
-        kept.one(i, [i], list)
+        kept.one(i, [i])
+        kept.one(i, [i])
     first = kept.found[0]
-    kept.one(99, [99], list)
+    kept.one(99, [99])
     assert kept.found[0] is first and len(kept.found) == 5
