@@ -236,7 +236,7 @@ def node(fleet: Fleet, i: int) -> dict[str, Any]:
     }
 
 
-def _container(name: str, image: str, requests: dict[str, str], limits: dict[str, str]) -> dict[str, Any]:
+def _container(name: str, image: str, requests: dict[str, str], limits: dict[str, str], access: str) -> dict[str, Any]:
     return {
         "name": name,
         "image": image,
@@ -245,13 +245,22 @@ def _container(name: str, image: str, requests: dict[str, str], limits: dict[str
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",
         "volumeMounts": [
-            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": True}
+            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": access, "readOnly": True}
         ],
     }
 
 
-API_ACCESS_VOLUME = {
-    "name": "kube-api-access",
+def _access_name(pod_name: str) -> str:
+    """The projected token volume's name, as the ServiceAccount admission plugin names it for each
+    pod: `kube-api-access-` and five random characters (so no two pods' volumes are alike)."""
+    return f"kube-api-access-{_suffix(zlib.crc32(pod_name.encode()))}"
+
+
+def _access_volume(name: str) -> dict[str, Any]:
+    return {"name": name, **API_ACCESS_SOURCE}
+
+
+API_ACCESS_SOURCE = {
     "projected": {
         "defaultMode": 420,
         "sources": [
@@ -292,11 +301,13 @@ def _running_status(node_index: int, containers: list[str]) -> dict[str, Any]:
 def daemon_pod(fleet: Fleet, ds: int, i: int) -> dict[str, Any]:
     ds_name, cpu, memory = DAEMONSETS[ds]
     node = node_name(fleet, i)
+    name = f"{ds_name}-{_suffix(i * 7 + ds)}"
+    access = _access_name(name)
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": f"{ds_name}-{_suffix(i * 7 + ds)}",
+            "name": name,
             "generateName": f"{ds_name}-",
             "namespace": "kube-system",
             "uid": _uid(f"ds{ds}", i),
@@ -332,7 +343,9 @@ def daemon_pod(fleet: Fleet, ds: int, i: int) -> dict[str, Any]:
                 }
             },
             "containers": [
-                _container(ds_name, f"gke.gcr.io/{ds_name}:v1.4.2", {"cpu": cpu, "memory": memory}, {"memory": memory})
+                _container(
+                    ds_name, f"gke.gcr.io/{ds_name}:v1.4.2", {"cpu": cpu, "memory": memory}, {"memory": memory}, access
+                )
             ],
             "dnsPolicy": "Default",
             "enableServiceLinks": True,
@@ -349,17 +362,17 @@ def daemon_pod(fleet: Fleet, ds: int, i: int) -> dict[str, Any]:
             "serviceAccountName": ds_name,
             "terminationGracePeriodSeconds": 30,
             "tolerations": [{"operator": "Exists"}, *DAEMON_TOLERATIONS],
-            "volumes": [API_ACCESS_VOLUME],
+            "volumes": [_access_volume(access)],
         },
         "status": _running_status(i, [ds_name]),
     }
 
 
-def _training_spec(fleet: Fleet) -> dict[str, Any]:
+def _training_spec(fleet: Fleet, access: str) -> dict[str, Any]:
     limits = {GPU: TRAINING_REQUESTS[GPU]}
     return {
         "containers": [
-            _container("trainer", "us-docker.pkg.dev/fleet/train/trainer:v3", dict(TRAINING_REQUESTS), limits)
+            _container("trainer", "us-docker.pkg.dev/fleet/train/trainer:v3", dict(TRAINING_REQUESTS), limits, access)
         ],
         "dnsPolicy": "ClusterFirst",
         "enableServiceLinks": True,
@@ -379,7 +392,7 @@ def _training_spec(fleet: Fleet) -> dict[str, Any]:
         "terminationGracePeriodSeconds": 30,
         # ExtendedResourceToleration adds the GPU toleration to a pod asking for GPUs.
         "tolerations": [*DEFAULT_TOLERATIONS, dict(GPU_TOLERATION)],
-        "volumes": [API_ACCESS_VOLUME],
+        "volumes": [_access_volume(access)],
     }
 
 
@@ -390,8 +403,8 @@ def _training_pod_name(job: str, index: int) -> str:
 def training_pod(
     fleet: Fleet, namespace: str, job: str, jobset: str, index: int, uid: str, node: int | None
 ) -> dict[str, Any]:
-    spec = _training_spec(fleet)
     name = _training_pod_name(job, index)
+    spec = _training_spec(fleet, _access_name(name))
     spec["hostname"] = f"{job}-{index}"
     if node is not None:
         spec["nodeName"] = node_name(fleet, node)
@@ -509,20 +522,22 @@ def pending_pod(fleet: Fleet, owner: int, i: int) -> dict[str, Any]:
     if kind == 2:
         key = "cloud.google.com/gke-nodepool" if fleet.cloud == "gke" else "eks.amazonaws.com/nodegroup"
         spec["nodeSelector"] = {key: "spot-pool"}
+    template_hash = f"{owner:04x}c8d9f6"
+    name = f"{app}-{template_hash}-{_suffix(i)}"
+    access = _access_name(name)
     spec |= {
-        "containers": [_container("main", f"us-docker.pkg.dev/fleet/{app}:v1", requests, limits)],
+        "containers": [_container("main", f"us-docker.pkg.dev/fleet/{app}:v1", requests, limits, access)],
         "priority": 0,
         "restartPolicy": "Always",
         "schedulerName": "default-scheduler",
         "serviceAccountName": "default",
-        "volumes": [API_ACCESS_VOLUME],
+        "volumes": [_access_volume(access)],
     }
-    template_hash = f"{owner:04x}c8d9f6"
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": f"{app}-{template_hash}-{_suffix(i)}",
+            "name": name,
             "namespace": f"team-{owner % 5}",
             "uid": _uid("pending", i),
             "creationTimestamp": STARTED,

@@ -54,6 +54,11 @@ def cluster_queue_of(fleet: Fleet, namespace: str, first_node: int) -> str:
     return f"research-{first_node // fleet.pool_size // POOLS_PER_TEAM}"
 
 
+# The template's token volume: a Job's template names it as its pods did before stop 45 (each pod's
+# own is named by the ServiceAccount admission plugin, benchmarks/fleet.py _access_name).
+TEMPLATE_ACCESS = "kube-api-access"
+
+
 def queued_job(fleet: Fleet, item: dict[str, Any], first_node: int, suspend: bool = False) -> dict[str, Any]:
     """ITEM, a training Job of the fleet, as Kueue's Job integration has it: labelled with its
     queue, its template the trainer's (the requests the Workload counts)."""
@@ -62,7 +67,7 @@ def queued_job(fleet: Fleet, item: dict[str, Any], first_node: int, suspend: boo
     meta = item["metadata"]
     meta["labels"][QUEUE_NAME] = cluster_queue_of(fleet, meta["namespace"], first_node)
     item["spec"]["suspend"] = suspend
-    item["spec"]["template"]["spec"] = _training_spec(fleet)
+    item["spec"]["template"]["spec"] = _training_spec(fleet, TEMPLATE_ACCESS)
     return item
 
 

@@ -18,6 +18,8 @@ process (so that its peak RSS is its own):
   ratio to the bare parse;
 - with `--kueue`, `podwhy explain job/NAME -n research` of a suspended Job whose Workload waits
   for quota (its first line printed);
+- after one load of the file in one process, `explain` of the gang's Pending pod and then of
+  another Pending pod, each with its table: what an answer costs once the snapshot is loaded;
 - `podwhy explain` of the bundled example's pod and `podwhy --help`: the median of RUNS;
 - how many of podwhy's modules drawing explain's table loads, and the whole explain command.
 
@@ -44,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import fleetkueue
-from benchmarks.fleet import Fleet, gang_condition_message, write
+from benchmarks.fleet import Fleet, gang_condition_message, pending_pod, write
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ("shop/checkout-7c9d8b6f5-m4x2q", ROOT / "fixtures" / "examples" / "shop-cluster.yaml")
@@ -80,6 +82,28 @@ if os.environ.get("PODWHY_BENCH_MODULES"):
 from podwhy.cli import app
 sys.argv[0] = "podwhy"
 app()
+"""
+
+# Loads the snapshot once, then explains each pod named (NAMESPACE/NAME) as `podwhy explain` does
+# (the report, then its table, written to /dev/null): what each answer costs after the load.
+AFTER_LOAD = """
+import contextlib, json, os, sys, time
+from podwhy.engine import ExplainRequest, explain
+from podwhy.report.render.explain import render_table
+from podwhy.snapshot.source import FileSource
+t, c = time.perf_counter(), time.process_time()
+snapshot = FileSource([sys.argv[1]]).load()
+times = {"load": [time.perf_counter() - t, time.process_time() - c]}
+class Held:
+    def load(self):
+        return snapshot
+with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+    for ref in sys.argv[2:]:
+        t, c = time.perf_counter(), time.process_time()
+        report = explain(ExplainRequest(pod_ref=ref, namespace="default", source=Held()))
+        render_table(report)
+        times[ref] = [time.perf_counter() - t, time.process_time() - c, report.verdict.value]
+print(json.dumps(times))
 """
 
 LOADED = "import sys, {0}; print(sum(1 for m in sys.modules if m == 'podwhy' or m.startswith('podwhy.')))"
@@ -177,6 +201,21 @@ def kueue_checks(source: list[str], bare: float, pending: dict[str, Any]) -> dic
     }
 
 
+def after_load(fleet: Fleet, path: Path) -> None:
+    """Each answer after one load: the gang's Pending pod, then one of the other Pending pods."""
+    other = pending_pod(fleet, 0, 0)["metadata"]
+    refs = [fleet.gang_pending, f"{other['namespace']}/{other['name']}"]
+    run = child([sys.executable, "-c", AFTER_LOAD, str(path), *refs])
+    if run.code != 0:
+        print(run.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"after load failed (exit {run.code})")
+    times = json.loads(run.stdout)
+    wall, cpu = times.pop("load")
+    print(f"after one load:  the load {wall:.2f} s ({cpu:.2f} s CPU), peak {run.peak_mib:,.0f} MiB; then")
+    for ref, (wall, cpu, verdict) in times.items():
+        print(f"  explain        {wall:.2f} s ({cpu:.2f} s CPU), the table of {ref} ({verdict})")
+
+
 def large(fleet: Fleet, path: Path) -> bool:
     """The fleet's figures; whether the exactness checks hold."""
     parse = child([sys.executable, "-c", PARSE, str(path)])
@@ -208,6 +247,7 @@ def large(fleet: Fleet, path: Path) -> bool:
         f"pending -A:      {listed.wall_s:.2f} s = {listed.wall_s / bare:.1f}x the bare parse,"
         f" peak {listed.peak_mib:,.0f} MiB ({pending['total']:,} Pending pods in {len(pending['groups'])} groups)"
     )
+    after_load(fleet, path)
     extra = kueue_checks(source, bare, pending) if fleet.kueue else {}
     expected = gang_condition_message(fleet.nodes)
     checks = {

@@ -9,6 +9,8 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, settings
 
+from podwhy.model import shared
+
 SCHEMA = Path(__file__).resolve().parent.parent / "podwhy" / "report" / "schema.json"
 CHECK_SCHEMA = SCHEMA.with_name("check-schema.json")
 PENDING_SCHEMA = SCHEMA.with_name("pending-schema.json")
@@ -84,3 +86,14 @@ def moved_clock() -> Iterator[None]:
 
     with clock_at(years_ahead, ODD_ZONE):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _shared_empties_intact() -> Iterator[None]:
+    """No test leaves something in the empty list or map the snapshot's objects share
+    (podwhy/model/shared.py): every code path the suite runs is checked for changing one in place."""
+    yield
+    changed = list(shared.EMPTY_LIST), dict(shared.EMPTY_DICT)
+    shared.EMPTY_LIST.clear()
+    shared.EMPTY_DICT.clear()
+    assert changed == ([], {}), f"a shared empty value was changed in place: {changed!r}"

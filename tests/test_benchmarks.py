@@ -40,6 +40,8 @@ SMALL = ["--nodes", "20", "--pods", "200"]
                 "node groups",
                 "--nodes all:",
                 "pending -A:",
+                "after one load:",
+                "(Unschedulable)",
                 "exactness:",
                 "example explain:",
                 "--help:",

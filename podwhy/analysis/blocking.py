@@ -9,7 +9,8 @@ plugins.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from podwhy.analysis.blockingfacts import (
     BlockingCause as BlockingCause,
@@ -32,6 +33,7 @@ from podwhy.analysis.blockingfacts import (
 from podwhy.analysis.blockingfacts import (
     UntoleratedTaint as UntoleratedTaint,
 )
+from podwhy.analysis.verdictgroups import VerdictGroup, VerdictGroups
 from podwhy.framework.evidence import (
     NodeAffinityTermEvidence,
     NodeSelectorEvidence,
@@ -41,7 +43,6 @@ from podwhy.framework.evidence import (
     TopologySpreadEvidence,
 )
 from podwhy.framework.outcome import NodeVerdict
-from podwhy.framework.status import Status
 from podwhy.framework.types import calculate_pod_resource
 from podwhy.helpers.labelselectors import NOTHING
 from podwhy.helpers.resourcenames import is_extended_resource_name
@@ -55,17 +56,6 @@ SELECTS_NOTHING = str(NOTHING)
 
 # Node label keys named as resembling a topology key no node has.
 MAX_SIMILAR_LABELS = 3
-
-
-def _rejections(cycle: CycleOutcome) -> Iterable[tuple[str, str, Status]]:
-    """(node, plugin, status) of every Filter status that rejects a node, in node order."""
-    outcome = cycle.outcome
-    if outcome is None:
-        return
-    for verdict in outcome.nodes:
-        for plugin, status in verdict.filters.items():
-            if status.is_rejected() and status.not_evaluated is None:
-                yield verdict.name, plugin, status
 
 
 def _spec_constraint(pod: o.Pod, topology_key: str) -> int | None:
@@ -121,79 +111,150 @@ def _pins(unmatched: list[str]) -> bool:
     return all(requirement.startswith(f"{OBJECT_NAME_FIELD} ") for requirement in unmatched)
 
 
-def blocking_causes(cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable[o.Pod] = ()) -> list[BlockingCause]:
+# A cause's key (its kind's own) and what each node it holds adds: the node's name, or with
+# the evidence (ResourceEvidence) the name and the evidence.
+_Bucket = dict[tuple[object, ...], list[tuple[VerdictGroup, object]]]
+_AffinityKey = tuple[str, str, tuple[str, ...], str | None, str]
+
+
+def _gather(groups: VerdictGroups) -> tuple[dict[str, _Bucket], dict[int, set[str]]]:
+    """Each kind's causes, by key, with the groups of nodes whose evidence names them (in the
+    order a walk over the nodes meets them, node by node), and the plugins that reject each
+    group's nodes (by the group's id)."""
+    kinds: dict[str, _Bucket] = {k: {} for k in ("resources", "taints", "missing", "affinity", "selectors")}
+    rejecting: dict[int, set[str]] = {}
+    for group in groups.groups:
+        plugins = rejecting[id(group)] = set()
+        for plugin, status in group.verdict.filters.items():
+            if not status.is_rejected() or status.not_evaluated is not None:
+                continue
+            plugins.add(plugin)
+            for e in status.evidence:
+                found = _cause_key(plugin, e)
+                if found is not None:
+                    kind, key, with_evidence = found
+                    kinds[kind].setdefault(key, []).append((group, e if with_evidence else None))
+    return kinds, rejecting
+
+
+def _cause_key(plugin: str, e: object) -> tuple[str, tuple[object, ...], bool] | None:
+    """The kind and key of the cause a rejecting status's evidence says, and whether the cause
+    keeps the evidence; None for evidence of a kind said otherwise."""
+    match e:
+        case NodeSelectorEvidence():
+            return "selectors", (plugin, "nodeSelector", f"{e.key}={e.required}"), False
+        case NodeAffinityTermEvidence(source="pod", unmatched=list(unmatched)) if not _pins(unmatched):
+            return "selectors", (plugin, "nodeAffinity", "; ".join(unmatched)), False
+        case ResourceEvidence():
+            return "resources", (plugin, e.resource), True
+        case TaintEvidence():
+            return "taints", (plugin, e.taint), False
+        case TopologySpreadEvidence(missing_label=str(label)):
+            return "missing", (plugin, label), False
+        case PodAffinityTermEvidence(rule="affinity", any_matching_pod=False):
+            selected = None if e.namespace_selector == SELECTS_NOTHING else e.namespace_selector
+            return "affinity", (plugin, e.selector, tuple(e.namespaces), selected, e.topology_key), False
+    return None
+
+
+def _names(groups: VerdictGroups, found: Sequence[tuple[VerdictGroup, object]]) -> list[str]:
+    """The names of the nodes the groups FOUND hold, in node order, a node as often as it is found."""
+    if len(found) == 1:
+        return found[0][0].names
+    verdicts = groups.verdicts
+    return [verdicts[p].name for p, _ in sorted((p, i) for i, (group, _) in enumerate(found) for p in group.positions)]
+
+
+def _first(found: list[tuple[VerdictGroup, ResourceEvidence]]) -> tuple[VerdictGroup, ResourceEvidence]:
+    """Of FOUND, what the first node met says (a node's own entries in the order found)."""
+    return min(enumerate(found), key=lambda entry: (entry[1][0].positions[0], entry[0]))[1]
+
+
+def _resource_causes(
+    groups: VerdictGroups, resources: _Bucket, pods: list[o.Pod], total: int
+) -> Iterable[BlockingCause]:
+    held: dict[str, list[o.Pod]] = {}  # the pods bound to a node named as the closest
+    for (plugin, resource), found in resources.items():
+        assert isinstance(plugin, str) and isinstance(resource, str)
+        seen = [(group, e) for group, e in found if isinstance(e, ResourceEvidence)]
+        # An extended resource a node has no allocatable of is one it does not advertise.
+        unadvertised = is_extended_resource_name(resource)
+        absent = [(group, e) for group, e in seen if unadvertised and e.allocatable == 0]
+        short = [(group, e) for group, e in seen if not (unadvertised and e.allocatable == 0)]
+        if absent:
+            names = tuple(_names(groups, absent))
+            yield NotAdvertised(plugin, resource, _first(absent)[1].requested, names, len(names) == total)
+        if short:
+            # The first node of the largest room.
+            free = max(e.free for _, e in short)
+            group, most = _first([(group, e) for group, e in short if e.free == free])
+            node = group.names[0]
+            names = tuple(_names(groups, short))
+            consumers: tuple[tuple[str, int], ...] = ()
+            if resource != "pods":
+                there = held.get(node)
+                if there is None:
+                    there = held[node] = [pod for pod in pods if pod.spec.node_name == node]
+                consumers = top_consumers(there, node, resource)
+            yield TooSmall(
+                plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total, consumers
+            )
+
+
+def _selector_causes(
+    groups: VerdictGroups, selectors: _Bucket, rejecting: dict[int, set[str]], plugin_order: dict[str, int]
+) -> Iterable[BlockingCause]:
+    last = len(plugin_order)
+    for (plugin, source, wanted), found in selectors.items():
+        assert isinstance(plugin, str) and isinstance(source, str) and isinstance(wanted, str)
+        others = [rejecting[id(group)] - {plugin} for group, _ in found]
+        also = set.intersection(*others)
+        ordered = tuple(sorted(also, key=lambda name: plugin_order.get(name, last)))
+        otherwise = all(others)
+        rejected = tuple(_names(groups, found))
+        yield SelectorMismatch(plugin, source, wanted, rejected, ordered, otherwise)
+
+
+def blocking_causes(
+    cycle: CycleOutcome, nodes: Iterable[o.Node], pods: Iterable[o.Pod] = (), groups: VerdictGroups | None = None
+) -> list[BlockingCause]:
     """What keeps the pod off every node, from the Filter plugins' evidence; empty when a node
     fits or no plugin recorded evidence of a kind said here. `nodes`: the cluster's nodes (for
     label keys resembling a missing topology key); `pods`: the cluster's pods (for who holds the
-    room on the closest node, TooSmall.consumers)."""
-    pods = list(pods)
+    room on the closest node, TooSmall.consumers). The evidence is read once per group of nodes
+    sharing their statuses (analysis/verdictgroups.py): GROUPS, those of the cycle's verdicts when
+    the caller has them."""
     outcome = cycle.outcome
     if outcome is None or outcome.feasible or not outcome.nodes:
         return []
+    pods = pods if isinstance(pods, list) else list(pods)
+    if groups is None or groups.verdicts is not outcome.nodes:
+        groups = VerdictGroups(outcome.nodes)
     total = len(outcome.nodes)
     plugin_order = {plugin: i for i, plugin in enumerate(outcome.nodes[0].filters)}
-    resources: dict[tuple[str, str], list[tuple[str, ResourceEvidence]]] = {}
-    taints: dict[tuple[str, str], list[str]] = {}
-    missing_keys: dict[tuple[str, str], list[str]] = {}
-    affinity: dict[tuple[str, str, tuple[str, ...], str | None, str], list[str]] = {}
-    selectors: dict[tuple[str, str, str], list[str]] = {}
-    rejecting: dict[str, set[str]] = {}  # node -> the plugins that reject it
-    for node, plugin, status in _rejections(cycle):
-        rejecting.setdefault(node, set()).add(plugin)
-        for e in status.evidence:
-            match e:
-                case NodeSelectorEvidence():
-                    selectors.setdefault((plugin, "nodeSelector", f"{e.key}={e.required}"), []).append(node)
-                case NodeAffinityTermEvidence(source="pod", unmatched=list(unmatched)) if not _pins(unmatched):
-                    selectors.setdefault((plugin, "nodeAffinity", "; ".join(unmatched)), []).append(node)
-                case ResourceEvidence():
-                    resources.setdefault((plugin, e.resource), []).append((node, e))
-                case TaintEvidence():
-                    taints.setdefault((plugin, e.taint), []).append(node)
-                case TopologySpreadEvidence(missing_label=str(label)):
-                    missing_keys.setdefault((plugin, label), []).append(node)
-                case PodAffinityTermEvidence(rule="affinity", any_matching_pod=False):
-                    selected = None if e.namespace_selector == SELECTS_NOTHING else e.namespace_selector
-                    key = (plugin, e.selector, tuple(e.namespaces), selected, e.topology_key)
-                    affinity.setdefault(key, []).append(node)
-    causes: list[BlockingCause] = []
-    for (plugin, resource), seen in resources.items():
-        # An extended resource a node has no allocatable of is one it does not advertise.
-        unadvertised = is_extended_resource_name(resource)
-        absent = [(node, e) for node, e in seen if unadvertised and e.allocatable == 0]
-        short = [(node, e) for node, e in seen if not (unadvertised and e.allocatable == 0)]
-        if absent:
-            names = tuple(node for node, _ in absent)
-            causes.append(NotAdvertised(plugin, resource, absent[0][1].requested, names, len(names) == total))
-        if short:
-            node, most = max(short, key=lambda item: item[1].free)  # the first of the largest
-            names = tuple(n for n, _ in short)
-            consumers = top_consumers(pods, node, resource) if resource != "pods" else ()
-            causes.append(
-                TooSmall(
-                    plugin, resource, most.unit, most.requested, most.free, node, names, len(names) == total, consumers
-                )
-            )
-    causes.extend(UntoleratedTaint(plugin, taint, tuple(names)) for (plugin, taint), names in taints.items())
+    kinds, rejecting = _gather(groups)
+    causes: list[BlockingCause] = list(_resource_causes(groups, kinds["resources"], pods, total))
+    causes.extend(
+        UntoleratedTaint(str(plugin), str(taint), tuple(_names(groups, found)))
+        for (plugin, taint), found in kinds["taints"].items()
+    )
+    missing_keys = kinds["missing"]
     # Read only for a missing topology key: `check` asks this of every Pending replica.
     node_keys = [key for node in nodes for key in node.metadata.labels] if missing_keys else []
     pod = cycle.pod.pod
-    causes.extend(
-        MissingTopologyKey(
-            plugin, key, _spec_constraint(pod, key), tuple(names), len(names) == total, similar_labels(key, node_keys)
+    for (plugin, key), found in missing_keys.items():
+        assert isinstance(plugin, str) and isinstance(key, str)
+        names = tuple(_names(groups, found))
+        causes.append(
+            MissingTopologyKey(
+                plugin, key, _spec_constraint(pod, key), names, len(names) == total, similar_labels(key, node_keys)
+            )
         )
-        for (plugin, key), names in missing_keys.items()
-    )
-    causes.extend(
-        NoAffinityMatch(plugin, selector, namespaces, namespace_selector, topology_key, tuple(names))
-        for (plugin, selector, namespaces, namespace_selector, topology_key), names in affinity.items()
-    )
-    last = len(plugin_order)
-    for (plugin, source, wanted), rejected in selectors.items():
-        also = set.intersection(*(rejecting[node] - {plugin} for node in rejected))
-        ordered = tuple(sorted(also, key=lambda name: plugin_order.get(name, last)))
-        otherwise = all(rejecting[node] - {plugin} for node in rejected)
-        causes.append(SelectorMismatch(plugin, source, wanted, tuple(rejected), ordered, otherwise))
+    for key, found in kinds["affinity"].items():
+        plugin, selector, namespaces, namespace_selector, topology_key = cast(_AffinityKey, key)
+        names = tuple(_names(groups, found))
+        causes.append(NoAffinityMatch(plugin, selector, namespaces, namespace_selector, topology_key, names))
+    causes.extend(_selector_causes(groups, kinds["selectors"], rejecting, plugin_order))
     # The most nodes first, then by plugin (a stable sort keeps the order found among equals).
     return sorted(causes, key=lambda c: (-len(c.nodes), plugin_order.get(c.plugin, len(plugin_order))))
 

@@ -254,6 +254,10 @@ class _Parser:
         if tok.value == "[":
             items: list[Node] = []
             optional_items: list[int] = []
+            if self.at(","):  # CEL.g4 CreateList: '[' listInit? ','? ']', so `[,]` is an empty list
+                self.take()
+                self.expect("]")
+                return ListLit((), ())
             while not self.at("]"):
                 if self.optional_marker():
                     optional_items.append(len(items))
@@ -266,6 +270,10 @@ class _Parser:
         if tok.value == "{":
             entries: list[tuple[Node, Node]] = []
             optional_entries: list[int] = []
+            if self.at(","):  # CEL.g4 CreateStruct: '{' mapInitializerList? ','? '}', so `{,}` is an empty map
+                self.take()
+                self.expect("}")
+                return MapLit((), ())
             while not self.at("}"):
                 if self.optional_marker():
                     optional_entries.append(len(entries))

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 import typer
 
 from podwhy.cli.options import Output
-from podwhy.errors import one_line
+from podwhy.errors import PodwhyError, one_line
+from podwhy.model import shared
 
 if TYPE_CHECKING:
     from podwhy.report.model import CheckReport, PendingReport, Report, SnapshotSummary
@@ -98,9 +99,16 @@ def stdout_to_devnull(stream: TextIO | None = None) -> None:
     os.close(devnull)
 
 
+# podwhy changed, in place, the empty list or map many objects share (podwhy/model/shared.py).
+SHARED_CHANGED = "podwhy changed a value its snapshot's objects share, so this answer is not vouched for"
+
+
 def emit(exit_code: int, write: Callable[[], None], warnings: Iterable[str] = ()) -> NoReturn:
     """Write the results to stdout, the warnings to stderr, and exit with the verdict's code. A
-    reader that stops early (`podwhy ... | head`) changes neither: no traceback, same exit code."""
+    reader that stops early (`podwhy ... | head`) changes neither: no traceback, same exit code.
+    Nothing is written when the answer was computed over a changed shared empty value."""
+    if not shared.intact():
+        raise PodwhyError(SHARED_CHANGED, hint="run again with --debug and report it as a bug")
     try:
         write()
         sys.stdout.flush()

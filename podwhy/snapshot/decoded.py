@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from podwhy.errors import PodwhyError
-from podwhy.snapshot.compact import Strings
+from podwhy.snapshot.compact import Compactor
 from podwhy.snapshot.params import PARAMS_ANNOTATION, ParamObject, is_param_kind, read_param
 
 if TYPE_CHECKING:
@@ -88,8 +88,8 @@ class Decoded(msgspec.Struct):
     # ConfigMaps and custom resources, which may be policies' params (snapshot/params.py).
     params: list[ParamObject] = msgspec.field(default_factory=list)
     source: str = ""  # the input, as errors name it
-    # The strings the input's pods and nodes repeat, held once (compact.py).
-    strings: Strings = msgspec.field(default_factory=Strings)
+    # What the input's pods and nodes repeat, held once (compact.py).
+    compactor: Compactor = msgspec.field(default_factory=Compactor)
 
     def append(
         self,
@@ -103,7 +103,7 @@ class Decoded(msgspec.Struct):
     ) -> None:
         """File OBJ; a manifest's entry keeps its JSON text (RAW makes it only then)."""
         if not manifests:
-            self.strings.compact(kind, obj)
+            self.compactor.compact(kind, obj)
         self.objects.setdefault(kind, []).append(obj)
         self.api_versions.setdefault(kind, set()).add(api_version)
         if manifests:

@@ -40,6 +40,13 @@ def test_parse_optional_literals() -> None:
     assert parse("{a ? 'x' : 'y': 1}") == MapLit(((parse("a ? 'x' : 'y'"), Lit(1)),))
     assert parse("[a, ?b,]") == ListLit((Ident("a"), Ident("b")), (1,))
     assert parse("{'a': 1, ?'b': x,}") == MapLit(((Lit("a"), Lit(1)), (Lit("b"), Ident("x"))), (1,))
+    # listInit and mapInitializerList are optional before that comma: `[,]` and `{,}` are empty.
+    assert parse("[,]") == ListLit(())
+    assert parse("{,}") == MapLit(())
+    assert _eval("[,] == [] && {,} == {} && size([ , ]) == 0") is True
+    for wrong in ("[,,]", "{,,}", "[1,,]", "[,1]", "{,'a': 1}"):
+        with pytest.raises(CelCompileError):
+            parse(wrong)
 
 
 EVALUATIONS = [

@@ -443,3 +443,26 @@ def test_the_terminal_width_is_stderrs_and_none_when_piped(monkeypatch: pytest.M
     finally:
         os.close(master)
     assert shown == "podwhy: warning: one two three\n  four five six\n"
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_an_answer_over_a_changed_shared_empty_is_not_written(output: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pod's empty lists are one shared list (podwhy/model/shared.py): were podwhy to add to it
+    in place, every pod would change, and the answer is refused, never written (exit 3)."""
+    from podwhy import engine
+    from podwhy.model import shared
+
+    explain = engine.explain
+
+    def changing(request: engine.ExplainRequest) -> object:
+        report = explain(request)
+        shared.EMPTY_LIST.append("changed")
+        return report
+
+    monkeypatch.setattr(engine, "explain", changing)
+    try:
+        code, out, err = run(POD, "--from", str(EXAMPLE), "--complete", "-o", output)
+    finally:
+        shared.EMPTY_LIST.clear()
+    assert (code, out) == (3, "")
+    assert "podwhy changed a value its snapshot's objects share" in err

@@ -1,5 +1,5 @@
-"""Strings a snapshot repeats held once (snapshot/compact.py): the objects read the same, and the
-repeated strings of pods and nodes are one object each."""
+"""What a snapshot repeats held once (snapshot/compact.py): the objects read and encode the same,
+and the repeated strings, lists, maps and records of pods and nodes are one object each."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from typing import Any
 import msgspec
 import pytest
 
+from podwhy.model import objects as o
+from podwhy.model import shared
+from podwhy.model.shared import SharedDict, SharedList
 from podwhy.snapshot import compact
 from podwhy.snapshot.decode import decode
 
@@ -80,7 +83,7 @@ _DUMP = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_node(0), _nod
 
 def _read(on: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     if not on:
-        monkeypatch.setattr(compact.Strings, "compact", lambda *_: None)
+        monkeypatch.setattr(compact.Compactor, "compact", lambda *_: None)
     objects = decode(_DUMP, "dump.json").objects
     monkeypatch.undo()
     return objects
@@ -144,3 +147,78 @@ def test_manifests_are_left_as_decoded() -> None:
     """Manifests (`-f`) are few, and their text is kept: nothing is replaced."""
     manifests = decode(_DUMP, "dump.json", manifests=True).objects["Pod"]
     assert manifests[0].spec.scheduler_name is not manifests[1].spec.scheduler_name
+
+
+# The values two pods (and two nodes) repeat whole: shared, and refusing any change in place.
+POD_VALUES = [
+    lambda p: p.spec.tolerations,
+    lambda p: p.spec.containers,
+    lambda p: p.spec.node_selector,
+    lambda p: p.spec.affinity,
+    lambda p: p.metadata.owner_references,
+]
+NODE_VALUES = [
+    lambda n: n.spec.taints,
+    lambda n: n.status.allocatable,
+    lambda n: n.status.images,
+    lambda n: n.status.conditions,
+]
+
+
+def test_repeated_values_are_one_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = _read(True, monkeypatch)
+    pods, nodes = objects["Pod"], objects["Node"]
+    for path in POD_VALUES:
+        assert path(pods[0]) is path(pods[3])
+    for path in NODE_VALUES:
+        assert path(nodes[0]) is path(nodes[1])
+    for value in [path(pods[0]) for path in POD_VALUES] + [path(nodes[0]) for path in NODE_VALUES]:
+        assert isinstance(value, (SharedList, SharedDict, o.Affinity)), value
+    # Values that differ are each a pod's own: the labels (a completion index), the volumes.
+    assert pods[0].metadata.labels is not pods[3].metadata.labels
+    assert pods[0].metadata.labels == {"job-name": "train", "batch.kubernetes.io/job-completion-index": "0"}
+    assert pods[0].spec.volumes is not pods[3].spec.volumes
+
+
+def test_a_shared_value_refuses_a_change_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    pods = _read(True, monkeypatch)["Pod"]
+    with pytest.raises(TypeError, match="changed in place"):
+        pods[0].spec.tolerations.append(o.Toleration(key="k"))
+    with pytest.raises(TypeError, match="changed in place"):
+        pods[0].spec.node_selector["k"] = "v"
+    assert len(pods[3].spec.tolerations) == 2 and "k" not in pods[3].spec.node_selector
+    pods[0].spec.tolerations = [*pods[0].spec.tolerations, o.Toleration(key="k")]  # a copy: its own
+    assert len(pods[3].spec.tolerations) == 2
+
+
+def test_empty_lists_and_maps_are_the_shared_empty_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    pod = _read(True, monkeypatch)["Pod"][0]
+    for value in (
+        pod.metadata.annotations,
+        pod.spec.init_containers,
+        pod.spec.overhead,
+        pod.spec.topology_spread_constraints,
+        pod.spec.scheduling_gates,
+        pod.spec.resource_claims,
+        pod.status.init_container_statuses,
+        pod.spec.containers[0].ports,
+        pod.spec.containers[0].resources.limits,
+    ):
+        assert value is shared.EMPTY_LIST or value is shared.EMPTY_DICT
+
+
+def test_a_table_of_values_seen_once_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past LIMIT values, a table that found fewer than half of them again starts over; one that
+    did keeps them."""
+    monkeypatch.setattr(compact, "LIMIT", 4)
+    table = compact._Table(list)
+    for i in range(10):
+        assert table.one(i, [i]) == [i]
+    assert len(table.found) <= 4
+    kept = compact._Table(list)
+    for i in range(4):
+        kept.one(i, [i])
+        kept.one(i, [i])
+    first = kept.found[0]
+    kept.one(99, [99])
+    assert kept.found[0] is first and len(kept.found) == 5

@@ -14,10 +14,9 @@ from podwhy.analysis.owners import ReplicaSetIndex, owner_of
 from podwhy.analysis.suggest.facts import Suggestion
 from podwhy.analysis.suggest.notes import Note
 from podwhy.analysis.suggest.patches import _source_document, typed_document
-from podwhy.framework.outcome import NodeVerdict
+from podwhy.analysis.verdictgroups import VerdictGroups
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
-from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.scheduler.config import SchedulerConfig
@@ -77,6 +76,10 @@ class _Verifier(msgspec.Struct):
     # far (a group sizing's node count says how far to raise a node group's max size).
     autoscaling: AutoscalingAnalysis | None = None
     earlier: list[Suggestion] = msgspec.field(default_factory=list)
+    # The cycle's node verdicts grouped by their shared statuses, and the snapshot's nodes by
+    # name, built when first needed (groups_of, nodes_by_name).
+    grouped: VerdictGroups | None = None
+    named: dict[str, o.Node] | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -135,21 +138,26 @@ class _Verifier(msgspec.Struct):
         self.reruns += 1
         return run_cycle(self.snapshot, pod, framework=self._framework())
 
+    def groups_of(self, cycle: CycleOutcome) -> VerdictGroups:
+        """The node verdicts of CYCLE grouped by the Status objects they share (found once per cycle)."""
+        assert cycle.outcome is not None
+        verdicts = cycle.outcome.nodes
+        if self.grouped is None or self.grouped.verdicts is not verdicts:
+            self.grouped = VerdictGroups(verdicts)
+        return self.grouped
+
+    def nodes_by_name(self) -> dict[str, o.Node]:
+        """The snapshot's nodes by name (the last of a name, as a dict built in node order keeps)."""
+        if self.named is None:
+            self.named = {n.metadata.name: n for n in self.snapshot.nodes}
+        return self.named
+
     def pod_document(self) -> dict[str, Any]:
         """The pod as its source held it (fields the typed model skips included) when the snapshot
         kept it, else its typed encoding."""
         if self.document is None:
             self.document = _source_document(self.snapshot, self.pod) or typed_document(self.pod)
         return self.document
-
-
-def _failing(verdict: NodeVerdict) -> dict[str, Status]:
-    return {name: st for name, st in verdict.filters.items() if st.is_rejected()}
-
-
-def _only_failing(verdict: NodeVerdict, plugin: str) -> Status | None:
-    failing = _failing(verdict)
-    return failing.get(plugin) if set(failing) == {plugin} else None
 
 
 def _workload(pod: o.Pod, snapshot: Snapshot, replica_sets: ReplicaSetIndex | None = None) -> str:

@@ -16,11 +16,10 @@ from podwhy.scheduler.cycle import CycleOutcome
 
 
 def _suggest_relax_spread(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
-    assert cycle.outcome is not None
     keys = {
         ev.topology_key
-        for verdict in cycle.outcome.nodes
-        if (st := verdict.filters.get(TOPOLOGY_SPREAD)) is not None and st.is_rejected()
+        for group in v.groups_of(cycle).groups
+        if (st := group.verdict.filters.get(TOPOLOGY_SPREAD)) is not None and st.is_rejected()
         for ev in st.evidence
         if isinstance(ev, TopologySpreadEvidence) and ev.skew is not UNSET
     }
@@ -67,7 +66,7 @@ def _suggest_drop_anti_affinity(v: _Verifier, cycle: CycleOutcome) -> list[Sugge
     anti = affinity.pod_anti_affinity if affinity is not None else None
     if anti is None or not anti.required_during_scheduling_ignored_during_execution:
         return []
-    if not any((st := n.filters.get(INTER_POD_AFFINITY)) is not None and st.is_rejected() for n in cycle.outcome.nodes):
+    if not any(INTER_POD_AFFINITY in group.failing for group in v.groups_of(cycle).groups):
         return []
     assert affinity is not None
     terms = anti.required_during_scheduling_ignored_during_execution

@@ -8,7 +8,7 @@ import msgspec
 
 from podwhy.analysis.keymeanings import well_known_label
 from podwhy.analysis.owners import replica_set_index
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, NODE_AFFINITY, _only_failing, _Verifier, _workload
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, NODE_AFFINITY, _Verifier, _workload
 from podwhy.analysis.suggest.facts import Command, LabelNode, LabelReplaced, Selecting, Suggestion
 from podwhy.cluster.nodecopy import is_daemon_pod
 from podwhy.helpers.nodeselectors import RequiredNodeAffinity
@@ -97,16 +97,17 @@ def _suggest_label(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     assert cycle.outcome is not None
     if not v.cluster_changes_allowed:
         return []  # with_snapshot would verify none: no node looked at
-    nodes = {n.metadata.name: n for n in v.snapshot.nodes}
+    nodes = v.nodes_by_name()
+    grouped = v.groups_of(cycle)
     groups: dict[tuple[str, str], list[str]] = {}
-    for verdict in cycle.outcome.nodes:
-        node = nodes.get(verdict.name)
-        if node is None or _only_failing(verdict, NODE_AFFINITY) is None:
+    for name in grouped.names_of(g for g in grouped.groups if g.only_failing(NODE_AFFINITY) is not None):
+        node = nodes.get(name)
+        if node is None:
             continue
         needs = _label_needs(v.pod, node)
         # Well-known labels are never changed: the pod gets _suggest_unknown_selection instead.
         if needs is not None and len(needs) == 1 and well_known_label(next(iter(needs))) is None:
-            groups.setdefault(next(iter(needs.items())), []).append(verdict.name)
+            groups.setdefault(next(iter(needs.items())), []).append(name)
     for (key, value), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MAX_TRIES_PER_KIND]:
         target = nodes[names[0]]
         labeled = msgspec.structs.replace(

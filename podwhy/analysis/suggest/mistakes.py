@@ -73,10 +73,12 @@ def _first_fix(v: _Verifier, tries: Sequence[tuple[Any, o.Pod, list[dict[str, An
 
 
 def _suggest_topology_key(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
-    node_keys = {key for node in v.snapshot.nodes for key in node.metadata.labels}
     if not v.snapshot.nodes:
         return []
     constraints = v.pod.spec.topology_spread_constraints
+    if not any(c.when_unsatisfiable == DO_NOT_SCHEDULE for c in constraints):
+        return []
+    node_keys: set[str] = set().union(*[node.metadata.labels for node in v.snapshot.nodes])
     out: list[Suggestion] = []
     for index, c in enumerate(constraints):
         if c.when_unsatisfiable != DO_NOT_SCHEDULE or c.topology_key in node_keys:
@@ -137,21 +139,39 @@ def _renamed(pod: o.Pod, resource: str, to: str) -> tuple[o.Pod, list[dict[str, 
     return msgspec.structs.replace(pod, spec=new_spec), ops
 
 
+def _advertised(nodes: Sequence[o.Node]) -> set[str]:
+    """The resources some node has allocatable of: each name the nodes list is looked for, node
+    by node, until one has some (each amount written alike read once)."""
+    allocatable = [node.status.allocatable for node in nodes]
+    positive: dict[object, bool] = {}
+    advertised: set[str] = set()
+    for name in set().union(*allocatable):
+        for amounts in allocatable:
+            amount = amounts.get(name)
+            if amount is None:
+                continue
+            some = positive.get(amount)
+            if some is None:
+                some = positive[amount] = quantity_value(amount) > 0
+            if some:
+                advertised.add(name)
+                break
+    return advertised
+
+
 def _suggest_resource_name(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     if not v.snapshot.nodes:
         return []
-    advertised = {
-        name
-        for node in v.snapshot.nodes
-        for name, amount in node.status.allocatable.items()
-        if quantity_value(amount) > 0
-    }
     requested = dict.fromkeys(
         name for _, _, c in _containers(v.pod) for name in (*c.resources.requests, *c.resources.limits)
     )
+    extended = [name for name in requested if is_extended_resource_name(name)]
+    if not extended:
+        return []
+    advertised = _advertised(v.snapshot.nodes)
     out: list[Suggestion] = []
-    for resource in requested:
-        if not is_extended_resource_name(resource) or resource in advertised:
+    for resource in extended:
+        if resource in advertised:
             continue
         like = _close(resource, (name for name in advertised if is_extended_resource_name(name)))
         tries = []

@@ -9,7 +9,7 @@ from typing import Any
 from podwhy.analysis.autoscaling.clusterautoscaler import group_nodes
 from podwhy.analysis.autoscaling.facts import KARPENTER, AutoscalingAnalysis, GroupAtMaxSize
 from podwhy.analysis.autoscaling.karpenter import NODEPOOL_LABEL
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, RESOURCE_FIT, _failing, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, RESOURCE_FIT, _Verifier
 from podwhy.analysis.suggest.facts import (
     AddNode,
     Command,
@@ -24,6 +24,7 @@ from podwhy.analysis.suggest.facts import (
 from podwhy.analysis.suggest.notes import KeptOff, PortsTakenByStartup, ShortBesideStartup
 from podwhy.analysis.suggest.patches import _builtins
 from podwhy.analysis.suggest.shared import SizingShared
+from podwhy.analysis.verdictgroups import VerdictGroup
 from podwhy.cluster.nodecopy import is_daemon_pod, startup_pods, with_copies
 from podwhy.framework.evidence import ResourceEvidence
 from podwhy.framework.runtime import Framework
@@ -71,33 +72,39 @@ def _kept_off_copies(pod: o.Pod, node: o.Node, startup: Sequence[o.Pod], fit: Fi
     return out
 
 
+def cured_by_copy(group: VerdictGroup) -> bool:
+    """Whether a new copy of the group's nodes would cure every rejection of the pod there, its
+    plugins' say (a request beyond the node's allocatable is not cured by a copy)."""
+    failing = group.failing
+    if not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
+        return False
+    fit_status = failing.get(RESOURCE_FIT)
+    return fit_status is None or not any(
+        isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in fit_status.evidence
+    )
+
+
 def _copy_candidates(
     snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None, shared: SizingShared | None = None
 ) -> list[str]:
     """One node per shape whose rejection a new copy of it would cure, in node order (the first
     MAX_TRIES_PER_KIND: the nodes after them are not looked at)."""
-    assert cycle.outcome is not None
-    shared = shared or SizingShared(snapshot)
-    nodes = {n.metadata.name: n for n in snapshot.nodes}
+    shared = shared if shared is not None and shared.snapshot is snapshot else SizingShared(snapshot)
+    nodes = shared.nodes_by_name()
+    grouped = shared.verdict_groups(cycle)
     shapes: dict[str, str] = {}
-    for verdict in cycle.outcome.nodes:
+    for name in grouped.names_of(g for g in grouped.groups if cured_by_copy(g)):
         if len(shapes) >= MAX_TRIES_PER_KIND:
             break
-        failing = _failing(verdict)
-        node = nodes.get(verdict.name)
-        if node is None or not failing or not set(failing) <= CURED_BY_EMPTY_NODE:
-            continue
-        fit_status = failing.get(RESOURCE_FIT)
-        if fit_status is not None and any(
-            isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in fit_status.evidence
-        ):
+        node = nodes.get(name)
+        if node is None:
             continue
         shape = shared.node_shape(node, _shape)
         if shape in shapes:
             continue
-        if _kept_off_copies(cycle.pod.pod, node, shared.startup().get(verdict.name, []), fit):
+        if _kept_off_copies(cycle.pod.pod, node, shared.startup().get(name, []), fit):
             continue
-        shapes[shape] = verdict.name
+        shapes[shape] = name
     return list(shapes.values())[:MAX_TRIES_PER_KIND]
 
 

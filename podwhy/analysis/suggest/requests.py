@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from heapq import nsmallest
 from typing import Any
 
 import msgspec
 
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, MI, RESOURCE_FIT, _only_failing, _Verifier
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, MI, RESOURCE_FIT, _Verifier
 from podwhy.analysis.suggest.facts import LowerRequest, RequestCut, Suggestion
 from podwhy.analysis.suggest.patches import _pod_command, _pod_patch
 from podwhy.framework.evidence import ResourceEvidence
+from podwhy.framework.status import Status
 from podwhy.model import objects as o
 from podwhy.model.quantity import quantity_milli_value, quantity_value
 from podwhy.scheduler.cycle import CycleOutcome
@@ -75,24 +77,32 @@ def _lower_requests(pod: o.Pod, cuts: dict[str, int]) -> tuple[o.Pod, list[dict[
     return msgspec.structs.replace(pod, spec=new_spec), ops, said
 
 
+def _cuts(status: Status) -> tuple[dict[str, int], float]:
+    """The cut each short resource needs on a node only resources keep the pod off, and the
+    largest as a share of the request; no cuts when one cannot help (pods, no room at all)."""
+    cuts: dict[str, int] = {}
+    worst = 0.0
+    for ev in status.evidence:
+        if not isinstance(ev, ResourceEvidence) or ev.resource == "pods" or ev.free <= 0:
+            return {}, 0.0
+        cuts[ev.resource] = ev.requested - ev.free
+        worst = max(worst, cuts[ev.resource] / ev.requested)
+    return cuts, worst
+
+
 def _suggest_lower_request(v: _Verifier, cycle: CycleOutcome) -> list[Suggestion]:
     assert cycle.outcome is not None
-    # Per node whose only rejection is resources: the cut each short resource needs there.
+    # Per node whose only rejection is resources: the cut each short resource needs there, found
+    # once per group of nodes sharing that status. Only the first nodes by (share, name) are
+    # tried: of each group, those first by name are enough.
     options: list[tuple[float, str, dict[str, int]]] = []
-    for verdict in cycle.outcome.nodes:
-        status = _only_failing(verdict, RESOURCE_FIT)
+    for group in v.groups_of(cycle).groups:
+        status = group.only_failing(RESOURCE_FIT)
         if status is None:
             continue
-        cuts: dict[str, int] = {}
-        worst = 0.0
-        for ev in status.evidence:
-            if not isinstance(ev, ResourceEvidence) or ev.resource == "pods" or ev.free <= 0:
-                cuts = {}
-                break
-            cuts[ev.resource] = ev.requested - ev.free
-            worst = max(worst, cuts[ev.resource] / ev.requested)
+        cuts, worst = _cuts(status)
         if cuts:
-            options.append((worst, verdict.name, cuts))
+            options.extend((worst, name, cuts) for name in nsmallest(MAX_TRIES_PER_KIND * 2, group.names))
     out: list[Suggestion] = []
     seen: set[tuple[tuple[str, int], ...]] = set()
     for _, _node, cuts in sorted(options)[: MAX_TRIES_PER_KIND * 2]:

@@ -4,7 +4,8 @@ value no node has; the requirement is dropped from the pod, the node is never re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from itertools import repeat
+from typing import Any, cast
 
 import msgspec
 
@@ -81,12 +82,13 @@ def _suggest_unknown_selection(v: _Verifier, cycle: CycleOutcome) -> list[Sugges
     }
     if not keys:
         return []
-    present: dict[str, set[str]] = {key: set() for key in keys}
-    for node in v.snapshot.nodes:
-        labels = node.metadata.labels
-        for key in keys:
-            if key in labels:
-                present[key].add(labels[key])
+    # Each key's values among the nodes' labels (a label's value is a string, never None).
+    labels = [node.metadata.labels for node in v.snapshot.nodes]
+    present: dict[str, set[str]] = {}
+    for key in keys:
+        values: set[str | None] = set(map(dict.get, labels, repeat(key)))
+        values.discard(None)
+        present[key] = cast(set[str], values)
     selections = _unknown_selections(v.pod, present)
     for asks, _, _ in selections:
         if asks.key in PLATFORM_LABELS:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from podwhy.analysis.suggest.base import (
     MAX_TRIES_PER_KIND,
     RESOURCE_FIT,
-    _failing,
 )
 from podwhy.analysis.suggest.nodes import (
     _kept_off_copies,
@@ -24,8 +23,11 @@ from podwhy.analysis.suggest.notes import (
     ShortEverywhere,
 )
 from podwhy.analysis.suggest.shared import SizingShared
+from podwhy.analysis.verdictgroups import VerdictGroups
 from podwhy.framework.evidence import ResourceEvidence
+from podwhy.framework.outcome import NodeVerdict
 from podwhy.framework.runtime import Framework
+from podwhy.framework.status import Status
 from podwhy.framework.types import NodeInfo
 from podwhy.model import objects as o
 from podwhy.plugins.noderesources.fit import Fit, InsufficientResource, compute_pod_resource_request, fits_request
@@ -94,24 +96,38 @@ def beyond_every_node(pod: o.Pod, shapes: Sequence[NodeInfo], framework: Framewo
     )
 
 
+def _verdicts(cycle: CycleOutcome) -> list[NodeVerdict]:
+    assert cycle.outcome is not None
+    return cycle.outcome.nodes
+
+
+def _not_cured(failing: dict[str, Status]) -> list[tuple[str, KeptOff]]:
+    """The rejections a new copy of the node would not cure: its plugins' messages."""
+    kept: list[tuple[str, KeptOff]] = []
+    for name, status in failing.items():
+        exceeds = name == RESOURCE_FIT and any(
+            isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
+        )
+        if name not in CURED_BY_EMPTY_NODE or exceeds:
+            kept.append((name, PluginMessage(status.message())))
+    return kept
+
+
 def _why_no_copy(
     snapshot: Snapshot, cycle: CycleOutcome, fit: Fit | None, shared: SizingShared | None = None
 ) -> NoCopy:
     """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
     would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
-    assert cycle.outcome is not None
+    same = shared is not None and shared.snapshot is snapshot
+    grouped = shared.verdict_groups(cycle) if shared is not None and same else VerdictGroups(_verdicts(cycle))
+    nodes = shared.nodes_by_name() if shared is not None and same else {n.metadata.name: n for n in snapshot.nodes}
     counts: dict[tuple[str, KeptOff], int] = {}
     startup: dict[str, list[o.Pod]] | None = None
-    nodes = {n.metadata.name: n for n in snapshot.nodes}
-    for verdict in cycle.outcome.nodes:
-        kept: list[tuple[str, KeptOff]] = []
-        failing = _failing(verdict)
-        for name, status in failing.items():
-            exceeds = name == RESOURCE_FIT and any(
-                isinstance(ev, ResourceEvidence) and ev.exceeds_allocatable for ev in status.evidence
-            )
-            if name not in CURED_BY_EMPTY_NODE or exceeds:
-                kept.append((name, PluginMessage(status.message())))
+    # What the plugins' statuses say, once per group of nodes sharing them.
+    said = [_not_cured(group.failing) for group in grouped.groups]
+    for verdict, index in zip(grouped.verdicts, grouped.of_node, strict=True):
+        kept = said[index]
+        failing = grouped.groups[index].failing
         node = nodes.get(verdict.name)
         if not kept and failing and node is not None:
             startup = startup if startup is not None else (shared or SizingShared(snapshot)).startup()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from podwhy.analysis.verdictgroups import VerdictGroups
 from podwhy.cluster.nodecopy import startup_pods_by_node
 from podwhy.framework.runtime import Framework
 from podwhy.framework.types import NodeInfo, PodInfo
@@ -21,7 +22,17 @@ from podwhy.snapshot.cluster import Snapshot
 class SizingShared:
     """Facts of one snapshot, each found when first asked for."""
 
-    __slots__ = ("_cycles", "_node_shapes", "_pod_infos", "_shapes", "_startup", "frameworks", "snapshot")
+    __slots__ = (
+        "_cycles",
+        "_grouped",
+        "_named",
+        "_node_shapes",
+        "_pod_infos",
+        "_shapes",
+        "_startup",
+        "frameworks",
+        "snapshot",
+    )
 
     def __init__(self, snapshot: Snapshot, frameworks: Mapping[str, Framework] | None = None) -> None:
         self.snapshot = snapshot
@@ -33,12 +44,28 @@ class SizingShared:
         self._pod_infos: dict[int, PodInfo] | None = None
         # By the pod's id and profile name: the pod (kept, so that its id stays its) and its cycle.
         self._cycles: dict[tuple[int, str], tuple[o.Pod, CycleOutcome]] = {}
+        self._grouped: VerdictGroups | None = None
+        self._named: dict[str, o.Node] | None = None
 
     def startup(self) -> dict[str, list[o.Pod]]:
         """startup_pods_by_node of the snapshot."""
         if self._startup is None:
             self._startup = startup_pods_by_node(self.snapshot)
         return self._startup
+
+    def nodes_by_name(self) -> dict[str, o.Node]:
+        """The snapshot's nodes by name."""
+        if self._named is None:
+            self._named = {n.metadata.name: n for n in self.snapshot.nodes}
+        return self._named
+
+    def verdict_groups(self, cycle: CycleOutcome) -> VerdictGroups:
+        """The node verdicts of CYCLE grouped by their shared statuses (the last cycle's kept)."""
+        assert cycle.outcome is not None
+        verdicts = cycle.outcome.nodes
+        if self._grouped is None or self._grouped.verdicts is not verdicts:
+            self._grouped = VerdictGroups(verdicts)
+        return self._grouped
 
     def node_shape(self, node: o.Node, shape: Callable[[o.Node], str]) -> str:
         """SHAPE of the node (a pure function of it), by the node's name: names are unique in a snapshot."""

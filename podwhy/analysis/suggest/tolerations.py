@@ -10,7 +10,7 @@ import msgspec
 from podwhy.analysis.commands import template_owner
 from podwhy.analysis.keymeanings import condition_taint, reserving_taint
 from podwhy.analysis.owners import replica_set_index
-from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _only_failing, _Verifier, _workload
+from podwhy.analysis.suggest.base import MAX_TRIES_PER_KIND, TAINT_TOLERATION, _Verifier, _workload
 from podwhy.analysis.suggest.facts import (
     AddToleration,
     ReservedFor,
@@ -87,32 +87,43 @@ def _condition_note(taints: Sequence[tuple[str, str, str]], names: Sequence[str]
     return ConditionTaints(said, tuple(names))
 
 
+def _untolerated(pod: o.Pod, taints: Sequence[o.Taint]) -> tuple[tuple[str, str, str], ...]:
+    """The node's NoSchedule and NoExecute taints the pod does not tolerate, sorted."""
+    return tuple(
+        sorted(
+            {
+                (t.key, t.value, t.effect)
+                for t in taints
+                if do_not_schedule_taints(t) and not tolerations_tolerate_taint(pod.spec.tolerations, t)
+            }
+        )
+    )
+
+
 def _toleration_suggestion(v: _Verifier, cycle: CycleOutcome, reserved: bool) -> list[Suggestion]:
     """Tolerate the taints of the nodes that reject the pod only for them: ordinary taints
     (RESERVED false), or those reserving their nodes for someone (RESERVED true, the last resort).
     Taints of a node's condition or lifecycle are never tolerated."""
-    assert cycle.outcome is not None
-    nodes = {n.metadata.name: n for n in v.snapshot.nodes}
+    nodes = v.nodes_by_name()
+    grouped = v.groups_of(cycle)
+    taints_only = [g for g in grouped.groups if g.only_failing(TAINT_TOLERATION) is not None]
     groups: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
     # Nodes kept off only by taints that include one of the node's condition: never tolerated.
     conditions: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
-    for verdict in cycle.outcome.nodes:
-        node = nodes.get(verdict.name)
-        if node is None or _only_failing(verdict, TAINT_TOLERATION) is None:
+    # The untolerated taints of each set of taints met (nodes of a class have the same).
+    untolerated_of: dict[tuple[tuple[str, str, str], ...], tuple[tuple[str, str, str], ...]] = {}
+    for name in grouped.names_of(taints_only):
+        node = nodes.get(name)
+        if node is None:
             continue
-        untolerated = tuple(
-            sorted(
-                {
-                    (t.key, t.value, t.effect)
-                    for t in node.spec.taints
-                    if do_not_schedule_taints(t) and not tolerations_tolerate_taint(v.pod.spec.tolerations, t)
-                }
-            )
-        )
+        held = tuple([(t.key, t.value, t.effect) for t in node.spec.taints])
+        untolerated = untolerated_of.get(held)
+        if untolerated is None:
+            untolerated = untolerated_of[held] = _untolerated(v.pod, node.spec.taints)
         if untolerated and not any(condition_taint(key) is not None for key, _, _ in untolerated):
-            groups.setdefault(untolerated, []).append(verdict.name)
+            groups.setdefault(untolerated, []).append(name)
         elif untolerated:
-            conditions.setdefault(untolerated, []).append(verdict.name)
+            conditions.setdefault(untolerated, []).append(name)
     if not reserved:
         v.notes.extend(_condition_note(taints, names) for taints, names in sorted(conditions.items()))
     ranked = sorted(groups.items(), key=lambda kv: (len(kv[0]), -len(kv[1]), kv[0]))

@@ -11,6 +11,7 @@ from podwhy.analysis.pending import PendingPod
 from podwhy.analysis.schedulerword import scheduler_said, serving
 from podwhy.analysis.suggest.facts import Suggestion as SuggestedChange
 from podwhy.analysis.suggest.notes import Note
+from podwhy.analysis.verdictgroups import VerdictGroups
 from podwhy.cluster.placementreasons import AdmissionOpen
 from podwhy.framework.outcome import PostFilterOutcome, PreFilterRecord
 from podwhy.model import objects as o
@@ -81,17 +82,16 @@ def _preemption(post_filter: PostFilterOutcome) -> Preemption:
         )
         for c in pre.candidates
     ]
-    # The nodes of a class share their status: its name is found once (statuses live as long as pre).
+    # A status's name is that of its code (unless not evaluated): found once per code.
     names: dict[int, StatusName] = {}
-    out.dryRun = [
-        DryRunStatus(
-            node=node,
-            status=names[id(st)] if id(st) in names else names.setdefault(id(st), status_name(st)),
-            plugin=st.plugin,
-            reasons=list(st.reasons),
-        )
-        for node, st in pre.node_statuses.items()
-    ]
+    dry_run: list[DryRunStatus] = []
+    for node, st in pre.node_statuses.items():
+        if st.not_evaluated is not None:
+            name = status_name(st)
+        else:
+            name = names.get(st.code) or names.setdefault(st.code, status_name(st))
+        dry_run.append(DryRunStatus(node=node, status=name, plugin=st.plugin, reasons=list(st.reasons)))
+    out.dryRun = dry_run
     return out
 
 
@@ -327,12 +327,14 @@ def build_report(
     Kueue gates assumed), said first; `admission_open`: what the API server's admission of a pod
     of -f leaves open (webhooks, policies not evaluated), said among the warnings."""
     pod = cycle.pod.pod
+    # The node verdicts grouped by their shared statuses, for the causes and the nodes.
+    grouped = VerdictGroups(cycle.outcome.nodes) if cycle.outcome is not None else None
     report = Report(
         pod=_pod_summary(cycle),
         verdict=cycle.verdict,
         message=_no_profile_message(cycle, snapshot) if cycle.verdict == Verdict.NO_PROFILE else cycle.message,
         messageComplete=cycle.message_complete,
-        causes=[blocking_cause(c) for c in blocking.blocking_causes(cycle, snapshot.nodes, snapshot.pods)],
+        causes=[blocking_cause(c) for c in blocking.blocking_causes(cycle, snapshot.nodes, snapshot.pods, grouped)],
         pending=pending_cause(pending),
         snapshot=snapshot_summary(snapshot),
         warnings=[
@@ -369,7 +371,7 @@ def build_report(
         return _with_kueue(report, pod, kueue, kueue_gates)
     report.preFilter = [_pre_filter_entry(rec) for rec in outcome.pre_filter]
     scores = cycle.scores
-    report.nodes, report.nodeGroups = nodes_and_groups(outcome.nodes, scores)
+    report.nodes, report.nodeGroups = nodes_and_groups(outcome.nodes, scores, grouped)
     report.feasibleNodes = list(outcome.feasible)
     if cycle.post_filter is not None:
         report.preemption = _preemption(cycle.post_filter)

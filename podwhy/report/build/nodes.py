@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from msgspec import UNSET
 
+from podwhy.analysis.verdictgroups import VerdictGroups
 from podwhy.framework.outcome import NodeVerdict
 from podwhy.framework.scoring import PluginScore, ScoreOutcome
 from podwhy.framework.status import Code, Status
@@ -83,16 +84,22 @@ def _nominated(verdict: NodeVerdict) -> list[NominatedPod]:
 
 
 def nodes_and_groups(
-    verdicts: Iterable[NodeVerdict], scores: ScoreOutcome | None
+    verdicts: Iterable[NodeVerdict], scores: ScoreOutcome | None, grouped: VerdictGroups | None = None
 ) -> tuple[list[NodeReport], list[NodeGroup]]:
     """Each node's entry, in the order of VERDICTS (the scheduler's walk), and the nodes grouped by
     identical verdicts: feasibility, where the scheduler stops, and each filter's plugin, status
     and reasons, in order. Most nodes first; among groups of as many nodes, the one whose first
-    node comes first. A group's nodes keep the entries' order."""
+    node comes first. A group's nodes keep the entries' order. The statuses are read once per
+    group of nodes sharing them (analysis/verdictgroups.py; GROUPED: those of VERDICTS when the
+    caller has them), and each node gets its own entry, whose filters are its group's list."""
+    verdicts = verdicts if isinstance(verdicts, list) else list(verdicts)
+    if grouped is None or grouped.verdicts is not verdicts:
+        grouped = VerdictGroups(verdicts)
     statuses = _Statuses()
-    entries: list[NodeReport] = []
     groups: dict[tuple[bool, int, tuple[int, ...]], list[NodeReport]] = {}
-    for verdict in verdicts:
+    made: list[tuple[list[PluginStatus], PluginStatus | None, list[NodeReport]]] = []
+    for group in grouped.groups:
+        verdict = group.verdict
         filters, tokens = [], []
         for name, st in verdict.filters.items():
             entry, token = statuses.of(name, st)
@@ -100,18 +107,24 @@ def nodes_and_groups(
             tokens.append(token)
         ff = verdict.first_failure
         first, stop = statuses.of(ff.plugin, ff, with_evidence=False) if ff is not None else (None, -1)
+        # Groups come in the order of their first nodes: so do the report's groups.
+        made.append((filters, first, groups.setdefault((verdict.feasible, stop, tuple(tokens)), [])))
+    entries: list[NodeReport] = []
+    for verdict, index in zip(verdicts, grouped.of_node, strict=True):
+        filters, first, members = made[index]
+        name = verdict.name
         node = NodeReport(
-            name=verdict.name,
+            name=name,
             feasible=verdict.feasible,
             filters=filters,
             firstFailure=first,
             nominatedPods=_nominated(verdict) if verdict.nominated_pods else [],
             feasibleWithoutNominated=verdict.feasible_without_nominated,
-            scores=[_score_entry(ps) for ps in scores.scores.get(verdict.name, [])] if scores is not None else [],
-            totalScore=scores.totals.get(verdict.name) if scores is not None else None,
+            scores=[_score_entry(ps) for ps in scores.scores.get(name, [])] if scores is not None else [],
+            totalScore=scores.totals.get(name) if scores is not None else None,
         )
         entries.append(node)
-        groups.setdefault((verdict.feasible, stop, tuple(tokens)), []).append(node)
+        members.append(node)
     # sorted() is stable: groups of as many nodes keep the order their first nodes came in.
     ordered = sorted(groups.values(), key=lambda members: -len(members))
     return entries, [_group(members) for members in ordered]

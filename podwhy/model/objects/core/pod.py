@@ -10,6 +10,7 @@ import msgspec
 from podwhy.model.objects.core.node import NodeSelector, NodeSelectorTerm
 from podwhy.model.objects.core.volume import Volume
 from podwhy.model.objects.meta import Int32, Int64, LabelSelector, ObjectMeta, ResourceList, _Base
+from podwhy.model.shared import EMPTY_LIST
 
 # ---------------------------------------------------------------- affinity
 
@@ -80,7 +81,7 @@ class ResourceRequirements(_Base):
 
 
 # One empty list shared by every container whose command line is dropped (never mutated).
-_NO_WORDS: list[str] = []
+_NO_WORDS: list[str] = EMPTY_LIST  # shared: model/shared.py
 
 
 # What PodSecurity admission reads of security contexts (pod-security-admission's checks).
