@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Mapping
-from functools import partial
+from functools import lru_cache, partial
+from itertools import count
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -57,14 +58,18 @@ def node_name(node_info: NodeInfo) -> Hashable:
 
 
 def labels_at(keys: list[str] | tuple[str, ...]) -> NodeReader:
-    """The node's values (None when absent) of these label keys, and nothing else of it."""
-    ordered = tuple(sorted(set(keys)))
+    """The node's values (None when absent) of these label keys, and nothing else of it: the same
+    reader for the same keys (see NodeClasses.key)."""
+    return _labels_reader(tuple(sorted(set(keys))))
+
+
+@lru_cache(maxsize=256)
+def _labels_reader(ordered: tuple[str, ...]) -> NodeReader:
     if not ordered:
         return reads_nothing
 
     def read(node_info: NodeInfo) -> Hashable:
-        labels = node_info.node.metadata.labels
-        return tuple([labels.get(key) for key in ordered])
+        return tuple(map(node_info.node.metadata.labels.get, ordered))
 
     return read
 
@@ -78,22 +83,52 @@ class Representative(msgspec.Struct):
     feasible: bool
 
 
+# Tokens for the tuples of readers whose values nodes keep (NodeInfo.class_keys): the same readers
+# get the same token in every cycle that asks (a pod's cycles in other releases, over the same node
+# indexes, read alike where their plugins read alike). A token is never given twice: once the
+# table is forgotten, values kept under older tokens are simply not found again.
+_TOKENS: dict[tuple[NodeReader, ...], int] = {}
+_NEXT_TOKEN = count()
+_MAX_TOKENS = 256
+# The values a node keeps at most, of as many tuples of readers.
+_KEPT_PER_NODE = 8
+
+
+def _token(readers: tuple[NodeReader, ...]) -> int:
+    token = _TOKENS.get(readers)
+    if token is None:
+        if len(_TOKENS) >= _MAX_TOKENS:
+            _TOKENS.clear()
+        token = _TOKENS[readers] = next(_NEXT_TOKEN)
+    return token
+
+
 class NodeClasses:
     """The classes of one run_filters: each class's key and representative verdict."""
 
-    __slots__ = ("_nominated", "_read", "_readers", "_seen")
+    __slots__ = ("_nominated", "_read", "_readers", "_seen", "_token")
 
     def __init__(self, readers: list[NodeReader], nominated: Mapping[str, list[PodInfo]]) -> None:
         self._readers = tuple(r for r in readers if r is not reads_nothing)
         self._nominated = nominated
         self._seen: dict[Hashable, Representative] = {}
         self._read = _joined(self._readers)
+        self._token = _token(self._readers)
 
     def key(self, node_info: NodeInfo) -> Hashable | None:
-        """The node's class, None when it must be filtered on its own."""
+        """The node's class, None when it must be filtered on its own. A node keeps the value it
+        gave these readers until its pods change (what a reader reads of a node but its pods, its
+        labels, taints and allocatable, never changes): read once for the pod's cycles in every
+        release whose plugins read alike."""
         if self._nominated and self._nominated.get(node_info.name):
             return None
-        return self._read(node_info)
+        kept = node_info.class_keys
+        found = kept.get(self._token)
+        if found is None:
+            if len(kept) >= _KEPT_PER_NODE:
+                kept.clear()
+            found = kept[self._token] = self._read(node_info)
+        return found
 
     def get(self, key: Hashable) -> Representative | None:
         return self._seen.get(key)

@@ -10,7 +10,7 @@ from operator import attrgetter, not_
 from typing import Any
 
 from podwhy.features.emulation import DEFAULT, Emulation
-from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, pod_key
+from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, Resource, pod_key
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
@@ -45,25 +45,34 @@ class Handle:
         # Each node's position in node_infos, found when first needed (nodes_but): nodes are only
         # appended (with_nodes) or replaced in place, so positions found stay right.
         self._positions: dict[str, int] | None = None
+        allocatables: dict[bytes, Resource] = {}
         for node in snapshot.nodes:
-            ni = NodeInfo.for_node(node)
+            ni = NodeInfo.for_node(node, allocatables)
             self.node_infos.append(ni)
             self.node_info_by_name[node.metadata.name] = ni
         self.pod_infos: dict[str, PodInfo] = {}
         self._nominated: dict[str, list[PodInfo]] = defaultdict(list)
+        # Each node's pods in the snapshot's order, indexed together (NodeInfo.add_pod_infos).
+        bound: dict[str, list[PodInfo]] = {}
         for pod in snapshot.pods:
             if pod.status.phase in TERMINAL_PHASES:
                 continue
             pi = PodInfo(pod)
             self.pod_infos[pod_key(pod)] = pi
             if pod.spec.node_name:
-                bound = self.node_info_by_name.get(pod.spec.node_name)
-                if bound is not None:
-                    bound.add_pod_info(pi)
+                on_node = bound.get(pod.spec.node_name)
+                if on_node is None:
+                    bound[pod.spec.node_name] = [pi]
+                else:
+                    on_node.append(pi)
             elif pod.status.nominated_node_name and (
                 scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
             ):
                 self._nominated[pod.status.nominated_node_name].append(pi)
+        for name, pis in bound.items():
+            on = self.node_info_by_name.get(name)
+            if on is not None:
+                on.add_pod_infos(pis)
         self._attachments: defaultdict[str, list[o.VolumeAttachment]] | None = None
         # Node indexes shared with the view this one was made from (with_nodes), copied on first change.
         self._borrowed: set[str] = set()

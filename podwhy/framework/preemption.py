@@ -237,7 +237,11 @@ class Evaluator:
             outcome.message = ERR_NO_NODES
             return None, Status(Code.Error, [ERR_NO_NODES]), outcome
         # Nodes whose failure removing pods could fix; unresolvable ones are not tried.
-        potential = [ni for ni in self.node_infos if node_status(node_statuses, ni.name).code == Code.Unschedulable]
+        # (node_status of a node without a status is unresolvable: never tried.)
+        status_of, unschedulable = node_statuses.get, Code.Unschedulable
+        potential = [
+            ni for ni in self.node_infos if (st := status_of(ni.name)) is not None and st.code == unschedulable
+        ]
         outcome.potential_nodes = [ni.name for ni in potential]
         candidates: list[Candidate] = []
         statuses: dict[str, Status] = {}

@@ -3,13 +3,14 @@ they carry (framework/types.go)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 import msgspec
 
-from podwhy.framework.signature import PodPart, pod_signature
+from podwhy.framework.signature import requests_signature
 from podwhy.helpers.labelselectors import Selector, SelectorError, label_selector_as_selector
 from podwhy.helpers.podresources import Quantities, is_pod_level_requests_set, pod_requests, to_quantities
 from podwhy.helpers.resourcenames import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
@@ -17,6 +18,8 @@ from podwhy.model import objects as o
 from podwhy.model.quantity import milli_value, value
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+_encode = msgspec.json.Encoder().encode
 
 # schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: stand-ins for missing
 # container requests when scoring (the "non-zero" requests).
@@ -119,14 +122,13 @@ def calculate_pod_resource(pod: o.Pod) -> PodResource:
 
 
 _RESOURCE_CACHE: dict[bytes, PodResource] = {}
-# Everything calculate_pod_resource reads; replicas of one template share it.
-_RESOURCE_PARTS = frozenset({PodPart.REQUESTS})
 
 
 def cached_pod_resource(pod: o.Pod) -> PodResource:
-    """calculate_pod_resource, memoised by content. The result is shared: never mutate it."""
-    key = pod_signature(pod, _RESOURCE_PARTS)
-    found = _RESOURCE_CACHE.get(key)
+    """calculate_pod_resource, memoised by content (everything it reads: the signature's REQUESTS,
+    read here without its generic walk, as for every pod of a snapshot). The result is shared:
+    never mutate it."""
+    found = _RESOURCE_CACHE.get(key := requests_signature(pod))
     if found is None:
         found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)
     return found
@@ -194,6 +196,30 @@ def _weighted(pod: o.Pod, terms: list[o.WeightedPodAffinityTerm]) -> list[Weight
         return []
 
 
+_T = TypeVar("_T")
+
+
+class _Once(Generic[_T]):
+    """functools.cached_property without its lock (Python 3.11 takes one on every first read):
+    PodInfo's parts are read for every pod of a snapshot, by one thread. The value is stored in the
+    instance's __dict__, where later reads find it before this descriptor."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _Once[_T] | _T:
+        if obj is None:
+            return self
+        value: _T = self.func(obj)
+        obj.__dict__[self.name] = value
+        return value
+
+
 class PodInfo:
     """A pod with its parsed affinity terms and cached resource requests."""
 
@@ -210,32 +236,32 @@ class PodInfo:
     def uid(self) -> str:
         return self.pod.metadata.uid or pod_key(self.pod)
 
-    @cached_property
+    @_Once
     def resource(self) -> PodResource:
         return cached_pod_resource(self.pod)
 
-    @cached_property
+    @_Once
     def required_affinity_terms(self) -> list[AffinityTerm]:
         aff = self.pod.spec.affinity
         if aff is None or aff.pod_affinity is None:
             return []
         return _terms(self.pod, aff.pod_affinity.required_during_scheduling_ignored_during_execution)
 
-    @cached_property
+    @_Once
     def required_anti_affinity_terms(self) -> list[AffinityTerm]:
         aff = self.pod.spec.affinity
         if aff is None or aff.pod_anti_affinity is None:
             return []
         return _terms(self.pod, aff.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
 
-    @cached_property
+    @_Once
     def preferred_affinity_terms(self) -> list[WeightedAffinityTerm]:
         aff = self.pod.spec.affinity
         if aff is None or aff.pod_affinity is None:
             return []
         return _weighted(self.pod, aff.pod_affinity.preferred_during_scheduling_ignored_during_execution)
 
-    @cached_property
+    @_Once
     def preferred_anti_affinity_terms(self) -> list[WeightedAffinityTerm]:
         aff = self.pod.spec.affinity
         if aff is None or aff.pod_anti_affinity is None:
@@ -266,8 +292,16 @@ def pod_with_required_anti_affinity(pod: o.Pod) -> bool:
 
 def host_ports(pod: o.Pod) -> list[o.ContainerPort]:
     """schedutil.GetHostPorts: sidecar init containers and containers with a hostPort."""
-    ports = [p for c in pod.spec.init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0]
-    ports.extend(p for c in pod.spec.containers for p in c.ports if p.host_port > 0)
+    spec = pod.spec
+    ports = (
+        [p for c in spec.init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0]
+        if spec.init_containers
+        else []
+    )
+    # Asked of every pod bound to a node: most containers declare no port at all.
+    for c in spec.containers:
+        if c.ports:
+            ports.extend([p for p in c.ports if p.host_port > 0])
     return ports
 
 
@@ -342,16 +376,46 @@ class NodeInfo:
     match_counts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     # The node's name, read on every filter of every node: an attribute, not a property.
     name: str = field(init=False, repr=False, compare=False)
+    # The class keys it gave Filter plugins' readers (equivalence.NodeClasses.key), by their token;
+    # forgotten whenever its pods change.
+    class_keys: dict[int, Hashable] = field(default_factory=dict, repr=False, compare=False)
+    # The lowest priority of its pods (see lowest_priority) once asked; forgotten whenever its pods
+    # change.
+    _lowest: int | None = field(default=None, init=False, repr=False, compare=False)
+    _lowest_known: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.name = self.node.metadata.name
 
     @classmethod
-    def for_node(cls, node: o.Node) -> NodeInfo:
-        return cls(node=node, allocatable=Resource.from_list(node.status.allocatable))
+    def for_node(cls, node: o.Node, allocatables: dict[bytes, Resource] | None = None) -> NodeInfo:
+        """The node's index, without pods. ALLOCATABLES: the Resources already made of nodes'
+        allocatable lists, by their encoding, to share (a Resource is read, never changed, once
+        made: nodes of one machine type share it)."""
+        if allocatables is None:
+            return cls(node=node, allocatable=Resource.from_list(node.status.allocatable))
+        written = _encode(node.status.allocatable)
+        allocatable = allocatables.get(written)
+        if allocatable is None:
+            allocatable = allocatables[written] = Resource.from_list(node.status.allocatable)
+        return cls(node=node, allocatable=allocatable)
+
+    def lowest_priority(self) -> int | None:
+        """The lowest priority (PodInfo.priority) of its pods, None without pods: preemption's dry
+        run asks it of every node it tries, in each cycle of the pod."""
+        if not self._lowest_known:
+            self._lowest = min([pod_priority(pi.pod) for pi in self.pods], default=None)
+            self._lowest_known = True
+        return self._lowest
+
+    def _pods_changed(self) -> None:
+        """Forget what was kept of its pods."""
+        self.match_counts.clear()
+        self.class_keys.clear()
+        self._lowest_known = False
 
     def add_pod_info(self, pi: PodInfo) -> None:
-        self.match_counts.clear()
+        self._pods_changed()
         self.pods.append(pi)
         if pod_with_affinity(pi.pod):
             self.pods_with_affinity.append(pi)
@@ -359,13 +423,53 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pi)
         self._update(pi, 1)
 
+    def add_pod_infos(self, pis: list[PodInfo]) -> None:
+        """add_pod_info of each pod in turn, the same index made with the sums taken once: a Handle
+        indexes every pod of a snapshot so."""
+        self._pods_changed()
+        # The lowest priority known at once when these are all its pods (as a Handle indexes them).
+        lowest = None if self.pods or not pis else pod_priority(pis[0].pod)
+        self.pods.extend(pis)
+        requested, scalars, ports = self.requested, self.requested.scalar_resources, self.used_ports
+        cpu = memory = storage = non0_cpu = non0_mem = 0
+        for pi in pis:
+            pod = pi.pod
+            spec = pod.spec
+            if lowest is not None and (priority := pod_priority(pod)) < lowest:
+                lowest = priority
+            aff = spec.affinity
+            if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
+                self.pods_with_affinity.append(pi)
+                if pod_with_required_anti_affinity(pod):
+                    self.pods_with_required_anti_affinity.append(pi)
+            res = pi.resource
+            own = res.resource
+            cpu += own.milli_cpu
+            memory += own.memory
+            storage += own.ephemeral_storage
+            for name, amount in own.scalar_resources.items():  # as Resource.add counts them
+                scalars[name] = scalars.get(name, 0) + amount
+            non0_cpu += res.non0_cpu
+            non0_mem += res.non0_mem
+            for port in host_ports(pod):
+                ports.add(port.host_ip, port.protocol, port.host_port)
+            if spec.volumes:
+                self._count_claims(pod, 1)
+        requested.milli_cpu += cpu
+        requested.memory += memory
+        requested.ephemeral_storage += storage
+        self.non_zero_requested.milli_cpu += non0_cpu
+        self.non_zero_requested.memory += non0_mem
+        if lowest is not None:
+            self._lowest, self._lowest_known = lowest, True
+
     def remove_pod(self, pi: PodInfo) -> None:
         uid = pi.uid
         self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.uid != uid]
         kept = [p for p in self.pods if p.uid != uid]
         if len(kept) != len(self.pods):
-            self.match_counts.clear()
+            self._pods_changed()
             self.pods = kept
             self._update(pi, -1)
 
@@ -379,10 +483,13 @@ class NodeInfo:
                 self.used_ports.add(port.host_ip, port.protocol, port.host_port)
             else:
                 self.used_ports.remove(port.host_ip, port.protocol, port.host_port)
-        for vol in pi.pod.spec.volumes:
+        self._count_claims(pi.pod, sign)
+
+    def _count_claims(self, pod: o.Pod, sign: int) -> None:
+        for vol in pod.spec.volumes:
             if vol.persistent_volume_claim is None:
                 continue
-            key = f"{pi.pod.metadata.namespace}/{vol.persistent_volume_claim.claim_name}"
+            key = f"{pod.metadata.namespace}/{vol.persistent_volume_claim.claim_name}"
             count = self.pvc_ref_counts.get(key, 0) + sign
             if count <= 0:
                 self.pvc_ref_counts.pop(key, None)

@@ -164,6 +164,13 @@ class DefaultPreemption(Plugin):
     # -------------------------------------------------------------- victims on one node
     def without_victims(self, pod: PodInfo, node_info: NodeInfo) -> Status | None:
         priority = pod.priority
+        if type(self).is_eligible_pod is DefaultPreemption.is_eligible_pod:
+            # Every pod of lower priority may be a victim: is there one? (The node keeps its lowest
+            # priority until its pods change: the pod's cycles in other releases ask it again.)
+            lowest = node_info.lowest_priority()
+            if lowest is not None and lowest < priority:
+                return None
+            return Status(Code.UnschedulableAndUnresolvable, [ERR_NO_VICTIMS])  # unresolvable's, made directly
         for pi in node_info.pods:
             # Only a pod of lower priority may be a victim: the others are not asked further (their
             # priority read as PodInfo.priority reads it, for every pod of every node tried).

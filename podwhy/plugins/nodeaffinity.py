@@ -5,6 +5,7 @@ add their weights to the node's score."""
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -199,6 +200,7 @@ def _selector_reads(selector: o.NodeSelector | None, keys: list[str]) -> bool:
     return names
 
 
+@lru_cache(maxsize=256)  # the same reader for the same labels' (see equivalence.NodeClasses.key)
 def _with_name(labels: NodeReader) -> NodeReader:
     def read(node_info: NodeInfo) -> Hashable:
         return (node_info.name, labels(node_info))

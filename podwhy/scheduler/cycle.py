@@ -18,7 +18,7 @@ from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
 from podwhy.framework.scoring import ScoreOutcome, run_scores
 from podwhy.framework.types import PodInfo
-from podwhy.heap import gc_paused
+from podwhy.heap import gc_deferred, gc_paused
 from podwhy.model import objects as o
 from podwhy.model.records import replace
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
@@ -135,6 +135,10 @@ FITS = CycleOptions(scoring=False, every_plugin=False, post_filter=False)
 FIRST_FIT = CycleOptions(scoring=False, every_plugin=False, feasible_to_find=1)
 
 
+# One cycle builds a verdict, a status and a dict per node, each kept until the cycle is read: at
+# 65,000 nodes the collections they set off (each scanning every object not frozen with the
+# indexes) took as long as the cycle's own work; reference counting frees them all the same.
+@gc_deferred()
 def run_cycle(
     snapshot: Snapshot,
     pod: o.Pod,

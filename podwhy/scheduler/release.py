@@ -110,13 +110,11 @@ def _scheduler_image_version(snapshot: Snapshot) -> KubeVersion | None:
 
 
 def _kubelet_versions(snapshot: Snapshot) -> list[KubeVersion]:
-    versions = []
-    for node in snapshot.nodes:
-        info = node.status.node_info
-        version = parse_version(info.kubelet_version) if info is not None and info.kubelet_version else None
-        if version is not None:
-            versions.append(version)
-    return versions
+    """The nodes' kubelet versions, each once (the release is chosen from the highest, and the
+    skew is said of the set): most nodes of a large cluster run one of a few. In the nodes' order."""
+    nodes = snapshot.nodes
+    written = dict.fromkeys(info.kubelet_version for node in nodes if (info := node.status.node_info) is not None)
+    return [version for text in written if text and (version := parse_version(text)) is not None]
 
 
 # The DRA kinds, and the version a cluster serves them in whatever its gates (resource.k8s.io/v1

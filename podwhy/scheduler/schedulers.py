@@ -126,11 +126,19 @@ def _mentions_scheduler(pod: o.Pod) -> bool:
     """A cheap first look (every pod of a large snapshot gets one): does anything name a scheduler?
     The model keeps a container's command line only when it mentions one."""
     meta = pod.metadata
-    if "sched" in meta.name or any("sched" in r.name for r in meta.owner_references):
+    if "sched" in meta.name:
         return True
-    if any("sched" in value for value in meta.labels.values()):
-        return True
-    return any(c.command or c.args or "sched" in c.image for c in pod.spec.containers)
+    # Loops, not any() over generators: asked of every pod once per snapshot.
+    for ref in meta.owner_references:
+        if "sched" in ref.name:
+            return True
+    for value in meta.labels.values():
+        if "sched" in value:
+            return True
+    for c in pod.spec.containers:
+        if c.command or c.args or "sched" in c.image:
+            return True
+    return False
 
 
 def scheduler_pod(pod: o.Pod) -> SchedulerPod | None:

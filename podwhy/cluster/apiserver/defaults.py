@@ -178,6 +178,8 @@ def drop_disabled_fields(snapshot: Snapshot, emulation: Emulation) -> None:
     """The pods as a cluster of the emulated release holds them: its API server drops the fields of
     a disabled feature on create (dropDisabledPodFields), and its scheduler ignores them. With
     PodLevelResources off (v1.33), pod-level `spec.resources` does not count."""
+    if emulation.enabled(POD_LEVEL_RESOURCES):
+        return  # drop_disabled_pod_fields drops nothing: no pod to look at
     for pod in snapshot.pods:
         drop_disabled_pod_fields(pod, emulation)
 

@@ -9,6 +9,7 @@ PreScore/Score rate each feasible node with the configured scoring strategy
 from __future__ import annotations
 
 from collections.abc import Container, Hashable
+from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -212,8 +213,9 @@ def fits(pod: o.Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 
 def room_reader(request: Resource) -> NodeReader:
     """What fits_request reads of a node for REQUEST: its pod count and pod capacity, and the
-    requested and allocatable amounts of each resource the pod asks for (the evidence shows them)."""
-    fields = [
+    requested and allocatable amounts of each resource the pod asks for (the evidence shows them).
+    The same reader for requests of the same resources (see equivalence.NodeClasses.key)."""
+    fields = tuple(
         field
         for field, amount in (
             ("milli_cpu", request.milli_cpu),
@@ -221,9 +223,13 @@ def room_reader(request: Resource) -> NodeReader:
             ("ephemeral_storage", request.ephemeral_storage),
         )
         if amount
-    ]
+    )
+    return _room_reader(fields, tuple(name for name, amount in request.scalar_resources.items() if amount))
+
+
+@lru_cache(maxsize=256)
+def _room_reader(fields: tuple[str, ...], scalars: tuple[str, ...]) -> NodeReader:
     amounts = attrgetter(*fields, "allowed_pod_number")
-    scalars = [name for name, amount in request.scalar_resources.items() if amount]
 
     def read(node_info: NodeInfo) -> Hashable:
         return (len(node_info.pods), amounts(node_info.requested), amounts(node_info.allocatable))
