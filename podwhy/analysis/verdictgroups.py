@@ -51,6 +51,12 @@ class VerdictGroups:
 
     __slots__ = ("groups", "of_node", "verdicts")
 
+    @classmethod
+    def of(cls, verdicts: Sequence[NodeVerdict], kept: VerdictGroups | None) -> VerdictGroups:
+        """VERDICTS grouped: KEPT when it groups these very verdicts (the one grouping a reader
+        keeps for the last cycle it read), else a new grouping."""
+        return kept if kept is not None and kept.verdicts is verdicts else cls(verdicts)
+
     def __init__(self, verdicts: Sequence[NodeVerdict]) -> None:
         self.verdicts = verdicts
         found: dict[tuple[object, ...], int] = {}

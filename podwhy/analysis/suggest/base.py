@@ -141,9 +141,7 @@ class _Verifier(msgspec.Struct):
     def groups_of(self, cycle: CycleOutcome) -> VerdictGroups:
         """The node verdicts of CYCLE grouped by the Status objects they share (found once per cycle)."""
         assert cycle.outcome is not None
-        verdicts = cycle.outcome.nodes
-        if self.grouped is None or self.grouped.verdicts is not verdicts:
-            self.grouped = VerdictGroups(verdicts)
+        self.grouped = VerdictGroups.of(cycle.outcome.nodes, self.grouped)
         return self.grouped
 
     def nodes_by_name(self) -> dict[str, o.Node]:

@@ -62,9 +62,7 @@ class SizingShared:
     def verdict_groups(self, cycle: CycleOutcome) -> VerdictGroups:
         """The node verdicts of CYCLE grouped by their shared statuses (the last cycle's kept)."""
         assert cycle.outcome is not None
-        verdicts = cycle.outcome.nodes
-        if self._grouped is None or self._grouped.verdicts is not verdicts:
-            self._grouped = VerdictGroups(verdicts)
+        self._grouped = VerdictGroups.of(cycle.outcome.nodes, self._grouped)
         return self._grouped
 
     def node_shape(self, node: o.Node, shape: Callable[[o.Node], str]) -> str:
