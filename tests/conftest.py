@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, settings
 
+from podwhy.framework import handle
 from podwhy.model import shared
 
 SCHEMA = Path(__file__).resolve().parent.parent / "podwhy" / "report" / "schema.json"
@@ -86,6 +87,16 @@ def moved_clock() -> Iterator[None]:
 
     with clock_at(years_ahead, ODD_ZONE):
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _kept_indexes_checked() -> Iterator[None]:
+    """Every view of a kept scheduler index (framework/handle.py, `indexed`) the suite takes is
+    compared with the snapshot indexed anew: a change to a snapshot's pods or nodes that the kept
+    index's check misses fails the test that made it."""
+    was, handle.CHECK_KEPT = handle.CHECK_KEPT, True
+    yield
+    handle.CHECK_KEPT = was
 
 
 @pytest.fixture(autouse=True)

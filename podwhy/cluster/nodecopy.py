@@ -63,7 +63,11 @@ def node_copy(node: o.Node, name: str) -> o.Node:
 
 
 def is_daemon_pod(pod: o.Pod) -> bool:
-    return any(ref.controller and ref.kind == "DaemonSet" for ref in pod.metadata.owner_references)
+    return _daemon_owned(pod.metadata.owner_references)
+
+
+def _daemon_owned(owners: list[o.OwnerReference]) -> bool:
+    return any(ref.controller and ref.kind == "DaemonSet" for ref in owners)
 
 
 def is_mirror_pod(pod: o.Pod) -> bool:
@@ -84,10 +88,25 @@ def startup_pods(snapshot: Snapshot, node: str) -> list[o.Pod]:
 
 
 def startup_pods_by_node(snapshot: Snapshot) -> dict[str, list[o.Pod]]:
+    """startup_pods of every node that has some. Asked of every pod of a large snapshot: a DaemonSet's
+    pods share one list of owners (snapshot/compact.py), so each list is looked at once."""
     out: dict[str, list[o.Pod]] = {}
+    daemon: dict[int, bool] = {}  # by the owners list's identity: every list stays held by its pods
     for pod in snapshot.pods:
-        if pod.spec.node_name and starts_on_new_node(pod):
-            out.setdefault(pod.spec.node_name, []).append(pod)
+        node = pod.spec.node_name
+        meta = pod.metadata
+        if not node or pod.status.phase in TERMINAL_PHASES or meta.deletion_timestamp is not None:
+            continue
+        owners = meta.owner_references
+        ran = daemon.get(id(owners))
+        if ran is None:
+            ran = daemon[id(owners)] = _daemon_owned(owners)
+        if ran or ANN_MIRROR_POD in meta.annotations:
+            on = out.get(node)
+            if on is None:
+                out[node] = [pod]
+            else:
+                on.append(pod)
     return out
 
 

@@ -6,7 +6,7 @@ import copy
 from collections import defaultdict
 from collections.abc import Mapping
 from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter, is_, not_
 from typing import Any
 
 from podwhy.features.emulation import DEFAULT, Emulation
@@ -26,6 +26,22 @@ def normalized_image_name(name: str) -> str:
 
 
 _NAME = attrgetter("name")
+
+# What a Handle's indexes read of each pod besides the pod itself that code changes in place on
+# a pod of a snapshot: where it runs or waits nominated, whether it still counts, whose queue it
+# is in, and its pod-level resources (dropped for a release without them, given back after). The
+# other parts its PodInfo reads once (containers, overhead, affinity, volumes, statuses) are set
+# when a pod is made; the test suite checks every kept index it uses against one made anew
+# (CHECK_KEPT). Of each node: its name, allocatable and images.
+_POD_READS = attrgetter(
+    "spec.node_name", "status.phase", "status.nominated_node_name", "spec.scheduler_name", "spec.resources"
+)
+_NODE_READS = attrgetter("metadata.name", "status.allocatable", "status.images")
+# Where `indexed` keeps its Handle in Snapshot.indexes.
+KEPT = "framework.handle"
+# Whether `indexed` checks each view it gives of a kept Handle against one indexed anew (the test
+# suite turns it on: tests/conftest.py).
+CHECK_KEPT = False
 
 
 class Handle:
@@ -120,19 +136,31 @@ class Handle:
 
     def _own(self, name: str) -> NodeInfo:
         """The node's index, copied first when it is still shared with the view this one was made
-        from (with_nodes), so that binding a pod here leaves that view as it was."""
+        from (with_nodes, for_release, a kept Handle's view), so that binding a pod here leaves that
+        view as it was."""
         ni = self.node_info_by_name[name]
         if name not in self._borrowed:
             return ni
         self._borrowed.discard(name)
         own = ni.snapshot()
         self.node_info_by_name[name] = own
-        self.node_infos[self.node_infos.index(ni)] = own
+        self.node_infos[self._position(name)] = own
         for index_list in (self.have_pods_with_affinity, self.have_pods_with_required_anti_affinity):
             for i, listed in enumerate(index_list):
                 if listed is ni:
                     index_list[i] = own
         return own
+
+    def _node_positions(self) -> dict[str, int]:
+        """Each node's place in node_infos, found once (see _positions). Views share the map
+        until their nodes differ in number; it is replaced, never changed."""
+        positions = self._positions
+        if positions is None or len(positions) != len(self.node_infos):
+            positions = self._positions = {ni.name: i for i, ni in enumerate(self.node_infos)}
+        return positions
+
+    def _position(self, name: str) -> int:
+        return self._node_positions()[name]
 
     def nodes_but(self, settled: Mapping[str, object]) -> list[NodeInfo]:
         """node_infos without the nodes SETTLED names, in order. Placing pods one after another
@@ -141,9 +169,7 @@ class Handle:
         infos, by_name = self.node_infos, self.node_info_by_name
         if len(settled) * 2 < len(infos) or len(by_name) != len(infos):
             return list(compress(infos, map(not_, map(settled.__contains__, map(_NAME, infos)))))
-        positions = self._positions
-        if positions is None or len(positions) != len(infos):
-            positions = self._positions = {ni.name: i for i, ni in enumerate(infos)}
+        positions = self._node_positions()
         return [infos[i] for i in sorted(map(positions.__getitem__, by_name.keys() - settled.keys()))]
 
     def with_nodes(self, snapshot: Snapshot, added: list[o.Node]) -> Handle:
@@ -252,3 +278,97 @@ class Handle:
             for va in self.snapshot.volume_attachments.values():
                 self._attachments[va.spec.node_name].append(va)
         return self._attachments.get(node_name, [])
+
+
+class _Kept:
+    """A Handle kept for its snapshot, with what it read there: the nodes and pods (the objects
+    themselves, in order) and what its indexes read of each."""
+
+    __slots__ = ("handle", "node_reads", "nodes", "pod_reads", "pods")
+
+    def __init__(self, handle: Handle, snapshot: Snapshot) -> None:
+        self.handle = handle
+        self.nodes = list(snapshot.nodes)
+        self.pods = list(snapshot.pods)
+        self.node_reads = list(map(_NODE_READS, self.nodes))
+        self.pod_reads = list(map(_POD_READS, self.pods))
+
+    def holds(self, snapshot: Snapshot, scheduler_names: frozenset[str] | None) -> bool:
+        """Whether indexing SNAPSHOT anew would index exactly what the kept Handle did: the same
+        scheduler names, the same node and pod objects in the same order, each read alike (an
+        attribute replaced by an equal value reads alike)."""
+        nodes, pods = snapshot.nodes, snapshot.pods
+        return (
+            self.handle.scheduler_names == scheduler_names
+            and len(nodes) == len(self.nodes)
+            and len(pods) == len(self.pods)
+            and all(map(is_, nodes, self.nodes))
+            and all(map(is_, pods, self.pods))
+            and self.node_reads == list(map(_NODE_READS, nodes))
+            and self.pod_reads == list(map(_POD_READS, pods))
+        )
+
+
+def indexed(snapshot: Snapshot, scheduler_names: frozenset[str] | None, emulation: Emulation = DEFAULT) -> Handle:
+    """A Handle over SNAPSHOT (see Handle): the snapshot's nodes and pods are indexed once and
+    the index kept with the snapshot (Snapshot.indexes); every Handle asked of it later, while its
+    nodes and pods are those indexed and read alike, is a view of the kept one (as for_release
+    makes: node indexes copied on first change), so explaining one pod after another, or
+    re-running a cycle, does not index every pod again. A snapshot whose nodes or pods changed is
+    indexed anew."""
+    kept = snapshot.indexes.get(KEPT)
+    if isinstance(kept, _Kept) and kept.holds(snapshot, scheduler_names):
+        view = kept.handle.for_release(emulation)
+        if CHECK_KEPT:
+            check_same(view, Handle(snapshot, scheduler_names, emulation))
+    else:
+        handle = Handle(snapshot, scheduler_names, emulation)
+        snapshot.indexes[KEPT] = _Kept(handle, snapshot)
+        view = handle.for_release(emulation)
+    view._attachments = None  # the snapshot's VolumeAttachments, read anew
+    return view
+
+
+def described(handle: Handle) -> list[Any]:
+    """Everything a Handle's indexes hold, in order, as plain values: two Handles index a
+    snapshot alike exactly when their descriptions are equal."""
+
+    def pods(pis: list[PodInfo]) -> list[tuple[str, int]]:
+        return [(pi.key, id(pi.pod)) for pi in pis]
+
+    nodes = [
+        (
+            ni.name,
+            id(ni.node),
+            pods(ni.pods),
+            pods(ni.pods_with_affinity),
+            pods(ni.pods_with_required_anti_affinity),
+            pods(ni.added_pods),
+            {ip: sorted(ports) for ip, ports in ni.used_ports.ports.items()},
+            ni.requested,
+            ni.non_zero_requested,
+            ni.allocatable,
+            ni.image_states,
+            ni.pvc_ref_counts,
+            ni.lowest_priority(),
+        )
+        for ni in handle.node_infos
+    ]
+    return [
+        nodes,
+        sorted(handle.node_info_by_name),
+        all(handle.node_info_by_name.get(ni.name) is ni for ni in handle.node_infos),
+        sorted((key, id(pi.pod)) for key, pi in handle.pod_infos.items()),
+        sorted((node, pods(pis)) for node, pis in handle.nominations().items() if pis),
+        [ni.name for ni in handle.have_pods_with_affinity],
+        [ni.name for ni in handle.have_pods_with_required_anti_affinity],
+        handle.scheduler_names,
+        handle.emulation,
+    ]
+
+
+def check_same(view: Handle, fresh: Handle) -> None:
+    """Fail loudly when a kept Handle's view indexes its snapshot otherwise than a Handle indexed
+    anew (CHECK_KEPT)."""
+    if described(view) != described(fresh):
+        raise AssertionError("a kept scheduler index differs from the snapshot indexed anew (framework/handle.py)")

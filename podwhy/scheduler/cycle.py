@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from podwhy.framework.handle import Handle
+from podwhy.framework.handle import indexed
 from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, not_evaluated
 from podwhy.framework.outcome import FilterOutcome, NodeVerdict, PostFilterOutcome, Reuse, fit_error_message
 from podwhy.framework.profile import Profile
@@ -96,7 +96,7 @@ class CycleOutcome(msgspec.Struct):
 def make_framework(snapshot: Snapshot, profile: Profile, scheduler_names: frozenset[str] | None = None) -> Framework:
     """The profile over the snapshot, its indexes built once; it can schedule many pods in turn."""
     with gc_paused():
-        handle = Handle(snapshot, scheduler_names or frozenset({profile.scheduler_name}), profile.emulation)
+        handle = indexed(snapshot, scheduler_names or frozenset({profile.scheduler_name}), profile.emulation)
     return Framework(handle, profile, PLUGINS)
 
 

@@ -167,6 +167,11 @@ class Snapshot:
     # Each object loaded from an input: where it came from, and its place in its kind's list (-1
     # for kinds filed by name).
     _loaded: dict[ObjectKey, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
+    # What higher layers index of this snapshot's objects and keep for later questions of the same
+    # snapshot, by their own keys (the scheduler's node view: framework/handle.py, `indexed`). Each
+    # checks for itself that what it read is unchanged. A snapshot made from this one by
+    # records.replace starts with none.
+    indexes: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def add(self, kind: str, obj: Any) -> None:
         """File one decoded object under its kind, as the model's kind table says."""

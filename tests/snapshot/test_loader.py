@@ -365,6 +365,7 @@ def test_every_snapshot_collection_has_a_kind() -> None:
         "api_warnings",
         "unstorable",
         "params",  # the possible params of policies, of any kind (snapshot/params.py)
+        "indexes",  # what higher layers index of the objects (framework/handle.py)
     }
     assert collections == {info.snapshot_field for info in KINDS.values()}
 

@@ -242,17 +242,24 @@ def render_nodes_table(console: Console, report: Report, wide: bool, verbose: bo
     or one group a paragraph where the terminal is too narrow for the table."""
     all_plugins = [st.plugin for st in report.nodes[0].filters] if report.nodes else []
     # Plugins that skip this pod on every node get no column, only a mention.
-    skipped = [
-        name for i, name in enumerate(all_plugins) if all(n.filters[i].status == StatusName.SKIP for n in report.nodes)
-    ]
+    lists = {id(n.filters): n.filters for n in report.nodes}.values()  # nodes of one verdict share theirs
+    skipped = [name for i, name in enumerate(all_plugins) if all(f[i].status == StatusName.SKIP for f in lists)]
     columns = [(i, name) for i, name in enumerate(all_plugins) if name not in skipped]
     plugin_names = wide or verbose  # -v names the plugins, as -o wide does
     if skipped:
         said = ", ".join(one_line(column_header(name, plugin_names)) for name in skipped)
         say(console, f"Not needed for this pod (Skip): {escape(said)}", 0)
     groups: OrderedDict[object, list[NodeReport]] = OrderedDict()
+    # Nodes of one verdict share their filters list (report/build/nodes.py): its signature is made once.
+    signatures: dict[tuple[int, int], tuple[object, ...]] = {}
     for verdict in report.nodes:
-        key: object = verdict.name if wide else _signature(verdict)
+        if wide:
+            key: object = verdict.name
+        else:
+            shared = (id(verdict.filters), id(verdict.firstFailure))
+            key = signatures.get(shared)
+            if key is None:
+                key = signatures[shared] = _signature(verdict)
         groups.setdefault(key, []).append(verdict)
     # Feasible groups first, then the largest groups.
     ordered = sorted(groups.values(), key=lambda members: (not members[0].feasible, -len(members)))

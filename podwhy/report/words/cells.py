@@ -174,7 +174,9 @@ def why_cell(per_plugin: Sequence[Sequence[PluginStatus]]) -> list[str]:
 
 def why_facts(statuses: Sequence[PluginStatus]) -> list[str]:
     """One plugin's rejection over a group of nodes, in short facts (distinct ones, the first
-    MAX_FACTS, then "+N more"); its reason strings when its evidence says nothing here."""
+    MAX_FACTS, then "+N more"); its reason strings when its evidence says nothing here. A status
+    given again (nodes of one verdict share theirs) adds nothing: it is read once."""
+    statuses = list({id(st): st for st in statuses}.values())
     resources = [e for st in statuses for e in st.evidence or () if isinstance(e, ResourceEvidence)]
     facts = _resource_facts(resources)
     for st in statuses:
