@@ -44,6 +44,7 @@ from podwhy.framework.outcome import FilterOutcome, NodeVerdict, Reuse
 from podwhy.framework.preemption import Budget
 from podwhy.framework.runtime import Framework
 from podwhy.framework.scoring import ScoreMemo
+from podwhy.framework.settled import Settled
 from podwhy.framework.signature import pod_signature
 from podwhy.framework.types import NodeInfo, PodInfo
 from podwhy.helpers.persistentvolumes import BinderError
@@ -108,7 +109,7 @@ class KnownRejections:
 
     def __init__(self, static: frozenset[str]) -> None:
         self.static = static
-        self.verdicts: dict[str, NodeVerdict] = {}
+        self.verdicts = Settled()
         # Verdicts looked at that no filter of `static` rejects, by id (kept, so that the id stays
         # theirs): an identical pod's cycle hands the same verdict objects on (Reuse), and a
         # verdict does not change once its node was filtered.
@@ -122,21 +123,21 @@ class KnownRejections:
         known, passed = self.verdicts, self._passed
         nodes = outcome.nodes[outcome.settled_first :] if own else outcome.nodes
         # The nodes not known yet (in C: the known ones are most of every outcome while placing).
-        for verdict in compress(nodes, map(not_, map(known.__contains__, map(_NAME, nodes)))):
+        for verdict in compress(nodes, map(not_, map(known.keys().__contains__, map(_NAME, nodes)))):
             if verdict.feasible or verdict.nominated_pods or passed.get(id(verdict)) is verdict:
                 continue
             if any(name in self.static and st.is_rejected() for name, st in verdict.filters.items()):
-                known[verdict.name] = verdict
+                known.set(verdict.name, verdict)
             else:
                 passed[id(verdict)] = verdict
 
     def forget(self, node: str) -> None:
         """A pod was bound to the node: its verdicts may change."""
-        self.verdicts.pop(node, None)
+        self.verdicts.discard(node)
 
     def copy(self) -> KnownRejections:
         out = KnownRejections(self.static)
-        out.verdicts = dict(self.verdicts)
+        out.verdicts = self.verdicts.copy()
         out._passed = dict(self._passed)
         return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import compress
 from operator import attrgetter, is_, not_
 from typing import Any
@@ -169,8 +169,12 @@ class Handle:
         infos, by_name = self.node_infos, self.node_info_by_name
         if len(settled) * 2 < len(infos) or len(by_name) != len(infos):
             return list(compress(infos, map(not_, map(settled.__contains__, map(_NAME, infos)))))
-        positions = self._node_positions()
-        return [infos[i] for i in sorted(map(positions.__getitem__, by_name.keys() - settled.keys()))]
+        return self.nodes_named(by_name.keys() - settled.keys())
+
+    def nodes_named(self, names: Iterable[str]) -> list[NodeInfo]:
+        """The nodes NAMES names, in node_infos' order (names unique among the nodes)."""
+        positions, infos = self._node_positions(), self.node_infos
+        return [infos[i] for i in sorted(map(positions.__getitem__, names))]
 
     def with_nodes(self, snapshot: Snapshot, added: list[o.Node]) -> Handle:
         """This view over `snapshot`, which is this one's with the `added` nodes (new nodes that

@@ -32,6 +32,7 @@ from podwhy.framework.outcome import (
 )
 from podwhy.framework.preemption import preemption_outcome
 from podwhy.framework.profile import Profile
+from podwhy.framework.settled import Settled
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
 
@@ -426,11 +427,15 @@ class Framework:
         nodes: list[NodeVerdict] = []
         walk = self.handle.node_infos
         if settled and unrestricted:
-            # Known rejections are given first, only the other nodes walked (in C: once per pod placed).
+            # Known rejections are given first, only the other nodes walked: those Settled keeps up
+            # to date pod after pod, else found by comparing names (in C: once per pod placed).
             by_name = self.handle.node_info_by_name
-            whole = settled.keys() <= by_name.keys()
+            if isinstance(settled, Settled):
+                walk, whole = settled.walk(self.handle)
+            else:
+                whole = settled.keys() <= by_name.keys()
+                walk = self.handle.nodes_but(settled)
             nodes = list(settled.values()) if whole else [v for name, v in settled.items() if name in by_name]
-            walk = self.handle.nodes_but(settled)
         reused: Mapping[str, NodeVerdict] = {}
         if (
             reuse is not None
