@@ -29,6 +29,7 @@ from podwhy.framework.outcome import (
     PostFilterOutcome,
     PreFilterRecord,
     Reuse,
+    node_not_evaluated,
 )
 from podwhy.framework.preemption import preemption_outcome
 from podwhy.framework.profile import Profile
@@ -407,6 +408,7 @@ class Framework:
             complete=complete,
             settled_first=settled_first,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
+            node_not_evaluated=node_not_evaluated(nodes, not_evaluated) if feasible else {},
         )
 
     def _walk_plan(

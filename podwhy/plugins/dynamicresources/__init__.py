@@ -26,6 +26,7 @@ from podwhy.framework.evidence import (
     ResourceClaimEvidence,
 )
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
+from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
@@ -53,6 +54,7 @@ from podwhy.plugins.dynamicresources.structured.types import (
     DeviceID,
     NodeAllocationError,
     NotSimulatedError,
+    SelectorsNotEvaluatedError,
     claim_key,
 )
 from podwhy.plugins.helper.normalize_score import default_normalize_score
@@ -320,6 +322,9 @@ class DynamicResources(Plugin):
                 allocations = data.allocator.allocate(node, to_allocate)
             except NodeAllocationError as exc:
                 return unresolvable(exc.message)
+            except SelectorsNotEvaluatedError as exc:
+                # The node may pass or fail: podwhy's own verdict, never a rejection nor a pass.
+                return Status(Code.Success, not_evaluated=NotEvaluated(selectors=exc.selectors))
             except NotSimulatedError as exc:
                 return Status(Code.Error, [exc.message])
             except AllocationError as exc:
