@@ -91,10 +91,14 @@ class PostFilterOutcome(msgspec.Struct):
     # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
     # and it found candidates (among which budgets would choose).
     pdbs_assumed_none: bool = False
+    # Filter plugins whose verdict on a node the PostFilter plugins re-filtered (the preemption
+    # dry run) podwhy could not tell, taken as a pass there (DynamicResources' device selectors):
+    # which node preemption helps, and the message's part, rest on them.
+    filters_not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
-        return not self.not_evaluated and not self.not_simulated
+        return not self.not_evaluated and not self.not_simulated and not self.filters_not_evaluated
 
     def message(self) -> str:
         return self.status.message()

@@ -22,7 +22,7 @@ from podwhy.framework.interface import (
     PreFilterReached,
     PreFilterResult,
 )
-from podwhy.framework.notevaluated import NotEvaluated, not_evaluated
+from podwhy.framework.notevaluated import NotEvaluated, merged, not_evaluated
 from podwhy.framework.outcome import (
     FilterOutcome,
     NodeVerdict,
@@ -35,6 +35,7 @@ from podwhy.framework.preemption import preemption_outcome
 from podwhy.framework.profile import Profile
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model.records import replace
 
 
 def _not_evaluated(plugin: Plugin, pod: PodInfo, handle: Handle) -> NotEvaluated | None:
@@ -56,6 +57,9 @@ class Framework:
         self._restricting_plugins: list[str] = []
         # Plugins the current pod needs kinds for that the snapshot lacks.
         self._not_evaluated: dict[str, NotEvaluated] = {}
+        # What filters re-run by the PostFilter plugins (the preemption dry run) could not tell of
+        # a node they let pass (a Filter status carrying not_evaluated), by plugin.
+        self._dry_run_unknown: dict[str, list[NotEvaluated]] = {}
         names = [
             *profile.pre_enqueue,
             *profile.pre_filter,
@@ -317,6 +321,8 @@ class Framework:
             except KeyError as exc:
                 st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
             if st.is_success():
+                if st.not_evaluated is not None:
+                    self._dry_run_unknown.setdefault(name, []).append(st.not_evaluated)
                 continue
             if not st.is_rejected():
                 return Status(Code.Error, [f'running "{name}" filter plugin: {st.message()}'], name, list(st.evidence))
@@ -482,6 +488,7 @@ class Framework:
         not_evaluated: dict[str, NotEvaluated] = {}
         not_simulated: list[str] = []
         final: Status | None = None
+        self._dry_run_unknown = {}
         for name in self.profile.post_filter:
             plugin = self.plugins.get(name)
             why = outcome.not_evaluated.get(name) or outcome.other_not_evaluated.get(name)
@@ -520,6 +527,9 @@ class Framework:
             not_evaluated,
             not_simulated,
             pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
+            filters_not_evaluated={
+                name: replace(merged(facts), plugins=(name,)) for name, facts in self._dry_run_unknown.items()
+            },
         )
 
 

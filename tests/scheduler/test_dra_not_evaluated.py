@@ -12,9 +12,10 @@ from podwhy.cli import app
 from podwhy.framework.notevaluated import NotEvaluated, UnevaluatedSelector
 from podwhy.model import objects as o
 from podwhy.plugins import names
+from podwhy.report.build.explain import build_report
 from podwhy.scheduler.cycle import CycleOutcome, run_cycle
 from podwhy.verdict import ExitCode, Verdict
-from tests.builders import make_node, make_snapshot
+from tests.builders import make_node, make_pod, make_snapshot
 from tests.paths import TESTS
 from tests.plugins.test_dynamicresources import (
     CLAIM,
@@ -28,6 +29,7 @@ from tests.plugins.test_dynamicresources import (
     make_claim,
     make_class,
     make_slice,
+    my_pod,
 )
 from tests.plugins.test_dynamicresources_notevaluated import MADE
 
@@ -120,3 +122,24 @@ def test_explain_json_carries_the_fact() -> None:
     # Its GPU is another claim's: never read, rejected as kube-scheduler rejects it.
     assert statuses["gpu-node-b"]["status"] == "UnschedulableAndUnresolvable"
     assert statuses["gpu-node-b"]["reasons"] == ["cannot allocate all claims"]
+
+
+def test_preemption_dry_run_resting_on_a_node_not_evaluated_says_so() -> None:
+    # node-1's CPU is a low-priority pod's and its only device's selector is unknown: the dry run
+    # frees the CPU and takes the node as fitting, which rests on that selector.
+    claim = make_claim(exact(selectors=[MADE]))
+    pod = my_pod().resource_claim("my-resource", claim=CLAIM).priority(100).req(cpu="2").obj()
+    victim = make_pod("low", NS).node(NODE1).priority(0).req(cpu="2").start_time("2026-01-01T00:00:00Z").obj()
+    nodes = [make_node(NODE1).alloc(cpu="2", pods="10").obj(), make_node(NODE2).alloc(cpu="2", pods="10").obj()]
+    rs = make_slice(device("dev-1", made="2024-01-01T00:00:00Z"))
+    snapshot = make_snapshot(*nodes, pod, victim, claim, make_class(), rs)
+    cycle = run_cycle(snapshot, pod)
+    assert cycle.verdict == Verdict.UNSCHEDULABLE
+    assert cycle.post_filter is not None
+    assert cycle.post_filter.filters_not_evaluated == {names.DYNAMIC_RESOURCES: FACT}
+    assert not cycle.message_complete  # the preemption part rests on the node not evaluated
+    assert cycle.message.startswith("0/2 nodes are available: ")
+    report = build_report(cycle, snapshot)
+    assert any(
+        w.startswith("the preemption dry run took a node as fitting where not evaluated: ") for w in report.warnings
+    )
