@@ -5,7 +5,7 @@ identical pod's cycle lets the next one reuse. framework/runtime.py fills them."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 
 import msgspec
 
@@ -128,17 +128,19 @@ def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
     return nodes_available_message(num_all_nodes, counts)
 
 
-def node_not_evaluated(nodes: list[NodeVerdict], plugin_wide: Mapping[str, NotEvaluated]) -> dict[str, NotEvaluated]:
-    """FilterOutcome.node_not_evaluated of NODES: per plugin not in PLUGIN_WIDE (those not run at
-    all), what it could not tell of the feasible nodes, merged; the plugin named in the fact. Each
+def node_not_evaluated(nodes: list[NodeVerdict], plugins: Sequence[str]) -> dict[str, NotEvaluated]:
+    """FilterOutcome.node_not_evaluated of NODES: per plugin of PLUGINS (Filter plugins that ran),
+    what it could not tell of the feasible nodes, merged; the plugin named in the fact. Each
     Status object is read once (the nodes of an equivalence class share theirs)."""
     found: dict[str, list[NotEvaluated]] = {}
     seen: set[int] = set()
     for verdict in nodes:
         if not verdict.feasible:
             continue
-        for name, st in verdict.filters.items():
-            if st.not_evaluated is None or name in plugin_wide or id(st) in seen:
+        filters = verdict.filters
+        for name in plugins:
+            st = filters.get(name)
+            if st is None or st.not_evaluated is None or id(st) in seen:
                 continue
             seen.add(id(st))
             found.setdefault(name, []).append(st.not_evaluated)

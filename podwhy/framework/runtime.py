@@ -380,6 +380,12 @@ class Framework:
 
         feasible: list[str] = []
         complete = True
+        # Filters that ran and may have left a node's verdict not evaluated (FilterOutcome.node_not_evaluated).
+        unsure = [
+            name
+            for name, plugin in self._filter_plugins
+            if plugin.NODE_NOT_EVALUATED and name not in not_evaluated and not pre_status.get(name, Status()).is_skip()
+        ]
         for ni in walk:
             if feasible_to_find is not None and len(feasible) >= feasible_to_find:
                 complete = False
@@ -414,7 +420,7 @@ class Framework:
             complete=complete,
             settled_first=settled_first,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
-            node_not_evaluated=node_not_evaluated(nodes, not_evaluated) if feasible else {},
+            node_not_evaluated=node_not_evaluated(nodes, unsure) if feasible and unsure else {},
         )
 
     def _walk_plan(

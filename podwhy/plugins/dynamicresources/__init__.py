@@ -110,6 +110,8 @@ class DynamicResources(Plugin):
     # Its args (filterTimeout, bindingTimeout) bound the scheduler's own work; the verdicts do not depend on them.
     ARGS = DynamicResourcesArgs
     UNSIMULATED_POINTS = frozenset({"preEnqueue", "reserve", "preBind"})
+    # Device selectors podwhy's CEL does not evaluate (timestamp(), ...) leave a node not evaluated.
+    NODE_NOT_EVALUATED = True
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
