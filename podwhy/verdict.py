@@ -34,7 +34,8 @@ class Verdict(StrEnum):
     # No profile of the configuration has the pod's schedulerName: this scheduler ignores the pod.
     NO_PROFILE = "NoProfile"
     # Some node passes every plugin podwhy could run, but a plugin needing kinds the snapshot
-    # lacks was not evaluated: the scheduler might still reject those nodes.
+    # lacks was not evaluated, or could not tell some feasible node's verdict (a DRA device
+    # selector podwhy's CEL does not evaluate): the scheduler might still reject those nodes.
     INCONCLUSIVE = "Inconclusive"
     ERROR = "Error"
     # podwhy pending: a pod with status.nominatedNodeName, waiting for its victims to go.

@@ -162,6 +162,9 @@ class Plugin:
     # pods) may take the pod: its rejection rests on what runs on the node, or where the node is
     # among the others (addNode checks that the copy's own pods leave room).
     CURED_BY_EMPTY_NODE: ClassVar[bool] = False
+    # Its Filter may leave a node's verdict not evaluated (a Status carrying not_evaluated, on the
+    # nodes where what it reads there podwhy cannot evaluate): the cycle looks for those.
+    NODE_NOT_EVALUATED: ClassVar[bool] = False
     # The parts of a pod its verdicts and scores read (framework/signature.py).
     POD_PARTS: ClassVar[frozenset[PodPart]] = PLUGIN_PARTS
 

@@ -20,18 +20,30 @@ ROOM_UNKNOWNS = frozenset({"Pod"})
 FIT_UNKNOWNS = ADMISSION_UNKNOWNS | ROOM_UNKNOWNS
 
 
+class UnevaluatedSelector(msgspec.Struct, frozen=True, order=True):
+    """A DRA device selector whose value podwhy does not know: `owner` as upstream's allocator
+    names it in its errors ("class gpu", "claim default/my-claim"), the selector's index there,
+    and what it needs that podwhy does not evaluate (CelNotEvaluatedError.what: "cel:timestamp")."""
+
+    owner: str
+    index: int
+    what: str
+
+
 class NotEvaluated(msgspec.Struct, frozen=True):
     """What was not evaluated and why. What: the plugins (by name, sorted), or else, for a pod that
     fits, the FIT_UNKNOWNS kinds whose part in the fit is unknown (sorted); neither when the fact
     belongs to one plugin's verdict. Why: the kinds the source simply holds none of (sorted), and
     the source's own words for those it could not read ("cannot list persistentvolumeclaims:
-    forbidden"), each once, in the kinds' order. Two facts are equal exactly when they are said
-    alike."""
+    forbidden"), each once, in the kinds' order, and the DRA device selectors whose value on a
+    node's devices podwhy cannot tell (sorted, each once). Two facts are equal exactly when they
+    are said alike."""
 
     plugins: tuple[str, ...] = ()
     fit: tuple[str, ...] = ()
     lacking: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    selectors: tuple[UnevaluatedSelector, ...] = ()
 
 
 def not_evaluated(kinds: Iterable[str], missing: Mapping[str, str]) -> NotEvaluated | None:
@@ -46,4 +58,16 @@ def not_evaluated(kinds: Iterable[str], missing: Mapping[str, str]) -> NotEvalua
     return NotEvaluated(
         lacking=tuple(kind for kind in absent if not missing[kind]),
         errors=tuple(dict.fromkeys(missing[kind] for kind in absent if missing[kind])),
+    )
+
+
+def merged(facts: Iterable[NotEvaluated]) -> NotEvaluated:
+    """One fact saying all of FACTS: each field's items once (sorted, errors in their order)."""
+    facts = list(facts)
+    return NotEvaluated(
+        plugins=tuple(sorted({p for f in facts for p in f.plugins})),
+        fit=tuple(sorted({k for f in facts for k in f.fit})),
+        lacking=tuple(sorted({k for f in facts for k in f.lacking})),
+        errors=tuple(dict.fromkeys(e for f in facts for e in f.errors)),
+        selectors=tuple(sorted({s for f in facts for s in f.selectors})),
     )

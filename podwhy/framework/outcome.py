@@ -5,15 +5,18 @@ identical pod's cycle lets the next one reuse. framework/runtime.py fills them."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from podwhy.framework.fiterror import NO_NODE_AVAILABLE_MSG, nodes_available_message
 from podwhy.framework.interface import CycleState, Plugin, PostFilterResult, PreFilterResult
-from podwhy.framework.notevaluated import NotEvaluated
+from podwhy.framework.notevaluated import NotEvaluated, merged
 from podwhy.framework.preemption import PreemptionOutcome
 from podwhy.framework.scoring import ScoreMemo
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import PodInfo
+from podwhy.model.records import replace
 
 
 class PreFilterRecord(msgspec.Struct):
@@ -68,6 +71,10 @@ class FilterOutcome(msgspec.Struct):
     complete: bool = True
     # How many of `nodes`, first, are the known rejections given to run_filters (`settled`).
     settled_first: int = 0
+    # Plugins that ran but could not tell a feasible node's verdict (a Filter status carrying
+    # not_evaluated: DynamicResources' device selectors podwhy cannot evaluate), with why, said
+    # once over those nodes: such a node may pass or fail.
+    node_not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
 
 
 class PostFilterOutcome(msgspec.Struct):
@@ -84,10 +91,14 @@ class PostFilterOutcome(msgspec.Struct):
     # The preemption dry run assumed no PodDisruptionBudgets because the snapshot cannot vouch for them,
     # and it found candidates (among which budgets would choose).
     pdbs_assumed_none: bool = False
+    # Filter plugins whose verdict on a node the PostFilter plugins re-filtered (the preemption
+    # dry run) podwhy could not tell, taken as a pass there (DynamicResources' device selectors):
+    # which node preemption helps, and the message's part, rest on them.
+    filters_not_evaluated: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
-        return not self.not_evaluated and not self.not_simulated
+        return not self.not_evaluated and not self.not_simulated and not self.filters_not_evaluated
 
     def message(self) -> str:
         return self.status.message()
@@ -115,3 +126,22 @@ def fit_error_message(outcome: FilterOutcome, num_all_nodes: int) -> str:
         for reason in verdict.first_failure.reasons:
             counts[reason] = counts.get(reason, 0) + 1
     return nodes_available_message(num_all_nodes, counts)
+
+
+def node_not_evaluated(nodes: list[NodeVerdict], plugins: Sequence[str]) -> dict[str, NotEvaluated]:
+    """FilterOutcome.node_not_evaluated of NODES: per plugin of PLUGINS (Filter plugins that ran),
+    what it could not tell of the feasible nodes, merged; the plugin named in the fact. Each
+    Status object is read once (the nodes of an equivalence class share theirs)."""
+    found: dict[str, list[NotEvaluated]] = {}
+    seen: set[int] = set()
+    for verdict in nodes:
+        if not verdict.feasible:
+            continue
+        filters = verdict.filters
+        for name in plugins:
+            st = filters.get(name)
+            if st is None or st.not_evaluated is None or id(st) in seen:
+                continue
+            seen.add(id(st))
+            found.setdefault(name, []).append(st.not_evaluated)
+    return {name: replace(merged(facts), plugins=(name,)) for name, facts in found.items()}

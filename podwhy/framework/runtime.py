@@ -22,19 +22,21 @@ from podwhy.framework.interface import (
     PreFilterReached,
     PreFilterResult,
 )
-from podwhy.framework.notevaluated import NotEvaluated, not_evaluated
+from podwhy.framework.notevaluated import NotEvaluated, merged, not_evaluated
 from podwhy.framework.outcome import (
     FilterOutcome,
     NodeVerdict,
     PostFilterOutcome,
     PreFilterRecord,
     Reuse,
+    node_not_evaluated,
 )
 from podwhy.framework.preemption import preemption_outcome
 from podwhy.framework.profile import Profile
 from podwhy.framework.settled import Settled
 from podwhy.framework.status import Code, Status
 from podwhy.framework.types import NodeInfo, PodInfo
+from podwhy.model.records import replace
 
 
 def _not_evaluated(plugin: Plugin, pod: PodInfo, handle: Handle) -> NotEvaluated | None:
@@ -56,6 +58,9 @@ class Framework:
         self._restricting_plugins: list[str] = []
         # Plugins the current pod needs kinds for that the snapshot lacks.
         self._not_evaluated: dict[str, NotEvaluated] = {}
+        # What filters re-run by the PostFilter plugins (the preemption dry run) could not tell of
+        # a node they let pass (a Filter status carrying not_evaluated), by plugin.
+        self._dry_run_unknown: dict[str, list[NotEvaluated]] = {}
         names = [
             *profile.pre_enqueue,
             *profile.pre_filter,
@@ -317,6 +322,8 @@ class Framework:
             except KeyError as exc:
                 st = Status(Code.Error, [f"reading {exc} from cycleState: not found"])
             if st.is_success():
+                if st.not_evaluated is not None:
+                    self._dry_run_unknown.setdefault(name, []).append(st.not_evaluated)
                 continue
             if not st.is_rejected():
                 return Status(Code.Error, [f'running "{name}" filter plugin: {st.message()}'], name, list(st.evidence))
@@ -374,6 +381,12 @@ class Framework:
 
         feasible: list[str] = []
         complete = True
+        # Filters that ran and may have left a node's verdict not evaluated (FilterOutcome.node_not_evaluated).
+        unsure = [
+            name
+            for name, plugin in self._filter_plugins
+            if plugin.NODE_NOT_EVALUATED and name not in not_evaluated and not pre_status.get(name, Status()).is_skip()
+        ]
         for ni in walk:
             if feasible_to_find is not None and len(feasible) >= feasible_to_find:
                 complete = False
@@ -408,6 +421,7 @@ class Framework:
             complete=complete,
             settled_first=settled_first,
             other_not_evaluated={name: why for name, why in not_evaluated.items() if name not in self._filtering},
+            node_not_evaluated=node_not_evaluated(nodes, unsure) if feasible and unsure else {},
         )
 
     def _walk_plan(
@@ -485,6 +499,7 @@ class Framework:
         not_evaluated: dict[str, NotEvaluated] = {}
         not_simulated: list[str] = []
         final: Status | None = None
+        self._dry_run_unknown = {}
         for name in self.profile.post_filter:
             plugin = self.plugins.get(name)
             why = outcome.not_evaluated.get(name) or outcome.other_not_evaluated.get(name)
@@ -523,6 +538,9 @@ class Framework:
             not_evaluated,
             not_simulated,
             pdbs_assumed_none=preemption is not None and preemption.dry_run and pdbs_unknown,
+            filters_not_evaluated={
+                name: replace(merged(facts), plugins=(name,)) for name, facts in self._dry_run_unknown.items()
+            },
         )
 
 

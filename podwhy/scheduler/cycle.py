@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from podwhy.framework.handle import indexed
-from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, not_evaluated
+from podwhy.framework.notevaluated import ADMISSION_UNKNOWNS, ROOM_UNKNOWNS, NotEvaluated, merged, not_evaluated
 from podwhy.framework.outcome import FilterOutcome, NodeVerdict, PostFilterOutcome, Reuse, fit_error_message
 from podwhy.framework.profile import Profile
 from podwhy.framework.runtime import Framework
@@ -85,7 +85,8 @@ class CycleOutcome(msgspec.Struct):
     # Kinds the snapshot holds no object of, and cannot vouch for, that left a plugin not
     # evaluated for this pod or the preemption dry run assuming none (say how to add them).
     lacking_kinds: list[str] = msgspec.field(default_factory=list)
-    # The Filter plugins not evaluated and why, or, for a pod that fits with every plugin evaluated,
+    # The Filter plugins not evaluated (for want of kinds, or on some feasible node: device
+    # selectors podwhy cannot evaluate) and why, or, for a pod that fits with every plugin evaluated,
     # what admission or the cluster's pods leave unknown of the fit (None: nothing was left).
     not_evaluated: NotEvaluated | None = None
     # Kinds admission needed that the snapshot cannot vouch for (LimitRange, ResourceQuota): a fit
@@ -233,7 +234,8 @@ def _settle_verdict(
         # nominated node) it never runs Score, so a Score error cannot stop it.
         out.verdict, out.message = Verdict.ERROR, scores.error
     elif outcome.feasible:
-        out.verdict = Verdict.INCONCLUSIVE if outcome.not_evaluated or unknown_fit else Verdict.SCHEDULABLE
+        unknown = outcome.not_evaluated or outcome.node_not_evaluated or unknown_fit
+        out.verdict = Verdict.INCONCLUSIVE if unknown else Verdict.SCHEDULABLE
     else:
         out.message = fit_error_message(outcome, len(framework.handle.node_infos))
         if post_filter:
@@ -257,7 +259,8 @@ def _note_unevaluated(
     evaluated (a fit admission or the room of pods cannot vouch for, plugins that could not run)."""
     out.lacking_kinds = lacking_kinds(framework, out, missing)
     out.fit_unknown = frozenset(unknown_fit)
-    if unknown_fit and outcome.feasible and not outcome.not_evaluated:
+    by_node = outcome.node_not_evaluated
+    if unknown_fit and outcome.feasible and not outcome.not_evaluated and not by_node:
         why = not_evaluated(unknown_fit, missing) or NotEvaluated()
         out.not_evaluated = replace(why, fit=tuple(sorted(unknown_fit)))
         out.lacking_kinds = sorted({*out.lacking_kinds, *(k for k in unknown_fit if missing.get(k) == "")})
@@ -266,6 +269,10 @@ def _note_unevaluated(
         kinds = {kind for name in outcome.not_evaluated for kind in framework.plugins[name].needed_kinds(target)}
         why = not_evaluated(kinds, missing) or NotEvaluated()
         out.not_evaluated = replace(why, plugins=tuple(sorted(outcome.not_evaluated)))
+    if by_node:
+        # Plugins that ran but could not tell some feasible node's verdict (device selectors).
+        wide = [out.not_evaluated] if outcome.not_evaluated and out.not_evaluated is not None else []
+        out.not_evaluated = merged([*wide, *by_node.values()])
 
 
 def _sampling(framework: Framework, outcome: FilterOutcome, extenders: Sequence[Extender]) -> Sampling:

@@ -26,6 +26,7 @@ from podwhy.framework.evidence import (
     ResourceClaimEvidence,
 )
 from podwhy.framework.interface import MAX_NODE_SCORE, CycleState, Plugin, PostFilterResult, PreFilterResult
+from podwhy.framework.notevaluated import NotEvaluated
 from podwhy.framework.plugin_args import DynamicResourcesArgs, PluginArgs
 from podwhy.framework.signature import PodPart
 from podwhy.framework.status import Code, Status, error, skip, success, unresolvable, unschedulable
@@ -53,6 +54,7 @@ from podwhy.plugins.dynamicresources.structured.types import (
     DeviceID,
     NodeAllocationError,
     NotSimulatedError,
+    SelectorsNotEvaluatedError,
     claim_key,
 )
 from podwhy.plugins.helper.normalize_score import default_normalize_score
@@ -108,6 +110,8 @@ class DynamicResources(Plugin):
     # Its args (filterTimeout, bindingTimeout) bound the scheduler's own work; the verdicts do not depend on them.
     ARGS = DynamicResourcesArgs
     UNSIMULATED_POINTS = frozenset({"preEnqueue", "reserve", "preBind"})
+    # Device selectors podwhy's CEL does not evaluate (timestamp(), ...) leave a node not evaluated.
+    NODE_NOT_EVALUATED = True
 
     def __init__(self, handle: Handle, args: PluginArgs | None = None) -> None:
         super().__init__(handle, args)
@@ -320,6 +324,9 @@ class DynamicResources(Plugin):
                 allocations = data.allocator.allocate(node, to_allocate)
             except NodeAllocationError as exc:
                 return unresolvable(exc.message)
+            except SelectorsNotEvaluatedError as exc:
+                # The node may pass or fail: podwhy's own verdict, never a rejection nor a pass.
+                return Status(Code.Success, not_evaluated=NotEvaluated(selectors=exc.selectors))
             except NotSimulatedError as exc:
                 return Status(Code.Error, [exc.message])
             except AllocationError as exc:

@@ -173,6 +173,11 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
     if post_filter is not None:
         for name, why in post_filter.not_evaluated.items():
             warnings.append(f"PostFilter {name} {not_evaluated_text(why)}")
+        for why in post_filter.filters_not_evaluated.values():
+            warnings.append(
+                f"the preemption dry run took a node as fitting where {not_evaluated_text(why)}: whether"
+                " preemption helps there, and the message's preemption part, rest on it"
+            )
         if post_filter.pdbs_assumed_none:
             warnings.append(
                 "the snapshot has no PodDisruptionBudgets: the preemption dry run assumed none, "

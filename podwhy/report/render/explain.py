@@ -107,11 +107,14 @@ def _group_label(members: list[NodeReport]) -> str:
 
 
 def not_evaluated(report: Report) -> dict[str, str]:
-    """Plugins podwhy could not evaluate for this pod, with the reason."""
+    """Plugins podwhy could not evaluate for this pod (the snapshot lacks what they read), with the
+    reason. Not a plugin whose PreFilter ran: what it left not evaluated is some nodes' verdict
+    (DynamicResources' device selectors), said by the Inconclusive line and those nodes' cells."""
     out: dict[str, str] = {}
+    ran = {st.plugin for st in report.preFilter if st.status != StatusName.NOT_EVALUATED}
     statuses = [*report.preFilter, *(report.nodes[0].filters if report.nodes else [])]
     for st in statuses:
-        if st.status == StatusName.NOT_EVALUATED and st.reasons:
+        if st.status == StatusName.NOT_EVALUATED and st.reasons and st.plugin not in ran:
             out.setdefault(st.plugin, st.reasons[0])
     return dict(sorted(out.items()))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from podwhy.framework.notevaluated import ADMISSION_CONTROL, NotEvaluated
+from podwhy.framework.notevaluated import ADMISSION_CONTROL, NotEvaluated, UnevaluatedSelector
 from podwhy.model.objects import plural
+from podwhy.report.words.admission import gap_text
 
 # What admission, or the cluster's pods, might change of a pod that fits, for each kind the
 # snapshot cannot vouch for (framework/notevaluated.py's FIT_UNKNOWNS).
@@ -21,10 +22,16 @@ NOT_EVALUATED = "not evaluated: "
 LACKS = "the snapshot has no "
 
 
+def selector_text(selector: UnevaluatedSelector) -> str:
+    """A DRA device selector podwhy cannot evaluate: "device selector #0 of class gpu needs CEL's
+    timestamp, which podwhy does not evaluate" (names only: never the expression's text)."""
+    return f"device selector #{selector.index} of {selector.owner} needs {gap_text(selector.what)}"
+
+
 def why_text(fact: NotEvaluated) -> str:
     """Why it was not evaluated: "the snapshot has no StorageClasses; cannot list ...: forbidden"."""
     parts = [LACKS + ", ".join(plural(kind) for kind in fact.lacking)] if fact.lacking else []
-    return "; ".join([*parts, *fact.errors])
+    return "; ".join([*parts, *fact.errors, *map(selector_text, fact.selectors)])
 
 
 def not_evaluated_text(fact: NotEvaluated) -> str:

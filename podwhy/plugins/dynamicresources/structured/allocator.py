@@ -9,6 +9,17 @@ the first complete solution, with the same validation errors.
 The search visits the devices of one request in increasing position only. Upstream tries
 them in every order, but a request's devices form a set (constraints compare each device
 with the first), so both find the same first solution and hit the same first error.
+
+A selector podwhy's CEL does not evaluate (CelNotEvaluatedError: timestamp(), ...) leaves
+unknown whether the device matches. The search is first run as upstream runs it; if it never
+reads such a selector, its answer is upstream's. Otherwise it is run again with every unknown
+selector matching, then with none matching. Unless an unknown selector decided what an "All"
+request takes (or a run met an error), the two runs bound every other reading of them: a solution
+stays one when more devices match, so when neither finds an allocation the node fails whatever
+those selectors say; and when both find the same one, every reading finds it first (it comes
+first in search order with the most devices matching, and needs none of the unknown ones).
+Otherwise the node's answer rests on them: SelectorsNotEvaluatedError. (podwhy takes an unknown
+selector for a match or not; upstream could also meet a CEL runtime error in it.)
 """
 
 from __future__ import annotations
@@ -18,7 +29,8 @@ from typing import Any
 
 import msgspec
 
-from podwhy.cel.errors import CelError
+from podwhy.cel.errors import CelError, CelNotEvaluatedError
+from podwhy.framework.notevaluated import UnevaluatedSelector
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import SelectorCache, cel_device, evaluate_selector
 from podwhy.plugins.dynamicresources.structured.constraints import DistinctAttribute, MatchAttribute
@@ -37,6 +49,7 @@ from podwhy.plugins.dynamicresources.structured.types import (
     Capacity,
     DeviceID,
     NodeAllocationError,
+    SelectorsNotEvaluatedError,
     claim_key,
     device_id_string,
 )
@@ -47,6 +60,14 @@ ALLOCATION_RESULTS_MAX_SIZE = 32
 
 class _MaxSizeExceededError(Exception):
     """A claim would need more than ALLOCATION_RESULTS_MAX_SIZE devices on this path."""
+
+
+class _UnknownReadError(Exception):
+    """Upstream's search reads a selector whose value podwhy does not know (the first run)."""
+
+
+# What a run takes an unknown selector for: a stop (upstream's own search), a match, no match.
+_STOP, _MATCH, _NO_MATCH = "stop", "match", "no match"
 
 
 class _Candidate(msgspec.Struct):
@@ -122,16 +143,48 @@ class Allocator:
     def allocate(self, node: o.Node, claims: list[o.ResourceClaim]) -> list[ClaimAllocation] | None:
         """One result per claim, or None when the claims do not fit on the node.
 
-        Raises AllocationError for invalid input, NodeAllocationError when only this node is affected.
+        Raises AllocationError for invalid input, NodeAllocationError when only this node is affected,
+        SelectorsNotEvaluatedError when the answer rests on selectors podwhy cannot evaluate.
         """
-        return _Run(self, node, claims).allocate()
+        try:
+            return _Run(self, node, claims, _STOP).allocate()
+        except _UnknownReadError:
+            pass
+        unknown: set[UnevaluatedSelector] = set()
+        failure: NodeAllocationError | None = None
+        found: list[list[ClaimAllocation] | None] = []
+        for taken_as in (_MATCH, _NO_MATCH):
+            run = _Run(self, node, claims, taken_as)
+            try:
+                found.append(run.allocate())
+            except NodeAllocationError as exc:
+                found.append(None)
+                failure = failure or exc
+            except AllocationError:
+                run.unknown_in_all = True  # an error on a path only some of their values lead to
+            unknown |= run.unknown
+            if run.unknown_in_all:
+                raise SelectorsNotEvaluatedError(tuple(sorted(unknown)))
+        if found[0] is None and found[1] is None:
+            if failure is not None:
+                raise failure
+            return None
+        if found[0] is not None and found[0] == found[1]:
+            return found[0]
+        raise SelectorsNotEvaluatedError(tuple(sorted(unknown)))
 
 
 class _Run:
     """State of one Allocate call."""
 
-    def __init__(self, allocator: Allocator, node: o.Node, claims: list[o.ResourceClaim]) -> None:
+    def __init__(self, allocator: Allocator, node: o.Node, claims: list[o.ResourceClaim], taken_as: str) -> None:
         self.a = allocator
+        # What an unknown selector is taken for (_STOP, _MATCH, _NO_MATCH), those read, and
+        # whether one was read for an "All" request (which then takes more or fewer devices).
+        self.taken_as = taken_as
+        self.unknown: set[UnevaluatedSelector] = set()
+        self.unknown_in_all = False
+        self._in_all = False
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
@@ -260,7 +313,12 @@ class _Run:
                 for rs in pool.slices:
                     for index, device in enumerate(rs.spec.devices):
                         candidate = _Candidate((rs.spec.driver, rs.spec.pool.name, device.name), rs, index)
-                        if self._is_selectable(key, data, candidate) and self._capacity_fits(data, candidate):
+                        self._in_all = True
+                        try:
+                            selectable = self._is_selectable(key, data, candidate)
+                        finally:
+                            self._in_all = False
+                        if selectable and self._capacity_fits(data, candidate):
                             data.all_devices.append(candidate)
             data.num_devices = len(data.all_devices)
         else:
@@ -496,11 +554,21 @@ class _Run:
             try:
                 binding = self._cel_device(candidate)
                 matches = evaluate_selector(compiled.program, binding)
+            except CelNotEvaluatedError as exc:
+                matches = self._unknown(UnevaluatedSelector(owner, index, exc.what))
             except CelError as exc:
                 raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {exc.message}") from None
             if not matches:
                 return False
         return True
+
+    def _unknown(self, selector: UnevaluatedSelector) -> bool:
+        """What this run takes a selector podwhy does not evaluate for (see the module's doc)."""
+        self.unknown.add(selector)
+        self.unknown_in_all = self.unknown_in_all or self._in_all
+        if self.taken_as == _STOP:
+            raise _UnknownReadError
+        return self.taken_as == _MATCH
 
     def _cel_device(self, candidate: _Candidate) -> dict[str, Any]:
         cached = self.cel_devices.get(candidate.device_id)

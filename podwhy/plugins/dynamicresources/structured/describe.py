@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
-from podwhy.cel.errors import CelError
+from podwhy.cel.errors import CelError, CelNotEvaluatedError
 from podwhy.framework.evidence import DeviceRequestEvidence
 from podwhy.model import objects as o
 from podwhy.plugins.dynamicresources.cel.compile import cel_device, evaluate_selector
@@ -18,7 +18,9 @@ from podwhy.plugins.dynamicresources.structured.types import AllocationError, De
 def describe_requests(allocator: Allocator, node: o.Node, claims: list[o.ResourceClaim]) -> list[DeviceRequestEvidence]:
     """Per request (or subrequest): devices on the node that match it and how many are free.
 
-    Only for the report; the verdict comes from `Allocator.allocate`.
+    Only for the report; the verdict comes from `Allocator.allocate`. A device whose selectors
+    podwhy cannot evaluate counts as matching: the allocator rejects a node for want of devices
+    only when it would even with every such device matching.
     """
     pools = [p for p in gather_pools(allocator.slices, node) if not p.incomplete and not p.invalid]
     devices = [
@@ -81,6 +83,9 @@ def _all_match(allocator: Allocator, selectors: list[o.DeviceSelector], device: 
         compiled = allocator.selector_cache.get(selector.cel.expression if selector.cel else "")
         if compiled.program is None:
             raise AllocationError(compiled.error)
-        if not evaluate_selector(compiled.program, binding):
-            return False
+        try:
+            if not evaluate_selector(compiled.program, binding):
+                return False
+        except CelNotEvaluatedError:
+            continue
     return True

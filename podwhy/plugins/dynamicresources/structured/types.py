@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from podwhy.framework.notevaluated import UnevaluatedSelector
 from podwhy.model import objects as o
 
 DeviceID = tuple[str, str, str]  # driver, pool, device
@@ -24,6 +25,15 @@ class AllocationError(Exception):
 
 class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (structured.ErrFailedAllocationOnNode)."""
+
+
+class SelectorsNotEvaluatedError(Exception):
+    """Whether the claims fit on this node rests on device selectors podwhy cannot evaluate
+    (`selectors`, each once, sorted): the node may pass or fail."""
+
+    def __init__(self, selectors: tuple[UnevaluatedSelector, ...]) -> None:
+        super().__init__(selectors)
+        self.selectors = selectors
 
 
 class NotSimulatedError(Exception):
