@@ -12,7 +12,7 @@ import msgspec
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
 from podwhy.analysis.kueuefacts import KueueFacts
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
-from podwhy.analysis.schedulerword import scheduler_said
+from podwhy.analysis.schedulerword import counts_other_nodes, scheduler_said
 from podwhy.analysis.suggest.causesizing import size_causes
 from podwhy.analysis.suggest.groups import size_groups
 from podwhy.analysis.suggest.notes import Note
@@ -329,7 +329,8 @@ def _explain_pod(
     # report is built, which it then only reads.
     likely = None
     if version.source is not VersionSource.FLAG and manifest is None:
-        if scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete).agrees is False:
+        said = scheduler_said(pod, snapshot, cycle.verdict, cycle.message, cycle.message_complete)
+        if said.agrees is False and not counts_other_nodes(said, len(snapshot.nodes)):  # else none agrees
             likely = _likely_release(snapshot, pod, version.emulation, request.scheduler_config, framework)
     return build_report(
         cycle,

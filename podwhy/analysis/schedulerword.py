@@ -71,6 +71,25 @@ def says_the_same(theirs: str, ours: str, ours_complete: bool, cut: bool) -> boo
     return theirs == ours
 
 
+# How kube-scheduler's FitError message begins: "0/N nodes are available" (fiterror.go), N all the
+# nodes of its snapshot, whatever the release.
+_NODES_COUNTED = re.compile(r"0/[0-9]+ nodes are available")
+
+
+def counts_other_nodes(said: SchedulerSaid, nodes: int) -> bool:
+    """Whether every message kube-scheduler left counts a number of nodes other than NODES
+    ("0/5001 nodes are available: ..." of a cluster that has 5,000 nodes now): no release's
+    scheduler words such a message over this snapshot, as every message that counts nodes counts
+    all of its nodes. A large cluster's nodes come and go, and a node gone does not retry an
+    unschedulable pod, so this is the usual way its recorded message is stale."""
+    texts = [said.condition.message if said.condition is not None else "", said.event.message if said.event else ""]
+    texts = [text for text in texts if text]
+    ours = f"0/{nodes} nodes are available"
+    return bool(texts) and all(
+        _NODES_COUNTED.match(text) is not None and not text.startswith(ours + ":") for text in texts
+    )
+
+
 def scheduler_said(pod: o.Pod, snapshot: Snapshot, verdict: Verdict, message: str, complete: bool) -> SchedulerSaid:
     """What kube-scheduler last said of the pod, and whether it agrees with podwhy's `verdict` and
     `message` (`complete`: whether podwhy could word every part of it)."""

@@ -6,7 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from podwhy.analysis.schedulerword import EVENT_MESSAGE_LIMIT
+from podwhy.analysis.schedulerword import (
+    EVENT_MESSAGE_LIMIT,
+    SchedulerSaid,
+    SchedulingEvent,
+    counts_other_nodes,
+)
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report
 from podwhy.report.render.explain import age
@@ -98,3 +103,26 @@ def test_events_of_other_pods_are_ignored() -> None:
 )
 def test_age(timestamp: str, want: str) -> None:
     assert age(timestamp, datetime(2026, 1, 2, 1, 0, tzinfo=UTC)) == want
+
+
+def _said(condition: str = "", event: str = "") -> SchedulerSaid:
+    cond = o.PodCondition(type="PodScheduled", status="False", message=condition) if condition else None
+    said = SchedulingEvent(event, 1, "", "default-scheduler") if event else None
+    return SchedulerSaid(cond, said, False)
+
+
+@pytest.mark.parametrize(
+    ("condition", "event", "other"),
+    [
+        ("0/5001 nodes are available: 5001 Insufficient cpu.", "", True),
+        ("", "0/4999 nodes are available: 4999 Insufficient cpu.", True),
+        ("0/50000 nodes are available: 1 x.", "", True),  # 5000 as a prefix of another count
+        ("0/5000 nodes are available: 5000 Insufficient cpu.", "", False),
+        # One message counting this snapshot's nodes is enough for a release to agree with.
+        ("0/5001 nodes are available: 1 x.", "0/5000 nodes are available: 1 x.", False),
+        ('running PreFilter plugin "X": boom', "", False),  # not a count of nodes
+        ("", "", False),  # nothing said
+    ],
+)
+def test_counts_other_nodes(condition: str, event: str, other: bool) -> None:
+    assert counts_other_nodes(_said(condition, event), 5000) is other

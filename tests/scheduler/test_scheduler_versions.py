@@ -910,3 +910,32 @@ def test_a_message_in_another_releases_words_names_that_release_first(
         table = CliRunner().invoke(app, args, env={"COLUMNS": "200", "NO_COLOR": "1"}).stdout
         said = [line for line in table.splitlines() if "kube-scheduler's own" in line]
         assert said[0].startswith("kube-scheduler's own last message is v1.33's wording: the cluster likely runs v1.33")
+
+
+def test_a_message_counting_other_nodes_is_no_release_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """v1.33's words, but counting one node more than the snapshot holds (a node gone since): no
+    release's scheduler says that over this snapshot, so none is looked for (no cycle of another
+    release is run) and none is named."""
+    import podwhy.engine
+
+    def not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the other releases' cycles were run")
+
+    monkeypatch.setattr(podwhy.engine, "_likely_release", not_run)
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "checkout.1", "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": POD.split("/")[1]},
+        "reason": "FailedScheduling",
+        "type": "Warning",
+        "message": V1_33_MESSAGE.replace("0/4 nodes", "0/5 nodes"),
+        "count": 3,
+    }
+    assert event["message"] != V1_33_MESSAGE
+    dump = tmp_path / "cluster.yaml"
+    dump.write_text(EXAMPLE.read_text() + "\n---\n" + json.dumps(event) + "\n")
+    result = CliRunner().invoke(app, ["explain", POD, "--from", str(dump), "-o", "json"])
+    word = json.loads(result.stdout)["scheduler"]
+    assert word["agrees"] is False
+    assert "likelyRelease" not in word or word["likelyRelease"] is None
