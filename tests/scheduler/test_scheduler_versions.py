@@ -882,12 +882,8 @@ V1_33_MESSAGE = (
 )
 
 
-@pytest.mark.parametrize(("flag", "likely"), [(None, "1.33"), ("1.35", None)])
-def test_a_message_in_another_releases_words_names_that_release_first(
-    tmp_path: Path, flag: str | None, likely: str | None
-) -> None:
-    """The cluster's own FailedScheduling event is v1.33's wording; podwhy emulates v1.35 by
-    default: the likely cause is the release, said first (not when --kube-version chose it)."""
+def _with_event(tmp_path: Path, message: str) -> Path:
+    """The example with a FailedScheduling event of its Pending pod saying MESSAGE."""
     event = {
         "apiVersion": "v1",
         "kind": "Event",
@@ -895,11 +891,21 @@ def test_a_message_in_another_releases_words_names_that_release_first(
         "involvedObject": {"kind": "Pod", "namespace": "shop", "name": POD.split("/")[1]},
         "reason": "FailedScheduling",
         "type": "Warning",
-        "message": V1_33_MESSAGE,
+        "message": message,
         "count": 3,
     }
     dump = tmp_path / "cluster.yaml"
     dump.write_text(EXAMPLE.read_text() + "\n---\n" + json.dumps(event) + "\n")
+    return dump
+
+
+@pytest.mark.parametrize(("flag", "likely"), [(None, "1.33"), ("1.35", None)])
+def test_a_message_in_another_releases_words_names_that_release_first(
+    tmp_path: Path, flag: str | None, likely: str | None
+) -> None:
+    """The cluster's own FailedScheduling event is v1.33's wording; podwhy emulates v1.35 by
+    default: the likely cause is the release, said first (not when --kube-version chose it)."""
+    dump = _with_event(tmp_path, V1_33_MESSAGE)
     args = ["explain", POD, "--from", str(dump), *(["--kube-version", flag] if flag else [])]
     report = json.loads(CliRunner().invoke(app, [*args, "-o", "json"]).stdout)
     word = report["scheduler"]
@@ -922,19 +928,9 @@ def test_a_message_counting_other_nodes_is_no_release_s(tmp_path: Path, monkeypa
         raise AssertionError("the other releases' cycles were run")
 
     monkeypatch.setattr(podwhy.engine, "_likely_release", not_run)
-    event = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": "checkout.1", "namespace": "shop"},
-        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": POD.split("/")[1]},
-        "reason": "FailedScheduling",
-        "type": "Warning",
-        "message": V1_33_MESSAGE.replace("0/4 nodes", "0/5 nodes"),
-        "count": 3,
-    }
-    assert event["message"] != V1_33_MESSAGE
-    dump = tmp_path / "cluster.yaml"
-    dump.write_text(EXAMPLE.read_text() + "\n---\n" + json.dumps(event) + "\n")
+    message = V1_33_MESSAGE.replace("0/4 nodes", "0/5 nodes")
+    assert message != V1_33_MESSAGE
+    dump = _with_event(tmp_path, message)
     result = CliRunner().invoke(app, ["explain", POD, "--from", str(dump), "-o", "json"])
     word = json.loads(result.stdout)["scheduler"]
     assert word["agrees"] is False
