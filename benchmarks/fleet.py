@@ -13,6 +13,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -271,29 +272,44 @@ API_ACCESS_SOURCE = {
 }
 
 
-def _running_status(node_index: int, containers: list[str]) -> dict[str, Any]:
+_START = datetime.strptime(STARTED, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def _at(seconds: int) -> str:
+    """STARTED plus SECONDS, as the API writes a time."""
+    return (_START + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _running_status(node_index: int, pod_index: int, containers: list[dict[str, Any]]) -> dict[str, Any]:
+    """A running pod's status as a kubelet of the fleet's release writes it: each pod started at
+    its own time, its containers at theirs, a few restarted, and (since in-place resize) each
+    container's resources and allocated resources reported. What differs from pod to pod in a
+    real fleet differs here too."""
+    started = _at(node_index * 8 + pod_index)
     return {
         "phase": "Running",
         "conditions": [
-            {"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": STARTED}
+            {"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": started}
             for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
         ],
         "hostIP": f"10.{node_index // 65536}.{node_index // 256 % 256}.{node_index % 256}",
-        "podIP": f"10.{64 + node_index // 65536}.{node_index // 256 % 256}.{7 + len(containers)}",
+        "podIP": f"10.{64 + node_index // 65536}.{node_index // 256 % 256}.{7 + pod_index}",
         "qosClass": "Burstable",
-        "startTime": STARTED,
+        "startTime": started,
         "containerStatuses": [
             {
-                "name": c,
-                "image": f"{c}:latest",
-                "imageID": f"sha256:{node_index:064x}",
-                "containerID": f"containerd://{node_index:064x}",
+                "name": c["name"],
+                "image": c["image"],
+                "imageID": f"sha256:{node_index:056x}{pod_index:08x}",
+                "containerID": f"containerd://{node_index:056x}{pod_index:04x}{k:04x}",
                 "ready": True,
-                "restartCount": 0,
+                "restartCount": (node_index + pod_index) % 3,
                 "started": True,
-                "state": {"running": {"startedAt": STARTED}},
+                "state": {"running": {"startedAt": _at(node_index * 8 + pod_index + 5 + k)}},
+                "allocatedResources": c["resources"]["requests"],
+                "resources": c["resources"],
             }
-            for c in containers
+            for k, c in enumerate(containers)
         ],
     }
 
@@ -303,7 +319,7 @@ def daemon_pod(fleet: Fleet, ds: int, i: int) -> dict[str, Any]:
     node = node_name(fleet, i)
     name = f"{ds_name}-{_suffix(i * 7 + ds)}"
     access = _access_name(name)
-    return {
+    pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -364,8 +380,9 @@ def daemon_pod(fleet: Fleet, ds: int, i: int) -> dict[str, Any]:
             "tolerations": [{"operator": "Exists"}, *DAEMON_TOLERATIONS],
             "volumes": [_access_volume(access)],
         },
-        "status": _running_status(i, [ds_name]),
     }
+    pod["status"] = _running_status(i, ds, pod["spec"]["containers"])
+    return pod
 
 
 def _training_spec(fleet: Fleet, access: str) -> dict[str, Any]:
@@ -441,7 +458,9 @@ def training_pod(
             "managedFields": _managed("kube-controller-manager", {"f:metadata": {"f:labels": {}}}),
         },
         "spec": spec,
-        "status": _running_status(node, ["trainer"]) if node is not None else {"phase": "Pending"},
+        "status": (  # after the node's DaemonSet pods
+            _running_status(node, len(DAEMONSETS), spec["containers"]) if node is not None else {"phase": "Pending"}
+        ),
     }
 
 

@@ -40,7 +40,8 @@ class PodPart(Enum):
     SPEC = "spec"
     NOMINATED_NODE = "nominated node"
     # What calculate_pod_resource reads: containers, init containers, overhead, pod-level
-    # resources, the containers' statuses and a PodResizePending condition.
+    # resources, the containers' statuses that report resources (their names, resources and
+    # allocated resources) and, with those, a PodResizePending condition's reason.
     REQUESTS = "requests"
 
 
@@ -71,17 +72,37 @@ def _own_objects(pod: o.Pod) -> str:
     return ""
 
 
+def _read_statuses(statuses: list[o.ContainerStatus], into: list[Any]) -> bool:
+    """Of each container's status, what determineEffectiveRequests reads, added to INTO: its name
+    (which container it is), and its resources and allocated resources where it reports
+    resources; not its state, readiness or restarts, which differ from pod to pod. Whether any
+    reports resources."""
+    resized = False
+    for s in statuses:
+        if s.resources is None:
+            into.append(s.name)
+        else:
+            into.append((s.name, s.resources, s.allocated_resources))
+            resized = True
+    return resized
+
+
 def _requests(pod: o.Pod) -> tuple[Any, ...]:
     spec, status = pod.spec, pod.status
-    conditions = status.conditions
+    statuses: list[Any] = []
+    resized = _read_statuses(status.container_statuses, statuses)
+    init_statuses: list[Any] = []
+    if status.init_container_statuses:
+        resized = _read_statuses(status.init_container_statuses, init_statuses) or resized
     return (
         spec.containers,
         spec.init_containers,
         spec.overhead,
         spec.resources,
-        status.container_statuses,
-        status.init_container_statuses,
-        [c for c in conditions if c.type == "PodResizePending"] if conditions else conditions,
+        statuses,
+        init_statuses,
+        # Read only beside a status reporting resources (a resize the kubelet finds infeasible).
+        [c.reason for c in status.conditions if c.type == "PodResizePending"] if resized else None,
     )
 
 

@@ -223,10 +223,21 @@ class _Once(Generic[_T]):
 class PodInfo:
     """A pod with its parsed affinity terms and cached resource requests."""
 
-    __slots__ = ("__dict__", "pod")
+    __slots__ = ("__dict__", "pod", "resource")
+
+    # Its requests (calculate_pod_resource), read when first asked (__getattr__), then a slot:
+    # read for every pod bound to a node of a snapshot, and often after.
+    resource: PodResource
 
     def __init__(self, pod: o.Pod) -> None:
         self.pod = pod
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set: `resource` before its first read.
+        if name != "resource":
+            raise AttributeError(name)
+        resource = self.resource = cached_pod_resource(self.pod)
+        return resource
 
     @property
     def key(self) -> str:
@@ -235,10 +246,6 @@ class PodInfo:
     @property
     def uid(self) -> str:
         return self.pod.metadata.uid or pod_key(self.pod)
-
-    @_Once
-    def resource(self) -> PodResource:
-        return cached_pod_resource(self.pod)
 
     @_Once
     def required_affinity_terms(self) -> list[AffinityTerm]:
@@ -435,8 +442,10 @@ class NodeInfo:
         for pi in pis:
             pod = pi.pod
             spec = pod.spec
-            if lowest is not None and (priority := pod_priority(pod)) < lowest:
-                lowest = priority
+            if lowest is not None:
+                priority = spec.priority or 0  # pod_priority
+                if priority < lowest:
+                    lowest = priority
             aff = spec.affinity
             if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
                 self.pods_with_affinity.append(pi)
@@ -447,13 +456,16 @@ class NodeInfo:
             cpu += own.milli_cpu
             memory += own.memory
             storage += own.ephemeral_storage
-            for name, amount in own.scalar_resources.items():  # as Resource.add counts them
-                scalars[name] = scalars.get(name, 0) + amount
+            if own.scalar_resources:
+                for name, amount in own.scalar_resources.items():  # as Resource.add counts them
+                    scalars[name] = scalars.get(name, 0) + amount
             non0_cpu += res.non0_cpu
             non0_mem += res.non0_mem
-            for port in host_ports(pod):
-                ports.add(port.host_ip, port.protocol, port.host_port)
-            if spec.volumes:
+            # host_ports, asked only of a pod that may have one: most containers declare no port.
+            if spec.init_containers or any(c.ports for c in spec.containers):
+                for port in host_ports(pod):
+                    ports.add(port.host_ip, port.protocol, port.host_port)
+            if spec.volumes and any(v.persistent_volume_claim is not None for v in spec.volumes):
                 self._count_claims(pod, 1)
         requested.milli_cpu += cpu
         requested.memory += memory

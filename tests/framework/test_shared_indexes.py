@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podwhy.features.emulation import EMULATED
 from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
 from podwhy.framework.signature import PodPart, pod_signature, requests_signature
-from podwhy.framework.types import NodeInfo, PodInfo, Resource, host_ports, pod_priority
+from podwhy.framework.types import NodeInfo, PodInfo, Resource, calculate_pod_resource, host_ports, pod_priority
 from podwhy.model import objects as o
 from podwhy.plugins.defaultpreemption import DefaultPreemption
 from tests.builders import make_handle, make_node, make_pod, make_snapshot
@@ -94,16 +95,132 @@ def _with_status(pod: o.Pod, conditions: list[dict[str, Any]]) -> o.Pod:
 
 
 def test_requests_signature_is_the_requests_part() -> None:
-    """The framework's requests key is pod_signature's REQUESTS part, whatever the conditions."""
+    """The framework's requests key is pod_signature's REQUESTS part; a PodResizePending condition
+    counts only beside a container status that reports resources (determineEffectiveRequests
+    reads it there alone)."""
+    resized = _with_status(make_pod("e").req(cpu="1").obj(), [{"type": "PodResizePending", "reason": "Infeasible"}])
+    resized.status.container_statuses = [_status("c0", requests={"cpu": "1"})]
     pods = [
         make_pod("a").req(cpu="1").obj(),
         _with_status(make_pod("b").req(cpu="1").obj(), [{"type": "Ready"}]),
         _with_status(make_pod("c").req(cpu="1").obj(), [{"type": "PodResizePending", "reason": "Infeasible"}]),
         make_pod("d").req(cpu="1").init_req({"cpu": "2"}, sidecar=True).overhead(cpu="10m").obj(),
+        resized,
     ]
     keys = [requests_signature(pod) for pod in pods]
     assert keys == [pod_signature(pod, frozenset({PodPart.REQUESTS})) for pod in pods]
-    assert keys[0] == keys[1] != keys[2]
+    assert keys[0] == keys[1] == keys[2] != keys[3]
+    assert len(set(keys)) == 3
+
+
+def _status(
+    name: str,
+    *,
+    requests: dict[str, str] | None = None,
+    allocated: dict[str, str] | None = None,
+    started: str = "2026-01-01T00:00:00Z",
+    restarts: int = 0,
+    ready: bool = True,
+) -> o.ContainerStatus:
+    """A running container's status; with REQUESTS, one that reports its resources (the kubelet
+    does since in-place resize), with ALLOCATED its allocated resources."""
+    raw: dict[str, Any] = {
+        "name": name,
+        "ready": ready,
+        "restartCount": restarts,
+        "state": {"running": {"startedAt": started}},
+    }
+    if requests is not None:
+        raw["resources"] = {"requests": requests}
+    if allocated is not None:
+        raw["allocatedResources"] = allocated
+    return msgspec.convert(raw, o.ContainerStatus)
+
+
+def test_requests_key_leaves_out_what_differs_pod_to_pod() -> None:
+    """Running pods of one template share their requests key, whatever their containers' states,
+    readiness, restarts and start times (a real dump's differ on every pod): the requests are
+    computed once for them all, not once per pod. What the requests read still tells them apart."""
+
+    def pod(name: str, *statuses: o.ContainerStatus) -> o.Pod:
+        made = make_pod(name).req(cpu="1").obj()
+        made.status.container_statuses = list(statuses)
+        return made
+
+    same = [
+        pod("a", _status("c0", requests={"cpu": "1"})),
+        pod("b", _status("c0", requests={"cpu": "1"}, started="2026-05-05T05:05:05Z", restarts=3, ready=False)),
+    ]
+    assert requests_signature(same[0]) == requests_signature(same[1])
+    unlike = [
+        pod("c", _status("c0", requests={"cpu": "2"})),
+        pod("d", _status("c0", requests={"cpu": "1"}, allocated={"cpu": "2"})),
+        pod("e", _status("other", requests={"cpu": "1"})),
+        pod("f", _status("c0")),
+        pod("g"),
+    ]
+    keys = {requests_signature(p) for p in [same[0], *unlike]}
+    assert len(keys) == 6
+    assert [calculate_pod_resource(p) for p in same] == [calculate_pod_resource(same[0])] * 2
+    # A resize the kubelet finds infeasible: the spec's requests no longer count.
+    shrunk = [pod("h", _status("c0", requests={"cpu": "500m"}, allocated={"cpu": "500m"})) for _ in range(2)]
+    shrunk[1].status.conditions = [o.PodCondition(type="PodResizePending", status="True", reason="Infeasible")]
+    assert requests_signature(shrunk[0]) != requests_signature(shrunk[1])
+    assert calculate_pod_resource(shrunk[0]) != calculate_pod_resource(shrunk[1])
+    # So for a sidecar, whose status is among the init containers'.
+    sidecars = [make_pod("s").init_req({"cpu": "1"}, sidecar=True).obj() for _ in range(2)]
+    for made in sidecars:
+        name = made.spec.init_containers[0].name
+        made.status.init_container_statuses = [_status(name, requests={"cpu": "500m"}, allocated={"cpu": "500m"})]
+    sidecars[1].status.conditions = list(shrunk[1].status.conditions)
+    assert requests_signature(sidecars[0]) != requests_signature(sidecars[1])
+    assert calculate_pod_resource(sidecars[0]) != calculate_pod_resource(sidecars[1])
+
+
+QUANTITY = st.sampled_from(["1", "2"])
+# Few requests, so that drawn pods often share all but one part.
+REQUESTS = st.dictionaries(st.sampled_from(["cpu", "nvidia.com/gpu"]), QUANTITY, max_size=1)
+
+
+@st.composite
+def _pods_with_statuses(draw: st.DrawFn) -> o.Pod:
+    builder = make_pod("p").req(draw(REQUESTS))
+    if draw(st.booleans()):
+        builder.init_req(draw(REQUESTS), sidecar=draw(st.booleans()))
+    pod = builder.obj()
+    names = [c.name for c in pod.spec.containers] + [c.name for c in pod.spec.init_containers] + ["gone"]
+
+    def statuses() -> list[o.ContainerStatus]:
+        listed = []
+        for name in draw(st.lists(st.sampled_from(names), max_size=3)):
+            listed.append(
+                _status(
+                    name,
+                    requests=draw(st.none() | REQUESTS),
+                    allocated=draw(st.none() | REQUESTS),
+                    started=draw(st.sampled_from(["2026-01-01T00:00:00Z", "2026-02-02T02:02:02Z"])),
+                    restarts=draw(st.integers(0, 2)),
+                    ready=draw(st.booleans()),
+                )
+            )
+        return listed
+
+    pod.status.container_statuses = statuses()
+    pod.status.init_container_statuses = statuses()
+    reasons = draw(st.lists(st.sampled_from(["Infeasible", "Deferred", ""]), max_size=2))
+    pod.status.conditions = [o.PodCondition(type="PodResizePending", status="True", reason=r) for r in reasons]
+    return pod
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_pods_with_statuses(), min_size=2, max_size=6))
+def test_pods_with_one_requests_key_have_the_same_requests(pods: list[o.Pod]) -> None:
+    """The requests key (types.cached_pod_resource's) holds everything calculate_pod_resource
+    reads: pods with equal keys have equal requests, whatever else differs in their statuses."""
+    by_key: dict[bytes, Any] = {}
+    for pod in pods:
+        resource = calculate_pod_resource(pod)
+        assert by_key.setdefault(requests_signature(pod), resource) == resource
 
 
 def _reference_host_ports(pod: o.Pod) -> list[o.ContainerPort]:
