@@ -9,6 +9,8 @@ from itertools import compress
 from operator import attrgetter, is_, not_
 from typing import Any
 
+import msgspec
+
 from podwhy.features.emulation import DEFAULT, Emulation
 from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, Resource, pod_key
 from podwhy.model import objects as o
@@ -26,6 +28,7 @@ def normalized_image_name(name: str) -> str:
 
 
 _NAME = attrgetter("name")
+_encode = msgspec.json.Encoder().encode
 
 # What a Handle's indexes read of each pod besides the pod itself that code changes in place on
 # a pod of a snapshot: where it runs or waits nominated, whether it still counts, whose queue it
@@ -66,25 +69,24 @@ class Handle:
             ni = NodeInfo.for_node(node, allocatables)
             self.node_infos.append(ni)
             self.node_info_by_name[node.metadata.name] = ni
-        self.pod_infos: dict[str, PodInfo] = {}
         self._nominated: dict[str, list[PodInfo]] = defaultdict(list)
         # Each node's pods in the snapshot's order, indexed together (NodeInfo.add_pod_infos).
         bound: dict[str, list[PodInfo]] = {}
         for pod in snapshot.pods:
-            if pod.status.phase in TERMINAL_PHASES:
+            status = pod.status
+            if status.phase in TERMINAL_PHASES:
                 continue
-            pi = PodInfo(pod)
-            self.pod_infos[pod_key(pod)] = pi
-            if pod.spec.node_name:
-                on_node = bound.get(pod.spec.node_name)
+            node_name = pod.spec.node_name
+            if node_name:
+                on_node = bound.get(node_name)
                 if on_node is None:
-                    bound[pod.spec.node_name] = [pi]
+                    bound[node_name] = [PodInfo(pod)]
                 else:
-                    on_node.append(pi)
-            elif pod.status.nominated_node_name and (
+                    on_node.append(PodInfo(pod))
+            elif status.nominated_node_name and (
                 scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
             ):
-                self._nominated[pod.status.nominated_node_name].append(pi)
+                self._nominated[status.nominated_node_name].append(PodInfo(pod))
         for name, pis in bound.items():
             on = self.node_info_by_name.get(name)
             if on is not None:
@@ -108,7 +110,6 @@ class Handle:
         """Count a pod just bound to its node (spec.nodeName), as the scheduler's cache assumes
         it: later pods see its resources, ports and affinity terms without a rebuild."""
         pi = PodInfo(pod)
-        self.pod_infos[pod_key(pod)] = pi
         ni = self._own(pod.spec.node_name)
         ni.add_pod_info(pi)
         self.pod_changes.append(ni.name)
@@ -120,12 +121,14 @@ class Handle:
 
     def remove_bound_pod(self, pod: o.Pod) -> None:
         """Forget a pod that is gone from its node (evicted by preemption): later pods no longer
-        see its resources, ports or affinity terms."""
-        pi = self.pod_infos.pop(pod_key(pod), None)
-        if pi is None or pod.spec.node_name not in self.node_info_by_name:
+        see its resources, ports or affinity terms. A pod its node does not hold is left alone."""
+        name = pod.spec.node_name
+        held = self.node_info_by_name.get(name) if name else None
+        uid = pod.metadata.uid or pod_key(pod)
+        if held is None or not any(pi.uid == uid for pi in held.pods):
             return
-        ni = self._own(pod.spec.node_name)
-        ni.remove_pod(pi)
+        ni = self._own(name)
+        ni.remove_pod(next(pi for pi in ni.pods if pi.uid == uid))
         self.pod_changes.append(ni.name)
         if not ni.pods_with_affinity:
             self.have_pods_with_affinity = [n for n in self.have_pods_with_affinity if n is not ni]
@@ -188,7 +191,6 @@ class Handle:
         other.node_infos = list(self.node_infos)
         other.node_info_by_name = dict(self.node_info_by_name)
         other._borrowed = set(self.node_info_by_name)
-        other.pod_infos = dict(self.pod_infos)
         names = {n.metadata.name for n in added}
         for node in added:
             ni = NodeInfo.for_node(node)
@@ -197,11 +199,7 @@ class Handle:
         # Pods bound to the new nodes (those a new node runs from the start), indexed as anew.
         for pod in snapshot.pods:
             if pod.spec.node_name in names and pod.status.phase not in TERMINAL_PHASES:
-                key = pod_key(pod)
-                pi = other.pod_infos.get(key)
-                if pi is None or pi.pod is not pod:
-                    pi = other.pod_infos[key] = PodInfo(pod)
-                other.node_info_by_name[pod.spec.node_name].add_pod_info(pi)
+                other.node_info_by_name[pod.spec.node_name].add_pod_info(PodInfo(pod))
         other.have_pods_with_affinity = [ni for ni in other.node_infos if ni.pods_with_affinity]
         other.have_pods_with_required_anti_affinity = [
             ni for ni in other.node_infos if ni.pods_with_required_anti_affinity
@@ -220,7 +218,6 @@ class Handle:
         other.node_infos = list(self.node_infos)
         other.node_info_by_name = dict(self.node_info_by_name)
         other._borrowed = set(self.node_info_by_name)
-        other.pod_infos = dict(self.pod_infos)
         other.have_pods_with_affinity = list(self.have_pods_with_affinity)
         other.have_pods_with_required_anti_affinity = list(self.have_pods_with_required_anti_affinity)
         return other
@@ -237,19 +234,32 @@ class Handle:
 
     def _build_image_states(self) -> None:
         # Keyed by the names exactly as nodes report them: the scheduler normalizes only the pod's
-        # image references. Each node keeps its own size for a name (cache.NewSnapshot).
-        per_node: dict[str, dict[str, int]] = {}
+        # image references. Each node keeps its own size for a name (cache.NewSnapshot). Nodes
+        # that report the same images (a node pool's, pulled alike) share one summary: it is
+        # read, never changed.
+        by_images: dict[bytes, tuple[dict[str, int], list[NodeInfo]]] = {}
+        for ni in self.node_infos:
+            images = ni.node.status.images
+            if not images:
+                continue
+            written = _encode(images)
+            alike = by_images.get(written)
+            if alike is None:
+                sizes: dict[str, int] = {}
+                for image in images:
+                    for name in image.names:
+                        sizes[name] = image.size_bytes
+                by_images[written] = (sizes, [ni])
+            else:
+                alike[1].append(ni)
         counts: dict[str, int] = defaultdict(int)
-        for ni in self.node_infos:
-            sizes: dict[str, int] = {}
-            for image in ni.node.status.images:
-                for name in image.names:
-                    sizes[name] = image.size_bytes
-            per_node[ni.name] = sizes
+        for sizes, nodes in by_images.values():
             for name in sizes:
-                counts[name] += 1
-        for ni in self.node_infos:
-            ni.image_states = {name: ImageStateSummary(size, counts[name]) for name, size in per_node[ni.name].items()}
+                counts[name] += len(nodes)
+        for sizes, nodes in by_images.values():
+            states = {name: ImageStateSummary(size, counts[name]) for name, size in sizes.items()}
+            for ni in nodes:
+                ni.image_states = states
 
     # ------------------------------------------------------------------ listers
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
@@ -362,7 +372,6 @@ def described(handle: Handle) -> list[Any]:
         nodes,
         sorted(handle.node_info_by_name),
         all(handle.node_info_by_name.get(ni.name) is ni for ni in handle.node_infos),
-        sorted((key, id(pi.pod)) for key, pi in handle.pod_infos.items()),
         sorted((node, pods(pis)) for node, pis in handle.nominations().items() if pis),
         [ni.name for ni in handle.have_pods_with_affinity],
         [ni.name for ni in handle.have_pods_with_required_anti_affinity],

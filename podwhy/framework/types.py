@@ -361,7 +361,7 @@ class ImageStateSummary(msgspec.Struct):
     num_nodes: int
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeInfo:
     """The scheduler's aggregated view of one node and the pods bound to it."""
 

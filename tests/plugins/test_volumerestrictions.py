@@ -149,10 +149,11 @@ def test_rwop_holder_removed_by_preemption_frees_the_claim() -> None:
     _, pre = plugin.pre_filter(state, pod, handle.node_infos)
     assert pre.is_success()
     ni = handle.node_infos[0].snapshot()
-    ni.remove_pod(handle.pod_infos["default/holder"])
-    plugin.remove_pod(state, pod, handle.pod_infos["default/holder"], ni)
+    held = next(pi for pi in ni.pods if pi.key == "default/holder")
+    ni.remove_pod(held)
+    plugin.remove_pod(state, pod, held, ni)
     assert plugin.filter(state, pod, ni).code == Code.Success
-    plugin.add_pod(state, pod, handle.pod_infos["default/holder"], ni)
+    plugin.add_pod(state, pod, held, ni)
     assert plugin.filter(state, pod, ni).code == Code.Unschedulable
 
 
