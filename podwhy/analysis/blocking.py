@@ -229,7 +229,7 @@ def blocking_causes(
         return []
     pods = pods if isinstance(pods, list) else list(pods)
     if groups is None or groups.verdicts is not outcome.nodes:
-        groups = VerdictGroups(outcome.nodes)
+        groups = VerdictGroups.of(outcome.nodes)
     total = len(outcome.nodes)
     plugin_order = {plugin: i for i, plugin in enumerate(outcome.nodes[0].filters)}
     kinds, rejecting = _gather(groups)

@@ -46,16 +46,29 @@ class VerdictGroup:
         return failing.get(plugin) if len(failing) == 1 else None
 
 
+# The last grouping VerdictGroups.of made (one).
+_LAST: list[VerdictGroups] = []
+
+
 class VerdictGroups:
     """The groups of VERDICTS, in the order of their first nodes, and each node's group."""
 
     __slots__ = ("groups", "of_node", "verdicts")
 
     @classmethod
-    def of(cls, verdicts: Sequence[NodeVerdict], kept: VerdictGroups | None) -> VerdictGroups:
+    def of(cls, verdicts: Sequence[NodeVerdict], kept: VerdictGroups | None = None) -> VerdictGroups:
         """VERDICTS grouped: KEPT when it groups these very verdicts (the one grouping a reader
-        keeps for the last cycle it read), else a new grouping."""
-        return kept if kept is not None and kept.verdicts is verdicts else cls(verdicts)
+        keeps for the last cycle it read), else the last grouping made here when it grouped
+        them (the suggestions' and the report's readers of one cycle share it: a cycle's verdicts
+        are not changed once it is over), else a new grouping."""
+        if kept is not None and kept.verdicts is verdicts:
+            return kept
+        last = _LAST[0] if _LAST else None
+        if last is not None and last.verdicts is verdicts and len(last.of_node) == len(verdicts):
+            return last
+        made = cls(verdicts)
+        _LAST[:] = [made]  # it holds the verdicts, so that their id stays theirs
+        return made
 
     def __init__(self, verdicts: Sequence[NodeVerdict]) -> None:
         self.verdicts = verdicts

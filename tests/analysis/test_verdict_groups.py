@@ -41,6 +41,7 @@ from podwhy.framework.evidence import (
     TopologySpreadEvidence,
 )
 from podwhy.framework.outcome import NodeVerdict
+from podwhy.framework.status import Code, Status
 from podwhy.helpers.resourcenames import is_extended_resource_name
 from podwhy.model import objects as o
 from podwhy.report.build.nodes import _Statuses, nodes_and_groups
@@ -237,3 +238,27 @@ def test_groups_share_statuses_of_a_class() -> None:
     grouped = VerdictGroups(cycle.outcome.nodes)
     assert sorted(g.names for g in grouped.groups) == [["big"], [f"n{i}" for i in range(5)]]
     assert [grouped.groups[i].names for i in grouped.of_node].count(["big"]) == 1
+
+
+def test_one_grouping_per_cycle_for_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suggestions and the report read one cycle's verdicts through one grouping (the last
+    one made, kept while it groups those very verdicts); other verdicts get their own."""
+    made: list[int] = []
+    init = VerdictGroups.__init__
+
+    def counted(self: VerdictGroups, verdicts: Any) -> None:
+        made.append(id(verdicts))
+        init(self, verdicts)
+
+    monkeypatch.setattr(VerdictGroups, "__init__", counted)
+    ok = Status(Code.Success)
+    first = [NodeVerdict(f"n{i}", {"NodeName": ok}, None, True) for i in range(3)]
+    second = [NodeVerdict("m", {"NodeName": ok}, None, True)]
+    grouped = VerdictGroups.of(first)
+    assert VerdictGroups.of(first) is grouped
+    assert VerdictGroups.of(first, None) is grouped
+    other = VerdictGroups.of(second)
+    assert other is not grouped and other.verdicts is second
+    assert VerdictGroups.of(second, grouped) is other
+    assert VerdictGroups.of(first) is not grouped  # only the last grouping is kept
+    assert made == [id(first), id(second), id(first)]

@@ -119,7 +119,7 @@ def _why_no_copy(
     """Why no node qualifies for copying: what rejects the pod on each node that a new copy of it
     would not cure (a copy runs the node's DaemonSet and static pods from the start)."""
     same = shared is not None and shared.snapshot is snapshot
-    grouped = shared.verdict_groups(cycle) if shared is not None and same else VerdictGroups(_verdicts(cycle))
+    grouped = shared.verdict_groups(cycle) if shared is not None and same else VerdictGroups.of(_verdicts(cycle))
     nodes = shared.nodes_by_name() if shared is not None and same else {n.metadata.name: n for n in snapshot.nodes}
     counts: dict[tuple[str, KeptOff], int] = {}
     startup: dict[str, list[o.Pod]] | None = None

@@ -333,7 +333,7 @@ def build_report(
     of -f leaves open (webhooks, policies not evaluated), said among the warnings."""
     pod = cycle.pod.pod
     # The node verdicts grouped by their shared statuses, for the causes and the nodes.
-    grouped = VerdictGroups(cycle.outcome.nodes) if cycle.outcome is not None else None
+    grouped = VerdictGroups.of(cycle.outcome.nodes) if cycle.outcome is not None else None
     report = Report(
         pod=_pod_summary(cycle),
         verdict=cycle.verdict,

@@ -93,8 +93,7 @@ def nodes_and_groups(
     group of nodes sharing them (analysis/verdictgroups.py; GROUPED: those of VERDICTS when the
     caller has them), and each node gets its own entry, whose filters are its group's list."""
     verdicts = verdicts if isinstance(verdicts, list) else list(verdicts)
-    if grouped is None or grouped.verdicts is not verdicts:
-        grouped = VerdictGroups(verdicts)
+    grouped = VerdictGroups.of(verdicts, grouped)
     statuses = _Statuses()
     groups: dict[tuple[bool, int, tuple[int, ...]], list[NodeReport]] = {}
     made: list[tuple[list[PluginStatus], PluginStatus | None, list[NodeReport]]] = []
