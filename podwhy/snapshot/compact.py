@@ -6,13 +6,14 @@ each Pod or Node is decoded, Compactor gives it the one equal value it has seen 
 
 - strings (tolerations, conditions, labels, owners, images...): immutable, equal, the same hash;
 - lists, maps and records a fleet repeats whole (tolerations, containers, owners, labels,
-  annotations, the node selector, affinity, security context; a node's taints, allocatable,
-  capacity and images), and every empty list and map: the shared lists and maps are
-  model.shared's, which refuse any change in place, so no pod can change another's.
+  annotations, the node selector, affinity, security context, the resources a container's
+  status reports; a node's taints, allocatable, capacity and images), and every empty list and
+  map: the shared lists and maps are model.shared's, which refuse any change in place, so no pod
+  can change another's.
 
 Only equal values are shared (equal JSON encodings, or equal keys and values in the same order):
 every object encodes byte for byte as decoded. Timestamps and per-pod values (names, uids,
-conditions, container statuses, volumes, whose token volume's name is each pod's own) are left
+conditions, container states, volumes, whose token volume's name is each pod's own) are left
 as decoded. A table of values keeps at most LIMIT of them while fewer than half are seen again.
 """
 
@@ -114,6 +115,7 @@ class Compactor:
         self._security_contexts = _Table(_as_it_is)
         self._taints = _Table(_shared_list(self._taint_strings))
         self._quantities = _Table(self._quantity_strings)
+        self._status_resources = _Table(self._status_resources_strings)
         self._images = _Table(_shared_list(self._image_strings))
         self._node_conditions = _Table(_shared_list(self._node_condition_strings))
 
@@ -161,9 +163,18 @@ class Compactor:
             condition.reason = one(condition.reason, condition.reason)
             if condition.message:
                 condition.message = one(condition.message, condition.message)
-        for container_status in status.container_statuses:
-            container_status.name = one(container_status.name, container_status.name)
-            container_status.image = one(container_status.image, container_status.image)
+        for statuses in (status.container_statuses, status.init_container_statuses):
+            for container_status in statuses:
+                container_status.name = one(container_status.name, container_status.name)
+                container_status.image = one(container_status.image, container_status.image)
+                # What the kubelet reports of a container's resources (since in-place resize): its
+                # pod template's, on every pod of it.
+                reported = container_status.resources
+                if reported is not None:
+                    container_status.resources = self._status_resources.one(_encode(reported), reported)
+                allocated = container_status.allocated_resources
+                if allocated:
+                    container_status.allocated_resources = self._quantities.one(_encode(allocated), allocated)
         _empties(status, _EMPTY_FIELDS[o.PodStatus])
 
     def _toleration_strings(self, tolerations: list[o.Toleration]) -> None:
@@ -184,6 +195,11 @@ class Compactor:
             _values(one, resources.limits)
             _empties(resources, _EMPTY_REQUIREMENTS)
             _empties(container, _EMPTY_FIELDS[o.Container])
+
+    def _status_resources_strings(self, reported: o.ContainerStatusResources) -> o.ContainerStatusResources:
+        reported.requests = self._quantity_strings(reported.requests) if reported.requests else EMPTY_DICT
+        reported.limits = self._quantity_strings(reported.limits) if reported.limits else EMPTY_DICT
+        return reported
 
     def _affinity_strings(self, affinity: o.Affinity) -> o.Affinity:
         one = self._strings.setdefault

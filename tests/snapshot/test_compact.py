@@ -58,7 +58,17 @@ def _pod(i: int) -> dict[str, Any]:
         "status": {
             "phase": "Running",
             "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
-            "containerStatuses": [{"name": "trainer", "image": "trainer:1", "ready": True}],
+            "containerStatuses": [
+                {
+                    "name": "trainer",
+                    "image": "trainer:1",
+                    "ready": True,
+                    "restartCount": i,
+                    "state": {"running": {"startedAt": f"2026-01-01T00:00:0{i}Z"}},
+                    "resources": {"requests": {"nvidia.com/gpu": "8"}, "limits": {"nvidia.com/gpu": "8"}},
+                    "allocatedResources": {"nvidia.com/gpu": "8"},
+                }
+            ],
         },
     }
 
@@ -156,6 +166,9 @@ POD_VALUES = [
     lambda p: p.spec.node_selector,
     lambda p: p.spec.affinity,
     lambda p: p.metadata.owner_references,
+    lambda p: p.status.container_statuses[0].resources,
+    lambda p: p.status.container_statuses[0].resources.requests,
+    lambda p: p.status.container_statuses[0].allocated_resources,
 ]
 NODE_VALUES = [
     lambda n: n.spec.taints,
@@ -173,7 +186,7 @@ def test_repeated_values_are_one_object(monkeypatch: pytest.MonkeyPatch) -> None
     for path in NODE_VALUES:
         assert path(nodes[0]) is path(nodes[1])
     for value in [path(pods[0]) for path in POD_VALUES] + [path(nodes[0]) for path in NODE_VALUES]:
-        assert isinstance(value, (SharedList, SharedDict, o.Affinity)), value
+        assert isinstance(value, (SharedList, SharedDict, o.Affinity, o.ContainerStatusResources)), value
     # Values that differ are each a pod's own: the labels (a completion index), the volumes.
     assert pods[0].metadata.labels is not pods[3].metadata.labels
     assert pods[0].metadata.labels == {"job-name": "train", "batch.kubernetes.io/job-completion-index": "0"}
@@ -187,6 +200,10 @@ def test_a_shared_value_refuses_a_change_in_place(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(TypeError, match="changed in place"):
         pods[0].spec.node_selector["k"] = "v"
     assert len(pods[3].spec.tolerations) == 2 and "k" not in pods[3].spec.node_selector
+    with pytest.raises(TypeError, match="changed in place"):
+        pods[0].status.container_statuses[0].resources.requests["cpu"] = "1"
+    with pytest.raises(TypeError, match="changed in place"):
+        pods[0].status.container_statuses[0].allocated_resources["cpu"] = "1"
     pods[0].spec.tolerations = [*pods[0].spec.tolerations, o.Toleration(key="k")]  # a copy: its own
     assert len(pods[3].spec.tolerations) == 2
 
