@@ -105,3 +105,25 @@ def test_fleet_default_dump_has_no_kueue(tmp_path: Path) -> None:
     """Without `--kueue` the dump holds no Kueue object and no queue-name label."""
     text = _fleet_dump(tmp_path, kueue=False).read_text()
     assert "kueue.x-k8s.io" not in text
+
+
+def test_fleet_pods_differ_as_a_real_clusters_do(tmp_path: Path) -> None:
+    """Running pods carry their own start times and restart counts, and report their containers'
+    resources, as kubelets write them: what differs from pod to pod in a real dump differs here
+    (a fleet whose pods were all alike hid a cache that every real dump missed). The framework
+    still computes the requests once per pod template."""
+    from podwhy.framework import types
+    from podwhy.framework.handle import Handle
+    from podwhy.snapshot.source import FileSource
+
+    snapshot = FileSource([str(_fleet_dump(tmp_path, kueue=False))]).load()
+    running = [p for p in snapshot.pods if p.status.phase == "Running"]
+    statuses = [p.status.container_statuses[0] for p in running]
+    started = {s.state.running.started_at for s in statuses if s.state is not None and s.state.running is not None}
+    assert len(started) == len(running)
+    assert len({s.restart_count for s in statuses}) > 1
+    assert all(s.resources is not None and s.allocated_resources for s in statuses)
+    types._RESOURCE_CACHE.clear()
+    Handle(snapshot)
+    templates = {(p.metadata.namespace, p.spec.containers[0].image) for p in running}
+    assert len(types._RESOURCE_CACHE) <= len(templates)
