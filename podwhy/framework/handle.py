@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from podwhy.features.emulation import DEFAULT, Emulation
-from podwhy.framework.types import ImageStateSummary, NodeInfo, PodInfo, Resource, pod_key
+from podwhy.framework.types import ImageStateSummary, Indexing, NodeInfo, PodInfo, Resource, pod_key
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
@@ -51,11 +51,18 @@ class Handle:
     """Everything plugins read about the cluster, built once per snapshot."""
 
     def __init__(
-        self, snapshot: Snapshot, scheduler_names: frozenset[str] | None = None, emulation: Emulation = DEFAULT
+        self,
+        snapshot: Snapshot,
+        scheduler_names: frozenset[str] | None = None,
+        emulation: Emulation = DEFAULT,
+        *,
+        reads: list[Any] | None = None,
     ) -> None:
         """`scheduler_names`: the profiles of this scheduler. Only pods it is responsible for sit
         in its queue, so only those count as nominated (None: every unbound nominated pod).
-        `emulation`: the kube-scheduler release whose plugin behaviour to follow."""
+        `emulation`: the kube-scheduler release whose plugin behaviour to follow. `reads`: where
+        to add what the index reads of each pod that code changes in place (_POD_READS), in the
+        snapshot's order, read while the pod is read anyway (a kept index's record, _Kept)."""
         self.snapshot = snapshot
         self.emulation = emulation
         self.scheduler_names = scheduler_names
@@ -72,17 +79,25 @@ class Handle:
         self._nominated: dict[str, list[PodInfo]] = defaultdict(list)
         # Each node's pods in the snapshot's order, indexed together (NodeInfo.add_pod_infos).
         bound: dict[str, list[PodInfo]] = {}
+        # Each bound pod's requests found here, in the snapshot's order (as its objects were
+        # decoded, near each other), not node by node.
+        indexing = Indexing()
+        requests = indexing.requests
         for pod in snapshot.pods:
+            if reads is not None:
+                reads.append(_POD_READS(pod))
             status = pod.status
             if status.phase in TERMINAL_PHASES:
                 continue
             node_name = pod.spec.node_name
             if node_name:
+                pi = PodInfo(pod)
+                pi.resource = requests(pod)
                 on_node = bound.get(node_name)
                 if on_node is None:
-                    bound[node_name] = [PodInfo(pod)]
+                    bound[node_name] = [pi]
                 else:
-                    on_node.append(PodInfo(pod))
+                    on_node.append(pi)
             elif status.nominated_node_name and (
                 scheduler_names is None or (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in scheduler_names
             ):
@@ -90,7 +105,7 @@ class Handle:
         for name, pis in bound.items():
             on = self.node_info_by_name.get(name)
             if on is not None:
-                on.add_pod_infos(pis)
+                on.add_pod_infos(pis, indexing)
         self._attachments: defaultdict[str, list[o.VolumeAttachment]] | None = None
         # Node indexes shared with the view this one was made from (with_nodes), copied on first change.
         self._borrowed: set[str] = set()
@@ -300,12 +315,13 @@ class _Kept:
 
     __slots__ = ("handle", "node_reads", "nodes", "pod_reads", "pods")
 
-    def __init__(self, handle: Handle, snapshot: Snapshot) -> None:
+    def __init__(self, handle: Handle, snapshot: Snapshot, pod_reads: list[Any]) -> None:
+        """POD_READS: what the handle read of each of the snapshot's pods (Handle's `reads`)."""
         self.handle = handle
         self.nodes = list(snapshot.nodes)
         self.pods = list(snapshot.pods)
         self.node_reads = list(map(_NODE_READS, self.nodes))
-        self.pod_reads = list(map(_POD_READS, self.pods))
+        self.pod_reads = pod_reads
 
     def holds(self, snapshot: Snapshot, scheduler_names: frozenset[str] | None) -> bool:
         """Whether indexing SNAPSHOT anew would index exactly what the kept Handle did: the same
@@ -336,8 +352,9 @@ def indexed(snapshot: Snapshot, scheduler_names: frozenset[str] | None, emulatio
         if CHECK_KEPT:
             check_same(view, Handle(snapshot, scheduler_names, emulation))
     else:
-        handle = Handle(snapshot, scheduler_names, emulation)
-        snapshot.indexes[KEPT] = _Kept(handle, snapshot)
+        reads: list[Any] = []
+        handle = Handle(snapshot, scheduler_names, emulation, reads=reads)
+        snapshot.indexes[KEPT] = _Kept(handle, snapshot, reads)
         view = handle.for_release(emulation)
     view._attachments = None  # the snapshot's VolumeAttachments, read anew
     return view

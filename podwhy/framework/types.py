@@ -134,6 +134,80 @@ def cached_pod_resource(pod: o.Pod) -> PodResource:
     return found
 
 
+def _resize_pending(pod: o.Pod, conditions: list[o.PodCondition]) -> o.Pod:
+    return msgspec.structs.replace(pod, status=msgspec.structs.replace(pod.status, conditions=conditions))
+
+
+_INFEASIBLE = [o.PodCondition(type="PodResizePending", status="True", reason="Infeasible")]
+
+
+def _same(a: PodResource, b: PodResource) -> bool:
+    """Equal, their maps in one order too (what reads them in turn reads them alike)."""
+    return (
+        a == b
+        and list(a.requests) == list(b.requests)
+        and list(a.resource.scalar_resources) == list(b.resource.scalar_resources)
+    )
+
+
+def resize_blind(pod: o.Pod) -> bool:
+    """Whether the pod's requests are the same whatever its PodResizePending condition says: with
+    the resize infeasible, determineEffectiveRequests takes of a container whose status reports
+    resources only what it runs with and was allocated; otherwise its spec's requests too. Found
+    by calculating both."""
+    return _same(
+        calculate_pod_resource(_resize_pending(pod, _INFEASIBLE)), calculate_pod_resource(_resize_pending(pod, []))
+    )
+
+
+class Indexing:
+    """What indexing many pods at once (every pod a Handle indexes, in the snapshot's order) reads of
+    the objects pods share, read once per object: a large snapshot's pods share their containers
+    lists and the resources their statuses report (snapshot/compact.py), so most pods' requests
+    are found by the identity of what calculate_pod_resource reads, not by encoding it.
+
+    Valid only while nothing the pods hold changes, as while one index is made: it keeps the first
+    pod of each key, so that no object of a key is freed and its identity given to another."""
+
+    __slots__ = ("_ports", "_requests")
+
+    def __init__(self) -> None:
+        # By the identities of what the requests read: a pod with them, and its requests, or None
+        # when its PodResizePending condition may change them (then found by content).
+        self._requests: dict[tuple[Any, ...], tuple[o.Pod, PodResource | None]] = {}
+        # Whether a containers list declares any port, by its identity (with the list).
+        self._ports: dict[int, tuple[list[o.Container], bool]] = {}
+
+    def requests(self, pod: o.Pod) -> PodResource:
+        """cached_pod_resource(pod)."""
+        spec, status = pod.spec, pod.status
+        key: tuple[Any, ...] = (
+            id(spec.containers),
+            id(spec.init_containers),
+            id(spec.overhead),
+            id(spec.resources),
+            *[(s.name, id(s.resources), id(s.allocated_resources)) for s in status.container_statuses],
+        )
+        if status.init_container_statuses:
+            key += (
+                None,
+                *[(s.name, id(s.resources), id(s.allocated_resources)) for s in status.init_container_statuses],
+            )
+        found = self._requests.get(key)
+        if found is None:
+            resource = cached_pod_resource(pod)
+            found = self._requests[key] = (pod, resource if resize_blind(pod) else None)
+        kept = found[1]
+        return cached_pod_resource(pod) if kept is None else kept
+
+    def declares_ports(self, containers: list[o.Container]) -> bool:
+        """Whether any of the containers declares a port."""
+        found = self._ports.get(id(containers))
+        if found is None:
+            found = self._ports[id(containers)] = (containers, any(c.ports for c in containers))
+        return found[1]
+
+
 # ---------------------------------------------------------------------- pods and nodes
 
 
@@ -430,9 +504,11 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pi)
         self._update(pi, 1)
 
-    def add_pod_infos(self, pis: list[PodInfo]) -> None:
+    def add_pod_infos(self, pis: list[PodInfo], indexing: Indexing | None = None) -> None:
         """add_pod_info of each pod in turn, the same index made with the sums taken once: a Handle
-        indexes every pod of a snapshot so."""
+        indexes every pod of a snapshot so (INDEXING: what it read of the objects pods share)."""
+        if indexing is None:
+            indexing = Indexing()
         self._pods_changed()
         # The lowest priority known at once when these are all its pods (as a Handle indexes them).
         lowest = None if self.pods or not pis else pod_priority(pis[0].pod)
@@ -462,11 +538,13 @@ class NodeInfo:
             non0_cpu += res.non0_cpu
             non0_mem += res.non0_mem
             # host_ports, asked only of a pod that may have one: most containers declare no port.
-            if spec.init_containers or any(c.ports for c in spec.containers):
+            if spec.init_containers or indexing.declares_ports(spec.containers):
                 for port in host_ports(pod):
                     ports.add(port.host_ip, port.protocol, port.host_port)
-            if spec.volumes and any(v.persistent_volume_claim is not None for v in spec.volumes):
-                self._count_claims(pod, 1)
+            for volume in spec.volumes:
+                if volume.persistent_volume_claim is not None:
+                    self._count_claims(pod, 1)
+                    break
         requested.milli_cpu += cpu
         requested.memory += memory
         requested.ephemeral_storage += storage

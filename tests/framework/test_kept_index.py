@@ -15,7 +15,7 @@ import pytest
 from podwhy.engine import ExplainRequest, explain
 from podwhy.features.emulation import EMULATED
 from podwhy.framework import handle as h
-from podwhy.framework.handle import KEPT, Handle, described, indexed
+from podwhy.framework.handle import _POD_READS, KEPT, Handle, described, indexed
 from podwhy.model import objects as o
 from podwhy.model.records import replace
 from podwhy.snapshot.cluster import Snapshot
@@ -59,6 +59,8 @@ def test_a_later_handle_is_a_view_of_the_kept_index() -> None:
     snapshot = _cluster()
     first = _same_as_anew(snapshot)
     kept = snapshot.indexes[KEPT]
+    # What the index read of every pod (a finished one too), recorded while indexing.
+    assert kept.pod_reads == [_POD_READS(pod) for pod in snapshot.pods]
     second = _same_as_anew(snapshot)
     assert snapshot.indexes[KEPT] is kept, "the snapshot was indexed again although nothing changed"
     assert second is not first and second is not kept.handle

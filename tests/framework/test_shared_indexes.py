@@ -8,13 +8,23 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podwhy.features.emulation import EMULATED
 from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
 from podwhy.framework.signature import PodPart, pod_signature, requests_signature
-from podwhy.framework.types import NodeInfo, PodInfo, Resource, calculate_pod_resource, host_ports, pod_priority
+from podwhy.framework.types import (
+    Indexing,
+    NodeInfo,
+    PodInfo,
+    Resource,
+    calculate_pod_resource,
+    host_ports,
+    pod_priority,
+    resize_blind,
+)
 from podwhy.model import objects as o
 from podwhy.plugins.defaultpreemption import DefaultPreemption
 from tests.builders import make_handle, make_node, make_pod, make_snapshot
@@ -221,6 +231,75 @@ def test_pods_with_one_requests_key_have_the_same_requests(pods: list[o.Pod]) ->
     for pod in pods:
         resource = calculate_pod_resource(pod)
         assert by_key.setdefault(requests_signature(pod), resource) == resource
+
+
+RESIZE_REASONS = st.lists(st.sampled_from(["Infeasible", "Deferred", ""]), max_size=2)
+
+
+def _resize_conditions(reasons: list[str]) -> list[o.PodCondition]:
+    return [o.PodCondition(type="PodResizePending", status="True", reason=r) for r in reasons]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_pods_with_statuses(), min_size=1, max_size=4),
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            RESIZE_REASONS,
+            st.integers(0, 3),
+            st.sampled_from(["", "init", "containers", "allocated"]),
+        ),
+        max_size=8,
+    ),
+)
+def test_requests_found_by_identity_are_each_pods_own(drawn: list[o.Pod], variants: list[Any]) -> None:
+    """Indexing finds a pod's requests by the identity of what they read (its containers lists, the
+    resources its statuses report): pods that share some of those, or all but their
+    PodResizePending condition, still get each their own requests, maps in the same order."""
+    pods = list(drawn)
+    for i, reasons, j, statuses in variants:
+        base, other = drawn[i % len(drawn)], drawn[j % len(drawn)]
+        status = msgspec.structs.replace(base.status, conditions=_resize_conditions(reasons))
+        if statuses == "init":
+            status.init_container_statuses = other.status.init_container_statuses
+        elif statuses == "containers":
+            status.container_statuses = other.status.container_statuses
+        elif statuses == "allocated":  # the same reported resources, others allocated
+            status.container_statuses = [
+                msgspec.structs.replace(mine, allocated_resources=theirs.allocated_resources)
+                for mine, theirs in zip(base.status.container_statuses, other.status.container_statuses, strict=False)
+            ]
+        pods.append(msgspec.structs.replace(base, status=status))
+    indexing = Indexing()
+    for pod in pods:
+        found, own = indexing.requests(pod), calculate_pod_resource(pod)
+        assert found == own
+        assert list(found.requests) == list(own.requests)
+        assert list(found.resource.scalar_resources) == list(own.resource.scalar_resources)
+
+
+@pytest.mark.parametrize(
+    ("spec", "reported", "allocated", "blind"),
+    [
+        # The spec asks for more than the container runs with and was allocated: an infeasible
+        # resize leaves only the latter (determineEffectiveRequests).
+        ({"cpu": "2"}, {"cpu": "1"}, {"cpu": "1"}, False),
+        ({"cpu": "2"}, {"cpu": "1"}, {"cpu": "2"}, True),
+        ({"cpu": "1"}, {"cpu": "2"}, {"cpu": "1"}, True),
+        ({"cpu": "1", "nvidia.com/gpu": "1"}, {"cpu": "1"}, {"cpu": "1"}, False),
+        ({"cpu": "1"}, None, None, True),
+    ],
+)
+def test_resize_blind_when_the_condition_cannot_change_the_requests(
+    spec: dict[str, str], reported: dict[str, str] | None, allocated: dict[str, str] | None, blind: bool
+) -> None:
+    pod = make_pod("p").req(spec).obj()
+    if reported is not None:
+        pod.status.container_statuses = [_status(pod.spec.containers[0].name, requests=reported, allocated=allocated)]
+    for reasons in ([], ["Infeasible"], ["Deferred"]):
+        pod.status.conditions = _resize_conditions(reasons)
+        assert resize_blind(pod) is blind
 
 
 def _reference_host_ports(pod: o.Pod) -> list[o.ContainerPort]:
