@@ -228,8 +228,7 @@ def blocking_causes(
     if outcome is None or outcome.feasible or not outcome.nodes:
         return []
     pods = pods if isinstance(pods, list) else list(pods)
-    if groups is None or groups.verdicts is not outcome.nodes:
-        groups = VerdictGroups.of(outcome.nodes)
+    groups = VerdictGroups.of(outcome.nodes, groups)
     total = len(outcome.nodes)
     plugin_order = {plugin: i for i, plugin in enumerate(outcome.nodes[0].filters)}
     kinds, rejecting = _gather(groups)
