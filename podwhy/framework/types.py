@@ -160,6 +160,23 @@ def resize_blind(pod: o.Pod) -> bool:
     )
 
 
+# Whether a pod's PodResizePending condition cannot change its requests (resize_blind), by the
+# same key as _RESOURCE_CACHE.
+_RESIZE_BLIND: dict[bytes, bool] = {}
+
+
+def _requests_by_content(pod: o.Pod) -> tuple[PodResource, bool]:
+    """cached_pod_resource(pod) and resize_blind(pod), each found once per content."""
+    key = requests_signature(pod)
+    found = _RESOURCE_CACHE.get(key)
+    if found is None:
+        found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)
+    blind = _RESIZE_BLIND.get(key)
+    if blind is None:
+        blind = _RESIZE_BLIND[key] = resize_blind(pod)
+    return found, blind
+
+
 class Indexing:
     """What indexing many pods at once (every pod a Handle indexes, in the snapshot's order) reads of
     the objects pods share, read once per object: a large snapshot's pods share their containers
@@ -195,8 +212,8 @@ class Indexing:
             )
         found = self._requests.get(key)
         if found is None:
-            resource = cached_pod_resource(pod)
-            found = self._requests[key] = (pod, resource if resize_blind(pod) else None)
+            resource, blind = _requests_by_content(pod)
+            found = self._requests[key] = (pod, resource if blind else None)
         kept = found[1]
         return cached_pod_resource(pod) if kept is None else kept
 

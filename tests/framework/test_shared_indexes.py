@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from podwhy.features.emulation import EMULATED
 from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
+from podwhy.framework import types
 from podwhy.framework.signature import PodPart, pod_signature, requests_signature
 from podwhy.framework.types import (
     Indexing,
@@ -393,3 +394,25 @@ def test_pods_indexed_together_as_one_by_one(kinds: list[int], first: bool, prio
     assert together.lowest_priority() == one_by_one.lowest_priority()
     priorities_now = [pod_priority(pi.pod) for pi in together.pods]
     assert together.lowest_priority() == (min(priorities_now) if priorities_now else None)
+
+
+def test_pods_that_share_no_object_are_calculated_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods of one template that share no object (as from a snapshot nothing compacted) miss
+    Indexing's identities: their requests and whether their resize condition counts are then
+    found by content, each calculated once, not once a pod."""
+    calls: list[str] = []
+    real = types.calculate_pod_resource
+
+    def counted(pod: o.Pod) -> Any:
+        calls.append(pod.metadata.name)
+        return real(pod)
+
+    monkeypatch.setattr(types, "calculate_pod_resource", counted)
+    pods = []
+    for i in range(20):
+        pod = make_pod(f"p{i}").req(cpu="1234m").obj()
+        pod.status.container_statuses = [_status(pod.spec.containers[0].name, requests={"cpu": "1234m"})]
+        pods.append(pod)
+    indexing = Indexing()
+    assert {indexing.requests(pod).resource.milli_cpu for pod in pods} == {1234}
+    assert len(calls) <= 3, calls  # the requests, then with the resize infeasible and without
