@@ -128,7 +128,11 @@ def cached_pod_resource(pod: o.Pod) -> PodResource:
     """calculate_pod_resource, memoised by content (everything it reads: the signature's REQUESTS,
     read here without its generic walk, as for every pod of a snapshot). The result is shared:
     never mutate it."""
-    found = _RESOURCE_CACHE.get(key := requests_signature(pod))
+    return _resource_by_key(requests_signature(pod), pod)
+
+
+def _resource_by_key(key: bytes, pod: o.Pod) -> PodResource:
+    found = _RESOURCE_CACHE.get(key)
     if found is None:
         found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)
     return found
@@ -168,13 +172,10 @@ _RESIZE_BLIND: dict[bytes, bool] = {}
 def _requests_by_content(pod: o.Pod) -> tuple[PodResource, bool]:
     """cached_pod_resource(pod) and resize_blind(pod), each found once per content."""
     key = requests_signature(pod)
-    found = _RESOURCE_CACHE.get(key)
-    if found is None:
-        found = _RESOURCE_CACHE[key] = calculate_pod_resource(pod)
     blind = _RESIZE_BLIND.get(key)
     if blind is None:
         blind = _RESIZE_BLIND[key] = resize_blind(pod)
-    return found, blind
+    return _resource_by_key(key, pod), blind
 
 
 class Indexing:
