@@ -122,28 +122,41 @@ def _is_mirror_pod(pod: o.Pod) -> bool:
     )
 
 
-def _mentions_scheduler(pod: o.Pod) -> bool:
-    """A cheap first look (every pod of a large snapshot gets one): does anything name a scheduler?
-    The model keeps a container's command line only when it mentions one."""
-    meta = pod.metadata
-    if "sched" in meta.name:
-        return True
-    # Loops, not any() over generators: asked of every pod once per snapshot.
-    for ref in meta.owner_references:
-        if "sched" in ref.name:
-            return True
-    for value in meta.labels.values():
-        if "sched" in value:
-            return True
-    for c in pod.spec.containers:
-        if c.command or c.args or "sched" in c.image:
-            return True
-    return False
+def _mentioning_scheduler(pods: Sequence[o.Pod]) -> list[o.Pod]:
+    """The pods of PODS that anything names a scheduler in, in order: a cheap first look, asked of
+    every pod of a large snapshot (one loop, not a call a pod). The model keeps a container's
+    command line only when it mentions one."""
+    out: list[o.Pod] = []
+    for pod in pods:
+        meta = pod.metadata
+        if "sched" in meta.name:
+            out.append(pod)
+            continue
+        for ref in meta.owner_references:
+            if "sched" in ref.name:
+                break
+        else:
+            for value in meta.labels.values():
+                if "sched" in value:
+                    break
+            else:
+                for c in pod.spec.containers:
+                    if c.command or c.args or "sched" in c.image:
+                        break
+                else:
+                    continue
+        out.append(pod)
+    return out
 
 
 def scheduler_pod(pod: o.Pod) -> SchedulerPod | None:
     """The pod as a scheduler, or None when nothing about it says it schedules pods."""
-    if pod.status.phase in ("Succeeded", "Failed") or not _mentions_scheduler(pod):
+    return _as_scheduler(pod) if _mentioning_scheduler((pod,)) else None
+
+
+def _as_scheduler(pod: o.Pod) -> SchedulerPod | None:
+    """scheduler_pod of a pod that names a scheduler somewhere (_mentioning_scheduler)."""
+    if pod.status.phase in ("Succeeded", "Failed"):
         return None  # evicted or completed pods are not instances any more
     labelled = pod.metadata.labels.get(COMPONENT_LABEL) == KUBE_SCHEDULER
     kube_scheduler = labelled or any(_runs_kube_scheduler(c) for c in pod.spec.containers)
@@ -202,7 +215,7 @@ class SchedulerPods(msgspec.Struct):
         for known_members, known_pods, out in _FOUND:
             if known_members == members and len(known_pods) == len(pods):
                 return out
-        found = [sp for pod in pods if (sp := scheduler_pod(pod)) is not None]
+        found = [sp for pod in _mentioning_scheduler(pods) if (sp := _as_scheduler(pod)) is not None]
         out = cls(found, any(p.metadata.namespace == KUBE_SYSTEM for p in pods))
         # The pods are kept with their ids, so that no id is reused while remembered.
         _FOUND[:] = [(members, list(pods), out), *_FOUND[:1]]

@@ -16,7 +16,7 @@ from podwhy.cli import app
 from podwhy.model import objects as o
 from podwhy.report.words.pending import cause_text, detail_text
 from podwhy.scheduler.config import default_config, parse_scheduler_config
-from podwhy.scheduler.schedulers import SchedulerPods, Serving, scheduler_pod
+from podwhy.scheduler.schedulers import SchedulerPods, Serving, _mentioning_scheduler, scheduler_pod
 from podwhy.snapshot import fastyaml
 from podwhy.snapshot.decode import decode
 from podwhy.snapshot.redact import REDACTED, redact_command
@@ -549,6 +549,28 @@ def test_pods_that_are_no_scheduler() -> None:
     found = scheduler_pod(leader.obj())  # named like one: serves only names it is named after
     assert found is not None and found.serves("default-scheduler") is Serving.NO
     assert SchedulerPods.of([leader.obj()]).for_name("my-scheduler").serving == ()
+
+
+@pytest.mark.parametrize(
+    "mentioning",
+    [
+        make_pod("my-sched-0"),
+        make_pod("x-0").owner("ReplicaSet", "batch-scheduler-6c8f"),
+        make_pod("x-0").owner("ReplicaSet", "web-6c8f").labels(app="web", role="scheduling"),
+        # A command line is kept only where a word names a scheduler (model/objects/core/pod.py).
+        make_pod("x-0").container("c", "example.com/x:1", command=["/usr/local/bin/kube-scheduler"]),
+        make_pod("x-0").container("c", "example.com/x:1", args=["--scheduler-name=batch"]),
+        make_pod("x-0").container("c", "example.com/x:1").container("d", "example.com/vc-scheduler:1"),
+    ],
+    ids=["name", "owner", "label", "command", "args", "image"],
+)
+def test_the_first_look_finds_each_pod_that_names_a_scheduler(mentioning: PodBuilder) -> None:
+    def plain(name: str) -> o.Pod:
+        return make_pod(name).owner("ReplicaSet", "web-6c8f").labels(app="web").container("c", "nginx:1.27").obj()
+
+    pods = [plain("web-1"), mentioning.obj(), plain("web-2")]
+    assert _mentioning_scheduler(pods) == [pods[1]]
+    assert _mentioning_scheduler([pods[0], pods[2]]) == []
 
 
 def test_redacted_dumps_keep_what_names_a_scheduler() -> None:
