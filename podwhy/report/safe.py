@@ -14,10 +14,12 @@ terminal would act on written as escapes of their own format (`json_escaped`, `y
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 from typing import Any, TypeVar, cast
 
 import msgspec
 import yaml
+from msgspec import UNSET
 
 from podwhy.errors import ESCAPES
 
@@ -52,10 +54,63 @@ _RAW_LEADS = (b"\x7f", b"\xc2", b"\xe2", b"\xef")
 _RAW_SHOWN = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xef\xbf[\xbe\xbf]")
 
 
+# A list of at least this many records (a report's `nodes`, one entry per node) is looked at record
+# by record: its records share most of what they hold (the nodes of one verdict share its
+# statuses: report/build/nodes.py), and what they share is encoded once, not once per record.
+SHARED_RECORDS = 256
+
+
+def _distinct_parts(records: list[Any]) -> list[Any]:
+    """Every string RECORDS hold, as a list that holds each of their strings, and each list, dict
+    or record they hold once (by identity) rather than once per record that holds it."""
+    parts: list[Any] = []
+    seen: set[int] = set()
+    fields: dict[type, attrgetter[Any]] = {}
+    for record in records:
+        kind = type(record)
+        get = fields.get(kind)
+        if get is None:
+            names = getattr(kind, "__struct_fields__", ())
+            if len(names) < 2:  # not a record, or one field: as it is
+                parts.append(record)
+                continue
+            get = fields[kind] = attrgetter(*names)
+        for field in get(record):
+            if type(field) is str:
+                parts.append(field)
+            elif (
+                field is None
+                or field is UNSET
+                or type(field) in (bool, int, float)
+                or (type(field) is list and not field)
+            ):
+                continue  # holds no string (UNSET cannot be encoded outside a record)
+            elif id(field) not in seen:
+                seen.add(id(field))
+                parts.append(field)
+    return parts
+
+
+def _distinct(value: object) -> object:
+    """What _nothing_to_escape encodes of VALUE: VALUE, or for a record with long lists of
+    records, the record without them and the distinct parts of each (_distinct_parts)."""
+    if not isinstance(value, msgspec.Struct):
+        return value
+    long_lists = {}
+    for name in value.__struct_fields__:
+        field = getattr(value, name)
+        if type(field) is list and len(field) >= SHARED_RECORDS and isinstance(field[0], msgspec.Struct):
+            long_lists[name] = field
+    if not long_lists:
+        return value
+    rest = msgspec.structs.replace(value, **{name: [] for name in long_lists})
+    return [rest, *[_distinct_parts(records) for records in long_lists.values()]]
+
+
 def _nothing_to_escape(value: object) -> bool:
     """Whether no string in VALUE holds a character _SHOWN escapes (False when unsure)."""
     try:
-        data = msgspec.json.encode(value)
+        data = msgspec.json.encode(_distinct(value))
     except (TypeError, ValueError, UnicodeError, msgspec.EncodeError):
         return False
     if (
