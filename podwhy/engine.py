@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from podwhy.analysis.autoscaling.analysis import analyse, autoscalers
-from podwhy.analysis.kueuefacts import KueueFacts
+from podwhy.analysis.kueuefacts import KueueFacts, has_kueue
 from podwhy.analysis.pending import analyse_groups, classify_pending, classify_pod, is_pending, pending_group
 from podwhy.analysis.schedulerword import counts_other_nodes, scheduler_said
 from podwhy.analysis.suggest.causesizing import size_causes
@@ -40,7 +40,7 @@ from podwhy.scheduler.config import SchedulerConfig, default_config, load_schedu
 from podwhy.scheduler.cycle import framework_for_release, make_framework, no_profile, run_cycle
 from podwhy.scheduler.release import ChosenVersion, VersionSource, choose_version, parse_kube_version_flag
 from podwhy.snapshot.cluster import Snapshot
-from podwhy.snapshot.live.source import SNAPSHOT_COMMAND, dump_hint
+from podwhy.snapshot.resources import SNAPSHOT_COMMAND, dump_hint
 from podwhy.snapshot.source import SnapshotSource, input_names
 from podwhy.verdict import Verdict
 
@@ -358,6 +358,8 @@ def _kueue_target(snapshot: Snapshot, ref: str, namespace: str, gates: Mapping[s
     """The report of a Job, Workload or owner Kueue manages (TYPE/NAME); None for a pod reference
     or a snapshot without Kueue objects. kubectl's reading wins, unless only the NAMESPACE/NAME
     reading names something: a pod of that name in a namespace so called."""
+    if not has_kueue(snapshot):
+        return None  # as kueue_target says, without loading Kueue's code
     from podwhy.analysis.kueuetarget import NotQueuedError, kueue_target
     from podwhy.report.build.kueue import build_kueue_report
 
@@ -398,10 +400,10 @@ def _workload_target(snapshot: Snapshot, request: ExplainRequest) -> tuple[Workl
 
 def _kueue_for_pod(snapshot: Snapshot, pod: o.Pod, gates: Mapping[str, bool] | None) -> KueueFacts | None:
     """Kueue's answer for a pod it gates, or whose Job's Workload it has not admitted."""
-    from podwhy.analysis.kueue import facts_for_pod, has_kueue
-
     if not has_kueue(snapshot):
         return None
+    from podwhy.analysis.kueue import facts_for_pod
+
     return facts_for_pod(snapshot, pod, _verdict_options(gates))
 
 
@@ -458,7 +460,7 @@ def pending(request: PendingRequest) -> PendingReport:
     _check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     # Kueue's suspended Jobs, and workloads whose pods are not being created, have no pods.
-    if not snapshot.pods and not _holds_kueue(snapshot) and not _reports_failed_create(snapshot):
+    if not snapshot.pods and not has_kueue(snapshot) and not _reports_failed_create(snapshot):
         raise PodwhyError(
             f"the snapshot holds no pods ({input_names(snapshot.sources)}){kindless_note(snapshot)}",
             hint=dump_hint(),
@@ -527,20 +529,14 @@ def _reports_failed_create(snapshot: Snapshot) -> bool:
     return any(e.reason == FAILED_CREATE for e in snapshot.events)
 
 
-def _holds_kueue(snapshot: Snapshot) -> bool:
-    from podwhy.analysis.kueue import has_kueue
-
-    return has_kueue(snapshot)
-
-
 def _kueue_pending(
     snapshot: Snapshot, namespace: str | None, gates: Mapping[str, bool] | None
 ) -> list[KueueFacts] | None:
     """What Kueue holds: only when the snapshot holds Kueue's objects (None: it holds none)."""
-    from podwhy.analysis.kueue import has_kueue, kueue_pending
-
     if not has_kueue(snapshot):
         return None
+    from podwhy.analysis.kueue import kueue_pending
+
     return kueue_pending(snapshot, namespace, _verdict_options(gates))
 
 

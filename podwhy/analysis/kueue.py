@@ -28,6 +28,7 @@ from podwhy.analysis.kueuefacts import (
     Recorded,
     Shortfall,
     Staleness,
+    has_kueue,
 )
 from podwhy.analysis.kueuesuggest import suggestions_for
 from podwhy.cluster.kueue import names
@@ -52,13 +53,6 @@ def parse_kueue_ref(ref: str, namespace: str) -> tuple[str, str, str] | None:
     if lowered in WORKLOAD_RESOURCE_NAMES:
         return WORKLOAD, namespace, rest
     return None
-
-
-def has_kueue(snapshot: Snapshot) -> bool:
-    """Whether the snapshot holds any Kueue object (else nothing here applies)."""
-    return bool(
-        snapshot.kueue_workloads or snapshot.cluster_queues or snapshot.local_queues or snapshot.resource_flavors
-    )
 
 
 def kueue_objects(snapshot: Snapshot) -> KueueObjects:

@@ -6,13 +6,16 @@ pod set's quota figures. analysis/kueue.py computes them."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from podwhy.cluster.kueue import names
 from podwhy.cluster.kueue.resources import DEFAULT_FORMATTER, MAX_INT64
 from podwhy.model import objects as o
+
+if TYPE_CHECKING:
+    from podwhy.snapshot.cluster import Snapshot
 
 # Kueue's labels and scheduling gates (pkg/controller/constants, pkg/controller/jobs/pod).
 QUEUE_NAME_LABEL: Final = "kueue.x-k8s.io/queue-name"
@@ -30,6 +33,15 @@ WORKLOAD_RESOURCE_NAMES: Final = frozenset(
 JOB: Final = "Job"
 WORKLOAD: Final = "Workload"
 POD: Final = "Pod"
+
+
+def has_kueue(snapshot: Snapshot) -> bool:
+    """Whether the snapshot holds any Kueue object (else nothing of Kueue's applies): asked before
+    Kueue's code is loaded at all."""
+    return bool(
+        snapshot.kueue_workloads or snapshot.cluster_queues or snapshot.local_queues or snapshot.resource_flavors
+    )
+
 
 # Why a target has no verdict: the snapshot holds no Workload for it.
 NO_WORKLOAD: Final = "the snapshot has no Workload for it"

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import difflib
 
-from podwhy.analysis.kueue import facts_for, facts_for_job, has_kueue, workload_owner
+from podwhy.analysis.kueue import facts_for, facts_for_job, workload_owner
 from podwhy.analysis.kueuefacts import (
     JOB_RESOURCE_NAMES,
     QUEUE_NAME_LABEL,
     WORKLOAD,
     WORKLOAD_RESOURCE_NAMES,
     KueueFacts,
+    has_kueue,
 )
 from podwhy.cluster.kueue.admission import VerdictOptions
 from podwhy.errors import PodwhyError

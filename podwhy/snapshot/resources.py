@@ -101,6 +101,15 @@ ADMISSION_RESOURCES: tuple[Resource, ...] = (
 )
 # The complete dump: what `podwhy snapshot` writes, or every resource above through kubectl.
 SNAPSHOT_COMMAND = "podwhy snapshot -o cluster.json.gz"
+# Where the whole story of dumps is told: the kubectl commands (kubectl_dump_command, the
+# autoscalers' own), --complete, and what a partial dump leaves unevaluated.
+SNAPSHOT_DOCS = '"Which snapshot to take" in podwhy\'s README'
+
+
+def dump_hint() -> str:
+    """How to dump a cluster so that every plugin can be evaluated: one command, and where the
+    kubectl ways are (a hint stays short: the kubectl command alone is 700 characters)."""
+    return f"dump the cluster with `{SNAPSHOT_COMMAND}`; to dump it with kubectl, see {SNAPSHOT_DOCS}"
 
 
 def kubectl_dump_command(kinds: Iterable[str] | None = None) -> str:

@@ -34,25 +34,44 @@ class Reading(msgspec.Struct, frozen=True):
     convert: Callable[[Any], Any] | None
 
 
+class _Unmade(msgspec.Struct, frozen=True):
+    """A Reading not made yet: its decoder is built when an object of its kind is first read (a
+    decoder of every kind and version costs tens of milliseconds at start; a command reads a few)."""
+
+    wire: type[msgspec.Struct]
+    convert: Callable[[Any], Any] | None
+
+
+# Each wire type's Reading, shared by the kind tables (snapshots' and manifests' read most alike).
+_MADE: dict[tuple[type[msgspec.Struct], Callable[[Any], Any] | None], Reading] = {}
+
+
+def _made(how: Reading | str | _Unmade) -> Reading | str:
+    if not isinstance(how, _Unmade):
+        return how
+    key = (how.wire, how.convert)
+    made = _MADE.get(key)
+    if made is None:
+        made = _MADE[key] = Reading(how.wire, msgspec.json.Decoder(how.wire), fastyaml.doubtful(how.wire), how.convert)
+    return made
+
+
 class KindTable:
     """The kinds one kind of input holds, each with how every apiVersion of it is read."""
 
     def __init__(self, types: dict[str, type[msgspec.Struct]], manifests: bool) -> None:
         self.types = types
-        # kind -> apiVersion -> its Reading, or why that version is refused.
-        self.readings: dict[str, dict[str, Reading | str]] = {}
+        # kind -> apiVersion -> its Reading (made when first asked for), or why that version is refused.
+        self.readings: dict[str, dict[str, Reading | str | _Unmade]] = {}
         self._groups: dict[str, frozenset[str]] = {}
-        self._unversioned: dict[str, Reading | str] = {}
+        self._unversioned: dict[str, Reading | str | _Unmade] = {}
         for kind, tp in types.items():
-            by_version: dict[str, Reading | str] = {}
+            by_version: dict[str, Reading | str | _Unmade] = {}
             for api_version, how in versions.VERSIONS[kind].items():
                 if isinstance(how, versions.Refused):
                     by_version[api_version] = how.why
                     continue
-                wire = how.wire or tp
-                by_version[api_version] = Reading(
-                    wire, msgspec.json.Decoder(wire), fastyaml.doubtful(wire), how.convert
-                )
+                by_version[api_version] = _Unmade(how.wire or tp, how.convert)
             self.readings[kind] = by_version
             self._groups[kind] = frozenset(versions.group_of(v) for v in by_version)
             # No apiVersion: a kind of one shape reads as its newest version; any other is refused.
@@ -77,9 +96,11 @@ class KindTable:
             return None
         how = by_version.get(api_version)
         if how is not None:
+            if isinstance(how, _Unmade):  # asked of every object read: made once, then kept here
+                how = by_version[api_version] = _made(how)
             return how
         if not api_version:
-            return self._unversioned[kind]
+            return _made(self._unversioned[kind])
         group = versions.group_of(api_version)
         if group in self._groups[kind] or versions.is_builtin_group(group):
             return versions.unknown_version(kind, api_version)

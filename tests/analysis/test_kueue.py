@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from podwhy.analysis.kueue import facts_for, facts_for_pod, has_kueue, kueue_pending, parse_kueue_ref
-from podwhy.analysis.kueuefacts import JOB, WORKLOAD, Fate, Staleness
+from podwhy.analysis.kueue import facts_for, facts_for_pod, kueue_pending, parse_kueue_ref
+from podwhy.analysis.kueuefacts import JOB, WORKLOAD, Fate, Staleness, has_kueue
 from podwhy.analysis.kueuetarget import kueue_target
 from podwhy.errors import PodwhyError
 from podwhy.snapshot.cluster import Snapshot

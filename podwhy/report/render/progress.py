@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 
 from podwhy.cluster.placementreasons import PlaceProgress
-from podwhy.snapshot.live.source import Progress
+from podwhy.snapshot.live.wire import Progress
 from podwhy.snapshot.source import ReadProgress
 
 # Work that ends sooner shows nothing.

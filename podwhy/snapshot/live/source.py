@@ -58,7 +58,13 @@ from podwhy.snapshot.resources import (
     SNAPSHOT_COMMAND as SNAPSHOT_COMMAND,
 )
 from podwhy.snapshot.resources import (
+    SNAPSHOT_DOCS as SNAPSHOT_DOCS,
+)
+from podwhy.snapshot.resources import (
     Resource as Resource,
+)
+from podwhy.snapshot.resources import (
+    dump_hint as dump_hint,
 )
 from podwhy.snapshot.resources import (
     kubectl_dump_command as kubectl_dump_command,
@@ -109,17 +115,6 @@ def autoscaler_dump_commands(kinds: Iterable[str] | None = None) -> list[str]:
     if karpenter:
         commands.append(f"kubectl get {','.join(karpenter)} -o yaml")
     return commands
-
-
-# Where the whole story of dumps is told: the kubectl commands (kubectl_dump_command, the
-# autoscalers' own), --complete, and what a partial dump leaves unevaluated.
-SNAPSHOT_DOCS = '"Which snapshot to take" in podwhy\'s README'
-
-
-def dump_hint() -> str:
-    """How to dump a cluster so that every plugin can be evaluated: one command, and where the
-    kubectl ways are (a hint stays short: the kubectl command alone is 700 characters)."""
-    return f"dump the cluster with `{SNAPSHOT_COMMAND}`; to dump it with kubectl, see {SNAPSHOT_DOCS}"
 
 
 EVENTS = Resource("Event", "v1", "events")

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from podwhy.cel.errors import CelCompileError, CelError, CelProgramError
-from podwhy.cel.interpreter import Program
 from podwhy.cel.values import DefaultingMap, Semver, type_name
 from podwhy.model import objects as o
 from podwhy.model.quantity import Quantity
+
+if TYPE_CHECKING:  # the interpreter is loaded when a selector is first compiled (most pods claim no device)
+    from podwhy.cel.interpreter import Program
 
 # The runtime cost limit of a device selector (resourceapi.CELSelectorExpressionMaxCost, set as
 # cel.CostLimit by k8s.io/dynamic-resource-allocation/cel).
@@ -33,6 +35,8 @@ class SelectorCache:
     def get(self, expression: str) -> CompiledSelector:
         compiled = self._compiled.get(expression)
         if compiled is None:
+            from podwhy.cel.interpreter import Program
+
             try:
                 compiled = CompiledSelector(expression, Program(expression))
             except CelProgramError as exc:
