@@ -10,7 +10,7 @@ with a TypeError that names the cause. A copy (`list(x)`, `x.copy()`, `x[:]`, `{
 The empty list and map every object without one holds are plain ones (msgspec leaves a field out
 of an encoding only when it is exactly its default, an empty `list` or `dict`, not a subclass):
 `intact()` says whether they are still empty, and the commands check it before answering
-(podwhy.engine), as the tests do after each test (tests/conftest.py).
+(podwhy.cli.output), as the tests do after each test (tests/conftest.py).
 """
 
 from __future__ import annotations

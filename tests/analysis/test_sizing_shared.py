@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-import podwhy.engine as engine_module
+import podwhy.engine.pendingpods as engine_module
 from podwhy.analysis.suggest.shared import SizingShared
 from podwhy.cluster.nodecopy import startup_pods_by_node
 from podwhy.cluster.placement import KnownRejections, Placer

@@ -922,12 +922,12 @@ def test_a_message_counting_other_nodes_is_no_release_s(tmp_path: Path, monkeypa
     """v1.33's words, but counting one node more than the snapshot holds (a node gone since): no
     release's scheduler says that over this snapshot, so none is looked for (no cycle of another
     release is run) and none is named."""
-    import podwhy.engine
+    import podwhy.engine.explainpod
 
     def not_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the other releases' cycles were run")
 
-    monkeypatch.setattr(podwhy.engine, "_likely_release", not_run)
+    monkeypatch.setattr(podwhy.engine.explainpod, "_likely_release", not_run)
     message = V1_33_MESSAGE.replace("0/4 nodes", "0/5 nodes")
     assert message != V1_33_MESSAGE
     dump = _with_event(tmp_path, message)
