@@ -28,6 +28,7 @@ from podwhy.features.emulation import EMULATED, Emulation
 from podwhy.features.kubefeatures import POD_LEVEL_RESOURCES
 from podwhy.framework.notevaluated import ADMISSION_CONTROL
 from podwhy.framework.runtime import Framework
+from podwhy.heap import gc_deferred
 from podwhy.model import objects as o
 from podwhy.report.build.explain import build_report
 from podwhy.report.model import Report
@@ -60,6 +61,16 @@ class ExplainRequest(msgspec.Struct):
 
 
 def explain(request: ExplainRequest) -> Report:
+    """The report of the pod (or workload, Job, Workload) the request names. The cyclic garbage
+    collector is deferred for the whole of it (podwhy.heap): one explain builds a verdict, a status
+    and a report entry per node and the suggestions' copies, which reference counting frees; at
+    65,000 nodes the collections they set off took 0.6-1.2 s of an explain after the load (a
+    fifth) and freed a few hundred objects."""
+    with gc_deferred():
+        return _explain(request)
+
+
+def _explain(request: ExplainRequest) -> Report:
     manifest: PodManifest | None = None
     if request.pod_file is not None:
         from podwhy.cluster.manifests import read_pod_manifest

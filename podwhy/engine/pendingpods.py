@@ -23,6 +23,7 @@ from podwhy.engine.kueue import kueue_held
 from podwhy.engine.lookup import check_namespace, kindless_note
 from podwhy.errors import PodwhyError
 from podwhy.framework.runtime import Framework
+from podwhy.heap import gc_deferred
 from podwhy.report.build.pending import build_pending_report
 from podwhy.report.model import PendingReport
 from podwhy.report.words.pending import cause_text
@@ -45,7 +46,14 @@ class PendingRequest(msgspec.Struct):
 
 
 def pending(request: PendingRequest) -> PendingReport:
-    """Every Pending pod of the snapshot, grouped by cause and owner."""
+    """Every Pending pod of the snapshot, grouped by cause and owner. The cyclic garbage collector
+    is deferred for the whole of it, as for explain (explainpod.py): at 65,000 nodes its
+    collections took 1.0-1.5 s of `pending -A` after the load and freed about a thousand objects."""
+    with gc_deferred():
+        return _pending(request)
+
+
+def _pending(request: PendingRequest) -> PendingReport:
     check_before_fetching(request.scheduler_config, request.kube_version)
     snapshot = request.source.load()
     # Kueue's suspended Jobs, and workloads whose pods are not being created, have no pods.
