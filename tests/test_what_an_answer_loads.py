@@ -48,3 +48,24 @@ manifest = typed.MANIFEST_KINDS.reading("Pod", "v1")
 print(before, len(typed._MADE), first is again is manifest, type(first).__name__)
 """
     assert _run(code) == ["0", "1", "True", "Reading"]
+
+
+def test_the_help_loads_no_decoder_and_no_renderer() -> None:
+    """`podwhy --help` (and shell completion) loads the command line's modules and typer: not
+    msgspec, not rich, none of the emulation."""
+    code = """
+import contextlib, io, sys
+from podwhy.cli import app
+with contextlib.redirect_stdout(io.StringIO()) as help_text:
+    try:
+        app(["--help"])
+    except SystemExit:
+        pass
+assert "Usage:" in help_text.getvalue()
+print(" ".join(sys.modules))
+"""
+    loaded = _run(code)
+    assert "podwhy.cli.explain" in loaded  # the commands were registered
+    top = {name.split(".")[0] for name in loaded}
+    assert not top & {"msgspec", "rich", "yaml"}, sorted(top & {"msgspec", "rich", "yaml"})
+    assert not [m for m in loaded if m.startswith(("podwhy.scheduler", "podwhy.snapshot", "podwhy.framework"))]
