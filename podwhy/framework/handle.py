@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from podwhy.features.emulation import DEFAULT, Emulation
-from podwhy.framework.types import ImageStateSummary, Indexing, NodeInfo, PodInfo, Resource, pod_key
+from podwhy.framework.types import ImageStateSummary, Indexing, NodeInfo, PodInfo, pod_key
 from podwhy.model import objects as o
 from podwhy.model.wellknownnames import DEFAULT_SCHEDULER_NAME
 from podwhy.snapshot.cluster import Snapshot
@@ -71,9 +71,10 @@ class Handle:
         # Each node's position in node_infos, found when first needed (nodes_but): nodes are only
         # appended (with_nodes) or replaced in place, so positions found stay right.
         self._positions: dict[str, int] | None = None
-        allocatables: dict[bytes, Resource] = {}
+        # What the nodes and pods share, read once (Indexing).
+        indexing = Indexing()
         for node in snapshot.nodes:
-            ni = NodeInfo.for_node(node, allocatables)
+            ni = NodeInfo.for_node(node, indexing)
             self.node_infos.append(ni)
             self.node_info_by_name[node.metadata.name] = ni
         self._nominated: dict[str, list[PodInfo]] = defaultdict(list)
@@ -81,7 +82,6 @@ class Handle:
         bound: dict[str, list[PodInfo]] = {}
         # Each bound pod's requests found here, in the snapshot's order (as its objects were
         # decoded, near each other), not node by node.
-        indexing = Indexing()
         requests = indexing.requests
         for pod in snapshot.pods:
             if reads is not None:
@@ -253,11 +253,17 @@ class Handle:
         # that report the same images (a node pool's, pulled alike) share one summary: it is
         # read, never changed.
         by_images: dict[bytes, tuple[dict[str, int], list[NodeInfo]]] = {}
+        # Each images list's encoding, by the list's identity (with the list): a large
+        # snapshot's nodes share equal lists (snapshot/compact.py).
+        written_of: dict[int, tuple[list[o.ContainerImage], bytes]] = {}
         for ni in self.node_infos:
             images = ni.node.status.images
             if not images:
                 continue
-            written = _encode(images)
+            known = written_of.get(id(images))
+            if known is None:
+                known = written_of[id(images)] = (images, _encode(images))
+            written = known[1]
             alike = by_images.get(written)
             if alike is None:
                 sizes: dict[str, int] = {}

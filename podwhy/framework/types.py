@@ -187,7 +187,7 @@ class Indexing:
     Valid only while nothing the pods hold changes, as while one index is made: it keeps the first
     pod of each key, so that no object of a key is freed and its identity given to another."""
 
-    __slots__ = ("_ports", "_requests")
+    __slots__ = ("_allocatable_lists", "_allocatables", "_ports", "_requests")
 
     def __init__(self) -> None:
         # By the identities of what the requests read: a pod with them, and its requests, or None
@@ -195,28 +195,41 @@ class Indexing:
         self._requests: dict[tuple[Any, ...], tuple[o.Pod, PodResource | None]] = {}
         # Whether a containers list declares any port, by its identity (with the list).
         self._ports: dict[int, tuple[list[o.Container], bool]] = {}
+        # Nodes' allocatable Resources: by the identity of the list (with it), and by its encoding.
+        self._allocatable_lists: dict[int, tuple[o.ResourceList, Resource]] = {}
+        self._allocatables: dict[bytes, Resource] = {}
 
     def requests(self, pod: o.Pod) -> PodResource:
         """cached_pod_resource(pod)."""
         spec, status = pod.spec, pod.status
-        key: tuple[Any, ...] = (
-            id(spec.containers),
-            id(spec.init_containers),
-            id(spec.overhead),
-            id(spec.resources),
-            *[(s.name, id(s.resources), id(s.allocated_resources)) for s in status.container_statuses],
-        )
+        # Each status adds its name and two identities: a flat tuple, made without a list (one
+        # status is the common case).
+        key: tuple[Any, ...] = (id(spec.containers), id(spec.init_containers), id(spec.overhead), id(spec.resources))
+        for s in status.container_statuses:
+            key += (s.name, id(s.resources), id(s.allocated_resources))
         if status.init_container_statuses:
-            key += (
-                None,
-                *[(s.name, id(s.resources), id(s.allocated_resources)) for s in status.init_container_statuses],
-            )
+            key += (None,)
+            for s in status.init_container_statuses:
+                key += (s.name, id(s.resources), id(s.allocated_resources))
         found = self._requests.get(key)
         if found is None:
             resource, blind = _requests_by_content(pod)
             found = self._requests[key] = (pod, resource if blind else None)
         kept = found[1]
         return cached_pod_resource(pod) if kept is None else kept
+
+    def allocatable(self, listed: o.ResourceList) -> Resource:
+        """Resource.from_list(LISTED), one Resource for equal lists (a Resource is read, never
+        changed, once made: nodes of one machine type share it); found by the list's identity
+        first, as a large snapshot's nodes share equal lists (snapshot/compact.py)."""
+        found = self._allocatable_lists.get(id(listed))
+        if found is None:
+            written = _encode(listed)
+            resource = self._allocatables.get(written)
+            if resource is None:
+                resource = self._allocatables[written] = Resource.from_list(listed)
+            found = self._allocatable_lists[id(listed)] = (listed, resource)
+        return found[1]
 
     def declares_ports(self, containers: list[o.Container]) -> bool:
         """Whether any of the containers declares a port."""
@@ -487,17 +500,12 @@ class NodeInfo:
         self.name = self.node.metadata.name
 
     @classmethod
-    def for_node(cls, node: o.Node, allocatables: dict[bytes, Resource] | None = None) -> NodeInfo:
-        """The node's index, without pods. ALLOCATABLES: the Resources already made of nodes'
-        allocatable lists, by their encoding, to share (a Resource is read, never changed, once
-        made: nodes of one machine type share it)."""
-        if allocatables is None:
+    def for_node(cls, node: o.Node, indexing: Indexing | None = None) -> NodeInfo:
+        """The node's index, without pods. INDEXING: what indexing many nodes reads of what
+        they share (Indexing.allocatable)."""
+        if indexing is None:
             return cls(node=node, allocatable=Resource.from_list(node.status.allocatable))
-        written = _encode(node.status.allocatable)
-        allocatable = allocatables.get(written)
-        if allocatable is None:
-            allocatable = allocatables[written] = Resource.from_list(node.status.allocatable)
-        return cls(node=node, allocatable=allocatable)
+        return cls(node=node, allocatable=indexing.allocatable(node.status.allocatable))
 
     def lowest_priority(self) -> int | None:
         """The lowest priority (PodInfo.priority) of its pods, None without pods: preemption's dry
