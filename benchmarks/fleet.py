@@ -174,6 +174,10 @@ def node(fleet: Fleet, i: int) -> dict[str, Any]:
     pool = i // fleet.pool_size
     zone = ZONES[fleet.cloud][pool % 3]
     provider = f"gce://fleet-project/{zone}/{name}" if fleet.cloud == "gke" else f"aws:///{zone}/i-{i:017x}"
+    # Each kubelet posts its node's status on its own: with node leases, every 5 minutes unless it
+    # changed (nodeStatusReportFrequency), so the heartbeats of a dump spread over the 5 minutes
+    # before it, which is taken 10 minutes after the last pod started.
+    heartbeat = _at(fleet.nodes * 8 + 600 - (i * 7919) % 300)
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -208,7 +212,7 @@ def node(fleet: Fleet, i: int) -> dict[str, Any]:
                     "status": "True" if t == "Ready" else "False",
                     "reason": "KubeletReady" if t == "Ready" else f"KubeletHasNo{t}",
                     "message": "kubelet is posting ready status" if t == "Ready" else f"kubelet has no {t}",
-                    "lastHeartbeatTime": STARTED,
+                    "lastHeartbeatTime": heartbeat,
                     "lastTransitionTime": CREATED,
                 }
                 for t in ("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")

@@ -3,6 +3,7 @@ is the code path, never the machine; the figures themselves are the benchmarks' 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,13 @@ def test_fleet_pods_differ_as_a_real_clusters_do(tmp_path: Path) -> None:
     Handle(snapshot)
     templates = {(p.metadata.namespace, p.spec.containers[0].image) for p in running}
     assert len(types._RESOURCE_CACHE) <= len(templates)
+
+
+def test_fleet_nodes_post_their_own_heartbeats(tmp_path: Path) -> None:
+    """Each kubelet posts its node's status on its own: the nodes' heartbeat times differ, and a
+    node's conditions share one (it posts them together)."""
+    items = json.loads(_fleet_dump(tmp_path, kueue=False).read_text())["items"]
+    nodes = [item for item in items if item["kind"] == "Node"]
+    beats = [{c["lastHeartbeatTime"] for c in n["status"]["conditions"]} for n in nodes]
+    assert all(len(beat) == 1 for beat in beats)
+    assert len(set().union(*beats)) > len(nodes) // 2
