@@ -90,6 +90,10 @@ def _why(members: list[NodeReport], wide: bool = False) -> str:
             status = first.filter(plugin) or first.firstFailure
             parts.append(f"{plugin}: {'; '.join(status.reasons if status is not None else [])}")
         return "\n".join(parts) if parts else "fits"
+    # Nodes of one class share their filters list and first failure (report/build/nodes.py): the
+    # first node of each pair stands for the others, whose statuses would add nothing (why_facts
+    # reads each status once, in the order first met, which this keeps).
+    members = list({(id(m.filters), id(m.firstFailure)): m for m in members}.values())
     per_plugin = [
         [st for m in members if (st := m.filter(plugin)) is not None]
         or [m.firstFailure for m in members if m.firstFailure is not None]
