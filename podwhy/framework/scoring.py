@@ -39,6 +39,9 @@ class ScoreOutcome(msgspec.Struct):
     error: str | None = None
     not_simulated: list[str] = msgspec.field(default_factory=list)
     not_evaluated: list[str] = msgspec.field(default_factory=list)
+    # Those of not_evaluated whose Filter left some feasible node's verdict not evaluated (run_scores'
+    # UNSURE), with what it could not tell; the others lack kinds of the snapshot.
+    unsure: dict[str, NotEvaluated] = msgspec.field(default_factory=dict)
 
 
 class ScoreMemo:
@@ -70,11 +73,15 @@ def run_scores(
     missing: Mapping[str, str] | None = None,
     memo: ScoreMemo | None = None,
     totals_only: bool = False,
+    unsure: Mapping[str, NotEvaluated] | None = None,
 ) -> ScoreOutcome:
     """Score every feasible node with every Score plugin of the profile. `totals_only`: the totals
     and best nodes without each node's per-plugin rows (placement). `memo` (with `totals_only`):
     raw scores an identical pod's cycle got and that still hold (see ScoreMemo), taken instead of
-    scoring those nodes again, and filled in."""
+    scoring those nodes again, and filled in. UNSURE: the Filter plugins that left some feasible
+    node's verdict not evaluated (FilterOutcome.node_not_evaluated). Such a plugin's Score reads
+    what its Filter found (DynamicResources: the devices it would allocate), and normalizing
+    weighs every node's score against the others', so it is not evaluated on any node."""
     # Plugins podwhy cannot score (yet) are listed, never silently scored as zero.
     scorers = {name: pl for name, pl in plugins.items() if pl.implements("score")}
     not_simulated = [name for name in profile.score if name not in scorers]
@@ -83,6 +90,8 @@ def run_scores(
         for name, pl in scorers.items()
         if (why := not_evaluated(pl.needed_kinds(pod, score=True), missing or {})) is not None
     }
+    unsure_scores = {name: why for name, why in (unsure or {}).items() if name in scorers and name not in unevaluated}
+    unevaluated.update(unsure_scores)
 
     def failed(message: str) -> ScoreOutcome:
         return ScoreOutcome({}, {}, [], len(nodes) == 1, message, not_simulated)
@@ -101,14 +110,14 @@ def run_scores(
             return failed(found)
         top = max(found.values(), default=0)
         best = [n for n, t in found.items() if t == top]
-        return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
+        return ScoreOutcome({}, found, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated), unsure_scores)
     scored = _run_score_plugins(scoring, state, pod, nodes)
     if isinstance(scored, str):
         return failed(scored)
     out, totals = _weighted_rows(profile, scorers, unevaluated, nodes, scored)
     top = max(totals.values(), default=0)
     best = [n for n, t in totals.items() if t == top]
-    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated))
+    return ScoreOutcome(out, totals, best, len(nodes) == 1, None, not_simulated, sorted(unevaluated), unsure_scores)
 
 
 def _run_pre_score(

@@ -217,6 +217,7 @@ def _prioritize_nodes(
         snapshot.missing,
         reuse.raw_scores if reuse is not None and not options.score_rows else None,
         totals_only=not options.score_rows,
+        unsure=outcome.node_not_evaluated,
     )
 
 

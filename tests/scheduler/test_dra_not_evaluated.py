@@ -13,6 +13,7 @@ from podwhy.framework.notevaluated import NotEvaluated, UnevaluatedSelector
 from podwhy.model import objects as o
 from podwhy.plugins import names
 from podwhy.report.build.explain import build_report
+from podwhy.report.words.notevaluated import not_evaluated_text
 from podwhy.scheduler.cycle import CycleOutcome, run_cycle
 from podwhy.verdict import ExitCode, Verdict
 from tests.builders import make_node, make_pod, make_snapshot
@@ -143,3 +144,29 @@ def test_preemption_dry_run_resting_on_a_node_not_evaluated_says_so() -> None:
     assert any(
         w.startswith("the preemption dry run took a node as fitting where not evaluated: ") for w in report.warnings
     )
+
+
+def test_the_score_of_a_plugin_that_left_a_node_not_evaluated_is_not_evaluated_on_every_node() -> None:
+    """DynamicResources scores what its Filter would allocate, and normalizing weighs each node's
+    score against the others': with one node's allocation unknown, no node's score is known."""
+    cycle = _cycle(
+        make_slice(device("dev-1", model="small", made="2024-01-01T00:00:00Z")),
+        make_slice(device("dev-1", model="big"), node=NODE2),
+    )
+    scores = cycle.scores
+    assert scores is not None
+    assert names.DYNAMIC_RESOURCES in scores.not_evaluated
+    assert scores.unsure == {names.DYNAMIC_RESOURCES: FACT}
+    rows = [ps for row in scores.scores.values() for ps in row if ps.plugin == names.DYNAMIC_RESOURCES]
+    assert len(rows) == 2
+    assert all(ps.not_evaluated == FACT and ps.weighted == 0 for ps in rows)
+    report = build_report(cycle, make_snapshot())
+    assert f"scores counted as 0 on every node, {not_evaluated_text(FACT)}" in report.warnings
+    assert not any("lacks kinds" in w for w in report.warnings)
+
+
+def test_a_plugin_that_evaluated_every_node_scores_them() -> None:
+    cycle = _cycle(make_slice(device("dev-1", model="big"), device("dev-2", model="small", made="x")))
+    assert cycle.scores is not None
+    assert cycle.scores.unsure == {}
+    assert names.DYNAMIC_RESOURCES not in cycle.scores.not_evaluated

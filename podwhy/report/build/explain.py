@@ -161,11 +161,14 @@ def _warnings(cycle: CycleOutcome, snapshot: Snapshot) -> list[str]:
         warnings.append(
             f"scoring failed ({cycle.ignored_score_error}); the scheduler does not score here, so it is not an error"
         )
-    if scores is not None and scores.not_evaluated:
+    lacking_scores = [name for name in scores.not_evaluated if name not in scores.unsure] if scores is not None else []
+    if lacking_scores:
         warnings.append(
-            "scores not evaluated (the snapshot lacks kinds they read), counted as 0: "
-            + ", ".join(scores.not_evaluated)
+            "scores not evaluated (the snapshot lacks kinds they read), counted as 0: " + ", ".join(lacking_scores)
         )
+    for why in scores.unsure.values() if scores is not None else ():
+        # Its Score reads what its Filter found, and normalizing weighs each node against the others.
+        warnings.append(f"scores counted as 0 on every node, {not_evaluated_text(why)}")
     if scores is not None and scores.not_simulated:
         warnings.append("score plugins podwhy does not simulate yet: " + ", ".join(scores.not_simulated))
     if cycle.missing_plugins:
