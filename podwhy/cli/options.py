@@ -29,30 +29,60 @@ def program_name() -> str | None:
 
 
 # kubectl's spellings of the options podwhy shares with it (pflag's): a short option's value after
-# `=` (`-o=json`, `-n=shop`; click would read `=json` as the value), and klog's verbosity levels
-# `-v=N`, `--v=N` and `-vN` for -v, a flag here: N >= 1 is -v, 0 is not verbose.
+# `=` (`-o=json`, `-n=shop`; click would read `=json` as the value); klog's verbosity levels
+# `-v=N`, `--v=N`, `-vN`, `-v N` and `--v N` for -v, a flag here: N >= 1 is -v, 0 is not verbose
+# (klog's -v always takes a level, so a number after it is one); and a boolean flag's value after
+# `=` (`-A=true`, `--all-namespaces=false`), read as Go's strconv.ParseBool reads it.
 _SHORT_VALUE = re.compile(r"-([onf])=(.*)", re.DOTALL)
 _VERBOSITY = re.compile(r"(?:-v|--v)=(.*)|-v([0-9]+)", re.DOTALL)
+_LEVEL_NEXT = frozenset({"-v", "--v"})
+_BOOLEAN = re.compile(r"(-A|--all-namespaces)=(.*)", re.DOTALL)
+_PARSE_BOOL = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+
+
+def _level(arg: str, level: str) -> list[str]:
+    """`-v` for a verbosity level of 1 or more, nothing for 0; UsageError for what is not a number."""
+    if not (level.isascii() and level.isdigit()):
+        raise UsageError(
+            f"{arg}: a verbosity level is a number, as kubectl's -v=N", hint="-v=1 or more is -v, -v=0 is not"
+        )
+    return ["-v"] if int(level) >= 1 else []
 
 
 def kubectl_spellings(args: Sequence[str]) -> list[str]:
     """ARGS with kubectl's spellings rewritten as click reads them (`-o=json` as `-o json`, `-v=6`
-    as `-v`, `-v=0` dropped); nothing after `--`. UsageError for a level that is not a number."""
+    and `-v 6` as `-v`, `-v=0` dropped, `-A=true` as `-A`, `-A=false` dropped); nothing after
+    `--`. UsageError for a level that is not a number, or a boolean Go would not read."""
     out: list[str] = []
-    for i, arg in enumerate(args):
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
         if arg == "--":
-            out.extend(args[i:])
+            out.extend(args[i - 1 :])
             break
         if short := _SHORT_VALUE.fullmatch(arg):
             out += [f"-{short[1]}", short[2]]
         elif verbosity := _VERBOSITY.fullmatch(arg):
-            level = verbosity[1] if verbosity[1] is not None else verbosity[2]
-            if not (level.isascii() and level.isdigit()):
+            out += _level(arg, verbosity[1] if verbosity[1] is not None else verbosity[2])
+        elif arg in _LEVEL_NEXT and i < len(args) and (arg == "--v" or (args[i].isascii() and args[i].isdigit())):
+            out += _level(f"{arg} {args[i]}", args[i])
+            i += 1
+        elif arg == "--v":
+            raise UsageError("flag needs an argument: --v", hint="--v=N or -v=N, as kubectl reads them")
+        elif boolean := _BOOLEAN.fullmatch(arg):
+            value = _PARSE_BOOL.get(boolean[2])
+            if value is None:
                 raise UsageError(
-                    f"{arg}: a verbosity level is a number, as kubectl's -v=N", hint="-v=1 or more is -v, -v=0 is not"
+                    f'invalid argument "{boolean[2]}" for "-A, --all-namespaces" flag: strconv.ParseBool:'
+                    f' parsing "{boolean[2]}": invalid syntax',
+                    hint="-A=true or -A=false, as kubectl reads them",
                 )
-            if int(level) >= 1:
-                out.append("-v")
+            if value:
+                out.append(boolean[1])
         else:
             out.append(arg)
     return out

@@ -318,9 +318,10 @@ def test_kubectl_spellings_of_output_and_verbosity(command: str, tmp_path: Path)
     assert verbose[2] != quiet[2]  # -v says more on stderr
     for spelling in (["-o=json"], ["--output=json"], ["-ojson"]):
         assert _invoke([*args, *spelling]) == as_json
-    for level in ("-v=6", "--v=1", "-v3"):
-        assert _invoke([*args, level, "-o=yaml"]) == verbose
-    assert _invoke([*args, "-v=0", "-o=yaml"]) == quiet
+    for level in (["-v=6"], ["--v=1"], ["-v3"], ["-v", "6"], ["--v", "2"]):
+        assert _invoke([*args, *level, "-o=yaml"]) == verbose
+    for level in (["-v=0"], ["-v", "0"], ["--v", "0"]):
+        assert _invoke([*args, *level, "-o=yaml"]) == quiet
 
 
 def test_kubectl_spellings_are_read_only_as_options() -> None:
@@ -330,6 +331,44 @@ def test_kubectl_spellings_are_read_only_as_options() -> None:
     assert kubectl_spellings(["check", "-f=a.yaml", "-v=0", "-vq"]) == ["check", "-f", "a.yaml", "-vq"]
     # After `--` everything is an argument; an `=` in a value is the value's.
     assert kubectl_spellings(["explain", "-n", "a=b", "--", "-v=2"]) == ["explain", "-n", "a=b", "--", "-v=2"]
+
+
+def test_kubectl_spellings_of_levels_and_booleans_with_their_values() -> None:
+    """klog's -v takes a level, after `=` or as the next argument; pflag's boolean -A takes
+    `=true` or `=false` (Go's strconv.ParseBool spellings)."""
+    from podwhy.cli import kubectl_spellings
+
+    assert kubectl_spellings(["explain", "-v", "6", "web"]) == ["explain", "-v", "web"]
+    assert kubectl_spellings(["explain", "--v", "0", "web"]) == ["explain", "web"]
+    assert kubectl_spellings(["explain", "-v", "web"]) == ["explain", "-v", "web"]  # a flag before a name
+    for true in ("true", "True", "TRUE", "t", "T", "1"):
+        assert kubectl_spellings(["pending", f"-A={true}"]) == ["pending", "-A"]
+        assert kubectl_spellings(["pending", f"--all-namespaces={true}"]) == ["pending", "--all-namespaces"]
+    for false in ("false", "False", "FALSE", "f", "F", "0"):
+        assert kubectl_spellings(["pending", f"-A={false}", "-n", "shop"]) == ["pending", "-n", "shop"]
+    assert kubectl_spellings(["pending", "--", "-A=true"]) == ["pending", "--", "-A=true"]
+
+
+def test_pending_all_namespaces_spelt_with_a_value() -> None:
+    every = _invoke(["pending", "-A", "--from", str(EXAMPLE), "-o", "json"])
+    assert _invoke(["pending", "-A=true", "--from", str(EXAMPLE), "-o", "json"]) == every
+    assert _invoke(["pending", "--all-namespaces=True", "--from", str(EXAMPLE), "-o", "json"]) == every
+    one = _invoke(["pending", "--from", str(EXAMPLE), "-o", "json"])
+    assert _invoke(["pending", "-A=false", "--from", str(EXAMPLE), "-o", "json"]) == one
+
+
+def test_a_boolean_go_would_not_read_or_a_level_missing_is_a_usage_error() -> None:
+    code, out, err = _invoke(["pending", "-A=yes", "--from", str(EXAMPLE)])
+    assert (code, out) == (2, "")
+    assert err == (
+        'podwhy: error: invalid argument "yes" for "-A, --all-namespaces" flag: strconv.ParseBool: parsing "yes":'
+        " invalid syntax (-A=true or -A=false, as kubectl reads them; see: podwhy --help)\n"
+    )
+    code, out, err = _invoke(["pending", "-A", "--from", str(EXAMPLE), "--v"])
+    assert (code, out) == (2, "")
+    assert err == (
+        "podwhy: error: flag needs an argument: --v (--v=N or -v=N, as kubectl reads them; see: podwhy --help)\n"
+    )
 
 
 def test_a_verbosity_level_that_is_not_a_number_is_a_usage_error() -> None:
