@@ -179,13 +179,15 @@ def _requests_by_content(pod: o.Pod) -> tuple[PodResource, bool]:
 
 
 class Indexing:
-    """What indexing many pods at once (every pod a Handle indexes, in the snapshot's order) reads of
-    the objects pods share, read once per object: a large snapshot's pods share their containers
-    lists and the resources their statuses report (snapshot/compact.py), so most pods' requests
-    are found by the identity of what calculate_pod_resource reads, not by encoding it.
+    """What indexing many pods and nodes at once (every one a Handle indexes, in the snapshot's
+    order) reads of the objects they share, read once per object: a large snapshot's pods share
+    their containers lists and the resources their statuses report, its nodes their allocatable
+    lists (snapshot/compact.py), so most pods' requests are found by the identity of what
+    calculate_pod_resource reads, not by encoding it, and most nodes' allocatable likewise.
 
-    Valid only while nothing the pods hold changes, as while one index is made: it keeps the first
-    pod of each key, so that no object of a key is freed and its identity given to another."""
+    Valid only while nothing the pods and nodes hold changes, as while one index is made: it keeps
+    the first pod of each key and each list it keys by identity, so that no object of a key is
+    freed and its identity given to another."""
 
     __slots__ = ("_allocatable_lists", "_allocatables", "_ports", "_requests")
 
