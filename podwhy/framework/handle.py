@@ -6,7 +6,7 @@ import copy
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from itertools import compress
-from operator import attrgetter, is_, not_
+from operator import attrgetter, eq, is_, not_
 from typing import Any
 
 import msgspec
@@ -340,8 +340,9 @@ class _Kept:
             and len(pods) == len(self.pods)
             and all(map(is_, nodes, self.nodes))
             and all(map(is_, pods, self.pods))
-            and self.node_reads == list(map(_NODE_READS, nodes))
-            and self.pod_reads == list(map(_POD_READS, pods))
+            # Read and compared one by one, without a list of 391,000 reads made first.
+            and all(map(eq, self.node_reads, map(_NODE_READS, nodes)))
+            and all(map(eq, self.pod_reads, map(_POD_READS, pods)))
         )
 
 
