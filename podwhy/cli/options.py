@@ -76,9 +76,13 @@ def kubectl_spellings(args: Sequence[str]) -> list[str]:
         elif boolean := _BOOLEAN.fullmatch(arg):
             value = _PARSE_BOOL.get(boolean[2])
             if value is None:
+                from podwhy.helpers.fielderrors import go_quote  # only for this error: not on the help's path
+
+                quoted = go_quote(boolean[2])
+                # pflag's InvalidArgumentError around strconv.ParseBool's NumError.
                 raise UsageError(
-                    f'invalid argument "{boolean[2]}" for "-A, --all-namespaces" flag: strconv.ParseBool:'
-                    f' parsing "{boolean[2]}": invalid syntax',
+                    f'invalid argument {quoted} for "-A, --all-namespaces" flag: strconv.ParseBool:'
+                    f" parsing {quoted}: invalid syntax",
                     hint="-A=true or -A=false, as kubectl reads them",
                 )
             if value:

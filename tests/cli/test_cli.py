@@ -364,6 +364,9 @@ def test_a_boolean_go_would_not_read_or_a_level_missing_is_a_usage_error() -> No
         'podwhy: error: invalid argument "yes" for "-A, --all-namespaces" flag: strconv.ParseBool: parsing "yes":'
         " invalid syntax (-A=true or -A=false, as kubectl reads them; see: podwhy --help)\n"
     )
+    code, out, err = _invoke(["pending", '-A=y"es', "--from", str(EXAMPLE)])
+    assert code == 2
+    assert 'invalid argument "y\\"es" for "-A, --all-namespaces" flag' in err  # Go's %q
     code, out, err = _invoke(["pending", "-A", "--from", str(EXAMPLE), "--v"])
     assert (code, out) == (2, "")
     assert err == (
